@@ -1,0 +1,51 @@
+# vaultfile — the two commands of the README are `make demo` and `make test`.
+# Both install the system libraries they need when missing.
+
+PREFIX ?= /usr/local
+SWIFT ?= swift
+APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build release test demo install uninstall bench bench-quick clean completions
+
+all: build
+
+## deps: install libsodium, libargon2 and libcrypto headers when pkg-config cannot find them.
+deps:
+	@if ! pkg-config --exists libsodium libargon2 libcrypto 2>/dev/null; then \
+		echo "vaultfile: installing $(APT_PACKAGES) (apt-get)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) pkg-config; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## test: the whole test suite (unit, format, and the CLI run as a subprocess).
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.
+demo: release
+	./scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/vaultfile"
+
+install: release
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/vaultfile" "$(DESTDIR)$(PREFIX)/bin/vaultfile"
+	install -m 0644 man/vaultfile.1 "$(DESTDIR)$(PREFIX)/share/man/man1/vaultfile.1"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/vaultfile" "$(DESTDIR)$(PREFIX)/share/man/man1/vaultfile.1"
+
+## bench: KDF cost against the reference tools, as ratios measured in one run.
+bench: deps
+	./bench/kdf.sh
+
+bench-quick: deps
+	./bench/kdf.sh --quick
+
+clean:
+	rm -rf .build

@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// vaultfile: an offline, single-file encrypted vault with a pipe-friendly CLI.
+///
+/// Modules depend in one direction only: vaultfile → VaultFile → KDF → C shims.
+let package = Package(
+    name: "vaultfile",
+    products: [
+        .executable(name: "vaultfile", targets: ["vaultfile"]),
+        .library(name: "VaultFile", targets: ["VaultFile"]),
+        .library(name: "KDF", targets: ["KDF"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: - C shims
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(name: "CPlatform"),
+
+        // MARK: - Swift modules
+        .target(
+            name: "KDF",
+            dependencies: ["CSodium", "CArgon2", "CLibCrypto"]
+        ),
+        .target(
+            name: "VaultFile",
+            dependencies: ["KDF", "CSodium"]
+        ),
+        .executableTarget(
+            name: "vaultfile",
+            dependencies: [
+                "VaultFile",
+                "KDF",
+                "CPlatform",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "KDFTests", dependencies: ["KDF", "TestSupport"]),
+        .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "TestSupport"]),
+        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,38 @@
+import CSodium
+
+// MARK: - libsodium initialisation
+
+/// Whether `sodium_init()` succeeded. A global `let` is initialised once, thread-safely.
+private let sodiumInitialised: Bool = sodium_init() >= 0
+
+/// Makes sure libsodium is initialised before any of its functions are called.
+///
+/// `sodium_init()` fails only when the system's random source is unusable;
+/// nothing secure can be done then, so the process stops.
+public func ensureSodiumInitialised() {
+    precondition(sodiumInitialised, "libsodium could not be initialised (no usable random source)")
+}
+
+/// Fills a new array with bytes from libsodium's CSPRNG (`randombytes_buf`).
+public func randomBytes(count: Int) -> [UInt8] {
+    ensureSodiumInitialised()
+    var bytes = [UInt8](repeating: 0, count: count)
+    bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+    return bytes
+}
+
+/// Zeroes an array's storage in place (`sodium_memzero`), so the bytes do not
+/// linger on the heap after the value is released.
+public func wipe(_ bytes: inout [UInt8]) {
+    bytes.withUnsafeMutableBytes { buffer in
+        if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+    }
+}
+
+/// Calls `body` with a non-null C pointer to `buffer`'s bytes, even when the
+/// buffer is empty (C APIs such as OpenSSL's reject a null password pointer).
+func withNonNullPointer<R>(to buffer: UnsafeRawBufferPointer, _ body: (UnsafePointer<CChar>) -> R) -> R {
+    if let base = buffer.baseAddress { return body(base.assumingMemoryBound(to: CChar.self)) }
+    var terminator: CChar = 0
+    return withUnsafePointer(to: &terminator) { body($0) }
+}
