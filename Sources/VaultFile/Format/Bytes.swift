@@ -1,0 +1,57 @@
+// MARK: - Reading untrusted bytes through a limit
+
+/// A cursor over untrusted bytes: every read checks the bounds first and throws instead of trapping.
+struct ByteReader {
+    private let bytes: ArraySlice<UInt8>
+    private(set) var offset: Int
+    /// What the caller is reading, for error messages ("header", "contents").
+    private let context: String
+    private let makeError: (String) -> VaultError
+
+    init(_ bytes: ArraySlice<UInt8>, context: String, error: @escaping (String) -> VaultError) {
+        self.bytes = bytes
+        self.offset = bytes.startIndex
+        self.context = context
+        self.makeError = error
+    }
+
+    /// Bytes left to read.
+    var remaining: Int { bytes.endIndex - offset }
+
+    /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
+    mutating func read(_ count: Int, _ what: String) throws(VaultError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else {
+            throw makeError("\(what) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(context), only \(remaining) left")
+        }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func readU8(_ what: String) throws(VaultError) -> UInt8 { try read(1, what).first! }
+    mutating func readU16(_ what: String) throws(VaultError) -> UInt16 { UInt16(try readUInt(2, what)) }
+    mutating func readU32(_ what: String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what)) }
+    mutating func readU64(_ what: String) throws(VaultError) -> UInt64 { try readUInt(8, what) }
+
+    private mutating func readUInt(_ width: Int, _ what: String) throws(VaultError) -> UInt64 {
+        var value: UInt64 = 0
+        for (index, byte) in try read(width, what).enumerated() { value |= UInt64(byte) << (8 * UInt64(index)) }
+        return value
+    }
+}
+
+/// Appends little-endian integers and byte runs to a growing array.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    mutating func append(_ value: UInt8) { bytes.append(value) }
+    mutating func append(_ value: UInt16) { appendUInt(UInt64(value), width: 2) }
+    mutating func append(_ value: UInt32) { appendUInt(UInt64(value), width: 4) }
+    mutating func append(_ value: UInt64) { appendUInt(value, width: 8) }
+    mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
+
+    private mutating func appendUInt(_ value: UInt64, width: Int) {
+        for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+    }
+}

@@ -1,0 +1,166 @@
+import CSodium
+import KDF
+
+// MARK: - Payload: padding and the chunked secretstream
+
+/// Encrypts and decrypts the payload: `crypto_secretstream_xchacha20poly1305`
+/// in fixed 64 KiB chunks, the last one tagged FINAL.
+///
+/// The plaintext is `content length (u64) ‖ content ‖ zero padding`, padded
+/// with PADMÉ so the file size reveals little about the contents.
+enum Payload {
+    /// Plaintext bytes per chunk; every chunk but the last is exactly this long.
+    static let chunkLength = 65_536
+    /// Ciphertext overhead per chunk (tag byte + 16-byte MAC).
+    static var chunkOverhead: Int { Int(crypto_secretstream_xchacha20poly1305_abytes()) }
+    /// The smallest padded plaintext, so that tiny vaults look alike.
+    static let minimumPaddedLength = 1_024
+
+    // MARK: Padding
+
+    /// PADMÉ: rounds `length` up so that at most O(log log length) bits of it leak (overhead ≤ 12 %).
+    static func paddedLength(_ length: Int) -> Int {
+        let length = max(length, minimumPaddedLength)
+        let exponent = Int.bitWidth - 1 - length.leadingZeroBitCount  // floor(log2 L)
+        let bitsOfExponent = Int.bitWidth - exponent.leadingZeroBitCount  // floor(log2 E) + 1
+        let lowBits = exponent - bitsOfExponent
+        let mask = (1 << lowBits) - 1
+        return (length + mask) & ~mask
+    }
+
+    // MARK: Sealing
+
+    /// Pads `content`, encrypts it under `key` and returns the stream header and the ciphertext.
+    static func seal(_ content: [UInt8], key: SecureBytes) -> (streamHeader: [UInt8], ciphertext: [UInt8]) {
+        ensureSodiumInitialised()
+        var plaintext = [UInt8]()
+        let total = paddedLength(8 + content.count)
+        plaintext.reserveCapacity(total)
+        var writer = ByteWriter()
+        writer.append(UInt64(content.count))
+        plaintext.append(contentsOf: writer.bytes)
+        plaintext.append(contentsOf: content)
+        plaintext.append(contentsOf: repeatElement(0, count: total - plaintext.count))
+        defer { wipe(&plaintext) }
+
+        var state = crypto_secretstream_xchacha20poly1305_state()
+        defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
+        var streamHeader = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
+        key.withUnsafeBytes { keyBytes in
+            _ = crypto_secretstream_xchacha20poly1305_init_push(
+                &state, &streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        let chunkCount = (total + chunkLength - 1) / chunkLength
+        var ciphertext = [UInt8](repeating: 0, count: total + chunkCount * chunkOverhead)
+        ciphertext.withUnsafeMutableBufferPointer { out in
+            plaintext.withUnsafeBufferPointer { input in
+                for chunk in 0..<chunkCount {
+                    let start = chunk * chunkLength
+                    let length = min(chunkLength, total - start)
+                    let tag = chunk == chunkCount - 1
+                        ? crypto_secretstream_xchacha20poly1305_tag_final()
+                        : crypto_secretstream_xchacha20poly1305_tag_message()
+                    _ = crypto_secretstream_xchacha20poly1305_push(
+                        &state, out.baseAddress! + chunk * (chunkLength + chunkOverhead), nil,
+                        input.baseAddress! + start, UInt64(length), nil, 0, tag)
+                }
+            }
+        }
+        return (streamHeader, ciphertext)
+    }
+
+    // MARK: Opening
+
+    /// Authenticates and decrypts every chunk of `ciphertext`, then returns the content.
+    ///
+    /// Nothing is returned before the whole stream has authenticated. Damage
+    /// is reported with the chunk index: a chunk that fails to authenticate, a
+    /// FINAL tag before the last chunk (data appended after the end), no FINAL
+    /// tag on the last chunk (truncation), or a last chunk with no plaintext.
+    static func open(_ ciphertext: ArraySlice<UInt8>, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> [UInt8] {
+        ensureSodiumInitialised()
+        let fullChunk = chunkLength + chunkOverhead
+        guard !ciphertext.isEmpty else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
+        let chunkCount = (ciphertext.count + fullChunk - 1) / fullChunk
+        let lastLength = ciphertext.count - (chunkCount - 1) * fullChunk
+        // An empty final chunk is rejected: two encodings of one payload must not exist.
+        guard lastLength > chunkOverhead else {
+            throw .payloadDamaged(chunk: chunkCount - 1, reason: "the last chunk is \(lastLength) bytes, too short to hold data (truncated or extended)")
+        }
+
+        var state = crypto_secretstream_xchacha20poly1305_state()
+        defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
+        let initStatus = key.withUnsafeBytes { keyBytes in
+            crypto_secretstream_xchacha20poly1305_init_pull(&state, streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        guard initStatus == 0 else { throw .payloadDamaged(chunk: 0, reason: "invalid stream header") }
+
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count - chunkCount * chunkOverhead)
+        var failure: VaultError?
+        plaintext.withUnsafeMutableBufferPointer { out in
+            ciphertext.withUnsafeBufferPointer { input in
+                for chunk in 0..<chunkCount {
+                    let isLast = chunk == chunkCount - 1
+                    let length = isLast ? lastLength : fullChunk
+                    var tag: UInt8 = 0
+                    let status = crypto_secretstream_xchacha20poly1305_pull(
+                        &state, out.baseAddress! + chunk * chunkLength, nil, &tag,
+                        input.baseAddress! + chunk * fullChunk, UInt64(length), nil, 0)
+                    if status != 0 {
+                        failure = .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
+                        return
+                    }
+                    let isFinal = tag == crypto_secretstream_xchacha20poly1305_tag_final()
+                    if isFinal && !isLast {
+                        failure = .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(ciphertext.count - (chunk + 1) * fullChunk) more bytes")
+                        return
+                    }
+                    if !isFinal && isLast {
+                        failure = .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
+                        return
+                    }
+                    if tag != crypto_secretstream_xchacha20poly1305_tag_final() && tag != crypto_secretstream_xchacha20poly1305_tag_message() {
+                        failure = .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(tag)")
+                        return
+                    }
+                }
+            }
+        }
+        if let failure {
+            wipe(&plaintext)
+            throw failure
+        }
+        return try unpad(&plaintext)
+    }
+
+    /// Strips the length prefix and the zero padding in place (no second copy of the secrets).
+    private static func unpad(_ plaintext: inout [UInt8]) throws(VaultError) -> [UInt8] {
+        let end: Int
+        do {
+            end = try contentEnd(of: plaintext)
+        } catch {
+            wipe(&plaintext)
+            throw error
+        }
+        plaintext.removeSubrange(end...)
+        plaintext.removeSubrange(0..<8)
+        return plaintext
+    }
+
+    /// Checks the length prefix and the padding; returns where the content ends.
+    private static func contentEnd(of plaintext: [UInt8]) throws(VaultError) -> Int {
+        guard plaintext.count >= 8 else { throw .contentsDamaged("the plaintext is shorter than its length field") }
+        var length: UInt64 = 0
+        for index in 0..<8 { length |= UInt64(plaintext[index]) << (8 * UInt64(index)) }
+        guard length <= UInt64(plaintext.count - 8) else {
+            throw .contentsDamaged("the content length \(length) exceeds the plaintext (\(plaintext.count - 8) bytes)")
+        }
+        let end = 8 + Int(length)
+        // Exactly one padded size per content length keeps the encoding canonical.
+        guard plaintext.count == paddedLength(end) else {
+            throw .contentsDamaged("the padding does not match the content length")
+        }
+        guard plaintext[end...].allSatisfy({ $0 == 0 }) else { throw .contentsDamaged("non-zero padding") }
+        return end
+    }
+}

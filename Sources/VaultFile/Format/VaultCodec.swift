@@ -1,0 +1,154 @@
+import KDF
+
+// MARK: - An unlocked vault
+
+/// A vault opened with its password: the decrypted contents plus what is needed to re-seal them.
+///
+/// Holds the file key in guarded memory, so re-sealing after an edit runs no KDF.
+public final class UnlockedVault: @unchecked Sendable {
+    // @unchecked: used by one thread at a time (one CLI command); never shared.
+
+    /// The contents; edit them, then seal.
+    public var vault: Vault
+    /// The header as read (or as created).
+    public private(set) var header: VaultHeader
+    /// The contents as they were when opened or last sealed, to skip rewriting unchanged vaults.
+    public private(set) var sealedVault: Vault
+    let fileKey: SecureBytes
+    /// Set when the header changed (new keyslots or file key): seal even if the entries did not.
+    private var headerChanged = false
+
+    init(vault: Vault, header: VaultHeader, fileKey: SecureBytes) {
+        self.vault = vault
+        self.header = header
+        self.sealedVault = vault
+        self.fileKey = fileKey
+    }
+
+    /// Whether the contents differ from what is on disk.
+    public var hasChanges: Bool { headerChanged || vault != sealedVault }
+
+    /// Settings of the first password keyslot.
+    public var passwordKDF: KDFParameters? {
+        for case .password(let slot) in header.keyslots { return slot.kdf }
+        return nil
+    }
+
+    /// A keyed 16-byte fingerprint of `bytes` under a subkey of the file key:
+    /// it changes when the bytes change but reveals nothing about them to whoever lacks the key.
+    public func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
+        let key = Subkey.derive(from: fileKey, Subkey.fingerprint)
+        return Array(key.withUnsafeBytes { HMACSHA256.authenticate(bytes[...], key: $0) }.prefix(16))
+    }
+
+    /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation.
+    public func seal() throws(VaultError) -> [UInt8] {
+        var content = try EntryCodec.encode(vault)
+        defer { wipe(&content) }
+        let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
+        let (streamHeader, ciphertext) = Payload.seal(content, key: streamKey)
+        header.generation &+= 1
+        header.minorVersion = VaultHeader.minorVersion
+        header.streamHeader = streamHeader
+        header.mac = VaultCodec.headerMAC(header, fileKey: fileKey)
+        sealedVault = vault
+        headerChanged = false
+        return header.encoded() + ciphertext
+    }
+
+    /// Replaces every keyslot with one for `newPassword` and rotates the file key.
+    ///
+    /// The next seal re-encrypts everything under the new key, so an old copy
+    /// of the file opened with the old password never yields the new key.
+    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters) throws -> UnlockedVault {
+        let newKey = SecureBytes(copying: randomBytes(count: 32))
+        let slot = try VaultCodec.makePasswordSlot(password: newPassword, kdf: kdf, fileKey: newKey, vaultID: header.vaultID)
+        let newHeader = VaultHeader(vaultID: header.vaultID, generation: header.generation,
+                                    streamHeader: header.streamHeader, keyslots: [.password(slot)])
+        let rotated = UnlockedVault(vault: vault, header: newHeader, fileKey: newKey)
+        rotated.headerChanged = true
+        return rotated
+    }
+}
+
+// MARK: - Creating and opening
+
+/// Creates and opens format-v1 vaults in memory; the storage layer moves the bytes.
+public enum VaultCodec {
+    /// Creates a new vault holding `vault`, protected by `password` with `kdf`.
+    ///
+    /// Does not check the creation floor; callers do (`checkCreationFloor`).
+    public static func create(_ vault: Vault, password: SecureBytes, kdf: KDFParameters) throws -> UnlockedVault {
+        try kdf.validate()
+        let fileKey = SecureBytes(copying: randomBytes(count: 32))
+        let vaultID = randomBytes(count: 16)
+        let slot = try makePasswordSlot(password: password, kdf: kdf, fileKey: fileKey, vaultID: vaultID)
+        let header = VaultHeader(vaultID: vaultID, generation: 0, streamHeader: [UInt8](repeating: 0, count: 24),
+                                 keyslots: [.password(slot)])
+        let unlocked = UnlockedVault(vault: vault, header: header, fileKey: fileKey)
+        return unlocked
+    }
+
+    /// Parses, unlocks, authenticates and decrypts a whole vault file.
+    ///
+    /// Order: header structure and checksum; KDF caps of every slot before any
+    /// KDF runs; keyslots (wrong password); header MAC (tampering); every
+    /// payload chunk (damage); contents. Nothing decrypted is returned before
+    /// all of it has authenticated.
+    public static func open(_ file: [UInt8], path: String, password: SecureBytes, limits: KDFLimits) throws -> UnlockedVault {
+        guard file.count <= VaultLimits.maxFileLength else {
+            throw VaultError.limitExceeded("\(path) is \(file.count) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
+        }
+        let (header, headerLength) = try VaultHeader.parse(file, path: path)
+        let fileKey = try unwrapFileKey(header, password: password, limits: limits)
+        guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
+        let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
+        var content = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
+        defer { wipe(&content) }
+        let vault = try EntryCodec.decode(content)
+        return UnlockedVault(vault: vault, header: header, fileKey: fileKey)
+    }
+
+    // MARK: Keyslots
+
+    static func makePasswordSlot(password: SecureBytes, kdf: KDFParameters, fileKey: SecureBytes, vaultID: [UInt8]) throws -> PasswordSlot {
+        let salt = randomBytes(count: KDFParameters.saltLength)
+        let nonce = randomBytes(count: XChaCha20Poly1305.nonceLength)
+        let unlimited = KDFLimits(maxMemoryBytes: .max, maxArgon2WorkKiB: .max, maxPBKDF2Iterations: .max)
+        let slotKey = try kdf.deriveKey(password: password, salt: salt, limits: unlimited)
+        var slot = PasswordSlot(kdf: kdf, salt: salt, nonce: nonce, wrappedKey: [])
+        let plainKey = fileKey.withUnsafeBytes { Array($0) }
+        var keyCopy = plainKey
+        defer { wipe(&keyCopy) }
+        slot.wrappedKey = try slotKey.withUnsafeBytes { key in
+            try XChaCha20Poly1305.seal(keyCopy, key: key, nonce: nonce, associatedData: slot.associatedData(vaultID: vaultID))
+        }
+        return slot
+    }
+
+    /// Tries every password slot; the caps are checked for all of them first.
+    static func unwrapFileKey(_ header: VaultHeader, password: SecureBytes, limits: KDFLimits) throws -> SecureBytes {
+        let slots = header.keyslots.compactMap { slot -> PasswordSlot? in
+            if case .password(let password) = slot { return password }
+            return nil
+        }
+        guard !slots.isEmpty else { throw VaultError.unsupportedVersion(major: VaultHeader.majorVersion, minor: header.minorVersion) }
+        var capError: KDFError? = nil
+        for slot in slots {
+            do { try slot.kdf.check(against: limits) } catch { capError = capError ?? error; continue }
+            let slotKey = try slot.kdf.deriveKey(password: password, salt: slot.salt, limits: limits)
+            let opened = try? slotKey.withUnsafeBytes { key in
+                try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,
+                                           associatedData: slot.associatedData(vaultID: header.vaultID))
+            }
+            if let opened, opened.count == 32 { return opened }
+        }
+        if let capError { throw capError }
+        throw VaultError.wrongPassword
+    }
+
+    static func headerMAC(_ header: VaultHeader, fileKey: SecureBytes) -> [UInt8] {
+        let macKey = Subkey.derive(from: fileKey, Subkey.headerMAC)
+        return macKey.withUnsafeBytes { HMACSHA256.authenticate(header.authenticatedBytes()[...], key: $0) }
+    }
+}

@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KDF
+
+// MARK: - A vault file on disk
+
+/// Reads, locks and atomically replaces one vault file.
+///
+/// Writes go to a temporary file in the same directory (exclusive create,
+/// mode 0600, then the vault's own mode), which is written in full, synced,
+/// checked against the vault on disk, renamed over it, and followed by a
+/// sync of the directory. On any failure the vault is left byte-identical
+/// and the temporary file is removed. A symlinked vault path replaces the
+/// link's target. Never Foundation's `.atomic` writes (see swift-notes).
+public struct VaultStore: Sendable {
+    /// The path as the user gave it.
+    public let path: String
+    /// How long to wait for the lock, in seconds.
+    public var lockTimeout: Double
+    /// The system calls used for writing (replaced in tests).
+    public var system: SystemCalls
+
+    /// A store for the vault at `path`.
+    public init(path: String, lockTimeout: Double = 10, system: SystemCalls = .live) {
+        self.path = path
+        self.lockTimeout = lockTimeout
+        self.system = system
+    }
+
+    /// The file a write replaces: the symlink's target when `path` is a symlink.
+    public var targetPath: String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The sidecar lock file held across read-modify-write: `<vault>.lock`.
+    public var lockPath: String { targetPath + ".lock" }
+
+    // MARK: Reading
+
+    /// The bytes of the vault and the identity of the file they came from.
+    public struct Snapshot: Sendable {
+        /// Every byte of the file.
+        public let bytes: [UInt8]
+        /// Device, inode, size and modification time when read.
+        let identity: FileIdentity
+        /// The file's permission bits.
+        let mode: mode_t
+    }
+
+    /// Reads the whole vault file, refusing files larger than the format allows.
+    public func read() throws(VaultError) -> Snapshot {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .vaultMissing(path: path) }
+            throw .io(operation: "opening", path: path, errno: code)
+        }
+        defer { _ = Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(operation: "reading the status of", path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .io(operation: "reading", path: path, errno: EISDIR)
+        }
+        guard info.st_size <= VaultLimits.maxFileLength else {
+            throw .limitExceeded("\(path) is \(info.st_size) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "reading", path: path, errno: errno)
+            }
+            if count == 0 { break }  // the file shrank while being read: the identity check catches it on write
+            filled += count
+        }
+        if filled < bytes.count { bytes.removeSubrange(filled...) }
+        return Snapshot(bytes: bytes, identity: FileIdentity(info), mode: info.st_mode & 0o7777)
+    }
+
+    /// Whether a file exists at `path` (following symlinks).
+    public var exists: Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    // MARK: Writing
+
+    /// Writes `bytes` as a new vault; never replaces an existing file.
+    ///
+    /// The temporary file is hard-linked into place, which fails if the name
+    /// exists, so two `init`s cannot both succeed.
+    public func create(_ bytes: [UInt8]) throws(VaultError) {
+        let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+        defer { lock.release() }
+        if exists { throw .vaultExists(path: path) }
+        let temporary = try writeTemporary(bytes, mode: 0o600)
+        defer { _ = system.unlink(temporary) }
+        if system.link(temporary, path) != 0 {
+            let code = errno
+            if code == EEXIST { throw .vaultExists(path: path) }
+            throw .io(operation: "creating", path: path, errno: code)
+        }
+        try syncDirectory()
+    }
+
+    /// Replaces the vault with `bytes` if it is still the file `snapshot` was read from.
+    ///
+    /// Call while holding the lock (see `withLock`).
+    public func replace(_ bytes: [UInt8], expecting snapshot: Snapshot) throws(VaultError) {
+        removeStaleTemporaries()
+        let target = targetPath
+        let temporary = try writeTemporary(bytes, mode: snapshot.mode)
+        var info = stat()
+        guard stat(target, &info) == 0, FileIdentity(info) == snapshot.identity else {
+            _ = system.unlink(temporary)
+            throw .changedOnDisk(path: path)
+        }
+        guard system.rename(temporary, target) == 0 else {
+            let code = errno
+            _ = system.unlink(temporary)
+            throw .io(operation: "renaming the new vault over", path: target, errno: code)
+        }
+        try syncDirectory()
+    }
+
+    /// Runs `body` while holding the vault's lock, waiting up to `lockTimeout` seconds for it.
+    public func withLock<R>(_ body: () throws -> R) throws -> R {
+        let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+        defer { lock.release() }
+        return try body()
+    }
+
+    // MARK: Private
+
+    private var directory: String {
+        let target = targetPath
+        guard let slash = target.lastIndex(of: "/") else { return "." }
+        return slash == target.startIndex ? "/" : String(target[..<slash])
+    }
+
+    private var temporaryPrefix: String {
+        let target = targetPath
+        let name = target.lastIndex(of: "/").map { String(target[target.index(after: $0)...]) } ?? target
+        return ".\(name).vaultfile-tmp-"
+    }
+
+    /// Creates, fills, and syncs a temporary file next to the vault; returns its path.
+    private func writeTemporary(_ bytes: [UInt8], mode: mode_t) throws(VaultError) -> String {
+        let suffix = randomBytes(count: 8).map { String($0, radix: 16) }.joined()
+        let temporary = directory + "/" + temporaryPrefix + suffix
+        let fd = system.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .io(operation: "creating a temporary file in", path: directory, errno: errno) }
+        func fail(_ operation: String) -> VaultError {
+            let code = errno
+            _ = system.close(fd)
+            _ = system.unlink(temporary)
+            return .io(operation: operation, path: temporary, errno: code)
+        }
+        guard system.fchmod(fd, mode) == 0 else { throw fail("setting the mode of") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { system.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw fail("writing")
+            }
+            if count == 0 {
+                errno = EIO
+                throw fail("writing")
+            }
+            written += count
+        }
+        guard system.fsync(fd) == 0 else { throw fail("syncing") }
+        guard system.close(fd) == 0 else {
+            let code = errno
+            _ = system.unlink(temporary)
+            throw .io(operation: "closing", path: temporary, errno: code)
+        }
+        return temporary
+    }
+
+    private func syncDirectory() throws(VaultError) {
+        let fd = system.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw .notDurable(path: path, errno: errno) }
+        defer { _ = system.close(fd) }
+        guard system.fsync(fd) == 0 else { throw .notDurable(path: path, errno: errno) }
+    }
+
+    /// Removes temporary files left by a crashed writer. Called under the lock, so no live writer owns them.
+    private func removeStaleTemporaries() {
+        guard let handle = opendir(directory) else { return }
+        defer { closedir(handle) }
+        let prefix = temporaryPrefix
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(prefix) { _ = Glibc.unlink(directory + "/" + name) }
+        }
+    }
+}
+
+// MARK: - File identity
+
+/// What identifies one version of a file: device, inode, size and modification time.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modifiedSeconds: Int
+    let modifiedNanoseconds: Int
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modifiedSeconds = info.st_mtim.tv_sec
+        modifiedNanoseconds = info.st_mtim.tv_nsec
+    }
+}
+
+// MARK: - The lock
+
+/// An exclusive `flock(2)` on a sidecar file, held until `release()`.
+///
+/// The lock is on a separate file because a rename swaps the vault's inode.
+/// The descriptor is owned here for the lock's whole life (swift-notes: a
+/// temporary FileHandle released it early).
+final class FileLock {
+    private var fd: Int32
+
+    /// Waits up to `timeout` seconds for the lock, polling; throws `busy` if it stays taken.
+    init(path: String, timeout: Double) throws(VaultError) {
+        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .io(operation: "opening the lock file", path: path, errno: errno) }
+        let deadline = monotonicSeconds() + max(timeout, 0)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                Glibc.close(fd)
+                throw .io(operation: "locking", path: path, errno: code)
+            }
+            guard monotonicSeconds() < deadline else {
+                Glibc.close(fd)
+                throw .busy(lockPath: path, seconds: timeout)
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// Releases the lock (closing the descriptor drops it).
+    func release() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit { release() }
+}

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KDF
+
+// MARK: - Errors of the vault library
+
+/// Everything that can go wrong reading, opening, editing or writing a vault.
+///
+/// Messages name the file and what to do; they never contain a secret.
+public enum VaultError: VaultfileError, Equatable {
+    // MARK: Reading and format
+    /// The file does not start with the vault magic bytes.
+    case notAVault(path: String)
+    /// The file is a vault of a format version this build cannot read.
+    case unsupportedVersion(major: UInt8, minor: UInt8)
+    /// The header is structurally invalid or its checksum fails (accidental damage).
+    case headerDamaged(String)
+    /// No keyslot opens with the given password.
+    case wrongPassword
+    /// A keyslot opened but the header MAC fails: the header was changed by someone without the key.
+    case headerTampered
+    /// A payload chunk failed to authenticate or the stream is malformed (0-based chunk index).
+    case payloadDamaged(chunk: Int, reason: String)
+    /// The decrypted contents are malformed.
+    case contentsDamaged(String)
+
+    // MARK: Model
+    /// An entry name or field name breaks the naming rules.
+    case invalidName(String)
+    /// No entry (or field) with this name.
+    case entryNotFound(String)
+    /// An entry with this name exists already.
+    case entryExists(String)
+    /// A documented size or count limit was exceeded.
+    case limitExceeded(String)
+
+    // MARK: Storage
+    /// The vault file does not exist.
+    case vaultMissing(path: String)
+    /// Creating a vault where a file already exists.
+    case vaultExists(path: String)
+    /// The lock was not acquired in time.
+    case busy(lockPath: String, seconds: Double)
+    /// The vault changed on disk since it was read (a writer that ignored the lock).
+    case changedOnDisk(path: String)
+    /// A system call failed.
+    case io(operation: String, path: String, errno: Int32)
+    /// The new vault was renamed into place but the directory could not be synced.
+    case notDurable(path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .notAVault(let path): return "\(path) is not a vaultfile vault (unknown magic bytes)"
+        case .unsupportedVersion(let major, let minor):
+            return "this vault uses format version \(major).\(minor), which this vaultfile cannot read"
+        case .headerDamaged(let why): return "the vault header is damaged: \(why)"
+        case .wrongPassword: return "wrong password: no keyslot of the vault opens with it"
+        case .headerTampered: return "the vault header fails authentication: it was modified without the key"
+        case .payloadDamaged(let chunk, let why): return "the vault contents are damaged at chunk \(chunk): \(why)"
+        case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
+        case .invalidName(let why): return "invalid name: \(why)"
+        case .entryNotFound(let name): return "no entry named '\(name)'"
+        case .entryExists(let name): return "an entry named '\(name)' exists already"
+        case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .vaultMissing(let path): return "no vault at \(path)"
+        case .vaultExists(let path): return "\(path) exists already; refusing to overwrite it"
+        case .busy(let lockPath, let seconds):
+            return "the vault is busy: another vaultfile holds \(lockPath) (waited \(seconds) s)"
+        case .changedOnDisk(let path):
+            return "\(path) changed on disk while it was being edited; nothing was written"
+        case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
+        case .notDurable(let path, let code):
+            return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
+        case .unsupportedVersion: return "upgrade vaultfile to open this vault"
+        case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
+            return "restore the vault from a backup or an earlier git commit"
+        case .vaultMissing: return "create one with 'vaultfile init', or name another with --vault or VAULTFILE_PATH"
+        case .vaultExists: return "choose another path, or remove the file first"
+        case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
+        case .changedOnDisk: return "run the command again"
+        case .entryNotFound: return "'vaultfile list' shows the names in the vault"
+        case .entryExists: return "pass --force to replace it"
+        default: return nil
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .entryNotFound: return .notFound
+        case .wrongPassword: return .wrongPassword
+        case .notAVault, .unsupportedVersion, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
+            return .damaged
+        case .busy: return .busy
+        case .limitExceeded: return .overLimit
+        case .invalidName: return .usage
+        case .entryExists, .vaultMissing, .vaultExists, .changedOnDisk, .io, .notDurable: return .failure
+        }
+    }
+}
+
+/// `strerror(3)` text for an errno value.
+func errnoText(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return String(cString: text)
+}

@@ -1,0 +1,200 @@
+import Foundation
+import KDF
+import TestSupport
+import Testing
+@testable import VaultFile
+
+/// The vault on disk: atomic replacement, locking, modes, symlinks, failure injection.
+@Suite struct VaultStoreTests {
+    private func makeVault(_ directory: TemporaryDirectory, name: String = "v.vault") throws -> VaultStore {
+        let store = VaultStore(path: directory.path(name))
+        try store.create(try sampleVault(), password: password("pw"), kdf: testKDF)
+        return store
+    }
+
+    private func mode(_ path: String) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! Int
+    }
+
+    private func listing(_ directory: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+    }
+
+    // MARK: - create
+
+    @Test func test_create_writesA0600VaultThatOpens() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        #expect(try mode(store.path) == 0o600)
+        #expect(try store.open(password: password("pw"), limits: testLimits).vault == (try sampleVault()))
+        #expect(try listing(directory) == ["v.vault", "v.vault.lock"], "no temporary file is left")
+    }
+
+    @Test func test_create_refusesToOverwrite() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let before = try store.read().bytes
+        #expect(throws: VaultError.vaultExists(path: store.path)) {
+            try store.create(Vault(), password: password("other"), kdf: testKDF)
+        }
+        #expect(try store.read().bytes == before)
+    }
+
+    // MARK: - update
+
+    @Test func test_update_replacesAtomicallyAndKeepsTheMode() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        chmod(store.path, 0o640)
+        try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([9], for: "new") }
+        #expect(try mode(store.path) == 0o640)
+        #expect(try store.open(password: password("pw"), limits: testLimits).vault.entry("new")?.value == [9])
+        #expect(try listing(directory) == ["v.vault", "v.vault.lock"])
+    }
+
+    @Test func test_update_unchangedVaultIsNotRewritten() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let before = try store.read()
+        try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue(Array("hunter2".utf8), for: "db/password") }
+        let after = try store.read()
+        #expect(after.bytes == before.bytes)
+        #expect(after.identity == before.identity)
+    }
+
+    @Test func test_update_throughASymlinkReplacesTheTarget() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let link = directory.path("link.vault")
+        symlink(store.path, link)
+        try VaultStore(path: link).update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([7], for: "via-link") }
+        var info = stat()
+        lstat(link, &info)
+        #expect((info.st_mode & S_IFMT) == S_IFLNK, "the link stays a link")
+        #expect(try store.open(password: password("pw"), limits: testLimits).vault.entry("via-link")?.value == [7])
+    }
+
+    @Test func test_update_wrongPasswordLeavesTheFileAlone() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let before = try store.read().bytes
+        #expect(throws: VaultError.wrongPassword) {
+            try store.update(password: password("bad"), limits: testLimits) { try $0.vault.setValue([1], for: "x") }
+        }
+        #expect(try store.read().bytes == before)
+    }
+
+    @Test func test_update_detectsAWriterThatBypassedTheLock() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        #expect(throws: VaultError.changedOnDisk(path: store.path)) {
+            try store.update(password: password("pw"), limits: testLimits) { unlocked in
+                // Another process replaces the file without taking the lock.
+                let other = try VaultCodec.open(try store.read().bytes, path: store.path, password: password("pw"), limits: testLimits)
+                try other.vault.setValue([1], for: "theirs")
+                let theirs = try other.seal()
+                let temporary = directory.path("other")
+                _ = FileManager.default.createFile(atPath: temporary, contents: Data(theirs))
+                rename(temporary, store.path)
+                try unlocked.vault.setValue([2], for: "ours")
+            }
+        }
+        let vault = try store.open(password: password("pw"), limits: testLimits).vault
+        #expect(vault.entry("theirs") != nil, "the other writer's update is not lost")
+    }
+
+    @Test func test_update_removesStaleTemporaryFiles() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        _ = FileManager.default.createFile(atPath: directory.path(".v.vault.vaultfile-tmp-deadbeef"), contents: Data([1, 2, 3]))
+        try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "x") }
+        #expect(try listing(directory) == ["v.vault", "v.vault.lock"])
+    }
+
+    // MARK: - withLock
+
+    @Test func test_withLock_timesOutWithBusyNamingTheLockFile() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let holder = try FileLock(path: store.lockPath, timeout: 0)
+        defer { holder.release() }
+        var waiting = store
+        waiting.lockTimeout = 0.2
+        let start = monotonicSeconds()
+        #expect(throws: VaultError.busy(lockPath: store.lockPath, seconds: 0.2)) {
+            try waiting.update(password: password("pw"), limits: testLimits) { _ in }
+        }
+        #expect(monotonicSeconds() - start >= 0.2)
+        #expect(VaultError.busy(lockPath: "x", seconds: 1).exitStatus == .busy)
+    }
+
+    // MARK: - Failure injection: the original stays byte-identical, no temporary file is left
+
+    enum Step: String, CaseIterable { case open, fchmod, shortWriteThenENOSPC, writeEIO, fsync, close, rename }
+
+    @Test(arguments: Step.allCases)
+    func test_replace_failureLeavesTheVaultByteIdentical(step: Step) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let created = try makeVault(directory)
+        let before = try created.read().bytes
+        var system = SystemCalls.live
+        switch step {
+        case .open: system.open = { path, flags, mode in path.contains("vaultfile-tmp") ? failing(EACCES) : Glibc.open(path, flags, mode) }
+        case .fchmod: system.fchmod = { _, _ in failing(EPERM) }
+        case .shortWriteThenENOSPC:
+            let calls = Counter()
+            system.write = { fd, buffer, count in calls.next() == 0 ? Glibc.write(fd, buffer, min(count, 100)) : failing(ENOSPC) }
+        case .writeEIO: system.write = { _, _, _ in failing(EIO) }
+        case .fsync: system.fsync = { _ in failing(EIO) }
+        case .close: system.close = { fd in Glibc.close(fd); return failing(EIO) }
+        case .rename: system.rename = { _, _ in failing(EXDEV) }
+        }
+        let store = VaultStore(path: created.path, system: system)
+        do {
+            try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue(randomBytes(count: 5000), for: "x") }
+            Issue.record("the injected \(step) failure was not reported")
+        } catch let error as VaultError {
+            guard case .io(_, _, let code) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(code != 0)
+            #expect(!error.description.isEmpty)
+        }
+        #expect(try created.read().bytes == before)
+        #expect(try listing(directory) == ["v.vault", "v.vault.lock"])
+    }
+
+    @Test func test_replace_directorySyncFailureIsReported() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let created = try makeVault(directory)
+        var system = SystemCalls.live
+        system.fsync = { fd in
+            var info = stat()
+            fstat(fd, &info)
+            return (info.st_mode & S_IFMT) == S_IFDIR ? failing(EIO) : Glibc.fsync(fd)
+        }
+        let store = VaultStore(path: created.path, system: system)
+        #expect(throws: VaultError.notDurable(path: created.path, errno: EIO)) {
+            try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "x") }
+        }
+    }
+
+    // MARK: - read
+
+    @Test func test_read_missingVaultSaysHowToCreateOne() {
+        let error = VaultError.vaultMissing(path: "/nowhere/x.vault")
+        #expect(throws: error) { try VaultStore(path: "/nowhere/x.vault").read() }
+        #expect(error.hint?.contains("vaultfile init") == true)
+    }
+}
+
+/// Sets errno and returns -1, as a failing system call does.
+private func failing<T: BinaryInteger>(_ code: Int32) -> T {
+    errno = code
+    return -1
+}
+
+/// A thread-safe call counter for injected functions.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
+}
