@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "KDFTests", dependencies: ["KDF", "TestSupport"]),
         .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "TestSupport"]),
-        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "TestSupport"]),
+        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultFile", "KDF", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -95,12 +95,17 @@ public enum VaultCodec {
     /// KDF runs; keyslots (wrong password); header MAC (tampering); every
     /// payload chunk (damage); contents. Nothing decrypted is returned before
     /// all of it has authenticated.
-    public static func open(_ file: [UInt8], path: String, password: SecureBytes, limits: KDFLimits) throws -> UnlockedVault {
+    ///
+    /// `willDeriveKey` is called before each KDF run, so a caller can tell the user what is happening.
+    public static func open(
+        _ file: [UInt8], path: String, password: SecureBytes, limits: KDFLimits,
+        willDeriveKey: ((KDFParameters) -> Void)? = nil
+    ) throws -> UnlockedVault {
         guard file.count <= VaultLimits.maxFileLength else {
             throw VaultError.limitExceeded("\(path) is \(file.count) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
         }
         let (header, headerLength) = try VaultHeader.parse(file, path: path)
-        let fileKey = try unwrapFileKey(header, password: password, limits: limits)
+        let fileKey = try unwrapFileKey(header, password: password, limits: limits, willDeriveKey: willDeriveKey)
         guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         var content = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
@@ -127,7 +132,9 @@ public enum VaultCodec {
     }
 
     /// Tries every password slot; the caps are checked for all of them first.
-    static func unwrapFileKey(_ header: VaultHeader, password: SecureBytes, limits: KDFLimits) throws -> SecureBytes {
+    static func unwrapFileKey(
+        _ header: VaultHeader, password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+    ) throws -> SecureBytes {
         let slots = header.keyslots.compactMap { slot -> PasswordSlot? in
             if case .password(let password) = slot { return password }
             return nil
@@ -136,6 +143,7 @@ public enum VaultCodec {
         var capError: KDFError? = nil
         for slot in slots {
             do { try slot.kdf.check(against: limits) } catch { capError = capError ?? error; continue }
+            willDeriveKey?(slot.kdf)
             let slotKey = try slot.kdf.deriveKey(password: password, salt: slot.salt, limits: limits)
             let opened = try? slotKey.withUnsafeBytes { key in
                 try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,

@@ -12,9 +12,9 @@ extension VaultStore {
 
     /// Reads and unlocks the vault without taking the lock (a reader sees the
     /// old or the new file, never a mix: writers rename whole files).
-    public func open(password: SecureBytes, limits: KDFLimits) throws -> UnlockedVault {
+    public func open(password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) throws -> UnlockedVault {
         let snapshot = try read()
-        return try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits)
+        return try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits, willDeriveKey: willDeriveKey)
     }
 
     /// Reads only the header (no password needed) and the file size.
@@ -28,10 +28,13 @@ extension VaultStore {
     ///
     /// An unchanged vault is not rewritten (no churn in git). Concurrent
     /// writers wait on the lock, so none loses an update.
-    public func update<R>(password: SecureBytes, limits: KDFLimits, _ edit: (UnlockedVault) throws -> R) throws -> R {
+    public func update<R>(
+        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
+        _ edit: (UnlockedVault) throws -> R
+    ) throws -> R {
         try withLock {
             let snapshot = try read()
-            let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits)
+            let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits, willDeriveKey: willDeriveKey)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
                 try replace(try unlocked.seal(), expecting: snapshot)
@@ -41,10 +44,13 @@ extension VaultStore {
     }
 
     /// Changes the password: new keyslot, new file key, everything re-encrypted.
-    public func changePassword(from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters, limits: KDFLimits) throws {
+    public func changePassword(
+        from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters, limits: KDFLimits,
+        willDeriveKey: ((KDFParameters) -> Void)? = nil
+    ) throws {
         try withLock {
             let snapshot = try read()
-            let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: old, limits: limits)
+            let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: old, limits: limits, willDeriveKey: willDeriveKey)
             let rotated = try unlocked.changePassword(to: new, kdf: kdf)
             try replace(try rotated.seal(), expecting: snapshot)
         }

@@ -1,0 +1,64 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Measures the KDF on this machine and prints settings that reach a target unlock time.
+    struct Calibrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find KDF settings that take a target time to unlock on this machine.")
+
+        @Option(name: .customLong("kdf"), help: "argon2id (default) or pbkdf2.") var kdf: KDFName = .argon2id
+        @Option(name: .customLong("kdf-memory"), help: ArgumentHelp("Argon2id memory (K/M/G suffixes). Default 64M.", valueName: "size"))
+        var memory: String = "64M"
+        @Option(name: .customLong("kdf-parallelism"), help: ArgumentHelp("Argon2id lanes and threads. Default 4.", valueName: "n"))
+        var parallelism: UInt32 = 4
+        @Option(name: .customLong("kdf-time"), help: ArgumentHelp("The target unlock time. Default 1s.", valueName: "duration"))
+        var time: String = "1s"
+        @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
+
+        func run() throws {
+            guard let target = Duration.parseSeconds(time) else {
+                throw ValidationError("--kdf-time takes a duration such as 500ms or 1.5s, not '\(time)'")
+            }
+            let result: Calibration.Result
+            switch kdf {
+            case .argon2id:
+                guard let bytes = ByteSize.parse(memory), bytes % 1024 == 0, bytes / 1024 <= UInt64(UInt32.max) else {
+                    throw ValidationError("--kdf-memory takes a whole number of KiB such as 64M, not '\(memory)'")
+                }
+                let memoryKiB = UInt32(bytes / 1024)
+                try Argon2idParameters(memoryKiB: memoryKiB, iterations: 1, parallelism: parallelism).validate()
+                Messages.progress("measuring Argon2id with \(ByteSize.format(bytes)), p=\(parallelism)…")
+                result = try Calibration.argon2id(memoryKiB: memoryKiB, parallelism: parallelism, targetSeconds: target)
+            case .pbkdf2:
+                Messages.progress("measuring PBKDF2-SHA256…")
+                result = try Calibration.pbkdf2(targetSeconds: target)
+            }
+            let meets = result.parameters.meetsRecommendedMinimum
+            if json {
+                var pairs: [(String, JSON)] = []
+                switch result.parameters {
+                case .argon2id(let p):
+                    pairs = [("kdf", .string("argon2id")), ("memory_kib", .int(Int64(p.memoryKiB))),
+                             ("iterations", .int(Int64(p.iterations))), ("parallelism", .int(Int64(p.parallelism)))]
+                case .pbkdf2SHA256(let p):
+                    pairs = [("kdf", .string("pbkdf2-sha256")), ("iterations", .int(Int64(p.iterations)))]
+                }
+                pairs += [("target_seconds", .double(target)), ("measured_seconds", .double(result.measuredSeconds)),
+                          ("meets_recommendation", .bool(meets))]
+                try StandardOutput.line(JSON.object(pairs).text)
+                return
+            }
+            var line = "\(result.parameters): \(formatSeconds(result.measuredSeconds)) measured (target \(formatSeconds(target)))"
+            if !meets { line += "; below OWASP's minimum, raise the time or the memory" }
+            try StandardOutput.line(line)
+            switch result.parameters {
+            case .argon2id(let p):
+                try StandardOutput.line("use: vaultfile init --kdf argon2id --kdf-memory \(ByteSize.argument(UInt64(p.memoryKiB) * 1024)) --kdf-iterations \(p.iterations) --kdf-parallelism \(p.parallelism)")
+            case .pbkdf2SHA256(let p):
+                try StandardOutput.line("use: vaultfile init --kdf pbkdf2 --kdf-iterations \(p.iterations)")
+            }
+        }
+    }
+}

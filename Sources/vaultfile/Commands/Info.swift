@@ -1,0 +1,69 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Describes a vault from its header alone: no password needed.
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the format, id, KDF settings, keyslots and sizes of a vault (no password needed).")
+
+        @OptionGroup var location: VaultOptions
+        @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
+
+        func run() throws {
+            let store = location.store
+            let (header, fileSize, headerLength) = try store.readHeader()
+            let slots: [(type: String, kdf: KDFParameters?)] = header.keyslots.map { slot in
+                switch slot {
+                case .password(let password): return ("password", password.kdf)
+                case .unknown(let type, _): return ("unknown type \(type)", nil)
+                }
+            }
+            let weak = slots.contains { $0.kdf.map { !$0.meetsRecommendedMinimum } ?? false }
+            if json {
+                try StandardOutput.line(JSON.object([
+                    ("path", .string(store.path)),
+                    ("format", .string("\(VaultHeader.majorVersion).\(header.minorVersion)")),
+                    ("vault_id", .string(hex(header.vaultID))),
+                    ("generation", .int(Int64(bitPattern: header.generation))),
+                    ("cipher", .string("XChaCha20-Poly1305 secretstream, 64 KiB chunks")),
+                    ("keyslots", .array(slots.map { Self.json(type: $0.type, kdf: $0.kdf) })),
+                    ("file_bytes", .int(Int64(fileSize))),
+                    ("header_bytes", .int(Int64(headerLength))),
+                    ("payload_bytes", .int(Int64(fileSize - headerLength))),
+                    ("kdf_below_recommendation", .bool(weak)),
+                ]).text)
+                return
+            }
+            var lines = [
+                "path:        \(store.path)",
+                "format:      vaultfile \(VaultHeader.majorVersion).\(header.minorVersion)",
+                "vault id:    \(hex(header.vaultID))",
+                "generation:  \(header.generation)",
+                "cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)",
+            ]
+            for (index, slot) in slots.enumerated() {
+                lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")")
+            }
+            lines.append("size:        \(fileSize) bytes (header \(headerLength), payload \(fileSize - headerLength))")
+            lines.append("kdf:         " + (weak ? "BELOW today's recommendation (OWASP); strengthen with 'vaultfile passwd'" : "meets today's recommendation (OWASP)"))
+            try StandardOutput.line(lines.joined(separator: "\n"))
+        }
+
+        private static func json(type: String, kdf: KDFParameters?) -> JSON {
+            var pairs: [(String, JSON)] = [("type", .string(type))]
+            switch kdf {
+            case .argon2id(let p)?:
+                pairs += [("kdf", .string("argon2id")), ("memory_kib", .int(Int64(p.memoryKiB))),
+                          ("iterations", .int(Int64(p.iterations))), ("parallelism", .int(Int64(p.parallelism)))]
+            case .pbkdf2SHA256(let p)?:
+                pairs += [("kdf", .string("pbkdf2-sha256")), ("iterations", .int(Int64(p.iterations)))]
+            case nil:
+                break
+            }
+            if let kdf { pairs.append(("meets_recommendation", .bool(kdf.meetsRecommendedMinimum))) }
+            return .object(pairs)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Renames an entry; refuses to replace an existing one without --force.
+    struct Mv: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename an entry.")
+
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "The current name.") var old: String
+        @Argument(help: "The new name.") var new: String
+        @Flag(name: .customLong("force"), help: "Replace an existing entry with the new name.") var force = false
+
+        func validate() throws {
+            do { _ = try EntryName.validate(new) } catch { throw ValidationError(error.description) }
+        }
+
+        func run() throws {
+            try unlock.update { unlocked in
+                try unlocked.vault.rename(old, to: new, overwrite: force)
+            }
+        }
+    }
+}

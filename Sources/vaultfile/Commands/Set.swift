@@ -1,0 +1,55 @@
+import ArgumentParser
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VaultfileCommand {
+    /// Creates or replaces an entry's value (or one field) from stdin or a file, never from argv.
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create or replace an entry; the value comes from stdin or --value-file.",
+            discussion: """
+                Every byte is kept (binary-safe, no newline removed). On a terminal the value is asked \
+                for twice, without echo. Setting the value an entry already has leaves the file untouched.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "The entry's name, e.g. db/password.") var name: String
+        @Option(name: .customLong("field"), help: ArgumentHelp("Set this named field instead of the value.", valueName: "field"))
+        var field: String?
+        @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin.", valueName: "file"))
+        var valueFile: String?
+
+        func validate() throws {
+            do {
+                _ = try EntryName.validate(name)
+                if let field { try EntryName.validateField(field) }
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func run() throws {
+            var value = try readValue()
+            defer { wipe(&value) }
+            try unlock.update { unlocked in
+                if let field {
+                    try unlocked.vault.setField(field, value: value, for: name)
+                } else {
+                    try unlocked.vault.setValue(value, for: name)
+                }
+            }
+        }
+
+        private func readValue() throws -> [UInt8] {
+            if let valueFile { return try Input.readFile(valueFile) }
+            if Stream.isTerminal(STDIN_FILENO) {
+                let secret = try Terminal.readNewSecret(prompt: "Value for \(name): ", confirm: "Repeat the value: ")
+                return secret.withUnsafeBytes { Array($0) }
+            }
+            return try Input.readAll(STDIN_FILENO, what: "standard input")
+        }
+    }
+}

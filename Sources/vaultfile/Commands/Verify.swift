@@ -1,0 +1,18 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Unlocks and authenticates the whole vault; exit 0 only if it is intact.
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unlock and authenticate the whole vault; exit 0 only if every byte is intact.")
+
+        @OptionGroup var unlock: UnlockOptions
+
+        func run() throws {
+            let unlocked = try unlock.open()
+            Messages.info("\(unlock.location.path): intact (\(unlocked.vault.count) \(unlocked.vault.count == 1 ? "entry" : "entries"), generation \(unlocked.header.generation))")
+        }
+    }
+}

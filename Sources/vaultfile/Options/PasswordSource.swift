@@ -1,0 +1,111 @@
+import KDF
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Where a password comes from
+
+/// One of the documented password sources, in the order they are considered.
+///
+/// File, descriptor and command sources lose exactly one trailing newline
+/// (`\n`, or `\r\n`); nothing else is changed. The environment variable is
+/// taken as it is and then removed from this process's environment, so
+/// child processes do not inherit it.
+enum PasswordSource {
+    case file(String)
+    case descriptor(Int32)
+    case command(String)
+    case environment(String)
+    case prompt
+
+    /// The longest password read from a file, descriptor or command.
+    static let maxLength = 65_536
+
+    /// Reads the password.
+    func read(prompt: String) throws(CLIError) -> SecureBytes {
+        switch self {
+        case .file(let path):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .passwordSourceFailed("cannot open \(path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            return try Self.stripNewline(Self.readAll(fd, what: path))
+        case .descriptor(let fd):
+            guard fcntl(fd, F_GETFD) >= 0 else { throw .passwordSourceFailed("descriptor \(fd) is not open") }
+            return try Self.stripNewline(Self.readAll(fd, what: "descriptor \(fd)"))
+        case .command(let command):
+            return try Self.stripNewline(Self.run(command))
+        case .environment(let name):
+            guard let value = getenv(name) else { throw .passwordSourceFailed("\(name) is not set") }
+            let length = strlen(value)
+            let secret = SecureBytes(copying: UnsafeRawBufferPointer(start: value, count: length))
+            unsetenv(name)
+            return secret
+        case .prompt:
+            return try Terminal.readSecret(prompt: prompt)
+        }
+    }
+
+    // MARK: Private
+
+    private static func readAll(_ fd: Int32, what: String) throws(CLIError) -> SecureBytes {
+        let buffer = SecureBytes(count: maxLength + 1)
+        var length = 0
+        while length <= maxLength {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + length, $0.count - length) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .passwordSourceFailed("reading \(what): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            length += count
+        }
+        guard length <= maxLength else { throw .passwordSourceFailed("\(what) holds more than \(maxLength) bytes") }
+        return buffer.slice(0..<length)
+    }
+
+    private static func stripNewline(_ secret: SecureBytes) -> SecureBytes {
+        let count = secret.count
+        let bytes = secret.withUnsafeBytes { (count > 0 ? $0[count - 1] : 0, count > 1 ? $0[count - 2] : 0) }
+        guard bytes.0 == 0x0A else { return secret }
+        return secret.slice(0..<(bytes.1 == 0x0D ? count - 2 : count - 1))
+    }
+
+    /// Runs `sh -c command` with stdin and stderr inherited and captures its stdout.
+    private static func run(_ command: String) throws(CLIError) -> SecureBytes {
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else { throw .passwordSourceFailed("pipe: \(String(cString: strerror(errno)))") }
+        // Close-on-exec, so the command sees the pipe only as its stdout (dup2 clears the flag there).
+        _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
+        var pid = pid_t()
+        let arguments = ["/bin/sh", "-c", command]
+        let cArguments = arguments.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        let status = posix_spawn(&pid, "/bin/sh", &actions, nil, cArguments, environ)
+        close(pipeFDs[1])
+        guard status == 0 else {
+            close(pipeFDs[0])
+            throw .passwordSourceFailed("could not run /bin/sh: \(String(cString: strerror(status)))")
+        }
+        let output: SecureBytes
+        do {
+            output = try readAll(pipeFDs[0], what: "the password command's output")
+        } catch {
+            close(pipeFDs[0])
+            var ignored: Int32 = 0
+            waitpid(pid, &ignored, 0)
+            throw error
+        }
+        close(pipeFDs[0])
+        var waitStatus: Int32 = 0
+        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+        let exited = (waitStatus & 0x7F) == 0
+        let code = (waitStatus >> 8) & 0xFF
+        guard exited && code == 0 else { throw .passwordCommandFailed(status: exited ? code : 128 + (waitStatus & 0x7F)) }
+        return output
+    }
+}

@@ -1,0 +1,180 @@
+import ArgumentParser
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Which vault
+
+/// `--vault` and `--lock-timeout`, shared by every verb that touches a vault.
+struct VaultOptions: ParsableArguments {
+    @Option(name: .customLong("vault"), help: ArgumentHelp(
+        "The vault file. Default: $VAULTFILE_PATH, else $XDG_DATA_HOME/vaultfile/default.vault.",
+        valueName: "path"))
+    var vault: String?
+
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+        "Seconds to wait for another vaultfile to release the vault.", valueName: "seconds"))
+    var lockTimeout: Double = 10
+
+    func validate() throws {
+        guard lockTimeout.isFinite, lockTimeout >= 0, lockTimeout <= 86_400 else {
+            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds")
+        }
+    }
+
+    /// Whether the path is the documented default (then its folder may be created).
+    var isDefaultPath: Bool { vault == nil && environment("VAULTFILE_PATH") == nil }
+
+    /// `--vault`, then `VAULTFILE_PATH`, then `$XDG_DATA_HOME/vaultfile/default.vault`
+    /// (`$HOME/.local/share/vaultfile/default.vault` when XDG_DATA_HOME is unset).
+    var path: String {
+        if let vault { return vault }
+        if let fromEnvironment = environment("VAULTFILE_PATH") { return fromEnvironment }
+        return Self.defaultDirectory + "/default.vault"
+    }
+
+    static var defaultDirectory: String {
+        if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/vaultfile" }
+        return (environment("HOME") ?? ".") + "/.local/share/vaultfile"
+    }
+
+    /// The store for this vault.
+    var store: VaultStore { VaultStore(path: path, lockTimeout: lockTimeout) }
+}
+
+/// A non-empty environment variable, or nil.
+func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    let text = String(cString: value)
+    return text.isEmpty ? nil : text
+}
+
+// MARK: - How to unlock it
+
+/// The password sources and the KDF caps, shared by every verb that opens a vault.
+struct UnlockOptions: ParsableArguments {
+    @OptionGroup var location: VaultOptions
+
+    @Option(name: .customLong("password-file"), help: ArgumentHelp(
+        "Read the password from this file (one trailing newline is removed).", valueName: "file"))
+    var passwordFile: String?
+
+    @Option(name: .customLong("password-fd"), help: ArgumentHelp(
+        "Read the password from this open file descriptor (one trailing newline is removed).", valueName: "n"))
+    var passwordFD: Int32?
+
+    @Option(name: .customLong("password-command"), help: ArgumentHelp(
+        "Run this command with 'sh -c'; its standard output is the password (one trailing newline is removed).",
+        valueName: "command"))
+    var passwordCommand: String?
+
+    @Option(name: .customLong("kdf-max-memory"), help: ArgumentHelp(
+        "Refuse vaults whose KDF needs more memory (K/M/G suffixes). Default: the lower of 1G and half the RAM; env VAULTFILE_KDF_MAX_MEMORY.",
+        valueName: "size"))
+    var maxMemory: String?
+
+    @Option(name: .customLong("kdf-max-work"), help: ArgumentHelp(
+        "Refuse vaults whose Argon2id memory × iterations exceeds this (K/M/G suffixes). Default 32G; env VAULTFILE_KDF_MAX_WORK.",
+        valueName: "size"))
+    var maxWork: String?
+
+    @Option(name: .customLong("kdf-max-iterations"), help: ArgumentHelp(
+        "Refuse vaults with more PBKDF2 iterations. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
+        valueName: "n"))
+    var maxIterations: UInt64?
+
+    func validate() throws {
+        let explicit = [passwordFile != nil, passwordFD != nil, passwordCommand != nil].filter { $0 }.count
+        guard explicit <= 1 else {
+            throw ValidationError("give at most one of --password-file, --password-fd and --password-command")
+        }
+        do { _ = try limits() } catch let error as CLIError { throw ValidationError(error.description) }
+    }
+
+    /// The source in force: an option, else VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND,
+    /// VAULTFILE_PASSWORD, else a prompt on the terminal.
+    var source: PasswordSource {
+        if let passwordFile { return .file(passwordFile) }
+        if let passwordFD { return .descriptor(passwordFD) }
+        if let passwordCommand { return .command(passwordCommand) }
+        if let file = environment("VAULTFILE_PASSWORD_FILE") { return .file(file) }
+        if let command = environment("VAULTFILE_PASSWORD_COMMAND") { return .command(command) }
+        if getenv("VAULTFILE_PASSWORD") != nil { return .environment("VAULTFILE_PASSWORD") }
+        return .prompt
+    }
+
+    /// Reads the password of the vault.
+    func password() throws -> SecureBytes {
+        let password = try source.read(prompt: "Password for \(location.path): ")
+        guard password.count > 0 else { throw CLIError.emptyPassword }
+        return password
+    }
+
+    /// The KDF caps from the options, else the environment, else the defaults.
+    func limits() throws -> KDFLimits {
+        var limits = KDFLimits.defaults
+        if let memory = try size(maxMemory, option: "--kdf-max-memory", variable: "VAULTFILE_KDF_MAX_MEMORY") {
+            limits.maxMemoryBytes = memory
+        }
+        if let work = try size(maxWork, option: "--kdf-max-work", variable: "VAULTFILE_KDF_MAX_WORK") {
+            limits.maxArgon2WorkKiB = work / 1024
+        }
+        if let maxIterations {
+            limits.maxPBKDF2Iterations = maxIterations
+        } else if let text = environment("VAULTFILE_KDF_MAX_ITERATIONS") {
+            guard let value = UInt64(text) else {
+                throw CLIError.invalidArgument("VAULTFILE_KDF_MAX_ITERATIONS is not a whole number: '\(text)'")
+            }
+            limits.maxPBKDF2Iterations = value
+        }
+        return limits
+    }
+
+    private func size(_ option: String?, option name: String, variable: String) throws -> UInt64? {
+        if let option {
+            guard let value = ByteSize.parse(option) else {
+                throw CLIError.invalidArgument("\(name) takes a size such as 512M or 2G, not '\(option)'")
+            }
+            return value
+        }
+        if let text = environment(variable) {
+            guard let value = ByteSize.parse(text) else {
+                throw CLIError.invalidArgument("\(variable) must be a size such as 512M or 2G, not '\(text)'")
+            }
+            return value
+        }
+        return nil
+    }
+
+    // MARK: Opening
+
+    /// Opens the vault read-only (no lock), warning about weak KDF settings.
+    func open() throws -> UnlockedVault {
+        let store = location.store
+        let password = try password()
+        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce)
+        Self.warnIfWeak(unlocked)
+        return unlocked
+    }
+
+    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed.
+    func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
+        let password = try password()
+        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
+            Self.warnIfWeak(unlocked)
+            return try edit(unlocked)
+        }
+    }
+
+    /// Shows what is happening while a KDF runs, when stderr is a terminal.
+    static func announce(_ parameters: KDFParameters) {
+        Messages.progress("unlocking (\(parameters))…")
+    }
+
+    static func warnIfWeak(_ unlocked: UnlockedVault) {
+        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum else { return }
+        Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
+    }
+}

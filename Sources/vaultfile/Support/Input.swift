@@ -1,0 +1,46 @@
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Reading values
+
+/// Reads values from descriptors and files, binary-safe and through the value size limit.
+enum Input {
+    /// Reads until end of file; refuses more than the largest value a vault holds.
+    static func readAll(_ fd: Int32, what: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        defer { wipe(&chunk) }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CLIError.inputFailed("reading \(what) failed: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return bytes }
+            guard bytes.count + count <= VaultLimits.maxValueLength else {
+                wipe(&bytes)
+                throw VaultError.limitExceeded("\(what) holds more than \(VaultLimits.maxValueLength) bytes (256 MiB), the largest value a vault holds")
+            }
+            if bytes.capacity < bytes.count + count {
+                // Grow by hand so the old buffer can be wiped before it is freed.
+                var larger = [UInt8]()
+                larger.reserveCapacity(max(bytes.count * 2, bytes.count + count))
+                larger.append(contentsOf: bytes)
+                wipe(&bytes)
+                bytes = larger
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Reads a whole file.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw VaultError.io(operation: "opening", path: path, errno: errno) }
+        defer { close(fd) }
+        return try readAll(fd, what: path)
+    }
+}

@@ -1,0 +1,75 @@
+import KDF
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Prompts on /dev/tty
+
+/// Secret prompts on the controlling terminal, with echo off, so stdin stays free for data.
+enum Terminal {
+    /// The terminal settings to restore if the user interrupts a prompt.
+    nonisolated(unsafe) private static var savedSettings = termios()
+    nonisolated(unsafe) private static var savedFD: Int32 = -1
+
+    /// The longest secret a prompt accepts.
+    static let maxSecretLength = 4_096
+
+    /// Asks for a secret on `/dev/tty` without echo; the final newline is not part of it.
+    static func readSecret(prompt: String) throws(CLIError) -> SecureBytes {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw .noPasswordSource }
+        defer { close(fd) }
+        _ = Stream.write(Array(prompt.utf8), to: fd)
+
+        var original = termios()
+        let hasSettings = tcgetattr(fd, &original) == 0
+        if hasSettings {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
+            silent.c_lflag |= tcflag_t(ICANON)
+            savedSettings = original
+            savedFD = fd
+            signal(SIGINT) { _ in Terminal.restoreAndExit() }
+            signal(SIGTERM) { _ in Terminal.restoreAndExit() }
+            _ = tcsetattr(fd, TCSAFLUSH, &silent)
+        }
+        defer {
+            if hasSettings {
+                _ = tcsetattr(fd, TCSAFLUSH, &original)
+                savedFD = -1
+                signal(SIGINT, SIG_DFL)
+                signal(SIGTERM, SIG_DFL)
+            }
+            _ = Stream.write([0x0A], to: fd)
+        }
+
+        let buffer = SecureBytes(count: maxSecretLength)
+        var length = 0
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == 0x0A { break }
+            guard length < maxSecretLength else { throw .passwordSourceFailed("longer than \(maxSecretLength) bytes") }
+            buffer.withUnsafeMutableBytes { $0[length] = byte }
+            length += 1
+        }
+        byte = 0
+        if length > 0 && buffer.withUnsafeBytes({ $0[length - 1] }) == 0x0D { length -= 1 }
+        return buffer.slice(0..<length)
+    }
+
+    /// Asks twice and insists both answers match (for new passwords and typed values).
+    static func readNewSecret(prompt: String, confirm: String) throws(CLIError) -> SecureBytes {
+        let first = try readSecret(prompt: prompt)
+        let second = try readSecret(prompt: confirm)
+        guard first.constantTimeEquals(second) else { throw .passwordsDiffer }
+        return first
+    }
+
+    /// Restores echo after Ctrl-C during a prompt, then exits as interrupted.
+    private static func restoreAndExit() -> Never {
+        if savedFD >= 0 { _ = tcsetattr(savedFD, TCSAFLUSH, &savedSettings) }
+        _exit(130)
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+// MARK: - The root command
+
+/// `vaultfile`: an offline, single-file encrypted vault for secrets.
+@main
+struct VaultfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vaultfile",
+        abstract: "An offline, single-file encrypted vault for secrets, made for shells and scripts.",
+        discussion: """
+            One vault is one file: Argon2id (or PBKDF2) derives the key, XChaCha20-Poly1305 seals \
+            the contents. Data goes through stdin and stdout byte for byte; messages go to stderr.
+
+            PASSWORD SOURCES (first match wins): --password-file FILE, --password-fd N, \
+            --password-command CMD, $VAULTFILE_PASSWORD_FILE, $VAULTFILE_PASSWORD_COMMAND, \
+            $VAULTFILE_PASSWORD (least safe), else a prompt on the terminal. One trailing newline \
+            is removed from file, descriptor and command sources.
+
+            EXIT STATUS:
+              0   success
+              1   entry not found
+              2   other error (I/O, permission, vault missing, bad input)
+              3   wrong password (no keyslot opens)
+              4   vault damaged, tampered with, truncated, or not a vault
+              5   busy (the vault's lock was not acquired in time)
+              6   over a limit (KDF cap, size limit)
+              64  usage error
+
+            Shell completions: vaultfile --generate-completion-script bash|zsh|fish. See man vaultfile.
+            """,
+        version: vaultfileVersion,
+        subcommands: [
+            Init.self, Set.self, Get.self, List.self, Rm.self, Mv.self,
+            Info.self, Verify.self, Passwd.self, Calibrate.self,
+        ]
+    )
+
+    /// Hardens the process, runs the command, and turns errors into messages and exit statuses.
+    static func main() {
+        Hardening.apply()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as VaultfileError {
+            Messages.error(error.description, hint: error.hint)
+            exit(withError: ExitCode(error.exitStatus.rawValue))
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// The version `--version` prints.
+let vaultfileVersion = "0.1.0"

@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+
+/// Runs the built `vaultfile` binary as a subprocess, as a user's shell would.
+struct CLI {
+    /// What one run produced.
+    struct Result {
+        let status: Int32
+        let stdout: [UInt8]
+        let stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// The binary next to the test bundle (`swift build` puts both in the same folder).
+    static let binary: String = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultfile")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
+        return ProjectPaths.root.appendingPathComponent(".build/debug/vaultfile").path
+    }()
+
+    /// A child that exits before reading all of stdin must fail the write, not kill the test runner.
+    private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+
+    /// The test's private folder: HOME and the vaults live here.
+    let directory: TemporaryDirectory
+    /// Extra environment for every run.
+    var environment: [String: String] = [:]
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// A path inside the test's folder.
+    func path(_ name: String) -> String { directory.path(name) }
+
+    /// Runs `vaultfile arguments…` with `stdin` piped in; the environment is clean but for `extra`.
+    @discardableResult
+    func run(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
+        process.arguments = arguments
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8"]
+        env.merge(environment) { $1 }
+        env.merge(extra) { $1 }
+        process.environment = env
+        process.currentDirectoryURL = directory.url
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Write stdin and drain both outputs concurrently, so large values cannot deadlock the pipes.
+        Self.ignoreSIGPIPE
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            try? input.fileHandleForWriting.write(contentsOf: Data(stdin))
+            try? input.fileHandleForWriting.close()
+            done.signal()
+        }.start()
+        let errorBox = DataBox()
+        Thread {
+            errorBox.data = errors.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }.start()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        done.wait()
+        done.wait()
+        return Result(status: process.terminationStatus, stdout: Array(out), stderr: String(decoding: errorBox.data, as: UTF8.self))
+    }
+
+    /// Runs a shell command line with `$VF` set to the binary (for pipes and descriptors).
+    @discardableResult
+    func shell(_ script: String, extra: [String: String] = [:]) throws -> Result {
+        try run(["-c", script], extra: extra.merging(["VF": Self.binary]) { $1 }, executable: "/bin/sh")
+    }
+
+    /// Writes a file in the test's folder.
+    func write(_ name: String, _ bytes: [UInt8], mode: Int = 0o600) throws {
+        _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes), attributes: [.posixPermissions: mode])
+    }
+
+    /// Reads a file in the test's folder.
+    func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
+
+    /// Creates `name` with a fast (weak) KDF and the password in `pw`.
+    func initVault(_ name: String = "t.vault", password: String = "pw") throws {
+        try write("pw", Array(password.utf8))
+        let result = try run(["init", "--vault", path(name), "--password-file", path("pw")] + Self.fastKDF)
+        precondition(result.status == 0, result.stderr)
+    }
+
+    /// Fast KDF options for tests: below the floor on purpose.
+    static let fastKDF = ["--kdf-memory", "8M", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+
+    /// `--vault <name> --password-file pw`.
+    func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
+}
+
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
