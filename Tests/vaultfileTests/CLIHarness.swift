@@ -98,3 +98,43 @@ struct CLI {
 private final class DataBox: @unchecked Sendable {
     var data = Data()
 }
+
+// MARK: - A terminal session
+
+extension CLI {
+    /// Runs `vaultfile arguments…` on a pseudo-terminal (through util-linux `script`), answering
+    /// prompts as a person would: wait until `prompt` text appears, then type `line` and Enter.
+    func interactive(_ arguments: [String], answers: [(prompt: String, line: String)], stdin extraInput: String = "") throws -> (status: Int32, screen: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb"]
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.currentDirectoryURL = directory.url
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var screen = ""
+        let reader = output.fileHandleForReading
+        for answer in answers {
+            let deadline = Date().addingTimeInterval(20)
+            while !screen.contains(answer.prompt) && Date() < deadline {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                screen += String(decoding: chunk, as: UTF8.self)
+            }
+            // The prompt is written before echo is turned off; give the terminal a moment to settle.
+            usleep(200_000)
+            try input.fileHandleForWriting.write(contentsOf: Data((answer.line + "\n").utf8))
+            screen = screen.replacingOccurrences(of: answer.prompt, with: "[answered] ")
+        }
+        try input.fileHandleForWriting.close()
+        screen += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, screen)
+    }
+}
