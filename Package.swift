@@ -55,7 +55,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "KDFTests", dependencies: ["KDF", "TestSupport"]),
-        .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "TestSupport"]),
+        .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "CSodium", "TestSupport"]),
         .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultFile", "KDF", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

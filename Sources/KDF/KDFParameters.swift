@@ -173,6 +173,8 @@ public enum KDFParameters: Hashable, Sendable, CustomStringConvertible {
                 throw .invalidParameters("PBKDF2 parameters are 5 bytes, found \(bytes.count)")
             }
             parameters = .pbkdf2SHA256(PBKDF2Parameters(iterations: UInt32(littleEndianBytes: bytes[1..<5])))
+        case 0:
+            throw .invalidParameters("KDF id 0 is invalid")
         default:
             throw .unknownAlgorithm(id)
         }

@@ -14,6 +14,8 @@ public enum VaultError: VaultfileError, Equatable {
     case notAVault(path: String)
     /// The file is a vault of a format version this build cannot read.
     case unsupportedVersion(major: UInt8, minor: UInt8)
+    /// The vault uses a feature (cipher, flag, keyslot type, KDF) this build does not know.
+    case unsupportedFeature(String)
     /// The header is structurally invalid or its checksum fails (accidental damage).
     case headerDamaged(String)
     /// No keyslot opens with the given password.
@@ -54,6 +56,7 @@ public enum VaultError: VaultfileError, Equatable {
         case .notAVault(let path): return "\(path) is not a vaultfile vault (unknown magic bytes)"
         case .unsupportedVersion(let major, let minor):
             return "this vault uses format version \(major).\(minor), which this vaultfile cannot read"
+        case .unsupportedFeature(let feature): return "this vault uses \(feature), which this vaultfile cannot read"
         case .headerDamaged(let why): return "the vault header is damaged: \(why)"
         case .wrongPassword: return "wrong password: no keyslot of the vault opens with it"
         case .headerTampered: return "the vault header fails authentication: it was modified without the key"
@@ -78,7 +81,7 @@ public enum VaultError: VaultfileError, Equatable {
     public var hint: String? {
         switch self {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
-        case .unsupportedVersion: return "upgrade vaultfile to open this vault"
+        case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
@@ -96,7 +99,7 @@ public enum VaultError: VaultfileError, Equatable {
         switch self {
         case .entryNotFound: return .notFound
         case .wrongPassword: return .wrongPassword
-        case .notAVault, .unsupportedVersion, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
+        case .notAVault, .unsupportedVersion, .unsupportedFeature, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return .damaged
         case .busy: return .busy
         case .limitExceeded: return .overLimit

@@ -115,12 +115,10 @@ public struct VaultHeader: Equatable, Sendable {
         let vaultID = Array(try reader.read(16, "vault id"))
         let generation = try reader.readU64("generation")
         let cipherID = try reader.readU8("cipher id")
-        guard cipherID == secretstreamCipherID else {
-            throw .unsupportedVersion(major: major, minor: minor)
-        }
+        guard cipherID == secretstreamCipherID else { throw .unsupportedFeature("payload cipher \(cipherID)") }
         let flags = try reader.readU8("flags")
         // Flags are must-understand: a reader that does not know a set bit must refuse.
-        guard flags == 0 else { throw .unsupportedVersion(major: major, minor: minor) }
+        guard flags == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
         let streamHeader = Array(try reader.read(24, "stream header"))
         let slotCount = Int(try reader.readU8("keyslot count"))
         guard (1...maxKeyslots).contains(slotCount) else {
@@ -214,7 +212,7 @@ public struct PasswordSlot: Equatable, Sendable {
         do {
             kdf = try KDFParameters.decode(kdfBytes)
         } catch {
-            if case .unknownAlgorithm = error { throw .unsupportedVersion(major: VaultHeader.majorVersion, minor: 0) }
+            if case .unknownAlgorithm(let id) = error { throw .unsupportedFeature("key derivation function \(id) in keyslot \(index)") }
             throw .headerDamaged("keyslot \(index): \(error.description)")
         }
         var rest = body.suffix(fixed)

@@ -139,7 +139,13 @@ public enum VaultCodec {
             if case .password(let password) = slot { return password }
             return nil
         }
-        guard !slots.isEmpty else { throw VaultError.unsupportedVersion(major: VaultHeader.majorVersion, minor: header.minorVersion) }
+        guard !slots.isEmpty else {
+            let types = header.keyslots.compactMap { slot -> String? in
+                if case .unknown(let type, _) = slot { return String(type) }
+                return nil
+            }
+            throw VaultError.unsupportedFeature("keyslots of type \(types.joined(separator: ", ")) and no password slot")
+        }
         var capError: KDFError? = nil
         for slot in slots {
             do { try slot.kdf.check(against: limits) } catch { capError = capError ?? error; continue }

@@ -8,14 +8,14 @@ import Glibc
 /// One of the documented password sources, in the order they are considered.
 ///
 /// File, descriptor and command sources lose exactly one trailing newline
-/// (`\n`, or `\r\n`); nothing else is changed. The environment variable is
-/// taken as it is and then removed from this process's environment, so
-/// child processes do not inherit it.
+/// (`\n`, or `\r\n`); nothing else is changed. `VAULTFILE_PASSWORD` is
+/// taken as it is (see `EnvironmentPassword`).
 enum PasswordSource {
     case file(String)
     case descriptor(Int32)
     case command(String)
-    case environment(String)
+    /// `VAULTFILE_PASSWORD`, taken out of the environment at start-up.
+    case environment
     case prompt
 
     /// The longest password read from a file, descriptor or command.
@@ -34,11 +34,8 @@ enum PasswordSource {
             return try Self.stripNewline(Self.readAll(fd, what: "descriptor \(fd)"))
         case .command(let command):
             return try Self.stripNewline(Self.run(command))
-        case .environment(let name):
-            guard let value = getenv(name) else { throw .passwordSourceFailed("\(name) is not set") }
-            let length = strlen(value)
-            let secret = SecureBytes(copying: UnsafeRawBufferPointer(start: value, count: length))
-            unsetenv(name)
+        case .environment:
+            guard let secret = EnvironmentPassword.password else { throw .passwordSourceFailed("VAULTFILE_PASSWORD is not set") }
             return secret
         case .prompt:
             return try Terminal.readSecret(prompt: prompt)

@@ -101,7 +101,7 @@ struct UnlockOptions: ParsableArguments {
         if let passwordCommand { return .command(passwordCommand) }
         if let file = environment("VAULTFILE_PASSWORD_FILE") { return .file(file) }
         if let command = environment("VAULTFILE_PASSWORD_COMMAND") { return .command(command) }
-        if getenv("VAULTFILE_PASSWORD") != nil { return .environment("VAULTFILE_PASSWORD") }
+        if EnvironmentPassword.password != nil { return .environment }
         return .prompt
     }
 
