@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo install uninstall bench bench-quick clean completions
+.PHONY: all deps build release test demo install uninstall bench bench-quick clean fuzz check-sanitizers ci
 
 all: build
 
@@ -47,5 +47,18 @@ bench: deps
 bench-quick: deps
 	./bench/kdf.sh --quick
 
+## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	./scripts/fuzz.sh $(FUZZ_SECONDS)
+
+## check-sanitizers: the whole test suite under AddressSanitizer, then ThreadSanitizer.
+check-sanitizers: deps
+	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no $(SWIFT) test --sanitize=address --scratch-path .build-asan
+	VAULTFILE_SANITIZER=thread SWIFT_BACKTRACE=enable=no $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## ci: what .ci/run runs: the tests, the fuzzer for a bounded time, the sanitizers.
+ci: test fuzz check-sanitizers
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-asan .build-tsan .build-fuzz

@@ -60,3 +60,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer target exists only when asked for: a plain `swift build` cannot link it.
+// `make fuzz` sets VAULTFILE_FUZZ=1 and builds it with --sanitize=fuzzer --sanitize=address.
+if Context.environment["VAULTFILE_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultFile", "KDF"], path: "Fuzz/VaultFileFuzz"))
+}

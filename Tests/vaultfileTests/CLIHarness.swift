@@ -138,3 +138,56 @@ extension CLI {
         return (process.terminationStatus, screen)
     }
 }
+
+// MARK: - Processes left running
+
+extension CLI {
+    /// A `vaultfile` process started in the background.
+    final class Running: @unchecked Sendable {
+        let process: Process
+        private let done = DispatchSemaphore(value: 0)
+        private var output = Data(), errors = Data()
+
+        init(process: Process, input: Pipe, stdin: [UInt8], output: Pipe, errors: Pipe) {
+            self.process = process
+            Thread {
+                try? input.fileHandleForWriting.write(contentsOf: Data(stdin))
+                try? input.fileHandleForWriting.close()
+                self.done.signal()
+            }.start()
+            Thread { self.output = output.fileHandleForReading.readDataToEndOfFile(); self.done.signal() }.start()
+            Thread { self.errors = errors.fileHandleForReading.readDataToEndOfFile(); self.done.signal() }.start()
+        }
+
+        /// The process id.
+        var pid: Int32 { process.processIdentifier }
+
+        /// Waits for the process and returns what it produced.
+        func finish() -> Result {
+            process.waitUntilExit()
+            for _ in 0..<3 { done.wait() }
+            return Result(status: process.terminationStatus, stdout: Array(output), stderr: String(decoding: errors, as: UTF8.self))
+        }
+    }
+
+    /// Starts `vaultfile arguments…` (or `executable`) without waiting for it.
+    func start(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Running {
+        _ = Self.ignoreSIGPIPEOnce
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
+        process.arguments = arguments
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary]
+        env.merge(environment) { $1 }
+        env.merge(extra) { $1 }
+        process.environment = env
+        process.currentDirectoryURL = directory.url
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return Running(process: process, input: input, stdin: stdin, output: output, errors: errors)
+    }
+
+    private static let ignoreSIGPIPEOnce: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+}

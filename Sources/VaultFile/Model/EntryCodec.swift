@@ -101,3 +101,13 @@ enum EntryCodec {
         return Array(try reader.read(length, what))
     }
 }
+
+// MARK: - Public entry points (fuzzing, export)
+
+extension Vault {
+    /// The deterministic content encoding of this vault (docs/FORMAT.md §7).
+    public func encodedContent() throws(VaultError) -> [UInt8] { try EntryCodec.encode(self) }
+
+    /// Decodes content bytes, rejecting anything a canonical encoder would not produce.
+    public init(decodingContent content: [UInt8]) throws(VaultError) { self = try EntryCodec.decode(content) }
+}

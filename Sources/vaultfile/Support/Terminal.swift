@@ -7,8 +7,10 @@ import Glibc
 
 /// Secret prompts on the controlling terminal, with echo off, so stdin stays free for data.
 enum Terminal {
-    /// The terminal settings to restore if the user interrupts a prompt.
-    nonisolated(unsafe) private static var savedSettings = termios()
+    /// The terminal settings to restore if the user interrupts a prompt. On the heap: a
+    /// global `termios` is laid out with its size (57) but copied with its stride (60),
+    /// which AddressSanitizer reports as an overflow.
+    nonisolated(unsafe) private static let savedSettings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
     nonisolated(unsafe) private static var savedFD: Int32 = -1
 
     /// The longest secret a prompt accepts.
@@ -27,7 +29,7 @@ enum Terminal {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
             silent.c_lflag |= tcflag_t(ICANON)
-            savedSettings = original
+            savedSettings.pointee = original
             savedFD = fd
             signal(SIGINT) { _ in Terminal.restoreAndExit() }
             signal(SIGTERM) { _ in Terminal.restoreAndExit() }
@@ -69,7 +71,7 @@ enum Terminal {
 
     /// Restores echo after Ctrl-C during a prompt, then exits as interrupted.
     private static func restoreAndExit() -> Never {
-        if savedFD >= 0 { _ = tcsetattr(savedFD, TCSAFLUSH, &savedSettings) }
+        if savedFD >= 0 { _ = tcsetattr(savedFD, TCSAFLUSH, savedSettings) }
         _exit(130)
     }
 }

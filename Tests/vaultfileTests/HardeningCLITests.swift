@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The worst days, through the real binary: kills mid-write, many writers, full disks, prying processes.
+@Suite struct HardeningCLITests {
+    /// ThreadSanitizer's runtime sets its own core-dump limit and dies on signals from `ulimit -f`
+    /// before the program sees them: those two process-level checks run in the plain and ASan builds.
+    static let underThreadSanitizer = ProcessInfo.processInfo.environment["VAULTFILE_SANITIZER"] == "thread"
+
+    // MARK: - Crashes
+
+    /// SIGKILL a writer at many points while it sets a multi-megabyte value: the vault always
+    /// verifies and holds either the old or the new value, never a mix.
+    @Test func test_set_survivesSIGKILLAtManyPoints() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        func value(_ tag: UInt8) -> [UInt8] { [tag] + [UInt8](repeating: tag, count: 3 << 20) }
+        #expect(try cli.run(["set", "big"] + cli.unlock(), stdin: value(0)).status == 0)
+        // How long one whole set takes, so the kills spread over its whole life.
+        let start = Date()
+        #expect(try cli.run(["set", "big"] + cli.unlock(), stdin: value(1)).status == 0)
+        let duration = Date().timeIntervalSince(start)
+        var current: UInt8 = 1, killedBeforeTheEnd = 0
+        for attempt in 0..<24 {
+            let tag = UInt8(attempt + 2)
+            let writer = try cli.start(["set", "big"] + cli.unlock(), stdin: value(tag))
+            usleep(useconds_t(duration * 1_000_000 * Double(attempt) / 20))
+            let wasRunning = kill(writer.pid, SIGKILL) == 0 && writer.process.isRunning
+            let result = writer.finish()
+            if wasRunning && result.status != 0 { killedBeforeTheEnd += 1 }
+            let verify = try cli.run(["verify"] + cli.unlock())
+            #expect(verify.status == 0, "attempt \(attempt): \(verify.stderr)")
+            let stored = try cli.run(["get", "big"] + cli.unlock()).stdout
+            #expect(stored.count == (3 << 20) + 1)
+            let first = stored.first ?? 255
+            #expect(first == current || first == tag, "attempt \(attempt): neither the old nor the new value")
+            #expect(stored.allSatisfy { $0 == first }, "attempt \(attempt): a mix of two values")
+            current = first
+        }
+        #expect(killedBeforeTheEnd >= 10, "most kills must land while the writer runs")
+        // The next write cleans up what killed writers left behind.
+        #expect(try cli.run(["set", "small"] + cli.unlock(), stdin: [1]).status == 0)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.url.path).filter { $0.contains("vaultfile-tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    // MARK: - Concurrency
+
+    @Test func test_set_sixteenConcurrentWritersLoseNothing() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        let writers = try (0..<16).map { index in
+            try cli.start(["set", "writer/\(index)", "--lock-timeout", "60"] + cli.unlock(), stdin: Array("value \(index)".utf8))
+        }
+        for (index, writer) in writers.enumerated() {
+            let result = writer.finish()
+            #expect(result.status == 0, "writer \(index): \(result.stderr)")
+        }
+        let names = try cli.run(["list", "writer/"] + cli.unlock()).text.split(separator: "\n")
+        #expect(names.count == 16)
+        for index in 0..<16 {
+            #expect(try cli.run(["get", "writer/\(index)"] + cli.unlock()).text == "value \(index)")
+        }
+    }
+
+    // MARK: - A full disk
+
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's runtime handles SIGXFSZ itself"))
+    func test_set_pastTheFileSizeLimitFailsCleanly() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["set", "small"] + cli.unlock(), stdin: [1, 2, 3]).status == 0)
+        let before = try cli.read("t.vault")
+        // dash counts ulimit -f in 512-byte blocks: 64 KiB, far below the new vault's size.
+        let result = try cli.shell("ulimit -f 128; head -c 1000000 /dev/zero | \"$VF\" set big --vault t.vault --password-file pw")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("File too large"))
+        #expect(try cli.read("t.vault") == before, "the vault is byte-identical")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.url.path).filter { $0.contains("vaultfile-tmp") }
+        #expect(leftovers.isEmpty)
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+    }
+
+    // MARK: - Memory hygiene
+
+    /// A vaultfile waiting for its password has core dumps disabled and is not dumpable.
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's runtime sets its own core-dump limit"))
+    func test_process_hasNoCoreDumpsWhileWaitingForThePassword() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(mkfifo(cli.path("fifo"), 0o600) == 0)
+        // fd 3 opened read-write on a FIFO: vaultfile blocks reading its password there.
+        let waiting = try cli.start(["-c", "exec 3<>fifo; exec \"$VF\" list --vault t.vault --password-fd 3"], executable: "/bin/sh")
+        defer { kill(waiting.pid, SIGKILL); _ = waiting.finish() }
+        var limits = ""
+        for _ in 0..<200 {
+            usleep(20_000)
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(waiting.pid)/exe")) ?? ""
+            if exe.hasSuffix("vaultfile"), let text = try? String(contentsOfFile: "/proc/\(waiting.pid)/limits", encoding: .utf8) {
+                limits = text
+                break
+            }
+        }
+        let coreLine = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+        #expect(coreLine?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(coreLine ?? "no limits read")")
+        if getuid() != 0 {
+            // A non-dumpable process's /proc files belong to root.
+            let owner = try FileManager.default.attributesOfItem(atPath: "/proc/\(waiting.pid)/status")[.ownerAccountID] as? Int
+            #expect(owner == 0)
+        }
+    }
+
+    @Test func test_passwordCommand_doesNotInheritVAULTFILE_PASSWORD() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        let result = try cli.run(["list", "--vault", cli.path("t.vault"), "--password-command", "env | grep -c VAULTFILE_PASSWORD= >&2; cat pw"],
+                                 extra: ["VAULTFILE_PASSWORD": "leaked?"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("0\n"), "the child saw VAULTFILE_PASSWORD: \(result.stderr)")
+    }
+}
