@@ -32,8 +32,12 @@ public enum VaultError: VaultfileError, Equatable {
     case invalidName(String)
     /// No entry (or field) with this name.
     case entryNotFound(String)
+    /// A template refers to an entry (or field) the vault lacks.
+    case referenceNotFound(String, line: Int)
     /// An entry with this name exists already.
     case entryExists(String)
+    /// An import file or template is malformed (the message names the line).
+    case malformedInput(String)
     /// A documented size or count limit was exceeded.
     case limitExceeded(String)
 
@@ -64,8 +68,10 @@ public enum VaultError: VaultfileError, Equatable {
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
         case .invalidName(let why): return "invalid name: \(why)"
         case .entryNotFound(let name): return "no entry named '\(name)'"
+        case .referenceNotFound(let name, let line): return "the template refers to '\(name)' on line \(line), and the vault has no such entry"
         case .entryExists(let name): return "an entry named '\(name)' exists already"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
         case .vaultExists(let path): return "\(path) exists already; refusing to overwrite it"
         case .busy(let lockPath, let seconds):
@@ -89,7 +95,7 @@ public enum VaultError: VaultfileError, Equatable {
         case .vaultExists: return "choose another path, or remove the file first"
         case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
         case .changedOnDisk: return "run the command again"
-        case .entryNotFound: return "'vaultfile list' shows the names in the vault"
+        case .entryNotFound, .referenceNotFound: return "'vaultfile list' shows the names in the vault"
         case .entryExists: return "pass --force to replace it"
         default: return nil
         }
@@ -97,14 +103,14 @@ public enum VaultError: VaultfileError, Equatable {
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .entryNotFound: return .notFound
+        case .entryNotFound, .referenceNotFound: return .notFound
         case .wrongPassword: return .wrongPassword
         case .notAVault, .unsupportedVersion, .unsupportedFeature, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return .damaged
         case .busy: return .busy
         case .limitExceeded: return .overLimit
         case .invalidName: return .usage
-        case .entryExists, .vaultMissing, .vaultExists, .changedOnDisk, .io, .notDurable: return .failure
+        case .malformedInput, .entryExists, .vaultMissing, .vaultExists, .changedOnDisk, .io, .notDurable: return .failure
         }
     }
 }

@@ -33,7 +33,8 @@ struct VaultfileCommand: ParsableCommand {
             """,
         version: vaultfileVersion,
         subcommands: [
-            Init.self, Set.self, Get.self, List.self, Rm.self, Mv.self,
+            Init.self, Set.self, Get.self, List.self, Rm.self, Mv.self, Edit.self, Search.self,
+            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self,
             Info.self, Verify.self, Passwd.self, Calibrate.self,
         ]
     )

@@ -128,6 +128,20 @@ public struct VaultStore: Sendable {
         try syncDirectory()
     }
 
+    /// Writes `bytes` to `path` atomically with `mode` (default 0600), replacing any file there.
+    ///
+    /// For files that are not vaults (`export --out`, `inject --out`): the same temp file,
+    /// fsync, rename and directory sync, without the lock or the identity check.
+    public func writeAtomically(_ bytes: [UInt8], mode: mode_t = 0o600) throws(VaultError) {
+        let temporary = try writeTemporary(bytes, mode: mode)
+        guard system.rename(temporary, targetPath) == 0 else {
+            let code = errno
+            _ = system.unlink(temporary)
+            throw .io(operation: "renaming the new file over", path: targetPath, errno: code)
+        }
+        try syncDirectory()
+    }
+
     /// Runs `body` while holding the vault's lock, waiting up to `lockTimeout` seconds for it.
     public func withLock<R>(_ body: () throws -> R) throws -> R {
         let lock = try FileLock(path: lockPath, timeout: lockTimeout)

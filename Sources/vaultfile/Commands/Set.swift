@@ -21,8 +21,14 @@ extension VaultfileCommand {
         var field: String?
         @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin.", valueName: "file"))
         var valueFile: String?
+        @Flag(name: .customLong("generate"), help: "Store a random password (see 'generate' for its options) instead of reading one.")
+        var generate = false
+        @Flag(name: .customLong("print"), help: "With --generate: also print the stored value.") var print = false
+        @OptionGroup var generator: GeneratorOptions
 
         func validate() throws {
+            if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
+            if print && !generate { throw ValidationError("--print goes with --generate") }
             do {
                 _ = try EntryName.validate(name)
                 if let field { try EntryName.validateField(field) }
@@ -41,9 +47,11 @@ extension VaultfileCommand {
                     try unlocked.vault.setValue(value, for: name)
                 }
             }
+            if print { try StandardOutput.write(value + [0x0A]) }
         }
 
         private func readValue() throws -> [UInt8] {
+            if generate { return try generator.generate() }
             if let valueFile { return try Input.readFile(valueFile) }
             if Stream.isTerminal(STDIN_FILENO) {
                 let secret = try Terminal.readNewSecret(prompt: "Value for \(name): ", confirm: "Repeat the value: ")

@@ -1,0 +1,61 @@
+// MARK: - Templates with secret references
+
+/// Renders templates in which `{{ vf://NAME }}` and `{{ vf://NAME#FIELD }}` stand for stored bytes.
+///
+/// Spaces inside the braces are optional. Other `{{ … }}` text is left alone, so
+/// templates for other engines pass through.
+public enum Template {
+    /// One reference found in a template.
+    public struct Reference: Equatable, Sendable {
+        /// The entry's name.
+        public var name: String
+        /// The field, or nil for the value.
+        public var field: String?
+        /// The 1-based line it stands on.
+        public var line: Int
+    }
+
+    /// Replaces every reference in `template` with the bytes `resolve` returns.
+    ///
+    /// All references are resolved before anything is returned, so a missing one
+    /// fails the whole rendering (its name and line in the error).
+    public static func render(_ template: [UInt8], resolve: (Reference) throws(VaultError) -> [UInt8]) throws(VaultError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(template.count)
+        var index = 0, line = 1
+        while index < template.count {
+            if template[index] == 0x7B, index + 1 < template.count, template[index + 1] == 0x7B,
+               let (reference, end) = parseReference(template, from: index, line: line) {
+                output += try resolve(reference)
+                index = end
+                continue
+            }
+            if template[index] == 0x0A { line += 1 }
+            output.append(template[index])
+            index += 1
+        }
+        return output
+    }
+
+    /// Parses `{{ vf://NAME[#FIELD] }}` at `start`; returns the reference and the index after `}}`.
+    private static func parseReference(_ bytes: [UInt8], from start: Int, line: Int) -> (Reference, Int)? {
+        var index = start + 2
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        let scheme = Array("vf://".utf8)
+        guard bytes.count - index >= scheme.count, Array(bytes[index..<index + scheme.count]) == scheme else { return nil }
+        index += scheme.count
+        let bodyStart = index
+        while index + 1 < bytes.count, !(bytes[index] == 0x7D && bytes[index + 1] == 0x7D) {
+            if bytes[index] == 0x0A { return nil }  // a reference never spans lines
+            index += 1
+        }
+        guard index + 1 < bytes.count else { return nil }
+        var body = Array(bytes[bodyStart..<index])
+        while let last = body.last, last == 0x20 || last == 0x09 { body.removeLast() }
+        let text = String(decoding: body, as: UTF8.self)
+        guard !text.isEmpty else { return nil }
+        let parts = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let reference = Reference(name: String(parts[0]), field: parts.count > 1 ? String(parts[1]) : nil, line: line)
+        return (reference, index + 2)
+    }
+}

@@ -1,0 +1,204 @@
+import ArgumentParser
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VaultfileCommand {
+    /// Applies many commands with one unlock and one seal, all or nothing.
+    struct Batch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply many commands (one per line) with one unlock and one re-seal, all or nothing.",
+            discussion: """
+                Lines: set NAME [--field F] (--value TEXT | --value-file FILE | --generate [--length N] \
+                [--charset SPEC] [--words N] [--separator S]); get NAME [--field F]; rm NAME [--field F]; \
+                mv OLD NEW [--force]; list [PREFIX]. Quote with '…' or "…"; # starts a comment. \
+                --value exists only in batch scripts, which are not argv. Output of get and list is \
+                printed in order, and only when every line succeeded.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"))
+        var script: String?
+
+        func run() throws {
+            var text = try script.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
+            defer { wipe(&text) }
+            let lines = try BatchScript.parse(text)
+            var output = [UInt8]()
+            defer { wipe(&output) }
+            try unlock.update { unlocked in
+                for line in lines {
+                    do {
+                        try line.command.apply(to: &unlocked.vault, output: &output)
+                    } catch let error as VaultError {
+                        throw BatchError(line: line.number, underlying: error)
+                    }
+                }
+            }
+            try StandardOutput.write(output)
+        }
+    }
+}
+
+/// A failure on one line of a batch script: nothing was changed.
+struct BatchError: VaultfileError {
+    let line: Int
+    let underlying: VaultfileError
+    var description: String { "line \(line): \(underlying.description); nothing was changed" }
+    var hint: String? { underlying.hint }
+    var exitStatus: ExitStatus { underlying.exitStatus }
+}
+
+// MARK: - Script parsing
+
+/// One verb of a batch script, applied to the unlocked vault.
+protocol BatchVerb: ParsableCommand {
+    /// Applies the verb; `get` and `list` append to `output`.
+    func apply(to vault: inout Vault, output: inout [UInt8]) throws
+}
+
+/// The verbs a batch line may use, parsed by ArgumentParser like the CLI's own.
+struct BatchLine: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch-line",
+        subcommands: [BatchSet.self, BatchGet.self, BatchRm.self, BatchMv.self, BatchList.self])
+}
+
+enum BatchScript {
+    /// Parsed lines with their 1-based numbers.
+    static func parse(_ bytes: [UInt8]) throws -> [(number: Int, command: BatchVerb)] {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError.invalidArgument("the batch script is not UTF-8") }
+        var result: [(Int, BatchVerb)] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let tokens: [String]
+            do { tokens = try tokenize(line) } catch { throw CLIError.invalidArgument("line \(index + 1): \(error)") }
+            guard !tokens.isEmpty else { continue }
+            let command: ParsableCommand
+            do {
+                command = try BatchLine.parseAsRoot(tokens)
+            } catch {
+                throw CLIError.invalidArgument("line \(index + 1): \(BatchLine.message(for: error))")
+            }
+            guard let verb = command as? BatchVerb else {
+                throw CLIError.invalidArgument("line \(index + 1): '\(tokens[0])' is not a batch command (set, get, rm, mv, list)")
+            }
+            result.append((index + 1, verb))
+        }
+        return result
+    }
+
+    /// Splits a line like a shell would: spaces separate, '…' is literal, "…" allows \" and \\, # starts a comment.
+    static func tokenize(_ line: Substring) throws -> [String] {
+        var tokens: [String] = [], current = "", inToken = false
+        var chars = line.makeIterator()
+        while let char = chars.next() {
+            switch char {
+            case " ", "\t", "\r":
+                if inToken { tokens.append(current); current = ""; inToken = false }
+            case "#" where !inToken:
+                return tokens
+            case "'":
+                inToken = true
+                while true {
+                    guard let next = chars.next() else { throw CLIError.invalidArgument("unterminated single quote") }
+                    if next == "'" { break }
+                    current.append(next)
+                }
+            case "\"":
+                inToken = true
+                while true {
+                    guard let next = chars.next() else { throw CLIError.invalidArgument("unterminated double quote") }
+                    if next == "\"" { break }
+                    if next == "\\", let escaped = chars.next() {
+                        switch escaped {
+                        case "n": current.append("\n")
+                        case "t": current.append("\t")
+                        default: current.append(escaped)
+                        }
+                    } else {
+                        current.append(next)
+                    }
+                }
+            case "\\":
+                inToken = true
+                if let next = chars.next() { current.append(next) }
+            default:
+                inToken = true
+                current.append(char)
+            }
+        }
+        if inToken { tokens.append(current) }
+        return tokens
+    }
+}
+
+// MARK: - The verbs
+
+struct BatchSet: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "set")
+    @Argument var name: String
+    @Option(name: .customLong("field")) var field: String?
+    @Option(name: .customLong("value")) var value: String?
+    @Option(name: .customLong("value-file")) var valueFile: String?
+    @Flag(name: .customLong("generate")) var generate = false
+    @OptionGroup var generator: GeneratorOptions
+
+    func validate() throws {
+        let sources = [value != nil, valueFile != nil, generate].filter { $0 }.count
+        guard sources == 1 else { throw ValidationError("set needs exactly one of --value, --value-file and --generate") }
+    }
+
+    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+        var bytes = try value.map { Array($0.utf8) } ?? valueFile.map(Input.readFile) ?? generator.generate()
+        defer { wipe(&bytes) }
+        if let field { try vault.setField(field, value: bytes, for: name) } else { try vault.setValue(bytes, for: name) }
+    }
+}
+
+struct BatchGet: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "get")
+    @Argument var name: String
+    @Option(name: .customLong("field")) var field: String?
+
+    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+        guard let entry = vault.entry(name) else { throw VaultError.entryNotFound(name) }
+        if let field {
+            guard let value = entry.fields[field] else { throw VaultError.entryNotFound("\(name)#\(field)") }
+            output += value
+        } else {
+            output += entry.value
+        }
+    }
+}
+
+struct BatchRm: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "rm")
+    @Argument var name: String
+    @Option(name: .customLong("field")) var field: String?
+
+    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+        if let field { try vault.removeField(field, of: name) } else { try vault.remove(name) }
+    }
+}
+
+struct BatchMv: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "mv")
+    @Argument var old: String
+    @Argument var new: String
+    @Flag(name: .customLong("force")) var force = false
+
+    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+        try vault.rename(old, to: new, overwrite: force)
+    }
+}
+
+struct BatchList: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "list")
+    @Argument var prefix: String?
+
+    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+        for name in vault.names(withPrefix: prefix ?? "") { output += Array(name.utf8) + [0x0A] }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VaultfileCommand {
+    /// Runs a command with entries added to its environment.
+    struct Exec: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a command with entries in its environment: db/password becomes DB_PASSWORD.",
+            discussion: """
+                Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app/ \
+                only entries under app/ are used, without the prefix. Two entries that map to one variable \
+                are an error. The command's exit status is vaultfile's. Secrets never go into argv.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix, which is stripped.", valueName: "prefix"))
+        var prefix: String?
+        @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"))
+        var only: [String] = []
+        @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
+
+        func validate() throws {
+            guard !command.isEmpty else { throw ValidationError("give the command after --, e.g. vaultfile exec -- ./deploy.sh") }
+        }
+
+        func run() throws {
+            let vault = try unlock.open().vault
+            var names = vault.names(withPrefix: prefix ?? "")
+            if !only.isEmpty {
+                for name in only where vault.entry(name) == nil { throw VaultError.entryNotFound(name) }
+                names = names.filter(only.contains)
+            }
+            let strip = prefix ?? ""
+            let variables = try EnvironmentNames.variables(for: names, strippingPrefix: strip)
+            var environment = Self.currentEnvironment()
+            for (variable, name) in variables {
+                let value = vault.entry(name)!.value
+                guard !value.contains(0), let text = String(validating: value, as: UTF8.self) else {
+                    throw CLIError.invalidArgument("'\(name)' holds binary data (a NUL byte or invalid UTF-8), which an environment variable cannot carry")
+                }
+                environment[variable] = text
+            }
+            throw ExitCode(try Self.spawn(command, environment: environment))
+        }
+
+        /// This process's environment as a dictionary.
+        static func currentEnvironment() -> [String: String] {
+            var result: [String: String] = [:]
+            var pointer = environ
+            while let entry = pointer.pointee {
+                let text = String(cString: entry)
+                if let equals = text.firstIndex(of: "=") { result[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+                pointer += 1
+            }
+            return result
+        }
+
+        /// Runs `command` (looked up in PATH) with `environment`; returns its exit status (128 + signal if killed).
+        static func spawn(_ command: [String], environment: [String: String]) throws -> Int32 {
+            let arguments = command.map { strdup($0) } + [nil]
+            var entries = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer {
+                arguments.forEach { free($0) }
+                for entry in entries { if let entry { memset(entry, 0, strlen(entry)); free(entry) } }
+                entries.removeAll()
+            }
+            var pid = pid_t()
+            let status = posix_spawnp(&pid, command[0], nil, nil, arguments, entries)
+            guard status == 0 else {
+                throw CLIError.invalidArgument("cannot run '\(command[0])': \(String(cString: strerror(status)))")
+            }
+            var waitStatus: Int32 = 0
+            while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+            let signal = waitStatus & 0x7F
+            return signal == 0 ? (waitStatus >> 8) & 0xFF : 128 + signal
+        }
+    }
+}

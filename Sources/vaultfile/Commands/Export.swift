@@ -1,0 +1,38 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Writes the vault out as vaultfile JSON, dotenv or CSV.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export the vault as json (lossless), dotenv or csv; this writes secrets in plain text.",
+            discussion: "To a terminal only with --force. --out files are created 0600, atomically.")
+
+        @OptionGroup var unlock: UnlockOptions
+        @Option(name: .customLong("format"), help: "json, dotenv or csv.") var format: InterchangeFormat
+        @Option(name: .customLong("out"), help: ArgumentHelp("Write here (mode 0600, atomically) instead of stdout.", valueName: "file"))
+        var output: String?
+        @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?
+        @Flag(name: .customLong("force"), help: "Print to a terminal.") var force = false
+
+        func validate() throws {
+            guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv or csv") }
+        }
+
+        func run() throws {
+            if output == nil && StandardOutput.isTerminal && !force {
+                throw CLIError.refused("refusing to print every secret to the terminal", hint: "redirect the output, use --out FILE, or pass --force")
+            }
+            let vault = try unlock.open().vault
+            var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "")
+            defer { wipe(&bytes) }
+            if let output {
+                try VaultStore(path: output).writeAtomically(bytes)
+                Messages.info("exported \(vault.names(withPrefix: prefix ?? "").count) entries to \(output)")
+            } else {
+                try StandardOutput.write(bytes)
+            }
+        }
+    }
+}

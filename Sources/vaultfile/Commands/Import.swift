@@ -1,0 +1,42 @@
+import ArgumentParser
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension InterchangeFormat: ExpressibleByArgument {}
+
+extension VaultfileCommand {
+    /// Brings entries in from vaultfile JSON, dotenv, CSV, KeePassXC CSV or Bitwarden JSON; all or nothing.
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import entries from json, dotenv, csv, keepassxc-csv or bitwarden-json; all or nothing.",
+            discussion: """
+                The file (or stdin) is read and checked completely first. Existing entries are not replaced \
+                unless --overwrite is given; then nothing is written at all. Formats: docs/INTERCHANGE.md.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Option(name: .customLong("format"), help: "json, dotenv, csv, keepassxc-csv or bitwarden-json.") var format: InterchangeFormat
+        @Argument(help: "The file to import (default: stdin).") var file: String?
+        @Flag(name: .customLong("overwrite"), help: "Replace entries that exist already.") var overwrite = false
+
+        func run() throws {
+            var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
+            defer { wipe(&bytes) }
+            let entries = try Interchange.parse(bytes, format: format)
+            let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
+                let existing = entries.filter { unlocked.vault.entry($0.name) != nil }.map(\.name)
+                if !existing.isEmpty && !overwrite {
+                    let shown = existing.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+                    throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
+                                           hint: "pass --overwrite to replace them")
+                }
+                for (name, entry) in entries { try unlocked.vault.put(entry, as: name) }
+                return (entries.count - existing.count, existing.count)
+            }
+            Messages.info("imported \(entries.count) entries from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
+        }
+    }
+}
