@@ -18,9 +18,6 @@ struct CLI {
         return ProjectPaths.root.appendingPathComponent(".build/debug/vaultfile").path
     }()
 
-    /// A child that exits before reading all of stdin must fail the write, not kill the test runner.
-    private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN); return () }()
-
     /// The test's private folder: HOME and the vaults live here.
     let directory: TemporaryDirectory
     /// Extra environment for every run.
@@ -31,40 +28,10 @@ struct CLI {
     /// A path inside the test's folder.
     func path(_ name: String) -> String { directory.path(name) }
 
-    /// Runs `vaultfile arguments…` with `stdin` piped in; the environment is clean but for `extra`.
+    /// Runs `vaultfile arguments…` with `stdin` piped in and waits; the environment is clean but for `extra`.
     @discardableResult
     func run(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
-        process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8"]
-        env.merge(environment) { $1 }
-        env.merge(extra) { $1 }
-        process.environment = env
-        process.currentDirectoryURL = directory.url
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Write stdin and drain both outputs concurrently, so large values cannot deadlock the pipes.
-        Self.ignoreSIGPIPE
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            try? input.fileHandleForWriting.write(contentsOf: Data(stdin))
-            try? input.fileHandleForWriting.close()
-            done.signal()
-        }.start()
-        let errorBox = DataBox()
-        Thread {
-            errorBox.data = errors.fileHandleForReading.readDataToEndOfFile()
-            done.signal()
-        }.start()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        done.wait()
-        done.wait()
-        return Result(status: process.terminationStatus, stdout: Array(out), stderr: String(decoding: errorBox.data, as: UTF8.self))
+        try start(arguments, stdin: stdin, extra: extra, executable: executable).finish()
     }
 
     /// Runs a shell command line with `$VF` set to the binary (for pipes and descriptors).
@@ -95,9 +62,6 @@ struct CLI {
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
 }
 
-private final class DataBox: @unchecked Sendable {
-    var data = Data()
-}
 
 // MARK: - A terminal session
 
@@ -170,7 +134,8 @@ extension CLI {
         }
     }
 
-    /// Starts `vaultfile arguments…` (or `executable`) without waiting for it.
+    /// Starts `vaultfile arguments…` (or `executable`) without waiting for it; stdin is written
+    /// and both outputs drained on their own threads, so large values cannot deadlock the pipes.
     func start(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Running {
         _ = Self.ignoreSIGPIPEOnce
         let process = Process()
@@ -189,5 +154,6 @@ extension CLI {
         return Running(process: process, input: input, stdin: stdin, output: output, errors: errors)
     }
 
+    /// A child that exits before reading all of stdin must fail the write, not kill the test runner.
     private static let ignoreSIGPIPEOnce: Void = { signal(SIGPIPE, SIG_IGN); return () }()
 }

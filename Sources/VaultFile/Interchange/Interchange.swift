@@ -292,6 +292,13 @@ enum CSV {
         return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 
+    /// Throws unless `record` has as many columns as `header`.
+    static func checkWidth(_ record: (line: Int, fields: [String]), _ header: (line: Int, fields: [String])) throws(VaultError) {
+        guard record.fields.count == header.fields.count else {
+            throw .malformedInput("line \(record.line): \(record.fields.count) columns, the header has \(header.fields.count)")
+        }
+    }
+
     /// Maps a header row to column indexes by lower-cased name.
     static func columns(_ header: [String]) -> [String: Int] {
         var map: [String: Int] = [:]
@@ -311,9 +318,7 @@ enum NativeCSV {
         }
         var result: [(String, Entry)] = []
         for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                throw .malformedInput("line \(record.line): \(record.fields.count) columns, the header has \(header.fields.count)")
-            }
+            try CSV.checkWidth(record, header)
             var fields: [String: [UInt8]] = [:]
             for (index, column) in header.fields.enumerated() where index != nameColumn && index != valueColumn && !record.fields[index].isEmpty {
                 fields[column.trimmed] = Array(record.fields[index].utf8)
@@ -360,9 +365,7 @@ enum KeePassXCCSV {
         var result: [(String, Entry)] = []
         var used: [String: Int] = [:]
         for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                throw .malformedInput("line \(record.line): \(record.fields.count) columns, the header has \(header.fields.count)")
-            }
+            try CSV.checkWidth(record, header)
             func cell(_ column: String) -> String? {
                 guard let index = columns[column], !record.fields[index].isEmpty else { return nil }
                 return record.fields[index]

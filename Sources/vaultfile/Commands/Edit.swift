@@ -27,12 +27,7 @@ extension VaultfileCommand {
         var allowDiskTemp = false
 
         func validate() throws {
-            do {
-                _ = try EntryName.validate(name)
-                if let field { try EntryName.validateField(field) }
-            } catch {
-                throw ValidationError(error.description)
-            }
+            try validateEntryArguments(name: name, field: field)
         }
 
         func run() throws {

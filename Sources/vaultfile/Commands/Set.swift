@@ -29,12 +29,7 @@ extension VaultfileCommand {
         func validate() throws {
             if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
             if print && !generate { throw ValidationError("--print goes with --generate") }
-            do {
-                _ = try EntryName.validate(name)
-                if let field { try EntryName.validateField(field) }
-            } catch {
-                throw ValidationError(error.description)
-            }
+            try validateEntryArguments(name: name, field: field)
         }
 
         func run() throws {

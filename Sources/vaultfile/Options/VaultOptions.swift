@@ -178,3 +178,13 @@ struct UnlockOptions: ParsableArguments {
         Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
     }
 }
+
+/// Checks an entry name (and field name) from the command line, as a usage error.
+func validateEntryArguments(name: String, field: String?) throws {
+    do {
+        _ = try EntryName.validate(name)
+        if let field { try EntryName.validateField(field) }
+    } catch {
+        throw ValidationError(error.description)
+    }
+}
