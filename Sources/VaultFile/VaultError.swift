@@ -50,6 +50,8 @@ public enum VaultError: VaultfileError, Equatable {
     case busy(lockPath: String, seconds: Double)
     /// The vault changed on disk since it was read (a writer that ignored the lock).
     case changedOnDisk(path: String)
+    /// A merge cannot proceed (different vaults, a side the password does not open).
+    case mergeRefused(String, hint: String)
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -78,6 +80,7 @@ public enum VaultError: VaultfileError, Equatable {
             return "the vault is busy: another vaultfile holds \(lockPath) (waited \(seconds) s)"
         case .changedOnDisk(let path):
             return "\(path) changed on disk while it was being edited; nothing was written"
+        case .mergeRefused(let why, _): return why
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
@@ -97,6 +100,7 @@ public enum VaultError: VaultfileError, Equatable {
         case .changedOnDisk: return "run the command again"
         case .entryNotFound, .referenceNotFound: return "'vaultfile list' shows the names in the vault"
         case .entryExists: return "pass --force to replace it"
+        case .mergeRefused(_, let hint): return hint
         default: return nil
         }
     }
@@ -110,7 +114,7 @@ public enum VaultError: VaultfileError, Equatable {
         case .busy: return .busy
         case .limitExceeded: return .overLimit
         case .invalidName: return .usage
-        case .malformedInput, .entryExists, .vaultMissing, .vaultExists, .changedOnDisk, .io, .notDurable: return .failure
+        case .malformedInput, .mergeRefused, .entryExists, .vaultMissing, .vaultExists, .changedOnDisk, .io, .notDurable: return .failure
         }
     }
 }

@@ -56,6 +56,11 @@ public final class UnlockedVault: @unchecked Sendable {
         return header.encoded() + ciphertext
     }
 
+    /// Makes the next seal's generation greater than `generation` (after a merge of two lines of history).
+    public func advanceGeneration(past generation: UInt64) {
+        header.generation = max(header.generation, generation)
+    }
+
     /// Replaces every keyslot with one for `newPassword` and rotates the file key.
     ///
     /// The next seal re-encrypts everything under the new key, so an old copy

@@ -1,0 +1,57 @@
+import KDF
+
+// MARK: - Merging three vault files (git's merge driver)
+
+extension VaultStore {
+    /// The roles of the three files git hands a merge driver.
+    public enum MergeRole: String, Sendable {
+        case base = "BASE (the common ancestor)"
+        case ours = "OURS (this branch)"
+        case theirs = "THEIRS (the branch being merged)"
+    }
+
+    /// Merges `base`, `ours` and `theirs` (paths of one vault) and writes the result over `ours`.
+    ///
+    /// All three must be the same vault (same id). The result is sealed with our file key and
+    /// keyslots, or with theirs when only their side changed the password or KDF settings.
+    /// Returns the conflicts, which the result holds side by side (see `VaultMerge`).
+    public static func mergeFiles(
+        base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits
+    ) throws -> [VaultMerge.Conflict] {
+        let paths: [(MergeRole, String)] = [(.base, base), (.ours, ours), (.theirs, theirs)]
+        var headers: [VaultHeader] = []
+        var snapshots: [Snapshot] = []
+        for (_, path) in paths {
+            let snapshot = try VaultStore(path: path).read()
+            headers.append(try VaultHeader.parse(snapshot.bytes, path: path).header)
+            snapshots.append(snapshot)
+        }
+        guard headers[1].vaultID == headers[0].vaultID, headers[2].vaultID == headers[0].vaultID else {
+            throw VaultError.mergeRefused(
+                "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults",
+                hint: "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import")
+        }
+        var opened: [UnlockedVault] = []
+        var failing: [String] = []
+        for ((role, path), snapshot) in zip(paths, snapshots) {
+            do {
+                opened.append(try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits))
+            } catch VaultError.wrongPassword {
+                failing.append("\(role.rawValue) at \(path)")
+            }
+        }
+        guard failing.isEmpty else {
+            throw VaultError.mergeRefused(
+                "the password does not open \(failing.joined(separator: " nor ")); the password was changed on that side",
+                hint: "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again")
+        }
+        let (merged, conflicts) = try VaultMerge.merge(base: opened[0].vault, ours: opened[1].vault, theirs: opened[2].vault)
+        let oursChangedKeys = headers[1].keyslots != headers[0].keyslots
+        let theirsChangedKeys = headers[2].keyslots != headers[0].keyslots
+        let sealer = theirsChangedKeys && !oursChangedKeys ? opened[2] : opened[1]
+        sealer.vault = merged
+        sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
+        try VaultStore(path: ours).writeAtomically(try sealer.seal(), mode: snapshots[1].mode)
+        return conflicts
+    }
+}

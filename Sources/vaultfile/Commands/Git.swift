@@ -1,0 +1,15 @@
+import ArgumentParser
+
+extension VaultfileCommand {
+    /// `vaultfile git …`: the integration that lets git diff and merge vaults.
+    struct Git: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Git integration: setup, textconv (readable diffs), merge (a three-way merge driver).",
+            discussion: """
+                Run 'vaultfile git setup' once in a repository. git then calls 'git textconv' for diffs and \
+                'git merge' for merges; both need the password, from VAULTFILE_PASSWORD_COMMAND, \
+                VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD, or a prompt on the terminal.
+                """,
+            subcommands: [GitSetup.self, GitTextconv.self, GitMerge.self])
+    }
+}

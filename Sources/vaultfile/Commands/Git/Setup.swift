@@ -1,0 +1,89 @@
+import ArgumentParser
+import KDF
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Configures the current git repository to diff and merge vaults with vaultfile.
+struct GitSetup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "setup",
+        abstract: "Configure this git repository to diff and merge vaults with vaultfile (idempotent).")
+
+    @Option(name: .customLong("pattern"), help: ArgumentHelp("Which files are vaults.", valueName: "glob")) var pattern = "*.vault"
+
+    func run() throws {
+        let top = try Self.git(["rev-parse", "--show-toplevel"]).strippedWhitespace
+        let command = Self.selfCommand()
+        try Self.appendLine("\(pattern) diff=vaultfile merge=vaultfile", to: top + "/.gitattributes")
+        try Self.appendLine("\(pattern).lock", to: top + "/.gitignore")
+        _ = try Self.git(["config", "diff.vaultfile.textconv", "\(command) git textconv"])
+        // A cached textconv would store entry names in git's notes: never cache.
+        _ = try Self.git(["config", "diff.vaultfile.cachetextconv", "false"])
+        _ = try Self.git(["config", "merge.vaultfile.name", "vaultfile three-way merge"])
+        _ = try Self.git(["config", "merge.vaultfile.driver", "\(command) git merge %O %A %B"])
+        Messages.info("""
+            configured \(top): '\(pattern)' files diff and merge with vaultfile (\(command)).
+            git runs vaultfile without a terminal for diffs in pagers and for merges; give it the password with
+              export VAULTFILE_PASSWORD_COMMAND='pass show vaultfile'   (or any command that prints it)
+              export VAULTFILE_PASSWORD_FILE=~/.config/vaultfile/password (a 0600 file)
+            or VAULTFILE_PASSWORD (least safe). Without one, vaultfile asks on the terminal when there is one.
+            """)
+    }
+
+    /// `vaultfile` when that name on PATH is this binary, else this binary's absolute path.
+    static func selfCommand() -> String {
+        let me = (try? realPath("/proc/self/exe")) ?? "vaultfile"
+        for directory in (environment("PATH") ?? "").split(separator: ":") {
+            if let found = try? realPath("\(directory)/vaultfile"), found == me { return "vaultfile" }
+        }
+        return me
+    }
+
+    static func realPath(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw VaultError.io(operation: "resolving", path: path, errno: errno) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Appends `line` to `file` unless the file already has it.
+    static func appendLine(_ line: String, to file: String) throws {
+        let existing = (try? Input.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return }
+        let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
+        try VaultStore(path: file).writeAtomically(Array((existing + separator + line + "\n").utf8), mode: 0o644)
+    }
+
+    /// Runs git with `arguments` and returns its standard output.
+    static func git(_ arguments: [String]) throws -> String {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw VaultError.io(operation: "creating a pipe for", path: "git", errno: errno) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let argv = (["git"] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let status = posix_spawnp(&pid, "git", &actions, nil, argv, environ)
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard status == 0 else { throw CLIError.refused("cannot run git: \(String(cString: strerror(status)))", hint: "install git") }
+        let output = (try? Input.readAll(fds[0], what: "git's output")) ?? []
+        var waitStatus: Int32 = 0
+        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+        guard waitStatus == 0 else {
+            throw CLIError.refused("'git \(arguments.joined(separator: " "))' failed", hint: "run 'vaultfile git setup' inside a git repository")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+extension String {
+    /// Without surrounding whitespace and newlines.
+    var strippedWhitespace: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

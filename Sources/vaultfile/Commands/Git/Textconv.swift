@@ -1,0 +1,36 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+/// Prints a stable, readable listing of a vault for `git diff`: names, fields, times, keyed fingerprints.
+struct GitTextconv: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "textconv",
+        abstract: "Print a stable listing of a vault for git diff: names, fields, times and keyed fingerprints.",
+        discussion: """
+            A fingerprint changes when the value changes but reveals nothing about it: it is an HMAC under \
+            a subkey of the vault's file key, never an unkeyed hash of a guessable secret. --show-secrets \
+            prints the values instead.
+            """)
+
+    @OptionGroup var unlock: UnlockOptions
+    @Argument(help: "The vault file git hands over.") var file: String
+    @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
+
+    func run() throws {
+        let password = try unlock.password()
+        let unlocked = try VaultStore(path: file).open(password: password, limits: try unlock.limits())
+        var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
+        func shown(_ bytes: [UInt8]) -> String {
+            showSecrets ? JSON.quote(String(decoding: bytes, as: UTF8.self)) : "fingerprint:" + hex(unlocked.fingerprint(bytes)).prefix(16)
+        }
+        for (name, entry) in unlocked.vault.sortedEntries {
+            lines.append("\(name)  (modified \(timestamp(milliseconds: entry.modified)))")
+            lines.append("    value  \(shown(entry.value))")
+            for field in entry.fields.keys.sorted() {
+                lines.append("    \(field)  \(shown(entry.fields[field]!))")
+            }
+        }
+        try StandardOutput.line(lines.joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,49 @@
+import Testing
+@testable import VaultFile
+
+/// The three-way merge of contents, per entry and per field.
+@Suite struct VaultMergeTests {
+    private func vault(_ entries: [String: (String, [String: String])]) throws -> Vault {
+        var vault = Vault()
+        for (name, (value, fields)) in entries {
+            try vault.put(Entry(value: Array(value.utf8), fields: fields.mapValues { Array($0.utf8) }, created: 1, modified: 1), as: name)
+        }
+        return vault
+    }
+
+    @Test func test_merge_takesOneSidedChangesPerField() throws {
+        let base = try vault(["e": ("v", ["user": "u", "url": "x"])])
+        let ours = try vault(["e": ("v", ["user": "u2", "url": "x"])])
+        let theirs = try vault(["e": ("v2", ["user": "u", "url": "x", "notes": "n"])])
+        let (merged, conflicts) = try VaultMerge.merge(base: base, ours: ours, theirs: theirs)
+        #expect(conflicts.isEmpty)
+        let entry = try #require(merged.entry("e"))
+        #expect(entry.value == Array("v2".utf8))
+        #expect(entry.fields == ["user": Array("u2".utf8), "url": Array("x".utf8), "notes": Array("n".utf8)])
+    }
+
+    @Test func test_merge_sameChangeTwiceIsNoConflict() throws {
+        let base = try vault(["e": ("v", [:])])
+        let both = try vault(["e": ("same", [:]), "added": ("a", [:])])
+        let (merged, conflicts) = try VaultMerge.merge(base: base, ours: both, theirs: both)
+        #expect(conflicts.isEmpty && merged == both)
+    }
+
+    @Test func test_merge_fieldRemovedOnOneSide() throws {
+        let base = try vault(["e": ("v", ["old": "o"])])
+        let ours = try vault(["e": ("v", [:])])
+        let (merged, conflicts) = try VaultMerge.merge(base: base, ours: ours, theirs: base)
+        #expect(conflicts.isEmpty && merged.entry("e")?.fields.isEmpty == true)
+    }
+
+    @Test func test_merge_conflictsKeepBothSides() throws {
+        let base = try vault(["e": ("v", [:]), "gone": ("g", [:])])
+        let ours = try vault(["e": ("ours", [:]), "new": ("n1", [:])])
+        let theirs = try vault(["e": ("theirs", [:]), "gone": ("g2", [:]), "new": ("n2", [:])])
+        let (merged, conflicts) = try VaultMerge.merge(base: base, ours: ours, theirs: theirs)
+        #expect(Set(conflicts.map(\.name)) == ["e", "gone", "new"])
+        #expect(merged.entry("e")?.value == Array("ours".utf8) && merged.entry("e.conflict-theirs")?.value == Array("theirs".utf8))
+        #expect(merged.entry("gone")?.value == Array("g2".utf8), "a deletion never beats a change")
+        #expect(merged.entry("new.conflict-theirs")?.value == Array("n2".utf8))
+    }
+}
