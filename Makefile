@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo install uninstall bench bench-quick clean fuzz check-sanitizers ci
+.PHONY: all deps build release test demo install uninstall bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
@@ -57,8 +57,12 @@ check-sanitizers: deps
 	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no $(SWIFT) test --sanitize=address --scratch-path .build-asan
 	VAULTFILE_SANITIZER=thread SWIFT_BACKTRACE=enable=no $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
+## portable: a static binary for USB sticks (no libsodium, libargon2 or libcrypto needed), checked with ldd, nm and selftest.
+portable: deps
+	./scripts/portable.sh
+
 ## ci: what .ci/run runs: the tests, the fuzzer for a bounded time, the sanitizers.
 ci: test fuzz check-sanitizers
 
 clean:
-	rm -rf .build .build-asan .build-tsan .build-fuzz
+	rm -rf .build .build-asan .build-tsan .build-fuzz .build-portable
