@@ -1,3 +1,5 @@
+import KDF
+import TestSupport
 import Testing
 @testable import VaultFile
 
@@ -45,5 +47,26 @@ import Testing
         #expect(merged.entry("e")?.value == Array("ours".utf8) && merged.entry("e.conflict-theirs")?.value == Array("theirs".utf8))
         #expect(merged.entry("gone")?.value == Array("g2".utf8), "a deletion never beats a change")
         #expect(merged.entry("new.conflict-theirs")?.value == Array("n2".utf8))
+    }
+}
+
+/// Merging three files on disk: the keyslots of the side that changed them are kept.
+@Suite struct VaultMergeFilesTests {
+    @Test func test_mergeFiles_keepsAKDFChangeMadeOnTheirSide() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let base = VaultStore(path: directory.path("base.vault"))
+        try base.create(try sampleVault(), password: password("pw"), kdf: testKDF)
+        let bytes = try base.read().bytes
+        for name in ["ours.vault", "theirs.vault"] { try VaultStore(path: directory.path(name)).writeAtomically(bytes) }
+        let ours = VaultStore(path: directory.path("ours.vault")), theirs = VaultStore(path: directory.path("theirs.vault"))
+        try ours.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "ours-only") }
+        let stronger = KDFParameters.pbkdf2SHA256(.init(iterations: 2_000))
+        try theirs.changePassword(from: password("pw"), to: password("pw"), kdf: stronger, limits: testLimits)
+        let conflicts = try VaultStore.mergeFiles(base: base.path, ours: ours.path, theirs: theirs.path, password: password("pw"), limits: testLimits)
+        #expect(conflicts.isEmpty)
+        let merged = try ours.open(password: password("pw"), limits: testLimits)
+        #expect(merged.passwordKDF == stronger, "their KDF change is kept")
+        #expect(merged.vault.entry("ours-only")?.value == [1], "our entry change is kept")
+        #expect(merged.header.generation > (try theirs.readHeader().header.generation))
     }
 }
