@@ -1,6 +1,8 @@
 // MARK: - Reading untrusted bytes through a limit
 
 /// A cursor over untrusted bytes: every read checks the bounds first and throws instead of trapping.
+///
+/// What is being read is an autoclosure: its text is built only for an error message, never on the hot path.
 struct ByteReader {
     private let bytes: ArraySlice<UInt8>
     private(set) var offset: Int
@@ -19,22 +21,22 @@ struct ByteReader {
     var remaining: Int { bytes.endIndex - offset }
 
     /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
-    mutating func read(_ count: Int, _ what: String) throws(VaultError) -> ArraySlice<UInt8> {
+    mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else {
-            throw makeError("\(what) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(context), only \(remaining) left")
+            throw makeError("\(what()) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(context), only \(remaining) left")
         }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
-    mutating func readU8(_ what: String) throws(VaultError) -> UInt8 { try read(1, what).first! }
-    mutating func readU16(_ what: String) throws(VaultError) -> UInt16 { UInt16(try readUInt(2, what)) }
-    mutating func readU32(_ what: String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what)) }
-    mutating func readU64(_ what: String) throws(VaultError) -> UInt64 { try readUInt(8, what) }
+    mutating func readU8(_ what: @autoclosure () -> String) throws(VaultError) -> UInt8 { try read(1, what()).first! }
+    mutating func readU16(_ what: @autoclosure () -> String) throws(VaultError) -> UInt16 { UInt16(try readUInt(2, what())) }
+    mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what())) }
+    mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try readUInt(8, what()) }
 
-    private mutating func readUInt(_ width: Int, _ what: String) throws(VaultError) -> UInt64 {
+    private mutating func readUInt(_ width: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UInt64 {
         var value: UInt64 = 0
-        for (index, byte) in try read(width, what).enumerated() { value |= UInt64(byte) << (8 * UInt64(index)) }
+        for (index, byte) in try read(width, what()).enumerated() { value |= UInt64(byte) << (8 * UInt64(index)) }
         return value
     }
 }

@@ -57,10 +57,14 @@ enum EntryCodec {
         for index in 0..<count {
             let nameLength = Int(try reader.readU16("entry \(index) name length"))
             let key = Array(try reader.read(nameLength, "entry \(index) name"))
-            guard let name = String(validating: key, as: UTF8.self) else {
+            guard String(validating: key, as: UTF8.self) != nil else {
                 throw .contentsDamaged("entry \(index) name is not UTF-8")
             }
-            do { _ = try EntryName.validate(name) } catch { throw .contentsDamaged("entry \(index): \(error.description)") }
+            do {
+                try EntryName.validate(utf8: key, display: String(decoding: key, as: UTF8.self))
+            } catch {
+                throw .contentsDamaged("entry \(index): \(error.description)")
+            }
             if let previous, !previous.lexicographicallyPrecedes(key) {
                 throw .contentsDamaged("entry \(index) is out of order or duplicated")
             }
@@ -93,12 +97,12 @@ enum EntryCodec {
         return Vault(entries: entries)
     }
 
-    private static func readValue(_ reader: inout ByteReader, _ what: String) throws(VaultError) -> [UInt8] {
-        let length = Int(try reader.readU32("\(what) length"))
+    private static func readValue(_ reader: inout ByteReader, _ what: @autoclosure () -> String) throws(VaultError) -> [UInt8] {
+        let length = Int(try reader.readU32("\(what()) length"))
         guard length <= VaultLimits.maxValueLength else {
-            throw .contentsDamaged("\(what) is \(length) bytes; at most \(VaultLimits.maxValueLength)")
+            throw .contentsDamaged("\(what()) is \(length) bytes; at most \(VaultLimits.maxValueLength)")
         }
-        return Array(try reader.read(length, what))
+        return Array(try reader.read(length, what()))
     }
 }
 

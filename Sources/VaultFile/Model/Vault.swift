@@ -188,22 +188,34 @@ public enum EntryName {
     /// `/`-separated components that are neither empty nor `.` or `..`.
     public static func validate(_ name: String) throws(VaultError) -> [UInt8] {
         let bytes = Array(name.utf8)
+        try validate(utf8: bytes, display: name)
+        return bytes
+    }
+
+    /// The same rules over UTF-8 bytes already known to be valid UTF-8, in one pass
+    /// (the decoder calls this for every entry of a vault).
+    static func validate(utf8 bytes: [UInt8], display: @autoclosure () -> String) throws(VaultError) {
         guard !bytes.isEmpty else { throw .invalidName("an entry name cannot be empty") }
         guard bytes.count <= VaultLimits.maxNameLength else {
             throw .invalidName("an entry name is at most \(VaultLimits.maxNameLength) bytes; this one is \(bytes.count)")
         }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) else {
-            throw .invalidName("an entry name cannot contain control characters (newline, tab, NUL, …)")
-        }
-        for component in name.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !component.isEmpty else {
-                throw .invalidName("'\(name)' has an empty path component (leading, trailing or double '/')")
+        var componentStart = 0
+        for index in 0...bytes.count {
+            let byte: UInt8 = index < bytes.count ? bytes[index] : 0x2F  // a virtual '/' closes the last component
+            // C0 controls, DEL, and C1 controls (U+0080–U+009F, encoded C2 80…C2 9F).
+            if byte < 0x20 || byte == 0x7F || (byte == 0xC2 && index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1])) {
+                throw .invalidName("an entry name cannot contain control characters (newline, tab, NUL, …)")
             }
-            guard component != ".", component != ".." else {
-                throw .invalidName("'\(name)' has a '.' or '..' component")
+            guard byte == 0x2F else { continue }
+            let length = index - componentStart
+            if length == 0 {
+                throw .invalidName("'\(display())' has an empty path component (leading, trailing or double '/')")
             }
+            if (length == 1 && bytes[componentStart] == 0x2E) || (length == 2 && bytes[componentStart] == 0x2E && bytes[componentStart + 1] == 0x2E) {
+                throw .invalidName("'\(display())' has a '.' or '..' component")
+            }
+            componentStart = index + 1
         }
-        return bytes
     }
 
     /// Checks a field name: 1…64 characters from `A–Z a–z 0–9 _ . -`.
