@@ -59,7 +59,7 @@ public enum ByteSize {
 // MARK: - Durations
 
 /// Parsing of durations as people type them: `"500ms"`, `"1s"`, `"1.5s"`, `"2"` (seconds).
-public enum Duration {
+public enum TimeSpan {
     /// Returns the duration in seconds, or `nil` when the text is not a positive duration.
     public static func parseSeconds(_ text: String) -> Double? {
         let trimmed = text.trimmingSpaces().lowercased()

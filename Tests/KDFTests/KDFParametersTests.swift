@@ -153,11 +153,11 @@ import Testing
     }
 
     @Test func test_parseSeconds_acceptsUnits() {
-        #expect(Duration.parseSeconds("500ms") == 0.5)
-        #expect(Duration.parseSeconds("1.5s") == 1.5)
-        #expect(Duration.parseSeconds("2") == 2)
-        #expect(Duration.parseSeconds("0") == nil)
-        #expect(Duration.parseSeconds("soon") == nil)
+        #expect(TimeSpan.parseSeconds("500ms") == 0.5)
+        #expect(TimeSpan.parseSeconds("1.5s") == 1.5)
+        #expect(TimeSpan.parseSeconds("2") == 2)
+        #expect(TimeSpan.parseSeconds("0") == nil)
+        #expect(TimeSpan.parseSeconds("soon") == nil)
     }
 }
 

@@ -18,7 +18,7 @@ extension VaultfileCommand {
         @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
         func run() throws {
-            guard let target = Duration.parseSeconds(time) else {
+            guard let target = TimeSpan.parseSeconds(time) else {
                 throw ValidationError("--kdf-time takes a duration such as 500ms or 1.5s, not '\(time)'")
             }
             let result: Calibration.Result

@@ -35,7 +35,7 @@ struct KDFOptions: ParsableArguments {
         if time != nil && iterations != nil {
             throw ValidationError("give either --kdf-time or --kdf-iterations, not both")
         }
-        if let time, Duration.parseSeconds(time) == nil {
+        if let time, TimeSpan.parseSeconds(time) == nil {
             throw ValidationError("--kdf-time takes a duration such as 500ms or 1.5s, not '\(time)'")
         }
         if kdf == .pbkdf2 && (memory != nil || parallelism != nil) {
@@ -57,7 +57,7 @@ struct KDFOptions: ParsableArguments {
     }
 
     private func unchecked() throws -> KDFParameters {
-        let target = time.flatMap(Duration.parseSeconds)
+        let target = time.flatMap(TimeSpan.parseSeconds)
         switch kdf ?? .argon2id {
         case .pbkdf2:
             if let target {
