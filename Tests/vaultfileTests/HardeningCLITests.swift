@@ -97,10 +97,14 @@ import Testing
         let waiting = try cli.start(["-c", "exec 3<>fifo; exec \"$VF\" list --vault t.vault --password-fd 3"], executable: "/bin/sh")
         defer { kill(waiting.pid, SIGKILL); _ = waiting.finish() }
         var limits = ""
-        for _ in 0..<200 {
+        for _ in 0..<500 {
             usleep(20_000)
             let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(waiting.pid)/exe")) ?? ""
-            if exe.hasSuffix("vaultfile"), let text = try? String(contentsOfFile: "/proc/\(waiting.pid)/limits", encoding: .utf8) {
+            // Look only once it is blocked in read(2) on descriptor 3 (x86-64 syscall 0): reading the password.
+            let syscall = (try? String(contentsOfFile: "/proc/\(waiting.pid)/syscall", encoding: .utf8)) ?? ""
+            let readingPassword = syscall.hasPrefix("0 0x3 ") || (syscall.isEmpty && getuid() != 0)
+            if exe.hasSuffix("vaultfile"), readingPassword,
+               let text = try? String(contentsOfFile: "/proc/\(waiting.pid)/limits", encoding: .utf8) {
                 limits = text
                 break
             }
