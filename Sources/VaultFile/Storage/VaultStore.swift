@@ -98,34 +98,35 @@ public struct VaultStore: Sendable {
         let lock = try FileLock(path: lockPath, timeout: lockTimeout)
         defer { lock.release() }
         if exists { throw .vaultExists(path: path) }
-        let temporary = try writeTemporary(bytes, mode: 0o600)
+        let place = placement()
+        let temporary = try writeTemporary(bytes, mode: 0o600, in: place)
         defer { _ = system.unlink(temporary) }
         if system.link(temporary, path) != 0 {
             let code = errno
             if code == EEXIST { throw .vaultExists(path: path) }
             throw .io(operation: "creating", path: path, errno: code)
         }
-        try syncDirectory()
+        try syncDirectory(place)
     }
 
     /// Replaces the vault with `bytes` if it is still the file `snapshot` was read from.
     ///
     /// Call while holding the lock (see `withLock`).
     public func replace(_ bytes: [UInt8], expecting snapshot: Snapshot) throws(VaultError) {
-        removeStaleTemporaries()
-        let target = targetPath
-        let temporary = try writeTemporary(bytes, mode: snapshot.mode)
+        let place = placement()
+        removeStaleTemporaries(place)
+        let temporary = try writeTemporary(bytes, mode: snapshot.mode, in: place)
         var info = stat()
-        guard stat(target, &info) == 0, FileIdentity(info) == snapshot.identity else {
+        guard stat(place.target, &info) == 0, FileIdentity(info) == snapshot.identity else {
             _ = system.unlink(temporary)
             throw .changedOnDisk(path: path)
         }
-        guard system.rename(temporary, target) == 0 else {
+        guard system.rename(temporary, place.target) == 0 else {
             let code = errno
             _ = system.unlink(temporary)
-            throw .io(operation: "renaming the new vault over", path: target, errno: code)
+            throw .io(operation: "renaming the new vault over", path: place.target, errno: code)
         }
-        try syncDirectory()
+        try syncDirectory(place)
     }
 
     /// Writes `bytes` to `path` atomically with `mode` (default 0600), replacing any file there.
@@ -133,13 +134,14 @@ public struct VaultStore: Sendable {
     /// For files that are not vaults (`export --out`, `inject --out`): the same temp file,
     /// fsync, rename and directory sync, without the lock or the identity check.
     public func writeAtomically(_ bytes: [UInt8], mode: mode_t = 0o600) throws(VaultError) {
-        let temporary = try writeTemporary(bytes, mode: mode)
-        guard system.rename(temporary, targetPath) == 0 else {
+        let place = placement()
+        let temporary = try writeTemporary(bytes, mode: mode, in: place)
+        guard system.rename(temporary, place.target) == 0 else {
             let code = errno
             _ = system.unlink(temporary)
-            throw .io(operation: "renaming the new file over", path: targetPath, errno: code)
+            throw .io(operation: "renaming the new file over", path: place.target, errno: code)
         }
-        try syncDirectory()
+        try syncDirectory(place)
     }
 
     /// Runs `body` while holding the vault's lock, waiting up to `lockTimeout` seconds for it.
@@ -151,24 +153,28 @@ public struct VaultStore: Sendable {
 
     // MARK: Private
 
-    private var directory: String {
-        let target = targetPath
-        guard let slash = target.lastIndex(of: "/") else { return "." }
-        return slash == target.startIndex ? "/" : String(target[..<slash])
+    /// Where one write happens: the file replaced, its folder, and the prefix of temporary files.
+    /// Resolved once per write, so every step of it works on the same file even if a symlink changes.
+    private struct Placement {
+        let target: String
+        let directory: String
+        let temporaryPrefix: String
     }
 
-    private var temporaryPrefix: String {
+    private func placement() -> Placement {
         let target = targetPath
-        let name = target.lastIndex(of: "/").map { String(target[target.index(after: $0)...]) } ?? target
-        return ".\(name).vaultfile-tmp-"
+        let slash = target.lastIndex(of: "/")
+        let directory = slash.map { $0 == target.startIndex ? "/" : String(target[..<$0]) } ?? "."
+        let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
+        return Placement(target: target, directory: directory, temporaryPrefix: ".\(name).vaultfile-tmp-")
     }
 
     /// Creates, fills, and syncs a temporary file next to the vault; returns its path.
-    private func writeTemporary(_ bytes: [UInt8], mode: mode_t) throws(VaultError) -> String {
+    private func writeTemporary(_ bytes: [UInt8], mode: mode_t, in place: Placement) throws(VaultError) -> String {
         let suffix = randomBytes(count: 8).map { String($0, radix: 16) }.joined()
-        let temporary = directory + "/" + temporaryPrefix + suffix
+        let temporary = place.directory + "/" + place.temporaryPrefix + suffix
         let fd = system.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .io(operation: "creating a temporary file in", path: directory, errno: errno) }
+        guard fd >= 0 else { throw .io(operation: "creating a temporary file in", path: place.directory, errno: errno) }
         func fail(_ operation: String) -> VaultError {
             let code = errno
             _ = system.close(fd)
@@ -198,23 +204,22 @@ public struct VaultStore: Sendable {
         return temporary
     }
 
-    private func syncDirectory() throws(VaultError) {
-        let fd = system.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+    private func syncDirectory(_ place: Placement) throws(VaultError) {
+        let fd = system.open(place.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else { throw .notDurable(path: path, errno: errno) }
         defer { _ = system.close(fd) }
         guard system.fsync(fd) == 0 else { throw .notDurable(path: path, errno: errno) }
     }
 
     /// Removes temporary files left by a crashed writer. Called under the lock, so no live writer owns them.
-    private func removeStaleTemporaries() {
-        guard let handle = opendir(directory) else { return }
+    private func removeStaleTemporaries(_ place: Placement) {
+        guard let handle = opendir(place.directory) else { return }
         defer { closedir(handle) }
-        let prefix = temporaryPrefix
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name.hasPrefix(prefix) { _ = Glibc.unlink(directory + "/" + name) }
+            if name.hasPrefix(place.temporaryPrefix) { _ = Glibc.unlink(place.directory + "/" + name) }
         }
     }
 }
