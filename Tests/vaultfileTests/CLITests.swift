@@ -198,6 +198,10 @@ import VaultFile
         try cli.write("old.vault", oldCopy)
         #expect(try cli.run(["get", "k"] + cli.unlock("old.vault")).text == "v")
         #expect(try cli.run(["get", "k", "--vault", cli.path("old.vault"), "--password-file", cli.path("new")]).status == 3)
+        // Without KDF options, passwd keeps the vault's current settings.
+        let again = try cli.run(["passwd", "--new-password-file", cli.path("pw"), "--vault", cli.path("t.vault"), "--password-file", cli.path("new")])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try cli.run(["info", "--json", "--vault", cli.path("t.vault")]).text.contains("\"iterations\":1000"))
     }
 
     // MARK: - Password sources

@@ -44,15 +44,20 @@ extension VaultStore {
     }
 
     /// Changes the password: new keyslot, new file key, everything re-encrypted.
+    ///
+    /// With `kdf` nil, the vault keeps the KDF settings of its password slot. Returns the settings used.
+    @discardableResult
     public func changePassword(
-        from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters, limits: KDFLimits,
+        from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
         willDeriveKey: ((KDFParameters) -> Void)? = nil
-    ) throws {
+    ) throws -> KDFParameters {
         try withLock {
             let snapshot = try read()
             let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: old, limits: limits, willDeriveKey: willDeriveKey)
-            let rotated = try unlocked.changePassword(to: new, kdf: kdf)
+            let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
+            let rotated = try unlocked.changePassword(to: new, kdf: parameters)
             try replace(try rotated.seal(), expecting: snapshot)
+            return parameters
         }
     }
 }

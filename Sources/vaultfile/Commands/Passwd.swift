@@ -31,15 +31,8 @@ extension VaultfileCommand {
 
         func run() throws {
             let store = unlock.location.store
-            let parameters: KDFParameters
-            if kdf.isSpecified {
-                parameters = try kdf.parameters()
-            } else {
-                let header = try store.readHeader().header
-                var current: KDFParameters? = nil
-                for case .password(let slot) in header.keyslots { current = current ?? slot.kdf }
-                parameters = current ?? .defaults
-            }
+            // Without KDF options the vault keeps its current settings.
+            let requested = kdf.isSpecified ? try kdf.parameters() : nil
             let old = try unlock.password()
             let new: SecureBytes
             if let newPasswordFile {
@@ -50,8 +43,8 @@ extension VaultfileCommand {
                 new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
             }
             guard new.count > 0 else { throw CLIError.emptyPassword }
-            try store.changePassword(from: old, to: new, kdf: parameters, limits: try unlock.limits(),
-                                     willDeriveKey: UnlockOptions.announce)
+            let parameters = try store.changePassword(from: old, to: new, kdf: requested, limits: try unlock.limits(),
+                                                      willDeriveKey: UnlockOptions.announce)
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
         }
     }
