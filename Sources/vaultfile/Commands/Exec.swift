@@ -61,22 +61,7 @@ extension VaultfileCommand {
 
         /// Runs `command` (looked up in PATH) with `environment`; returns its exit status (128 + signal if killed).
         static func spawn(_ command: [String], environment: [String: String]) throws -> Int32 {
-            let arguments = command.map { strdup($0) } + [nil]
-            var entries = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer {
-                arguments.forEach { free($0) }
-                for entry in entries { if let entry { memset(entry, 0, strlen(entry)); free(entry) } }
-                entries.removeAll()
-            }
-            var pid = pid_t()
-            let status = posix_spawnp(&pid, command[0], nil, nil, arguments, entries)
-            guard status == 0 else {
-                throw CLIError.invalidArgument("cannot run '\(command[0])': \(String(cString: strerror(status)))")
-            }
-            var waitStatus: Int32 = 0
-            while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-            let signal = waitStatus & 0x7F
-            return signal == 0 ? (waitStatus >> 8) & 0xFF : 128 + signal
+            Subprocess.wait(try Subprocess.start(command, environment: environment).pid)
         }
     }
 }

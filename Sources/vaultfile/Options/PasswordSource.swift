@@ -69,40 +69,23 @@ enum PasswordSource {
 
     /// Runs `sh -c command` with stdin and stderr inherited and captures its stdout.
     private static func run(_ command: String) throws(CLIError) -> SecureBytes {
-        var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else { throw .passwordSourceFailed("pipe: \(String(cString: strerror(errno)))") }
-        // Close-on-exec, so the command sees the pipe only as its stdout (dup2 clears the flag there).
-        _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
-        var pid = pid_t()
-        let arguments = ["/bin/sh", "-c", command]
-        let cArguments = arguments.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        let status = posix_spawn(&pid, "/bin/sh", &actions, nil, cArguments, environ)
-        close(pipeFDs[1])
-        guard status == 0 else {
-            close(pipeFDs[0])
-            throw .passwordSourceFailed("could not run /bin/sh: \(String(cString: strerror(status)))")
+        let child: Subprocess.Child
+        do {
+            child = try Subprocess.start(["/bin/sh", "-c", command], captureOutput: true)
+        } catch {
+            throw .passwordSourceFailed(error.description)
         }
         let output: SecureBytes
         do {
-            output = try readAll(pipeFDs[0], what: "the password command's output")
+            output = try readAll(child.output!, what: "the password command's output")
         } catch {
-            close(pipeFDs[0])
-            var ignored: Int32 = 0
-            waitpid(pid, &ignored, 0)
+            close(child.output!)
+            _ = Subprocess.wait(child.pid)
             throw error
         }
-        close(pipeFDs[0])
-        var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-        let exited = (waitStatus & 0x7F) == 0
-        let code = (waitStatus >> 8) & 0xFF
-        guard exited && code == 0 else { throw .passwordCommandFailed(status: exited ? code : 128 + (waitStatus & 0x7F)) }
+        close(child.output!)
+        let status = Subprocess.wait(child.pid)
+        guard status == 0 else { throw .passwordCommandFailed(status: status) }
         return output
     }
 }

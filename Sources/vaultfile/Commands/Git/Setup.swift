@@ -57,24 +57,15 @@ struct GitSetup: ParsableCommand {
 
     /// Runs git with `arguments` and returns its standard output.
     static func git(_ arguments: [String]) throws -> String {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw VaultError.io(operation: "creating a pipe for", path: "git", errno: errno) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let argv = (["git"] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let status = posix_spawnp(&pid, "git", &actions, nil, argv, environ)
-        close(fds[1])
-        defer { close(fds[0]) }
-        guard status == 0 else { throw CLIError.refused("cannot run git: \(String(cString: strerror(status)))", hint: "install git") }
-        let output = (try? Input.readAll(fds[0], what: "git's output")) ?? []
-        var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-        guard waitStatus == 0 else {
+        let child: Subprocess.Child
+        do {
+            child = try Subprocess.start(["git"] + arguments, captureOutput: true)
+        } catch {
+            throw CLIError.refused(error.description, hint: "install git")
+        }
+        let output = (try? Input.readAll(child.output!, what: "git's output")) ?? []
+        close(child.output!)
+        guard Subprocess.wait(child.pid) == 0 else {
             throw CLIError.refused("'git \(arguments.joined(separator: " "))' failed", hint: "run 'vaultfile git setup' inside a git repository")
         }
         return String(decoding: output, as: UTF8.self)
