@@ -40,12 +40,12 @@ install: release
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/vaultfile" "$(DESTDIR)$(PREFIX)/share/man/man1/vaultfile.1"
 
-## bench: KDF cost against the reference tools, as ratios measured in one run.
+## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min).
 bench: deps
-	./bench/kdf.sh
+	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 
 bench-quick: deps
-	./bench/kdf.sh --quick
+	./bench/run.sh --quick
 
 ## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
 FUZZ_SECONDS ?= 60
