@@ -51,7 +51,8 @@ enum Payload {
                 &state, &streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         let chunkCount = (total + chunkLength - 1) / chunkLength
-        var ciphertext = [UInt8](repeating: 0, count: total + chunkCount * chunkOverhead)
+        let ciphertextLength = total + chunkCount * chunkOverhead
+        var ciphertext = [UInt8](unsafeUninitializedCapacity: ciphertextLength) { _, initialized in initialized = ciphertextLength }
         ciphertext.withUnsafeMutableBufferPointer { out in
             plaintext.withUnsafeBufferPointer { input in
                 for chunk in 0..<chunkCount {
@@ -77,7 +78,9 @@ enum Payload {
     /// is reported with the chunk index: a chunk that fails to authenticate, a
     /// FINAL tag before the last chunk (data appended after the end), no FINAL
     /// tag on the last chunk (truncation), or a last chunk with no plaintext.
-    static func open(_ ciphertext: ArraySlice<UInt8>, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> [UInt8] {
+    /// Returns the whole padded plaintext and where the content lies in it, so that the content is
+    /// not moved; the caller wipes the plaintext when done.
+    static func open(_ ciphertext: ArraySlice<UInt8>, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: [UInt8], content: Range<Int>) {
         ensureSodiumInitialised()
         let fullChunk = chunkLength + chunkOverhead
         guard !ciphertext.isEmpty else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
@@ -95,7 +98,9 @@ enum Payload {
         }
         guard initStatus == 0 else { throw .payloadDamaged(chunk: 0, reason: "invalid stream header") }
 
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count - chunkCount * chunkOverhead)
+        // Not zero-filled first: decryption writes every byte, and a failure wipes the whole buffer.
+        let plaintextLength = ciphertext.count - chunkCount * chunkOverhead
+        var plaintext = [UInt8](unsafeUninitializedCapacity: plaintextLength) { _, initialized in initialized = plaintextLength }
         var failure: VaultError?
         plaintext.withUnsafeMutableBufferPointer { out in
             ciphertext.withUnsafeBufferPointer { input in
@@ -130,21 +135,12 @@ enum Payload {
             wipe(&plaintext)
             throw failure
         }
-        return try unpad(&plaintext)
-    }
-
-    /// Strips the length prefix and the zero padding in place (no second copy of the secrets).
-    private static func unpad(_ plaintext: inout [UInt8]) throws(VaultError) -> [UInt8] {
-        let end: Int
         do {
-            end = try contentEnd(of: plaintext)
+            return (plaintext, 8..<(try contentEnd(of: plaintext)))
         } catch {
             wipe(&plaintext)
             throw error
         }
-        plaintext.removeSubrange(end...)
-        plaintext.removeSubrange(0..<8)
-        return plaintext
     }
 
     /// Checks the length prefix and the padding; returns where the content ends.

@@ -113,9 +113,9 @@ public enum VaultCodec {
         let fileKey = try unwrapFileKey(header, password: password, limits: limits, willDeriveKey: willDeriveKey)
         guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        var content = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
-        defer { wipe(&content) }
-        let vault = try EntryCodec.decode(content)
+        var (plaintext, content) = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
+        defer { wipe(&plaintext) }
+        let vault = try EntryCodec.decode(plaintext[content])
         return UnlockedVault(vault: vault, header: header, fileKey: fileKey)
     }
 

@@ -38,11 +38,13 @@ enum EntryCodec {
         return writer.bytes
     }
 
-    static func decode(_ content: [UInt8]) throws(VaultError) -> Vault {
+    static func decode(_ content: [UInt8]) throws(VaultError) -> Vault { try decode(content[...]) }
+
+    static func decode(_ content: ArraySlice<UInt8>) throws(VaultError) -> Vault {
         guard content.count <= VaultLimits.maxContentLength else {
             throw .contentsDamaged("the contents exceed \(VaultLimits.maxContentLength) bytes")
         }
-        var reader = ByteReader(content[...], context: "contents") { .contentsDamaged($0) }
+        var reader = ByteReader(content, context: "contents") { .contentsDamaged($0) }
         let foundVersion = try reader.readU8("content version")
         guard foundVersion == version else {
             throw .contentsDamaged("content encoding version \(foundVersion) is unknown")
@@ -113,5 +115,5 @@ extension Vault {
     public func encodedContent() throws(VaultError) -> [UInt8] { try EntryCodec.encode(self) }
 
     /// Decodes content bytes, rejecting anything a canonical encoder would not produce.
-    public init(decodingContent content: [UInt8]) throws(VaultError) { self = try EntryCodec.decode(content) }
+    public init(decodingContent content: [UInt8]) throws(VaultError) { self = try EntryCodec.decode(content[...]) }
 }

@@ -67,18 +67,24 @@ public struct VaultStore: Sendable {
         guard info.st_size <= VaultLimits.maxFileLength else {
             throw .limitExceeded("\(path) is \(info.st_size) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "reading", path: path, errno: errno)
+        // Not zero-filled first: every byte kept is one read from the file (a 100 MiB vault saves a pass).
+        let size = Int(info.st_size)
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var filled = 0
+            while filled < size {
+                let count = Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if count == 0 { break }  // the file shrank while being read: the identity check catches it on write
+                filled += count
             }
-            if count == 0 { break }  // the file shrank while being read: the identity check catches it on write
-            filled += count
+            initialized = filled
         }
-        if filled < bytes.count { bytes.removeSubrange(filled...) }
+        if failure != 0 { throw .io(operation: "reading", path: path, errno: failure) }
         return Snapshot(bytes: bytes, identity: FileIdentity(info), mode: info.st_mode & 0o7777)
     }
 

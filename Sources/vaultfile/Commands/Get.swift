@@ -17,16 +17,17 @@ extension VaultfileCommand {
         func run() throws {
             let unlocked = try unlock.open()
             guard let entry = unlocked.vault.entry(name) else { throw VaultError.entryNotFound(name) }
-            var bytes: [UInt8]
+            let bytes: [UInt8]
             if let field {
                 guard let value = entry.fields[field] else { throw VaultError.entryNotFound("\(name)#\(field)") }
                 bytes = value
             } else {
                 bytes = entry.value
             }
-            defer { wipe(&bytes) }
-            if StandardOutput.isTerminal && bytes.last != 0x0A { bytes.append(0x0A) }
+            // Written from the vault's own buffer: a copy here would be a second plaintext to wipe
+            // (and wiping a shared array only wipes a fresh copy of it).
             try StandardOutput.write(bytes)
+            if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
         }
     }
 }
