@@ -33,7 +33,7 @@ PW = f"{W}/pw"
 with open(PW, "w") as f:
     f.write(PASSWORD)
 RUNS = 3 if args.quick else 7
-BUDGET = 4.0 if args.quick else 12.0   # seconds per cell before a slow tool stops repeating
+BUDGET = 4.0 if args.quick else 8.0   # seconds per cell before a slow tool stops repeating
 SIZES = [1000, 10000] if args.quick else [1000, 10000, 100000]
 lines = []
 
