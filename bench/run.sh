@@ -23,8 +23,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 python3 -c 'import pykeepass' 2>/dev/null || python3 -m pip install --quiet pykeepass
 
-swift build -c release >/dev/null
-vf="$(swift build -c release --show-bin-path)/vaultfile"
+# The same build as `make release`: the Swift runtime linked in statically.
+swift build -c release --static-swift-stdlib >/dev/null
+vf="$(swift build -c release --static-swift-stdlib --show-bin-path)/vaultfile"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 gcc -O2 -o "$work/floor" bench/floor.c $(pkg-config --cflags --libs libsodium libargon2)
