@@ -18,6 +18,34 @@ import Testing
         #expect(throws: VaultError.self) { try EntryName.validate(name) }
     }
 
+    // MARK: - EntryName.isValid
+
+    /// The decoder's one-pass check must agree with `String(validating:)` plus the full name rules on every input.
+    @Test func test_isValid_agreesWithTheFullRules() {
+        var generator = SplitMix(seed: 11)
+        // Bytes that sit on the edges of UTF-8 and of the name rules.
+        let interesting: [UInt8] = [0x00, 0x1F, 0x20, 0x2E, 0x2F, 0x41, 0x7E, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2,
+                                    0xC3, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0x8F, 0x90]
+        var samples: [[UInt8]] = ["a", ".", "..", "a/..", "a/.b", "/", "a//b", "é", "\u{85}", "\u{A0}", "\u{10FFFF}", "名前/x"].map { Array($0.utf8) }
+        samples += [[0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],
+                    [UInt8](repeating: 0x61, count: 1024), [UInt8](repeating: 0x61, count: 1025), []]
+        for _ in 0..<200_000 {
+            let length = Int(generator.nextByte() % 7)
+            samples.append((0..<length).map { _ in
+                let pick = generator.nextByte()
+                return pick < 128 ? interesting[Int(pick) % interesting.count] : (pick < 192 ? 0x61 : generator.nextByte())
+            })
+        }
+        var disagreements: [[UInt8]] = []
+        for sample in samples {
+            let fast = sample.withUnsafeBytes { EntryName.isValid(utf8: $0) }
+            let full = String(validating: sample, as: UTF8.self) != nil
+                && (try? EntryName.validate(utf8: sample, display: "")) != nil
+            if fast != full { disagreements.append(sample) }
+        }
+        #expect(disagreements.isEmpty, "first disagreements: \(disagreements.prefix(5))")
+    }
+
     @Test(arguments: ["", "with space", "slash/", "é", String(repeating: "f", count: 65)])
     func test_validateField_rejectsBadFieldNames(field: String) {
         #expect(throws: VaultError.self) { try EntryName.validateField(field) }
@@ -95,5 +123,86 @@ import Testing
         hugeValue.replaceSubrange(24..<28, with: UInt32.max.littleEndianBytes)
         #expect(throws: VaultError.self) { try EntryCodec.decode(hugeValue) }
         #expect(throws: VaultError.self) { try EntryCodec.decode([2, 0, 0, 0, 0]) }
+    }
+
+    // MARK: - Vault over stored records
+
+    /// A decrypted vault keeps its records where they lie and only the edits beside them: every edit
+    /// on it must give the same entries, names, count and encoding as the same edit on a vault built in memory.
+    @Test func test_storedVault_editsMatchAVaultBuiltInMemory() throws {
+        var generator = SplitMix(seed: 5)
+        func name() -> String { "svc/\(generator.nextByte() % 40)" }
+        var model = Vault()
+        for index in 0..<30 {
+            try model.setValue([UInt8(index)], for: "svc/\(index)", now: Int64(index))
+            if index % 3 == 0 { try model.setField("user", value: [1, UInt8(index)], for: "svc/\(index)", now: Int64(index)) }
+        }
+        var stored = try EntryCodec.decode(EntryCodec.encode(model))
+        #expect(stored == model && model == stored)
+        for step in 0..<400 {
+            let now = Int64(1_000 + step)
+            let target = name(), other = name(), byte = generator.nextByte()
+            switch byte % 6 {
+            case 0:
+                try model.setValue([byte], for: target, now: now)
+                try stored.setValue([byte], for: target, now: now)
+            case 1:
+                try model.setField("f\(byte % 3)", value: [byte], for: target, now: now)
+                try stored.setField("f\(byte % 3)", value: [byte], for: target, now: now)
+            case 2:
+                #expect((try? model.remove(target)) == (try? stored.remove(target)))
+            case 3:
+                let renamed = (try? model.rename(target, to: other, overwrite: byte & 8 != 0)) != nil
+                #expect(renamed == ((try? stored.rename(target, to: other, overwrite: byte & 8 != 0)) != nil))
+            case 4:
+                let removed = (try? model.removeField("f\(byte % 3)", of: target, now: now)) != nil
+                #expect(removed == ((try? stored.removeField("f\(byte % 3)", of: target, now: now)) != nil))
+            default:
+                let entry = Entry(value: [byte, byte], fields: ["x": [byte]], created: now, modified: now)
+                try model.put(entry, as: target)
+                try stored.put(entry, as: target)
+            }
+            #expect(stored.count == model.count)
+            #expect(stored.contains(target) == model.contains(target))
+            #expect(stored.entry(target) == model.entry(target))
+            if step % 20 == 0 {
+                #expect(stored == model)
+                #expect(stored.names == model.names)
+                #expect(stored.names(withPrefix: "svc/1") == model.names(withPrefix: "svc/1"))
+                #expect(try EntryCodec.encode(stored) == EntryCodec.encode(model))
+                // Re-decoding the encoding of the edited vault gives the same vault again.
+                stored = try EntryCodec.decode(EntryCodec.encode(stored))
+            }
+        }
+        #expect(stored == model)
+    }
+
+    @Test func test_equality_copiesOfOneDecryptedVaultCompareTheirEdits() throws {
+        let decoded = try EntryCodec.decode(EntryCodec.encode(sampleVault()))
+        var edited = decoded
+        #expect(edited == decoded)
+        try edited.setValue([9], for: "empty", now: 1)
+        #expect(edited != decoded)
+        try edited.setValue([], for: "empty", now: 1)
+        #expect(edited != decoded, "the modified time changed")
+        var removed = decoded
+        try removed.remove("empty")
+        try removed.put(decoded.entry("empty")!, as: "empty")
+        #expect(removed == decoded, "removing and putting back the same entry changes nothing")
+    }
+
+    // MARK: - Vault.withValue
+
+    @Test func test_withValue_readsStoredAndEditedValuesInPlace() throws {
+        var vault = try EntryCodec.decode(EntryCodec.encode(sampleVault()))
+        #expect(vault.withValue(of: "db/password") { Array($0) } == Array("hunter2".utf8))
+        #expect(vault.withValue(of: "db/password", field: "url") { Array($0) } == Array("https://db.example".utf8))
+        #expect(vault.withValue(of: "empty") { $0.count } == 0)
+        #expect(vault.withValue(of: "db/password", field: "nope") { _ in true } == nil)
+        #expect(vault.withValue(of: "missing") { _ in true } == nil)
+        try vault.setField("url", value: [7], for: "db/password", now: 5)
+        try vault.remove("empty")
+        #expect(vault.withValue(of: "db/password", field: "url") { Array($0) } == [7])
+        #expect(vault.withValue(of: "empty") { _ in true } == nil)
     }
 }

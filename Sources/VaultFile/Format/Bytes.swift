@@ -1,16 +1,19 @@
+import KDF
+
 // MARK: - Reading untrusted bytes through a limit
 
 /// A cursor over untrusted bytes: every read checks the bounds first and throws instead of trapping.
 ///
 /// What is being read is an autoclosure: its text is built only for an error message, never on the hot path.
-struct ByteReader {
-    private let bytes: ArraySlice<UInt8>
+/// Generic so that the decrypted contents are read where they lie (a raw buffer) and the header from the file's array.
+struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
+    private let bytes: Bytes
     private(set) var offset: Int
     /// What the caller is reading, for error messages ("header", "contents").
     private let context: String
     private let makeError: (String) -> VaultError
 
-    init(_ bytes: ArraySlice<UInt8>, context: String, error: @escaping (String) -> VaultError) {
+    init(_ bytes: Bytes, context: String, error: @escaping (String) -> VaultError) {
         self.bytes = bytes
         self.offset = bytes.startIndex
         self.context = context
@@ -21,7 +24,7 @@ struct ByteReader {
     var remaining: Int { bytes.endIndex - offset }
 
     /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
-    mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> ArraySlice<UInt8> {
+    mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> Bytes.SubSequence {
         guard count >= 0, count <= remaining else {
             throw makeError("\(what()) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(context), only \(remaining) left")
         }
@@ -34,24 +37,34 @@ struct ByteReader {
     mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what())) }
     mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try readUInt(8, what()) }
 
+    @inline(__always)
     private mutating func readUInt(_ width: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UInt64 {
+        guard width <= remaining else { _ = try read(width, what()); fatalError("unreachable: read threw") }
         var value: UInt64 = 0
-        for (index, byte) in try read(width, what()).enumerated() { value |= UInt64(byte) << (8 * UInt64(index)) }
+        for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        offset += width
         return value
     }
 }
 
 /// Appends little-endian integers and byte runs to a growing array.
+///
+/// Give secrets the exact capacity up front: a growing array leaves its earlier, unwiped buffers behind.
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    /// Zeroes what was written, in place.
+    mutating func wipe() { KDF.wipe(&bytes) }
 
     mutating func append(_ value: UInt8) { bytes.append(value) }
     mutating func append(_ value: UInt16) { appendUInt(UInt64(value), width: 2) }
     mutating func append(_ value: UInt32) { appendUInt(UInt64(value), width: 4) }
     mutating func append(_ value: UInt64) { appendUInt(value, width: 8) }
     mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
+    /// Appends raw bytes with one copy (a record copied whole from the decrypted contents).
+    mutating func append(raw run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self)) }
 
     private mutating func appendUInt(_ value: UInt64, width: Int) {
         for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }

@@ -168,7 +168,7 @@ public enum Keyslot: Equatable, Sendable {
         return writer.bytes
     }
 
-    static func parse(_ reader: inout ByteReader, index: Int) throws(VaultError) -> Keyslot {
+    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, index: Int) throws(VaultError) -> Keyslot {
         let type = try reader.readU8("keyslot \(index) type")
         let length = Int(try reader.readU16("keyslot \(index) length"))
         let body = try reader.read(length, "keyslot \(index) body")

@@ -30,18 +30,21 @@ enum Payload {
 
     // MARK: Sealing
 
-    /// Pads `content`, encrypts it under `key` and returns the stream header and the ciphertext.
-    static func seal(_ content: [UInt8], key: SecureBytes) -> (streamHeader: [UInt8], ciphertext: [UInt8]) {
+    /// Pads the content that `writeContent` writes (exactly `contentLength` bytes), encrypts it
+    /// under `key` and returns the stream header and the ciphertext.
+    ///
+    /// The padded plaintext is built in one buffer of its final size, so no unwiped copy of it is left behind.
+    static func seal(
+        contentLength: Int, key: SecureBytes, writeContent: (inout ByteWriter) -> Void
+    ) -> (streamHeader: [UInt8], ciphertext: [UInt8]) {
         ensureSodiumInitialised()
-        var plaintext = [UInt8]()
-        let total = paddedLength(8 + content.count)
-        plaintext.reserveCapacity(total)
-        var writer = ByteWriter()
-        writer.append(UInt64(content.count))
-        plaintext.append(contentsOf: writer.bytes)
-        plaintext.append(contentsOf: content)
-        plaintext.append(contentsOf: repeatElement(0, count: total - plaintext.count))
-        defer { wipe(&plaintext) }
+        let total = paddedLength(8 + contentLength)
+        var plaintext = ByteWriter(capacity: total)
+        defer { plaintext.wipe() }
+        plaintext.append(UInt64(contentLength))
+        writeContent(&plaintext)
+        precondition(plaintext.bytes.count == 8 + contentLength, "the content encoder wrote a length other than it announced")
+        plaintext.append(repeatElement(0, count: total - plaintext.bytes.count))
 
         var state = crypto_secretstream_xchacha20poly1305_state()
         defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
@@ -54,7 +57,7 @@ enum Payload {
         let ciphertextLength = total + chunkCount * chunkOverhead
         var ciphertext = [UInt8](unsafeUninitializedCapacity: ciphertextLength) { _, initialized in initialized = ciphertextLength }
         ciphertext.withUnsafeMutableBufferPointer { out in
-            plaintext.withUnsafeBufferPointer { input in
+            plaintext.bytes.withUnsafeBufferPointer { input in
                 for chunk in 0..<chunkCount {
                     let start = chunk * chunkLength
                     let length = min(chunkLength, total - start)
@@ -78,9 +81,9 @@ enum Payload {
     /// is reported with the chunk index: a chunk that fails to authenticate, a
     /// FINAL tag before the last chunk (data appended after the end), no FINAL
     /// tag on the last chunk (truncation), or a last chunk with no plaintext.
-    /// Returns the whole padded plaintext and where the content lies in it, so that the content is
-    /// not moved; the caller wipes the plaintext when done.
-    static func open(_ ciphertext: ArraySlice<UInt8>, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: [UInt8], content: Range<Int>) {
+    /// Returns the whole padded plaintext (wiped when released) and where the content lies in it,
+    /// so that the content is never moved or copied.
+    static func open(_ ciphertext: ArraySlice<UInt8>, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: PlaintextBuffer, content: Range<Int>) {
         ensureSodiumInitialised()
         let fullChunk = chunkLength + chunkOverhead
         guard !ciphertext.isEmpty else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
@@ -98,53 +101,43 @@ enum Payload {
         }
         guard initStatus == 0 else { throw .payloadDamaged(chunk: 0, reason: "invalid stream header") }
 
-        // Not zero-filled first: decryption writes every byte, and a failure wipes the whole buffer.
-        let plaintextLength = ciphertext.count - chunkCount * chunkOverhead
-        var plaintext = [UInt8](unsafeUninitializedCapacity: plaintextLength) { _, initialized in initialized = plaintextLength }
+        // Not zero-filled first: decryption writes every byte, and the buffer is wiped when released.
+        let plaintext = PlaintextBuffer(uninitializedCount: ciphertext.count - chunkCount * chunkOverhead)
+        let out = plaintext.bytes.assumingMemoryBound(to: UInt8.self)
         var failure: VaultError?
-        plaintext.withUnsafeMutableBufferPointer { out in
-            ciphertext.withUnsafeBufferPointer { input in
-                for chunk in 0..<chunkCount {
-                    let isLast = chunk == chunkCount - 1
-                    let length = isLast ? lastLength : fullChunk
-                    var tag: UInt8 = 0
-                    let status = crypto_secretstream_xchacha20poly1305_pull(
-                        &state, out.baseAddress! + chunk * chunkLength, nil, &tag,
-                        input.baseAddress! + chunk * fullChunk, UInt64(length), nil, 0)
-                    if status != 0 {
-                        failure = .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
-                        return
-                    }
-                    let isFinal = tag == crypto_secretstream_xchacha20poly1305_tag_final()
-                    if isFinal && !isLast {
-                        failure = .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(ciphertext.count - (chunk + 1) * fullChunk) more bytes")
-                        return
-                    }
-                    if !isFinal && isLast {
-                        failure = .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
-                        return
-                    }
-                    if tag != crypto_secretstream_xchacha20poly1305_tag_final() && tag != crypto_secretstream_xchacha20poly1305_tag_message() {
-                        failure = .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(tag)")
-                        return
-                    }
+        ciphertext.withUnsafeBufferPointer { input in
+            for chunk in 0..<chunkCount {
+                let isLast = chunk == chunkCount - 1
+                let length = isLast ? lastLength : fullChunk
+                var tag: UInt8 = 0
+                let status = crypto_secretstream_xchacha20poly1305_pull(
+                    &state, out.baseAddress! + chunk * chunkLength, nil, &tag,
+                    input.baseAddress! + chunk * fullChunk, UInt64(length), nil, 0)
+                if status != 0 {
+                    failure = .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
+                    return
+                }
+                let isFinal = tag == crypto_secretstream_xchacha20poly1305_tag_final()
+                if isFinal && !isLast {
+                    failure = .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(ciphertext.count - (chunk + 1) * fullChunk) more bytes")
+                    return
+                }
+                if !isFinal && isLast {
+                    failure = .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
+                    return
+                }
+                if tag != crypto_secretstream_xchacha20poly1305_tag_final() && tag != crypto_secretstream_xchacha20poly1305_tag_message() {
+                    failure = .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(tag)")
+                    return
                 }
             }
         }
-        if let failure {
-            wipe(&plaintext)
-            throw failure
-        }
-        do {
-            return (plaintext, 8..<(try contentEnd(of: plaintext)))
-        } catch {
-            wipe(&plaintext)
-            throw error
-        }
+        if let failure { throw failure }
+        return (plaintext, 8..<(try contentEnd(of: UnsafeRawBufferPointer(plaintext.bytes))))
     }
 
     /// Checks the length prefix and the padding; returns where the content ends.
-    private static func contentEnd(of plaintext: [UInt8]) throws(VaultError) -> Int {
+    private static func contentEnd(of plaintext: UnsafeRawBufferPointer) throws(VaultError) -> Int {
         guard plaintext.count >= 8 else { throw .contentsDamaged("the plaintext is shorter than its length field") }
         var length: UInt64 = 0
         for index in 0..<8 { length |= UInt64(plaintext[index]) << (8 * UInt64(index)) }

@@ -43,10 +43,11 @@ public final class UnlockedVault: @unchecked Sendable {
 
     /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation.
     public func seal() throws(VaultError) -> [UInt8] {
-        var content = try EntryCodec.encode(vault)
-        defer { wipe(&content) }
+        let contentLength = try EntryCodec.encodedLength(vault)
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (streamHeader, ciphertext) = Payload.seal(content, key: streamKey)
+        let (streamHeader, ciphertext) = Payload.seal(contentLength: contentLength, key: streamKey) { writer in
+            EntryCodec.encode(vault, into: &writer)
+        }
         header.generation &+= 1
         header.minorVersion = VaultHeader.minorVersion
         header.streamHeader = streamHeader
@@ -113,9 +114,8 @@ public enum VaultCodec {
         let fileKey = try unwrapFileKey(header, password: password, limits: limits, willDeriveKey: willDeriveKey)
         guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        var (plaintext, content) = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
-        defer { wipe(&plaintext) }
-        let vault = try EntryCodec.decode(plaintext[content])
+        let (plaintext, content) = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
+        let vault = try EntryCodec.decode(plaintext, content: content)
         return UnlockedVault(vault: vault, header: header, fileKey: fileKey)
     }
 

@@ -10,41 +10,74 @@ enum EntryCodec {
     /// The content encoding version.
     static let version: UInt8 = 1
 
-    static func encode(_ vault: Vault) throws(VaultError) -> [UInt8] {
-        var writer = ByteWriter()
-        writer.append(version)
-        writer.append(UInt32(vault.count))
-        let storage = vault.storage
-        for key in vault.sortedKeys {
-            let entry = storage[key]!
-            writer.append(UInt16(key.count))
-            writer.append(key)
-            writer.append(UInt64(bitPattern: entry.created))
-            writer.append(UInt64(bitPattern: entry.modified))
-            writer.append(UInt32(entry.value.count))
-            writer.append(entry.value)
-            writer.append(UInt8(entry.fields.count))
-            for field in entry.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                let value = entry.fields[field]!
-                writer.append(UInt8(field.utf8.count))
-                writer.append(field.utf8)
-                writer.append(UInt32(value.count))
-                writer.append(value)
-            }
-            guard writer.bytes.count <= VaultLimits.maxContentLength else {
-                throw .limitExceeded("the vault contents exceed \(VaultLimits.maxContentLength) bytes (1 GiB)")
+    // MARK: Encoding
+
+    /// The exact length of the encoded contents; throws when it exceeds the limit, before anything is written.
+    static func encodedLength(_ vault: Vault) throws(VaultError) -> Int {
+        var length = 5
+        vault.forEachRecord { record in
+            switch record {
+            case .stored(let records, let index):
+                length += records.record(at: index).count
+            case .edited(let name, let entry):
+                length += 2 + name.count + 8 + 8 + 4 + entry.value.count + 1
+                for (field, value) in entry.fields { length += 1 + field.utf8.count + 4 + value.count }
             }
         }
+        guard length <= VaultLimits.maxContentLength else {
+            throw .limitExceeded("the vault contents exceed \(VaultLimits.maxContentLength) bytes (1 GiB)")
+        }
+        return length
+    }
+
+    /// Appends the encoded contents to `writer`: untouched records as they were decrypted, edited ones encoded anew.
+    static func encode(_ vault: Vault, into writer: inout ByteWriter) {
+        writer.append(version)
+        writer.append(UInt32(vault.count))
+        vault.forEachRecord { record in
+            switch record {
+            case .stored(let records, let index):
+                withExtendedLifetime(records) { writer.append(raw: records.record(at: index)) }
+            case .edited(let name, let entry):
+                writer.append(UInt16(name.count))
+                writer.append(name)
+                writer.append(UInt64(bitPattern: entry.created))
+                writer.append(UInt64(bitPattern: entry.modified))
+                writer.append(UInt32(entry.value.count))
+                writer.append(entry.value)
+                writer.append(UInt8(entry.fields.count))
+                for field in entry.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                    let value = entry.fields[field]!
+                    writer.append(UInt8(field.utf8.count))
+                    writer.append(field.utf8)
+                    writer.append(UInt32(value.count))
+                    writer.append(value)
+                }
+            }
+        }
+    }
+
+    /// The encoded contents in a new array of exactly their length.
+    static func encode(_ vault: Vault) throws(VaultError) -> [UInt8] {
+        var writer = ByteWriter(capacity: try encodedLength(vault))
+        encode(vault, into: &writer)
         return writer.bytes
     }
 
-    static func decode(_ content: [UInt8]) throws(VaultError) -> Vault { try decode(content[...]) }
+    // MARK: Decoding
 
-    static func decode(_ content: ArraySlice<UInt8>) throws(VaultError) -> Vault {
+    static func decode(_ content: [UInt8]) throws(VaultError) -> Vault {
+        try decode(PlaintextBuffer(copying: content), content: 0..<content.count)
+    }
+
+    /// Validates the contents at `content` in `plaintext` in one pass that allocates only the
+    /// record index, and returns a vault over them (which keeps `plaintext`).
+    static func decode(_ plaintext: PlaintextBuffer, content: Range<Int>) throws(VaultError) -> Vault {
         guard content.count <= VaultLimits.maxContentLength else {
             throw .contentsDamaged("the contents exceed \(VaultLimits.maxContentLength) bytes")
         }
-        var reader = ByteReader(content, context: "contents") { .contentsDamaged($0) }
+        let bytes = UnsafeRawBufferPointer(plaintext.bytes)
+        var reader = ByteReader(bytes[content], context: "contents") { .contentsDamaged($0) }
         let foundVersion = try reader.readU8("content version")
         guard foundVersion == version else {
             throw .contentsDamaged("content encoding version \(foundVersion) is unknown")
@@ -53,58 +86,70 @@ enum EntryCodec {
         guard count <= VaultLimits.maxEntries else {
             throw .contentsDamaged("entry count \(count) exceeds \(VaultLimits.maxEntries)")
         }
-        var entries: [[UInt8]: Entry] = [:]
-        entries.reserveCapacity(min(count, reader.remaining / 27))  // 27: the smallest encoded entry
-        var previous: [UInt8]? = nil
+        var starts: [Int] = []
+        starts.reserveCapacity(min(count, reader.remaining / 27) + 1)  // 27: the smallest encoded entry
+        var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
         for index in 0..<count {
+            starts.append(reader.offset)
             let nameLength = Int(try reader.readU16("entry \(index) name length"))
-            let key = Array(try reader.read(nameLength, "entry \(index) name"))
-            guard String(validating: key, as: UTF8.self) != nil else {
-                throw .contentsDamaged("entry \(index) name is not UTF-8")
-            }
-            do {
-                try EntryName.validate(utf8: key, display: String(decoding: key, as: UTF8.self))
-            } catch {
-                throw .contentsDamaged("entry \(index): \(error.description)")
-            }
-            if let previous, !previous.lexicographicallyPrecedes(key) {
+            let name = UnsafeRawBufferPointer(rebasing: try reader.read(nameLength, "entry \(index) name"))
+            if !EntryName.isValid(utf8: name) { try explainInvalidName(name, entry: index) }
+            if index > 0 && compareBytes(previousName, name) >= 0 {
                 throw .contentsDamaged("entry \(index) is out of order or duplicated")
             }
-            previous = key
-            let created = Int64(bitPattern: try reader.readU64("entry \(index) created"))
-            let modified = Int64(bitPattern: try reader.readU64("entry \(index) modified"))
-            let value = try readValue(&reader, "entry \(index) value")
+            previousName = name
+            _ = try reader.readU64("entry \(index) created")
+            _ = try reader.readU64("entry \(index) modified")
+            try skipValue(&reader, "entry \(index) value")
             let fieldCount = Int(try reader.readU8("entry \(index) field count"))
             guard fieldCount <= VaultLimits.maxFieldsPerEntry else {
                 throw .contentsDamaged("entry \(index) has \(fieldCount) fields; at most \(VaultLimits.maxFieldsPerEntry)")
             }
-            var fields: [String: [UInt8]] = [:]
-            var previousField: [UInt8]? = nil
+            var previousField = UnsafeRawBufferPointer(start: nil, count: 0)
             for fieldIndex in 0..<fieldCount {
                 let length = Int(try reader.readU8("entry \(index) field \(fieldIndex) name length"))
-                let fieldBytes = Array(try reader.read(length, "entry \(index) field \(fieldIndex) name"))
-                let field = String(decoding: fieldBytes, as: UTF8.self)
-                do { try EntryName.validateField(field) } catch { throw .contentsDamaged("entry \(index): \(error.description)") }
-                if let previousField, !previousField.lexicographicallyPrecedes(fieldBytes) {
+                let field = UnsafeRawBufferPointer(rebasing: try reader.read(length, "entry \(index) field \(fieldIndex) name"))
+                if !EntryName.isValidField(field) {
+                    do { try EntryName.validateField(String(decoding: field, as: UTF8.self)) } catch {
+                        throw .contentsDamaged("entry \(index): \(error.description)")
+                    }
+                }
+                if fieldIndex > 0 && compareBytes(previousField, field) >= 0 {
                     throw .contentsDamaged("entry \(index) field \(fieldIndex) is out of order or duplicated")
                 }
-                previousField = fieldBytes
-                fields[field] = try readValue(&reader, "entry \(index) field \(fieldIndex) value")
+                previousField = field
+                try skipValue(&reader, "entry \(index) field \(fieldIndex) value")
             }
-            entries[key] = Entry(value: value, fields: fields, created: created, modified: modified)
         }
         guard reader.remaining == 0 else {
             throw .contentsDamaged("\(reader.remaining) bytes after the last entry")
         }
-        return Vault(entries: entries)
+        starts.append(reader.offset)
+        return Vault(stored: StoredRecords(plaintext: plaintext, starts: starts))
     }
 
-    private static func readValue(_ reader: inout ByteReader, _ what: @autoclosure () -> String) throws(VaultError) -> [UInt8] {
+    /// Throws the message for a name the fast check refused: not UTF-8, or which rule it breaks.
+    private static func explainInvalidName(_ name: UnsafeRawBufferPointer, entry index: Int) throws(VaultError) {
+        let key = Array(name)
+        guard String(validating: key, as: UTF8.self) != nil else {
+            throw .contentsDamaged("entry \(index) name is not UTF-8")
+        }
+        do {
+            try EntryName.validate(utf8: key, display: String(decoding: key, as: UTF8.self))
+        } catch {
+            throw .contentsDamaged("entry \(index): \(error.description)")
+        }
+        // The fast check refused what the full rules accept: the full rules decide.
+    }
+
+    private static func skipValue(
+        _ reader: inout ByteReader<Slice<UnsafeRawBufferPointer>>, _ what: @autoclosure () -> String
+    ) throws(VaultError) {
         let length = Int(try reader.readU32("\(what()) length"))
         guard length <= VaultLimits.maxValueLength else {
             throw .contentsDamaged("\(what()) is \(length) bytes; at most \(VaultLimits.maxValueLength)")
         }
-        return Array(try reader.read(length, what()))
+        _ = try reader.read(length, what())
     }
 }
 
@@ -115,5 +160,5 @@ extension Vault {
     public func encodedContent() throws(VaultError) -> [UInt8] { try EntryCodec.encode(self) }
 
     /// Decodes content bytes, rejecting anything a canonical encoder would not produce.
-    public init(decodingContent content: [UInt8]) throws(VaultError) { self = try EntryCodec.decode(content[...]) }
+    public init(decodingContent content: [UInt8]) throws(VaultError) { self = try EntryCodec.decode(content) }
 }

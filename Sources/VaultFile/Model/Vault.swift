@@ -50,36 +50,83 @@ public struct Entry: Equatable, Sendable {
 ///
 /// Names are compared byte for byte (two spellings of "é" are two names, as
 /// on a file system) and listed in byte order, the order of the encoding.
-public struct Vault: Equatable, Sendable {
-    private var entries: [[UInt8]: Entry]
+///
+/// A decrypted vault keeps its records where they lie in the plaintext and
+/// decodes only the entries a command touches; edits are kept beside them
+/// and merged in name order when the vault is encoded or listed.
+public struct Vault: Sendable {
+    /// The records as decrypted, shared by copies of this value; nil for a vault built in memory.
+    private var stored: StoredRecords?
+    /// Entries changed since decryption, by name bytes. `.removed` is kept only for stored names.
+    private var changes: [[UInt8]: Change] = [:]
+    /// The number of entries.
+    public private(set) var count: Int
+
+    private enum Change: Equatable, Sendable {
+        case put(Entry)
+        case removed
+    }
 
     /// An empty vault.
-    public init() { entries = [:] }
+    public init() {
+        stored = nil
+        count = 0
+    }
 
-    init(entries: [[UInt8]: Entry]) { self.entries = entries }
+    init(stored: StoredRecords) {
+        self.stored = stored
+        count = stored.count
+    }
 
-    /// The number of entries.
-    public var count: Int { entries.count }
+    // MARK: Reading
 
     /// Every name, sorted byte-wise.
-    public var names: [String] { sortedKeys.map { String(decoding: $0, as: UTF8.self) } }
+    public var names: [String] {
+        var names: [String] = []
+        names.reserveCapacity(count)
+        forEachRecord { names.append($0.name) }
+        return names
+    }
 
     /// The names that start with `prefix` (byte-wise), sorted.
     public func names(withPrefix prefix: String) -> [String] {
         let prefix = Array(prefix.utf8)
-        return sortedKeys.filter { $0.starts(with: prefix) }.map { String(decoding: $0, as: UTF8.self) }
+        var names: [String] = []
+        forEachRecord { record in
+            if record.withName({ $0.starts(with: prefix) }) { names.append(record.name) }
+        }
+        return names
     }
 
+    /// Whether an entry called `name` exists.
+    public func contains(_ name: String) -> Bool { contains(key: Array(name.utf8)) }
+
     /// The entry called `name`, or `nil`.
-    public func entry(_ name: String) -> Entry? { entries[Array(name.utf8)] }
+    public func entry(_ name: String) -> Entry? { entry(forKey: Array(name.utf8)) }
 
     /// Every entry with its name, sorted by name.
     public var sortedEntries: [(name: String, entry: Entry)] {
-        sortedKeys.map { (String(decoding: $0, as: UTF8.self), entries[$0]!) }
+        var entries: [(name: String, entry: Entry)] = []
+        entries.reserveCapacity(count)
+        forEachRecord { entries.append(($0.name, $0.entry)) }
+        return entries
     }
 
-    var sortedKeys: [[UInt8]] { entries.keys.sorted { $0.lexicographicallyPrecedes($1) } }
-    var storage: [[UInt8]: Entry] { entries }
+    /// Calls `body` with the bytes of the value of `name` (or of its field `field`) where they lie,
+    /// without copying them; nil when there is no such entry or field. Do not let the pointer escape.
+    public func withValue<R>(of name: String, field: String? = nil, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        let key = Array(name.utf8)
+        switch changes[key] {
+        case .put(let entry)?:
+            let value = field == nil ? entry.value : entry.fields[field!]
+            return try value?.withUnsafeBytes(body)
+        case .removed?:
+            return nil
+        case nil:
+            guard let stored, let index = stored.index(of: key), let value = stored.value(at: index, field: field) else { return nil }
+            return try withExtendedLifetime(stored) { try body(value) }
+        }
+    }
 
     // MARK: Editing
 
@@ -89,16 +136,16 @@ public struct Vault: Equatable, Sendable {
     public mutating func setValue(_ value: [UInt8], for name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         let key = try EntryName.validate(name)
         try Self.checkValueLength(value.count, what: "the value of '\(name)'")
-        if var existing = entries[key] {
+        if var existing = entry(forKey: key) {
             guard existing.value != value else { return }
             existing.value = value
             existing.modified = now
-            entries[key] = existing
+            changes[key] = .put(existing)
         } else {
-            guard entries.count < VaultLimits.maxEntries else {
+            guard count < VaultLimits.maxEntries else {
                 throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
             }
-            entries[key] = Entry(value: value, created: now, modified: now)
+            store(Entry(value: value, created: now, modified: now), key: key)
         }
     }
 
@@ -107,17 +154,18 @@ public struct Vault: Equatable, Sendable {
         let key = try EntryName.validate(name)
         try EntryName.validateField(field)
         try Self.checkValueLength(value.count, what: "field '\(field)' of '\(name)'")
-        var entry = entries[key] ?? Entry(value: [], created: now, modified: now)
-        if entry.fields[field] == value && entries[key] != nil { return }
+        let existing = entry(forKey: key)
+        var entry = existing ?? Entry(value: [], created: now, modified: now)
+        if entry.fields[field] == value && existing != nil { return }
         guard entry.fields[field] != nil || entry.fields.count < VaultLimits.maxFieldsPerEntry else {
             throw .limitExceeded("an entry holds at most \(VaultLimits.maxFieldsPerEntry) fields")
         }
-        if entries[key] == nil && entries.count >= VaultLimits.maxEntries {
+        if existing == nil && count >= VaultLimits.maxEntries {
             throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
         }
         entry.fields[field] = value
         entry.modified = now
-        entries[key] = entry
+        store(entry, key: key)
     }
 
     /// Puts a whole entry under `name`, replacing any entry there (used by import and merge).
@@ -131,43 +179,139 @@ public struct Vault: Equatable, Sendable {
             try EntryName.validateField(field)
             try Self.checkValueLength(value.count, what: "field '\(field)' of '\(name)'")
         }
-        if entries[key] == nil && entries.count >= VaultLimits.maxEntries {
+        if !contains(key: key) && count >= VaultLimits.maxEntries {
             throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
         }
-        entries[key] = entry
+        store(entry, key: key)
     }
 
     /// Removes the entry called `name` and returns it.
     @discardableResult
     public mutating func remove(_ name: String) throws(VaultError) -> Entry {
-        guard let removed = entries.removeValue(forKey: Array(name.utf8)) else { throw .entryNotFound(name) }
+        let key = Array(name.utf8)
+        guard let removed = entry(forKey: key) else { throw .entryNotFound(name) }
+        delete(key: key)
         return removed
     }
 
     /// Removes field `field` of `name`.
     public mutating func removeField(_ field: String, of name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         let key = Array(name.utf8)
-        guard var entry = entries[key] else { throw .entryNotFound(name) }
+        guard var entry = entry(forKey: key) else { throw .entryNotFound(name) }
         guard entry.fields.removeValue(forKey: field) != nil else { throw .entryNotFound("\(name)#\(field)") }
         entry.modified = now
-        entries[key] = entry
+        store(entry, key: key)
     }
 
     /// Renames `old` to `new`; refuses to replace an existing `new` unless `overwrite`.
     public mutating func rename(_ old: String, to new: String, overwrite: Bool = false) throws(VaultError) {
         let newKey = try EntryName.validate(new)
         let oldKey = Array(old.utf8)
-        guard let entry = entries[oldKey] else { throw .entryNotFound(old) }
+        guard let entry = entry(forKey: oldKey) else { throw .entryNotFound(old) }
         guard oldKey != newKey else { return }
-        guard overwrite || entries[newKey] == nil else { throw .entryExists(new) }
-        entries[oldKey] = nil
-        entries[newKey] = entry
+        guard overwrite || !contains(key: newKey) else { throw .entryExists(new) }
+        delete(key: oldKey)
+        store(entry, key: newKey)
     }
 
     private static func checkValueLength(_ length: Int, what: String) throws(VaultError) {
         guard length <= VaultLimits.maxValueLength else {
             throw .limitExceeded("\(what) is \(length) bytes; the limit is \(VaultLimits.maxValueLength) bytes (256 MiB)")
         }
+    }
+
+    // MARK: Stored records and changes
+
+    private func entry(forKey key: [UInt8]) -> Entry? {
+        switch changes[key] {
+        case .put(let entry)?: return entry
+        case .removed?: return nil
+        case nil: return stored.flatMap { stored in stored.index(of: key).map { stored.entry(at: $0) } }
+        }
+    }
+
+    private func contains(key: [UInt8]) -> Bool {
+        switch changes[key] {
+        case .put?: return true
+        case .removed?: return false
+        case nil: return stored?.index(of: key) != nil
+        }
+    }
+
+    private mutating func store(_ entry: Entry, key: [UInt8]) {
+        if !contains(key: key) { count += 1 }
+        changes[key] = .put(entry)
+    }
+
+    private mutating func delete(key: [UInt8]) {
+        precondition(contains(key: key), "deleting an absent entry")
+        count -= 1
+        changes[key] = stored?.index(of: key) != nil ? .removed : nil
+    }
+
+    /// One entry met by `forEachRecord`: a stored record untouched since decryption, or an edited entry.
+    enum Record {
+        case stored(StoredRecords, index: Int)
+        case edited(name: [UInt8], entry: Entry)
+
+        /// Calls `body` with the name's UTF-8 bytes.
+        func withName<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .stored(let records, let index): return withExtendedLifetime(records) { body(records.name(at: index)) }
+            case .edited(let name, _): return name.withUnsafeBytes(body)
+            }
+        }
+
+        var name: String { withName { String(decoding: $0, as: UTF8.self) } }
+
+        var entry: Entry {
+            switch self {
+            case .stored(let records, let index): return records.entry(at: index)
+            case .edited(_, let entry): return entry
+            }
+        }
+    }
+
+    /// Calls `body` for every entry in name order, merging the stored records with the changes.
+    func forEachRecord<E: Error>(_ body: (Record) throws(E) -> Void) throws(E) {
+        let edits = changes.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        var next = 0
+        if let stored {
+            records: for index in 0..<stored.count {
+                while next < edits.count {
+                    let order = stored.compareName(at: index, to: edits[next].key)
+                    guard order >= 0 else { break }
+                    if case .put(let entry) = edits[next].value { try body(.edited(name: edits[next].key, entry: entry)) }
+                    next += 1
+                    if order == 0 { continue records }  // replaced or removed
+                }
+                try body(.stored(stored, index: index))
+            }
+        }
+        for (name, change) in edits[next...] {
+            if case .put(let entry) = change { try body(.edited(name: name, entry: entry)) }
+        }
+    }
+}
+
+// MARK: - Equality
+
+extension Vault: Equatable {
+    /// Two vaults are equal when they hold the same names with equal entries.
+    ///
+    /// Copies of one decrypted vault compare only the entries either has changed.
+    public static func == (lhs: Vault, rhs: Vault) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.stored === rhs.stored {
+            for key in Set(lhs.changes.keys).union(rhs.changes.keys) where lhs.entry(forKey: key) != rhs.entry(forKey: key) {
+                return false
+            }
+            return true
+        }
+        var left: [([UInt8], Entry)] = [], right: [([UInt8], Entry)] = []
+        lhs.forEachRecord { record in left.append((record.withName { Array($0) }, record.entry)) }
+        rhs.forEachRecord { record in right.append((record.withName { Array($0) }, record.entry)) }
+        return left.elementsEqual(right) { $0.0 == $1.0 && $0.1 == $1.1 }
     }
 }
 
@@ -224,12 +368,68 @@ public enum EntryName {
         guard (1...VaultLimits.maxFieldNameLength).contains(bytes.count) else {
             throw .invalidName("a field name is 1 to \(VaultLimits.maxFieldNameLength) characters")
         }
-        let allowed: (UInt8) -> Bool = {
-            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-                || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D
-        }
-        guard bytes.allSatisfy(allowed) else {
+        guard bytes.allSatisfy(isFieldByte) else {
             throw .invalidName("field name '\(field)' may hold only letters, digits, '_', '.' and '-'")
+        }
+    }
+
+    // MARK: Allocation-free checks for the decoder
+
+    /// Whether `bytes` are UTF-8 and a valid entry name, in one pass that allocates nothing.
+    ///
+    /// The decoder's fast path over every name of a vault; `validate(utf8:display:)` explains a failure.
+    static func isValid(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= VaultLimits.maxNameLength else { return false }
+        var index = 0, componentStart = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                if byte < 0x20 || byte == 0x7F { return false }
+                if byte == 0x2F {
+                    guard isValidComponent(bytes, componentStart..<index) else { return false }
+                    componentStart = index + 1
+                }
+                index += 1
+                continue
+            }
+            // The allowed second bytes exclude overlong forms, surrogates, code points above U+10FFFF
+            // and, after C2, the C1 controls U+0080–U+009F.
+            let length: Int, second: ClosedRange<UInt8>
+            switch byte {
+            case 0xC2: (length, second) = (2, 0xA0...0xBF)
+            case 0xC3...0xDF: (length, second) = (2, 0x80...0xBF)
+            case 0xE0: (length, second) = (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (length, second) = (3, 0x80...0xBF)
+            case 0xED: (length, second) = (3, 0x80...0x9F)
+            case 0xF0: (length, second) = (4, 0x90...0xBF)
+            case 0xF1...0xF3: (length, second) = (4, 0x80...0xBF)
+            case 0xF4: (length, second) = (4, 0x80...0x8F)
+            default: return false
+            }
+            guard index + length <= bytes.count, second.contains(bytes[index + 1]) else { return false }
+            for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return false }
+            index += length
+        }
+        return isValidComponent(bytes, componentStart..<bytes.count)
+    }
+
+    /// Whether `bytes` form a valid field name (1…64 of `A–Z a–z 0–9 _ . -`).
+    static func isValidField(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        (1...VaultLimits.maxFieldNameLength).contains(bytes.count) && bytes.allSatisfy(isFieldByte)
+    }
+
+    private static func isFieldByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == 0x5F || byte == 0x2E || byte == 0x2D
+    }
+
+    /// A path component is neither empty nor `.` nor `..`.
+    private static func isValidComponent(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        switch range.count {
+        case 0: return false
+        case 1: return bytes[range.lowerBound] != 0x2E
+        case 2: return bytes[range.lowerBound] != 0x2E || bytes[range.lowerBound + 1] != 0x2E
+        default: return true
         }
     }
 }

@@ -16,18 +16,15 @@ extension VaultfileCommand {
 
         func run() throws {
             let unlocked = try unlock.open()
-            guard let entry = unlocked.vault.entry(name) else { throw VaultError.entryNotFound(name) }
-            let bytes: [UInt8]
-            if let field {
-                guard let value = entry.fields[field] else { throw VaultError.entryNotFound("\(name)#\(field)") }
-                bytes = value
-            } else {
-                bytes = entry.value
+            let vault = unlocked.vault
+            guard vault.contains(name) else { throw VaultError.entryNotFound(name) }
+            // Written from where the value lies in the decrypted vault: a copy would be a second
+            // plaintext to wipe, and for a large value a second buffer of its size.
+            let written: Void? = try vault.withValue(of: name, field: field) { bytes in
+                try StandardOutput.write(bytes)
+                if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
             }
-            // Written from the vault's own buffer: a copy here would be a second plaintext to wipe
-            // (and wiping a shared array only wipes a fresh copy of it).
-            try StandardOutput.write(bytes)
-            if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
+            if written == nil, let field { throw VaultError.entryNotFound("\(name)#\(field)") }
         }
     }
 }

@@ -10,10 +10,14 @@ import Glibc
 enum Stream {
     /// Writes every byte of `bytes` to `fd`; returns false if the descriptor failed.
     @discardableResult
-    static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    static func write(_ bytes: [UInt8], to fd: Int32) -> Bool { bytes.withUnsafeBytes { write($0, to: fd) } }
+
+    /// Writes every byte of a raw buffer to `fd`; returns false if the descriptor failed.
+    @discardableResult
+    static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            let count = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
                 return false
@@ -31,6 +35,11 @@ enum Stream {
 enum StandardOutput {
     /// Writes `bytes` exactly; throws when stdout is closed or full.
     static func write(_ bytes: [UInt8]) throws(CLIError) {
+        guard Stream.write(bytes, to: STDOUT_FILENO) else { throw .outputFailed(errno: errno) }
+    }
+
+    /// Writes a raw buffer exactly; throws when stdout is closed or full.
+    static func write(_ bytes: UnsafeRawBufferPointer) throws(CLIError) {
         guard Stream.write(bytes, to: STDOUT_FILENO) else { throw .outputFailed(errno: errno) }
     }
 
