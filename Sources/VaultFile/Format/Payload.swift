@@ -83,12 +83,13 @@ enum Payload {
     /// tag on the last chunk (truncation), or a last chunk with no plaintext.
     /// Returns the whole padded plaintext (wiped when released) and where the content lies in it,
     /// so that the content is never moved or copied.
-    static func open(_ ciphertext: ArraySlice<UInt8>, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: PlaintextBuffer, content: Range<Int>) {
+    static func open(_ ciphertext: inout some CiphertextSource, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: PlaintextBuffer, content: Range<Int>) {
         ensureSodiumInitialised()
         let fullChunk = chunkLength + chunkOverhead
-        guard !ciphertext.isEmpty else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
-        let chunkCount = (ciphertext.count + fullChunk - 1) / fullChunk
-        let lastLength = ciphertext.count - (chunkCount - 1) * fullChunk
+        let total = ciphertext.count
+        guard total > 0 else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
+        let chunkCount = (total + fullChunk - 1) / fullChunk
+        let lastLength = total - (chunkCount - 1) * fullChunk
         // An empty final chunk is rejected: two encodings of one payload must not exist.
         guard lastLength > chunkOverhead else {
             throw .payloadDamaged(chunk: chunkCount - 1, reason: "the last chunk is \(lastLength) bytes, too short to hold data (truncated or extended)")
@@ -102,37 +103,32 @@ enum Payload {
         guard initStatus == 0 else { throw .payloadDamaged(chunk: 0, reason: "invalid stream header") }
 
         // Not zero-filled first: decryption writes every byte, and the buffer is wiped when released.
-        let plaintext = PlaintextBuffer(uninitializedCount: ciphertext.count - chunkCount * chunkOverhead)
-        let out = plaintext.bytes.assumingMemoryBound(to: UInt8.self)
-        var failure: VaultError?
-        ciphertext.withUnsafeBufferPointer { input in
-            for chunk in 0..<chunkCount {
-                let isLast = chunk == chunkCount - 1
-                let length = isLast ? lastLength : fullChunk
-                var tag: UInt8 = 0
-                let status = crypto_secretstream_xchacha20poly1305_pull(
-                    &state, out.baseAddress! + chunk * chunkLength, nil, &tag,
-                    input.baseAddress! + chunk * fullChunk, UInt64(length), nil, 0)
-                if status != 0 {
-                    failure = .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
-                    return
-                }
-                let isFinal = tag == crypto_secretstream_xchacha20poly1305_tag_final()
-                if isFinal && !isLast {
-                    failure = .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(ciphertext.count - (chunk + 1) * fullChunk) more bytes")
-                    return
-                }
-                if !isFinal && isLast {
-                    failure = .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
-                    return
-                }
-                if tag != crypto_secretstream_xchacha20poly1305_tag_final() && tag != crypto_secretstream_xchacha20poly1305_tag_message() {
-                    failure = .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(tag)")
-                    return
-                }
+        let plaintext = PlaintextBuffer(uninitializedCount: total - chunkCount * chunkOverhead)
+        let out = plaintext.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        for chunk in 0..<chunkCount {
+            let isLast = chunk == chunkCount - 1
+            let start = chunk * fullChunk
+            var status: Int32 = 0
+            var tag: UInt8 = 0
+            try ciphertext.withBytes(start..<start + (isLast ? lastLength : fullChunk)) { input in
+                status = crypto_secretstream_xchacha20poly1305_pull(
+                    &state, out + chunk * chunkLength, nil, &tag,
+                    input.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(input.count), nil, 0)
+            }
+            guard status == 0 else {
+                throw .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
+            }
+            let isFinal = tag == crypto_secretstream_xchacha20poly1305_tag_final()
+            if isFinal && !isLast {
+                throw .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(total - (chunk + 1) * fullChunk) more bytes")
+            }
+            if !isFinal && isLast {
+                throw .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
+            }
+            if tag != crypto_secretstream_xchacha20poly1305_tag_final() && tag != crypto_secretstream_xchacha20poly1305_tag_message() {
+                throw .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(tag)")
             }
         }
-        if let failure { throw failure }
         return (plaintext, 8..<(try contentEnd(of: UnsafeRawBufferPointer(plaintext.bytes))))
     }
 
@@ -151,5 +147,27 @@ enum Payload {
         }
         guard plaintext[end...].allSatisfy({ $0 == 0 }) else { throw .contentsDamaged("non-zero padding") }
         return end
+    }
+}
+
+// MARK: - Where the ciphertext comes from
+
+/// The payload's ciphertext as `Payload.open` reads it, one chunk at a time: the file's bytes
+/// already in memory, or the vault file itself, so that a large vault is never held twice.
+protocol CiphertextSource {
+    /// The length of the ciphertext, in bytes.
+    var count: Int { get }
+    /// Calls `body` with ciphertext bytes `range`; the ranges come in order and lie within `count`.
+    mutating func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws(VaultError)
+}
+
+/// Ciphertext already in memory.
+struct CiphertextBytes: CiphertextSource {
+    let bytes: ArraySlice<UInt8>
+
+    var count: Int { bytes.count }
+
+    func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 }

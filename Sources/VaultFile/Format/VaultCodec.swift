@@ -111,10 +111,19 @@ public enum VaultCodec {
             throw VaultError.limitExceeded("\(path) is \(file.count) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
         }
         let (header, headerLength) = try VaultHeader.parse(file, path: path)
+        var payload = CiphertextBytes(bytes: file[headerLength...])
+        return try open(header: header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
+    }
+
+    /// Unlocks a parsed header, then authenticates and decrypts the payload that follows it.
+    static func open(
+        header: VaultHeader, payload: inout some CiphertextSource, password: SecureBytes, limits: KDFLimits,
+        willDeriveKey: ((KDFParameters) -> Void)?
+    ) throws -> UnlockedVault {
         let fileKey = try unwrapFileKey(header, password: password, limits: limits, willDeriveKey: willDeriveKey)
         guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (plaintext, content) = try Payload.open(file[headerLength...], streamHeader: header.streamHeader, key: streamKey)
+        let (plaintext, content) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey)
         let vault = try EntryCodec.decode(plaintext, content: content)
         return UnlockedVault(vault: vault, header: header, fileKey: fileKey)
     }

@@ -13,8 +13,22 @@ extension VaultStore {
     /// Reads and unlocks the vault without taking the lock (a reader sees the
     /// old or the new file, never a mix: writers rename whole files).
     public func open(password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) throws -> UnlockedVault {
-        let snapshot = try read()
-        return try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits, willDeriveKey: willDeriveKey)
+        try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey).unlocked
+    }
+
+    /// Opens the vault reading its payload chunk by chunk as it is decrypted, so that the
+    /// ciphertext is never held whole beside the plaintext; returns the file's identity for the write.
+    private func openStreaming(
+        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+    ) throws -> (unlocked: UnlockedVault, file: OpenedFile) {
+        let file = try OpenedFile(path: path)
+        // The header is at most `VaultHeader.maxLength` bytes: parsed from the file's first bytes,
+        // it gives the same verdicts and messages as when parsed from the whole file.
+        let head = try file.read(min(file.size, VaultHeader.maxLength), at: 0)
+        let (header, headerLength) = try VaultHeader.parse(head, path: path)
+        var payload = FileCiphertext(file, from: headerLength)
+        let unlocked = try VaultCodec.open(header: header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
+        return (unlocked, file)
     }
 
     /// Reads only the header (no password needed) and the file size.
@@ -33,11 +47,10 @@ extension VaultStore {
         _ edit: (UnlockedVault) throws -> R
     ) throws -> R {
         try withLock {
-            let snapshot = try read()
-            let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits, willDeriveKey: willDeriveKey)
+            let (unlocked, file) = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
-                try replace(try unlocked.seal(), expecting: snapshot)
+                try replace(try unlocked.seal(), expecting: file.identity, mode: file.mode)
             }
             return result
         }
@@ -52,11 +65,10 @@ extension VaultStore {
         willDeriveKey: ((KDFParameters) -> Void)? = nil
     ) throws -> KDFParameters {
         try withLock {
-            let snapshot = try read()
-            let unlocked = try VaultCodec.open(snapshot.bytes, path: path, password: old, limits: limits, willDeriveKey: willDeriveKey)
+            let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
             let rotated = try unlocked.changePassword(to: new, kdf: parameters)
-            try replace(try rotated.seal(), expecting: snapshot)
+            try replace(try rotated.seal(), expecting: file.identity, mode: file.mode)
             return parameters
         }
     }

@@ -52,40 +52,8 @@ public struct VaultStore: Sendable {
 
     /// Reads the whole vault file, refusing files larger than the format allows.
     public func read() throws(VaultError) -> Snapshot {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw .vaultMissing(path: path) }
-            throw .io(operation: "opening", path: path, errno: code)
-        }
-        defer { _ = Glibc.close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(operation: "reading the status of", path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .io(operation: "reading", path: path, errno: EISDIR)
-        }
-        guard info.st_size <= VaultLimits.maxFileLength else {
-            throw .limitExceeded("\(path) is \(info.st_size) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
-        }
-        // Not zero-filled first: every byte kept is one read from the file (a 100 MiB vault saves a pass).
-        let size = Int(info.st_size)
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            var filled = 0
-            while filled < size {
-                let count = Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    break
-                }
-                if count == 0 { break }  // the file shrank while being read: the identity check catches it on write
-                filled += count
-            }
-            initialized = filled
-        }
-        if failure != 0 { throw .io(operation: "reading", path: path, errno: failure) }
-        return Snapshot(bytes: bytes, identity: FileIdentity(info), mode: info.st_mode & 0o7777)
+        let file = try OpenedFile(path: path)
+        return Snapshot(bytes: try file.read(file.size, at: 0), identity: file.identity, mode: file.mode)
     }
 
     /// Whether a file exists at `path` (following symlinks).
@@ -119,11 +87,16 @@ public struct VaultStore: Sendable {
     ///
     /// Call while holding the lock (see `withLock`).
     public func replace(_ bytes: [UInt8], expecting snapshot: Snapshot) throws(VaultError) {
+        try replace(bytes, expecting: snapshot.identity, mode: snapshot.mode)
+    }
+
+    /// Replaces the vault with `bytes`, with permission bits `mode`, if it is still the file `identity` names.
+    func replace(_ bytes: [UInt8], expecting identity: FileIdentity, mode: mode_t) throws(VaultError) {
         let place = placement()
         removeStaleTemporaries(place)
-        let temporary = try writeTemporary(bytes, mode: snapshot.mode, in: place)
+        let temporary = try writeTemporary(bytes, mode: mode, in: place)
         var info = stat()
-        guard stat(place.target, &info) == 0, FileIdentity(info) == snapshot.identity else {
+        guard stat(place.target, &info) == 0, FileIdentity(info) == identity else {
             _ = system.unlink(temporary)
             throw .changedOnDisk(path: path)
         }
@@ -227,6 +200,111 @@ public struct VaultStore: Sendable {
             }
             if name.hasPrefix(place.temporaryPrefix) { _ = Glibc.unlink(place.directory + "/" + name) }
         }
+    }
+}
+
+// MARK: - Reading the vault file
+
+/// The vault file open for reading: a regular file no larger than the format allows.
+///
+/// Read whole (`VaultStore.read`) or chunk by chunk as its payload is decrypted
+/// (`FileCiphertext`), so that a large vault is not held in memory twice.
+final class OpenedFile {
+    let path: String
+    let size: Int
+    let identity: FileIdentity
+    /// The permission bits.
+    let mode: mode_t
+    private let fd: Int32
+
+    init(path: String) throws(VaultError) {
+        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .vaultMissing(path: path) }
+            throw .io(operation: "opening", path: path, errno: code)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .io(operation: "reading the status of", path: path, errno: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw .io(operation: "reading", path: path, errno: EISDIR)
+        }
+        guard info.st_size <= VaultLimits.maxFileLength else {
+            Glibc.close(fd)
+            throw .limitExceeded("\(path) is \(info.st_size) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
+        }
+        self.path = path
+        size = Int(info.st_size)
+        identity = FileIdentity(info)
+        mode = info.st_mode & 0o7777
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Fills `buffer` from byte `offset` of the file; returns how many bytes were read (fewer only at the end of the file).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(VaultError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset + filled))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "reading", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    /// Reads exactly `count` bytes from `offset`; a file that ended early was changed while being read.
+    func read(_ count: Int, at offset: Int) throws(VaultError) -> [UInt8] {
+        var failure: VaultError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Not zero-filled first: every byte kept is one read from the file (a 100 MiB vault saves a pass).
+            do throws(VaultError) { initialized = try read(into: UnsafeMutableRawBufferPointer(buffer), at: offset) } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        guard bytes.count == count else { throw .changedOnDisk(path: path) }
+        return bytes
+    }
+}
+
+/// A payload read from the vault file one chunk at a time, into one reused buffer.
+struct FileCiphertext: CiphertextSource {
+    private let file: OpenedFile
+    private let start: Int
+    let count: Int
+    private var buffer: [UInt8]
+
+    /// The ciphertext from byte `start` of `file` to its end.
+    init(_ file: OpenedFile, from start: Int) {
+        self.file = file
+        self.start = start
+        count = file.size - start
+        buffer = [UInt8](repeating: 0, count: min(count, Payload.chunkLength + Payload.chunkOverhead))
+    }
+
+    mutating func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws(VaultError) {
+        let file = file, offset = start + range.lowerBound
+        var failure: VaultError?
+        buffer.withUnsafeMutableBytes { buffer in
+            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<range.count])
+            do throws(VaultError) {
+                guard try file.read(into: chunk, at: offset) == range.count else { throw .changedOnDisk(path: file.path) }
+                body(UnsafeRawBufferPointer(chunk))
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 }
 
