@@ -1,12 +1,16 @@
 import CLibCrypto
+import CSodium
 
 // MARK: - PBKDF2-HMAC-SHA256
 
-/// PBKDF2 with HMAC-SHA256 (RFC 8018) through OpenSSL's libcrypto.
+/// PBKDF2 with HMAC-SHA256 (RFC 8018) over OpenSSL's SHA-256 compression function.
 ///
-/// libcrypto uses the CPU's SHA extensions where present, about 1.5× faster
-/// here than a loop over libsodium's portable HMAC-SHA256, and computes the
-/// keyed inner and outer states once per password.
+/// The keyed inner and outer HMAC states are computed once per password; each
+/// of the following iterations is then exactly two SHA-256 compressions on
+/// one pre-padded block (`SHA256_Transform`, OpenSSL's SIMD or SHA-NI code).
+/// OpenSSL 3's own `PKCS5_PBKDF2_HMAC` goes through its provider layer for
+/// every HMAC, which costs more than the hashing itself: this loop is several
+/// times faster for the same output (docs/PERFORMANCE.md).
 public enum PBKDF2 {
     /// Derives `outputLength` bytes into guarded memory.
     public static func deriveKey(
@@ -19,22 +23,86 @@ public enum PBKDF2 {
         guard (1...4096).contains(outputLength) else {
             throw .invalidParameters("output length \(outputLength) is outside 1…4096")
         }
-        guard password.count <= Int(Int32.max), salt.count <= Int(Int32.max) else {
-            throw .invalidParameters("password or salt too long")
-        }
         let output = SecureBytes(count: outputLength)
-        let status = output.withUnsafeMutableBytes { out in
-            salt.withUnsafeBufferPointer { saltBuffer in
-                withNonNullPointer(to: password) { passwordPointer in
-                PKCS5_PBKDF2_HMAC(
-                    passwordPointer, Int32(password.count),
-                    saltBuffer.baseAddress, Int32(saltBuffer.count),
-                    Int32(parameters.iterations), EVP_sha256(),
-                    Int32(outputLength), out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        output.withUnsafeMutableBytes { out in
+            derive(password: password, salt: salt, iterations: Int(parameters.iterations), into: out)
+        }
+        return output
+    }
+
+    // MARK: The iteration loop
+
+    private static let blockLength = 64
+    private static let digestLength = 32
+
+    private static func derive(password: UnsafeRawBufferPointer, salt: [UInt8], iterations: Int, into output: UnsafeMutableRawBufferPointer) {
+        // Every buffer below holds key material: one guarded allocation, wiped when released.
+        // [0, 64): the HMAC key block; [64, 128): a padded message block; [128, 160): the running XOR.
+        let scratch = SecureBytes(count: 2 * blockLength + digestLength)
+        var inner = SHA256_CTX(), outer = SHA256_CTX(), state = SHA256_CTX()
+        defer {
+            sodium_memzero(&inner, MemoryLayout<SHA256_CTX>.size)
+            sodium_memzero(&outer, MemoryLayout<SHA256_CTX>.size)
+            sodium_memzero(&state, MemoryLayout<SHA256_CTX>.size)
+        }
+        scratch.withUnsafeMutableBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let key = bytes.baseAddress!, block = key + blockLength, sum = block + blockLength
+            // The HMAC key: the password, or its digest when longer than a block (RFC 2104).
+            if password.count > blockLength {
+                _ = SHA256(password.baseAddress!.assumingMemoryBound(to: UInt8.self), password.count, key)
+            } else if password.count > 0 {
+                UnsafeMutableRawPointer(key).copyMemory(from: password.baseAddress!, byteCount: password.count)
+            }
+            for index in 0..<blockLength { block[index] = key[index] ^ 0x36 }
+            SHA256_Init(&inner)
+            SHA256_Update(&inner, block, blockLength)
+            for index in 0..<blockLength { block[index] = key[index] ^ 0x5C }
+            SHA256_Init(&outer)
+            SHA256_Update(&outer, block, blockLength)
+
+            var produced = 0, blockNumber: UInt32 = 1
+            while produced < output.count {
+                // U1 = HMAC(password, salt ‖ INT(blockNumber)), through the ordinary padding.
+                state = inner
+                _ = salt.withUnsafeBytes { SHA256_Update(&state, $0.baseAddress, $0.count) }
+                var counter = blockNumber.bigEndian
+                SHA256_Update(&state, &counter, 4)
+                SHA256_Final(block, &state)
+                state = outer
+                SHA256_Update(&state, block, digestLength)
+                SHA256_Final(block, &state)
+                // Uj = HMAC(password, Uj-1): the 32-byte message fits one block with its padding
+                // (0x80, zeros, and the bit length of key block + message: (64 + 32) × 8 = 768).
+                for index in digestLength..<blockLength { block[index] = 0 }
+                block[digestLength] = 0x80
+                block[blockLength - 2] = 0x03
+                UnsafeMutableRawPointer(sum).copyMemory(from: block, byteCount: digestLength)
+                for _ in 1..<max(iterations, 1) {
+                    state = inner
+                    SHA256_Transform(&state, block)
+                    storeDigest(state, into: block)
+                    state = outer
+                    SHA256_Transform(&state, block)
+                    storeDigest(state, into: block)
+                    for index in 0..<digestLength { sum[index] ^= block[index] }
                 }
+                let count = min(digestLength, output.count - produced)
+                (output.baseAddress! + produced).copyMemory(from: sum, byteCount: count)
+                produced += count
+                blockNumber += 1
             }
         }
-        guard status == 1 else { throw .derivationFailed("OpenSSL PBKDF2 failed") }
-        return output
+    }
+
+    /// Writes the chaining value of `state` as the 32-byte big-endian digest.
+    @inline(__always)
+    private static func storeDigest(_ state: SHA256_CTX, into digest: UnsafeMutablePointer<UInt8>) {
+        withUnsafeBytes(of: state.h) { words in
+            for word in 0..<8 {
+                let value = words.load(fromByteOffset: word * 4, as: UInt32.self).bigEndian
+                (UnsafeMutableRawPointer(digest) + word * 4).storeBytes(of: value, as: UInt32.self)
+            }
+        }
     }
 }

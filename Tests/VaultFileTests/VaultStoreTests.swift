@@ -184,6 +184,31 @@ import Testing
         #expect(throws: error) { try VaultStore(path: "/nowhere/x.vault").read() }
         #expect(error.hint?.contains("vaultfile init") == true)
     }
+
+    // MARK: - open (the payload read chunk by chunk)
+
+    @Test func test_open_streamsAMultiChunkPayloadLikeTheBytesPath() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        var vault = try sampleVault()
+        var generator = SplitMix(seed: 3)
+        try vault.setValue((0..<200_000).map { _ in generator.nextByte() }, for: "bulk", now: 1)
+        let store = VaultStore(path: directory.path("v.vault"))
+        try store.create(vault, password: password("pw"), kdf: testKDF)
+        let streamed = try store.open(password: password("pw"), limits: testLimits)
+        let fromBytes = try VaultCodec.open(try store.read().bytes, path: store.path, password: password("pw"), limits: testLimits)
+        #expect(streamed.vault == vault && fromBytes.vault == vault)
+    }
+
+    @Test func test_fileCiphertext_aFileCutShortWhileReadIsChangedOnDisk() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let file = try OpenedFile(path: store.path)
+        var payload = FileCiphertext(file, from: 100)
+        #expect(truncate(store.path, off_t(file.size - 10)) == 0)
+        #expect(throws: VaultError.changedOnDisk(path: store.path)) {
+            try payload.withBytes(0..<payload.count) { _ in Issue.record("the body ran on a short read") }
+        }
+    }
 }
 
 /// Sets errno and returns -1, as a failing system call does.
