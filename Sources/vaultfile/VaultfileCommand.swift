@@ -7,6 +7,9 @@ import VaultFile
 /// `vaultfile`: an offline, single-file encrypted vault for secrets.
 @main
 struct VaultfileCommand: ParsableCommand {
+    // Every command names itself (`commandName:`): otherwise ArgumentParser derives each name
+    // with String(describing:) on the type, whose failed protocol casts scan every conformance
+    // record of the binary, about 4 ms of each start-up (docs/PERFORMANCE.md).
     static let configuration = CommandConfiguration(
         commandName: "vaultfile",
         abstract: "An offline, single-file encrypted vault for secrets, made for shells and scripts.",

@@ -9,6 +9,7 @@ extension VaultfileCommand {
     /// Applies many commands with one unlock and one seal, all or nothing.
     struct Batch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "batch",
             abstract: "Apply many commands (one per line) with one unlock and one re-seal, all or nothing.",
             discussion: """
                 Lines: set NAME [--field F] (--value TEXT | --value-file FILE | --generate [--length N] \

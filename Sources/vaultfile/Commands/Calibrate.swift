@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Measures the KDF on this machine and prints settings that reach a target unlock time.
     struct Calibrate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "calibrate",
             abstract: "Find KDF settings that take a target time to unlock on this machine.")
 
         @Option(name: .customLong("kdf"), help: "argon2id (default) or pbkdf2.") var kdf: KDFName = .argon2id

@@ -10,6 +10,7 @@ extension VaultfileCommand {
     /// Edits an entry's value in $VISUAL / $EDITOR through a private file on tmpfs.
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Edit an entry's value in $VISUAL, $EDITOR or vi, through a private file on tmpfs.",
             discussion: """
                 The value goes into a 0600 file in a 0700 folder under $XDG_RUNTIME_DIR or /dev/shm (both \

@@ -9,6 +9,7 @@ extension VaultfileCommand {
     /// Runs a command with entries added to its environment.
     struct Exec: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "exec",
             abstract: "Run a command with entries in its environment: db/password becomes DB_PASSWORD.",
             discussion: """
                 Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app/ \

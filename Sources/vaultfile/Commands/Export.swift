@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Writes the vault out as vaultfile JSON, dotenv or CSV.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export the vault as json (lossless), dotenv or csv; this writes secrets in plain text.",
             discussion: "To a terminal only with --force. --out files are created 0600, atomically.")
 

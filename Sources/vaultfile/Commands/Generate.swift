@@ -43,6 +43,7 @@ extension VaultfileCommand {
     /// Prints a random password or passphrase; needs no vault.
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Print a random password or passphrase (no vault needed).",
             discussion: "Uniform over the character set (libsodium's randombytes_uniform: no modulo bias). Store one directly with 'set NAME --generate'.")
 

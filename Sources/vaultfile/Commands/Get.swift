@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Writes an entry's value (or one field) to stdout, byte for byte.
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "get",
             abstract: "Print an entry's value (or a field) to stdout, byte for byte.",
             discussion: "Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing.")
 

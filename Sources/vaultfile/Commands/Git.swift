@@ -4,6 +4,7 @@ extension VaultfileCommand {
     /// `vaultfile git …`: the integration that lets git diff and merge vaults.
     struct Git: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "git",
             abstract: "Git integration: setup, textconv (readable diffs), merge (a three-way merge driver).",
             discussion: """
                 Run 'vaultfile git setup' once in a repository. git then calls 'git textconv' for diffs and \

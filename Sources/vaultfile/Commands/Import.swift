@@ -11,6 +11,7 @@ extension VaultfileCommand {
     /// Brings entries in from vaultfile JSON, dotenv, CSV, KeePassXC CSV or Bitwarden JSON; all or nothing.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import entries from json, dotenv, csv, keepassxc-csv or bitwarden-json; all or nothing.",
             discussion: """
                 The file (or stdin) is read and checked completely first. Existing entries are not replaced \

@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Describes a vault from its header alone: no password needed.
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Show the format, id, KDF settings, keyslots and sizes of a vault (no password needed).")
 
         @OptionGroup var location: VaultOptions

@@ -9,6 +9,7 @@ extension VaultfileCommand {
     /// Creates a new, empty vault; never overwrites an existing file.
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Create a new, empty vault.",
             discussion: """
                 The new password comes from the password sources, or is asked twice on the terminal. \

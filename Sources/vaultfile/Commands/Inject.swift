@@ -9,6 +9,7 @@ extension VaultfileCommand {
     /// Renders a template, replacing `{{ vf://NAME }}` and `{{ vf://NAME#FIELD }}` with stored bytes.
     struct Inject: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "inject",
             abstract: "Fill {{ vf://NAME }} and {{ vf://NAME#FIELD }} in a template with stored values.",
             discussion: """
                 The template comes from stdin or --in; the result goes to stdout or --out (created 0600, \

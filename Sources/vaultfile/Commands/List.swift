@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Lists entry names, sorted, one per line, or as JSON.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List entry names, sorted, one per line.",
             discussion: "With --json: an array of {name, fields, created, modified}; times are RFC 3339 UTC. No values are printed.")
 

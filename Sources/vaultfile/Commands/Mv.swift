@@ -5,7 +5,7 @@ import VaultFile
 extension VaultfileCommand {
     /// Renames an entry; refuses to replace an existing one without --force.
     struct Mv: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename an entry.")
+        static let configuration = CommandConfiguration(commandName: "mv", abstract: "Rename an entry.")
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The current name.") var old: String

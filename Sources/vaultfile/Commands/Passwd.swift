@@ -9,6 +9,7 @@ extension VaultfileCommand {
     /// Changes the password and rotates the file key.
     struct Passwd: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "passwd",
             abstract: "Change the password (and optionally the KDF settings); rotates the file key.",
             discussion: """
                 Everything is re-encrypted under a new file key: an old copy of the vault (in git history, \

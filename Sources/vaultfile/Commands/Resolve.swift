@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Settles one merge conflict left by `vaultfile git merge`.
     struct Resolve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resolve",
             abstract: "Settle a merge conflict: keep our version of NAME, or take theirs (NAME.conflict-theirs).")
 
         @OptionGroup var unlock: UnlockOptions

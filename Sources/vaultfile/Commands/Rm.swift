@@ -5,7 +5,7 @@ import VaultFile
 extension VaultfileCommand {
     /// Removes an entry, or one field of it.
     struct Rm: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an entry (or one of its fields).")
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (or one of its fields).")
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.") var name: String

@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Finds entries whose name (or, with --values, value or fields) matches a pattern.
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Print the names of entries that match a substring or a regular expression.",
             discussion: "With --values the values and fields are searched too; only names are printed, never values.")
 

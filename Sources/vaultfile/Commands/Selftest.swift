@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Runs known-answer tests of the linked cryptographic code, for portable and packaged builds.
     struct Selftest: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "selftest",
             abstract: "Check the linked cryptography against known answers (RFC 9106, RFC 7914, XChaCha20-Poly1305).",
             discussion: "Exit 0 when every check passes. Run it on a binary you carry on a USB stick or build yourself.")
 

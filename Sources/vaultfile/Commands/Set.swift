@@ -9,6 +9,7 @@ extension VaultfileCommand {
     /// Creates or replaces an entry's value (or one field) from stdin or a file, never from argv.
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Create or replace an entry; the value comes from stdin or --value-file.",
             discussion: """
                 Every byte is kept (binary-safe, no newline removed). On a terminal the value is asked \

@@ -6,6 +6,7 @@ extension VaultfileCommand {
     /// Unlocks and authenticates the whole vault; exit 0 only if it is intact.
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Unlock and authenticate the whole vault; exit 0 only if every byte is intact.")
 
         @OptionGroup var unlock: UnlockOptions
