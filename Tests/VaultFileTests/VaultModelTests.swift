@@ -18,6 +18,14 @@ import Testing
         #expect(throws: VaultError.self) { try EntryName.validate(name) }
     }
 
+    @Test func test_validateField_acceptsExactlyLettersDigitsUnderscoreDotDash() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let accepted = [byte].withUnsafeBytes { EntryName.isValidField($0) }
+            #expect(accepted == allowed.contains(byte), "byte \(byte)")
+        }
+    }
+
     // MARK: - EntryName.isValid
 
     /// The decoder's one-pass check must agree with `String(validating:)` plus the full name rules on every input.
@@ -29,12 +37,22 @@ import Testing
         var samples: [[UInt8]] = ["a", ".", "..", "a/..", "a/.b", "/", "a//b", "é", "\u{85}", "\u{A0}", "\u{10FFFF}", "名前/x"].map { Array($0.utf8) }
         samples += [[0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],
                     [UInt8](repeating: 0x61, count: 1024), [UInt8](repeating: 0x61, count: 1025), []]
-        for _ in 0..<200_000 {
-            let length = Int(generator.nextByte() % 7)
+        for _ in 0..<300_000 {
+            let length = Int(generator.nextByte() % 20)  // past 8 and 16, the lengths checked a word at a time
             samples.append((0..<length).map { _ in
                 let pick = generator.nextByte()
                 return pick < 128 ? interesting[Int(pick) % interesting.count] : (pick < 192 ? 0x61 : generator.nextByte())
             })
+        }
+        // One edge byte at every place of an otherwise plain name, for the word-at-a-time path.
+        for byte in interesting + [0x21, 0x2D, 0x30, 0x5F, 0x7B] {
+            for length in 8...24 {
+                for place in 0..<length {
+                    var sample = [UInt8](repeating: 0x61, count: length)
+                    sample[place] = byte
+                    samples.append(sample)
+                }
+            }
         }
         var disagreements: [[UInt8]] = []
         for sample in samples {

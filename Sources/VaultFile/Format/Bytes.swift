@@ -24,6 +24,7 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
     var remaining: Int { bytes.endIndex - offset }
 
     /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
+    @inline(__always)
     mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> Bytes.SubSequence {
         guard count >= 0, count <= remaining else {
             throw makeError("\(what()) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(context), only \(remaining) left")
@@ -32,10 +33,10 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
         return bytes[offset..<offset + count]
     }
 
-    mutating func readU8(_ what: @autoclosure () -> String) throws(VaultError) -> UInt8 { try read(1, what()).first! }
-    mutating func readU16(_ what: @autoclosure () -> String) throws(VaultError) -> UInt16 { UInt16(try readUInt(2, what())) }
-    mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what())) }
-    mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try readUInt(8, what()) }
+    @inline(__always) mutating func readU8(_ what: @autoclosure () -> String) throws(VaultError) -> UInt8 { try read(1, what()).first! }
+    @inline(__always) mutating func readU16(_ what: @autoclosure () -> String) throws(VaultError) -> UInt16 { UInt16(try readUInt(2, what())) }
+    @inline(__always) mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what())) }
+    @inline(__always) mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try readUInt(8, what()) }
 
     @inline(__always)
     private mutating func readUInt(_ width: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UInt64 {

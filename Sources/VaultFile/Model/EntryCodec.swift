@@ -15,10 +15,10 @@ enum EntryCodec {
     /// The exact length of the encoded contents; throws when it exceeds the limit, before anything is written.
     static func encodedLength(_ vault: Vault) throws(VaultError) -> Int {
         var length = 5
-        vault.forEachRecord { record in
-            switch record {
-            case .stored(let records, let index):
-                length += records.record(at: index).count
+        vault.forEachSegment { segment in
+            switch segment {
+            case .stored(let records, let range):
+                length += records.records(range).count
             case .edited(let name, let entry):
                 length += 2 + name.count + 8 + 8 + 4 + entry.value.count + 1
                 for (field, value) in entry.fields { length += 1 + field.utf8.count + 4 + value.count }
@@ -30,14 +30,14 @@ enum EntryCodec {
         return length
     }
 
-    /// Appends the encoded contents to `writer`: untouched records as they were decrypted, edited ones encoded anew.
+    /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew.
     static func encode(_ vault: Vault, into writer: inout ByteWriter) {
         writer.append(version)
         writer.append(UInt32(vault.count))
-        vault.forEachRecord { record in
-            switch record {
-            case .stored(let records, let index):
-                withExtendedLifetime(records) { writer.append(raw: records.record(at: index)) }
+        vault.forEachSegment { segment in
+            switch segment {
+            case .stored(let records, let range):
+                withExtendedLifetime(records) { writer.append(raw: records.records(range)) }
             case .edited(let name, let entry):
                 writer.append(UInt16(name.count))
                 writer.append(name)

@@ -34,9 +34,9 @@ final class StoredRecords: Sendable {
         return cursor.take(cursor.uint(2))
     }
 
-    /// The whole encoded record `index`. Valid while this object lives.
-    func record(at index: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]])
+    /// The encoded records `range`, which lie back to back. Valid while this object lives.
+    func records(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[starts[range.lowerBound]..<starts[range.upperBound]])
     }
 
     /// Negative, zero or positive as the name of record `index` sorts before, equal to or after `key`.
@@ -47,14 +47,20 @@ final class StoredRecords: Sendable {
 
     /// The index of the record called `key`, by binary search.
     func index(of key: [UInt8]) -> Int? {
+        let (position, found) = position(of: key)
+        return found ? position : nil
+    }
+
+    /// Where `key` is or would be inserted in name order, and whether a record has that name.
+    func position(of key: [UInt8]) -> (index: Int, found: Bool) {
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2
             let order = compareName(at: middle, to: key)
-            if order == 0 { return middle }
+            if order == 0 { return (middle, true) }
             if order < 0 { low = middle + 1 } else { high = middle }
         }
-        return nil
+        return (low, false)
     }
 
     // MARK: Entries

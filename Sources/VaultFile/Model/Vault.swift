@@ -272,24 +272,39 @@ public struct Vault: Sendable {
         }
     }
 
-    /// Calls `body` for every entry in name order, merging the stored records with the changes.
-    func forEachRecord<E: Error>(_ body: (Record) throws(E) -> Void) throws(E) {
+    /// A stretch of the vault in name order: stored records untouched since decryption, which lie
+    /// back to back in the plaintext, or one edited entry.
+    enum Segment {
+        case stored(StoredRecords, Range<Int>)
+        case edited(name: [UInt8], entry: Entry)
+    }
+
+    /// Calls `body` for the vault in name order, as runs of untouched stored records between the
+    /// edited entries. Each edit is placed by binary search, so the cost grows with the number of
+    /// edits, not of entries.
+    func forEachSegment<E: Error>(_ body: (Segment) throws(E) -> Void) throws(E) {
         let edits = changes.sorted { $0.key.lexicographicallyPrecedes($1.key) }
         var next = 0
-        if let stored {
-            records: for index in 0..<stored.count {
-                while next < edits.count {
-                    let order = stored.compareName(at: index, to: edits[next].key)
-                    guard order >= 0 else { break }
-                    if case .put(let entry) = edits[next].value { try body(.edited(name: edits[next].key, entry: entry)) }
-                    next += 1
-                    if order == 0 { continue records }  // replaced or removed
-                }
-                try body(.stored(stored, index: index))
+        for (name, change) in edits {
+            if let stored {
+                let (position, found) = stored.position(of: name)
+                if position > next { try body(.stored(stored, next..<position)) }
+                next = found ? position + 1 : position  // a stored record of that name was replaced or removed
             }
-        }
-        for (name, change) in edits[next...] {
             if case .put(let entry) = change { try body(.edited(name: name, entry: entry)) }
+        }
+        if let stored, next < stored.count { try body(.stored(stored, next..<stored.count)) }
+    }
+
+    /// Calls `body` for every entry in name order.
+    func forEachRecord<E: Error>(_ body: (Record) throws(E) -> Void) throws(E) {
+        try forEachSegment { (segment) throws(E) in
+            switch segment {
+            case .stored(let records, let range):
+                for index in range { try body(.stored(records, index: index)) }
+            case .edited(let name, let entry):
+                try body(.edited(name: name, entry: entry))
+            }
         }
     }
 }
@@ -382,6 +397,13 @@ public enum EntryName {
         guard !bytes.isEmpty, bytes.count <= VaultLimits.maxNameLength else { return false }
         var index = 0, componentStart = 0
         while index < bytes.count {
+            // Eight printable ASCII bytes without '/' at a time: they lie inside one component,
+            // which is then at least eight bytes long, so no rule can fail on them.
+            if index + 8 <= bytes.count,
+               isPrintableASCIIWithoutSlash(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte < 0x80 {
                 if byte < 0x20 || byte == 0x7F { return false }
@@ -413,14 +435,28 @@ public enum EntryName {
         return isValidComponent(bytes, componentStart..<bytes.count)
     }
 
+    /// Whether all eight bytes of `word` are in 0x20…0x7E and none is '/' (bit tricks on the whole word).
+    @inline(__always)
+    private static func isPrintableASCIIWithoutSlash(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        // With no high bit set, (x - n) borrows into a byte's high bit exactly when that byte is below n.
+        func hasByteBelow(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & highBits != 0 }
+        guard word & highBits == 0, !hasByteBelow(word, 0x20) else { return false }
+        return !hasByteBelow(word ^ (ones &* 0x7F), 1) && !hasByteBelow(word ^ (ones &* 0x2F), 1)
+    }
+
     /// Whether `bytes` form a valid field name (1…64 of `A–Z a–z 0–9 _ . -`).
     static func isValidField(_ bytes: UnsafeRawBufferPointer) -> Bool {
         (1...VaultLimits.maxFieldNameLength).contains(bytes.count) && bytes.allSatisfy(isFieldByte)
     }
 
+    /// `A–Z a–z 0–9 _ . -` as a bit set over the ASCII codes: bits 0–63, then 64–127.
+    private static let fieldBytes: (low: UInt64, high: UInt64) = (0x03FF_6000_0000_0000, 0x07FF_FFFE_87FF_FFFE)
+
+    @inline(__always)
     private static func isFieldByte(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            || byte == 0x5F || byte == 0x2E || byte == 0x2D
+        let bits = byte < 64 ? fieldBytes.low : (byte < 128 ? fieldBytes.high : 0)
+        return (bits >> UInt64(byte & 63)) & 1 == 1
     }
 
     /// A path component is neither empty nor `.` nor `..`.
