@@ -40,6 +40,22 @@ import Testing
         #expect(opened.vault.entry("large")?.value == large)
     }
 
+    /// One entry "v" encodes as 5 + 24 + value bytes of content, 8 more with the length prefix: these
+    /// values put the padded plaintext exactly on, just past and just short of chunk boundaries.
+    @Test(arguments: [65_498, 65_499, 65_500, 131_034, 131_035, 131_036])
+    func test_seal_chunkBoundariesRoundTripThroughAReseal(valueLength: Int) throws {
+        var vault = Vault()
+        let value = randomBytes(count: valueLength)
+        try vault.setValue(value, for: "v", now: 1)
+        #expect(Payload.paddedLength(8 + 5 + 24 + valueLength) % 65_536 <= 4_096, "PADMÉ steps are 2 or 4 KiB here")
+        let opened = try VaultCodec.open(try sealedBytes(vault), path: "t", password: password("pw"), limits: testLimits)
+        #expect(opened.vault.entry("v")?.value == value)
+        // Seal again from the stored records (copied as a run into the chunk stream) plus one edit.
+        try opened.vault.setValue([1], for: "w", now: 2)
+        let reopened = try VaultCodec.open(try opened.seal(), path: "t", password: password("pw"), limits: testLimits)
+        #expect(reopened.vault.entry("v")?.value == value && reopened.vault.entry("w")?.value == [1])
+    }
+
     @Test func test_seal_keepsIDAndKeyslotsAndAdvancesGeneration() throws {
         let unlocked = try VaultCodec.create(try sampleVault(), password: password("pw"), kdf: testKDF)
         let first = try unlocked.seal()

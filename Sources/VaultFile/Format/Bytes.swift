@@ -1,5 +1,3 @@
-import KDF
-
 // MARK: - Reading untrusted bytes through a limit
 
 /// A cursor over untrusted bytes: every read checks the bounds first and throws instead of trapping.
@@ -48,26 +46,35 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
     }
 }
 
+// MARK: - Writing
+
+/// Where encoded bytes go: a growing array (`ByteWriter`), or the payload being encrypted
+/// chunk by chunk as it is written (`Payload.SealingStream`), so the contents need no second copy.
+protocol ByteSink {
+    /// Appends `run` as it is.
+    mutating func append(raw run: UnsafeRawBufferPointer)
+}
+
+extension ByteSink {
+    mutating func append(_ value: UInt8) { withUnsafeBytes(of: value) { append(raw: $0) } }
+    mutating func append(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { append(raw: $0) } }
+    mutating func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { append(raw: $0) } }
+    mutating func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { append(raw: $0) } }
+    mutating func append(_ run: [UInt8]) { run.withUnsafeBytes { append(raw: $0) } }
+    mutating func append(_ run: String.UTF8View) {
+        var text = String(run)
+        text.withUTF8 { append(raw: UnsafeRawBufferPointer($0)) }
+    }
+}
+
 /// Appends little-endian integers and byte runs to a growing array.
 ///
 /// Give secrets the exact capacity up front: a growing array leaves its earlier, unwiped buffers behind.
-struct ByteWriter {
+struct ByteWriter: ByteSink {
     private(set) var bytes: [UInt8] = []
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-    /// Zeroes what was written, in place.
-    mutating func wipe() { KDF.wipe(&bytes) }
-
-    mutating func append(_ value: UInt8) { bytes.append(value) }
-    mutating func append(_ value: UInt16) { appendUInt(UInt64(value), width: 2) }
-    mutating func append(_ value: UInt32) { appendUInt(UInt64(value), width: 4) }
-    mutating func append(_ value: UInt64) { appendUInt(value, width: 8) }
-    mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
-    /// Appends raw bytes with one copy (a record copied whole from the decrypted contents).
     mutating func append(raw run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self)) }
-
-    private mutating func appendUInt(_ value: UInt64, width: Int) {
-        for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
-    }
+    mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
 }

@@ -30,47 +30,87 @@ enum Payload {
 
     // MARK: Sealing
 
-    /// Pads the content that `writeContent` writes (exactly `contentLength` bytes), encrypts it
-    /// under `key` and returns the stream header and the ciphertext.
+    /// Encrypts the content that `writeContent` writes (exactly `contentLength` bytes) with its
+    /// length prefix and padding under `key`; returns the stream header and the ciphertext.
     ///
-    /// The padded plaintext is built in one buffer of its final size, so no unwiped copy of it is left behind.
+    /// The plaintext is never assembled: it passes through one 64 KiB chunk buffer (wiped when
+    /// released), each chunk encrypted as soon as it is full.
     static func seal(
-        contentLength: Int, key: SecureBytes, writeContent: (inout ByteWriter) -> Void
+        contentLength: Int, key: SecureBytes, writeContent: (inout SealingStream) -> Void
     ) -> (streamHeader: [UInt8], ciphertext: [UInt8]) {
         ensureSodiumInitialised()
         let total = paddedLength(8 + contentLength)
-        var plaintext = ByteWriter(capacity: total)
-        defer { plaintext.wipe() }
-        plaintext.append(UInt64(contentLength))
-        writeContent(&plaintext)
-        precondition(plaintext.bytes.count == 8 + contentLength, "the content encoder wrote a length other than it announced")
-        plaintext.append(repeatElement(0, count: total - plaintext.bytes.count))
-
-        var state = crypto_secretstream_xchacha20poly1305_state()
-        defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
-        var streamHeader = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
-        key.withUnsafeBytes { keyBytes in
-            _ = crypto_secretstream_xchacha20poly1305_init_push(
-                &state, &streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        }
         let chunkCount = (total + chunkLength - 1) / chunkLength
         let ciphertextLength = total + chunkCount * chunkOverhead
-        var ciphertext = [UInt8](unsafeUninitializedCapacity: ciphertextLength) { _, initialized in initialized = ciphertextLength }
-        ciphertext.withUnsafeMutableBufferPointer { out in
-            plaintext.bytes.withUnsafeBufferPointer { input in
-                for chunk in 0..<chunkCount {
-                    let start = chunk * chunkLength
-                    let length = min(chunkLength, total - start)
-                    let tag = chunk == chunkCount - 1
-                        ? crypto_secretstream_xchacha20poly1305_tag_final()
-                        : crypto_secretstream_xchacha20poly1305_tag_message()
-                    _ = crypto_secretstream_xchacha20poly1305_push(
-                        &state, out.baseAddress! + chunk * (chunkLength + chunkOverhead), nil,
-                        input.baseAddress! + start, UInt64(length), nil, 0, tag)
-                }
-            }
+        var streamHeader = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
+        let ciphertext = [UInt8](unsafeUninitializedCapacity: ciphertextLength) { output, initialized in
+            var stream = SealingStream(key: key, streamHeader: &streamHeader, output: output, plaintextLength: total)
+            stream.append(UInt64(contentLength))
+            writeContent(&stream)
+            precondition(stream.written == 8 + contentLength, "the content encoder wrote a length other than it announced")
+            stream.finish()
+            initialized = ciphertextLength
         }
         return (streamHeader, ciphertext)
+    }
+
+    /// The padded plaintext on its way into the ciphertext, one chunk at a time.
+    struct SealingStream: ByteSink {
+        private var state = crypto_secretstream_xchacha20poly1305_state()
+        private let chunk = PlaintextBuffer(uninitializedCount: Payload.chunkLength)
+        private var filled = 0
+        private let output: UnsafeMutableBufferPointer<UInt8>
+        private var outputOffset = 0
+        private let plaintextLength: Int
+        /// Plaintext bytes appended so far.
+        private(set) var written = 0
+
+        init(key: SecureBytes, streamHeader: inout [UInt8], output: UnsafeMutableBufferPointer<UInt8>, plaintextLength: Int) {
+            self.output = output
+            self.plaintextLength = plaintextLength
+            key.withUnsafeBytes { keyBytes in
+                _ = crypto_secretstream_xchacha20poly1305_init_push(
+                    &state, &streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+
+        mutating func append(raw run: UnsafeRawBufferPointer) {
+            precondition(written + run.count <= plaintextLength, "more plaintext than the padded length")
+            var taken = 0
+            while taken < run.count {
+                if filled == Payload.chunkLength { push(final: false) }
+                let count = min(run.count - taken, Payload.chunkLength - filled)
+                (chunk.bytes.baseAddress! + filled).copyMemory(from: run.baseAddress! + taken, byteCount: count)
+                filled += count
+                taken += count
+            }
+            written += run.count
+        }
+
+        /// Appends the zero padding and encrypts the last chunk, tagged FINAL.
+        mutating func finish() {
+            var padding = plaintextLength - written
+            while padding > 0 {
+                if filled == Payload.chunkLength { push(final: false) }
+                let count = min(padding, Payload.chunkLength - filled)
+                (chunk.bytes.baseAddress! + filled).initializeMemory(as: UInt8.self, repeating: 0, count: count)
+                filled += count
+                padding -= count
+            }
+            written = plaintextLength
+            push(final: true)
+            precondition(outputOffset == output.count, "the ciphertext is not filled exactly")
+            sodium_memzero(&state, MemoryLayout.size(ofValue: state))
+        }
+
+        private mutating func push(final: Bool) {
+            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
+            _ = crypto_secretstream_xchacha20poly1305_push(
+                &state, output.baseAddress! + outputOffset, nil,
+                chunk.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(filled), nil, 0, tag)
+            outputOffset += filled + Payload.chunkOverhead
+            filled = 0
+        }
     }
 
     // MARK: Opening

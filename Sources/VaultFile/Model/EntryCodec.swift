@@ -31,7 +31,7 @@ enum EntryCodec {
     }
 
     /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew.
-    static func encode(_ vault: Vault, into writer: inout ByteWriter) {
+    static func encode(_ vault: Vault, into writer: inout some ByteSink) {
         writer.append(version)
         writer.append(UInt32(vault.count))
         vault.forEachSegment { segment in

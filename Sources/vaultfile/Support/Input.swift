@@ -11,6 +11,13 @@ enum Input {
     /// Reads until end of file; refuses more than the largest value a vault holds.
     static func readAll(_ fd: Int32, what: String) throws -> [UInt8] {
         var bytes: [UInt8] = []
+        // A regular file (a redirect, --value-file) says its size: one buffer of that size, no growing copies.
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+            let position = lseek(fd, 0, SEEK_CUR)
+            let left = Int(info.st_size) - Int(max(position, 0))
+            if left > 0 && left <= VaultLimits.maxValueLength { bytes.reserveCapacity(left + 1) }
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         defer { wipe(&chunk) }
         while true {
