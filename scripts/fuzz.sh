@@ -5,8 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 export VAULTFILE_FUZZ=1 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
-swift build --sanitize=fuzzer --sanitize=address --product VaultFileFuzz --scratch-path .build-fuzz
-bin="$(swift build --sanitize=fuzzer --sanitize=address --product VaultFileFuzz --scratch-path .build-fuzz --show-bin-path)/VaultFileFuzz"
+# The coverage kinds are named explicitly: with --sanitize=fuzzer alone, SwiftPM 6.3 here left the
+# objects uninstrumented in some fresh builds, and libFuzzer then mutates blindly ("no interesting
+# inputs were found") while still reporting success.
+flags=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+       --product VaultFileFuzz --scratch-path .build-fuzz)
+swift build "${flags[@]}"
+bin="$(swift build "${flags[@]}" --show-bin-path)/VaultFileFuzz"
+if ! objdump -h "$bin" | grep -q __sancov_cntrs; then
+  echo "fuzz: $bin has no coverage counters; the fuzzer would run blind" >&2
+  exit 1
+fi
 corpus=.build-fuzz/corpus
 mkdir -p "$corpus"
 "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=300000 \
