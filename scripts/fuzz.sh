@@ -12,7 +12,8 @@ flags=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize-coverage=edge,inl
        --product VaultFileFuzz --scratch-path .build-fuzz)
 swift build "${flags[@]}"
 bin="$(swift build "${flags[@]}" --show-bin-path)/VaultFileFuzz"
-if ! objdump -h "$bin" | grep -q __sancov_cntrs; then
+# grep reads all of objdump's output: with -q it would stop early and pipefail would see SIGPIPE.
+if ! objdump -h "$bin" | grep __sancov_cntrs >/dev/null; then
   echo "fuzz: $bin has no coverage counters; the fuzzer would run blind" >&2
   exit 1
 fi
