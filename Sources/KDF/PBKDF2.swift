@@ -78,30 +78,11 @@ public enum PBKDF2 {
                 block[digestLength] = 0x80
                 block[blockLength - 2] = 0x03
                 UnsafeMutableRawPointer(sum).copyMemory(from: block, byteCount: digestLength)
-                for _ in 1..<max(iterations, 1) {
-                    state = inner
-                    SHA256_Transform(&state, block)
-                    storeDigest(state, into: block)
-                    state = outer
-                    SHA256_Transform(&state, block)
-                    storeDigest(state, into: block)
-                    for index in 0..<digestLength { sum[index] ^= block[index] }
-                }
+                vaultfile_pbkdf2_iterate(&inner, &outer, block, sum, UInt(max(iterations, 1)))
                 let count = min(digestLength, output.count - produced)
                 (output.baseAddress! + produced).copyMemory(from: sum, byteCount: count)
                 produced += count
                 blockNumber += 1
-            }
-        }
-    }
-
-    /// Writes the chaining value of `state` as the 32-byte big-endian digest.
-    @inline(__always)
-    private static func storeDigest(_ state: SHA256_CTX, into digest: UnsafeMutablePointer<UInt8>) {
-        withUnsafeBytes(of: state.h) { words in
-            for word in 0..<8 {
-                let value = words.load(fromByteOffset: word * 4, as: UInt32.self).bigEndian
-                (UnsafeMutableRawPointer(digest) + word * 4).storeBytes(of: value, as: UInt32.self)
             }
         }
     }
