@@ -1,3 +1,4 @@
+import Glibc
 import KDF
 import TestSupport
 import Testing
@@ -65,6 +66,29 @@ import Testing
         #expect(a.vaultID == b.vaultID && a.keyslots == b.keyslots)
         #expect(b.generation == a.generation + 1)
         #expect(a.streamHeader != b.streamHeader, "every seal starts a fresh stream")
+    }
+
+    @Test func test_seal_streamsWhatTheBytesPathSeals() throws {
+        let unlocked = try VaultCodec.create(Vault(), password: password("pw"), kdf: testKDF)
+        try unlocked.vault.setValue(randomBytes(count: 200_000), for: "bulk", now: 1)
+        let output = ChunkRecorder()
+        try unlocked.seal(to: output)
+        #expect(output.writes.count == 1 + 4, "the header, then each of the four chunks as it is encrypted")
+        #expect(output.writes.dropFirst().dropLast().allSatisfy { $0.count == 65_536 + 17 })
+        let opened = try VaultCodec.open(Array(output.writes.joined()), path: "t", password: password("pw"), limits: testLimits)
+        #expect(opened.vault == unlocked.vault)
+        #expect(!unlocked.hasChanges && unlocked.header.generation == 1)
+    }
+
+    @Test func test_seal_failedWriteIsThrownAndLeavesTheVaultUnsealed() throws {
+        let unlocked = try VaultCodec.create(Vault(), password: password("pw"), kdf: testKDF)
+        try unlocked.vault.setValue(randomBytes(count: 200_000), for: "bulk", now: 1)
+        let output = ChunkRecorder(failingFrom: 2)
+        #expect(throws: VaultError.io(operation: "writing", path: "recorder", errno: ENOSPC)) { try unlocked.seal(to: output) }
+        #expect(output.writes.count == 2, "nothing is written after the first failure")
+        #expect(unlocked.hasChanges && unlocked.header.generation == 0, "a failed seal changes nothing")
+        let opened = try VaultCodec.open(try unlocked.seal(), path: "t", password: password("pw"), limits: testLimits)
+        #expect(opened.vault == unlocked.vault && opened.header.generation == 1)
     }
 
     @Test func test_open_worksWithPBKDF2() throws {
@@ -232,5 +256,20 @@ import Testing
         try small.setValue([UInt8](repeating: 1, count: 300), for: "a")
         try smaller.setValue([UInt8](repeating: 1, count: 3), for: "a")
         #expect(try sealedBytes(small).count == (try sealedBytes(smaller)).count)
+    }
+}
+
+/// Records each write of a seal; from write number `failingFrom` on, fails with ENOSPC.
+private final class ChunkRecorder: SealedOutput {
+    private(set) var writes: [[UInt8]] = []
+    private var attempts = 0
+    private let failingFrom: Int
+
+    init(failingFrom: Int = .max) { self.failingFrom = failingFrom }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
+        defer { attempts += 1 }
+        guard attempts < failingFrom else { throw .io(operation: "writing", path: "recorder", errno: ENOSPC) }
+        writes.append(Array(bytes))
     }
 }

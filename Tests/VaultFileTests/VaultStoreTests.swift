@@ -130,7 +130,7 @@ import Testing
 
     // MARK: - Failure injection: the original stays byte-identical, no temporary file is left
 
-    enum Step: String, CaseIterable { case open, fchmod, shortWriteThenENOSPC, writeEIO, fsync, close, rename }
+    enum Step: String, CaseIterable { case open, fchmod, shortWriteThenENOSPC, writeEIO, enospcInThirdChunk, fsync, close, rename }
 
     @Test(arguments: Step.allCases)
     func test_replace_failureLeavesTheVaultByteIdentical(step: Step) throws {
@@ -145,13 +145,18 @@ import Testing
             let calls = Counter()
             system.write = { fd, buffer, count in calls.next() == 0 ? Glibc.write(fd, buffer, min(count, 100)) : failing(ENOSPC) }
         case .writeEIO: system.write = { _, _, _ in failing(EIO) }
+        case .enospcInThirdChunk:
+            // The header and two chunks reach the file; the seal goes on encrypting but writes nothing more.
+            let calls = Counter()
+            system.write = { fd, buffer, count in calls.next() < 3 ? Glibc.write(fd, buffer, count) : failing(ENOSPC) }
         case .fsync: system.fsync = { _ in failing(EIO) }
         case .close: system.close = { fd in Glibc.close(fd); return failing(EIO) }
         case .rename: system.rename = { _, _ in failing(EXDEV) }
         }
         let store = VaultStore(path: created.path, system: system)
         do {
-            try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue(randomBytes(count: 5000), for: "x") }
+            // 300,000 bytes: five payload chunks, so a write can fail after the first ones landed.
+            try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue(randomBytes(count: 300_000), for: "x") }
             Issue.record("the injected \(step) failure was not reported")
         } catch let error as VaultError {
             guard case .io(_, _, let code) = error else { Issue.record("unexpected \(error)"); return }

@@ -30,52 +30,56 @@ enum Payload {
 
     // MARK: Sealing
 
-    /// Encrypts the content that `writeContent` writes (exactly `contentLength` bytes) with its
-    /// length prefix and padding under `key`; returns the stream header and the ciphertext.
-    ///
-    /// The plaintext is never assembled: it passes through one 64 KiB chunk buffer (wiped when
-    /// released), each chunk encrypted as soon as it is full.
-    static func seal(
-        contentLength: Int, key: SecureBytes, writeContent: (inout SealingStream) -> Void
-    ) -> (streamHeader: [UInt8], ciphertext: [UInt8]) {
-        ensureSodiumInitialised()
+    /// The ciphertext length for `contentLength` bytes of content: padded, then 17 bytes per chunk.
+    static func ciphertextLength(contentLength: Int) -> Int {
         let total = paddedLength(8 + contentLength)
-        let chunkCount = (total + chunkLength - 1) / chunkLength
-        let ciphertextLength = total + chunkCount * chunkOverhead
-        var streamHeader = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
-        let ciphertext = [UInt8](unsafeUninitializedCapacity: ciphertextLength) { output, initialized in
-            var stream = SealingStream(key: key, streamHeader: &streamHeader, output: output, plaintextLength: total)
-            stream.append(UInt64(contentLength))
-            writeContent(&stream)
-            precondition(stream.written == 8 + contentLength, "the content encoder wrote a length other than it announced")
-            stream.finish()
-            initialized = ciphertextLength
-        }
-        return (streamHeader, ciphertext)
+        return total + (total + chunkLength - 1) / chunkLength * chunkOverhead
     }
 
     /// The padded plaintext on its way into the ciphertext, one chunk at a time.
+    ///
+    /// Starts the secretstream (`streamHeader`), takes exactly the announced content, pads it,
+    /// and writes each 64 KiB chunk to `output` as soon as it is encrypted. The plaintext passes
+    /// through one chunk buffer (wiped when released) and is never assembled; the ciphertext is
+    /// never held whole either. Appending cannot fail, so the first write error is kept and
+    /// thrown by `finish()`; nothing more is written after it.
     struct SealingStream: ByteSink {
+        /// The secretstream header, to be stored in the file header.
+        let streamHeader: [UInt8]
         private var state = crypto_secretstream_xchacha20poly1305_state()
         private let chunk = PlaintextBuffer(uninitializedCount: Payload.chunkLength)
         private var filled = 0
-        private let output: UnsafeMutableBufferPointer<UInt8>
-        private var outputOffset = 0
+        private var sealedChunk = [UInt8](repeating: 0, count: Payload.chunkLength + Payload.chunkOverhead)
+        private let output: any SealedOutput
+        private var failure: VaultError?
+        private let contentLength: Int
         private let plaintextLength: Int
-        /// Plaintext bytes appended so far.
-        private(set) var written = 0
+        /// Plaintext bytes appended so far, the length prefix included.
+        private var written = 0
 
-        init(key: SecureBytes, streamHeader: inout [UInt8], output: UnsafeMutableBufferPointer<UInt8>, plaintextLength: Int) {
+        /// Starts a stream for exactly `contentLength` bytes of content under `key`.
+        ///
+        /// Nothing reaches `output` before the first chunk is full, so the caller writes the
+        /// file header (which holds `streamHeader`) first.
+        init(key: SecureBytes, contentLength: Int, output: any SealedOutput) {
+            ensureSodiumInitialised()
             self.output = output
-            self.plaintextLength = plaintextLength
+            self.contentLength = contentLength
+            plaintextLength = Payload.paddedLength(8 + contentLength)
+            var header = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
+            var started = crypto_secretstream_xchacha20poly1305_state()
             key.withUnsafeBytes { keyBytes in
                 _ = crypto_secretstream_xchacha20poly1305_init_push(
-                    &state, &streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                    &started, &header, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
+            streamHeader = header
+            state = started
+            sodium_memzero(&started, MemoryLayout.size(ofValue: started))
+            append(UInt64(contentLength))
         }
 
         mutating func append(raw run: UnsafeRawBufferPointer) {
-            precondition(written + run.count <= plaintextLength, "more plaintext than the padded length")
+            precondition(written + run.count <= 8 + contentLength, "more content than announced")
             var taken = 0
             while taken < run.count {
                 if filled == Payload.chunkLength { push(final: false) }
@@ -87,8 +91,10 @@ enum Payload {
             written += run.count
         }
 
-        /// Appends the zero padding and encrypts the last chunk, tagged FINAL.
-        mutating func finish() {
+        /// Appends the zero padding, encrypts the last chunk (tagged FINAL), and throws the first
+        /// write error if there was one.
+        mutating func finish() throws(VaultError) {
+            precondition(written == 8 + contentLength, "the content encoder wrote a length other than it announced")
             var padding = plaintextLength - written
             while padding > 0 {
                 if filled == Payload.chunkLength { push(final: false) }
@@ -99,17 +105,25 @@ enum Payload {
             }
             written = plaintextLength
             push(final: true)
-            precondition(outputOffset == output.count, "the ciphertext is not filled exactly")
             sodium_memzero(&state, MemoryLayout.size(ofValue: state))
+            if let failure { throw failure }
         }
 
         private mutating func push(final: Bool) {
             let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
-            _ = crypto_secretstream_xchacha20poly1305_push(
-                &state, output.baseAddress! + outputOffset, nil,
-                chunk.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(filled), nil, 0, tag)
-            outputOffset += filled + Payload.chunkOverhead
+            let length = filled + Payload.chunkOverhead
             filled = 0
+            guard failure == nil else { return }
+            sealedChunk.withUnsafeMutableBytes { sealed in
+                _ = crypto_secretstream_xchacha20poly1305_push(
+                    &state, sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                    chunk.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(length - Payload.chunkOverhead), nil, 0, tag)
+                do throws(VaultError) {
+                    try output.write(UnsafeRawBufferPointer(rebasing: sealed[..<length]))
+                } catch {
+                    failure = error
+                }
+            }
         }
     }
 
@@ -210,4 +224,34 @@ struct CiphertextBytes: CiphertextSource {
     func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
         bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
+}
+
+// MARK: - Where sealed bytes go
+
+/// Where a sealed vault's bytes go as they are produced: the temporary file of an atomic
+/// write (`VaultStore`), or memory. A class, so that the sealing stream and its caller share it.
+protocol SealedOutput: AnyObject {
+    /// Writes all of `bytes`, in order after what was written before, or throws.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError)
+}
+
+extension SealedOutput {
+    /// Writes all of `bytes`.
+    func write(_ bytes: [UInt8]) throws(VaultError) {
+        var failure: VaultError?
+        bytes.withUnsafeBytes { raw in
+            do throws(VaultError) { try write(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// Sealed bytes collected in memory.
+final class SealedBytes: SealedOutput {
+    private(set) var bytes: [UInt8] = []
+
+    /// Room for `capacity` bytes, so that a sealed vault of known length is never regrown.
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    func write(_ run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run) }
 }

@@ -41,20 +41,35 @@ public final class UnlockedVault: @unchecked Sendable {
         return Array(key.withUnsafeBytes { HMACSHA256.authenticate(bytes[...], key: $0) }.prefix(16))
     }
 
-    /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation.
+    /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation;
+    /// returns the whole file.
     public func seal() throws(VaultError) -> [UInt8] {
         let contentLength = try EntryCodec.encodedLength(vault)
+        let output = SealedBytes(capacity: VaultHeader.maxLength + Payload.ciphertextLength(contentLength: contentLength))
+        try seal(to: output, contentLength: contentLength)
+        return output.bytes
+    }
+
+    /// Seals as `seal()` does, writing the file to `output` as it is produced: the header, then
+    /// each 64 KiB chunk of ciphertext as soon as it is encrypted.
+    func seal(to output: any SealedOutput) throws(VaultError) {
+        try seal(to: output, contentLength: try EntryCodec.encodedLength(vault))
+    }
+
+    private func seal(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (streamHeader, ciphertext) = Payload.seal(contentLength: contentLength, key: streamKey) { writer in
-            EntryCodec.encode(vault, into: &writer)
-        }
-        header.generation &+= 1
-        header.minorVersion = VaultHeader.minorVersion
-        header.streamHeader = streamHeader
-        header.mac = VaultCodec.headerMAC(header, fileKey: fileKey)
+        var stream = Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
+        var next = header
+        next.generation &+= 1
+        next.minorVersion = VaultHeader.minorVersion
+        next.streamHeader = stream.streamHeader
+        next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)
+        try output.write(next.encoded())
+        EntryCodec.encode(vault, into: &stream)
+        try stream.finish()
+        header = next
         sealedVault = vault
         headerChanged = false
-        return header.encoded() + ciphertext
     }
 
     /// Makes the next seal's generation greater than `generation` (after a merge of two lines of history).

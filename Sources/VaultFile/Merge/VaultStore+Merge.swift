@@ -51,7 +51,7 @@ extension VaultStore {
         let sealer = theirsChangedKeys && !oursChangedKeys ? opened[2] : opened[1]
         sealer.vault = merged
         sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
-        try VaultStore(path: ours).writeAtomically(try sealer.seal(), mode: snapshots[1].mode)
+        try VaultStore(path: ours).writeAtomically(mode: snapshots[1].mode) { output throws(VaultError) in try sealer.seal(to: output) }
         return conflicts
     }
 }

@@ -7,7 +7,7 @@ extension VaultStore {
     public func create(_ vault: Vault = Vault(), password: SecureBytes, kdf: KDFParameters) throws {
         if exists { throw VaultError.vaultExists(path: path) }
         let unlocked = try VaultCodec.create(vault, password: password, kdf: kdf)
-        try create(try unlocked.seal())
+        try create { output throws(VaultError) in try unlocked.seal(to: output) }
     }
 
     /// Reads and unlocks the vault without taking the lock (a reader sees the
@@ -50,7 +50,7 @@ extension VaultStore {
             let (unlocked, file) = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
-                try replace(try unlocked.seal(), expecting: file.identity, mode: file.mode)
+                try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try unlocked.seal(to: output) }
             }
             return result
         }
@@ -68,7 +68,7 @@ extension VaultStore {
             let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
             let rotated = try unlocked.changePassword(to: new, kdf: parameters)
-            try replace(try rotated.seal(), expecting: file.identity, mode: file.mode)
+            try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try rotated.seal(to: output) }
             return parameters
         }
     }

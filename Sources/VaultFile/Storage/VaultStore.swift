@@ -69,11 +69,16 @@ public struct VaultStore: Sendable {
     /// The temporary file is hard-linked into place, which fails if the name
     /// exists, so two `init`s cannot both succeed.
     public func create(_ bytes: [UInt8]) throws(VaultError) {
+        try create { output throws(VaultError) in try output.write(bytes) }
+    }
+
+    /// Creates the vault from what `contents` writes, as `create(_:)` does.
+    func create(_ contents: (any SealedOutput) throws(VaultError) -> Void) throws(VaultError) {
         let lock = try FileLock(path: lockPath, timeout: lockTimeout)
         defer { lock.release() }
         if exists { throw .vaultExists(path: path) }
         let place = placement()
-        let temporary = try writeTemporary(bytes, mode: 0o600, in: place)
+        let temporary = try writeTemporary(mode: 0o600, in: place, contents)
         defer { _ = system.unlink(temporary) }
         if system.link(temporary, path) != 0 {
             let code = errno
@@ -87,14 +92,17 @@ public struct VaultStore: Sendable {
     ///
     /// Call while holding the lock (see `withLock`).
     public func replace(_ bytes: [UInt8], expecting snapshot: Snapshot) throws(VaultError) {
-        try replace(bytes, expecting: snapshot.identity, mode: snapshot.mode)
+        try replace(expecting: snapshot.identity, mode: snapshot.mode) { output throws(VaultError) in try output.write(bytes) }
     }
 
-    /// Replaces the vault with `bytes`, with permission bits `mode`, if it is still the file `identity` names.
-    func replace(_ bytes: [UInt8], expecting identity: FileIdentity, mode: mode_t) throws(VaultError) {
+    /// Replaces the vault with what `contents` writes, with permission bits `mode`, if it is
+    /// still the file `identity` names.
+    func replace(
+        expecting identity: FileIdentity, mode: mode_t, _ contents: (any SealedOutput) throws(VaultError) -> Void
+    ) throws(VaultError) {
         let place = placement()
         removeStaleTemporaries(place)
-        let temporary = try writeTemporary(bytes, mode: mode, in: place)
+        let temporary = try writeTemporary(mode: mode, in: place, contents)
         var info = stat()
         guard stat(place.target, &info) == 0, FileIdentity(info) == identity else {
             _ = system.unlink(temporary)
@@ -113,8 +121,13 @@ public struct VaultStore: Sendable {
     /// For files that are not vaults (`export --out`, `inject --out`): the same temp file,
     /// fsync, rename and directory sync, without the lock or the identity check.
     public func writeAtomically(_ bytes: [UInt8], mode: mode_t = 0o600) throws(VaultError) {
+        try writeAtomically(mode: mode) { output throws(VaultError) in try output.write(bytes) }
+    }
+
+    /// Writes what `contents` writes to `path` atomically, as `writeAtomically(_:mode:)` does.
+    func writeAtomically(mode: mode_t, _ contents: (any SealedOutput) throws(VaultError) -> Void) throws(VaultError) {
         let place = placement()
-        let temporary = try writeTemporary(bytes, mode: mode, in: place)
+        let temporary = try writeTemporary(mode: mode, in: place, contents)
         guard system.rename(temporary, place.target) == 0 else {
             let code = errno
             _ = system.unlink(temporary)
@@ -148,33 +161,26 @@ public struct VaultStore: Sendable {
         return Placement(target: target, directory: directory, temporaryPrefix: ".\(name).vaultfile-tmp-")
     }
 
-    /// Creates, fills, and syncs a temporary file next to the vault; returns its path.
-    private func writeTemporary(_ bytes: [UInt8], mode: mode_t, in place: Placement) throws(VaultError) -> String {
+    /// Creates a temporary file next to the vault, has `contents` write it, and syncs it; returns its path.
+    private func writeTemporary(
+        mode: mode_t, in place: Placement, _ contents: (any SealedOutput) throws(VaultError) -> Void
+    ) throws(VaultError) -> String {
         let suffix = randomBytes(count: 8).map { String($0, radix: 16) }.joined()
         let temporary = place.directory + "/" + place.temporaryPrefix + suffix
         let fd = system.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .io(operation: "creating a temporary file in", path: place.directory, errno: errno) }
-        func fail(_ operation: String) -> VaultError {
-            let code = errno
+        func discard(_ error: VaultError) -> VaultError {
             _ = system.close(fd)
             _ = system.unlink(temporary)
-            return .io(operation: operation, path: temporary, errno: code)
+            return error
         }
-        guard system.fchmod(fd, mode) == 0 else { throw fail("setting the mode of") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { system.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw fail("writing")
-            }
-            if count == 0 {
-                errno = EIO
-                throw fail("writing")
-            }
-            written += count
+        guard system.fchmod(fd, mode) == 0 else { throw discard(.io(operation: "setting the mode of", path: temporary, errno: errno)) }
+        do throws(VaultError) {
+            try contents(TemporaryFile(fd: fd, path: temporary, system: system))
+        } catch {
+            throw discard(error)
         }
-        guard system.fsync(fd) == 0 else { throw fail("syncing") }
+        guard system.fsync(fd) == 0 else { throw discard(.io(operation: "syncing", path: temporary, errno: errno)) }
         guard system.close(fd) == 0 else {
             let code = errno
             _ = system.unlink(temporary)
@@ -199,6 +205,35 @@ public struct VaultStore: Sendable {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             if name.hasPrefix(place.temporaryPrefix) { _ = Glibc.unlink(place.directory + "/" + name) }
+        }
+    }
+}
+
+// MARK: - Writing the temporary file
+
+/// The temporary file of an atomic write, written as the bytes are produced.
+private final class TemporaryFile: SealedOutput {
+    private let fd: Int32
+    private let path: String
+    private let system: SystemCalls
+
+    init(fd: Int32, path: String, system: SystemCalls) {
+        self.fd = fd
+        self.path = path
+        self.system = system
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
+        var written = 0
+        while written < bytes.count {
+            let count = system.write(fd, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "writing", path: path, errno: errno)
+            }
+            // A regular file that takes no bytes and reports no error: treat as an I/O error, never loop.
+            if count == 0 { throw .io(operation: "writing", path: path, errno: EIO) }
+            written += count
         }
     }
 }
