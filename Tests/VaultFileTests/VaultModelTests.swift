@@ -54,6 +54,21 @@ import Testing
                 }
             }
         }
+        // Two of '/', '.' and 'é' at every pair of places: empty, '.' and '..' components and
+        // multi-byte characters inside a word and in the overlapping last word.
+        for length in 8...17 {
+            for first in 0..<length {
+                for second in first + 1..<length {
+                    for (a, b) in [(0x2F, 0x2F), (0x2F, 0x2E), (0x2E, 0x2F), (0xC3, 0xA9)] as [(UInt8, UInt8)] {
+                        var sample = [UInt8](repeating: 0x61, count: length)
+                        sample[first] = a
+                        sample[second] = b
+                        samples.append(sample)
+                        if a == 0xC3 && second == first + 1 { samples.append(sample.map { $0 == 0x61 ? 0x2F : $0 }) }
+                    }
+                }
+            }
+        }
         var disagreements: [[UInt8]] = []
         for sample in samples {
             let fast = sample.withUnsafeBytes { EntryName.isValid(utf8: $0) }

@@ -46,6 +46,25 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
     }
 }
 
+// MARK: Reading decrypted contents where they lie
+
+extension ByteReader where Bytes == Slice<UnsafeRawBufferPointer> {
+    // The same checks and errors as the generic readers; the value is one unaligned load
+    // instead of a bounds-checked read per byte (these run a few times per entry of a vault).
+    @inline(__always) mutating func readU16(_ what: @autoclosure () -> String) throws(VaultError) -> UInt16 { try load(what()) }
+    @inline(__always) mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { try load(what()) }
+    @inline(__always) mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try load(what()) }
+
+    @inline(__always)
+    private mutating func load<Value: FixedWidthInteger>(_ what: @autoclosure () -> String) throws(VaultError) -> Value {
+        let width = MemoryLayout<Value>.size
+        guard width <= remaining else { _ = try read(width, what()); fatalError("unreachable: read threw") }
+        let value = bytes.base.loadUnaligned(fromByteOffset: offset, as: Value.self)
+        offset += width
+        return Value(littleEndian: value)
+    }
+}
+
 // MARK: - Writing
 
 /// Where encoded bytes go: a growing array (`ByteWriter`), or the payload being encrypted

@@ -89,6 +89,9 @@ enum EntryCodec {
         var starts: [Int] = []
         starts.reserveCapacity(min(count, reader.remaining / 27) + 1)  // 27: the smallest encoded entry
         var previousName = UnsafeRawBufferPointer(start: nil, count: 0)
+        // The field names of the entry before, all valid: entries mostly repeat them, and a name
+        // equal to one of them needs no second check.
+        var checkedFields: [UnsafeRawBufferPointer] = []
         for index in 0..<count {
             starts.append(reader.offset)
             let nameLength = Int(try reader.readU16("entry \(index) name length"))
@@ -109,7 +112,11 @@ enum EntryCodec {
             for fieldIndex in 0..<fieldCount {
                 let length = Int(try reader.readU8("entry \(index) field \(fieldIndex) name length"))
                 let field = UnsafeRawBufferPointer(rebasing: try reader.read(length, "entry \(index) field \(fieldIndex) name"))
-                if !EntryName.isValidField(field) {
+                if fieldIndex < checkedFields.count && equalBytes(checkedFields[fieldIndex], field) {
+                    // Checked in the entry before.
+                } else if EntryName.isValidField(field) {
+                    if fieldIndex < checkedFields.count { checkedFields[fieldIndex] = field } else { checkedFields.append(field) }
+                } else {
                     do { try EntryName.validateField(String(decoding: field, as: UTF8.self)) } catch {
                         throw .contentsDamaged("entry \(index): \(error.description)")
                     }

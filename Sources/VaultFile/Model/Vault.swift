@@ -397,12 +397,23 @@ public enum EntryName {
         guard !bytes.isEmpty, bytes.count <= VaultLimits.maxNameLength else { return false }
         var index = 0, componentStart = 0
         while index < bytes.count {
-            // Eight printable ASCII bytes without '/' at a time: they lie inside one component,
-            // which is then at least eight bytes long, so no rule can fail on them.
-            if index + 8 <= bytes.count,
-               isPrintableASCIIWithoutSlash(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
-                continue
+            // Printable ASCII eight bytes at a time, the last word overlapping the one before it
+            // (its bytes already checked are printable ASCII too); each '/' in the new bytes
+            // ends a component, which is then checked.
+            if bytes.count >= 8 {
+                let wordStart = min(index, bytes.count - 8)
+                let word = bytes.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self)
+                if isPrintableASCII(word) {
+                    var slashes = zeroBytes(word ^ ASCIIWord.slash) >> UInt64(8 * (index - wordStart))
+                    while slashes != 0 {
+                        let slash = index + slashes.trailingZeroBitCount / 8
+                        guard isValidComponent(bytes, componentStart..<slash) else { return false }
+                        componentStart = slash + 1
+                        slashes &= slashes &- 1
+                    }
+                    index = wordStart + 8
+                    continue
+                }
             }
             let byte = bytes[index]
             if byte < 0x80 {
@@ -435,14 +446,27 @@ public enum EntryName {
         return isValidComponent(bytes, componentStart..<bytes.count)
     }
 
-    /// Whether all eight bytes of `word` are in 0x20…0x7E and none is '/' (bit tricks on the whole word).
+    /// Eight copies of a byte, for the word-at-a-time checks.
+    private enum ASCIIWord {
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+        static let highBits: UInt64 = 0x8080_8080_8080_8080
+        static let lowBits: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        static let slash: UInt64 = ones &* 0x2F
+    }
+
+    /// Whether all eight bytes of `word` are in 0x20…0x7E (bit tricks on the whole word).
     @inline(__always)
-    private static func isPrintableASCIIWithoutSlash(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
-        // With no high bit set, (x - n) borrows into a byte's high bit exactly when that byte is below n.
-        func hasByteBelow(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & highBits != 0 }
-        guard word & highBits == 0, !hasByteBelow(word, 0x20) else { return false }
-        return !hasByteBelow(word ^ (ones &* 0x7F), 1) && !hasByteBelow(word ^ (ones &* 0x2F), 1)
+    private static func isPrintableASCII(_ word: UInt64) -> Bool {
+        // With no high bit set, (x - n) borrows into a byte's high bit exactly when that byte is below n:
+        // the word has a control byte iff some byte is below 0x20, a DEL iff some byte of word ^ 7F is zero.
+        func hasByteBelow(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ASCIIWord.ones &* n) & ~x & ASCIIWord.highBits != 0 }
+        return word & ASCIIWord.highBits == 0 && !hasByteBelow(word, 0x20) && zeroBytes(word ^ (ASCIIWord.ones &* 0x7F)) == 0
+    }
+
+    /// The high bit of each zero byte of `word`, and no other bit (exact: no borrow between bytes).
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        ~(((word & ASCIIWord.lowBits) &+ ASCIIWord.lowBits) | word | ASCIIWord.lowBits)
     }
 
     /// Whether `bytes` form a valid field name (1…64 of `A–Z a–z 0–9 _ . -`).
