@@ -51,6 +51,10 @@ import Testing
         #expect(Payload.paddedLength(8 + 5 + 24 + valueLength) % 65_536 <= 4_096, "PADMÉ steps are 2 or 4 KiB here")
         let opened = try VaultCodec.open(try sealedBytes(vault), path: "t", password: password("pw"), limits: testLimits)
         #expect(opened.vault.entry("v")?.value == value)
+        // Seal again from the stored records alone: at 131,035 the run ends the plaintext exactly
+        // on a chunk boundary with no padding, and that last chunk must still be tagged FINAL.
+        let resealed = try VaultCodec.open(try opened.seal(), path: "t", password: password("pw"), limits: testLimits)
+        #expect(resealed.vault.entry("v")?.value == value)
         // Seal again from the stored records (copied as a run into the chunk stream) plus one edit.
         try opened.vault.setValue([1], for: "w", now: 2)
         let reopened = try VaultCodec.open(try opened.seal(), path: "t", password: password("pw"), limits: testLimits)

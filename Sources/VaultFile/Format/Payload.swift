@@ -83,6 +83,14 @@ enum Payload {
             var taken = 0
             while taken < run.count {
                 if filled == Payload.chunkLength { push(final: false) }
+                // A whole chunk of the run that is not the last chunk of the plaintext is encrypted
+                // where it lies (runs of stored records are most of a re-seal): no copy.
+                if filled == 0 && run.count - taken >= Payload.chunkLength
+                    && written + taken + Payload.chunkLength < plaintextLength {
+                    push(UnsafeRawBufferPointer(rebasing: run[taken..<taken + Payload.chunkLength]), final: false)
+                    taken += Payload.chunkLength
+                    continue
+                }
                 let count = min(run.count - taken, Payload.chunkLength - filled)
                 (chunk.bytes.baseAddress! + filled).copyMemory(from: run.baseAddress! + taken, byteCount: count)
                 filled += count
@@ -109,15 +117,22 @@ enum Payload {
             if let failure { throw failure }
         }
 
+        /// Encrypts the chunk buffer and empties it.
         private mutating func push(final: Bool) {
-            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
-            let length = filled + Payload.chunkOverhead
+            let plaintext = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(chunk.bytes)[..<filled])
             filled = 0
+            push(plaintext, final: final)
+        }
+
+        /// Encrypts `plaintext` as the next chunk and writes it to the output.
+        private mutating func push(_ plaintext: UnsafeRawBufferPointer, final: Bool) {
+            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
+            let length = plaintext.count + Payload.chunkOverhead
             guard failure == nil else { return }
             sealedChunk.withUnsafeMutableBytes { sealed in
                 _ = crypto_secretstream_xchacha20poly1305_push(
                     &state, sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
-                    chunk.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(length - Payload.chunkOverhead), nil, 0, tag)
+                    plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count), nil, 0, tag)
                 do throws(VaultError) {
                     try output.write(UnsafeRawBufferPointer(rebasing: sealed[..<length]))
                 } catch {
