@@ -3,7 +3,9 @@
  *
  * One file = magic, salt, Argon2id settings, secretstream header, then
  * crypto_secretstream_xchacha20poly1305 chunks of 64 KiB (the last tagged
- * FINAL) over `u64 length || records`, a record being `name \t value \n`.
+ * FINAL) over `u64 length || records`, a record being `name \t value \n`, or
+ * `name \t value \t field=value ... \n` when the entry has fields (bench/run.py gives
+ * the floor the same entries as vaultfile and the peers: name, value, username).
  * Argon2id runs through libsodium when p = 1 and libargon2 otherwise, as in
  * vaultfile. `set` locks, re-encrypts everything under a fresh stream header,
  * writes a 0600 temporary file, fsyncs it, renames it over the vault and fsyncs
@@ -188,8 +190,11 @@ int main(int argc, char **argv) {
         unsigned char *content = open_vault(path, argv[3], &length, key, salt, settings);
         unsigned char *record = find(content, length, argv[4], &record_length);
         if (!record) { fprintf(stderr, "floor: no entry %s\n", argv[4]); return 1; }
-        size_t name_length = strlen(argv[4]) + 1;
-        write_out(record + name_length, record_length - name_length);
+        /* The value: from after the name's tab to the next tab (fields follow) or the newline. */
+        unsigned char *value = record + strlen(argv[4]) + 1, *newline = record + record_length - 1;
+        unsigned char *tab = memchr(value, '\t', (size_t)(newline - value));
+        write_out(value, (size_t)((tab ? tab : newline) - value));
+        write_out("\n", 1);
         return 0;
     }
     if (strcmp(argv[1], "list") == 0) {
