@@ -112,7 +112,7 @@ enum EntryCodec {
             for fieldIndex in 0..<fieldCount {
                 let length = Int(try reader.readU8("entry \(index) field \(fieldIndex) name length"))
                 let field = UnsafeRawBufferPointer(rebasing: try reader.read(length, "entry \(index) field \(fieldIndex) name"))
-                if fieldIndex < checkedFields.count && equalBytes(checkedFields[fieldIndex], field) {
+                if fieldIndex < checkedFields.count && compareBytes(checkedFields[fieldIndex], field) == 0 {
                     // Checked in the entry before.
                 } else if EntryName.isValidField(field) {
                     if fieldIndex < checkedFields.count { checkedFields[fieldIndex] = field } else { checkedFields.append(field) }

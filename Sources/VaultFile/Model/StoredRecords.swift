@@ -129,12 +129,6 @@ private struct RecordCursor {
     }
 }
 
-/// Whether `a` and `b` hold the same bytes.
-@inline(__always)
-func equalBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
-}
-
 /// Byte-wise order: negative, zero or positive as `a` sorts before, equal to or after `b`
 /// (a prefix sorts first, as `lexicographicallyPrecedes`).
 func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
