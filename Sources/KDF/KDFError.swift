@@ -1,7 +1,7 @@
 // MARK: - KDF errors
 
 /// Everything that can go wrong when validating parameters or deriving a key.
-public enum KDFError: VaultfileError, Equatable {
+public enum KDFError: CategorizedError, Equatable {
     /// The encoded parameters name a KDF this version does not know.
     case unknownAlgorithm(UInt8)
     /// The encoded parameters are malformed or a field is out of its documented range.
@@ -40,29 +40,13 @@ public enum KDFError: VaultfileError, Equatable {
         }
     }
 
-    public var hint: String? {
-        switch self {
-        case .memoryOverCap(let asked, _):
-            return "if you trust this file, raise the limit with --kdf-max-memory \(ByteSize.argument(asked)) (or VAULTFILE_KDF_MAX_MEMORY)"
-        case .workOverCap(let asked, _):
-            return "if you trust this file, raise the limit with --kdf-max-work \(ByteSize.argument(asked.multipliedReportingOverflow(by: 1024).partialValue)) (or VAULTFILE_KDF_MAX_WORK)"
-        case .iterationsOverCap(let asked, _):
-            return "if you trust this file, raise the limit with --kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
-        case .belowMinimum:
-            return "use stronger settings, or pass --allow-weak-kdf if you accept faster guessing"
-        case .unknownAlgorithm:
-            return "upgrade vaultfile"
-        default:
-            return nil
-        }
-    }
-
-    public var exitStatus: ExitStatus {
+    public var category: ErrorCategory {
         switch self {
         case .memoryOverCap, .workOverCap, .iterationsOverCap: return .overLimit
-        case .unknownAlgorithm, .invalidParameters, .invalidSaltLength: return .damaged
-        case .belowMinimum: return .usage
-        case .derivationFailed: return .failure
+        case .unknownAlgorithm: return .unsupported
+        case .invalidParameters, .invalidSaltLength: return .damaged
+        case .belowMinimum: return .invalidArgument
+        case .derivationFailed: return .internalFailure
         }
     }
 }

@@ -7,8 +7,9 @@ import KDF
 
 /// Everything that can go wrong reading, opening, editing or writing a vault.
 ///
-/// Messages name the file and what to do; they never contain a secret.
-public enum VaultError: VaultfileError, Equatable {
+/// Messages say what happened, with the file, entry or numbers concerned; they never contain a
+/// secret, and what to do next is the command line's to say.
+public enum VaultError: CategorizedError, Equatable {
     // MARK: Reading and format
     /// The file does not start with the vault magic bytes.
     case notAVault(path: String)
@@ -36,6 +37,8 @@ public enum VaultError: VaultfileError, Equatable {
     case referenceNotFound(String, line: Int)
     /// An entry with this name exists already.
     case entryExists(String)
+    /// Two entries map to one environment variable name (`exec`, dotenv export).
+    case environmentVariableClash(String, String, variable: String)
     /// An import file or template is malformed (the message names the line).
     case malformedInput(String)
     /// A documented size or count limit was exceeded.
@@ -51,7 +54,7 @@ public enum VaultError: VaultfileError, Equatable {
     /// The vault changed on disk since it was read (a writer that ignored the lock).
     case changedOnDisk(path: String)
     /// A merge cannot proceed (different vaults, a side the password does not open).
-    case mergeRefused(String, hint: String)
+    case mergeRefused(MergeRefusal)
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -72,6 +75,8 @@ public enum VaultError: VaultfileError, Equatable {
         case .entryNotFound(let name): return "no entry named '\(name)'"
         case .referenceNotFound(let name, let line): return "the template refers to '\(name)' on line \(line), and the vault has no such entry"
         case .entryExists(let name): return "an entry named '\(name)' exists already"
+        case .environmentVariableClash(let first, let second, let variable):
+            return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
@@ -80,41 +85,44 @@ public enum VaultError: VaultfileError, Equatable {
             return "the vault is busy: another vaultfile holds \(lockPath) (waited \(seconds) s)"
         case .changedOnDisk(let path):
             return "\(path) changed on disk while it was being edited; nothing was written"
-        case .mergeRefused(let why, _): return why
+        case .mergeRefused(let refusal): return refusal.description
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
         }
     }
 
-    public var hint: String? {
-        switch self {
-        case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
-        case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
-        case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
-        case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
-            return "restore the vault from a backup or an earlier git commit"
-        case .vaultMissing: return "create one with 'vaultfile init', or name another with --vault or VAULTFILE_PATH"
-        case .vaultExists: return "choose another path, or remove the file first"
-        case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
-        case .changedOnDisk: return "run the command again"
-        case .entryNotFound, .referenceNotFound: return "'vaultfile list' shows the names in the vault"
-        case .entryExists: return "pass --force to replace it"
-        case .mergeRefused(_, let hint): return hint
-        default: return nil
-        }
-    }
-
-    public var exitStatus: ExitStatus {
+    public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .referenceNotFound: return .notFound
         case .wrongPassword: return .wrongPassword
-        case .notAVault, .unsupportedVersion, .unsupportedFeature, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
-            return .damaged
+        case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
+        case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded: return .overLimit
-        case .invalidName: return .usage
-        case .malformedInput, .mergeRefused, .entryExists, .vaultMissing, .vaultExists, .changedOnDisk, .io, .notDurable: return .failure
+        case .invalidName: return .invalidArgument
+        case .malformedInput: return .invalidInput
+        case .entryExists, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict
+        case .vaultMissing, .io, .notDurable: return .io
+        }
+    }
+
+    // MARK: Merge refusals
+
+    /// Why three files cannot be merged.
+    public enum MergeRefusal: Equatable, Sendable, CustomStringConvertible {
+        /// BASE, OURS and THEIRS do not have one vault id: they are not versions of one vault.
+        case unrelatedVaults
+        /// The password opens some sides but not these (each named as "ROLE at path").
+        case passwordFails(sides: [String])
+
+        public var description: String {
+            switch self {
+            case .unrelatedVaults:
+                return "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults"
+            case .passwordFails(let sides):
+                return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on that side"
+            }
         }
     }
 }

@@ -48,11 +48,10 @@ struct VaultfileCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as VaultfileError {
-            Messages.error(error.description, hint: error.hint)
-            exit(withError: ExitCode(error.exitStatus.rawValue))
         } catch {
-            exit(withError: error)
+            guard let report = ErrorReport(error) else { exit(withError: error) }
+            Messages.error(report.description, hint: report.hint)
+            exit(withError: ExitCode(report.status.rawValue))
         }
     }
 }

@@ -108,7 +108,7 @@ import Testing
         var vault = try sampleVault()
         try vault.remove("empty")
         #expect(throws: VaultError.entryNotFound("empty")) { try vault.remove("empty") }
-        #expect(VaultError.entryNotFound("x").exitStatus == .notFound)
+        #expect(VaultError.entryNotFound("x").category == .notFound)
     }
 
     @Test func test_names_areSortedByteWiseAndFilterByPrefix() throws {

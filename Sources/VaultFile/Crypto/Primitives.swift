@@ -16,13 +16,29 @@ public enum XChaCha20Poly1305 {
     public static let tagLength = 16
 
     /// Why an AEAD call was refused.
-    public enum Failure: Error, Equatable {
+    public enum Failure: CategorizedError, Equatable {
         /// The key is not 32 bytes.
         case invalidKeyLength(Int)
         /// The nonce is not 24 bytes.
         case invalidNonceLength(Int)
         /// The ciphertext is shorter than a tag, or it does not authenticate.
         case authenticationFailed
+
+        public var description: String {
+            switch self {
+            case .invalidKeyLength(let length): return "the XChaCha20-Poly1305 key is \(length) bytes; it must be 32"
+            case .invalidNonceLength(let length): return "the XChaCha20-Poly1305 nonce is \(length) bytes; it must be 24"
+            case .authenticationFailed: return "XChaCha20-Poly1305 data fails authentication (modified, truncated or under another key)"
+            }
+        }
+
+        /// A wrong size is the caller's bug; data that does not authenticate is damaged.
+        public var category: ErrorCategory {
+            switch self {
+            case .invalidKeyLength, .invalidNonceLength: return .internalFailure
+            case .authenticationFailed: return .damaged
+            }
+        }
     }
 
     /// Encrypts `plaintext`; returns ciphertext followed by the 16-byte tag.

@@ -24,7 +24,7 @@ public enum EnvironmentNames {
         for name in names {
             let variable = variable(for: String(name.dropFirst(prefix.count)))
             if let other = seen[variable] {
-                throw .entryExists("'\(other)' and '\(name)' both map to the variable \(variable); rename one")
+                throw .environmentVariableClash(other, name, variable: variable)
             }
             seen[variable] = name
             result.append((variable, name))

@@ -27,9 +27,7 @@ extension VaultStore {
             snapshots.append(snapshot)
         }
         guard headers[1].vaultID == headers[0].vaultID, headers[2].vaultID == headers[0].vaultID else {
-            throw VaultError.mergeRefused(
-                "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults",
-                hint: "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import")
+            throw VaultError.mergeRefused(.unrelatedVaults)
         }
         var opened: [UnlockedVault] = []
         var failing: [String] = []
@@ -41,9 +39,7 @@ extension VaultStore {
             }
         }
         guard failing.isEmpty else {
-            throw VaultError.mergeRefused(
-                "the password does not open \(failing.joined(separator: " nor ")); the password was changed on that side",
-                hint: "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again")
+            throw VaultError.mergeRefused(.passwordFails(sides: failing))
         }
         let (merged, conflicts) = try VaultMerge.merge(base: opened[0].vault, ours: opened[1].vault, theirs: opened[2].vault)
         let oursChangedKeys = headers[1].keyslots != headers[0].keyslots

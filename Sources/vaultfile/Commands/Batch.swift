@@ -33,7 +33,7 @@ extension VaultfileCommand {
                 for line in lines {
                     do {
                         try line.command.apply(to: &unlocked.vault, output: &output)
-                    } catch let error as VaultError {
+                    } catch {
                         throw BatchError(line: line.number, underlying: error)
                     }
                 }
@@ -44,12 +44,13 @@ extension VaultfileCommand {
 }
 
 /// A failure on one line of a batch script: nothing was changed.
-struct BatchError: VaultfileError {
+///
+/// `ErrorReport` shows it as the underlying error's report with the line number in front.
+struct BatchError: Error {
+    /// The 1-based line of the script.
     let line: Int
-    let underlying: VaultfileError
-    var description: String { "line \(line): \(underlying.description); nothing was changed" }
-    var hint: String? { underlying.hint }
-    var exitStatus: ExitStatus { underlying.exitStatus }
+    /// What went wrong on that line.
+    let underlying: any Error
 }
 
 // MARK: - Script parsing

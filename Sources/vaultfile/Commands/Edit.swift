@@ -99,7 +99,7 @@ struct PrivateTemporaryFolder {
         }
         var template = Array((base! + "/vaultfile-edit-XXXXXX").utf8CString)
         guard let created = mkdtemp(&template) else {
-            throw VaultError.io(operation: "creating a private folder in", path: base!, errno: errno)
+            throw CLIError.io(operation: "creating a private folder in", path: base!, errno: errno)
         }
         path = String(cString: created)
         chmod(path, 0o700)
@@ -113,9 +113,9 @@ struct PrivateTemporaryFolder {
     /// Writes `bytes` to a new 0600 file.
     func write(_ bytes: [UInt8], to file: String) throws {
         let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw VaultError.io(operation: "creating", path: file, errno: errno) }
+        guard fd >= 0 else { throw CLIError.io(operation: "creating", path: file, errno: errno) }
         defer { close(fd) }
-        guard Stream.write(bytes, to: fd) else { throw VaultError.io(operation: "writing", path: file, errno: errno) }
+        guard Stream.write(bytes, to: fd) else { throw CLIError.io(operation: "writing", path: file, errno: errno) }
     }
 
     /// Overwrites the file with zeros to its current length, then removes it.

@@ -44,7 +44,7 @@ extension VaultfileCommand {
             for component in path.split(separator: "/") {
                 current += "/" + component
                 if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                    throw VaultError.io(operation: "creating the folder", path: current, errno: errno)
+                    throw CLIError.io(operation: "creating the folder", path: current, errno: errno)
                 }
             }
         }

@@ -5,8 +5,10 @@ import Glibc
 
 // MARK: - Errors of the command line
 
-/// Failures that belong to the command line: password sources, input, output.
-enum CLIError: VaultfileError {
+/// Failures that belong to the command line: password sources, its own files, input, output.
+///
+/// Its hints and exit statuses are decided in `ErrorReport`, with those of every other error.
+enum CLIError: CategorizedError {
     /// No password source was given and there is no terminal to prompt on.
     case noPasswordSource
     /// A password source could not be read.
@@ -19,6 +21,10 @@ enum CLIError: VaultfileError {
     case passwordCommandFailed(status: Int32)
     /// Reading input (a value) failed.
     case inputFailed(String)
+    /// Input (a value, a file) holds more than `limit` bytes, the largest value a vault holds.
+    case inputTooLarge(what: String, limit: Int)
+    /// A system call on one of the command line's own files failed (not the vault's).
+    case io(operation: String, path: String, errno: Int32)
     /// Writing standard output failed.
     case outputFailed(errno: Int32)
     /// A value given on the command line or in the environment is malformed.
@@ -34,26 +40,22 @@ enum CLIError: VaultfileError {
         case .passwordsDiffer: return "the two passwords differ"
         case .passwordCommandFailed(let status): return "the password command failed (exit status \(status))"
         case .inputFailed(let why): return why
+        case .inputTooLarge(let what, let limit):
+            return "limit exceeded: \(what) holds more than \(limit) bytes (\(ByteSize.format(UInt64(limit)))), the largest value a vault holds"
+        case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(String(cString: strerror(code)))"
         case .outputFailed(let code): return "writing to standard output failed: \(String(cString: strerror(code)))"
         case .invalidArgument(let why): return why
         case .refused(let why, _): return why
         }
     }
 
-    var hint: String? {
+    var category: ErrorCategory {
         switch self {
-        case .noPasswordSource:
-            return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD"
-        case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
-        case .refused(_, let hint): return hint
-        default: return nil
-        }
-    }
-
-    var exitStatus: ExitStatus {
-        switch self {
-        case .invalidArgument: return .usage
-        default: return .failure
+        case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
+        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed: return .io
+        case .inputTooLarge: return .overLimit
+        case .invalidArgument: return .invalidArgument
+        case .refused: return .refused
         }
     }
 }

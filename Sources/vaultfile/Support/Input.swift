@@ -29,7 +29,7 @@ enum Input {
             if count == 0 { return bytes }
             guard bytes.count + count <= VaultLimits.maxValueLength else {
                 wipe(&bytes)
-                throw VaultError.limitExceeded("\(what) holds more than \(VaultLimits.maxValueLength) bytes (256 MiB), the largest value a vault holds")
+                throw CLIError.inputTooLarge(what: what, limit: VaultLimits.maxValueLength)
             }
             if bytes.capacity < bytes.count + count {
                 // Grow by hand so the old buffer can be wiped before it is freed.
@@ -46,7 +46,7 @@ enum Input {
     /// Reads a whole file.
     static func readFile(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw VaultError.io(operation: "opening", path: path, errno: errno) }
+        guard fd >= 0 else { throw CLIError.io(operation: "opening", path: path, errno: errno) }
         defer { close(fd) }
         return try readAll(fd, what: path)
     }

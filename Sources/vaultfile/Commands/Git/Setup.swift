@@ -42,7 +42,7 @@ struct GitSetup: ParsableCommand {
     }
 
     static func realPath(_ path: String) throws -> String {
-        guard let resolved = realpath(path, nil) else { throw VaultError.io(operation: "resolving", path: path, errno: errno) }
+        guard let resolved = realpath(path, nil) else { throw CLIError.io(operation: "resolving", path: path, errno: errno) }
         defer { free(resolved) }
         return String(cString: resolved)
     }

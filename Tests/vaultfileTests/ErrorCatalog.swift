@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KDF
+import VaultFile
+@testable import vaultfile
+
+// MARK: - Every error case, with what the CLI must make of it
+
+/// One error case: a sample of it, the exit status the CLI gives it (the documented contract,
+/// written out as numbers so that a changed mapping fails), whether a hint is printed, and
+/// data of the sample the message must name (paths, entry names, numbers).
+struct ErrorCaseRow {
+    let error: any Error
+    let status: Int32
+    let hasHint: Bool
+    let shows: [String]
+
+    init(_ error: any Error, status: Int32, hint hasHint: Bool, shows: [String] = []) {
+        self.error = error
+        self.status = status
+        self.hasHint = hasHint
+        self.shows = shows
+    }
+}
+
+/// The rows of every error type that can reach `VaultfileCommand.main()` (`BatchError` wraps them).
+///
+/// Each type has a kind enum whose `init` switches over the error without a `default`: a case
+/// added to an error does not compile until it has a kind, and `row` then needs its status.
+enum ErrorCatalog {
+    static var rows: [ErrorCaseRow] {
+        VaultErrorKind.allCases.map(\.row) + KDFErrorKind.allCases.map(\.row)
+            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row)
+    }
+}
+
+// MARK: - VaultError
+
+enum VaultErrorKind: CaseIterable {
+    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
+    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
+    case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, vaultExists, busy, changedOnDisk
+    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, io, notDurable
+
+    init(_ error: VaultError) {
+        switch error {
+        case .notAVault: self = .notAVault
+        case .unsupportedVersion: self = .unsupportedVersion
+        case .unsupportedFeature: self = .unsupportedFeature
+        case .headerDamaged: self = .headerDamaged
+        case .wrongPassword: self = .wrongPassword
+        case .headerTampered: self = .headerTampered
+        case .payloadDamaged: self = .payloadDamaged
+        case .contentsDamaged: self = .contentsDamaged
+        case .invalidName: self = .invalidName
+        case .entryNotFound: self = .entryNotFound
+        case .referenceNotFound: self = .referenceNotFound
+        case .entryExists: self = .entryExists
+        case .environmentVariableClash: self = .environmentVariableClash
+        case .malformedInput: self = .malformedInput
+        case .limitExceeded: self = .limitExceeded
+        case .vaultMissing: self = .vaultMissing
+        case .vaultExists: self = .vaultExists
+        case .busy: self = .busy
+        case .changedOnDisk: self = .changedOnDisk
+        case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
+        case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .io: self = .io
+        case .notDurable: self = .notDurable
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .notAVault: return ErrorCaseRow(VaultError.notAVault(path: "/v/shown.vault"), status: 4, hint: true, shows: ["/v/shown.vault"])
+        case .unsupportedVersion: return ErrorCaseRow(VaultError.unsupportedVersion(major: 7, minor: 9), status: 4, hint: true, shows: ["7.9"])
+        case .unsupportedFeature: return ErrorCaseRow(VaultError.unsupportedFeature("shown-feature"), status: 4, hint: true, shows: ["shown-feature"])
+        case .headerDamaged: return ErrorCaseRow(VaultError.headerDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
+        case .wrongPassword: return ErrorCaseRow(VaultError.wrongPassword, status: 3, hint: true)
+        case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
+        case .payloadDamaged:
+            return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])
+        case .contentsDamaged: return ErrorCaseRow(VaultError.contentsDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
+        case .invalidName: return ErrorCaseRow(VaultError.invalidName("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
+        case .entryNotFound: return ErrorCaseRow(VaultError.entryNotFound("shown/name"), status: 1, hint: true, shows: ["shown/name"])
+        case .referenceNotFound:
+            return ErrorCaseRow(VaultError.referenceNotFound("shown/name", line: 12), status: 1, hint: true, shows: ["shown/name", "12"])
+        case .entryExists: return ErrorCaseRow(VaultError.entryExists("shown/name"), status: 2, hint: true, shows: ["shown/name"])
+        case .environmentVariableClash:
+            return ErrorCaseRow(VaultError.environmentVariableClash("shown/a", "shown-a", variable: "SHOWN_A"), status: 2, hint: true,
+                                shows: ["'shown/a'", "'shown-a'", "SHOWN_A"])
+        case .malformedInput: return ErrorCaseRow(VaultError.malformedInput("line 3: shown-reason"), status: 2, hint: false, shows: ["line 3: shown-reason"])
+        case .limitExceeded: return ErrorCaseRow(VaultError.limitExceeded("shown-reason"), status: 6, hint: false, shows: ["shown-reason"])
+        case .vaultMissing: return ErrorCaseRow(VaultError.vaultMissing(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
+        case .vaultExists: return ErrorCaseRow(VaultError.vaultExists(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
+        case .busy:
+            return ErrorCaseRow(VaultError.busy(lockPath: "/v/shown.vault.lock", seconds: 2.5), status: 5, hint: true, shows: ["/v/shown.vault.lock", "2.5"])
+        case .changedOnDisk: return ErrorCaseRow(VaultError.changedOnDisk(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
+        case .mergeRefusedUnrelatedVaults: return ErrorCaseRow(VaultError.mergeRefused(.unrelatedVaults), status: 2, hint: true)
+        case .mergeRefusedPasswordFails:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/shown.vault"])), status: 2, hint: true,
+                                shows: ["THEIRS at /v/shown.vault"])
+        case .io:
+            return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
+                                shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
+        case .notDurable:
+            return ErrorCaseRow(VaultError.notDurable(path: "/v/shown.vault", errno: EIO), status: 2, hint: false,
+                                shows: ["/v/shown.vault", "Input/output error"])
+        }
+    }
+}
+
+// MARK: - KDFError
+
+enum KDFErrorKind: CaseIterable {
+    case unknownAlgorithm, invalidParameters, invalidSaltLength, memoryOverCap, workOverCap, iterationsOverCap
+    case belowMinimum, derivationFailed
+
+    init(_ error: KDFError) {
+        switch error {
+        case .unknownAlgorithm: self = .unknownAlgorithm
+        case .invalidParameters: self = .invalidParameters
+        case .invalidSaltLength: self = .invalidSaltLength
+        case .memoryOverCap: self = .memoryOverCap
+        case .workOverCap: self = .workOverCap
+        case .iterationsOverCap: self = .iterationsOverCap
+        case .belowMinimum: self = .belowMinimum
+        case .derivationFailed: self = .derivationFailed
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .unknownAlgorithm: return ErrorCaseRow(KDFError.unknownAlgorithm(77), status: 4, hint: true, shows: ["77"])
+        case .invalidParameters: return ErrorCaseRow(KDFError.invalidParameters("shown-reason"), status: 4, hint: false, shows: ["shown-reason"])
+        case .invalidSaltLength: return ErrorCaseRow(KDFError.invalidSaltLength(13), status: 4, hint: false, shows: ["13"])
+        case .memoryOverCap: return ErrorCaseRow(KDFError.memoryOverCap(asked: 3 << 30, cap: 1 << 30), status: 6, hint: true, shows: ["3 GiB", "1 GiB"])
+        case .workOverCap: return ErrorCaseRow(KDFError.workOverCap(asked: 48 << 20, cap: 32 << 20), status: 6, hint: true, shows: ["48 GiB", "32 GiB"])
+        case .iterationsOverCap:
+            return ErrorCaseRow(KDFError.iterationsOverCap(asked: 70_000_001, cap: 50_000_000), status: 6, hint: true, shows: ["70000001", "50000000"])
+        case .belowMinimum: return ErrorCaseRow(KDFError.belowMinimum("(shown-settings)"), status: 64, hint: true, shows: ["(shown-settings)"])
+        case .derivationFailed: return ErrorCaseRow(KDFError.derivationFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
+        }
+    }
+}
+
+// MARK: - CLIError
+
+enum CLIErrorKind: CaseIterable {
+    case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
+    case inputTooLarge, io, outputFailed, invalidArgument, refused
+
+    init(_ error: CLIError) {
+        switch error {
+        case .noPasswordSource: self = .noPasswordSource
+        case .passwordSourceFailed: self = .passwordSourceFailed
+        case .emptyPassword: self = .emptyPassword
+        case .passwordsDiffer: self = .passwordsDiffer
+        case .passwordCommandFailed: self = .passwordCommandFailed
+        case .inputFailed: self = .inputFailed
+        case .inputTooLarge: self = .inputTooLarge
+        case .io: self = .io
+        case .outputFailed: self = .outputFailed
+        case .invalidArgument: self = .invalidArgument
+        case .refused: self = .refused
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .noPasswordSource: return ErrorCaseRow(CLIError.noPasswordSource, status: 2, hint: true)
+        case .passwordSourceFailed: return ErrorCaseRow(CLIError.passwordSourceFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
+        case .emptyPassword: return ErrorCaseRow(CLIError.emptyPassword, status: 2, hint: false)
+        case .passwordsDiffer: return ErrorCaseRow(CLIError.passwordsDiffer, status: 2, hint: false)
+        case .passwordCommandFailed: return ErrorCaseRow(CLIError.passwordCommandFailed(status: 97), status: 2, hint: true, shows: ["97"])
+        case .inputFailed: return ErrorCaseRow(CLIError.inputFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
+        case .inputTooLarge:
+            return ErrorCaseRow(CLIError.inputTooLarge(what: "/v/shown.txt", limit: 256 << 20), status: 6, hint: false,
+                                shows: ["limit exceeded: /v/shown.txt holds more than 268435456 bytes (256 MiB), the largest value a vault holds"])
+        case .io:
+            return ErrorCaseRow(CLIError.io(operation: "shown-operation", path: "/v/shown.txt", errno: ENOENT), status: 2, hint: false,
+                                shows: ["shown-operation", "/v/shown.txt", "No such file or directory"])
+        case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
+        case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
+        case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        }
+    }
+}
+
+// MARK: - XChaCha20Poly1305.Failure
+
+enum AEADFailureKind: CaseIterable {
+    case invalidKeyLength, invalidNonceLength, authenticationFailed
+
+    init(_ error: XChaCha20Poly1305.Failure) {
+        switch error {
+        case .invalidKeyLength: self = .invalidKeyLength
+        case .invalidNonceLength: self = .invalidNonceLength
+        case .authenticationFailed: self = .authenticationFailed
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .invalidKeyLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidKeyLength(31), status: 2, hint: false, shows: ["31"])
+        case .invalidNonceLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidNonceLength(23), status: 2, hint: false, shows: ["23"])
+        case .authenticationFailed: return ErrorCaseRow(XChaCha20Poly1305.Failure.authenticationFailed, status: 4, hint: false)
+        }
+    }
+}

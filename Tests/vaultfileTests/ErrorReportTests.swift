@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import KDF
+import TestSupport
+import Testing
+import VaultFile
+@testable import vaultfile
+
+/// `ErrorReport`, the one place where errors become a message, a hint and an exit status,
+/// checked in-process over every case of every error type (`ErrorCatalog`).
+@Suite struct ErrorReportTests {
+    // MARK: - init: every case
+
+    @Test func test_catalog_listsEveryCaseOnceWithASampleOfThatCase() {
+        for kind in VaultErrorKind.allCases { #expect(VaultErrorKind(kind.row.error as! VaultError) == kind) }
+        for kind in KDFErrorKind.allCases { #expect(KDFErrorKind(kind.row.error as! KDFError) == kind) }
+        for kind in CLIErrorKind.allCases { #expect(CLIErrorKind(kind.row.error as! CLIError) == kind) }
+        for kind in AEADFailureKind.allCases { #expect(AEADFailureKind(kind.row.error as! XChaCha20Poly1305.Failure) == kind) }
+    }
+
+    @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {
+        for row in ErrorCatalog.rows {
+            let report = try #require(ErrorReport(row.error), "\(row.error) is not mapped")
+            #expect(report.status.rawValue == row.status, "\(row.error)")
+        }
+    }
+
+    @Test func test_init_describesEveryCaseWithItsDataAndHintsWhereExpected() throws {
+        for row in ErrorCatalog.rows {
+            let report = try #require(ErrorReport(row.error))
+            #expect(!report.description.isEmpty, "\(row.error)")
+            #expect(report.description == "\(row.error)", "the library's description is shown as it is")
+            for shown in row.shows { #expect(report.description.contains(shown), "\(row.error): '\(report.description)' lacks '\(shown)'") }
+            if row.hasHint {
+                #expect(report.hint?.isEmpty == false, "\(row.error) has no hint")
+            } else {
+                #expect(report.hint == nil, "\(row.error): unexpected hint '\(report.hint ?? "")'")
+            }
+        }
+    }
+
+    @Test func test_init_reportsABatchLineAsItsErrorWithTheLineNumber() throws {
+        for row in ErrorCatalog.rows {
+            let inner = try #require(ErrorReport(row.error))
+            let report = try #require(ErrorReport(BatchError(line: 7, underlying: row.error)))
+            #expect(report == ErrorReport(description: "line 7: \(inner.description); nothing was changed", hint: inner.hint, status: inner.status))
+        }
+    }
+
+    @Test func test_init_leavesArgumentParsersOwnErrorsToIt() {
+        #expect(ErrorReport(ValidationError("give the command after --")) == nil)
+        #expect(ErrorReport(ExitCode(42)) == nil)
+        #expect(ErrorReport(CleanExit.message("done")) == nil)
+    }
+
+    // MARK: - init: hints that name options (moved here from the library's tests)
+
+    @Test func test_init_overCapHintsNameTheOptionToRaiseIt() throws {
+        let memory = try #require(ErrorReport(KDFError.memoryOverCap(asked: 2 << 30, cap: 1 << 30)))
+        #expect(memory.description == "the vault asks for 2 GiB of memory to unlock; the limit is 1 GiB")
+        #expect(memory.hint == "if you trust this file, raise the limit with --kdf-max-memory 2G (or VAULTFILE_KDF_MAX_MEMORY)")
+        #expect(memory.status == .overLimit)
+        let work = try #require(ErrorReport(KDFError.workOverCap(asked: 64 << 20, cap: 32 << 20)))
+        #expect(work.hint == "if you trust this file, raise the limit with --kdf-max-work 64G (or VAULTFILE_KDF_MAX_WORK)")
+        let iterations = try #require(ErrorReport(KDFError.iterationsOverCap(asked: 70_000_000, cap: 50_000_000)))
+        #expect(iterations.hint == "if you trust this file, raise the limit with --kdf-max-iterations 70000000 (or VAULTFILE_KDF_MAX_ITERATIONS)")
+        #expect(ErrorReport(KDFError.belowMinimum("(PBKDF2 1000)"))?.hint?.contains("--allow-weak-kdf") == true)
+    }
+
+    @Test func test_init_missingVaultSaysHowToCreateOne() throws {
+        let report = try #require(ErrorReport(VaultError.vaultMissing(path: "/nowhere/x.vault")))
+        #expect(report.hint?.contains("vaultfile init") == true)
+        #expect(report.status == .failure)
+    }
+
+    @Test func test_init_busyNamesTheLockTimeoutOption() throws {
+        let report = try #require(ErrorReport(VaultError.busy(lockPath: "x", seconds: 1)))
+        #expect(report.status == .busy)
+        #expect(report.hint == "wait for the other process, or raise the wait with --lock-timeout")
+    }
+
+    @Test func test_init_mergeRefusalsKeepTheirMessagesAndHints() throws {
+        let unrelated = try #require(ErrorReport(VaultError.mergeRefused(.unrelatedVaults)))
+        #expect(unrelated.description == "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults")
+        #expect(unrelated.hint == "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import")
+        let sides = ["BASE (the common ancestor) at b.vault", "THEIRS (the branch being merged) at t.vault"]
+        let password = try #require(ErrorReport(VaultError.mergeRefused(.passwordFails(sides: sides))))
+        #expect(password.description == "the password does not open BASE (the common ancestor) at b.vault nor THEIRS (the branch being merged) at t.vault; the password was changed on that side")
+        #expect(password.hint == "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again")
+    }
+
+    @Test func test_init_environmentVariableClashSaysHowToAvoidItWithoutForce() throws {
+        let report = try #require(ErrorReport(VaultError.environmentVariableClash("db/password", "db-password", variable: "DB_PASSWORD")))
+        #expect(report.description == "'db/password' and 'db-password' both map to the environment variable DB_PASSWORD")
+        let hint = try #require(report.hint)
+        #expect(!hint.contains("--force"))
+        #expect(hint.contains("--prefix") && hint.contains("--only") && hint.contains("rename"))
+        #expect(report.status == .failure)
+    }
+
+    // MARK: - init: no secret from the input that failed
+
+    /// Failures at real throw sites whose input holds a secret (a value) next to the mistake:
+    /// the report names the line or the entry, never the value.
+    @Test func test_init_showsNoValueOfTheInputThatFailed() throws {
+        let canary = "SECRET-CANARY-4f1a"
+        var failures: [(String, any Error)] = []
+        func expectFailure(_ what: String, _ body: () throws -> Void) {
+            do { try body(); Issue.record("\(what) did not fail") } catch { failures.append((what, error)) }
+        }
+        func parse(_ text: String, _ format: InterchangeFormat) throws { _ = try Interchange.parse(Array(text.utf8), format: format) }
+        expectFailure("dotenv, open double quote") { try parse("KEY=\"\(canary)\n", .dotenv) }
+        expectFailure("dotenv, text after the quote") { try parse("KEY='\(canary)' more\n", .dotenv) }
+        expectFailure("csv, open quoted field") { try parse("name,value\na,\"\(canary)\n", .csv) }
+        expectFailure("csv, quote in a field") { try parse("name,value\na,\(canary)\"x\n", .csv) }
+        expectFailure("csv, extra column") { try parse("name,value\na,\(canary),more\n", .csv) }
+        expectFailure("json, value twice") { try parse(#"{"vaultfile_export":1,"entries":[{"name":"a","value":"\#(canary)","value_base64":"eA=="}]}"#, .json) }
+        expectFailure("json, bad base64") { try parse(#"{"vaultfile_export":1,"entries":[{"name":"a","value_base64":"\#(canary)!"}]}"#, .json) }
+        expectFailure("json, value of the wrong type") { try parse(#"{"vaultfile_export":1,"entries":[{"name":"a","value":["\#(canary)"]}]}"#, .json) }
+        var binary = Vault()
+        try binary.setValue(Array(canary.utf8) + [0], for: "bin")
+        expectFailure("dotenv export of a binary value") { _ = try Interchange.export(binary, format: .dotenv) }
+        expectFailure("csv export of a binary value") { _ = try Interchange.export(binary, format: .csv) }
+        expectFailure("batch, open quote") { _ = try BatchScript.parse(Array("set a --value \"\(canary)\n".utf8)) }
+        expectFailure("batch, two value sources") { _ = try BatchScript.parse(Array("set a --value \(canary) --generate\n".utf8)) }
+        #expect(failures.count == 12)
+        for (what, error) in failures {
+            for report in [ErrorReport(error), ErrorReport(BatchError(line: 2, underlying: error))] {
+                let shown = try #require(report, "\(what): \(error) is not mapped")
+                #expect(!shown.description.contains(canary) && !(shown.hint ?? "").contains(canary), "\(what): \(shown.description)")
+            }
+        }
+    }
+
+    // MARK: - ExitStatus
+
+    @Test func test_exitStatus_ofEveryCategory() {
+        let expected: [ErrorCategory: Int32] = [
+            .notFound: 1, .invalidInput: 2, .conflict: 2, .refused: 2, .io: 2, .internalFailure: 2,
+            .wrongPassword: 3, .damaged: 4, .unsupported: 4, .busy: 5, .overLimit: 6, .invalidArgument: 64,
+        ]
+        #expect(Set(expected.keys) == Set(ErrorCategory.allCases))
+        for category in ErrorCategory.allCases { #expect(ExitStatus(category).rawValue == expected[category], "\(category)") }
+    }
+
+    // MARK: - Through the binary
+
+    @Test func test_exec_variableClashHintDoesNotSuggestForce() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        for name in ["db/password", "db-password"] {
+            #expect(try cli.run(["set", name] + cli.unlock(), stdin: Array("x".utf8)).status == 0)
+        }
+        let result = try cli.run(["exec"] + cli.unlock() + ["--", "true"])
+        #expect(result.status == 2)
+        let hint = try #require(ErrorReport.hint(for: VaultError.environmentVariableClash("", "", variable: "")))
+        #expect(result.stderr.contains("""
+            vaultfile: error: 'db-password' and 'db/password' both map to the environment variable DB_PASSWORD
+            vaultfile: hint: \(hint)
+
+            """))
+        #expect(!result.stderr.contains("--force"))
+    }
+}
