@@ -50,9 +50,24 @@ public enum ByteSize {
         return "\(bytes / 1024 + (bytes % 1024 == 0 ? 0 : 1))K"
     }
 
+    /// Formats two sizes that are compared in one message: rounded as `format` does, unless they
+    /// would round to the same text (8193 KiB against a cap of 8 MiB), then exactly, in KiB when
+    /// both are whole KiB, else in bytes.
+    public static func formatDistinct(_ first: UInt64, _ second: UInt64) -> (String, String) {
+        let rounded = (format(first), format(second))
+        guard rounded.0 == rounded.1, first != second else { return rounded }
+        if first % 1024 == 0 && second % 1024 == 0 { return ("\(first / 1024) KiB", "\(second / 1024) KiB") }
+        return ("\(first) bytes", "\(second) bytes")
+    }
+
     /// Formats a size given in KiB.
     public static func format(kibibytes: UInt64) -> String {
-        format(kibibytes.multipliedReportingOverflow(by: 1024).overflow ? UInt64.max : kibibytes * 1024)
+        format(bytes(kibibytes: kibibytes))
+    }
+
+    /// A size in KiB as bytes, saturating at `UInt64.max`.
+    public static func bytes(kibibytes: UInt64) -> UInt64 {
+        kibibytes.multipliedReportingOverflow(by: 1024).overflow ? UInt64.max : kibibytes * 1024
     }
 }
 

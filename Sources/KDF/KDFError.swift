@@ -28,9 +28,11 @@ public enum KDFError: CategorizedError, Equatable {
         case .invalidSaltLength(let length):
             return "invalid salt length \(length); the KDF needs a 16-byte salt"
         case .memoryOverCap(let asked, let cap):
-            return "the vault asks for \(ByteSize.format(asked)) of memory to unlock; the limit is \(ByteSize.format(cap))"
+            let (askedText, capText) = ByteSize.formatDistinct(asked, cap)
+            return "the vault asks for \(askedText) of memory to unlock; the limit is \(capText)"
         case .workOverCap(let asked, let cap):
-            return "the vault asks for \(ByteSize.format(kibibytes: asked)) of Argon2id work (memory × iterations) to unlock; the limit is \(ByteSize.format(kibibytes: cap))"
+            let (askedText, capText) = ByteSize.formatDistinct(ByteSize.bytes(kibibytes: asked), ByteSize.bytes(kibibytes: cap))
+            return "the vault asks for \(askedText) of Argon2id work (memory × iterations) to unlock; the limit is \(capText)"
         case .iterationsOverCap(let asked, let cap):
             return "the vault asks for \(asked) PBKDF2 iterations to unlock; the limit is \(cap)"
         case .belowMinimum(let what):

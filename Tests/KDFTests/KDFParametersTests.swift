@@ -97,6 +97,15 @@ import Testing
         #expect(error.category == .overLimit)
     }
 
+    @Test func test_overCapError_printsExactFiguresWhenTheyRoundAlike() {
+        let memory = KDFError.memoryOverCap(asked: 8193 << 10, cap: 8 << 20)
+        #expect(memory.description == "the vault asks for 8193 KiB of memory to unlock; the limit is 8192 KiB")
+        let bytes = KDFError.memoryOverCap(asked: (8 << 20) + 1, cap: 8 << 20)
+        #expect(bytes.description == "the vault asks for 8388609 bytes of memory to unlock; the limit is 8388608 bytes")
+        let work = KDFError.workOverCap(asked: (32 << 20) + 1, cap: 32 << 20)
+        #expect(work.description.hasSuffix("asks for 33554433 KiB of Argon2id work (memory × iterations) to unlock; the limit is 33554432 KiB"))
+    }
+
     @Test func test_defaults_capMemoryAtTheLowerOfOneGiBAndHalfTheRAM() {
         let expected = min(UInt64(1) << 30, KDFLimits.physicalMemoryBytes() / 2)
         #expect(KDFLimits.defaults.maxMemoryBytes == expected)
