@@ -118,8 +118,7 @@ import Testing
         let store = try makeVault(directory)
         let holder = try FileLock(path: store.lockPath, timeout: 0)
         defer { holder.release() }
-        var waiting = store
-        waiting.lockTimeout = 0.2
+        let waiting = VaultStore(path: store.path, lockTimeout: 0.2)
         let start = monotonicSeconds()
         #expect(throws: VaultError.busy(lockPath: store.lockPath, seconds: 0.2)) {
             try waiting.update(password: password("pw"), limits: testLimits) { _ in }

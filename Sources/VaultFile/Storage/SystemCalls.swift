@@ -10,26 +10,26 @@ import Glibc
 /// failures (ENOSPC from `write`, EIO from `fsync`, a failing `rename`)
 /// without a real full disk. Every function returns what the system call
 /// returns and leaves `errno` set on failure.
-public struct SystemCalls: Sendable {
+struct SystemCalls: Sendable {
     /// `open(2)` with flags and mode.
-    public var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     /// `write(2)`: may write fewer bytes than asked.
-    public var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int
+    var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int
     /// `fsync(2)`.
-    public var fsync: @Sendable (_ fd: Int32) -> Int32
+    var fsync: @Sendable (_ fd: Int32) -> Int32
     /// `fchmod(2)`.
-    public var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
+    var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
     /// `close(2)`.
-    public var close: @Sendable (_ fd: Int32) -> Int32
+    var close: @Sendable (_ fd: Int32) -> Int32
     /// `rename(2)`.
-    public var rename: @Sendable (_ from: String, _ to: String) -> Int32
+    var rename: @Sendable (_ from: String, _ to: String) -> Int32
     /// `link(2)`: used to create a new vault without ever replacing an existing file.
-    public var link: @Sendable (_ from: String, _ to: String) -> Int32
+    var link: @Sendable (_ from: String, _ to: String) -> Int32
     /// `unlink(2)`.
-    public var unlink: @Sendable (_ path: String) -> Int32
+    var unlink: @Sendable (_ path: String) -> Int32
 
     /// The real system calls.
-    public static let live = SystemCalls(
+    static let live = SystemCalls(
         open: { path, flags, mode in Glibc.open(path, flags, mode) },
         write: { fd, buffer, count in Glibc.write(fd, buffer, count) },
         fsync: { Glibc.fsync($0) },
@@ -40,7 +40,7 @@ public struct SystemCalls: Sendable {
         unlink: { Glibc.unlink($0) })
 
     /// Creates a set of system calls; see `live`.
-    public init(
+    init(
         open: @escaping @Sendable (String, Int32, mode_t) -> Int32,
         write: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int,
         fsync: @escaping @Sendable (Int32) -> Int32,

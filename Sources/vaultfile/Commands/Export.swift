@@ -29,7 +29,7 @@ extension VaultfileCommand {
             var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "")
             defer { wipe(&bytes) }
             if let output {
-                try VaultStore(path: output).writeAtomically(bytes)
+                try AtomicFileWriter().write(bytes, to: output)
                 Messages.info("exported \(vault.names(withPrefix: prefix ?? "").count) entries to \(output)")
             } else {
                 try StandardOutput.write(bytes)

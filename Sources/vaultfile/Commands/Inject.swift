@@ -35,7 +35,7 @@ extension VaultfileCommand {
             }
             defer { wipe(&rendered) }
             if let output {
-                try VaultStore(path: output).writeAtomically(rendered)
+                try AtomicFileWriter().write(rendered, to: output)
             } else {
                 try StandardOutput.write(rendered)
             }
