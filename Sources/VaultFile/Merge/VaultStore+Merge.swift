@@ -51,7 +51,8 @@ extension VaultStore {
         let sealer = theirsChangedKeys && !oursChangedKeys ? opened[2] : opened[1]
         sealer.vault = merged
         sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
-        try AtomicFileWriter().write(to: .init(path: ours), mode: snapshots[1].mode, replacing: .any) { output throws(VaultError) in
+        let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
+        try AtomicFileWriter().write(to: destination, mode: snapshots[1].mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
             try sealer.seal(to: output)
         }
         return conflicts

@@ -8,11 +8,24 @@ import KDF
 /// Writes whole files so that a reader sees the old file or the new one, never a mix.
 ///
 /// A temporary file is created in the destination's folder (exclusive create, no symlink
-/// followed, mode 0600), given its final mode, written in full and synced; it is then
-/// renamed over the destination (or hard-linked into place when nothing may be replaced)
-/// and the folder is synced. On any failure the destination is left as it was and the
-/// temporary file is removed. Never Foundation's `.atomic` writes, which do not sync.
+/// followed, mode 0600), given the replaced file's owner when asked, its final mode, written
+/// in full and synced; it is then renamed over the destination (or hard-linked into place
+/// when nothing may be replaced) and the folder is synced. On any failure the destination
+/// is left as it was and the temporary file is removed. Never Foundation's `.atomic` writes,
+/// which do not sync.
+///
+/// One parameter says what a symbolic link at the destination means: vault writes follow it
+/// (a symlinked vault path replaces the link's target), plain-text outputs replace the link
+/// itself, so that a link planted by someone else never redirects a write.
 public struct AtomicFileWriter: Sendable {
+    /// What a write does when the last component of its path is a symbolic link.
+    public enum FinalLink: Sendable {
+        /// Replace the file the link points to; the link stays (vaults kept behind a link).
+        case follow
+        /// Replace the link itself; the file it points to is neither opened nor changed (plain-text outputs).
+        case replace
+    }
+
     /// The system calls used for writing (replaced in tests to inject failures).
     let system: SystemCalls
 
@@ -26,11 +39,22 @@ public struct AtomicFileWriter: Sendable {
         self.system = system
     }
 
-    /// Writes `bytes` to `path` with permission bits `mode`, replacing any file there.
+    /// Writes `bytes` to `path` with permission bits `mode`.
     ///
-    /// A symlink at `path` is followed: the file it points to is replaced and the link stays.
-    public func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(VaultError) {
-        try write(to: Destination(path: path), mode: mode, replacing: .any) { output throws(VaultError) in try output.write(bytes) }
+    /// - Parameters:
+    ///   - finalLink: whether a symbolic link at `path` is followed or replaced itself.
+    ///   - replacingExisting: whether a file already at the destination may be replaced; when
+    ///     not, an existing one (a dangling link included) fails the write with `vaultExists`.
+    ///   - keepingOwner: give the new file the owner and group of the file it replaces; when
+    ///     that fails (only root may give a file away), nothing is written and `io` is thrown.
+    public func write(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o600,
+        finalLink: FinalLink, replacingExisting: Bool = true, keepingOwner: Bool = false
+    ) throws(VaultError) {
+        try write(
+            to: Destination(path: path, finalLink: finalLink), mode: mode, replacing: replacingExisting ? .any : .none,
+            keepingOwner: keepingOwner
+        ) { output throws(VaultError) in try output.write(bytes) }
     }
 
     // MARK: The steps of one write
@@ -51,15 +75,18 @@ public struct AtomicFileWriter: Sendable {
     struct Destination {
         /// The path as the caller gave it (errors name it).
         let path: String
-        /// The file replaced: the symlink's target when `path` is a symlink.
+        /// The name replaced: the symlink's target when `path` is a symlink that is followed, else `path`.
         let target: String
         /// The folder of `target`, where the temporary file is made.
         let directory: String
         /// The name every temporary file of this destination begins with.
         let temporaryPrefix: String
 
-        init(path: String) {
-            let target = Self.resolved(path)
+        init(path: String, finalLink: FinalLink) {
+            // Only a link at the last component is in question: rename(2) and link(2) never follow
+            // one there, so unless it is resolved here the name itself is replaced. Links in the
+            // folders above lead to the folder the user named either way.
+            let target = finalLink == .follow ? Self.resolved(path) : path
             let slash = target.lastIndex(of: "/")
             self.path = path
             self.target = target
@@ -76,11 +103,14 @@ public struct AtomicFileWriter: Sendable {
         }
     }
 
-    /// Writes what `contents` writes to `destination` with permission bits `mode`, replacing what `replacing` allows.
+    /// Writes what `contents` writes to `destination` with permission bits `mode`, replacing what
+    /// `replacing` allows; with `keepingOwner`, the new file gets the owner of the file it replaces.
     func write(
-        to destination: Destination, mode: mode_t, replacing: Replacement, _ contents: (any SealedOutput) throws(VaultError) -> Void
+        to destination: Destination, mode: mode_t, replacing: Replacement, keepingOwner: Bool,
+        _ contents: (any SealedOutput) throws(VaultError) -> Void
     ) throws(VaultError) {
-        let temporary = try writeTemporary(mode: mode, in: destination, contents)
+        let owner = keepingOwner ? FileOwner(ofFileAt: destination.target) : nil
+        let temporary = try writeTemporary(mode: mode, owner: owner, in: destination, contents)
         switch replacing {
         case .none:
             // The temporary name goes whether the link worked or not: on success the file lives on under its new name.
@@ -88,7 +118,12 @@ public struct AtomicFileWriter: Sendable {
             if system.link(temporary, destination.target) != 0 {
                 let code = errno
                 if code == EEXIST { throw .vaultExists(path: destination.path) }
-                throw .io(operation: "creating", path: destination.path, errno: code)
+                // A file system without hard links (FAT on a USB stick): look, then rename. Only a
+                // file made in the instant between the two could be replaced.
+                guard code == EPERM || code == EOPNOTSUPP else { throw .io(operation: "creating", path: destination.path, errno: code) }
+                var info = stat()
+                if lstat(destination.target, &info) == 0 { throw .vaultExists(path: destination.path) }
+                try rename(temporary, over: destination, operation: "renaming the new file over")
             }
         case .any:
             try rename(temporary, over: destination, operation: "renaming the new file over")
@@ -119,9 +154,10 @@ public struct AtomicFileWriter: Sendable {
 
     // MARK: Private
 
-    /// Creates a temporary file beside the destination, has `contents` write it, and syncs it; returns its path.
+    /// Creates a temporary file beside the destination, gives it `owner` and `mode`, has `contents`
+    /// write it, and syncs it; returns its path.
     private func writeTemporary(
-        mode: mode_t, in destination: Destination, _ contents: (any SealedOutput) throws(VaultError) -> Void
+        mode: mode_t, owner: FileOwner?, in destination: Destination, _ contents: (any SealedOutput) throws(VaultError) -> Void
     ) throws(VaultError) -> String {
         let suffix = randomBytes(count: 8).map { String($0, radix: 16) }.joined()
         let temporary = destination.directory + "/" + destination.temporaryPrefix + suffix
@@ -131,6 +167,16 @@ public struct AtomicFileWriter: Sendable {
             _ = system.close(fd)
             _ = system.unlink(temporary)
             return error
+        }
+        // The owner before the mode: changing the owner may clear the set-user-ID and set-group-ID bits.
+        if let owner {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw discard(.io(operation: "reading the status of", path: temporary, errno: errno)) }
+            if FileOwner(info) != owner && system.fchown(fd, owner.user, owner.group) != 0 {
+                // Refused rather than silently handing the file to whoever ran the command.
+                let operation = "keeping the owner (uid \(owner.user)) and group (gid \(owner.group)) of"
+                throw discard(.io(operation: operation, path: destination.target, errno: errno))
+            }
         }
         guard system.fchmod(fd, mode) == 0 else { throw discard(.io(operation: "setting the mode of", path: temporary, errno: errno)) }
         do throws(VaultError) {

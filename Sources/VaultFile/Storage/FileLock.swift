@@ -14,9 +14,17 @@ final class FileLock {
     private var fd: Int32
 
     /// Waits up to `timeout` seconds for the lock, polling; throws `busy` if it stays taken.
-    init(path: String, timeout: Double) throws(VaultError) {
+    ///
+    /// With `owner`, the lock file is given that owner and group (the vault's) when it has
+    /// others: a lock file root made, 0600, would otherwise lock the vault's owner out.
+    init(path: String, timeout: Double, owner: FileOwner? = nil) throws(VaultError) {
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .io(operation: "opening the lock file", path: path, errno: errno) }
+        var info = stat()
+        if let owner, fstat(fd, &info) == 0, FileOwner(info) != owner {
+            // Only root may give a file away; anyone else keeps the lock file as it is, and it works the same.
+            _ = fchown(fd, owner.user, owner.group)
+        }
         let deadline = monotonicSeconds() + max(timeout, 0)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno

@@ -111,7 +111,7 @@ struct FileCiphertext: CiphertextSource {
     }
 }
 
-// MARK: - File identity
+// MARK: - File identity and owner
 
 /// What identifies one version of a file: device, inode, size and modification time.
 struct FileIdentity: Equatable, Sendable {
@@ -127,5 +127,24 @@ struct FileIdentity: Equatable, Sendable {
         size = Int64(info.st_size)
         modifiedSeconds = info.st_mtim.tv_sec
         modifiedNanoseconds = info.st_mtim.tv_nsec
+    }
+}
+
+/// The owner and group of a file, which a new version of it keeps.
+struct FileOwner: Equatable, Sendable {
+    let user: uid_t
+    let group: gid_t
+
+    /// The owner of the file at `path` itself (a symlink's own owner when `path` is one), or nil when there is none.
+    init?(ofFileAt path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The owner that `info` names.
+    init(_ info: stat) {
+        user = info.st_uid
+        group = info.st_gid
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// The system calls the storage layer makes, as replaceable functions.
 ///
 /// `live` calls Glibc directly. Tests replace single calls to inject
-/// failures (ENOSPC from `write`, EIO from `fsync`, a failing `rename`)
+/// failures (ENOSPC from `write`, EIO from `fsync`, a failing `rename` or `fchown`)
 /// without a real full disk. Every function returns what the system call
 /// returns and leaves `errno` set on failure.
 struct SystemCalls: Sendable {
@@ -19,6 +19,8 @@ struct SystemCalls: Sendable {
     var fsync: @Sendable (_ fd: Int32) -> Int32
     /// `fchmod(2)`.
     var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
+    /// `fchown(2)`: gives a new version the owner and group of the file it replaces.
+    var fchown: @Sendable (_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32
     /// `close(2)`.
     var close: @Sendable (_ fd: Int32) -> Int32
     /// `rename(2)`.
@@ -34,6 +36,7 @@ struct SystemCalls: Sendable {
         write: { fd, buffer, count in Glibc.write(fd, buffer, count) },
         fsync: { Glibc.fsync($0) },
         fchmod: { Glibc.fchmod($0, $1) },
+        fchown: { Glibc.fchown($0, $1, $2) },
         close: { Glibc.close($0) },
         rename: { Glibc.rename($0, $1) },
         link: { Glibc.link($0, $1) },
@@ -45,6 +48,7 @@ struct SystemCalls: Sendable {
         write: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int,
         fsync: @escaping @Sendable (Int32) -> Int32,
         fchmod: @escaping @Sendable (Int32, mode_t) -> Int32,
+        fchown: @escaping @Sendable (Int32, uid_t, gid_t) -> Int32,
         close: @escaping @Sendable (Int32) -> Int32,
         rename: @escaping @Sendable (String, String) -> Int32,
         link: @escaping @Sendable (String, String) -> Int32,
@@ -54,6 +58,7 @@ struct SystemCalls: Sendable {
         self.write = write
         self.fsync = fsync
         self.fchmod = fchmod
+        self.fchown = fchown
         self.close = close
         self.rename = rename
         self.link = link

@@ -9,7 +9,9 @@ import Glibc
 /// Writes go through `AtomicFileWriter`: a temporary file in the same folder, written
 /// in full, synced, checked against the vault on disk, renamed over it, and a sync of
 /// the folder. On any failure the vault is left byte-identical. A symlinked vault path
-/// replaces the link's target. The whole operations (create, open, update, change the
+/// replaces the link's target. A new version keeps the vault's mode, owner and group,
+/// and the lock file is given the vault's owner, so that root editing someone's vault
+/// does not lock them out. The whole operations (create, open, update, change the
 /// password) are in `VaultStore+Sessions.swift`.
 public struct VaultStore: Sendable {
     /// The path as the user gave it.
@@ -38,7 +40,10 @@ public struct VaultStore: Sendable {
     }
 
     /// The sidecar lock file held across read-modify-write: `<vault>.lock`, beside the symlink's target.
-    var lockPath: String { AtomicFileWriter.Destination(path: path).target + ".lock" }
+    var lockPath: String { destination.target + ".lock" }
+
+    /// Where writes land: a symlinked vault path replaces the link's target.
+    private var destination: AtomicFileWriter.Destination { AtomicFileWriter.Destination(path: path, finalLink: .follow) }
 
     // MARK: Reading
 
@@ -68,7 +73,7 @@ public struct VaultStore: Sendable {
         let lock = try FileLock(path: lockPath, timeout: lockTimeout)
         defer { lock.release() }
         if exists { throw .vaultExists(path: path) }
-        try writer.write(to: AtomicFileWriter.Destination(path: path), mode: 0o600, replacing: .none, contents)
+        try writer.write(to: destination, mode: 0o600, replacing: .none, keepingOwner: false, contents)
     }
 
     /// Replaces the vault with what `contents` writes, with permission bits `mode`, if it is
@@ -76,14 +81,15 @@ public struct VaultStore: Sendable {
     func replace(
         expecting identity: FileIdentity, mode: mode_t, _ contents: (any SealedOutput) throws(VaultError) -> Void
     ) throws(VaultError) {
-        let destination = AtomicFileWriter.Destination(path: path)
+        let destination = self.destination
         writer.removeStaleTemporaries(of: destination)
-        try writer.write(to: destination, mode: mode, replacing: .only(identity), contents)
+        try writer.write(to: destination, mode: mode, replacing: .only(identity), keepingOwner: true, contents)
     }
 
     /// Runs `body` while holding the vault's lock, waiting up to `lockTimeout` seconds for it.
     func withLock<R>(_ body: () throws -> R) throws -> R {
-        let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+        let target = destination.target
+        let lock = try FileLock(path: target + ".lock", timeout: lockTimeout, owner: FileOwner(ofFileAt: target))
         defer { lock.release() }
         return try body()
     }

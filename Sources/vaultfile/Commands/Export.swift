@@ -29,7 +29,7 @@ extension VaultfileCommand {
             var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "")
             defer { wipe(&bytes) }
             if let output {
-                try AtomicFileWriter().write(bytes, to: output)
+                try AtomicFileWriter().write(bytes, to: output, finalLink: .follow)
                 Messages.info("exported \(vault.names(withPrefix: prefix ?? "").count) entries to \(output)")
             } else {
                 try StandardOutput.write(bytes)

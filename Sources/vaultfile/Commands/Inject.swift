@@ -35,7 +35,7 @@ extension VaultfileCommand {
             }
             defer { wipe(&rendered) }
             if let output {
-                try AtomicFileWriter().write(rendered, to: output)
+                try AtomicFileWriter().write(rendered, to: output, finalLink: .follow)
             } else {
                 try StandardOutput.write(rendered)
             }
