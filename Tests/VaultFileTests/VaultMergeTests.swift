@@ -57,7 +57,7 @@ import Testing
         let base = VaultStore(path: directory.path("base.vault"))
         try base.create(try sampleVault(), password: password("pw"), kdf: testKDF)
         let bytes = try base.read().bytes
-        for name in ["ours.vault", "theirs.vault"] { try VaultStore(path: directory.path(name)).writeAtomically(bytes) }
+        for name in ["ours.vault", "theirs.vault"] { try AtomicFileWriter().write(bytes, to: directory.path(name), finalLink: .follow) }
         let ours = VaultStore(path: directory.path("ours.vault")), theirs = VaultStore(path: directory.path("theirs.vault"))
         try ours.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "ours-only") }
         let stronger = KDFParameters.pbkdf2SHA256(.init(iterations: 2_000))

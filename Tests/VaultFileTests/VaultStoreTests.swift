@@ -74,6 +74,36 @@ import Testing
         #expect(try store.open(password: password("pw"), limits: testLimits).vault.entry("via-link")?.value == [7])
     }
 
+    @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user: owner tests skipped"))
+    func test_update_asRootKeepsTheOwnerOfTheVaultAndGivesItTheLock() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        #expect(chown(store.path, 65534, 65534) == 0)
+        #expect(unlink(store.lockPath) == 0)
+        try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([5], for: "by-root") }
+        for path in [store.path, store.lockPath] {
+            var info = stat()
+            lstat(path, &info)
+            #expect(info.st_uid == 65534 && info.st_gid == 65534, "\(path) keeps the vault owner's")
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user: owner tests skipped"))
+    func test_update_anOwnerThatCannotBeKeptLeavesTheVaultByteIdentical() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let created = try makeVault(directory)
+        #expect(chown(created.path, 65534, 65534) == 0)
+        let before = try created.read().bytes
+        var system = SystemCalls.live
+        system.fchown = { _, _, _ in failing(EPERM) }
+        let store = VaultStore(path: created.path, system: system)
+        #expect(throws: VaultError.io(operation: "keeping the owner (uid 65534) and group (gid 65534) of", path: created.path, errno: EPERM)) {
+            try store.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "x") }
+        }
+        #expect(try created.read().bytes == before)
+        #expect(try listing(directory) == ["v.vault", "v.vault.lock"])
+    }
+
     @Test func test_update_wrongPasswordLeavesTheFileAlone() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let store = try makeVault(directory)
@@ -118,8 +148,7 @@ import Testing
         let store = try makeVault(directory)
         let holder = try FileLock(path: store.lockPath, timeout: 0)
         defer { holder.release() }
-        var waiting = store
-        waiting.lockTimeout = 0.2
+        let waiting = VaultStore(path: store.path, lockTimeout: 0.2)
         let start = monotonicSeconds()
         #expect(throws: VaultError.busy(lockPath: store.lockPath, seconds: 0.2)) {
             try waiting.update(password: password("pw"), limits: testLimits) { _ in }

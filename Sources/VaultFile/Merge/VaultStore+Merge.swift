@@ -4,7 +4,7 @@ import KDF
 
 extension VaultStore {
     /// The roles of the three files git hands a merge driver.
-    public enum MergeRole: String, Sendable {
+    enum MergeRole: String, Sendable {
         case base = "BASE (the common ancestor)"
         case ours = "OURS (this branch)"
         case theirs = "THEIRS (the branch being merged)"
@@ -47,7 +47,10 @@ extension VaultStore {
         let sealer = theirsChangedKeys && !oursChangedKeys ? opened[2] : opened[1]
         sealer.vault = merged
         sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
-        try VaultStore(path: ours).writeAtomically(mode: snapshots[1].mode) { output throws(VaultError) in try sealer.seal(to: output) }
+        let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
+        try AtomicFileWriter().write(to: destination, mode: snapshots[1].mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
+            try sealer.seal(to: output)
+        }
         return conflicts
     }
 }

@@ -7,44 +7,48 @@ import Glibc
 /// The system calls the storage layer makes, as replaceable functions.
 ///
 /// `live` calls Glibc directly. Tests replace single calls to inject
-/// failures (ENOSPC from `write`, EIO from `fsync`, a failing `rename`)
+/// failures (ENOSPC from `write`, EIO from `fsync`, a failing `rename` or `fchown`)
 /// without a real full disk. Every function returns what the system call
 /// returns and leaves `errno` set on failure.
-public struct SystemCalls: Sendable {
+struct SystemCalls: Sendable {
     /// `open(2)` with flags and mode.
-    public var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     /// `write(2)`: may write fewer bytes than asked.
-    public var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int
+    var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int
     /// `fsync(2)`.
-    public var fsync: @Sendable (_ fd: Int32) -> Int32
+    var fsync: @Sendable (_ fd: Int32) -> Int32
     /// `fchmod(2)`.
-    public var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
+    var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
+    /// `fchown(2)`: gives a new version the owner and group of the file it replaces.
+    var fchown: @Sendable (_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32
     /// `close(2)`.
-    public var close: @Sendable (_ fd: Int32) -> Int32
+    var close: @Sendable (_ fd: Int32) -> Int32
     /// `rename(2)`.
-    public var rename: @Sendable (_ from: String, _ to: String) -> Int32
+    var rename: @Sendable (_ from: String, _ to: String) -> Int32
     /// `link(2)`: used to create a new vault without ever replacing an existing file.
-    public var link: @Sendable (_ from: String, _ to: String) -> Int32
+    var link: @Sendable (_ from: String, _ to: String) -> Int32
     /// `unlink(2)`.
-    public var unlink: @Sendable (_ path: String) -> Int32
+    var unlink: @Sendable (_ path: String) -> Int32
 
     /// The real system calls.
-    public static let live = SystemCalls(
+    static let live = SystemCalls(
         open: { path, flags, mode in Glibc.open(path, flags, mode) },
         write: { fd, buffer, count in Glibc.write(fd, buffer, count) },
         fsync: { Glibc.fsync($0) },
         fchmod: { Glibc.fchmod($0, $1) },
+        fchown: { Glibc.fchown($0, $1, $2) },
         close: { Glibc.close($0) },
         rename: { Glibc.rename($0, $1) },
         link: { Glibc.link($0, $1) },
         unlink: { Glibc.unlink($0) })
 
     /// Creates a set of system calls; see `live`.
-    public init(
+    init(
         open: @escaping @Sendable (String, Int32, mode_t) -> Int32,
         write: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int,
         fsync: @escaping @Sendable (Int32) -> Int32,
         fchmod: @escaping @Sendable (Int32, mode_t) -> Int32,
+        fchown: @escaping @Sendable (Int32, uid_t, gid_t) -> Int32,
         close: @escaping @Sendable (Int32) -> Int32,
         rename: @escaping @Sendable (String, String) -> Int32,
         link: @escaping @Sendable (String, String) -> Int32,
@@ -54,6 +58,7 @@ public struct SystemCalls: Sendable {
         self.write = write
         self.fsync = fsync
         self.fchmod = fchmod
+        self.fchown = fchown
         self.close = close
         self.rename = rename
         self.link = link

@@ -8,7 +8,12 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: "Export the vault as json (lossless), dotenv or csv; this writes secrets in plain text.",
-            discussion: "To a terminal only with --force. --out files are created 0600, atomically.")
+            discussion: """
+                To a terminal only with --force. --out files are written 0600, atomically; an existing file is \
+                replaced only with --overwrite, and a symbolic link there is replaced itself, never followed. \
+                Never over a vault or a path git treats as a vault, nor in a folder every user may write to \
+                without the sticky bit.
+                """)
 
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("format"), help: "json, dotenv or csv.") var format: InterchangeFormat
@@ -16,6 +21,7 @@ extension VaultfileCommand {
         var output: String?
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?
         @Flag(name: .customLong("force"), help: "Print to a terminal.") var force = false
+        @Flag(name: .customLong("overwrite"), help: "Replace an existing --out file (never a vault).") var overwrite = false
 
         func validate() throws {
             guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv or csv") }
@@ -25,11 +31,12 @@ extension VaultfileCommand {
             if output == nil && StandardOutput.isTerminal && !force {
                 throw CLIError.refused("refusing to print every secret to the terminal", hint: "redirect the output, use --out FILE, or pass --force")
             }
+            if let output { try PlaintextOutput.check(output, vault: unlock.location.path, overwrite: overwrite) }
             let vault = try unlock.open().vault
             var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "")
             defer { wipe(&bytes) }
             if let output {
-                try VaultStore(path: output).writeAtomically(bytes)
+                try PlaintextOutput.write(bytes, to: output, vault: unlock.location.path, overwrite: overwrite)
                 Messages.info("exported \(vault.names(withPrefix: prefix ?? "").count) entries to \(output)")
             } else {
                 try StandardOutput.write(bytes)

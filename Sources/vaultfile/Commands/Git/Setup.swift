@@ -52,7 +52,7 @@ struct GitSetup: ParsableCommand {
         let existing = (try? Input.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return }
         let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
-        try VaultStore(path: file).writeAtomically(Array((existing + separator + line + "\n").utf8), mode: 0o644)
+        try AtomicFileWriter().write(Array((existing + separator + line + "\n").utf8), to: file, mode: 0o644, finalLink: .follow)
     }
 
     /// Runs git with `arguments` and returns its standard output.

@@ -1,0 +1,36 @@
+// MARK: - Names from other tools
+
+/// Turns other tools' titles, folder names and labels into valid entry and field names
+/// (KeePassXC CSV and Bitwarden JSON imports).
+enum ImportedNameCleaner {
+    /// Joins path parts, dropping empty ones and turning control characters, `.` and `..` parts into safe text.
+    static func entryName(fromParts parts: [String]) -> String {
+        parts.map { (part: String) -> String in
+            var safe = ""
+            for scalar in part.unicodeScalars {
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { safe += " " }
+                else if scalar == "/" { safe += "-" }
+                else { safe.unicodeScalars.append(scalar) }
+            }
+            let cleaned = safe.trimmed
+            return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
+        }.filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// A field name from any label: characters outside `A–Z a–z 0–9 _ . -` become `_`, at most 64.
+    static func fieldName(fromLabel label: String) -> String {
+        let mapped = String(label.unicodeScalars.map { scalar -> Character in
+            let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
+            return allowed ? Character(scalar) : "_"
+        }).prefix(VaultLimits.maxFieldNameLength)
+        return mapped.isEmpty ? "field" : String(mapped)
+    }
+
+    /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it.
+    static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
+        let base = name.isEmpty ? "untitled" : name
+        let count = (used[base] ?? 0) + 1
+        used[base] = count
+        return count == 1 ? base : "\(base) (\(count))"
+    }
+}
