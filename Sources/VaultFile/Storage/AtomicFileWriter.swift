@@ -45,8 +45,10 @@ public struct AtomicFileWriter: Sendable {
     ///   - finalLink: whether a symbolic link at `path` is followed or replaced itself.
     ///   - replacingExisting: whether a file already at the destination may be replaced; when
     ///     not, an existing one (a dangling link included) fails the write with `vaultExists`.
-    ///   - keepingOwner: give the new file the owner and group of the file it replaces; when
-    ///     that fails (only root may give a file away), nothing is written and `io` is thrown.
+    ///   - keepingOwner: give the new file the owner and group of the file it replaces. Root
+    ///     always can; when root's `fchown` fails, nothing is written and `io` is thrown. Another
+    ///     user cannot give a file away: the new file is theirs, with the old group when they
+    ///     belong to it.
     public func write(
         _ bytes: [UInt8], to path: String, mode: mode_t = 0o600,
         finalLink: FinalLink, replacingExisting: Bool = true, keepingOwner: Bool = false
@@ -173,9 +175,18 @@ public struct AtomicFileWriter: Sendable {
             var info = stat()
             guard fstat(fd, &info) == 0 else { throw discard(.io(operation: "reading the status of", path: temporary, errno: errno)) }
             if FileOwner(info) != owner && system.fchown(fd, owner.user, owner.group) != 0 {
-                // Refused rather than silently handing the file to whoever ran the command.
-                let operation = "keeping the owner (uid \(owner.user)) and group (gid \(owner.group)) of"
-                throw discard(.io(operation: operation, path: destination.target, errno: errno))
+                let code = errno
+                if code == EPERM && geteuid() != 0 {
+                    // Only root can give a file away. Another user allowed to replace the file (a vault
+                    // in a folder shared with a group) becomes its owner, as with every editor that
+                    // saves by rename, and as before this check existed; the group is kept when the
+                    // writer belongs to it.
+                    _ = system.fchown(fd, uid_t.max, owner.group)
+                } else {
+                    // Root (or any other failure): refused rather than handing the file to whoever ran the command.
+                    let operation = "keeping the owner (uid \(owner.user)) and group (gid \(owner.group)) of"
+                    throw discard(.io(operation: operation, path: destination.target, errno: code))
+                }
             }
         }
         guard system.fchmod(fd, mode) == 0 else { throw discard(.io(operation: "setting the mode of", path: temporary, errno: errno)) }
