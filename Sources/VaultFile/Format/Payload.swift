@@ -1,5 +1,5 @@
 import CSodium
-import KDF
+import SecureMemory
 
 // MARK: - Payload: padding and the chunked secretstream
 
@@ -47,7 +47,7 @@ enum Payload {
         /// The secretstream header, to be stored in the file header.
         let streamHeader: [UInt8]
         private var state = crypto_secretstream_xchacha20poly1305_state()
-        private let chunk = PlaintextBuffer(uninitializedCount: Payload.chunkLength)
+        private let chunk: PlaintextBuffer
         private var filled = 0
         private var sealedChunk = [UInt8](repeating: 0, count: Payload.chunkLength + Payload.chunkOverhead)
         private let output: any SealedOutput
@@ -60,9 +60,10 @@ enum Payload {
         /// Starts a stream for exactly `contentLength` bytes of content under `key`.
         ///
         /// Nothing reaches `output` before the first chunk is full, so the caller writes the
-        /// file header (which holds `streamHeader`) first.
-        init(key: SecureBytes, contentLength: Int, output: any SealedOutput) {
+        /// file header (which holds `streamHeader`) first. Throws when the chunk buffer cannot be mapped.
+        init(key: SecureBytes, contentLength: Int, output: any SealedOutput) throws(VaultError) {
             ensureSodiumInitialised()
+            chunk = try PlaintextBuffer.forVault(uninitializedCount: Payload.chunkLength)
             self.output = output
             self.contentLength = contentLength
             plaintextLength = Payload.paddedLength(8 + contentLength)
@@ -172,7 +173,7 @@ enum Payload {
         guard initStatus == 0 else { throw .payloadDamaged(chunk: 0, reason: "invalid stream header") }
 
         // Not zero-filled first: decryption writes every byte, and the buffer is wiped when released.
-        let plaintext = PlaintextBuffer(uninitializedCount: total - chunkCount * chunkOverhead)
+        let plaintext = try PlaintextBuffer.forVault(uninitializedCount: total - chunkCount * chunkOverhead)
         let out = plaintext.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         for chunk in 0..<chunkCount {
             let isLast = chunk == chunkCount - 1

@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 
 // MARK: - An unlocked vault
 
@@ -58,7 +59,7 @@ public final class UnlockedVault: @unchecked Sendable {
 
     private func seal(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        var stream = Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
+        var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
         var next = header
         next.generation &+= 1
         next.minorVersion = VaultHeader.minorVersion

@@ -1,3 +1,5 @@
+import SecureMemory
+
 // MARK: - Deterministic entry encoding (payload content, v1)
 
 /// Encodes and decodes a `Vault` as the payload content (docs/FORMAT.md, "Content").
@@ -67,7 +69,7 @@ enum EntryCodec {
     // MARK: Decoding
 
     static func decode(_ content: [UInt8]) throws(VaultError) -> Vault {
-        try decode(PlaintextBuffer(copying: content), content: 0..<content.count)
+        try decode(PlaintextBuffer.forVault(copying: content), content: 0..<content.count)
     }
 
     /// Validates the contents at `content` in `plaintext` in one pass that allocates only the

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KDF
+import SecureMemory
 
 // MARK: - A vault file on disk
 
