@@ -205,8 +205,8 @@ enum Payload {
     /// Checks the length prefix and the padding; returns where the content ends.
     private static func contentEnd(of plaintext: UnsafeRawBufferPointer) throws(VaultError) -> Int {
         guard plaintext.count >= 8 else { throw .contentsDamaged("the plaintext is shorter than its length field") }
-        var length: UInt64 = 0
-        for index in 0..<8 { length |= UInt64(plaintext[index]) << (8 * UInt64(index)) }
+        var reader = ByteReader(plaintext[...], reading: .plaintext)
+        let length = try reader.read(UInt64.self, "content length")
         guard length <= UInt64(plaintext.count - 8) else {
             throw .contentsDamaged("the content length \(length) exceeds the plaintext (\(plaintext.count - 8) bytes)")
         }
