@@ -3,13 +3,14 @@ import PackageDescription
 
 /// vaultfile: an offline, single-file encrypted vault with a pipe-friendly CLI.
 ///
-/// Modules depend in one direction only: vaultfile → VaultFile → KDF → C shims.
+/// Modules depend in one direction only: vaultfile → VaultFile → KDF → SecureMemory → C shims.
 let package = Package(
     name: "vaultfile",
     products: [
         .executable(name: "vaultfile", targets: ["vaultfile"]),
         .library(name: "VaultFile", targets: ["VaultFile"]),
         .library(name: "KDF", targets: ["KDF"]),
+        .library(name: "SecureMemory", targets: ["SecureMemory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,18 +36,23 @@ let package = Package(
 
         // MARK: - Swift modules
         .target(
+            name: "SecureMemory",
+            dependencies: ["CSodium"]
+        ),
+        .target(
             name: "KDF",
-            dependencies: ["CSodium", "CArgon2", "CLibCrypto"]
+            dependencies: ["SecureMemory", "CSodium", "CArgon2", "CLibCrypto"]
         ),
         .target(
             name: "VaultFile",
-            dependencies: ["KDF", "CSodium"]
+            dependencies: ["KDF", "SecureMemory", "CSodium"]
         ),
         .executableTarget(
             name: "vaultfile",
             dependencies: [
                 "VaultFile",
                 "KDF",
+                "SecureMemory",
                 "CPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -54,9 +60,10 @@ let package = Package(
 
         // MARK: - Tests
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "KDFTests", dependencies: ["KDF", "TestSupport"]),
-        .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "CSodium", "TestSupport"]),
-        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultFile", "KDF", "TestSupport"]),
+        .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory", "TestSupport"]),
+        .testTarget(name: "KDFTests", dependencies: ["KDF", "SecureMemory", "TestSupport"]),
+        .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "SecureMemory", "CSodium", "TestSupport"]),
+        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultFile", "KDF", "SecureMemory", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -64,5 +71,5 @@ let package = Package(
 // The libFuzzer target exists only when asked for: a plain `swift build` cannot link it.
 // `make fuzz` sets VAULTFILE_FUZZ=1 and builds it with --sanitize=fuzzer --sanitize=address.
 if Context.environment["VAULTFILE_FUZZ"] == "1" {
-    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultFile", "KDF"], path: "Fuzz/VaultFileFuzz"))
+    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultFile", "KDF", "SecureMemory"], path: "Fuzz/VaultFileFuzz"))
 }

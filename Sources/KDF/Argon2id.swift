@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CArgon2
 import CSodium
+import SecureMemory
 
 // MARK: - Argon2id
 
@@ -108,8 +106,8 @@ public enum Argon2id {
                         context.lanes = parameters.parallelism
                         context.threads = parameters.parallelism
                         context.version = UInt32(ARGON2_VERSION_13.rawValue)
-                        context.allocate_cbk = allocateHugePageMemory
-                        context.free_cbk = freeHugePageMemory
+                        context.allocate_cbk = allocateWorkArea
+                        context.free_cbk = freeWorkArea
                         context.flags = 0  // ARGON2_DEFAULT_FLAGS, a macro Swift does not import
                         return argon2_ctx(&context, Argon2_id)
                     }
@@ -126,20 +124,21 @@ public enum Argon2id {
 
     // MARK: Memory for libargon2
 
-    /// libargon2's allocator: its own anonymous mapping, backed by transparent huge pages where the
-    /// system allows. About a third of Argon2's time at 64 MiB is the kernel faulting in 16,384 small
-    /// pages; huge pages cut that to 32 faults (swift-notes, "Performance facts"). Left out of core dumps.
-    private static let allocateHugePageMemory: allocate_fptr = { memory, length in
-        guard let memory, let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              pointer != MAP_FAILED else { return ARGON2_MEMORY_ALLOCATION_ERROR.rawValue }
-        _ = madvise(pointer, length, MADV_HUGEPAGE)  // advice: ignored where THP is off
-        _ = madvise(pointer, length, MADV_DONTDUMP)
+    /// libargon2's allocator: a `SecretMapping` (huge pages where the system allows, left out of
+    /// core dumps). About a third of Argon2's time at 64 MiB was the kernel faulting in small pages;
+    /// huge pages cut the faults from 16,594 to 633 (docs/PERFORMANCE.md, "What changed").
+    /// A refused mapping is libargon2's allocation error, which `deriveKey` throws as
+    /// `KDFError.derivationFailed`.
+    private static let allocateWorkArea: allocate_fptr = { memory, length in
+        guard let memory, let pointer = try? SecretMapping.map(byteCount: length) else {
+            return ARGON2_MEMORY_ALLOCATION_ERROR.rawValue
+        }
         memory.pointee = pointer.assumingMemoryBound(to: UInt8.self)
         return ARGON2_OK.rawValue
     }
 
-    /// Unmaps what `allocateHugePageMemory` mapped; libargon2 has already zeroed it.
-    private static let freeHugePageMemory: deallocate_fptr = { memory, length in
-        if let memory { munmap(memory, length) }
+    /// Unmaps what `allocateWorkArea` mapped; libargon2 has already zeroed it.
+    private static let freeWorkArea: deallocate_fptr = { memory, length in
+        if let memory { SecretMapping.unmap(memory, byteCount: length) }
     }
 }

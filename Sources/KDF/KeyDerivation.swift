@@ -1,3 +1,5 @@
+import SecureMemory
+
 // MARK: - One entry point for both KDFs
 
 extension KDFParameters {

@@ -1,5 +1,6 @@
 import CLibCrypto
 import CSodium
+import SecureMemory
 
 // MARK: - PBKDF2-HMAC-SHA256
 

@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import KDF
+import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile

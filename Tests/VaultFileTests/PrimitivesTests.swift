@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
@@ -64,6 +65,45 @@ import Testing
             executed += 1
         }
         #expect(executed == file.numberOfTests)
+    }
+
+    // MARK: - SecretStream
+
+    @Test func test_secretStream_pullsWhatWasPushedWithItsTags() {
+        let key = SecureBytes(copying: randomBytes(count: 32))
+        var encryptor = SecretStream.Encryptor(key: key)
+        let chunks: [[UInt8]] = [[1, 2, 3], [4, 5]]
+        let sealed = chunks.enumerated().map { index, chunk in
+            var out = [UInt8](repeating: 0, count: chunk.count + SecretStream.overhead)
+            chunk.withUnsafeBytes { plain in
+                out.withUnsafeMutableBytes { encryptor.push(plain, final: index == chunks.count - 1, into: $0) }
+            }
+            return out
+        }
+        encryptor.wipe()
+        guard var decryptor = SecretStream.Decryptor(key: key, header: encryptor.header) else {
+            Issue.record("the header was refused")
+            return
+        }
+        var opened: [[UInt8]] = [], tags: [SecretStream.Tag?] = []
+        for chunk in sealed {
+            var out = [UInt8](repeating: 0, count: chunk.count - SecretStream.overhead)
+            tags.append(chunk.withUnsafeBytes { input in out.withUnsafeMutableBytes { decryptor.pull(input, into: $0.baseAddress!) } })
+            opened.append(out)
+        }
+        #expect(opened == chunks && tags == [.message, .final])
+    }
+
+    @Test func test_secretStream_refusesAModifiedChunkAndAShortHeader() {
+        let key = SecureBytes(copying: randomBytes(count: 32))
+        var encryptor = SecretStream.Encryptor(key: key)
+        var sealed = [UInt8](repeating: 0, count: 1 + SecretStream.overhead)
+        [UInt8(7)].withUnsafeBytes { plain in sealed.withUnsafeMutableBytes { encryptor.push(plain, final: true, into: $0) } }
+        sealed[sealed.count - 1] ^= 1
+        var decryptor = SecretStream.Decryptor(key: key, header: encryptor.header)!
+        var out: UInt8 = 0
+        #expect(sealed.withUnsafeBytes { decryptor.pull($0, into: &out) } == nil)
+        #expect(SecretStream.Decryptor(key: key, header: Array(encryptor.header.dropLast())) == nil)
     }
 
     // MARK: - Payload.paddedLength

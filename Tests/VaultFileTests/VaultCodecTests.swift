@@ -1,5 +1,6 @@
 import Glibc
 import KDF
+import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
@@ -102,6 +103,19 @@ import Testing
     }
 
     // MARK: - open: failure
+
+    /// The payload's size comes from the file: memory the system refuses is an error (over a limit), not a trap.
+    @Test func test_forVault_refusedMappingIsOverTheLimit() {
+        let absurd = 1 << 62
+        do {
+            _ = try PlaintextBuffer.forVault(uninitializedCount: absurd)
+            Issue.record("a mapping of 2^62 bytes succeeded")
+        } catch {
+            guard case .limitExceeded(let why) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(why.hasPrefix("the system refused \(absurd) bytes of memory for the vault's plaintext ("))
+            #expect(error.category == .overLimit)
+        }
+    }
 
     @Test func test_open_wrongPasswordIsItsOwnError() throws {
         let error = openError(try sealedBytes(try sampleVault()), pass: "not it")

@@ -158,6 +158,77 @@ import Testing
         #expect(throws: VaultError.self) { try EntryCodec.decode([2, 0, 0, 0, 0]) }
     }
 
+    /// Every message of the validating decoder, word for word (the damaged corpus and users see
+    /// them): a cut at each part of an entry and of its fields, then each rule broken once.
+    @Test func test_decode_messagesNameThePartExactly() throws {
+        var vault = Vault()
+        try vault.setValue([1, 2], for: "a", now: 0)
+        try vault.setField("f", value: [3], for: "a", now: 0)
+        try vault.setField("g", value: [4], for: "a", now: 0)
+        try vault.setValue([5], for: "b", now: 0)
+        let encoded = try EntryCodec.encode(vault)
+        let damaged = "the decrypted vault contents are malformed: "
+        func message(_ content: [UInt8]) -> String {
+            do { _ = try EntryCodec.decode(content); return "decoded" } catch { return error.description }
+        }
+        func patched(_ offset: Int, _ bytes: [UInt8]) -> [UInt8] {
+            var copy = encoded
+            copy.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+            return copy
+        }
+        // Entry 0 is 2 + 1 + 16 + 4 + 2 + 1 + 2 × (1 + 1 + 4 + 1) = 40 bytes after the 5-byte prefix.
+        var cuts: [String] = []
+        for length in 0..<45 {
+            let text = message(Array(encoded.prefix(length))).replacing(/, only \d+ left/, with: "")
+            if cuts.last != text { cuts.append(text) }
+        }
+        let broken = [
+            message(patched(0, [2])),
+            message(patched(1, UInt32(1_000_001).littleEndianBytes)),
+            message(patched(7, [0x80])),
+            message(patched(7, [0x0A])),
+            message(patched(7, [0x62])),
+            message(patched(24, UInt32.max.littleEndianBytes)),
+            message(patched(30, [65])),
+            message(patched(32, [0x2F])),
+            message(patched(39, [0x66])),
+            message(patched(33, UInt32.max.littleEndianBytes)),
+            message(encoded + [0]),
+        ]
+        #expect(cuts == [
+            "content version needs 1 bytes at offset 0 of the contents",
+            "entry count needs 4 bytes at offset 1 of the contents",
+            "entry 0 name length needs 2 bytes at offset 5 of the contents",
+            "entry 0 name needs 1 bytes at offset 7 of the contents",
+            "entry 0 created needs 8 bytes at offset 8 of the contents",
+            "entry 0 modified needs 8 bytes at offset 16 of the contents",
+            "entry 0 value length needs 4 bytes at offset 24 of the contents",
+            "entry 0 value needs 2 bytes at offset 28 of the contents",
+            "entry 0 field count needs 1 bytes at offset 30 of the contents",
+            "entry 0 field 0 name length needs 1 bytes at offset 31 of the contents",
+            "entry 0 field 0 name needs 1 bytes at offset 32 of the contents",
+            "entry 0 field 0 value length needs 4 bytes at offset 33 of the contents",
+            "entry 0 field 0 value needs 1 bytes at offset 37 of the contents",
+            "entry 0 field 1 name length needs 1 bytes at offset 38 of the contents",
+            "entry 0 field 1 name needs 1 bytes at offset 39 of the contents",
+            "entry 0 field 1 value length needs 4 bytes at offset 40 of the contents",
+            "entry 0 field 1 value needs 1 bytes at offset 44 of the contents",
+        ].map { damaged + $0 })
+        #expect(broken == [
+            "content encoding version 2 is unknown",
+            "entry count 1000001 exceeds 1000000",
+            "entry 0 name is not UTF-8",
+            "entry 0: invalid name: an entry name cannot contain control characters (newline, tab, NUL, …)",
+            "entry 1 is out of order or duplicated",
+            "entry 0 value is 4294967295 bytes; at most 268435456",
+            "entry 0 has 65 fields; at most 64",
+            "entry 0: invalid name: field name '/' may hold only letters, digits, '_', '.' and '-'",
+            "entry 0 field 1 is out of order or duplicated",
+            "entry 0 field 0 value is 4294967295 bytes; at most 268435456",
+            "1 bytes after the last entry",
+        ].map { damaged + $0 })
+    }
+
     // MARK: - Vault over stored records
 
     /// A decrypted vault keeps its records where they lie and only the edits beside them: every edit

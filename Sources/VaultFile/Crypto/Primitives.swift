@@ -1,5 +1,6 @@
 import CSodium
 import KDF
+import SecureMemory
 
 // MARK: - XChaCha20-Poly1305 (IETF) AEAD
 

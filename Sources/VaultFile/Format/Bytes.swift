@@ -1,21 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // MARK: - Reading untrusted bytes through a limit
 
-/// A cursor over untrusted bytes: every read checks the bounds first and throws instead of trapping.
+/// The one little-endian reader: a cursor over untrusted bytes whose every read checks the
+/// bounds first and throws instead of trapping.
 ///
 /// What is being read is an autoclosure: its text is built only for an error message, never on the hot path.
 /// Generic so that the decrypted contents are read where they lie (a raw buffer) and the header from the file's array.
 struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
     private let bytes: Bytes
     private(set) var offset: Int
-    /// What the caller is reading, for error messages ("header", "contents").
-    private let context: String
-    private let makeError: (String) -> VaultError
+    /// What the caller is reading, for error messages. A plain enum, not a string or closure:
+    /// readers are made for every record a lookup touches and must cost nothing to make or drop.
+    private let subject: ReadSubject
 
-    init(_ bytes: Bytes, context: String, error: @escaping (String) -> VaultError) {
+    init(_ bytes: Bytes, reading subject: ReadSubject) {
         self.bytes = bytes
         self.offset = bytes.startIndex
-        self.context = context
-        self.makeError = error
+        self.subject = subject
     }
 
     /// Bytes left to read.
@@ -24,44 +28,65 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
     /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
     @inline(__always)
     mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> Bytes.SubSequence {
-        guard count >= 0, count <= remaining else {
-            throw makeError("\(what()) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(context), only \(remaining) left")
-        }
+        guard count >= 0, count <= remaining else { throw shortRead(count, what()) }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
-    @inline(__always) mutating func readU8(_ what: @autoclosure () -> String) throws(VaultError) -> UInt8 { try read(1, what()).first! }
-    @inline(__always) mutating func readU16(_ what: @autoclosure () -> String) throws(VaultError) -> UInt16 { UInt16(try readUInt(2, what())) }
-    @inline(__always) mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { UInt32(try readUInt(4, what())) }
-    @inline(__always) mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try readUInt(8, what()) }
-
+    /// Reads an unsigned integer of `Value`'s width, least significant byte first.
     @inline(__always)
-    private mutating func readUInt(_ width: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UInt64 {
-        guard width <= remaining else { _ = try read(width, what()); fatalError("unreachable: read threw") }
-        var value: UInt64 = 0
-        for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+    mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
+        _: Value.Type, _ what: @autoclosure () -> String
+    ) throws(VaultError) -> Value {
+        let width = MemoryLayout<Value>.size
+        guard width <= remaining else { throw shortRead(width, what()) }
+        var value: Value = 0
+        for index in 0..<width { value |= Value(bytes[offset + index]) << (8 * index) }
         offset += width
         return value
+    }
+
+    /// The error of a read of `count` bytes that are not all there.
+    fileprivate func shortRead(_ count: Int, _ what: String) -> VaultError {
+        subject.damaged("\(what) needs \(count) bytes at offset \(offset - bytes.startIndex) of the \(subject), only \(remaining) left")
+    }
+}
+
+/// What a `ByteReader` reads: named in its error messages, and it decides which error they are.
+enum ReadSubject: String, CustomStringConvertible {
+    case header, contents, plaintext
+
+    var description: String { rawValue }
+
+    /// Damage found while reading this.
+    func damaged(_ why: String) -> VaultError {
+        switch self {
+        case .header: return .headerDamaged(why)
+        case .contents, .plaintext: return .contentsDamaged(why)
+        }
     }
 }
 
 // MARK: Reading decrypted contents where they lie
 
 extension ByteReader where Bytes == Slice<UnsafeRawBufferPointer> {
-    // The same checks and errors as the generic readers; the value is one unaligned load
-    // instead of a bounds-checked read per byte (these run a few times per entry of a vault).
-    @inline(__always) mutating func readU16(_ what: @autoclosure () -> String) throws(VaultError) -> UInt16 { try load(what()) }
-    @inline(__always) mutating func readU32(_ what: @autoclosure () -> String) throws(VaultError) -> UInt32 { try load(what()) }
-    @inline(__always) mutating func readU64(_ what: @autoclosure () -> String) throws(VaultError) -> UInt64 { try load(what()) }
-
+    /// Reads an integer as the generic reader does, with the same checks and errors, in one
+    /// unaligned load instead of a bounds-checked read per byte (these run a few times per entry of a vault).
     @inline(__always)
-    private mutating func load<Value: FixedWidthInteger>(_ what: @autoclosure () -> String) throws(VaultError) -> Value {
+    mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
+        _: Value.Type, _ what: @autoclosure () -> String
+    ) throws(VaultError) -> Value {
         let width = MemoryLayout<Value>.size
-        guard width <= remaining else { _ = try read(width, what()); fatalError("unreachable: read threw") }
+        guard width <= remaining else { throw shortRead(width, what()) }
         let value = bytes.base.loadUnaligned(fromByteOffset: offset, as: Value.self)
         offset += width
         return Value(littleEndian: value)
+    }
+
+    /// Reads `count` bytes as a raw buffer (valid while the underlying memory is).
+    @inline(__always)
+    mutating func readRaw(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: try read(count, what()))
     }
 }
 
@@ -75,11 +100,13 @@ protocol ByteSink {
 }
 
 extension ByteSink {
-    mutating func append(_ value: UInt8) { withUnsafeBytes(of: value) { append(raw: $0) } }
-    mutating func append(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { append(raw: $0) } }
-    mutating func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { append(raw: $0) } }
-    mutating func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { append(raw: $0) } }
+    /// Appends an unsigned integer, least significant byte first.
+    mutating func append<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) {
+        withUnsafeBytes(of: value.littleEndian) { append(raw: $0) }
+    }
+
     mutating func append(_ run: [UInt8]) { run.withUnsafeBytes { append(raw: $0) } }
+
     mutating func append(_ run: String.UTF8View) {
         var text = String(run)
         text.withUTF8 { append(raw: UnsafeRawBufferPointer($0)) }
@@ -96,4 +123,17 @@ struct ByteWriter: ByteSink {
 
     mutating func append(raw run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self)) }
     mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
+}
+
+// MARK: - Order
+
+/// Byte-wise order: negative, zero or positive as `a` sorts before, equal to or after `b`
+/// (a prefix sorts first, as `lexicographicallyPrecedes`).
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let common = min(a.count, b.count)
+    if common > 0 {
+        let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+        if order != 0 { return Int(order) }
+    }
+    return a.count - b.count
 }

@@ -98,9 +98,10 @@ public struct VaultHeader: Equatable, Sendable {
             throw .notAVault(path: path)
         }
         guard file.count >= 12 else { throw .headerDamaged("the file ends inside the header (\(file.count) bytes)") }
-        let major = file[8], minor = file[9]
+        var prefix = ByteReader(file[magic.count..<12], reading: .header)
+        let major = try prefix.read(UInt8.self, "major version"), minor = try prefix.read(UInt8.self, "minor version")
         guard major == majorVersion else { throw .unsupportedVersion(major: major, minor: minor) }
-        let length = Int(file[10]) | Int(file[11]) << 8
+        let length = Int(try prefix.read(UInt16.self, "header length"))
         let minimum = fixedPrefixLength + trailerLength
         guard length >= minimum else { throw .headerDamaged("declared header length \(length) is below the minimum \(minimum)") }
         guard length <= file.count else {
@@ -111,16 +112,16 @@ public struct VaultHeader: Equatable, Sendable {
             throw .headerDamaged("header checksum mismatch")
         }
 
-        var reader = ByteReader(file[12..<length - trailerLength], context: "header") { .headerDamaged($0) }
+        var reader = ByteReader(file[12..<length - trailerLength], reading: .header)
         let vaultID = Array(try reader.read(16, "vault id"))
-        let generation = try reader.readU64("generation")
-        let cipherID = try reader.readU8("cipher id")
+        let generation = try reader.read(UInt64.self, "generation")
+        let cipherID = try reader.read(UInt8.self, "cipher id")
         guard cipherID == secretstreamCipherID else { throw .unsupportedFeature("payload cipher \(cipherID)") }
-        let flags = try reader.readU8("flags")
+        let flags = try reader.read(UInt8.self, "flags")
         // Flags are must-understand: a reader that does not know a set bit must refuse.
         guard flags == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
         let streamHeader = Array(try reader.read(24, "stream header"))
-        let slotCount = Int(try reader.readU8("keyslot count"))
+        let slotCount = Int(try reader.read(UInt8.self, "keyslot count"))
         guard (1...maxKeyslots).contains(slotCount) else {
             throw .headerDamaged("keyslot count \(slotCount) is outside 1…\(maxKeyslots)")
         }
@@ -169,8 +170,8 @@ public enum Keyslot: Equatable, Sendable {
     }
 
     static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, index: Int) throws(VaultError) -> Keyslot {
-        let type = try reader.readU8("keyslot \(index) type")
-        let length = Int(try reader.readU16("keyslot \(index) length"))
+        let type = try reader.read(UInt8.self, "keyslot \(index) type")
+        let length = Int(try reader.read(UInt16.self, "keyslot \(index) length"))
         let body = try reader.read(length, "keyslot \(index) body")
         guard type == passwordType else {
             guard type != 0 else { throw .headerDamaged("keyslot \(index) has type 0") }

@@ -1,10 +1,9 @@
-import CSodium
-import KDF
+import SecureMemory
 
-// MARK: - Payload: padding and the chunked secretstream
+// MARK: - Payload: padding and framing into chunks
 
-/// Encrypts and decrypts the payload: `crypto_secretstream_xchacha20poly1305`
-/// in fixed 64 KiB chunks, the last one tagged FINAL.
+/// Frames the payload into a `SecretStream` (Crypto/SecretStream.swift) of fixed 64 KiB
+/// chunks, the last one tagged FINAL, and checks that framing when opening.
 ///
 /// The plaintext is `content length (u64) ‖ content ‖ zero padding`, padded
 /// with PADMÉ so the file size reveals little about the contents.
@@ -12,7 +11,7 @@ enum Payload {
     /// Plaintext bytes per chunk; every chunk but the last is exactly this long.
     static let chunkLength = 65_536
     /// Ciphertext overhead per chunk (tag byte + 16-byte MAC).
-    static var chunkOverhead: Int { Int(crypto_secretstream_xchacha20poly1305_abytes()) }
+    static var chunkOverhead: Int { SecretStream.overhead }
     /// The smallest padded plaintext, so that tiny vaults look alike.
     static let minimumPaddedLength = 1_024
 
@@ -45,9 +44,9 @@ enum Payload {
     /// thrown by `finish()`; nothing more is written after it.
     struct SealingStream: ByteSink {
         /// The secretstream header, to be stored in the file header.
-        let streamHeader: [UInt8]
-        private var state = crypto_secretstream_xchacha20poly1305_state()
-        private let chunk = PlaintextBuffer(uninitializedCount: Payload.chunkLength)
+        var streamHeader: [UInt8] { stream.header }
+        private var stream: SecretStream.Encryptor
+        private let chunk: PlaintextBuffer
         private var filled = 0
         private var sealedChunk = [UInt8](repeating: 0, count: Payload.chunkLength + Payload.chunkOverhead)
         private let output: any SealedOutput
@@ -60,21 +59,13 @@ enum Payload {
         /// Starts a stream for exactly `contentLength` bytes of content under `key`.
         ///
         /// Nothing reaches `output` before the first chunk is full, so the caller writes the
-        /// file header (which holds `streamHeader`) first.
-        init(key: SecureBytes, contentLength: Int, output: any SealedOutput) {
-            ensureSodiumInitialised()
+        /// file header (which holds `streamHeader`) first. Throws when the chunk buffer cannot be mapped.
+        init(key: SecureBytes, contentLength: Int, output: any SealedOutput) throws(VaultError) {
+            chunk = try PlaintextBuffer.forVault(uninitializedCount: Payload.chunkLength)
             self.output = output
             self.contentLength = contentLength
             plaintextLength = Payload.paddedLength(8 + contentLength)
-            var header = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_headerbytes()))
-            var started = crypto_secretstream_xchacha20poly1305_state()
-            key.withUnsafeBytes { keyBytes in
-                _ = crypto_secretstream_xchacha20poly1305_init_push(
-                    &started, &header, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-            streamHeader = header
-            state = started
-            sodium_memzero(&started, MemoryLayout.size(ofValue: started))
+            stream = SecretStream.Encryptor(key: key)
             append(UInt64(contentLength))
         }
 
@@ -113,7 +104,7 @@ enum Payload {
             }
             written = plaintextLength
             push(final: true)
-            sodium_memzero(&state, MemoryLayout.size(ofValue: state))
+            stream.wipe()
             if let failure { throw failure }
         }
 
@@ -126,13 +117,10 @@ enum Payload {
 
         /// Encrypts `plaintext` as the next chunk and writes it to the output.
         private mutating func push(_ plaintext: UnsafeRawBufferPointer, final: Bool) {
-            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
             let length = plaintext.count + Payload.chunkOverhead
             guard failure == nil else { return }
             sealedChunk.withUnsafeMutableBytes { sealed in
-                _ = crypto_secretstream_xchacha20poly1305_push(
-                    &state, sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
-                    plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count), nil, 0, tag)
+                stream.push(plaintext, final: final, into: sealed)
                 do throws(VaultError) {
                     try output.write(UnsafeRawBufferPointer(rebasing: sealed[..<length]))
                 } catch {
@@ -153,7 +141,6 @@ enum Payload {
     /// Returns the whole padded plaintext (wiped when released) and where the content lies in it,
     /// so that the content is never moved or copied.
     static func open(_ ciphertext: inout some CiphertextSource, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: PlaintextBuffer, content: Range<Int>) {
-        ensureSodiumInitialised()
         let fullChunk = chunkLength + chunkOverhead
         let total = ciphertext.count
         guard total > 0 else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
@@ -164,38 +151,33 @@ enum Payload {
             throw .payloadDamaged(chunk: chunkCount - 1, reason: "the last chunk is \(lastLength) bytes, too short to hold data (truncated or extended)")
         }
 
-        var state = crypto_secretstream_xchacha20poly1305_state()
-        defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
-        let initStatus = key.withUnsafeBytes { keyBytes in
-            crypto_secretstream_xchacha20poly1305_init_pull(&state, streamHeader, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        guard var stream = SecretStream.Decryptor(key: key, header: streamHeader) else {
+            throw .payloadDamaged(chunk: 0, reason: "invalid stream header")
         }
-        guard initStatus == 0 else { throw .payloadDamaged(chunk: 0, reason: "invalid stream header") }
+        defer { stream.wipe() }
 
         // Not zero-filled first: decryption writes every byte, and the buffer is wiped when released.
-        let plaintext = PlaintextBuffer(uninitializedCount: total - chunkCount * chunkOverhead)
-        let out = plaintext.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let plaintext = try PlaintextBuffer.forVault(uninitializedCount: total - chunkCount * chunkOverhead)
+        let out = plaintext.bytes.baseAddress!
         for chunk in 0..<chunkCount {
             let isLast = chunk == chunkCount - 1
             let start = chunk * fullChunk
-            var status: Int32 = 0
-            var tag: UInt8 = 0
+            var pulled: SecretStream.Tag?
             try ciphertext.withBytes(start..<start + (isLast ? lastLength : fullChunk)) { input in
-                status = crypto_secretstream_xchacha20poly1305_pull(
-                    &state, out + chunk * chunkLength, nil, &tag,
-                    input.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(input.count), nil, 0)
+                pulled = stream.pull(input, into: out + chunk * chunkLength)
             }
-            guard status == 0 else {
+            guard let tag = pulled else {
                 throw .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
             }
-            let isFinal = tag == crypto_secretstream_xchacha20poly1305_tag_final()
+            let isFinal = tag == .final
             if isFinal && !isLast {
                 throw .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(total - (chunk + 1) * fullChunk) more bytes")
             }
             if !isFinal && isLast {
                 throw .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
             }
-            if tag != crypto_secretstream_xchacha20poly1305_tag_final() && tag != crypto_secretstream_xchacha20poly1305_tag_message() {
-                throw .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(tag)")
+            if case .other(let unexpected) = tag {
+                throw .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(unexpected)")
             }
         }
         return (plaintext, 8..<(try contentEnd(of: UnsafeRawBufferPointer(plaintext.bytes))))
@@ -204,8 +186,8 @@ enum Payload {
     /// Checks the length prefix and the padding; returns where the content ends.
     private static func contentEnd(of plaintext: UnsafeRawBufferPointer) throws(VaultError) -> Int {
         guard plaintext.count >= 8 else { throw .contentsDamaged("the plaintext is shorter than its length field") }
-        var length: UInt64 = 0
-        for index in 0..<8 { length |= UInt64(plaintext[index]) << (8 * UInt64(index)) }
+        var reader = ByteReader(plaintext[...], reading: .plaintext)
+        let length = try reader.read(UInt64.self, "content length")
         guard length <= UInt64(plaintext.count - 8) else {
             throw .contentsDamaged("the content length \(length) exceeds the plaintext (\(plaintext.count - 8) bytes)")
         }

@@ -1,5 +1,5 @@
 import CSodium
-import KDF
+import SecureMemory
 
 // MARK: - Random passwords and passphrases
 

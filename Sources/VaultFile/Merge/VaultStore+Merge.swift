@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 
 // MARK: - Merging three vault files (git's merge driver)
 

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SecureMemory
 
 // MARK: - The records of a decrypted vault, where they lie
 
@@ -30,8 +28,8 @@ final class StoredRecords: Sendable {
 
     /// The name of record `index`. Valid while this object lives.
     func name(at index: Int) -> UnsafeRawBufferPointer {
-        var cursor = RecordCursor(bytes, at: starts[index])
-        return cursor.take(cursor.uint(2))
+        var reader = reader(at: index)
+        do { return try RecordLayout.readName(&reader, entry: index) } catch { Self.recordEndedEarly(error) }
     }
 
     /// The encoded records `range`, which lie back to back. Valid while this object lives.
@@ -67,75 +65,76 @@ final class StoredRecords: Sendable {
 
     /// Decodes record `index` into an entry (copies its value and fields).
     func entry(at index: Int) -> Entry {
-        var cursor = RecordCursor(bytes, at: starts[index])
-        _ = cursor.take(cursor.uint(2))
-        let created = Int64(bitPattern: cursor.uint64())
-        let modified = Int64(bitPattern: cursor.uint64())
-        let value = Array(cursor.take(cursor.uint(4)))
-        var fields: [String: [UInt8]] = [:]
-        for _ in 0..<cursor.uint(1) {
-            let field = String(decoding: cursor.take(cursor.uint(1)), as: UTF8.self)
-            fields[field] = Array(cursor.take(cursor.uint(4)))
-        }
-        return Entry(value: value, fields: fields, created: created, modified: modified)
+        var decoder = EntryDecoder()
+        read(index, into: &decoder)
+        return decoder.entry
     }
 
     /// The value of record `index`, or of its field `field`, where it lies; nil when there is no such field.
     /// Valid while this object lives.
     func value(at index: Int, field: String?) -> UnsafeRawBufferPointer? {
-        var cursor = RecordCursor(bytes, at: starts[index])
-        _ = cursor.take(cursor.uint(2) + 16)
-        let value = cursor.take(cursor.uint(4))
-        guard let field else { return value }
-        let wanted = Array(field.utf8)
-        for _ in 0..<cursor.uint(1) {
-            let name = cursor.take(cursor.uint(1))
-            let fieldValue = cursor.take(cursor.uint(4))
-            if wanted.withUnsafeBytes({ compareBytes(name, $0) }) == 0 { return fieldValue }
-        }
-        return nil
+        var finder = ValueFinder(field: field.map { Array($0.utf8) })
+        read(index, into: &finder)
+        return finder.found
+    }
+
+    // MARK: Reading validated records
+
+    /// A reader over exactly the bytes of record `index`.
+    private func reader(at index: Int) -> RecordReader {
+        RecordReader(bytes[starts[index]..<starts[index + 1]], reading: .contents)
+    }
+
+    private func read(_ index: Int, into visitor: inout some RecordVisitor) {
+        var reader = reader(at: index)
+        do { try RecordLayout.read(&reader, entry: index, into: &visitor) } catch { Self.recordEndedEarly(error) }
+    }
+
+    /// The decoder validated every record, so a read that fails is a bug: stop.
+    private static func recordEndedEarly(_ error: VaultError) -> Never {
+        preconditionFailure("a validated record ends early: \(error.description)")
     }
 }
 
-// MARK: - Reading validated records
+// MARK: - What the readers keep
 
-/// Reads a record the decoder has already validated; traps instead of reading out of bounds.
-private struct RecordCursor {
-    private let bytes: UnsafeRawBufferPointer
-    private var offset: Int
+/// Keeps a whole entry, copying its value and fields.
+private struct EntryDecoder: RecordVisitor {
+    var entry = Entry(value: [], created: 0, modified: 0)
+    private var fieldName = ""
 
-    init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        self.bytes = bytes
-        self.offset = offset
+    mutating func visitTimes(created: Int64, modified: Int64) {
+        entry.created = created
+        entry.modified = modified
     }
 
-    /// A little-endian unsigned integer of `width` (1, 2 or 4) bytes.
-    mutating func uint(_ width: Int) -> Int {
-        Int(truncatingIfNeeded: uint64(width: width))
+    mutating func visitValue(_ value: UnsafeRawBufferPointer) { entry.value = Array(value) }
+
+    mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) {
+        fieldName = String(decoding: name, as: UTF8.self)
     }
 
-    mutating func uint64(width: Int = 8) -> UInt64 {
-        let field = take(width)
-        var value: UInt64 = 0
-        for index in 0..<width { value |= UInt64(field[index]) << (8 * UInt64(index)) }
-        return value
-    }
-
-    /// The next `count` bytes.
-    mutating func take(_ count: Int) -> UnsafeRawBufferPointer {
-        precondition(count >= 0 && count <= bytes.count - offset, "a validated record ends early")
-        defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-    }
+    mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) { entry.fields[fieldName] = Array(value) }
 }
 
-/// Byte-wise order: negative, zero or positive as `a` sorts before, equal to or after `b`
-/// (a prefix sorts first, as `lexicographicallyPrecedes`).
-func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-    let common = min(a.count, b.count)
-    if common > 0 {
-        let order = memcmp(a.baseAddress!, b.baseAddress!, common)
-        if order != 0 { return Int(order) }
+/// Keeps where the value, or the value of one field, lies.
+private struct ValueFinder: RecordVisitor {
+    /// The wanted field's name bytes; nil for the entry's value.
+    let field: [UInt8]?
+    private(set) var found: UnsafeRawBufferPointer?
+    private var isWanted = false
+
+    init(field: [UInt8]?) { self.field = field }
+
+    mutating func visitValue(_ value: UnsafeRawBufferPointer) {
+        if field == nil { found = value }
     }
-    return a.count - b.count
+
+    mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) {
+        isWanted = field?.withUnsafeBytes { compareBytes(name, $0) } == 0
+    }
+
+    mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {
+        if isWanted { found = value }
+    }
 }

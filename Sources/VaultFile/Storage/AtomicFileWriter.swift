@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SecureMemory
 import KDF
 
 // MARK: - Writing a whole file atomically

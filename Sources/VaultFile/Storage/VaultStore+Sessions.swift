@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 
 // MARK: - Whole operations: create, open, update, change password
 

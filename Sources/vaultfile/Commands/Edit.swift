@@ -1,6 +1,6 @@
 import ArgumentParser
 import CPlatform
-import KDF
+import SecureMemory
 import VaultFile
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import ArgumentParser
-import KDF
+import SecureMemory
 import VaultFile
 
 extension VaultfileCommand {

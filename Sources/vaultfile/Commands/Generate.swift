@@ -1,5 +1,5 @@
 import ArgumentParser
-import KDF
+import SecureMemory
 import VaultFile
 
 /// The options that choose what `generate` (and `set --generate`) makes.

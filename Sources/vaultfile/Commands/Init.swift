@@ -1,5 +1,6 @@
 import ArgumentParser
 import KDF
+import SecureMemory
 import VaultFile
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import ArgumentParser
-import KDF
+import SecureMemory
 import VaultFile
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import KDF
+import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import CPlatform
-import KDF
+import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import KDF
+import SecureMemory
 import VaultFile
 #if canImport(Glibc)
 import Glibc

@@ -13,6 +13,8 @@ public func ensureSodiumInitialised() {
     precondition(sodiumInitialised, "libsodium could not be initialised (no usable random source)")
 }
 
+// MARK: - Random bytes and wiping
+
 /// Fills a new array with bytes from libsodium's CSPRNG (`randombytes_buf`).
 public func randomBytes(count: Int) -> [UInt8] {
     ensureSodiumInitialised()
@@ -27,12 +29,4 @@ public func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { buffer in
         if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
     }
-}
-
-/// Calls `body` with a non-null C pointer to `buffer`'s bytes, even when the
-/// buffer is empty (C APIs such as OpenSSL's reject a null password pointer).
-func withNonNullPointer<R>(to buffer: UnsafeRawBufferPointer, _ body: (UnsafePointer<CChar>) -> R) -> R {
-    if let base = buffer.baseAddress { return body(base.assumingMemoryBound(to: CChar.self)) }
-    var terminator: CChar = 0
-    return withUnsafePointer(to: &terminator) { body($0) }
 }

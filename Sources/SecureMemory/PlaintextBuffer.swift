@@ -1,0 +1,41 @@
+import CSodium
+
+// MARK: - A decrypted payload, in one buffer
+
+/// A fixed-size buffer for a decrypted payload, zeroed and unmapped when the last reference goes.
+///
+/// Its own mapping (`SecretMapping`): left out of core dumps, backed by huge pages when large,
+/// not `sodium_malloc`ed because a payload can be far larger than what a user may lock. Unlike
+/// an array it never moves, is never copied on write, and is always wiped, so the vault's
+/// plaintext exists once.
+public final class PlaintextBuffer: @unchecked Sendable {
+    // @unchecked: written only while decrypting, before the buffer is shared; read-only after.
+
+    /// The bytes; valid as long as this object lives.
+    public let bytes: UnsafeMutableRawBufferPointer
+    /// The mapping: at least one byte, even for an empty buffer.
+    private let mapping: UnsafeMutableRawPointer
+
+    /// Maps `count` bytes, or throws the size and errno when the system refuses them.
+    ///
+    /// The mapping arrives zero-filled from the kernel; callers write every byte anyway.
+    public init(uninitializedCount count: Int) throws(SecureMemoryError) {
+        mapping = try SecretMapping.map(byteCount: count)
+        mapping.bindMemory(to: UInt8.self, capacity: Swift.max(count, 1))
+        bytes = UnsafeMutableRawBufferPointer(start: mapping, count: count)
+    }
+
+    /// Copies `source` into a new buffer.
+    public convenience init(copying source: some Collection<UInt8>) throws(SecureMemoryError) {
+        try self.init(uninitializedCount: source.count)
+        bytes.copyBytes(from: source)
+    }
+
+    /// The number of bytes.
+    @inlinable public var count: Int { bytes.count }
+
+    deinit {
+        sodium_memzero(mapping, Swift.max(bytes.count, 1))
+        SecretMapping.unmap(mapping, byteCount: bytes.count)
+    }
+}

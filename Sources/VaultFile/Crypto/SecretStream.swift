@@ -1,0 +1,103 @@
+import CSodium
+import SecureMemory
+
+// MARK: - libsodium's secretstream
+
+/// `crypto_secretstream_xchacha20poly1305`: a sequence of chunks under one key, each
+/// authenticated and tagged MESSAGE or FINAL, which cannot be reordered, dropped, truncated or
+/// extended unnoticed. The payload's framing and padding (Format/Payload.swift) sit on top.
+///
+/// The states hold key material: call `wipe()` when done with them.
+enum SecretStream {
+    /// The stream header's length (24 bytes).
+    static var headerLength: Int { Int(crypto_secretstream_xchacha20poly1305_headerbytes()) }
+    /// What each chunk's ciphertext adds to its plaintext: the tag byte and the 16-byte MAC.
+    static var overhead: Int { Int(crypto_secretstream_xchacha20poly1305_abytes()) }
+
+    /// The tag of a chunk.
+    enum Tag: Equatable {
+        /// An ordinary chunk.
+        case message
+        /// The last chunk of the stream.
+        case final
+        /// A tag this format does not use (libsodium's PUSH or REKEY), by its value.
+        case other(UInt8)
+
+        init(_ raw: UInt8) {
+            switch raw {
+            case crypto_secretstream_xchacha20poly1305_tag_message(): self = .message
+            case crypto_secretstream_xchacha20poly1305_tag_final(): self = .final
+            default: self = .other(raw)
+            }
+        }
+    }
+
+    // MARK: Encrypting
+
+    /// The encrypting end of a stream (`init_push`, `push`).
+    struct Encryptor {
+        /// The stream header: random, and needed (with the key) to decrypt.
+        let header: [UInt8]
+        private var state = crypto_secretstream_xchacha20poly1305_state()
+
+        /// Starts a stream under `key` (32 bytes) with a fresh random header.
+        init(key: SecureBytes) {
+            ensureSodiumInitialised()
+            var header = [UInt8](repeating: 0, count: SecretStream.headerLength)
+            var started = crypto_secretstream_xchacha20poly1305_state()
+            key.withUnsafeBytes { keyBytes in
+                _ = crypto_secretstream_xchacha20poly1305_init_push(
+                    &started, &header, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            self.header = header
+            state = started
+            sodium_memzero(&started, MemoryLayout.size(ofValue: started))
+        }
+
+        /// Encrypts `plaintext` as the next chunk into the start of `ciphertext`, which holds at
+        /// least `plaintext.count + SecretStream.overhead` bytes; `final` tags it as the last.
+        mutating func push(_ plaintext: UnsafeRawBufferPointer, final: Bool, into ciphertext: UnsafeMutableRawBufferPointer) {
+            precondition(ciphertext.count >= plaintext.count + SecretStream.overhead, "the ciphertext buffer is too small")
+            let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
+            _ = crypto_secretstream_xchacha20poly1305_push(
+                &state, ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count), nil, 0, tag)
+        }
+
+        /// Zeroes the state.
+        mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
+    }
+
+    // MARK: Decrypting
+
+    /// The decrypting end of a stream (`init_pull`, `pull`).
+    struct Decryptor {
+        private var state = crypto_secretstream_xchacha20poly1305_state()
+
+        /// Starts decrypting the stream with `header` under `key`; nil when libsodium refuses the header.
+        init?(key: SecureBytes, header: [UInt8]) {
+            ensureSodiumInitialised()
+            guard header.count == SecretStream.headerLength else { return nil }
+            let status = key.withUnsafeBytes { keyBytes in
+                crypto_secretstream_xchacha20poly1305_init_pull(&state, header, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            guard status == 0 else {
+                wipe()
+                return nil
+            }
+        }
+
+        /// Authenticates and decrypts the next chunk, writing `ciphertext.count - overhead` bytes at
+        /// `plaintext`; returns the chunk's tag, or nil when it does not authenticate.
+        mutating func pull(_ ciphertext: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawPointer) -> Tag? {
+            var tag: UInt8 = 0
+            let status = crypto_secretstream_xchacha20poly1305_pull(
+                &state, plaintext.assumingMemoryBound(to: UInt8.self), nil, &tag,
+                ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count), nil, 0)
+            return status == 0 ? Tag(tag) : nil
+        }
+
+        /// Zeroes the state.
+        mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
+    }
+}

@@ -1,0 +1,94 @@
+import KDF
+import SecureMemory
+
+// MARK: - An unlocked vault
+
+/// A vault opened with its password: the decrypted contents plus what is needed to re-seal them.
+///
+/// Holds the file key in guarded memory, so re-sealing after an edit runs no KDF.
+public final class UnlockedVault: @unchecked Sendable {
+    // @unchecked: used by one thread at a time (one CLI command); never shared.
+
+    /// The contents; edit them, then seal.
+    public var vault: Vault
+    /// The header as read (or as created).
+    public private(set) var header: VaultHeader
+    /// The contents as they were when opened or last sealed, to skip rewriting unchanged vaults.
+    public private(set) var sealedVault: Vault
+    let fileKey: SecureBytes
+    /// Set when the header changed (new keyslots or file key): seal even if the entries did not.
+    private var headerChanged = false
+
+    init(vault: Vault, header: VaultHeader, fileKey: SecureBytes) {
+        self.vault = vault
+        self.header = header
+        self.sealedVault = vault
+        self.fileKey = fileKey
+    }
+
+    /// Whether the contents differ from what is on disk.
+    public var hasChanges: Bool { headerChanged || vault != sealedVault }
+
+    /// Settings of the first password keyslot.
+    public var passwordKDF: KDFParameters? {
+        for case .password(let slot) in header.keyslots { return slot.kdf }
+        return nil
+    }
+
+    /// A keyed 16-byte fingerprint of `bytes` under a subkey of the file key:
+    /// it changes when the bytes change but reveals nothing about them to whoever lacks the key.
+    public func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
+        let key = Subkey.derive(from: fileKey, Subkey.fingerprint)
+        return Array(key.withUnsafeBytes { HMACSHA256.authenticate(bytes[...], key: $0) }.prefix(16))
+    }
+
+    /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation;
+    /// returns the whole file.
+    public func seal() throws(VaultError) -> [UInt8] {
+        let contentLength = try EntryCodec.encodedLength(vault)
+        let output = SealedBytes(capacity: VaultHeader.maxLength + Payload.ciphertextLength(contentLength: contentLength))
+        try seal(to: output, contentLength: contentLength)
+        return output.bytes
+    }
+
+    /// Seals as `seal()` does, writing the file to `output` as it is produced: the header, then
+    /// each 64 KiB chunk of ciphertext as soon as it is encrypted.
+    func seal(to output: any SealedOutput) throws(VaultError) {
+        try seal(to: output, contentLength: try EntryCodec.encodedLength(vault))
+    }
+
+    private func seal(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
+        let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
+        var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
+        var next = header
+        next.generation &+= 1
+        next.minorVersion = VaultHeader.minorVersion
+        next.streamHeader = stream.streamHeader
+        next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)
+        try output.write(next.encoded())
+        EntryCodec.encode(vault, into: &stream)
+        try stream.finish()
+        header = next
+        sealedVault = vault
+        headerChanged = false
+    }
+
+    /// Makes the next seal's generation greater than `generation` (after a merge of two lines of history).
+    public func advanceGeneration(past generation: UInt64) {
+        header.generation = max(header.generation, generation)
+    }
+
+    /// Replaces every keyslot with one for `newPassword` and rotates the file key.
+    ///
+    /// The next seal re-encrypts everything under the new key, so an old copy
+    /// of the file opened with the old password never yields the new key.
+    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters) throws -> UnlockedVault {
+        let newKey = SecureBytes(copying: randomBytes(count: 32))
+        let slot = try VaultCodec.makePasswordSlot(password: newPassword, kdf: kdf, fileKey: newKey, vaultID: header.vaultID)
+        let newHeader = VaultHeader(vaultID: header.vaultID, generation: header.generation,
+                                    streamHeader: header.streamHeader, keyslots: [.password(slot)])
+        let rotated = UnlockedVault(vault: vault, header: newHeader, fileKey: newKey)
+        rotated.headerChanged = true
+        return rotated
+    }
+}
