@@ -5,7 +5,9 @@ import Glibc
 // MARK: - Child processes
 
 /// Starting and waiting for child processes with `posix_spawnp(3)`: `exec`, `edit`, the password
-/// command and `git setup` all go through here.
+/// command and `git setup` all go through here, so every child starts with the signal mask, the
+/// ignored signals and the soft core-file limit vaultfile started with (`Inherited`), not the ones
+/// it set for itself.
 enum Subprocess {
     /// A started child and, when its output is captured, the read end of its stdout pipe.
     struct Child {
@@ -29,6 +31,12 @@ enum Subprocess {
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
         }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        restoreSignals(in: &attributes)
+
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer {
@@ -36,8 +44,10 @@ enum Subprocess {
             for entry in envp ?? [] { if let entry { memset(entry, 0, strlen(entry)); free(entry) } }
         }
         var pid = pid_t()
-        let status = envp.map { posix_spawnp(&pid, arguments[0], &actions, nil, argv, $0) }
-            ?? posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let status = Inherited.withCallerCoreLimit {
+            envp.map { posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, $0) }
+                ?? posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
+        }
         if captureOutput { close(pipeFDs[1]) }
         guard status == 0 else {
             if captureOutput { close(pipeFDs[0]) }
@@ -52,5 +62,21 @@ enum Subprocess {
         while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
         let signal = waitStatus & 0x7F
         return signal == 0 ? (waitStatus >> 8) & 0xFF : 128 + signal
+    }
+
+    // MARK: Private
+
+    /// The signal mask vaultfile started with; the tracked signals at their default, except those
+    /// that were ignored at start-up, which the child inherits ignored. (A caught signal is reset
+    /// to its default by exec itself.)
+    private static func restoreSignals(in attributes: inout posix_spawnattr_t) {
+        Inherited.reignoreSignals()
+        var mask = Inherited.signalMask
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in Inherited.trackedSignals where !Inherited.wasIgnored(signal) { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }
 }
