@@ -20,6 +20,72 @@ import Testing
         return cli
     }
 
+    // MARK: - Unlock sources stay out of children
+
+    @Test func test_exec_childGetsNoPasswordSourceAndSaysHowToAllowIt() throws {
+        let cli = try vaultWith(["db/password": "db-secret", "other/a": "x"]); defer { cli.directory.remove() }
+        let sources = ["VAULTFILE_PASSWORD_COMMAND": "cat pw", "VAULTFILE_IDENTITY_FILE": cli.path("id"), "VAULTFILE_IDENTITY": "AGE-SECRET-KEY-1X",
+                       "VAULTFILE_KEYFILE": cli.path("key"), "VAULTFILE_AGENT_SOCK": cli.path("agent.sock")]
+        let nested = try cli.run(["exec", "--vault", cli.path("t.vault"), "--prefix", "other/", "--", "sh", "-c",
+                                  "env | grep '^VAULTFILE_' | sort >&2; \"$VF\" get db/password --vault t.vault"], extra: sources)
+        #expect(!nested.text.contains("db-secret"), "the child read an entry outside --prefix")
+        #expect(nested.status == 2)
+        #expect(nested.stderr.contains("VAULTFILE_AGENT_SOCK=\(cli.path("agent.sock"))\nVAULTFILE_EXEC=1\nvaultfile: error:"), "\(nested.stderr)")
+        #expect(nested.stderr.contains("inside 'vaultfile exec'") && nested.stderr.contains("--allow-nested"), "\(nested.stderr)")
+        let file = try cli.run(["exec", "--vault", cli.path("t.vault"), "--", "sh", "-c", "\"$VF\" list --vault t.vault"],
+                               extra: ["VAULTFILE_PASSWORD_FILE": cli.path("pw")])
+        #expect(file.status == 2 && file.stderr.contains("--allow-nested"))
+    }
+
+    @Test func test_exec_allowNestedPassesTheSourcesOn() throws {
+        let cli = try vaultWith(["db/password": "db-secret"]); defer { cli.directory.remove() }
+        let nested = ["exec", "--allow-nested", "--vault", cli.path("t.vault"), "--", "sh", "-c", "\"$VF\" get db/password --vault t.vault"]
+        let command = try cli.run(nested, extra: ["VAULTFILE_PASSWORD_COMMAND": "cat pw"])
+        #expect(command.status == 0 && command.text == "db-secret", "\(command.stderr)")
+        // VAULTFILE_PASSWORD leaves vaultfile's environment at start-up; --allow-nested puts it back for the child.
+        let variable = try cli.run(nested, extra: ["VAULTFILE_PASSWORD": "pw"])
+        #expect(variable.status == 0 && variable.text == "db-secret", "\(variable.stderr)")
+    }
+
+    @Test func test_exec_passwordDescriptorIsClosedAndInheritedOnesPassThrough() throws {
+        let cli = try vaultWith(["a": "1"]); defer { cli.directory.remove() }
+        try cli.write("conf", Array("from fd 3".utf8))
+        let high = try cli.shell("\"$VF\" exec --vault t.vault --password-fd 5 -- sh -c 'cat /proc/self/fd/5 2>/dev/null; cat <&3' 5<pw 3<conf")
+        #expect(high.status == 0, "\(high.stderr)")
+        #expect(high.text == "from fd 3", "the child read the password descriptor: \(high.text)")
+        let stdin = try cli.shell("\"$VF\" exec --vault t.vault --password-fd 0 -- sh -c 'cat /proc/self/fd/0; readlink /proc/self/fd/0' <pw")
+        #expect(stdin.text == "/dev/null\n", "\(stdin.text) \(stdin.stderr)")
+    }
+
+    @Test func test_childProcesses_getNoUnlockVariables() throws {
+        let cli = try vaultWith(["k": "v"]); defer { cli.directory.remove() }
+        let sources = ["VAULTFILE_PASSWORD_FILE": cli.path("pw"), "VAULTFILE_PASSWORD_COMMAND": "cat pw", "VAULTFILE_KEYFILE": cli.path("key"),
+                       "VAULTFILE_IDENTITY_FILE": cli.path("id"), "VAULTFILE_PASSWORD": "pw"]
+        func leaked(_ file: String) throws -> [String] {
+            String(decoding: try cli.read(file), as: UTF8.self).split(separator: "\n").map(String.init)
+                .filter { line in ["VAULTFILE_PASSWORD", "VAULTFILE_KEYFILE", "VAULTFILE_IDENTITY"].contains { line.hasPrefix($0) } }
+        }
+        // The password command.
+        let command = try cli.run(["list", "--vault", cli.path("t.vault"), "--password-command", "env > command.env; cat pw"], extra: sources)
+        #expect(command.status == 0, "\(command.stderr)")
+        #expect(try leaked("command.env").isEmpty)
+        // The editor.
+        try cli.write("editor.sh", Array("#!/bin/sh\nenv > \"\(cli.path("editor.env"))\"\n".utf8), mode: 0o700)
+        let edit = try cli.run(["edit", "k", "--allow-disk-temp"], extra: sources.merging(["EDITOR": cli.path("editor.sh"), "VAULTFILE_PATH": cli.path("t.vault")]) { $1 })
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(try leaked("editor.env").isEmpty)
+        // git, as `git setup` runs it.
+        try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
+        try cli.write("bin/git", Array("#!/bin/sh\nenv >> \"\(cli.path("git.env"))\"\n[ \"$1\" = rev-parse ] && echo \"\(cli.directory.url.path)\"\nexit 0\n".utf8), mode: 0o700)
+        let setup = try cli.run(["git", "setup"], extra: sources.merging(["PATH": cli.path("bin") + ":/usr/bin:/bin"]) { $1 })
+        #expect(setup.status == 0, "\(setup.stderr)")
+        #expect(try leaked("git.env").isEmpty)
+        // exec's command.
+        let exec = try cli.run(["exec", "--vault", cli.path("t.vault"), "--", "sh", "-c", "env > exec.env"], extra: sources)
+        #expect(exec.status == 0, "\(exec.stderr)")
+        #expect(try leaked("exec.env").isEmpty)
+    }
+
     // MARK: - Messages
 
     @Test func test_messages_escapeControlCharactersFromInput() throws {

@@ -41,7 +41,7 @@ extension VaultfileCommand {
                 let file = folder.path + "/" + Self.fileName(for: name)
                 try folder.write(original, to: file)
                 defer { folder.shred(file) }
-                let status = try Exec.spawn(Self.editorCommand(file: file), environment: Exec.currentEnvironment())
+                let status = Subprocess.wait(try Subprocess.start(Self.editorCommand(file: file)).pid)
                 guard status == 0 else {
                     throw CLIError.refused("the editor exited with status \(status); the vault was not changed", hint: "check $VISUAL / $EDITOR")
                 }

@@ -15,6 +15,11 @@ extension VaultfileCommand {
                 Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app/ \
                 only entries under app/ are used, without the prefix. Two entries that map to one variable \
                 are an error. The command's exit status is vaultfile's. Secrets never go into argv.
+
+                The command gets none of vaultfile's password sources (VAULTFILE_PASSWORD*, \
+                VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE) and no descriptor vaultfile opened or read its \
+                password from; it gets VAULTFILE_EXEC=1. --allow-nested passes the password sources of the \
+                environment on, for a command that runs vaultfile itself.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -22,6 +27,11 @@ extension VaultfileCommand {
         var prefix: String?
         @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"))
         var only: [String] = []
+        @Flag(name: .customLong("allow-nested"), help: """
+            Pass the password sources of the environment (VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, \
+            VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE, VAULTFILE_PASSWORD) on to the command, for a command that runs vaultfile.
+            """)
+        var allowNested = false
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
 
         func validate() throws {
@@ -45,7 +55,10 @@ extension VaultfileCommand {
                 }
                 environment[variable] = text
             }
-            throw ExitCode(try Self.spawn(command, environment: environment))
+            // Marks the child, so a vaultfile inside it that finds no password source says why.
+            environment["VAULTFILE_EXEC"] = "1"
+            let child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
+            throw ExitCode(Subprocess.wait(child.pid))
         }
 
         /// This process's environment as a dictionary.
@@ -58,11 +71,6 @@ extension VaultfileCommand {
                 pointer += 1
             }
             return result
-        }
-
-        /// Runs `command` (looked up in PATH) with `environment`; returns its exit status (128 + signal if killed).
-        static func spawn(_ command: [String], environment: [String: String]) throws -> Int32 {
-            Subprocess.wait(try Subprocess.start(command, environment: environment).pid)
         }
     }
 }

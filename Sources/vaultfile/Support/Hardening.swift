@@ -33,7 +33,7 @@ enum Hardening {
 
 /// The process state vaultfile started with, recorded before anything changes it, so that every
 /// child process starts with it again (`Subprocess.start`): the soft core-file limit, the signal
-/// mask and which signals were ignored.
+/// mask, which signals were ignored, and the open descriptors.
 enum Inherited {
     /// The signals whose disposition vaultfile may change: SIGXFSZ (ignored at start-up), SIGINT
     /// and SIGTERM (a password prompt restores the terminal on them), SIGHUP, SIGPIPE.
@@ -45,15 +45,51 @@ enum Inherited {
     nonisolated(unsafe) private(set) static var signalMask = sigset_t()
     /// Those of `trackedSignals` that were ignored at start-up.
     nonisolated(unsafe) private(set) static var ignoredSignals: [Int32] = []
+    /// The descriptors open at start-up (nil when /proc is not mounted); they pass to children untouched.
+    nonisolated(unsafe) private(set) static var descriptors: Set<Int32>?
+    /// Inherited descriptors vaultfile used up (`--password-fd`): no child gets them.
+    nonisolated(unsafe) private(set) static var consumedDescriptors: Set<Int32> = []
+
     /// Records the state; called first thing in `main`.
     static func record() {
         _ = getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &coreLimit)
         _ = pthread_sigmask(SIG_SETMASK, nil, &signalMask)
         ignoredSignals = trackedSignals.filter(isIgnoredNow)
+        descriptors = openDescriptors()
     }
 
     /// Whether `signal` was ignored when vaultfile started.
     static func wasIgnored(_ signal: Int32) -> Bool { ignoredSignals.contains(signal) }
+
+    /// Closes an inherited descriptor that held a secret, after it was read to its end, so that no
+    /// child can read it again (through `/proc/self/fd/N` or by seeking back). Standard input,
+    /// output and error stay open in vaultfile; children get `/dev/null` in their place.
+    static func consume(_ fd: Int32) {
+        consumedDescriptors.insert(fd)
+        guard fd > STDERR_FILENO else { return }
+        close(fd)
+        descriptors?.remove(fd)
+    }
+
+    /// The descriptors open now, from `/proc/self/fd`; nil when it cannot be read.
+    static func openDescriptors() -> Set<Int32>? {
+        guard let handle = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(handle) }
+        let own = dirfd(handle)
+        var result = Set<Int32>()
+        while let entry = readdir(handle) {
+            let fd = withUnsafeBytes(of: entry.pointee.d_name) { bytes -> Int32? in
+                var value: Int32 = 0
+                for byte in bytes.prefix(while: { $0 != 0 }) {
+                    guard (0x30...0x39).contains(byte), value < 100_000_000 else { return nil }
+                    value = value * 10 + Int32(byte - 0x30)
+                }
+                return bytes.first == 0 ? nil : value
+            }
+            if let fd, fd != own { result.insert(fd) }
+        }
+        return result
+    }
 
     /// Runs `body` (a spawn) with the soft core-file limit the caller gave vaultfile, so the child
     /// inherits it; lowers it again at once. `posix_spawn` cannot set a child's limits. For the
