@@ -86,6 +86,26 @@ import Testing
         #expect(try leaked("exec.env").isEmpty)
     }
 
+    // MARK: - exec: variables that run code
+
+    @Test func test_exec_refusesVariablesThatRunCodeUnlessAllowed() throws {
+        let cli = try vaultWith(["app/ld/preload": "/nonexistent/evil.so", "app/db/password": "p", "app/git/token": "t"]); defer { cli.directory.remove() }
+        let refused = try cli.run(["exec", "--prefix", "app/"] + cli.unlock() + ["--", "sh", "-c", "touch ran"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("'app/ld/preload'") && refused.stderr.contains("LD_PRELOAD") && refused.stderr.contains("--allow-env LD_PRELOAD"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("ran")), "the command ran")
+        let allowed = try cli.run(["exec", "--prefix", "app/", "--allow-env", "LD_PRELOAD"] + cli.unlock()
+                                  + ["--", "sh", "-c", "printf '%s %s %s' \"$DB_PASSWORD\" \"$GIT_TOKEN\" \"$(env | grep -c '^LD_PRELOAD=/nonexistent/evil.so$')\""])
+        #expect(allowed.text == "p t 1", "\(allowed.stderr)")
+        for (entry, variable) in [("path", "PATH"), ("home", "HOME"), ("bash/env", "BASH_ENV"), ("ld/library/path", "LD_LIBRARY_PATH"),
+                                  ("node/options", "NODE_OPTIONS"), ("git/ssh/command", "GIT_SSH_COMMAND"), ("pythonpath", "PYTHONPATH"),
+                                  ("vaultfile/password/command", "VAULTFILE_PASSWORD_COMMAND"), ("git/config/key/0", "GIT_CONFIG_KEY_0")] {
+            #expect(try cli.run(["set", "risky/" + entry] + cli.unlock(), stdin: [0x78]).status == 0)
+            let result = try cli.run(["exec", "--prefix", "risky/", "--only", "risky/" + entry] + cli.unlock() + ["--", "true"])
+            #expect(result.status == 2 && result.stderr.contains(variable), "\(entry): \(result.stderr)")
+        }
+    }
+
     // MARK: - Messages
 
     @Test func test_messages_escapeControlCharactersFromInput() throws {
