@@ -20,6 +20,166 @@ import Testing
         return cli
     }
 
+    /// A private tmpfs folder for `edit`'s folders ($XDG_RUNTIME_DIR), so a test sees only its own.
+    private struct RuntimeDirectory {
+        let path: String
+        init() throws {
+            var template = Array("/dev/shm/vaultfile-test-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+            path = String(cString: made)
+        }
+        /// The `vaultfile-edit-*` folders in it.
+        var editFolders: [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasPrefix("vaultfile-edit-") }.sorted()
+        }
+        func remove() { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// /dev/shm is tmpfs on the machines these tests run on; elsewhere the edit tests are skipped.
+    static let hasTmpfs: Bool = {
+        let mounts = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().prefix(2) == ["/dev/shm", "tmpfs"] }
+    }()
+
+    /// An editor that records its file and process id (after making a subfolder and a file of its
+    /// own beside the value), then sleeps until killed, its output closed so it holds no pipe.
+    private func sleepingEditor(_ cli: CLI) throws -> String {
+        try cli.write("editor.sh", Array("""
+            #!/bin/sh
+            folder="$(dirname "$1")"
+            mkdir -p "$folder/sub/deeper" && printf 'editor copy' > "$folder/sub/deeper/backup"
+            echo $$ > "\(cli.path("editor.pid"))"
+            echo "$1" > "\(cli.path("where.new"))" && mv "\(cli.path("where.new"))" "\(cli.path("where"))"
+            exec sleep 30 </dev/null >/dev/null 2>&1
+
+            """.utf8), mode: 0o700)
+        return cli.path("editor.sh")
+    }
+
+    /// Waits (at most 20 s) until `name` exists in the test's folder; returns its contents.
+    private func waitForFile(_ cli: CLI, _ name: String) -> String? {
+        for _ in 0..<1_000 {
+            if let bytes = try? cli.read(name) { return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// Waits at most `seconds` for a running vaultfile; kills it and returns nil when it does not end.
+    private func finish(_ running: CLI.Running, within seconds: Double = 20) -> (result: CLI.Result, bySignal: Bool)? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while running.process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !running.process.isRunning else {
+            kill(running.pid, SIGKILL)
+            _ = running.finish()
+            return nil
+        }
+        let result = running.finish()
+        return (result, running.process.terminationReason == .uncaughtSignal)
+    }
+
+    /// Kills the sleeping editor left by a test, if it still runs (by its recorded pid, checked to be
+    /// the editor script or the sleep it becomes; it may still be on its way from one to the other).
+    private func killEditor(_ cli: CLI) {
+        guard let text = try? cli.read("editor.pid"),
+              let pid = Int32(String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+        for _ in 0..<250 {
+            guard let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return }
+            if command.hasPrefix("sleep") { break }
+            guard command.hasPrefix("editor.sh") || command.hasPrefix("sh") else { return }
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
+    }
+
+    // MARK: - edit: signals
+
+    @Test(.enabled(if: hasTmpfs), arguments: [SIGTERM, SIGHUP, SIGINT])
+    func test_edit_signalWipesThePrivateFolderAndExits128PlusTheSignal(signal: Int32) throws {
+        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let runtime = try RuntimeDirectory(); defer { runtime.remove() }
+        defer { killEditor(cli) }
+        let editor = try sleepingEditor(cli)
+        let editing = try cli.start(["edit", "svc/key"] + cli.unlock(), extra: ["EDITOR": editor, "XDG_RUNTIME_DIR": runtime.path])
+        let file = try #require(waitForFile(cli, "where"), "the editor never started")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "before", "the value is in the private file")
+        kill(editing.pid, signal)
+        let ended = try #require(finish(editing), "edit did not exit after signal \(signal)")
+        #expect(!ended.bySignal && ended.result.status == 128 + signal, "\(ended.result.status): \(ended.result.stderr)")
+        #expect(runtime.editFolders.isEmpty, "left behind: \(runtime.editFolders)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "before")
+    }
+
+    // MARK: - edit: leftovers
+
+    @Test(.enabled(if: hasTmpfs))
+    func test_edit_anotherRunLeavesALiveEditAlone() throws {
+        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let runtime = try RuntimeDirectory(); defer { runtime.remove() }
+        // Waits (at most 20 s) for the test to say "go", then saves a new value.
+        try cli.write("editor.sh", Array("""
+            #!/bin/sh
+            echo "$1" > "\(cli.path("where.new"))" && mv "\(cli.path("where.new"))" "\(cli.path("where"))"
+            n=0; while [ ! -f "\(cli.path("go"))" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+            printf 'after' > "$1"
+
+            """.utf8), mode: 0o700)
+        let editing = try cli.start(["edit", "svc/key"] + cli.unlock(), extra: ["EDITOR": cli.path("editor.sh"), "XDG_RUNTIME_DIR": runtime.path])
+        let file = try #require(waitForFile(cli, "where"))
+        let other = try cli.run(["get", "svc/key"] + cli.unlock(), extra: ["XDG_RUNTIME_DIR": runtime.path])
+        #expect(other.text == "before", "\(other.stderr)")
+        #expect(FileManager.default.fileExists(atPath: file), "a second run swept a live edit's folder")
+        try cli.write("go", [])
+        let ended = try #require(finish(editing))
+        #expect(ended.result.status == 0, "\(ended.result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "after")
+        #expect(runtime.editFolders.isEmpty)
+    }
+
+    @Test(.enabled(if: hasTmpfs))
+    func test_edit_folderOfAKilledEditIsWipedByTheNextRun() throws {
+        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let runtime = try RuntimeDirectory(); defer { runtime.remove() }
+        defer { killEditor(cli) }
+        try cli.write("outside", Array("keep me".utf8))
+        let editing = try cli.start(["edit", "svc/key"] + cli.unlock(), extra: ["EDITOR": try sleepingEditor(cli), "XDG_RUNTIME_DIR": runtime.path])
+        let file = try #require(waitForFile(cli, "where"))
+        let folder = (file as NSString).deletingLastPathComponent
+        // A link out of the folder: the sweep removes the link and never follows it.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: cli.path("outside"))
+        kill(editing.pid, SIGKILL)
+        // The orphaned editor holds a descriptor of the test runner's that vaultfile passed on; it goes too.
+        killEditor(cli)
+        _ = try #require(finish(editing))
+        #expect(FileManager.default.fileExists(atPath: file), "SIGKILL cannot be caught: the file is still there")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock(), extra: ["XDG_RUNTIME_DIR": runtime.path]).status == 0)
+        #expect(runtime.editFolders.isEmpty, "left behind: \(runtime.editFolders)")
+        #expect(try cli.read("outside") == Array("keep me".utf8))
+    }
+
+    @Test(.enabled(if: hasTmpfs))
+    func test_sweep_leavesLockedAndRecentUnlockedFoldersAndOtherNames() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let runtime = try RuntimeDirectory(); defer { runtime.remove() }
+        let manager = FileManager.default
+        for name in ["vaultfile-edit-held", "vaultfile-edit-recent", "vaultfile-edit-old", "vaultfile-edit-dead", "other-folder"] {
+            try manager.createDirectory(atPath: runtime.path + "/" + name, withIntermediateDirectories: false)
+            _ = manager.createFile(atPath: runtime.path + "/" + name + "/entry-x", contents: Data("plain".utf8))
+        }
+        // "held": its lock is taken by a live process (this one); "dead": its lock file is free.
+        for name in ["vaultfile-edit-held", "vaultfile-edit-dead"] {
+            _ = manager.createFile(atPath: runtime.path + "/" + name + "/vaultfile.lock", contents: nil)
+        }
+        let held = open(runtime.path + "/vaultfile-edit-held/vaultfile.lock", O_RDWR | O_CLOEXEC)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX) == 0)
+        // "old": no lock file and untouched for two hours (a crash before the lock, or an older release).
+        try manager.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: runtime.path + "/vaultfile-edit-old")
+        #expect(try cli.run(["generate"], extra: ["XDG_RUNTIME_DIR": runtime.path]).status == 0)
+        #expect(runtime.editFolders == ["vaultfile-edit-held", "vaultfile-edit-recent"])
+        #expect(manager.fileExists(atPath: runtime.path + "/other-folder/entry-x"))
+    }
+
     // MARK: - Unlock sources stay out of children
 
     @Test func test_exec_childGetsNoPasswordSourceAndSaysHowToAllowIt() throws {

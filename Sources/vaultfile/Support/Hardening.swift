@@ -17,7 +17,8 @@ enum Hardening {
     /// stops core dumps; the soft limit is the second lock.
     ///
     /// Also ignores SIGXFSZ, so a write past `ulimit -f` fails with EFBIG and the vault is left
-    /// as it was, instead of the process dying mid-write.
+    /// as it was, instead of the process dying mid-write. Finally wipes what a killed `edit`
+    /// left in its private folder (`PrivateTemporaryFolder.sweepLeftovers`).
     static func apply() {
         Inherited.record()
         var limit = Inherited.coreLimit
@@ -26,6 +27,7 @@ enum Hardening {
         _ = vaultfile_set_not_dumpable()
         signal(SIGXFSZ, SIG_IGN)
         EnvironmentPassword.take()
+        PrivateTemporaryFolder.sweepLeftovers()
     }
 }
 
@@ -36,7 +38,8 @@ enum Hardening {
 /// mask, which signals were ignored, and the open descriptors.
 enum Inherited {
     /// The signals whose disposition vaultfile may change: SIGXFSZ (ignored at start-up), SIGINT
-    /// and SIGTERM (a password prompt restores the terminal on them), SIGHUP, SIGPIPE.
+    /// and SIGTERM (a password prompt restores the terminal on them), SIGHUP, SIGINT and SIGTERM
+    /// (blocked while `edit` holds a private file), SIGPIPE.
     static let trackedSignals: [Int32] = [SIGHUP, SIGINT, SIGPIPE, SIGTERM, SIGXFSZ]
 
     /// `RLIMIT_CORE` as vaultfile found it.
