@@ -1,5 +1,6 @@
 import ArgumentParser
 import CPlatform
+import KDF
 import SecureMemory
 import VaultFile
 #if canImport(Glibc)
@@ -15,9 +16,11 @@ extension VaultfileCommand {
             discussion: """
                 The value goes into a 0600 file in a 0700 folder under $XDG_RUNTIME_DIR or /dev/shm (both \
                 memory-backed); with no tmpfs the command refuses unless --allow-disk-temp is given. vim and \
-                neovim get options that disable swap, undo and viminfo files. Afterwards the file is \
-                overwritten and removed. An unchanged value does not rewrite the vault; an editor that fails \
-                leaves the vault as it was. The vault stays locked while the editor runs.
+                neovim get options that disable swap, undo and viminfo files. Afterwards the file, and \
+                anything the editor left in the folder, is overwritten and removed; on SIGTERM, SIGHUP or \
+                SIGINT too (the exit status is then 128 + the signal), and a folder left by a killed edit is \
+                wiped by the next vaultfile run. An unchanged value does not rewrite the vault; an editor \
+                that fails leaves the vault as it was. The vault stays locked while the editor runs.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -32,20 +35,23 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            let folder = try PrivateTemporaryFolder(allowDisk: allowDiskTemp)
-            defer { folder.remove() }
+            // Before the password: a missing tmpfs is refused at once.
+            let base = try PrivateTemporaryFolder.base(allowDisk: allowDiskTemp)
+            // Start-up swept the tmpfs base; a disk base (--allow-disk-temp) is swept here.
+            if base != PrivateTemporaryFolder.tmpfsBase() { PrivateTemporaryFolder.sweepLeftovers(in: base) }
             try unlock.update { unlocked in
                 let existing = unlocked.vault.entry(name)
                 var original = (field.map { existing?.fields[$0] } ?? existing?.value) ?? []
                 defer { wipe(&original) }
+                let folder = try CleanupOnSignal.makeFolder(in: base)
+                defer { CleanupOnSignal.removeFolder() }
                 let file = folder.path + "/" + Self.fileName(for: name)
-                try folder.write(original, to: file)
-                defer { folder.shred(file) }
-                let status = try Exec.spawn(Self.editorCommand(file: file), environment: Exec.currentEnvironment())
+                try CleanupOnSignal.exclusive { try folder.write(original, to: file) }
+                let status = try CleanupOnSignal.runEditor(Self.editorCommand(file: file))
                 guard status == 0 else {
                     throw CLIError.refused("the editor exited with status \(status); the vault was not changed", hint: "check $VISUAL / $EDITOR")
                 }
-                var edited = try Input.readFile(file)
+                var edited = try CleanupOnSignal.exclusive { try Input.readFile(file) }
                 defer { wipe(&edited) }
                 guard edited != original else { return }
                 if let field { try unlocked.vault.setField(field, value: edited, for: name) } else { try unlocked.vault.setValue(edited, for: name) }
@@ -53,6 +59,8 @@ extension VaultfileCommand {
         }
 
         /// `sh -c '<editor> "$@"' sh FILE`, so $EDITOR may carry its own arguments; vim gets privacy options.
+        /// An editor that is plain words (no shell syntax) is started with `exec`, so that the editor
+        /// itself, not a shell around it, is the child a signal is forwarded to (`CleanupOnSignal`).
         static func editorCommand(file: String) -> [String] {
             let editor = environment("VISUAL") ?? environment("EDITOR") ?? "vi"
             let program = editor.split(separator: " ").first.map { $0.split(separator: "/").last.map(String.init) ?? "" } ?? ""
@@ -61,7 +69,8 @@ extension VaultfileCommand {
                 // -n: no swap file; -i NONE: no viminfo/shada; no undo or backup files.
                 options = " -n -i NONE --cmd 'set noundofile nobackup nowritebackup'"
             }
-            return ["/bin/sh", "-c", editor + options + " \"$@\"", "sh", file]
+            let plainWords = !editor.contains { "|&;<>()$`\\\"'*?[#~=%\t\n".contains($0) }
+            return ["/bin/sh", "-c", (plainWords ? "exec " : "") + editor + options + " \"$@\"", "sh", file]
         }
 
         /// A file name that keeps the entry's last component (editors pick syntax from it) and nothing else.
@@ -73,74 +82,5 @@ extension VaultfileCommand {
             }).prefix(64)
             return "entry-" + safe
         }
-    }
-}
-
-// MARK: - A private folder in memory
-
-/// A 0700 folder on tmpfs ($XDG_RUNTIME_DIR, else /dev/shm) for plaintext that must exist as a file for a moment.
-struct PrivateTemporaryFolder {
-    let path: String
-
-    /// tmpfs's `f_type` (statfs(2)).
-    private static let tmpfsMagic = 0x0102_1994
-
-    init(allowDisk: Bool) throws {
-        var candidates: [String] = []
-        if let runtime = environment("XDG_RUNTIME_DIR") { candidates.append(runtime) }
-        candidates.append("/dev/shm")
-        var base = candidates.first { Self.isTmpfs($0) }
-        if base == nil {
-            guard allowDisk else {
-                throw CLIError.refused("no tmpfs found ($XDG_RUNTIME_DIR, /dev/shm): the value would be written to a disk",
-                                       hint: "pass --allow-disk-temp to accept that risk")
-            }
-            base = environment("TMPDIR") ?? "/tmp"
-        }
-        var template = Array((base! + "/vaultfile-edit-XXXXXX").utf8CString)
-        guard let created = mkdtemp(&template) else {
-            throw CLIError.io(operation: "creating a private folder in", path: base!, errno: errno)
-        }
-        path = String(cString: created)
-        chmod(path, 0o700)
-    }
-
-    static func isTmpfs(_ path: String) -> Bool {
-        guard access(path, W_OK) == 0 else { return false }
-        return vaultfile_filesystem_type(path) == tmpfsMagic
-    }
-
-    /// Writes `bytes` to a new 0600 file.
-    func write(_ bytes: [UInt8], to file: String) throws {
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw CLIError.io(operation: "creating", path: file, errno: errno) }
-        defer { close(fd) }
-        guard Stream.write(bytes, to: fd) else { throw CLIError.io(operation: "writing", path: file, errno: errno) }
-    }
-
-    /// Overwrites the file with zeros to its current length, then removes it.
-    func shred(_ file: String) {
-        let fd = open(file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd >= 0 {
-            var info = stat()
-            if fstat(fd, &info) == 0, info.st_size > 0 {
-                _ = Stream.write([UInt8](repeating: 0, count: Int(info.st_size)), to: fd)
-                _ = fsync(fd)
-            }
-            close(fd)
-        }
-        unlink(file)
-    }
-
-    /// Shreds anything an editor left (backup files) and removes the folder.
-    func remove() {
-        if let handle = opendir(path) {
-            while let entry = readdir(handle) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { shred(path + "/" + name) }
-            }
-            closedir(handle)
-        }
-        rmdir(path)
     }
 }

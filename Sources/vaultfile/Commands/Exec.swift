@@ -15,6 +15,13 @@ extension VaultfileCommand {
                 Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app/ \
                 only entries under app/ are used, without the prefix. Two entries that map to one variable \
                 are an error. The command's exit status is vaultfile's. Secrets never go into argv.
+
+                An entry is not exported as a variable that makes programs load or run other code (LD_*, \
+                PATH, HOME, BASH_ENV, PYTHONPATH, NODE_OPTIONS, GIT_SSH_COMMAND, VAULTFILE_*, …; see man \
+                vaultfile) unless --allow-env NAME allows it. The command gets none of vaultfile's password \
+                sources (VAULTFILE_PASSWORD*, VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE) and no descriptor \
+                vaultfile opened or read its password from; it gets VAULTFILE_EXEC=1. --allow-nested passes \
+                the password sources of the environment on, for a command that runs vaultfile itself.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -22,7 +29,36 @@ extension VaultfileCommand {
         var prefix: String?
         @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"))
         var only: [String] = []
+        @Option(name: .customLong("allow-env"), help: ArgumentHelp(
+            "Allow an entry to set this variable although it can make programs run other code, e.g. PATH (repeatable).",
+            valueName: "name"))
+        var allowEnv: [String] = []
+        @Flag(name: .customLong("allow-nested"), help: """
+            Pass the password sources of the environment (VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, \
+            VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE, VAULTFILE_PASSWORD) on to the command, for a command that runs vaultfile.
+            """)
+        var allowNested = false
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
+
+        /// Variables an entry may set only with `--allow-env`: each makes a program load or run other
+        /// code (the dynamic loader, shells, interpreters, git, tools that start an editor or pager),
+        /// or changes where programs look for their configuration (HOME, XDG_CONFIG_HOME), or
+        /// unlocks vaults (VAULTFILE_*). `guardedPrefixes` adds every name that starts with one of them.
+        /// The man page (exec) lists the same names.
+        static let guardedVariables: Swift.Set<String> = [
+            "PATH", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "IFS",
+            "PROMPT_COMMAND", "GCONV_PATH", "GLIBC_TUNABLES",
+            "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PERL5LIB", "PERL5OPT", "PERLLIB",
+            "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+            "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF",
+            "GIT_EDITOR", "GIT_PAGER", "GIT_CONFIG", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER",
+        ]
+        static let guardedPrefixes = ["LD_", "GIT_CONFIG_", "VAULTFILE_"]
+
+        /// Whether an entry may set `variable` only with `--allow-env`.
+        static func isGuarded(_ variable: String) -> Bool {
+            guardedVariables.contains(variable) || guardedPrefixes.contains { variable.hasPrefix($0) }
+        }
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the command after --, e.g. vaultfile exec -- ./deploy.sh") }
@@ -37,6 +73,13 @@ extension VaultfileCommand {
             }
             let strip = prefix ?? ""
             let variables = try EnvironmentNames.variables(for: names, strippingPrefix: strip)
+            for (variable, name) in variables where Self.isGuarded(variable) && !allowEnv.contains(variable) {
+                throw CLIError.refused(
+                    "refusing to export the entry '\(name)' as \(variable) without --allow-env \(variable): "
+                        + "that variable can make programs load or run other code",
+                    hint: "narrow the entries with --prefix or --only, rename the entry, "
+                        + "or pass --allow-env \(variable) if the command needs it")
+            }
             var environment = Self.currentEnvironment()
             for (variable, name) in variables {
                 let value = vault.entry(name)!.value
@@ -45,7 +88,10 @@ extension VaultfileCommand {
                 }
                 environment[variable] = text
             }
-            throw ExitCode(try Self.spawn(command, environment: environment))
+            // Marks the child, so a vaultfile inside it that finds no password source says why.
+            environment["VAULTFILE_EXEC"] = "1"
+            let child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
+            throw ExitCode(Subprocess.wait(child.pid))
         }
 
         /// This process's environment as a dictionary.
@@ -58,11 +104,6 @@ extension VaultfileCommand {
                 pointer += 1
             }
             return result
-        }
-
-        /// Runs `command` (looked up in PATH) with `environment`; returns its exit status (128 + signal if killed).
-        static func spawn(_ command: [String], environment: [String: String]) throws -> Int32 {
-            Subprocess.wait(try Subprocess.start(command, environment: environment).pid)
         }
     }
 }

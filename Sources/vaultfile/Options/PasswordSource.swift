@@ -31,6 +31,8 @@ enum PasswordSource {
             return try Self.stripNewline(Self.readAll(fd, what: path))
         case .descriptor(let fd):
             guard fcntl(fd, F_GETFD) >= 0 else { throw .passwordSourceFailed("descriptor \(fd) is not open") }
+            // Read to its end, then closed: no child may read the password from it again.
+            defer { Inherited.consume(fd) }
             return try Self.stripNewline(Self.readAll(fd, what: "descriptor \(fd)"))
         case .command(let command):
             return try Self.stripNewline(Self.run(command))
@@ -38,9 +40,19 @@ enum PasswordSource {
             guard let secret = EnvironmentPassword.password else { throw .passwordSourceFailed("VAULTFILE_PASSWORD is not set") }
             return secret
         case .prompt:
-            return try Terminal.readSecret(prompt: prompt)
+            do {
+                return try Terminal.readSecret(prompt: prompt)
+            } catch .noPasswordSource where Self.runsInsideExec {
+                throw .refused("no password source, and no terminal to ask on: this vaultfile runs inside 'vaultfile exec', "
+                               + "which keeps its password sources from the command it runs",
+                               hint: "if the command is meant to open vaults, run it with 'vaultfile exec --allow-nested'; "
+                               + "or give this vaultfile --password-file, --password-fd or --password-command")
+            }
         }
     }
+
+    /// Whether this process runs under `vaultfile exec`, which marks its children with `VAULTFILE_EXEC=1`.
+    static var runsInsideExec: Bool { getenv("VAULTFILE_EXEC").map { strcmp($0, "1") == 0 } ?? false }
 
     // MARK: Private
 

@@ -50,27 +50,67 @@ enum StandardOutput {
     static var isTerminal: Bool { Stream.isTerminal(STDOUT_FILENO) }
 }
 
-/// Human messages: everything that is not data goes to standard error.
+/// Human messages: everything that is not data goes to standard error, through `escaped`.
 enum Messages {
     /// `vaultfile: error: …` and, when present, `vaultfile: hint: …`.
     static func error(_ text: String, hint: String? = nil) {
-        Stream.write(Array("vaultfile: error: \(text)\n".utf8), to: STDERR_FILENO)
-        if let hint { Stream.write(Array("vaultfile: hint: \(hint)\n".utf8), to: STDERR_FILENO) }
+        write("vaultfile: error: " + escaped(text))
+        if let hint { write("vaultfile: hint: " + escaped(hint)) }
     }
 
     /// `vaultfile: warning: …`.
     static func warning(_ text: String) {
-        Stream.write(Array("vaultfile: warning: \(text)\n".utf8), to: STDERR_FILENO)
+        write("vaultfile: warning: " + escaped(text))
     }
 
-    /// A plain informational line on stderr.
+    /// A plain informational line on stderr. The one kind of message that may span lines (the
+    /// advice of `git setup`): its newlines are kept, every other control is escaped.
     static func info(_ text: String) {
-        Stream.write(Array("\(text)\n".utf8), to: STDERR_FILENO)
+        write(escaped(text, keepingNewlines: true))
     }
 
     /// A progress note shown only when stderr is a terminal ("unlocking (Argon2id …)…").
     static func progress(_ text: String) {
         guard Stream.isTerminal(STDERR_FILENO) else { return }
-        Stream.write(Array("\(text)\n".utf8), to: STDERR_FILENO)
+        write(escaped(text))
+    }
+
+    // MARK: Escaping
+
+    /// `text` with everything a terminal would act on, instead of showing, written as an escape:
+    /// C0 controls (newline and tab included: a message is one line) and DEL as `\xHH`, C1 controls
+    /// (U+0080–U+009F) and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+    /// U+2066–U+2069) as `\u{HHHH}`. Messages quote entry names, dotenv keys, template references and
+    /// file names, any of which may come from a file someone else wrote.
+    static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }),
+              text.unicodeScalars.contains(where: { needsEscape($0) && !(keepingNewlines && $0 == "\n") }) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if !needsEscape(scalar) || (keepingNewlines && scalar == "\n") {
+                result.append(scalar)
+            } else if scalar.value < 0x80 {
+                result.append(contentsOf: "\\x\(hex(scalar.value, digits: 2))".unicodeScalars)
+            } else {
+                result.append(contentsOf: "\\u{\(hex(scalar.value, digits: 4))}".unicodeScalars)
+            }
+        }
+        return String(result)
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    private static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+
+    private static func write(_ line: String) {
+        Stream.write(Array((line + "\n").utf8), to: STDERR_FILENO)
     }
 }

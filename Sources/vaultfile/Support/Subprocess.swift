@@ -1,3 +1,4 @@
+import KDF
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,7 +6,14 @@ import Glibc
 // MARK: - Child processes
 
 /// Starting and waiting for child processes with `posix_spawnp(3)`: `exec`, `edit`, the password
-/// command and `git setup` all go through here.
+/// command and `git setup` all go through here, so every child gets the same treatment:
+///
+/// - none of the variables that unlock a vault (`unlockVariables`), unless the caller passes them
+///   on on purpose (`exec --allow-nested`);
+/// - no descriptor vaultfile opened itself, and not the `--password-fd` descriptor it read;
+///   descriptors vaultfile inherited (`exec -- ./deploy.sh 3<conf`) pass through untouched;
+/// - the signal mask, the ignored signals and the soft core-file limit vaultfile started with
+///   (`Inherited`), not the ones it set for itself.
 enum Subprocess {
     /// A started child and, when its output is captured, the read end of its stdout pipe.
     struct Child {
@@ -14,10 +22,31 @@ enum Subprocess {
         let output: Int32?
     }
 
-    /// Starts `arguments` (the first looked up in PATH). With `environment` nil the child
-    /// inherits ours; stdin and stderr are always inherited. With `captureOutput`, stdout is a pipe.
-    /// Environment strings are zeroed before they are freed: they may hold secrets (`exec`).
-    static func start(_ arguments: [String], environment: [String: String]? = nil, captureOutput: Bool = false) throws(CLIError) -> Child {
+    /// Whether a child gets the variables that unlock a vault.
+    enum UnlockSources {
+        /// Removed from the child's environment: the default for every child.
+        case withheld
+        /// Passed on, and `VAULTFILE_PASSWORD` put back from its guarded copy (`exec --allow-nested`).
+        case passedOn
+    }
+
+    /// The variables that unlock a vault; variables that start with `unlockVariablePrefixes` too.
+    /// `VAULTFILE_PASSWORD` is also removed from vaultfile's own environment at start-up
+    /// (`EnvironmentPassword`). `VAULTFILE_AGENT_SOCK` is not here: it only names a socket.
+    static let unlockVariables: Set<String> = ["VAULTFILE_PASSWORD", "VAULTFILE_PASSWORD_FILE", "VAULTFILE_PASSWORD_COMMAND", "VAULTFILE_KEYFILE"]
+    static let unlockVariablePrefixes = ["VAULTFILE_IDENTITY"]
+
+    /// Whether `name` is a variable that unlocks a vault.
+    static func isUnlockVariable(_ name: String) -> Bool {
+        unlockVariables.contains(name) || unlockVariablePrefixes.contains { name.hasPrefix($0) }
+    }
+
+    /// Starts `arguments` (the first looked up in PATH). With `environment` nil the child gets ours;
+    /// either way without the unlock variables unless `unlockSources` is `.passedOn`. stdin and
+    /// stderr are always inherited. With `captureOutput`, stdout is a pipe.
+    /// Environment strings vaultfile builds are zeroed before they are freed: they may hold secrets (`exec`).
+    static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
+                      captureOutput: Bool = false) throws(CLIError) -> Child {
         var pipeFDs: [Int32] = [-1, -1]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -29,15 +58,25 @@ enum Subprocess {
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
         }
+        closeOwnDescriptors(in: &actions, keepingStandardOutput: captureOutput)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        restoreSignals(in: &attributes)
+
         let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        let environment = ChildEnvironment(environment, unlockSources: unlockSources)
         defer {
             argv.forEach { free($0) }
-            for entry in envp ?? [] { if let entry { memset(entry, 0, strlen(entry)); free(entry) } }
+            environment.release()
         }
         var pid = pid_t()
-        let status = envp.map { posix_spawnp(&pid, arguments[0], &actions, nil, argv, $0) }
-            ?? posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let status = Inherited.withCallerCoreLimit {
+            environment.pointers.withUnsafeBufferPointer { envp in
+                posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, UnsafeMutablePointer(mutating: envp.baseAddress!))
+            }
+        }
         if captureOutput { close(pipeFDs[1]) }
         guard status == 0 else {
             if captureOutput { close(pipeFDs[0]) }
@@ -52,5 +91,86 @@ enum Subprocess {
         while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
         let signal = waitStatus & 0x7F
         return signal == 0 ? (waitStatus >> 8) & 0xFF : 128 + signal
+    }
+
+    // MARK: Private
+
+    /// Closes in the child every descriptor vaultfile opened without close-on-exec (there should be
+    /// none: every `open` in vaultfile passes O_CLOEXEC; this catches a library that forgot), and
+    /// puts `/dev/null` where a consumed standard descriptor was.
+    private static func closeOwnDescriptors(in actions: inout posix_spawn_file_actions_t, keepingStandardOutput: Bool) {
+        for fd in Inherited.consumedDescriptors.sorted() where fd <= STDERR_FILENO {
+            if fd == STDOUT_FILENO && keepingStandardOutput { continue }
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0)
+        }
+        guard let inherited = Inherited.descriptors, let open = Inherited.openDescriptors() else { return }
+        for fd in open.subtracting(inherited).sorted() where fd > STDERR_FILENO {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+    }
+
+    /// The signal mask vaultfile started with; the tracked signals at their default, except those
+    /// that were ignored at start-up, which the child inherits ignored. (A caught signal is reset
+    /// to its default by exec itself.)
+    private static func restoreSignals(in attributes: inout posix_spawnattr_t) {
+        Inherited.reignoreSignals()
+        var mask = Inherited.signalMask
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in Inherited.trackedSignals where !Inherited.wasIgnored(signal) { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
+}
+
+// MARK: - A child's environment
+
+/// The `envp` array of one child: ours or the caller's, without the unlock variables unless they
+/// are passed on. Strings this type copies are zeroed on release; entries of our own environment
+/// are pointed to, not copied.
+private struct ChildEnvironment {
+    private(set) var pointers: [UnsafeMutablePointer<CChar>?] = []
+    private var owned: [UnsafeMutablePointer<CChar>] = []
+
+    init(_ given: [String: String]?, unlockSources: Subprocess.UnlockSources) {
+        let keepUnlock = unlockSources == .passedOn
+        if let given {
+            for (name, value) in given where keepUnlock || !Subprocess.isUnlockVariable(name) {
+                let copy = strdup("\(name)=\(value)")!
+                owned.append(copy)
+                pointers.append(copy)
+            }
+        } else {
+            var entry = environ
+            while let pointer = entry.pointee {
+                let nameLength = strchr(pointer, 0x3D).map { $0 - pointer } ?? strlen(pointer)
+                let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: nameLength), as: UTF8.self)
+                if keepUnlock || !Subprocess.isUnlockVariable(name) { pointers.append(pointer) }
+                entry += 1
+            }
+        }
+        if keepUnlock, let password = EnvironmentPassword.password, password.count > 0 {
+            // Straight from guarded memory into a buffer that is zeroed on release.
+            let prefix = Array("VAULTFILE_PASSWORD=".utf8)
+            let bytes = malloc(prefix.count + password.count + 1)!
+            prefix.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: prefix.count) }
+            password.withUnsafeBytes { bytes.advanced(by: prefix.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            bytes.storeBytes(of: 0, toByteOffset: prefix.count + password.count, as: UInt8.self)
+            let buffer = bytes.assumingMemoryBound(to: CChar.self)
+            pointers.removeAll { $0.map { strncmp($0, "VAULTFILE_PASSWORD=", prefix.count) == 0 } ?? false }
+            owned.append(buffer)
+            pointers.append(buffer)
+        }
+        pointers.append(nil)
+    }
+
+    /// Zeroes and frees the copies.
+    func release() {
+        for copy in owned {
+            memset(copy, 0, strlen(copy))
+            free(copy)
+        }
     }
 }
