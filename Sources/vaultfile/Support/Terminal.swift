@@ -25,22 +25,24 @@ enum Terminal {
 
         var original = termios()
         let hasSettings = tcgetattr(fd, &original) == 0
+        // The dispositions before the prompt, put back after it (a caller may have ignored SIGINT).
+        var previousInterrupt: sighandler_t?, previousTerminate: sighandler_t?
         if hasSettings {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
             silent.c_lflag |= tcflag_t(ICANON)
             savedSettings.pointee = original
             savedFD = fd
-            signal(SIGINT) { _ in Terminal.restoreAndExit() }
-            signal(SIGTERM) { _ in Terminal.restoreAndExit() }
+            previousInterrupt = signal(SIGINT) { _ in Terminal.restoreAndExit() }
+            previousTerminate = signal(SIGTERM) { _ in Terminal.restoreAndExit() }
             _ = tcsetattr(fd, TCSAFLUSH, &silent)
         }
         defer {
             if hasSettings {
                 _ = tcsetattr(fd, TCSAFLUSH, &original)
                 savedFD = -1
-                signal(SIGINT, SIG_DFL)
-                signal(SIGTERM, SIG_DFL)
+                signal(SIGINT, previousInterrupt ?? SIG_DFL)
+                signal(SIGTERM, previousTerminate ?? SIG_DFL)
             }
             _ = Stream.write([0x0A], to: fd)
         }
