@@ -115,7 +115,7 @@ enum VaultErrorKind: CaseIterable {
 
 enum KDFErrorKind: CaseIterable {
     case unknownAlgorithm, invalidParameters, invalidSaltLength, memoryOverCap, workOverCap, iterationsOverCap
-    case belowMinimum, derivationFailed
+    case workTotalOverCap, iterationsTotalOverCap, belowMinimum, derivationFailed
 
     init(_ error: KDFError) {
         switch error {
@@ -125,6 +125,8 @@ enum KDFErrorKind: CaseIterable {
         case .memoryOverCap: self = .memoryOverCap
         case .workOverCap: self = .workOverCap
         case .iterationsOverCap: self = .iterationsOverCap
+        case .workTotalOverCap: self = .workTotalOverCap
+        case .iterationsTotalOverCap: self = .iterationsTotalOverCap
         case .belowMinimum: self = .belowMinimum
         case .derivationFailed: self = .derivationFailed
         }
@@ -139,6 +141,12 @@ enum KDFErrorKind: CaseIterable {
         case .workOverCap: return ErrorCaseRow(KDFError.workOverCap(asked: 48 << 20, cap: 32 << 20), status: 6, hint: true, shows: ["48 GiB", "32 GiB"])
         case .iterationsOverCap:
             return ErrorCaseRow(KDFError.iterationsOverCap(asked: 70_000_001, cap: 50_000_000), status: 6, hint: true, shows: ["70000001", "50000000"])
+        case .workTotalOverCap:
+            return ErrorCaseRow(KDFError.workTotalOverCap(spent: 24 << 20, asked: 16 << 20, cap: 32 << 20), status: 6, hint: true,
+                                shows: ["40 GiB", "24 GiB", "16 GiB", "32 GiB", "in total over the slots tried"])
+        case .iterationsTotalOverCap:
+            return ErrorCaseRow(KDFError.iterationsTotalOverCap(spent: 40_000_000, asked: 30_000_000, cap: 50_000_000), status: 6, hint: true,
+                                shows: ["70000000", "40000000", "30000000", "50000000", "in total over the slots tried"])
         case .belowMinimum: return ErrorCaseRow(KDFError.belowMinimum("(shown-settings)"), status: 64, hint: true, shows: ["(shown-settings)"])
         case .derivationFailed: return ErrorCaseRow(KDFError.derivationFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
         }

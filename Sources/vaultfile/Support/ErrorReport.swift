@@ -114,8 +114,13 @@ struct ErrorReport: Equatable {
         case .workOverCap(let asked, _):
             let bytes = asked.multipliedReportingOverflow(by: 1024).partialValue
             return "if you trust this file, raise the limit with --kdf-max-work \(ByteSize.argument(bytes)) (or VAULTFILE_KDF_MAX_WORK)"
+        case .workTotalOverCap(let spent, let asked, _):
+            let total = ByteSize.bytes(kibibytes: KDFError.total(spent, asked))
+            return "if you trust this file, raise the limit on the total with --kdf-max-work \(ByteSize.argument(total)) (or VAULTFILE_KDF_MAX_WORK)"
         case .iterationsOverCap(let asked, _):
             return "if you trust this file, raise the limit with --kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
+        case .iterationsTotalOverCap(let spent, let asked, _):
+            return "if you trust this file, raise the limit on the total with --kdf-max-iterations \(KDFError.total(spent, asked)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .belowMinimum: return "use stronger settings, or pass --allow-weak-kdf if you accept faster guessing"
         case .unknownAlgorithm: return "upgrade vaultfile"
         case .invalidParameters, .invalidSaltLength, .derivationFailed: return nil
