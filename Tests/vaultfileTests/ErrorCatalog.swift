@@ -40,7 +40,7 @@ enum ErrorCatalog {
 enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
-    case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, vaultExists, busy, changedOnDisk
+    case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, io, notDurable
 
     init(_ error: VaultError) {
@@ -61,6 +61,7 @@ enum VaultErrorKind: CaseIterable {
         case .malformedInput: self = .malformedInput
         case .limitExceeded: self = .limitExceeded
         case .vaultMissing: self = .vaultMissing
+        case .notARegularFile: self = .notARegularFile
         case .vaultExists: self = .vaultExists
         case .busy: self = .busy
         case .changedOnDisk: self = .changedOnDisk
@@ -93,6 +94,9 @@ enum VaultErrorKind: CaseIterable {
         case .malformedInput: return ErrorCaseRow(VaultError.malformedInput("line 3: shown-reason"), status: 2, hint: false, shows: ["line 3: shown-reason"])
         case .limitExceeded: return ErrorCaseRow(VaultError.limitExceeded("shown-reason"), status: 6, hint: false, shows: ["shown-reason"])
         case .vaultMissing: return ErrorCaseRow(VaultError.vaultMissing(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
+        case .notARegularFile:
+            return ErrorCaseRow(VaultError.notARegularFile(path: "/v/shown.vault", kind: .namedPipe), status: 2, hint: false,
+                                shows: ["/v/shown.vault is a named pipe, not a vault file"])
         case .vaultExists: return ErrorCaseRow(VaultError.vaultExists(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
         case .busy:
             return ErrorCaseRow(VaultError.busy(lockPath: "/v/shown.vault.lock", seconds: 2.5), status: 5, hint: true, shows: ["/v/shown.vault.lock", "2.5"])

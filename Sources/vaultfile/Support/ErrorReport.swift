@@ -103,7 +103,7 @@ struct ErrorReport: Equatable {
             return "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import"
         case .mergeRefused(.passwordFails):
             return "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again"
-        case .invalidName, .malformedInput, .limitExceeded, .io, .notDurable: return nil
+        case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
 

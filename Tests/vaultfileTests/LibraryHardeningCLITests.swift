@@ -1,0 +1,45 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Findings of the adversarial review of the release binary (issue 25), as a user meets them.
+@Suite struct LibraryHardeningCLITests {
+    /// Runs `vaultfile arguments…`, killing it after `seconds`: a command that hangs fails the
+    /// test instead of hanging the suite.
+    private func runBounded(_ cli: CLI, _ arguments: [String], seconds: Double = 5) throws -> CLI.Result {
+        let running = try cli.start(arguments)
+        let deadline = Date().addingTimeInterval(seconds)
+        while running.process.isRunning && Date() < deadline { usleep(20_000) }
+        if running.process.isRunning {
+            kill(running.pid, SIGKILL)
+            Issue.record("vaultfile \(arguments.joined(separator: " ")) was still running after \(seconds) s")
+        }
+        return running.finish()
+    }
+
+    // MARK: - A vault path that is not a regular file
+
+    /// The finding: opening a named pipe waited forever for a writer, and `set` waited holding the lock.
+    @Test func test_open_aNamedPipeAtTheVaultPathIsRefusedAtOnce() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(mkfifo(cli.path("t.vault"), 0o600) == 0)
+        let vault = ["--vault", cli.path("t.vault")], unlock = cli.unlock()
+        for arguments in [["get", "x"] + unlock, ["set", "x"] + unlock, ["list"] + unlock, ["info"] + vault] {
+            let result = try runBounded(cli, arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("\(cli.path("t.vault")) is a named pipe, not a vault file"), "\(result.stderr)")
+        }
+    }
+
+    @Test func test_open_saysWhatKindOfFileTheVaultPathIs() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        try FileManager.default.createDirectory(atPath: cli.path("folder.vault"), withIntermediateDirectories: false)
+        for (path, kind) in [("/dev/null", "a character device"), (cli.path("folder.vault"), "a directory")] {
+            let result = try runBounded(cli, ["get", "x", "--vault", path, "--password-file", cli.path("pw")])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("\(path) is \(kind), not a vault file"), "\(result.stderr)")
+        }
+    }
+}
