@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import VaultFile
 
 /// Findings of the adversarial review of the release binary (issue 25), as a user meets them.
 @Suite struct LibraryHardeningCLITests {
@@ -41,5 +42,21 @@ import Testing
             #expect(result.status == 2)
             #expect(result.stderr.contains("\(path) is \(kind), not a vault file"), "\(result.stderr)")
         }
+    }
+
+    // MARK: - Memory
+
+    /// The finding: `info` on a 1,056 MiB file (the largest a vault may be) with a valid header
+    /// read the file whole, 1.1 GB. It reads the header alone: 256 MiB of address space suffice.
+    @Test func test_info_readsOnlyTheHeaderOfTheLargestVault() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        let bytes = try cli.read("t.vault")
+        let headerLength = Int(bytes[10]) | Int(bytes[11]) << 8
+        try cli.write("large.vault", Array(bytes.prefix(headerLength)))
+        #expect(truncate(cli.path("large.vault"), off_t(VaultLimits.maxFileLength)) == 0)
+        let result = try cli.shell("ulimit -v 262144 && \"$VF\" info --vault large.vault")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.text.contains("size:        \(VaultLimits.maxFileLength) bytes"), "\(result.text)")
     }
 }

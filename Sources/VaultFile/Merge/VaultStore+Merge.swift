@@ -20,21 +20,20 @@ extension VaultStore {
         base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits
     ) throws -> [VaultMerge.Conflict] {
         let paths: [(MergeRole, String)] = [(.base, base), (.ours, ours), (.theirs, theirs)]
-        var headers: [VaultHeader] = []
-        var snapshots: [Snapshot] = []
-        for (_, path) in paths {
-            let snapshot = try VaultStore(path: path).read()
-            headers.append(try VaultHeader.parse(snapshot.bytes, path: path).header)
-            snapshots.append(snapshot)
-        }
+        // Each side is opened as `get` opens a vault: its size checked before a byte is read,
+        // its header parsed from at most 64 KiB, its payload decrypted chunk by chunk; no file
+        // is held whole in memory. The headers come first, so unrelated files run no KDF.
+        let files = try paths.map { _, path throws(VaultError) in try VaultStore(path: path).openHeader() }
+        let headers = files.map(\.header)
         guard headers[1].vaultID == headers[0].vaultID, headers[2].vaultID == headers[0].vaultID else {
             throw VaultError.mergeRefused(.unrelatedVaults)
         }
         var opened: [UnlockedVault] = []
         var failing: [String] = []
-        for ((role, path), snapshot) in zip(paths, snapshots) {
+        for ((role, path), file) in zip(paths, files) {
             do {
-                opened.append(try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits))
+                var payload = FileCiphertext(file.file, from: file.headerLength)
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
             } catch VaultError.wrongPassword {
                 failing.append("\(role.rawValue) at \(path)")
             }
@@ -49,7 +48,7 @@ extension VaultStore {
         sealer.vault = merged
         sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
-        try AtomicFileWriter().write(to: destination, mode: snapshots[1].mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
+        try AtomicFileWriter().write(to: destination, mode: files[1].file.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
             try sealer.seal(to: output)
         }
         return conflicts
