@@ -59,4 +59,20 @@ import VaultFile
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text.contains("size:        \(VaultLimits.maxFileLength) bytes"), "\(result.text)")
     }
+
+    // MARK: - git textconv
+
+    /// The finding: equal values had equal fingerprints, so a pasted diff showed a reused secret.
+    @Test func test_textconv_equalValuesOfTwoEntriesGetDifferentFingerprints() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        for name in ["db/password", "other/pw"] {
+            #expect(try cli.run(["set", name] + cli.unlock(), stdin: Array("same-secret".utf8)).status == 0)
+        }
+        let listing = try cli.run(["git", "textconv", cli.path("t.vault"), "--password-file", cli.path("pw")])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let prints = listing.text.split(separator: "\n").filter { $0.contains("value  fingerprint:") }
+        #expect(prints.count == 2 && Set(prints).count == 2, "\(listing.text)")
+        #expect(!listing.text.contains("same-secret"))
+    }
 }
