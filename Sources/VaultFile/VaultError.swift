@@ -142,6 +142,8 @@ public enum VaultError: CategorizedError, Equatable {
         case unrelatedVaults
         /// The password opens some sides but not these (each named as "ROLE at path").
         case passwordFails(sides: [String])
+        /// Their side changed the keyslots to a KDF lower than ours (`theirs`, against our password slots' `ours`).
+        case lowerKeyDerivation(theirs: KDFParameters, ours: [KDFParameters])
 
         public var description: String {
             switch self {
@@ -149,6 +151,10 @@ public enum VaultError: CategorizedError, Equatable {
                 return "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults"
             case .passwordFails(let sides):
                 return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on that side"
+            case .lowerKeyDerivation(let theirs, let ours):
+                let floor = theirs.meetsRecommendedMinimum ? "" : ", below OWASP's minimum"
+                return "THEIRS (the branch being merged) lowers the key derivation from \(ours.map(\.description).joined(separator: " and ")) "
+                    + "to \(theirs)\(floor); the merge stopped and OURS was left as it was"
             }
         }
     }

@@ -41,7 +41,7 @@ enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
-    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, io, notDurable
+    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, io, notDurable
 
     init(_ error: VaultError) {
         switch error {
@@ -67,6 +67,7 @@ enum VaultErrorKind: CaseIterable {
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -105,6 +106,10 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordFails:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/shown.vault"])), status: 2, hint: true,
                                 shows: ["THEIRS at /v/shown.vault"])
+        case .mergeRefusedLowerKeyDerivation:
+            // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
+            return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
+                                status: 2, hint: true, shows: ["PBKDF2-SHA256 1 iterations", "Argon2id 64 MiB, t=3, p=4", "below OWASP's minimum"])
         case .io:
             return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])

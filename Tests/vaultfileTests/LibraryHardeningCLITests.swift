@@ -75,4 +75,33 @@ import VaultFile
         #expect(prints.count == 2 && Set(prints).count == 2, "\(listing.text)")
         #expect(!listing.text.contains("same-secret"))
     }
+
+    // MARK: - git merge
+
+    /// The finding: a branch that ran `passwd --kdf pbkdf2 --kdf-iterations 1 --allow-weak-kdf`
+    /// passed its KDF on through a merge, silently.
+    @Test func test_gitMerge_stopsOnTheirLowerKDFUnlessAllowed() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault("base.vault")
+        let base = try cli.read("base.vault")
+        try cli.write("ours.vault", base)
+        try cli.write("theirs.vault", base)
+        #expect(try cli.run(["set", "ours-only"] + cli.unlock("ours.vault"), stdin: [1]).status == 0)
+        let weaker = try cli.run(["passwd", "--new-password-file", cli.path("pw"), "--kdf", "pbkdf2", "--kdf-iterations", "1", "--allow-weak-kdf"]
+                                 + cli.unlock("theirs.vault"))
+        #expect(weaker.status == 0, "\(weaker.stderr)")
+        let ours = try cli.read("ours.vault")
+        let merge = ["git", "merge", cli.path("base.vault"), cli.path("ours.vault"), cli.path("theirs.vault"), "--password-file", cli.path("pw")]
+
+        let refused = try cli.run(merge)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("lowers the key derivation from Argon2id 8 MiB, t=1, p=1 to PBKDF2-SHA256 1 iterations"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("VAULTFILE_MERGE_ALLOW_WEAK=1"))
+        #expect(try cli.read("ours.vault") == ours, "ours is left byte for byte")
+
+        let allowed = try cli.run(merge, extra: ["VAULTFILE_MERGE_ALLOW_WEAK": "1"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try cli.run(["info", "--vault", cli.path("ours.vault")]).text.contains("PBKDF2-SHA256 1 iterations"))
+        #expect(try cli.run(["get", "ours-only"] + cli.unlock("ours.vault")).stdout == [1])
+    }
 }

@@ -103,6 +103,9 @@ struct ErrorReport: Equatable {
             return "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import"
         case .mergeRefused(.passwordFails):
             return "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again"
+        case .mergeRefused(.lowerKeyDerivation):
+            return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
+                + "else strengthen it on that branch with 'vaultfile passwd'"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
