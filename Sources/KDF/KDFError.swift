@@ -14,6 +14,12 @@ public enum KDFError: CategorizedError, Equatable {
     case workOverCap(asked: UInt64, cap: UInt64)
     /// PBKDF2 iterations over the cap.
     case iterationsOverCap(asked: UInt64, cap: UInt64)
+    /// The next keyslot's Argon2id work (`asked`) on top of what the slots tried before it
+    /// took (`spent`) would pass the cap on the total (all in KiB × iterations).
+    case workTotalOverCap(spent: UInt64, asked: UInt64, cap: UInt64)
+    /// The next keyslot's PBKDF2 iterations (`asked`) on top of those of the slots tried before
+    /// it (`spent`) would pass the cap on the total.
+    case iterationsTotalOverCap(spent: UInt64, asked: UInt64, cap: UInt64)
     /// Creation with parameters below OWASP's minimum, without an explicit override.
     case belowMinimum(String)
     /// The underlying library reported a failure (for example, out of memory).
@@ -35,6 +41,15 @@ public enum KDFError: CategorizedError, Equatable {
             return "the vault asks for \(askedText) of Argon2id work (memory × iterations) to unlock; the limit is \(capText)"
         case .iterationsOverCap(let asked, let cap):
             return "the vault asks for \(asked) PBKDF2 iterations to unlock; the limit is \(cap)"
+        case .workTotalOverCap(let spent, let asked, let cap):
+            let total = Self.total(spent, asked)
+            let (totalText, capText) = ByteSize.formatDistinct(ByteSize.bytes(kibibytes: total), ByteSize.bytes(kibibytes: cap))
+            return "the vault's keyslots ask for \(totalText) of Argon2id work (memory × iterations) to unlock, "
+                + "in total over the slots tried (\(ByteSize.format(kibibytes: spent)) before the next slot, "
+                + "\(ByteSize.format(kibibytes: asked)) for it); the limit on the total is \(capText)"
+        case .iterationsTotalOverCap(let spent, let asked, let cap):
+            return "the vault's keyslots ask for \(Self.total(spent, asked)) PBKDF2 iterations to unlock, in total over the "
+                + "slots tried (\(spent) before the next slot, \(asked) for it); the limit on the total is \(cap)"
         case .belowMinimum(let what):
             return "the key derivation settings \(what) are below OWASP's minimum"
         case .derivationFailed(let why):
@@ -44,11 +59,17 @@ public enum KDFError: CategorizedError, Equatable {
 
     public var category: ErrorCategory {
         switch self {
-        case .memoryOverCap, .workOverCap, .iterationsOverCap: return .overLimit
+        case .memoryOverCap, .workOverCap, .iterationsOverCap, .workTotalOverCap, .iterationsTotalOverCap: return .overLimit
         case .unknownAlgorithm: return .unsupported
         case .invalidParameters, .invalidSaltLength: return .damaged
         case .belowMinimum: return .invalidArgument
         case .derivationFailed: return .internalFailure
         }
+    }
+
+    /// `spent + asked`, saturating: the sum a total-over-cap error reports.
+    public static func total(_ spent: UInt64, _ asked: UInt64) -> UInt64 {
+        let (sum, overflow) = spent.addingReportingOverflow(asked)
+        return overflow ? .max : sum
     }
 }

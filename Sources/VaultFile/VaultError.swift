@@ -47,6 +47,8 @@ public enum VaultError: CategorizedError, Equatable {
     // MARK: Storage
     /// The vault file does not exist.
     case vaultMissing(path: String)
+    /// The vault path names a directory, a named pipe, a device or a socket, not a file.
+    case notARegularFile(path: String, kind: FileKind)
     /// Creating a vault where a file already exists.
     case vaultExists(path: String)
     /// The lock was not acquired in time.
@@ -80,6 +82,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .limitExceeded(let why): return "limit exceeded: \(why)"
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
+        case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
         case .vaultExists(let path): return "\(path) exists already; refusing to overwrite it"
         case .busy(let lockPath, let seconds):
             return "the vault is busy: another vaultfile holds \(lockPath) (waited \(seconds) s)"
@@ -103,7 +106,31 @@ public enum VaultError: CategorizedError, Equatable {
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict
-        case .vaultMissing, .io, .notDurable: return .io
+        case .vaultMissing, .notARegularFile, .io, .notDurable: return .io
+        }
+    }
+
+    // MARK: File kinds
+
+    /// What a path that is not a regular file names, as a message says it.
+    public enum FileKind: String, Equatable, Sendable {
+        case directory = "a directory"
+        case namedPipe = "a named pipe"
+        case characterDevice = "a character device"
+        case blockDevice = "a block device"
+        case socket = "a socket"
+        case unknown = "a special file"
+
+        /// The kind of file `mode` (`st_mode`) describes.
+        init(mode: mode_t) {
+            switch mode & S_IFMT {
+            case S_IFDIR: self = .directory
+            case S_IFIFO: self = .namedPipe
+            case S_IFCHR: self = .characterDevice
+            case S_IFBLK: self = .blockDevice
+            case S_IFSOCK: self = .socket
+            default: self = .unknown
+            }
         }
     }
 
@@ -115,6 +142,8 @@ public enum VaultError: CategorizedError, Equatable {
         case unrelatedVaults
         /// The password opens some sides but not these (each named as "ROLE at path").
         case passwordFails(sides: [String])
+        /// Their side changed the keyslots to a KDF lower than ours (`theirs`, against our password slots' `ours`).
+        case lowerKeyDerivation(theirs: KDFParameters, ours: [KDFParameters])
 
         public var description: String {
             switch self {
@@ -122,6 +151,10 @@ public enum VaultError: CategorizedError, Equatable {
                 return "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults"
             case .passwordFails(let sides):
                 return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on that side"
+            case .lowerKeyDerivation(let theirs, let ours):
+                let floor = theirs.meetsRecommendedMinimum ? "" : ", below OWASP's minimum"
+                return "THEIRS (the branch being merged) lowers the key derivation from \(ours.map(\.description).joined(separator: " and ")) "
+                    + "to \(theirs)\(floor); the merge stopped and OURS was left as it was"
             }
         }
     }

@@ -60,7 +60,7 @@ import Testing
         for name in ["ours.vault", "theirs.vault"] { try AtomicFileWriter().write(bytes, to: directory.path(name), finalLink: .follow) }
         let ours = VaultStore(path: directory.path("ours.vault")), theirs = VaultStore(path: directory.path("theirs.vault"))
         try ours.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "ours-only") }
-        let stronger = KDFParameters.pbkdf2SHA256(.init(iterations: 2_000))
+        let stronger = KDFParameters.argon2id(.init(memoryKiB: 16, iterations: 2, parallelism: 1))
         try theirs.changePassword(from: password("pw"), to: password("pw"), kdf: stronger, limits: testLimits)
         let conflicts = try VaultStore.mergeFiles(base: base.path, ours: ours.path, theirs: theirs.path, password: password("pw"), limits: testLimits)
         #expect(conflicts.isEmpty)

@@ -40,8 +40,8 @@ enum ErrorCatalog {
 enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
-    case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, vaultExists, busy, changedOnDisk
-    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, io, notDurable
+    case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
+    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, io, notDurable
 
     init(_ error: VaultError) {
         switch error {
@@ -61,11 +61,13 @@ enum VaultErrorKind: CaseIterable {
         case .malformedInput: self = .malformedInput
         case .limitExceeded: self = .limitExceeded
         case .vaultMissing: self = .vaultMissing
+        case .notARegularFile: self = .notARegularFile
         case .vaultExists: self = .vaultExists
         case .busy: self = .busy
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -93,6 +95,9 @@ enum VaultErrorKind: CaseIterable {
         case .malformedInput: return ErrorCaseRow(VaultError.malformedInput("line 3: shown-reason"), status: 2, hint: false, shows: ["line 3: shown-reason"])
         case .limitExceeded: return ErrorCaseRow(VaultError.limitExceeded("shown-reason"), status: 6, hint: false, shows: ["shown-reason"])
         case .vaultMissing: return ErrorCaseRow(VaultError.vaultMissing(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
+        case .notARegularFile:
+            return ErrorCaseRow(VaultError.notARegularFile(path: "/v/shown.vault", kind: .namedPipe), status: 2, hint: false,
+                                shows: ["/v/shown.vault is a named pipe, not a vault file"])
         case .vaultExists: return ErrorCaseRow(VaultError.vaultExists(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
         case .busy:
             return ErrorCaseRow(VaultError.busy(lockPath: "/v/shown.vault.lock", seconds: 2.5), status: 5, hint: true, shows: ["/v/shown.vault.lock", "2.5"])
@@ -101,6 +106,10 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordFails:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/shown.vault"])), status: 2, hint: true,
                                 shows: ["THEIRS at /v/shown.vault"])
+        case .mergeRefusedLowerKeyDerivation:
+            // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
+            return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
+                                status: 2, hint: true, shows: ["PBKDF2-SHA256 1 iterations", "Argon2id 64 MiB, t=3, p=4", "below OWASP's minimum"])
         case .io:
             return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
@@ -115,7 +124,7 @@ enum VaultErrorKind: CaseIterable {
 
 enum KDFErrorKind: CaseIterable {
     case unknownAlgorithm, invalidParameters, invalidSaltLength, memoryOverCap, workOverCap, iterationsOverCap
-    case belowMinimum, derivationFailed
+    case workTotalOverCap, iterationsTotalOverCap, belowMinimum, derivationFailed
 
     init(_ error: KDFError) {
         switch error {
@@ -125,6 +134,8 @@ enum KDFErrorKind: CaseIterable {
         case .memoryOverCap: self = .memoryOverCap
         case .workOverCap: self = .workOverCap
         case .iterationsOverCap: self = .iterationsOverCap
+        case .workTotalOverCap: self = .workTotalOverCap
+        case .iterationsTotalOverCap: self = .iterationsTotalOverCap
         case .belowMinimum: self = .belowMinimum
         case .derivationFailed: self = .derivationFailed
         }
@@ -139,6 +150,12 @@ enum KDFErrorKind: CaseIterable {
         case .workOverCap: return ErrorCaseRow(KDFError.workOverCap(asked: 48 << 20, cap: 32 << 20), status: 6, hint: true, shows: ["48 GiB", "32 GiB"])
         case .iterationsOverCap:
             return ErrorCaseRow(KDFError.iterationsOverCap(asked: 70_000_001, cap: 50_000_000), status: 6, hint: true, shows: ["70000001", "50000000"])
+        case .workTotalOverCap:
+            return ErrorCaseRow(KDFError.workTotalOverCap(spent: 24 << 20, asked: 16 << 20, cap: 32 << 20), status: 6, hint: true,
+                                shows: ["40 GiB", "24 GiB", "16 GiB", "32 GiB", "in total over the slots tried"])
+        case .iterationsTotalOverCap:
+            return ErrorCaseRow(KDFError.iterationsTotalOverCap(spent: 40_000_000, asked: 30_000_000, cap: 50_000_000), status: 6, hint: true,
+                                shows: ["70000000", "40000000", "30000000", "50000000", "in total over the slots tried"])
         case .belowMinimum: return ErrorCaseRow(KDFError.belowMinimum("(shown-settings)"), status: 64, hint: true, shows: ["(shown-settings)"])
         case .derivationFailed: return ErrorCaseRow(KDFError.derivationFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
         }

@@ -35,11 +35,36 @@ public final class UnlockedVault: @unchecked Sendable {
         return nil
     }
 
-    /// A keyed 16-byte fingerprint of `bytes` under a subkey of the file key:
-    /// it changes when the bytes change but reveals nothing about them to whoever lacks the key.
-    public func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
+    /// A keyed 16-byte fingerprint of the value of entry `name` (`field` nil) or of one of its
+    /// fields, under a subkey of the file key: it changes when the bytes change but reveals
+    /// nothing about them to whoever lacks the key.
+    ///
+    /// The HMAC covers the entry name and the field as well as the bytes, so equal values of two
+    /// entries (or of two fields) get unrelated fingerprints and a diff does not show that a
+    /// secret is reused. The same bytes in the same place always give the same fingerprint: a
+    /// return to an earlier value shows. Input (docs/FORMAT.md §4), one encoding per triple:
+    /// `u32 name length ‖ name ‖ 00` (the value) or `01 ‖ u32 field length ‖ field`, then
+    /// `u64 value length ‖ value`, lengths little-endian.
+    public func fingerprint(entry name: String, field: String?, value: [UInt8]) -> [UInt8] {
+        let nameBytes = Array(name.utf8), fieldBytes = field.map { Array($0.utf8) }
+        // One array of the exact size, owned here alone, so that wiping it wipes the only copy of the value.
+        var input: [UInt8] = []
+        input.reserveCapacity(4 + nameBytes.count + 1 + (fieldBytes.map { 4 + $0.count } ?? 0) + 8 + value.count)
+        func appendLength<Length: FixedWidthInteger>(_ length: Length) { withUnsafeBytes(of: length.littleEndian) { input.append(contentsOf: $0) } }
+        appendLength(UInt32(nameBytes.count))
+        input += nameBytes
+        if let fieldBytes {
+            input.append(1)
+            appendLength(UInt32(fieldBytes.count))
+            input += fieldBytes
+        } else {
+            input.append(0)
+        }
+        appendLength(UInt64(value.count))
+        input += value
+        defer { wipe(&input) }
         let key = Subkey.derive(from: fileKey, Subkey.fingerprint)
-        return Array(key.withUnsafeBytes { HMACSHA256.authenticate(bytes[...], key: $0) }.prefix(16))
+        return Array(key.withUnsafeBytes { HMACSHA256.authenticate(input[...], key: $0) }.prefix(16))
     }
 
     /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation;

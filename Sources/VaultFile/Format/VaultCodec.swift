@@ -21,8 +21,8 @@ public enum VaultCodec {
 
     /// Parses, unlocks, authenticates and decrypts a whole vault file.
     ///
-    /// Order: header structure and checksum; KDF caps of every slot before any
-    /// KDF runs; keyslots (wrong password); header MAC (tampering); every
+    /// Order: header structure and checksum; keyslots, each checked against the KDF caps
+    /// before its KDF runs (wrong password, or over a limit); header MAC (tampering); every
     /// payload chunk (damage); contents. Nothing decrypted is returned before
     /// all of it has authenticated.
     ///
@@ -69,38 +69,68 @@ public enum VaultCodec {
         return slot
     }
 
-    /// Tries every password slot; the caps are checked for all of them first.
+    /// Tries the keyslots a password may open, in `passwordOrder`, until one unwraps the file key.
+    ///
+    /// Before each slot's KDF runs, its parameters are counted against `limits` (`KDFBudget`):
+    /// memory per slot, Argon2id work and PBKDF2 iterations as sums over the slots tried. A slot
+    /// that would pass a cap is skipped; when no slot opens and one was skipped, the first cap
+    /// error is thrown (over a limit), else `wrongPassword`.
     static func unwrapFileKey(
         _ header: VaultHeader, password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
     ) throws -> SecureBytes {
-        let slots = header.keyslots.compactMap { slot -> PasswordSlot? in
-            if case .password(let password) = slot { return password }
-            return nil
-        }
-        guard !slots.isEmpty else {
+        let candidates = passwordOrder(header.keyslots)
+        guard !candidates.isEmpty else {
             let types = header.keyslots.compactMap { slot -> String? in
                 if case .unknown(let type, _) = slot { return String(type) }
                 return nil
             }
             throw VaultError.unsupportedFeature("keyslots of type \(types.joined(separator: ", ")) and no password slot")
         }
+        var budget = KDFBudget(limits)
         var capError: KDFError? = nil
-        for slot in slots {
-            do { try slot.kdf.check(against: limits) } catch { capError = capError ?? error; continue }
-            willDeriveKey?(slot.kdf)
-            let slotKey = try slot.kdf.deriveKey(password: password, salt: slot.salt, limits: limits)
-            let opened = try? slotKey.withUnsafeBytes { key in
-                try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,
-                                           associatedData: slot.associatedData(vaultID: header.vaultID))
+        for candidate in candidates {
+            switch candidate {
+            case .password(let slot):
+                do { try budget.spend(on: slot.kdf) } catch { capError = capError ?? error; continue }
+                willDeriveKey?(slot.kdf)
+                let slotKey = try slot.kdf.deriveKey(password: password, salt: slot.salt, limits: limits)
+                let opened = try? slotKey.withUnsafeBytes { key in
+                    try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,
+                                               associatedData: slot.associatedData(vaultID: header.vaultID))
+                }
+                if let opened, opened.count == 32 { return opened }
+            case .unknown:
+                continue  // `passwordOrder` leaves these out
             }
-            if let opened, opened.count == 32 { return opened }
         }
         if let capError { throw capError }
         throw VaultError.wrongPassword
     }
 
+    /// The keyslots a password may open, in the order to try them: by kind (the kinds made for a
+    /// password first), then in file order. Today only password slots qualify, so this is file order.
+    static func passwordOrder(_ keyslots: [Keyslot]) -> [Keyslot] {
+        keyslots.enumerated()
+            .compactMap { index, slot in slot.passwordRank.map { (rank: $0, index: index, slot: slot) } }
+            .sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }
+            .map(\.slot)
+    }
+
     static func headerMAC(_ header: VaultHeader, fileKey: SecureBytes) -> [UInt8] {
         let macKey = Subkey.derive(from: fileKey, Subkey.headerMAC)
         return macKey.withUnsafeBytes { HMACSHA256.authenticate(header.authenticatedBytes()[...], key: $0) }
+    }
+}
+
+// MARK: - Which slots a password tries
+
+extension Keyslot {
+    /// Where this kind of slot comes when a password unlocks: lower first; nil when a password
+    /// cannot open it. (A future kind a password also opens, such as a recovery code, ranks after 0.)
+    var passwordRank: Int? {
+        switch self {
+        case .password: return 0
+        case .unknown: return nil
+        }
     }
 }

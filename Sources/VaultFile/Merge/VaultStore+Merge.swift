@@ -14,27 +14,29 @@ extension VaultStore {
     /// Merges `base`, `ours` and `theirs` (paths of one vault) and writes the result over `ours`.
     ///
     /// All three must be the same vault (same id). The result is sealed with our file key and
-    /// keyslots, or with theirs when only their side changed the password or KDF settings.
-    /// Returns the conflicts, which the result holds side by side (see `VaultMerge`).
+    /// keyslots, or with theirs when only their side changed the password or KDF settings;
+    /// unless `allowLowerKDF`, their keyslots are refused (`MergeRefusal.lowerKeyDerivation`,
+    /// nothing written) when one derives its key at a lower cost than ours
+    /// (`VaultMerge.lowerKeyDerivation`). Returns the conflicts, which the result holds side by
+    /// side (see `VaultMerge`).
     public static func mergeFiles(
-        base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits
+        base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false
     ) throws -> [VaultMerge.Conflict] {
         let paths: [(MergeRole, String)] = [(.base, base), (.ours, ours), (.theirs, theirs)]
-        var headers: [VaultHeader] = []
-        var snapshots: [Snapshot] = []
-        for (_, path) in paths {
-            let snapshot = try VaultStore(path: path).read()
-            headers.append(try VaultHeader.parse(snapshot.bytes, path: path).header)
-            snapshots.append(snapshot)
-        }
+        // Each side is opened as `get` opens a vault: its size checked before a byte is read,
+        // its header parsed from at most 64 KiB, its payload decrypted chunk by chunk; no file
+        // is held whole in memory. The headers come first, so unrelated files run no KDF.
+        let files = try paths.map { _, path throws(VaultError) in try VaultStore(path: path).openHeader() }
+        let headers = files.map(\.header)
         guard headers[1].vaultID == headers[0].vaultID, headers[2].vaultID == headers[0].vaultID else {
             throw VaultError.mergeRefused(.unrelatedVaults)
         }
         var opened: [UnlockedVault] = []
         var failing: [String] = []
-        for ((role, path), snapshot) in zip(paths, snapshots) {
+        for ((role, path), file) in zip(paths, files) {
             do {
-                opened.append(try VaultCodec.open(snapshot.bytes, path: path, password: password, limits: limits))
+                var payload = FileCiphertext(file.file, from: file.headerLength)
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
             } catch VaultError.wrongPassword {
                 failing.append("\(role.rawValue) at \(path)")
             }
@@ -45,11 +47,18 @@ extension VaultStore {
         let (merged, conflicts) = try VaultMerge.merge(base: opened[0].vault, ours: opened[1].vault, theirs: opened[2].vault)
         let oursChangedKeys = headers[1].keyslots != headers[0].keyslots
         let theirsChangedKeys = headers[2].keyslots != headers[0].keyslots
-        let sealer = theirsChangedKeys && !oursChangedKeys ? opened[2] : opened[1]
+        let takeTheirKeys = theirsChangedKeys && !oursChangedKeys
+        // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
+        // --allow-weak-kdf`): a merge does not take that silently.
+        if takeTheirKeys && !allowLowerKDF,
+           let lower = VaultMerge.lowerKeyDerivation(theirs: headers[2].keyslots, ours: headers[1].keyslots) {
+            throw VaultError.mergeRefused(.lowerKeyDerivation(theirs: lower.theirs, ours: lower.ours))
+        }
+        let sealer = takeTheirKeys ? opened[2] : opened[1]
         sealer.vault = merged
         sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
-        try AtomicFileWriter().write(to: destination, mode: snapshots[1].mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
+        try AtomicFileWriter().write(to: destination, mode: files[1].file.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
             try sealer.seal(to: output)
         }
         return conflicts

@@ -19,9 +19,12 @@ final class OpenedFile {
     let mode: mode_t
     private let fd: Int32
 
-    /// Opens `path` (following symlinks); refuses what is not a regular file or is larger than a vault can be.
+    /// Opens `path` (following symlinks); refuses what is not a regular file or is larger than a
+    /// vault can be, before a byte is read.
     init(path: String) throws(VaultError) {
-        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a named pipe without a writer would otherwise wait forever (while
+        // `set` holds the vault's lock). The type is checked on the descriptor, then the flag cleared.
+        fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { throw .vaultMissing(path: path) }
@@ -35,11 +38,17 @@ final class OpenedFile {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             Glibc.close(fd)
-            throw .io(operation: "reading", path: path, errno: EISDIR)
+            throw .notARegularFile(path: path, kind: VaultError.FileKind(mode: info.st_mode))
         }
         guard info.st_size <= VaultLimits.maxFileLength else {
             Glibc.close(fd)
             throw .limitExceeded("\(path) is \(info.st_size) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .io(operation: "opening", path: path, errno: code)
         }
         self.path = path
         size = Int(info.st_size)

@@ -22,21 +22,27 @@ extension VaultStore {
     private func openStreaming(
         password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
     ) throws -> (unlocked: UnlockedVault, file: OpenedFile) {
+        let opened = try openHeader()
+        var payload = FileCiphertext(opened.file, from: opened.headerLength)
+        let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
+        return (unlocked, opened.file)
+    }
+
+    /// Opens the vault file (its type and size checked before a byte is read) and parses its
+    /// header from at most `VaultHeader.maxLength` bytes: nothing reads a whole vault file.
+    func openHeader() throws(VaultError) -> (file: OpenedFile, header: VaultHeader, headerLength: Int) {
         let file = try OpenedFile(path: path)
         // The header is at most `VaultHeader.maxLength` bytes: parsed from the file's first bytes,
         // it gives the same verdicts and messages as when parsed from the whole file.
         let head = try file.read(min(file.size, VaultHeader.maxLength), at: 0)
         let (header, headerLength) = try VaultHeader.parse(head, path: path)
-        var payload = FileCiphertext(file, from: headerLength)
-        let unlocked = try VaultCodec.open(header: header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
-        return (unlocked, file)
+        return (file, header, headerLength)
     }
 
     /// Reads only the header (no password needed) and the file size.
     public func readHeader() throws -> (header: VaultHeader, fileSize: Int, headerLength: Int) {
-        let snapshot = try read()
-        let (header, length) = try VaultHeader.parse(snapshot.bytes, path: path)
-        return (header, snapshot.bytes.count, length)
+        let opened = try openHeader()
+        return (opened.header, opened.file.size, opened.headerLength)
     }
 
     /// Locks, opens, runs `edit`, and re-seals the vault if its contents changed.

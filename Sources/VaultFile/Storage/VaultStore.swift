@@ -58,6 +58,9 @@ public struct VaultStore: Sendable {
     }
 
     /// Reads the whole vault file, refusing files larger than the format allows.
+    ///
+    /// For tests, which compare files byte for byte: commands never hold a whole vault file in
+    /// memory (they parse the header with `openHeader` and stream the payload).
     func read() throws(VaultError) -> Snapshot {
         let file = try OpenedFile(path: path)
         return Snapshot(bytes: try file.read(file.size, at: 0), identity: file.identity, mode: file.mode)

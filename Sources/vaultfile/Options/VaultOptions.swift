@@ -72,17 +72,17 @@ struct UnlockOptions: ParsableArguments {
     var passwordCommand: String?
 
     @Option(name: .customLong("kdf-max-memory"), help: ArgumentHelp(
-        "Refuse vaults whose KDF needs more memory (K/M/G suffixes). Default: the lower of 1G and half the RAM; env VAULTFILE_KDF_MAX_MEMORY.",
+        "Skip keyslots whose KDF needs more memory (K/M/G suffixes; a cap per slot). Default: the lower of 1G and half the RAM; env VAULTFILE_KDF_MAX_MEMORY.",
         valueName: "size"))
     var maxMemory: String?
 
     @Option(name: .customLong("kdf-max-work"), help: ArgumentHelp(
-        "Refuse vaults whose Argon2id memory × iterations exceeds this (K/M/G suffixes). Default 32G; env VAULTFILE_KDF_MAX_WORK.",
+        "The most Argon2id work (memory × iterations, K/M/G suffixes) one unlock spends, summed over the keyslots tried; a slot that would pass it is skipped. Default 32G; env VAULTFILE_KDF_MAX_WORK.",
         valueName: "size"))
     var maxWork: String?
 
     @Option(name: .customLong("kdf-max-iterations"), help: ArgumentHelp(
-        "Refuse vaults with more PBKDF2 iterations. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
+        "The most PBKDF2 iterations one unlock runs, summed over the keyslots tried; a slot that would pass it is skipped. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
         valueName: "n"))
     var maxIterations: UInt64?
 

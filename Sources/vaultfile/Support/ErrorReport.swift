@@ -103,7 +103,10 @@ struct ErrorReport: Equatable {
             return "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import"
         case .mergeRefused(.passwordFails):
             return "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again"
-        case .invalidName, .malformedInput, .limitExceeded, .io, .notDurable: return nil
+        case .mergeRefused(.lowerKeyDerivation):
+            return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
+                + "else strengthen it on that branch with 'vaultfile passwd'"
+        case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
 
@@ -114,8 +117,13 @@ struct ErrorReport: Equatable {
         case .workOverCap(let asked, _):
             let bytes = asked.multipliedReportingOverflow(by: 1024).partialValue
             return "if you trust this file, raise the limit with --kdf-max-work \(ByteSize.argument(bytes)) (or VAULTFILE_KDF_MAX_WORK)"
+        case .workTotalOverCap(let spent, let asked, _):
+            let total = ByteSize.bytes(kibibytes: KDFError.total(spent, asked))
+            return "if you trust this file, raise the limit on the total with --kdf-max-work \(ByteSize.argument(total)) (or VAULTFILE_KDF_MAX_WORK)"
         case .iterationsOverCap(let asked, _):
             return "if you trust this file, raise the limit with --kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
+        case .iterationsTotalOverCap(let spent, let asked, _):
+            return "if you trust this file, raise the limit on the total with --kdf-max-iterations \(KDFError.total(spent, asked)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .belowMinimum: return "use stronger settings, or pass --allow-weak-kdf if you accept faster guessing"
         case .unknownAlgorithm: return "upgrade vaultfile"
         case .invalidParameters, .invalidSaltLength, .derivationFailed: return nil

@@ -9,8 +9,11 @@ struct GitTextconv: ParsableCommand {
         abstract: "Print a stable listing of a vault for git diff: names, fields, times and keyed fingerprints.",
         discussion: """
             A fingerprint changes when the value changes but reveals nothing about it: it is an HMAC under \
-            a subkey of the vault's file key, never an unkeyed hash of a guessable secret. --show-secrets \
-            prints the values instead.
+            a subkey of the vault's file key over the entry name, the field and the value, never an unkeyed \
+            hash of a guessable secret, so equal values of two entries or fields do not show as equal. The \
+            same value in the same place keeps its fingerprint, so a return to an earlier value shows. \
+            A diff still shows the entry and field names, the modified times, the number of entries, and \
+            which values changed. --show-secrets prints the values instead.
             """)
 
     @OptionGroup var unlock: UnlockOptions
@@ -21,14 +24,15 @@ struct GitTextconv: ParsableCommand {
         let password = try unlock.password()
         let unlocked = try VaultStore(path: file).open(password: password, limits: try unlock.limits())
         var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
-        func shown(_ bytes: [UInt8]) -> String {
-            showSecrets ? JSON.quote(String(decoding: bytes, as: UTF8.self)) : "fingerprint:" + hex(unlocked.fingerprint(bytes)).prefix(16)
+        func shown(_ bytes: [UInt8], of name: String, field: String?) -> String {
+            guard !showSecrets else { return JSON.quote(String(decoding: bytes, as: UTF8.self)) }
+            return "fingerprint:" + hex(unlocked.fingerprint(entry: name, field: field, value: bytes)).prefix(16)
         }
         for (name, entry) in unlocked.vault.sortedEntries {
             lines.append("\(name)  (modified \(timestamp(milliseconds: entry.modified)))")
-            lines.append("    value  \(shown(entry.value))")
+            lines.append("    value  \(shown(entry.value, of: name, field: nil))")
             for field in entry.fields.keys.sorted() {
-                lines.append("    \(field)  \(shown(entry.fields[field]!))")
+                lines.append("    \(field)  \(shown(entry.fields[field]!, of: name, field: field))")
             }
         }
         try StandardOutput.line(lines.joined(separator: "\n"))

@@ -1,0 +1,42 @@
+import KDF
+import Testing
+@testable import VaultFile
+
+/// The keyed fingerprints `git textconv` prints in place of values.
+@Suite struct FingerprintTests {
+    private func unlocked() throws -> UnlockedVault { try VaultCodec.create(Vault(), password: password("pw"), kdf: testKDF) }
+
+    // MARK: - fingerprint: success
+
+    @Test func test_fingerprint_isStableForTheSameValueInTheSamePlace() throws {
+        let vault = try unlocked()
+        let first = vault.fingerprint(entry: "db/password", field: nil, value: Array("hunter2".utf8))
+        #expect(first.count == 16)
+        #expect(vault.fingerprint(entry: "db/password", field: nil, value: Array("hunter2".utf8)) == first, "a revert shows as the same fingerprint")
+        #expect(vault.fingerprint(entry: "db/password", field: nil, value: Array("hunter3".utf8)) != first)
+    }
+
+    // MARK: - fingerprint: what it must not link
+
+    /// The finding: `db/password` and `other/pw` holding one secret had one fingerprint.
+    @Test func test_fingerprint_equalValuesOfTwoEntriesOrFieldsDiffer() throws {
+        let vault = try unlocked()
+        let secret = Array("hunter2".utf8)
+        let places: [(String, String?)] = [("db/password", nil), ("other/pw", nil), ("db/password", "old"), ("db/password", "new")]
+        let prints = places.map { vault.fingerprint(entry: $0.0, field: $0.1, value: secret) }
+        #expect(Set(prints).count == places.count)
+    }
+
+    @Test func test_fingerprint_inputIsUnambiguous() throws {
+        let vault = try unlocked()
+        // Moving bytes between the name, the field and the value changes the input.
+        #expect(vault.fingerprint(entry: "a", field: "bc", value: [1]) != vault.fingerprint(entry: "ab", field: "c", value: [1]))
+        #expect(vault.fingerprint(entry: "a", field: "", value: [1]) != vault.fingerprint(entry: "a", field: nil, value: [1]))
+        #expect(vault.fingerprint(entry: "a", field: nil, value: [0, 1]) != vault.fingerprint(entry: "a\u{0}", field: nil, value: [1]))
+    }
+
+    @Test func test_fingerprint_dependsOnTheFileKey() throws {
+        let one = try unlocked(), two = try unlocked()
+        #expect(one.fingerprint(entry: "a", field: nil, value: [1]) != two.fingerprint(entry: "a", field: nil, value: [1]))
+    }
+}
