@@ -23,6 +23,8 @@ public enum VaultError: CategorizedError, Equatable {
     case wrongPassword
     /// A keyslot opened but the header MAC fails: the header was changed by someone without the key.
     case headerTampered
+    /// A file key given whole (by the agent) is not this vault's: the header MAC does not verify under it.
+    case fileKeyRejected
     /// A payload chunk failed to authenticate or the stream is malformed (0-based chunk index).
     case payloadDamaged(chunk: Int, reason: String)
     /// The decrypted contents are malformed.
@@ -71,6 +73,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .headerDamaged(let why): return "the vault header is damaged: \(why)"
         case .wrongPassword: return "wrong password: no keyslot of the vault opens with it"
         case .headerTampered: return "the vault header fails authentication: it was modified without the key"
+        case .fileKeyRejected: return "the file key given does not open this vault (its header MAC does not verify under it)"
         case .payloadDamaged(let chunk, let why): return "the vault contents are damaged at chunk \(chunk): \(why)"
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
         case .invalidName(let why): return "invalid name: \(why)"
@@ -98,7 +101,7 @@ public enum VaultError: CategorizedError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword: return .wrongPassword
+        case .wrongPassword, .fileKeyRejected: return .wrongPassword
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy

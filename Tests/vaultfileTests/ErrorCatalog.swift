@@ -38,7 +38,7 @@ enum ErrorCatalog {
 // MARK: - VaultError
 
 enum VaultErrorKind: CaseIterable {
-    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
+    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered, fileKeyRejected
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, io, notDurable
@@ -51,6 +51,7 @@ enum VaultErrorKind: CaseIterable {
         case .headerDamaged: self = .headerDamaged
         case .wrongPassword: self = .wrongPassword
         case .headerTampered: self = .headerTampered
+        case .fileKeyRejected: self = .fileKeyRejected
         case .payloadDamaged: self = .payloadDamaged
         case .contentsDamaged: self = .contentsDamaged
         case .invalidName: self = .invalidName
@@ -81,6 +82,7 @@ enum VaultErrorKind: CaseIterable {
         case .headerDamaged: return ErrorCaseRow(VaultError.headerDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
         case .wrongPassword: return ErrorCaseRow(VaultError.wrongPassword, status: 3, hint: true)
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
+        case .fileKeyRejected: return ErrorCaseRow(VaultError.fileKeyRejected, status: 3, hint: true)
         case .payloadDamaged:
             return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])
         case .contentsDamaged: return ErrorCaseRow(VaultError.contentsDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])

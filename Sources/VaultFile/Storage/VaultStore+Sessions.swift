@@ -66,16 +66,19 @@ extension VaultStore {
     /// Changes the password: new keyslot, new file key, everything re-encrypted.
     ///
     /// With `kdf` nil, the vault keeps the KDF settings of its password slot. Returns the settings used.
+    /// `rotated` receives the new header and file key once the new file is in place (the agent,
+    /// when it holds the old key, is handed the new one beside it).
     @discardableResult
     public func changePassword(
         from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)? = nil
+        willDeriveKey: ((KDFParameters) -> Void)? = nil, rotated: ((VaultHeader, SecureBytes) -> Void)? = nil
     ) throws -> KDFParameters {
         try withLock {
             let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
-            let rotated = try unlocked.changePassword(to: new, kdf: parameters)
-            try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try rotated.seal(to: output) }
+            let next = try unlocked.changePassword(to: new, kdf: parameters)
+            try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try next.seal(to: output) }
+            rotated?(next.header, next.fileKey)
             return parameters
         }
     }

@@ -89,6 +89,7 @@ struct ErrorReport: Equatable {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .fileKeyRejected: return "forget the agent's keys of this vault with 'vaultfile lock', then 'vaultfile unlock' it again"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing: return "create one with 'vaultfile init', or name another with --vault or VAULTFILE_PATH"
