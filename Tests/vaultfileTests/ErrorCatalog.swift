@@ -168,7 +168,7 @@ enum KDFErrorKind: CaseIterable {
 
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
-    case inputTooLarge, io, outputFailed, invalidArgument, refused
+    case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
 
     init(_ error: CLIError) {
         switch error {
@@ -183,6 +183,7 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: self = .outputFailed
         case .invalidArgument: self = .invalidArgument
         case .refused: self = .refused
+        case .agentFailed: self = .agentFailed
         }
     }
 
@@ -203,6 +204,7 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
         }
     }
 }

@@ -22,6 +22,16 @@ extension VaultStore {
     public static func mergeFiles(
         base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false
     ) throws -> [VaultMerge.Conflict] {
+        try mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: nil, password: { password }, limits: limits, allowLowerKDF: allowLowerKDF)
+    }
+
+    /// Merges as `mergeFiles(base:ours:theirs:password:…)` does, opening each side with the key
+    /// `fileKeys` finds for its header (the agent's, which keeps the keys of every version) and
+    /// only the others with the password, which `password` is asked for at most when needed.
+    public static func mergeFiles(
+        base: String, ours: String, theirs: String, fileKeys: FileKeyLookup?, password: () throws -> SecureBytes,
+        limits: KDFLimits, allowLowerKDF: Bool = false
+    ) throws -> [VaultMerge.Conflict] {
         let paths: [(MergeRole, String)] = [(.base, base), (.ours, ours), (.theirs, theirs)]
         // Each side is opened as `get` opens a vault: its size checked before a byte is read,
         // its header parsed from at most 64 KiB, its payload decrypted chunk by chunk; no file
@@ -36,7 +46,11 @@ extension VaultStore {
         for ((role, path), file) in zip(paths, files) {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
-                opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
+                if let key = try fileKeys?(file.header), VaultCodec.verifies(file.header, fileKey: key) {
+                    opened.append(try VaultCodec.open(header: file.header, payload: &payload, fileKey: key))
+                } else {
+                    opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: try password(), limits: limits, willDeriveKey: nil))
+                }
             } catch VaultError.wrongPassword {
                 failing.append("\(role.rawValue) at \(path)")
             }

@@ -44,9 +44,12 @@ extension VaultfileCommand {
                 new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
             }
             guard new.count > 0 else { throw CLIError.emptyPassword }
+            var rotated: (header: VaultHeader, fileKey: SecureBytes)?
             let parameters = try store.changePassword(from: old, to: new, kdf: requested, limits: try unlock.limits(),
-                                                      willDeriveKey: UnlockOptions.announce)
+                                                      willDeriveKey: UnlockOptions.announce, rotated: { rotated = ($0, $1) })
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
+            // An agent that holds the old key gets the new one beside it (UnlockOptions+Agent.swift).
+            if let rotated { unlock.handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey) }
         }
     }
 }

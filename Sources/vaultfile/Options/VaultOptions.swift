@@ -86,6 +86,9 @@ struct UnlockOptions: ParsableArguments {
         valueName: "n"))
     var maxIterations: UInt64?
 
+    @Flag(name: .customLong("no-agent"), help: "Do not ask the agent for the vault's key (env VAULTFILE_NO_AGENT=1).")
+    var noAgent = false
+
     func validate() throws {
         let explicit = [passwordFile != nil, passwordFD != nil, passwordCommand != nil].filter { $0 }.count
         guard explicit <= 1 else {
@@ -151,17 +154,29 @@ struct UnlockOptions: ParsableArguments {
 
     // MARK: Opening
 
-    /// Opens the vault read-only (no lock), warning about weak KDF settings.
+    /// Opens the vault read-only (no lock), warning about weak KDF settings: with the agent's key
+    /// when it holds this vault's (UnlockOptions+Agent.swift), else with the password.
     func open() throws -> UnlockedVault {
         let store = location.store
+        if let unlocked = try openWithAgent(store) {
+            Self.warnIfWeak(unlocked)
+            return unlocked
+        }
         let password = try password()
         let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
 
-    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed.
+    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed: with the
+    /// agent's key when it holds this vault's, else with the password.
     func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
+        if let result = try updateWithAgent({ unlocked in
+            Self.warnIfWeak(unlocked)
+            return try edit(unlocked)
+        }) {
+            return result
+        }
         let password = try password()
         return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
             Self.warnIfWeak(unlocked)

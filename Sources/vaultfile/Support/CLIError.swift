@@ -31,6 +31,8 @@ enum CLIError: CategorizedError {
     case invalidArgument(String)
     /// Refused to do something without an explicit option.
     case refused(String, hint: String)
+    /// The agent could not be started, did not answer, or answered with a failure.
+    case agentFailed(String)
 
     var description: String {
         switch self {
@@ -46,13 +48,14 @@ enum CLIError: CategorizedError {
         case .outputFailed(let code): return "writing to standard output failed: \(String(cString: strerror(code)))"
         case .invalidArgument(let why): return why
         case .refused(let why, _): return why
+        case .agentFailed(let why): return why
         }
     }
 
     var category: ErrorCategory {
         switch self {
         case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
-        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed: return .io
+        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge: return .overLimit
         case .invalidArgument: return .invalidArgument
         case .refused: return .refused

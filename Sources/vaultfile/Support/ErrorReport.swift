@@ -136,6 +136,8 @@ struct ErrorReport: Equatable {
         case .noPasswordSource: return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .refused(_, let hint): return hint
+        case .agentFailed:
+            return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument:
             return nil
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import KDF
+import SecureMemory
 import VaultFile
 
 /// git's merge driver: `vaultfile git merge %O %A %B`; the result goes into %A.
@@ -25,11 +26,19 @@ struct GitMerge: ParsableCommand {
     @Argument(help: "Their version (%B).") var theirs: String
 
     func run() throws {
-        let password = try unlock.password()
+        // The agent's keys first (it keeps every key of the vault id, so sides on both sides of a
+        // passwd open); the password only for a side none of them opens, read once.
+        var password: SecureBytes?
+        let readPassword = { () throws -> SecureBytes in
+            if let password { return password }
+            let read = try unlock.password()
+            password = read
+            return read
+        }
         let conflicts: [VaultMerge.Conflict]
         do {
-            conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, password: password, limits: try unlock.limits(),
-                                                  allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1")
+            conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: unlock.agentLookup, password: readPassword,
+                                                  limits: try unlock.limits(), allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1")
         } catch let error as VaultError {
             // A lowered KDF is for a person to decide, as a conflict is: exit 1, OURS untouched.
             guard case .mergeRefused(.lowerKeyDerivation) = error, let report = ErrorReport(error) else { throw error }

@@ -21,8 +21,9 @@ struct GitTextconv: ParsableCommand {
     @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
     func run() throws {
-        let password = try unlock.password()
-        let unlocked = try VaultStore(path: file).open(password: password, limits: try unlock.limits())
+        let store = VaultStore(path: file)
+        // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
+        let unlocked = try unlock.openWithAgent(store) ?? store.open(password: try unlock.password(), limits: try unlock.limits())
         var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
         func shown(_ bytes: [UInt8], of name: String, field: String?) -> String {
             guard !showSecrets else { return JSON.quote(String(decoding: bytes, as: UTF8.self)) }
