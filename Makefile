@@ -4,12 +4,15 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev
+# Outside tools some tests drive (skipped with a message when missing): the agent's completion
+# test types into bash under tmux; its hostile-client tests speak raw bytes from python3.
+TEST_APT_PACKAGES := tmux bash-completion python3
 # The Swift runtime linked in statically: --version starts in about two thirds of the time
 # (fewer shared libraries to map and relocate; docs/PERFORMANCE.md).
 RELEASE_FLAGS := -c release --static-swift-stdlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo install uninstall bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: all deps test-deps build release test demo install uninstall bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
@@ -26,8 +29,15 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3) when missing.
+test-deps:
+	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ]; then \
+		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
+	fi
+
 ## test: the whole test suite (unit, format, and the CLI run as a subprocess).
-test: deps
+test: deps test-deps
 	$(SWIFT) build
 	$(SWIFT) test
 

@@ -173,7 +173,13 @@ final class AgentServer: Sendable {
             return
         }
         UnixSocket.send(answer(request, fd: fd, clientPID: clientPID).frame(), to: fd)
-        if case .stop = request { notify("s") }
+        // Only once the answer is sent: the main loop may end the agent on this news (stop, the
+        // last key forgotten), and an exit before the send would leave the client without one.
+        switch request {
+        case .stop: notify("s")
+        case .add, .lock, .lockAll: notify("c")
+        case .key, .status: break
+        }
     }
 
     /// The answer to one request.
@@ -182,7 +188,6 @@ final class AgentServer: Sendable {
         case .add(let handOver):
             do {
                 let outcome = try keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.add(handOver, now: Self.now()) }
-                defer { notify("c") }
                 guard outcome == .held else { return .noKey }
                 everHeld.store(true, ordering: .relaxed)
                 return .done
@@ -192,10 +197,8 @@ final class AgentServer: Sendable {
         case .key(let path, let header):
             return handOut(path: path, header: header, fd: fd, clientPID: clientPID)
         case .lock(let vaultID):
-            defer { notify("c") }
             return .forgotten(UInt32(keyring.withLock { $0.forget(vaultID: vaultID) }))
         case .lockAll:
-            defer { notify("c") }
             return .forgotten(UInt32(keyring.withLock { $0.forgetAll() }))
         case .status:
             let vaults = keyring.withLock { $0.status(now: Self.now()) }
@@ -225,12 +228,21 @@ final class AgentServer: Sendable {
 
     // MARK: The main loop's helpers
 
-    /// The flock on `<socket>.lock`; false when another agent holds it.
+    /// The flock on `<socket>.lock`; false when another agent holds it. An agent started by
+    /// `unlock` waits up to 2 s for it: the agent holding it may be on its way out (its last key
+    /// was just forgotten), and then this one takes over its socket.
     private func takeAgentLock() -> Bool {
         let fd = open(socket.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return false }
         // Kept open (and locked) until the process ends.
-        return flock(fd, LOCK_EX | LOCK_NB) == 0
+        var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+        var attempts = startedByUnlock ? 100 : 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard attempts > 0 else { return false }
+            attempts -= 1
+            nanosleep(&pause, nil)
+        }
+        return true
     }
 
     /// Milliseconds until the next vault expires (or, for an agent started by `unlock` that never

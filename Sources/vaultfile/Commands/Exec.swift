@@ -28,7 +28,7 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix, which is stripped.", valueName: "prefix"))
         var prefix: String?
-        @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"))
+        @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"), completion: EntryCompletion.names)
         var only: [String] = []
         @Option(name: .customLong("allow-env"), help: ArgumentHelp(
             "Allow an entry to set this variable although it can make programs run other code, e.g. PATH (repeatable).",

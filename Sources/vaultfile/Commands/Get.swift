@@ -11,8 +11,8 @@ extension VaultfileCommand {
             discussion: "Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing.")
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name.") var name: String
-        @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"))
+        @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
+        @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
 
         func run() throws {

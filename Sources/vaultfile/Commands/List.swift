@@ -11,7 +11,7 @@ extension VaultfileCommand {
             discussion: "With --json: an array of {name, fields, created, modified}; times are RFC 3339 UTC. No values are printed.")
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "Only names that start with this prefix, e.g. prod/.") var prefix: String?
+        @Argument(help: "Only names that start with this prefix, e.g. prod/.", completion: EntryCompletion.names) var prefix: String?
         @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
         func run() throws {

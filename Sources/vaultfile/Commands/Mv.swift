@@ -8,7 +8,7 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(commandName: "mv", abstract: "Rename an entry.")
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The current name.") var old: String
+        @Argument(help: "The current name.", completion: EntryCompletion.names) var old: String
         @Argument(help: "The new name.") var new: String
         @Flag(name: .customLong("force"), help: "Replace an existing entry with the new name.") var force = false
 

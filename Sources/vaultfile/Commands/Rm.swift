@@ -8,7 +8,7 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (or one of its fields).")
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name.") var name: String
+        @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Remove only this field.", valueName: "field"))
         var field: String?
 

@@ -53,7 +53,15 @@ extension VaultfileCommand {
             let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: seconds, onlyIfHeld: false,
                                             path: absolutePath(store.path), confirmCommand: confirmCommand ?? "")
             let client = AgentClient(socket: socket)
-            var response = try client.send(.add(handOver))
+            var response: AgentResponse?
+            do {
+                response = try client.send(.add(handOver))
+            } catch {
+                // An agent that just forgot its last key closes without an answer on its way out:
+                // start the next one (which waits for it to go). Any other failure stands.
+                guard case .agentFailed = error else { throw error }
+                response = nil
+            }
             if response == nil {
                 try AgentLauncher.start(socket)
                 response = try client.send(.add(handOver))
