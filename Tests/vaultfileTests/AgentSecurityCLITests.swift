@@ -149,6 +149,10 @@ import Testing
         #expect(try cli.run(["agent", "run"]).status == 2, "a second agent refuses to start on the same socket")
         #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
         #expect(try cli.run(["get", "secret/entry-name", "--vault", cli.path("t.vault")]).text == "1")
+        // It holds its socket, its lock file, pipes and /dev/null: never a vault file.
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.pid)/fd")) ?? [])
+            .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent.pid)/fd/\($0)") }
+        #expect(!open.isEmpty && !open.contains { $0.contains("vault") && !$0.hasSuffix("agent.sock.lock") }, "\(open)")
         #expect(try cli.run(["lock", "--vault", cli.path("t.vault")]).status == 0)
         usleep(200_000)
         #expect(cli.agentPID() == agent.pid, "an agent from 'agent run' stays when it holds no key")
