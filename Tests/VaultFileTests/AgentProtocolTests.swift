@@ -138,6 +138,17 @@ import Testing
         #expect(text.utf8.count == 4096 && text.allSatisfy { $0 == "é" })
     }
 
+    @Test func test_fuzzSeeds_decodeAndReencodeExactly() throws {
+        let folder = ProjectPaths.root.appendingPathComponent("Fuzz/agent-seeds")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.count >= 9)
+        for name in names {
+            let body = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            let encoded = name.hasPrefix("response-") ? self.body(try decodeResponse(body).frame()) : self.body(try decodeRequest(body).frame())
+            #expect(encoded == body, "seed \(name)")
+        }
+    }
+
     @Test func test_responseDecode_refusesTruncatedStatus() {
         #expect(throws: AgentProtocolError.truncated("the vault id of vault 0")) { try decodeResponse([1, 4, 0, 0, 0, 0, 0, 1, 0]) }
         #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeResponse([1, 1, 0]) }
