@@ -72,6 +72,18 @@ import Testing
     private static let hasTools = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
         && FileManager.default.isExecutableFile(atPath: "/bin/bash")
 
+    @Test func test_completionScripts_askVaultfileForNamesAndFieldsInEveryShell() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try cli.run(["--generate-completion-script", shell]).text
+            for asked in ["---completion get -- positional@0", "---completion get -- --field", "---completion rm -- positional@0",
+                          "---completion exec -- --only"] {
+                #expect(script.contains(asked), "\(shell) lacks \(asked)")
+            }
+        }
+        #expect(try cli.run(["--generate-completion-script", "zsh"]).text.contains("]:path:_files'"), "zsh completes files for --vault")
+    }
+
     @Test func test_completion_offersEntryNamesFromTheAgentOnlyWhileUnlocked() throws {
         guard Self.hasTools else { print("skipped: needs tmux and bash (apt-get install tmux bash-completion)"); return }
         let cli = try CLI.withVault(["db/password": "s3cret", "db/port": "5432", "web/token": "t"]); defer { cli.stopAgent(); cli.directory.remove() }
