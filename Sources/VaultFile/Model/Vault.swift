@@ -66,19 +66,26 @@ public struct Vault: Sendable {
         return entries
     }
 
-    /// Calls `body` with the bytes of the value of `name` (or of its field `field`) where they lie,
-    /// without copying them; nil when there is no such entry or field. Do not let the pointer escape.
-    public func withValue<R>(of name: String, field: String? = nil, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+    /// Calls `body` with where the bytes of `part` of `name` lie, without copying them, or with
+    /// `entryNotFound` naming the entry (`NAME#FIELD` when only the field is missing). Do not let
+    /// the pointer escape.
+    ///
+    /// The one lookup behind `withValue(of:part:_:)`, `value(of:part:)` and templates: one binary
+    /// search, and the stored bytes are handed over where they lie in the decrypted buffer.
+    func lookUp<R, E: Error>(_ part: EntryPart, of name: String,
+                             _ body: (Result<UnsafeRawBufferPointer, VaultError>) throws(E) -> R) throws(E) -> R {
         let key = Array(name.utf8)
         switch changes[key] {
         case .put(let entry)?:
-            let value = field == nil ? entry.value : entry.fields[field!]
-            return try value?.withUnsafeBytes(body)
+            guard let value = entry[part] else { return try body(.failure(part.notFound(in: name))) }
+            // Array.withUnsafeBytes rethrows untyped errors: carry E out in a Result.
+            return try value.withUnsafeBytes { bytes in Result { () throws(E) in try body(.success(bytes)) } }.get()
         case .removed?:
-            return nil
+            return try body(.failure(.entryNotFound(name)))
         case nil:
-            guard let stored, let index = stored.index(of: key), let value = stored.value(at: index, field: field) else { return nil }
-            return try withExtendedLifetime(stored) { try body(value) }
+            guard let stored, let index = stored.index(of: key) else { return try body(.failure(.entryNotFound(name))) }
+            guard let value = stored.value(at: index, field: part.fieldName) else { return try body(.failure(part.notFound(in: name))) }
+            return try withExtendedLifetime(stored) { () throws(E) in try body(.success(value)) }
         }
     }
 

@@ -35,8 +35,8 @@ extension VaultfileCommand {
             let folder = try PrivateTemporaryFolder(allowDisk: allowDiskTemp)
             defer { folder.remove() }
             try unlock.update { unlocked in
-                let existing = unlocked.vault.entry(name)
-                var original = (field.map { existing?.fields[$0] } ?? existing?.value) ?? []
+                let part = EntryPart(field: field)
+                var original = (try? unlocked.vault.value(of: name, part: part)) ?? []  // a missing entry or field starts empty
                 defer { wipe(&original) }
                 let file = folder.path + "/" + Self.fileName(for: name)
                 try folder.write(original, to: file)
@@ -48,7 +48,7 @@ extension VaultfileCommand {
                 var edited = try Input.readFile(file)
                 defer { wipe(&edited) }
                 guard edited != original else { return }
-                if let field { try unlocked.vault.setField(field, value: edited, for: name) } else { try unlocked.vault.setValue(edited, for: name) }
+                try unlocked.vault.setValue(edited, for: name, part: part)
             }
         }
 
