@@ -11,6 +11,6 @@ extension VaultfileCommand {
                 'git merge' for merges; both need the password, from VAULTFILE_PASSWORD_COMMAND, \
                 VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD, or a prompt on the terminal.
                 """,
-            subcommands: [GitSetup.self, GitTextconv.self, GitMerge.self])
+            subcommands: [Setup.self, Textconv.self, Merge.self])
     }
 }
