@@ -33,12 +33,11 @@ public enum Template {
     /// `VaultError.referenceNotFound`, naming it (`NAME` or `NAME#FIELD`) and its line.
     public static func render(_ template: [UInt8], from vault: Vault) throws(VaultError) -> [UInt8] {
         try render(template) { (reference, output) throws(VaultError) in
-            try vault.lookUp(reference.part, of: reference.name) { (found) throws(VaultError) in
-                switch found {
-                case .success(let bytes): output.append(contentsOf: bytes)
-                case .failure(.entryNotFound(let missing)): throw .referenceNotFound(missing, line: reference.line)
-                case .failure(let error): throw error
-                }
+            try vault.lookUp(reference.part, of: reference.name) { (bytes) throws(VaultError) in
+                output.append(contentsOf: bytes)
+            } missing: { (error) throws(VaultError) in
+                guard case .entryNotFound(let missing) = error else { throw error }
+                throw .referenceNotFound(missing, line: reference.line)
             }
         }
     }

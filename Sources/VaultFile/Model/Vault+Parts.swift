@@ -4,7 +4,7 @@
 ///
 /// The commands' `--field F` option and a template's `NAME#FIELD` choose a field; without one
 /// they mean the value.
-public enum EntryPart: Hashable, Sendable {
+public enum EntryPart: Equatable, Sendable {
     /// The entry's main value.
     case value
     /// The field with this name.
@@ -56,14 +56,14 @@ extension Vault {
     /// Throws `VaultError.entryNotFound` naming the entry, or `NAME#FIELD` when the entry exists
     /// without the field, before `body` runs; otherwise rethrows what `body` throws.
     public func withValue<R>(of name: String, part: EntryPart = .value, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        try lookUp(part, of: name) { found in try body(found.get()) }
+        try lookUp(part, of: name, found: body, missing: { throw $0 })
     }
 
     /// A copy of the bytes of `part` of `name`, for a caller that must keep them (wipe it after use).
     ///
     /// Throws `VaultError.entryNotFound` as `withValue(of:part:_:)` does.
     public func value(of name: String, part: EntryPart = .value) throws(VaultError) -> [UInt8] {
-        try lookUp(part, of: name) { found in found.map { Array($0) } }.get()
+        try lookUp(part, of: name) { (bytes) throws(VaultError) in Array(bytes) } missing: { (error) throws(VaultError) in throw error }
     }
 
     /// Sets `part` of `name`, creating the entry if needed (with an empty value when `part` is a field).
