@@ -13,6 +13,9 @@ public enum Template {
         public var field: String?
         /// The 1-based line it stands on.
         public var line: Int
+
+        /// The part of the entry it stands for.
+        public var part: EntryPart { EntryPart(field: field) }
     }
 
     /// Replaces every reference in `template` with the bytes `resolve` returns.
@@ -20,13 +23,34 @@ public enum Template {
     /// All references are resolved before anything is returned, so a missing one
     /// fails the whole rendering (its name and line in the error).
     public static func render(_ template: [UInt8], resolve: (Reference) throws(VaultError) -> [UInt8]) throws(VaultError) -> [UInt8] {
+        try render(template) { (reference, output) throws(VaultError) in output += try resolve(reference) }
+    }
+
+    /// Replaces every reference in `template` with the bytes `vault` holds for it, appended from
+    /// where they lie (no copy of a value but the rendered text).
+    ///
+    /// A reference to a missing entry or field fails the whole rendering with
+    /// `VaultError.referenceNotFound`, naming it (`NAME` or `NAME#FIELD`) and its line.
+    public static func render(_ template: [UInt8], from vault: Vault) throws(VaultError) -> [UInt8] {
+        try render(template) { (reference, output) throws(VaultError) in
+            try vault.lookUp(reference.part, of: reference.name) { (bytes) throws(VaultError) in
+                output.append(contentsOf: bytes)
+            } missing: { (error) throws(VaultError) in
+                guard case .entryNotFound(let missing) = error else { throw error }
+                throw .referenceNotFound(missing, line: reference.line)
+            }
+        }
+    }
+
+    /// Copies `template`, letting `append` write the bytes of each reference.
+    private static func render(_ template: [UInt8], append: (Reference, inout [UInt8]) throws(VaultError) -> Void) throws(VaultError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(template.count)
         var index = 0, line = 1
         while index < template.count {
             if template[index] == 0x7B, index + 1 < template.count, template[index + 1] == 0x7B,
                let (reference, end) = parseReference(template, from: index, line: line) {
-                output += try resolve(reference)
+                try append(reference, &output)
                 index = end
                 continue
             }

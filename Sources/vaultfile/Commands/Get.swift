@@ -17,15 +17,18 @@ extension VaultfileCommand {
 
         func run() throws {
             let unlocked = try unlock.open()
-            let vault = unlocked.vault
-            guard vault.contains(name) else { throw VaultError.entryNotFound(name) }
-            // Written from where the value lies in the decrypted vault: a copy would be a second
-            // plaintext to wipe, and for a large value a second buffer of its size.
-            let written: Void? = try vault.withValue(of: name, field: field) { bytes in
+            try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
                 try StandardOutput.write(bytes)
                 if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
             }
-            if written == nil, let field { throw VaultError.entryNotFound("\(name)#\(field)") }
+        }
+
+        /// Hands `body` the bytes of `part` of `name`; the one path of `get`, on the command line and in `batch`.
+        ///
+        /// The bytes are handed over where they lie in the decrypted vault: a copy would be a second
+        /// plaintext to wipe, and for a large value a second buffer of its size.
+        static func apply(to vault: Vault, name: String, part: EntryPart, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+            try vault.withValue(of: name, part: part, body)
         }
     }
 }

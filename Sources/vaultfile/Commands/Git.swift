@@ -15,6 +15,6 @@ extension VaultfileCommand {
                 being merged) stops with exit 1 and leaves the file as it was; set \
                 VAULTFILE_MERGE_ALLOW_WEAK=1 to take them. See 'vaultfile git merge --help'.
                 """,
-            subcommands: [GitSetup.self, GitTextconv.self, GitMerge.self])
+            subcommands: [Setup.self, Textconv.self, Merge.self])
     }
 }

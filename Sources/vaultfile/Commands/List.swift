@@ -16,9 +16,8 @@ extension VaultfileCommand {
 
         func run() throws {
             let vault = try unlock.open().vault
-            let names = vault.names(withPrefix: prefix ?? "")
             if json {
-                let items: [JSON] = names.map { name in
+                let items: [JSON] = vault.names(withPrefix: prefix ?? "").map { name in
                     let entry = vault.entry(name)!
                     return .object([
                         ("name", .string(name)),
@@ -30,11 +29,17 @@ extension VaultfileCommand {
                 try StandardOutput.line(JSON.array(items).text)
             } else {
                 var out = [UInt8]()
-                for name in names {
-                    out.append(contentsOf: name.utf8)
-                    out.append(0x0A)
-                }
+                Self.apply(to: vault, prefix: prefix, output: &out)
                 try StandardOutput.write(out)
+            }
+        }
+
+        /// Appends the names of `vault` that start with `prefix`, one per line; the one path of
+        /// `list` without --json, on the command line and in `batch`.
+        static func apply(to vault: Vault, prefix: String?, output: inout [UInt8]) {
+            for name in vault.names(withPrefix: prefix ?? "") {
+                output.append(contentsOf: name.utf8)
+                output.append(0x0A)
             }
         }
     }

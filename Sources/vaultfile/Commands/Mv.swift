@@ -18,8 +18,13 @@ extension VaultfileCommand {
 
         func run() throws {
             try unlock.update { unlocked in
-                try unlocked.vault.rename(old, to: new, overwrite: force)
+                try Self.apply(to: &unlocked.vault, old: old, new: new, force: force)
             }
+        }
+
+        /// Renames `old` to `new`, over an existing entry only with `force`; the one path of `mv`, on the command line and in `batch`.
+        static func apply(to vault: inout Vault, old: String, new: String, force: Bool) throws {
+            try vault.rename(old, to: new, overwrite: force)
         }
     }
 }

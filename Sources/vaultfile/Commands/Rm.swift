@@ -14,12 +14,13 @@ extension VaultfileCommand {
 
         func run() throws {
             try unlock.update { unlocked in
-                if let field {
-                    try unlocked.vault.removeField(field, of: name)
-                } else {
-                    try unlocked.vault.remove(name)
-                }
+                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field))
             }
+        }
+
+        /// Removes `part` of `name` (the value: the whole entry); the one path of `rm`, on the command line and in `batch`.
+        static func apply(to vault: inout Vault, name: String, part: EntryPart) throws {
+            try vault.removeValue(for: name, part: part)
         }
     }
 }

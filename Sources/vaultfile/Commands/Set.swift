@@ -37,11 +37,7 @@ extension VaultfileCommand {
             var value = try readValue()
             defer { wipe(&value) }
             try unlock.update { unlocked in
-                if let field {
-                    try unlocked.vault.setField(field, value: value, for: name)
-                } else {
-                    try unlocked.vault.setValue(value, for: name)
-                }
+                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field), value: value)
             }
             if print { try StandardOutput.write(value + [0x0A]) }
         }
@@ -54,6 +50,11 @@ extension VaultfileCommand {
                 return secret.withUnsafeBytes { Array($0) }
             }
             return try Input.readAll(STDIN_FILENO, what: "standard input")
+        }
+
+        /// Stores `value` as `part` of `name`; the one path of `set`, on the command line and in `batch`.
+        static func apply(to vault: inout Vault, name: String, part: EntryPart, value: [UInt8]) throws {
+            try vault.setValue(value, for: name, part: part)
         }
     }
 }

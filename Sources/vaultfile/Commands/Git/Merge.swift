@@ -2,8 +2,9 @@ import ArgumentParser
 import KDF
 import VaultFile
 
+extension VaultfileCommand.Git {
 /// git's merge driver: `vaultfile git merge %O %A %B`; the result goes into %A.
-struct GitMerge: ParsableCommand {
+struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Three-way merge driver for git: vaultfile git merge BASE OURS THEIRS (the result replaces OURS).",
@@ -41,4 +42,5 @@ struct GitMerge: ParsableCommand {
         Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs', then commit")
         throw ExitCode(1)
     }
+}
 }

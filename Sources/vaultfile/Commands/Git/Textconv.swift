@@ -2,8 +2,9 @@ import ArgumentParser
 import KDF
 import VaultFile
 
+extension VaultfileCommand.Git {
 /// Prints a stable, readable listing of a vault for `git diff`: names, fields, times, keyed fingerprints.
-struct GitTextconv: ParsableCommand {
+struct Textconv: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "textconv",
         abstract: "Print a stable listing of a vault for git diff: names, fields, times and keyed fingerprints.",
@@ -37,4 +38,5 @@ struct GitTextconv: ParsableCommand {
         }
         try StandardOutput.line(lines.joined(separator: "\n"))
     }
+}
 }
