@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import VaultFile
 
-/// What hostile or unusual import files do to the parsers (issue 25, item 15).
+/// What hostile or unusual import files do to the parsers (issue 25, items 14 and 15).
 @Suite struct InterchangeHardeningTests {
     private func parse(_ text: String, _ format: InterchangeFormat) throws(VaultError) -> [(name: String, entry: Entry)] {
         try Interchange.parse(Array(text.utf8), format: format, now: 0)
@@ -75,5 +75,50 @@ import Testing
         try vault.setValue(Array("decomposed".utf8), for: "cafe\u{301}", now: 0)
         let text = String(decoding: try Interchange.export(vault, format: .dotenv), as: UTF8.self)
         #expect(text.contains("CAFE_=\"decomposed\"") && text.contains("CAF_=\"composed\""), "\(text)")
+    }
+
+    // MARK: - JSON with a repeated key
+
+    @Test func test_parseJSON_refusesAKeyGivenTwiceInOneObject() {
+        let repeatedValue = #"{"vaultfile_export": 1, "entries": [{"name": "a", "value": "seen"},"# + "\n"
+            + #"{"name": "b", "value": "first", "value": "second"}]}"#
+        let said = message { _ = try parse(repeatedValue, .json) }
+        #expect(said?.contains("'value' appears twice") == true && said?.contains("line 2") == true
+                && said?.contains("entries[1]") == true, "\(said ?? "accepted")")
+        let cases = [
+            #"{"vaultfile_export": 1, "entries": [], "entries": [{"name": "x", "value": "y"}]}"#,
+            #"{"vaultfile_export": 1, "entries": [{"name": "a", "value": "v", "fields": {"u": "1", "u": "2"}}]}"#,
+            #"{"vaultfile_export": 1, "entries": [{"name": "a", "value": "v", "valu\u0065": "w"}]}"#,
+            #"{"vaultfile_export": 1, "entries": [{"name": "a", "value": "v", "fields": {"caf\u00e9": "1", "cafe\u0301": "2"}}]}"#,
+        ]
+        for text in cases {
+            #expect(message { _ = try parse(text, .json) }?.contains("appears twice") == true, "\(text)")
+        }
+        let bitwarden = #"{"items": [{"type": 2, "name": "n", "notes": "kept", "notes": "hidden"}]}"#
+        #expect(message { _ = try parse(bitwarden, .bitwardenJSON) }?.contains("'notes' appears twice") == true)
+    }
+
+    @Test func test_parseJSON_acceptsTheSameKeyInDifferentObjects() throws {
+        let text = #"{"vaultfile_export": 1, "entries": [{"name": "a", "value": "1", "fields": {"value": "f"}}, {"name": "b", "value": "2"}]}"#
+        let entries = try parse(text, .json)
+        #expect(entries.map(\.name) == ["a", "b"] && entries[0].entry.fields["value"] == Array("f".utf8))
+        let fixture = try Data(contentsOf: ProjectPaths.fixtures.appendingPathComponent("interchange/bitwarden.json"))
+        #expect(try !Interchange.parse(Array(fixture), format: .bitwardenJSON, now: 0).isEmpty)
+    }
+
+    @Test func test_parseJSON_refusesDeepNestingWithoutRecursing() {
+        // 100,000 levels: no stack overflow, in the scan or in the decoder (which is not reached).
+        let deep = #"{"vaultfile_export": 1, "entries": [], "x": "# + String(repeating: "[", count: 100_000)
+            + String(repeating: "]", count: 100_000) + "}"
+        #expect(message { _ = try parse(deep, .json) }?.contains("more than 512 levels") == true)
+        let fine = #"{"vaultfile_export": 1, "entries": [], "x": "# + String(repeating: "[", count: 100)
+            + String(repeating: "]", count: 100) + "}"
+        #expect(message { _ = try parse(fine, .json) } == nil)
+    }
+
+    @Test func test_parseJSON_malformedInputKeepsTheDecodersMessage() {
+        for text in [#"{"vaultfile_export": 1, "entries": [}"#, #"{"vaultfile_export": 1"#, "", "[1, 2"] {
+            #expect(message { _ = try parse(text, .json) }?.hasPrefix("not a vaultfile JSON export: ") == true, "\(text)")
+        }
     }
 }
