@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import VaultFile
 
-/// What hostile or unusual import files do to the parsers (issue 25, items 14 and 15).
+/// What hostile or unusual import files do to the parsers (issue 25, items 10, 14 and 15).
 @Suite struct InterchangeHardeningTests {
     private func parse(_ text: String, _ format: InterchangeFormat) throws(VaultError) -> [(name: String, entry: Entry)] {
         try Interchange.parse(Array(text.utf8), format: format, now: 0)
@@ -120,5 +120,30 @@ import Testing
         for text in [#"{"vaultfile_export": 1, "entries": [}"#, #"{"vaultfile_export": 1"#, "", "[1, 2"] {
             #expect(message { _ = try parse(text, .json) }?.hasPrefix("not a vaultfile JSON export: ") == true, "\(text)")
         }
+    }
+
+    // MARK: - Variables that take over programs
+
+    @Test func test_dangerousEnvironmentNames_coverLoadersShellsAndInterpreters() {
+        for name in ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "IFS",
+                     "PROMPT_COMMAND", "PYTHONPATH", "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "NODE_OPTIONS",
+                     "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GCONV_PATH"] {
+            #expect(DangerousEnvironmentNames.contains(name), "\(name)")
+        }
+        for name in ["DB_PASSWORD", "API_KEY", "PATHS", "MY_PATH", "LD", "OLD_PRELOAD", "path"] {
+            #expect(!DangerousEnvironmentNames.contains(name), "\(name)")
+        }
+    }
+
+    @Test func test_read_warnsAboutEveryEntryExecWouldExportDangerously() throws {
+        let text = "LD_PRELOAD=/tmp/x.so\nDB_PASSWORD=s3cret\nPATH=/tmp\nld_audit=y\n"
+        let imported = try Interchange.read(Array(text.utf8), format: .dotenv, now: 0)
+        #expect(imported.entries.count == 4)
+        #expect(imported.warnings == [.dangerousVariable(name: "LD_PRELOAD", variable: "LD_PRELOAD"),
+                                      .dangerousVariable(name: "PATH", variable: "PATH"),
+                                      .dangerousVariable(name: "ld_audit", variable: "LD_AUDIT")])
+        #expect(imported.warnings[0].description.contains("LD_PRELOAD") && !imported.warnings[0].description.contains("/tmp/x.so"))
+        let json = #"{"vaultfile_export": 1, "entries": [{"name": "bash-env", "value": "v"}, {"name": "ok", "value": "v"}]}"#
+        #expect(try Interchange.read(Array(json.utf8), format: .json).warnings == [.dangerousVariable(name: "bash-env", variable: "BASH_ENV")])
     }
 }

@@ -21,6 +21,18 @@ import Testing
 
     private let reversed = "db/\u{202E}drowssap"  // shows as "db/password" on a terminal
 
+    @Test func test_import_warnsAboutVariablesThatTakeOverPrograms() throws {
+        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let text = "LD_PRELOAD=/tmp/evil.so\nDB_PASSWORD=hunter2\nPATH=/tmp/bin\nPYTHONPATH=/tmp/py\n"
+        let result = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: Array(text.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("vaultfile: warning: entry ") }
+        #expect(warnings.count == 3, "\(result.stderr)")
+        for name in ["LD_PRELOAD", "PATH", "PYTHONPATH"] { #expect(warnings.contains { $0.contains("'\(name)'") }, "\(name)") }
+        #expect(!result.stderr.contains("/tmp/evil.so") && !result.stderr.contains("hunter2"), "never a value")
+        #expect(try names(cli).count == 4)
+    }
+
     @Test func test_import_refusesAJSONKeyGivenTwice() throws {
         let cli = try vaultWith([:]); defer { cli.directory.remove() }
         let text = "{\"vaultfile_export\": 1,\n \"entries\": [{\"name\": \"a\", \"value\": \"shown\", \"value\": \"hidden\"}]}"
