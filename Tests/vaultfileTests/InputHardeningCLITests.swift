@@ -4,12 +4,12 @@ import Testing
 
 /// What users type and import, through the binary (issue 25, items 10, 13, 14, 16).
 @Suite struct InputHardeningCLITests {
-    /// A vault with the given entries.
+    /// A vault with the given entries (set with --allow-format-characters, so any name goes).
     private func vaultWith(_ entries: [String: String]) throws -> CLI {
         let cli = try CLI()
         try cli.initVault()
         for (name, value) in entries {
-            let result = try cli.run(["set", name] + cli.unlock(), stdin: Array(value.utf8))
+            let result = try cli.run(["set", name, "--allow-format-characters"] + cli.unlock(), stdin: Array(value.utf8))
             precondition(result.status == 0, result.stderr)
         }
         return cli
@@ -20,6 +20,81 @@ import Testing
     }
 
     private let reversed = "db/\u{202E}drowssap"  // shows as "db/password" on a terminal
+
+    @Test func test_set_refusesAFormatCharacterInANewNameUnlessAllowed() throws {
+        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let refused = try cli.run(["set", reversed] + cli.unlock(), stdin: Array("v".utf8))
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("db/\\u{202E}drowssap") && refused.stderr.contains("U+202E RIGHT-TO-LEFT OVERRIDE"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("hint: pass --allow-format-characters") && !refused.stderr.contains("\u{202E}"))
+        for name in ["a\u{200B}b", "soft\u{00AD}hyphen", "bom\u{FEFF}", "iso\u{2066}late"] {
+            #expect(try cli.run(["set", name] + cli.unlock(), stdin: [0x76]).status == 2, "\(name.unicodeScalars.map(\.value))")
+        }
+        #expect(try names(cli).isEmpty)
+        #expect(try cli.run(["set", reversed, "--allow-format-characters"] + cli.unlock(), stdin: Array("v".utf8)).status == 0)
+        #expect(try names(cli) == [reversed])
+    }
+
+    @Test func test_namesAlreadyInTheVault_stayReachableByGetSetRmAndMv() throws {
+        let cli = try vaultWith([reversed: "secret", "z\u{200B}": "other"]); defer { cli.directory.remove() }
+        #expect(try cli.run(["get", reversed] + cli.unlock()).text == "secret")
+        #expect(try cli.run(["set", reversed] + cli.unlock(), stdin: Array("changed".utf8)).status == 0, "not a new name")
+        #expect(try cli.run(["set", reversed, "--field", "user"] + cli.unlock(), stdin: Array("u".utf8)).status == 0)
+        #expect(try cli.run(["mv", reversed, "db/plain"] + cli.unlock()).status == 0, "a source may hold them")
+        #expect(try cli.run(["get", "db/plain"] + cli.unlock()).text == "changed")
+        #expect(try cli.run(["mv", "db/plain", "z\u{200B}", "--force"] + cli.unlock()).status == 0, "replacing an existing name")
+        #expect(try cli.run(["rm", "z\u{200B}"] + cli.unlock()).status == 0)
+        #expect(try names(cli).isEmpty)
+    }
+
+    @Test func test_mv_refusesAFormatCharacterInTheNewName() throws {
+        let cli = try vaultWith(["db/password": "v"]); defer { cli.directory.remove() }
+        let refused = try cli.run(["mv", "db/password", reversed] + cli.unlock())
+        #expect(refused.status == 2 && refused.stderr.contains("--allow-format-characters"), "\(refused.stderr)")
+        #expect(try names(cli) == ["db/password"])
+        #expect(try cli.run(["mv", "db/password", reversed, "--allow-format-characters"] + cli.unlock()).status == 0)
+        #expect(try names(cli) == [reversed])
+    }
+
+    @Test func test_import_refusesNewFormatCharacterNamesButNotExistingOnes() throws {
+        let cli = try vaultWith(["kept\u{2066}": "old"]); defer { cli.directory.remove() }
+        func json(_ name: String) -> [UInt8] {
+            Array(#"{"vaultfile_export": 1, "entries": [{"name": "plain", "value": "p"}, {"name": "\#(name)", "value": "v"}]}"#.utf8)
+        }
+        let refused = try cli.run(["import", "--format", "json"] + cli.unlock(), stdin: json("new\\u200b"))
+        #expect(refused.status == 2 && refused.stderr.contains("new\\u{200B}") && refused.stderr.contains("--allow-format-characters"),
+                "\(refused.stderr)")
+        #expect(try names(cli) == ["kept\u{2066}"], "all or nothing")
+        #expect(try cli.run(["import", "--format", "json", "--overwrite"] + cli.unlock(), stdin: json("kept\\u2066")).status == 0)
+        #expect(try cli.run(["get", "kept\u{2066}"] + cli.unlock()).text == "v")
+        #expect(try cli.run(["import", "--format", "json", "--overwrite", "--allow-format-characters"] + cli.unlock(),
+                            stdin: json("new\\u200b")).status == 0)
+    }
+
+    @Test func test_batch_refusesAFormatCharacterInANewName() throws {
+        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let refused = try cli.run(["batch"] + cli.unlock(), stdin: Array("set plain --value 1\nset 'x\u{202E}y' --value 2\n".utf8))
+        #expect(refused.status == 2 && refused.stderr.contains("line 2") && refused.stderr.contains("x\\u{202E}y"), "\(refused.stderr)")
+        #expect(try names(cli).isEmpty, "nothing was changed")
+        let moved = try cli.run(["batch"] + cli.unlock(), stdin: Array("set plain --value 1\nmv plain 'x\u{200B}'\n".utf8))
+        #expect(moved.status == 2 && moved.stderr.contains("x\\u{200B}"), "\(moved.stderr)")
+        let allowed = "set plain --value 1\nmv plain 'x\u{200B}' --allow-format-characters\nset 'y\u{202E}' --value 2 --allow-format-characters\n"
+        #expect(try cli.run(["batch"] + cli.unlock(), stdin: Array(allowed.utf8)).status == 0)
+        #expect(try names(cli) == ["x\u{200B}", "y\u{202E}"])
+    }
+
+    @Test func test_gitMerge_keepsNamesThatExistInAnInput() throws {
+        // A name new to OURS but present in THEIRS was not typed here: the merge keeps it.
+        let cli = try vaultWith(["shared": "s"]); defer { cli.directory.remove() }
+        try FileManager.default.copyItem(atPath: cli.path("t.vault"), toPath: cli.path("base.vault"))
+        try FileManager.default.copyItem(atPath: cli.path("t.vault"), toPath: cli.path("theirs.vault"))
+        #expect(try cli.run(["set", reversed, "--allow-format-characters"] + cli.unlock("theirs.vault"), stdin: [0x74]).status == 0)
+        #expect(try cli.run(["set", "ours"] + cli.unlock(), stdin: [0x6F]).status == 0)
+        let merged = try cli.run(["git", "merge", cli.path("base.vault"), cli.path("t.vault"), cli.path("theirs.vault"),
+                                  "--password-file", cli.path("pw")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try names(cli) == [reversed, "ours", "shared"])
+    }
 
     @Test func test_import_warnsAboutVariablesThatTakeOverPrograms() throws {
         let cli = try vaultWith([:]); defer { cli.directory.remove() }

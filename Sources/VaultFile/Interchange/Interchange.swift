@@ -34,7 +34,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .dangerousVariable(let name, let variable):
-            return "entry '\(name)' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
+            return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
         }
     }
 }

@@ -146,6 +146,7 @@ struct BatchSet: BatchVerb {
     @Option(name: .customLong("value-file")) var valueFile: String?
     @Flag(name: .customLong("generate")) var generate = false
     @OptionGroup var generator: GeneratorOptions
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func validate() throws {
         let sources = [value != nil, valueFile != nil, generate].filter { $0 }.count
@@ -155,6 +156,7 @@ struct BatchSet: BatchVerb {
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
         var bytes = try value.map { Array($0.utf8) } ?? valueFile.map(Input.readFile) ?? generator.generate()
         defer { wipe(&bytes) }
+        try vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
         if let field { try vault.setField(field, value: bytes, for: name) } else { try vault.setValue(bytes, for: name) }
     }
 }
@@ -190,8 +192,10 @@ struct BatchMv: BatchVerb {
     @Argument var old: String
     @Argument var new: String
     @Flag(name: .customLong("force")) var force = false
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+        try vault.checkNewName(new, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
         try vault.rename(old, to: new, overwrite: force)
     }
 }

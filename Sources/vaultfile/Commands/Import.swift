@@ -22,6 +22,7 @@ extension VaultfileCommand {
         @Option(name: .customLong("format"), help: "json, dotenv, csv, keepassxc-csv or bitwarden-json.") var format: InterchangeFormat
         @Argument(help: "The file to import (default: stdin).") var file: String?
         @Flag(name: .customLong("overwrite"), help: "Replace entries that exist already.") var overwrite = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func run() throws {
             var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
@@ -31,9 +32,12 @@ extension VaultfileCommand {
             let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
                 let existing = entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
                 if !existing.isEmpty && !overwrite {
-                    let shown = existing.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+                    let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
                     throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
                                            hint: "pass --overwrite to replace them")
+                }
+                for (name, _) in entries {
+                    try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 }
                 for (name, entry) in entries { try unlocked.vault.put(entry, as: name) }
                 return (entries.count - existing.count, existing.count)

@@ -8,7 +8,11 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
             abstract: "List entry names, sorted, one per line.",
-            discussion: "With --json: an array of {name, fields, created, modified}; times are RFC 3339 UTC. No values are printed.")
+            discussion: """
+                With --json: an array of {name, fields, created, modified}; times are RFC 3339 UTC. No values are printed. \
+                On a terminal, bidi controls and invisible characters in names are shown as \\u{XXXX}; piped, names are \
+                printed byte for byte.
+                """)
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "Only names that start with this prefix, e.g. prod/.") var prefix: String?
@@ -29,9 +33,12 @@ extension VaultfileCommand {
                 }
                 try StandardOutput.line(JSON.array(items).text)
             } else {
+                // Names are data: piped, their bytes as they are; on a terminal, bidi controls and
+                // invisible characters are shown escaped (\u{202E}) so a name cannot disguise itself.
+                let escaping = StandardOutput.isTerminal
                 var out = [UInt8]()
                 for name in names {
-                    out.append(contentsOf: name.utf8)
+                    out.append(contentsOf: (escaping ? EntryName.escapingFormatCharacters(name) : name).utf8)
                     out.append(0x0A)
                 }
                 try StandardOutput.write(out)

@@ -11,6 +11,7 @@ extension VaultfileCommand {
         @Argument(help: "The current name.") var old: String
         @Argument(help: "The new name.") var new: String
         @Flag(name: .customLong("force"), help: "Replace an existing entry with the new name.") var force = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             do { _ = try EntryName.validate(new) } catch { throw ValidationError(error.description) }
@@ -18,6 +19,7 @@ extension VaultfileCommand {
 
         func run() throws {
             try unlock.update { unlocked in
+                try unlocked.vault.checkNewName(new, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 try unlocked.vault.rename(old, to: new, overwrite: force)
             }
         }

@@ -26,6 +26,7 @@ extension VaultfileCommand {
         var generate = false
         @Flag(name: .customLong("print"), help: "With --generate: also print the stored value.") var print = false
         @OptionGroup var generator: GeneratorOptions
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
@@ -37,6 +38,7 @@ extension VaultfileCommand {
             var value = try readValue()
             defer { wipe(&value) }
             try unlock.update { unlocked in
+                try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 if let field {
                     try unlocked.vault.setField(field, value: value, for: name)
                 } else {
