@@ -21,6 +21,19 @@ import Testing
 
     private let reversed = "db/\u{202E}drowssap"  // shows as "db/password" on a terminal
 
+    @Test func test_arguments_thatAreNotUTF8AreRefusedBeforeParsing() throws {
+        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        // Both used to become U+FFFD U+FFFD: one entry under two different byte strings.
+        let unlock = "--vault '\(cli.path("t.vault"))' --password-file '\(cli.path("pw"))'"
+        let set = try cli.shell("printf v | \"$VF\" set \"$(printf '\\377\\376')\" \(unlock)")
+        #expect(set.status == 64, "\(set.stderr)")
+        #expect(set.stderr.contains("argument 2 is not valid UTF-8 (\\xFF\\xFE)"), "\(set.stderr)")
+        #expect(!set.stderr.contains("\u{FFFD}"), "the raw bytes are never printed")
+        let path = try cli.shell("\"$VF\" list --vault \"$(printf '/tmp/\\351t\\351')\"")
+        #expect(path.status == 64 && path.stderr.contains("argument 3") && path.stderr.contains("/tmp/\\xE9t\\xE9"), "\(path.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
+
     @Test func test_set_refusesAFormatCharacterInANewNameUnlessAllowed() throws {
         let cli = try vaultWith([:]); defer { cli.directory.remove() }
         let refused = try cli.run(["set", reversed] + cli.unlock(), stdin: Array("v".utf8))
