@@ -21,6 +21,8 @@ import Testing
 
     private let reversed = "db/\u{202E}drowssap"  // shows as "db/password" on a terminal
 
+    // MARK: - Arguments
+
     @Test func test_arguments_thatAreNotUTF8AreRefusedBeforeParsing() throws {
         let cli = try vaultWith([:]); defer { cli.directory.remove() }
         // Both used to become U+FFFD U+FFFD: one entry under two different byte strings.
@@ -33,6 +35,8 @@ import Testing
         #expect(path.status == 64 && path.stderr.contains("argument 3") && path.stderr.contains("/tmp/\\xE9t\\xE9"), "\(path.stderr)")
         #expect(try names(cli).isEmpty)
     }
+
+    // MARK: - New names
 
     @Test func test_set_refusesAFormatCharacterInANewNameUnlessAllowed() throws {
         let cli = try vaultWith([:]); defer { cli.directory.remove() }
@@ -109,6 +113,21 @@ import Testing
         #expect(try names(cli) == [reversed, "ours", "shared"])
     }
 
+    // MARK: - Listing on a terminal
+
+    @Test func test_listAndSearch_escapeFormatCharactersOnATerminalOnly() throws {
+        let cli = try vaultWith([reversed: "v", "plain": "p"]); defer { cli.directory.remove() }
+        let piped = try cli.run(["list"] + cli.unlock())
+        #expect(piped.stdout == Array("\(reversed)\nplain\n".utf8), "data for scripts: the bytes as they are")
+        let screen = try cli.interactive(["list"] + cli.unlock(), answers: [])
+        #expect(screen.status == 0 && screen.screen.contains("db/\\u{202E}drowssap") && !screen.screen.contains("\u{202E}"), "\(screen.screen)")
+        let found = try cli.interactive(["search", "db/"] + cli.unlock(), answers: [])
+        #expect(found.screen.contains("db/\\u{202E}drowssap") && !found.screen.contains("\u{202E}"), "\(found.screen)")
+        #expect(try cli.run(["search", "db/"] + cli.unlock()).stdout == Array("\(reversed)\n".utf8))
+    }
+
+    // MARK: - Import
+
     @Test func test_import_warnsAboutVariablesThatTakeOverPrograms() throws {
         let cli = try vaultWith([:]); defer { cli.directory.remove() }
         let text = "LD_PRELOAD=/tmp/evil.so\nDB_PASSWORD=hunter2\nPATH=/tmp/bin\nPYTHONPATH=/tmp/py\n"
@@ -129,5 +148,34 @@ import Testing
         #expect(result.stderr.contains("'value' appears twice") && result.stderr.contains("line 2") && result.stderr.contains("entries[0]"),
                 "\(result.stderr)")
         #expect(try names(cli).isEmpty)
+    }
+
+    // MARK: - search
+
+    @Test func test_search_readsThePatternFromAFileOrStdin() throws {
+        let cli = try vaultWith(["prod/db": "the-needle-value", "dev/db": "hay"]); defer { cli.directory.remove() }
+        try cli.write("pattern", Array("needle\n".utf8))
+        let fromFile = try cli.run(["search", "--values", "--pattern-file", cli.path("pattern")] + cli.unlock())
+        #expect(fromFile.status == 0 && fromFile.text == "prod/db\n", "\(fromFile.stderr)")
+        let fromStdin = try cli.run(["search", "--values", "--regex", "--pattern-file", "-"] + cli.unlock(), stdin: Array("n[e]+dle\n".utf8))
+        #expect(fromStdin.status == 0 && fromStdin.text == "prod/db\n", "\(fromStdin.stderr)")
+        try cli.write("secret", Array("hunter2-part\n".utf8))
+        let missing = try cli.run(["search", "--values", "--pattern-file", cli.path("secret")] + cli.unlock())
+        #expect(missing.status == 1 && missing.stderr.contains("the pattern in") && !missing.stderr.contains("hunter2"), "\(missing.stderr)")
+        try cli.write("bad", Array("(hunter2\n".utf8))
+        let bad = try cli.run(["search", "--regex", "--pattern-file", cli.path("bad")] + cli.unlock())
+        #expect(bad.status == 64 && !bad.stderr.contains("hunter2"), "\(bad.stderr)")
+        #expect(try cli.run(["search", "x", "--pattern-file", cli.path("pattern")] + cli.unlock()).status == 64)
+        #expect(try cli.run(["search"] + cli.unlock()).status == 64)
+    }
+
+    @Test func test_search_catastrophicRegexFinishesInLinearTime() throws {
+        // Swift's backtracking Regex ran past 10 s on this (2^40 ways to split the run of a's).
+        let cli = try vaultWith(["entry": String(repeating: "a", count: 40) + "!"]); defer { cli.directory.remove() }
+        let unlock = "--vault '\(cli.path("t.vault"))' --password-file '\(cli.path("pw"))'"
+        let result = try cli.shell("timeout 60 \"$VF\" search --values --regex '^(a+)+$' \(unlock)")
+        #expect(result.status == 1, "no match, found quickly (124 = killed after 60 s): \(result.stderr)")
+        let refused = try cli.run(["search", "--regex", "(a)\\1"] + cli.unlock())
+        #expect(refused.status == 64 && refused.stderr.contains("backreferences are not supported"), "\(refused.stderr)")
     }
 }
