@@ -46,6 +46,7 @@ struct VaultfileCommand: ParsableCommand {
     static func main() {
         Hardening.apply()
         do {
+            try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
             var command = try parseAsRoot()
             try command.run()
         } catch {

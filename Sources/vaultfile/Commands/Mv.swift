@@ -11,6 +11,7 @@ extension VaultfileCommand {
         @Argument(help: "The current name.") var old: String
         @Argument(help: "The new name.") var new: String
         @Flag(name: .customLong("force"), help: "Replace an existing entry with the new name.") var force = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             do { _ = try EntryName.validate(new) } catch { throw ValidationError(error.description) }
@@ -18,12 +19,13 @@ extension VaultfileCommand {
 
         func run() throws {
             try unlock.update { unlocked in
-                try Self.apply(to: &unlocked.vault, old: old, new: new, force: force)
+                try Self.apply(to: &unlocked.vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
             }
         }
 
         /// Renames `old` to `new`, over an existing entry only with `force`; the one path of `mv`, on the command line and in `batch`.
-        static func apply(to vault: inout Vault, old: String, new: String, force: Bool) throws {
+        static func apply(to vault: inout Vault, old: String, new: String, force: Bool, allowFormatCharacters: Bool) throws {
+            try vault.checkNewName(new, allowingFormatCharacters: allowFormatCharacters)
             try vault.rename(old, to: new, overwrite: force)
         }
     }

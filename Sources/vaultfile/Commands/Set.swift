@@ -26,6 +26,7 @@ extension VaultfileCommand {
         var generate = false
         @Flag(name: .customLong("print"), help: "With --generate: also print the stored value.") var print = false
         @OptionGroup var generator: GeneratorOptions
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
@@ -37,7 +38,8 @@ extension VaultfileCommand {
             var value = try readValue()
             defer { wipe(&value) }
             try unlock.update { unlocked in
-                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field), value: value)
+                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field), value: value,
+                               allowFormatCharacters: formatCharacters.allowFormatCharacters)
             }
             if print { try StandardOutput.write(value + [0x0A]) }
         }
@@ -53,7 +55,8 @@ extension VaultfileCommand {
         }
 
         /// Stores `value` as `part` of `name`; the one path of `set`, on the command line and in `batch`.
-        static func apply(to vault: inout Vault, name: String, part: EntryPart, value: [UInt8]) throws {
+        static func apply(to vault: inout Vault, name: String, part: EntryPart, value: [UInt8], allowFormatCharacters: Bool) throws {
+            try vault.checkNewName(name, allowingFormatCharacters: allowFormatCharacters)
             try vault.setValue(value, for: name, part: part)
         }
     }
