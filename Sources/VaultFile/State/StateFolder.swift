@@ -76,8 +76,9 @@ public struct StateFolder: Sendable, Equatable {
         let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
-            // No folder or no record yet: nothing recorded, not a problem.
-            if code == ENOENT { return nil }
+            // No folder or no record yet (or a file where the folder should be, which the next
+            // write reports): nothing recorded.
+            if code == ENOENT || code == ENOTDIR { return nil }
             throw problem("reading", file, errno: code)
         }
         defer { close(fd) }
