@@ -57,6 +57,10 @@ public enum VaultError: CategorizedError, Equatable {
     case changedOnDisk(path: String)
     /// A merge cannot proceed (different vaults, a side the password does not open).
     case mergeRefused(MergeRefusal)
+    /// A write to a copy older than one this machine has seen (`newer`); nothing was written.
+    case staleCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
+    /// The generation counter is at 2^64 − 1: another seal would wrap it; nothing was written.
+    case generationExhausted
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -89,6 +93,11 @@ public enum VaultError: CategorizedError, Equatable {
         case .changedOnDisk(let path):
             return "\(path) changed on disk while it was being edited; nothing was written"
         case .mergeRefused(let refusal): return refusal.description
+        case .staleCopy(let path, let generation, let newer):
+            return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault was seen here on "
+                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written"
+        case .generationExhausted:
+            return "the vault's generation counter is at its largest value (2^64 - 1); another write would wrap it, so nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
@@ -102,7 +111,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
-        case .limitExceeded: return .overLimit
+        case .limitExceeded, .generationExhausted: return .overLimit
+        case .staleCopy: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict

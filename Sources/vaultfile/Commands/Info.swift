@@ -22,6 +22,7 @@ extension VaultfileCommand {
                 }
             }
             let weak = slots.contains { $0.kdf.map { !$0.meetsRecommendedMinimum } ?? false }
+            let seen = try Self.seen(header, path: store.path)
             if json {
                 try StandardOutput.line(JSON.object([
                     ("path", .string(store.path)),
@@ -34,7 +35,7 @@ extension VaultfileCommand {
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
                     ("kdf_below_recommendation", .bool(weak)),
-                ]).text)
+                ] + seen.json).text)
                 return
             }
             var lines = [
@@ -42,6 +43,7 @@ extension VaultfileCommand {
                 "format:      vaultfile \(VaultHeader.majorVersion).\(header.minorVersion)",
                 "vault id:    \(hex(header.vaultID))",
                 "generation:  \(header.generation)",
+                seen.line,
                 "cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)",
             ]
             for (index, slot) in slots.enumerated() {

@@ -32,6 +32,7 @@ extension VaultfileCommand {
 
         func run() throws {
             let store = unlock.location.store
+            let rollback = try unlock.rollbackCheck()
             // Without KDF options the vault keeps its current settings.
             let requested = kdf.isSpecified ? try kdf.parameters() : nil
             let old = try unlock.password()
@@ -44,8 +45,9 @@ extension VaultfileCommand {
                 new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
             }
             guard new.count > 0 else { throw CLIError.emptyPassword }
+            defer { UnlockOptions.report(rollback) }
             let parameters = try store.changePassword(from: old, to: new, kdf: requested, limits: try unlock.limits(),
-                                                      willDeriveKey: UnlockOptions.announce)
+                                                      willDeriveKey: UnlockOptions.announce, rollback: rollback)
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
         }
     }

@@ -86,6 +86,10 @@ struct UnlockOptions: ParsableArguments {
         valueName: "n"))
     var maxIterations: UInt64?
 
+    @Flag(name: .customLong("allow-rollback"), help: ArgumentHelp(
+        "Let a write replace a copy older than one seen on this machine (else exit 7); the copy becomes the newest."))
+    var allowRollback = false
+
     func validate() throws {
         let explicit = [passwordFile != nil, passwordFD != nil, passwordCommand != nil].filter { $0 }.count
         guard explicit <= 1 else {
@@ -151,19 +155,24 @@ struct UnlockOptions: ParsableArguments {
 
     // MARK: Opening
 
-    /// Opens the vault read-only (no lock), warning about weak KDF settings.
+    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies.
     func open() throws -> UnlockedVault {
         let store = location.store
+        let rollback = try rollbackCheck()
         let password = try password()
-        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce)
+        defer { Self.report(rollback) }
+        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
 
-    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed.
+    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed; a write
+    /// to an older copy is refused (exit 7) unless `--allow-rollback`.
     func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
+        let rollback = try rollbackCheck()
         let password = try password()
-        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
+        defer { Self.report(rollback) }
+        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
             return try edit(unlocked)
         }
@@ -175,7 +184,7 @@ struct UnlockOptions: ParsableArguments {
     }
 
     static func warnIfWeak(_ unlocked: UnlockedVault) {
-        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum else { return }
+        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum, weakKDFWarningIsDue(unlocked.header.vaultID) else { return }
         Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
     }
 }

@@ -20,6 +20,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 5
     /// A limit was exceeded: a KDF cap or a size limit.
     case overLimit = 6
+    /// A write to a copy older than one seen on this machine was refused (`--allow-rollback`).
+    case staleCopy = 7
     /// The command line was malformed.
     case usage = 64
 
@@ -31,6 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .damaged, .unsupported: self = .damaged
         case .busy: self = .busy
         case .overLimit: self = .overLimit
+        case .stale: self = .staleCopy
         case .invalidArgument: self = .usage
         case .invalidInput, .conflict, .refused, .io, .internalFailure: self = .failure
         }
@@ -106,6 +109,11 @@ struct ErrorReport: Equatable {
         case .mergeRefused(.lowerKeyDerivation):
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"
+        case .staleCopy(let path, _, let newer):
+            let merge = newer.path == path ? "'vaultfile merge'" : "'vaultfile merge \(path) \(newer.path)'"
+            return "if this copy is the one to keep, run the command again with --allow-rollback (it then becomes the newest); "
+                + "to combine both copies' changes use \(merge)"
+        case .generationExhausted: return "move the entries into a new vault ('vaultfile init', then 'vaultfile export' and 'vaultfile import')"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
