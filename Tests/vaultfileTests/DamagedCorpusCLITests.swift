@@ -1,39 +1,76 @@
 import Foundation
 import TestSupport
 import Testing
+import VaultFile
+@testable import vaultfile
 
-/// Every case of `Fixtures/damaged/` through the binary: the exact exit status, the message, and no plaintext.
+/// Every case of `Fixtures/damaged/` as the CLI ends on it: the exact exit status, the message, and no plaintext.
+///
+/// Every case runs in-process through the code `verify` and `get` run (their parsed options,
+/// the store, `ErrorReport`); the first and the last case of each exit status also run
+/// through the binary, for what only a process shows (its status, its stdout, its stderr).
 @Suite struct DamagedCorpusCLITests {
-    struct Case: Decodable, Sendable, CustomTestStringConvertible {
-        var file: String
-        var description: String
-        var expectStatus: Int32
-        var expectMessage: String
-        var testDescription: String { file }
-    }
+    typealias Case = DamagedCorpus.Case
 
-    struct Manifest: Decodable, Sendable {
-        var password: String
-        var canaryName: String
-        var canaryValue: String
-        var cases: [Case]
-    }
+    static let manifest = DamagedCorpus.manifest
 
-    static let folder = ProjectPaths.fixtures.appendingPathComponent("damaged")
-    static let manifest: Manifest? = try? JSONDecoder().decode(
-        Manifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+    /// The cases run through the binary: the first and the last of each exit status in the manifest.
+    static let throughTheBinary: [Case] = {
+        let cases = manifest?.cases ?? []
+        return Set(cases.map(\.expectStatus)).sorted().flatMap { status in
+            let same = cases.filter { $0.expectStatus == status }
+            return same.count > 1 ? [same[0], same[same.count - 1]] : same
+        }
+    }()
 
     @Test func test_corpus_hasAtLeastSixtyCases() {
         #expect((Self.manifest?.cases.count ?? 0) >= 60, "Fixtures/damaged/manifest.json is missing or short")
+        #expect(Set(Self.throughTheBinary.map(\.expectStatus)) == Set(Self.manifest?.cases.map(\.expectStatus) ?? []),
+                "every exit status of the manifest runs through the binary")
     }
 
+    // MARK: - In-process: every case
+
+    /// `verify` and `get` parsed as the binary parses them, then what their `run()` does before
+    /// it prints: `UnlockOptions.open()` (the store with the parsed password source and KDF
+    /// caps), less its weak-KDF warning; a failure becomes the `ErrorReport` `main()` prints.
     @Test(arguments: manifest?.cases ?? [])
+    func test_verifyAndGet_reportWhatTheManifestSaysInProcess(item: Case) throws {
+        let manifest = try #require(Self.manifest)
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        try Data(manifest.password.utf8).write(to: directory.url.appendingPathComponent("pw"))
+        // A private copy: the corpus itself is never touched.
+        try Data(try DamagedCorpus.bytes(of: item)).write(to: directory.url.appendingPathComponent(item.file))
+        let unlock = ["--vault", directory.path(item.file), "--password-file", directory.path("pw")]
+        for arguments in [["verify"] + unlock, ["get", manifest.canaryName] + unlock] {
+            let options: UnlockOptions
+            switch try VaultfileCommand.parseAsRoot(arguments) {
+            case let verify as VaultfileCommand.Verify: options = verify.unlock
+            case let get as VaultfileCommand.Get: options = get.unlock
+            case let other: Issue.record("\(arguments[0]) parsed as \(type(of: other))"); continue
+            }
+            do {
+                let unlocked = try options.location.store.open(password: try options.password(), limits: try options.limits())
+                #expect(item.expectStatus == 0, "\(arguments[0]) \(item.file) opened but should fail: \(item.description)")
+                #expect(unlocked.vault.withValue(of: manifest.canaryName) { Array($0) } == Array(manifest.canaryValue.utf8))
+            } catch {
+                let report = try #require(ErrorReport(error), "\(item.file): \(error) is not mapped")
+                #expect(report.status.rawValue == item.expectStatus, "\(arguments[0]) \(item.file): \(item.description): \(report.description)")
+                #expect(report.description.contains(item.expectMessage), "'\(report.description)' lacks '\(item.expectMessage)'")
+                #expect(!report.description.contains(manifest.canaryValue) && !(report.hint ?? "").contains(manifest.canaryValue))
+            }
+        }
+    }
+
+    // MARK: - Through the binary: each exit status
+
+    @Test(arguments: throughTheBinary)
     func test_verifyAndGet_exitAsTheManifestSays(item: Case) throws {
         let manifest = try #require(Self.manifest)
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.write("pw", Array(manifest.password.utf8))
         // A private copy: the corpus itself is never touched, not even by a lock file.
-        try cli.write(item.file, Array(try Data(contentsOf: Self.folder.appendingPathComponent(item.file))))
+        try cli.write(item.file, try DamagedCorpus.bytes(of: item))
         let verify = try cli.run(["verify"] + cli.unlock(item.file))
         #expect(verify.status == item.expectStatus, "\(item.description): \(verify.stderr)")
         let message = item.expectStatus == 0 ? "intact" : item.expectMessage
@@ -47,4 +84,9 @@ import Testing
             #expect(!get.stderr.contains(manifest.canaryValue) && !verify.stderr.contains(manifest.canaryValue))
         }
     }
+}
+
+extension DamagedCorpus.Case: CustomTestStringConvertible {
+    /// The file's name, as the test report shows each case.
+    public var testDescription: String { file }
 }
