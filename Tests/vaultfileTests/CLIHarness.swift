@@ -48,15 +48,19 @@ struct CLI {
     /// Reads a file in the test's folder.
     func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
 
-    /// Creates `name` with a fast (weak) KDF and the password in `pw`.
-    func initVault(_ name: String = "t.vault", password: String = "pw") throws {
+    /// Creates `name` with a fast (weak) KDF, or `kdf`, and the password in `pw`.
+    func initVault(_ name: String = "t.vault", password: String = "pw", kdf: [String] = CLI.fastKDF) throws {
         try write("pw", Array(password.utf8))
-        let result = try run(["init", "--vault", path(name), "--password-file", path("pw")] + Self.fastKDF)
+        let result = try run(["init", "--vault", path(name), "--password-file", path("pw")] + kdf)
         precondition(result.status == 0, result.stderr)
     }
 
-    /// Fast KDF options for tests: below the floor on purpose.
-    static let fastKDF = ["--kdf-memory", "8M", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+    /// Fast KDF options for tests: below the floor on purpose. Argon2id's least memory (8 KiB):
+    /// every later run of the binary on the vault derives its key, and 8 MiB cost each ~8 ms.
+    static let fastKDF = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+
+    /// 8 MiB, 1 pass: for tests that read the KDF's settings back or set a memory cap under them.
+    static let eightMiBKDF = ["--kdf-memory", "8M", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
 
     /// `--vault <name> --password-file pw`.
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
@@ -66,6 +70,9 @@ struct CLI {
 // MARK: - A terminal session
 
 extension CLI {
+    /// Whether util-linux `script` is here to run a pseudo-terminal (tests that need one are skipped when not).
+    static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
     /// Runs `vaultfile arguments…` on a pseudo-terminal (through util-linux `script`), answering
     /// prompts as a person would: wait until `prompt` text appears, then type `line` and Enter.
     func interactive(_ arguments: [String], answers: [(prompt: String, line: String)], stdin extraInput: String = "") throws -> (status: Int32, screen: String) {

@@ -206,7 +206,7 @@ import Testing
         #expect(try cli.run(["set", "bin"] + cli.unlock(), stdin: [0, 1]).status == 0)
         #expect(try cli.run(["export", "--format", "dotenv"] + cli.unlock()).stderr.contains("binary"))
         #expect(try cli.run(["export", "--format", "keepassxc-csv"] + cli.unlock()).status == 64)
-        if TerminalPromptTests.hasScript {
+        if CLI.hasScript {
             let session = try cli.interactive(["export", "--format", "json"] + cli.unlock(), answers: [])
             #expect(session.status == 2 && session.screen.contains("--force"))
         }
