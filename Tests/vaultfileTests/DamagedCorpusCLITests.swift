@@ -1,4 +1,5 @@
 import Foundation
+import KDF
 import TestSupport
 import Testing
 import VaultFile
@@ -33,7 +34,7 @@ import VaultFile
 
     /// The unlock options of `verify` and of `get`, parsed as the binary parses them. Parsed once:
     /// parsing costs ~16 ms in a debug build and is the same for every case, which then points
-    /// `--vault` and `--password-file` at its own files.
+    /// `--vault` at its file.
     static let parsedCommands: [(name: String, unlock: UnlockOptions)]? = {
         let unlock = ["--vault", "case.vault", "--password-file", "pw"]
         guard let verify = try? VaultfileCommand.parseAsRoot(["verify"] + unlock) as? VaultfileCommand.Verify,
@@ -43,23 +44,20 @@ import VaultFile
         return [("verify", verify.unlock), ("get", get.unlock)]
     }()
 
-    /// What `verify` and `get` do before they print: `UnlockOptions.open()` (the store, with the
-    /// parsed password source and KDF caps) less its weak-KDF warning; a failure becomes the
-    /// `ErrorReport` that `main()` prints and exits with.
+    /// What `verify` and `get` do before they print: `UnlockOptions.open()` (the store, read-only
+    /// and without a lock, with the parsed KDF caps) less its weak-KDF warning; a failure becomes
+    /// the `ErrorReport` that `main()` prints and exits with. The password is given as read:
+    /// its sources are CLITests' (test_passwordSources_…).
     @Test(arguments: manifest?.cases ?? [])
     func test_verifyAndGet_reportWhatTheManifestSaysInProcess(item: Case) throws {
         let manifest = try #require(Self.manifest)
         let commands = try #require(Self.parsedCommands, "verify or get no longer parses")
-        let directory = try TemporaryDirectory(); defer { directory.remove() }
-        try Data(manifest.password.utf8).write(to: directory.url.appendingPathComponent("pw"))
-        // A private copy: the corpus itself is never touched.
-        try Data(try DamagedCorpus.bytes(of: item)).write(to: directory.url.appendingPathComponent(item.file))
         for (name, parsed) in commands {
             var options = parsed
-            options.location.vault = directory.path(item.file)
-            options.passwordFile = directory.path("pw")
+            options.location.vault = DamagedCorpus.folder.appendingPathComponent(item.file).path
             do {
-                let unlocked = try options.location.store.open(password: try options.password(), limits: try options.limits())
+                let password = SecureBytes(copying: Array(manifest.password.utf8))
+                let unlocked = try options.location.store.open(password: password, limits: try options.limits())
                 #expect(item.expectStatus == 0, "\(name) \(item.file) opened but should fail: \(item.description)")
                 #expect(unlocked.vault.withValue(of: manifest.canaryName) { Array($0) } == Array(manifest.canaryValue.utf8))
             } catch {
