@@ -1,5 +1,7 @@
 import Foundation
+import KDF
 import TestSupport
+import VaultFile
 
 /// Runs the built `vaultfile` binary as a subprocess, as a user's shell would.
 struct CLI {
@@ -49,18 +51,23 @@ struct CLI {
     func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
 
     /// Creates `name` with a fast (weak) KDF, or `kdf`, and the password in `pw`.
-    func initVault(_ name: String = "t.vault", password: String = "pw", kdf: [String] = CLI.fastKDF) throws {
+    ///
+    /// Made in-process with the library call `init` makes (`VaultStore.create`): a test's setup
+    /// needs no run of the binary. `init` itself runs through the binary in CLITests' test_init_…
+    func initVault(_ name: String = "t.vault", password: String = "pw", kdf: KDFParameters = CLI.testKDF) throws {
         try write("pw", Array(password.utf8))
-        let result = try run(["init", "--vault", path(name), "--password-file", path("pw")] + kdf)
-        precondition(result.status == 0, result.stderr)
+        try VaultStore(path: path(name)).create(password: SecureBytes(copying: Array(password.utf8)), kdf: kdf)
     }
 
-    /// Fast KDF options for tests: below the floor on purpose. Argon2id's least memory (8 KiB):
-    /// every later run of the binary on the vault derives its key, and 8 MiB cost each ~8 ms.
-    static let fastKDF = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+    /// The KDF of `initVault`: Argon2id's least memory (8 KiB), 1 pass, below the floor on purpose,
+    /// as `fastKDF` asks `init` for it. Every later run of the binary on the vault derives its key.
+    static let testKDF = KDFParameters.argon2id(.init(memoryKiB: 8, iterations: 1, parallelism: 1))
 
     /// 8 MiB, 1 pass: for tests that read the KDF's settings back or set a memory cap under them.
-    static let eightMiBKDF = ["--kdf-memory", "8M", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+    static let eightMiBKDF = KDFParameters.argon2id(.init(memoryKiB: 8 * 1024, iterations: 1, parallelism: 1))
+
+    /// Fast KDF options for `init` through the binary: `testKDF`, below the floor on purpose.
+    static let fastKDF = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
 
     /// `--vault <name> --password-file pw`.
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }

@@ -10,7 +10,9 @@ import VaultFile
 
     @Test func test_init_createsAPrivateVaultThatVerifies() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
-        try cli.initVault()
+        try cli.write("pw", Array("pw".utf8))
+        let created = try cli.run(["init"] + cli.unlock() + CLI.fastKDF)
+        #expect(created.status == 0, "\(created.stderr)")
         let mode = try FileManager.default.attributesOfItem(atPath: cli.path("t.vault"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let verify = try cli.run(["verify"] + cli.unlock())
