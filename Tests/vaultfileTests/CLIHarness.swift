@@ -59,6 +59,16 @@ struct CLI {
         try VaultStore(path: path(name)).create(password: SecureBytes(copying: Array(password.utf8)), kdf: kdf)
     }
 
+    /// Sets each entry in the vault `name` in-process, one locked update and seal per entry as one
+    /// `set` makes each: setup of a test's vault, with the generation a run of `set` per entry leaves.
+    func setEntries(_ entries: [String: String], in name: String = "t.vault", password: String = "pw") throws {
+        for (entry, value) in entries {
+            try VaultStore(path: path(name)).update(password: SecureBytes(copying: Array(password.utf8)), limits: .defaults) { unlocked in
+                try unlocked.vault.setValue(Array(value.utf8), for: entry)
+            }
+        }
+    }
+
     /// The KDF of `initVault`: Argon2id's least memory (8 KiB), 1 pass, below the floor on purpose,
     /// as `fastKDF` asks `init` for it. Every later run of the binary on the vault derives its key.
     static let testKDF = KDFParameters.argon2id(.init(memoryKiB: 8, iterations: 1, parallelism: 1))

@@ -17,12 +17,8 @@ extension ExternalTools {
                 "GIT_CONFIG_NOSYSTEM": "1",
             ]
             try git(cli, "init -q -b main")
-            let created = try cli.run(["init", "--vault", cli.path("team.vault")] + CLI.fastKDF)
-            precondition(created.status == 0, created.stderr)
-            for (name, value) in [("a", "alpha-0"), ("b", "bravo-0"), ("c", "charlie-0")] {
-                let stored = try cli.run(["set", name, "--vault", cli.path("team.vault")], stdin: Array(value.utf8))
-                precondition(stored.status == 0, stored.stderr)
-            }
+            try cli.initVault("team.vault")
+            try cli.setEntries(["a": "alpha-0", "b": "bravo-0", "c": "charlie-0"], in: "team.vault")
             let setup = try cli.run(["git", "setup"])
             precondition(setup.status == 0, setup.stderr)
             try git(cli, "add -A && git commit -qm base")

@@ -7,10 +7,7 @@ import Testing
     private func vaultWith(_ entries: [String: String]) throws -> CLI {
         let cli = try CLI()
         try cli.initVault()
-        for (name, value) in entries {
-            let result = try cli.run(["set", name] + cli.unlock(), stdin: Array(value.utf8))
-            precondition(result.status == 0, result.stderr)
-        }
+        try cli.setEntries(entries)
         return cli
     }
 
