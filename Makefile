@@ -26,10 +26,10 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-## test: the whole test suite (unit, format, and the CLI run as a subprocess).
+## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
+## the tests that drive outside tools (ExternalTools: git, a terminal, groff), each timed apart.
 test: deps
-	$(SWIFT) build
-	$(SWIFT) test
+	./Tests/make-test.sh "$(SWIFT)"
 
 ## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.
 demo: release
