@@ -1,5 +1,6 @@
 import Foundation
 import KDF
+import SecureMemory
 import TestSupport
 import VaultFile
 

@@ -1,6 +1,7 @@
 import Foundation
 import KDF
 import TestSupport
+import SecureMemory
 import Testing
 import VaultFile
 @testable import vaultfile
@@ -59,7 +60,7 @@ import VaultFile
                 let password = SecureBytes(copying: Array(manifest.password.utf8))
                 let unlocked = try options.location.store.open(password: password, limits: try options.limits())
                 #expect(item.expectStatus == 0, "\(name) \(item.file) opened but should fail: \(item.description)")
-                #expect(unlocked.vault.withValue(of: manifest.canaryName) { Array($0) } == Array(manifest.canaryValue.utf8))
+                #expect(try unlocked.vault.withValue(of: manifest.canaryName) { Array($0) } == Array(manifest.canaryValue.utf8))
             } catch {
                 let report = try #require(ErrorReport(error), "\(item.file): \(error) is not mapped")
                 #expect(report.status.rawValue == item.expectStatus, "\(name) \(item.file): \(item.description): \(report.description)")

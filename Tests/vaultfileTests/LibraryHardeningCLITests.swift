@@ -84,7 +84,7 @@ import VaultFile
         var cli = try CLI(); defer { cli.directory.remove() }
         // The three copies stand for git's branches: no rollback check, as inside a work tree.
         cli.environment["VAULTFILE_ROLLBACK_CHECK"] = "off"
-        try cli.initVault("base.vault")
+        try cli.initVault("base.vault", kdf: CLI.eightMiBKDF)
         let base = try cli.read("base.vault")
         try cli.write("ours.vault", base)
         try cli.write("theirs.vault", base)

@@ -174,18 +174,18 @@ import Testing
 
     @Test func test_weakKDFWarning_showsOnceADayPerVaultUnlessQuiet() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
-        try cli.initVault()
+        try cli.initVault(kdf: CLI.eightMiBKDF)
         let warning = "this vault's key derivation (Argon2id 8 MiB, t=1, p=1) is below OWASP's minimum"
         #expect(try cli.run(["list"] + cli.unlock()).stderr.contains(warning))
         #expect(try cli.run(["list"] + cli.unlock()).stderr.isEmpty, "not again the same day")
-        try cli.initVault("second.vault")
+        try cli.initVault("second.vault", kdf: CLI.eightMiBKDF)
         #expect(try cli.run(["list"] + cli.unlock("second.vault")).stderr.contains(warning), "per vault")
         // A day later.
         let notice = try #require(stateFiles(cli, suffix: ".weak-kdf").first)
         try Data("vaultfile-notice 1\nshown \(Int(Date().timeIntervalSince1970) - 86_401)\n".utf8).write(to: URL(fileURLWithPath: cli.stateDirectory + "/" + notice))
         let vaults = ["t.vault", "second.vault"].filter { (try? cli.run(["list"] + cli.unlock($0)).stderr.contains(warning)) == true }
         #expect(vaults.count == 1, "the vault whose day passed warns again")
-        try cli.initVault("third.vault")
+        try cli.initVault("third.vault", kdf: CLI.eightMiBKDF)
         let quiet = try cli.run(["list"] + cli.unlock("third.vault"), extra: ["VAULTFILE_QUIET_WEAK_KDF": "1"])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
