@@ -41,7 +41,7 @@ install)
     [ -s "$work/completion.$shell" ] || { echo "install: $bin wrote no $shell completion" >&2; exit 1; }
   done
 
-  # Strip a copy (the release binary is ~28 MB with its symbols, about a third of that without).
+  # Strip a copy: the release binary is about 28 MB with its symbols and DWARF, 16 MB without.
   strip --strip-all -o "$work/vaultfile" "$bin"
   if [ "${DEBUG_INFO:-}" = 1 ]; then
     install -d "$root/$(dirname "$debug_path")"

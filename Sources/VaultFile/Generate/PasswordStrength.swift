@@ -22,7 +22,7 @@ import Glibc
 /// dynamic programming over its first 256 bytes, so a lucky early reading cannot hide a word). It is
 /// a screen for obvious weakness (a short, repeated, patterned or one-word password), not a
 /// promise: names, dates and common passwords outside the word list are not recognised. It reads
-/// the bytes where they lie and allocates nothing, so no copy of the password is left behind.
+/// the bytes where they lie and copies none of them, so no copy of the password is left behind.
 public enum PasswordStrength {
     /// The strength below which `init` and `passwd` warn: about 50 bits (a 4-word EFF passphrase
     /// is 51.7).

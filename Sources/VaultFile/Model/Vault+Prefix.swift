@@ -32,10 +32,9 @@ extension Vault {
         name.hasSuffix("/") ? name : name + "/"
     }
 
-    /// The names under the folder `prefix` (ending with '/'), sorted byte-wise.
-    public func names(under prefix: String) -> [String] {
-        precondition(prefix.hasSuffix("/"), "a folder ends with '/'")
-        return names(withPrefix: prefix)
+    /// The names under the folder `name` ("prod" and "prod/" both mean `prod/`), sorted byte-wise.
+    public func names(under name: String) -> [String] {
+        names(withPrefix: Self.folder(name))
     }
 
     /// Removes every entry under the folder `prefix` and returns their names.

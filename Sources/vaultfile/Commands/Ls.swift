@@ -34,7 +34,8 @@ extension VaultfileCommand {
                 root = String(prefix.dropLast())
             }
             if tree || StandardOutput.isTerminal {
-                let relative = names.map { String($0.utf8.dropFirst(folder.map { Vault.folder($0).utf8.count } ?? 0))! }
+                let dropped = folder.map { Vault.folder($0).utf8.count } ?? 0
+                let relative = names.map { String(decoding: $0.utf8.dropFirst(dropped), as: UTF8.self) }
                 try StandardOutput.write(Array(Self.tree(root: root, names: relative).utf8))
             } else {
                 var out: [UInt8] = []

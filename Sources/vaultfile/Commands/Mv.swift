@@ -51,7 +51,7 @@ extension VaultfileCommand {
 
         /// Whether `name` means a folder: it ends with '/', or names no entry but has entries under `name/`.
         static func isFolder(_ name: String, in vault: Vault) -> Bool {
-            name.hasSuffix("/") || (!vault.contains(name) && !vault.names(under: Vault.folder(name)).isEmpty)
+            name.hasSuffix("/") || (!vault.contains(name) && !vault.names(under: name).isEmpty)
         }
 
         /// The new name of the entry `source`: `destination`, or inside it when it ends with '/' (as mv(1) moves into a folder).
