@@ -21,7 +21,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"))
+        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
         var script: String?
 
         func run() throws {

@@ -9,7 +9,7 @@ struct GeneratorOptions: ParsableArguments {
 
     @Option(name: .customLong("charset"), help: ArgumentHelp(
         "Comma-separated classes: lower, upper, digits, symbols, alnum, hex, or chars:LITERAL. Default: lower,upper,digits,symbols.",
-        valueName: "spec"))
+        valueName: "spec"), completion: .list(["lower,upper,digits,symbols", "alnum", "hex", "lower", "upper", "digits", "symbols", "chars:"]))
     var charset: String = PasswordGenerator.defaultCharset
 
     @Option(name: .customLong("words"), help: ArgumentHelp(

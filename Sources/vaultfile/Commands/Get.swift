@@ -8,7 +8,8 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "get",
             abstract: "Print an entry's value (or a field) to stdout, byte for byte.",
-            discussion: "Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing.")
+            discussion: "Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing. 'show' is another name for get, as in pass.",
+            aliases: ["show"])
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.") var name: String

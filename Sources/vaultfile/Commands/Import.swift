@@ -20,7 +20,7 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("format"), help: "json, dotenv, csv, keepassxc-csv or bitwarden-json.") var format: InterchangeFormat
-        @Argument(help: "The file to import (default: stdin).") var file: String?
+        @Argument(help: "The file to import (default: stdin).", completion: .file()) var file: String?
         @Flag(name: .customLong("overwrite"), help: "Replace entries that exist already.") var overwrite = false
         @OptionGroup var formatCharacters: FormatCharacterOption
 

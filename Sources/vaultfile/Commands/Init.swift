@@ -31,6 +31,7 @@ extension VaultfileCommand {
                 password = try unlock.source.read(prompt: "")
             }
             guard password.count > 0 else { throw CLIError.emptyPassword }
+            PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt)
             if unlock.location.isDefaultPath {
                 try Self.makeDirectory(VaultOptions.defaultDirectory)
             }

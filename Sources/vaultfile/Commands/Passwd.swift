@@ -19,7 +19,7 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
-        @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new password from this file.", valueName: "file"))
+        @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new password from this file.", valueName: "file"), completion: .file())
         var newPasswordFile: String?
         @Option(name: .customLong("new-password-fd"), help: ArgumentHelp("Read the new password from this descriptor.", valueName: "n"))
         var newPasswordFD: Int32?
@@ -46,6 +46,7 @@ extension VaultfileCommand {
             }
             guard new.count > 0 else { throw CLIError.emptyPassword }
             defer { UnlockOptions.report(rollback) }
+            PasswordAdvice.warnIfWeak(new, typed: newPasswordFile == nil && newPasswordFD == nil)
             let parameters = try store.changePassword(from: old, to: new, kdf: requested, limits: try unlock.limits(),
                                                       willDeriveKey: UnlockOptions.announce, rollback: rollback)
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")

@@ -20,7 +20,7 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name, e.g. db/password.") var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Set this named field instead of the value.", valueName: "field"))
         var field: String?
-        @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin.", valueName: "file"))
+        @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin.", valueName: "file"), completion: .file())
         var valueFile: String?
         @Flag(name: .customLong("generate"), help: "Store a random password (see 'generate' for its options) instead of reading one.")
         var generate = false

@@ -12,7 +12,7 @@ import Glibc
 struct VaultOptions: ParsableArguments {
     @Option(name: .customLong("vault"), help: ArgumentHelp(
         "The vault file. Default: $VAULTFILE_PATH, else $XDG_DATA_HOME/vaultfile/default.vault.",
-        valueName: "path"))
+        valueName: "path"), completion: .file())
     var vault: String?
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
@@ -59,7 +59,7 @@ struct UnlockOptions: ParsableArguments {
     @OptionGroup var location: VaultOptions
 
     @Option(name: .customLong("password-file"), help: ArgumentHelp(
-        "Read the password from this file (one trailing newline is removed).", valueName: "file"))
+        "Read the password from this file (one trailing newline is removed).", valueName: "file"), completion: .file())
     var passwordFile: String?
 
     @Option(name: .customLong("password-fd"), help: ArgumentHelp(
