@@ -46,7 +46,7 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Rm.self, Mv.self, Edit.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Calibrate.self, Selftest.self,
+            Info.self, Verify.self, Passwd.self, Calibrate.self, Selftest.self, ClipboardClear.self,
         ]
     )
 

@@ -18,6 +18,7 @@ extension VaultfileCommand {
         @Option(name: .customLong("at"), help: ArgumentHelp("The code at this time (seconds since 1970) instead of now.", valueName: "unix-time"))
         var time: Int64?
         @Flag(name: .customLong("json"), help: "Print {\"code\":…,\"period\":…,\"seconds_left\":…} and a newline.") var json = false
+        @OptionGroup var clipboard: ClipboardOptions
 
         func validate() throws {
             try validateEntryArguments(name: name, field: nil)
@@ -26,6 +27,11 @@ extension VaultfileCommand {
         func run() throws {
             let parameters = try unlock.open().vault.totpParameters(of: name)
             let (code, secondsLeft) = try OneTimePassword.totp(parameters, at: time ?? currentTimeMilliseconds() / 1000)
+            if clipboard.clip {
+                let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
+                Messages.info(try Array(code.utf8).withUnsafeBytes { try Clipboard.copy($0, clearAfter: clearAfter) })
+                return
+            }
             if json {
                 let object = JSON.object([("code", .string(code)), ("period", .int(Int64(parameters.period))),
                                           ("seconds_left", .int(Int64(secondsLeft)))])
