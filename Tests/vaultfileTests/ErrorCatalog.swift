@@ -31,7 +31,7 @@ struct ErrorCaseRow {
 enum ErrorCatalog {
     static var rows: [ErrorCaseRow] {
         VaultErrorKind.allCases.map(\.row) + KDFErrorKind.allCases.map(\.row)
-            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row)
+            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row) + OTPErrorKind.allCases.map(\.row)
     }
 }
 
@@ -231,6 +231,32 @@ enum AEADFailureKind: CaseIterable {
         case .invalidKeyLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidKeyLength(31), status: 2, hint: false, shows: ["31"])
         case .invalidNonceLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidNonceLength(23), status: 2, hint: false, shows: ["23"])
         case .authenticationFailed: return ErrorCaseRow(XChaCha20Poly1305.Failure.authenticationFailed, status: 4, hint: false)
+        }
+    }
+}
+
+// MARK: - OTPError
+
+enum OTPErrorKind: CaseIterable {
+    case malformedURI, invalidSecret, unsupportedParameter, noTOTP, invalidTime
+
+    init(_ error: OTPError) {
+        switch error {
+        case .malformedURI: self = .malformedURI
+        case .invalidSecret: self = .invalidSecret
+        case .unsupportedParameter: self = .unsupportedParameter
+        case .noTOTP: self = .noTOTP
+        case .invalidTime: self = .invalidTime
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .malformedURI: return ErrorCaseRow(OTPError.malformedURI("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .invalidSecret: return ErrorCaseRow(OTPError.invalidSecret("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .unsupportedParameter: return ErrorCaseRow(OTPError.unsupportedParameter("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .noTOTP: return ErrorCaseRow(OTPError.noTOTP("shown/name"), status: 1, hint: true, shows: ["shown/name"])
+        case .invalidTime: return ErrorCaseRow(OTPError.invalidTime(-5), status: 64, hint: false, shows: ["-5"])
         }
     }
 }

@@ -16,6 +16,7 @@ import VaultFile
         for kind in KDFErrorKind.allCases { #expect(KDFErrorKind(kind.row.error as! KDFError) == kind) }
         for kind in CLIErrorKind.allCases { #expect(CLIErrorKind(kind.row.error as! CLIError) == kind) }
         for kind in AEADFailureKind.allCases { #expect(AEADFailureKind(kind.row.error as! XChaCha20Poly1305.Failure) == kind) }
+        for kind in OTPErrorKind.allCases { #expect(OTPErrorKind(kind.row.error as! OTPError) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {

@@ -15,9 +15,16 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.") var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"))
         var field: String?
+        @OptionGroup var clipboard: ClipboardOptions
 
         func run() throws {
             let unlocked = try unlock.open()
+            if clipboard.clip {
+                let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
+                let said = try unlocked.vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }
+                Messages.info(said)
+                return
+            }
             try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
                 try StandardOutput.write(bytes)
                 if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }

@@ -25,20 +25,27 @@ extension VaultfileCommand {
         @Flag(name: .customLong("generate"), help: "Store a random password (see 'generate' for its options) instead of reading one.")
         var generate = false
         @Flag(name: .customLong("print"), help: "With --generate: also print the stored value.") var print = false
+        @Flag(name: .customLong("totp"), help: "Store an otpauth://totp/ URI (checked first) in the entry's 'totp' field.")
+        var totp = false
         @OptionGroup var generator: GeneratorOptions
         @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
             if print && !generate { throw ValidationError("--print goes with --generate") }
+            if totp && (generate || field != nil) { throw ValidationError("--totp stores the 'totp' field; give neither --field nor --generate") }
             try validateEntryArguments(name: name, field: field)
         }
 
         func run() throws {
             var value = try readValue()
             defer { wipe(&value) }
+            if totp {
+                while let last = value.last, last == 0x0A || last == 0x0D { value.removeLast() }  // `echo URI |` adds one
+                _ = try TOTPParameters(uri: value)  // refused before the vault is unlocked
+            }
             try unlock.update { unlocked in
-                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field), value: value,
+                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: totp ? "totp" : field), value: value,
                                allowFormatCharacters: formatCharacters.allowFormatCharacters)
             }
             if print { try StandardOutput.write(value + [0x0A]) }

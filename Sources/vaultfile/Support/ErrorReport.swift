@@ -83,7 +83,16 @@ struct ErrorReport: Equatable {
         case let error as VaultError: return hint(for: error)
         case let error as KDFError: return hint(for: error)
         case let error as CLIError: return hint(for: error)
+        case let error as OTPError: return hint(for: error)
         default: return nil  // XChaCha20Poly1305.Failure: a bug or damage, nothing for the user to do
+        }
+    }
+
+    static func hint(for error: OTPError) -> String? {
+        switch error {
+        case .noTOTP(let name): return "store one with: vaultfile set \(name) --totp < uri.txt (the otpauth://totp/ URI on stdin)"
+        case .malformedURI, .invalidSecret, .unsupportedParameter: return "give an otpauth://totp/LABEL?secret=BASE32[&algorithm=SHA1|SHA256|SHA512&digits=6-10&period=1-3600] URI"
+        case .invalidTime: return nil
         }
     }
 
