@@ -15,9 +15,12 @@ extension VaultfileCommand {
         func run() throws {
             let store = location.store
             let (header, fileSize, headerLength) = try store.readHeader()
+            // Kinds and KDF settings only: who can open the vault (labels, recipients) is in the
+            // encrypted metadata, for those who can open it ('vaultfile slot list').
             let slots: [(type: String, kdf: KDFParameters?)] = header.keyslots.map { slot in
                 switch slot {
-                case .password(let password): return ("password", password.kdf)
+                case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
+                case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }
