@@ -22,6 +22,17 @@ extension VaultStore {
     public static func mergeFiles(
         base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false
     ) throws -> [VaultMerge.Conflict] {
+        try mergeFiles(base: base, ours: ours, theirs: theirs, credentials: [UnlockCredential(.password(password), source: "the password")],
+                       limits: limits, allowLowerKDF: allowLowerKDF)
+    }
+
+    /// Merges as above, opening each side with the first of `credentials` that opens one of its
+    /// slots (an identity, a keyfile, a recovery code, a password). A side whose keyslots changed
+    /// (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a removal
+    /// with an edit is sealed under the new key and the removed secret does not open the result.
+    public static func mergeFiles(
+        base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false
+    ) throws -> [VaultMerge.Conflict] {
         let paths: [(MergeRole, String)] = [(.base, base), (.ours, ours), (.theirs, theirs)]
         // Each side is opened as `get` opens a vault: its size checked before a byte is read,
         // its header parsed from at most 64 KiB, its payload decrypted chunk by chunk; no file
@@ -36,9 +47,12 @@ extension VaultStore {
         for ((role, path), file) in zip(paths, files) {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
-                opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
-            } catch VaultError.wrongPassword {
-                failing.append("\(role.rawValue) at \(path)")
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials, limits: limits, willDeriveKey: nil))
+            } catch let error as VaultError {
+                switch error {
+                case .wrongPassword, .noKeyslotOpens: failing.append("\(role.rawValue) at \(path)")
+                default: throw error
+                }
             }
         }
         guard failing.isEmpty else {

@@ -54,9 +54,11 @@ func environment(_ name: String) -> String? {
 
 // MARK: - How to unlock it
 
-/// The password sources and the KDF caps, shared by every verb that opens a vault.
+/// The unlock sources (identities, keyfiles, recovery codes: `KeySourceOptions`; then the
+/// password sources) and the KDF caps, shared by every verb that opens a vault.
 struct UnlockOptions: ParsableArguments {
     @OptionGroup var location: VaultOptions
+    @OptionGroup var keys: KeySourceOptions
 
     @Option(name: .customLong("password-file"), help: ArgumentHelp(
         "Read the password from this file (one trailing newline is removed).", valueName: "file"))
@@ -104,6 +106,17 @@ struct UnlockOptions: ParsableArguments {
         if let command = environment("VAULTFILE_PASSWORD_COMMAND") { return .command(command) }
         if EnvironmentPassword.password != nil { return .environment }
         return .prompt
+    }
+
+    /// Every unlock source given, in the order they are tried: identities, keyfiles and a
+    /// recovery code first, then the password: from its source when one is given (an option or a
+    /// variable), or from the terminal prompt when no other source is.
+    func credentials() throws -> [UnlockCredential] {
+        var result = try keys.credentials(vaultPath: location.path)
+        if result.isEmpty || source.isExplicit {
+            result.append(UnlockCredential(.password(try password()), source: "the password"))
+        }
+        return result
     }
 
     /// Reads the password of the vault.
@@ -154,16 +167,16 @@ struct UnlockOptions: ParsableArguments {
     /// Opens the vault read-only (no lock), warning about weak KDF settings.
     func open() throws -> UnlockedVault {
         let store = location.store
-        let password = try password()
-        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce)
+        let credentials = try credentials()
+        let unlocked = try store.open(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
 
     /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed.
     func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
-        let password = try password()
-        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
+        let credentials = try credentials()
+        return try location.store.update(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
             Self.warnIfWeak(unlocked)
             return try edit(unlocked)
         }
