@@ -74,6 +74,21 @@ import Testing
         #expect(header.metadata.map { ($0.sealed.count - 16) % 256 == 0 } == true)
     }
 
+    @Test func test_slotSecrets_neverTheRawKDFOutputAndOneContextPerKind() throws {
+        let output = SecureBytes(copying: randomBytes(count: 32))
+        let password = SlotSecrets.password(output), recovery = SlotSecrets.recovery(output)
+        let keyfile = Subkey.derive(from: output, SlotSecrets.keyfileContext)
+        #expect(!password.constantTimeEquals(output) && !recovery.constantTimeEquals(output) && !keyfile.constantTimeEquals(output))
+        #expect(!password.constantTimeEquals(recovery) && !password.constantTimeEquals(keyfile) && !recovery.constantTimeEquals(keyfile))
+        // One password in a v1 slot and a 1.1 slot: the v1 wrap key (the KDF output) does not open the 1.1 wrap.
+        let created = try VaultCodec.create(Vault(), slots: [(.password(VaultFileTests.password("pw"), testKDF), "")], now: 0)
+        guard case .x25519(let slot) = created.header.keyslots[0] else { Issue.record("kind"); return }
+        let raw = try testKDF.deriveKey(password: VaultFileTests.password("pw"), salt: slot.salt, limits: testLimits)
+        #expect(slot.unwrap(secretKey: raw, recipientKey: try X25519.publicKey(of: raw), vaultID: created.header.vaultID) == nil)
+        let secret = SlotSecrets.password(raw)
+        #expect(slot.unwrap(secretKey: secret, recipientKey: try X25519.publicKey(of: secret), vaultID: created.header.vaultID) != nil)
+    }
+
     // MARK: - seal
 
     @Test func test_seal_keepsTheVersionAndFlagsOfTheFile() throws {
