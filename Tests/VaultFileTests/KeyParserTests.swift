@@ -166,6 +166,8 @@ struct OpenSSHKeyBuilder {
     var otherPublicInPrivate = false
     var wrongSeed = false
     var padding: [UInt8]? = nil
+    /// The right length of padding, with its last byte wrong (8 bytes when none is needed).
+    var wrongPadding = false
     var keyCount: UInt32 = 1
     var keyType = "ssh-ed25519"
 
@@ -179,7 +181,8 @@ struct OpenSSHKeyBuilder {
         let secretSeed: [UInt8] = wrongSeed ? [UInt8](repeating: 1, count: 32) : seed
         inner += sshString(secretSeed + publicKey)
         inner += sshString(Array("test@host".utf8))
-        let standardPadding: [UInt8] = Array([UInt8](1...8).prefix((8 - inner.count % 8) % 8))
+        var standardPadding: [UInt8] = Array([UInt8](1...8).prefix((8 - inner.count % 8) % 8))
+        if wrongPadding { standardPadding = standardPadding.isEmpty ? [1, 2, 3, 4, 5, 6, 7, 9] : standardPadding.dropLast() + [0xFF] }
         inner += padding ?? standardPadding
         var blob: [UInt8] = Array("openssh-key-v1".utf8) + [0]
         blob += sshString(Array(cipher.utf8))

@@ -39,6 +39,77 @@ import Testing
         }
     }
 
+    // MARK: - Hostile key files (Fixtures/damaged/keys)
+
+    /// One hostile key file: how the CLI is given it, and what it must say.
+    struct KeyCase: Codable {
+        var file: String
+        /// `identity` (--identity FILE), `recipients` (slot add recipients-file FILE) or `recovery` (--recovery-file FILE).
+        var use: String
+        var description: String
+        var expectStatus: Int32
+        var expectMessage: String
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["VAULTFILE_WRITE_DAMAGED_KEYS"] == "1"))
+    func test_writeCorpus_keyFiles() throws {
+        let folder = ProjectPaths.fixtures.appendingPathComponent("damaged/keys")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var cases: [KeyCase] = []
+        func add(_ file: String, _ use: String, _ description: String, _ status: Int32, _ message: String, _ bytes: [UInt8]) throws {
+            precondition(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) exists: cases never change")
+            try Data(bytes).write(to: folder.appendingPathComponent(file))
+            cases.append(KeyCase(file: file, use: use, description: description, expectStatus: status, expectMessage: message))
+        }
+        func text(_ string: String) -> [UInt8] { Array(string.utf8) }
+        let spec = AgeKeyTests.specIdentity, recipient = AgeKeyTests.specRecipient
+        var broken = Array(spec.utf8)
+        broken[40] = broken[40] == UInt8(ascii: "Q") ? UInt8(ascii: "P") : UInt8(ascii: "Q")
+
+        try add("identity-ok-no-slot.txt", "identity", "a valid identity (C2SP's) that the corpus vault has no slot for", 3, "no keyslot of the vault opens with --identity", text("# c2sp.org/age\n\(spec)\n"))
+        try add("identity-comments-only.txt", "identity", "comments and blank lines, no identity", 2, "holds no identity", text("# created: never\n\n   \n"))
+        try add("identity-bad-checksum.txt", "identity", "one character changed", 2, "fails its checksum", broken + [0x0A])
+        try add("identity-lower-case.txt", "identity", "the identity in lower case (age refuses it)", 2, "upper case", text(spec.lowercased() + "\n"))
+        try add("identity-mixed-case.txt", "identity", "upper and lower case mixed", 2, "mixes upper and lower case", text(String(spec.prefix(20)) + spec.dropFirst(20).lowercased() + "\n"))
+        try add("identity-plugin.txt", "identity", "an age plugin identity", 2, "plugin identities are not supported", text("AGE-PLUGIN-YUBIKEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQ\n"))
+        try add("identity-31-bytes.txt", "identity", "a valid Bech32 identity of 31 bytes", 2, "holds 31 bytes",
+                text(Bech32.encode(humanReadablePart: "AGE-SECRET-KEY-", data: [UInt8](repeating: 9, count: 31), upperCase: true) + "\n"))
+        try add("identity-too-long.txt", "identity", "a Bech32 identity of 93 characters (BIP 173 allows 90)", 2, "longer than 90",
+                text(Bech32.encode(humanReadablePart: "AGE-SECRET-KEY-", data: [UInt8](repeating: 9, count: 44), upperCase: true) + "\n"))
+        try add("identity-is-a-recipient.txt", "identity", "a recipient where an identity belongs", 2, "not an age identity", text(recipient + "\n"))
+        try add("identity-binary.txt", "identity", "bytes that are not UTF-8", 2, "not UTF-8", [0xFF, 0xFE, 0x41, 0x0A])
+        let ssh: [(String, String, String, OpenSSHKeyBuilder)] = [
+            ("ssh-encrypted.key", "an encrypted OpenSSH key", "encrypted", OpenSSHKeyBuilder(cipher: "aes256-ctr")),
+            ("ssh-check-integers.key", "check integers that differ", "check integers differ", OpenSSHKeyBuilder(checkInts: (1, 2))),
+            ("ssh-public-halves-differ.key", "a private section with another public key", "public half differs", OpenSSHKeyBuilder(otherPublicInPrivate: true)),
+            ("ssh-wrong-seed.key", "a seed that does not derive the public key", "does not derive its public key", OpenSSHKeyBuilder(wrongSeed: true)),
+            ("ssh-bad-padding.key", "padding that does not count 01 02 03 …", "padding", OpenSSHKeyBuilder(wrongPadding: true)),
+            ("ssh-two-keys.key", "a file of two keys", "holds 2 keys", OpenSSHKeyBuilder(keyCount: 2)),
+            ("ssh-rsa.key", "an ssh-rsa key", "not an ssh-ed25519 key", OpenSSHKeyBuilder(keyType: "ssh-rsa")),
+        ]
+        for (file, description, message, builder) in ssh { try add(file, "identity", description, 2, message, builder.pem()) }
+        let blob = OpenSSHKeyBuilder().blob()
+        try add("ssh-truncated.key", "identity", "an OpenSSH key cut after 100 bytes", 2, "truncated", OpenSSHKeyBuilder.armor(Array(blob.prefix(100))))
+        try add("ssh-bad-base64.key", "identity", "an OpenSSH armour around bytes that are not base64", 2, "not valid base64",
+                text("-----BEGIN OPENSSH PRIVATE KEY-----\n!!!!\n-----END OPENSSH PRIVATE KEY-----\n"))
+        var otherRecipient = Array(recipient.utf8)
+        otherRecipient[30] = otherRecipient[30] == UInt8(ascii: "q") ? UInt8(ascii: "p") : UInt8(ascii: "q")
+        try add("recipients-bad-checksum.txt", "recipients", "a recipient with one character changed", 2, "fails its checksum", otherRecipient + [0x0A])
+        try add("recipients-upper-case.txt", "recipients", "a recipient in upper case", 2, "lower case", text(recipient.uppercased() + "\n"))
+        try add("recipients-ssh-rsa.txt", "recipients", "an ssh-rsa key", 2, "keys are not supported", text("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ me@host\n"))
+        let invalidPoint = base64Encode(sshString(Array("ssh-ed25519".utf8)) + sshString([1] + [UInt8](repeating: 0, count: 31)))
+        try add("recipients-ssh-small-order.txt", "recipients", "an ssh-ed25519 key of small order", 2, "not a valid Ed25519 public key", text("ssh-ed25519 \(invalidPoint) x\n"))
+        try add("recipients-empty.txt", "recipients", "comments only", 2, "holds no recipient", text("# nobody\n"))
+        var code = Array(RecoveryCode.generate().formatted().utf8)
+        code[13] = code[13] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        try add("recovery-group-3-mistyped.txt", "recovery", "a recovery code with one character of group 3 changed", 2, "group 3 of the recovery code is mistyped", code + [0x0A])
+        try add("recovery-short.txt", "recovery", "six groups", 2, "has 30 characters", Array(code.prefix(35)) + [0x0A])
+        try add("recovery-letter-u.txt", "recovery", "a U, which Crockford's alphabet lacks", 2, "not in its alphabet", text("UUUUU-" + String(decoding: code.dropFirst(6), as: UTF8.self)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(cases).write(to: folder.appendingPathComponent("manifest.json"))
+    }
+
     // MARK: - Writing the cases (once, by hand)
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["VAULTFILE_WRITE_DAMAGED_KEYSLOTS"] == "1"))

@@ -21,7 +21,7 @@ public enum Bech32 {
 
         public var description: String {
             switch self {
-            case .tooLong: return "longer than \(maxLength) characters"
+            case .tooLong: return "is longer than \(maxLength) characters"
             case .mixedCase: return "mixes upper and lower case"
             case .invalidCharacter: return "holds a character Bech32 does not use"
             case .noSeparator: return "has no '1' separator"

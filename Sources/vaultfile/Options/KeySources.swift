@@ -105,7 +105,7 @@ enum KeyFiles {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw CLIError.io(operation: "reading the status of", path: path, errno: errno) }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw CLIError.invalidArgument("\(path) is not a regular file; key files are read only from regular files")
+            throw CLIError.inputFailed("\(path) is not a regular file; key files are read only from regular files")
         }
         guard info.st_size <= maxLength else { throw CLIError.inputTooLarge(what: path, limit: maxLength) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))

@@ -178,7 +178,7 @@ enum Recipients {
     /// The recipients of a file; a bad line is named by its number.
     static func parseFile(_ path: String) throws -> [(slot: NewSlot, defaultLabel: String)] {
         let bytes = try KeyFiles.read(path)
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError.invalidArgument("\(path) is not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw VaultError.malformedInput("\(path) is not UTF-8 text") }
         var result: [(slot: NewSlot, defaultLabel: String)] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(raw).trimmingSpaces()
@@ -186,10 +186,10 @@ enum Recipients {
             do {
                 result.append(try parse(line, source: path))
             } catch let error as VaultError {
-                throw CLIError.invalidArgument("\(path), line \(index + 1): \(error.description)")
+                throw VaultError.malformedInput("\(path), line \(index + 1): \(error.description)")
             }
         }
-        guard !result.isEmpty else { throw CLIError.invalidArgument("\(path) holds no recipient") }
+        guard !result.isEmpty else { throw VaultError.malformedInput("\(path) holds no recipient") }
         return result
     }
 }
