@@ -76,6 +76,9 @@ import Testing
         // No password slot: a password opens nothing, and says so.
         try cli.write("pw", Array("pw".utf8))
         #expect(try cli.run(["list", "--vault", cli.path("r.vault"), "--password-file", cli.path("pw")]).status == 3)
+        // A recovery slot's cheap KDF is by design: info does not call the vault weak for it.
+        #expect(try cli.run(["slot", "add", "recovery", "--vault", cli.path("r.vault"), "--identity", cli.path("alice.txt")]).status == 0)
+        #expect(try cli.run(["info", "--vault", cli.path("r.vault")]).text.contains("kdf:         meets"))
         // The unlock options are refused by init.
         #expect(try cli.run(["init", "--vault", cli.path("x.vault"), "--identity", cli.path("alice.txt"), "--recipient", recipient]).status == 64)
     }

@@ -24,7 +24,8 @@ extension VaultfileCommand {
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }
-            let weak = slots.contains { $0.kdf.map { !$0.meetsRecommendedMinimum } ?? false }
+            // Recovery codes hold 140 random bits and use a cheap KDF on purpose: only passwords count here.
+            let weak = slots.contains { $0.type.hasPrefix("password") && ($0.kdf.map { !$0.meetsRecommendedMinimum } ?? false) }
             if json {
                 try StandardOutput.line(JSON.object([
                     ("path", .string(store.path)),
