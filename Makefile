@@ -3,7 +3,8 @@
 
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev
+# age: the tests check vaultfile's keys against the real age and age-keygen (skipped when absent).
+APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # The Swift runtime linked in statically: --version starts in about two thirds of the time
 # (fewer shared libraries to map and relocate; docs/PERFORMANCE.md).
 RELEASE_FLAGS := -c release --static-swift-stdlib
@@ -13,9 +14,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-## deps: install libsodium, libargon2 and libcrypto headers when pkg-config cannot find them.
+## deps: install libsodium, libargon2 and libcrypto headers (and age) when pkg-config (or PATH) cannot find them.
 deps:
-	@if ! pkg-config --exists libsodium libargon2 libcrypto 2>/dev/null; then \
+	@if ! pkg-config --exists libsodium libargon2 libcrypto 2>/dev/null || ! command -v age-keygen >/dev/null; then \
 		echo "vaultfile: installing $(APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) pkg-config; \
 	fi

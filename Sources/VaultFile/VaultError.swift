@@ -21,6 +21,9 @@ public enum VaultError: CategorizedError, Equatable {
     case headerDamaged(String)
     /// No keyslot opens with the given password.
     case wrongPassword
+    /// No keyslot opens with any of the unlock sources tried (named, never their contents); the
+    /// vault also holds slots of `unknownTypes`, which this build skipped.
+    case noKeyslotOpens(sources: [String], unknownTypes: [UInt8])
     /// A keyslot opened but the header MAC fails: the header was changed by someone without the key.
     case headerTampered
     /// A payload chunk failed to authenticate or the stream is malformed (0-based chunk index).
@@ -43,6 +46,15 @@ public enum VaultError: CategorizedError, Equatable {
     case malformedInput(String)
     /// A documented size or count limit was exceeded.
     case limitExceeded(String)
+
+    // MARK: Keyslots
+    /// No keyslot has this id or label.
+    case slotNotFound(String)
+    /// Rotating the file key would drop slots it cannot re-wrap (v1 password slots that did not
+    /// unlock, slots of unknown types), each described.
+    case rotationBlocked(slots: [String])
+    /// A change to the keyslots that cannot be made (the message says why).
+    case slotChangeRefused(String)
 
     // MARK: Storage
     /// The vault file does not exist.
@@ -74,6 +86,10 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedFeature(let feature): return "this vault uses \(feature), which this vaultfile cannot read"
         case .headerDamaged(let why): return "the vault header is damaged: \(why)"
         case .wrongPassword: return "wrong password: no keyslot of the vault opens with it"
+        case .noKeyslotOpens(let sources, let unknownTypes):
+            let skipped = unknownTypes.isEmpty ? "" : "; it also has keyslots of type \(unknownTypes.map(String.init).joined(separator: ", ")), "
+                + "which this vaultfile does not know and skipped"
+            return "no keyslot of the vault opens with \(sources.joined(separator: ", "))" + skipped
         case .headerTampered: return "the vault header fails authentication: it was modified without the key"
         case .payloadDamaged(let chunk, let why): return "the vault contents are damaged at chunk \(chunk): \(why)"
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
@@ -84,6 +100,10 @@ public enum VaultError: CategorizedError, Equatable {
         case .environmentVariableClash(let first, let second, let variable):
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .slotNotFound(let name): return "no keyslot with the id or label '\(name)'"
+        case .rotationBlocked(let slots):
+            return "rotating the file key would drop \(slots.joined(separator: " and ")), which cannot be re-wrapped without its own secret; nothing was changed"
+        case .slotChangeRefused(let why): return why
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
         case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
@@ -107,7 +127,9 @@ public enum VaultError: CategorizedError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword: return .wrongPassword
+        case .wrongPassword, .noKeyslotOpens: return .wrongPassword
+        case .slotNotFound: return .notFound
+        case .rotationBlocked, .slotChangeRefused: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy

@@ -22,11 +22,17 @@ struct VaultfileCommand: ParsableCommand {
             $VAULTFILE_PASSWORD (least safe), else a prompt on the terminal. One trailing newline \
             is removed from file, descriptor and command sources.
 
+            OTHER UNLOCK SOURCES, tried first, in order: --identity FILE (age identity or unencrypted \
+            OpenSSH ed25519 key; repeatable), $VAULTFILE_IDENTITY_FILE, $VAULTFILE_IDENTITY (the key \
+            itself), --keyfile FILE, $VAULTFILE_KEYFILE, --recovery (asked) or --recovery-file FILE. \
+            When one is given, the password is tried only if a password source is given too. \
+            'vaultfile slot' adds and removes them; 'vaultfile keygen' makes identities and keyfiles.
+
             EXIT STATUS:
               0   success
-              1   entry not found
+              1   entry (or keyslot) not found
               2   other error (I/O, permission, vault missing, bad input)
-              3   wrong password (no keyslot opens)
+              3   wrong password, or no keyslot opens with the sources given
               4   vault damaged, tampered with, truncated, or not a vault
               5   busy (the vault's lock was not acquired in time)
               6   over a limit (KDF cap, size limit)
@@ -46,7 +52,7 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Calibrate.self, Selftest.self, ClipboardClear.self,
+            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self, ClipboardClear.self,
         ]
     )
 

@@ -42,6 +42,7 @@ enum VaultErrorKind: CaseIterable {
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
 
     init(_ error: VaultError) {
         switch error {
@@ -50,6 +51,10 @@ enum VaultErrorKind: CaseIterable {
         case .unsupportedFeature: self = .unsupportedFeature
         case .headerDamaged: self = .headerDamaged
         case .wrongPassword: self = .wrongPassword
+        case .noKeyslotOpens: self = .noKeyslotOpens
+        case .slotNotFound: self = .slotNotFound
+        case .rotationBlocked: self = .rotationBlocked
+        case .slotChangeRefused: self = .slotChangeRefused
         case .headerTampered: self = .headerTampered
         case .payloadDamaged: self = .payloadDamaged
         case .contentsDamaged: self = .contentsDamaged
@@ -82,6 +87,13 @@ enum VaultErrorKind: CaseIterable {
         case .unsupportedFeature: return ErrorCaseRow(VaultError.unsupportedFeature("shown-feature"), status: 4, hint: true, shows: ["shown-feature"])
         case .headerDamaged: return ErrorCaseRow(VaultError.headerDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
         case .wrongPassword: return ErrorCaseRow(VaultError.wrongPassword, status: 3, hint: true)
+        case .noKeyslotOpens:
+            return ErrorCaseRow(VaultError.noKeyslotOpens(sources: ["--identity shown.key", "VAULTFILE_KEYFILE"], unknownTypes: [42]),
+                                status: 3, hint: true, shows: ["--identity shown.key", "VAULTFILE_KEYFILE", "type 42"])
+        case .slotNotFound: return ErrorCaseRow(VaultError.slotNotFound("shown-label"), status: 1, hint: true, shows: ["shown-label"])
+        case .rotationBlocked:
+            return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
+        case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
         case .payloadDamaged:
             return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])

@@ -15,12 +15,12 @@ extension VaultStore {
     /// A merge is never refused as a write to an older copy: it exists to repair a fork.
     /// Returns the conflicts, which the result holds side by side, and the result's generation.
     public func mergeCopy(
-        theirs: String, base: String? = nil, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false,
+        theirs: String, base: String? = nil, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
         rollback: RollbackCheck? = nil
     ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
         let (header, conflicts) = try withLock { () throws -> (VaultHeader, [VaultMerge.Conflict]) in
             let merge = try PreparedMerge(
-                base: base, ours: path, theirs: theirs, roles: .copies, password: password, limits: limits, allowLowerKDF: allowLowerKDF)
+                base: base, ours: path, theirs: theirs, roles: .copies, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF)
             let recorded = rollback?.recordedGeneration(of: merge.oursHeader.vaultID) ?? 0
             merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation, recorded))
             try replace(expecting: merge.oursFile.identity, mode: merge.oursFile.mode) { output throws(VaultError) in
@@ -31,5 +31,14 @@ extension VaultStore {
         // After the rename, never before: a merge killed earlier leaves OURS and the record as they were.
         rollback?.merged(header, path: path)
         return (conflicts, header.generation)
+    }
+
+    /// Merges as above, opening each copy with `password`.
+    public func mergeCopy(
+        theirs: String, base: String? = nil, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false,
+        rollback: RollbackCheck? = nil
+    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
+        try mergeCopy(theirs: theirs, base: base, credentials: [UnlockCredential(.password(password), source: "the password")],
+                      limits: limits, allowLowerKDF: allowLowerKDF, rollback: rollback)
     }
 }

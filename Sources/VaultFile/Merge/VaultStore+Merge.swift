@@ -27,8 +27,19 @@ extension VaultStore {
     public static func mergeFiles(
         base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false
     ) throws -> [VaultMerge.Conflict] {
+        try mergeFiles(base: base, ours: ours, theirs: theirs, credentials: [UnlockCredential(.password(password), source: "the password")],
+                       limits: limits, allowLowerKDF: allowLowerKDF)
+    }
+
+    /// Merges as above, opening each side with the first of `credentials` that opens one of its
+    /// slots (an identity, a keyfile, a recovery code, a password). A side whose keyslots changed
+    /// (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a removal
+    /// with an edit is sealed under the new key and the removed secret does not open the result.
+    public static func mergeFiles(
+        base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false
+    ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
-            base: base, ours: ours, theirs: theirs, roles: .git, password: password, limits: limits, allowLowerKDF: allowLowerKDF)
+            base: base, ours: ours, theirs: theirs, roles: .git, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF)
         merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
         try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
@@ -51,10 +62,12 @@ struct PreparedMerge {
     /// The headers of OURS and THEIRS as read.
     let oursHeader: VaultHeader, theirsHeader: VaultHeader
 
-    /// Opens `ours`, `theirs` and, when given, `base`, and merges their contents: three-way with a
-    /// base, else two-way (`VaultMerge.merge(ours:theirs:)`, our keyslots kept).
+    /// Opens `ours`, `theirs` and, when given, `base`, each with the first of `credentials` that
+    /// opens one of its slots, and merges their contents: three-way with a base, else two-way
+    /// (`VaultMerge.merge(ours:theirs:)`, our keyslots kept).
     init(
-        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool
+        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, credentials: [UnlockCredential],
+        limits: KDFLimits, allowLowerKDF: Bool
     ) throws {
         // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
         var paths: [(role: String, path: String)] = base.map { [(roles.base, $0)] } ?? []
@@ -73,9 +86,12 @@ struct PreparedMerge {
         for (side, file) in zip(paths, files) {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
-                opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
-            } catch VaultError.wrongPassword {
-                failing.append("\(side.role) at \(side.path)")
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials, limits: limits, willDeriveKey: nil))
+            } catch let error as VaultError {
+                switch error {
+                case .wrongPassword, .noKeyslotOpens: failing.append("\(side.role) at \(side.path)")
+                default: throw error
+                }
             }
         }
         guard failing.isEmpty else {

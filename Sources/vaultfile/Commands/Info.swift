@@ -15,13 +15,17 @@ extension VaultfileCommand {
         func run() throws {
             let store = location.store
             let (header, fileSize, headerLength) = try store.readHeader()
+            // Kinds and KDF settings only: who can open the vault (labels, recipients) is in the
+            // encrypted metadata, for those who can open it ('vaultfile slot list').
             let slots: [(type: String, kdf: KDFParameters?)] = header.keyslots.map { slot in
                 switch slot {
-                case .password(let password): return ("password", password.kdf)
+                case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
+                case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }
-            let weak = slots.contains { $0.kdf.map { !$0.meetsRecommendedMinimum } ?? false }
+            // Recovery codes hold 140 random bits and use a cheap KDF on purpose: only passwords count here.
+            let weak = slots.contains { $0.type.hasPrefix("password") && ($0.kdf.map { !$0.meetsRecommendedMinimum } ?? false) }
             let seen = try Self.seen(header, path: store.path)
             if json {
                 try StandardOutput.line(JSON.object([

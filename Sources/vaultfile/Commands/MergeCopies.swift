@@ -40,10 +40,10 @@ extension VaultfileCommand {
             case .offInGit, .offByEnvironment, .noStateFolder: rollback = nil
             }
             defer { UnlockOptions.report(rollback) }
-            let password = try unlock.password()
+            let credentials = try unlock.credentials()
             let store = VaultStore(path: ours, lockTimeout: unlock.location.lockTimeout)
             let (conflicts, generation) = try store.mergeCopy(
-                theirs: theirs, base: base, password: password, limits: try unlock.limits(),
+                theirs: theirs, base: base, credentials: credentials, limits: try unlock.limits(),
                 allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1", rollback: rollback)
             Messages.info("merged \(theirs) into \(ours) (generation \(generation)); copy \(ours) back wherever the vault is kept")
             guard !conflicts.isEmpty else { return }

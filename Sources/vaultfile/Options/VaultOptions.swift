@@ -54,9 +54,11 @@ func environment(_ name: String) -> String? {
 
 // MARK: - How to unlock it
 
-/// The password sources and the KDF caps, shared by every verb that opens a vault.
+/// The unlock sources (identities, keyfiles, recovery codes: `KeySourceOptions`; then the
+/// password sources) and the KDF caps, shared by every verb that opens a vault.
 struct UnlockOptions: ParsableArguments {
     @OptionGroup var location: VaultOptions
+    @OptionGroup var keys: KeySourceOptions
 
     @Option(name: .customLong("password-file"), help: ArgumentHelp(
         "Read the password from this file (one trailing newline is removed).", valueName: "file"), completion: .file())
@@ -110,6 +112,17 @@ struct UnlockOptions: ParsableArguments {
         return .prompt
     }
 
+    /// Every unlock source given, in the order they are tried: identities, keyfiles and a
+    /// recovery code first, then the password: from its source when one is given (an option or a
+    /// variable), or from the terminal prompt when no other source is.
+    func credentials() throws -> [UnlockCredential] {
+        var result = try keys.credentials(vaultPath: location.path)
+        if result.isEmpty || source.isExplicit {
+            result.append(UnlockCredential(.password(try password()), source: "the password"))
+        }
+        return result
+    }
+
     /// Reads the password of the vault.
     func password() throws -> SecureBytes {
         let password = try source.read(prompt: "Password for \(location.path): ")
@@ -159,9 +172,9 @@ struct UnlockOptions: ParsableArguments {
     func open() throws -> UnlockedVault {
         let store = location.store
         let rollback = try rollbackCheck()
-        let password = try password()
+        let credentials = try credentials()
         defer { Self.report(rollback) }
-        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
+        let unlocked = try store.open(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
@@ -170,9 +183,9 @@ struct UnlockOptions: ParsableArguments {
     /// to an older copy is refused (exit 7) unless `--allow-rollback`.
     func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
         let rollback = try rollbackCheck()
-        let password = try password()
+        let credentials = try credentials()
         defer { Self.report(rollback) }
-        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
+        return try location.store.update(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
             return try edit(unlocked)
         }

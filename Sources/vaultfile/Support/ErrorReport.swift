@@ -101,6 +101,13 @@ struct ErrorReport: Equatable {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .noKeyslotOpens:
+            return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
+                + "other sources: --identity, --keyfile, --recovery, a password"
+        case .slotNotFound: return "'vaultfile slot list' shows each slot's id and label"
+        case .rotationBlocked:
+            return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
+        case .slotChangeRefused: return nil
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing: return "create one with 'vaultfile init', or name another with --vault or VAULTFILE_PATH"

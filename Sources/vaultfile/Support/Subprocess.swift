@@ -28,7 +28,7 @@ enum Subprocess {
     enum UnlockSources {
         /// Removed from the child's environment: the default for every child.
         case withheld
-        /// Passed on, and `VAULTFILE_PASSWORD` put back from its guarded copy (`exec --allow-nested`).
+        /// Passed on, and `VAULTFILE_PASSWORD` and `VAULTFILE_IDENTITY` put back from their guarded copies (`exec --allow-nested`).
         case passedOn
     }
 
@@ -182,15 +182,16 @@ private struct ChildEnvironment {
                 entry += 1
             }
         }
-        if keepUnlock, let password = EnvironmentPassword.password, password.count > 0 {
+        let guarded = [("VAULTFILE_PASSWORD", EnvironmentPassword.password), ("VAULTFILE_IDENTITY", EnvironmentIdentity.identity)]
+        for case (let name, let secret?) in guarded where keepUnlock && secret.count > 0 {
             // Straight from guarded memory into a buffer that is zeroed on release.
-            let prefix = Array("VAULTFILE_PASSWORD=".utf8)
-            let bytes = malloc(prefix.count + password.count + 1)!
+            let prefix = Array((name + "=").utf8)
+            let bytes = malloc(prefix.count + secret.count + 1)!
             prefix.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: prefix.count) }
-            password.withUnsafeBytes { bytes.advanced(by: prefix.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            bytes.storeBytes(of: 0, toByteOffset: prefix.count + password.count, as: UInt8.self)
+            secret.withUnsafeBytes { bytes.advanced(by: prefix.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            bytes.storeBytes(of: 0, toByteOffset: prefix.count + secret.count, as: UInt8.self)
             let buffer = bytes.assumingMemoryBound(to: CChar.self)
-            pointers.removeAll { $0.map { strncmp($0, "VAULTFILE_PASSWORD=", prefix.count) == 0 } ?? false }
+            pointers.removeAll { $0.map { strncmp($0, name + "=", prefix.count) == 0 } ?? false }
             owned.append(buffer)
             pointers.append(buffer)
         }
