@@ -287,7 +287,8 @@ import Testing
 
     // MARK: - Limits and signal dispositions of children
 
-    @Test(.disabled(if: HardeningCLITests.underThreadSanitizer, "ThreadSanitizer's runtime sets its own core-dump limit"))
+    @Test(.disabled(if: HardeningCLITests.underThreadSanitizer, "ThreadSanitizer's runtime sets its own core-dump limit"),
+          .disabled(if: HardeningCLITests.underAddressSanitizer, "AddressSanitizer's runtime sets its own core-dump limit"))
     func test_exec_childGetsTheCallersCoreLimitAndSignalDispositions() throws {
         let cli = try vaultWith(["a": "1"]); defer { cli.directory.remove() }
         // A definite hard limit when the caller may set one, and a soft limit below it.

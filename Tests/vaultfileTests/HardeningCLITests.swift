@@ -12,6 +12,9 @@ import VaultFile
     /// ThreadSanitizer's runtime sets its own core-dump limit and dies on signals from `ulimit -f`
     /// before the program sees them: those two process-level checks run in the plain and ASan builds.
     static let underThreadSanitizer = ProcessInfo.processInfo.environment["VAULTFILE_SANITIZER"] == "thread"
+    /// `make check-sanitizers` runs the suite under AddressSanitizer with ASAN_OPTIONS set: its
+    /// runtime reserves terabytes of address space and lowers the core limit itself.
+    static let underAddressSanitizer = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil
 
     /// The vault `cli.initVault()` made, opened in-process through the store as `get` and `list`
     /// open it (the whole vault authenticated first), or nil with the failure recorded.
