@@ -48,7 +48,8 @@ import VaultFile
 
     /// The finding: `info` on a 1,056 MiB file (the largest a vault may be) with a valid header
     /// read the file whole, 1.1 GB. It reads the header alone: 256 MiB of address space suffice.
-    @Test(.disabled(if: HardeningCLITests.underAddressSanitizer, "AddressSanitizer's shadow memory does not fit in 256 MiB of address space"))
+    @Test(.disabled(if: HardeningCLITests.underAddressSanitizer, "AddressSanitizer's shadow memory does not fit in 256 MiB of address space"),
+          .disabled(if: HardeningCLITests.underThreadSanitizer, "ThreadSanitizer's shadow memory does not fit in 256 MiB of address space"))
     func test_info_readsOnlyTheHeaderOfTheLargestVault() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.initVault()
