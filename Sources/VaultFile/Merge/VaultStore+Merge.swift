@@ -32,17 +32,17 @@ extension VaultStore {
             throw VaultError.mergeRefused(.unrelatedVaults)
         }
         var opened: [UnlockedVault] = []
-        var failing: [String] = []
-        for ((role, path), file) in zip(paths, files) {
+        var failing: [Int] = []
+        for (index, file) in files.enumerated() {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
                 opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
             } catch VaultError.wrongPassword {
-                failing.append("\(role.rawValue) at \(path)")
+                failing.append(index)
             }
         }
         guard failing.isEmpty else {
-            throw VaultError.mergeRefused(.passwordFails(sides: failing))
+            throw VaultError.mergeRefused(passwordRefusal(failing: failing, paths: paths, headers: headers))
         }
         let (merged, conflicts) = try VaultMerge.merge(base: opened[0].vault, ours: opened[1].vault, theirs: opened[2].vault)
         let oursChangedKeys = headers[1].keyslots != headers[0].keyslots
@@ -62,5 +62,24 @@ extension VaultStore {
             try sealer.seal(to: output)
         }
         return conflicts
+    }
+
+    /// Why the password fails on the sides at `failing` (indices into base, ours, theirs).
+    ///
+    /// "Changed on that side" only when it is known: the password opens every other side, BASE
+    /// among them, and each failing side's keyslots differ from BASE's. (Keyslots equal to BASE's
+    /// would open with the password that opens BASE: a slot's key depends on nothing else.) When it
+    /// opens none, it is a wrong password. When it fails on BASE but opens another side, that
+    /// side's keyslots differ from BASE's for the same reason: the password was changed there.
+    private static func passwordRefusal(
+        failing: [Int], paths: [(MergeRole, String)], headers: [VaultHeader]
+    ) -> VaultError.MergeRefusal {
+        func side(_ index: Int) -> String { "\(paths[index].0.rawValue) at \(paths[index].1)" }
+        let opening = paths.indices.filter { !failing.contains($0) }
+        if opening.isEmpty { return .passwordOpensNone(sides: failing.map(side)) }
+        if !failing.contains(0) && failing.allSatisfy({ headers[$0].keyslots != headers[0].keyslots }) {
+            return .passwordFails(sides: failing.map(side))
+        }
+        return .passwordOpensOnly(opens: opening.map(side), fails: failing.map(side))
     }
 }
