@@ -34,19 +34,27 @@ extension VaultfileCommand {
             let store = unlock.location.store
             // Without KDF options the vault keeps its current settings.
             let requested = kdf.isSpecified ? try kdf.parameters() : nil
+            // A new password from a file or descriptor is read first (a missing file fails before
+            // the KDF runs); one typed at the terminal is asked for only once the old password has
+            // opened the vault, so a wrong old password fails before anyone types a new one twice.
+            let given = try givenNewPassword()
+            if let given, given.count == 0 { throw CLIError.emptyPassword }
             let old = try unlock.password()
-            let new: SecureBytes
-            if let newPasswordFile {
-                new = try PasswordSource.file(newPasswordFile).read(prompt: "")
-            } else if let newPasswordFD {
-                new = try PasswordSource.descriptor(newPasswordFD).read(prompt: "")
-            } else {
-                new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
+            let parameters = try store.changePassword(from: old, kdf: requested, limits: try unlock.limits(),
+                                                      willDeriveKey: UnlockOptions.announce) {
+                if let given { return given }
+                let typed = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
+                guard typed.count > 0 else { throw CLIError.emptyPassword }
+                return typed
             }
-            guard new.count > 0 else { throw CLIError.emptyPassword }
-            let parameters = try store.changePassword(from: old, to: new, kdf: requested, limits: try unlock.limits(),
-                                                      willDeriveKey: UnlockOptions.announce)
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
+        }
+
+        /// The new password from --new-password-file or --new-password-fd; nil when it is to be typed.
+        private func givenNewPassword() throws -> SecureBytes? {
+            if let newPasswordFile { return try PasswordSource.file(newPasswordFile).read(prompt: "") }
+            if let newPasswordFD { return try PasswordSource.descriptor(newPasswordFD).read(prompt: "") }
+            return nil
         }
     }
 }
