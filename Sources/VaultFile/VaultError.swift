@@ -21,6 +21,9 @@ public enum VaultError: CategorizedError, Equatable {
     case headerDamaged(String)
     /// No keyslot opens with the given password.
     case wrongPassword
+    /// No keyslot opens with any of the unlock sources tried (named, never their contents); the
+    /// vault also holds slots of `unknownTypes`, which this build skipped.
+    case noKeyslotOpens(sources: [String], unknownTypes: [UInt8])
     /// A keyslot opened but the header MAC fails: the header was changed by someone without the key.
     case headerTampered
     /// A payload chunk failed to authenticate or the stream is malformed (0-based chunk index).
@@ -46,6 +49,15 @@ public enum VaultError: CategorizedError, Equatable {
     /// A documented size or count limit was exceeded.
     case limitExceeded(String)
 
+    // MARK: Keyslots
+    /// No keyslot has this id or label.
+    case slotNotFound(String)
+    /// Rotating the file key would drop slots it cannot re-wrap (v1 password slots that did not
+    /// unlock, slots of unknown types), each described.
+    case rotationBlocked(slots: [String])
+    /// A change to the keyslots that cannot be made (the message says why).
+    case slotChangeRefused(String)
+
     // MARK: Storage
     /// The vault file does not exist.
     case vaultMissing(path: String)
@@ -59,6 +71,10 @@ public enum VaultError: CategorizedError, Equatable {
     case changedOnDisk(path: String)
     /// A merge cannot proceed (different vaults, a side the password does not open).
     case mergeRefused(MergeRefusal)
+    /// A write to a copy older than one this machine has seen (`newer`); nothing was written.
+    case staleCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
+    /// The generation counter is at 2^64 − 1: another seal would wrap it; nothing was written.
+    case generationExhausted
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -72,6 +88,10 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedFeature(let feature): return "this vault uses \(feature), which this vaultfile cannot read"
         case .headerDamaged(let why): return "the vault header is damaged: \(why)"
         case .wrongPassword: return "wrong password: no keyslot of the vault opens with it"
+        case .noKeyslotOpens(let sources, let unknownTypes):
+            let skipped = unknownTypes.isEmpty ? "" : "; it also has keyslots of type \(unknownTypes.map(String.init).joined(separator: ", ")), "
+                + "which this vaultfile does not know and skipped"
+            return "no keyslot of the vault opens with \(sources.joined(separator: ", "))" + skipped
         case .headerTampered: return "the vault header fails authentication: it was modified without the key"
         case .payloadDamaged(let chunk, let why): return "the vault contents are damaged at chunk \(chunk): \(why)"
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
@@ -85,6 +105,10 @@ public enum VaultError: CategorizedError, Equatable {
         case .environmentVariableClash(let first, let second, let variable):
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .slotNotFound(let name): return "no keyslot with the id or label '\(name)'"
+        case .rotationBlocked(let slots):
+            return "rotating the file key would drop \(slots.joined(separator: " and ")), which cannot be re-wrapped without its own secret; nothing was changed"
+        case .slotChangeRefused(let why): return why
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
         case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
@@ -94,6 +118,11 @@ public enum VaultError: CategorizedError, Equatable {
         case .changedOnDisk(let path):
             return "\(path) changed on disk while it was being edited; nothing was written"
         case .mergeRefused(let refusal): return refusal.description
+        case .staleCopy(let path, let generation, let newer):
+            return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault was seen here on "
+                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written"
+        case .generationExhausted:
+            return "the vault's generation counter is at its largest value (2^64 - 1); another write would wrap it, so nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
@@ -103,11 +132,14 @@ public enum VaultError: CategorizedError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword: return .wrongPassword
+        case .wrongPassword, .noKeyslotOpens: return .wrongPassword
+        case .slotNotFound: return .notFound
+        case .rotationBlocked, .slotChangeRefused: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
-        case .limitExceeded: return .overLimit
+        case .limitExceeded, .generationExhausted: return .overLimit
+        case .staleCopy: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict

@@ -31,7 +31,7 @@ struct ErrorCaseRow {
 enum ErrorCatalog {
     static var rows: [ErrorCaseRow] {
         VaultErrorKind.allCases.map(\.row) + KDFErrorKind.allCases.map(\.row)
-            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row)
+            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row) + OTPErrorKind.allCases.map(\.row)
     }
 }
 
@@ -42,7 +42,8 @@ enum VaultErrorKind: CaseIterable {
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
-    case mergeRefusedLowerKeyDerivation, io, notDurable
+    case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
 
     init(_ error: VaultError) {
         switch error {
@@ -51,6 +52,10 @@ enum VaultErrorKind: CaseIterable {
         case .unsupportedFeature: self = .unsupportedFeature
         case .headerDamaged: self = .headerDamaged
         case .wrongPassword: self = .wrongPassword
+        case .noKeyslotOpens: self = .noKeyslotOpens
+        case .slotNotFound: self = .slotNotFound
+        case .rotationBlocked: self = .rotationBlocked
+        case .slotChangeRefused: self = .slotChangeRefused
         case .headerTampered: self = .headerTampered
         case .payloadDamaged: self = .payloadDamaged
         case .contentsDamaged: self = .contentsDamaged
@@ -72,6 +77,8 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefused(.passwordOpensNone): self = .mergeRefusedPasswordOpensNone
         case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
+        case .staleCopy: self = .staleCopy
+        case .generationExhausted: self = .generationExhausted
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -84,6 +91,13 @@ enum VaultErrorKind: CaseIterable {
         case .unsupportedFeature: return ErrorCaseRow(VaultError.unsupportedFeature("shown-feature"), status: 4, hint: true, shows: ["shown-feature"])
         case .headerDamaged: return ErrorCaseRow(VaultError.headerDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
         case .wrongPassword: return ErrorCaseRow(VaultError.wrongPassword, status: 3, hint: true)
+        case .noKeyslotOpens:
+            return ErrorCaseRow(VaultError.noKeyslotOpens(sources: ["--identity shown.key", "VAULTFILE_KEYFILE"], unknownTypes: [42]),
+                                status: 3, hint: true, shows: ["--identity shown.key", "VAULTFILE_KEYFILE", "type 42"])
+        case .slotNotFound: return ErrorCaseRow(VaultError.slotNotFound("shown-label"), status: 1, hint: true, shows: ["shown-label"])
+        case .rotationBlocked:
+            return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
+        case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
         case .payloadDamaged:
             return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])
@@ -123,6 +137,12 @@ enum VaultErrorKind: CaseIterable {
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
                                 status: 2, hint: true, shows: ["PBKDF2-SHA256 1 iterations", "Argon2id 64 MiB, t=3, p=4", "below OWASP's minimum"])
+        case .staleCopy:
+            let newer = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/newer.vault")
+            return ErrorCaseRow(VaultError.staleCopy(path: "/v/shown.vault", generation: 11, newer: newer), status: 7, hint: true,
+                                shows: ["/v/shown.vault is an older copy", "generation 11", "generation 12", "2026-05-28 20:26:40 UTC", "/v/newer.vault",
+                                        "nothing was written"])
+        case .generationExhausted: return ErrorCaseRow(VaultError.generationExhausted, status: 6, hint: true, shows: ["2^64 - 1", "nothing was written"])
         case .io:
             return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
@@ -255,6 +275,32 @@ enum AEADFailureKind: CaseIterable {
         case .invalidKeyLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidKeyLength(31), status: 2, hint: false, shows: ["31"])
         case .invalidNonceLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidNonceLength(23), status: 2, hint: false, shows: ["23"])
         case .authenticationFailed: return ErrorCaseRow(XChaCha20Poly1305.Failure.authenticationFailed, status: 4, hint: false)
+        }
+    }
+}
+
+// MARK: - OTPError
+
+enum OTPErrorKind: CaseIterable {
+    case malformedURI, invalidSecret, unsupportedParameter, noTOTP, invalidTime
+
+    init(_ error: OTPError) {
+        switch error {
+        case .malformedURI: self = .malformedURI
+        case .invalidSecret: self = .invalidSecret
+        case .unsupportedParameter: self = .unsupportedParameter
+        case .noTOTP: self = .noTOTP
+        case .invalidTime: self = .invalidTime
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .malformedURI: return ErrorCaseRow(OTPError.malformedURI("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .invalidSecret: return ErrorCaseRow(OTPError.invalidSecret("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .unsupportedParameter: return ErrorCaseRow(OTPError.unsupportedParameter("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .noTOTP: return ErrorCaseRow(OTPError.noTOTP("shown/name"), status: 1, hint: true, shows: ["shown/name"])
+        case .invalidTime: return ErrorCaseRow(OTPError.invalidTime(-5), status: 64, hint: false, shows: ["-5"])
         }
     }
 }

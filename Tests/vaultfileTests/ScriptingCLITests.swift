@@ -7,10 +7,7 @@ import Testing
     private func vaultWith(_ entries: [String: String]) throws -> CLI {
         let cli = try CLI()
         try cli.initVault()
-        for (name, value) in entries {
-            let result = try cli.run(["set", name] + cli.unlock(), stdin: Array(value.utf8))
-            precondition(result.status == 0, result.stderr)
-        }
+        try cli.setEntries(entries)
         return cli
     }
 
@@ -206,7 +203,7 @@ import Testing
         #expect(try cli.run(["set", "bin"] + cli.unlock(), stdin: [0, 1]).status == 0)
         #expect(try cli.run(["export", "--format", "dotenv"] + cli.unlock()).stderr.contains("binary"))
         #expect(try cli.run(["export", "--format", "keepassxc-csv"] + cli.unlock()).status == 64)
-        if TerminalPromptTests.hasScript {
+        if CLI.hasScript {
             let session = try cli.interactive(["export", "--format", "json"] + cli.unlock(), answers: [])
             #expect(session.status == 2 && session.screen.contains("--force"))
         }

@@ -55,7 +55,7 @@ public struct Vault: Sendable {
     /// The names at or under `prefix` taken as whole path segments, sorted: `prod` means `prod`
     /// itself and the names under `prod/`, never `production/…` or `prod (2)`; a prefix that ends
     /// with `/` means the names under it, as `names(withPrefix:)`; an empty prefix means every name.
-    public func names(under prefix: String) -> [String] {
+    public func names(atOrUnder prefix: String) -> [String] {
         guard let last = prefix.utf8.last, last != UInt8(ascii: "/") else { return names(withPrefix: prefix) }
         let segments = Array(prefix.utf8)
         var names: [String] = []

@@ -21,7 +21,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"))
+        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
         var script: String?
 
         func run() throws {
@@ -150,6 +150,7 @@ struct BatchSet: BatchVerb {
     @Option(name: .customLong("value-file")) var valueFile: String?
     @Flag(name: .customLong("generate")) var generate = false
     @OptionGroup var generator: GeneratorOptions
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func validate() throws {
         let sources = [value != nil, valueFile != nil, generate].filter { $0 }.count
@@ -159,7 +160,8 @@ struct BatchSet: BatchVerb {
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
         var bytes = try value.map { Array($0.utf8) } ?? valueFile.map(Input.readFile) ?? generator.generate()
         defer { wipe(&bytes) }
-        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes)
+        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
+                                       allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
 
@@ -188,9 +190,10 @@ struct BatchMv: BatchVerb {
     @Argument var old: String
     @Argument var new: String
     @Flag(name: .customLong("force")) var force = false
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force)
+        try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
 

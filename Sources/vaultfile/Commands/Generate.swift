@@ -8,8 +8,8 @@ struct GeneratorOptions: ParsableArguments {
     var length: Int = PasswordGenerator.defaultLength
 
     @Option(name: .customLong("charset"), help: ArgumentHelp(
-        "Comma-separated classes: lower, upper, digits, symbols, alnum, hex, or chars:LITERAL.",
-        valueName: "spec"))
+        "Comma-separated classes: lower, upper, digits, symbols, alnum, hex, or chars:LITERAL. Default: lower,upper,digits,symbols.",
+        valueName: "spec"), completion: .list(["lower,upper,digits,symbols", "alnum", "hex", "lower", "upper", "digits", "symbols", "chars:"]))
     var charset: String = PasswordGenerator.defaultCharset
 
     @Option(name: .customLong("words"), help: ArgumentHelp(

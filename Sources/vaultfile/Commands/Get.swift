@@ -11,17 +11,26 @@ extension VaultfileCommand {
             discussion: """
                 Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing. \
                 A binary value (not UTF-8, or control characters other than tab and newline) is not written \
-                to a terminal, where it could garble the screen or drive the terminal, unless --force is given.
-                """)
+                to a terminal, where it could garble the screen or drive the terminal, unless --force is given. \
+                'show' is another name for get, as in pass.
+                """,
+            aliases: ["show"])
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.") var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"))
         var field: String?
         @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
+        @OptionGroup var clipboard: ClipboardOptions
 
         func run() throws {
             let unlocked = try unlock.open()
+            if clipboard.clip {
+                let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
+                let said = try unlocked.vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }
+                Messages.info(said)
+                return
+            }
             try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
                 if StandardOutput.isTerminal {
                     guard force || Self.isText(bytes) else { throw CLIError.binaryOnTerminal(name: name, field: field) }

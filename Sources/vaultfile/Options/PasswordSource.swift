@@ -18,6 +18,12 @@ enum PasswordSource {
     case environment
     case prompt
 
+    /// Whether the source was chosen (an option or a variable), not the fallback prompt.
+    var isExplicit: Bool {
+        if case .prompt = self { return false }
+        return true
+    }
+
     /// The longest password read from a file, descriptor or command.
     static let maxLength = 65_536
 

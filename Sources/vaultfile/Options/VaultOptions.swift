@@ -20,7 +20,10 @@ struct VaultOptions: ParsableArguments {
     @OptionGroup(title: vaultOptionsTitle) private var options: VaultPathOptions
 
     /// `--vault`, or nil.
-    var vault: String? { options.vault }
+    var vault: String? {
+        get { options.vault }
+        set { options.vault = newValue }
+    }
     /// `--lock-timeout`, in seconds.
     var lockTimeout: Double { options.lockTimeout }
 
@@ -45,7 +48,7 @@ struct VaultOptions: ParsableArguments {
 struct VaultPathOptions: ParsableArguments {
     @Option(name: .customLong("vault"), help: ArgumentHelp(
         "The vault file. Default: $VAULTFILE_PATH, else $XDG_DATA_HOME/vaultfile/default.vault.",
-        valueName: "path"))
+        valueName: "path"), completion: .file())
     var vault: String?
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
@@ -68,9 +71,11 @@ func environment(_ name: String) -> String? {
 
 // MARK: - How to unlock it
 
-/// The password sources and the KDF caps, shared by every verb that opens a vault.
+/// The unlock sources (identities, keyfiles, recovery codes: `KeySourceOptions`; then the
+/// password sources) and the KDF caps, shared by every verb that opens a vault.
 struct UnlockOptions: ParsableArguments {
     @OptionGroup var location: VaultOptions
+    @OptionGroup(title: vaultOptionsTitle) var keys: KeySourceOptions
 
     @OptionGroup(title: vaultOptionsTitle) private var options: UnlockSourceOptions
 
@@ -80,6 +85,9 @@ struct UnlockOptions: ParsableArguments {
     private var maxMemory: String? { options.maxMemory }
     private var maxWork: String? { options.maxWork }
     private var maxIterations: UInt64? { options.maxIterations }
+
+    /// `--allow-rollback`.
+    var allowRollback: Bool { options.allowRollback }
 
     func validate() throws {
         let explicit = [passwordFile != nil, passwordFD != nil, passwordCommand != nil].filter { $0 }.count
@@ -99,6 +107,17 @@ struct UnlockOptions: ParsableArguments {
         if let command = environment("VAULTFILE_PASSWORD_COMMAND") { return .command(command) }
         if EnvironmentPassword.password != nil { return .environment }
         return .prompt
+    }
+
+    /// Every unlock source given, in the order they are tried: identities, keyfiles and a
+    /// recovery code first, then the password: from its source when one is given (an option or a
+    /// variable), or from the terminal prompt when no other source is.
+    func credentials() throws -> [UnlockCredential] {
+        var result = try keys.credentials(vaultPath: location.path)
+        if result.isEmpty || source.isExplicit {
+            result.append(UnlockCredential(.password(try password()), source: "the password"))
+        }
+        return result
     }
 
     /// Reads the password of the vault.
@@ -146,19 +165,24 @@ struct UnlockOptions: ParsableArguments {
 
     // MARK: Opening
 
-    /// Opens the vault read-only (no lock), warning about weak KDF settings.
+    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies.
     func open() throws -> UnlockedVault {
         let store = location.store
-        let password = try password()
-        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce)
+        let rollback = try rollbackCheck()
+        let credentials = try credentials()
+        defer { Self.report(rollback) }
+        let unlocked = try store.open(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
 
-    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed.
+    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed; a write
+    /// to an older copy is refused (exit 7) unless `--allow-rollback`.
     func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
-        let password = try password()
-        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
+        let rollback = try rollbackCheck()
+        let credentials = try credentials()
+        defer { Self.report(rollback) }
+        return try location.store.update(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
             return try edit(unlocked)
         }
@@ -170,7 +194,7 @@ struct UnlockOptions: ParsableArguments {
     }
 
     static func warnIfWeak(_ unlocked: UnlockedVault) {
-        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum else { return }
+        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum, weakKDFWarningIsDue(unlocked.header.vaultID) else { return }
         Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
     }
 }
@@ -179,7 +203,7 @@ struct UnlockOptions: ParsableArguments {
 /// carry the help title.
 struct UnlockSourceOptions: ParsableArguments {
     @Option(name: .customLong("password-file"), help: ArgumentHelp(
-        "Read the password from this file (one trailing newline is removed).", valueName: "file"))
+        "Read the password from this file (one trailing newline is removed).", valueName: "file"), completion: .file())
     var passwordFile: String?
 
     @Option(name: .customLong("password-fd"), help: ArgumentHelp(
@@ -205,6 +229,10 @@ struct UnlockSourceOptions: ParsableArguments {
         "The most PBKDF2 iterations one unlock runs, summed over the keyslots tried; a slot that would pass it is skipped. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
         valueName: "n"))
     var maxIterations: UInt64?
+
+    @Flag(name: .customLong("allow-rollback"), help: ArgumentHelp(
+        "Let a write replace a copy older than one seen on this machine (else exit 7); the copy becomes the newest."))
+    var allowRollback = false
 }
 
 /// Checks an entry name (and field name) from the command line, as a usage error.

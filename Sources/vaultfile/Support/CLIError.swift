@@ -57,7 +57,7 @@ enum CLIError: CategorizedError {
         case .outputFailed(let code): return "writing to standard output failed: \(String(cString: strerror(code)))"
         case .invalidArgument(let why): return why
         case .refused(let why, _): return why
-        case .noMatch(let pattern, _, _): return "no entry matches '\(pattern)'"
+        case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
         case .binaryOnTerminal(let name, let field):
             return "\(Self.part(name, field)) holds binary data (not UTF-8, or control characters); refusing to write it to the terminal"
         case .emptyValue(let name, let field): return "the value read for \(Self.part(name, field)) is empty; nothing was stored"

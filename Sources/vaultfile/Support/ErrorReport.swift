@@ -20,6 +20,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 5
     /// A limit was exceeded: a KDF cap or a size limit.
     case overLimit = 6
+    /// A write to a copy older than one seen on this machine was refused (`--allow-rollback`).
+    case staleCopy = 7
     /// The command line was malformed.
     case usage = 64
 
@@ -31,6 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .damaged, .unsupported: self = .damaged
         case .busy: self = .busy
         case .overLimit: self = .overLimit
+        case .stale: self = .staleCopy
         case .invalidArgument: self = .usage
         case .invalidInput, .conflict, .refused, .io, .internalFailure: self = .failure
         }
@@ -80,7 +83,16 @@ struct ErrorReport: Equatable {
         case let error as VaultError: return hint(for: error)
         case let error as KDFError: return hint(for: error)
         case let error as CLIError: return hint(for: error)
+        case let error as OTPError: return hint(for: error)
         default: return nil  // XChaCha20Poly1305.Failure: a bug or damage, nothing for the user to do
+        }
+    }
+
+    static func hint(for error: OTPError) -> String? {
+        switch error {
+        case .noTOTP(let name): return "store one with: vaultfile set \(name) --totp < uri.txt (the otpauth://totp/ URI on stdin)"
+        case .malformedURI, .invalidSecret, .unsupportedParameter: return "give an otpauth://totp/LABEL?secret=BASE32[&algorithm=SHA1|SHA256|SHA512&digits=6-10&period=1-3600] URI"
+        case .invalidTime: return nil
         }
     }
 
@@ -89,6 +101,13 @@ struct ErrorReport: Equatable {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .noKeyslotOpens:
+            return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
+                + "other sources: --identity, --keyfile, --recovery, a password"
+        case .slotNotFound: return "'vaultfile slot list' shows each slot's id and label"
+        case .rotationBlocked:
+            return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
+        case .slotChangeRefused: return nil
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):
@@ -116,6 +135,11 @@ struct ErrorReport: Equatable {
         case .mergeRefused(.lowerKeyDerivation):
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"
+        case .staleCopy(let path, _, let newer):
+            let merge = newer.path == path ? "'vaultfile merge'" : "'vaultfile merge \(path) \(newer.path)'"
+            return "if this copy is the one to keep, run the command again with --allow-rollback (it then becomes the newest); "
+                + "to combine both copies' changes use \(merge)"
+        case .generationExhausted: return "move the entries into a new vault ('vaultfile init', then 'vaultfile export' and 'vaultfile import')"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
