@@ -36,6 +36,8 @@ public enum VaultError: CategorizedError, Equatable {
     case invalidName(String)
     /// No entry (or field) with this name.
     case entryNotFound(String)
+    /// The entry exists but has no field `field`; `available` are the fields it has, sorted.
+    case fieldNotFound(entry: String, field: String, available: [String])
     /// A template refers to an entry (or field) the vault lacks.
     case referenceNotFound(String, line: Int)
     /// An entry with this name exists already.
@@ -95,6 +97,9 @@ public enum VaultError: CategorizedError, Equatable {
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
         case .invalidName(let why): return "invalid name: \(why)"
         case .entryNotFound(let name): return "no entry named '\(name)'"
+        case .fieldNotFound(let entry, let field, let available):
+            let fields = available.isEmpty ? "it has no fields" : "its fields: \(available.joined(separator: ", "))"
+            return "the entry '\(entry)' has no field '\(field)'; \(fields)"
         case .referenceNotFound(let name, let line): return "the template refers to '\(name)' on line \(line), and the vault has no such entry"
         case .entryExists(let name): return "an entry named '\(name)' exists already"
         case .environmentVariableClash(let first, let second, let variable):
@@ -126,7 +131,7 @@ public enum VaultError: CategorizedError, Equatable {
 
     public var category: ErrorCategory {
         switch self {
-        case .entryNotFound, .referenceNotFound: return .notFound
+        case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
         case .wrongPassword, .noKeyslotOpens: return .wrongPassword
         case .slotNotFound: return .notFound
         case .rotationBlocked, .slotChangeRefused: return .refused
@@ -172,8 +177,14 @@ public enum VaultError: CategorizedError, Equatable {
     public enum MergeRefusal: Equatable, Sendable, CustomStringConvertible {
         /// BASE, OURS and THEIRS do not have one vault id: they are not versions of one vault.
         case unrelatedVaults
-        /// The password opens some sides but not these (each named as "ROLE at path").
+        /// The password opens the other sides but not these (each named as "ROLE at path"), whose
+        /// keyslots differ from BASE's: the password was changed on that side.
         case passwordFails(sides: [String])
+        /// The password opens none of the three files (each named as "ROLE at path"): a wrong password.
+        case passwordOpensNone(sides: [String])
+        /// The password opens `opens` but not `fails`, among them BASE: the password was changed on
+        /// the sides it opens (their keyslots differ from BASE's), and BASE needs the one from before.
+        case passwordOpensOnly(opens: [String], fails: [String])
         /// Their side changed the keyslots to a KDF lower than ours (`theirs`, against our password slots' `ours`).
         case lowerKeyDerivation(theirs: KDFParameters, ours: [KDFParameters])
 
@@ -182,7 +193,14 @@ public enum VaultError: CategorizedError, Equatable {
             case .unrelatedVaults:
                 return "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults"
             case .passwordFails(let sides):
-                return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on that side"
+                let place = sides.count == 1 ? "that side" : "each of those sides"
+                return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on \(place)"
+            case .passwordOpensNone(let sides):
+                return "wrong password: it opens none of \(sides.joined(separator: ", ")), the three versions being merged"
+            case .passwordOpensOnly(let opens, let fails):
+                let changed = opens.count == 1 ? "that side" : "those sides"
+                return "the password opens \(opens.joined(separator: " and ")) but not \(fails.joined(separator: " nor ")): "
+                    + "it was changed on \(changed) since BASE, which needs the password from before"
             case .lowerKeyDerivation(let theirs, let ours):
                 let floor = theirs.meetsRecommendedMinimum ? "" : ", below OWASP's minimum"
                 return "THEIRS (the branch being merged) lowers the key derivation from \(ours.map(\.description).joined(separator: " and ")) "

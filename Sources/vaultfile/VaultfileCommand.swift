@@ -61,10 +61,24 @@ struct VaultfileCommand: ParsableCommand {
         Hardening.apply()
         do {
             try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
-            var command = try parseAsRoot()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            // `vaultfile` alone: a few lines on stderr, not the whole help, and a usage status.
+            guard !arguments.isEmpty else {
+                Messages.info(Usage.short)
+                exit(withError: ExitCode(ExitStatus.usage.rawValue))
+            }
+            if let unknown = Usage.unknownVerb(in: arguments, root: Self.self) { throw unknown }
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
-            guard let report = ErrorReport(error) else { exit(withError: error) }
+            guard let report = ErrorReport(error) else {
+                // A help request of a vault verb: its own options first, the vault options after.
+                if exitCode(for: error) == .success, let help = HelpLayout.reordered(fullMessage(for: error)) {
+                    try? StandardOutput.line(help)
+                    exit()
+                }
+                exit(withError: error)
+            }
             Messages.error(report.description, hint: report.hint)
             exit(withError: ExitCode(report.status.rawValue))
         }

@@ -39,9 +39,10 @@ enum ErrorCatalog {
 
 enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
-    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists
+    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
-    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
+    case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
 
     init(_ error: VaultError) {
@@ -60,6 +61,7 @@ enum VaultErrorKind: CaseIterable {
         case .contentsDamaged: self = .contentsDamaged
         case .invalidName: self = .invalidName
         case .entryNotFound: self = .entryNotFound
+        case .fieldNotFound: self = .fieldNotFound
         case .referenceNotFound: self = .referenceNotFound
         case .entryExists: self = .entryExists
         case .environmentVariableClash: self = .environmentVariableClash
@@ -72,6 +74,8 @@ enum VaultErrorKind: CaseIterable {
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.passwordOpensNone): self = .mergeRefusedPasswordOpensNone
+        case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .staleCopy: self = .staleCopy
         case .generationExhausted: self = .generationExhausted
@@ -100,6 +104,9 @@ enum VaultErrorKind: CaseIterable {
         case .contentsDamaged: return ErrorCaseRow(VaultError.contentsDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
         case .invalidName: return ErrorCaseRow(VaultError.invalidName("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .entryNotFound: return ErrorCaseRow(VaultError.entryNotFound("shown/name"), status: 1, hint: true, shows: ["shown/name"])
+        case .fieldNotFound:
+            return ErrorCaseRow(VaultError.fieldNotFound(entry: "shown/name", field: "shown-field", available: ["shown-a", "shown-b"]),
+                                status: 1, hint: false, shows: ["the entry 'shown/name' has no field 'shown-field'", "shown-a, shown-b"])
         case .referenceNotFound:
             return ErrorCaseRow(VaultError.referenceNotFound("shown/name", line: 12), status: 1, hint: true, shows: ["shown/name", "12"])
         case .entryExists: return ErrorCaseRow(VaultError.entryExists("shown/name"), status: 2, hint: true, shows: ["shown/name"])
@@ -120,6 +127,12 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordFails:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/shown.vault"])), status: 2, hint: true,
                                 shows: ["THEIRS at /v/shown.vault"])
+        case .mergeRefusedPasswordOpensNone:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensNone(sides: ["BASE at /v/b.vault", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])),
+                                status: 2, hint: true, shows: ["wrong password", "BASE at /v/b.vault", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])
+        case .mergeRefusedPasswordOpensOnly:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"])),
+                                status: 2, hint: true, shows: ["OURS at /v/o.vault", "BASE at /v/b.vault", "changed on that side"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
@@ -187,6 +200,7 @@ enum KDFErrorKind: CaseIterable {
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, refused
+    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken
 
     init(_ error: CLIError) {
         switch error {
@@ -201,6 +215,11 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: self = .outputFailed
         case .invalidArgument: self = .invalidArgument
         case .refused: self = .refused
+        case .noMatch: self = .noMatch
+        case .binaryOnTerminal: self = .binaryOnTerminal
+        case .emptyValue: self = .emptyValue
+        case .unknownVerb: self = .unknownVerb
+        case .standardInputTaken: self = .standardInputTaken
         }
     }
 
@@ -221,6 +240,19 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        case .noMatch:
+            return ErrorCaseRow(CLIError.noMatch(pattern: "shown-pattern", searchedValues: false, caseSensitive: false), status: 1, hint: true,
+                                shows: ["no entry matches 'shown-pattern'"])
+        case .binaryOnTerminal:
+            return ErrorCaseRow(CLIError.binaryOnTerminal(name: "shown/name", field: "shown-field"), status: 2, hint: true,
+                                shows: ["field 'shown-field' of 'shown/name'", "terminal"])
+        case .emptyValue:
+            return ErrorCaseRow(CLIError.emptyValue(name: "shown/name", field: nil), status: 2, hint: true, shows: ["'shown/name'", "empty"])
+        case .unknownVerb:
+            return ErrorCaseRow(CLIError.unknownVerb("shown-verb", suggestions: ["list"]), status: 64, hint: true, shows: ["'shown-verb'"])
+        case .standardInputTaken:
+            return ErrorCaseRow(CLIError.standardInputTaken(reader: "shown-first", second: "shown-second"), status: 64, hint: false,
+                                shows: ["shown-first", "shown-second"])
         }
     }
 }

@@ -86,7 +86,7 @@ import VaultFile
         #expect(unrelated.hint == "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import")
         let sides = ["BASE (the common ancestor) at b.vault", "THEIRS (the branch being merged) at t.vault"]
         let password = try #require(ErrorReport(VaultError.mergeRefused(.passwordFails(sides: sides))))
-        #expect(password.description == "the password does not open BASE (the common ancestor) at b.vault nor THEIRS (the branch being merged) at t.vault; the password was changed on that side")
+        #expect(password.description == "the password does not open BASE (the common ancestor) at b.vault nor THEIRS (the branch being merged) at t.vault; the password was changed on each of those sides")
         #expect(password.hint == "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again")
     }
 

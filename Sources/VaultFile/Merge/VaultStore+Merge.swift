@@ -82,20 +82,20 @@ struct PreparedMerge {
             throw VaultError.mergeRefused(.unrelatedVaults)
         }
         var opened: [UnlockedVault] = []
-        var failing: [String] = []
-        for (side, file) in zip(paths, files) {
+        var failing: [Int] = []
+        for (index, file) in files.enumerated() {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
                 opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials, limits: limits, willDeriveKey: nil))
             } catch let error as VaultError {
                 switch error {
-                case .wrongPassword, .noKeyslotOpens: failing.append("\(side.role) at \(side.path)")
+                case .wrongPassword, .noKeyslotOpens: failing.append(index)
                 default: throw error
                 }
             }
         }
         guard failing.isEmpty else {
-            throw VaultError.mergeRefused(.passwordFails(sides: failing))
+            throw VaultError.mergeRefused(Self.passwordRefusal(failing: failing, paths: paths, headers: headers, hasBase: base != nil))
         }
         let merged: (vault: Vault, conflicts: [VaultMerge.Conflict])
         var takeTheirKeys = false
@@ -120,5 +120,25 @@ struct PreparedMerge {
         oursFile = files[o].file
         oursHeader = headers[o]
         theirsHeader = headers[t]
+    }
+
+    /// Why the password fails on the sides at `failing` (indices into base, ours, theirs).
+    ///
+    /// "Changed on that side" only when it is known: the password opens every other side, BASE
+    /// among them, and each failing side's keyslots differ from BASE's. (Keyslots equal to BASE's
+    /// would open with the password that opens BASE: a slot's key depends on nothing else.) When it
+    /// opens none, it is a wrong password. When it fails on BASE but opens another side, that
+    /// side's keyslots differ from BASE's for the same reason: the password was changed there.
+    private static func passwordRefusal(
+        failing: [Int], paths: [(role: String, path: String)], headers: [VaultHeader], hasBase: Bool
+    ) -> VaultError.MergeRefusal {
+        func side(_ index: Int) -> String { "\(paths[index].role) at \(paths[index].path)" }
+        let opening = paths.indices.filter { !failing.contains($0) }
+        if opening.isEmpty { return .passwordOpensNone(sides: failing.map(side)) }
+        // Without BASE nothing tells which side changed the password.
+        if hasBase && !failing.contains(0) && failing.allSatisfy({ headers[$0].keyslots != headers[0].keyslots }) {
+            return .passwordFails(sides: failing.map(side))
+        }
+        return .passwordOpensOnly(opens: opening.map(side), fails: failing.map(side))
     }
 }

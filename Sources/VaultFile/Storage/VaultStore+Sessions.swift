@@ -87,12 +87,28 @@ extension VaultStore {
         from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
         willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
     ) throws -> KDFParameters {
+        try changePassword(from: old, kdf: kdf, limits: limits, willDeriveKey: willDeriveKey, rollback: rollback) { new }
+    }
+
+    /// Changes the password, asking `newPassword` for the new one only once `old` has unlocked
+    /// the vault: a wrong old password fails before anyone types a new one twice.
+    ///
+    /// The lock is held from the unlock to the write, so no other writer changes the vault in
+    /// between. With `kdf` nil, the vault keeps the KDF settings of its password slot. Returns the
+    /// settings used.
+    @discardableResult
+    public func changePassword(
+        from old: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
+        willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil,
+        newPassword: () throws -> SecureBytes
+    ) throws -> KDFParameters {
         var onDisk: VaultHeader?
         defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
         return try withLock {
             let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
             rollback?.opened(unlocked.header)
+            let new = try newPassword()
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
             let rotated = try unlocked.changePassword(to: new, kdf: parameters)
             try rollback?.willWrite(rotated, path: path)

@@ -20,6 +20,7 @@ extension VaultfileCommand {
         @Argument(help: "The new name, or a folder such as qa/.") var destination: String
         @Flag(name: .customLong("force"), help: "Replace existing entries with the new names.") var force = false
         @Flag(name: .customLong("dry-run"), help: "Print what would be copied; change nothing.") var dryRun = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             let checked = destination.hasSuffix("/") ? String(destination.dropLast()) : destination
@@ -43,9 +44,17 @@ extension VaultfileCommand {
         }
 
         /// Copies what the command line names and returns what was copied where.
+        /// A new name with format characters is refused as `mv` refuses it (nothing is written).
         private func copy(in vault: inout Vault) throws -> [Relocation] {
-            if Mv.isFolder(source, in: vault) { return try vault.copyFolder(source, to: destination, overwrite: force) }
-            return [try vault.copy(source, to: Mv.destination(of: source, to: destination), overwrite: force)]
+            let allow = formatCharacters.allowFormatCharacters
+            if Mv.isFolder(source, in: vault) {
+                let copied = try vault.copyFolder(source, to: destination, overwrite: force)
+                for relocation in copied { try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow) }
+                return copied
+            }
+            let target = Mv.destination(of: source, to: destination)
+            try vault.checkNewName(target, allowingFormatCharacters: allow)
+            return [try vault.copy(source, to: target, overwrite: force)]
         }
     }
 }

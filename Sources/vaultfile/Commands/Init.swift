@@ -14,7 +14,9 @@ extension VaultfileCommand {
             abstract: "Create a new, empty vault.",
             discussion: """
                 The new password comes from the password sources, or is asked twice on the terminal. \
-                Defaults: Argon2id 64 MiB, t=3, p=4. Settings below OWASP's minimum need --allow-weak-kdf.
+                Missing folders on the way to the vault are created (mode 0700), and said so on stderr; \
+                the path is checked before anything is asked. Defaults: Argon2id 64 MiB, t=3, p=4. \
+                Settings below OWASP's minimum need --allow-weak-kdf.
 
                 With --recipient, --recipients-file or --with-keyfile the vault has those keyslots (format \
                 1.1) and a password only if a password source is given (or --ask-password): a vault of \
@@ -52,6 +54,9 @@ extension VaultfileCommand {
             if hasKeyslots { return try createWithKeyslots(store) }
             if store.exists { throw VaultError.vaultExists(path: store.path) }
             let parameters = try kdf.parameters()
+            // Before any prompt or KDF: a vault that cannot be created fails here, not after the
+            // password was typed twice and the KDF ran.
+            let missing = try Self.missingFolders(for: store.path)
             let password: SecureBytes
             if case .prompt = unlock.source {
                 password = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the password: ")
@@ -60,9 +65,7 @@ extension VaultfileCommand {
             }
             guard password.count > 0 else { throw CLIError.emptyPassword }
             PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt)
-            if unlock.location.isDefaultPath {
-                try Self.makeDirectory(VaultOptions.defaultDirectory)
-            }
+            try Self.createFolders(missing)
             Messages.progress("creating (\(parameters))…")
             try store.create(password: password, kdf: parameters)
             Messages.info("created \(store.path) (\(parameters))")
@@ -71,6 +74,7 @@ extension VaultfileCommand {
         /// Creates a format-1.1 vault of recipients, a keyfile, and a password when one is given.
         private func createWithKeyslots(_ store: VaultStore) throws {
             if store.exists { throw VaultError.vaultExists(path: store.path) }
+            let missing = try Self.missingFolders(for: store.path)
             var slots: [(slot: NewSlot, label: String)] = []
             if unlock.source.isExplicit || askPassword {
                 let parameters = try kdf.parameters()
@@ -92,9 +96,7 @@ extension VaultfileCommand {
                 try Keyfiles.checkNew(withKeyfile, anyKeyfile: anyKeyfile)
                 slots.append((.keyfile(path: withKeyfile), ""))
             }
-            if unlock.location.isDefaultPath {
-                try Self.makeDirectory(VaultOptions.defaultDirectory)
-            }
+            try Self.createFolders(missing)
             Messages.progress("creating…")
             try store.create(slots: slots, now: currentTimeMilliseconds())
             let kinds = slots.map { slot -> String in
@@ -109,15 +111,49 @@ extension VaultfileCommand {
             Messages.info("created \(store.path) (format 1.1; keyslots: \(kinds.joined(separator: ", ")))")
         }
 
-        /// Creates the default vault folder (and its parents) with mode 0700.
-        static func makeDirectory(_ path: String) throws {
-            var current = path.hasPrefix("/") ? "" : "."
-            for component in path.split(separator: "/") {
-                current += "/" + component
-                if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                    throw CLIError.io(operation: "creating the folder", path: current, errno: errno)
+        /// Creates `missing` (outermost first, from `missingFolders(for:)`) with mode 0700, saying so on stderr.
+        static func createFolders(_ missing: [String]) throws {
+            for folder in missing {
+                if mkdir(folder, 0o700) == 0 {
+                    Messages.info("created the folder \(folder) (mode 0700)")
+                } else if errno != EEXIST {
+                    throw CLIError.io(operation: "creating the folder", path: folder, errno: errno)
                 }
             }
+        }
+
+        /// The folders on the way to `path` that do not exist, outermost first; throws when the
+        /// nearest one that exists is not a folder this user may create files in.
+        static func missingFolders(for path: String) throws -> [String] {
+            var missing: [String] = []
+            var folder = parent(of: path)
+            while true {
+                var info = stat()
+                if stat(folder, &info) == 0 {
+                    guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                        throw CLIError.io(operation: "creating the vault in", path: folder, errno: ENOTDIR)
+                    }
+                    guard access(folder, W_OK | X_OK) == 0 else {
+                        throw CLIError.io(operation: "creating the vault in", path: folder, errno: errno)
+                    }
+                    return missing.reversed()
+                }
+                guard errno == ENOENT else { throw CLIError.io(operation: "looking up", path: folder, errno: errno) }
+                missing.append(folder)
+                let above = parent(of: folder)
+                guard above != folder else { return missing.reversed() }
+                folder = above
+            }
+        }
+
+        /// The folder that holds `path`, as `dirname` says it: `.` for a bare name, `/` at the root.
+        static func parent(of path: String) -> String {
+            var trimmed = Substring(path)
+            while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+            guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+            var folder = trimmed[..<slash]
+            while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
+            return folder.isEmpty ? "/" : String(folder)
         }
     }
 }

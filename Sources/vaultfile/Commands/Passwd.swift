@@ -45,20 +45,24 @@ extension VaultfileCommand {
             let rollback = try unlock.rollbackCheck()
             // Without KDF options the vault keeps its current settings.
             let requested = kdf.isSpecified ? try kdf.parameters() : nil
+            // A new password from a file or descriptor is read first (a missing file fails before
+            // the KDF runs); one typed at the terminal is asked for only once the old credentials
+            // have opened the vault (under the lock), so a wrong old password fails before anyone
+            // types a new one twice.
+            let given = try givenNewPassword()
+            if let given, given.count == 0 { throw CLIError.emptyPassword }
             let credentials = try unlock.credentials()
-            let new: SecureBytes
-            if let newPasswordFile {
-                new = try PasswordSource.file(newPasswordFile).read(prompt: "")
-            } else if let newPasswordFD {
-                new = try PasswordSource.descriptor(newPasswordFD).read(prompt: "")
-            } else {
-                new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
-            }
-            guard new.count > 0 else { throw CLIError.emptyPassword }
             defer { UnlockOptions.report(rollback) }
-            PasswordAdvice.warnIfWeak(new, typed: newPasswordFile == nil && newPasswordFD == nil)
             let parameters = try store.replaceKeys(credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback) {
                 unlocked -> (vault: UnlockedVault, result: KDFParameters) in
+                let new: SecureBytes
+                if let given {
+                    new = given
+                } else {
+                    new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
+                    guard new.count > 0 else { throw CLIError.emptyPassword }
+                }
+                PasswordAdvice.warnIfWeak(new, typed: given == nil)
                 let opened = unlocked.openedSlot.flatMap { unlocked.slots[$0.index].kdf }
                 let parameters = requested ?? opened ?? unlocked.passwordKDF ?? .defaults
                 guard unlocked.header.usesKeyslots11 else {
@@ -69,6 +73,13 @@ extension VaultfileCommand {
                 return (rotated.vault, parameters)
             }
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
+        }
+
+        /// The new password from --new-password-file or --new-password-fd; nil when it is to be typed.
+        private func givenNewPassword() throws -> SecureBytes? {
+            if let newPasswordFile { return try PasswordSource.file(newPasswordFile).read(prompt: "") }
+            if let newPasswordFD { return try PasswordSource.descriptor(newPasswordFD).read(prompt: "") }
+            return nil
         }
     }
 }

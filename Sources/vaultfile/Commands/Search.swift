@@ -13,10 +13,13 @@ extension VaultfileCommand {
             commandName: "search",
             abstract: "Print the names of entries that match a substring or a regular expression.",
             discussion: """
-                With --values the values and fields are searched too; only names are printed, never values. \
-                A pattern that is part of a secret belongs in --pattern-file (- for stdin), not on the \
-                command line, where shell history and the process list keep it. Regular expressions run \
-                in time proportional to the text (no backreferences or lookaround); see man vaultfile.
+                Smart case, as ripgrep: a pattern without upper-case letters ignores case ('git' finds \
+                Work/GitHub), one with an upper-case letter matches case exactly; -i and -s choose. With \
+                --values the values and fields are searched too; only names are printed, never values. \
+                Exits 1 when no entry matches. A pattern that is part of a secret belongs in --pattern-file \
+                (- for stdin), not on the command line, where shell history and the process list keep it. \
+                Regular expressions run in time proportional to the text (no backreferences or lookaround); \
+                see man vaultfile.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -26,7 +29,7 @@ extension VaultfileCommand {
         var patternFile: String?
         @Flag(name: .customLong("regex"), help: "Treat the pattern as a regular expression.") var regex = false
         @Flag(name: .customLong("values"), help: "Also search values and fields.") var values = false
-        @Flag(name: .customLong("ignore-case"), help: "Ignore the case of letters.") var ignoreCase = false
+        @Flag(exclusivity: .chooseLast) var caseMatching: CaseMatching?
 
         func validate() throws {
             if pattern != nil && patternFile != nil { throw ValidationError("give the pattern as an argument or with --pattern-file, not both") }
@@ -51,8 +54,20 @@ extension VaultfileCommand {
                 // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
                 if hit { out += Array((escaping ? EntryName.escapingFormatCharacters(name) : name).utf8) + [0x0A] }
             }
-            guard !out.isEmpty else { throw VaultError.entryNotFound("matching \(shown)") }
+            guard !out.isEmpty else {
+                throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
+            }
             try StandardOutput.write(out)
+        }
+
+        /// Whether letters match whatever their case: -i, -s, else smart case (ignored unless the
+        /// pattern holds an upper-case letter).
+        func ignoresCase(_ pattern: String) -> Bool {
+            switch caseMatching {
+            case .ignoreCase?: return true
+            case .caseSensitive?: return false
+            case nil: return !CaseMatching.hasUpperCase(pattern, regex: regex)
+            }
         }
 
         /// The pattern from the argument, or from --pattern-file without one trailing newline.
@@ -68,6 +83,7 @@ extension VaultfileCommand {
         }
 
         private func makeMatcher(_ pattern: String, shown: String) throws -> (String) -> Bool {
+            let ignoreCase = ignoresCase(pattern)
             if regex {
                 let expression: LinearRegex
                 do {
@@ -83,6 +99,52 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - Case
+
+/// `search -i` and `-s`: ignore case, or match it exactly; neither means smart case.
+enum CaseMatching: EnumerableFlag {
+    case ignoreCase
+    case caseSensitive
+
+    static func name(for value: CaseMatching) -> NameSpecification {
+        switch value {
+        case .ignoreCase: return [.customShort("i"), .customLong("ignore-case")]
+        case .caseSensitive: return [.customShort("s"), .customLong("case-sensitive")]
+        }
+    }
+
+    static func help(for value: CaseMatching) -> ArgumentHelp? {
+        switch value {
+        case .ignoreCase: return "Ignore the case of letters."
+        case .caseSensitive: return "Match the case of letters exactly."
+        }
+    }
+
+    /// Whether `pattern` holds an upper-case letter, the smart-case rule. In a regular expression
+    /// an escape (`\W`, `\S`, `\p{Lu}`) is not a letter of the text searched for, so it does not count.
+    static func hasUpperCase(_ pattern: String, regex: Bool) -> Bool {
+        let scalars = Array(pattern.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard regex && scalars[index] == "\\" else {
+                if scalars[index].properties.isUppercase { return true }
+                index += 1
+                continue
+            }
+            // An escape and the character after it; \p{…} and \P{…} up to the closing brace.
+            let escaped = index + 1 < scalars.count ? scalars[index + 1] : nil
+            index += 2
+            if escaped == "p" || escaped == "P", index < scalars.count, scalars[index] == "{" {
+                while index < scalars.count && scalars[index] != "}" { index += 1 }
+                index += 1
+            }
+        }
+        return false
+    }
+}
+
+// MARK: - Substring
 
 /// Finds a byte string in a text in time proportional to both (Knuth–Morris–Pratt): a long
 /// pattern from --pattern-file against a 256 MiB value must not cost their product.

@@ -18,7 +18,7 @@ extension Vault {
     }
 }
 
-/// The flag that lets a new name hold format characters, shared by set, mv and import.
+/// The flag that lets a new name hold format characters, shared by set, mv, cp and import.
 struct FormatCharacterOption: ParsableArguments {
     @Flag(name: .customLong("allow-format-characters"),
           help: "Let a new name hold bidi controls or invisible format characters (refused otherwise).")
