@@ -294,19 +294,4 @@ import Testing
         try removed.put(decoded.entry("empty")!, as: "empty")
         #expect(removed == decoded, "removing and putting back the same entry changes nothing")
     }
-
-    // MARK: - Vault.withValue
-
-    @Test func test_withValue_readsStoredAndEditedValuesInPlace() throws {
-        var vault = try EntryCodec.decode(EntryCodec.encode(sampleVault()))
-        #expect(vault.withValue(of: "db/password") { Array($0) } == Array("hunter2".utf8))
-        #expect(vault.withValue(of: "db/password", field: "url") { Array($0) } == Array("https://db.example".utf8))
-        #expect(vault.withValue(of: "empty") { $0.count } == 0)
-        #expect(vault.withValue(of: "db/password", field: "nope") { _ in true } == nil)
-        #expect(vault.withValue(of: "missing") { _ in true } == nil)
-        try vault.setField("url", value: [7], for: "db/password", now: 5)
-        try vault.remove("empty")
-        #expect(vault.withValue(of: "db/password", field: "url") { Array($0) } == [7])
-        #expect(vault.withValue(of: "empty") { _ in true } == nil)
-    }
 }

@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 
 /// `vaultfile unlock`, `lock` and the agent through the real binary: verbs without a password while
-/// unlocked, idle expiry, passwd while unlocked, two vaults, git across a passwd, a killed agent,
+/// unlocked, idle expiry, passwd while unlocked, two vaults, a killed agent,
 /// exec's children and the confirm command. Every test has its own socket (CLIHarness) and stops
-/// every agent it starts.
+/// every agent it starts. git across a passwd: AgentExternalToolsCLITests.swift.
 @Suite struct AgentCLITests {
     private let noSource = "no password source, and no terminal to ask on"
 
@@ -144,33 +144,6 @@ import Testing
         #expect(try cli.run(["lock", "--all"]).status == 0)
         #expect(try cli.run(["get", "b", "--vault", cli.path("second.vault")]).status == 2)
         #expect(try cli.run(["lock", "--all"]).status == 0, "nothing to lock is not an error")
-    }
-
-    // MARK: - git across a passwd
-
-    /// Real git: outside tools.
-    @Test func test_gitLogP_acrossAPasswdMadeWhileUnlockedShowsBothSidesWithoutAPassword() throws {
-        var cli = try CLI(); defer { cli.stopAgent(); cli.directory.remove() }
-        cli.environment = [
-            "PATH": URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":/usr/bin:/bin",
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-            "GIT_CONFIG_NOSYSTEM": "1", "VAULTFILE_AGENT_SOCK": cli.path("run/agent.sock"),
-        ]
-        _ = try CLI.withVault(["a": "alpha"], in: cli)
-        #expect(try cli.shell("git init -q -b main && \"$VF\" git setup 2>/dev/null && git add -A && git commit -qm one").status == 0)
-        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
-        #expect(try cli.run(["set", "b", "--vault", cli.path("t.vault")], stdin: Array("bravo".utf8)).status == 0)
-        #expect(try cli.shell("git commit -qam two").status == 0)
-        try cli.write("pw2", Array("new-password".utf8))
-        #expect(try cli.run(["passwd", "--new-password-file", cli.path("pw2")] + cli.unlock()).status == 0)
-        #expect(try cli.run(["set", "c", "--vault", cli.path("t.vault")], stdin: Array("charlie".utf8)).status == 0)
-        #expect(try cli.shell("git commit -qam three").status == 0)
-        // No password source: every version opens with a key the agent holds.
-        let log = try cli.shell("git log -p --no-color </dev/null")
-        #expect(log.status == 0, "\(log.stderr)")
-        #expect(!log.stderr.contains("error"), "\(log.stderr)")
-        #expect(log.text.contains("+c  (modified") && log.text.contains("+b  (modified") && log.text.contains("+a  (modified"), "\(log.text)")
-        #expect(!log.text.contains("alpha") && !log.text.contains("charlie"), "values stay hidden")
     }
 
     // MARK: - A killed agent

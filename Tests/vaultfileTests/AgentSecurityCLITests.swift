@@ -4,70 +4,9 @@ import Testing
 
 /// The claims of docs/SECURITY.md about the agent, through the real binary: another uid refused on
 /// both sides, the socket folder checked, hostile and silent clients, signals that wipe, the
-/// process hardened. Each test stops the agents it starts, by pid.
+/// process hardened. Each test stops the agents it starts, by pid. The tests that run a process as
+/// another uid (setpriv) are in AgentExternalToolsCLITests.swift.
 @Suite struct AgentSecurityCLITests {
-    /// `setpriv` to run a command as nobody, when this test runs as root; nil (tests skipped) otherwise.
-    private static let asNobody: [String]? = {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
-        return ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    }()
-
-    /// A fresh folder under /tmp that nobody can enter (the test's own folder is root's, 0700).
-    private func sharedFolder(owner: uid_t, mode: mode_t) throws -> String {
-        var template = Array("/tmp/vaultfile-agent-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        let path = String(cString: made)
-        chown(path, owner, owner)
-        chmod(path, mode)
-        return path
-    }
-
-    // MARK: - Another uid
-
-    @Test func test_client_refusesAnAgentOfAnotherUid() throws {
-        guard let asNobody = Self.asNobody else {
-            print("skipped: needs root and setpriv to run an agent as nobody"); return
-        }
-        let cli = try CLI.withVault(["a": "1"]); defer { cli.directory.remove() }
-        let folder = try sharedFolder(owner: 65534, mode: 0o700); defer { try? FileManager.default.removeItem(atPath: folder) }
-        let socket = ["VAULTFILE_AGENT_SOCK": folder + "/agent.sock"]
-        let agent = try cli.start(Array(asNobody.dropFirst()) + [CLI.binary, "agent", "run"], extra: socket, executable: asNobody[0])
-        defer { agent.kill() }
-        #expect(CLI.waitFor(10) { CLI.socketExists(folder + "/agent.sock") })
-        // The agent runs non-dumpable: its /proc files belong to root although it runs as nobody.
-        var info = stat()
-        #expect(stat("/proc/\(agent.pid)/environ", &info) == 0 && info.st_uid == 0)
-
-        let unlock = try cli.run(["unlock"] + cli.unlock(), extra: socket)
-        #expect(unlock.status == 2, "\(unlock.stderr)")
-        #expect(unlock.stderr.contains("runs as uid 65534, not as you (uid 0)"), "\(unlock.stderr)")
-        let get = try cli.run(["get", "a"] + cli.unlock(), extra: socket)
-        #expect(get.status == 0 && get.text == "1", "\(get.stderr)")
-        #expect(get.stderr.contains("not using the agent") && get.stderr.contains("uid 65534"), "\(get.stderr)")
-    }
-
-    @Test func test_agent_closesConnectionsOfAnotherUidUnanswered() throws {
-        guard let asNobody = Self.asNobody, let python = CLI.python else {
-            print("skipped: needs root, setpriv and python3 to connect as nobody"); return
-        }
-        let cli = try CLI(); defer { cli.directory.remove() }
-        let folder = try sharedFolder(owner: 0, mode: 0o711); defer { try? FileManager.default.removeItem(atPath: folder) }
-        let socket = ["VAULTFILE_AGENT_SOCK": folder + "/agent.sock"]
-        let agent = try cli.start(["agent", "run"], extra: socket)
-        defer { agent.kill() }
-        #expect(CLI.waitFor(10) { CLI.socketExists(folder + "/agent.sock") })
-        // As if someone loosened the socket's mode: the kernel lets nobody connect, the agent does not answer.
-        chmod(folder + "/agent.sock", 0o666)
-        // The client where nobody can read it (the test's folder is root's, 0700).
-        let client = folder + "/raw-client.py"
-        try FileManager.default.copyItem(atPath: try cli.writeRawClient(), toPath: client)
-        chmod(client, 0o644)
-        let foreign = try cli.run(Array(asNobody.dropFirst()) + [python, client, folder + "/agent.sock", "status"], executable: asNobody[0])
-        #expect(foreign.text.hasPrefix("0 "), "another uid got an answer: \(foreign.text) \(foreign.stderr)")
-        let own = try cli.run([client, folder + "/agent.sock", "status"], executable: python)
-        #expect(own.text.hasPrefix("13 "), "the agent's own uid is served: \(own.text) \(own.stderr)")
-    }
-
     // MARK: - The socket folder
 
     @Test func test_agentFolder_withLooseModeAnotherOwnerOrASymlinkIsRefused() throws {

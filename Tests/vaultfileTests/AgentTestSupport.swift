@@ -22,10 +22,7 @@ extension CLI {
     static func withVault(_ entries: [String: String], name: String = "t.vault", in existing: CLI? = nil) throws -> CLI {
         let cli = try existing ?? CLI()
         try cli.initVault(name)
-        for (entry, value) in entries {
-            let stored = try cli.run(["set", entry] + cli.unlock(name), stdin: Array(value.utf8))
-            precondition(stored.status == 0, stored.stderr)
-        }
+        try cli.setEntries(entries, in: name)
         return cli
     }
 

@@ -30,23 +30,21 @@ extension VaultCodec {
         return try open(header: header, payload: &payload, fileKey: fileKey)
     }
 
-    /// Authenticates a parsed header with `fileKey`, then decrypts the payload that follows it,
-    /// as the password path does once its keyslot has given the key.
+    /// Authenticates a parsed header with `fileKey`, then (format 1.1) opens the keyslot metadata
+    /// and decrypts the payload that follows it, as the credential path does once a keyslot has
+    /// given the key. No slot is marked as the one that opened the vault: none did.
     static func open(header: VaultHeader, payload: inout some CiphertextSource, fileKey: SecureBytes) throws -> UnlockedVault {
         guard verifies(header, fileKey: fileKey) else { throw VaultError.fileKeyRejected }
-        // The same steps as `open(header:payload:password:…)` after the MAC check.
-        let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (plaintext, content) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey)
-        let vault = try EntryCodec.decode(plaintext, content: content)
-        return UnlockedVault(vault: vault, header: header, fileKey: fileKey)
+        return try open(header: header, payload: &payload, fileKey: fileKey, opened: nil)
     }
 
-    /// Unwraps the file key of `header` with `password` and checks the header MAC under it,
-    /// without reading the payload (`vaultfile unlock` hands the key on and decrypts nothing).
+    /// Unwraps the file key of `header` with the first of `credentials` that opens a slot and
+    /// checks the header MAC under it, without reading the payload (`vaultfile unlock` hands the
+    /// key on and decrypts nothing).
     static func unlockFileKey(
-        _ header: VaultHeader, password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+        _ header: VaultHeader, credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
     ) throws -> SecureBytes {
-        let fileKey = try unwrapFileKey(header, password: password, limits: limits, willDeriveKey: willDeriveKey)
+        let fileKey = try unlock(header, credentials: credentials, limits: limits, willDeriveKey: willDeriveKey).fileKey
         guard verifies(header, fileKey: fileKey) else { throw VaultError.headerTampered }
         return fileKey
     }

@@ -17,8 +17,42 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
 }
 
+/// What an import file holds, and what its reader should be told about it.
+public struct ImportedEntries {
+    /// The entries, in file order, validated (names, fields, sizes).
+    public var entries: [(name: String, entry: Entry)]
+    /// Entries that import but deserve a warning, in file order.
+    public var warnings: [ImportWarning]
+}
+
+/// Something about an imported entry that its owner should know.
+public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
+    /// `vaultfile exec` would export the entry `name` as `variable`, which makes programs load or run
+    /// other code (`DangerousEnvironmentNames`).
+    case dangerousVariable(name: String, variable: String)
+
+    public var description: String {
+        switch self {
+        case .dangerousVariable(let name, let variable):
+            return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
+        }
+    }
+}
+
 /// Converts between vaults and the interchange formats. Parsing is strict and names the line of any problem.
 public enum Interchange {
+    /// The entries a file holds, with a warning for each that `exec` would export as a variable in
+    /// `DangerousEnvironmentNames`.
+    public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
+        let entries = try parse(bytes, format: format, now: now)
+        var warnings: [ImportWarning] = []
+        for (name, _) in entries {
+            let variable = EnvironmentNames.variable(for: name)
+            if DangerousEnvironmentNames.contains(variable) { warnings.append(.dangerousVariable(name: name, variable: variable)) }
+        }
+        return ImportedEntries(entries: entries, warnings: warnings)
+    }
+
     /// The entries a file holds, in file order, validated (names, fields, sizes).
     public static func parse(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> [(name: String, entry: Entry)] {
         let entries: [(String, Entry)]

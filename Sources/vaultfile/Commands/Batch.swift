@@ -21,7 +21,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"))
+        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
         var script: String?
 
         func run() throws {
@@ -58,7 +58,7 @@ struct BatchError: Error {
 
 /// One verb of a batch script, applied to the unlocked vault.
 protocol BatchVerb: ParsableCommand {
-    /// Applies the verb; `get` and `list` append to `output`.
+    /// Applies the verb through its top-level command's `apply`; `get` and `list` append to `output`.
     func apply(to vault: inout Vault, output: inout [UInt8]) throws
 }
 
@@ -139,6 +139,9 @@ enum BatchScript {
 
 // MARK: - The verbs
 
+// Each verb parses its line and calls the function its top-level command calls (`Get.apply`, …),
+// so that a verb behaves the same on the command line and in a batch.
+
 struct BatchSet: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "set")
     @Argument var name: String
@@ -147,6 +150,7 @@ struct BatchSet: BatchVerb {
     @Option(name: .customLong("value-file")) var valueFile: String?
     @Flag(name: .customLong("generate")) var generate = false
     @OptionGroup var generator: GeneratorOptions
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func validate() throws {
         let sources = [value != nil, valueFile != nil, generate].filter { $0 }.count
@@ -156,7 +160,8 @@ struct BatchSet: BatchVerb {
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
         var bytes = try value.map { Array($0.utf8) } ?? valueFile.map(Input.readFile) ?? generator.generate()
         defer { wipe(&bytes) }
-        if let field { try vault.setField(field, value: bytes, for: name) } else { try vault.setValue(bytes, for: name) }
+        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
+                                       allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
 
@@ -166,13 +171,7 @@ struct BatchGet: BatchVerb {
     @Option(name: .customLong("field")) var field: String?
 
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        guard let entry = vault.entry(name) else { throw VaultError.entryNotFound(name) }
-        if let field {
-            guard let value = entry.fields[field] else { throw VaultError.entryNotFound("\(name)#\(field)") }
-            output += value
-        } else {
-            output += entry.value
-        }
+        try VaultfileCommand.Get.apply(to: vault, name: name, part: EntryPart(field: field)) { output.append(contentsOf: $0) }
     }
 }
 
@@ -182,7 +181,7 @@ struct BatchRm: BatchVerb {
     @Option(name: .customLong("field")) var field: String?
 
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        if let field { try vault.removeField(field, of: name) } else { try vault.remove(name) }
+        try VaultfileCommand.Rm.apply(to: &vault, name: name, part: EntryPart(field: field))
     }
 }
 
@@ -191,9 +190,10 @@ struct BatchMv: BatchVerb {
     @Argument var old: String
     @Argument var new: String
     @Flag(name: .customLong("force")) var force = false
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        try vault.rename(old, to: new, overwrite: force)
+        try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
 
@@ -202,6 +202,6 @@ struct BatchList: BatchVerb {
     @Argument var prefix: String?
 
     func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        for name in vault.names(withPrefix: prefix ?? "") { output += Array(name.utf8) + [0x0A] }
+        VaultfileCommand.List.apply(to: vault, prefix: prefix, output: &output)
     }
 }

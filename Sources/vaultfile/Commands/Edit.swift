@@ -40,8 +40,10 @@ extension VaultfileCommand {
             // Start-up swept the tmpfs base; a disk base (--allow-disk-temp) is swept here.
             if base != PrivateTemporaryFolder.tmpfsBase() { PrivateTemporaryFolder.sweepLeftovers(in: base) }
             try unlock.update { unlocked in
-                let existing = unlocked.vault.entry(name)
-                var original = (field.map { existing?.fields[$0] } ?? existing?.value) ?? []
+                // A name edit creates follows the rules of new names, before the editor opens.
+                try unlocked.vault.checkNewName(name, allowingFormatCharacters: false)
+                let part = EntryPart(field: field)
+                var original = (try? unlocked.vault.value(of: name, part: part)) ?? []  // a missing entry or field starts empty
                 defer { wipe(&original) }
                 let folder = try CleanupOnSignal.makeFolder(in: base)
                 defer { CleanupOnSignal.removeFolder() }
@@ -54,7 +56,7 @@ extension VaultfileCommand {
                 var edited = try CleanupOnSignal.exclusive { try Input.readFile(file) }
                 defer { wipe(&edited) }
                 guard edited != original else { return }
-                if let field { try unlocked.vault.setField(field, value: edited, for: name) } else { try unlocked.vault.setValue(edited, for: name) }
+                try unlocked.vault.setValue(edited, for: name, part: part)
             }
         }
 

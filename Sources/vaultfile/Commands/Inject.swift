@@ -20,24 +20,15 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("in"), help: ArgumentHelp("The template file (default: stdin).", valueName: "file")) var input: String?
-        @Option(name: .customLong("out"), help: ArgumentHelp("Write the result here, mode 0600, atomically.", valueName: "file")) var output: String?
+        @Option(name: .customLong("in"), help: ArgumentHelp("The template file (default: stdin).", valueName: "file"), completion: .file()) var input: String?
+        @Option(name: .customLong("out"), help: ArgumentHelp("Write the result here, mode 0600, atomically.", valueName: "file"), completion: .file()) var output: String?
         @Flag(name: .customLong("overwrite"), help: "Replace an existing --out file (never a vault).") var overwrite = false
 
         func run() throws {
             let template = try input.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             if let output { try PlaintextOutput.check(output, vault: unlock.location.path, overwrite: overwrite) }
             let vault = try unlock.open().vault
-            var rendered = try Template.render(template) { (reference) throws(VaultError) -> [UInt8] in
-                guard let entry = vault.entry(reference.name) else {
-                    throw .referenceNotFound(reference.name, line: reference.line)
-                }
-                guard let field = reference.field else { return entry.value }
-                guard let value = entry.fields[field] else {
-                    throw .referenceNotFound("\(reference.name)#\(field)", line: reference.line)
-                }
-                return value
-            }
+            var rendered = try Template.render(template, from: vault)
             defer { wipe(&rendered) }
             if let output {
                 try PlaintextOutput.write(rendered, to: output, vault: unlock.location.path, overwrite: overwrite)

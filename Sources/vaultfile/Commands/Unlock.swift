@@ -9,7 +9,8 @@ extension VaultfileCommand {
             commandName: "unlock",
             abstract: "Unlock the vault once: hand its file key to the agent, so that other commands need no password.",
             discussion: """
-                Reads the password from the usual sources, unwraps the vault's file key and hands the key \
+                Opens a keyslot with the usual unlock sources (an identity, a keyfile, a recovery code, a \
+                password), unwraps the vault's file key and hands the key \
                 (never the password) to the agent, which starts in the background when none runs and exits \
                 when it holds no key. Every verb then asks the agent for the key of its vault's header before \
                 it asks for a password; writes still happen in the command, under the vault's lock. The agent \
@@ -79,17 +80,20 @@ extension VaultfileCommand {
         }
 
         /// The file key: from the agent when it holds it already (then only the timeout and the
-        /// confirm command change), else unwrapped with the password from the header alone.
+        /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
+        /// recovery codes, passwords) from the header alone.
         private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes) {
             let header = try store.readHeader().header
             if let key = AgentAccess.key(for: header, vaultPath: store.path, warn: true), VaultCodec.verifies(header, fileKey: key) {
                 return (header, key)
             }
-            let unlocked = try store.unlockFileKey(password: try unlock.password(), limits: try unlock.limits(),
+            let unlocked = try store.unlockFileKey(credentials: try unlock.credentials(), limits: try unlock.limits(),
                                                    willDeriveKey: UnlockOptions.announce)
-            // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault.
+            // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault (once a day).
             for case .password(let slot) in unlocked.header.keyslots where !slot.kdf.meetsRecommendedMinimum {
-                Messages.warning("this vault's key derivation (\(slot.kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
+                if UnlockOptions.weakKDFWarningIsDue(unlocked.header.vaultID) {
+                    Messages.warning("this vault's key derivation (\(slot.kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
+                }
                 break
             }
             return (unlocked.header, unlocked.fileKey)

@@ -3,51 +3,47 @@ import KDF
 import SecureMemory
 import VaultFile
 
-/// git's merge driver: `vaultfile git merge %O %A %B`; the result goes into %A.
-struct GitMerge: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "merge",
-        abstract: "Three-way merge driver for git: vaultfile git merge BASE OURS THEIRS (the result replaces OURS).",
-        discussion: """
-            Merges per entry and per field. A real conflict leaves OURS a valid vault holding both versions \
-            (theirs as NAME.conflict-theirs), lists the entries on stderr and exits 1 so git reports the \
-            conflict; settle each with 'vaultfile resolve NAME --ours|--theirs'. Conflict markers are never \
-            written into a vault.
+extension VaultfileCommand.Git {
+    /// git's merge driver: `vaultfile git merge %O %A %B`; the result goes into %A.
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Three-way merge driver for git: vaultfile git merge BASE OURS THEIRS (the result replaces OURS).",
+            discussion: """
+                Merges per entry and per field. A real conflict leaves OURS a valid vault holding both versions \
+                (theirs as NAME.conflict-theirs), lists the entries on stderr and exits 1 so git reports the \
+                conflict; settle each with 'vaultfile resolve NAME --ours|--theirs'. Conflict markers are never \
+                written into a vault.
 
-            A password or KDF change made on one side only is kept, unless their side lowers the KDF: below \
-            OWASP's minimum where ours met it, less Argon2id memory or work, fewer PBKDF2 iterations, or \
-            another KDF that does not lift the vault to the minimum. Then the merge stops with exit 1 and \
-            OURS is left as it was; VAULTFILE_MERGE_ALLOW_WEAK=1 takes the change.
-            """)
+                A password or KDF change made on one side only is kept, unless their side lowers the KDF: below \
+                OWASP's minimum where ours met it, less Argon2id memory or work, fewer PBKDF2 iterations, or \
+                another KDF that does not lift the vault to the minimum. Then the merge stops with exit 1 and \
+                OURS is left as it was; VAULTFILE_MERGE_ALLOW_WEAK=1 takes the change.
+                """)
 
-    @OptionGroup var unlock: UnlockOptions
-    @Argument(help: "The common ancestor (%O).") var base: String
-    @Argument(help: "Our version (%A); receives the result.") var ours: String
-    @Argument(help: "Their version (%B).") var theirs: String
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "The common ancestor (%O).") var base: String
+        @Argument(help: "Our version (%A); receives the result.") var ours: String
+        @Argument(help: "Their version (%B).") var theirs: String
 
-    func run() throws {
-        // The agent's keys first (it keeps every key of the vault id, so sides on both sides of a
-        // passwd open); the password only for a side none of them opens, read once.
-        var password: SecureBytes?
-        let readPassword = { () throws -> SecureBytes in
-            if let password { return password }
-            let read = try unlock.password()
-            password = read
-            return read
-        }
-        let conflicts: [VaultMerge.Conflict]
-        do {
-            conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: unlock.agentLookup, password: readPassword,
-                                                  limits: try unlock.limits(), allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1")
-        } catch let error as VaultError {
-            // A lowered KDF is for a person to decide, as a conflict is: exit 1, OURS untouched.
-            guard case .mergeRefused(.lowerKeyDerivation) = error, let report = ErrorReport(error) else { throw error }
-            Messages.error(report.description, hint: report.hint)
+        func run() throws {
+            // The agent's keys first (it keeps every key of the vault id, so sides on both sides of a
+            // passwd or slot rm open); the unlock sources only for a side none of them opens, read once.
+            let conflicts: [VaultMerge.Conflict]
+            do {
+                conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: unlock.agentLookup,
+                                                      credentials: { try unlock.credentials() }, limits: try unlock.limits(),
+                                                      allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1")
+            } catch let error as VaultError {
+                // A lowered KDF is for a person to decide, as a conflict is: exit 1, OURS untouched.
+                guard case .mergeRefused(.lowerKeyDerivation) = error, let report = ErrorReport(error) else { throw error }
+                Messages.error(report.description, hint: report.hint)
+                throw ExitCode(1)
+            }
+            guard !conflicts.isEmpty else { return }
+            for conflict in conflicts { Messages.info("vaultfile: conflict in '\(conflict.name)': \(conflict.reason)") }
+            Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs', then commit")
             throw ExitCode(1)
         }
-        guard !conflicts.isEmpty else { return }
-        for conflict in conflicts { Messages.info("vaultfile: conflict in '\(conflict.name)': \(conflict.reason)") }
-        Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs', then commit")
-        throw ExitCode(1)
     }
 }

@@ -5,70 +5,72 @@ import VaultFile
 import Glibc
 #endif
 
-/// Configures the current git repository to diff and merge vaults with vaultfile.
-struct GitSetup: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "setup",
-        abstract: "Configure this git repository to diff and merge vaults with vaultfile (idempotent).")
+extension VaultfileCommand.Git {
+    /// Configures the current git repository to diff and merge vaults with vaultfile.
+    struct Setup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "setup",
+            abstract: "Configure this git repository to diff and merge vaults with vaultfile (idempotent).")
 
-    @Option(name: .customLong("pattern"), help: ArgumentHelp("Which files are vaults.", valueName: "glob")) var pattern = "*.vault"
+        @Option(name: .customLong("pattern"), help: ArgumentHelp("Which files are vaults.", valueName: "glob")) var pattern = "*.vault"
 
-    func run() throws {
-        let top = try Self.git(["rev-parse", "--show-toplevel"]).strippedWhitespace
-        let command = Self.selfCommand()
-        try Self.appendLine("\(pattern) diff=vaultfile merge=vaultfile", to: top + "/.gitattributes")
-        try Self.appendLine("\(pattern).lock", to: top + "/.gitignore")
-        _ = try Self.git(["config", "diff.vaultfile.textconv", "\(command) git textconv"])
-        // A cached textconv would store entry names in git's notes: never cache.
-        _ = try Self.git(["config", "diff.vaultfile.cachetextconv", "false"])
-        _ = try Self.git(["config", "merge.vaultfile.name", "vaultfile three-way merge"])
-        _ = try Self.git(["config", "merge.vaultfile.driver", "\(command) git merge %O %A %B"])
-        Messages.info("""
-            configured \(top): '\(pattern)' files diff and merge with vaultfile (\(command)).
-            git runs vaultfile without a terminal for diffs in pagers and for merges; give it the password with
-              export VAULTFILE_PASSWORD_COMMAND='pass show vaultfile'   (or any command that prints it)
-              export VAULTFILE_PASSWORD_FILE=~/.config/vaultfile/password (a 0600 file)
-            or VAULTFILE_PASSWORD (least safe). Without one, vaultfile asks on the terminal when there is one.
-            """)
-    }
-
-    /// `vaultfile` when that name on PATH is this binary, else this binary's absolute path.
-    static func selfCommand() -> String {
-        let me = (try? realPath("/proc/self/exe")) ?? "vaultfile"
-        for directory in (environment("PATH") ?? "").split(separator: ":") {
-            if let found = try? realPath("\(directory)/vaultfile"), found == me { return "vaultfile" }
+        func run() throws {
+            let top = try Self.git(["rev-parse", "--show-toplevel"]).strippedWhitespace
+            let command = Self.selfCommand()
+            try Self.appendLine("\(pattern) diff=vaultfile merge=vaultfile", to: top + "/.gitattributes")
+            try Self.appendLine("\(pattern).lock", to: top + "/.gitignore")
+            _ = try Self.git(["config", "diff.vaultfile.textconv", "\(command) git textconv"])
+            // A cached textconv would store entry names in git's notes: never cache.
+            _ = try Self.git(["config", "diff.vaultfile.cachetextconv", "false"])
+            _ = try Self.git(["config", "merge.vaultfile.name", "vaultfile three-way merge"])
+            _ = try Self.git(["config", "merge.vaultfile.driver", "\(command) git merge %O %A %B"])
+            Messages.info("""
+                configured \(top): '\(pattern)' files diff and merge with vaultfile (\(command)).
+                git runs vaultfile without a terminal for diffs in pagers and for merges; give it the password with
+                  export VAULTFILE_PASSWORD_COMMAND='pass show vaultfile'   (or any command that prints it)
+                  export VAULTFILE_PASSWORD_FILE=~/.config/vaultfile/password (a 0600 file)
+                or VAULTFILE_PASSWORD (least safe). Without one, vaultfile asks on the terminal when there is one.
+                """)
         }
-        return me
-    }
 
-    static func realPath(_ path: String) throws -> String {
-        guard let resolved = realpath(path, nil) else { throw CLIError.io(operation: "resolving", path: path, errno: errno) }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Appends `line` to `file` unless the file already has it.
-    static func appendLine(_ line: String, to file: String) throws {
-        let existing = (try? Input.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return }
-        let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
-        try AtomicFileWriter().write(Array((existing + separator + line + "\n").utf8), to: file, mode: 0o644, finalLink: .follow)
-    }
-
-    /// Runs git with `arguments` and returns its standard output.
-    static func git(_ arguments: [String]) throws -> String {
-        let child: Subprocess.Child
-        do {
-            child = try Subprocess.start(["git"] + arguments, captureOutput: true)
-        } catch {
-            throw CLIError.refused(error.description, hint: "install git")
+        /// `vaultfile` when that name on PATH is this binary, else this binary's absolute path.
+        static func selfCommand() -> String {
+            let me = (try? realPath("/proc/self/exe")) ?? "vaultfile"
+            for directory in (environment("PATH") ?? "").split(separator: ":") {
+                if let found = try? realPath("\(directory)/vaultfile"), found == me { return "vaultfile" }
+            }
+            return me
         }
-        let output = (try? Input.readAll(child.output!, what: "git's output")) ?? []
-        close(child.output!)
-        guard Subprocess.wait(child.pid) == 0 else {
-            throw CLIError.refused("'git \(arguments.joined(separator: " "))' failed", hint: "run 'vaultfile git setup' inside a git repository")
+
+        static func realPath(_ path: String) throws -> String {
+            guard let resolved = realpath(path, nil) else { throw CLIError.io(operation: "resolving", path: path, errno: errno) }
+            defer { free(resolved) }
+            return String(cString: resolved)
         }
-        return String(decoding: output, as: UTF8.self)
+
+        /// Appends `line` to `file` unless the file already has it.
+        static func appendLine(_ line: String, to file: String) throws {
+            let existing = (try? Input.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return }
+            let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
+            try AtomicFileWriter().write(Array((existing + separator + line + "\n").utf8), to: file, mode: 0o644, finalLink: .follow)
+        }
+
+        /// Runs git with `arguments` and returns its standard output.
+        static func git(_ arguments: [String]) throws -> String {
+            let child: Subprocess.Child
+            do {
+                child = try Subprocess.start(["git"] + arguments, captureOutput: true)
+            } catch {
+                throw CLIError.refused(error.description, hint: "install git")
+            }
+            let output = (try? Input.readAll(child.output!, what: "git's output")) ?? []
+            close(child.output!)
+            guard Subprocess.wait(child.pid) == 0 else {
+                throw CLIError.refused("'git \(arguments.joined(separator: " "))' failed", hint: "run 'vaultfile git setup' inside a git repository")
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
     }
 }
 

@@ -2,40 +2,49 @@ import ArgumentParser
 import KDF
 import VaultFile
 
-/// Prints a stable, readable listing of a vault for `git diff`: names, fields, times, keyed fingerprints.
-struct GitTextconv: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "textconv",
-        abstract: "Print a stable listing of a vault for git diff: names, fields, times and keyed fingerprints.",
-        discussion: """
-            A fingerprint changes when the value changes but reveals nothing about it: it is an HMAC under \
-            a subkey of the vault's file key over the entry name, the field and the value, never an unkeyed \
-            hash of a guessable secret, so equal values of two entries or fields do not show as equal. The \
-            same value in the same place keeps its fingerprint, so a return to an earlier value shows. \
-            A diff still shows the entry and field names, the modified times, the number of entries, and \
-            which values changed. --show-secrets prints the values instead.
-            """)
+extension VaultfileCommand.Git {
+    /// Prints a stable, readable listing of a vault for `git diff`: names, fields, times, keyed fingerprints.
+    struct Textconv: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "textconv",
+            abstract: "Print a stable listing of a vault for git diff: names, fields, times and keyed fingerprints.",
+            discussion: """
+                A fingerprint changes when the value changes but reveals nothing about it: it is an HMAC under \
+                a subkey of the vault's file key over the entry name, the field and the value, never an unkeyed \
+                hash of a guessable secret, so equal values of two entries or fields do not show as equal. The \
+                same value in the same place keeps its fingerprint, so a return to an earlier value shows. \
+                A diff still shows the entry and field names, the modified times, the number of entries, and \
+                which values changed. --show-secrets prints the values instead. A vault of format 1.1 also \
+                lists its keyslots (kind, label, recipient), so a diff shows who was given or lost access.
+                """)
 
-    @OptionGroup var unlock: UnlockOptions
-    @Argument(help: "The vault file git hands over.") var file: String
-    @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "The vault file git hands over.") var file: String
+        @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
-    func run() throws {
-        let store = VaultStore(path: file)
-        // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
-        let unlocked = try unlock.openWithAgent(store) ?? store.open(password: try unlock.password(), limits: try unlock.limits())
-        var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
-        func shown(_ bytes: [UInt8], of name: String, field: String?) -> String {
-            guard !showSecrets else { return JSON.quote(String(decoding: bytes, as: UTF8.self)) }
-            return "fingerprint:" + hex(unlocked.fingerprint(entry: name, field: field, value: bytes)).prefix(16)
-        }
-        for (name, entry) in unlocked.vault.sortedEntries {
-            lines.append("\(name)  (modified \(timestamp(milliseconds: entry.modified)))")
-            lines.append("    value  \(shown(entry.value, of: name, field: nil))")
-            for field in entry.fields.keys.sorted() {
-                lines.append("    \(field)  \(shown(entry.fields[field]!, of: name, field: field))")
+        func run() throws {
+            let store = VaultStore(path: file)
+            // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
+            let unlocked = try unlock.openWithAgent(store) ?? store.open(credentials: try unlock.credentials(), limits: try unlock.limits())
+            var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
+            // Format 1.1: who can open it, so that a diff shows slots added and removed (no secret in it).
+            if unlocked.header.usesKeyslots11 {
+                for slot in unlocked.slots {
+                    lines.append("# keyslot \(slot.index): \(Rotation.describe(slot))\(slot.recipient.map { " \($0)" } ?? "")")
+                }
             }
+            func shown(_ bytes: [UInt8], of name: String, field: String?) -> String {
+                guard !showSecrets else { return JSON.quote(String(decoding: bytes, as: UTF8.self)) }
+                return "fingerprint:" + hex(unlocked.fingerprint(entry: name, field: field, value: bytes)).prefix(16)
+            }
+            for (name, entry) in unlocked.vault.sortedEntries {
+                lines.append("\(name)  (modified \(timestamp(milliseconds: entry.modified)))")
+                lines.append("    value  \(shown(entry.value, of: name, field: nil))")
+                for field in entry.fields.keys.sorted() {
+                    lines.append("    \(field)  \(shown(entry.fields[field]!, of: name, field: field))")
+                }
+            }
+            try StandardOutput.line(lines.joined(separator: "\n"))
         }
-        try StandardOutput.line(lines.joined(separator: "\n"))
     }
 }
