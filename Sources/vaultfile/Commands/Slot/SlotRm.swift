@@ -36,9 +36,12 @@ enum Rotation {
     /// it, and reports every key the new file key is wrapped to.
     static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?) throws {
         let path = unlock.location.path
+        // Refuses an older copy as any write does; records the file key this rotation retires.
+        let rollback = try unlock.rollbackCheck()
         let credentials = try unlock.credentials()
+        defer { UnlockOptions.report(rollback) }
         let (removed, wrappedTo) = try unlock.location.store.replaceKeys(
-            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce
+            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback
         ) { unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
             let index = try removing.map { try unlocked.slotIndex(named: $0) }
             let removed = index.map { unlocked.slots[$0] }
