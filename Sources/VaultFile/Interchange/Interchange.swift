@@ -19,22 +19,24 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
 
 /// Converts between vaults and the interchange formats. Parsing is strict and names the line of any problem.
 public enum Interchange {
-    /// The entries a file holds, in file order, validated (names, fields, sizes).
+    /// The entries a file holds, in file order, validated (names, fields, sizes); see `read`.
     public static func parse(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> [(name: String, entry: Entry)] {
+        try read(bytes, format: format, now: now).entries
+    }
+
+    /// The entries a file holds, in file order, validated (names, fields, sizes), with every name
+    /// in NFC, and each name that is not what the file held (ImportedEntries.swift).
+    public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
+        var names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]
         switch format {
         case .json: entries = try NativeJSON.parse(bytes)
         case .dotenv: entries = try DotEnv.parse(bytes, now: now)
         case .csv: entries = try NativeCSV.parse(bytes, now: now)
-        case .keepassxcCSV: entries = try KeePassXCCSV.parse(bytes, now: now)
-        case .bitwardenJSON: entries = try BitwardenJSON.parse(bytes, now: now)
+        case .keepassxcCSV: entries = try KeePassXCCSV.parse(bytes, now: now, names: &names)
+        case .bitwardenJSON: entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
         }
-        var check = Vault()
-        for (name, entry) in entries {
-            if check.entry(name) != nil { throw .malformedInput("the entry '\(name)' appears twice in the input") }
-            try check.put(entry, as: name)
-        }
-        return entries
+        return try ImportedEntries(entries, renamings: names.renamings)
     }
 
     /// The vault (or the entries under `prefix`) in `format`.

@@ -16,17 +16,24 @@ extension VaultfileCommand {
             discussion: """
                 The file (or stdin) is read and checked completely first. Existing entries are not replaced \
                 unless --overwrite is given; then nothing is written at all. Formats: docs/INTERCHANGE.md.
+
+                Names are stored in Unicode NFC; titles of other tools' exports are cleaned ('/' becomes '-') \
+                and numbered when taken (' (2)'). Each name that is not what the file held is printed on \
+                stderr, and listed by --json (docs/JSON.md). A name that is an existing entry's in another \
+                Unicode form is refused.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("format"), help: "json, dotenv, csv, keepassxc-csv or bitwarden-json.") var format: InterchangeFormat
         @Argument(help: "The file to import (default: stdin).") var file: String?
         @Flag(name: .customLong("overwrite"), help: "Replace entries that exist already.") var overwrite = false
+        @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries included (docs/JSON.md).") var json = false
 
         func run() throws {
             var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             defer { wipe(&bytes) }
-            let entries = try Interchange.parse(bytes, format: format)
+            let imported = try Interchange.read(bytes, format: format)
+            let entries = imported.entries
             let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
                 let existing = entries.filter { unlocked.vault.entry($0.name) != nil }.map(\.name)
                 if !existing.isEmpty && !overwrite {
@@ -34,10 +41,29 @@ extension VaultfileCommand {
                     throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
                                            hint: "pass --overwrite to replace them")
                 }
+                if let twin = unlocked.vault.canonicalTwins(of: entries.map(\.name)).first {
+                    throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
+                }
                 for (name, entry) in entries { try unlocked.vault.put(entry, as: name) }
                 return (entries.count - existing.count, existing.count)
             }
+            for renaming in imported.renamings {
+                Messages.info("vaultfile: renamed '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
+            }
             Messages.info("imported \(entries.count) entries from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
+            if json {
+                try StandardOutput.line(JSON.object([
+                    ("source", file.map(JSON.string) ?? .null),
+                    ("format", .string(format.rawValue)),
+                    ("imported", .int(Int64(entries.count))),
+                    ("added", .int(Int64(added))),
+                    ("replaced", .int(Int64(replaced))),
+                    ("renamed", .array(imported.renamings.map { renaming in
+                        .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
+                                 ("reasons", .array(renaming.reasons.map { .string($0.rawValue) }))])
+                    })),
+                ]).text)
+            }
         }
     }
 }
