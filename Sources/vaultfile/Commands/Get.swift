@@ -14,9 +14,17 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.") var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"))
         var field: String?
+        @Flag(name: .customLong("json"), help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
+        var json = false
 
         func run() throws {
             let unlocked = try unlock.open()
+            if json {
+                var out = try EntryJSON.get(unlocked.vault, name: name, part: EntryPart(field: field))
+                defer { out.wipe() }
+                try StandardOutput.write(out.bytes)
+                return
+            }
             try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
                 try StandardOutput.write(bytes)
                 if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }

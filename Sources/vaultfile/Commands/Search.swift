@@ -15,11 +15,14 @@ extension VaultfileCommand {
         @Flag(name: .customLong("regex"), help: "Treat the pattern as a regular expression.") var regex = false
         @Flag(name: .customLong("values"), help: "Also search values and fields.") var values = false
         @Flag(name: .customLong("ignore-case"), help: "Ignore the case of letters.") var ignoreCase = false
+        @Flag(name: .customLong("json"), help: "Print the matches as list --json does: name, fields, times; never values (docs/JSON.md).")
+        var json = false
 
         func run() throws {
             let matcher = try makeMatcher()
             let vault = try unlock.open().vault
             var out = [UInt8]()
+            var matches: [JSON] = []
             for (name, entry) in vault.sortedEntries {
                 var hit = matcher(name)
                 if !hit && values {
@@ -28,8 +31,10 @@ extension VaultfileCommand {
                     } || entry.fields.keys.contains(where: matcher)
                 }
                 if hit { out += Array(name.utf8) + [0x0A] }
+                if hit && json { matches.append(EntryJSON.summary(name, entry)) }
             }
             guard !out.isEmpty else { throw VaultError.entryNotFound("matching '\(pattern)'") }
+            if json { return try StandardOutput.line(JSON.array(matches).text) }
             try StandardOutput.write(out)
         }
 
