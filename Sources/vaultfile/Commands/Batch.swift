@@ -28,7 +28,7 @@ extension VaultfileCommand {
         var script: String?
         @Flag(name: .customLong("json"), help: "Print one JSON object per line: line, verb, ok, and get's value or list's names (docs/JSON.md).")
         var json = false
-        @Flag(name: [.customShort("z"), .customLong("null")], help: "End each get and list result with a NUL byte.")
+        @Flag(name: .customShort("z"), help: "End each get and list result with a NUL byte.")
         var nul = false
 
         func validate() throws {
