@@ -109,18 +109,39 @@ extension Vault {
     }
 
     /// See `canonicalTwin(of:)`; `excluding` is a key that does not count.
+    ///
+    /// The scan runs when `set` or `mv` creates a name: stored names are read where they lie
+    /// and checked for a non-ASCII byte eight bytes at a time, so a vault of ASCII names costs
+    /// one pass over its name bytes and no allocation.
     private func canonicalTwin(of name: String, key: [UInt8], excluding: [UInt8]?) -> String? {
         var twin: String?
-        forEachRecord { record in
-            guard twin == nil else { return }
-            let candidate: String? = record.withName { bytes in
-                guard bytes.contains(where: { $0 >= 0x80 }), !bytes.elementsEqual(key),
-                      excluding.map({ !bytes.elementsEqual($0) }) ?? true else { return nil }
-                return String(decoding: bytes, as: UTF8.self)
+        func check(_ bytes: UnsafeRawBufferPointer) {
+            guard twin == nil, Self.hasNonASCII(bytes), !bytes.elementsEqual(key), excluding.map({ !bytes.elementsEqual($0) }) ?? true else { return }
+            let candidate = String(decoding: bytes, as: UTF8.self)
+            if candidate == name { twin = candidate }  // Swift compares strings by canonical equivalence
+        }
+        forEachSegment { segment in
+            switch segment {
+            case .stored(let records, let range):
+                withExtendedLifetime(records) { for index in range where twin == nil { check(records.name(at: index)) } }
+            case .edited(let name, _):
+                name.withUnsafeBytes(check)
             }
-            // Swift compares strings by canonical equivalence.
-            if let candidate, candidate == name { twin = candidate }
         }
         return twin
+    }
+
+    /// Whether `bytes` hold a byte of 0x80 or more, eight at a time.
+    private static func hasNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return true }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return true }
+            index += 1
+        }
+        return false
     }
 }
