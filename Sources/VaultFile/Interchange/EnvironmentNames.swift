@@ -25,7 +25,7 @@ public enum EnvironmentNames {
     // MARK: exec: prefixes as path segments, fields as NAME_FIELD
 
     /// One variable `exec` sets: from an entry's value, or with `exec --fields` from one of its fields.
-    public struct Binding: Equatable, Sendable {
+    public struct Binding: Sendable {
         /// The environment variable's name.
         public var variable: String
         /// The entry's full name.

@@ -2,9 +2,9 @@
 
 /// An imported name that is not what the file held: `import` prints each one (stderr, and
 /// `import --json`), so that no entry is renamed silently.
-public struct ImportRenaming: Equatable, Sendable {
+public struct ImportRenaming: Sendable {
     /// Why a name changed.
-    public enum Reason: String, Equatable, Sendable {
+    public enum Reason: Sendable {
         /// A character a name cannot hold was replaced ('/' in a title became '-', a control
         /// character a space), spaces were trimmed, an empty folder dropped, '.' or '..' escaped.
         case cleaned
@@ -12,6 +12,15 @@ public struct ImportRenaming: Equatable, Sendable {
         case normalized
         /// An earlier item of the same import had the name: " (2)", " (3)"… was added.
         case numbered
+
+        /// The reason in `import --json` (docs/JSON.md).
+        public var name: String {
+            switch self {
+            case .cleaned: return "cleaned"
+            case .normalized: return "normalized"
+            case .numbered: return "numbered"
+            }
+        }
 
         /// The reason in a message.
         public var explanation: String {

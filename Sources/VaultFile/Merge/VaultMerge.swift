@@ -62,7 +62,7 @@ public enum VaultMerge {
     // MARK: One entry, part by part
 
     /// One entry present on both sides, merged part by part (the value, each field) against base.
-    struct EntryMerge: Equatable {
+    struct EntryMerge {
         /// Every one-sided change, and ours in the parts both sides changed differently.
         var ours: Entry
         /// Every one-sided change, and theirs in those parts; equal to `ours` when nothing conflicts.

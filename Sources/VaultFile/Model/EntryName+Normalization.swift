@@ -123,7 +123,14 @@ extension Vault {
         forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
-                withExtendedLifetime(records) { for index in range where twin == nil { check(records.name(at: index)) } }
+                // A vault of ASCII names (most) is done in one pass over its name bytes.
+                guard records.hasNonASCIIName(in: range) else { return }
+                withExtendedLifetime(records) {
+                    for index in range where Self.hasNonASCII(records.name(at: index)) {
+                        check(records.name(at: index))
+                        if twin != nil { break }
+                    }
+                }
             case .edited(let name, _):
                 name.withUnsafeBytes(check)
             }
@@ -131,17 +138,22 @@ extension Vault {
         return twin
     }
 
-    /// Whether `bytes` hold a byte of 0x80 or more, eight at a time.
+    /// Whether `bytes` hold a byte of 0x80 or more: the words OR-ed together (the last one
+    /// overlapping the one before it), one test at the end.
+    @inline(__always)
     private static func hasNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count >= 8 else {
+            var all: UInt8 = 0
+            for byte in bytes { all |= byte }
+            return all >= 0x80
+        }
+        var all: UInt64 = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         var index = 0
-        while index + 8 <= bytes.count {
-            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return true }
+        while index + 8 <= count {
+            all |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             index += 8
         }
-        while index < bytes.count {
-            if bytes[index] >= 0x80 { return true }
-            index += 1
-        }
-        return false
+        return all & 0x8080_8080_8080_8080 != 0
     }
 }

@@ -60,7 +60,7 @@ extension VaultfileCommand {
                     ("replaced", .int(Int64(replaced))),
                     ("renamed", .array(imported.renamings.map { renaming in
                         .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
-                                 ("reasons", .array(renaming.reasons.map { .string($0.rawValue) }))])
+                                 ("reasons", .array(renaming.reasons.map { .string($0.name) }))])
                     })),
                 ]).text)
             }

@@ -9,7 +9,7 @@ import Glibc
 /// there but cannot be run. (`posix_spawnp` only returns an errno, after the vault is unlocked.)
 enum CommandSearch {
     /// What the search found.
-    enum Outcome: Equatable {
+    enum Outcome {
         /// An executable regular file.
         case found(String)
         /// No such file, or no such command in any folder of PATH.
