@@ -3,19 +3,20 @@
 
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev
+# age: the tests check vaultfile's keys against the real age and age-keygen (skipped when absent).
+APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # The Swift runtime linked in statically: --version starts in about two thirds of the time
 # (fewer shared libraries to map and relocate; docs/PERFORMANCE.md).
 RELEASE_FLAGS := -c release --static-swift-stdlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo install uninstall bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: all deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
-## deps: install libsodium, libargon2 and libcrypto headers when pkg-config cannot find them.
+## deps: install libsodium, libargon2 and libcrypto headers (and age) when pkg-config (or PATH) cannot find them.
 deps:
-	@if ! pkg-config --exists libsodium libargon2 libcrypto 2>/dev/null; then \
+	@if ! pkg-config --exists libsodium libargon2 libcrypto 2>/dev/null || ! command -v age-keygen >/dev/null; then \
 		echo "vaultfile: installing $(APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) pkg-config; \
 	fi
@@ -26,22 +27,29 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-## test: the whole test suite (unit, format, and the CLI run as a subprocess).
+## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
+## the tests that drive outside tools (ExternalTools: git, a terminal, groff), each timed apart.
 test: deps
-	$(SWIFT) build
-	$(SWIFT) test
+	./Tests/make-test.sh "$(SWIFT)"
 
 ## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.
 demo: release
 	./scripts/demo.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vaultfile"
 
-install: release
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1"
-	install -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vaultfile" "$(DESTDIR)$(PREFIX)/bin/vaultfile"
-	install -m 0644 man/vaultfile.1 "$(DESTDIR)$(PREFIX)/share/man/man1/vaultfile.1"
+## install: the release binary, stripped, with the man page and bash, zsh and fish completions, under
+## DESTDIR/PREFIX (scripts/install.sh). DEBUG_INFO=1 also keeps the debug info in PREFIX/lib/debug;
+## BIN=path installs that binary instead of building the release one.
+install: $(if $(BIN),,release)
+	BIN="$(if $(BIN),$(BIN),$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vaultfile)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" \
+		DEBUG_INFO="$(DEBUG_INFO)" ./scripts/install.sh install
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/vaultfile" "$(DESTDIR)$(PREFIX)/share/man/man1/vaultfile.1"
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./scripts/install.sh uninstall
+
+## deb: a .deb of the portable binary with the man page and completions, in .build-deb/ (scripts/deb.sh).
+## PORTABLE=path packs that binary (CI passes the one `make portable` made) instead of building it.
+deb: $(if $(PORTABLE),,portable)
+	./scripts/deb.sh "$(or $(PORTABLE),.build-portable/vaultfile-portable)"
 
 ## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min).
 bench: deps
@@ -68,4 +76,4 @@ portable: deps
 ci: test fuzz check-sanitizers
 
 clean:
-	rm -rf .build .build-asan .build-tsan .build-fuzz .build-portable
+	rm -rf .build .build-asan .build-tsan .build-fuzz .build-portable .build-deb

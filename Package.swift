@@ -45,7 +45,7 @@ let package = Package(
         ),
         .target(
             name: "VaultFile",
-            dependencies: ["KDF", "SecureMemory", "CSodium"]
+            dependencies: ["KDF", "SecureMemory", "CSodium", "CLibCrypto"]
         ),
         .executableTarget(
             name: "vaultfile",

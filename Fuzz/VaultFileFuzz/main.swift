@@ -8,21 +8,45 @@ import VaultFile
 /// mutations reach the payload and content parsers.
 private let password = SecureBytes(copying: Array("damaged-corpus".utf8))
 
+/// The identity of C2SP's age specification, which the corpus's 1.1 vaults have a recipient slot
+/// for: mutations reach the X25519 unwrap and the metadata block.
+private let identity = try! AgeIdentity(parsing: "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX")
+
 /// Tiny caps: a mutated header may ask for any KDF cost, and the fuzzer must stay fast.
 private let limits = KDFLimits(maxMemoryBytes: 64 << 10, maxArgon2WorkKiB: 256, maxPBKDF2Iterations: 1_000)
 
 /// Properties checked on every input:
 /// 1. parsing never crashes; a header that parses re-serialises to exactly the bytes it came from;
 /// 2. opening never crashes (it may throw);
-/// 3. content that decodes re-encodes to exactly the same bytes (one encoding per vault).
+/// 3. content that decodes re-encodes to exactly the same bytes (one encoding per vault);
+/// 4. the parsers of unlock secrets and keyslot metadata (Bech32, age identity files and
+///    recipients, OpenSSH keys and ssh-ed25519 lines, recovery codes) never crash, and a Bech32
+///    string that decodes encodes back to itself (in its case).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    var slots: [Keyslot] = []
     if let (header, length) = try? VaultHeader.parse(bytes, path: "fuzz") {
         let encoded = header.encoded()
         precondition(encoded.count == length && encoded[...] == bytes[0..<length], "header round trip changed the bytes")
+        slots = header.keyslots
     }
     _ = try? VaultCodec.open(bytes, path: "fuzz", password: password, limits: limits)
+    _ = try? VaultCodec.open(bytes, path: "fuzz", credentials: [UnlockCredential(.ageIdentity(identity), source: "fuzz")], limits: limits)
+    _ = try? MetadataBlock.decode(bytes, slots: slots)
+    let text = String(decoding: bytes, as: UTF8.self)
+    if size <= 4096 {
+        if let decoded = try? Bech32.decode(text) {
+            let upper = text.utf8.contains { (0x41...0x5A).contains($0) }
+            let again = Bech32.encode(humanReadablePart: decoded.humanReadablePart, data: decoded.data, upperCase: upper)
+            precondition(again == text, "Bech32 round trip changed the text")
+        }
+        _ = try? AgeRecipient(parsing: text)
+        _ = try? SSHEd25519PublicKey(parsing: text)
+        _ = try? RecoveryCode(parsing: SecureBytes(copying: bytes))
+    }
+    _ = try? AgeIdentityFile.parse(bytes, source: "fuzz")
+    _ = try? SSHEd25519Identity.parse(bytes, source: "fuzz")
     if let vault = try? Vault(decodingContent: bytes) {
         precondition((try? vault.encodedContent()) == bytes, "content round trip changed the bytes")
     }

@@ -26,6 +26,8 @@ public enum ErrorCategory: Sendable, Hashable, CaseIterable {
     case conflict
     /// The operation is not done without an explicit option or a step the user takes first.
     case refused
+    /// A write to a copy older than one seen before, which would lose the newer copy's changes.
+    case stale
     /// A system call, or another program, failed.
     case io
     /// A linked library failed (for example, out of memory) or a caller broke a documented precondition.

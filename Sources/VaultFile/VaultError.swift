@@ -21,6 +21,9 @@ public enum VaultError: CategorizedError, Equatable {
     case headerDamaged(String)
     /// No keyslot opens with the given password.
     case wrongPassword
+    /// No keyslot opens with any of the unlock sources tried (named, never their contents); the
+    /// vault also holds slots of `unknownTypes`, which this build skipped.
+    case noKeyslotOpens(sources: [String], unknownTypes: [UInt8])
     /// A keyslot opened but the header MAC fails: the header was changed by someone without the key.
     case headerTampered
     /// A payload chunk failed to authenticate or the stream is malformed (0-based chunk index).
@@ -33,6 +36,8 @@ public enum VaultError: CategorizedError, Equatable {
     case invalidName(String)
     /// No entry (or field) with this name.
     case entryNotFound(String)
+    /// The entry exists but has no field `field`; `available` are the fields it has, sorted.
+    case fieldNotFound(entry: String, field: String, available: [String])
     /// A template refers to an entry (or field) the vault lacks.
     case referenceNotFound(String, line: Int)
     /// An entry with this name exists already.
@@ -45,6 +50,15 @@ public enum VaultError: CategorizedError, Equatable {
     case malformedInput(String)
     /// A documented size or count limit was exceeded.
     case limitExceeded(String)
+
+    // MARK: Keyslots
+    /// No keyslot has this id or label.
+    case slotNotFound(String)
+    /// Rotating the file key would drop slots it cannot re-wrap (v1 password slots that did not
+    /// unlock, slots of unknown types), each described.
+    case rotationBlocked(slots: [String])
+    /// A change to the keyslots that cannot be made (the message says why).
+    case slotChangeRefused(String)
 
     // MARK: Storage
     /// The vault file does not exist.
@@ -59,6 +73,10 @@ public enum VaultError: CategorizedError, Equatable {
     case changedOnDisk(path: String)
     /// A merge cannot proceed (different vaults, a side the password does not open).
     case mergeRefused(MergeRefusal)
+    /// A write to a copy older than one this machine has seen (`newer`); nothing was written.
+    case staleCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
+    /// The generation counter is at 2^64 − 1: another seal would wrap it; nothing was written.
+    case generationExhausted
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -72,11 +90,18 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedFeature(let feature): return "this vault uses \(feature), which this vaultfile cannot read"
         case .headerDamaged(let why): return "the vault header is damaged: \(why)"
         case .wrongPassword: return "wrong password: no keyslot of the vault opens with it"
+        case .noKeyslotOpens(let sources, let unknownTypes):
+            let skipped = unknownTypes.isEmpty ? "" : "; it also has keyslots of type \(unknownTypes.map(String.init).joined(separator: ", ")), "
+                + "which this vaultfile does not know and skipped"
+            return "no keyslot of the vault opens with \(sources.joined(separator: ", "))" + skipped
         case .headerTampered: return "the vault header fails authentication: it was modified without the key"
         case .payloadDamaged(let chunk, let why): return "the vault contents are damaged at chunk \(chunk): \(why)"
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
         case .invalidName(let why): return "invalid name: \(why)"
         case .entryNotFound(let name): return "no entry named '\(name)'"
+        case .fieldNotFound(let entry, let field, let available):
+            let fields = available.isEmpty ? "it has no fields" : "its fields: \(available.joined(separator: ", "))"
+            return "the entry '\(entry)' has no field '\(field)'; \(fields)"
         case .referenceNotFound(let name, let line): return "the template refers to '\(name)' on line \(line), and the vault has no such entry"
         case .entryExists(let name): return "an entry named '\(name)' exists already"
         case .nameTwin(let name, let existing):
@@ -85,6 +110,10 @@ public enum VaultError: CategorizedError, Equatable {
         case .environmentVariableClash(let first, let second, let variable):
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .slotNotFound(let name): return "no keyslot with the id or label '\(name)'"
+        case .rotationBlocked(let slots):
+            return "rotating the file key would drop \(slots.joined(separator: " and ")), which cannot be re-wrapped without its own secret; nothing was changed"
+        case .slotChangeRefused(let why): return why
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
         case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
@@ -94,6 +123,11 @@ public enum VaultError: CategorizedError, Equatable {
         case .changedOnDisk(let path):
             return "\(path) changed on disk while it was being edited; nothing was written"
         case .mergeRefused(let refusal): return refusal.description
+        case .staleCopy(let path, let generation, let newer):
+            return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault was seen here on "
+                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written"
+        case .generationExhausted:
+            return "the vault's generation counter is at its largest value (2^64 - 1); another write would wrap it, so nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
@@ -102,12 +136,15 @@ public enum VaultError: CategorizedError, Equatable {
 
     public var category: ErrorCategory {
         switch self {
-        case .entryNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword: return .wrongPassword
+        case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
+        case .wrongPassword, .noKeyslotOpens: return .wrongPassword
+        case .slotNotFound: return .notFound
+        case .rotationBlocked, .slotChangeRefused: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
-        case .limitExceeded: return .overLimit
+        case .limitExceeded, .generationExhausted: return .overLimit
+        case .staleCopy: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict
@@ -145,8 +182,14 @@ public enum VaultError: CategorizedError, Equatable {
     public enum MergeRefusal: Equatable, Sendable, CustomStringConvertible {
         /// BASE, OURS and THEIRS do not have one vault id: they are not versions of one vault.
         case unrelatedVaults
-        /// The password opens some sides but not these (each named as "ROLE at path").
+        /// The password opens the other sides but not these (each named as "ROLE at path"), whose
+        /// keyslots differ from BASE's: the password was changed on that side.
         case passwordFails(sides: [String])
+        /// The password opens none of the three files (each named as "ROLE at path"): a wrong password.
+        case passwordOpensNone(sides: [String])
+        /// The password opens `opens` but not `fails`, among them BASE: the password was changed on
+        /// the sides it opens (their keyslots differ from BASE's), and BASE needs the one from before.
+        case passwordOpensOnly(opens: [String], fails: [String])
         /// Their side changed the keyslots to a KDF lower than ours (`theirs`, against our password slots' `ours`).
         case lowerKeyDerivation(theirs: KDFParameters, ours: [KDFParameters])
 
@@ -155,7 +198,14 @@ public enum VaultError: CategorizedError, Equatable {
             case .unrelatedVaults:
                 return "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults"
             case .passwordFails(let sides):
-                return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on that side"
+                let place = sides.count == 1 ? "that side" : "each of those sides"
+                return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on \(place)"
+            case .passwordOpensNone(let sides):
+                return "wrong password: it opens none of \(sides.joined(separator: ", ")), the three versions being merged"
+            case .passwordOpensOnly(let opens, let fails):
+                let changed = opens.count == 1 ? "that side" : "those sides"
+                return "the password opens \(opens.joined(separator: " and ")) but not \(fails.joined(separator: " nor ")): "
+                    + "it was changed on \(changed) since BASE, which needs the password from before"
             case .lowerKeyDerivation(let theirs, let ours):
                 let floor = theirs.meetsRecommendedMinimum ? "" : ", below OWASP's minimum"
                 return "THEIRS (the branch being merged) lowers the key derivation from \(ours.map(\.description).joined(separator: " and ")) "

@@ -22,23 +22,37 @@ struct VaultfileCommand: ParsableCommand {
             $VAULTFILE_PASSWORD (least safe), else a prompt on the terminal. One trailing newline \
             is removed from file, descriptor and command sources.
 
+            OTHER UNLOCK SOURCES, tried first, in order: --identity FILE (age identity or unencrypted \
+            OpenSSH ed25519 key; repeatable), $VAULTFILE_IDENTITY_FILE, $VAULTFILE_IDENTITY (the key \
+            itself), --keyfile FILE, $VAULTFILE_KEYFILE, --recovery (asked) or --recovery-file FILE. \
+            When one is given, the password is tried only if a password source is given too. \
+            'vaultfile slot' adds and removes them; 'vaultfile keygen' makes identities and keyfiles.
+
             EXIT STATUS:
               0   success
-              1   entry not found
+              1   entry (or keyslot) not found
               2   other error (I/O, permission, vault missing, bad input)
-              3   wrong password (no keyslot opens)
+              3   wrong password, or no keyslot opens with the sources given
               4   vault damaged, tampered with, truncated, or not a vault
               5   busy (the vault's lock was not acquired in time)
               6   over a limit (KDF cap, size limit)
+              7   stale copy: a write to a copy older than one seen on this machine (--allow-rollback)
               64  usage error
+
+            OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \
+            seen on this machine, kept in $VAULTFILE_STATE_DIR (default $XDG_STATE_HOME/vaultfile, else \
+            ~/.local/state/vaultfile). Reading an older copy warns; writing to it exits 7 unless \
+            --allow-rollback; copies that diverged are combined with 'vaultfile merge'. \
+            VAULTFILE_ROLLBACK_CHECK=on|off|auto (default auto: off inside a git work tree). \
+            VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault.
 
             Shell completions: vaultfile --generate-completion-script bash|zsh|fish. See man vaultfile.
             """,
         version: vaultfileVersion,
         subcommands: [
-            Init.self, Set.self, Get.self, List.self, Rm.self, Mv.self, Edit.self, Search.self,
-            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Calibrate.self, Selftest.self,
+            Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, Search.self,
+            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
+            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self, ClipboardClear.self,
         ]
     )
 
@@ -46,10 +60,25 @@ struct VaultfileCommand: ParsableCommand {
     static func main() {
         Hardening.apply()
         do {
-            var command = try parseAsRoot()
+            try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            // `vaultfile` alone: a few lines on stderr, not the whole help, and a usage status.
+            guard !arguments.isEmpty else {
+                Messages.info(Usage.short)
+                exit(withError: ExitCode(ExitStatus.usage.rawValue))
+            }
+            if let unknown = Usage.unknownVerb(in: arguments, root: Self.self) { throw unknown }
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
-            guard let report = ErrorReport(error) else { exit(withError: error) }
+            guard let report = ErrorReport(error) else {
+                // A help request of a vault verb: its own options first, the vault options after.
+                if exitCode(for: error) == .success, let help = HelpLayout.reordered(fullMessage(for: error)) {
+                    try? StandardOutput.line(help)
+                    exit()
+                }
+                exit(withError: error)
+            }
             Messages.error(report.description, hint: report.hint)
             exit(withError: ExitCode(report.status.rawValue))
         }

@@ -10,21 +10,12 @@ import Testing
 /// with its expected exit status and message in `manifest.json`.
 ///
 /// `VAULTFILE_WRITE_DAMAGED=1 swift test --filter DamagedCorpusTests` writes the corpus
-/// (once; cases are added, never changed). The CLI suite runs every case through the binary.
+/// (once; cases are added, never changed). The CLI suite checks every case's exit status and
+/// message through the CLI's own code in-process, and a few of each status through the binary.
 @Suite struct DamagedCorpusTests {
-    struct Case: Codable {
-        var file: String
-        var description: String
-        var expectStatus: Int32
-        var expectMessage: String
-    }
-
-    struct Manifest: Codable {
-        var password: String
-        var canaryName: String
-        var canaryValue: String
-        var cases: [Case]
-    }
+    /// The manifest's types, shared with the CLI suite (Tests/TestSupport/Manifests.swift).
+    typealias Case = DamagedCorpus.Case
+    typealias Manifest = DamagedCorpus.Manifest
 
     static let password = "damaged-corpus"
     static let canaryName = "canary/secret"
@@ -32,17 +23,16 @@ import Testing
     static let kdf = KDFParameters.argon2id(.init(memoryKiB: 8, iterations: 1, parallelism: 1))
 
     /// The manifest's exit statuses (the CLI's, see man/vaultfile.1) of the categories a damaged vault yields.
-    /// The CLI suite checks the statuses themselves through the binary.
+    /// The CLI suite checks the statuses themselves, with the CLI's own `ErrorReport`.
     static let statusOfCategory: [ErrorCategory: Int32] = [.wrongPassword: 3, .damaged: 4, .unsupported: 4, .overLimit: 6]
 
     // MARK: - Library check of the committed corpus
 
     @Test func test_corpus_libraryAgreesWithTheManifest() throws {
-        let folder = ProjectPaths.fixtures.appendingPathComponent("damaged")
-        let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+        let manifest = try #require(DamagedCorpus.manifest, "Fixtures/damaged/manifest.json is missing or unreadable")
         #expect(manifest.cases.count >= 60)
         for item in manifest.cases {
-            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(item.file)))
+            let bytes = try DamagedCorpus.bytes(of: item)
             do {
                 let opened = try VaultCodec.open(bytes, path: item.file, password: VaultFileTests.password(manifest.password), limits: .defaults)
                 #expect(item.expectStatus == 0, "\(item.file) opened but should fail: \(item.description)")
@@ -59,7 +49,7 @@ import Testing
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["VAULTFILE_WRITE_DAMAGED"] == "1"))
     func test_writeCorpus() throws {
-        let folder = ProjectPaths.fixtures.appendingPathComponent("damaged")
+        let folder = DamagedCorpus.folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var cases: [Case] = []
         func add(_ file: String, _ description: String, _ status: Int32, _ message: String, _ bytes: [UInt8]) throws {

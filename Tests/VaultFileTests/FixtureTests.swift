@@ -9,27 +9,8 @@ import Testing
 /// A released fixture never changes. `VAULTFILE_WRITE_FIXTURES=1 swift test --filter FixtureTests`
 /// writes the v1 set once (it refuses to overwrite existing files).
 @Suite struct FixtureTests {
-    struct Manifest: Codable {
-        struct Fixture: Codable {
-            var file: String
-            var password: String
-            var kdf: String
-            var entries: [FixtureEntry]
-        }
-        struct FixtureEntry: Codable, Equatable {
-            var name: String
-            /// The value in hex, for values up to 1 KiB.
-            var valueHex: String?
-            /// Larger values: their length and the SplitMix64 seed that generates them (see `SplitMix`).
-            var valueLength: Int?
-            var valueSplitMixSeed: UInt64?
-            var fields: [String: String]
-            var created: Int64
-            var modified: Int64
-        }
-        var formatVersion: String
-        var fixtures: [Fixture]
-    }
+    /// `Fixtures/<version>/manifest.json`, shared with the other test targets.
+    typealias Manifest = FixtureManifest
 
     static let versions = ["v1"]
 
@@ -37,8 +18,8 @@ import Testing
 
     @Test(arguments: versions)
     func test_open_everyFixtureMatchesItsManifest(version: String) throws {
-        let folder = ProjectPaths.fixtures.appendingPathComponent(version)
-        let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+        let folder = Manifest.folder(version)
+        let manifest = try Manifest.load(version)
         #expect(manifest.fixtures.count >= 4)
         var opened = 0
         for fixture in manifest.fixtures {
@@ -92,18 +73,5 @@ import Testing
                          valueLength: large ? entry.value.count : nil, valueSplitMixSeed: large ? (fromSeed ? 42 : 0) : nil,
                          fields: entry.fields.mapValues { Hex.encode($0) }, created: entry.created, modified: entry.modified)
         }
-    }
-}
-
-/// A tiny seeded generator, so fixture contents are reproducible.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func nextByte() -> UInt8 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return UInt8(truncatingIfNeeded: z ^ (z >> 31))
     }
 }

@@ -57,13 +57,15 @@ import Testing
     }
 
     @Test(arguments: [true, false])
-    func test_withValue_missingFieldThrowsNameAndField(decoded: Bool) throws {
+    func test_withValue_missingFieldThrowsNameFieldAndTheFieldsItHas(decoded: Bool) throws {
         let vault = try sample(decoded: decoded)
         var ran = false
-        #expect(throws: VaultError.entryNotFound("db/password#nope")) {
+        #expect(throws: VaultError.fieldNotFound(entry: "db/password", field: "nope", available: ["url", "username"])) {
             try vault.withValue(of: "db/password", part: .field("nope")) { _ in ran = true }
         }
-        #expect(throws: VaultError.entryNotFound("empty#url")) { try vault.withValue(of: "empty", part: .field("url")) { _ in ran = true } }
+        #expect(throws: VaultError.fieldNotFound(entry: "empty", field: "url", available: [])) {
+            try vault.withValue(of: "empty", part: .field("url")) { _ in ran = true }
+        }
         #expect(!ran)
     }
 
@@ -92,7 +94,9 @@ import Testing
     @Test func test_value_missingEntryOrFieldThrowsLikeWithValue() throws {
         let vault = try sample(decoded: true)
         #expect(throws: VaultError.entryNotFound("missing")) { try vault.value(of: "missing", part: .field("url")) }
-        #expect(throws: VaultError.entryNotFound("db/password#nope")) { try vault.value(of: "db/password", part: .field("nope")) }
+        #expect(throws: VaultError.fieldNotFound(entry: "db/password", field: "nope", available: ["url", "username"])) {
+            try vault.value(of: "db/password", part: .field("nope"))
+        }
     }
 
     // MARK: - Vault.setValue(_:for:part:)
@@ -154,7 +158,9 @@ import Testing
         let before = vault
         #expect(throws: VaultError.entryNotFound("missing")) { try vault.removeValue(for: "missing", part: .value) }
         #expect(throws: VaultError.entryNotFound("missing")) { try vault.removeValue(for: "missing", part: .field("url")) }
-        #expect(throws: VaultError.entryNotFound("db/password#nope")) { try vault.removeValue(for: "db/password", part: .field("nope")) }
+        #expect(throws: VaultError.fieldNotFound(entry: "db/password", field: "nope", available: ["url", "username"])) {
+            try vault.removeValue(for: "db/password", part: .field("nope"))
+        }
         #expect(vault == before)
     }
 

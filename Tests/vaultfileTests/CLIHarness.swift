@@ -1,5 +1,8 @@
 import Foundation
+import KDF
+import SecureMemory
 import TestSupport
+import VaultFile
 
 /// Runs the built `vaultfile` binary as a subprocess, as a user's shell would.
 struct CLI {
@@ -28,6 +31,9 @@ struct CLI {
     /// A path inside the test's folder.
     func path(_ name: String) -> String { directory.path(name) }
 
+    /// The state folder of every run (VAULTFILE_STATE_DIR): inside the test's folder, never the user's.
+    var stateDirectory: String { path("state") }
+
     /// Runs `vaultfile arguments…` with `stdin` piped in and waits; the environment is clean but for `extra`.
     @discardableResult
     func run(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Result {
@@ -48,15 +54,34 @@ struct CLI {
     /// Reads a file in the test's folder.
     func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
 
-    /// Creates `name` with a fast (weak) KDF and the password in `pw`.
-    func initVault(_ name: String = "t.vault", password: String = "pw") throws {
+    /// Creates `name` with a fast (weak) KDF, or `kdf`, and the password in `pw`.
+    ///
+    /// Made in-process with the library call `init` makes (`VaultStore.create`): a test's setup
+    /// needs no run of the binary. `init` itself runs through the binary in CLITests' test_init_…
+    func initVault(_ name: String = "t.vault", password: String = "pw", kdf: KDFParameters = CLI.testKDF) throws {
         try write("pw", Array(password.utf8))
-        let result = try run(["init", "--vault", path(name), "--password-file", path("pw")] + Self.fastKDF)
-        precondition(result.status == 0, result.stderr)
+        try VaultStore(path: path(name)).create(password: SecureBytes(copying: Array(password.utf8)), kdf: kdf)
     }
 
-    /// Fast KDF options for tests: below the floor on purpose.
-    static let fastKDF = ["--kdf-memory", "8M", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+    /// Sets each entry in the vault `name` in-process, one locked update and seal per entry as one
+    /// `set` makes each: setup of a test's vault, with the generation a run of `set` per entry leaves.
+    func setEntries(_ entries: [String: String], in name: String = "t.vault", password: String = "pw") throws {
+        for (entry, value) in entries {
+            try VaultStore(path: path(name)).update(password: SecureBytes(copying: Array(password.utf8)), limits: .defaults) { unlocked in
+                try unlocked.vault.setValue(Array(value.utf8), for: entry)
+            }
+        }
+    }
+
+    /// The KDF of `initVault`: Argon2id's least memory (8 KiB), 1 pass, below the floor on purpose,
+    /// as `fastKDF` asks `init` for it. Every later run of the binary on the vault derives its key.
+    static let testKDF = KDFParameters.argon2id(.init(memoryKiB: 8, iterations: 1, parallelism: 1))
+
+    /// 8 MiB, 1 pass: for tests that read the KDF's settings back or set a memory cap under them.
+    static let eightMiBKDF = KDFParameters.argon2id(.init(memoryKiB: 8 * 1024, iterations: 1, parallelism: 1))
+
+    /// Fast KDF options for `init` through the binary: `testKDF`, below the floor on purpose.
+    static let fastKDF = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
 
     /// `--vault <name> --password-file pw`.
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
@@ -66,6 +91,9 @@ struct CLI {
 // MARK: - A terminal session
 
 extension CLI {
+    /// Whether util-linux `script` is here to run a pseudo-terminal (tests that need one are skipped when not).
+    static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
     /// Runs `vaultfile arguments…` on a pseudo-terminal (through util-linux `script`), answering
     /// prompts as a person would: wait until `prompt` text appears, then type `line` and Enter.
     func interactive(_ arguments: [String], answers: [(prompt: String, line: String)], stdin extraInput: String = "") throws -> (status: Int32, screen: String) {
@@ -73,7 +101,7 @@ extension CLI {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb"]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory]
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = directory.url
@@ -141,7 +169,7 @@ extension CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory]
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }
         process.environment = env

@@ -190,7 +190,8 @@ import Testing
                                   "env | grep '^VAULTFILE_' | sort >&2; \"$VF\" get db/password --vault t.vault"], extra: sources)
         #expect(!nested.text.contains("db-secret"), "the child read an entry outside --prefix")
         #expect(nested.status == 2)
-        #expect(nested.stderr.contains("VAULTFILE_AGENT_SOCK=\(cli.path("agent.sock"))\nVAULTFILE_EXEC=1\nvaultfile: error:"), "\(nested.stderr)")
+        #expect(nested.stderr.contains("VAULTFILE_AGENT_SOCK=\(cli.path("agent.sock"))\nVAULTFILE_EXEC=1\nVAULTFILE_STATE_DIR=\(cli.stateDirectory)\nvaultfile: error:"),
+                "\(nested.stderr)")
         #expect(nested.stderr.contains("inside 'vaultfile exec'") && nested.stderr.contains("--allow-nested"), "\(nested.stderr)")
         let file = try cli.run(["exec", "--vault", cli.path("t.vault"), "--", "sh", "-c", "\"$VF\" list --vault t.vault"],
                                extra: ["VAULTFILE_PASSWORD_FILE": cli.path("pw")])
@@ -286,7 +287,8 @@ import Testing
 
     // MARK: - Limits and signal dispositions of children
 
-    @Test(.disabled(if: HardeningCLITests.underThreadSanitizer, "ThreadSanitizer's runtime sets its own core-dump limit"))
+    @Test(.disabled(if: HardeningCLITests.underThreadSanitizer, "ThreadSanitizer's runtime sets its own core-dump limit"),
+          .disabled(if: HardeningCLITests.underAddressSanitizer, "AddressSanitizer's runtime sets its own core-dump limit"))
     func test_exec_childGetsTheCallersCoreLimitAndSignalDispositions() throws {
         let cli = try vaultWith(["a": "1"]); defer { cli.directory.remove() }
         // A definite hard limit when the caller may set one, and a soft limit below it.

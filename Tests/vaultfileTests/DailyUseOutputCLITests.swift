@@ -30,13 +30,13 @@ import Testing
 
     @Test func test_batch_defaultOutputStaysBackToBack() throws {
         let cli = try vaultWith([("a", bytes("x")), ("Work/GitHub", bytes("g"))]); defer { cli.directory.remove() }
-        let result = try cli.run(["batch"] + cli.unlock(), stdin: bytes("get a\nlist W\n"))
+        let result = try cli.run(["batch"] + cli.unlock(), stdin: bytes("get a\nlist Work\n"))
         #expect(result.text == "xWork/GitHub\n", "scripts such as x=$(echo 'get a' | vaultfile batch) keep working")
     }
 
     @Test func test_batch_jsonPrintsOneObjectPerLine() throws {
         let cli = try vaultWith([("a", bytes("x")), ("bin", [0xFF, 0x00]), ("Work/GitHub", bytes("g"))]); defer { cli.directory.remove() }
-        let script = "get a\nlist W\n# a comment\nset new --value v\nget bin\n"
+        let script = "get a\nlist Work\n# a comment\nset new --value v\nget bin\n"
         let result = try cli.run(["batch", "--json"] + cli.unlock(), stdin: bytes(script))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try objects(result.stdout)
@@ -61,7 +61,7 @@ import Testing
 
     @Test func test_batch_zEndsEachResultWithNULAndRefusesANULInside() throws {
         let cli = try vaultWith([("a", bytes("x")), ("Work/GitHub", bytes("g")), ("nul", [0x61, 0x00, 0x62])]); defer { cli.directory.remove() }
-        let framed = try cli.run(["batch", "-z"] + cli.unlock(), stdin: bytes("get a\nset n --value v\nlist W\n"))
+        let framed = try cli.run(["batch", "-z"] + cli.unlock(), stdin: bytes("get a\nset n --value v\nlist Work\n"))
         #expect(framed.stdout == bytes("x\u{0}Work/GitHub\n\u{0}"), "\(framed.stderr)")
         let refused = try cli.run(["batch", "-z"] + cli.unlock(), stdin: bytes("get a\nget nul\n"))
         #expect(refused.status == 2 && refused.stdout.isEmpty)

@@ -31,7 +31,7 @@ struct ErrorCaseRow {
 enum ErrorCatalog {
     static var rows: [ErrorCaseRow] {
         VaultErrorKind.allCases.map(\.row) + KDFErrorKind.allCases.map(\.row)
-            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row)
+            + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row) + OTPErrorKind.allCases.map(\.row)
     }
 }
 
@@ -39,9 +39,11 @@ enum ErrorCatalog {
 
 enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
-    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, referenceNotFound, entryExists, nameTwin
+    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists, nameTwin
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
-    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedLowerKeyDerivation, io, notDurable
+    case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
+    case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
 
     init(_ error: VaultError) {
         switch error {
@@ -50,11 +52,16 @@ enum VaultErrorKind: CaseIterable {
         case .unsupportedFeature: self = .unsupportedFeature
         case .headerDamaged: self = .headerDamaged
         case .wrongPassword: self = .wrongPassword
+        case .noKeyslotOpens: self = .noKeyslotOpens
+        case .slotNotFound: self = .slotNotFound
+        case .rotationBlocked: self = .rotationBlocked
+        case .slotChangeRefused: self = .slotChangeRefused
         case .headerTampered: self = .headerTampered
         case .payloadDamaged: self = .payloadDamaged
         case .contentsDamaged: self = .contentsDamaged
         case .invalidName: self = .invalidName
         case .entryNotFound: self = .entryNotFound
+        case .fieldNotFound: self = .fieldNotFound
         case .referenceNotFound: self = .referenceNotFound
         case .entryExists: self = .entryExists
         case .nameTwin: self = .nameTwin
@@ -68,7 +75,11 @@ enum VaultErrorKind: CaseIterable {
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.passwordOpensNone): self = .mergeRefusedPasswordOpensNone
+        case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
+        case .staleCopy: self = .staleCopy
+        case .generationExhausted: self = .generationExhausted
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -81,12 +92,22 @@ enum VaultErrorKind: CaseIterable {
         case .unsupportedFeature: return ErrorCaseRow(VaultError.unsupportedFeature("shown-feature"), status: 4, hint: true, shows: ["shown-feature"])
         case .headerDamaged: return ErrorCaseRow(VaultError.headerDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
         case .wrongPassword: return ErrorCaseRow(VaultError.wrongPassword, status: 3, hint: true)
+        case .noKeyslotOpens:
+            return ErrorCaseRow(VaultError.noKeyslotOpens(sources: ["--identity shown.key", "VAULTFILE_KEYFILE"], unknownTypes: [42]),
+                                status: 3, hint: true, shows: ["--identity shown.key", "VAULTFILE_KEYFILE", "type 42"])
+        case .slotNotFound: return ErrorCaseRow(VaultError.slotNotFound("shown-label"), status: 1, hint: true, shows: ["shown-label"])
+        case .rotationBlocked:
+            return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
+        case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
         case .payloadDamaged:
             return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])
         case .contentsDamaged: return ErrorCaseRow(VaultError.contentsDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
         case .invalidName: return ErrorCaseRow(VaultError.invalidName("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .entryNotFound: return ErrorCaseRow(VaultError.entryNotFound("shown/name"), status: 1, hint: true, shows: ["shown/name"])
+        case .fieldNotFound:
+            return ErrorCaseRow(VaultError.fieldNotFound(entry: "shown/name", field: "shown-field", available: ["shown-a", "shown-b"]),
+                                status: 1, hint: false, shows: ["the entry 'shown/name' has no field 'shown-field'", "shown-a, shown-b"])
         case .referenceNotFound:
             return ErrorCaseRow(VaultError.referenceNotFound("shown/name", line: 12), status: 1, hint: true, shows: ["shown/name", "12"])
         case .entryExists: return ErrorCaseRow(VaultError.entryExists("shown/name"), status: 2, hint: true, shows: ["shown/name"])
@@ -110,10 +131,22 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordFails:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/shown.vault"])), status: 2, hint: true,
                                 shows: ["THEIRS at /v/shown.vault"])
+        case .mergeRefusedPasswordOpensNone:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensNone(sides: ["BASE at /v/b.vault", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])),
+                                status: 2, hint: true, shows: ["wrong password", "BASE at /v/b.vault", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])
+        case .mergeRefusedPasswordOpensOnly:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"])),
+                                status: 2, hint: true, shows: ["OURS at /v/o.vault", "BASE at /v/b.vault", "changed on that side"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
                                 status: 2, hint: true, shows: ["PBKDF2-SHA256 1 iterations", "Argon2id 64 MiB, t=3, p=4", "below OWASP's minimum"])
+        case .staleCopy:
+            let newer = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/newer.vault")
+            return ErrorCaseRow(VaultError.staleCopy(path: "/v/shown.vault", generation: 11, newer: newer), status: 7, hint: true,
+                                shows: ["/v/shown.vault is an older copy", "generation 11", "generation 12", "2026-05-28 20:26:40 UTC", "/v/newer.vault",
+                                        "nothing was written"])
+        case .generationExhausted: return ErrorCaseRow(VaultError.generationExhausted, status: 6, hint: true, shows: ["2^64 - 1", "nothing was written"])
         case .io:
             return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
@@ -171,6 +204,7 @@ enum KDFErrorKind: CaseIterable {
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, refused
+    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken
 
     init(_ error: CLIError) {
         switch error {
@@ -185,6 +219,11 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: self = .outputFailed
         case .invalidArgument: self = .invalidArgument
         case .refused: self = .refused
+        case .noMatch: self = .noMatch
+        case .binaryOnTerminal: self = .binaryOnTerminal
+        case .emptyValue: self = .emptyValue
+        case .unknownVerb: self = .unknownVerb
+        case .standardInputTaken: self = .standardInputTaken
         }
     }
 
@@ -205,6 +244,19 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        case .noMatch:
+            return ErrorCaseRow(CLIError.noMatch(pattern: "shown-pattern", searchedValues: false, caseSensitive: false), status: 1, hint: true,
+                                shows: ["no entry matches 'shown-pattern'"])
+        case .binaryOnTerminal:
+            return ErrorCaseRow(CLIError.binaryOnTerminal(name: "shown/name", field: "shown-field"), status: 2, hint: true,
+                                shows: ["field 'shown-field' of 'shown/name'", "terminal"])
+        case .emptyValue:
+            return ErrorCaseRow(CLIError.emptyValue(name: "shown/name", field: nil), status: 2, hint: true, shows: ["'shown/name'", "empty"])
+        case .unknownVerb:
+            return ErrorCaseRow(CLIError.unknownVerb("shown-verb", suggestions: ["list"]), status: 64, hint: true, shows: ["'shown-verb'"])
+        case .standardInputTaken:
+            return ErrorCaseRow(CLIError.standardInputTaken(reader: "shown-first", second: "shown-second"), status: 64, hint: false,
+                                shows: ["shown-first", "shown-second"])
         }
     }
 }
@@ -227,6 +279,32 @@ enum AEADFailureKind: CaseIterable {
         case .invalidKeyLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidKeyLength(31), status: 2, hint: false, shows: ["31"])
         case .invalidNonceLength: return ErrorCaseRow(XChaCha20Poly1305.Failure.invalidNonceLength(23), status: 2, hint: false, shows: ["23"])
         case .authenticationFailed: return ErrorCaseRow(XChaCha20Poly1305.Failure.authenticationFailed, status: 4, hint: false)
+        }
+    }
+}
+
+// MARK: - OTPError
+
+enum OTPErrorKind: CaseIterable {
+    case malformedURI, invalidSecret, unsupportedParameter, noTOTP, invalidTime
+
+    init(_ error: OTPError) {
+        switch error {
+        case .malformedURI: self = .malformedURI
+        case .invalidSecret: self = .invalidSecret
+        case .unsupportedParameter: self = .unsupportedParameter
+        case .noTOTP: self = .noTOTP
+        case .invalidTime: self = .invalidTime
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .malformedURI: return ErrorCaseRow(OTPError.malformedURI("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .invalidSecret: return ErrorCaseRow(OTPError.invalidSecret("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .unsupportedParameter: return ErrorCaseRow(OTPError.unsupportedParameter("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .noTOTP: return ErrorCaseRow(OTPError.noTOTP("shown/name"), status: 1, hint: true, shows: ["shown/name"])
+        case .invalidTime: return ErrorCaseRow(OTPError.invalidTime(-5), status: 64, hint: false, shows: ["-5"])
         }
     }
 }

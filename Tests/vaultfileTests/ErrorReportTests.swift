@@ -16,6 +16,7 @@ import VaultFile
         for kind in KDFErrorKind.allCases { #expect(KDFErrorKind(kind.row.error as! KDFError) == kind) }
         for kind in CLIErrorKind.allCases { #expect(CLIErrorKind(kind.row.error as! CLIError) == kind) }
         for kind in AEADFailureKind.allCases { #expect(AEADFailureKind(kind.row.error as! XChaCha20Poly1305.Failure) == kind) }
+        for kind in OTPErrorKind.allCases { #expect(OTPErrorKind(kind.row.error as! OTPError) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {
@@ -85,7 +86,7 @@ import VaultFile
         #expect(unrelated.hint == "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import")
         let sides = ["BASE (the common ancestor) at b.vault", "THEIRS (the branch being merged) at t.vault"]
         let password = try #require(ErrorReport(VaultError.mergeRefused(.passwordFails(sides: sides))))
-        #expect(password.description == "the password does not open BASE (the common ancestor) at b.vault nor THEIRS (the branch being merged) at t.vault; the password was changed on that side")
+        #expect(password.description == "the password does not open BASE (the common ancestor) at b.vault nor THEIRS (the branch being merged) at t.vault; the password was changed on each of those sides")
         #expect(password.hint == "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again")
     }
 
@@ -137,7 +138,7 @@ import VaultFile
     @Test func test_exitStatus_ofEveryCategory() {
         let expected: [ErrorCategory: Int32] = [
             .notFound: 1, .invalidInput: 2, .conflict: 2, .refused: 2, .io: 2, .internalFailure: 2,
-            .wrongPassword: 3, .damaged: 4, .unsupported: 4, .busy: 5, .overLimit: 6, .invalidArgument: 64,
+            .wrongPassword: 3, .damaged: 4, .unsupported: 4, .busy: 5, .overLimit: 6, .stale: 7, .invalidArgument: 64,
         ]
         #expect(Set(expected.keys) == Set(ErrorCategory.allCases))
         for category in ErrorCategory.allCases { #expect(ExitStatus(category).rawValue == expected[category], "\(category)") }

@@ -13,8 +13,17 @@ public struct VaultHeader: Equatable, Sendable {
     public static let magic: [UInt8] = [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]
     /// The major version this build reads and writes. A different major version is refused.
     public static let majorVersion: UInt8 = 1
-    /// The minor version this build writes. Readers accept any minor version of their major.
+    /// The minor version a new vault gets. Readers accept any minor version of their major;
+    /// writers keep a file's minor version unless a command adds a feature of a newer one (§8).
     public static let minorVersion: UInt8 = 0
+    /// The minor version of keyslots 1.1 (`keyslotsFlag`), written when a vault first gets one.
+    public static let keyslotsMinorVersion: UInt8 = 1
+    /// Must-understand flag of format 1.1's keyslots: new slot types and the encrypted metadata block.
+    public static let keyslotsFlag: UInt8 = 0x02
+    /// Reserved for entry history (a later minor version); unknown to this build, so refused.
+    public static let reservedHistoryFlag: UInt8 = 0x04
+    /// The flag bits this build understands.
+    public static let knownFlags: UInt8 = keyslotsFlag
     /// The only payload cipher of v1: secretstream XChaCha20-Poly1305, 64 KiB chunks.
     public static let secretstreamCipherID: UInt8 = 1
     /// The largest header, in bytes (the length field is 16 bits).
@@ -28,7 +37,7 @@ public struct VaultHeader: Equatable, Sendable {
 
     // MARK: Fields
 
-    /// The minor version found in the file (preserved on re-seal only if equal to ours).
+    /// The minor version found in the file, kept on re-seal (docs/FORMAT.md §8).
     public var minorVersion: UInt8
     /// A random id chosen at creation and kept for the vault's life.
     public var vaultID: [UInt8]
@@ -36,14 +45,19 @@ public struct VaultHeader: Equatable, Sendable {
     public var generation: UInt64
     /// The payload cipher (1 in v1).
     public var cipherID: UInt8
-    /// Must-understand flags; none are defined in v1.0.
+    /// Must-understand flags: `keyslotsFlag` (format 1.1), or none.
     public var flags: UInt8
     /// libsodium secretstream header: 24 random bytes, fresh on every seal.
     public var streamHeader: [UInt8]
     /// The keyslots, in file order.
     public var keyslots: [Keyslot]
+    /// The encrypted keyslot metadata, present exactly when `keyslotsFlag` is set.
+    public var metadata: MetadataBlock?
     /// HMAC-SHA256 under the header subkey, over every byte before it.
     public var mac: [UInt8]
+
+    /// Whether the file uses format 1.1's keyslots (`keyslotsFlag`).
+    public var usesKeyslots11: Bool { flags & Self.keyslotsFlag != 0 }
 
     /// Creates a header; `mac` is filled in by the sealing code.
     init(vaultID: [UInt8], generation: UInt64, streamHeader: [UInt8], keyslots: [Keyslot]) {
@@ -54,15 +68,18 @@ public struct VaultHeader: Equatable, Sendable {
         self.flags = 0
         self.streamHeader = streamHeader
         self.keyslots = keyslots
+        self.metadata = nil
         self.mac = [UInt8](repeating: 0, count: 32)
     }
 
     // MARK: Serialising
 
-    /// The bytes covered by the MAC: everything from the magic to the last keyslot.
+    /// The bytes covered by the MAC: everything from the magic to the last keyslot, and the
+    /// metadata block when there is one.
     func authenticatedBytes() -> [UInt8] {
         let slotBytes = keyslots.map { $0.encoded() }
-        let length = Self.fixedPrefixLength + slotBytes.reduce(0) { $0 + $1.count } + Self.trailerLength
+        let metadataLength = metadata.map { 2 + $0.nonce.count + $0.sealed.count } ?? 0
+        let length = Self.fixedPrefixLength + slotBytes.reduce(0) { $0 + $1.count } + metadataLength + Self.trailerLength
         var writer = ByteWriter(capacity: length)
         writer.append(Self.magic)
         writer.append(Self.majorVersion)
@@ -75,7 +92,20 @@ public struct VaultHeader: Equatable, Sendable {
         writer.append(streamHeader)
         writer.append(UInt8(keyslots.count))
         for slot in slotBytes { writer.append(slot) }
+        if let metadata {
+            writer.append(UInt16(metadata.sealed.count))
+            writer.append(metadata.nonce)
+            writer.append(metadata.sealed)
+        }
         return writer.bytes
+    }
+
+    /// The associated data of the metadata block: every header byte before its nonce (the
+    /// block's length field included).
+    func metadataAssociatedData() -> [UInt8] {
+        let bytes = authenticatedBytes()
+        guard let metadata else { return bytes }
+        return Array(bytes.prefix(bytes.count - metadata.nonce.count - metadata.sealed.count))
     }
 
     /// The whole header: authenticated bytes, MAC, then a BLAKE2b-256 checksum of both.
@@ -119,7 +149,9 @@ public struct VaultHeader: Equatable, Sendable {
         guard cipherID == secretstreamCipherID else { throw .unsupportedFeature("payload cipher \(cipherID)") }
         let flags = try reader.read(UInt8.self, "flags")
         // Flags are must-understand: a reader that does not know a set bit must refuse.
-        guard flags == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
+        guard flags & ~knownFlags == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
+        // New slot types are read only where the flag says the file has them; elsewhere they stay unknown.
+        let extended = flags & keyslotsFlag != 0
         let streamHeader = Array(try reader.read(24, "stream header"))
         let slotCount = Int(try reader.read(UInt8.self, "keyslot count"))
         guard (1...maxKeyslots).contains(slotCount) else {
@@ -127,7 +159,16 @@ public struct VaultHeader: Equatable, Sendable {
         }
         var keyslots: [Keyslot] = []
         for index in 0..<slotCount {
-            keyslots.append(try Keyslot.parse(&reader, index: index))
+            keyslots.append(try Keyslot.parse(&reader, index: index, extended: extended))
+        }
+        var metadata: MetadataBlock? = nil
+        if extended {
+            let sealedLength = Int(try reader.read(UInt16.self, "keyslot metadata length"))
+            guard MetadataBlock.isValidSealedLength(sealedLength) else {
+                throw .headerDamaged("keyslot metadata length \(sealedLength) is not 16 more than a multiple of 256")
+            }
+            let nonce = Array(try reader.read(XChaCha20Poly1305.nonceLength, "keyslot metadata nonce"))
+            metadata = MetadataBlock(nonce: nonce, sealed: Array(try reader.read(sealedLength, "keyslot metadata")))
         }
         guard reader.remaining == 0 else {
             throw .headerDamaged("\(reader.remaining) unexpected bytes after the keyslots")
@@ -136,6 +177,7 @@ public struct VaultHeader: Equatable, Sendable {
         header.minorVersion = minor
         header.cipherID = cipherID
         header.flags = flags
+        header.metadata = metadata
         header.mac = Array(file[length - trailerLength..<length - 32])
         return (header, length)
     }
@@ -143,41 +185,52 @@ public struct VaultHeader: Equatable, Sendable {
 
 // MARK: - Keyslots
 
-/// One way to unwrap the file key. v1 defines password slots; other types are kept as they are.
+/// One way to unwrap the file key: v1 password slots, format 1.1's slots in the recipient
+/// shape, and types this version does not know, which are kept as they are.
 public enum Keyslot: Equatable, Sendable {
-    /// A password slot: the file key wrapped under a key derived from the password.
+    /// A v1 password slot: the file key wrapped under a key derived from the password.
     case password(PasswordSlot)
-    /// A slot type this version does not know (reserved: 2 keyfile, 3 recipient); preserved byte for byte.
+    /// A format-1.1 slot (types 2-6, read only in a file with `VaultHeader.keyslotsFlag`).
+    case x25519(X25519Slot)
+    /// A slot type this version does not know (or a 1.1 type in a file without the flag); preserved byte for byte.
     case unknown(type: UInt8, body: [UInt8])
 
     /// The type byte of password slots.
     public static let passwordType: UInt8 = 1
 
-    func encoded() -> [UInt8] {
-        var writer = ByteWriter()
+    /// The slot's type byte.
+    public var typeByte: UInt8 {
         switch self {
-        case .password(let slot):
-            let body = slot.body()
-            writer.append(Self.passwordType)
-            writer.append(UInt16(body.count))
-            writer.append(body)
-        case .unknown(let type, let body):
-            writer.append(type)
-            writer.append(UInt16(body.count))
-            writer.append(body)
+        case .password: return Self.passwordType
+        case .x25519(let slot): return slot.kind.rawValue
+        case .unknown(let type, _): return type
         }
+    }
+
+    func encoded() -> [UInt8] {
+        let body: [UInt8]
+        switch self {
+        case .password(let slot): body = slot.body()
+        case .x25519(let slot): body = slot.body()
+        case .unknown(_, let unknownBody): body = unknownBody
+        }
+        var writer = ByteWriter(capacity: 3 + body.count)
+        writer.append(typeByte)
+        writer.append(UInt16(body.count))
+        writer.append(body)
         return writer.bytes
     }
 
-    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, index: Int) throws(VaultError) -> Keyslot {
+    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, index: Int, extended: Bool) throws(VaultError) -> Keyslot {
         let type = try reader.read(UInt8.self, "keyslot \(index) type")
         let length = Int(try reader.read(UInt16.self, "keyslot \(index) length"))
         let body = try reader.read(length, "keyslot \(index) body")
-        guard type == passwordType else {
-            guard type != 0 else { throw .headerDamaged("keyslot \(index) has type 0") }
-            return .unknown(type: type, body: Array(body))
+        if type == passwordType { return .password(try PasswordSlot.parse(body, index: index)) }
+        guard type != 0 else { throw .headerDamaged("keyslot \(index) has type 0") }
+        if extended, let kind = SlotKind(rawValue: type) {
+            return .x25519(try X25519Slot.parse(kind: kind, body: body, index: index))
         }
-        return .password(try PasswordSlot.parse(body, index: index))
+        return .unknown(type: type, body: Array(body))
     }
 }
 

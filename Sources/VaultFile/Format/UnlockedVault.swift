@@ -12,26 +12,38 @@ public final class UnlockedVault: @unchecked Sendable {
     /// The contents; edit them, then seal.
     public var vault: Vault
     /// The header as read (or as created).
-    public private(set) var header: VaultHeader
+    public internal(set) var header: VaultHeader
     /// The contents as they were when opened or last sealed, to skip rewriting unchanged vaults.
     public private(set) var sealedVault: Vault
     let fileKey: SecureBytes
+    /// The keyslot metadata of a format-1.1 vault, one entry per slot (nil in a 1.0 vault).
+    public internal(set) var slotMetadata: [SlotMetadata]?
+    /// The slot that opened the vault, and the credential (nil for a vault just created).
+    public internal(set) var openedSlot: OpenedSlot?
     /// Set when the header changed (new keyslots or file key): seal even if the entries did not.
-    private var headerChanged = false
+    var headerChanged = false
 
-    init(vault: Vault, header: VaultHeader, fileKey: SecureBytes) {
+    init(vault: Vault, header: VaultHeader, fileKey: SecureBytes, metadata: [SlotMetadata]? = nil, opened: OpenedSlot? = nil) {
         self.vault = vault
         self.header = header
         self.sealedVault = vault
         self.fileKey = fileKey
+        self.slotMetadata = metadata
+        self.openedSlot = opened
     }
 
     /// Whether the contents differ from what is on disk.
     public var hasChanges: Bool { headerChanged || vault != sealedVault }
 
-    /// Settings of the first password keyslot.
+    /// Settings of the first password keyslot (v1 or 1.1).
     public var passwordKDF: KDFParameters? {
-        for case .password(let slot) in header.keyslots { return slot.kdf }
+        for slot in header.keyslots {
+            switch slot {
+            case .password(let password): return password.kdf
+            case .x25519(let x25519) where x25519.kind == .password: return x25519.kdf
+            default: continue
+            }
+        }
         return nil
     }
 
@@ -83,12 +95,19 @@ public final class UnlockedVault: @unchecked Sendable {
     }
 
     private func seal(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
+        // A wrapped counter would make this version look older than every copy before it (docs/FORMAT.md §2.1).
+        guard header.generation < UInt64.max else { throw .generationExhausted }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
         var next = header
-        next.generation &+= 1
-        next.minorVersion = VaultHeader.minorVersion
+        next.generation += 1
+        // The minor version and flags stay as they are (docs/FORMAT.md §8): only a command that
+        // adds a newer feature changes them, so teammates on an older release keep working.
         next.streamHeader = stream.streamHeader
+        if next.usesKeyslots11 {
+            // Sealed again at every seal: its associated data (generation, stream header) changed.
+            next.metadata = try MetadataBlock.sealChecked(slotMetadata ?? [], for: next, fileKey: fileKey)
+        }
         next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)
         try output.write(next.encoded())
         EntryCodec.encode(vault, into: &stream)

@@ -39,17 +39,13 @@ public enum VaultCodec {
         return try open(header: header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
     }
 
-    /// Unlocks a parsed header, then authenticates and decrypts the payload that follows it.
+    /// Unlocks a parsed header with a password, then authenticates and decrypts the payload that follows it.
     static func open(
         header: VaultHeader, payload: inout some CiphertextSource, password: SecureBytes, limits: KDFLimits,
         willDeriveKey: ((KDFParameters) -> Void)?
     ) throws -> UnlockedVault {
-        let fileKey = try unwrapFileKey(header, password: password, limits: limits, willDeriveKey: willDeriveKey)
-        guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
-        let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (plaintext, content) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey)
-        let vault = try EntryCodec.decode(plaintext, content: content)
-        return UnlockedVault(vault: vault, header: header, fileKey: fileKey)
+        try open(header: header, payload: &payload, credentials: [UnlockCredential(.password(password), source: "the password")],
+                 limits: limits, willDeriveKey: willDeriveKey)
     }
 
     // MARK: Keyslots
@@ -74,46 +70,19 @@ public enum VaultCodec {
     /// Before each slot's KDF runs, its parameters are counted against `limits` (`KDFBudget`):
     /// memory per slot, Argon2id work and PBKDF2 iterations as sums over the slots tried. A slot
     /// that would pass a cap is skipped; when no slot opens and one was skipped, the first cap
-    /// error is thrown (over a limit), else `wrongPassword`.
+    /// error is thrown (over a limit), else `wrongPassword`. (`unlock` in Format/Unlock.swift
+    /// does the work, for every kind of credential.)
     static func unwrapFileKey(
         _ header: VaultHeader, password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
     ) throws -> SecureBytes {
-        let candidates = passwordOrder(header.keyslots)
-        guard !candidates.isEmpty else {
-            let types = header.keyslots.compactMap { slot -> String? in
-                if case .unknown(let type, _) = slot { return String(type) }
-                return nil
-            }
-            throw VaultError.unsupportedFeature("keyslots of type \(types.joined(separator: ", ")) and no password slot")
-        }
-        var budget = KDFBudget(limits)
-        var capError: KDFError? = nil
-        for candidate in candidates {
-            switch candidate {
-            case .password(let slot):
-                do { try budget.spend(on: slot.kdf) } catch { capError = capError ?? error; continue }
-                willDeriveKey?(slot.kdf)
-                let slotKey = try slot.kdf.deriveKey(password: password, salt: slot.salt, limits: limits)
-                let opened = try? slotKey.withUnsafeBytes { key in
-                    try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,
-                                               associatedData: slot.associatedData(vaultID: header.vaultID))
-                }
-                if let opened, opened.count == 32 { return opened }
-            case .unknown:
-                continue  // `passwordOrder` leaves these out
-            }
-        }
-        if let capError { throw capError }
-        throw VaultError.wrongPassword
+        try unlock(header, credentials: [UnlockCredential(.password(password), source: "the password")],
+                   limits: limits, willDeriveKey: willDeriveKey).fileKey
     }
 
     /// The keyslots a password may open, in the order to try them: by kind (the kinds made for a
-    /// password first), then in file order. Today only password slots qualify, so this is file order.
+    /// password first), then in file order. v1 and 1.1 password slots rank alike, so this is file order.
     static func passwordOrder(_ keyslots: [Keyslot]) -> [Keyslot] {
-        keyslots.enumerated()
-            .compactMap { index, slot in slot.passwordRank.map { (rank: $0, index: index, slot: slot) } }
-            .sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }
-            .map(\.slot)
+        passwordOrderIndices(keyslots).map { keyslots[$0] }
     }
 
     static func headerMAC(_ header: VaultHeader, fileKey: SecureBytes) -> [UInt8] {
@@ -130,6 +99,7 @@ extension Keyslot {
     var passwordRank: Int? {
         switch self {
         case .password: return 0
+        case .x25519(let slot): return slot.kind == .password ? 0 : nil
         case .unknown: return nil
         }
     }

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 // MARK: - Bitwarden JSON
 
 /// Bitwarden's unencrypted JSON export: folders, and items of type login (1), secure note (2), card (3), identity (4).
@@ -33,12 +31,7 @@ enum BitwardenJSON {
 
     /// The entries of an unencrypted Bitwarden export, named `Folder/Name`.
     static func parse(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
-        let export: Export
-        do {
-            export = try JSONDecoder().decode(Export.self, from: Data(bytes))
-        } catch {
-            throw .malformedInput("not a Bitwarden JSON export: \(error)")
-        }
+        let export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
         guard export.encrypted != true else {
             throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
         }

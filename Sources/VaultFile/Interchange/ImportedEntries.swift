@@ -53,6 +53,8 @@ public struct ImportedEntries: Sendable {
     public var entries: [(name: String, entry: Entry)]
     /// Each name that differs from what the file held.
     public var renamings: [ImportRenaming]
+    /// Entries that import but deserve a warning, in file order.
+    public var warnings: [ImportWarning]
 
     /// Puts every name in NFC (recording each change), then checks the entries as a vault would
     /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).
@@ -80,6 +82,10 @@ public struct ImportedEntries: Sendable {
         }
         self.entries = entries
         self.renamings = renamings
+        self.warnings = entries.compactMap { name, _ in
+            let variable = EnvironmentNames.variable(for: name)
+            return DangerousEnvironmentNames.contains(variable) ? .dangerousVariable(name: name, variable: variable) : nil
+        }
     }
 }
 

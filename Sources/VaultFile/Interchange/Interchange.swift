@@ -17,6 +17,20 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
 }
 
+/// Something about an imported entry that its owner should know.
+public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
+    /// `vaultfile exec` would export the entry `name` as `variable`, which makes programs load or run
+    /// other code (`DangerousEnvironmentNames`).
+    case dangerousVariable(name: String, variable: String)
+
+    public var description: String {
+        switch self {
+        case .dangerousVariable(let name, let variable):
+            return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
+        }
+    }
+}
+
 /// Converts between vaults and the interchange formats. Parsing is strict and names the line of any problem.
 public enum Interchange {
     /// The entries a file holds, in file order, validated (names, fields, sizes); see `read`.
@@ -25,7 +39,8 @@ public enum Interchange {
     }
 
     /// The entries a file holds, in file order, validated (names, fields, sizes), with every name
-    /// in NFC, and each name that is not what the file held (ImportedEntries.swift).
+    /// in NFC, each name that is not what the file held (ImportedEntries.swift), and a warning for
+    /// each entry that `exec` would export as a variable in `DangerousEnvironmentNames`.
     public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
         var names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]

@@ -49,12 +49,7 @@ enum NativeJSON {
 
     /// The entries of a vaultfile JSON export, in file order.
     static func parse(_ bytes: [UInt8]) throws(VaultError) -> [(String, Entry)] {
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: Data(bytes))
-        } catch {
-            throw .malformedInput("not a vaultfile JSON export: \(error)")
-        }
+        let document = try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export")
         guard document.vaultfile_export == 1 else {
             throw .malformedInput("vaultfile JSON export version \(document.vaultfile_export) is unknown; this build reads version 1")
         }

@@ -1,6 +1,7 @@
 // MARK: - Templates with secret references
 
-/// Renders templates in which `{{ vf://NAME }}` and `{{ vf://NAME#FIELD }}` stand for stored bytes.
+/// Renders templates in which `{{ vf://NAME }}` and `{{ vf://NAME#FIELD }}` stand for stored bytes,
+/// and `{{ vf-totp://NAME }}` for the current TOTP code of the entry (`Vault.totpParameters(of:)`).
 ///
 /// Spaces inside the braces are optional. Other `{{ … }}` text is left alone, so
 /// templates for other engines pass through.
@@ -13,6 +14,8 @@ public enum Template {
         public var field: String?
         /// The 1-based line it stands on.
         public var line: Int
+        /// Whether it is `vf-totp://NAME`: the current code, not stored bytes.
+        public var isTOTP = false
 
         /// The part of the entry it stands for.
         public var part: EntryPart { EntryPart(field: field) }
@@ -31,14 +34,32 @@ public enum Template {
     ///
     /// A reference to a missing entry or field fails the whole rendering with
     /// `VaultError.referenceNotFound`, naming it (`NAME` or `NAME#FIELD`) and its line.
-    public static func render(_ template: [UInt8], from vault: Vault) throws(VaultError) -> [UInt8] {
+    /// A `vf-totp://NAME` reference becomes the code at `time` (seconds since 1970); a URI that
+    /// does not parse fails the rendering as `VaultError.malformedInput`, naming the line.
+    public static func render(_ template: [UInt8], from vault: Vault, time: Int64 = currentTimeMilliseconds() / 1000) throws(VaultError) -> [UInt8] {
         try render(template) { (reference, output) throws(VaultError) in
+            if reference.isTOTP {
+                output += try totpCode(of: reference, in: vault, at: time)
+                return
+            }
             try vault.lookUp(reference.part, of: reference.name) { (bytes) throws(VaultError) in
                 output.append(contentsOf: bytes)
             } missing: { (error) throws(VaultError) in
                 guard case .entryNotFound(let missing) = error else { throw error }
                 throw .referenceNotFound(missing, line: reference.line)
             }
+        }
+    }
+
+    /// The current code of a `vf-totp://` reference, as bytes.
+    private static func totpCode(of reference: Reference, in vault: Vault, at time: Int64) throws(VaultError) -> [UInt8] {
+        do {
+            return Array(try OneTimePassword.totp(vault.totpParameters(of: reference.name), at: time).code.utf8)
+        } catch let error as VaultError {
+            guard case .entryNotFound(let missing) = error else { throw error }
+            throw .referenceNotFound(missing, line: reference.line)
+        } catch {
+            throw .malformedInput("line \(reference.line): vf-totp://\(reference.name): \(error)")
         }
     }
 
@@ -65,9 +86,15 @@ public enum Template {
     private static func parseReference(_ bytes: [UInt8], from start: Int, line: Int) -> (Reference, Int)? {
         var index = start + 2
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
-        let scheme = Array("vf://".utf8)
-        guard bytes.count - index >= scheme.count, Array(bytes[index..<index + scheme.count]) == scheme else { return nil }
-        index += scheme.count
+        let scheme = Array("vf://".utf8), totpScheme = Array("vf-totp://".utf8)
+        var isTOTP = false
+        if bytes.count - index >= totpScheme.count, Array(bytes[index..<index + totpScheme.count]) == totpScheme {
+            isTOTP = true
+            index += totpScheme.count
+        } else {
+            guard bytes.count - index >= scheme.count, Array(bytes[index..<index + scheme.count]) == scheme else { return nil }
+            index += scheme.count
+        }
         let bodyStart = index
         while index + 1 < bytes.count, !(bytes[index] == 0x7D && bytes[index + 1] == 0x7D) {
             if bytes[index] == 0x0A { return nil }  // a reference never spans lines
@@ -79,7 +106,9 @@ public enum Template {
         let text = String(decoding: body, as: UTF8.self)
         guard !text.isEmpty else { return nil }
         let parts = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        let reference = Reference(name: String(parts[0]), field: parts.count > 1 ? String(parts[1]) : nil, line: line)
+        // A code has no field: `vf-totp://NAME#F` is not a reference, and stays as text.
+        if isTOTP && parts.count > 1 { return nil }
+        let reference = Reference(name: String(parts[0]), field: parts.count > 1 ? String(parts[1]) : nil, line: line, isTOTP: isTOTP)
         return (reference, index + 2)
     }
 }

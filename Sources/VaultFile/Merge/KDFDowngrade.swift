@@ -33,15 +33,23 @@ extension VaultMerge {
     /// vault's guessing cost is that of its cheapest slot. (Today a vault has one slot, and this
     /// compares the two.)
     static func lowerKeyDerivation(theirs: [Keyslot], ours: [Keyslot]) -> (theirs: KDFParameters, ours: [KDFParameters])? {
-        let oursKDFs = ours.compactMap { slot -> KDFParameters? in
-            if case .password(let password) = slot { return password.kdf }
-            return nil
-        }
+        let oursKDFs = ours.compactMap(\.passwordKDF)
         guard !oursKDFs.isEmpty else { return nil }
         for slot in theirs where !ours.contains(slot) {
-            guard case .password(let password) = slot else { continue }
-            if oursKDFs.allSatisfy({ password.kdf.isLower(than: $0) }) { return (password.kdf, oursKDFs) }
+            guard let kdf = slot.passwordKDF else { continue }
+            if oursKDFs.allSatisfy({ kdf.isLower(than: $0) }) { return (kdf, oursKDFs) }
         }
         return nil
+    }
+}
+
+extension Keyslot {
+    /// The KDF of a password slot (v1 or format 1.1); nil for other kinds.
+    var passwordKDF: KDFParameters? {
+        switch self {
+        case .password(let password): return password.kdf
+        case .x25519(let slot) where slot.kind == .password: return slot.kdf
+        default: return nil
+        }
     }
 }

@@ -4,11 +4,15 @@ import SecureMemory
 // MARK: - Merging three vault files (git's merge driver)
 
 extension VaultStore {
-    /// The roles of the three files git hands a merge driver.
-    enum MergeRole: String, Sendable {
-        case base = "BASE (the common ancestor)"
-        case ours = "OURS (this branch)"
-        case theirs = "THEIRS (the branch being merged)"
+    /// How the sides of a merge are named in messages.
+    struct MergeRoles: Sendable {
+        let base: String, ours: String, theirs: String
+
+        /// The three files git hands a merge driver.
+        static let git = MergeRoles(
+            base: "BASE (the common ancestor)", ours: "OURS (this branch)", theirs: "THEIRS (the branch being merged)")
+        /// Two copies of a vault (and maybe their ancestor) merged by `vaultfile merge`.
+        static let copies = MergeRoles(base: "BASE (the common ancestor)", ours: "OURS (the copy written)", theirs: "THEIRS (the other copy)")
     }
 
     /// Merges `base`, `ours` and `theirs` (paths of one vault) and writes the result over `ours`.
@@ -17,50 +21,124 @@ extension VaultStore {
     /// keyslots, or with theirs when only their side changed the password or KDF settings;
     /// unless `allowLowerKDF`, their keyslots are refused (`MergeRefusal.lowerKeyDerivation`,
     /// nothing written) when one derives its key at a lower cost than ours
-    /// (`VaultMerge.lowerKeyDerivation`). Returns the conflicts, which the result holds side by
-    /// side (see `VaultMerge`).
+    /// (`VaultMerge.lowerKeyDerivation`). Its generation is one more than the larger of ours and
+    /// theirs, so the result is newer than both. Returns the conflicts, which the result holds
+    /// side by side (see `VaultMerge`).
     public static func mergeFiles(
         base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false
     ) throws -> [VaultMerge.Conflict] {
-        let paths: [(MergeRole, String)] = [(.base, base), (.ours, ours), (.theirs, theirs)]
+        try mergeFiles(base: base, ours: ours, theirs: theirs, credentials: [UnlockCredential(.password(password), source: "the password")],
+                       limits: limits, allowLowerKDF: allowLowerKDF)
+    }
+
+    /// Merges as above, opening each side with the first of `credentials` that opens one of its
+    /// slots (an identity, a keyfile, a recovery code, a password). A side whose keyslots changed
+    /// (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a removal
+    /// with an edit is sealed under the new key and the removed secret does not open the result.
+    public static func mergeFiles(
+        base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false
+    ) throws -> [VaultMerge.Conflict] {
+        let merge = try PreparedMerge(
+            base: base, ours: ours, theirs: theirs, roles: .git, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF)
+        merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation))
+        let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
+        try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
+            try merge.sealer.seal(to: output)
+        }
+        return merge.conflicts
+    }
+}
+
+// MARK: - The merge before it is written
+
+/// Two or three files of one vault opened and merged, ready to be sealed over OURS.
+struct PreparedMerge {
+    /// The vault that seals the result: ours, or theirs when only their side changed the keyslots.
+    let sealer: UnlockedVault
+    /// The conflicts the merged contents hold side by side.
+    let conflicts: [VaultMerge.Conflict]
+    /// OURS as opened (its identity and mode, for the write).
+    let oursFile: OpenedFile
+    /// The headers of OURS and THEIRS as read.
+    let oursHeader: VaultHeader, theirsHeader: VaultHeader
+
+    /// Opens `ours`, `theirs` and, when given, `base`, each with the first of `credentials` that
+    /// opens one of its slots, and merges their contents: three-way with a base, else two-way
+    /// (`VaultMerge.merge(ours:theirs:)`, our keyslots kept).
+    init(
+        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, credentials: [UnlockCredential],
+        limits: KDFLimits, allowLowerKDF: Bool
+    ) throws {
+        // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
+        var paths: [(role: String, path: String)] = base.map { [(roles.base, $0)] } ?? []
+        paths += [(roles.ours, ours), (roles.theirs, theirs)]
+        let (o, t) = base == nil ? (0, 1) : (1, 2)
         // Each side is opened as `get` opens a vault: its size checked before a byte is read,
         // its header parsed from at most 64 KiB, its payload decrypted chunk by chunk; no file
         // is held whole in memory. The headers come first, so unrelated files run no KDF.
-        let files = try paths.map { _, path throws(VaultError) in try VaultStore(path: path).openHeader() }
+        let files = try paths.map { side throws(VaultError) in try VaultStore(path: side.path).openHeader() }
         let headers = files.map(\.header)
-        guard headers[1].vaultID == headers[0].vaultID, headers[2].vaultID == headers[0].vaultID else {
+        guard headers.allSatisfy({ $0.vaultID == headers[0].vaultID }) else {
             throw VaultError.mergeRefused(.unrelatedVaults)
         }
         var opened: [UnlockedVault] = []
-        var failing: [String] = []
-        for ((role, path), file) in zip(paths, files) {
+        var failing: [Int] = []
+        for (index, file) in files.enumerated() {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
-                opened.append(try VaultCodec.open(header: file.header, payload: &payload, password: password, limits: limits, willDeriveKey: nil))
-            } catch VaultError.wrongPassword {
-                failing.append("\(role.rawValue) at \(path)")
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials, limits: limits, willDeriveKey: nil))
+            } catch let error as VaultError {
+                switch error {
+                case .wrongPassword, .noKeyslotOpens: failing.append(index)
+                default: throw error
+                }
             }
         }
         guard failing.isEmpty else {
-            throw VaultError.mergeRefused(.passwordFails(sides: failing))
+            throw VaultError.mergeRefused(Self.passwordRefusal(failing: failing, paths: paths, headers: headers, hasBase: base != nil))
         }
-        let (merged, conflicts) = try VaultMerge.merge(base: opened[0].vault, ours: opened[1].vault, theirs: opened[2].vault)
-        let oursChangedKeys = headers[1].keyslots != headers[0].keyslots
-        let theirsChangedKeys = headers[2].keyslots != headers[0].keyslots
-        let takeTheirKeys = theirsChangedKeys && !oursChangedKeys
-        // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
-        // --allow-weak-kdf`): a merge does not take that silently.
-        if takeTheirKeys && !allowLowerKDF,
-           let lower = VaultMerge.lowerKeyDerivation(theirs: headers[2].keyslots, ours: headers[1].keyslots) {
-            throw VaultError.mergeRefused(.lowerKeyDerivation(theirs: lower.theirs, ours: lower.ours))
+        let merged: (vault: Vault, conflicts: [VaultMerge.Conflict])
+        var takeTheirKeys = false
+        if base != nil {
+            merged = try VaultMerge.merge(base: opened[0].vault, ours: opened[o].vault, theirs: opened[t].vault)
+            let oursChangedKeys = headers[o].keyslots != headers[0].keyslots
+            let theirsChangedKeys = headers[t].keyslots != headers[0].keyslots
+            takeTheirKeys = theirsChangedKeys && !oursChangedKeys
+            // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
+            // --allow-weak-kdf`): a merge does not take that silently.
+            if takeTheirKeys && !allowLowerKDF,
+               let lower = VaultMerge.lowerKeyDerivation(theirs: headers[t].keyslots, ours: headers[o].keyslots) {
+                throw VaultError.mergeRefused(.lowerKeyDerivation(theirs: lower.theirs, ours: lower.ours))
+            }
+        } else {
+            // Without the ancestor nothing says which side changed the keyslots: ours stay.
+            merged = try VaultMerge.merge(ours: opened[o].vault, theirs: opened[t].vault)
         }
-        let sealer = takeTheirKeys ? opened[2] : opened[1]
-        sealer.vault = merged
-        sealer.advanceGeneration(past: max(headers[1].generation, headers[2].generation))
-        let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
-        try AtomicFileWriter().write(to: destination, mode: files[1].file.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
-            try sealer.seal(to: output)
+        sealer = takeTheirKeys ? opened[t] : opened[o]
+        sealer.vault = merged.vault
+        conflicts = merged.conflicts
+        oursFile = files[o].file
+        oursHeader = headers[o]
+        theirsHeader = headers[t]
+    }
+
+    /// Why the password fails on the sides at `failing` (indices into base, ours, theirs).
+    ///
+    /// "Changed on that side" only when it is known: the password opens every other side, BASE
+    /// among them, and each failing side's keyslots differ from BASE's. (Keyslots equal to BASE's
+    /// would open with the password that opens BASE: a slot's key depends on nothing else.) When it
+    /// opens none, it is a wrong password. When it fails on BASE but opens another side, that
+    /// side's keyslots differ from BASE's for the same reason: the password was changed there.
+    private static func passwordRefusal(
+        failing: [Int], paths: [(role: String, path: String)], headers: [VaultHeader], hasBase: Bool
+    ) -> VaultError.MergeRefusal {
+        func side(_ index: Int) -> String { "\(paths[index].role) at \(paths[index].path)" }
+        let opening = paths.indices.filter { !failing.contains($0) }
+        if opening.isEmpty { return .passwordOpensNone(sides: failing.map(side)) }
+        // Without BASE nothing tells which side changed the password.
+        if hasBase && !failing.contains(0) && failing.allSatisfy({ headers[$0].keyslots != headers[0].keyslots }) {
+            return .passwordFails(sides: failing.map(side))
         }
-        return conflicts
+        return .passwordOpensOnly(opens: opening.map(side), fails: failing.map(side))
     }
 }

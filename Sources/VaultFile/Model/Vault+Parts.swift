@@ -31,7 +31,8 @@ public enum EntryPart: Equatable, Sendable {
         }
     }
 
-    /// The error for an entry `name` that exists without this part.
+    /// The error for an entry `name` that exists without this part, as the lookup reports it
+    /// (templates name the reference `NAME#FIELD`; see `Vault.missingPart(_:of:)` for commands).
     func notFound(in name: String) -> VaultError { .entryNotFound(reference(to: name)) }
 }
 
@@ -53,17 +54,20 @@ extension Vault {
     /// Calls `body` with the bytes of `part` of `name` where they lie in the decrypted vault,
     /// without copying them (a copy would be one more plaintext to wipe). Do not let the pointer escape.
     ///
-    /// Throws `VaultError.entryNotFound` naming the entry, or `NAME#FIELD` when the entry exists
-    /// without the field, before `body` runs; otherwise rethrows what `body` throws.
+    /// Throws `VaultError.entryNotFound` naming the entry, or `VaultError.fieldNotFound` (with the
+    /// fields it has) when the entry exists without the field, before `body` runs; otherwise
+    /// rethrows what `body` throws.
     public func withValue<R>(of name: String, part: EntryPart = .value, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        try lookUp(part, of: name, found: body, missing: { throw $0 })
+        try lookUp(part, of: name, found: body, missing: { throw missingPart(part, of: name, lookUp: $0) })
     }
 
     /// A copy of the bytes of `part` of `name`, for a caller that must keep them (wipe it after use).
     ///
-    /// Throws `VaultError.entryNotFound` as `withValue(of:part:_:)` does.
+    /// Throws `VaultError.entryNotFound` or `VaultError.fieldNotFound` as `withValue(of:part:_:)` does.
     public func value(of name: String, part: EntryPart = .value) throws(VaultError) -> [UInt8] {
-        try lookUp(part, of: name) { (bytes) throws(VaultError) in Array(bytes) } missing: { (error) throws(VaultError) in throw error }
+        try lookUp(part, of: name) { (bytes) throws(VaultError) in Array(bytes) } missing: { (error) throws(VaultError) in
+            throw missingPart(part, of: name, lookUp: error)
+        }
     }
 
     /// Sets `part` of `name`, creating the entry if needed (with an empty value when `part` is a field).
@@ -79,12 +83,20 @@ extension Vault {
     /// Removes `part` of `name`: removing the value removes the whole entry, removing a field
     /// keeps the rest of the entry.
     ///
-    /// Throws `VaultError.entryNotFound` naming the entry, or `NAME#FIELD` when the entry exists
-    /// without the field.
+    /// Throws `VaultError.entryNotFound` naming the entry, or `VaultError.fieldNotFound` when the
+    /// entry exists without the field.
     public mutating func removeValue(for name: String, part: EntryPart, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         switch part {
         case .value: try remove(name)
         case .field(let field): try removeField(field, of: name, now: now)
         }
+    }
+
+    /// The error for a lookup of `part` of `name` that found nothing: `lookUp`'s own error for a
+    /// missing entry, `fieldNotFound` with the entry's fields for a missing field. Runs only on
+    /// that path, so a lookup that succeeds decodes no field names.
+    func missingPart(_ part: EntryPart, of name: String, lookUp error: VaultError) -> VaultError {
+        guard case .field(let field) = part, let entry = entry(name) else { return error }
+        return .fieldNotFound(entry: name, field: field, available: entry.fields.keys.sorted())
     }
 }

@@ -54,6 +54,22 @@ public struct Vault: Sendable {
         return names
     }
 
+    /// The names at or under `prefix` taken as whole path segments, sorted: `prod` means `prod`
+    /// itself and the names under `prod/`, never `production/…` or `prod (2)`; a prefix that ends
+    /// with `/` means the names under it, as `names(withPrefix:)`; an empty prefix means every name.
+    public func names(atOrUnder prefix: String) -> [String] {
+        guard let last = prefix.utf8.last, last != UInt8(ascii: "/") else { return names(withPrefix: prefix) }
+        let segments = Array(prefix.utf8)
+        var names: [String] = []
+        forEachRecord { record in
+            let matches = record.withName { name in
+                name.starts(with: segments) && (name.count == segments.count || name[segments.count] == UInt8(ascii: "/"))
+            }
+            if matches { names.append(record.name) }
+        }
+        return names
+    }
+
     /// Whether an entry called `name` exists.
     public func contains(_ name: String) -> Bool { contains(key: Array(name.utf8)) }
 
@@ -174,7 +190,9 @@ public struct Vault: Sendable {
     public mutating func removeField(_ field: String, of name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         let key = existingKey(for: name) ?? Array(name.utf8)
         guard var entry = entry(forKey: key) else { throw .entryNotFound(name) }
-        guard entry.fields.removeValue(forKey: field) != nil else { throw .entryNotFound("\(name)#\(field)") }
+        guard entry.fields.removeValue(forKey: field) != nil else {
+            throw .fieldNotFound(entry: name, field: field, available: entry.fields.keys.sorted())
+        }
         entry.modified = now
         store(entry, key: key)
     }

@@ -13,8 +13,15 @@ extension VaultStore {
 
     /// Reads and unlocks the vault without taking the lock (a reader sees the
     /// old or the new file, never a mix: writers rename whole files).
-    public func open(password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) throws -> UnlockedVault {
-        try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey).unlocked
+    ///
+    /// With `rollback`, the vault is compared with what this machine has seen of it and the record raised.
+    public func open(
+        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
+    ) throws -> UnlockedVault {
+        let unlocked = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey).unlocked
+        rollback?.opened(unlocked.header)
+        rollback?.finished(onDisk: unlocked.header, path: path)
+        return unlocked
     }
 
     /// Opens the vault reading its payload chunk by chunk as it is decrypted, so that the
@@ -48,16 +55,25 @@ extension VaultStore {
     /// Locks, opens, runs `edit`, and re-seals the vault if its contents changed.
     ///
     /// An unchanged vault is not rewritten (no churn in git). Concurrent
-    /// writers wait on the lock, so none loses an update.
+    /// writers wait on the lock, so none loses an update. With `rollback`, a write to a copy
+    /// older than one seen here is refused before anything is written (`RollbackCheck`), and
+    /// the new generation is recorded after the rename.
     public func update<R>(
-        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
+        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil,
         _ edit: (UnlockedVault) throws -> R
     ) throws -> R {
-        try withLock {
+        // The header of the file on disk: the one unlocked, until a rename puts the new one there.
+        var onDisk: VaultHeader?
+        defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
+        return try withLock {
             let (unlocked, file) = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey)
+            onDisk = unlocked.header
+            rollback?.opened(unlocked.header)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
+                try rollback?.willWrite(unlocked, path: path)
                 try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try unlocked.seal(to: output) }
+                onDisk = unlocked.header
             }
             return result
         }
@@ -69,13 +85,35 @@ extension VaultStore {
     @discardableResult
     public func changePassword(
         from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)? = nil
+        willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
     ) throws -> KDFParameters {
-        try withLock {
+        try changePassword(from: old, kdf: kdf, limits: limits, willDeriveKey: willDeriveKey, rollback: rollback) { new }
+    }
+
+    /// Changes the password, asking `newPassword` for the new one only once `old` has unlocked
+    /// the vault: a wrong old password fails before anyone types a new one twice.
+    ///
+    /// The lock is held from the unlock to the write, so no other writer changes the vault in
+    /// between. With `kdf` nil, the vault keeps the KDF settings of its password slot. Returns the
+    /// settings used.
+    @discardableResult
+    public func changePassword(
+        from old: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
+        willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil,
+        newPassword: () throws -> SecureBytes
+    ) throws -> KDFParameters {
+        var onDisk: VaultHeader?
+        defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
+        return try withLock {
             let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
+            onDisk = unlocked.header
+            rollback?.opened(unlocked.header)
+            let new = try newPassword()
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
             let rotated = try unlocked.changePassword(to: new, kdf: parameters)
+            try rollback?.willWrite(rotated, path: path)
             try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try rotated.seal(to: output) }
+            onDisk = rotated.header
             return parameters
         }
     }

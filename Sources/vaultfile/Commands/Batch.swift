@@ -24,7 +24,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"))
+        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
         var script: String?
         @Flag(name: .customLong("json"), help: "Print one JSON object per line: line, verb, ok, and get's value or list's names (docs/JSON.md).")
         var json = false
@@ -174,6 +174,7 @@ struct BatchSet: BatchVerb {
     @Option(name: .customLong("value-file")) var valueFile: String?
     @Flag(name: .customLong("generate")) var generate = false
     @OptionGroup var generator: GeneratorOptions
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func validate() throws {
         let sources = [value != nil, valueFile != nil, generate].filter { $0 }.count
@@ -183,7 +184,8 @@ struct BatchSet: BatchVerb {
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         var bytes = try value.map { Array($0.utf8) } ?? valueFile.map(Input.readFile) ?? generator.generate()
         defer { wipe(&bytes) }
-        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes)
+        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
+                                       allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
 
@@ -212,9 +214,10 @@ struct BatchMv: BatchVerb {
     @Argument var old: String
     @Argument var new: String
     @Flag(name: .customLong("force")) var force = false
+    @OptionGroup var formatCharacters: FormatCharacterOption
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
-        try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force)
+        try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
 

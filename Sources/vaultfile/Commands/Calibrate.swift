@@ -9,12 +9,12 @@ extension VaultfileCommand {
             commandName: "calibrate",
             abstract: "Find KDF settings that take a target time to unlock on this machine.")
 
-        @Option(name: .customLong("kdf"), help: "argon2id (default) or pbkdf2.") var kdf: KDFName = .argon2id
-        @Option(name: .customLong("kdf-memory"), help: ArgumentHelp("Argon2id memory (K/M/G suffixes). Default 64M.", valueName: "size"))
+        @Option(name: .customLong("kdf"), help: "The key derivation function: argon2id or pbkdf2.") var kdf: KDFName = .argon2id
+        @Option(name: .customLong("kdf-memory"), help: ArgumentHelp("Argon2id memory (K/M/G suffixes).", valueName: "size"))
         var memory: String = "64M"
-        @Option(name: .customLong("kdf-parallelism"), help: ArgumentHelp("Argon2id lanes and threads. Default 4.", valueName: "n"))
+        @Option(name: .customLong("kdf-parallelism"), help: ArgumentHelp("Argon2id lanes and threads.", valueName: "n"))
         var parallelism: UInt32 = 4
-        @Option(name: .customLong("kdf-time"), help: ArgumentHelp("The target unlock time. Default 1s.", valueName: "duration"))
+        @Option(name: .customLong("kdf-time"), help: ArgumentHelp("The target unlock time.", valueName: "duration"))
         var time: String = "1s"
         @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 

@@ -40,6 +40,8 @@ extension VaultfileCommand {
             // Start-up swept the tmpfs base; a disk base (--allow-disk-temp) is swept here.
             if base != PrivateTemporaryFolder.tmpfsBase() { PrivateTemporaryFolder.sweepLeftovers(in: base) }
             try unlock.update { unlocked in
+                // A name edit creates follows the rules of new names, before the editor opens.
+                try unlocked.vault.checkNewName(name, allowingFormatCharacters: false)
                 let part = EntryPart(field: field)
                 var original = (try? unlocked.vault.value(of: name, part: part)) ?? []  // a missing entry or field starts empty
                 defer { wipe(&original) }

@@ -47,25 +47,9 @@ extension VaultfileCommand {
         var allowNested = false
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
 
-        /// Variables an entry may set only with `--allow-env`: each makes a program load or run other
-        /// code (the dynamic loader, shells, interpreters, git, tools that start an editor or pager),
-        /// or changes where programs look for their configuration (HOME, XDG_CONFIG_HOME), or
-        /// unlocks vaults (VAULTFILE_*). `guardedPrefixes` adds every name that starts with one of them.
-        /// The man page (exec) lists the same names.
-        static let guardedVariables: Swift.Set<String> = [
-            "PATH", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "IFS",
-            "PROMPT_COMMAND", "GCONV_PATH", "GLIBC_TUNABLES",
-            "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PERL5LIB", "PERL5OPT", "PERLLIB",
-            "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
-            "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF",
-            "GIT_EDITOR", "GIT_PAGER", "GIT_CONFIG", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER",
-        ]
-        static let guardedPrefixes = ["LD_", "GIT_CONFIG_", "VAULTFILE_"]
-
-        /// Whether an entry may set `variable` only with `--allow-env`.
-        static func isGuarded(_ variable: String) -> Bool {
-            guardedVariables.contains(variable) || guardedPrefixes.contains { variable.hasPrefix($0) }
-        }
+        /// Whether an entry may set `variable` only with `--allow-env`: the one list, shared with
+        /// `import`'s warnings, is `DangerousEnvironmentNames`.
+        static func isGuarded(_ variable: String) -> Bool { DangerousEnvironmentNames.contains(variable) }
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the command after --, e.g. vaultfile exec -- ./deploy.sh") }

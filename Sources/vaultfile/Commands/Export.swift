@@ -16,8 +16,9 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("format"), help: "json, dotenv or csv.") var format: InterchangeFormat
-        @Option(name: .customLong("out"), help: ArgumentHelp("Write here (mode 0600, atomically) instead of stdout.", valueName: "file"))
+        @Option(name: .customLong("format"), help: "json, dotenv or csv.",
+                completion: .list(InterchangeFormat.allCases.filter(\.canExport).map(\.rawValue))) var format: InterchangeFormat
+        @Option(name: .customLong("out"), help: ArgumentHelp("Write here (mode 0600, atomically) instead of stdout.", valueName: "file"), completion: .file())
         var output: String?
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?
         @Flag(name: .customLong("force"), help: "Print to a terminal.") var force = false

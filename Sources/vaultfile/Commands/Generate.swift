@@ -4,19 +4,19 @@ import VaultFile
 
 /// The options that choose what `generate` (and `set --generate`) makes.
 struct GeneratorOptions: ParsableArguments {
-    @Option(name: .customLong("length"), help: ArgumentHelp("Characters in the password (default 24).", valueName: "n"))
+    @Option(name: .customLong("length"), help: ArgumentHelp("Characters in the password.", valueName: "n"))
     var length: Int = PasswordGenerator.defaultLength
 
     @Option(name: .customLong("charset"), help: ArgumentHelp(
         "Comma-separated classes: lower, upper, digits, symbols, alnum, hex, or chars:LITERAL. Default: lower,upper,digits,symbols.",
-        valueName: "spec"))
+        valueName: "spec"), completion: .list(["lower,upper,digits,symbols", "alnum", "hex", "lower", "upper", "digits", "symbols", "chars:"]))
     var charset: String = PasswordGenerator.defaultCharset
 
     @Option(name: .customLong("words"), help: ArgumentHelp(
         "Make a passphrase of this many words from the EFF Large Wordlist (7,776 words, 12.9 bits each) instead.", valueName: "n"))
     var words: Int?
 
-    @Option(name: .customLong("separator"), help: ArgumentHelp("Between passphrase words (default -).", valueName: "text"))
+    @Option(name: .customLong("separator"), help: ArgumentHelp("Between passphrase words.", valueName: "text"))
     var separator: String = "-"
 
     func validate() throws {
@@ -45,15 +45,36 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "generate",
             abstract: "Print a random password or passphrase (no vault needed).",
-            discussion: "Uniform over the character set (libsodium's randombytes_uniform: no modulo bias). Store one directly with 'set NAME --generate'.")
+            discussion: """
+                Uniform over the character set (libsodium's randombytes_uniform: no modulo bias). Store one \
+                directly with 'set NAME --generate'.
+
+                A final newline is printed only when stdout is a terminal, as 'get' does: piped or \
+                redirected, the output is the password and nothing else, so 'vaultfile generate | \
+                vaultfile set NAME' stores exactly it. --newline always adds one, as earlier releases did.
+                """)
 
         @OptionGroup var generator: GeneratorOptions
+        @Flag(name: .customLong("newline"), help: "End the output with a newline even when stdout is not a terminal.")
+        var newline = false
 
         func run() throws {
             var value = try generator.generate()
             defer { wipe(&value) }
-            try StandardOutput.write(value + [0x0A])
+            try GeneratedOutput.write(value, newline: newline)
             Messages.progress("(\(Int(generator.entropyBits)) bits)")
         }
+    }
+}
+
+// MARK: - Printing a generated value
+
+/// How `generate` and `set --generate --print` print the value.
+enum GeneratedOutput {
+    /// Writes `value`, then a newline when stdout is a terminal (or when `newline`): piped, the
+    /// bytes are the value alone, which the next command stores as it is.
+    static func write(_ value: [UInt8], newline: Bool = false) throws {
+        try StandardOutput.write(value)
+        if newline || StandardOutput.isTerminal { try StandardOutput.write([0x0A]) }
     }
 }

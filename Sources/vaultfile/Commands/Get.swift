@@ -8,7 +8,13 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "get",
             abstract: "Print an entry's value (or a field) to stdout, byte for byte.",
-            discussion: "Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing.")
+            discussion: """
+                Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing. \
+                A binary value (not UTF-8, or control characters other than tab and newline) is not written \
+                to a terminal, where it could garble the screen or drive the terminal, unless --force is given. \
+                'show' is another name for get, as in pass.
+                """,
+            aliases: ["show"])
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.") var name: String
@@ -16,6 +22,12 @@ extension VaultfileCommand {
         var field: String?
         @Flag(name: .customLong("json"), help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
         var json = false
+        @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
+        @OptionGroup var clipboard: ClipboardOptions
+
+        func validate() throws {
+            if json && clipboard.clip { throw ValidationError("give either --json or --clip, not both") }
+        }
 
         func run() throws {
             let unlocked = try unlock.open()
@@ -25,9 +37,36 @@ extension VaultfileCommand {
                 try StandardOutput.write(out.bytes)
                 return
             }
+            if clipboard.clip {
+                let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
+                let said = try unlocked.vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }
+                Messages.info(said)
+                return
+            }
             try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
-                try StandardOutput.write(bytes)
-                if StandardOutput.isTerminal && bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
+                if StandardOutput.isTerminal {
+                    guard force || Self.isText(bytes) else { throw CLIError.binaryOnTerminal(name: name, field: field) }
+                    try StandardOutput.write(bytes)
+                    if bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
+                } else {
+                    try StandardOutput.write(bytes)
+                }
+            }
+        }
+
+        /// Whether `bytes` are text a terminal shows as it is: valid UTF-8 without control characters
+        /// (C0, DEL, C1) other than tab and newline. An escape sequence, a carriage return or a C1
+        /// CSI in a value could rewrite the screen, the title, or the clipboard of some terminals.
+        static func isText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            // ASCII first: the common case needs no decoding.
+            if bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A }) { return true }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+            return text.unicodeScalars.allSatisfy { scalar in
+                switch scalar.value {
+                case 0x09, 0x0A: return true
+                case 0x00...0x1F, 0x7F...0x9F: return false
+                default: return true
+                }
             }
         }
 

@@ -25,9 +25,10 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("format"), help: "json, dotenv, csv, keepassxc-csv or bitwarden-json.") var format: InterchangeFormat
-        @Argument(help: "The file to import (default: stdin).") var file: String?
+        @Argument(help: "The file to import (default: stdin).", completion: .file()) var file: String?
         @Flag(name: .customLong("overwrite"), help: "Replace entries that exist already.") var overwrite = false
         @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries included (docs/JSON.md).") var json = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func run() throws {
             var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
@@ -35,11 +36,14 @@ extension VaultfileCommand {
             let imported = try Interchange.read(bytes, format: format)
             let entries = imported.entries
             let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
-                let existing = entries.filter { unlocked.vault.entry($0.name) != nil }.map(\.name)
+                let existing = entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
                 if !existing.isEmpty && !overwrite {
-                    let shown = existing.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+                    let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
                     throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
                                            hint: "pass --overwrite to replace them")
+                }
+                for (name, _) in entries {
+                    try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 }
                 if let twin = unlocked.vault.canonicalTwins(of: entries.map(\.name)).first {
                     throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
@@ -50,6 +54,7 @@ extension VaultfileCommand {
             for renaming in imported.renamings {
                 Messages.info("vaultfile: renamed '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
             }
+            for warning in imported.warnings { Messages.warning(warning.description) }
             Messages.info("imported \(entries.count) entries from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
             if json {
                 try StandardOutput.line(JSON.object([

@@ -15,13 +15,18 @@ extension VaultfileCommand {
         func run() throws {
             let store = location.store
             let (header, fileSize, headerLength) = try store.readHeader()
+            // Kinds and KDF settings only: who can open the vault (labels, recipients) is in the
+            // encrypted metadata, for those who can open it ('vaultfile slot list').
             let slots: [(type: String, kdf: KDFParameters?)] = header.keyslots.map { slot in
                 switch slot {
-                case .password(let password): return ("password", password.kdf)
+                case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
+                case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }
-            let weak = slots.contains { $0.kdf.map { !$0.meetsRecommendedMinimum } ?? false }
+            // Recovery codes hold 140 random bits and use a cheap KDF on purpose: only passwords count here.
+            let weak = slots.contains { $0.type.hasPrefix("password") && ($0.kdf.map { !$0.meetsRecommendedMinimum } ?? false) }
+            let seen = try Self.seen(header, path: store.path)
             if json {
                 try StandardOutput.line(JSON.object([
                     ("path", .string(store.path)),
@@ -34,7 +39,7 @@ extension VaultfileCommand {
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
                     ("kdf_below_recommendation", .bool(weak)),
-                ]).text)
+                ] + seen.json).text)
                 return
             }
             var lines = [
@@ -42,6 +47,7 @@ extension VaultfileCommand {
                 "format:      vaultfile \(VaultHeader.majorVersion).\(header.minorVersion)",
                 "vault id:    \(hex(header.vaultID))",
                 "generation:  \(header.generation)",
+                seen.line,
                 "cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)",
             ]
             for (index, slot) in slots.enumerated() {

@@ -20,8 +20,8 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("in"), help: ArgumentHelp("The template file (default: stdin).", valueName: "file")) var input: String?
-        @Option(name: .customLong("out"), help: ArgumentHelp("Write the result here, mode 0600, atomically.", valueName: "file")) var output: String?
+        @Option(name: .customLong("in"), help: ArgumentHelp("The template file (default: stdin).", valueName: "file"), completion: .file()) var input: String?
+        @Option(name: .customLong("out"), help: ArgumentHelp("Write the result here, mode 0600, atomically.", valueName: "file"), completion: .file()) var output: String?
         @Flag(name: .customLong("overwrite"), help: "Replace an existing --out file (never a vault).") var overwrite = false
 
         func run() throws {

@@ -8,16 +8,22 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
             abstract: "List entry names, sorted, one per line.",
-            discussion: "With --json: an array of {name, fields, created, modified}; times are RFC 3339 UTC. No values are printed.")
+            discussion: """
+                A prefix matches whole path segments: 'list prod' prints prod and the names under prod/, not \
+                production/… (a prefix ending in / prints the names under it). With --json: an array of \
+                {name, fields, created, modified}; times are RFC 3339 UTC. No values are printed. \
+                On a terminal, bidi controls and invisible characters in names are shown as \\u{XXXX}; piped, names are \
+                printed byte for byte.
+                """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "Only names that start with this prefix, e.g. prod/.") var prefix: String?
+        @Argument(help: "Only this name and the names under it, e.g. prod or prod/.") var prefix: String?
         @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
         func run() throws {
             let vault = try unlock.open().vault
             if json {
-                let items: [JSON] = vault.names(withPrefix: prefix ?? "").map { name in
+                let items: [JSON] = vault.names(atOrUnder: prefix ?? "").map { name in
                     let entry = vault.entry(name)!
                     return .object([
                         ("name", .string(name)),
@@ -28,17 +34,20 @@ extension VaultfileCommand {
                 }
                 try StandardOutput.line(JSON.array(items).text)
             } else {
+                // Names are data: piped, their bytes as they are; on a terminal, bidi controls and
+                // invisible characters are shown escaped (\u{202E}) so a name cannot disguise itself.
+                let escaping = StandardOutput.isTerminal
                 var out = [UInt8]()
-                Self.apply(to: vault, prefix: prefix, output: &out)
+                Self.apply(to: vault, prefix: prefix, output: &out, escaping: escaping)
                 try StandardOutput.write(out)
             }
         }
 
-        /// Appends the names of `vault` that start with `prefix`, one per line; the one path of
-        /// `list` without --json, on the command line and in `batch`.
-        static func apply(to vault: Vault, prefix: String?, output: inout [UInt8]) {
-            for name in vault.names(withPrefix: prefix ?? "") {
-                output.append(contentsOf: name.utf8)
+        /// Appends the names of `vault` at or under `prefix` (whole path segments, `Vault.names(atOrUnder:)`),
+        /// one per line; the one path of `list` without --json, on the command line and in `batch`.
+        static func apply(to vault: Vault, prefix: String?, output: inout [UInt8], escaping: Bool = false) {
+            for name in vault.names(atOrUnder: prefix ?? "") {
+                output.append(contentsOf: (escaping ? EntryName.escapingFormatCharacters(name) : name).utf8)
                 output.append(0x0A)
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import KDF
 import SecureMemory
 import VaultFile
 #if canImport(Glibc)
@@ -15,14 +16,23 @@ extension VaultfileCommand {
                 Everything is re-encrypted under a new file key: an old copy of the vault (in git history, \
                 say) still opens with the old password, but never yields the new key. Without KDF options \
                 the current settings are kept.
+
+                In a vault of format 1.1 (several keyslots) only the password slot that opened the vault \
+                changes; every other slot is re-wrapped to the new file key. A slot that cannot be \
+                re-wrapped without its own secret (a v1 password slot that did not open the vault, a kind \
+                this vaultfile does not know) stops the command (exit 2, naming it) unless dropped with \
+                --drop-slot ID. In a vault of format 1.0 the new password replaces every keyslot, as before.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
-        @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new password from this file.", valueName: "file"))
+        @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new password from this file.", valueName: "file"), completion: .file())
         var newPasswordFile: String?
         @Option(name: .customLong("new-password-fd"), help: ArgumentHelp("Read the new password from this descriptor.", valueName: "n"))
         var newPasswordFD: Int32?
+        @Option(name: .customLong("drop-slot"), help: ArgumentHelp(
+            "In a format 1.1 vault, drop this slot if it cannot be re-wrapped (repeatable); its holder loses access.", valueName: "id"))
+        var dropSlots: [Int] = []
 
         func validate() throws {
             if newPasswordFile != nil && newPasswordFD != nil {
@@ -32,21 +42,44 @@ extension VaultfileCommand {
 
         func run() throws {
             let store = unlock.location.store
+            let rollback = try unlock.rollbackCheck()
             // Without KDF options the vault keeps its current settings.
             let requested = kdf.isSpecified ? try kdf.parameters() : nil
-            let old = try unlock.password()
-            let new: SecureBytes
-            if let newPasswordFile {
-                new = try PasswordSource.file(newPasswordFile).read(prompt: "")
-            } else if let newPasswordFD {
-                new = try PasswordSource.descriptor(newPasswordFD).read(prompt: "")
-            } else {
-                new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
+            // A new password from a file or descriptor is read first (a missing file fails before
+            // the KDF runs); one typed at the terminal is asked for only once the old credentials
+            // have opened the vault (under the lock), so a wrong old password fails before anyone
+            // types a new one twice.
+            let given = try givenNewPassword()
+            if let given, given.count == 0 { throw CLIError.emptyPassword }
+            let credentials = try unlock.credentials()
+            defer { UnlockOptions.report(rollback) }
+            let parameters = try store.replaceKeys(credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback) {
+                unlocked -> (vault: UnlockedVault, result: KDFParameters) in
+                let new: SecureBytes
+                if let given {
+                    new = given
+                } else {
+                    new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
+                    guard new.count > 0 else { throw CLIError.emptyPassword }
+                }
+                PasswordAdvice.warnIfWeak(new, typed: given == nil)
+                let opened = unlocked.openedSlot.flatMap { unlocked.slots[$0.index].kdf }
+                let parameters = requested ?? opened ?? unlocked.passwordKDF ?? .defaults
+                guard unlocked.header.usesKeyslots11 else {
+                    // Format 1.0: one new v1 password slot in place of all of them, as 0.1.0 does.
+                    return (try unlocked.changePassword(to: new, kdf: parameters), parameters)
+                }
+                let rotated = try unlocked.rotated(dropping: Swift.Set(dropSlots), newPassword: (new, parameters), now: currentTimeMilliseconds())
+                return (rotated.vault, parameters)
             }
-            guard new.count > 0 else { throw CLIError.emptyPassword }
-            let parameters = try store.changePassword(from: old, to: new, kdf: requested, limits: try unlock.limits(),
-                                                      willDeriveKey: UnlockOptions.announce)
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
+        }
+
+        /// The new password from --new-password-file or --new-password-fd; nil when it is to be typed.
+        private func givenNewPassword() throws -> SecureBytes? {
+            if let newPasswordFile { return try PasswordSource.file(newPasswordFile).read(prompt: "") }
+            if let newPasswordFD { return try PasswordSource.descriptor(newPasswordFD).read(prompt: "") }
+            return nil
         }
     }
 }

@@ -3,19 +3,64 @@ import KDF
 import VaultFile
 
 extension VaultfileCommand {
-    /// Removes an entry, or one field of it.
+    /// Removes an entry, or one field of it, or with -r every entry under a folder.
     struct Rm: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (or one of its fields).")
+        static let configuration = CommandConfiguration(
+            commandName: "rm",
+            abstract: "Remove an entry (or one of its fields), or with -r every entry under a folder.",
+            discussion: """
+                A name ending in '/' (or a name that is no entry but has entries under NAME/) is a folder: \
+                it is removed only with -r, which removes every entry under it (and, for NAME without '/', \
+                the entry NAME too). --dry-run prints what would be removed and changes nothing.
+                """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name.") var name: String
+        @Argument(help: "The entry's name, or with -r a folder such as prod/.") var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Remove only this field.", valueName: "field"))
         var field: String?
+        @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Remove every entry under the folder NAME/.")
+        var recursive = false
+        @Flag(name: .customLong("dry-run"), help: "Print what would be removed; change nothing.") var dryRun = false
+
+        func validate() throws {
+            if recursive && field != nil { throw ValidationError("-r removes whole entries; it cannot be combined with --field") }
+        }
 
         func run() throws {
-            try unlock.update { unlocked in
-                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field))
+            if dryRun {
+                var vault = try unlock.open().vault
+                try ChangeReport.wouldRemove(try remove(from: &vault))
+                return
             }
+            let removed = try unlock.update { unlocked in try remove(from: &unlocked.vault) }
+            if recursive {
+                let folder = Vault.folder(name)
+                let which = removed.first == name ? "\(name) and those under \(folder)" : "under \(folder)"
+                Messages.info("removed \(ChangeReport.entries(removed.count)) \(which)")
+            }
+        }
+
+        /// Removes what the command line names from `vault` and returns it (`NAME#FIELD` for a field).
+        private func remove(from vault: inout Vault) throws -> [String] {
+            let folder = Vault.folder(name)
+            if recursive {
+                var removed: [String] = []
+                if !name.hasSuffix("/") && vault.contains(name) {
+                    try vault.remove(name)
+                    removed.append(name)
+                    if vault.names(under: folder).isEmpty { return removed }
+                }
+                return removed + (try vault.removeFolder(folder))
+            }
+            if name.hasSuffix("/") || (field == nil && !vault.contains(name)) {
+                let count = vault.names(under: folder).count
+                guard count > 0 else { throw VaultError.entryNotFound(name) }
+                throw CLIError.refused("'\(folder)' is a folder of \(ChangeReport.entries(count)); rm without -r removes one entry",
+                                       hint: "pass -r to remove every entry under \(folder)")
+            }
+            let part = EntryPart(field: field)
+            try Self.apply(to: &vault, name: name, part: part)
+            return [part.reference(to: name)]
         }
 
         /// Removes `part` of `name` (the value: the whole entry); the one path of `rm`, on the command line and in `batch`.

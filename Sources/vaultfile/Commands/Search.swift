@@ -1,6 +1,10 @@
 import ArgumentParser
 import KDF
+import SecureMemory
 import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension VaultfileCommand {
     /// Finds entries whose name (or, with --values, value or fields) matches a pattern.
@@ -8,19 +12,39 @@ extension VaultfileCommand {
         static let configuration = CommandConfiguration(
             commandName: "search",
             abstract: "Print the names of entries that match a substring or a regular expression.",
-            discussion: "With --values the values and fields are searched too; only names are printed, never values.")
+            discussion: """
+                Smart case, as ripgrep: a pattern without upper-case letters ignores case ('git' finds \
+                Work/GitHub), one with an upper-case letter matches case exactly; -i and -s choose. With \
+                --values the values and fields are searched too; only names are printed, never values. \
+                Exits 1 when no entry matches. A pattern that is part of a secret belongs in --pattern-file \
+                (- for stdin), not on the command line, where shell history and the process list keep it. \
+                Regular expressions run in time proportional to the text (no backreferences or lookaround); \
+                see man vaultfile.
+                """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "A substring, or with --regex a regular expression.") var pattern: String
+        @Argument(help: "A substring, or with --regex a regular expression.") var pattern: String?
+        @Option(name: .customLong("pattern-file"), help: ArgumentHelp(
+            "Read the pattern from this file (- for stdin); one trailing newline is removed.", valueName: "file"))
+        var patternFile: String?
         @Flag(name: .customLong("regex"), help: "Treat the pattern as a regular expression.") var regex = false
         @Flag(name: .customLong("values"), help: "Also search values and fields.") var values = false
-        @Flag(name: .customLong("ignore-case"), help: "Ignore the case of letters.") var ignoreCase = false
+        @Flag(exclusivity: .chooseLast) var caseMatching: CaseMatching?
         @Flag(name: .customLong("json"), help: "Print the matches as list --json does: name, fields, times; never values (docs/JSON.md).")
         var json = false
 
+        func validate() throws {
+            if pattern != nil && patternFile != nil { throw ValidationError("give the pattern as an argument or with --pattern-file, not both") }
+            if pattern == nil && patternFile == nil { throw ValidationError("missing the pattern: give it as an argument, or with --pattern-file FILE (- for stdin)") }
+        }
+
         func run() throws {
-            let matcher = try makeMatcher()
+            let text = try readPattern()
+            // A pattern from a file may be part of a secret: messages name the file, never the pattern.
+            let shown = patternFile.map { $0 == "-" ? "the pattern from standard input" : "the pattern in \($0)" } ?? "'\(text)'"
+            let matcher = try makeMatcher(text, shown: shown)
             let vault = try unlock.open().vault
+            let escaping = StandardOutput.isTerminal
             var out = [UInt8]()
             var matches: [JSON] = []
             for (name, entry) in vault.sortedEntries {
@@ -30,29 +54,131 @@ extension VaultfileCommand {
                         String(validating: bytes, as: UTF8.self).map(matcher) ?? false
                     } || entry.fields.keys.contains(where: matcher)
                 }
-                if hit { out += Array(name.utf8) + [0x0A] }
+                // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
+                if hit { out += Array((escaping ? EntryName.escapingFormatCharacters(name) : name).utf8) + [0x0A] }
                 if hit && json { matches.append(EntryJSON.summary(name, entry)) }
             }
-            guard !out.isEmpty else { throw VaultError.entryNotFound("matching '\(pattern)'") }
+            guard !out.isEmpty else {
+                throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
+            }
             if json { return try StandardOutput.line(JSON.array(matches).text) }
             try StandardOutput.write(out)
         }
 
-        private func makeMatcher() throws -> (String) -> Bool {
-            if regex {
-                do {
-                    let expression = try Regex(pattern)
-                    let compiled = ignoreCase ? expression.ignoresCase() : expression
-                    return { (try? compiled.firstMatch(in: $0)) != nil }
-                } catch {
-                    throw CLIError.invalidArgument("invalid regular expression '\(pattern)': \(error)")
-                }
-            }
-            let needle = ignoreCase ? pattern.lowercased() : pattern
-            return { text in
-                let haystack = ignoreCase ? text.lowercased() : text
-                return needle.isEmpty || haystack.utf8.indices.contains { haystack.utf8[$0...].starts(with: needle.utf8) }
+        /// Whether letters match whatever their case: -i, -s, else smart case (ignored unless the
+        /// pattern holds an upper-case letter).
+        func ignoresCase(_ pattern: String) -> Bool {
+            switch caseMatching {
+            case .ignoreCase?: return true
+            case .caseSensitive?: return false
+            case nil: return !CaseMatching.hasUpperCase(pattern, regex: regex)
             }
         }
+
+        /// The pattern from the argument, or from --pattern-file without one trailing newline.
+        private func readPattern() throws -> String {
+            guard let patternFile else { return pattern! }
+            var bytes = try patternFile == "-" ? Input.readAll(STDIN_FILENO, what: "standard input") : Input.readFile(patternFile)
+            defer { wipe(&bytes) }
+            if bytes.last == 0x0A { bytes.removeLast() }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw CLIError.invalidArgument("the pattern in \(patternFile == "-" ? "standard input" : patternFile) is not UTF-8")
+            }
+            return text
+        }
+
+        private func makeMatcher(_ pattern: String, shown: String) throws -> (String) -> Bool {
+            let ignoreCase = ignoresCase(pattern)
+            if regex {
+                let expression: LinearRegex
+                do {
+                    expression = try LinearRegex(pattern, ignoringCase: ignoreCase)
+                } catch {
+                    throw CLIError.invalidArgument("invalid regular expression \(shown): \(error)")
+                }
+                return { expression.matches($0) }
+            }
+            let needle = ignoreCase ? pattern.lowercased() : pattern
+            let finder = SubstringFinder(Array(needle.utf8))
+            return { text in finder.occurs(in: ignoreCase ? text.lowercased() : text) }
+        }
+    }
+}
+
+// MARK: - Case
+
+/// `search -i` and `-s`: ignore case, or match it exactly; neither means smart case.
+enum CaseMatching: EnumerableFlag {
+    case ignoreCase
+    case caseSensitive
+
+    static func name(for value: CaseMatching) -> NameSpecification {
+        switch value {
+        case .ignoreCase: return [.customShort("i"), .customLong("ignore-case")]
+        case .caseSensitive: return [.customShort("s"), .customLong("case-sensitive")]
+        }
+    }
+
+    static func help(for value: CaseMatching) -> ArgumentHelp? {
+        switch value {
+        case .ignoreCase: return "Ignore the case of letters."
+        case .caseSensitive: return "Match the case of letters exactly."
+        }
+    }
+
+    /// Whether `pattern` holds an upper-case letter, the smart-case rule. In a regular expression
+    /// an escape (`\W`, `\S`, `\p{Lu}`) is not a letter of the text searched for, so it does not count.
+    static func hasUpperCase(_ pattern: String, regex: Bool) -> Bool {
+        let scalars = Array(pattern.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard regex && scalars[index] == "\\" else {
+                if scalars[index].properties.isUppercase { return true }
+                index += 1
+                continue
+            }
+            // An escape and the character after it; \p{…} and \P{…} up to the closing brace.
+            let escaped = index + 1 < scalars.count ? scalars[index + 1] : nil
+            index += 2
+            if escaped == "p" || escaped == "P", index < scalars.count, scalars[index] == "{" {
+                while index < scalars.count && scalars[index] != "}" { index += 1 }
+                index += 1
+            }
+        }
+        return false
+    }
+}
+
+// MARK: - Substring
+
+/// Finds a byte string in a text in time proportional to both (Knuth–Morris–Pratt): a long
+/// pattern from --pattern-file against a 256 MiB value must not cost their product.
+struct SubstringFinder {
+    private let needle: [UInt8]
+    /// For each prefix of the needle, the length of its longest proper border.
+    private let borders: [Int]
+
+    init(_ needle: [UInt8]) {
+        self.needle = needle
+        var borders = [Int](repeating: 0, count: needle.count)
+        var length = 0
+        for index in needle.indices.dropFirst() {
+            while length > 0 && needle[index] != needle[length] { length = borders[length - 1] }
+            if needle[index] == needle[length] { length += 1 }
+            borders[index] = length
+        }
+        self.borders = borders
+    }
+
+    /// Whether the needle occurs in `text` (an empty needle occurs everywhere).
+    func occurs(in text: String) -> Bool {
+        guard !needle.isEmpty else { return true }
+        var matched = 0
+        for byte in text.utf8 {
+            while matched > 0 && byte != needle[matched] { matched = borders[matched - 1] }
+            if byte == needle[matched] { matched += 1 }
+            if matched == needle.count { return true }
+        }
+        return false
     }
 }

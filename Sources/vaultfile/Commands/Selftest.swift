@@ -1,5 +1,6 @@
 import ArgumentParser
 import KDF
+import SecureMemory
 import VaultFile
 
 extension VaultfileCommand {
@@ -7,7 +8,7 @@ extension VaultfileCommand {
     struct Selftest: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "selftest",
-            abstract: "Check the linked cryptography against known answers (RFC 9106, RFC 7914, XChaCha20-Poly1305).",
+            abstract: "Check the linked cryptography against known answers (RFC 9106, RFC 7914, XChaCha20-Poly1305, RFC 5869, RFC 7748).",
             discussion: "Exit 0 when every check passes. Run it on a binary you carry on a USB stick or build yourself.")
 
         func run() throws {
@@ -52,6 +53,34 @@ extension VaultfileCommand {
                 let sealed = try key.withUnsafeBytes { try XChaCha20Poly1305.seal(message, key: $0, nonce: nonce, associatedData: aad) }
                 return hex(Array(sealed.prefix(8))) == "bd6d179d3e83d43b" && hex(Array(sealed.suffix(16))) == "c0875924c1c7987947deafd8780acf49"
             }),
+            ("HKDF-SHA256 RFC 5869 A.1 (HMAC-SHA256 state API)", {
+                let ikm = [UInt8](repeating: 0x0b, count: 22)
+                let okm = try ikm.withUnsafeBytes {
+                    try HKDFSHA256.deriveKey(inputKeyMaterial: $0, salt: Array(0x00...0x0c), info: Array(0xf0...0xf9), outputLength: 42)
+                }
+                return okm.withUnsafeBytes { hex(Array($0)) }
+                    == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
+            }),
+            ("X25519 RFC 7748 6.1 and the age identity of c2sp.org/age (Bech32)", {
+                let alice = SecureBytes(copying: hexBytes("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
+                let shared = try X25519.sharedSecret(secretKey: alice, publicKey: hexBytes("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"))
+                let identity = try AgeIdentity(parsing: "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX")
+                return shared.withUnsafeBytes { hex(Array($0)) } == "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"
+                    && identity.recipient.description == "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj"
+            }),
+            ("Ed25519 to X25519 (RFC 8032 7.1 seed)", {
+                let seed = SecureBytes(copying: hexBytes("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"))
+                guard let publicKey = Ed25519.publicKey(fromSeed: seed), let secret = Ed25519.x25519SecretKey(fromSeed: seed),
+                      let mapped = Ed25519.x25519PublicKey(publicKey) else { return false }
+                let derived = try X25519.publicKey(of: secret)
+                return hex(publicKey) == "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a" && derived == mapped
+            }),
         ]
+
+        /// Bytes of a hex string (known-answer constants only).
+        static func hexBytes(_ text: String) -> [UInt8] {
+            let digits = Array(text.utf8)
+            return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        }
     }
 }

@@ -13,47 +13,65 @@ extension VaultfileCommand {
             abstract: "Create or replace an entry; the value comes from stdin or --value-file.",
             discussion: """
                 Every byte is kept (binary-safe, no newline removed). On a terminal the value is asked \
-                for twice, without echo. Setting the value an entry already has leaves the file untouched.
+                for twice, without echo. An empty value is refused unless --allow-empty is given. \
+                --value-file - reads standard input. Setting the value an entry already has leaves the file \
+                untouched. With --generate --print the value is printed as 'generate' prints it: a final \
+                newline only on a terminal.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name, e.g. db/password.") var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Set this named field instead of the value.", valueName: "field"))
         var field: String?
-        @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin.", valueName: "file"))
+        @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin ('-' is stdin).", valueName: "file"), completion: .file())
         var valueFile: String?
+        @Flag(name: .customLong("allow-empty"), help: "Store an empty value (refused without this flag, as a likely mistake).")
+        var allowEmpty = false
         @Flag(name: .customLong("generate"), help: "Store a random password (see 'generate' for its options) instead of reading one.")
         var generate = false
         @Flag(name: .customLong("print"), help: "With --generate: also print the stored value.") var print = false
+        @Flag(name: .customLong("totp"), help: "Store an otpauth://totp/ URI (checked first) in the entry's 'totp' field.")
+        var totp = false
         @OptionGroup var generator: GeneratorOptions
+        @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
             if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
             if print && !generate { throw ValidationError("--print goes with --generate") }
+            if totp && (generate || field != nil) { throw ValidationError("--totp stores the 'totp' field; give neither --field nor --generate") }
             try validateEntryArguments(name: name, field: field)
         }
 
         func run() throws {
             var value = try readValue()
             defer { wipe(&value) }
-            try unlock.update { unlocked in
-                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: field), value: value)
+            if totp {
+                while let last = value.last, last == 0x0A || last == 0x0D { value.removeLast() }  // `echo URI |` adds one
+                _ = try TOTPParameters(uri: value)  // refused before the vault is unlocked
             }
-            if print { try StandardOutput.write(value + [0x0A]) }
+            try unlock.update { unlocked in
+                // Checked once the vault is open, so that a missing or unreadable vault is reported
+                // as such whatever the input; nothing is written either way.
+                if value.isEmpty && !allowEmpty { throw CLIError.emptyValue(name: name, field: field) }
+                try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: totp ? "totp" : field), value: value,
+                               allowFormatCharacters: formatCharacters.allowFormatCharacters)
+            }
+            if print { try GeneratedOutput.write(value) }
         }
 
         private func readValue() throws -> [UInt8] {
             if generate { return try generator.generate() }
-            if let valueFile { return try Input.readFile(valueFile) }
+            if let valueFile { return try Input.readFile(valueFile, purpose: "the value") }
             if Stream.isTerminal(STDIN_FILENO) {
                 let secret = try Terminal.readNewSecret(prompt: "Value for \(name): ", confirm: "Repeat the value: ")
                 return secret.withUnsafeBytes { Array($0) }
             }
-            return try Input.readAll(STDIN_FILENO, what: "standard input")
+            return try Input.readAll(STDIN_FILENO, what: "standard input", purpose: "the value")
         }
 
         /// Stores `value` as `part` of `name`; the one path of `set`, on the command line and in `batch`.
-        static func apply(to vault: inout Vault, name: String, part: EntryPart, value: [UInt8]) throws {
+        static func apply(to vault: inout Vault, name: String, part: EntryPart, value: [UInt8], allowFormatCharacters: Bool) throws {
+            try vault.checkNewName(name, allowingFormatCharacters: allowFormatCharacters)
             try vault.setValue(value, for: name, part: part)
         }
     }

@@ -8,8 +8,8 @@ import Glibc
 /// One of the documented password sources, in the order they are considered.
 ///
 /// File, descriptor and command sources lose exactly one trailing newline
-/// (`\n`, or `\r\n`); nothing else is changed. `VAULTFILE_PASSWORD` is
-/// taken as it is (see `EnvironmentPassword`).
+/// (`\n`, or `\r\n`); nothing else is changed. A file named `-` is standard
+/// input. `VAULTFILE_PASSWORD` is taken as it is (see `EnvironmentPassword`).
 enum PasswordSource {
     case file(String)
     case descriptor(Int32)
@@ -18,12 +18,27 @@ enum PasswordSource {
     case environment
     case prompt
 
+    /// Whether the source was chosen (an option or a variable), not the fallback prompt.
+    var isExplicit: Bool {
+        if case .prompt = self { return false }
+        return true
+    }
+
     /// The longest password read from a file, descriptor or command.
     static let maxLength = 65_536
 
     /// Reads the password.
     func read(prompt: String) throws(CLIError) -> SecureBytes {
         switch self {
+        case .file(let path) where path == Input.standardInputName:
+            // `--password-file -`: the password is standard input (which then holds nothing else).
+            // A terminal there would echo it as it is typed: the prompt is the way to type one.
+            guard isatty(STDIN_FILENO) == 0 else {
+                throw .passwordSourceFailed("'-' is standard input, a terminal here, which would show the password as it is typed; "
+                                            + "leave out the password file to be asked without echo")
+            }
+            try Input.claimStandardInput(for: "the password")
+            return try Self.stripNewline(Self.readAll(STDIN_FILENO, what: "standard input"))
         case .file(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw .passwordSourceFailed("cannot open \(path): \(String(cString: strerror(errno)))") }
@@ -31,6 +46,7 @@ enum PasswordSource {
             return try Self.stripNewline(Self.readAll(fd, what: path))
         case .descriptor(let fd):
             guard fcntl(fd, F_GETFD) >= 0 else { throw .passwordSourceFailed("descriptor \(fd) is not open") }
+            if fd == STDIN_FILENO { try Input.claimStandardInput(for: "the password") }
             // Read to its end, then closed: no child may read the password from it again.
             defer { Inherited.consume(fd) }
             return try Self.stripNewline(Self.readAll(fd, what: "descriptor \(fd)"))

@@ -8,25 +8,24 @@ import Glibc
 
 // MARK: - Which vault
 
+/// The title of the help section that holds the options of `VaultOptions` and `UnlockOptions`.
+///
+/// Each group gives it to its options from inside (a title set where a verb declares the group
+/// would need every verb to say it); `HelpLayout` moves the section after the verb's own options,
+/// since swift-argument-parser prints titled sections before the untitled one.
+let vaultOptionsTitle = "Vault options"
+
 /// `--vault` and `--lock-timeout`, shared by every verb that touches a vault.
 struct VaultOptions: ParsableArguments {
-    @Option(name: .customLong("vault"), help: ArgumentHelp(
-        "The vault file. Default: $VAULTFILE_PATH, else $XDG_DATA_HOME/vaultfile/default.vault.",
-        valueName: "path"))
-    var vault: String?
+    @OptionGroup(title: vaultOptionsTitle) private var options: VaultPathOptions
 
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
-        "Seconds to wait for another vaultfile to release the vault.", valueName: "seconds"))
-    var lockTimeout: Double = 10
-
-    func validate() throws {
-        guard lockTimeout.isFinite, lockTimeout >= 0, lockTimeout <= 86_400 else {
-            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds")
-        }
+    /// `--vault`, or nil.
+    var vault: String? {
+        get { options.vault }
+        set { options.vault = newValue }
     }
-
-    /// Whether the path is the documented default (then its folder may be created).
-    var isDefaultPath: Bool { vault == nil && environment("VAULTFILE_PATH") == nil }
+    /// `--lock-timeout`, in seconds.
+    var lockTimeout: Double { options.lockTimeout }
 
     /// `--vault`, then `VAULTFILE_PATH`, then `$XDG_DATA_HOME/vaultfile/default.vault`
     /// (`$HOME/.local/share/vaultfile/default.vault` when XDG_DATA_HOME is unset).
@@ -45,6 +44,24 @@ struct VaultOptions: ParsableArguments {
     var store: VaultStore { VaultStore(path: path, lockTimeout: lockTimeout) }
 }
 
+/// The options of `VaultOptions`, in a group of their own so that they carry the help title.
+struct VaultPathOptions: ParsableArguments {
+    @Option(name: .customLong("vault"), help: ArgumentHelp(
+        "The vault file. Default: $VAULTFILE_PATH, else $XDG_DATA_HOME/vaultfile/default.vault.",
+        valueName: "path"), completion: .file())
+    var vault: String?
+
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+        "Seconds to wait for another vaultfile to release the vault.", valueName: "seconds"))
+    var lockTimeout: Double = 10
+
+    func validate() throws {
+        guard lockTimeout.isFinite, lockTimeout >= 0, lockTimeout <= 86_400 else {
+            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds")
+        }
+    }
+}
+
 /// A non-empty environment variable, or nil.
 func environment(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
@@ -54,37 +71,23 @@ func environment(_ name: String) -> String? {
 
 // MARK: - How to unlock it
 
-/// The password sources and the KDF caps, shared by every verb that opens a vault.
+/// The unlock sources (identities, keyfiles, recovery codes: `KeySourceOptions`; then the
+/// password sources) and the KDF caps, shared by every verb that opens a vault.
 struct UnlockOptions: ParsableArguments {
     @OptionGroup var location: VaultOptions
+    @OptionGroup(title: vaultOptionsTitle) var keys: KeySourceOptions
 
-    @Option(name: .customLong("password-file"), help: ArgumentHelp(
-        "Read the password from this file (one trailing newline is removed).", valueName: "file"))
-    var passwordFile: String?
+    @OptionGroup(title: vaultOptionsTitle) private var options: UnlockSourceOptions
 
-    @Option(name: .customLong("password-fd"), help: ArgumentHelp(
-        "Read the password from this open file descriptor (one trailing newline is removed).", valueName: "n"))
-    var passwordFD: Int32?
+    private var passwordFile: String? { options.passwordFile }
+    private var passwordFD: Int32? { options.passwordFD }
+    private var passwordCommand: String? { options.passwordCommand }
+    private var maxMemory: String? { options.maxMemory }
+    private var maxWork: String? { options.maxWork }
+    private var maxIterations: UInt64? { options.maxIterations }
 
-    @Option(name: .customLong("password-command"), help: ArgumentHelp(
-        "Run this command with 'sh -c'; its standard output is the password (one trailing newline is removed).",
-        valueName: "command"))
-    var passwordCommand: String?
-
-    @Option(name: .customLong("kdf-max-memory"), help: ArgumentHelp(
-        "Skip keyslots whose KDF needs more memory (K/M/G suffixes; a cap per slot). Default: the lower of 1G and half the RAM; env VAULTFILE_KDF_MAX_MEMORY.",
-        valueName: "size"))
-    var maxMemory: String?
-
-    @Option(name: .customLong("kdf-max-work"), help: ArgumentHelp(
-        "The most Argon2id work (memory × iterations, K/M/G suffixes) one unlock spends, summed over the keyslots tried; a slot that would pass it is skipped. Default 32G; env VAULTFILE_KDF_MAX_WORK.",
-        valueName: "size"))
-    var maxWork: String?
-
-    @Option(name: .customLong("kdf-max-iterations"), help: ArgumentHelp(
-        "The most PBKDF2 iterations one unlock runs, summed over the keyslots tried; a slot that would pass it is skipped. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
-        valueName: "n"))
-    var maxIterations: UInt64?
+    /// `--allow-rollback`.
+    var allowRollback: Bool { options.allowRollback }
 
     func validate() throws {
         let explicit = [passwordFile != nil, passwordFD != nil, passwordCommand != nil].filter { $0 }.count
@@ -104,6 +107,17 @@ struct UnlockOptions: ParsableArguments {
         if let command = environment("VAULTFILE_PASSWORD_COMMAND") { return .command(command) }
         if EnvironmentPassword.password != nil { return .environment }
         return .prompt
+    }
+
+    /// Every unlock source given, in the order they are tried: identities, keyfiles and a
+    /// recovery code first, then the password: from its source when one is given (an option or a
+    /// variable), or from the terminal prompt when no other source is.
+    func credentials() throws -> [UnlockCredential] {
+        var result = try keys.credentials(vaultPath: location.path)
+        if result.isEmpty || source.isExplicit {
+            result.append(UnlockCredential(.password(try password()), source: "the password"))
+        }
+        return result
     }
 
     /// Reads the password of the vault.
@@ -151,19 +165,24 @@ struct UnlockOptions: ParsableArguments {
 
     // MARK: Opening
 
-    /// Opens the vault read-only (no lock), warning about weak KDF settings.
+    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies.
     func open() throws -> UnlockedVault {
         let store = location.store
-        let password = try password()
-        let unlocked = try store.open(password: password, limits: try limits(), willDeriveKey: Self.announce)
+        let rollback = try rollbackCheck()
+        let credentials = try credentials()
+        defer { Self.report(rollback) }
+        let unlocked = try store.open(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
 
-    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed.
+    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed; a write
+    /// to an older copy is refused (exit 7) unless `--allow-rollback`.
     func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
-        let password = try password()
-        return try location.store.update(password: password, limits: try limits(), willDeriveKey: Self.announce) { unlocked in
+        let rollback = try rollbackCheck()
+        let credentials = try credentials()
+        defer { Self.report(rollback) }
+        return try location.store.update(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
             return try edit(unlocked)
         }
@@ -175,9 +194,45 @@ struct UnlockOptions: ParsableArguments {
     }
 
     static func warnIfWeak(_ unlocked: UnlockedVault) {
-        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum else { return }
+        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum, weakKDFWarningIsDue(unlocked.header.vaultID) else { return }
         Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
     }
+}
+
+/// The options of `UnlockOptions` but the vault's path, in a group of their own so that they
+/// carry the help title.
+struct UnlockSourceOptions: ParsableArguments {
+    @Option(name: .customLong("password-file"), help: ArgumentHelp(
+        "Read the password from this file (one trailing newline is removed).", valueName: "file"), completion: .file())
+    var passwordFile: String?
+
+    @Option(name: .customLong("password-fd"), help: ArgumentHelp(
+        "Read the password from this open file descriptor (one trailing newline is removed).", valueName: "n"))
+    var passwordFD: Int32?
+
+    @Option(name: .customLong("password-command"), help: ArgumentHelp(
+        "Run this command with 'sh -c'; its standard output is the password (one trailing newline is removed).",
+        valueName: "command"))
+    var passwordCommand: String?
+
+    @Option(name: .customLong("kdf-max-memory"), help: ArgumentHelp(
+        "Skip keyslots whose KDF needs more memory (K/M/G suffixes; a cap per slot). Default: the lower of 1G and half the RAM; env VAULTFILE_KDF_MAX_MEMORY.",
+        valueName: "size"))
+    var maxMemory: String?
+
+    @Option(name: .customLong("kdf-max-work"), help: ArgumentHelp(
+        "The most Argon2id work (memory × iterations, K/M/G suffixes) one unlock spends, summed over the keyslots tried; a slot that would pass it is skipped. Default 32G; env VAULTFILE_KDF_MAX_WORK.",
+        valueName: "size"))
+    var maxWork: String?
+
+    @Option(name: .customLong("kdf-max-iterations"), help: ArgumentHelp(
+        "The most PBKDF2 iterations one unlock runs, summed over the keyslots tried; a slot that would pass it is skipped. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
+        valueName: "n"))
+    var maxIterations: UInt64?
+
+    @Flag(name: .customLong("allow-rollback"), help: ArgumentHelp(
+        "Let a write replace a copy older than one seen on this machine (else exit 7); the copy becomes the newest."))
+    var allowRollback = false
 }
 
 /// Checks an entry name (and field name) from the command line, as a usage error.

@@ -31,6 +31,17 @@ enum CLIError: CategorizedError {
     case invalidArgument(String)
     /// Refused to do something without an explicit option.
     case refused(String, hint: String)
+    /// `search` found no entry that matches `pattern`.
+    case noMatch(pattern: String, searchedValues: Bool, caseSensitive: Bool)
+    /// The value (or `field`) of entry `name` is binary (not UTF-8, or control characters other
+    /// than tab and newline) and was about to be written to a terminal.
+    case binaryOnTerminal(name: String, field: String?)
+    /// The value read for entry `name` (or its `field`) is empty.
+    case emptyValue(name: String, field: String?)
+    /// The first word is not a verb; `suggestions` are the verbs it is close to.
+    case unknownVerb(String, suggestions: [String])
+    /// Standard input was read already (for `reader`, e.g. "the value"), and `second` wants it too.
+    case standardInputTaken(reader: String, second: String)
 
     var description: String {
         switch self {
@@ -46,6 +57,13 @@ enum CLIError: CategorizedError {
         case .outputFailed(let code): return "writing to standard output failed: \(String(cString: strerror(code)))"
         case .invalidArgument(let why): return why
         case .refused(let why, _): return why
+        case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
+        case .binaryOnTerminal(let name, let field):
+            return "\(Self.part(name, field)) holds binary data (not UTF-8, or control characters); refusing to write it to the terminal"
+        case .emptyValue(let name, let field): return "the value read for \(Self.part(name, field)) is empty; nothing was stored"
+        case .unknownVerb(let word, _): return "'\(word)' is not a vaultfile verb"
+        case .standardInputTaken(let reader, let second):
+            return "standard input holds one thing: it was read for \(reader), so \(second) cannot come from it too"
         }
     }
 
@@ -55,7 +73,14 @@ enum CLIError: CategorizedError {
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed: return .io
         case .inputTooLarge: return .overLimit
         case .invalidArgument: return .invalidArgument
-        case .refused: return .refused
+        case .refused, .binaryOnTerminal, .emptyValue: return .refused
+        case .noMatch: return .notFound
+        case .unknownVerb, .standardInputTaken: return .invalidArgument
         }
+    }
+
+    /// How a message names the value of an entry or one of its fields.
+    private static func part(_ name: String, _ field: String?) -> String {
+        field.map { "field '\($0)' of '\(name)'" } ?? "'\(name)'"
     }
 }

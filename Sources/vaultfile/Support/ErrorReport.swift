@@ -20,6 +20,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 5
     /// A limit was exceeded: a KDF cap or a size limit.
     case overLimit = 6
+    /// A write to a copy older than one seen on this machine was refused (`--allow-rollback`).
+    case staleCopy = 7
     /// The command line was malformed.
     case usage = 64
 
@@ -31,6 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .damaged, .unsupported: self = .damaged
         case .busy: self = .busy
         case .overLimit: self = .overLimit
+        case .stale: self = .staleCopy
         case .invalidArgument: self = .usage
         case .invalidInput, .conflict, .refused, .io, .internalFailure: self = .failure
         }
@@ -80,7 +83,16 @@ struct ErrorReport: Equatable {
         case let error as VaultError: return hint(for: error)
         case let error as KDFError: return hint(for: error)
         case let error as CLIError: return hint(for: error)
+        case let error as OTPError: return hint(for: error)
         default: return nil  // XChaCha20Poly1305.Failure: a bug or damage, nothing for the user to do
+        }
+    }
+
+    static func hint(for error: OTPError) -> String? {
+        switch error {
+        case .noTOTP(let name): return "store one with: vaultfile set \(name) --totp < uri.txt (the otpauth://totp/ URI on stdin)"
+        case .malformedURI, .invalidSecret, .unsupportedParameter: return "give an otpauth://totp/LABEL?secret=BASE32[&algorithm=SHA1|SHA256|SHA512&digits=6-10&period=1-3600] URI"
+        case .invalidTime: return nil
         }
     }
 
@@ -89,13 +101,24 @@ struct ErrorReport: Equatable {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .noKeyslotOpens:
+            return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
+                + "other sources: --identity, --keyfile, --recovery, a password"
+        case .slotNotFound: return "'vaultfile slot list' shows each slot's id and label"
+        case .rotationBlocked:
+            return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
+        case .slotChangeRefused: return nil
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
-        case .vaultMissing: return "create one with 'vaultfile init', or name another with --vault or VAULTFILE_PATH"
+        case .vaultMissing(let path):
+            // The command names the path, so that it creates this vault whichever way the path was given.
+            return "create it with 'vaultfile init --vault \(shellWord(path))' (missing folders are made), "
+                + "or name another vault with --vault or VAULTFILE_PATH"
         case .vaultExists: return "choose another path, or remove the file first"
         case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
         case .changedOnDisk: return "run the command again"
         case .entryNotFound, .referenceNotFound: return "'vaultfile list' shows the names in the vault"
+        case .fieldNotFound: return nil  // the message lists the fields the entry has
         case .entryExists: return "pass --force to replace it"
         case .nameTwin(let name, let existing):
             return "use the existing entry's name, or give it the new spelling first: "
@@ -106,9 +129,20 @@ struct ErrorReport: Equatable {
             return "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import"
         case .mergeRefused(.passwordFails):
             return "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again"
+        case .mergeRefused(.passwordOpensNone):
+            return "check the password git's merge driver is given (VAULTFILE_PASSWORD_COMMAND, VAULTFILE_PASSWORD_FILE or VAULTFILE_PASSWORD), "
+                + "then merge again"
+        case .mergeRefused(.passwordOpensOnly):
+            return "merge with the password BASE opens with, after 'vaultfile passwd' back to it on the side that changed it; "
+                + "or keep one side with 'git checkout --ours FILE' or '--theirs FILE' and move entries with export/import"
         case .mergeRefused(.lowerKeyDerivation):
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"
+        case .staleCopy(let path, _, let newer):
+            let merge = newer.path == path ? "'vaultfile merge'" : "'vaultfile merge \(path) \(newer.path)'"
+            return "if this copy is the one to keep, run the command again with --allow-rollback (it then becomes the newest); "
+                + "to combine both copies' changes use \(merge)"
+        case .generationExhausted: return "move the entries into a new vault ('vaultfile init', then 'vaultfile export' and 'vaultfile import')"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
@@ -138,8 +172,33 @@ struct ErrorReport: Equatable {
         case .noPasswordSource: return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .refused(_, let hint): return hint
-        case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument:
+        case .noMatch(_, let searchedValues, let caseSensitive):
+            var ways: [String] = []
+            if caseSensitive { ways.append("-i ignores case") }
+            if !searchedValues { ways.append("--values also searches values and fields") }
+            return ways.isEmpty ? "'vaultfile list' shows the names in the vault" : ways.joined(separator: "; ")
+        case .binaryOnTerminal(let name, let field):
+            let command = "vaultfile get \(shellWord(name))" + (field.map { " --field \(shellWord($0))" } ?? "")
+            return "redirect or pipe it ('\(command) > FILE'), or pass --force to write it to the terminal anyway"
+        case .emptyValue: return "pass --allow-empty to store an empty value"
+        case .unknownVerb(_, let suggestions):
+            guard !suggestions.isEmpty else { return "'vaultfile --help' lists the verbs" }
+            return "did you mean " + suggestions.map { "'\($0)'" }.joined(separator: " or ") + "?"
+        case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
+             .standardInputTaken:
             return nil
         }
     }
+}
+
+/// `text` as one word for a POSIX shell: as it is when it holds only characters no shell treats
+/// specially, else in single quotes (a quote inside written as '\'').
+func shellWord(_ text: String) -> String {
+    let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
+    }
+    guard !plain else { return text }
+    var quoted = "'"
+    for character in text { quoted += character == "'" ? "'\\''" : String(character) }
+    return quoted + "'"
 }

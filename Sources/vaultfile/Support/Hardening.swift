@@ -27,6 +27,7 @@ enum Hardening {
         _ = vaultfile_set_not_dumpable()
         signal(SIGXFSZ, SIG_IGN)
         EnvironmentPassword.take()
+        EnvironmentIdentity.take()
         PrivateTemporaryFolder.sweepLeftovers()
     }
 }

@@ -7,9 +7,16 @@ import Glibc
 // MARK: - Reading values
 
 /// Reads values from descriptors and files, binary-safe and through the value size limit.
+///
+/// A file named `-` is standard input, wherever a user names a file to read (`--value-file`,
+/// import's file, `inject --in`, `batch --script`, `--password-file`); `./-` names a file called
+/// `-`. Standard input is read at most once: a second reader would get nothing and store an empty
+/// value, so it fails naming the first (`CLIError.standardInputTaken`).
 enum Input {
-    /// Reads until end of file; refuses more than the largest value a vault holds.
-    static func readAll(_ fd: Int32, what: String) throws -> [UInt8] {
+    /// Reads until end of file; refuses more than the largest value a vault holds. `purpose`
+    /// names what standard input is read for, should something else want it too.
+    static func readAll(_ fd: Int32, what: String, purpose: String = "the input") throws -> [UInt8] {
+        if fd == STDIN_FILENO { try claimStandardInput(for: purpose) }
         var bytes: [UInt8] = []
         // A regular file (a redirect, --value-file) says its size: one buffer of that size, no growing copies.
         var info = stat()
@@ -43,11 +50,29 @@ enum Input {
         }
     }
 
-    /// Reads a whole file.
-    static func readFile(_ path: String) throws -> [UInt8] {
+    /// Reads a whole file; `-` is standard input.
+    static func readFile(_ path: String) throws -> [UInt8] { try readFile(path, purpose: "the file '-'") }
+
+    /// Reads a whole file; `-` is standard input, read for `purpose` (e.g. "the value").
+    static func readFile(_ path: String, purpose: String) throws -> [UInt8] {
+        if path == standardInputName { return try readAll(STDIN_FILENO, what: "standard input", purpose: purpose) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CLIError.io(operation: "opening", path: path, errno: errno) }
         defer { close(fd) }
         return try readAll(fd, what: path)
+    }
+
+    // MARK: Standard input, read once
+
+    /// The file name that means standard input.
+    static let standardInputName = "-"
+
+    /// What read standard input first, or nil. One thread reads input, before any other starts.
+    nonisolated(unsafe) private static var standardInputReader: String?
+
+    /// Notes that `reader` reads standard input; throws if something read it before.
+    static func claimStandardInput(for reader: String) throws(CLIError) {
+        if let first = standardInputReader { throw .standardInputTaken(reader: first, second: reader) }
+        standardInputReader = reader
     }
 }

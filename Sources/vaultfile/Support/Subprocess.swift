@@ -20,13 +20,15 @@ enum Subprocess {
         let pid: pid_t
         /// The read end of the stdout pipe; the caller reads it and closes it.
         let output: Int32?
+        /// The write end of the stdin pipe (`feedInput`); the caller writes it and closes it.
+        var input: Int32? = nil
     }
 
     /// Whether a child gets the variables that unlock a vault.
     enum UnlockSources {
         /// Removed from the child's environment: the default for every child.
         case withheld
-        /// Passed on, and `VAULTFILE_PASSWORD` put back from its guarded copy (`exec --allow-nested`).
+        /// Passed on, and `VAULTFILE_PASSWORD` and `VAULTFILE_IDENTITY` put back from their guarded copies (`exec --allow-nested`).
         case passedOn
     }
 
@@ -45,9 +47,12 @@ enum Subprocess {
     /// either way without the unlock variables unless `unlockSources` is `.passedOn`. stdin and
     /// stderr are always inherited. With `captureOutput`, stdout is a pipe.
     /// Environment strings vaultfile builds are zeroed before they are freed: they may hold secrets (`exec`).
+    /// With `feedInput`, stdin is a pipe (a secret for a clipboard tool goes there, never in argv).
+    /// With `detached`, the child leads a new session (`setsid`) with stdout and stderr on /dev/null.
     static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
-                      captureOutput: Bool = false) throws(CLIError) -> Child {
+                      captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false) throws(CLIError) -> Child {
         var pipeFDs: [Int32] = [-1, -1]
+        var inputFDs: [Int32] = [-1, -1]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -58,12 +63,29 @@ enum Subprocess {
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
         }
+        if feedInput {
+            guard pipe(&inputFDs) == 0 else { throw .invalidArgument("cannot create a pipe: \(String(cString: strerror(errno)))") }
+            _ = fcntl(inputFDs[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(inputFDs[1], F_SETFD, FD_CLOEXEC)
+            posix_spawn_file_actions_adddup2(&actions, inputFDs[0], STDIN_FILENO)
+        }
+        if detached {
+            for fd in [STDOUT_FILENO, STDERR_FILENO] where !(fd == STDOUT_FILENO && captureOutput) {
+                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0)
+            }
+            // A child that outlives us (the clearer, xclip serving the selection) must not hold
+            // a caller's pipe open: whoever waits for its end would wait for the child too.
+            for fd in (Inherited.openDescriptors() ?? []).sorted() where fd > STDERR_FILENO {
+                posix_spawn_file_actions_addclose(&actions, fd)
+            }
+        }
         closeOwnDescriptors(in: &actions, keepingStandardOutput: captureOutput)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         restoreSignals(in: &attributes)
+        if detached { detach(&attributes) }
 
         let argv = arguments.map { strdup($0) } + [nil]
         let environment = ChildEnvironment(environment, unlockSources: unlockSources)
@@ -78,11 +100,13 @@ enum Subprocess {
             }
         }
         if captureOutput { close(pipeFDs[1]) }
+        if feedInput { close(inputFDs[0]) }
         guard status == 0 else {
             if captureOutput { close(pipeFDs[0]) }
+            if feedInput { close(inputFDs[1]) }
             throw .invalidArgument("cannot run '\(arguments[0])': \(String(cString: strerror(status)))")
         }
-        return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil)
+        return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil)
     }
 
     /// Waits for `pid`; returns its exit status, or 128 + the signal that killed it.
@@ -123,6 +147,13 @@ enum Subprocess {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }
+
+    /// Adds `POSIX_SPAWN_SETSID`: the child leads a new session, so closing the terminal does not end it.
+    private static func detach(_ attributes: inout posix_spawnattr_t) {
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setflags(&attributes, flags | 0x80)  // POSIX_SPAWN_SETSID (glibc 2.26+), hidden from Swift behind _GNU_SOURCE
+    }
 }
 
 // MARK: - A child's environment
@@ -151,15 +182,16 @@ private struct ChildEnvironment {
                 entry += 1
             }
         }
-        if keepUnlock, let password = EnvironmentPassword.password, password.count > 0 {
+        let guarded = [("VAULTFILE_PASSWORD", EnvironmentPassword.password), ("VAULTFILE_IDENTITY", EnvironmentIdentity.identity)]
+        for case (let name, let secret?) in guarded where keepUnlock && secret.count > 0 {
             // Straight from guarded memory into a buffer that is zeroed on release.
-            let prefix = Array("VAULTFILE_PASSWORD=".utf8)
-            let bytes = malloc(prefix.count + password.count + 1)!
+            let prefix = Array((name + "=").utf8)
+            let bytes = malloc(prefix.count + secret.count + 1)!
             prefix.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: prefix.count) }
-            password.withUnsafeBytes { bytes.advanced(by: prefix.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            bytes.storeBytes(of: 0, toByteOffset: prefix.count + password.count, as: UInt8.self)
+            secret.withUnsafeBytes { bytes.advanced(by: prefix.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            bytes.storeBytes(of: 0, toByteOffset: prefix.count + secret.count, as: UInt8.self)
             let buffer = bytes.assumingMemoryBound(to: CChar.self)
-            pointers.removeAll { $0.map { strncmp($0, "VAULTFILE_PASSWORD=", prefix.count) == 0 } ?? false }
+            pointers.removeAll { $0.map { strncmp($0, name + "=", prefix.count) == 0 } ?? false }
             owned.append(buffer)
             pointers.append(buffer)
         }

@@ -26,10 +26,10 @@ extension VaultfileCommand.Git {
         @Argument(help: "Their version (%B).") var theirs: String
 
         func run() throws {
-            let password = try unlock.password()
+            let credentials = try unlock.credentials()
             let conflicts: [VaultMerge.Conflict]
             do {
-                conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, password: password, limits: try unlock.limits(),
+                conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, credentials: credentials, limits: try unlock.limits(),
                                                       allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1")
             } catch let error as VaultError {
                 // A lowered KDF is for a person to decide, as a conflict is: exit 1, OURS untouched.

@@ -15,7 +15,8 @@ extension VaultfileCommand.Git {
                 hash of a guessable secret, so equal values of two entries or fields do not show as equal. The \
                 same value in the same place keeps its fingerprint, so a return to an earlier value shows. \
                 A diff still shows the entry and field names, the modified times, the number of entries, and \
-                which values changed. --show-secrets prints the values instead.
+                which values changed. --show-secrets prints the values instead. A vault of format 1.1 also \
+                lists its keyslots (kind, label, recipient), so a diff shows who was given or lost access.
 
                 With no password source at all (no option, no variable, no terminal to ask on, as when git \
                 runs a diff in a pager or a GUI), it prints what the header tells without a password \
@@ -28,15 +29,21 @@ extension VaultfileCommand.Git {
         @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
         func run() throws {
-            let password: SecureBytes
+            let credentials: [UnlockCredential]
             do {
-                password = try unlock.password()
+                credentials = try unlock.credentials()
             } catch let error as CLIError where Self.meansNoSource(error, source: unlock.source) {
                 try StandardOutput.line(try Self.headerOnlyListing(of: file).joined(separator: "\n"))
                 return
             }
-            let unlocked = try VaultStore(path: file).open(password: password, limits: try unlock.limits())
+            let unlocked = try VaultStore(path: file).open(credentials: credentials, limits: try unlock.limits())
             var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
+            // Format 1.1: who can open it, so that a diff shows slots added and removed (no secret in it).
+            if unlocked.header.usesKeyslots11 {
+                for slot in unlocked.slots {
+                    lines.append("# keyslot \(slot.index): \(Rotation.describe(slot))\(slot.recipient.map { " \($0)" } ?? "")")
+                }
+            }
             func shown(_ bytes: [UInt8], of name: String, field: String?) -> String {
                 guard !showSecrets else { return JSON.quote(String(decoding: bytes, as: UTF8.self)) }
                 return "fingerprint:" + hex(unlocked.fingerprint(entry: name, field: field, value: bytes)).prefix(16)

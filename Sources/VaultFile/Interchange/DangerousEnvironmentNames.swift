@@ -1,0 +1,38 @@
+// MARK: - Environment variables that change what a program runs
+
+/// Environment variables that make the dynamic linker, a shell or an interpreter load or run
+/// code of the variable's choosing: a secret stored under such a name and exported by
+/// `vaultfile exec` would take over the child program.
+///
+/// `import` warns about every entry whose variable (see `EnvironmentNames.variable(for:)`) is one
+/// of these, and `exec` refuses to export them without `--allow-env`; this is the one list of
+/// them (the man page, under exec, repeats it). Beyond code loading it holds the variables that
+/// move where programs read their configuration (HOME, XDG_CONFIG_HOME, ZDOTDIR), start an editor
+/// or pager, or unlock vaults (VAULTFILE_*).
+public enum DangerousEnvironmentNames {
+    /// Every variable that starts with one of these: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`, …
+    public static let prefixes: [String] = ["LD_", "GIT_CONFIG_", "VAULTFILE_"]
+
+    /// These variables exactly.
+    public static let names: Set<String> = [
+        // Where programs are found, and what shells run before anything else.
+        "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "PROMPT_COMMAND",
+        // Where programs read their configuration.
+        "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+        // Code that interpreters load at start-up.
+        "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYOPT", "RUBYLIB",
+        "PYTHONUSERBASE", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+        // Programs git runs.
+        "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF",
+        "GIT_EDITOR", "GIT_PAGER", "GIT_CONFIG", "SSH_ASKPASS",
+        // Programs that tools start on their own.
+        "EDITOR", "VISUAL", "PAGER",
+        // glibc loads iconv modules from here (the pkexec exploit, CVE-2021-4034).
+        "GCONV_PATH", "GLIBC_TUNABLES",
+    ]
+
+    /// Whether `variable` (exactly as it would be exported) is one of these.
+    public static func contains(_ variable: String) -> Bool {
+        names.contains(variable) || prefixes.contains { variable.utf8.starts(with: $0.utf8) }
+    }
+}

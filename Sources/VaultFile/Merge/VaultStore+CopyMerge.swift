@@ -1,0 +1,44 @@
+import KDF
+import SecureMemory
+
+// MARK: - Merging two copies of a vault (outside git)
+
+extension VaultStore {
+    /// Merges the copy at `theirs` into this vault (OURS), under OURS's lock, and replaces OURS
+    /// with the result atomically: `vaultfile merge`, for two copies that were each changed (two
+    /// USB sticks).
+    ///
+    /// With `base` (a copy both came from) the merge is three-way, as git's merge driver does
+    /// it (`mergeFiles`); without, two-way (`VaultMerge.merge(ours:theirs:)`). The result is
+    /// sealed at one more than the largest of ours, theirs and the generation `rollback` has
+    /// recorded for the vault, so it is newer than every copy seen; `rollback` then records it.
+    /// A merge is never refused as a write to an older copy: it exists to repair a fork.
+    /// Returns the conflicts, which the result holds side by side, and the result's generation.
+    public func mergeCopy(
+        theirs: String, base: String? = nil, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
+        rollback: RollbackCheck? = nil
+    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
+        let (header, conflicts) = try withLock { () throws -> (VaultHeader, [VaultMerge.Conflict]) in
+            let merge = try PreparedMerge(
+                base: base, ours: path, theirs: theirs, roles: .copies, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF)
+            let recorded = rollback?.recordedGeneration(of: merge.oursHeader.vaultID) ?? 0
+            merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation, recorded))
+            try replace(expecting: merge.oursFile.identity, mode: merge.oursFile.mode) { output throws(VaultError) in
+                try merge.sealer.seal(to: output)
+            }
+            return (merge.sealer.header, merge.conflicts)
+        }
+        // After the rename, never before: a merge killed earlier leaves OURS and the record as they were.
+        rollback?.merged(header, path: path)
+        return (conflicts, header.generation)
+    }
+
+    /// Merges as above, opening each copy with `password`.
+    public func mergeCopy(
+        theirs: String, base: String? = nil, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false,
+        rollback: RollbackCheck? = nil
+    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
+        try mergeCopy(theirs: theirs, base: base, credentials: [UnlockCredential(.password(password), source: "the password")],
+                      limits: limits, allowLowerKDF: allowLowerKDF, rollback: rollback)
+    }
+}

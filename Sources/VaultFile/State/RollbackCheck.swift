@@ -1,0 +1,126 @@
+// MARK: - The rollback check of one command
+
+/// Compares the vault a command opens with what this machine has seen of it, refuses a write
+/// to an older copy, and records the newest generation seen (docs/SECURITY.md, "Rollback").
+///
+/// `VaultStore.open`, `update` and `changePassword` call it: `opened` after a successful unlock,
+/// `willWrite` just before the new version is written (nothing is on disk yet), and `finished`
+/// once the command is over, with the header of the file now on disk, so that a write records
+/// its new generation only after its rename. What the user should know is collected in
+/// `findings` and `problem`, for the command line to show. The git integration (textconv,
+/// the merge driver) and vaults inside a git work tree run without one.
+public final class RollbackCheck: @unchecked Sendable {
+    // @unchecked: one command on one thread uses it, then reads what it found.
+
+    /// Something the user should be told.
+    public enum Finding: Equatable, Sendable, CustomStringConvertible {
+        /// A copy older than one seen here was opened, and nothing was written to it.
+        case olderCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
+        /// A copy of the generation seen here, with another header: two copies of one older copy were each changed.
+        case diverged(path: String, generation: UInt64, other: SeenGenerations.Record)
+
+        public var description: String {
+            switch self {
+            case .olderCopy(let path, let generation, let newer):
+                return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault "
+                    + "was seen here on \(newer.seenText) (at \(newer.path))"
+            case .diverged(let path, let generation, let other):
+                return "\(path) has diverged from the copy seen here on \(other.seenText) (at \(other.path)): both are generation "
+                    + "\(generation) with different contents, so two copies were each changed"
+            }
+        }
+    }
+
+    /// The records consulted and updated.
+    public let seen: SeenGenerations
+    /// Whether a write to an older copy is let through (then sealed past the recorded generation).
+    public let allowRollback: Bool
+    /// What the user should be told, in order.
+    public private(set) var findings: [Finding] = []
+    /// The first problem with the state folder, if any: the check did what it could without it.
+    public private(set) var problem: StateFolder.Problem?
+
+    /// The header as unlocked, and how it compared with the record.
+    private var openedHeader: VaultHeader?
+    private var comparison: SeenGenerations.Comparison = .unseen
+    /// Whether a write was refused: its error says it all, and the record stays above the file.
+    private var refused = false
+
+    /// A check against the records in `seen`.
+    public init(seen: SeenGenerations, allowRollback: Bool = false) {
+        self.seen = seen
+        self.allowRollback = allowRollback
+    }
+
+    // MARK: The steps of one command
+
+    /// After a successful unlock: compares `header` with the record of its vault.
+    func opened(_ header: VaultHeader) {
+        openedHeader = header
+        comparison = SeenGenerations.compare(header, with: recorded(header.vaultID))
+    }
+
+    /// Before `unlocked` is sealed over the file at `path`: refuses a write to an older copy
+    /// (`staleCopy`, nothing written) unless `allowRollback`; when allowed, the seal is made to
+    /// write the recorded generation + 1, so that the restored copy is the newest from then on.
+    func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
+        guard case .older(let newer) = comparison else { return }
+        guard allowRollback else {
+            refused = true
+            throw .staleCopy(path: path, generation: unlocked.header.generation, newer: newer)
+        }
+        unlocked.advanceGeneration(past: newer.generation)
+    }
+
+    /// Once the command is over: `header` is the one of the file now at `path` (the new one after a
+    /// write, else the one unlocked). Says what the user should know and raises the record.
+    func finished(onDisk header: VaultHeader, path: String) {
+        guard let opened = openedHeader, !refused else { return }
+        openedHeader = nil
+        let wrote = header != opened
+        switch comparison {
+        case .older(let newer) where !wrote:
+            findings.append(.olderCopy(path: path, generation: opened.generation, newer: newer))
+        case .diverged(let other):
+            // Also after a write: that write made this copy the newest, and the other copy's changes are not in it.
+            findings.append(.diverged(path: path, generation: opened.generation, other: other))
+        default:
+            break
+        }
+        // Most opens find the generation recorded and write nothing; a write always rises above it.
+        switch comparison {
+        case .unseen, .newer: record(header, path: path)
+        case .same, .older, .diverged: if wrote { record(header, path: path) }
+        }
+    }
+
+    /// Records `header`, the result of a merge written to `path`: no comparison, no finding.
+    func merged(_ header: VaultHeader, path: String) {
+        record(header, path: path)
+    }
+
+    /// The generation recorded for vault `vaultID`, or nil when none is (or the records cannot be read).
+    func recordedGeneration(of vaultID: [UInt8]) -> UInt64? {
+        recorded(vaultID)?.generation
+    }
+
+    // MARK: Private
+
+    private func recorded(_ vaultID: [UInt8]) -> SeenGenerations.Record? {
+        do {
+            return try seen.record(for: vaultID)
+        } catch {
+            problem = problem ?? error
+            return nil
+        }
+    }
+
+    /// Raises the record to `header` when it is higher than the one recorded.
+    private func record(_ header: VaultHeader, path: String) {
+        do {
+            try seen.note(header, path: path)
+        } catch {
+            problem = problem ?? error
+        }
+    }
+}

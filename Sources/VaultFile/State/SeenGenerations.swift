@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - The generations this machine has seen
+
+/// The highest generation of each vault this machine has seen, kept in the state folder so that
+/// an older copy (an old USB stick, a backup, a sync tool's stale file) is recognised
+/// (docs/SECURITY.md, "Rollback").
+///
+/// One record per vault id, `<vault id in hex>.generation`, a few lines of text:
+///
+///     vaultfile-seen 1
+///     generation 42
+///     header-blake2b <64 hex digits: BLAKE2b-256 of that generation's whole header>
+///     seen <seconds since 1970, UTC>
+///     path <the absolute path it was seen at, to the end of the file>
+///
+/// A record only ever rises: it is rewritten when a higher generation is seen, never for an
+/// equal or a lower one, so records written by processes racing each other end at the highest.
+public struct SeenGenerations: Sendable {
+    /// The folder holding the records.
+    public let state: StateFolder
+
+    /// The records of `state`.
+    public init(state: StateFolder) {
+        self.state = state
+    }
+
+    // MARK: Records
+
+    /// What was recorded about one vault.
+    public struct Record: Equatable, Sendable {
+        /// The highest generation seen.
+        public var generation: UInt64
+        /// BLAKE2b-256 of the whole header of that generation (`headerHash(_:)`).
+        public var headerHash: [UInt8]
+        /// When it was first seen, in seconds since 1970 (UTC).
+        public var seen: Int64
+        /// The absolute path it was seen at.
+        public var path: String
+
+        /// The record's file contents.
+        var encoded: [UInt8] {
+            Array("""
+                vaultfile-seen 1
+                generation \(generation)
+                header-blake2b \(Self.hex(headerHash))
+                seen \(seen)
+                path \(path)
+
+                """.utf8)
+        }
+
+        /// The record in `bytes`, or nil when they are not one this build wrote (then the record
+        /// is treated as absent and replaced by the next one).
+        init?(parsing bytes: [UInt8]) {
+            guard bytes.count <= StateFolder.maxRecordLength, bytes.last == 0x0A,
+                  let text = String(validating: bytes.dropLast(), as: UTF8.self) else { return nil }
+            let lines = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
+            guard lines.count == 5, lines[0] == "vaultfile-seen 1",
+                  let generation = Self.value(lines[1], "generation").flatMap({ UInt64($0) }),
+                  let hash = Self.value(lines[2], "header-blake2b").flatMap(Self.bytes(hex:)), hash.count == 32,
+                  let seen = Self.value(lines[3], "seen").flatMap({ Int64($0) }), (0...Self.latestTime).contains(seen),
+                  let path = Self.value(lines[4], "path"), !path.isEmpty else { return nil }
+            self.init(generation: generation, headerHash: hash, seen: seen, path: path)
+        }
+
+        /// A record of these values.
+        public init(generation: UInt64, headerHash: [UInt8], seen: Int64, path: String) {
+            self.generation = generation
+            self.headerHash = headerHash
+            self.seen = seen
+            self.path = path
+        }
+
+        /// The last second of the year 9999: a later time is not one this build wrote.
+        static let latestTime: Int64 = 253_402_300_799
+
+        /// `seen` as people read it: `2026-05-01 12:00:00 UTC`.
+        public var seenText: String { utcText(seconds: seen) }
+
+        private static func value(_ line: Substring, _ key: String) -> String? {
+            guard line.hasPrefix(key + " ") else { return nil }
+            return String(line.dropFirst(key.count + 1))
+        }
+
+        static func hex(_ bytes: [UInt8]) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+        }
+
+        private static func bytes(hex text: String) -> [UInt8]? {
+            let digits = Array(text.utf8)
+            guard digits.count % 2 == 0 else { return nil }
+            func nibble(_ digit: UInt8) -> UInt8? {
+                switch digit {
+                case 0x30...0x39: return digit - 0x30
+                case 0x61...0x66: return digit - 0x61 + 10
+                default: return nil
+                }
+            }
+            var out: [UInt8] = []
+            for index in stride(from: 0, to: digits.count, by: 2) {
+                guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+                out.append(high << 4 | low)
+            }
+            return out
+        }
+    }
+
+    /// The name of the record of vault `vaultID`.
+    static func recordName(_ vaultID: [UInt8]) -> String { Record.hex(vaultID) + ".generation" }
+
+    /// The hash that tells two headers of one generation apart: BLAKE2b-256 of the whole header.
+    public static func headerHash(_ header: VaultHeader) -> [UInt8] {
+        Checksum.blake2b256(header.encoded()[...])
+    }
+
+    /// What was recorded about the vault `vaultID`, or nil when nothing (or no readable record) was.
+    public func record(for vaultID: [UInt8]) throws(StateFolder.Problem) -> Record? {
+        try state.read(Self.recordName(vaultID)).flatMap(Record.init(parsing:))
+    }
+
+    // MARK: Comparing
+
+    /// How a header compares with what was recorded about its vault.
+    public enum Comparison: Equatable, Sendable {
+        /// Nothing recorded about this vault.
+        case unseen
+        /// The generation and the header recorded.
+        case same(Record)
+        /// A higher generation than the one recorded.
+        case newer(Record)
+        /// A lower generation than one seen here: an older copy.
+        case older(Record)
+        /// The generation recorded, with another header: two copies were each changed from one older copy.
+        case diverged(Record)
+    }
+
+    /// How `header` compares with `record`.
+    public static func compare(_ header: VaultHeader, with record: Record?) -> Comparison {
+        guard let record else { return .unseen }
+        if header.generation > record.generation { return .newer(record) }
+        if header.generation < record.generation { return .older(record) }
+        return headerHash(header) == record.headerHash ? .same(record) : .diverged(record)
+    }
+
+    // MARK: Recording
+
+    /// Records `header`, seen at `path`, when its generation is higher than the one recorded
+    /// (or none is); returns whether the record was written.
+    @discardableResult
+    public func note(_ header: VaultHeader, path: String, now: Int64 = Int64(time(nil))) throws(StateFolder.Problem) -> Bool {
+        let record = Record(generation: header.generation, headerHash: Self.headerHash(header), seen: now, path: absolute(path))
+        return try state.update(Self.recordName(header.vaultID)) { current in
+            // Re-read under the lock: another process may have recorded a higher generation meanwhile.
+            if let current = current.flatMap(Record.init(parsing:)), current.generation >= record.generation { return nil }
+            return record.encoded
+        }
+    }
+
+    /// `path` made absolute against the working folder, so that a message names the file wherever it is read.
+    private func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let folder = getcwd(nil, 0) else { return path }
+        defer { free(folder) }
+        let base = String(cString: folder)
+        let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+        return base == "/" ? "/" + relative : base + "/" + relative
+    }
+}
+
+/// Seconds since 1970 as `2026-05-01 12:00:00 UTC`.
+func utcText(seconds: Int64) -> String {
+    var time = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    func pad(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) \(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)) UTC"
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Copies an entry, or every entry under a folder; refuses to replace existing ones without --force.
+    struct Cp: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cp",
+            abstract: "Copy an entry (value and fields), or every entry under a folder.",
+            discussion: """
+                The copies are new entries (created now). SOURCE ending in '/' (or naming no entry but entries \
+                under SOURCE/) is a folder: 'cp prod/ qa/' copies prod/db to qa/db and so on. DESTINATION \
+                ending in '/' copies an entry into that folder. --dry-run prints what would be copied and \
+                changes nothing.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "The entry to copy, or a folder such as prod/.") var source: String
+        @Argument(help: "The new name, or a folder such as qa/.") var destination: String
+        @Flag(name: .customLong("force"), help: "Replace existing entries with the new names.") var force = false
+        @Flag(name: .customLong("dry-run"), help: "Print what would be copied; change nothing.") var dryRun = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
+
+        func validate() throws {
+            let checked = destination.hasSuffix("/") ? String(destination.dropLast()) : destination
+            do { _ = try EntryName.validate(checked) } catch { throw ValidationError(error.description) }
+        }
+
+        func run() throws {
+            if dryRun {
+                var vault = try unlock.open().vault
+                try ChangeReport.would("copy", try copy(in: &vault))
+                return
+            }
+            var isFolder = false
+            let copied = try unlock.update { unlocked in
+                isFolder = Mv.isFolder(source, in: unlocked.vault)
+                return try copy(in: &unlocked.vault)
+            }
+            if isFolder {
+                Messages.info("copied \(ChangeReport.entries(copied.count)) from \(Vault.folder(source)) to \(Vault.folder(destination))")
+            }
+        }
+
+        /// Copies what the command line names and returns what was copied where.
+        /// A new name with format characters is refused as `mv` refuses it (nothing is written).
+        private func copy(in vault: inout Vault) throws -> [Relocation] {
+            let allow = formatCharacters.allowFormatCharacters
+            if Mv.isFolder(source, in: vault) {
+                let copied = try vault.copyFolder(source, to: destination, overwrite: force)
+                for relocation in copied {
+                    try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow)
+                    try Self.refuseTwin(of: relocation.destination, in: vault)
+                }
+                return copied
+            }
+            let target = Mv.destination(of: source, to: destination)
+            try vault.checkNewName(target, allowingFormatCharacters: allow)
+            try Self.refuseTwin(of: target, in: vault)
+            return [try vault.copy(source, to: target, overwrite: force)]
+        }
+
+        /// Refuses `name` when another entry is the same name in another Unicode form, as set and mv do.
+        private static func refuseTwin(of name: String, in vault: Vault) throws {
+            if let twin = vault.canonicalTwin(of: name) { throw VaultError.nameTwin(name: name, existing: twin) }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import VaultFile
+
+// MARK: - What this machine has seen of the vault
+
+extension VaultfileCommand.Info {
+    /// The generation recorded on this machine for the vault of `header`, beside the file's own:
+    /// one line of text and the JSON fields (appended after the others, so scripts keep their keys).
+    static func seen(_ header: VaultHeader, path: String) throws -> (line: String, json: [(String, JSON)]) {
+        let label = "seen here:   "
+        func off(_ because: String) -> (String, [(String, JSON)]) {
+            (label + "not checked: \(because)", [
+                ("rollback_check", .string("off")), ("rollback_check_off_because", .string(because)),
+                ("seen_generation", .null), ("seen_at", .null), ("seen_path", .null), ("copy", .null),
+            ])
+        }
+        let records: SeenGenerations
+        switch try RollbackSetting.forVault(at: path) {
+        case .offInGit(let root): return off("git manages this file (work tree \(root))")
+        case .offByEnvironment: return off("VAULTFILE_ROLLBACK_CHECK=off")
+        case .noStateFolder: return off("no state folder is known (set VAULTFILE_STATE_DIR)")
+        case .on(let seen): records = seen
+        }
+        let record: SeenGenerations.Record?
+        do {
+            record = try records.record(for: header.vaultID)
+        } catch {
+            return off("\(error)")
+        }
+        let comparison = SeenGenerations.compare(header, with: record)
+        let text: String, copy: String
+        switch comparison {
+        case .unseen:
+            (text, copy) = ("nothing yet (recorded at the first unlock)", "unseen")
+        case .same(let record):
+            (text, copy) = ("generation \(record.generation), this copy, since \(record.seenText)", "same")
+        case .newer(let record):
+            (text, copy) = ("generation \(record.generation) on \(record.seenText); this copy is newer", "newer")
+        case .older(let record):
+            (text, copy) = ("generation \(record.generation) on \(record.seenText) at \(record.path): this is an OLDER COPY; "
+                + "writes to it are refused (exit 7) unless --allow-rollback", "older")
+        case .diverged(let record):
+            (text, copy) = ("generation \(record.generation) on \(record.seenText) at \(record.path), with other contents: the copies "
+                + "have DIVERGED; combine them with 'vaultfile merge'", "diverged")
+        }
+        return (label + text, [
+            ("rollback_check", .string("on")), ("rollback_check_off_because", .null),
+            ("seen_generation", record.map { .int(Int64(bitPattern: $0.generation)) } ?? .null),
+            ("seen_at", record.map { .string(timestamp(milliseconds: $0.seen * 1000)) } ?? .null),
+            ("seen_path", record.map { .string($0.path) } ?? .null),
+            ("copy", .string(copy)),
+        ])
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import SecureMemory
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VaultfileCommand {
+    /// `vaultfile keygen`: an age identity (as age-keygen makes it), or a keyfile.
+    struct Keygen: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "keygen",
+            abstract: "Make an age identity (as age-keygen does), or with --keyfile a 64-byte keyfile.",
+            discussion: """
+                With -o FILE the identity is written to FILE (mode 0600; an existing file is never \
+                replaced) and its recipient (age1…) alone goes to standard output. Without -o the identity \
+                goes to standard output and 'Public key: age1…' to standard error. The identity works with \
+                age itself (age -d -i FILE), and its recipient with 'vaultfile slot add recipient' and age -r.
+
+                --keyfile FILE writes a keyfile for 'slot add keyfile' and 'init --with-keyfile': 56 random \
+                bytes and an 8-byte mark vaultfile recognises (mode 0600, never replacing a file).
+                """)
+
+        @Option(name: .customShort("o"), help: ArgumentHelp("Write the identity to this file (0600; refuses to replace one).", valueName: "file"))
+        var output: String?
+        @Option(name: .customLong("keyfile"), help: ArgumentHelp("Write a new keyfile here instead (0600; refuses to replace one).", valueName: "file"))
+        var keyfile: String?
+
+        func validate() throws {
+            if output != nil && keyfile != nil { throw ValidationError("give -o (an identity) or --keyfile (a keyfile), not both") }
+        }
+
+        func run() throws {
+            if let keyfile {
+                var bytes = Keyfile.generate()
+                defer { wipe(&bytes) }
+                try Self.createPrivately(keyfile, bytes)
+                Messages.info("wrote a keyfile to \(keyfile); add it with 'vaultfile slot add keyfile \(keyfile)'")
+                return
+            }
+            let identity = AgeIdentity.generate()
+            let recipient = identity.recipient.description
+            var text = Array("# created: \(Self.createdStamp())\n# public key: \(recipient)\n\(identity.encodedSecretKey())\n".utf8)
+            defer { wipe(&text) }
+            if let output {
+                try Self.createPrivately(output, text)
+                try StandardOutput.line(recipient)
+            } else {
+                try StandardOutput.write(text)
+                Messages.info("Public key: \(recipient)")
+            }
+        }
+
+        /// `2026-11-23T19:22:05Z`, as age-keygen writes it.
+        static func createdStamp() -> String {
+            let stamp = timestamp(milliseconds: currentTimeMilliseconds())
+            return String(stamp.prefix(19)) + "Z"
+        }
+
+        /// Creates `path` with mode 0600 and writes `bytes`; never replaces an existing file.
+        static func createPrivately(_ path: String, _ bytes: [UInt8]) throws {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else {
+                if errno == EEXIST { throw CLIError.refused("\(path) exists already; refusing to replace it", hint: "choose another path") }
+                throw CLIError.io(operation: "creating", path: path, errno: errno)
+            }
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    let code = errno
+                    close(fd)
+                    unlink(path)
+                    throw CLIError.io(operation: "writing", path: path, errno: code)
+                }
+                written += count
+            }
+            let synced = fsync(fd) == 0 ? 0 : errno
+            let closed = close(fd) == 0 ? 0 : errno
+            if synced != 0 || closed != 0 { throw CLIError.io(operation: "writing", path: path, errno: synced != 0 ? synced : closed) }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Shows entry names as a tree of their folders on a terminal (as `pass ls` does), plain names when piped.
+    struct Ls: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "ls",
+            abstract: "Show entry names as a tree on a terminal (like pass ls); one per line when piped.",
+            discussion: """
+                On a terminal, or with --tree, the names are drawn as a tree of their '/' folders under the \
+                vault's file name (or the folder asked for). Otherwise they are printed one per line, full \
+                names, as 'list' prints them. With FOLDER, only the entries under FOLDER/.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "Only the entries under this folder, e.g. prod.") var folder: String?
+        @Flag(name: .customLong("tree"), help: "Draw the tree even when stdout is not a terminal.") var tree = false
+
+        func run() throws {
+            let vault = try unlock.open().vault
+            var names = vault.names
+            var root = Self.fileName(unlock.location.path)
+            if let folder {
+                let prefix = Vault.folder(folder)
+                names = vault.names(under: prefix)
+                if names.isEmpty {
+                    // A plain entry is shown as itself, as `ls FILE` shows a file.
+                    guard vault.contains(folder) else { throw VaultError.entryNotFound(prefix) }
+                    try StandardOutput.line(folder)
+                    return
+                }
+                root = String(prefix.dropLast())
+            }
+            if tree || StandardOutput.isTerminal {
+                let dropped = folder.map { Vault.folder($0).utf8.count } ?? 0
+                let relative = names.map { String(decoding: $0.utf8.dropFirst(dropped), as: UTF8.self) }
+                try StandardOutput.write(Array(Self.tree(root: root, names: relative).utf8))
+            } else {
+                var out: [UInt8] = []
+                for name in names {
+                    out.append(contentsOf: name.utf8)
+                    out.append(0x0A)
+                }
+                try StandardOutput.write(out)
+            }
+        }
+
+        // MARK: The tree
+
+        /// One line of the tree and what hangs below it, by name component (an entry `a` beside
+        /// `a/b` is one line, as a folder).
+        private struct Node {
+            var children: [String: Node] = [:]
+        }
+
+        /// `root` and the `/`-separated `names` below it drawn as a tree, `├──`, `└──` and `│` as
+        /// tree(1) and `pass ls` draw them; components sorted byte-wise, one line each.
+        static func tree(root: String, names: [String]) -> String {
+            var top = Node()
+            for name in names {
+                let components = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                insert(components[...], into: &top)
+            }
+            var lines = [root]
+            draw(top, indent: "", into: &lines)
+            return lines.joined(separator: "\n") + "\n"
+        }
+
+        private static func insert(_ components: ArraySlice<String>, into node: inout Node) {
+            guard let first = components.first else { return }
+            insert(components.dropFirst(), into: &node.children[first, default: Node()])
+        }
+
+        private static func draw(_ node: Node, indent: String, into lines: inout [String]) {
+            let sorted = node.children.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (position, (name, child)) in sorted.enumerated() {
+                let isLast = position == sorted.count - 1
+                lines.append(indent + (isLast ? "└── " : "├── ") + name)
+                draw(child, indent: indent + (isLast ? "    " : "│   "), into: &lines)
+            }
+        }
+
+        /// The last component of `path`: the tree's root when no folder is asked for.
+        private static func fileName(_ path: String) -> String {
+            path.split(separator: "/").last.map(String.init) ?? path
+        }
+    }
+}

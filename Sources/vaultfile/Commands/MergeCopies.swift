@@ -1,0 +1,55 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+extension VaultfileCommand {
+    /// Merges two copies of one vault outside git (two USB sticks): the result replaces OURS.
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Merge two copies of a vault that were each changed (outside git); the result replaces OURS.",
+            discussion: """
+                For copies that forked, such as two USB sticks each written to: the merge that 'git merge' \
+                does, for files outside git. With --base (a copy both came from) the merge is three-way, \
+                per entry and per field, as in git. Without it, an entry present in one copy only is kept, \
+                and an entry whose value or fields differ is a conflict.
+
+                A conflict leaves OURS a valid vault holding both versions (theirs as NAME.conflict-theirs), \
+                lists the entries on stderr and exits 1; settle each with 'vaultfile resolve NAME \
+                --ours|--theirs'. OURS is replaced atomically under its lock. The result's generation is one \
+                more than OURS's, THEIRS's and the one this machine has seen, so it is newer than both \
+                copies: put it back in both places. A merge is never refused as a write to an older copy \
+                (exit 7): it exists to repair a fork.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "Our copy; receives the result.") var ours: String
+        @Argument(help: "Their copy (left as it is).") var theirs: String
+        @Option(name: .customLong("base"), help: ArgumentHelp("A copy both came from, for a three-way merge.", valueName: "base"))
+        var base: String?
+
+        func validate() throws {
+            // OURS is named by the first argument; a --vault would be ignored, so it is refused.
+            if unlock.location.vault != nil { throw ValidationError("name the copies as arguments: vaultfile merge OURS THEIRS [--base BASE]") }
+        }
+
+        func run() throws {
+            let rollback: RollbackCheck?
+            switch try RollbackSetting.forVault(at: ours) {
+            case .on(let seen): rollback = RollbackCheck(seen: seen)
+            case .offInGit, .offByEnvironment, .noStateFolder: rollback = nil
+            }
+            defer { UnlockOptions.report(rollback) }
+            let credentials = try unlock.credentials()
+            let store = VaultStore(path: ours, lockTimeout: unlock.location.lockTimeout)
+            let (conflicts, generation) = try store.mergeCopy(
+                theirs: theirs, base: base, credentials: credentials, limits: try unlock.limits(),
+                allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1", rollback: rollback)
+            Messages.info("merged \(theirs) into \(ours) (generation \(generation)); copy \(ours) back wherever the vault is kept")
+            guard !conflicts.isEmpty else { return }
+            for conflict in conflicts { Messages.info("vaultfile: conflict in '\(conflict.name)': \(conflict.reason)") }
+            Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs' (with --vault \(ours))")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import ArgumentParser
+import KDF
+import SecureMemory
+import VaultFile
+
+/// `vaultfile slot add KIND …`: one more secret that opens the vault; the file key stays.
+///
+/// The kind is a word (a subcommand), not an option: `--keyfile FILE` and `--recovery` on the same
+/// command line are the unlock sources that open the vault first.
+struct SlotAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a keyslot: password, recipient R, recipients-file F, keyfile F or recovery.",
+        discussion: """
+            Opening the vault needs one of its secrets (any unlock source: --identity, --keyfile, \
+            --recovery, a password). The new slot wraps the same file key, so nothing else changes; \
+            the first slot added makes the vault format 1.1 (vaultfile 0.1.0 cannot open it).
+            """,
+        subcommands: [SlotAddPassword.self, SlotAddRecipient.self, SlotAddRecipientsFile.self, SlotAddKeyfile.self, SlotAddRecovery.self])
+
+    /// Adds `slots` to the vault under its lock and says what was done; returns the new ids.
+    @discardableResult
+    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions) throws -> [Int] {
+        let path = unlock.location.path
+        let (ids, upgraded) = try unlock.update { unlocked -> ([Int], Bool) in
+            let wasOld = !unlocked.header.usesKeyslots11
+            var ids: [Int] = []
+            for (slot, label) in slots {
+                try unlocked.addSlot(slot, label: label, now: currentTimeMilliseconds())
+                ids.append(unlocked.header.keyslots.count - 1)
+            }
+            return (ids, wasOld)
+        }
+        for id in ids { Messages.info("added keyslot \(id) to \(path)") }
+        if upgraded {
+            Messages.info("\(path) now uses format 1.1 (keyslots); vaultfile 0.1.0 refuses it and asks to upgrade")
+        }
+        return ids
+    }
+}
+
+/// Options every kind shares.
+struct SlotAddOptions: ParsableArguments {
+    @Option(name: .customLong("label"), help: ArgumentHelp(
+        "A label for people, e.g. a name or 'CI' (at most 64 bytes; encrypted in the vault).", valueName: "text"))
+    var label: String?
+
+    func validate() throws {
+        if let label, !SlotMetadata.isValidLabel(label) {
+            throw ValidationError("--label takes at most \(SlotMetadata.maxLabelLength) bytes of UTF-8 without control characters")
+        }
+    }
+}
+
+// MARK: - Kinds
+
+/// `slot add password`: another password (each with its own KDF settings).
+struct SlotAddPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "password", abstract: "Add a password (asked twice, or --new-password-file/-fd).")
+
+    @OptionGroup var unlock: UnlockOptions
+    @OptionGroup var options: SlotAddOptions
+    @OptionGroup var kdf: KDFOptions
+    @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new password from this file.", valueName: "file"))
+    var newPasswordFile: String?
+    @Option(name: .customLong("new-password-fd"), help: ArgumentHelp("Read the new password from this descriptor.", valueName: "n"))
+    var newPasswordFD: Int32?
+
+    func validate() throws {
+        if newPasswordFile != nil && newPasswordFD != nil { throw ValidationError("give at most one of --new-password-file and --new-password-fd") }
+    }
+
+    func run() throws {
+        let parameters = try kdf.parameters()
+        // The new password is read before the vault is opened, so a failing source changes nothing.
+        let new: SecureBytes
+        if let newPasswordFile {
+            new = try PasswordSource.file(newPasswordFile).read(prompt: "")
+        } else if let newPasswordFD {
+            new = try PasswordSource.descriptor(newPasswordFD).read(prompt: "")
+        } else {
+            new = try Terminal.readNewSecret(prompt: "New password for \(unlock.location.path): ", confirm: "Repeat the new password: ")
+        }
+        guard new.count > 0 else { throw CLIError.emptyPassword }
+        Messages.progress("adding a password (\(parameters))…")
+        try SlotAdd.add([(.password(new, parameters), options.label ?? "")], to: unlock)
+    }
+}
+
+/// `slot add recipient R`: an age recipient (`age1…`) or an ssh-ed25519 public key.
+struct SlotAddRecipient: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recipient",
+        abstract: "Add an age recipient (age1…) or an ssh-ed25519 public key ('ssh-ed25519 AAAA… [comment]', quoted).")
+
+    @OptionGroup var unlock: UnlockOptions
+    @OptionGroup var options: SlotAddOptions
+    @Argument(help: "The recipient: age1…, or one ssh-ed25519 public key line in quotes.") var recipient: String
+
+    func run() throws {
+        let slot = try Recipients.parse(recipient, source: "the recipient")
+        try SlotAdd.add([(slot.slot, options.label ?? slot.defaultLabel)], to: unlock)
+    }
+}
+
+/// `slot add recipients-file F`: every recipient of a file (one per line, `#` comments).
+struct SlotAddRecipientsFile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recipients-file",
+        abstract: "Add every recipient in a file: age1… or ssh-ed25519 lines, # comments and blank lines skipped (age's recipients files).")
+
+    @OptionGroup var unlock: UnlockOptions
+    @OptionGroup var options: SlotAddOptions
+    @Argument(help: "The recipients file.") var file: String
+
+    func run() throws {
+        let slots = try Recipients.parseFile(file)
+        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock)
+    }
+}
+
+/// `slot add keyfile F`: a keyfile (`keygen --keyfile` makes one).
+struct SlotAddKeyfile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keyfile",
+        abstract: "Add a keyfile: a file of 32 bytes to 64 MiB whose whole content is the secret.",
+        discussion: """
+            No slow KDF protects a keyfile: it is as strong as it is unpredictable. A file that \
+            'vaultfile keygen --keyfile' did not make (64 random bytes) needs --any-keyfile.
+            """)
+
+    @OptionGroup var unlock: UnlockOptions
+    @OptionGroup var options: SlotAddOptions
+    @Flag(name: .customLong("any-keyfile"), help: "Accept a file 'vaultfile keygen --keyfile' did not make.") var anyKeyfile = false
+    @Argument(help: "The keyfile.") var file: String
+
+    func run() throws {
+        try Keyfiles.checkNew(file, anyKeyfile: anyKeyfile)
+        try SlotAdd.add([(.keyfile(path: file), options.label ?? "")], to: unlock)
+    }
+}
+
+/// `slot add recovery`: a recovery code, written once to standard output.
+struct SlotAddRecovery: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recovery",
+        abstract: "Add a recovery code and print it (only it, and a newline) to standard output, once.",
+        discussion: """
+            The code holds 140 random bits in 7 groups of 5 characters (XXXXX-XXXXX-…); each group's last \
+            character checks it, so a mistyped group is caught before anything is tried. Keep it on paper \
+            or in a safe; open the vault with it through --recovery or --recovery-file.
+            """)
+
+    @OptionGroup var unlock: UnlockOptions
+    @OptionGroup var options: SlotAddOptions
+
+    func run() throws {
+        let code = RecoveryCode.generate()
+        try SlotAdd.add([(.recovery(code, NewSlot.recoveryKDF), options.label ?? "")], to: unlock)
+        try StandardOutput.line(code.formatted())
+    }
+}
+
+// MARK: - Parsing recipients and checking keyfiles
+
+/// Recipients as people write them.
+enum Recipients {
+    /// A slot for one recipient, and the label it gets without --label (an ssh key's comment).
+    static func parse(_ text: String, source: String) throws -> (slot: NewSlot, defaultLabel: String) {
+        let trimmed = text.trimmingSpaces()
+        if trimmed.hasPrefix("ssh-") {
+            let key = try SSHEd25519PublicKey(parsing: trimmed)
+            return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
+        }
+        return (.recipient(try AgeRecipient(parsing: trimmed)), "")
+    }
+
+    /// The recipients of a file; a bad line is named by its number.
+    static func parseFile(_ path: String) throws -> [(slot: NewSlot, defaultLabel: String)] {
+        let bytes = try KeyFiles.read(path)
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw VaultError.malformedInput("\(path) is not UTF-8 text") }
+        var result: [(slot: NewSlot, defaultLabel: String)] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(raw).trimmingSpaces()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            do {
+                result.append(try parse(line, source: path))
+            } catch let error as VaultError {
+                throw VaultError.malformedInput("\(path), line \(index + 1): \(error.description)")
+            }
+        }
+        guard !result.isEmpty else { throw VaultError.malformedInput("\(path) holds no recipient") }
+        return result
+    }
+}
+
+/// Keyfiles given to become slots.
+enum Keyfiles {
+    /// Refuses a file `keygen --keyfile` did not make, unless `anyKeyfile`.
+    static func checkNew(_ path: String, anyKeyfile: Bool) throws {
+        guard try Keyfile.isGenerated(path: path) || anyKeyfile else {
+            throw CLIError.refused("\(path) was not made by 'vaultfile keygen --keyfile'; a keyfile is as strong as it is unpredictable, "
+                                   + "and no slow KDF protects it",
+                                   hint: "use a file from 'vaultfile keygen --keyfile FILE', or pass --any-keyfile if this file is random and secret")
+        }
+    }
+}
+
+extension String {
+    /// Without spaces, tabs and line ends at either end.
+    func trimmingSpaces() -> String {
+        let scalars = unicodeScalars
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = scalars.firstIndex(where: { !blank($0) }), let last = scalars.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import VaultFile
+
+/// `vaultfile slot rm ID|LABEL`: remove a keyslot and rotate the file key.
+struct SlotRm: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Remove a keyslot (by id or label) and rotate the file key.",
+        discussion: """
+            Everything is re-encrypted under a new file key, wrapped to every remaining slot from its public \
+            key; the slot that opened the vault gets a fresh salt. The removed secret cannot open the new \
+            file, but copies of the old file (git history, backups, other clones) still open with it: rotate \
+            the secrets stored in the vault too if its holder must lose them.
+
+            A slot that cannot be re-wrapped without its own secret (a v1 password slot that did not open \
+            the vault, or a slot of a kind this vaultfile does not know) stops the command (exit 2, naming \
+            it) unless it is dropped on purpose with --drop-slot ID.
+            """)
+
+    @OptionGroup var unlock: UnlockOptions
+    @Option(name: .customLong("drop-slot"), help: ArgumentHelp(
+        "Also drop this slot if it cannot be re-wrapped (repeatable); its holder loses access.", valueName: "id"))
+    var dropSlots: [Int] = []
+    @Argument(help: "The slot's id (see 'vaultfile slot list') or its label.") var slot: String
+
+    func run() throws {
+        try Rotation.run(unlock, dropping: dropSlots, removing: slot)
+    }
+}
+
+// MARK: - Rotations and what they say
+
+/// A rotation of the file key (`slot rm`, `rekey`), under the vault's lock, and its report.
+enum Rotation {
+    /// Opens the vault with any unlock source, rotates (removing `removing` when given), writes
+    /// it, and reports every key the new file key is wrapped to.
+    static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?) throws {
+        let path = unlock.location.path
+        let credentials = try unlock.credentials()
+        let (removed, wrappedTo) = try unlock.location.store.replaceKeys(
+            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce
+        ) { unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
+            let index = try removing.map { try unlocked.slotIndex(named: $0) }
+            let removed = index.map { unlocked.slots[$0] }
+            let (rotated, wrappedTo) = try unlocked.rotated(removing: Set(index.map { [$0] } ?? []), dropping: Set(dropping),
+                                                            now: currentTimeMilliseconds())
+            return (rotated, (removed, wrappedTo))
+        }
+        if let removed { Messages.info("removed keyslot \(removed.index) (\(describe(removed))) from \(path)") }
+        for id in dropping.sorted() { Messages.info("dropped keyslot \(id) on purpose") }
+        Messages.info("the file key was rotated; the new key is wrapped to \(wrappedTo.count) keyslot\(wrappedTo.count == 1 ? "" : "s"):")
+        for slot in wrappedTo {
+            Messages.info("  \(slot.index)  \(describe(slot))  \(slot.fingerprint ?? slot.kdf.map { "\($0)" } ?? "-")")
+        }
+        if removed != nil || !dropping.isEmpty {
+            Messages.warning("copies of the old file (git history, backups, other clones) still open with the removed secret; "
+                             + "change the secrets stored in the vault if its holder must lose them")
+        }
+    }
+
+    /// `kind, label`.
+    static func describe(_ slot: SlotDescription) -> String {
+        slot.label.isEmpty ? slot.kind : "\(slot.kind), \(slot.label)"
+    }
+}

@@ -1,0 +1,110 @@
+import Synchronization
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - The state folder of this user
+
+extension StateFolder {
+    /// `$VAULTFILE_STATE_DIR`, else `$XDG_STATE_HOME/vaultfile`, else `~/.local/state/vaultfile`
+    /// (`~` from `$HOME`, else the user's home in the password database); nil when none is known.
+    static var current: StateFolder? {
+        var home = environment("HOME")
+        if home == nil, let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { home = String(cString: directory) }
+        return resolve(stateDirectory: environment("VAULTFILE_STATE_DIR"), xdgStateHome: environment("XDG_STATE_HOME"), home: home)
+    }
+}
+
+/// Problems with the state folder, shown once per run however many records failed.
+enum StateWarning {
+    private static let shown = Mutex(false)
+
+    /// Shows `problem` as a warning unless one was shown already.
+    static func show(_ problem: StateFolder.Problem) {
+        let first = shown.withLock { shown in
+            defer { shown = true }
+            return !shown
+        }
+        guard first else { return }
+        Messages.warning("\(problem); older copies of vaults are not recognised and notices are not remembered (set VAULTFILE_STATE_DIR to another folder)")
+    }
+
+    /// The problem of having no state folder at all.
+    static let noFolder = StateFolder.Problem(folder: "~/.local/state/vaultfile", reason: "no home folder is known (HOME is not set)")
+}
+
+// MARK: - Whether the rollback check applies
+
+/// Whether a vault is compared with the generations seen on this machine (docs/SECURITY.md):
+/// `VAULTFILE_ROLLBACK_CHECK=on|off|auto`, where `auto` (the default) is on outside a git work tree.
+enum RollbackSetting {
+    /// The check is on, with the records of this state folder.
+    case on(SeenGenerations)
+    /// Off: the vault is in the git work tree at `root`, whose history and merge driver handle old copies.
+    case offInGit(root: String)
+    /// Off: `VAULTFILE_ROLLBACK_CHECK=off`.
+    case offByEnvironment
+    /// On, but no state folder is known: nothing can be compared or recorded.
+    case noStateFolder
+
+    /// The setting for the vault at `path`; a `VAULTFILE_ROLLBACK_CHECK` other than on, off or auto is a usage error.
+    static func forVault(at path: String) throws -> RollbackSetting {
+        switch environment("VAULTFILE_ROLLBACK_CHECK") ?? "auto" {
+        case "off":
+            return .offByEnvironment
+        case "auto":
+            if let root = GitWorkTree.root(containing: path) { return .offInGit(root: root) }
+        case "on":
+            break
+        case let other:
+            throw CLIError.invalidArgument("VAULTFILE_ROLLBACK_CHECK must be on, off or auto, not '\(other)'")
+        }
+        guard let state = StateFolder.current else { return .noStateFolder }
+        return .on(SeenGenerations(state: state))
+    }
+}
+
+extension UnlockOptions {
+    /// The rollback check for this command's vault, or nil when it is off (or has no state folder).
+    func rollbackCheck() throws -> RollbackCheck? {
+        switch try RollbackSetting.forVault(at: location.path) {
+        case .on(let seen): return RollbackCheck(seen: seen, allowRollback: allowRollback)
+        case .offInGit, .offByEnvironment: return nil
+        case .noStateFolder:
+            StateWarning.show(StateWarning.noFolder)
+            return nil
+        }
+    }
+
+    /// Shows what `check` found: an older copy, diverged copies, a state folder that failed.
+    static func report(_ check: RollbackCheck?) {
+        guard let check else { return }
+        for finding in check.findings {
+            switch finding {
+            case .olderCopy:
+                Messages.warning("\(finding); a write to it is refused (exit 7) unless --allow-rollback")
+            case .diverged(let path, _, let other):
+                let merge = other.path == path ? "'vaultfile merge OURS THEIRS'" : "'vaultfile merge \(path) \(other.path)'"
+                Messages.warning("\(finding); combine them with \(merge)")
+            }
+        }
+        if let problem = check.problem { StateWarning.show(problem) }
+    }
+
+    /// Whether the weak-KDF warning is due for `vaultID`: never with `VAULTFILE_QUIET_WEAK_KDF=1`,
+    /// else once a day per vault, remembered in the state folder (every time when it cannot be).
+    static func weakKDFWarningIsDue(_ vaultID: [UInt8]) -> Bool {
+        guard environment("VAULTFILE_QUIET_WEAK_KDF") != "1" else { return false }
+        guard let state = StateFolder.current else {
+            StateWarning.show(StateWarning.noFolder)
+            return true
+        }
+        do {
+            return try state.claimNotice("weak-kdf", vault: vaultID, every: 86_400)
+        } catch {
+            StateWarning.show(error)
+            return true
+        }
+    }
+}

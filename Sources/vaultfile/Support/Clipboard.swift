@@ -1,0 +1,141 @@
+import ArgumentParser
+import KDF
+import SecureMemory
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - The clipboard
+
+/// Copies a secret to the desktop clipboard through a helper program, and arranges for it to be
+/// cleared later only if the clipboard still holds it.
+///
+/// The secret goes to the helper's stdin, never its argv. The clearer is this binary again
+/// (`/proc/self/exe _clipboard-clear`), detached in a new session with stdio on /dev/null; it
+/// holds a keyed BLAKE2b hash of the secret and its random key (on its stdin), not the secret.
+/// xclip cannot offer the `x-kde-passwordManagerHint` target beside the text (one target per
+/// process), so only `wl-copy --sensitive` marks the copy as sensitive.
+enum Clipboard {
+    /// A clipboard helper: how to copy (secret on stdin), read back, and clear.
+    struct Tool {
+        let name: String
+        let copy: [String]
+        /// Nil: the clipboard cannot be read back, so it is never cleared.
+        let paste: [String]?
+        /// Nil: clear by copying nothing with `copy`.
+        let clear: [String]?
+    }
+
+    /// The default time before clearing, in seconds.
+    static let defaultClearAfter = 45.0
+
+    /// The helper to use: `VAULTFILE_CLIPBOARD_COMMAND` (run with sh -c; read back with
+    /// `VAULTFILE_CLIPBOARD_PASTE_COMMAND`), else wl-copy under Wayland, else xclip or xsel under X.
+    static func tool(named wanted: String? = nil) throws(CLIError) -> Tool {
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
+        if let command = environment("VAULTFILE_CLIPBOARD_COMMAND"), !command.isEmpty, wanted == nil || wanted == "command" {
+            let paste = environment("VAULTFILE_CLIPBOARD_PASTE_COMMAND").flatMap { $0.isEmpty ? nil : ["/bin/sh", "-c", $0] }
+            return Tool(name: "command", copy: ["/bin/sh", "-c", command], paste: paste, clear: nil)
+        }
+        let wayland = environment("WAYLAND_DISPLAY").map { !$0.isEmpty } ?? false
+        let x11 = environment("DISPLAY").map { !$0.isEmpty } ?? false
+        if wayland, wanted == nil || wanted == "wl-copy", let copy = findInPath("wl-copy") {
+            let sensitive = supportsSensitive(copy) ? ["--sensitive"] : []
+            return Tool(name: "wl-copy", copy: [copy] + sensitive, paste: findInPath("wl-paste").map { [$0, "--no-newline"] }, clear: [copy, "--clear"])
+        }
+        if x11, wanted == nil || wanted == "xclip", let xclip = findInPath("xclip") {
+            return Tool(name: "xclip", copy: [xclip, "-selection", "clipboard"], paste: [xclip, "-selection", "clipboard", "-o"], clear: nil)
+        }
+        if x11, wanted == nil || wanted == "xsel", let xsel = findInPath("xsel") {
+            return Tool(name: "xsel", copy: [xsel, "--clipboard", "--input"], paste: [xsel, "--clipboard", "--output"], clear: [xsel, "--clipboard", "--delete"])
+        }
+        let install = wayland ? "wl-clipboard (apt install wl-clipboard)" : "xclip (apt install xclip) or xsel"
+        throw .refused("no clipboard tool found: \(wayland || x11 ? "" : "neither WAYLAND_DISPLAY nor DISPLAY is set, and ")install \(install)",
+                       hint: "install \(install), or set VAULTFILE_CLIPBOARD_COMMAND to a command that reads the secret on stdin")
+    }
+
+    /// Copies `secret` and starts the clearer (unless `clearAfter` is 0 or the tool cannot read back).
+    /// Returns what to tell the user.
+    static func copy(_ secret: UnsafeRawBufferPointer, clearAfter: Double) throws(CLIError) -> String {
+        let tool = try tool()
+        try run(tool.copy, input: secret)
+        guard clearAfter > 0 else { return "copied; not cleared (--clear-after 0)" }
+        guard tool.paste != nil else { return "copied; not cleared: set VAULTFILE_CLIPBOARD_PASTE_COMMAND so that the clipboard can be checked" }
+        let key = SecureBytes(copying: randomBytes(count: 32))
+        var message = key.withUnsafeBytes { Array($0) } + KeyedHash.blake2b256(secret, key: key)
+        defer { wipe(&message) }
+        let clearer = try Subprocess.start(["/proc/self/exe", "_clipboard-clear", "--tool", tool.name, "--after", String(clearAfter)],
+                                           feedInput: true, detached: true)
+        if let input = clearer.input {
+            _ = Stream.write(message, to: input)
+            close(input)
+        }
+        return "copied; clears in \(clearAfter == clearAfter.rounded() ? String(Int(clearAfter)) : String(clearAfter)) s"
+    }
+
+    /// The seconds before clearing: `--clear-after`, else `VAULTFILE_CLIP_TIME`, else 45; "0" means never.
+    static func clearAfter(_ option: String?) throws(CLIError) -> Double {
+        guard let text = option ?? getenv("VAULTFILE_CLIP_TIME").map({ String(cString: $0) }), !text.isEmpty else { return defaultClearAfter }
+        if text == "0" || text == "0s" { return 0 }
+        guard let seconds = TimeSpan.parseSeconds(text) else {
+            throw .invalidArgument("the clipboard time '\(text)' is not a duration such as 45s or 0")
+        }
+        return seconds
+    }
+
+    /// Runs `arguments` with `input` on stdin (its stdout and stderr on /dev/null: xclip stays
+    /// behind to serve the selection and must not hold our stdout open); throws if it fails.
+    static func run(_ arguments: [String], input: UnsafeRawBufferPointer) throws(CLIError) {
+        let child = try Subprocess.start(arguments, feedInput: true, detached: true)
+        if let fd = child.input {
+            _ = Stream.write(input, to: fd)
+            close(fd)
+        }
+        let status = Subprocess.wait(child.pid)
+        guard status == 0 else { throw .refused("the clipboard tool failed (exit status \(status))", hint: "check that the desktop session's clipboard is reachable") }
+    }
+
+    /// Reads what the clipboard holds, with `paste`; nil when it cannot be read.
+    static func readBack(_ paste: [String]) -> [UInt8]? {
+        guard let child = try? Subprocess.start(paste, captureOutput: true, detached: true), let fd = child.output else { return nil }
+        var output: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || output.count > 1 << 28 { break }
+            output += chunk[0..<count]
+        }
+        close(fd)
+        wipe(&chunk)
+        return Subprocess.wait(child.pid) == 0 ? output : nil
+    }
+
+    // MARK: Private
+
+    private static func findInPath(_ program: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = "\(folder)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Whether this wl-copy knows `--sensitive` (wl-clipboard 2.2+), from its `--help`.
+    private static func supportsSensitive(_ wlCopy: String) -> Bool {
+        guard let help = readBack([wlCopy, "--help"]) else { return false }
+        return String(decoding: help, as: UTF8.self).contains("--sensitive")
+    }
+}
+
+// MARK: - Options
+
+/// `--clip` and `--clear-after`, shared by `get` and `totp`.
+struct ClipboardOptions: ParsableArguments {
+    @Flag(name: .customLong("clip"), help: "Copy to the clipboard instead of printing; cleared later if unchanged.")
+    var clip = false
+    @Option(name: .customLong("clear-after"),
+            help: ArgumentHelp("With --clip: clear after this long, if unchanged (default 45s, or VAULTFILE_CLIP_TIME; 0 = never).", valueName: "duration"))
+    var clearAfter: String?
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+
+// MARK: - No verb, or an unknown one
+
+/// What `vaultfile` says before swift-argument-parser runs: a short usage when no verb is given,
+/// and "did you mean" for a verb it does not know.
+enum Usage {
+    /// The few lines `vaultfile` alone prints on stderr (exit 64): the full help is `--help`.
+    static let short = """
+        usage: vaultfile VERB [options] [arguments]
+          common verbs: init, set, get, list, search, generate, edit, rm, mv, exec, inject
+          'vaultfile --help' lists every verb; 'vaultfile VERB --help' shows one
+        """
+
+    /// The error for the first word of `arguments` that should name a verb (or a verb of `git`)
+    /// and does not, with the verbs it is close to; nil when every such word is a verb.
+    ///
+    /// Stops at the first option: what follows belongs to the verb, whose parser checks it.
+    static func unknownVerb(in arguments: [String], root: any ParsableCommand.Type) -> CLIError? {
+        var command = root
+        for word in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !word.hasPrefix("-"), !subcommands.isEmpty else { return nil }
+            var names: [String] = ["help"]  // swift-argument-parser's own verb
+            var next: (any ParsableCommand.Type)?
+            for subcommand in subcommands {
+                let configuration = subcommand.configuration
+                let spellings = [configuration.commandName].compactMap { $0 } + configuration.aliases
+                names += spellings
+                if spellings.contains(word) { next = subcommand }
+            }
+            if word == "help" { return nil }
+            guard let next else { return .unknownVerb(word, suggestions: suggestions(for: word, among: names)) }
+            command = next
+        }
+        return nil
+    }
+
+    /// The names `word` may have meant: those it begins, for a shortened verb (`gen`), then those
+    /// within a small edit distance (a swap of two neighbours counts one, as in `lsit`).
+    static func suggestions(for word: String, among names: [String]) -> [String] {
+        var found = word.count >= 2 ? names.filter { $0.hasPrefix(word) } : []
+        let scored = names.map { (name: $0, distance: editDistance(word, $0)) }
+        let close = scored.filter { $0.distance <= max(1, min(2, $0.name.count / 3)) }
+        if let best = close.map(\.distance).min() {
+            found += close.filter { $0.distance == best && !found.contains($0.name) }.map(\.name)
+        }
+        return found
+    }
+
+    /// The optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
+    /// two neighbouring characters each count one.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}
+
+// MARK: - Help with the vault options last
+
+/// Moves the "Vault options" section of a verb's help after the verb's own options.
+///
+/// swift-argument-parser prints titled option groups before the untitled options, whatever the
+/// order they are declared in; a verb's own options (`--field`, `--json`) are what its help is
+/// read for, and the eight options every vault verb shares come after them. The usage line
+/// names them as `[<vault options>]` at its end.
+enum HelpLayout {
+    /// `help` with the section moved, or nil when it has no such section (not a vault verb).
+    static func reordered(_ help: String) -> String? {
+        let title = vaultOptionsTitle.uppercased() + ":\n"
+        // Sections are separated by a blank line; the last one ends with a newline, kept at the end.
+        let body = help.reversed().drop { $0 == "\n" }.reversed()
+        let ending = String(repeating: "\n", count: help.count - body.count)
+        var sections = String(body).split(separator: "\n\n", omittingEmptySubsequences: false).map(String.init)
+        guard let vaultIndex = sections.firstIndex(where: { $0.hasPrefix(title) }) else { return nil }
+        let vault = sections.remove(at: vaultIndex)
+        let optionsIndex = sections.firstIndex { $0.hasPrefix("OPTIONS:\n") }
+        sections.insert(vault, at: optionsIndex.map { $0 + 1 } ?? sections.endIndex)
+        if let usageIndex = sections.firstIndex(where: { $0.hasPrefix("USAGE: ") }) {
+            sections[usageIndex] = shortenedUsage(sections[usageIndex], vaultSection: vault)
+        }
+        return sections.joined(separator: "\n\n") + ending
+    }
+
+    /// The usage line with the run of vault options it lists (`[--vault <path>] …`) replaced
+    /// by `[<vault options>]` at its end; unchanged when it does not list them one by one.
+    static func shortenedUsage(_ usage: String, vaultSection: String) -> String {
+        // Each option of the section starts a line with two spaces and "--": its name, then its
+        // value's name in angle brackets if it takes one.
+        let labels = vaultSection.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            guard line.hasPrefix("  --") else { return nil }
+            let words = line.split(separator: " ")
+            guard words.count > 1, words[1].hasPrefix("<") else { return String(words[0]) }
+            return "\(words[0]) \(words[1])"
+        }
+        let run = labels.map { "[\($0)]" }.joined(separator: " ")
+        // The run comes before the verb's own arguments, or ends the line when it has none.
+        guard !labels.isEmpty, let range = usage.firstRange(of: run + " ") ?? usage.firstRange(of: " " + run) else { return usage }
+        var shortened = usage
+        shortened.removeSubrange(range)
+        shortened.insert(contentsOf: " [<vault options>]", at: shortened.firstIndex(of: "\n") ?? shortened.endIndex)
+        return shortened
+    }
+}

@@ -1,0 +1,137 @@
+import SecureMemory
+import TestSupport
+import Testing
+@testable import VaultFile
+
+/// HKDF-SHA256, X25519 and the Ed25519 → X25519 map against published vectors.
+@Suite struct CryptoBuildingBlockTests {
+    // MARK: - HKDFSHA256
+
+    /// RFC 5869 Appendix A, test cases 1-3 (SHA-256): IKM, salt, info, L, PRK, OKM.
+    static let rfc5869: [(ikm: String, salt: String, info: String, length: Int, prk: String, okm: String)] = [
+        ("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "000102030405060708090a0b0c", "f0f1f2f3f4f5f6f7f8f9", 42,
+         "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
+         "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"),
+        (hexRange(0x00...0x4f), hexRange(0x60...0xaf), hexRange(0xb0...0xff), 82,
+         "06a6b88c5853361a06104c9ceb35b45cef760014904671014a193f40c15fc244",
+         "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71cc30c58179ec3e87c14c01d5c1f3434f1d87"),
+        ("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "", "", 42,
+         "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
+         "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8"),
+    ]
+
+    static func hexRange(_ range: ClosedRange<UInt8>) -> String { Hex.encode(Array(range)) }
+
+    @Test func test_deriveKey_matchesRFC5869TestCases1To3() throws {
+        for (index, vector) in Self.rfc5869.enumerated() {
+            let ikm = Hex.decode(vector.ikm)
+            let prk = ikm.withUnsafeBytes { HKDFSHA256.extract(salt: Hex.decode(vector.salt), inputKeyMaterial: $0) }
+            #expect(prk.withUnsafeBytes { Hex.encode(Array($0)) } == vector.prk, "case \(index + 1) PRK")
+            let okm = try ikm.withUnsafeBytes {
+                try HKDFSHA256.deriveKey(inputKeyMaterial: $0, salt: Hex.decode(vector.salt), info: Hex.decode(vector.info), outputLength: vector.length)
+            }
+            #expect(okm.withUnsafeBytes { Hex.encode(Array($0)) } == vector.okm, "case \(index + 1) OKM")
+        }
+    }
+
+    @Test(.enabled(if: Wycheproof.available, "../shared/vectors is absent: Wycheproof HKDF-SHA256 vectors skipped"))
+    func test_deriveKey_matchesEveryWycheproofVector() throws {
+        let file = try Wycheproof.load("hkdf_sha256_test.json")
+        var executed = 0
+        for test in file.tests {
+            let ikm = Hex.decode(test["ikm"] as! String), size = test["size"] as! Int
+            let result = try? ikm.withUnsafeBytes {
+                try HKDFSHA256.deriveKey(inputKeyMaterial: $0, salt: Hex.decode(test["salt"] as! String),
+                                         info: Hex.decode(test["info"] as! String), outputLength: size)
+            }
+            if test["result"] as! String == "valid" {
+                #expect(result?.withUnsafeBytes { Hex.encode(Array($0)) } == test["okm"] as? String, "tcId \(test["tcId"]!)")
+            } else {
+                #expect(result == nil, "tcId \(test["tcId"]!) must be refused")
+            }
+            executed += 1
+        }
+        #expect(executed == file.numberOfTests)
+    }
+
+    @Test func test_expand_refusesLengthsOutsideRFC5869() {
+        let prk = [UInt8](repeating: 1, count: 32)
+        #expect(throws: HKDFSHA256.Failure.invalidLength(0)) { _ = try prk.withUnsafeBytes { try HKDFSHA256.expand(pseudorandomKey: $0, info: [], outputLength: 0) } }
+        #expect(throws: HKDFSHA256.Failure.invalidLength(8161)) { _ = try prk.withUnsafeBytes { try HKDFSHA256.expand(pseudorandomKey: $0, info: [], outputLength: 8161) } }
+    }
+
+    @Test func test_extract_keyLongerThanABlockIsHashedFirst() throws {
+        // A 100-byte salt is longer than SHA-256's 64-byte block: HMAC hashes it (RFC 2104); the state API must too.
+        let salt = [UInt8](repeating: 0xAA, count: 100), ikm = Array("input".utf8)
+        let long = ikm.withUnsafeBytes { HKDFSHA256.extract(salt: salt, inputKeyMaterial: $0) }
+        let viaOneShot = salt.withUnsafeBytes { HMACSHA256.authenticate(ikm[...], key: $0) }
+        #expect(long.withUnsafeBytes { Array($0) } == viaOneShot)
+    }
+
+    // MARK: - X25519
+
+    /// RFC 7748 §5.2's two single-multiplication vectors: scalar, u-coordinate, output.
+    static let rfc7748Multiplications = [
+        ("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+         "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+         "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"),
+        ("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+         "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+         "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"),
+    ]
+
+    @Test func test_sharedSecret_matchesRFC7748Section5_2() throws {
+        for (scalar, point, expected) in Self.rfc7748Multiplications {
+            let shared = try X25519.sharedSecret(secretKey: SecureBytes(copying: Hex.decode(scalar)), publicKey: Hex.decode(point))
+            #expect(shared.withUnsafeBytes { Hex.encode(Array($0)) } == expected)
+        }
+    }
+
+    @Test func test_sharedSecret_matchesRFC7748Section6_1() throws {
+        let alice = SecureBytes(copying: Hex.decode("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
+        let bob = SecureBytes(copying: Hex.decode("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb"))
+        let alicePublic = try X25519.publicKey(of: alice), bobPublic = try X25519.publicKey(of: bob)
+        #expect(Hex.encode(alicePublic) == "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
+        #expect(Hex.encode(bobPublic) == "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
+        let k1 = try X25519.sharedSecret(secretKey: alice, publicKey: bobPublic)
+        let k2 = try X25519.sharedSecret(secretKey: bob, publicKey: alicePublic)
+        #expect(k1.withUnsafeBytes { Hex.encode(Array($0)) } == "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742")
+        #expect(k1.constantTimeEquals(k2))
+    }
+
+    @Test func test_sharedSecret_refusesLowOrderPoints() {
+        let secret = X25519.generateSecretKey()
+        // The all-zero point and the point of order 8 from RFC 7748's discussion (and age's tests).
+        let lowOrder = ["0000000000000000000000000000000000000000000000000000000000000000",
+                        "0100000000000000000000000000000000000000000000000000000000000000",
+                        "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"]
+        for point in lowOrder {
+            #expect(throws: X25519.Failure.lowOrderPoint) { _ = try X25519.sharedSecret(secretKey: secret, publicKey: Hex.decode(point)) }
+        }
+    }
+
+    @Test func test_sharedSecret_refusesWrongLengths() {
+        #expect(throws: X25519.Failure.invalidKeyLength(31)) {
+            _ = try X25519.sharedSecret(secretKey: X25519.generateSecretKey(), publicKey: [UInt8](repeating: 9, count: 31))
+        }
+    }
+
+    // MARK: - Ed25519
+
+    @Test func test_ed25519_secretAndPublicMapsAgree() throws {
+        // RFC 8032 §7.1 test 1: the seed and its public key.
+        let seed = SecureBytes(copying: Hex.decode("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"))
+        let edPublic = try #require(Ed25519.publicKey(fromSeed: seed))
+        #expect(Hex.encode(edPublic) == "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+        let xSecret = try #require(Ed25519.x25519SecretKey(fromSeed: seed))
+        let xPublic = try #require(Ed25519.x25519PublicKey(edPublic))
+        #expect(try X25519.publicKey(of: xSecret) == xPublic)
+    }
+
+    @Test func test_ed25519_x25519PublicKeyRefusesInvalidPoints() {
+        // A y-coordinate with no point on the curve, and the identity point (small order).
+        #expect(Ed25519.x25519PublicKey([UInt8](repeating: 0xFF, count: 31) + [0x7F]) == nil)
+        #expect(Ed25519.x25519PublicKey([1] + [UInt8](repeating: 0, count: 31)) == nil)
+        #expect(Ed25519.x25519PublicKey([1, 2, 3]) == nil)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// `vaultfile totp`, `set --totp` and `inject`'s `vf-totp://`, run as the built binary.
+@Suite struct TotpCLITests {
+    private static let uri = "otpauth://totp/ACME:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=8"
+    private static let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+
+    private func vaultWithSeed() throws -> CLI {
+        let cli = try CLI()
+        try cli.initVault()
+        let set = try cli.run(["set", "site"] + cli.unlock(), stdin: Array("pw".utf8))
+        #expect(set.status == 0, "\(set.stderr)")
+        let totp = try cli.run(["set", "site", "--totp"] + cli.unlock(), stdin: Array((Self.uri + "\n").utf8))
+        #expect(totp.status == 0, "\(totp.stderr)")
+        return cli
+    }
+
+    // MARK: - totp
+
+    @Test func test_totp_printsTheRFC6238CodeAtTheGivenTime() throws {
+        let cli = try vaultWithSeed(); defer { cli.directory.remove() }
+        let code = try cli.run(["totp", "site", "--at", "59"] + cli.unlock())
+        #expect(code.status == 0, "\(code.stderr)")
+        #expect(code.text == "94287082", "no newline when stdout is not a terminal")
+        let json = try cli.run(["totp", "site", "--at", "59", "--json"] + cli.unlock())
+        #expect(json.text == "{\"code\":\"94287082\",\"period\":30,\"seconds_left\":1}\n")
+    }
+
+    @Test func test_totp_entryWithoutASeedExitsOneWithAHint() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        _ = try cli.run(["set", "plain"] + cli.unlock(), stdin: Array("pw".utf8))
+        let result = try cli.run(["totp", "plain"] + cli.unlock())
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("holds no TOTP URI"))
+        #expect(result.stderr.contains("--totp"))
+        #expect(try cli.run(["totp", "missing"] + cli.unlock()).status == 1)
+    }
+
+    // MARK: - set --totp
+
+    @Test func test_set_totpStoresTheURIInTheTotpField() throws {
+        let cli = try vaultWithSeed(); defer { cli.directory.remove() }
+        let stored = try cli.run(["get", "site", "--field", "totp"] + cli.unlock())
+        #expect(stored.text == Self.uri, "the trailing newline of echo is dropped")
+        #expect(try cli.run(["get", "site"] + cli.unlock()).text == "pw", "the value is untouched")
+    }
+
+    @Test func test_set_totpRefusesHostileURIsWithoutShowingTheSecret() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        let before = try cli.read("t.vault")
+        for query in ["secret=\(Self.secret)1", "secret=\(Self.secret)&period=0", "secret=\(Self.secret)&digits=100", "issuer=x"] {
+            let result = try cli.run(["set", "site", "--totp"] + cli.unlock(), stdin: Array("otpauth://totp/x?\(query)".utf8))
+            #expect(result.status == 2, "\(query): \(result.stderr)")
+            #expect(result.stderr.contains("otpauth"), "\(result.stderr)")
+            #expect(!result.stderr.contains(Self.secret))
+        }
+        let hotp = try cli.run(["set", "site", "--totp"] + cli.unlock(), stdin: Array("otpauth://hotp/x?secret=\(Self.secret)".utf8))
+        #expect(hotp.status == 2 && hotp.stderr.contains("HOTP"))
+        #expect(try cli.read("t.vault") == before, "nothing was written")
+    }
+
+    @Test func test_set_totpWithFieldIsAUsageError() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["set", "site", "--totp", "--field", "x"] + cli.unlock(), stdin: Array(Self.uri.utf8)).status == 64)
+    }
+
+    // MARK: - inject
+
+    @Test func test_inject_vfTotpIsTheCurrentCodeAndVfTotpFieldTheURI() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        let slow = "otpauth://totp/x?secret=\(Self.secret)&period=3600"
+        _ = try cli.run(["set", "site", "--totp"] + cli.unlock(), stdin: Array(slow.utf8))
+        let code = try cli.run(["totp", "site"] + cli.unlock()).text
+        let rendered = try cli.run(["inject"] + cli.unlock(), stdin: Array("c={{ vf-totp://site }} u={{ vf://site#totp }}".utf8))
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(rendered.text == "c=\(code) u=\(slow)")
+    }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Packs the portable binary (scripts/portable.sh) into a Debian package with the man page and the
+# bash, zsh and fish completions: .build-deb/vaultfile_VERSION_ARCH.deb
+#
+#   scripts/deb.sh [BINARY]     (default: .build-portable/vaultfile-portable)
+#
+# The package depends only on what ldd shows the binary needs (libc6, and libstdc++6 or
+# libgcc-s1 if they appear), with libc6's version from the newest GLIBC_ symbol it uses.
+# MAINTAINER overrides the Maintainer field.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-.build-portable/vaultfile-portable}
+[ -x "$bin" ] || { echo "deb: $bin is missing; run 'make portable' first" >&2; exit 1; }
+bin=$(realpath "$bin")
+
+version=$("$bin" --version)
+arch=$(dpkg --print-architecture)
+out=.build-deb
+stage="$out/vaultfile_${version}_${arch}"
+rm -rf "$stage" && mkdir -p "$stage/DEBIAN"
+umask 022
+
+BIN="$bin" DESTDIR="$stage" PREFIX=/usr MAN_GZIP=1 ./scripts/install.sh install >/dev/null
+
+# The libraries the binary needs, as package names; anything else means it is not the portable one.
+depends=()
+while read -r library; do
+  case "$library" in
+    linux-vdso.so.*|ld-linux*|/lib*/ld-linux*) ;;
+    libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libutil.so.*) depends+=(libc6) ;;
+    libstdc++.so.*) depends+=(libstdc++6) ;;
+    libgcc_s.so.*) depends+=(libgcc-s1) ;;
+    *) echo "deb: $bin needs $library, which a portable vaultfile must not; build it with 'make portable'" >&2; exit 1 ;;
+  esac
+done < <(ldd "$bin" | awk '{print $1}')
+glibc=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+depends_line=""
+for package in $(printf '%s\n' "${depends[@]}" | sort -u); do
+  entry=$package
+  [ "$package" = libc6 ] && [ -n "$glibc" ] && entry="libc6 (>= $glibc)"
+  depends_line+="${depends_line:+, }$entry"
+done
+
+# Copyright: the binary carries statically linked libraries and the EFF word list.
+install -d "$stage/usr/share/doc/vaultfile"
+cat > "$stage/usr/share/doc/vaultfile/copyright" <<'TEXT'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: vaultfile
+Comment: The vaultfile binary links these libraries in statically: libsodium (ISC),
+ libargon2 (CC0-1.0 or Apache-2.0), OpenSSL's libcrypto (Apache-2.0) and the Swift
+ runtime and standard library (Apache-2.0 with Runtime Library Exception).
+
+Files: data/eff_large_wordlist.txt
+Copyright: 2016 Electronic Frontier Foundation
+License: CC-BY-3.0
+ The EFF Large Wordlist for passphrases, compiled into the binary for
+ 'vaultfile generate --words'. https://creativecommons.org/licenses/by/3.0/
+TEXT
+
+installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+cat > "$stage/DEBIAN/control" <<CONTROL
+Package: vaultfile
+Version: $version
+Architecture: $arch
+Maintainer: ${MAINTAINER:-vaultfile maintainers <vaultfile@localhost>}
+Installed-Size: $installed_size
+Depends: $depends_line
+Section: utils
+Priority: optional
+Description: offline, single-file encrypted vault for secrets
+ vaultfile keeps secrets in one encrypted file (Argon2id or PBKDF2, then
+ XChaCha20-Poly1305), with a command line made for shells and scripts:
+ values through stdin and stdout byte for byte, a git merge driver,
+ import and export. This package holds the static build: libsodium,
+ libargon2 and libcrypto are linked in.
+CONTROL
+
+deb="$out/vaultfile_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+echo "deb: $deb ($(du -h "$deb" | cut -f1); Depends: $depends_line)"
