@@ -245,7 +245,7 @@ enum CLIErrorKind: CaseIterable {
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
         case .noMatch:
-            return ErrorCaseRow(CLIError.noMatch(pattern: "shown-pattern", searchedValues: false, caseSensitive: false), status: 1, hint: true,
+            return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])
         case .binaryOnTerminal:
             return ErrorCaseRow(CLIError.binaryOnTerminal(name: "shown/name", field: "shown-field"), status: 2, hint: true,

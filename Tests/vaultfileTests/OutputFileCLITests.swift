@@ -110,6 +110,28 @@ import Testing
         }
     }
 
+    // MARK: - What --overwrite never replaces
+
+    /// The review's findings: as root, `--out /dev/null --overwrite` replaced the device with a file
+    /// of secrets, and the vault's own lock file took plain text.
+    @Test(arguments: ["export", "inject"])
+    func test_out_neverReplacesADeviceAPipeOrTheVaultsLockFile(verb: String) throws {
+        let cli = try prepared(); defer { cli.directory.remove() }
+        #expect(mkfifo(cli.path("pipe"), 0o600) == 0)
+        #expect(symlink("/dev/null", cli.path("null")) == 0)
+        for target in ["pipe", "null"] {
+            let refused = try write(cli, verb, to: cli.path(target), ["--overwrite"])
+            #expect(refused.status == 2 && refused.stderr.contains("not a regular file"), "\(target): \(refused.stderr)")
+        }
+        var info = stat()
+        #expect(lstat(cli.path("pipe"), &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "the pipe is still a pipe")
+        #expect(lstat(cli.path("null"), &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK, "the link is still a link")
+        try cli.write("t.vault.lock", [])
+        let lock = try write(cli, verb, to: cli.path("t.vault.lock"), ["--overwrite"])
+        #expect(lock.status == 2 && lock.stderr.contains("lock file"), "\(lock.stderr)")
+        #expect(try cli.read("t.vault.lock").isEmpty)
+    }
+
     // MARK: - Existing files need --overwrite
 
     @Test(arguments: ["export", "inject"])

@@ -21,7 +21,10 @@ final class FileLock {
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .io(operation: "opening the lock file", path: path, errno: errno) }
         var info = stat()
-        if let owner, fstat(fd, &info) == 0, FileOwner(info) != owner {
+        // Only an empty regular file with one name is given away: a hard link planted at the lock's
+        // path (to /etc/shadow, say) must never change owner when root writes the vault.
+        if let owner, fstat(fd, &info) == 0, FileOwner(info) != owner,
+           (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, info.st_size == 0 {
             // Only root may give a file away; anyone else keeps the lock file as it is, and it works the same.
             _ = fchown(fd, owner.user, owner.group)
         }

@@ -32,7 +32,9 @@ enum CleanupOnSignal {
     private static var signals: sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        for signal in [SIGTERM, SIGHUP, SIGINT] where !Inherited.wasIgnored(signal) { sigaddset(&set, signal) }
+        // Every signal whose default action ends the process (Ctrl-\ sends SIGQUIT), not only the three a terminal sends most.
+        let fatal = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR]
+        for signal in fatal where !Inherited.wasIgnored(signal) { sigaddset(&set, signal) }
         return set
     }
 

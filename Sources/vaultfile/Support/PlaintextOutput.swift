@@ -26,6 +26,21 @@ enum PlaintextOutput {
             if stat(vault, &vaultFile) == 0, sameFile(link, vaultFile) || (followed && sameFile(target, vaultFile)) {
                 throw CLIError.refused("\(path) is the vault being read; refusing to write plain text over it", hint: "choose another --out file")
             }
+            // A device, a named pipe or a link to one (/dev/null, /dev/stdout) is never replaced by a
+            // file of secrets, whatever the flags: as root that would last until the next boot.
+            let kind = (followed ? target : link).st_mode & S_IFMT
+            if kind != S_IFREG && kind != S_IFLNK {
+                throw CLIError.refused(
+                    "\(path) is not a regular file (a device, a named pipe, a socket or a folder); refusing to replace it with plain text",
+                    hint: "to write to standard output, leave out --out")
+            }
+            // The vault's lock file: documented as empty, held by every writer.
+            var locked = stat()
+            if stat(vault, &vaultFile) == 0, path.hasSuffix(".lock"),
+               stat(String(path.dropLast(5)), &locked) == 0, sameFile(locked, vaultFile) {
+                throw CLIError.refused("\(path) is the lock file of the vault being read; refusing to write plain text there",
+                                       hint: "choose another --out file")
+            }
             if followed, (target.st_mode & S_IFMT) == S_IFREG, beginsWithVaultMagic(path) {
                 throw CLIError.refused(
                     "\(path) is a vaultfile vault; refusing to write plain text over it",
