@@ -1,4 +1,5 @@
 import Foundation
+import KDF
 import SecureMemory
 import TestSupport
 import Testing
@@ -24,10 +25,10 @@ import VaultFile
 
     // MARK: - git: a repository
 
-    /// A repository holding `team.vault` with entry `db` (value v0, field user u0), set up for vaultfile.
-    private func repository() throws -> CLI {
+    /// A repository holding `team.vault` (made with `kdf`) with entry `db` (value v0, field user u0),
+    /// set up for vaultfile.
+    private func repository(kdf: KDFParameters = CLI.testKDF) throws -> CLI {
         var cli = try CLI()
-        try cli.write("pw", bytes("pw"))
         cli.environment = [
             "PATH": URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":/usr/bin:/bin",
             "VAULTFILE_PASSWORD_FILE": cli.path("pw"),
@@ -35,7 +36,7 @@ import VaultFile
             "GIT_CONFIG_NOSYSTEM": "1",
         ]
         try git(cli, "init -q -b main")
-        #expect(try cli.run(["init", "--vault", cli.path("team.vault")] + CLI.fastKDF).status == 0)
+        try cli.initVault("team.vault", kdf: kdf)
         try set(cli, "db", "v0")
         try set(cli, "db", "u0", field: "user")
         #expect(try cli.run(["git", "setup"]).status == 0)
@@ -95,7 +96,8 @@ import VaultFile
     // MARK: - git diff without a password
 
     @Test func test_gitDiff_withoutAPasswordSourceShowsTheHeaderAndExitsZero() throws {
-        var cli = try repository(); defer { cli.directory.remove() }
+        // A real-size KDF, as the header view shows it: "Argon2id 8 MiB".
+        var cli = try repository(kdf: CLI.eightMiBKDF); defer { cli.directory.remove() }
         try set(cli, "db", "v1")
         cli.environment["VAULTFILE_PASSWORD_FILE"] = nil
         // setsid: no controlling terminal, as under a GUI or a pager without one.
