@@ -29,14 +29,21 @@ extension VaultfileCommand.Git {
         @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
         func run() throws {
-            let credentials: [UnlockCredential]
-            do {
-                credentials = try unlock.credentials()
-            } catch let error as CLIError where Self.meansNoSource(error, source: unlock.source) {
-                try StandardOutput.line(try Self.headerOnlyListing(of: file).joined(separator: "\n"))
-                return
+            let store = VaultStore(path: file)
+            // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
+            let unlocked: UnlockedVault
+            if let viaAgent = try unlock.openWithAgent(store) {
+                unlocked = viaAgent
+            } else {
+                let credentials: [UnlockCredential]
+                do {
+                    credentials = try unlock.credentials()
+                } catch let error as CLIError where Self.meansNoSource(error, source: unlock.source) {
+                    try StandardOutput.line(try Self.headerOnlyListing(of: file).joined(separator: "\n"))
+                    return
+                }
+                unlocked = try store.open(credentials: credentials, limits: try unlock.limits())
             }
-            let unlocked = try VaultStore(path: file).open(credentials: credentials, limits: try unlock.limits())
             var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
             // Format 1.1: who can open it, so that a diff shows slots added and removed (no secret in it).
             if unlocked.header.usesKeyslots11 {
