@@ -48,9 +48,11 @@ extension VaultfileCommand {
         private func copy(in vault: inout Vault) throws -> [Relocation] {
             let allow = formatCharacters.allowFormatCharacters
             if Mv.isFolder(source, in: vault) {
-                let copied = try vault.copyFolder(source, to: destination, overwrite: force)
-                for relocation in copied { try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow) }
-                return copied
+                // Checked before the copy: afterwards every new name exists and would pass.
+                for step in try vault.folderPlan(from: source, to: destination, overwrite: force, moving: false) {
+                    try vault.checkNewName(step.destination, allowingFormatCharacters: allow)
+                }
+                return try vault.copyFolder(source, to: destination, overwrite: force)
             }
             let target = Mv.destination(of: source, to: destination)
             try vault.checkNewName(target, allowingFormatCharacters: allow)
