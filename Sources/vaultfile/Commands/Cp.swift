@@ -52,11 +52,20 @@ extension VaultfileCommand {
                 for step in try vault.folderPlan(from: source, to: destination, overwrite: force, moving: false) {
                     try vault.checkNewName(step.destination, allowingFormatCharacters: allow)
                 }
-                return try vault.copyFolder(source, to: destination, overwrite: force)
+                let copied = try vault.copyFolder(source, to: destination, overwrite: force)
+                // Twins are looked for among the copies too (an error here still writes nothing).
+                for relocation in copied { try Self.refuseTwin(of: relocation.destination, in: vault) }
+                return copied
             }
             let target = Mv.destination(of: source, to: destination)
             try vault.checkNewName(target, allowingFormatCharacters: allow)
+            try Self.refuseTwin(of: target, in: vault)
             return [try vault.copy(source, to: target, overwrite: force)]
+        }
+
+        /// Refuses `name` when another entry is the same name in another Unicode form, as set and mv do.
+        private static func refuseTwin(of name: String, in vault: Vault) throws {
+            if let twin = vault.canonicalTwin(of: name) { throw VaultError.nameTwin(name: name, existing: twin) }
         }
     }
 }
