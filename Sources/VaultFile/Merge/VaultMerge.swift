@@ -49,6 +49,7 @@ public enum VaultMerge {
                 }
             }
         }
+        try result.mergeHistory(base: base, ours: ours, theirs: theirs)
         return (result, conflicts)
     }
 
