@@ -23,6 +23,9 @@ public struct ImportedEntries {
     public var entries: [(name: String, entry: Entry)]
     /// Entries that import but deserve a warning, in file order.
     public var warnings: [ImportWarning]
+    /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
+    /// every other file.
+    public var history: [(name: String, versions: [EntryVersion])]?
 }
 
 /// Something about an imported entry that its owner should know.
@@ -44,13 +47,21 @@ public enum Interchange {
     /// The entries a file holds, with a warning for each that `exec` would export as a variable in
     /// `DangerousEnvironmentNames`.
     public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
-        let entries = try parse(bytes, format: format, now: now)
+        var history: [(name: String, versions: [EntryVersion])]?
+        let entries: [(name: String, entry: Entry)]
+        if format == .json, HistoryJSON.isVersion2(bytes) {
+            let parsed = try HistoryJSON.parse(bytes)
+            entries = try validated(parsed.entries)
+            history = parsed.history
+        } else {
+            entries = try parse(bytes, format: format, now: now)
+        }
         var warnings: [ImportWarning] = []
         for (name, _) in entries {
             let variable = EnvironmentNames.variable(for: name)
             if DangerousEnvironmentNames.contains(variable) { warnings.append(.dangerousVariable(name: name, variable: variable)) }
         }
-        return ImportedEntries(entries: entries, warnings: warnings)
+        return ImportedEntries(entries: entries, warnings: warnings, history: history)
     }
 
     /// The entries a file holds, in file order, validated (names, fields, sizes).
@@ -63,6 +74,11 @@ public enum Interchange {
         case .keepassxcCSV: entries = try KeePassXCCSV.parse(bytes, now: now)
         case .bitwardenJSON: entries = try BitwardenJSON.parse(bytes, now: now)
         }
+        return try validated(entries)
+    }
+
+    /// `entries`, each checked as a vault would check it, and no name twice.
+    private static func validated(_ entries: [(String, Entry)]) throws(VaultError) -> [(name: String, entry: Entry)] {
         var check = Vault()
         for (name, entry) in entries {
             if check.entry(name) != nil { throw .malformedInput("the entry '\(name)' appears twice in the input") }
@@ -72,7 +88,13 @@ public enum Interchange {
     }
 
     /// The vault (or the entries under `prefix`) in `format`.
-    public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "") throws(VaultError) -> [UInt8] {
+    ///
+    /// `withHistory` (json only) writes export version 2 with every earlier version (HistoryJSON).
+    public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "", withHistory: Bool = false) throws(VaultError) -> [UInt8] {
+        if withHistory {
+            guard format == .json else { throw .malformedInput("only the json format carries history") }
+            return try HistoryJSON.export(vault, prefix: prefix)
+        }
         let entries = vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) }
         switch format {
         case .json: return try NativeJSON.export(entries)

@@ -23,9 +23,12 @@ extension VaultfileCommand {
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?
         @Flag(name: .customLong("force"), help: "Print to a terminal.") var force = false
         @Flag(name: .customLong("overwrite"), help: "Replace an existing --out file (never a vault).") var overwrite = false
+        @Flag(name: .customLong("with-history"), help: "With --format json: also every earlier version and the trash (export version 2).")
+        var withHistory = false
 
         func validate() throws {
             guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv or csv") }
+            if withHistory && format != .json { throw ValidationError("--with-history goes with --format json, the one format that carries history") }
         }
 
         func run() throws {
@@ -34,7 +37,7 @@ extension VaultfileCommand {
             }
             if let output { try PlaintextOutput.check(output, vault: unlock.location.path, overwrite: overwrite) }
             let vault = try unlock.open().vault
-            var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "")
+            var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "", withHistory: withHistory)
             defer { wipe(&bytes) }
             if let output {
                 try PlaintextOutput.write(bytes, to: output, vault: unlock.location.path, overwrite: overwrite)

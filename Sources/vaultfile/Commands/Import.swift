@@ -39,7 +39,12 @@ extension VaultfileCommand {
                 for (name, _) in entries {
                     try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 }
+                if imported.history != nil && !unlocked.vault.keepsHistory {
+                    throw CLIError.refused("the file holds earlier versions (an export made with --with-history), and \(unlock.location.path) keeps no history; nothing was imported",
+                                           hint: "turn history on with 'vaultfile history --enable' first (older releases then cannot read the vault), or export again without --with-history")
+                }
                 for (name, entry) in entries { try unlocked.vault.put(entry, as: name) }
+                for (name, versions) in imported.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return (entries.count - existing.count, existing.count)
             }
             for warning in imported.warnings { Messages.warning(warning.description) }
