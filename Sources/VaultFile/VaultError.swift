@@ -26,6 +26,8 @@ public enum VaultError: CategorizedError, Equatable {
     case noKeyslotOpens(sources: [String], unknownTypes: [UInt8])
     /// A keyslot opened but the header MAC fails: the header was changed by someone without the key.
     case headerTampered
+    /// A file key given whole (by the agent) is not this vault's: the header MAC does not verify under it.
+    case fileKeyRejected
     /// A payload chunk failed to authenticate or the stream is malformed (0-based chunk index).
     case payloadDamaged(chunk: Int, reason: String)
     /// The decrypted contents are malformed.
@@ -99,6 +101,7 @@ public enum VaultError: CategorizedError, Equatable {
                 + "which this vaultfile does not know and skipped"
             return "no keyslot of the vault opens with \(sources.joined(separator: ", "))" + skipped
         case .headerTampered: return "the vault header fails authentication: it was modified without the key"
+        case .fileKeyRejected: return "the file key given does not open this vault (its header MAC does not verify under it)"
         case .payloadDamaged(let chunk, let why): return "the vault contents are damaged at chunk \(chunk): \(why)"
         case .contentsDamaged(let why): return "the decrypted vault contents are malformed: \(why)"
         case .invalidName(let why): return "invalid name: \(why)"
@@ -142,7 +145,7 @@ public enum VaultError: CategorizedError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword, .noKeyslotOpens: return .wrongPassword
+        case .wrongPassword, .noKeyslotOpens, .fileKeyRejected: return .wrongPassword
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff: return .refused
         case .rotationBlocked, .slotChangeRefused: return .refused

@@ -17,6 +17,10 @@ struct VaultfileCommand: ParsableCommand {
             One vault is one file: Argon2id (or PBKDF2) derives the key, XChaCha20-Poly1305 seals \
             the contents. Data goes through stdin and stdout byte for byte; messages go to stderr.
 
+            UNLOCK ONCE: 'vaultfile unlock' hands the vault's file key to an agent \
+            ($VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock); every verb asks it \
+            first, unless --no-agent or VAULTFILE_NO_AGENT=1. 'vaultfile lock' forgets the key.
+
             PASSWORD SOURCES (first match wins): --password-file FILE, --password-fd N, \
             --password-command CMD, $VAULTFILE_PASSWORD_FILE, $VAULTFILE_PASSWORD_COMMAND, \
             $VAULTFILE_PASSWORD (least safe), else a prompt on the terminal. One trailing newline \
@@ -52,7 +56,8 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, History.self, Restore.self, Trash.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self, ClipboardClear.self,
+            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
+            Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
     )
 

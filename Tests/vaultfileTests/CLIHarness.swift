@@ -14,8 +14,15 @@ struct CLI {
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// The binary next to the test bundle (`swift build` puts both in the same folder).
+    /// The binary under test: `$VAULTFILE_TEST_BINARY` when set (`make test` points it at the
+    /// release build: a debug build of swift-argument-parser validates every option group on each
+    /// run, about 70 ms of a debug run's 80), else the binary next to the test bundle (`swift build`
+    /// puts both in the same folder).
     static let binary: String = {
+        if let chosen = ProcessInfo.processInfo.environment["VAULTFILE_TEST_BINARY"], !chosen.isEmpty {
+            precondition(FileManager.default.isExecutableFile(atPath: chosen), "VAULTFILE_TEST_BINARY=\(chosen) is not an executable file")
+            return chosen
+        }
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultfile")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
         return ProjectPaths.root.appendingPathComponent(".build/debug/vaultfile").path
@@ -85,6 +92,12 @@ struct CLI {
 
     /// `--vault <name> --password-file pw`.
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
+
+    /// The agent's socket and runtime folder of this test alone, so that the suite's runs, tests run
+    /// in parallel and a developer's own agent never meet on one socket.
+    var agentEnvironment: [String: String] {
+        ["VAULTFILE_AGENT_SOCK": path("agent.sock"), "XDG_RUNTIME_DIR": directory.url.path]
+    }
 }
 
 
@@ -101,7 +114,7 @@ extension CLI {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = directory.url
@@ -169,7 +182,7 @@ extension CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }
         process.environment = env

@@ -38,7 +38,7 @@ enum ErrorCatalog {
 // MARK: - VaultError
 
 enum VaultErrorKind: CaseIterable {
-    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
+    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered, fileKeyRejected
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
@@ -60,6 +60,7 @@ enum VaultErrorKind: CaseIterable {
         case .rotationBlocked: self = .rotationBlocked
         case .slotChangeRefused: self = .slotChangeRefused
         case .headerTampered: self = .headerTampered
+        case .fileKeyRejected: self = .fileKeyRejected
         case .payloadDamaged: self = .payloadDamaged
         case .contentsDamaged: self = .contentsDamaged
         case .invalidName: self = .invalidName
@@ -106,6 +107,7 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
         case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
+        case .fileKeyRejected: return ErrorCaseRow(VaultError.fileKeyRejected, status: 3, hint: true)
         case .payloadDamaged:
             return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])
         case .contentsDamaged: return ErrorCaseRow(VaultError.contentsDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
@@ -206,7 +208,7 @@ enum KDFErrorKind: CaseIterable {
 
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
-    case inputTooLarge, io, outputFailed, invalidArgument, refused
+    case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken
 
     init(_ error: CLIError) {
@@ -222,6 +224,7 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: self = .outputFailed
         case .invalidArgument: self = .invalidArgument
         case .refused: self = .refused
+        case .agentFailed: self = .agentFailed
         case .noMatch: self = .noMatch
         case .binaryOnTerminal: self = .binaryOnTerminal
         case .emptyValue: self = .emptyValue
@@ -247,6 +250,7 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
         case .noMatch:
             return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])

@@ -38,8 +38,20 @@ extension VaultStore {
     public static func mergeFiles(
         base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false
     ) throws -> [VaultMerge.Conflict] {
+        try mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: nil, credentials: { credentials }, limits: limits,
+                       allowLowerKDF: allowLowerKDF)
+    }
+
+    /// Merges as above, opening each side with the key `fileKeys` finds for its header (the
+    /// agent's, which keeps the keys of every version of a vault id) and only the others with
+    /// `credentials`, which is asked for at most once, and only when a side needs it.
+    public static func mergeFiles(
+        base: String, ours: String, theirs: String, fileKeys: FileKeyLookup?, credentials: () throws -> [UnlockCredential],
+        limits: KDFLimits, allowLowerKDF: Bool = false
+    ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
-            base: base, ours: ours, theirs: theirs, roles: .git, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF)
+            base: base, ours: ours, theirs: theirs, roles: .git, fileKeys: fileKeys, credentials: credentials, limits: limits,
+            allowLowerKDF: allowLowerKDF)
         merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
         try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
@@ -69,6 +81,16 @@ struct PreparedMerge {
         base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, credentials: [UnlockCredential],
         limits: KDFLimits, allowLowerKDF: Bool
     ) throws {
+        try self.init(base: base, ours: ours, theirs: theirs, roles: roles, fileKeys: nil, credentials: { credentials }, limits: limits,
+                      allowLowerKDF: allowLowerKDF)
+    }
+
+    /// As above, opening first each side whose header a key of `fileKeys` verifies (the agent's),
+    /// and asking `credentials` (once) only for a side none opens.
+    init(
+        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, fileKeys: VaultStore.FileKeyLookup?,
+        credentials readCredentials: () throws -> [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool
+    ) throws {
         // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
         var paths: [(role: String, path: String)] = base.map { [(roles.base, $0)] } ?? []
         paths += [(roles.ours, ours), (roles.theirs, theirs)]
@@ -83,10 +105,17 @@ struct PreparedMerge {
         }
         var opened: [UnlockedVault] = []
         var failing: [Int] = []
+        var credentials: [UnlockCredential]?
         for (index, file) in files.enumerated() {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
-                opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials, limits: limits, willDeriveKey: nil))
+                if let key = try fileKeys?(file.header), VaultCodec.verifies(file.header, fileKey: key) {
+                    opened.append(try VaultCodec.open(header: file.header, payload: &payload, fileKey: key))
+                    continue
+                }
+                if credentials == nil { credentials = try readCredentials() }
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials ?? [], limits: limits,
+                                                  willDeriveKey: nil))
             } catch let error as VaultError {
                 switch error {
                 case .wrongPassword, .noKeyslotOpens: failing.append(index)

@@ -101,6 +101,7 @@ struct ErrorReport: Equatable {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .fileKeyRejected: return "forget the agent's keys of this vault with 'vaultfile lock', then 'vaultfile unlock' it again"
         case .noKeyslotOpens:
             return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
                 + "other sources: --identity, --keyfile, --recovery, a password"
@@ -171,6 +172,8 @@ struct ErrorReport: Equatable {
         case .noPasswordSource: return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .refused(_, let hint): return hint
+        case .agentFailed:
+            return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
         case .noMatch(_, let searchedValues, let caseSensitive):
             var ways: [String] = []
             if caseSensitive { ways.append("-i ignores case") }

@@ -23,7 +23,9 @@ extension VaultfileCommand.Git {
         @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
         func run() throws {
-            let unlocked = try VaultStore(path: file).open(credentials: try unlock.credentials(), limits: try unlock.limits())
+            let store = VaultStore(path: file)
+            // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
+            let unlocked = try unlock.openWithAgent(store) ?? store.open(credentials: try unlock.credentials(), limits: try unlock.limits())
             var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
             // Format 1.1: who can open it, so that a diff shows slots added and removed (no secret in it).
             if unlocked.header.usesKeyslots11 {
