@@ -118,8 +118,10 @@ import Testing
             try vault.remove(name, now: Int64(10 + index))
         }
         #expect(try vault.trash().map(\.name) == ["c", "b"])
+        try vault.trimTrashIfNeeded()  // as every seal does: "a", removed first, goes
         try vault.restore("b", revision: 1, now: 20)
         #expect(vault.entry("b")?.value == [1])
+        #expect(try vault.history(of: "b").isEmpty, "the restored version left the history")
         #expect(try vault.trash().map(\.name) == ["c"])
     }
 

@@ -82,6 +82,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation;
     /// returns the whole file.
     public func seal() throws(VaultError) -> [UInt8] {
+        try vault.trimTrashIfNeeded()
         let contentLength = try EntryCodec.encodedLength(vault)
         let output = SealedBytes(capacity: VaultHeader.maxLength + Payload.ciphertextLength(contentLength: contentLength))
         try seal(to: output, contentLength: contentLength)
@@ -91,6 +92,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Seals as `seal()` does, writing the file to `output` as it is produced: the header, then
     /// each 64 KiB chunk of ciphertext as soon as it is encrypted.
     func seal(to output: any SealedOutput) throws(VaultError) {
+        try vault.trimTrashIfNeeded()
         try seal(to: output, contentLength: try EntryCodec.encodedLength(vault))
     }
 

@@ -115,6 +115,6 @@ extension Vault {
         var merged = try history(of: name)
         for version in versions where !merged.contains(version) { merged.append(version) }
         try historyState!.setVersions(merged.sorted { $0.replaced > $1.replaced }, forKey: key)
-        try trimTrash()
+        if !contains(key: key) { trashNeedsTrimming() }
     }
 }

@@ -15,6 +15,9 @@ struct HistoryState: Sendable {
     var stored: StoredHistory?
     /// Records changed since decryption, by name; an empty list removes the record.
     var changes: [[UInt8]: [EntryVersion]] = [:]
+    /// False once an entry went into the trash: the trash limit is applied before the next seal
+    /// (`trimTrashIfNeeded`), not after each removal, so that `rm -r` of many entries stays linear.
+    var trashTrimmed = true
 
     init(policy: HistoryPolicy, section: (plaintext: PlaintextBuffer, range: Range<Int>)? = nil) {
         self.policy = policy
@@ -83,15 +86,26 @@ struct HistoryState: Sendable {
 }
 
 extension HistoryState: Equatable {
+    /// Equal when they keep the same versions under the same policy. Two copies of one decrypted
+    /// history compare only their changes (a record changed on one side only counts as a
+    /// difference, without reading the section: an edit then seals); others compare every record.
     static func == (lhs: HistoryState, rhs: HistoryState) -> Bool {
         guard lhs.policy == rhs.policy else { return false }
-        if lhs.section?.plaintext === rhs.section?.plaintext && lhs.section?.range == rhs.section?.range {
-            for key in Set(lhs.changes.keys).union(rhs.changes.keys)
-            where (try? lhs.versions(forKey: key)) != (try? rhs.versions(forKey: key)) { return false }
-            return true
+        if let left = lhs.section, let right = rhs.section, left.plaintext === right.plaintext && left.range == right.range {
+            return lhs.changes == rhs.changes
         }
-        guard let left = try? lhs.names(), let right = try? rhs.names(), left == right else { return false }
-        return left.allSatisfy { (try? lhs.versions(forKey: $0)) == (try? rhs.versions(forKey: $0)) }
+        guard let left = try? lhs.materialized(), let right = try? rhs.materialized() else { return false }
+        return left == right
+    }
+
+    /// Every record, decoded (for comparisons of histories that do not share a section).
+    func materialized() throws(VaultError) -> [[UInt8]: [EntryVersion]] {
+        var records: [[UInt8]: [EntryVersion]] = [:]
+        if let stored = try indexed() {
+            for index in 0..<stored.count { records[stored.name(at: index)] = stored.versions(at: index) }
+        }
+        for (key, versions) in changes { records[key] = versions.isEmpty ? nil : versions }
+        return records
     }
 }
 
@@ -151,8 +165,17 @@ extension Vault {
     /// in the trash.
     public mutating func restore(_ name: String, revision: Int, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         let old = try version(of: name, revision: revision).entry
-        var restored = entry(name) ?? Entry(value: [], created: old.created, modified: now)
-        guard restored.value != old.value || restored.fields != old.fields || !contains(name) else { return }
+        guard contains(name) else {
+            // From the trash: the version comes back as the entry and leaves the history, whose
+            // older versions stay (nothing current was replaced, so nothing is recorded).
+            var versions = try history(of: name)
+            versions.remove(at: revision - 1)
+            try put(Entry(value: old.value, fields: old.fields, created: old.created, modified: now), as: name, now: now)
+            try historyState?.setVersions(versions, forKey: Array(name.utf8))
+            return
+        }
+        var restored = entry(name)!
+        guard restored.value != old.value || restored.fields != old.fields else { return }
         restored.value = old.value
         restored.fields = old.fields
         restored.modified = now
@@ -186,8 +209,15 @@ extension Vault {
         public var versions: [EntryVersion]
     }
 
-    /// The removed entries whose history is kept, most recently removed first.
+    /// The removed entries whose history is kept, most recently removed first (up to the trash
+    /// limit: those beyond it are dropped at the next seal).
     public func trash() throws(VaultError) -> [TrashedEntry] {
+        guard let historyState else { throw .historyOff }
+        return Array(try allTrash().prefix(historyState.policy.trashLimit))
+    }
+
+    /// Every removed entry with history, the limit not applied, most recently removed first.
+    private func allTrash() throws(VaultError) -> [TrashedEntry] {
         guard let historyState else { throw .historyOff }
         var trashed: [TrashedEntry] = []
         for key in try historyState.names() where !contains(key: key) {
@@ -200,7 +230,7 @@ extension Vault {
     /// Empties the trash; returns how many removed entries went.
     @discardableResult
     public mutating func emptyTrash() throws(VaultError) -> Int {
-        let trashed = try trash()
+        let trashed = try allTrash()
         for item in trashed { try historyState?.setVersions([], forKey: Array(item.name.utf8)) }
         return trashed.count
     }
@@ -235,9 +265,20 @@ extension Vault {
     /// Drops the oldest removed entries beyond the policy's trash limit.
     mutating func trimTrash() throws(VaultError) {
         guard let limit = historyState?.policy.trashLimit else { return }
-        let trashed = try trash()
+        let trashed = try allTrash()
+        historyState?.trashTrimmed = true
         guard trashed.count > limit else { return }
         for item in trashed[limit...] { try historyState?.setVersions([], forKey: Array(item.name.utf8)) }
+    }
+
+    /// Applies the trash limit if an entry went into the trash since it was last applied (the seal calls it).
+    mutating func trimTrashIfNeeded() throws(VaultError) {
+        if historyState?.trashTrimmed == false { try trimTrash() }
+    }
+
+    /// Notes that an entry went into the trash: the limit is applied before the next seal.
+    mutating func trashNeedsTrimming() {
+        historyState?.trashTrimmed = false
     }
 }
 

@@ -182,7 +182,7 @@ public struct Vault: Sendable {
         guard let removed = entry(forKey: key) else { throw .entryNotFound(name) }
         try recordHistory(of: removed, key: key, now: now)
         delete(key: key)
-        try trimTrash()
+        trashNeedsTrimming()
         return removed
     }
 
