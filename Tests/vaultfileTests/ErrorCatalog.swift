@@ -39,10 +39,11 @@ enum ErrorCatalog {
 
 enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered, fileKeyRejected
-    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists
+    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists, nameTwin
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
     case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
 
@@ -68,6 +69,7 @@ enum VaultErrorKind: CaseIterable {
         case .fieldNotFound: self = .fieldNotFound
         case .referenceNotFound: self = .referenceNotFound
         case .entryExists: self = .entryExists
+        case .nameTwin: self = .nameTwin
         case .environmentVariableClash: self = .environmentVariableClash
         case .malformedInput: self = .malformedInput
         case .limitExceeded: self = .limitExceeded
@@ -77,11 +79,15 @@ enum VaultErrorKind: CaseIterable {
         case .busy: self = .busy
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
+        case .mergeRefused(.passwordFails(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesFail
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.passwordOpensNone(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenNone
         case .mergeRefused(.passwordOpensNone): self = .mergeRefusedPasswordOpensNone
+        case .mergeRefused(.passwordOpensOnly(_, _, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenOnly
         case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .staleCopy: self = .staleCopy
+        case .sealedUnderRetiredKey: self = .sealedUnderRetiredKey
         case .generationExhausted: self = .generationExhausted
         case .io: self = .io
         case .notDurable: self = .notDurable
@@ -119,6 +125,9 @@ enum VaultErrorKind: CaseIterable {
         case .referenceNotFound:
             return ErrorCaseRow(VaultError.referenceNotFound("shown/name", line: 12), status: 1, hint: true, shows: ["shown/name", "12"])
         case .entryExists: return ErrorCaseRow(VaultError.entryExists("shown/name"), status: 2, hint: true, shows: ["shown/name"])
+        case .nameTwin:
+            return ErrorCaseRow(VaultError.nameTwin(name: "shown/caf\u{E9}", existing: "shown/cafe\u{301}"), status: 2, hint: true,
+                                shows: ["$'shown/caf\\u00e9'", "$'shown/cafe\\u0301'"])
         case .environmentVariableClash:
             return ErrorCaseRow(VaultError.environmentVariableClash("shown/a", "shown-a", variable: "SHOWN_A"), status: 2, hint: true,
                                 shows: ["'shown/a'", "'shown-a'", "SHOWN_A"])
@@ -142,6 +151,22 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordOpensOnly:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"])),
                                 status: 2, hint: true, shows: ["OURS at /v/o.vault", "BASE at /v/b.vault", "changed on that side"])
+        case .mergeRefusedSourcesFail:
+            // Identities and keyfiles are named as sources, never "the password", and never their contents.
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/t.vault"], tried: ["--identity shown.txt", "--keyfile k.bin"])),
+                                status: 2, hint: true, shows: ["THEIRS at /v/t.vault", "--identity shown.txt, --keyfile k.bin", "keyslots were changed"])
+        case .mergeRefusedSourcesOpenNone:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensNone(sides: ["OURS at /v/o.vault", "THEIRS at /v/t.vault"],
+                                                                           tried: ["VAULTFILE_IDENTITY_FILE (/v/id.txt)", "VAULTFILE_IDENTITY_FILE (/v/id.txt)"])),
+                                status: 2, hint: true, shows: ["the unlock source tried (VAULTFILE_IDENTITY_FILE (/v/id.txt))", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])
+        case .mergeRefusedSourcesOpenOnly:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"],
+                                                                           tried: ["VAULTFILE_KEYFILE (/v/k)", "the password"])),
+                                status: 2, hint: true, shows: ["VAULTFILE_KEYFILE (/v/k), the password", "OURS at /v/o.vault opens", "BASE at /v/b.vault does not"])
+        case .sealedUnderRetiredKey:
+            return ErrorCaseRow(VaultError.sealedUnderRetiredKey(path: "/v/shown.vault", retired: 1_780_000_000), status: 7, hint: true,
+                                shows: ["/v/shown.vault is sealed under a file key that was retired", "2026-05-28 20:26:40 UTC",
+                                        "readable by whoever lost access", "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

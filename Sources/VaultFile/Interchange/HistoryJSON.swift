@@ -35,7 +35,7 @@ enum HistoryJSON {
         // One flat object: the item's keys and `replaced` side by side.
         init(from decoder: any Decoder) throws {
             item = try NativeJSON.Item(from: decoder)
-            replaced = try decoder.container(keyedBy: Key.self).decode(Int64.self, forKey: .replaced)
+            replaced = try decoder.container(keyedBy: Key.self).decode(NativeJSON.Time.self, forKey: .replaced).milliseconds
         }
 
         func encode(to encoder: any Encoder) throws {

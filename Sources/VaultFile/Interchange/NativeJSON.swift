@@ -3,6 +3,9 @@ import FoundationEssentials
 // MARK: - vaultfile JSON
 
 /// `{"vaultfile_export": 1, "entries": [{name, value | value_base64, fields, fields_base64, created, modified}]}`.
+///
+/// Version 1 writes times as epoch milliseconds (older releases and users' scripts read them so);
+/// it reads them as milliseconds or as RFC 3339 text, the form of every newer output (docs/JSON.md).
 enum NativeJSON {
     struct Document: Codable {
         var vaultfile_export: Int
@@ -15,8 +18,33 @@ enum NativeJSON {
         var value_base64: String?
         var fields: [String: String]?
         var fields_base64: [String: String]?
-        var created: Int64?
-        var modified: Int64?
+        var created: Time?
+        var modified: Time?
+    }
+
+    /// A time as an export holds it: epoch milliseconds (what version 1 writes), or RFC 3339 text.
+    struct Time: Codable {
+        var milliseconds: Int64
+
+        init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int64.self) {
+                milliseconds = number
+                return
+            }
+            let text = try container.decode(String.self)
+            guard let parsed = Timestamps.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is neither epoch milliseconds nor an RFC 3339 time")
+            }
+            milliseconds = parsed
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(milliseconds)
+        }
     }
 
     /// The entries of a vaultfile JSON export, in file order.
@@ -32,7 +60,7 @@ enum NativeJSON {
         return result
     }
 
-    /// The entry an item holds; `where_` names it in errors.
+    /// The entry an item holds; `where_` names it in errors (also for export version 2, HistoryJSON).
     static func entry(from item: Item, _ where_: String) throws(VaultError) -> Entry {
         let value: [UInt8]
         switch (item.value, item.value_base64) {
@@ -46,24 +74,25 @@ enum NativeJSON {
             guard fields[field] == nil else { throw .malformedInput("\(where_): field '\(field)' is given twice") }
             fields[field] = try decodeBase64(encoded, where_)
         }
-        let created = item.created ?? item.modified ?? 0
-        return Entry(value: value, fields: fields, created: created, modified: item.modified ?? created)
+        let created = item.created?.milliseconds ?? item.modified?.milliseconds ?? 0
+        return Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)
     }
 
     /// The entries as a vaultfile JSON export: UTF-8 text as is, anything else in base64.
     static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
+        let items = entries.map { item($0.name, $0.entry) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            return Array(try encoder.encode(Document(vaultfile_export: 1, entries: entries.map(item)))) + [0x0A]
+            return Array(try encoder.encode(Document(vaultfile_export: 1, entries: items))) + [0x0A]
         } catch {
             throw .malformedInput("could not encode the export: \(error)")
         }
     }
 
-    /// One entry as an item: UTF-8 text as is, anything else in base64.
+    /// One entry as an item: UTF-8 text as is, anything else in base64 (also for HistoryJSON).
     static func item(_ name: String, _ entry: Entry) -> Item {
-        var item = Item(name: name, created: entry.created, modified: entry.modified)
+        var item = Item(name: name, created: Time(milliseconds: entry.created), modified: Time(milliseconds: entry.modified))
         if let text = String(validating: entry.value, as: UTF8.self) { item.value = text } else { item.value_base64 = Data(entry.value).base64EncodedString() }
         for (field, bytes) in entry.fields {
             if let text = String(validating: bytes, as: UTF8.self) {

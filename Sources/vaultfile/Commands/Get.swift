@@ -20,6 +20,8 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
+        @Flag(name: .customLong("json"), help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
+        var json = false
         @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
         @Option(name: .customLong("revision"), help: ArgumentHelp(
             "Print an earlier version instead: 1 is the one before the current value ('vaultfile history NAME' lists them).", valueName: "k"))
@@ -28,10 +30,18 @@ extension VaultfileCommand {
 
         func validate() throws {
             if let revision, revision < 1 { throw ValidationError("--revision counts from 1 (the value before the current one), not \(revision)") }
+            if json && clipboard.clip { throw ValidationError("give either --json or --clip, not both") }
+            if json && revision != nil { throw ValidationError("--json prints the current value; give either --json or --revision") }
         }
 
         func run() throws {
             let unlocked = try unlock.open()
+            if json {
+                var out = try EntryJSON.get(unlocked.vault, name: name, part: EntryPart(field: field))
+                defer { out.wipe() }
+                try StandardOutput.write(out.bytes)
+                return
+            }
             let part = EntryPart(field: field)
             /// The current value, or the earlier version --revision names.
             func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {

@@ -45,7 +45,11 @@ extension VaultfileCommand {
             guard let name else { return try printSettings(vault) }
             let versions = try vault.history(of: name)
             if versions.isEmpty && !vault.contains(name) { throw VaultError.entryNotFound(name) }
-            if json { return try StandardOutput.line(Self.json(name: name, versions: versions, current: vault.entry(name), show: show).text) }
+            if json {
+                var out = Self.json(name: name, versions: versions, current: vault.entry(name), show: show)
+                defer { out.wipe() }
+                return try StandardOutput.write(out.bytes)
+            }
             var lines: [String] = []
             for (index, version) in versions.enumerated() {
                 let newer = index == 0 ? vault.entry(name) : versions[index - 1].entry
@@ -130,18 +134,16 @@ extension VaultfileCommand {
             return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
         }
 
-        /// `key` with the bytes as a string when they are UTF-8, else `keyHex` with lower-case hex.
-        static func jsonValue(_ key: String, _ bytes: [UInt8]) -> (String, JSON) {
-            if let text = String(validating: bytes, as: UTF8.self) { return (key, .string(text)) }
-            return (key + "Hex", .string(Self.hex(bytes)))
-        }
-
-        /// The JSON of `history NAME --json` (docs/JSON.md).
-        static func json(name: String, versions: [EntryVersion], current: Entry?, show: Bool) -> JSON {
-            var revisions: [JSON] = []
+        /// The JSON of `history NAME --json` (docs/JSON.md), written where it can be wiped: with
+        /// `--show` each revision carries `value` and `encoding`, and `fieldValues`, as `get --json` does.
+        static func json(name: String, versions: [EntryVersion], current: Entry?, show: Bool) -> SecretJSON {
+            var out = SecretJSON()
+            var head = JSON.object([("name", .string(name)), ("exists", .bool(current != nil))]).text
+            head.removeLast()
+            out.raw(head + ",\"revisions\":[")
             for (index, version) in versions.enumerated() {
                 let newer = index == 0 ? current : versions[index - 1].entry
-                var pairs: [(String, JSON)] = [
+                var text = JSON.object([
                     ("revision", .int(Int64(index + 1))),
                     ("replaced", .string(timestamp(milliseconds: version.replaced))),
                     ("modified", .string(timestamp(milliseconds: version.entry.modified))),
@@ -149,14 +151,26 @@ extension VaultfileCommand {
                     ("fields", .array(version.entry.fields.keys.sorted().map { .string($0) })),
                     ("removed", .bool(newer == nil)),
                     ("changed", .array(changedParts(from: version.entry, to: newer).map { .string($0) })),
-                ]
+                ]).text
+                text.removeLast()
+                out.raw((index == 0 ? "" : ",") + text)
                 if show {
-                    pairs.append(jsonValue("value", version.entry.value))
-                    pairs.append(("fieldValues", .object(version.entry.fields.keys.sorted().map { jsonValue($0, version.entry.fields[$0]!) })))
+                    out.raw(",")
+                    out.value(version.entry.value)
+                    out.raw(",\"fieldValues\":{")
+                    for (number, field) in version.entry.fields.keys.sorted().enumerated() {
+                        if number > 0 { out.raw(",") }
+                        out.key(field)
+                        out.raw("{")
+                        out.value(version.entry.fields[field]!)
+                        out.raw("}")
+                    }
+                    out.raw("}")
                 }
-                revisions.append(.object(pairs))
+                out.raw("}")
             }
-            return .object([("name", .string(name)), ("exists", .bool(current != nil)), ("revisions", .array(revisions))])
+            out.raw("]}\n")
+            return out
         }
     }
 }

@@ -30,6 +30,8 @@ extension VaultfileCommand {
         @Flag(name: .customLong("regex"), help: "Treat the pattern as a regular expression.") var regex = false
         @Flag(name: .customLong("values"), help: "Also search values and fields.") var values = false
         @Flag(exclusivity: .chooseLast) var caseMatching: CaseMatching?
+        @Flag(name: .customLong("json"), help: "Print the matches as list --json does: name, fields, times; never values (docs/JSON.md).")
+        var json = false
 
         func validate() throws {
             if pattern != nil && patternFile != nil { throw ValidationError("give the pattern as an argument or with --pattern-file, not both") }
@@ -44,6 +46,7 @@ extension VaultfileCommand {
             let vault = try unlock.open().vault
             let escaping = StandardOutput.isTerminal
             var out = [UInt8]()
+            var matches: [JSON] = []
             for (name, entry) in vault.sortedEntries {
                 var hit = matcher(name)
                 if !hit && values {
@@ -53,10 +56,12 @@ extension VaultfileCommand {
                 }
                 // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
                 if hit { out += Array((escaping ? EntryName.escapingFormatCharacters(name) : name).utf8) + [0x0A] }
+                if hit && json { matches.append(EntryJSON.summary(name, entry)) }
             }
             guard !out.isEmpty else {
                 throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
             }
+            if json { return try StandardOutput.line(JSON.array(matches).text) }
             try StandardOutput.write(out)
         }
 
