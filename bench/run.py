@@ -124,6 +124,22 @@ def make_vaultfile(path, entries, kdf):
         os.unlink(f"{W}/import.json")
 
 
+def make_history_vault(path, entries, kdf, versions, history=True):
+    """A vault of `entries` whose every entry was replaced `versions` times (import --overwrite), so that
+    with history on each keeps `versions` earlier versions; without, the same entries and no history."""
+    subprocess.run([VF, "init", "--vault", path, "--password-file", PW] + kdf_flags(kdf)
+                   + ([] if history else ["--keep-history", "0"]), check=True, stdout=DEVNULL, stderr=DEVNULL)
+    for round in range(versions + 1):
+        export = {"vaultfile_export": 1, "entries": [
+            {"name": name, "value": f"{value}-{round}", "fields": {"username": user}, "created": 1700000000000,
+             "modified": 1700000000000 + round} for name, value, user in entries]}
+        with open(f"{W}/import.json", "w") as f:
+            json.dump(export, f)
+        subprocess.run([VF, "import", "--vault", path, "--password-file", PW, "--format", "json", "--overwrite",
+                        f"{W}/import.json"], check=True, stdout=DEVNULL, stderr=DEVNULL)
+    os.unlink(f"{W}/import.json")
+
+
 def make_floor(path, entries, kdf, fields=True):
     # The same entries as every other tool holds: name, value and the username field (no timestamps).
     # Without fields: names and values only, the floor as issue 8 first described it (for reference).
@@ -318,6 +334,36 @@ for n, op, payload, peak in memory:
         f"| {(peak - startup_kib) / (payload / 1024 + MIN_KDF[0]):.1f}× |")
 out()
 
+# History
+out("## get with 10 earlier versions on every entry (format 1.2)")
+out()
+out("A vault whose every entry was replaced 10 times (each keeps 10 earlier versions, about 11× the entries' bytes): "
+    "`get` authenticates the whole file but never decodes the history section; `verify` checks all of it. "
+    "Targets: get ≤ 1.2× verify of the same file at the lowest KDF; at the default KDF, get ≤ 1.25× get of the same "
+    "entries without history.")
+out()
+out("| entries | vault file | get (min) | verify (min) | get ÷ verify | get (default) | get, no history (default) | ratio |")
+out("|---:|---:|---:|---:|---:|---:|---:|---:|")
+for n in ([10000] if args.quick else [100000]):
+    entries = records(n)
+    middle = entries[n // 2][0]
+    history_min, history_default, plain_default = (f"{W}/hist-min-{n}.vault", f"{W}/hist-default-{n}.vault",
+                                                   f"{W}/plain-default-{n}.vault")
+    make_history_vault(history_min, entries, MIN_KDF, 10)
+    make_history_vault(history_default, entries, DEFAULT_KDF, 10)
+    make_history_vault(plain_default, entries, DEFAULT_KDF, 0, history=False)
+    opened = lambda verb, path: lambda run: ([VF, verb] + ([middle] if verb == "get" else []) + ["--vault", path, "--password-file", PW], None, None)
+    medians = measure({"get-min": opened("get", history_min), "verify-min": opened("verify", history_min),
+                       "get-default": opened("get", history_default), "get-plain": opened("get", plain_default)})
+    results["history_get_verify"] = medians["get-min"] / medians["verify-min"]
+    results["history_get_plain"] = medians["get-default"] / medians["get-plain"]
+    out(f"| {n:,} | {os.path.getsize(history_min) / 1048576:,.1f} MiB | {ms(medians['get-min'])} | {ms(medians['verify-min'])} "
+        f"| {results['history_get_verify']:.2f}× | {ms(medians['get-default'])} | {ms(medians['get-plain'])} "
+        f"| {results['history_get_plain']:.2f}× |")
+    for path in (history_min, history_default, plain_default):
+        os.unlink(path)
+out()
+
 # One 100 MiB value
 out("## One 100 MiB value: vaultfile (1 MiB KDF) against age (X25519 key, no KDF)")
 out()
@@ -390,6 +436,10 @@ checks.append((f"peak memory of get at {largest:,}, above start-up, ≤ 3× file
                peak - results["startup_kib"] <= limit, f"{peak - results['startup_kib']:,} KiB ({peak:,} in all)"))
 checks.append(("100 MiB get ≥ 70 % of age's decrypt throughput", results["big"] >= 0.7, f"{results['big']:.0%}"))
 checks.append(("start-up ≤ 10 ms", results["startup"] <= 0.010, ms(results["startup"])))
+checks.append(("get with 10 versions per entry ≤ 1.2× verify (lowest KDF)", results["history_get_verify"] <= 1.2,
+               f"{results['history_get_verify']:.2f}×"))
+checks.append(("get with history ≤ 1.25× get without (default KDF)", results["history_get_plain"] <= 1.25,
+               f"{results['history_get_plain']:.2f}×"))
 checks += agent_checks
 out("| target | measured | |\n|---|---:|---|")
 for label, met, figure in checks:

@@ -53,6 +53,12 @@ public enum VaultError: CategorizedError, Equatable {
     /// A documented size or count limit was exceeded.
     case limitExceeded(String)
 
+    // MARK: History
+    /// The command needs entry history and this vault keeps none (`history --enable` turns it on).
+    case historyOff
+    /// The entry has fewer earlier versions than the revision asked for.
+    case revisionNotFound(entry: String, revision: Int, available: Int)
+
     // MARK: Keyslots
     /// No keyslot has this id or label.
     case slotNotFound(String)
@@ -116,6 +122,10 @@ public enum VaultError: CategorizedError, Equatable {
         case .environmentVariableClash(let first, let second, let variable):
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .historyOff: return "this vault keeps no history of its entries"
+        case .revisionNotFound(let entry, let revision, let available):
+            let kept = available == 0 ? "no earlier version" : available == 1 ? "1 earlier version" : "\(available) earlier versions"
+            return "'\(entry)' has no revision \(revision): its history holds \(kept)"
         case .slotNotFound(let name): return "no keyslot with the id or label '\(name)'"
         case .rotationBlocked(let slots):
             return "rotating the file key would drop \(slots.joined(separator: " and ")), which cannot be re-wrapped without its own secret; nothing was changed"
@@ -147,7 +157,8 @@ public enum VaultError: CategorizedError, Equatable {
         switch self {
         case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
         case .wrongPassword, .noKeyslotOpens, .fileKeyRejected: return .wrongPassword
-        case .slotNotFound: return .notFound
+        case .slotNotFound, .revisionNotFound: return .notFound
+        case .historyOff: return .refused
         case .rotationBlocked, .slotChangeRefused: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported

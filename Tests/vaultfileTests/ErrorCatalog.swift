@@ -45,6 +45,7 @@ enum VaultErrorKind: CaseIterable {
     case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
+    case historyOff, revisionNotFound
 
     init(_ error: VaultError) {
         switch error {
@@ -55,6 +56,8 @@ enum VaultErrorKind: CaseIterable {
         case .wrongPassword: self = .wrongPassword
         case .noKeyslotOpens: self = .noKeyslotOpens
         case .slotNotFound: self = .slotNotFound
+        case .historyOff: self = .historyOff
+        case .revisionNotFound: self = .revisionNotFound
         case .rotationBlocked: self = .rotationBlocked
         case .slotChangeRefused: self = .slotChangeRefused
         case .headerTampered: self = .headerTampered
@@ -102,6 +105,10 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.noKeyslotOpens(sources: ["--identity shown.key", "VAULTFILE_KEYFILE"], unknownTypes: [42]),
                                 status: 3, hint: true, shows: ["--identity shown.key", "VAULTFILE_KEYFILE", "type 42"])
         case .slotNotFound: return ErrorCaseRow(VaultError.slotNotFound("shown-label"), status: 1, hint: true, shows: ["shown-label"])
+        case .historyOff: return ErrorCaseRow(VaultError.historyOff, status: 2, hint: true, shows: ["keeps no history"])
+        case .revisionNotFound:
+            return ErrorCaseRow(VaultError.revisionNotFound(entry: "shown/name", revision: 7, available: 2), status: 1, hint: true,
+                                shows: ["shown/name", "revision 7", "2 earlier versions"])
         case .rotationBlocked:
             return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
         case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])

@@ -20,10 +20,13 @@ public struct VaultHeader: Equatable, Sendable {
     public static let keyslotsMinorVersion: UInt8 = 1
     /// Must-understand flag of format 1.1's keyslots: new slot types and the encrypted metadata block.
     public static let keyslotsFlag: UInt8 = 0x02
-    /// Reserved for entry history (a later minor version); unknown to this build, so refused.
-    public static let reservedHistoryFlag: UInt8 = 0x04
-    /// The flag bits this build understands.
-    public static let knownFlags: UInt8 = keyslotsFlag
+    /// Must-understand flag of format 1.2: the payload holds content version 2, with each
+    /// entry's earlier versions (docs/FORMAT.md §7.1).
+    public static let historyFlag: UInt8 = 0x04
+    /// The minor version of entry history (`historyFlag`), written when a vault first gets it.
+    public static let historyMinorVersion: UInt8 = 2
+    /// The flag bits this build understands (`historyFlag` only in a file of minor version 2 or later).
+    public static let knownFlags: UInt8 = keyslotsFlag | historyFlag
     /// The only payload cipher of v1: secretstream XChaCha20-Poly1305, 64 KiB chunks.
     public static let secretstreamCipherID: UInt8 = 1
     /// The largest header, in bytes (the length field is 16 bits).
@@ -58,6 +61,9 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// Whether the file uses format 1.1's keyslots (`keyslotsFlag`).
     public var usesKeyslots11: Bool { flags & Self.keyslotsFlag != 0 }
+
+    /// Whether the file keeps entry history (`historyFlag`, format 1.2).
+    public var keepsHistory: Bool { flags & Self.historyFlag != 0 }
 
     /// Creates a header; `mac` is filled in by the sealing code.
     init(vaultID: [UInt8], generation: UInt64, streamHeader: [UInt8], keyslots: [Keyslot]) {
@@ -149,7 +155,10 @@ public struct VaultHeader: Equatable, Sendable {
         guard cipherID == secretstreamCipherID else { throw .unsupportedFeature("payload cipher \(cipherID)") }
         let flags = try reader.read(UInt8.self, "flags")
         // Flags are must-understand: a reader that does not know a set bit must refuse.
-        guard flags & ~knownFlags == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
+        // Bit 0x04 was reserved before format 1.2 defined it: in a file of an older minor version
+        // it is still the unknown bit that those versions' readers refuse.
+        let understood = minor >= historyMinorVersion ? knownFlags : knownFlags & ~historyFlag
+        guard flags & ~understood == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
         // New slot types are read only where the flag says the file has them; elsewhere they stay unknown.
         let extended = flags & keyslotsFlag != 0
         let streamHeader = Array(try reader.read(24, "stream header"))

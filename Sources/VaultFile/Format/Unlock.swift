@@ -79,7 +79,7 @@ extension VaultCodec {
         }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         let (plaintext, content) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey)
-        let vault = try EntryCodec.decode(plaintext, content: content)
+        let vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory)
         return UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: opened)
     }
 

@@ -82,6 +82,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation;
     /// returns the whole file.
     public func seal() throws(VaultError) -> [UInt8] {
+        try vault.trimTrashIfNeeded()
         let contentLength = try EntryCodec.encodedLength(vault)
         let output = SealedBytes(capacity: VaultHeader.maxLength + Payload.ciphertextLength(contentLength: contentLength))
         try seal(to: output, contentLength: contentLength)
@@ -91,6 +92,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Seals as `seal()` does, writing the file to `output` as it is produced: the header, then
     /// each 64 KiB chunk of ciphertext as soon as it is encrypted.
     func seal(to output: any SealedOutput) throws(VaultError) {
+        try vault.trimTrashIfNeeded()
         try seal(to: output, contentLength: try EntryCodec.encodedLength(vault))
     }
 
@@ -104,6 +106,17 @@ public final class UnlockedVault: @unchecked Sendable {
         // The minor version and flags stay as they are (docs/FORMAT.md §8): only a command that
         // adds a newer feature changes them, so teammates on an older release keep working.
         next.streamHeader = stream.streamHeader
+        // History is the one feature whose bit follows the contents: set when the vault keeps
+        // history (which only a command that asks for it turns on), cleared when it was turned off.
+        if vault.keepsHistory {
+            next.flags |= VaultHeader.historyFlag
+            next.minorVersion = max(next.minorVersion, VaultHeader.historyMinorVersion)
+        } else if next.keepsHistory {
+            next.flags &= ~VaultHeader.historyFlag
+            if next.minorVersion == VaultHeader.historyMinorVersion {
+                next.minorVersion = next.usesKeyslots11 ? VaultHeader.keyslotsMinorVersion : VaultHeader.minorVersion
+            }
+        }
         if next.usesKeyslots11 {
             // Sealed again at every seal: its associated data (generation, stream header) changed.
             next.metadata = try MetadataBlock.sealChecked(slotMetadata ?? [], for: next, fileKey: fileKey)

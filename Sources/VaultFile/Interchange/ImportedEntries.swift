@@ -55,6 +55,9 @@ public struct ImportedEntries: Sendable {
     public var renamings: [ImportRenaming]
     /// Entries that import but deserve a warning, in file order.
     public var warnings: [ImportWarning]
+    /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
+    /// every other file.
+    public var history: [(name: String, versions: [EntryVersion])]?
 
     /// Puts every name in NFC (recording each change), then checks the entries as a vault would
     /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).

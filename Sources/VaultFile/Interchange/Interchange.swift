@@ -41,7 +41,14 @@ public enum Interchange {
     /// The entries a file holds, in file order, validated (names, fields, sizes), with every name
     /// in NFC, each name that is not what the file held (ImportedEntries.swift), and a warning for
     /// each entry that `exec` would export as a variable in `DangerousEnvironmentNames`.
+    /// An export of version 2 (`--with-history`) also brings its histories (`ImportedEntries.history`).
     public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
+        if format == .json, HistoryJSON.isVersion2(bytes) {
+            let parsed = try HistoryJSON.parse(bytes)
+            var imported = try ImportedEntries(parsed.entries, renamings: [])
+            imported.history = parsed.history
+            return imported
+        }
         var names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]
         switch format {
@@ -55,7 +62,13 @@ public enum Interchange {
     }
 
     /// The vault (or the entries under `prefix`) in `format`.
-    public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "") throws(VaultError) -> [UInt8] {
+    ///
+    /// `withHistory` (json only) writes export version 2 with every earlier version (HistoryJSON).
+    public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "", withHistory: Bool = false) throws(VaultError) -> [UInt8] {
+        if withHistory {
+            guard format == .json else { throw .malformedInput("only the json format carries history") }
+            return try HistoryJSON.export(vault, prefix: prefix)
+        }
         let entries = vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) }
         switch format {
         case .json: return try NativeJSON.export(entries)

@@ -55,39 +55,32 @@ enum NativeJSON {
         }
         var result: [(String, Entry)] = []
         for (index, item) in document.entries.enumerated() {
-            let where_ = "entry \(index + 1) ('\(item.name)')"
-            let value: [UInt8]
-            switch (item.value, item.value_base64) {
-            case (let text?, nil): value = Array(text.utf8)
-            case (nil, let encoded?): value = try decodeBase64(encoded, where_)
-            default: throw .malformedInput("\(where_) needs exactly one of value and value_base64")
-            }
-            var fields: [String: [UInt8]] = [:]
-            for (field, text) in item.fields ?? [:] { fields[field] = Array(text.utf8) }
-            for (field, encoded) in item.fields_base64 ?? [:] {
-                guard fields[field] == nil else { throw .malformedInput("\(where_): field '\(field)' is given twice") }
-                fields[field] = try decodeBase64(encoded, where_)
-            }
-            let created = item.created?.milliseconds ?? item.modified?.milliseconds ?? 0
-            result.append((item.name, Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)))
+            result.append((item.name, try entry(from: item, "entry \(index + 1) ('\(item.name)')")))
         }
         return result
     }
 
+    /// The entry an item holds; `where_` names it in errors (also for export version 2, HistoryJSON).
+    static func entry(from item: Item, _ where_: String) throws(VaultError) -> Entry {
+        let value: [UInt8]
+        switch (item.value, item.value_base64) {
+        case (let text?, nil): value = Array(text.utf8)
+        case (nil, let encoded?): value = try decodeBase64(encoded, where_)
+        default: throw .malformedInput("\(where_) needs exactly one of value and value_base64")
+        }
+        var fields: [String: [UInt8]] = [:]
+        for (field, text) in item.fields ?? [:] { fields[field] = Array(text.utf8) }
+        for (field, encoded) in item.fields_base64 ?? [:] {
+            guard fields[field] == nil else { throw .malformedInput("\(where_): field '\(field)' is given twice") }
+            fields[field] = try decodeBase64(encoded, where_)
+        }
+        let created = item.created?.milliseconds ?? item.modified?.milliseconds ?? 0
+        return Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)
+    }
+
     /// The entries as a vaultfile JSON export: UTF-8 text as is, anything else in base64.
     static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
-        let items = entries.map { name, entry in
-            var item = Item(name: name, created: Time(milliseconds: entry.created), modified: Time(milliseconds: entry.modified))
-            if let text = String(validating: entry.value, as: UTF8.self) { item.value = text } else { item.value_base64 = Data(entry.value).base64EncodedString() }
-            for (field, bytes) in entry.fields {
-                if let text = String(validating: bytes, as: UTF8.self) {
-                    item.fields = (item.fields ?? [:]).merging([field: text]) { $1 }
-                } else {
-                    item.fields_base64 = (item.fields_base64 ?? [:]).merging([field: Data(bytes).base64EncodedString()]) { $1 }
-                }
-            }
-            return item
-        }
+        let items = entries.map { item($0.name, $0.entry) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
@@ -95,6 +88,20 @@ enum NativeJSON {
         } catch {
             throw .malformedInput("could not encode the export: \(error)")
         }
+    }
+
+    /// One entry as an item: UTF-8 text as is, anything else in base64 (also for HistoryJSON).
+    static func item(_ name: String, _ entry: Entry) -> Item {
+        var item = Item(name: name, created: Time(milliseconds: entry.created), modified: Time(milliseconds: entry.modified))
+        if let text = String(validating: entry.value, as: UTF8.self) { item.value = text } else { item.value_base64 = Data(entry.value).base64EncodedString() }
+        for (field, bytes) in entry.fields {
+            if let text = String(validating: bytes, as: UTF8.self) {
+                item.fields = (item.fields ?? [:]).merging([field: text]) { $1 }
+            } else {
+                item.fields_base64 = (item.fields_base64 ?? [:]).merging([field: Data(bytes).base64EncodedString()]) { $1 }
+            }
+        }
+        return item
     }
 
     /// The bytes of a base64 text, or an error naming where it was.

@@ -30,6 +30,7 @@ extension VaultMerge {
                 }
             }
         }
+        try result.mergeHistory(base: nil, ours: ours, theirs: theirs)
         return (result, conflicts)
     }
 }

@@ -56,6 +56,7 @@ public enum VaultMerge {
             }
         }
         try separateTwins(in: &result, base: base, ours: ours, theirs: theirs, conflicts: &conflicts)
+        try result.mergeHistory(base: base, ours: ours, theirs: theirs)
         return (result, conflicts)
     }
 

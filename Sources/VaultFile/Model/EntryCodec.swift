@@ -10,18 +10,22 @@ import SecureMemory
 /// anything a canonical encoder would not produce (unsorted or duplicate
 /// names, invalid names, trailing bytes).
 enum EntryCodec {
-    /// The content encoding version.
+    /// The content encoding version of a vault without history.
     static let version: UInt8 = 1
+    /// The content encoding version of a vault that keeps history (format 1.2, docs/FORMAT.md §7.1).
+    static let historyVersion: UInt8 = 2
     /// The width of the entry count.
     typealias EntryCount = UInt32
     /// The bytes before the first record: the version and the entry count.
     static let prefixLength = MemoryLayout.size(ofValue: version) + MemoryLayout<EntryCount>.size
+    /// The history policy of content version 2: versions (u8), byte budget (u32), trash limit (u16).
+    static let policyLength = 1 + 4 + 2
 
     // MARK: Encoding
 
     /// The exact length of the encoded contents; throws when it exceeds the limit, before anything is written.
     static func encodedLength(_ vault: Vault) throws(VaultError) -> Int {
-        var length = prefixLength
+        var length = prefixLength + (vault.historyState == nil ? 0 : policyLength + historyLength(vault.historyState!))
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -38,7 +42,14 @@ enum EntryCodec {
 
     /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew.
     static func encode(_ vault: Vault, into writer: inout some ByteSink) {
-        writer.append(version)
+        if let history = vault.historyState {
+            writer.append(historyVersion)
+            writer.append(UInt8(history.policy.versions))
+            writer.append(UInt32(history.policy.byteBudget))
+            writer.append(UInt16(history.policy.trashLimit))
+        } else {
+            writer.append(version)
+        }
         writer.append(EntryCount(vault.count))
         vault.forEachSegment { segment in
             switch segment {
@@ -46,6 +57,44 @@ enum EntryCodec {
                 withExtendedLifetime(records) { writer.append(raw: records.records(range)) }
             case .edited(let name, let entry):
                 RecordLayout.write(name: name, entry: entry, into: &writer)
+            }
+        }
+        if let history = vault.historyState { encodeHistory(history, into: &writer) }
+    }
+
+    /// The length of the history section.
+    private static func historyLength(_ history: HistoryState) -> Int {
+        if history.isUntouched, let section = history.section { return section.range.count }
+        var length = MemoryLayout<HistoryLayout.RecordCount>.size
+        history.forEachSegment { segment in
+            switch segment {
+            case .stored(let records, let range): length += records.records(range).count
+            case .changed(let name, let versions): length += HistoryLayout.length(nameLength: name.count, versions: versions)
+            }
+        }
+        return length
+    }
+
+    /// Appends the history section: as decrypted when nothing changed, else untouched records copied and changed ones encoded.
+    private static func encodeHistory(_ history: HistoryState, into writer: inout some ByteSink) {
+        if history.isUntouched, let section = history.section {
+            withExtendedLifetime(section.plaintext) {
+                writer.append(raw: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(section.plaintext.bytes)[section.range]))
+            }
+            return
+        }
+        var count = 0
+        history.forEachSegment { segment in
+            switch segment {
+            case .stored(_, let range): count += range.count
+            case .changed: count += 1
+            }
+        }
+        writer.append(HistoryLayout.RecordCount(count))
+        history.forEachSegment { segment in
+            switch segment {
+            case .stored(let records, let range): withExtendedLifetime(records) { writer.append(raw: records.records(range)) }
+            case .changed(let name, let versions): HistoryLayout.write(name: name, versions: versions, into: &writer)
             }
         }
     }
@@ -59,21 +108,34 @@ enum EntryCodec {
 
     // MARK: Decoding
 
-    static func decode(_ content: [UInt8]) throws(VaultError) -> Vault {
-        try decode(PlaintextBuffer.forVault(copying: content), content: 0..<content.count)
+    static func decode(_ content: [UInt8], history: Bool = false) throws(VaultError) -> Vault {
+        try decode(PlaintextBuffer.forVault(copying: content), content: 0..<content.count, history: history)
     }
 
     /// Validates the contents at `content` in `plaintext` in one pass that allocates only the
     /// record index, and returns a vault over them (which keeps `plaintext`).
-    static func decode(_ plaintext: PlaintextBuffer, content: Range<Int>) throws(VaultError) -> Vault {
+    ///
+    /// `history` is the header's history flag: content version 2 is read only then, and its
+    /// history section is kept where it lies, unread, until a command asks for history.
+    static func decode(_ plaintext: PlaintextBuffer, content: Range<Int>, history: Bool = false) throws(VaultError) -> Vault {
         guard content.count <= VaultLimits.maxContentLength else {
             throw .contentsDamaged("the contents exceed \(VaultLimits.maxContentLength) bytes")
         }
         let bytes = UnsafeRawBufferPointer(plaintext.bytes)
         var reader = RecordReader(bytes[content], reading: .contents)
         let foundVersion = try reader.read(UInt8.self, "content version")
-        guard foundVersion == version else {
+        guard foundVersion == (history ? historyVersion : version) else {
+            if history { throw .contentsDamaged("content encoding version \(foundVersion) in a vault that keeps history (expected \(historyVersion))") }
             throw .contentsDamaged("content encoding version \(foundVersion) is unknown")
+        }
+        var policy: HistoryPolicy?
+        if history {
+            let versions = Int(try reader.read(UInt8.self, "history versions"))
+            let budget = Int(try reader.read(UInt32.self, "history byte budget"))
+            let trash = Int(try reader.read(UInt16.self, "trash limit"))
+            let read = HistoryPolicy(versions: versions, byteBudget: budget, trashLimit: trash)
+            do { try read.validate() } catch { throw .contentsDamaged("history policy: \(error.description)") }
+            policy = read
         }
         let count = Int(try reader.read(EntryCount.self, "entry count"))
         guard count <= VaultLimits.maxEntries else {
@@ -87,10 +149,15 @@ enum EntryCodec {
             check.index = index
             try RecordLayout.read(&reader, entry: index, into: &check)
         }
+        starts.append(reader.offset)
+        if let policy {
+            // The rest is the history section: checked when a command reads or changes history, never by `get`.
+            let section = (plaintext: plaintext, range: reader.offset..<content.upperBound)
+            return Vault(stored: StoredRecords(plaintext: plaintext, starts: starts), history: HistoryState(policy: policy, section: section))
+        }
         guard reader.remaining == 0 else {
             throw .contentsDamaged("\(reader.remaining) bytes after the last entry")
         }
-        starts.append(reader.offset)
         return Vault(stored: StoredRecords(plaintext: plaintext, starts: starts))
     }
 }
@@ -167,4 +234,16 @@ extension Vault {
 
     /// Decodes content bytes, rejecting anything a canonical encoder would not produce.
     public init(decodingContent content: [UInt8]) throws(VaultError) { self = try EntryCodec.decode(content) }
+
+    /// Decodes content of a vault that keeps history (content version 2), checking its history section too.
+    public init(decodingHistoryContent content: [UInt8]) throws(VaultError) {
+        self = try EntryCodec.decode(content, history: true)
+        try checkHistory()
+    }
+
+    /// Checks the history section whole (`verify`, and every command that reads or changes
+    /// history, do; `get` does not), keeping its index.
+    public mutating func checkHistory() throws(VaultError) {
+        try historyState?.index()
+    }
 }

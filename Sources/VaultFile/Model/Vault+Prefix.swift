@@ -61,10 +61,14 @@ extension Vault {
         let plan = try relocations(from: old, to: new, overwrite: overwrite, movesSources: true)
         var result = self
         // Every source first, then every destination: a folder may move into itself (a/ → a/b/).
-        var entries: [Entry] = []
+        // The history of each entry moves with it.
+        var entries: [(entry: Entry, history: [EntryVersion])] = []
         entries.reserveCapacity(plan.count)
-        for step in plan { entries.append(try result.remove(step.source)) }
-        for (step, entry) in zip(plan, entries) { try result.put(entry, as: step.destination) }
+        for step in plan { entries.append(try result.take(step.source)) }
+        for (step, taken) in zip(plan, entries) {
+            try result.put(taken.entry, as: step.destination)
+            try result.attachHistory(taken.history, key: Array(step.destination.utf8))
+        }
         self = result
         return plan
     }

@@ -24,23 +24,27 @@ public struct Vault: Sendable {
     let storedNonASCIINames: [Int]
     /// The number of entries.
     public private(set) var count: Int
+    /// The earlier versions of entries (Model/Vault+History.swift); nil when the vault keeps none.
+    var historyState: HistoryState?
 
     private enum Change: Equatable, Sendable {
         case put(Entry)
         case removed
     }
 
-    /// An empty vault.
-    public init() {
+    /// An empty vault; with `history`, one that keeps earlier versions of its entries (format 1.2).
+    public init(history: HistoryPolicy? = nil) {
         stored = nil
         count = 0
         storedNonASCIINames = []
+        historyState = history.map { HistoryState(policy: $0) }
     }
 
-    init(stored: StoredRecords) {
+    init(stored: StoredRecords, history: HistoryState? = nil) {
         self.stored = stored
         count = stored.count
         storedNonASCIINames = Self.nonASCIINameIndices(of: stored)
+        historyState = history
     }
 
     // MARK: Reading
@@ -139,6 +143,7 @@ public struct Vault: Sendable {
         try Self.checkValueLength(value.count, what: "the value of '\(name)'")
         if var existing = entry(forKey: key) {
             guard existing.value != value else { return }
+            try recordHistory(of: existing, key: key, now: now)
             existing.value = value
             existing.modified = now
             record(.put(existing), forKey: key)
@@ -164,13 +169,15 @@ public struct Vault: Sendable {
         if existing == nil && count >= VaultLimits.maxEntries {
             throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
         }
+        if let existing { try recordHistory(of: existing, key: key, now: now) }
         entry.fields[field] = value
         entry.modified = now
         store(entry, key: key)
     }
 
-    /// Puts a whole entry under `name`, replacing any entry there (used by import and merge).
-    public mutating func put(_ entry: Entry, as name: String) throws(VaultError) {
+    /// Puts a whole entry under `name`, replacing any entry there (used by import and merge); the
+    /// entry it replaces goes into the history when the vault keeps one and the two differ.
+    public mutating func put(_ entry: Entry, as name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         let key = try EntryName.validate(name)
         try Self.checkValueLength(entry.value.count, what: "the value of '\(name)'")
         guard entry.fields.count <= VaultLimits.maxFieldsPerEntry else {
@@ -183,37 +190,58 @@ public struct Vault: Sendable {
         if !contains(key: key) && count >= VaultLimits.maxEntries {
             throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
         }
+        if historyState != nil, let existing = self.entry(forKey: key), existing.value != entry.value || existing.fields != entry.fields {
+            try recordHistory(of: existing, key: key, now: now)
+        }
         store(entry, key: key)
     }
 
-    /// Removes the entry called `name` and returns it.
+    /// Removes the entry called `name` and returns it. A vault that keeps history keeps the
+    /// entry in its trash (its last version and its history), up to the trash limit.
     @discardableResult
-    public mutating func remove(_ name: String) throws(VaultError) -> Entry {
+    public mutating func remove(_ name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> Entry {
         let key = existingKey(for: name) ?? Array(name.utf8)
         guard let removed = entry(forKey: key) else { throw .entryNotFound(name) }
+        try recordHistory(of: removed, key: key, now: now)
         delete(key: key)
+        trashNeedsTrimming()
         return removed
+    }
+
+    /// Removes `name` with its history and returns both, keeping nothing in the trash (a move
+    /// hands them to `attachHistory` under the new name).
+    mutating func take(_ name: String) throws(VaultError) -> (entry: Entry, history: [EntryVersion]) {
+        let key = existingKey(for: name) ?? Array(name.utf8)
+        guard let taken = entry(forKey: key) else { throw .entryNotFound(name) }
+        let history = try detachHistory(key: key)
+        delete(key: key)
+        return (taken, history)
     }
 
     /// Removes field `field` of `name`.
     public mutating func removeField(_ field: String, of name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         let key = existingKey(for: name) ?? Array(name.utf8)
         guard var entry = entry(forKey: key) else { throw .entryNotFound(name) }
+        let old = entry
         guard entry.fields.removeValue(forKey: field) != nil else {
             throw .fieldNotFound(entry: name, field: field, available: entry.fields.keys.sorted())
         }
+        try recordHistory(of: old, key: key, now: now)
         entry.modified = now
         store(entry, key: key)
     }
 
-    /// Renames `old` to `new` (stored in NFC when new); refuses to replace an existing `new` unless `overwrite`.
-    public mutating func rename(_ old: String, to new: String, overwrite: Bool = false) throws(VaultError) {
+    /// Renames `old` to `new` (stored in NFC when new); refuses to replace an existing `new` unless
+    /// `overwrite`. The entry's history moves with it; an entry it replaces goes into the history of `new`.
+    public mutating func rename(_ old: String, to new: String, overwrite: Bool = false, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         _ = try EntryName.validate(EntryName.normalized(new))  // a bad new name is reported before a missing old one
         let oldKey = existingKey(for: old) ?? Array(old.utf8)
         guard let entry = entry(forKey: oldKey) else { throw .entryNotFound(old) }
         let newKey = try writableKey(for: new, renaming: oldKey)
         guard oldKey != newKey else { return }
         guard overwrite || !contains(key: newKey) else { throw .entryExists(new) }
+        if let replaced = self.entry(forKey: newKey) { try recordHistory(of: replaced, key: newKey, now: now) }
+        try attachHistory(try detachHistory(key: oldKey), key: newKey)
         delete(key: oldKey)
         store(entry, key: newKey)
     }
@@ -344,8 +372,9 @@ extension Vault: Equatable {
             for key in Set(lhs.changes.keys).union(rhs.changes.keys) where lhs.entry(forKey: key) != rhs.entry(forKey: key) {
                 return false
             }
-            return true
+            return lhs.historyState == rhs.historyState
         }
+        guard lhs.historyState == rhs.historyState else { return false }
         var left: [([UInt8], Entry)] = [], right: [([UInt8], Entry)] = []
         lhs.forEachRecord { record in left.append((record.withName { Array($0) }, record.entry)) }
         rhs.forEachRecord { record in right.append((record.withName { Array($0) }, record.entry)) }

@@ -24,12 +24,15 @@ extension VaultfileCommand {
         @Flag(name: .customLong("force"), help: "Print to a terminal.") var force = false
         @Flag(name: .customLong("overwrite"), help: "Replace an existing --out file (never a vault).") var overwrite = false
         @Flag(name: .customLong("json"), help: "With --out: print a summary as JSON on stdout (docs/JSON.md).") var json = false
+        @Flag(name: .customLong("with-history"), help: "With --format json: also every earlier version and the trash (export version 2).")
+        var withHistory = false
 
         func validate() throws {
             guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv or csv") }
             if json && output == nil {
                 throw ValidationError("--json prints a summary of an --out export; without --out, standard output holds the export itself")
             }
+            if withHistory && format != .json { throw ValidationError("--with-history goes with --format json, the one format that carries history") }
         }
 
         func run() throws {
@@ -38,7 +41,7 @@ extension VaultfileCommand {
             }
             if let output { try PlaintextOutput.check(output, vault: unlock.location.path, overwrite: overwrite) }
             let vault = try unlock.open().vault
-            var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "")
+            var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "", withHistory: withHistory)
             defer { wipe(&bytes) }
             if let output {
                 try PlaintextOutput.write(bytes, to: output, vault: unlock.location.path, overwrite: overwrite)

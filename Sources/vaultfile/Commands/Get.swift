@@ -23,10 +23,15 @@ extension VaultfileCommand {
         @Flag(name: .customLong("json"), help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
         var json = false
         @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
+        @Option(name: .customLong("revision"), help: ArgumentHelp(
+            "Print an earlier version instead: 1 is the one before the current value ('vaultfile history NAME' lists them).", valueName: "k"))
+        var revision: Int?
         @OptionGroup var clipboard: ClipboardOptions
 
         func validate() throws {
+            if let revision, revision < 1 { throw ValidationError("--revision counts from 1 (the value before the current one), not \(revision)") }
             if json && clipboard.clip { throw ValidationError("give either --json or --clip, not both") }
+            if json && revision != nil { throw ValidationError("--json prints the current value; give either --json or --revision") }
         }
 
         func run() throws {
@@ -37,20 +42,30 @@ extension VaultfileCommand {
                 try StandardOutput.write(out.bytes)
                 return
             }
+            let part = EntryPart(field: field)
+            /// The current value, or the earlier version --revision names.
+            func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+                if let revision { return try unlocked.vault.withValue(of: name, part: part, revision: revision, body) }
+                return try unlocked.vault.withValue(of: name, part: part, body)
+            }
             if clipboard.clip {
                 let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
-                let said = try unlocked.vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }
+                let said = try withBytes { try Clipboard.copy($0, clearAfter: clearAfter) }
                 Messages.info(said)
                 return
             }
-            try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
-                if StandardOutput.isTerminal {
-                    guard force || Self.isText(bytes) else { throw CLIError.binaryOnTerminal(name: name, field: field) }
-                    try StandardOutput.write(bytes)
-                    if bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
-                } else {
-                    try StandardOutput.write(bytes)
-                }
+            if revision != nil { return try withBytes(write) }
+            try Self.apply(to: unlocked.vault, name: name, part: part, write)
+        }
+
+        /// Writes `bytes` to stdout: as they are to a pipe or file; on a terminal only text, with a final newline.
+        private func write(_ bytes: UnsafeRawBufferPointer) throws {
+            if StandardOutput.isTerminal {
+                guard force || Self.isText(bytes) else { throw CLIError.binaryOnTerminal(name: name, field: field) }
+                try StandardOutput.write(bytes)
+                if bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
+            } else {
+                try StandardOutput.write(bytes)
             }
         }
 

@@ -48,7 +48,12 @@ extension VaultfileCommand {
                 if let twin = unlocked.vault.canonicalTwins(of: entries.map(\.name)).first {
                     throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
                 }
+                if imported.history != nil && !unlocked.vault.keepsHistory {
+                    throw CLIError.refused("the file holds earlier versions (an export made with --with-history), and \(unlock.location.path) keeps no history; nothing was imported",
+                                           hint: "turn history on with 'vaultfile history --enable' first (older releases then cannot read the vault), or export again without --with-history")
+                }
                 for (name, entry) in entries { try unlocked.vault.put(entry, as: name) }
+                for (name, versions) in imported.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return (entries.count - existing.count, existing.count)
             }
             for renaming in imported.renamings {

@@ -21,6 +21,10 @@ extension VaultfileCommand {
                 With --recipient, --recipients-file or --with-keyfile the vault has those keyslots (format \
                 1.1) and a password only if a password source is given (or --ask-password): a vault of \
                 recipients only, with no password at all, is allowed, as with age.
+
+                A new vault keeps the earlier versions of its entries (format 1.2: 10 versions and 1 MiB \
+                per entry, see 'vaultfile history'); releases without history, such as 0.1.0, cannot read \
+                it. --keep-history 0 makes a vault they read (format 1.0, or 1.1 with keyslots).
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -38,6 +42,10 @@ extension VaultfileCommand {
         var anyKeyfile = false
         @Flag(name: .customLong("ask-password"), help: "With recipients or a keyfile, also ask for a password on the terminal.")
         var askPassword = false
+        @OptionGroup var history: HistoryOptions
+
+        /// The empty vault to create: with history unless the options turn it off.
+        private var newVault: Vault { Vault(history: history.policy(from: nil)) }
 
         func validate() throws {
             let keys = unlock.keys
@@ -67,7 +75,7 @@ extension VaultfileCommand {
             PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt)
             try Self.createFolders(missing)
             Messages.progress("creating (\(parameters))…")
-            try store.create(password: password, kdf: parameters)
+            try store.create(newVault, password: password, kdf: parameters)
             Messages.info("created \(store.path) (\(parameters))")
         }
 
@@ -98,7 +106,7 @@ extension VaultfileCommand {
             }
             try Self.createFolders(missing)
             Messages.progress("creating…")
-            try store.create(slots: slots, now: currentTimeMilliseconds())
+            try store.create(newVault, slots: slots, now: currentTimeMilliseconds())
             let kinds = slots.map { slot -> String in
                 switch slot.slot {
                 case .password: return "password"
@@ -108,7 +116,7 @@ extension VaultfileCommand {
                 case .recovery: return "recovery"
                 }
             }
-            Messages.info("created \(store.path) (format 1.1; keyslots: \(kinds.joined(separator: ", ")))")
+            Messages.info("created \(store.path) (format \(newVault.keepsHistory ? "1.2" : "1.1"); keyslots: \(kinds.joined(separator: ", ")))")
         }
 
         /// Creates `missing` (outermost first, from `missingFolders(for:)`) with mode 0700, saying so on stderr.

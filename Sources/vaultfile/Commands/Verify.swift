@@ -13,6 +13,9 @@ extension VaultfileCommand {
 
         func run() throws {
             let unlocked = try unlock.open()
+            // `get` never reads the history section; verify checks it whole.
+            var vault = unlocked.vault
+            try vault.checkHistory()
             Messages.info("\(unlock.location.path): intact (\(unlocked.vault.count) \(unlocked.vault.count == 1 ? "entry" : "entries"), generation \(unlocked.header.generation))")
         }
     }

@@ -106,6 +106,8 @@ struct ErrorReport: Equatable {
             return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
                 + "other sources: --identity, --keyfile, --recovery, a password"
         case .slotNotFound: return "'vaultfile slot list' shows each slot's id and label"
+        case .historyOff: return "turn history on with 'vaultfile history --enable' (releases without history, such as 0.1.0, then say they cannot read the vault)"
+        case .revisionNotFound(let entry, _, _): return "'vaultfile history \(shellWord(entry))' lists the revisions kept"
         case .rotationBlocked:
             return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .slotChangeRefused: return nil

@@ -1,0 +1,42 @@
+import ArgumentParser
+import KDF
+import VaultFile
+
+// MARK: - History settings
+
+/// `--keep-history N` and `--history-bytes SIZE`, for `init` and `history`: how much of each
+/// entry's past a vault keeps (stored in the vault, docs/FORMAT.md §7.1). 0 turns history off.
+struct HistoryOptions: ParsableArguments {
+    @Option(name: .customLong("keep-history"), help: ArgumentHelp(
+        "Keep this many earlier versions of each entry (default 10; 0 turns history off, and older releases read the vault).", valueName: "n"))
+    var keepHistory: Int?
+    @Option(name: .customLong("history-bytes"), help: ArgumentHelp(
+        "Keep at most this many bytes of earlier versions per entry, e.g. 1M (default; 0 turns history off).", valueName: "size"))
+    var historyBytes: String?
+
+    func validate() throws {
+        if let keepHistory, !(0...HistoryPolicy.versionsRange.upperBound).contains(keepHistory) {
+            throw ValidationError("--keep-history takes 0 to \(HistoryPolicy.versionsRange.upperBound), not \(keepHistory)")
+        }
+        if let historyBytes {
+            guard let bytes = ByteSize.parse(historyBytes), bytes <= UInt64(HistoryPolicy.byteBudgetRange.upperBound) else {
+                throw ValidationError("--history-bytes takes a size such as 1M, at most 4G - 1, not '\(historyBytes)'")
+            }
+        }
+    }
+
+    /// Whether either option was given.
+    var isGiven: Bool { keepHistory != nil || historyBytes != nil }
+
+    /// Whether the options turn history off (either is 0).
+    var turnsOff: Bool { keepHistory == 0 || historyBytes.flatMap(ByteSize.parse) == 0 }
+
+    /// The policy these options make from `current` (or the standard one); nil when they turn history off.
+    func policy(from current: HistoryPolicy?) -> HistoryPolicy? {
+        guard !turnsOff else { return nil }
+        var policy = current ?? .standard
+        if let keepHistory { policy.versions = keepHistory }
+        if let bytes = historyBytes.flatMap(ByteSize.parse) { policy.byteBudget = Int(bytes) }
+        return policy
+    }
+}

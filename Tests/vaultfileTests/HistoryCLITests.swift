@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import VaultFile
+
+/// Entry history through the binary (issue 30): init's default, no silent upgrade of an older
+/// vault, history/get --revision/restore, the trash, and exports with history.
+@Suite struct HistoryCLITests {
+    private func format(_ cli: CLI, _ name: String = "t.vault") throws -> String {
+        let info = try cli.run(["info", "--vault", cli.path(name)]).text
+        return info.split(separator: "\n").first { $0.hasPrefix("format:") }.map(String.init) ?? ""
+    }
+
+    private func set(_ cli: CLI, _ name: String, _ value: String, _ extra: [String] = [], vault: String = "t.vault") throws {
+        let result = try cli.run(["set", name] + extra + cli.unlock(vault), stdin: Array(value.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    // MARK: - init
+
+    @Test func test_init_newVaultsKeepHistoryAndKeepHistory0MakesA10Vault() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(try cli.run(["init"] + CLI.fastKDF + cli.unlock("new.vault")).status == 0)
+        #expect(try format(cli, "new.vault").hasSuffix("vaultfile 1.2"))
+        #expect(try cli.run(["init", "--keep-history", "0"] + CLI.fastKDF + cli.unlock("old.vault")).status == 0)
+        #expect(try format(cli, "old.vault").hasSuffix("vaultfile 1.0"))
+        try set(cli, "k", "v", vault: "old.vault")
+        #expect(try format(cli, "old.vault").hasSuffix("vaultfile 1.0"))
+    }
+
+    // MARK: - No silent upgrade
+
+    @Test func test_history_anOlderVaultKeepsItsFormatUntilAsked() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        try set(cli, "db", "one")
+        try set(cli, "db", "two")
+        #expect(try format(cli).hasSuffix("vaultfile 1.0"), "ordinary writes keep the version")
+        let refused = try cli.run(["history", "db"] + cli.unlock())
+        #expect(refused.status == 2 && refused.stderr.contains("keeps no history") && refused.stderr.contains("history --enable"))
+        #expect(try cli.run(["get", "db", "--revision", "1"] + cli.unlock()).status == 2)
+
+        let enabled = try cli.run(["history", "--enable"] + cli.unlock())
+        #expect(enabled.status == 0 && enabled.stderr.contains("can no longer read"), "\(enabled.stderr)")
+        #expect(try format(cli).hasSuffix("vaultfile 1.2"))
+        try set(cli, "db", "three")
+        try set(cli, "db", "admin", ["--field", "user"])
+        let listed = try cli.run(["history", "db"] + cli.unlock())
+        #expect(listed.status == 0)
+        let lines = listed.text.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("1  replaced ") && lines[0].hasSuffix("changed: user (added)"))
+        #expect(lines[1].hasSuffix("changed: value") && !listed.text.contains("two"), "values only with --show")
+        #expect(try cli.run(["history", "db", "--show"] + cli.unlock()).text.contains("value: \"two\""))
+        #expect(try cli.run(["get", "db", "--revision", "2"] + cli.unlock()).stdout == Array("two".utf8))
+        let missing = try cli.run(["get", "db", "--revision", "3"] + cli.unlock())
+        #expect(missing.status == 1 && missing.stderr.contains("no revision 3"))
+
+        #expect(try cli.run(["history", "--keep-history", "0"] + cli.unlock()).status == 0)
+        #expect(try format(cli).hasSuffix("vaultfile 1.0"), "--keep-history 0 goes back")
+        #expect(try cli.run(["get", "db"] + cli.unlock()).stdout == Array("three".utf8))
+    }
+
+    @Test func test_history_jsonListsTimesSizesAndChangesNeverValues() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--keep-history", "5", "--history-bytes", "1K"] + cli.unlock()).status == 0)
+        try set(cli, "k", "secret-one")
+        try set(cli, "k", "secret-two")
+        let json = try cli.run(["history", "k", "--json"] + cli.unlock())
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        let revisions = try #require(object["revisions"] as? [[String: Any]])
+        #expect(object["name"] as? String == "k" && revisions.count == 1)
+        #expect(revisions[0]["revision"] as? Int == 1 && revisions[0]["size"] as? Int == 10 && revisions[0]["changed"] as? [String] == ["value"])
+        #expect((revisions[0]["replaced"] as? String)?.hasSuffix("Z") == true)
+        #expect(!json.text.contains("secret-one"))
+        let settings = try cli.run(["history", "--json"] + cli.unlock()).text
+        #expect(settings.contains("\"versions\":5") && settings.contains("\"bytesPerEntry\":1024"))
+    }
+
+    // MARK: - restore, prune
+
+    @Test func test_restore_bringsBackARevisionAndCanBeUndone() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        try set(cli, "k", "a")
+        try set(cli, "k", "b")
+        #expect(try cli.run(["restore", "k", "--revision", "1"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["get", "k"] + cli.unlock()).stdout == Array("a".utf8))
+        #expect(try cli.run(["get", "k", "--revision", "1"] + cli.unlock()).stdout == Array("b".utf8))
+        let pruned = try cli.run(["history", "--prune"] + cli.unlock())
+        #expect(pruned.status == 0 && pruned.stderr.contains("dropped 2 earlier versions"))
+        #expect(try cli.run(["history", "k"] + cli.unlock()).text.isEmpty)
+    }
+
+    // MARK: - The trash
+
+    @Test func test_trash_rmKeepsTheEntryUntilRestoredOrEmptied() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        try set(cli, "gone", "v1")
+        try set(cli, "gone", "v2")
+        #expect(try cli.run(["rm", "gone"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["trash", "list"] + cli.unlock()).text.hasPrefix("gone  removed "))
+        #expect(try cli.run(["trash", "restore", "gone"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["get", "gone"] + cli.unlock()).stdout == Array("v2".utf8))
+        #expect(try cli.run(["rm", "gone"] + cli.unlock()).status == 0)
+        let emptied = try cli.run(["trash", "empty"] + cli.unlock())
+        #expect(emptied.status == 0 && emptied.stderr.contains("dropped 1 removed entry"))
+        #expect(try cli.run(["trash", "list"] + cli.unlock()).text.isEmpty)
+        #expect(try cli.run(["trash", "restore", "gone"] + cli.unlock()).status == 1)
+    }
+
+    // MARK: - export --with-history
+
+    @Test func test_export_historyOnlyWhenAskedAndImportNeedsHistoryOn() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        try set(cli, "k", "old-secret")
+        try set(cli, "k", "new-secret")
+        let plain = try cli.run(["export", "--format", "json"] + cli.unlock())
+        #expect(plain.text.contains("\"vaultfile_export\" : 1") && !plain.text.contains("old-secret"), "no history by default")
+        let full = try cli.run(["export", "--format", "json", "--with-history"] + cli.unlock())
+        #expect(full.text.contains("\"vaultfile_export\" : 2") && full.text.contains("old-secret"))
+        #expect(try cli.run(["export", "--format", "csv", "--with-history"] + cli.unlock()).status == 64)
+        try cli.write("full.json", full.stdout)
+
+        try cli.initVault("plain.vault")
+        let refused = try cli.run(["import", cli.path("full.json"), "--format", "json"] + cli.unlock("plain.vault"))
+        #expect(refused.status == 2 && refused.stderr.contains("history --enable"), "\(refused.stderr)")
+        #expect(try cli.run(["list"] + cli.unlock("plain.vault")).text.isEmpty, "nothing imported")
+
+        try cli.initVault("kept.vault")
+        #expect(try cli.run(["history", "--enable"] + cli.unlock("kept.vault")).status == 0)
+        #expect(try cli.run(["import", cli.path("full.json"), "--format", "json"] + cli.unlock("kept.vault")).status == 0)
+        #expect(try cli.run(["get", "k", "--revision", "1"] + cli.unlock("kept.vault")).stdout == Array("old-secret".utf8))
+    }
+}
