@@ -56,14 +56,10 @@ public struct Vault: Sendable {
     /// itself and the names under `prod/`, never `production/…` or `prod (2)`; a prefix that ends
     /// with `/` means the names under it, as `names(withPrefix:)`; an empty prefix means every name.
     public func names(atOrUnder prefix: String) -> [String] {
-        guard let last = prefix.utf8.last, last != UInt8(ascii: "/") else { return names(withPrefix: prefix) }
-        let segments = Array(prefix.utf8)
+        let matches = Self.pathMatcher(atOrUnder: prefix)
         var names: [String] = []
         forEachRecord { record in
-            let matches = record.withName { name in
-                name.starts(with: segments) && (name.count == segments.count || name[segments.count] == UInt8(ascii: "/"))
-            }
-            if matches { names.append(record.name) }
+            if record.withName(matches) { names.append(record.name) }
         }
         return names
     }
@@ -195,9 +191,10 @@ public struct Vault: Sendable {
         store(entry, key: newKey)
     }
 
-    private static func checkValueLength(_ length: Int, what: String) throws(VaultError) {
+    /// `what` is built only for the error: every put of an import used to format it.
+    private static func checkValueLength(_ length: Int, what: @autoclosure () -> String) throws(VaultError) {
         guard length <= VaultLimits.maxValueLength else {
-            throw .limitExceeded("\(what) is \(length) bytes; the limit is \(VaultLimits.maxValueLength) bytes (256 MiB)")
+            throw .limitExceeded("\(what()) is \(length) bytes; the limit is \(VaultLimits.maxValueLength) bytes (256 MiB)")
         }
     }
 
@@ -264,7 +261,11 @@ public struct Vault: Sendable {
     /// edited entries. Each edit is placed by binary search, so the cost grows with the number of
     /// edits, not of entries.
     func forEachSegment<E: Error>(_ body: (Segment) throws(E) -> Void) throws(E) {
-        let edits = changes.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        // memcmp on the name bytes: the generic `lexicographicallyPrecedes` on arrays took 16 % of an
+        // import of 10,000 entries, and every encode (length, then seal) sorts the edits again.
+        let edits = changes.sorted { left, right in
+            left.key.withUnsafeBytes { a in right.key.withUnsafeBytes { b in compareBytes(a, b) < 0 } }
+        }
         var next = 0
         for (name, change) in edits {
             if let stored {
