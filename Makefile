@@ -30,7 +30,7 @@ release: deps
 ## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
 ## the tests that drive outside tools (ExternalTools: git, a terminal, groff), each timed apart.
 test: deps
-	./Tests/make-test.sh "$(SWIFT)"
+	./Tests/make-test.sh "$(SWIFT)" "$(RELEASE_FLAGS)"
 
 ## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.
 demo: release
