@@ -10,12 +10,16 @@ enum NativeCSV {
         guard let nameColumn = columns["name"], let valueColumn = columns["value"] else {
             throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
         }
+        // The field columns and their names, trimmed once rather than on every row.
+        let fieldColumns = header.fields.enumerated().filter { $0.offset != nameColumn && $0.offset != valueColumn }
+            .map { (index: $0.offset, name: $0.element.trimmed) }
         var result: [(String, Entry)] = []
+        result.reserveCapacity(records.count)
         for record in records.dropFirst() {
             try CSV.checkWidth(record, header)
             var fields: [String: [UInt8]] = [:]
-            for (index, column) in header.fields.enumerated() where index != nameColumn && index != valueColumn && !record.fields[index].isEmpty {
-                fields[column.trimmed] = Array(record.fields[index].utf8)
+            for (index, column) in fieldColumns where !record.fields[index].isEmpty {
+                fields[column] = Array(record.fields[index].utf8)
             }
             let name = record.fields[nameColumn]
             do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
