@@ -38,4 +38,30 @@ import Testing
         }
         #expect(String(decoding: output, as: UTF8.self) == "V:a-F:f-{{ other }}-{{ vf://\n}}")
     }
+
+    /// The JSON export's writer against the plain reference through `JSONEncoder`: every ASCII
+    /// byte, line and paragraph separators, emoji, random bytes (some valid UTF-8, some not, in
+    /// the value and in fields), negative and large times, one entry and many, none.
+    @Test func test_export_jsonWriterMatchesJSONEncoder() throws {
+        var generator = SplitMix(seed: 23)
+        let everyASCII = (0..<0x80).map { UInt8($0) } + Array("\u{2028}\u{2029}é😀/".utf8)
+        var entries: [(name: String, entry: Entry)] = [
+            ("a/\"quoted\\name\"", Entry(value: everyASCII, fields: ["Zed": [1], "a10": everyASCII, "a9": [0xFF, 0xFE],
+                                                                  "_u": [], "b.c": Array("/".utf8)], created: -5, modified: 1_700_000_000_123)),
+            ("b", Entry(value: [0xFF], created: 0, modified: .max)),
+            ("c/empty", Entry(value: [], created: .min, modified: 0)),
+        ]
+        for index in 0..<200 {
+            let length = Int(generator.nextByte() % 9)
+            var value = (0..<length).map { _ in generator.nextByte() }
+            if generator.nextByte() & 1 == 0 { value = value.map { $0 & 0x7F } }
+            let fields = generator.nextByte() & 1 == 0 ? [:] : ["f\(index % 3)": value, "g": Array(value.reversed())]
+            entries.append(("r/\(index)-é", Entry(value: value, fields: fields, created: Int64(index) - 100, modified: Int64(index) * 7_919)))
+        }
+        for count in [0, 1, 3, entries.count] {
+            let slice = Array(entries.prefix(count))
+            let written = try NativeJSON.export(slice), reference = try NativeJSON.exportThroughEncoder(slice)
+            #expect(written == reference, "\(count) entries:\n\(String(decoding: written, as: UTF8.self))")
+        }
+    }
 }
