@@ -64,4 +64,39 @@ import Testing
             #expect(written == reference, "\(count) entries:\n\(String(decoding: written, as: UTF8.self))")
         }
     }
+
+    /// The direct reader of vaultfile JSON against the decoder on the exports of random vaults
+    /// (escapes, surrogate pairs, binary values in base64, extreme times), and the documents it
+    /// leaves to the decoder.
+    @Test func test_nativeJSONReader_readsWhatTheDecoderReadsOrDeclines() throws {
+        var generator = SplitMix(seed: 29)
+        var entries: [(name: String, entry: Entry)] = []
+        for index in 0..<150 {
+            var value = (0..<Int(generator.nextByte() % 12)).map { _ in generator.nextByte() }
+            if index % 3 == 0 { value = Array("tab\t \"q\" \\ / é 😀 \u{0}\u{1F}".utf8) + value.map { $0 & 0x7F } }
+            let fields = index % 2 == 0 ? [:] : ["user": Array("u\(index)\n".utf8), "bin": [0xFF, UInt8(index)]]
+            entries.append(("e/\(index)", Entry(value: value, fields: fields, created: index == 0 ? .min : Int64(index), modified: .max)))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var documents = [try NativeJSON.export(entries), try NativeJSON.export([])]
+        documents.append(Array(#"{"entries":[{"name":"\ud83d\ude00\u00e9\/","value":"x","created":-0}],"vaultfile_export":1}"#.utf8))
+        for bytes in documents {
+            let read = try #require(NativeJSONReader.document(bytes))
+            let decoded = try JSONDocument.decode(NativeJSON.Document.self, from: bytes, what: "a test")
+            #expect(try encoder.encode(read) == encoder.encode(decoded))
+        }
+        for declined in [#"{"vaultfile_export":1,"entries":[{"name":"a","value":null}]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","other":1}]}"#,
+                         #"{"vaultfile_export":1.0,"entries":[]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","created":1e3}]}"#,
+                         "\u{FEFF}{\"vaultfile_export\":1,\"entries\":[]}",
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","name":"b"}]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","fields":{"f":"1","f":"2"}}]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"\ud800"}]}"#,
+                         #"{"vaultfile_export":1,"entries":[]} x"#,
+                         #"{"vaultfile_export":99999999999999999999,"entries":[]}"#] {
+            #expect(NativeJSONReader.document(Array(declined.utf8)) == nil, "\(declined)")
+        }
+    }
 }

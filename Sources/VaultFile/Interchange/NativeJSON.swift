@@ -21,7 +21,13 @@ enum NativeJSON {
 
     /// The entries of a vaultfile JSON export, in file order.
     static func parse(_ bytes: [UInt8]) throws(VaultError) -> [(String, Entry)] {
-        let document = try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export")
+        // What vaultfile writes is read directly (`NativeJSONReader`); anything else through the decoder.
+        let document: Document
+        if let direct = NativeJSONReader.document(bytes) {
+            document = direct
+        } else {
+            document = try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export")
+        }
         guard document.vaultfile_export == 1 else {
             throw .malformedInput("vaultfile JSON export version \(document.vaultfile_export) is unknown; this build reads version 1")
         }

@@ -44,15 +44,23 @@ extension VaultfileCommand {
             let vault = try unlock.open().vault
             let escaping = StandardOutput.isTerminal
             var out = [UInt8]()
-            for (name, entry) in vault.sortedEntries {
+            // Names only: the names, without decoding (copying) every entry's value and fields.
+            let names = values ? [] : vault.names
+            let entries = values ? vault.sortedEntries : []
+            for index in 0..<(values ? entries.count : names.count) {
+                let name = values ? entries[index].name : names[index]
                 var hit = matcher(name)
                 if !hit && values {
+                    let entry = entries[index].entry
                     hit = ([entry.value] + entry.fields.values).contains { bytes in
                         String(validating: bytes, as: UTF8.self).map(matcher) ?? false
                     } || entry.fields.keys.contains(where: matcher)
                 }
                 // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
-                if hit { out += Array((escaping ? EntryName.escapingFormatCharacters(name) : name).utf8) + [0x0A] }
+                if hit {
+                    out += (escaping ? EntryName.escapingFormatCharacters(name) : name).utf8
+                    out.append(0x0A)
+                }
             }
             guard !out.isEmpty else {
                 throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
@@ -82,6 +90,10 @@ extension VaultfileCommand {
             return text
         }
 
+        private static func lowerASCII(_ byte: UInt8) -> UInt8 {
+            byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+        }
+
         private func makeMatcher(_ pattern: String, shown: String) throws -> (String) -> Bool {
             let ignoreCase = ignoresCase(pattern)
             if regex {
@@ -95,7 +107,13 @@ extension VaultfileCommand {
             }
             let needle = ignoreCase ? pattern.lowercased() : pattern
             let finder = SubstringFinder(Array(needle.utf8))
-            return { text in finder.occurs(in: ignoreCase ? text.lowercased() : text) }
+            return { text in
+                guard ignoreCase else { return finder.occurs(in: text.utf8) }
+                // ASCII text is lowered byte by byte as it is read (what `lowercased()` does to it),
+                // without a new string for every name and value searched.
+                if text.utf8.allSatisfy({ $0 < 0x80 }) { return finder.occurs(in: text.utf8.lazy.map(Self.lowerASCII)) }
+                return finder.occurs(in: text.lowercased().utf8)
+            }
         }
     }
 }
@@ -166,10 +184,10 @@ struct SubstringFinder {
     }
 
     /// Whether the needle occurs in `text` (an empty needle occurs everywhere).
-    func occurs(in text: String) -> Bool {
+    func occurs(in text: some Sequence<UInt8>) -> Bool {
         guard !needle.isEmpty else { return true }
         var matched = 0
-        for byte in text.utf8 {
+        for byte in text {
             while matched > 0 && byte != needle[matched] { matched = borders[matched - 1] }
             if byte == needle[matched] { matched += 1 }
             if matched == needle.count { return true }
