@@ -5,12 +5,15 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 # age: the tests check vaultfile's keys against the real age and age-keygen (skipped when absent).
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
+# Outside tools some tests drive (skipped with a message when missing): the agent's completion
+# test types into bash under tmux; its hostile-client tests speak raw bytes from python3.
+TEST_APT_PACKAGES := tmux bash-completion python3
 # The Swift runtime linked in statically: --version starts in about two thirds of the time
 # (fewer shared libraries to map and relocate; docs/PERFORMANCE.md).
 RELEASE_FLAGS := -c release --static-swift-stdlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: all deps test-deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
@@ -27,9 +30,16 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3) when missing.
+test-deps:
+	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ]; then \
+		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
+	fi
+
 ## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
 ## the tests that drive outside tools (ExternalTools: git, a terminal, groff), each timed apart.
-test: deps
+test: deps test-deps
 	./Tests/make-test.sh "$(SWIFT)" "$(RELEASE_FLAGS)"
 
 ## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The benchmark of bench/run.sh: whole processes, interleaved runs, medians, ratios from one run.
 
-Prints Markdown tables (and writes them to --markdown FILE), then the targets of issue 8 met or missed.
+Prints Markdown tables (and writes them to --markdown FILE), then the targets of issues 8 and 28 met or missed.
 """
 import argparse
 import base64
@@ -15,6 +15,7 @@ import sys
 import time
 import uuid
 
+import agent_rows  # bench/agent_rows.py: the agent's rows (issue 28)
 PASSWORD = "benchmark password"
 ARGON2ID_UUID = uuid.UUID("9e298b19-56db-4773-b23d-fc3ec6f0a1e6").bytes
 MIN_KDF = (1024, 1, 1)        # Argon2id KiB, passes, lanes: the lowest setting compared
@@ -359,9 +360,9 @@ out(f"| encrypt (`set` incl. fsync / `age -e`) | {ms(medians['vf-set'])}, {vf_se
 out(f"| peak RSS of `get` | {big_peak:,} KiB ({big_peak / 1024 / 100:.2f}× the value, start-up included) | | |")
 out()
 
+agent_checks = agent_rows.checks(agent_rows.section(out, measure, ms, VF, PW, W, make_vaultfile, records, DEFAULT_KDF, SIZES), SIZES)
 # Targets
-out("## Targets of issue 8")
-out()
+out("## Targets of issues 8 and 28\n")
 largest = SIZES[-1]
 checks = [
     ("Argon2id 64M t=3 p=4 ≤ 1.05× argon2 CLI", results["kdf_p4"] <= 1.05, f"{results['kdf_p4']:.2f}×"),
@@ -389,8 +390,8 @@ checks.append((f"peak memory of get at {largest:,}, above start-up, ≤ 3× file
                peak - results["startup_kib"] <= limit, f"{peak - results['startup_kib']:,} KiB ({peak:,} in all)"))
 checks.append(("100 MiB get ≥ 70 % of age's decrypt throughput", results["big"] >= 0.7, f"{results['big']:.0%}"))
 checks.append(("start-up ≤ 10 ms", results["startup"] <= 0.010, ms(results["startup"])))
-out("| target | measured | |")
-out("|---|---:|---|")
+checks += agent_checks
+out("| target | measured | |\n|---|---:|---|")
 for label, met, figure in checks:
     out(f"| {label} | {figure} | {'—' if met is None else 'met' if met else '**missed**'} |")
 

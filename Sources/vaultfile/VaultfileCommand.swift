@@ -17,6 +17,10 @@ struct VaultfileCommand: ParsableCommand {
             One vault is one file: Argon2id (or PBKDF2) derives the key, XChaCha20-Poly1305 seals \
             the contents. Data goes through stdin and stdout byte for byte; messages go to stderr.
 
+            UNLOCK ONCE: 'vaultfile unlock' hands the vault's file key to an agent \
+            ($VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock); every verb asks it \
+            first, unless --no-agent or VAULTFILE_NO_AGENT=1. 'vaultfile lock' forgets the key.
+
             PASSWORD SOURCES (first match wins): --password-file FILE, --password-fd N, \
             --password-command CMD, $VAULTFILE_PASSWORD_FILE, $VAULTFILE_PASSWORD_COMMAND, \
             $VAULTFILE_PASSWORD (least safe), else a prompt on the terminal. One trailing newline \
@@ -36,7 +40,8 @@ struct VaultfileCommand: ParsableCommand {
               4   vault damaged, tampered with, truncated, or not a vault
               5   busy (the vault's lock was not acquired in time)
               6   over a limit (KDF cap, size limit)
-              7   stale copy: a write to a copy older than one seen on this machine (--allow-rollback)
+              7   stale copy: a write to a copy older than one seen on this machine (--allow-rollback), or
+                  sealed under a file key retired here by passwd, slot rm or rekey (rekey, or merge)
               64  usage error
 
             OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \
@@ -52,7 +57,8 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self, ClipboardClear.self,
+            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
+            Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
     )
 

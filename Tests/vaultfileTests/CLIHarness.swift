@@ -92,6 +92,12 @@ struct CLI {
 
     /// `--vault <name> --password-file pw`.
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
+
+    /// The agent's socket and runtime folder of this test alone, so that the suite's runs, tests run
+    /// in parallel and a developer's own agent never meet on one socket.
+    var agentEnvironment: [String: String] {
+        ["VAULTFILE_AGENT_SOCK": path("agent.sock"), "XDG_RUNTIME_DIR": directory.url.path]
+    }
 }
 
 
@@ -108,7 +114,7 @@ extension CLI {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = directory.url
@@ -176,7 +182,7 @@ extension CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory]
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }
         process.environment = env

@@ -38,11 +38,12 @@ enum ErrorCatalog {
 // MARK: - VaultError
 
 enum VaultErrorKind: CaseIterable {
-    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered
+    case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered, fileKeyRejected
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
     case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
 
     init(_ error: VaultError) {
@@ -57,6 +58,7 @@ enum VaultErrorKind: CaseIterable {
         case .rotationBlocked: self = .rotationBlocked
         case .slotChangeRefused: self = .slotChangeRefused
         case .headerTampered: self = .headerTampered
+        case .fileKeyRejected: self = .fileKeyRejected
         case .payloadDamaged: self = .payloadDamaged
         case .contentsDamaged: self = .contentsDamaged
         case .invalidName: self = .invalidName
@@ -73,11 +75,15 @@ enum VaultErrorKind: CaseIterable {
         case .busy: self = .busy
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
+        case .mergeRefused(.passwordFails(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesFail
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.passwordOpensNone(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenNone
         case .mergeRefused(.passwordOpensNone): self = .mergeRefusedPasswordOpensNone
+        case .mergeRefused(.passwordOpensOnly(_, _, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenOnly
         case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .staleCopy: self = .staleCopy
+        case .sealedUnderRetiredKey: self = .sealedUnderRetiredKey
         case .generationExhausted: self = .generationExhausted
         case .io: self = .io
         case .notDurable: self = .notDurable
@@ -99,6 +105,7 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
         case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
+        case .fileKeyRejected: return ErrorCaseRow(VaultError.fileKeyRejected, status: 3, hint: true)
         case .payloadDamaged:
             return ErrorCaseRow(VaultError.payloadDamaged(chunk: 41, reason: "shown-reason"), status: 4, hint: true, shows: ["41", "shown-reason"])
         case .contentsDamaged: return ErrorCaseRow(VaultError.contentsDamaged("shown-reason"), status: 4, hint: true, shows: ["shown-reason"])
@@ -133,6 +140,22 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordOpensOnly:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"])),
                                 status: 2, hint: true, shows: ["OURS at /v/o.vault", "BASE at /v/b.vault", "changed on that side"])
+        case .mergeRefusedSourcesFail:
+            // Identities and keyfiles are named as sources, never "the password", and never their contents.
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/t.vault"], tried: ["--identity shown.txt", "--keyfile k.bin"])),
+                                status: 2, hint: true, shows: ["THEIRS at /v/t.vault", "--identity shown.txt, --keyfile k.bin", "keyslots were changed"])
+        case .mergeRefusedSourcesOpenNone:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensNone(sides: ["OURS at /v/o.vault", "THEIRS at /v/t.vault"],
+                                                                           tried: ["VAULTFILE_IDENTITY_FILE (/v/id.txt)", "VAULTFILE_IDENTITY_FILE (/v/id.txt)"])),
+                                status: 2, hint: true, shows: ["the unlock source tried (VAULTFILE_IDENTITY_FILE (/v/id.txt))", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])
+        case .mergeRefusedSourcesOpenOnly:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"],
+                                                                           tried: ["VAULTFILE_KEYFILE (/v/k)", "the password"])),
+                                status: 2, hint: true, shows: ["VAULTFILE_KEYFILE (/v/k), the password", "OURS at /v/o.vault opens", "BASE at /v/b.vault does not"])
+        case .sealedUnderRetiredKey:
+            return ErrorCaseRow(VaultError.sealedUnderRetiredKey(path: "/v/shown.vault", retired: 1_780_000_000), status: 7, hint: true,
+                                shows: ["/v/shown.vault is sealed under a file key that was retired", "2026-05-28 20:26:40 UTC",
+                                        "readable by whoever lost access", "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
@@ -199,7 +222,7 @@ enum KDFErrorKind: CaseIterable {
 
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
-    case inputTooLarge, io, outputFailed, invalidArgument, refused
+    case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken
 
     init(_ error: CLIError) {
@@ -215,6 +238,7 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: self = .outputFailed
         case .invalidArgument: self = .invalidArgument
         case .refused: self = .refused
+        case .agentFailed: self = .agentFailed
         case .noMatch: self = .noMatch
         case .binaryOnTerminal: self = .binaryOnTerminal
         case .emptyValue: self = .emptyValue
@@ -240,6 +264,7 @@ enum CLIErrorKind: CaseIterable {
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
         case .noMatch:
             return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])

@@ -106,7 +106,7 @@ import Testing
         let cli = try CLI(); defer { cli.directory.remove() }
         let unlocking = ["--vault", "--lock-timeout", "--identity", "--keyfile", "--recovery", "--recovery-file",
                          "--password-file", "--password-fd", "--password-command",
-                         "--kdf-max-memory", "--kdf-max-work", "--kdf-max-iterations", "--allow-rollback"]
+                         "--kdf-max-memory", "--kdf-max-work", "--kdf-max-iterations", "--allow-rollback", "--no-agent"]
         var vaultVerbs = 0
         for help in try everyVerbHelp(cli) where !help.vault.isEmpty {
             vaultVerbs += 1

@@ -19,7 +19,7 @@ extension VaultStore {
         rollback: RollbackCheck? = nil
     ) throws -> UnlockedVault {
         let unlocked = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey).unlocked
-        rollback?.opened(unlocked.header)
+        rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
     }
@@ -38,7 +38,7 @@ extension VaultStore {
         return try withLock {
             let (unlocked, file) = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
                 try rollback?.willWrite(unlocked, path: path)
@@ -51,20 +51,26 @@ extension VaultStore {
 
     /// Locks, opens with `credentials`, and writes the vault `change` makes of it (a rotation:
     /// `UnlockedVault.rotated`), all under the lock. Returns what `change` returns beside the vault.
+    ///
+    /// `rotated` receives the written header and its file key once the new file is in place, when
+    /// the key changed (`passwd`, `slot rm`, `rekey`): an agent that holds the old key is handed
+    /// the new one beside it (docs/AGENT.md).
     public func replaceKeys<R>(
         credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
-        rollback: RollbackCheck? = nil, _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R)
+        rollback: RollbackCheck? = nil, rotated: ((VaultHeader, SecureBytes) -> Void)? = nil,
+        _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R)
     ) throws -> R {
         var onDisk: VaultHeader?
         defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
         return try withLock {
             let (unlocked, file) = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let (next, result) = try change(unlocked)
             try rollback?.willWrite(next, path: path)
             try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try next.seal(to: output) }
             onDisk = next.header
+            if !next.fileKey.constantTimeEquals(unlocked.fileKey) { rotated?(next.header, next.fileKey) }
             return result
         }
     }

@@ -19,7 +19,7 @@ extension VaultStore {
         password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
     ) throws -> UnlockedVault {
         let unlocked = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey).unlocked
-        rollback?.opened(unlocked.header)
+        rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
     }
@@ -68,7 +68,7 @@ extension VaultStore {
         return try withLock {
             let (unlocked, file) = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
                 try rollback?.willWrite(unlocked, path: path)
@@ -85,9 +85,10 @@ extension VaultStore {
     @discardableResult
     public func changePassword(
         from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
+        willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil,
+        rotated: ((VaultHeader, SecureBytes) -> Void)? = nil
     ) throws -> KDFParameters {
-        try changePassword(from: old, kdf: kdf, limits: limits, willDeriveKey: willDeriveKey, rollback: rollback) { new }
+        try changePassword(from: old, kdf: kdf, limits: limits, willDeriveKey: willDeriveKey, rollback: rollback, rotated: rotated) { new }
     }
 
     /// Changes the password, asking `newPassword` for the new one only once `old` has unlocked
@@ -95,25 +96,27 @@ extension VaultStore {
     ///
     /// The lock is held from the unlock to the write, so no other writer changes the vault in
     /// between. With `kdf` nil, the vault keeps the KDF settings of its password slot. Returns the
-    /// settings used.
+    /// settings used. `rotated` receives the new header and file key once the new file is in
+    /// place (an agent that holds the old key is handed the new one beside it).
     @discardableResult
     public func changePassword(
         from old: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
         willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil,
-        newPassword: () throws -> SecureBytes
+        rotated: ((VaultHeader, SecureBytes) -> Void)? = nil, newPassword: () throws -> SecureBytes
     ) throws -> KDFParameters {
         var onDisk: VaultHeader?
         defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
         return try withLock {
             let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let new = try newPassword()
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
-            let rotated = try unlocked.changePassword(to: new, kdf: parameters)
-            try rollback?.willWrite(rotated, path: path)
-            try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try rotated.seal(to: output) }
-            onDisk = rotated.header
+            let next = try unlocked.changePassword(to: new, kdf: parameters)
+            try rollback?.willWrite(next, path: path)
+            try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try next.seal(to: output) }
+            onDisk = next.header
+            rotated?(next.header, next.fileKey)
             return parameters
         }
     }

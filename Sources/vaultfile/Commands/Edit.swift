@@ -24,7 +24,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name (created when it does not exist).") var name: String
+        @Argument(help: "The entry's name (created when it does not exist).", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Edit this named field instead of the value.", valueName: "field"))
         var field: String?
         @Flag(name: .customLong("allow-disk-temp"), help: "Allow a temporary file on a disk-backed file system when no tmpfs is available.")

@@ -20,14 +20,15 @@ extension VaultfileCommand {
                 PATH, HOME, BASH_ENV, PYTHONPATH, NODE_OPTIONS, GIT_SSH_COMMAND, VAULTFILE_*, …; see man \
                 vaultfile) unless --allow-env NAME allows it. The command gets none of vaultfile's password \
                 sources (VAULTFILE_PASSWORD*, VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE) and no descriptor \
-                vaultfile opened or read its password from; it gets VAULTFILE_EXEC=1. --allow-nested passes \
-                the password sources of the environment on, for a command that runs vaultfile itself.
+                vaultfile opened or read its password from; it gets VAULTFILE_EXEC=1 and VAULTFILE_NO_AGENT=1 \
+                (no key from the agent either). --allow-nested passes the password sources of the environment \
+                and the agent on, for a command that runs vaultfile itself.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix, which is stripped.", valueName: "prefix"))
         var prefix: String?
-        @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"))
+        @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"), completion: EntryCompletion.names)
         var only: [String] = []
         @Option(name: .customLong("allow-env"), help: ArgumentHelp(
             "Allow an entry to set this variable although it can make programs run other code, e.g. PATH (repeatable).",
@@ -35,7 +36,7 @@ extension VaultfileCommand {
         var allowEnv: [String] = []
         @Flag(name: .customLong("allow-nested"), help: """
             Pass the password sources of the environment (VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, \
-            VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE, VAULTFILE_PASSWORD) on to the command, for a command that runs vaultfile.
+            VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE, VAULTFILE_PASSWORD) and the agent on to the command, for a command that runs vaultfile.
             """)
         var allowNested = false
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
@@ -74,6 +75,8 @@ extension VaultfileCommand {
             }
             // Marks the child, so a vaultfile inside it that finds no password source says why.
             environment["VAULTFILE_EXEC"] = "1"
+            // Nor may it ask the agent: a nested vaultfile would reach entries outside --prefix/--only.
+            if !allowNested { environment["VAULTFILE_NO_AGENT"] = "1" }
             let child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
             throw ExitCode(Subprocess.wait(child.pid))
         }

@@ -17,8 +17,8 @@ extension VaultfileCommand {
             aliases: ["show"])
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name.") var name: String
-        @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"))
+        @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
+        @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
         @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
         @OptionGroup var clipboard: ClipboardOptions

@@ -17,7 +17,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "Only this name and the names under it, e.g. prod or prod/.") var prefix: String?
+        @Argument(help: "Only this name and the names under it, e.g. prod or prod/.", completion: EntryCompletion.names) var prefix: String?
         @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
         func run() throws {

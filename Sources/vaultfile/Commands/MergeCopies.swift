@@ -34,10 +34,12 @@ extension VaultfileCommand {
         }
 
         func run() throws {
+            // In git (or with the check off) only the retired file keys are consulted, to seal under the newest key.
             let rollback: RollbackCheck?
             switch try RollbackSetting.forVault(at: ours) {
             case .on(let seen): rollback = RollbackCheck(seen: seen)
-            case .offInGit, .offByEnvironment, .noStateFolder: rollback = nil
+            case .offInGit, .offByEnvironment: rollback = StateFolder.current.map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
+            case .noStateFolder: rollback = nil
             }
             defer { UnlockOptions.report(rollback) }
             let credentials = try unlock.credentials()

@@ -15,7 +15,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The current name, or a folder such as prod/.") var old: String
+        @Argument(help: "The current name, or a folder such as prod/.", completion: EntryCompletion.names) var old: String
         @Argument(help: "The new name, or a folder such as live/.") var new: String
         @Flag(name: .customLong("force"), help: "Replace existing entries with the new names.") var force = false
         @Flag(name: .customLong("dry-run"), help: "Print what would move; change nothing.") var dryRun = false

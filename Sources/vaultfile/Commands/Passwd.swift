@@ -53,8 +53,13 @@ extension VaultfileCommand {
             if let given, given.count == 0 { throw CLIError.emptyPassword }
             let credentials = try unlock.credentials()
             defer { UnlockOptions.report(rollback) }
-            let parameters = try store.replaceKeys(credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback) {
-                unlocked -> (vault: UnlockedVault, result: KDFParameters) in
+            // Even while an agent holds the file key, changing who can open the vault takes a
+            // slot's secret (`credentials()` never asks the agent); the agent gets the new key after.
+            var rotated: (header: VaultHeader, fileKey: SecureBytes)?
+            let parameters = try store.replaceKeys(
+                credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback,
+                rotated: { rotated = ($0, $1) }
+            ) { unlocked -> (vault: UnlockedVault, result: KDFParameters) in
                 let new: SecureBytes
                 if let given {
                     new = given
@@ -69,10 +74,12 @@ extension VaultfileCommand {
                     // Format 1.0: one new v1 password slot in place of all of them, as 0.1.0 does.
                     return (try unlocked.changePassword(to: new, kdf: parameters), parameters)
                 }
-                let rotated = try unlocked.rotated(dropping: Swift.Set(dropSlots), newPassword: (new, parameters), now: currentTimeMilliseconds())
-                return (rotated.vault, parameters)
+                let next = try unlocked.rotated(dropping: Swift.Set(dropSlots), newPassword: (new, parameters), now: currentTimeMilliseconds())
+                return (next.vault, parameters)
             }
             Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
+            // An agent that holds the old key gets the new one beside it (UnlockOptions+Agent.swift).
+            if let rotated { unlock.handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey) }
         }
 
         /// The new password from --new-password-file or --new-password-fd; nil when it is to be typed.

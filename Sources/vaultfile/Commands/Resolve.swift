@@ -10,7 +10,7 @@ extension VaultfileCommand {
             abstract: "Settle a merge conflict: keep our version of NAME, or take theirs (NAME.conflict-theirs).")
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry in conflict.") var name: String
+        @Argument(help: "The entry in conflict.", completion: EntryCompletion.names) var name: String
         @Flag(name: .customLong("ours"), help: "Keep NAME; drop NAME.conflict-theirs.") var ours = false
         @Flag(name: .customLong("theirs"), help: "Replace NAME with NAME.conflict-theirs.") var theirs = false
 

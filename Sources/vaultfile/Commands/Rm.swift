@@ -15,7 +15,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name, or with -r a folder such as prod/.") var name: String
+        @Argument(help: "The entry's name, or with -r a folder such as prod/.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Remove only this field.", valueName: "field"))
         var field: String?
         @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Remove every entry under the folder NAME/.")

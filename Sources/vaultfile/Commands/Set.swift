@@ -20,7 +20,7 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: "The entry's name, e.g. db/password.") var name: String
+        @Argument(help: "The entry's name, e.g. db/password.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Set this named field instead of the value.", valueName: "field"))
         var field: String?
         @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin ('-' is stdin).", valueName: "file"), completion: .file())

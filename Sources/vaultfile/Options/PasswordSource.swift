@@ -60,7 +60,7 @@ enum PasswordSource {
                 return try Terminal.readSecret(prompt: prompt)
             } catch .noPasswordSource where Self.runsInsideExec {
                 throw .refused("no password source, and no terminal to ask on: this vaultfile runs inside 'vaultfile exec', "
-                               + "which keeps its password sources from the command it runs",
+                               + "which keeps its password sources and the agent from the command it runs",
                                hint: "if the command is meant to open vaults, run it with 'vaultfile exec --allow-nested'; "
                                + "or give this vaultfile --password-file, --password-fd or --password-command")
             }

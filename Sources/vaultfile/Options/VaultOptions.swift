@@ -88,6 +88,8 @@ struct UnlockOptions: ParsableArguments {
 
     /// `--allow-rollback`.
     var allowRollback: Bool { options.allowRollback }
+    /// `--no-agent`.
+    var noAgent: Bool { options.noAgent }
 
     func validate() throws {
         let explicit = [passwordFile != nil, passwordFD != nil, passwordCommand != nil].filter { $0 }.count
@@ -165,23 +167,37 @@ struct UnlockOptions: ParsableArguments {
 
     // MARK: Opening
 
-    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies.
+    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies:
+    /// with the agent's key when it holds this vault's (UnlockOptions+Agent.swift), else with the
+    /// unlock sources (`credentials()`).
     func open() throws -> UnlockedVault {
         let store = location.store
         let rollback = try rollbackCheck()
-        let credentials = try credentials()
         defer { Self.report(rollback) }
+        if let unlocked = try openWithAgent(store, rollback: rollback) {
+            Self.warnIfWeak(unlocked)
+            return unlocked
+        }
+        let credentials = try credentials()
         let unlocked = try store.open(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
         Self.warnIfWeak(unlocked)
         return unlocked
     }
 
     /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed; a write
-    /// to an older copy is refused (exit 7) unless `--allow-rollback`.
-    func update<R>(_ edit: (UnlockedVault) throws -> R) throws -> R {
+    /// to an older copy is refused (exit 7) unless `--allow-rollback`. With the agent's key when
+    /// it holds this vault's, unless `askingAgent` is false (`slot add`: changing who can open the
+    /// vault takes a slot's secret); else with the unlock sources.
+    func update<R>(askingAgent: Bool = true, _ edit: (UnlockedVault) throws -> R) throws -> R {
         let rollback = try rollbackCheck()
-        let credentials = try credentials()
         defer { Self.report(rollback) }
+        if askingAgent, let result = try updateWithAgent(rollback: rollback, { unlocked in
+            Self.warnIfWeak(unlocked)
+            return try edit(unlocked)
+        }) {
+            return result
+        }
+        let credentials = try credentials()
         return try location.store.update(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
             return try edit(unlocked)
@@ -233,6 +249,9 @@ struct UnlockSourceOptions: ParsableArguments {
     @Flag(name: .customLong("allow-rollback"), help: ArgumentHelp(
         "Let a write replace a copy older than one seen on this machine (else exit 7); the copy becomes the newest."))
     var allowRollback = false
+
+    @Flag(name: .customLong("no-agent"), help: "Do not ask the agent for the vault's key (env VAULTFILE_NO_AGENT=1).")
+    var noAgent = false
 }
 
 /// Checks an entry name (and field name) from the command line, as a usage error.

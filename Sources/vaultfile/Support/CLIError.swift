@@ -42,6 +42,8 @@ enum CLIError: CategorizedError {
     case unknownVerb(String, suggestions: [String])
     /// Standard input was read already (for `reader`, e.g. "the value"), and `second` wants it too.
     case standardInputTaken(reader: String, second: String)
+    /// The agent could not be started, did not answer, or answered with a failure.
+    case agentFailed(String)
 
     var description: String {
         switch self {
@@ -64,13 +66,14 @@ enum CLIError: CategorizedError {
         case .unknownVerb(let word, _): return "'\(word)' is not a vaultfile verb"
         case .standardInputTaken(let reader, let second):
             return "standard input holds one thing: it was read for \(reader), so \(second) cannot come from it too"
+        case .agentFailed(let why): return why
         }
     }
 
     var category: ErrorCategory {
         switch self {
         case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
-        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed: return .io
+        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge: return .overLimit
         case .invalidArgument: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue: return .refused

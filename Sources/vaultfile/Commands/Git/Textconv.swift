@@ -23,7 +23,9 @@ extension VaultfileCommand.Git {
         @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
         func run() throws {
-            let unlocked = try VaultStore(path: file).open(credentials: try unlock.credentials(), limits: try unlock.limits())
+            let store = VaultStore(path: file)
+            // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
+            let unlocked = try unlock.openWithAgent(store) ?? store.open(credentials: try unlock.credentials(), limits: try unlock.limits())
             // Line by line through one buffer (wiped: --show-secrets prints values), not one joined text.
             let out = BufferedOutput()
             out.append("# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries\n")

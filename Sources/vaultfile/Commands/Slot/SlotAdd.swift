@@ -22,7 +22,9 @@ struct SlotAdd: ParsableCommand {
     @discardableResult
     static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions) throws -> [Int] {
         let path = unlock.location.path
-        let (ids, upgraded) = try unlock.update { unlocked -> ([Int], Bool) in
+        // A slot's secret even while an agent holds the file key: a new slot changes who can open
+        // the vault. The file key stays, so the agent's copy keeps opening it.
+        let (ids, upgraded) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool) in
             let wasOld = !unlocked.header.usesKeyslots11
             var ids: [Int] = []
             for (slot, label) in slots {

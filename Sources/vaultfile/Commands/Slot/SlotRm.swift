@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureMemory
 import VaultFile
 
 /// `vaultfile slot rm ID|LABEL`: remove a keyslot and rotate the file key.
@@ -36,9 +37,16 @@ enum Rotation {
     /// it, and reports every key the new file key is wrapped to.
     static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?) throws {
         let path = unlock.location.path
+        // Refuses an older copy as any write does; records the file key this rotation retires.
+        let rollback = try unlock.rollbackCheck()
+        // A slot's secret even while an agent holds the file key (`credentials()` never asks the
+        // agent): a rotation changes who can open the vault. The agent gets the new key after.
         let credentials = try unlock.credentials()
+        defer { UnlockOptions.report(rollback) }
+        var rotatedKey: (header: VaultHeader, fileKey: SecureBytes)?
         let (removed, wrappedTo) = try unlock.location.store.replaceKeys(
-            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce
+            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback,
+            rotated: { rotatedKey = ($0, $1) }
         ) { unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
             let index = try removing.map { try unlocked.slotIndex(named: $0) }
             let removed = index.map { unlocked.slots[$0] }
@@ -56,6 +64,8 @@ enum Rotation {
             Messages.warning("copies of the old file (git history, backups, other clones) still open with the removed secret; "
                              + "change the secrets stored in the vault if its holder must lose them")
         }
+        // An agent that holds the old key gets the new one beside it (UnlockOptions+Agent.swift).
+        if let rotatedKey { unlock.handRotatedKeyToAgent(header: rotatedKey.header, fileKey: rotatedKey.fileKey) }
     }
 
     /// `kind, label`.

@@ -1,0 +1,308 @@
+import SecureMemory
+import Synchronization
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - The agent process
+
+/// `vaultfile agent run`: holds file keys in guarded memory and hands each to processes of the
+/// same user that send the header it opens (docs/AGENT.md, docs/SECURITY.md).
+///
+/// One thread waits for connections, signals and idle expiry (`poll`); each connection gets its
+/// own thread with a 2-second deadline to send its request, so a client that connects and stays
+/// silent (or a confirm command that waits for a person) holds up nobody else. Connections of
+/// another uid are closed at once, before a thread or a byte. The keys are in `AgentKeyring`
+/// behind one lock; the agent never opens a vault file and never writes a key, a path or an entry
+/// name to its output.
+///
+/// SIGTERM, SIGINT and SIGHUP (unless ignored when the agent started) wipe every key and end it,
+/// as `agent stop` does. A flock on `<socket>.lock`, held for the agent's life, keeps two agents
+/// off one socket; the kernel drops it when an agent is killed, so the next one removes the
+/// stale socket and starts.
+final class AgentServer: Sendable {
+    /// How long a client has to send its request, in seconds.
+    static let requestTimeout: Double = 2
+    /// The most connections served at once; more are closed unanswered until one ends.
+    static let maxClients = 32
+    /// How long an agent started by `unlock` waits for its first key before it exits, in seconds.
+    static let firstKeyGrace: Double = 10
+    /// How often, at the longest, the agent checks that its socket is still there, in seconds.
+    static let socketCheckInterval: Double = 30
+
+    private let socket: AgentSocketPath
+    private let startedByUnlock: Bool
+    private let keyring = Mutex(AgentKeyring())
+    /// Set once a key was held: an agent started by `unlock` exits when it holds none again.
+    private let everHeld = Atomic<Bool>(false)
+    private let clients = Atomic<Int>(0)
+    /// Written to wake the main loop: `c` something changed, `s` stop, or a signal number.
+    private let wake: (read: Int32, write: Int32)
+
+    /// An agent for `socket`; `startedByUnlock` for the one `unlock` starts in the background.
+    init(socket: AgentSocketPath, startedByUnlock: Bool) throws(CLIError) {
+        self.socket = socket
+        self.startedByUnlock = startedByUnlock
+        var fds: [Int32] = [-1, -1]
+        // Made before any thread exists, so setting close-on-exec after pipe(2) races with no spawn.
+        guard pipe(&fds) == 0 else { throw .io(operation: "creating a pipe for", path: socket.path, errno: errno) }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        wake = (fds[0], fds[1])
+    }
+
+    // MARK: Running
+
+    /// Listens until `stop`, a signal, or (when started by `unlock`) the last key is gone; then
+    /// wipes every key, removes the socket and exits the process with status 0.
+    func run() throws(CLIError) -> Never {
+        try socket.prepareDirectory()
+        guard takeAgentLock() else {
+            // Another agent serves this socket. One that `unlock` started just lost a race: fine.
+            if startedByUnlock { exit(0) }
+            throw .refused("an agent is already running at \(socket.path)",
+                           hint: "'vaultfile agent status' shows it; 'vaultfile agent stop' ends it")
+        }
+        // The lock is ours, so a socket file left here belongs to an agent that was killed.
+        unlink(socket.path)
+        let (listener, inode) = try UnixSocket.listen(at: socket.path)
+        startSignalThread()
+        signal(SIGPIPE, SIG_IGN)
+        if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) listening on \(socket.path)") }
+        let started = Self.now()
+        var reason = "stopped"
+        while true {
+            let now = Self.now()
+            let idle = keyring.withLock { keyring -> Bool in
+                keyring.expire(now: now)
+                return keyring.isEmpty
+            }
+            if startedByUnlock && idle && (everHeld.load(ordering: .relaxed) || now - started >= Self.firstKeyGrace) {
+                reason = "holds no key"
+                break
+            }
+            // No client can reach an agent whose socket was removed or replaced: it ends instead of
+            // holding keys for nobody.
+            guard ownsSocket(inode) else {
+                reason = "lost its socket"
+                break
+            }
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, pollTimeout(now: now, started: started))
+            if ready < 0 && errno != EINTR { reason = "poll failed: \(String(cString: strerror(errno)))"; break }
+            if fds[1].revents != 0, let event = readWake() {
+                if event == UInt8(ascii: "s") { break }
+                if event != UInt8(ascii: "c") { reason = "signal \(event)"; break }
+            }
+            if fds[0].revents != 0, let client = UnixSocket.accept(listener) { admit(client) }
+        }
+        shutDown(listener: listener, inode: inode, reason: reason)
+    }
+
+    /// Wipes every key, removes the socket (only the one this agent made) and exits.
+    private func shutDown(listener: Int32, inode: ino_t, reason: String) -> Never {
+        keyring.withLock { keyring -> Never in
+            keyring.forgetAll()
+            close(listener)
+            if ownsSocket(inode) { unlink(socket.path) }
+            if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) \(reason); every key wiped") }
+            exit(0)
+        }
+    }
+
+    // MARK: Connections
+
+    /// Closes a connection of another uid at once; serves the others on their own thread.
+    private func admit(_ client: Int32) {
+        guard let peer = UnixSocket.peer(client), peer.uid == geteuid() else {
+            close(client)
+            return
+        }
+        guard clients.add(1, ordering: .relaxed).newValue <= Self.maxClients else {
+            clients.subtract(1, ordering: .relaxed)
+            close(client)
+            return
+        }
+        let job = Unmanaged.passRetained(ClientJob(server: self, fd: client, pid: peer.pid)).toOpaque()
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { raw in
+            let job = Unmanaged<ClientJob>.fromOpaque(raw!).takeRetainedValue()
+            job.server.serve(job.fd, clientPID: job.pid)
+            return nil
+        }, job) == 0 else {
+            Unmanaged<ClientJob>.fromOpaque(job).release()
+            clients.subtract(1, ordering: .relaxed)
+            close(client)
+            return
+        }
+        pthread_detach(thread)
+    }
+
+    /// What a client thread needs.
+    private final class ClientJob {
+        let server: AgentServer
+        let fd: Int32
+        let pid: Int32
+        init(server: AgentServer, fd: Int32, pid: Int32) { self.server = server; self.fd = fd; self.pid = pid }
+    }
+
+    /// Reads one request, answers it, closes the connection. Garbage, oversized and truncated
+    /// requests get a `failed` answer (or, if the client is gone or silent, none).
+    private func serve(_ fd: Int32, clientPID: Int32) {
+        defer {
+            close(fd)
+            clients.subtract(1, ordering: .relaxed)
+        }
+        UnixSocket.setTimeouts(fd, seconds: Self.requestTimeout)
+        let body: SecureBytes
+        do {
+            body = try UnixSocket.receiveFrame(from: fd, limit: AgentProtocol.maxRequestLength)
+        } catch {
+            if case .tooLong(let length) = error {
+                UnixSocket.send(AgentResponse.failed("a request of \(length) bytes is over the limit of \(AgentProtocol.maxRequestLength)").frame(), to: fd)
+                UnixSocket.discardPending(fd)
+            }
+            return
+        }
+        let request: AgentRequest
+        do {
+            request = try body.withUnsafeBytes { raw throws(AgentProtocolError) in try AgentRequest.decode(body: raw) }
+        } catch {
+            UnixSocket.send(AgentResponse.failed(error.description).frame(), to: fd)
+            return
+        }
+        UnixSocket.send(answer(request, fd: fd, clientPID: clientPID).frame(), to: fd)
+        // Only once the answer is sent: the main loop may end the agent on this news (stop, the
+        // last key forgotten), and an exit before the send would leave the client without one.
+        switch request {
+        case .stop: notify("s")
+        case .add, .lock, .lockAll: notify("c")
+        case .key, .status: break
+        }
+    }
+
+    /// The answer to one request.
+    private func answer(_ request: AgentRequest, fd: Int32, clientPID: Int32) -> AgentResponse {
+        switch request {
+        case .add(let handOver):
+            do {
+                let outcome = try keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.add(handOver, now: Self.now()) }
+                guard outcome == .held else { return .noKey }
+                everHeld.store(true, ordering: .relaxed)
+                return .done
+            } catch {
+                return .failed(error.description)
+            }
+        case .key(let path, let header):
+            return handOut(path: path, header: header, fd: fd, clientPID: clientPID)
+        case .lock(let vaultID):
+            return .forgotten(UInt32(keyring.withLock { $0.forget(vaultID: vaultID) }))
+        case .lockAll:
+            return .forgotten(UInt32(keyring.withLock { $0.forgetAll() }))
+        case .status:
+            let vaults = keyring.withLock { $0.status(now: Self.now()) }
+            return .status(AgentStatus(pid: UInt32(getpid()), startedByUnlock: startedByUnlock, vaults: vaults))
+        case .stop:
+            return .done
+        }
+    }
+
+    /// The key that verifies `header`, after the vault's confirm command approves, or why not.
+    private func handOut(path: String, header: [UInt8], fd: Int32, clientPID: Int32) -> AgentResponse {
+        let match: AgentKeyring.Match?
+        do {
+            match = try keyring.withLock { keyring throws(VaultError) in try keyring.match(header: header, now: Self.now()) }
+        } catch {
+            return .failed(error.description)
+        }
+        guard let match else { return .noKey }
+        if let command = match.confirmCommand {
+            UnixSocket.send(AgentResponse.confirming.frame(), to: fd)
+            guard AgentConfirmation.approves(command: command, vaultID: match.vaultID, path: path, clientPID: clientPID) else { return .denied }
+        }
+        // Locked or expired while the command ran: then it is not handed out.
+        guard keyring.withLock({ $0.handedOut(match, path: path, now: Self.now()) }) else { return .noKey }
+        return .key(match.fileKey)
+    }
+
+    // MARK: The main loop's helpers
+
+    /// The flock on `<socket>.lock`; false when another agent holds it. An agent started by
+    /// `unlock` waits up to 2 s for it: the agent holding it may be on its way out (its last key
+    /// was just forgotten), and then this one takes over its socket.
+    private func takeAgentLock() -> Bool {
+        let fd = open(socket.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return false }
+        // Kept open (and locked) until the process ends.
+        var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+        var attempts = startedByUnlock ? 100 : 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard attempts > 0 else { return false }
+            attempts -= 1
+            nanosleep(&pause, nil)
+        }
+        return true
+    }
+
+    /// Milliseconds until the next vault expires (or, for an agent started by `unlock` that never
+    /// held a key, until its grace ends); at most `socketCheckInterval`, when the socket is checked.
+    private func pollTimeout(now: Double, started: Double) -> Int32 {
+        var deadlines: [Double] = [now + Self.socketCheckInterval]
+        if let expiry = keyring.withLock({ $0.nextExpiry }) { deadlines.append(expiry) }
+        if startedByUnlock && !everHeld.load(ordering: .relaxed) { deadlines.append(started + Self.firstKeyGrace) }
+        let next = deadlines.min()!
+        return Int32(max(0, (next - now) * 1000).rounded(.up) + 1)
+    }
+
+    /// Whether the socket file at the path is still the one this agent bound.
+    private func ownsSocket(_ inode: ino_t) -> Bool {
+        var info = stat()
+        return lstat(socket.path, &info) == 0 && info.st_ino == inode
+    }
+
+    private func notify(_ event: Character) {
+        var byte = event.asciiValue!
+        _ = write(wake.write, &byte, 1)
+    }
+
+    private func readWake() -> UInt8? {
+        var byte: UInt8 = 0
+        return read(wake.read, &byte, 1) == 1 ? byte : nil
+    }
+
+    /// Blocks SIGTERM, SIGINT and SIGHUP in every thread (those not ignored at start-up) and takes
+    /// them on one thread with `sigwait`, which wakes the main loop to wipe and exit.
+    private func startSignalThread() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP] where !Inherited.wasIgnored(signal) { sigaddset(&set, signal) }
+        _ = pthread_sigmask(SIG_BLOCK, &set, nil)
+        let job = Unmanaged.passRetained(SignalJob(set: set, wake: wake.write)).toOpaque()
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { raw in
+            let job = Unmanaged<SignalJob>.fromOpaque(raw!).takeRetainedValue()
+            var set = job.set
+            var received: Int32 = 0
+            while sigwait(&set, &received) != 0 {}
+            var byte = UInt8(truncatingIfNeeded: received)
+            _ = write(job.wake, &byte, 1)
+            return nil
+        }, job) == 0 else { return }
+        pthread_detach(thread)
+    }
+
+    private final class SignalJob {
+        let set: sigset_t
+        let wake: Int32
+        init(set: sigset_t, wake: Int32) { self.set = set; self.wake = wake }
+    }
+
+    /// Seconds on CLOCK_BOOTTIME, which keeps counting while the machine sleeps: a laptop
+    /// suspended for an hour has been idle for an hour.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import VaultFile
+
+/// Shows which vaults the agent holds keys of: never a key.
+struct AgentStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left).",
+        discussion: "Never shows a key. With no agent running it says so and exits 0 ('running': false in JSON).")
+
+    @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
+
+    func run() throws {
+        let client = AgentClient()
+        let response = try client.socket.directoryExists() ? try client.send(.status) : nil
+        guard let response else {
+            if json {
+                try StandardOutput.line(JSON.object([("running", .bool(false)), ("socket", .string(client.socket.path))]).text)
+            } else {
+                try StandardOutput.line("no agent is running at \(client.socket.path)")
+            }
+            return
+        }
+        guard case .status(let status) = response else {
+            if case .failed(let why) = response { throw CLIError.agentFailed("the agent did not give its status: \(why)") }
+            throw CLIError.agentFailed("the agent at \(client.socket.path) answered with something other than its status")
+        }
+        if json {
+            try StandardOutput.line(JSON.object([
+                ("running", .bool(true)),
+                ("socket", .string(client.socket.path)),
+                ("pid", .int(Int64(status.pid))),
+                ("started_by", .string(status.startedByUnlock ? "unlock" : "agent run")),
+                ("vaults", .array(status.vaults.map { vault in
+                    .object([
+                        ("vault_id", .string(hex(vault.vaultID))),
+                        ("path", .string(vault.path)),
+                        ("keys", .int(Int64(vault.keyCount))),
+                        ("timeout_seconds", vault.timeoutSeconds == 0 ? .null : .int(Int64(vault.timeoutSeconds))),
+                        ("idle_seconds_left", vault.timeoutSeconds == 0 ? .null : .int(Int64(vault.idleSecondsLeft))),
+                    ])
+                })),
+            ]).text)
+            return
+        }
+        let lifetime = status.startedByUnlock ? "started by unlock: exits when it holds no key" : "started by 'agent run'"
+        var lines = ["agent \(status.pid) at \(client.socket.path) (\(lifetime))"]
+        if status.vaults.isEmpty { lines.append("no vault is unlocked") }
+        for vault in status.vaults {
+            let keys = vault.keyCount == 1 ? "1 key" : "\(vault.keyCount) keys"
+            let left = vault.timeoutSeconds == 0 ? "until 'vaultfile lock'"
+                : "\(AgentTimeout.text(vault.idleSecondsLeft)) of idle time left (timeout \(AgentTimeout.text(vault.timeoutSeconds)))"
+            lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left)")
+        }
+        try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
+    }
+}

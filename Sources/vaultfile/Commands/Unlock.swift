@@ -1,0 +1,102 @@
+import ArgumentParser
+import SecureMemory
+import VaultFile
+
+extension VaultfileCommand {
+    /// Hands the vault's file key to the agent, so that later commands need no password.
+    struct Unlock: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "unlock",
+            abstract: "Unlock the vault once: hand its file key to the agent, so that other commands need no password.",
+            discussion: """
+                Opens a keyslot with the usual unlock sources (an identity, a keyfile, a recovery code, a \
+                password), unwraps the vault's file key and hands the key \
+                (never the password) to the agent, which starts in the background when none runs and exits \
+                when it holds no key. Every verb then asks the agent for the key of its vault's header before \
+                it asks for a password; writes still happen in the command, under the vault's lock. The agent \
+                forgets the key after --timeout of idle time (since it last handed the key out), on \
+                'vaultfile lock', on 'vaultfile agent stop' and on SIGTERM, SIGINT or SIGHUP. While it holds \
+                a key, any process of yours can ask for it, as with ssh-agent. Prints nothing unless --verbose.
+
+                The socket: $VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else \
+                /tmp/vaultfile-$UID/agent.sock. See docs/AGENT.md and man vaultfile.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Option(name: .customLong("timeout"), help: ArgumentHelp(
+            "Forget the key after this much idle time: 90s, 15m, 2h, 1d; 0 keeps it until 'vaultfile lock'.", valueName: "duration"))
+        var timeout: String = "15m"
+        @Option(name: .customLong("confirm-command"), help: ArgumentHelp(
+            "Run this command with 'sh -c' before each hand-out of the key; exit status 0 allows it.", valueName: "command"))
+        var confirmCommand: String?
+        @Flag(name: .customLong("verbose"), help: "Say what was unlocked, where, and for how long.") var verbose = false
+
+        func validate() throws {
+            guard AgentTimeout.seconds(timeout) != nil else {
+                throw ValidationError("--timeout takes a duration such as 90s, 15m, 2h or 1d (0: until 'vaultfile lock'), not '\(timeout)'")
+            }
+            if let confirmCommand {
+                guard !confirmCommand.isEmpty, confirmCommand.utf8.count <= AgentProtocol.maxCommandLength, !confirmCommand.contains("\0") else {
+                    throw ValidationError("--confirm-command takes a command of 1 to \(AgentProtocol.maxCommandLength) bytes")
+                }
+            }
+            if unlock.noAgent || AgentAccess.disabledByEnvironment {
+                throw ValidationError("unlock hands the key to the agent, which --no-agent and VAULTFILE_NO_AGENT turn off")
+            }
+        }
+
+        func run() throws {
+            let socket = AgentSocketPath.resolve()
+            try socket.prepareDirectory()
+            let store = unlock.location.store
+            let (header, fileKey) = try key(of: store)
+            let seconds = AgentTimeout.seconds(timeout)!
+            let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: seconds, onlyIfHeld: false,
+                                            path: absolutePath(store.path), confirmCommand: confirmCommand ?? "")
+            let client = AgentClient(socket: socket)
+            var response: AgentResponse?
+            do {
+                response = try client.send(.add(handOver))
+            } catch {
+                // An agent that just forgot its last key closes without an answer on its way out:
+                // start the next one (which waits for it to go). Any other failure stands.
+                guard case .agentFailed = error else { throw error }
+                response = nil
+            }
+            if response == nil {
+                try AgentLauncher.start(socket)
+                response = try client.send(.add(handOver))
+            }
+            switch response {
+            case .done?: break
+            case .failed(let why)?: throw CLIError.agentFailed("the agent did not take the key: \(why)")
+            case nil: throw CLIError.agentFailed("the agent at \(socket.path) stopped before it took the key")
+            default: throw CLIError.agentFailed("the agent at \(socket.path) answered with something other than 'done'")
+            }
+            if verbose {
+                let duration = seconds == 0 ? "until 'vaultfile lock'" : "for \(AgentTimeout.text(seconds)) of idle time"
+                Messages.info("vaultfile: unlocked \(store.path) (vault \(hex(header.vaultID))) in the agent at \(socket.path), \(duration)")
+            }
+        }
+
+        /// The file key: from the agent when it holds it already (then only the timeout and the
+        /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
+        /// recovery codes, passwords) from the header alone.
+        private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes) {
+            let header = try store.readHeader().header
+            if let key = AgentAccess.key(for: header, vaultPath: store.path, warn: true), VaultCodec.verifies(header, fileKey: key) {
+                return (header, key)
+            }
+            let unlocked = try store.unlockFileKey(credentials: try unlock.credentials(), limits: try unlock.limits(),
+                                                   willDeriveKey: UnlockOptions.announce)
+            // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault (once a day).
+            for case .password(let slot) in unlocked.header.keyslots where !slot.kdf.meetsRecommendedMinimum {
+                if UnlockOptions.weakKDFWarningIsDue(unlocked.header.vaultID) {
+                    Messages.warning("this vault's key derivation (\(slot.kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
+                }
+                break
+            }
+            return (unlocked.header, unlocked.fileKey)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import SecureMemory
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Completing entry names from the agent
+
+/// Shell completion of entry names (and of field names after `#`, or after `--field`), served
+/// from the agent when it holds the key of the vault on the command line (`--vault`, else
+/// `VAULTFILE_PATH`, else the default vault).
+///
+/// It never prompts and never prints anything but candidates: with no agent, no key, `--no-agent`,
+/// `VAULTFILE_NO_AGENT`, or any error, it offers nothing. swift-argument-parser runs it inside
+/// `vaultfile ---completion …` when the shell asks (bash, zsh, fish).
+enum EntryCompletion {
+    /// The completion of an entry-name argument.
+    static let names = CompletionKind.custom { words, index, prefix in candidates(words: words, prefix: word(words, index, prefix)) }
+    /// The completion of `--field`: the fields of the entry named on the command line.
+    static let fields = CompletionKind.custom { words, index, prefix in fieldCandidates(words: words, prefix: word(words, index, prefix)) }
+
+    /// The word being completed. swift-argument-parser 1.8 cuts its prefix from the last word of the
+    /// line, which is another word when the cursor is not at the end; the shells pass the index.
+    private static func word(_ words: [String], _ index: Int, _ prefix: String) -> String {
+        words.indices.contains(index) ? unquoted(words[index]) : prefix
+    }
+
+    /// Entry names starting with `prefix`; after a `#`, `NAME#FIELD` for the fields of NAME.
+    static func candidates(words: [String], prefix: String) -> [String] {
+        guard let vault = vault(named: words) else { return [] }
+        if let hash = prefix.firstIndex(of: "#") {
+            let name = String(prefix[..<hash]), fieldPrefix = String(prefix[prefix.index(after: hash)...])
+            guard let entry = vault.entry(name) else { return [] }
+            return entry.fields.keys.filter { $0.hasPrefix(fieldPrefix) }.sorted().map { name + "#" + $0 }
+        }
+        return vault.names(withPrefix: prefix)
+    }
+
+    /// The fields, starting with `prefix`, of the first word on the line that names an entry.
+    static func fieldCandidates(words: [String], prefix: String) -> [String] {
+        guard let vault = vault(named: words), let entry = words.lazy.compactMap({ vault.entry(unquoted($0)) }).first else { return [] }
+        return entry.fields.keys.filter { $0.hasPrefix(prefix) }.sorted()
+    }
+
+    // MARK: Private
+
+    /// The vault of the command line, opened with the agent's key; nil whenever that is not possible.
+    private static func vault(named words: [String]) -> Vault? {
+        guard !words.contains("--no-agent"), !AgentAccess.disabledByEnvironment else { return nil }
+        let path = vaultPath(words)
+        var info = stat()
+        guard stat(AgentSocketPath.resolve().path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        let store = VaultStore(path: path)
+        guard let header = try? store.readHeader().header,
+              let key = AgentAccess.key(for: header, vaultPath: path, warn: false) else { return nil }
+        return try? store.open(fileKey: key).vault
+    }
+
+    /// `--vault PATH` or `--vault=PATH` on the line, else `VAULTFILE_PATH`, else the default vault.
+    private static func vaultPath(_ words: [String]) -> String {
+        for (index, word) in words.enumerated() {
+            if word == "--vault", index + 1 < words.count { return expanded(unquoted(words[index + 1])) }
+            if word.hasPrefix("--vault=") { return expanded(unquoted(String(word.dropFirst("--vault=".count)))) }
+        }
+        return environment("VAULTFILE_PATH") ?? VaultOptions.defaultDirectory + "/default.vault"
+    }
+
+    /// A shell word as typed (the shells pass words verbatim) without its surrounding quotes.
+    private static func unquoted(_ word: String) -> String {
+        guard word.count >= 2, let first = word.first, first == "'" || first == "\"", word.last == first else {
+            return word.replacingBackslashes()
+        }
+        return String(word.dropFirst().dropLast())
+    }
+
+    /// `~/…` against $HOME.
+    private static func expanded(_ path: String) -> String {
+        guard path.hasPrefix("~/"), let home = environment("HOME") else { return path }
+        return home + path.dropFirst()
+    }
+}
+
+private extension String {
+    /// The word with bash's backslash escapes (`my\ vault`) undone.
+    func replacingBackslashes() -> String {
+        guard contains("\\") else { return self }
+        var result = "", escaping = false
+        for character in self {
+            if escaping || character != "\\" { result.append(character); escaping = false } else { escaping = true }
+        }
+        return result
+    }
+}
