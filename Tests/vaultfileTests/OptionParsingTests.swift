@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+import VaultFile
 @testable import vaultfile
 
 /// Command lines that fail in parsing or validation, before any command runs: checked in-process
