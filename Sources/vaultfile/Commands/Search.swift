@@ -90,10 +90,6 @@ extension VaultfileCommand {
             return text
         }
 
-        private static func lowerASCII(_ byte: UInt8) -> UInt8 {
-            byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-        }
-
         private func makeMatcher(_ pattern: String, shown: String) throws -> (String) -> Bool {
             let ignoreCase = ignoresCase(pattern)
             if regex {
@@ -108,11 +104,12 @@ extension VaultfileCommand {
             let needle = ignoreCase ? pattern.lowercased() : pattern
             let finder = SubstringFinder(Array(needle.utf8))
             return { text in
-                guard ignoreCase else { return finder.occurs(in: text.utf8) }
+                var text = text
                 // ASCII text is lowered byte by byte as it is read (what `lowercased()` does to it),
-                // without a new string for every name and value searched.
-                if text.utf8.allSatisfy({ $0 < 0x80 }) { return finder.occurs(in: text.utf8.lazy.map(Self.lowerASCII)) }
-                return finder.occurs(in: text.lowercased().utf8)
+                // without a new string for every name and value searched; other text is lowered first.
+                if let found = text.withUTF8({ finder.occurs(in: $0, loweringASCII: ignoreCase) }) { return found }
+                var lowered = text.lowercased()
+                return lowered.withUTF8 { finder.occurs(in: $0, loweringASCII: false)! }
             }
         }
     }
@@ -184,10 +181,16 @@ struct SubstringFinder {
     }
 
     /// Whether the needle occurs in `text` (an empty needle occurs everywhere).
-    func occurs(in text: some Sequence<UInt8>) -> Bool {
+    /// With `loweringASCII`, upper-case ASCII letters are read as lower-case ones, and nil means the
+    /// text is not all ASCII (the caller then lowers it as a string).
+    func occurs(in text: UnsafeBufferPointer<UInt8>, loweringASCII: Bool) -> Bool? {
         guard !needle.isEmpty else { return true }
         var matched = 0
-        for byte in text {
+        for var byte in text {
+            if loweringASCII {
+                guard byte < 0x80 else { return nil }
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+            }
             while matched > 0 && byte != needle[matched] { matched = borders[matched - 1] }
             if byte == needle[matched] { matched += 1 }
             if matched == needle.count { return true }
