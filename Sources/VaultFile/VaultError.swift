@@ -44,6 +44,8 @@ public enum VaultError: CategorizedError, Equatable {
     case referenceNotFound(String, line: Int)
     /// An entry with this name exists already.
     case entryExists(String)
+    /// A new name is the same text as an existing entry's name in another Unicode form.
+    case nameTwin(name: String, existing: String)
     /// Two entries map to one environment variable name (`exec`, dotenv export).
     case environmentVariableClash(String, String, variable: String)
     /// An import file or template is malformed (the message names the line).
@@ -108,6 +110,9 @@ public enum VaultError: CategorizedError, Equatable {
             return "the entry '\(entry)' has no field '\(field)'; \(fields)"
         case .referenceNotFound(let name, let line): return "the template refers to '\(name)' on line \(line), and the vault has no such entry"
         case .entryExists(let name): return "an entry named '\(name)' exists already"
+        case .nameTwin(let name, let existing):
+            return "'\(name)' would be a second entry beside '\(existing)': the two names differ only in their Unicode form "
+                + "(\(EntryName.spelledOut(name)) and \(EntryName.spelledOut(existing)))"
         case .environmentVariableClash(let first, let second, let variable):
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
@@ -151,7 +156,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .staleCopy, .sealedUnderRetiredKey: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
-        case .entryExists, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict
+        case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict
         case .vaultMissing, .notARegularFile, .io, .notDurable: return .io
         }
     }

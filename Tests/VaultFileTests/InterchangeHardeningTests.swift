@@ -69,10 +69,11 @@ import Testing
 
     @Test func test_exportDotEnv_givesEachEntryItsOwnValue() throws {
         // Two spellings of "café" are two entries; as Swift strings they are equal, and the
-        // export used to give both variables the first one's value.
+        // export used to give both variables the first one's value. A vault written before names
+        // were stored in NFC may hold both (put stores a name as given, as such a vault holds it).
         var vault = Vault()
-        try vault.setValue(Array("composed".utf8), for: "caf\u{E9}", now: 0)
-        try vault.setValue(Array("decomposed".utf8), for: "cafe\u{301}", now: 0)
+        try vault.put(Entry(value: Array("composed".utf8), created: 0, modified: 0), as: "caf\u{E9}")
+        try vault.put(Entry(value: Array("decomposed".utf8), created: 0, modified: 0), as: "cafe\u{301}")
         let text = String(decoding: try Interchange.export(vault, format: .dotenv), as: UTF8.self)
         #expect(text.contains("CAFE_=\"decomposed\"") && text.contains("CAF_=\"composed\""), "\(text)")
     }

@@ -113,8 +113,11 @@ import Testing
 
     @Test func test_names_areSortedByteWiseAndFilterByPrefix() throws {
         var vault = Vault()
-        for name in ["b", "a/2", "a/10", "B", "é", "e\u{301}"] { try vault.setValue([1], for: name) }
+        // put() stores names as given, as a vault written before names were normalised holds them
+        // (setValue stores a new name in NFC: NormalizationTests).
+        for name in ["b", "a/2", "a/10", "B", "é", "e\u{301}"] { try vault.put(Entry(value: [1], created: 0, modified: 0), as: name) }
         #expect(vault.count == 6, "two spellings of é are two names")
+        #expect(vault.names.map { Array($0.utf8) }.suffix(2) == [Array("e\u{301}".utf8), Array("é".utf8)], "byte order")
         #expect(vault.names == ["B", "a/10", "a/2", "b", "e\u{301}", "é"])
         #expect(vault.names(withPrefix: "a/") == ["a/10", "a/2"])
     }

@@ -26,11 +26,19 @@ extension CLI {
         return cli
     }
 
+    /// `agent status` failed (e.g. an agent killed mid-answer): thrown, never a trap, since
+    /// `agentPID` polls it while an agent dies.
+    struct AgentStatusFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
     /// `vaultfile agent status --json` as a dictionary.
     func agentStatus(extra: [String: String] = [:]) throws -> [String: Any] {
         let result = try run(["agent", "status", "--json"], extra: extra)
-        precondition(result.status == 0, result.stderr)
-        return try JSONSerialization.jsonObject(with: Data(result.stdout)) as! [String: Any]
+        guard result.status == 0, let status = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
+            throw AgentStatusFailed(description: "agent status exited \(result.status): \(result.stderr)")
+        }
+        return status
     }
 
     /// The running agent's pid, or nil.

@@ -39,7 +39,7 @@ enum ErrorCatalog {
 
 enum VaultErrorKind: CaseIterable {
     case notAVault, unsupportedVersion, unsupportedFeature, headerDamaged, wrongPassword, headerTampered, fileKeyRejected
-    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists
+    case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists, nameTwin
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
     case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
@@ -66,6 +66,7 @@ enum VaultErrorKind: CaseIterable {
         case .fieldNotFound: self = .fieldNotFound
         case .referenceNotFound: self = .referenceNotFound
         case .entryExists: self = .entryExists
+        case .nameTwin: self = .nameTwin
         case .environmentVariableClash: self = .environmentVariableClash
         case .malformedInput: self = .malformedInput
         case .limitExceeded: self = .limitExceeded
@@ -117,6 +118,9 @@ enum VaultErrorKind: CaseIterable {
         case .referenceNotFound:
             return ErrorCaseRow(VaultError.referenceNotFound("shown/name", line: 12), status: 1, hint: true, shows: ["shown/name", "12"])
         case .entryExists: return ErrorCaseRow(VaultError.entryExists("shown/name"), status: 2, hint: true, shows: ["shown/name"])
+        case .nameTwin:
+            return ErrorCaseRow(VaultError.nameTwin(name: "shown/caf\u{E9}", existing: "shown/cafe\u{301}"), status: 2, hint: true,
+                                shows: ["$'shown/caf\\u00e9'", "$'shown/cafe\\u0301'"])
         case .environmentVariableClash:
             return ErrorCaseRow(VaultError.environmentVariableClash("shown/a", "shown-a", variable: "SHOWN_A"), status: 2, hint: true,
                                 shows: ["'shown/a'", "'shown-a'", "SHOWN_A"])

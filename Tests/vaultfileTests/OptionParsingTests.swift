@@ -47,7 +47,7 @@ import VaultFile
             let tokens = try BatchScript.tokenize(Substring(line))
             let quick = try #require(try BatchScript.parse(Array(line.utf8)).first?.command as? BatchQuickSet, "\(line)")
             let parsed = try #require(try BatchLine.parseAsRoot(tokens) as? BatchSet)
-            var viaQuick = Vault(), viaParser = Vault(), output: [UInt8] = []
+            var viaQuick = Vault(), viaParser = Vault(), output = BatchOutput(framing: .plain)
             try quick.apply(to: &viaQuick, output: &output)
             try parsed.apply(to: &viaParser, output: &output)
             #expect(viaQuick.names == viaParser.names && viaQuick.sortedEntries.map(\.entry.value) == viaParser.sortedEntries.map(\.entry.value))

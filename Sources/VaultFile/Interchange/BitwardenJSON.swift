@@ -30,17 +30,16 @@ enum BitwardenJSON {
     struct CustomField: Decodable { var name: String?; var value: String? }
 
     /// The entries of an unencrypted Bitwarden export, named `Folder/Name`.
-    static func parse(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
+    static func parse(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
         let export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
         guard export.encrypted != true else {
             throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
         }
         let folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        var used: [String: Int] = [:]
         var result: [(String, Entry)] = []
         for (index, item) in (export.items ?? []).enumerated() {
             let folder = item.folderId.flatMap { folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
-            let name = ImportedNameCleaner.uniqueName(ImportedNameCleaner.entryName(fromParts: folder + [item.name ?? "untitled"]), among: &used)
+            let name = names.name(fromParts: folder + [item.name ?? "untitled"])
             var fields: [String: [UInt8]] = [:]
             func put(_ field: String, _ text: String?) {
                 if let text, !text.isEmpty { fields[ImportedNameCleaner.fieldName(fromLabel: field)] = Array(text.utf8) }

@@ -23,15 +23,46 @@ public enum EnvironmentNames {
 
     /// The variables for `names` (after removing `prefix`), or an error naming two entries that collide.
     public static func variables(for names: [String], strippingPrefix prefix: String = "") throws(VaultError) -> [(variable: String, name: String)] {
-        var seen: [String: String] = [:]
-        var result: [(String, String)] = []
-        for name in names {
-            let variable = variable(for: String(name.dropFirst(prefix.count)))
-            if let other = seen[variable] {
-                throw .environmentVariableClash(other, name, variable: variable)
+        try bindings(for: names.map { ($0, nil) }, strippingPrefix: prefix).map { ($0.variable, $0.name) }
+    }
+
+    // MARK: exec: prefixes as path segments, fields as NAME_FIELD
+
+    /// One variable `exec` sets: from an entry's value, or with `exec --fields` from one of its fields.
+    public struct Binding: Sendable {
+        /// The environment variable's name.
+        public var variable: String
+        /// The entry's full name.
+        public var name: String
+        /// The field, or nil for the value.
+        public var field: String?
+
+        /// How messages name the source: `NAME`, or `NAME#FIELD` as in templates.
+        public var reference: String { field.map { "\(name)#\($0)" } ?? name }
+    }
+
+    /// `prefix` as whole path segments: `prod` means `prod/`, so that it never takes in
+    /// `production/…`, and `prod/db/main` becomes `DB_MAIN`, not `_DB_MAIN`. Empty stays empty.
+    public static func segmentPrefix(_ prefix: String) -> String {
+        prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
+    }
+
+    /// The variables for `sources` (an entry's value when the field is nil, else that field),
+    /// `prefix` removed from the names: the value as `NAME`, a field as `NAME_FIELD` (`app/db` with
+    /// field `user` → `APP_DB_USER`); an error names the two sources of one variable.
+    public static func bindings(for sources: [(name: String, field: String?)], strippingPrefix prefix: String = "") throws(VaultError) -> [Binding] {
+        var seen: [String: Binding] = [:]
+        var result: [Binding] = []
+        for (name, field) in sources {
+            // By bytes: the prefix was matched byte-wise, and a Character count is not a byte count.
+            let strip = name.utf8.starts(with: prefix.utf8) ? prefix.utf8.count : 0
+            let stripped = String(decoding: name.utf8.dropFirst(strip), as: UTF8.self)
+            let binding = Binding(variable: variable(for: field.map { stripped + "_" + $0 } ?? stripped), name: name, field: field)
+            if let other = seen[binding.variable] {
+                throw .environmentVariableClash(other.reference, binding.reference, variable: binding.variable)
             }
-            seen[variable] = name
-            result.append((variable, name))
+            seen[binding.variable] = binding
+            result.append(binding)
         }
         return result
     }

@@ -33,4 +33,30 @@ enum ImportedNameCleaner {
         used[base] = count
         return count == 1 ? base : "\(base) (\(count))"
     }
+
+    // MARK: Names of one import, and how they were changed
+
+    /// The names given so far in one import, and every name that is not what the file held.
+    struct Names {
+        private var used: [String: Int] = [:]
+        /// Each name changed from what the file held, in file order.
+        private(set) var renamings: [ImportRenaming] = []
+
+        /// The entry name for an item in folders `parts` (the last is its title): cleaned
+        /// (`entryName(fromParts:)`), in NFC, and numbered when an earlier item took it; a
+        /// change is recorded in `renamings`.
+        mutating func name(fromParts parts: [String]) -> String {
+            let original = parts.joined(separator: "/")
+            let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
+            let normalized = EntryName.normalized(cleaned)
+            let unique = ImportedNameCleaner.uniqueName(normalized, among: &used)
+            var reasons: [ImportRenaming.Reason] = []
+            if !cleaned.utf8.elementsEqual(original.utf8) { reasons.append(.cleaned) }
+            if !normalized.utf8.elementsEqual(cleaned.utf8) { reasons.append(.normalized) }
+            if !unique.utf8.elementsEqual((normalized.isEmpty ? "untitled" : normalized).utf8) { reasons.append(.numbered) }
+            if !reasons.isEmpty { renamings.append(ImportRenaming(original: original, name: unique, reasons: reasons)) }
+            return unique
+        }
+    }
 }
+

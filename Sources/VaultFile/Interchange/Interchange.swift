@@ -17,14 +17,6 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
 }
 
-/// What an import file holds, and what its reader should be told about it.
-public struct ImportedEntries {
-    /// The entries, in file order, validated (names, fields, sizes).
-    public var entries: [(name: String, entry: Entry)]
-    /// Entries that import but deserve a warning, in file order.
-    public var warnings: [ImportWarning]
-}
-
 /// Something about an imported entry that its owner should know.
 public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// `vaultfile exec` would export the entry `name` as `variable`, which makes programs load or run
@@ -41,34 +33,25 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
 
 /// Converts between vaults and the interchange formats. Parsing is strict and names the line of any problem.
 public enum Interchange {
-    /// The entries a file holds, with a warning for each that `exec` would export as a variable in
-    /// `DangerousEnvironmentNames`.
-    public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
-        let entries = try parse(bytes, format: format, now: now)
-        var warnings: [ImportWarning] = []
-        for (name, _) in entries {
-            let variable = EnvironmentNames.variable(for: name)
-            if DangerousEnvironmentNames.contains(variable) { warnings.append(.dangerousVariable(name: name, variable: variable)) }
-        }
-        return ImportedEntries(entries: entries, warnings: warnings)
+    /// The entries a file holds, in file order, validated (names, fields, sizes); see `read`.
+    public static func parse(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> [(name: String, entry: Entry)] {
+        try read(bytes, format: format, now: now).entries
     }
 
-    /// The entries a file holds, in file order, validated (names, fields, sizes).
-    public static func parse(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> [(name: String, entry: Entry)] {
+    /// The entries a file holds, in file order, validated (names, fields, sizes), with every name
+    /// in NFC, each name that is not what the file held (ImportedEntries.swift), and a warning for
+    /// each entry that `exec` would export as a variable in `DangerousEnvironmentNames`.
+    public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> ImportedEntries {
+        var names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]
         switch format {
         case .json: entries = try NativeJSON.parse(bytes)
         case .dotenv: entries = try DotEnv.parse(bytes, now: now)
         case .csv: entries = try NativeCSV.parse(bytes, now: now)
-        case .keepassxcCSV: entries = try KeePassXCCSV.parse(bytes, now: now)
-        case .bitwardenJSON: entries = try BitwardenJSON.parse(bytes, now: now)
+        case .keepassxcCSV: entries = try KeePassXCCSV.parse(bytes, now: now, names: &names)
+        case .bitwardenJSON: entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
         }
-        var check = Vault()
-        for (name, entry) in entries {
-            if check.entry(name) != nil { throw .malformedInput("the entry '\(name)' appears twice in the input") }
-            try check.put(entry, as: name)
-        }
-        return entries
+        return try ImportedEntries(entries, renamings: names.renamings)
     }
 
     /// The vault (or the entries under `prefix`) in `format`.

@@ -3,7 +3,7 @@
 /// `keepassxc-cli export --format csv`: Group, Title, Username, Password, URL, Notes[, TOTP, Icon, Last Modified, Created].
 enum KeePassXCCSV {
     /// The entries of a KeePassXC CSV export, named `Group/Title` (the root group dropped).
-    static func parse(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
+    static func parse(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
         let records = try CSV.records(bytes)
         guard let header = records.first else { return [] }
         let columns = CSV.columns(header.fields)
@@ -11,7 +11,6 @@ enum KeePassXCCSV {
             throw .malformedInput("line 1: not a KeePassXC CSV export (no Title and Password columns)")
         }
         var result: [(String, Entry)] = []
-        var used: [String: Int] = [:]
         for record in records.dropFirst() {
             try CSV.checkWidth(record, header)
             func cell(_ column: String) -> String? {
@@ -22,7 +21,7 @@ enum KeePassXCCSV {
             var groups = (cell("group") ?? "").split(separator: "/").map(String.init)
             if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
             let title = record.fields[titleColumn].isEmpty ? "untitled" : record.fields[titleColumn]
-            let name = ImportedNameCleaner.uniqueName(ImportedNameCleaner.entryName(fromParts: groups + [title]), among: &used)
+            let name = names.name(fromParts: groups + [title])
             var fields: [String: [UInt8]] = [:]
             for (column, field) in [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")] {
                 if let text = cell(column) { fields[field] = Array(text.utf8) }

@@ -3,6 +3,9 @@ import FoundationEssentials
 // MARK: - vaultfile JSON
 
 /// `{"vaultfile_export": 1, "entries": [{name, value | value_base64, fields, fields_base64, created, modified}]}`.
+///
+/// Version 1 writes times as epoch milliseconds (older releases and users' scripts read them so);
+/// it reads them as milliseconds or as RFC 3339 text, the form of every newer output (docs/JSON.md).
 enum NativeJSON {
     struct Document: Codable {
         var vaultfile_export: Int
@@ -15,8 +18,33 @@ enum NativeJSON {
         var value_base64: String?
         var fields: [String: String]?
         var fields_base64: [String: String]?
-        var created: Int64?
-        var modified: Int64?
+        var created: Time?
+        var modified: Time?
+    }
+
+    /// A time as an export holds it: epoch milliseconds (what version 1 writes), or RFC 3339 text.
+    struct Time: Codable {
+        var milliseconds: Int64
+
+        init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int64.self) {
+                milliseconds = number
+                return
+            }
+            let text = try container.decode(String.self)
+            guard let parsed = Timestamps.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is neither epoch milliseconds nor an RFC 3339 time")
+            }
+            milliseconds = parsed
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(milliseconds)
+        }
     }
 
     /// The entries of a vaultfile JSON export, in file order.
@@ -46,8 +74,8 @@ enum NativeJSON {
                 guard fields[field] == nil else { throw .malformedInput("\(where_): field '\(field)' is given twice") }
                 fields[field] = try decodeBase64(encoded, where_)
             }
-            let created = item.created ?? item.modified ?? 0
-            result.append((item.name, Entry(value: value, fields: fields, created: created, modified: item.modified ?? created)))
+            let created = item.created?.milliseconds ?? item.modified?.milliseconds ?? 0
+            result.append((item.name, Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)))
         }
         return result
     }
@@ -139,7 +167,7 @@ enum NativeJSON {
     /// empty vault.
     static func exportThroughEncoder(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
         let items = entries.map { name, entry in
-            var item = Item(name: name, created: entry.created, modified: entry.modified)
+            var item = Item(name: name, created: Time(milliseconds: entry.created), modified: Time(milliseconds: entry.modified))
             if let text = String(validating: entry.value, as: UTF8.self) { item.value = text } else { item.value_base64 = Data(entry.value).base64EncodedString() }
             for (field, bytes) in entry.fields {
                 if let text = String(validating: bytes, as: UTF8.self) {

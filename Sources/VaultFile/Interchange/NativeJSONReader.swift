@@ -52,15 +52,15 @@ struct NativeJSONReader {
     }
 
     private mutating func readItem() -> NativeJSON.Item? {
-        var name: String?, value: String?, valueBase64: String?, created: Int64?, modified: Int64?
+        var name: String?, value: String?, valueBase64: String?, created: NativeJSON.Time?, modified: NativeJSON.Time?
         var fields: [String: String]?, fieldsBase64: [String: String]?
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "name" where name == nil: name = reader.readString()
             case "value" where value == nil: value = reader.readString()
             case "value_base64" where valueBase64 == nil: valueBase64 = reader.readString()
-            case "created" where created == nil: created = reader.readInteger()
-            case "modified" where modified == nil: modified = reader.readInteger()
+            case "created" where created == nil: created = reader.readInteger().map(NativeJSON.Time.init(milliseconds:))
+            case "modified" where modified == nil: modified = reader.readInteger().map(NativeJSON.Time.init(milliseconds:))
             case "fields" where fields == nil: fields = reader.readStringMap()
             case "fields_base64" where fieldsBase64 == nil: fieldsBase64 = reader.readStringMap()
             default: return false

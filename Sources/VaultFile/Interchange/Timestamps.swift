@@ -1,31 +1,60 @@
-// MARK: - Timestamps in other tools' exports
+// MARK: - Timestamps in import files
 
-/// RFC 3339 / ISO 8601 UTC timestamps (`2023-04-05T06:07:08Z`, with optional fraction) to milliseconds.
+/// RFC 3339 / ISO 8601 times (`2023-04-05T06:07:08Z`, `2023-04-05T08:07:08.5+02:00`) to
+/// milliseconds since 1970: a vaultfile JSON export's `created`/`modified` as text (what every
+/// newer output writes, docs/JSON.md), and the times of KeePassXC and Bitwarden exports.
 enum Timestamps {
-    /// Milliseconds since 1970 for `text`, or nil when it is not such a timestamp.
+    /// Milliseconds since 1970 for `text`, or nil when it is not such a time.
+    ///
+    /// The date and time are separated by `T`, `t` or a space; a fraction of a second may have
+    /// any number of digits (beyond milliseconds they are dropped); the zone is `Z`, `z`, or an
+    /// offset `±HH:MM` (or `±HHMM`), which is subtracted; a time without a zone is taken as UTC.
     static func parse(_ text: String) -> Int64? {
-        let digits = Array(text.utf8)
-        guard digits.count >= 19 else { return nil }
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count else { return nil }
             var value: Int64 = 0
             for index in range {
-                guard (0x30...0x39).contains(digits[index]) else { return nil }
-                value = value * 10 + Int64(digits[index] - 0x30)
+                guard (0x30...0x39).contains(bytes[index]) else { return nil }
+                value = value * 10 + Int64(bytes[index] - 0x30)
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+        guard bytes[4] == 0x2D, bytes[7] == 0x2D, [0x54, 0x74, 0x20].contains(bytes[10]), bytes[13] == 0x3A, bytes[16] == 0x3A,
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var index = 19
         var millis: Int64 = 0
-        if digits.count > 20, digits[19] == 0x2E {
-            var index = 20, scale: Int64 = 100
-            while index < digits.count, (0x30...0x39).contains(digits[index]) {
-                millis += Int64(digits[index] - 0x30) * scale
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            var scale: Int64 = 100
+            let digitsStart = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                millis += Int64(bytes[index] - 0x30) * scale
                 scale /= 10
                 index += 1
             }
+            guard index > digitsStart else { return nil }
         }
+        var offsetMinutes: Int64 = 0
+        if index < bytes.count {
+            switch bytes[index] {
+            case 0x5A, 0x7A:  // Z, z
+                index += 1
+            case 0x2B, 0x2D:  // +, -
+                let sign: Int64 = bytes[index] == 0x2D ? -1 : 1
+                let colon = index + 3 < bytes.count && bytes[index + 3] == 0x3A
+                guard let hours = number(index + 1..<index + 3), let minutes = number((colon ? index + 4 : index + 3)..<(colon ? index + 6 : index + 5)),
+                      hours < 24, minutes < 60 else { return nil }
+                offsetMinutes = sign * (hours * 60 + minutes)
+                index += colon ? 6 : 5
+            default:
+                return nil
+            }
+        }
+        guard index == bytes.count else { return nil }
         // Days from the civil date (Howard Hinnant's algorithm).
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -33,6 +62,6 @@ enum Timestamps {
         let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
-        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+        return (((days * 24 + hour) * 60 + minute) - offsetMinutes) * 60_000 + second * 1000 + millis
     }
 }

@@ -16,6 +16,8 @@ public enum VaultMerge {
         public var name: String
         /// What happened, for the message.
         public var reason: String
+        /// The parts of the entry both sides changed differently (empty for a conflict of whole entries).
+        public var parts: [EntryPart] = []
     }
 
     /// The merged contents and the conflicts left in them.
@@ -30,7 +32,8 @@ public enum VaultMerge {
         var conflicts: [Conflict] = []
         var removals: [String] = []
         var puts: [(name: String, entry: Entry)] = []
-        var parked: Set<String> = []
+        // By bytes: Swift's String equality would take two spellings of one name for one.
+        var parked: Set<[UInt8]> = []
         let sides = [base, ours, theirs].map { vault in
             var records: [Vault.Record] = []
             records.reserveCapacity(vault.count)
@@ -75,39 +78,73 @@ public enum VaultMerge {
             case (let oursRecord?, let theirsRecord?):
                 if oursRecord.isSame(as: theirsRecord) {
                     kept = oursRecord
-                } else if let merged = mergeEntry(base: b?.entry, ours: oursRecord.entry, theirs: theirsRecord.entry) {
-                    kept = .edited(name: Array(name.utf8), entry: merged)
                 } else {
-                    kept = oursRecord
-                    let parkedName = name + conflictSuffix
-                    puts.append((parkedName, theirsRecord.entry))
-                    parked.insert(parkedName)
-                    conflicts.append(Conflict(name: name, reason: "changed differently on both sides; theirs is in '\(parkedName)'"))
+                    let merged = mergeEntry(base: b?.entry, ours: oursRecord.entry, theirs: theirsRecord.entry)
+                    kept = .edited(name: Array(name.utf8), entry: merged.ours)
+                    if !merged.conflicts.isEmpty {
+                        let parkedName = name + conflictSuffix
+                        puts.append((parkedName, merged.theirs))
+                        parked.insert(Array(parkedName.utf8))
+                        let what = merged.conflicts.map { $0.fieldName.map { "field '\($0)'" } ?? "the value" }.joined(separator: ", ")
+                        conflicts.append(Conflict(name: name, reason: "changed differently on both sides (\(what)); theirs is in '\(parkedName)'",
+                                                  parts: merged.conflicts))
+                    }
                 }
             }
             if let kept {
                 // Ours holds it already unless it changed or a conflict parked another entry here.
-                if let o, o.isSame(as: kept), !parked.contains(name) { continue }
+                if let o, o.isSame(as: kept), !parked.contains(Array(name.utf8)) { continue }
                 puts.append((name, kept.entry))
-            } else if o != nil && !parked.contains(name) {
+            } else if o != nil && !parked.contains(Array(name.utf8)) {
                 removals.append(name)
             }
         }
         var result = ours
         for name in removals { try result.remove(name) }
         for (name, entry) in puts { try result.put(entry, as: name) }
+        try separateTwins(in: &result, base: base, ours: ours, theirs: theirs, conflicts: &conflicts)
         return (result, conflicts)
     }
 
-    /// Merges value and fields separately; nil when the same part changed differently on both sides.
-    static func mergeEntry(base: Entry?, ours: Entry, theirs: Entry) -> Entry? {
-        guard let value = pick(base: base?.value, ours: ours.value, theirs: theirs.value) ?? nil else { return nil }
-        var fields: [String: [UInt8]] = [:]
-        for key in Set(ours.fields.keys).union(theirs.fields.keys).union(base?.fields.keys ?? [:].keys) {
-            guard let chosen = pick(base: base?.fields[key], ours: ours.fields[key], theirs: theirs.fields[key]) else { return nil }
-            if let chosen { fields[key] = chosen }
+    // MARK: One entry, part by part
+
+    /// One entry present on both sides, merged part by part (the value, each field) against base.
+    struct EntryMerge {
+        /// Every one-sided change, and ours in the parts both sides changed differently.
+        var ours: Entry
+        /// Every one-sided change, and theirs in those parts; equal to `ours` when nothing conflicts.
+        var theirs: Entry
+        /// The parts both sides changed differently, the value first, then fields by name.
+        var conflicts: [EntryPart]
+    }
+
+    /// Merges the value and each field on its own: a part changed on one side only takes that
+    /// change, a part changed alike on both sides is taken once, and only a part both sides
+    /// changed differently is a conflict (ours in `ours`, theirs in `theirs`). So `resolve --ours`
+    /// or `--theirs` settles the conflicting parts and keeps every one-sided change of the other parts.
+    static func mergeEntry(base: Entry?, ours: Entry, theirs: Entry) -> EntryMerge {
+        var conflicts: [EntryPart] = []
+        var mergedOurs = Entry(value: ours.value, created: min(ours.created, theirs.created), modified: max(ours.modified, theirs.modified))
+        var mergedTheirs = mergedOurs
+        if let value = pick(base: base?.value, ours: ours.value, theirs: theirs.value) {
+            mergedOurs.value = value ?? []
+            mergedTheirs.value = value ?? []
+        } else {
+            conflicts.append(.value)
+            mergedTheirs.value = theirs.value
         }
-        return Entry(value: value, fields: fields, created: min(ours.created, theirs.created), modified: max(ours.modified, theirs.modified))
+        let keys = Set(ours.fields.keys).union(theirs.fields.keys).union(base?.fields.keys ?? [:].keys)
+        for key in keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            if let chosen = pick(base: base?.fields[key], ours: ours.fields[key], theirs: theirs.fields[key]) {
+                mergedOurs.fields[key] = chosen
+                mergedTheirs.fields[key] = chosen
+            } else {
+                conflicts.append(.field(key))
+                mergedOurs.fields[key] = ours.fields[key]
+                mergedTheirs.fields[key] = theirs.fields[key]
+            }
+        }
+        return EntryMerge(ours: mergedOurs, theirs: mergedTheirs, conflicts: conflicts)
     }
 
     /// The three-way choice for one part: `.some(x)` is the merged part (nil inside = absent), `nil` is a conflict.

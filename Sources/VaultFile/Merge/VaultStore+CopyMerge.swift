@@ -19,10 +19,20 @@ extension VaultStore {
         theirs: String, base: String? = nil, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
         rollback: RollbackCheck? = nil
     ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
+        try mergeCopy(theirs: theirs, base: base, fileKeys: nil, credentials: { credentials }, limits: limits, allowLowerKDF: allowLowerKDF,
+                      rollback: rollback)
+    }
+
+    /// Merges as above, opening each copy with the key `fileKeys` finds for its header (the
+    /// agent's) and only the others with `credentials`, asked for once, when a copy needs it.
+    public func mergeCopy(
+        theirs: String, base: String? = nil, fileKeys: FileKeyLookup?, credentials: () throws -> [UnlockCredential], limits: KDFLimits,
+        allowLowerKDF: Bool = false, rollback: RollbackCheck? = nil
+    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
         let (header, conflicts) = try withLock { () throws -> (VaultHeader, [VaultMerge.Conflict]) in
             let merge = try PreparedMerge(
-                base: base, ours: path, theirs: theirs, roles: .copies, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF,
-                retiredKeys: rollback?.retiredKeys)
+                base: base, ours: path, theirs: theirs, roles: .copies, fileKeys: fileKeys, credentials: credentials, limits: limits,
+                allowLowerKDF: allowLowerKDF, retiredKeys: rollback?.retiredKeys)
             let recorded = rollback?.recordedGeneration(of: merge.oursHeader.vaultID) ?? 0
             merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation, recorded))
             try replace(expecting: merge.oursFile.identity, mode: merge.oursFile.mode) { output throws(VaultError) in

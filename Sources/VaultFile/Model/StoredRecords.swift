@@ -32,6 +32,36 @@ final class StoredRecords: Sendable {
         do { return try RecordLayout.readName(&reader, entry: index) } catch { Self.recordEndedEarly(error) }
     }
 
+    /// Whether a name of the records `range` holds a byte of 0x80 or more (a non-ASCII name):
+    /// the twin check of a new name (EntryName+Normalization.swift) needs to look further only
+    /// then. One pass over the name bytes, each read where it lies after its length prefix: the
+    /// decoder checked every record, so no bound is checked again.
+    func hasNonASCIIName(in range: Range<Int>) -> Bool {
+        let bytes = self.bytes
+        let prefix = MemoryLayout<RecordLayout.NameLength>.size
+        var words: UInt64 = 0, tail: UInt8 = 0
+        starts.withUnsafeBufferPointer { starts in
+            for index in range {
+                let start = starts[index]
+                let length = Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self)))
+                // Offsets inside the validated plaintext: wrapping arithmetic, no overflow checks.
+                let name = start &+ prefix, end = name &+ length
+                if length >= 8 {
+                    // Whole words, the last one overlapping the one before it.
+                    var offset = name
+                    while offset &+ 8 < end {
+                        words |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        offset &+= 8
+                    }
+                    words |= bytes.loadUnaligned(fromByteOffset: end &- 8, as: UInt64.self)
+                } else {
+                    for offset in name..<end { tail |= bytes[offset] }
+                }
+            }
+        }
+        return words & 0x8080_8080_8080_8080 != 0 || tail >= 0x80
+    }
+
     /// The encoded records `range`, which lie back to back. Valid while this object lives.
     func records(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: bytes[starts[range.lowerBound]..<starts[range.upperBound]])

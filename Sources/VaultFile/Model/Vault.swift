@@ -2,8 +2,10 @@
 
 /// The decrypted contents of a vault: entries keyed by name.
 ///
-/// Names are compared byte for byte (two spellings of "é" are two names, as
-/// on a file system) and listed in byte order, the order of the encoding.
+/// Names are stored and listed as bytes, in byte order, the order of the encoding. New names
+/// are stored in Unicode NFC, and a lookup tries the exact bytes, then the NFC form; a vault
+/// written before that may hold two spellings of "é" as two names, and both stay reachable
+/// (EntryName+Normalization.swift).
 ///
 /// A decrypted vault keeps its records where they lie in the plaintext and
 /// decodes only the entries a command touches; edits are kept beside them
@@ -95,21 +97,32 @@ public struct Vault: Sendable {
             guard let value = entry[part] else { return try missing(part.notFound(in: name)) }
             return try value.span.bytes.withUnsafeBytes(found)
         case .removed?:
-            return try missing(.entryNotFound(name))
+            return try lookUpNormalized(part, of: name, key: key, found: found, missing: missing)
         case nil:
-            guard let stored, let index = stored.index(of: key) else { return try missing(.entryNotFound(name)) }
+            guard let stored, let index = stored.index(of: key) else { return try lookUpNormalized(part, of: name, key: key, found: found, missing: missing) }
             guard let value = stored.value(at: index, field: part.fieldName) else { return try missing(part.notFound(in: name)) }
             return try withExtendedLifetime(stored) { () throws(E) in try found(value) }
         }
     }
 
+    /// The second try of `lookUp`, when no entry has the exact bytes of `name`: its NFC form
+    /// (EntryName+Normalization.swift), else `missing` naming `name` as given.
+    private func lookUpNormalized<R, E: Error>(_ part: EntryPart, of name: String, key: [UInt8],
+                                               found: (UnsafeRawBufferPointer) throws(E) -> R,
+                                               missing: (VaultError) throws(E) -> R) throws(E) -> R {
+        guard let normalized = EntryName.normalizedKey(of: name, ifDifferentFrom: key), contains(key: normalized) else {
+            return try missing(.entryNotFound(name))
+        }
+        return try lookUp(part, of: String(decoding: normalized, as: UTF8.self), found: found, missing: missing)
+    }
+
     // MARK: Editing
 
-    /// Sets the main value of `name`, creating the entry if needed.
+    /// Sets the main value of `name`, creating the entry if needed (a new name is stored in NFC).
     ///
     /// Setting the value it already has changes nothing (not even the modified time).
     public mutating func setValue(_ value: [UInt8], for name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        let key = try EntryName.validate(name)
+        let key = try writableKey(for: name)
         try Self.checkValueLength(value.count, what: "the value of '\(name)'")
         if var existing = entry(forKey: key) {
             guard existing.value != value else { return }
@@ -126,7 +139,7 @@ public struct Vault: Sendable {
 
     /// Sets field `field` of `name`, creating the entry (with an empty value) if needed.
     public mutating func setField(_ field: String, value: [UInt8], for name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        let key = try EntryName.validate(name)
+        let key = try writableKey(for: name)
         try EntryName.validateField(field)
         try Self.checkValueLength(value.count, what: "field '\(field)' of '\(name)'")
         let existing = entry(forKey: key)
@@ -163,7 +176,7 @@ public struct Vault: Sendable {
     /// Removes the entry called `name` and returns it.
     @discardableResult
     public mutating func remove(_ name: String) throws(VaultError) -> Entry {
-        let key = Array(name.utf8)
+        let key = existingKey(for: name) ?? Array(name.utf8)
         guard let removed = entry(forKey: key) else { throw .entryNotFound(name) }
         delete(key: key)
         return removed
@@ -171,7 +184,7 @@ public struct Vault: Sendable {
 
     /// Removes field `field` of `name`.
     public mutating func removeField(_ field: String, of name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        let key = Array(name.utf8)
+        let key = existingKey(for: name) ?? Array(name.utf8)
         guard var entry = entry(forKey: key) else { throw .entryNotFound(name) }
         guard entry.fields.removeValue(forKey: field) != nil else {
             throw .fieldNotFound(entry: name, field: field, available: entry.fields.keys.sorted())
@@ -180,11 +193,12 @@ public struct Vault: Sendable {
         store(entry, key: key)
     }
 
-    /// Renames `old` to `new`; refuses to replace an existing `new` unless `overwrite`.
+    /// Renames `old` to `new` (stored in NFC when new); refuses to replace an existing `new` unless `overwrite`.
     public mutating func rename(_ old: String, to new: String, overwrite: Bool = false) throws(VaultError) {
-        let newKey = try EntryName.validate(new)
-        let oldKey = Array(old.utf8)
+        _ = try EntryName.validate(EntryName.normalized(new))  // a bad new name is reported before a missing old one
+        let oldKey = existingKey(for: old) ?? Array(old.utf8)
         guard let entry = entry(forKey: oldKey) else { throw .entryNotFound(old) }
+        let newKey = try writableKey(for: new, renaming: oldKey)
         guard oldKey != newKey else { return }
         guard overwrite || !contains(key: newKey) else { throw .entryExists(new) }
         delete(key: oldKey)
@@ -200,7 +214,7 @@ public struct Vault: Sendable {
 
     // MARK: Stored records and changes
 
-    private func entry(forKey key: [UInt8]) -> Entry? {
+    func entry(forKey key: [UInt8]) -> Entry? {
         switch changes[NameKey(key)] {
         case .put(let entry)?: return entry
         case .removed?: return nil
@@ -208,7 +222,7 @@ public struct Vault: Sendable {
         }
     }
 
-    private func contains(key: [UInt8]) -> Bool {
+    func contains(key: [UInt8]) -> Bool {
         switch changes[NameKey(key)] {
         case .put?: return true
         case .removed?: return false

@@ -17,29 +17,53 @@ extension VaultfileCommand {
                 [--charset SPEC] [--words N] [--separator S]); get NAME [--field F]; rm NAME [--field F]; \
                 mv OLD NEW [--force]; list [PREFIX]. Quote with '…' or "…"; # starts a comment. \
                 --value exists only in batch scripts, which are not argv. Output of get and list is \
-                printed in order, and only when every line succeeded.
+                printed in order, and only when every line succeeded: back to back by default; with -z each \
+                result ends with a NUL (a value holding a NUL fails its line); with --json one JSON object per \
+                line, {"line", "verb", "ok"} with get's "value" and "encoding" and list's "names", and on a \
+                failure only the failing line's object, with "error" and "status" (docs/JSON.md).
                 """)
 
         @OptionGroup var unlock: UnlockOptions
         @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
         var script: String?
+        @Flag(name: .customLong("json"), help: "Print one JSON object per line: line, verb, ok, and get's value or list's names (docs/JSON.md).")
+        var json = false
+        @Flag(name: .customShort("z"), help: "End each get and list result with a NUL byte.")
+        var nul = false
+
+        func validate() throws {
+            if json && nul { throw ValidationError("give either --json or -z, not both") }
+        }
 
         func run() throws {
             var text = try script.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             defer { wipe(&text) }
             let lines = try BatchScript.parse(text)
-            var output = [UInt8]()
-            defer { wipe(&output) }
-            try unlock.update { unlocked in
-                for line in lines {
-                    do {
-                        try line.command.apply(to: &unlocked.vault, output: &output)
-                    } catch {
-                        throw BatchError(line: line.number, underlying: error)
+            var output = BatchOutput(framing: json ? .json : nul ? .nul : .plain)
+            defer { output.wipe() }
+            do {
+                try unlock.update { unlocked in
+                    for line in lines {
+                        do {
+                            output.begin(line: line.number, verb: Self.verb(line.command))
+                            try line.command.apply(to: &unlocked.vault, output: &output)
+                            output.end()
+                        } catch {
+                            throw BatchError(line: line.number, underlying: error)
+                        }
                     }
                 }
+            } catch let failure as BatchError where json {
+                let verb = lines.first { $0.number == failure.line }.map { Self.verb($0.command) } ?? ""
+                try StandardOutput.write(Array(BatchOutput.failure(line: failure.line, verb: verb, error: failure.underlying).utf8))
+                throw failure
             }
-            try StandardOutput.write(output)
+            try StandardOutput.write(output.bytes)
+        }
+
+        /// The verb of a parsed line, as the script spells it.
+        private static func verb(_ command: BatchVerb) -> String {
+            type(of: command).configuration.commandName ?? ""
         }
     }
 }
@@ -58,8 +82,8 @@ struct BatchError: Error {
 
 /// One verb of a batch script, applied to the unlocked vault.
 protocol BatchVerb: ParsableCommand {
-    /// Applies the verb through its top-level command's `apply`; `get` and `list` append to `output`.
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws
+    /// Applies the verb through its top-level command's `apply`; `get` and `list` add their result to `output`.
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws
 }
 
 /// The verbs a batch line may use, parsed by ArgumentParser like the CLI's own.
@@ -161,7 +185,7 @@ struct BatchSet: BatchVerb {
         guard sources == 1 else { throw ValidationError("set needs exactly one of --value, --value-file and --generate") }
     }
 
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         var bytes = try value.map { Array($0.utf8) } ?? valueFile.map(Input.readFile) ?? generator.generate()
         defer { wipe(&bytes) }
         try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
@@ -188,7 +212,7 @@ struct BatchQuickSet: BatchVerb {
         value = tokens[3]
     }
 
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         var bytes = Array(value.utf8)
         defer { wipe(&bytes) }
         try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: nil), value: bytes, allowFormatCharacters: false)
@@ -200,8 +224,8 @@ struct BatchGet: BatchVerb {
     @Argument var name: String
     @Option(name: .customLong("field")) var field: String?
 
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        try VaultfileCommand.Get.apply(to: vault, name: name, part: EntryPart(field: field)) { output.append(contentsOf: $0) }
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
+        try VaultfileCommand.Get.apply(to: vault, name: name, part: EntryPart(field: field)) { try output.value($0) }
     }
 }
 
@@ -210,7 +234,7 @@ struct BatchRm: BatchVerb {
     @Argument var name: String
     @Option(name: .customLong("field")) var field: String?
 
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         try VaultfileCommand.Rm.apply(to: &vault, name: name, part: EntryPart(field: field))
     }
 }
@@ -222,7 +246,7 @@ struct BatchMv: BatchVerb {
     @Flag(name: .customLong("force")) var force = false
     @OptionGroup var formatCharacters: FormatCharacterOption
 
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
     }
 }
@@ -231,7 +255,9 @@ struct BatchList: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "list")
     @Argument var prefix: String?
 
-    func apply(to vault: inout Vault, output: inout [UInt8]) throws {
-        VaultfileCommand.List.apply(to: vault, prefix: prefix, output: &output)
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
+        var listing = [UInt8]()
+        VaultfileCommand.List.apply(to: vault, prefix: prefix, output: &listing)
+        output.names(listing)
     }
 }

@@ -49,12 +49,21 @@ extension VaultfileCommand {
             let allow = formatCharacters.allowFormatCharacters
             if Mv.isFolder(source, in: vault) {
                 let copied = try vault.copyFolder(source, to: destination, overwrite: force)
-                for relocation in copied { try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow) }
+                for relocation in copied {
+                    try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow)
+                    try Self.refuseTwin(of: relocation.destination, in: vault)
+                }
                 return copied
             }
             let target = Mv.destination(of: source, to: destination)
             try vault.checkNewName(target, allowingFormatCharacters: allow)
+            try Self.refuseTwin(of: target, in: vault)
             return [try vault.copy(source, to: target, overwrite: force)]
+        }
+
+        /// Refuses `name` when another entry is the same name in another Unicode form, as set and mv do.
+        private static func refuseTwin(of name: String, in vault: Vault) throws {
+            if let twin = vault.canonicalTwin(of: name) { throw VaultError.nameTwin(name: name, existing: twin) }
         }
     }
 }

@@ -12,9 +12,13 @@ extension VaultfileCommand {
             commandName: "exec",
             abstract: "Run a command with entries in its environment: db/password becomes DB_PASSWORD.",
             discussion: """
-                Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app/ \
-                only entries under app/ are used, without the prefix. Two entries that map to one variable \
-                are an error. The command's exit status is vaultfile's. Secrets never go into argv.
+                Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app \
+                (or app/) only entries under app/ are used, without the prefix. --fields adds each field as \
+                NAME_FIELD (app/db with field user → APP_DB_USER); fields are never exported without it. Two \
+                entries or fields that map to one variable are an error. An entry whose value is binary (a NUL \
+                byte or invalid UTF-8) cannot be a variable: it is left out with a warning, and is an error \
+                (exit 2) when --only names it. The command's exit status is vaultfile's; a command that is not \
+                found exits 127, one that cannot be run 126, as in shells. Secrets never go into argv.
 
                 An entry is not exported as a variable that makes programs load or run other code (LD_*, \
                 PATH, HOME, BASH_ENV, PYTHONPATH, NODE_OPTIONS, GIT_SSH_COMMAND, VAULTFILE_*, …; see man \
@@ -26,10 +30,13 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix, which is stripped.", valueName: "prefix"))
+        @Option(name: .customLong("prefix"), help: ArgumentHelp(
+            "Only entries under this prefix (whole path segments: prod means prod/), which is stripped.", valueName: "prefix"))
         var prefix: String?
         @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"), completion: EntryCompletion.names)
         var only: [String] = []
+        @Flag(name: .customLong("fields"), help: "Also export each field, as NAME_FIELD (e.g. DB_USER for field user of db).")
+        var fields = false
         @Option(name: .customLong("allow-env"), help: ArgumentHelp(
             "Allow an entry to set this variable although it can make programs run other code, e.g. PATH (repeatable).",
             valueName: "name"))
@@ -50,35 +57,88 @@ extension VaultfileCommand {
         }
 
         func run() throws {
+            try Self.checkCommand(command[0])
             let vault = try unlock.open().vault
-            var names = vault.names(withPrefix: prefix ?? "")
-            if !only.isEmpty {
-                for name in only where vault.entry(name) == nil { throw VaultError.entryNotFound(name) }
-                names = names.filter(only.contains)
-            }
-            let strip = prefix ?? ""
-            let variables = try EnvironmentNames.variables(for: names, strippingPrefix: strip)
-            for (variable, name) in variables where Self.isGuarded(variable) && !allowEnv.contains(variable) {
+            let prefix = EnvironmentNames.segmentPrefix(self.prefix ?? "")
+            let (sources, values) = try exportable(vault, prefix: prefix)
+            let bindings = try EnvironmentNames.bindings(for: sources, strippingPrefix: prefix)
+            for binding in bindings where Self.isGuarded(binding.variable) && !allowEnv.contains(binding.variable) {
                 throw CLIError.refused(
-                    "refusing to export the entry '\(name)' as \(variable) without --allow-env \(variable): "
+                    "refusing to export the entry '\(binding.reference)' as \(binding.variable) without --allow-env \(binding.variable): "
                         + "that variable can make programs load or run other code",
                     hint: "narrow the entries with --prefix or --only, rename the entry, "
-                        + "or pass --allow-env \(variable) if the command needs it")
+                        + "or pass --allow-env \(binding.variable) if the command needs it")
             }
             var environment = Self.currentEnvironment()
-            for (variable, name) in variables {
-                let value = vault.entry(name)!.value
-                guard !value.contains(0), let text = String(validating: value, as: UTF8.self) else {
-                    throw CLIError.invalidArgument("'\(name)' holds binary data (a NUL byte or invalid UTF-8), which an environment variable cannot carry")
-                }
-                environment[variable] = text
-            }
+            for (binding, value) in zip(bindings, values) { environment[binding.variable] = value }
             // Marks the child, so a vaultfile inside it that finds no password source says why.
             environment["VAULTFILE_EXEC"] = "1"
             // Nor may it ask the agent: a nested vaultfile would reach entries outside --prefix/--only.
             if !allowNested { environment["VAULTFILE_NO_AGENT"] = "1" }
-            let child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
+            let child: Subprocess.Child
+            do {
+                child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
+            } catch {
+                // Found and runnable a moment ago, yet not started: "cannot execute", as shells say with 126.
+                Messages.error(error.description)
+                throw ExitCode(126)
+            }
             throw ExitCode(Subprocess.wait(child.pid))
+        }
+
+        /// The values and fields to export, with their text, in name order: entries under `prefix`
+        /// (and among --only), their fields with --fields. Binary data cannot be an environment
+        /// variable: such a value is an error when --only names its entry, else it and binary fields
+        /// are left out with one warning naming them.
+        private func exportable(_ vault: Vault, prefix: String) throws -> (sources: [(name: String, field: String?)], values: [String]) {
+            var names = vault.names(withPrefix: prefix)
+            var chosen: [[UInt8]] = []
+            if !only.isEmpty {
+                for name in only {
+                    // Exact bytes first, then the NFC form, as every lookup.
+                    guard let stored = vault.existingName(for: name) else { throw VaultError.entryNotFound(name) }
+                    chosen.append(Array(stored.utf8))
+                }
+                names = names.filter { chosen.contains(Array($0.utf8)) }
+            }
+            var sources: [(name: String, field: String?)] = [], values: [String] = [], skipped: [String] = []
+            for name in names {
+                guard let entry = vault.entry(name) else { continue }
+                let parts = [(String?.none, entry.value)] + (fields ? entry.fields.sorted { $0.key < $1.key }.map { (Optional($0.key), $0.value) } : [])
+                for (field, bytes) in parts {
+                    let reference = EntryPart(field: field).reference(to: name)
+                    guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+                        if field == nil && !chosen.isEmpty {
+                            throw CLIError.refused("'\(name)' holds binary data (a NUL byte or invalid UTF-8), which an environment variable cannot carry",
+                                                   hint: "read it with 'vaultfile get \(name)' instead, or leave it out of --only")
+                        }
+                        skipped.append(reference)
+                        continue
+                    }
+                    sources.append((name, field))
+                    values.append(text)
+                }
+            }
+            if !skipped.isEmpty {
+                let shown = skipped.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (skipped.count > 5 ? ", …" : "")
+                Messages.warning("left out \(skipped.count) binary \(skipped.count == 1 ? "value" : "values") (a NUL byte or invalid UTF-8), "
+                                 + "which an environment variable cannot carry: \(shown)")
+            }
+            return (sources, values)
+        }
+
+        /// Exits 127 (not found) or 126 (not runnable) with a message, as shells do, before the vault is unlocked.
+        static func checkCommand(_ command: String) throws {
+            switch CommandSearch.find(command) {
+            case .found:
+                return
+            case .notFound:
+                Messages.error(command.contains("/") ? "cannot run '\(command)': no such file" : "'\(command)': command not found")
+                throw ExitCode(127)
+            case .notExecutable(let file):
+                Messages.error("cannot run '\(file)': it is not an executable file")
+                throw ExitCode(126)
+            }
         }
 
         /// This process's environment as a dictionary.

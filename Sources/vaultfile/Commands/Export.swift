@@ -23,9 +23,13 @@ extension VaultfileCommand {
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?
         @Flag(name: .customLong("force"), help: "Print to a terminal.") var force = false
         @Flag(name: .customLong("overwrite"), help: "Replace an existing --out file (never a vault).") var overwrite = false
+        @Flag(name: .customLong("json"), help: "With --out: print a summary as JSON on stdout (docs/JSON.md).") var json = false
 
         func validate() throws {
             guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv or csv") }
+            if json && output == nil {
+                throw ValidationError("--json prints a summary of an --out export; without --out, standard output holds the export itself")
+            }
         }
 
         func run() throws {
@@ -38,7 +42,14 @@ extension VaultfileCommand {
             defer { wipe(&bytes) }
             if let output {
                 try PlaintextOutput.write(bytes, to: output, vault: unlock.location.path, overwrite: overwrite)
-                Messages.info("exported \(vault.names(withPrefix: prefix ?? "").count) entries to \(output)")
+                let count = vault.names(withPrefix: prefix ?? "").count
+                Messages.info("exported \(count) entries to \(output)")
+                if json {
+                    try StandardOutput.line(JSON.object([
+                        ("path", .string(output)), ("format", .string(format.rawValue)),
+                        ("prefix", prefix.map(JSON.string) ?? .null), ("exported", .int(Int64(count))),
+                    ]).text)
+                }
             } else {
                 try StandardOutput.write(bytes)
             }

@@ -20,11 +20,23 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
+        @Flag(name: .customLong("json"), help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
+        var json = false
         @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
         @OptionGroup var clipboard: ClipboardOptions
 
+        func validate() throws {
+            if json && clipboard.clip { throw ValidationError("give either --json or --clip, not both") }
+        }
+
         func run() throws {
             let unlocked = try unlock.open()
+            if json {
+                var out = try EntryJSON.get(unlocked.vault, name: name, part: EntryPart(field: field))
+                defer { out.wipe() }
+                try StandardOutput.write(out.bytes)
+                return
+            }
             if clipboard.clip {
                 let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
                 let said = try unlocked.vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }

@@ -42,10 +42,12 @@ extension VaultfileCommand {
             case .noStateFolder: rollback = nil
             }
             defer { UnlockOptions.report(rollback) }
-            let credentials = try unlock.credentials()
             let store = VaultStore(path: ours, lockTimeout: unlock.location.lockTimeout)
+            // The agent's keys first (it keeps every key of the vault id); the unlock sources only
+            // for a copy none of them opens.
             let (conflicts, generation) = try store.mergeCopy(
-                theirs: theirs, base: base, credentials: credentials, limits: try unlock.limits(),
+                theirs: theirs, base: base, fileKeys: unlock.agentLookup(forPath: ours), credentials: { try unlock.credentials() },
+                limits: try unlock.limits(),
                 allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1", rollback: rollback)
             Messages.info("merged \(theirs) into \(ours) (generation \(generation)); copy \(ours) back wherever the vault is kept")
             guard !conflicts.isEmpty else { return }

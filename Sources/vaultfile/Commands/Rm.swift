@@ -41,18 +41,22 @@ extension VaultfileCommand {
         }
 
         /// Removes what the command line names from `vault` and returns it (`NAME#FIELD` for a field).
+        ///
+        /// The entry NAME is looked up as every lookup is: its exact bytes, then its NFC form
+        /// (EntryName+Normalization.swift), so a name typed decomposed removes the entry stored composed.
         private func remove(from vault: inout Vault) throws -> [String] {
             let folder = Vault.folder(name)
+            let stored = name.hasSuffix("/") ? nil : vault.existingName(for: name)
             if recursive {
                 var removed: [String] = []
-                if !name.hasSuffix("/") && vault.contains(name) {
-                    try vault.remove(name)
-                    removed.append(name)
+                if let stored {
+                    try vault.remove(stored)
+                    removed.append(stored)
                     if vault.names(under: folder).isEmpty { return removed }
                 }
                 return removed + (try vault.removeFolder(folder))
             }
-            if name.hasSuffix("/") || (field == nil && !vault.contains(name)) {
+            if name.hasSuffix("/") || (field == nil && stored == nil) {
                 let count = vault.names(under: folder).count
                 guard count > 0 else { throw VaultError.entryNotFound(name) }
                 throw CLIError.refused("'\(folder)' is a folder of \(ChangeReport.entries(count)); rm without -r removes one entry",

@@ -30,6 +30,8 @@ extension VaultfileCommand {
         @Flag(name: .customLong("regex"), help: "Treat the pattern as a regular expression.") var regex = false
         @Flag(name: .customLong("values"), help: "Also search values and fields.") var values = false
         @Flag(exclusivity: .chooseLast) var caseMatching: CaseMatching?
+        @Flag(name: .customLong("json"), help: "Print the matches as list --json does: name, fields, times; never values (docs/JSON.md).")
+        var json = false
 
         func validate() throws {
             if pattern != nil && patternFile != nil { throw ValidationError("give the pattern as an argument or with --pattern-file, not both") }
@@ -44,11 +46,13 @@ extension VaultfileCommand {
             let vault = try unlock.open().vault
             let escaping = StandardOutput.isTerminal
             var out = [UInt8]()
-            // Names only: the names, without decoding (copying) every entry's value and fields.
-            let names = values ? [] : vault.names
-            let entries = values ? vault.sortedEntries : []
-            for index in 0..<(values ? entries.count : names.count) {
-                let name = values ? entries[index].name : names[index]
+            var matches: [JSON] = []
+            // Names only (no --values, no --json): the names, without decoding (copying) every entry.
+            let decodes = values || json
+            let names = decodes ? [] : vault.names
+            let entries = decodes ? vault.sortedEntries : []
+            for index in 0..<(decodes ? entries.count : names.count) {
+                let name = decodes ? entries[index].name : names[index]
                 var hit = matcher(name)
                 if !hit && values {
                     let entry = entries[index].entry
@@ -61,10 +65,12 @@ extension VaultfileCommand {
                     out += (escaping ? EntryName.escapingFormatCharacters(name) : name).utf8
                     out.append(0x0A)
                 }
+                if hit && json { matches.append(EntryJSON.summary(name, entries[index].entry)) }
             }
             guard !out.isEmpty else {
                 throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
             }
+            if json { return try StandardOutput.line(JSON.array(matches).text) }
             try StandardOutput.write(out)
         }
 

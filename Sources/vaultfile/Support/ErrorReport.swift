@@ -121,6 +121,9 @@ struct ErrorReport: Equatable {
         case .entryNotFound, .referenceNotFound: return "'vaultfile list' shows the names in the vault"
         case .fieldNotFound: return nil  // the message lists the fields the entry has
         case .entryExists: return "pass --force to replace it"
+        case .nameTwin(let name, let existing):
+            return "use the existing entry's name, or give it the new spelling first: "
+                + "vaultfile mv \(EntryName.spelledOut(existing)) \(EntryName.spelledOut(name))"
         case .environmentVariableClash:
             return "each variable holds one entry: rename one of the two, or leave one out with --prefix (or exec's --only)"
         case .mergeRefused(.unrelatedVaults):

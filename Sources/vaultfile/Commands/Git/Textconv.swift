@@ -1,5 +1,6 @@
 import ArgumentParser
 import KDF
+import SecureMemory
 import VaultFile
 
 extension VaultfileCommand.Git {
@@ -16,6 +17,11 @@ extension VaultfileCommand.Git {
                 A diff still shows the entry and field names, the modified times, the number of entries, and \
                 which values changed. --show-secrets prints the values instead. A vault of format 1.1 also \
                 lists its keyslots (kind, label, recipient), so a diff shows who was given or lost access.
+
+                With no password source at all (no option, no variable, no terminal to ask on, as when git \
+                runs a diff in a pager or a GUI), it prints what the header tells without a password \
+                (generation, size, keyslots and their KDF) and one line saying how to see the entries, and \
+                exits 0, so that 'git diff' and 'git log -p' still work. A wrong password is still an error.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -25,7 +31,19 @@ extension VaultfileCommand.Git {
         func run() throws {
             let store = VaultStore(path: file)
             // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
-            let unlocked = try unlock.openWithAgent(store) ?? store.open(credentials: try unlock.credentials(), limits: try unlock.limits())
+            let unlocked: UnlockedVault
+            if let viaAgent = try unlock.openWithAgent(store) {
+                unlocked = viaAgent
+            } else {
+                let credentials: [UnlockCredential]
+                do {
+                    credentials = try unlock.credentials()
+                } catch let error as CLIError where Self.meansNoSource(error, source: unlock.source) {
+                    try StandardOutput.line(try Self.headerOnlyListing(of: file).joined(separator: "\n"))
+                    return
+                }
+                unlocked = try store.open(credentials: credentials, limits: try unlock.limits())
+            }
             // Line by line through one buffer (wiped: --show-secrets prints values), not one joined text.
             let out = BufferedOutput()
             out.append("# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries\n")
@@ -55,5 +73,40 @@ extension VaultfileCommand.Git {
             }
             try out.finish()
         }
+    }
+}
+
+// MARK: - Without a password
+
+extension VaultfileCommand.Git.Textconv {
+    /// Whether `error` says that no password source exists at all: no option or variable names
+    /// one and there is no terminal to ask on (also inside 'vaultfile exec', which withholds them).
+    static func meansNoSource(_ error: CLIError, source: PasswordSource) -> Bool {
+        guard case .prompt = source else { return false }
+        switch error {
+        case .noPasswordSource: return true
+        case .refused: return PasswordSource.runsInsideExec
+        default: return false
+        }
+    }
+
+    /// The listing from the header alone: the vault id, generation, file size and each keyslot's
+    /// KDF (what 'vaultfile info' shows), and how to see the entries.
+    static func headerOnlyListing(of file: String) throws -> [String] {
+        let (header, fileSize, _) = try VaultStore(path: file).readHeader()
+        var lines = [
+            "# vaultfile vault \(hex(header.vaultID)), entries not shown: no password source",
+            "generation  \(header.generation)",
+            "size  \(fileSize) bytes",
+        ]
+        for (index, slot) in header.keyslots.enumerated() {
+            if case .password(let password) = slot {
+                lines.append("keyslot \(index)  password, \(password.kdf)")
+            } else {
+                lines.append("keyslot \(index)  another kind")
+            }
+        }
+        lines.append("# to see the entries, start an agent with 'vaultfile unlock' or set VAULTFILE_PASSWORD_COMMAND (see 'vaultfile git setup')")
+        return lines
     }
 }

@@ -1,0 +1,113 @@
+// MARK: - What an import brings in
+
+/// An imported name that is not what the file held: `import` prints each one (stderr, and
+/// `import --json`), so that no entry is renamed silently.
+public struct ImportRenaming: Sendable {
+    /// Why a name changed.
+    public enum Reason: Sendable {
+        /// A character a name cannot hold was replaced ('/' in a title became '-', a control
+        /// character a space), spaces were trimmed, an empty folder dropped, '.' or '..' escaped.
+        case cleaned
+        /// The name was put in Unicode NFC, as every new name is (docs/FORMAT.md §7).
+        case normalized
+        /// An earlier item of the same import had the name: " (2)", " (3)"… was added.
+        case numbered
+
+        /// The reason in `import --json` (docs/JSON.md).
+        public var name: String {
+            switch self {
+            case .cleaned: return "cleaned"
+            case .normalized: return "normalized"
+            case .numbered: return "numbered"
+            }
+        }
+
+        /// The reason in a message.
+        public var explanation: String {
+            switch self {
+            case .cleaned: return "characters a name cannot hold were replaced"
+            case .normalized: return "put in Unicode NFC"
+            case .numbered: return "an earlier item has that name"
+            }
+        }
+    }
+
+    /// The name as the file held it (folders and title joined with '/').
+    public var original: String
+    /// The name the entry is stored under.
+    public var name: String
+    /// Why, in the order the changes were made.
+    public var reasons: [Reason]
+
+    /// Creates a renaming.
+    public init(original: String, name: String, reasons: [Reason]) {
+        self.original = original
+        self.name = name
+        self.reasons = reasons
+    }
+}
+
+/// The entries of an import file, checked, with the renamings made on the way.
+public struct ImportedEntries: Sendable {
+    /// The entries in file order, every name valid and in NFC.
+    public var entries: [(name: String, entry: Entry)]
+    /// Each name that differs from what the file held.
+    public var renamings: [ImportRenaming]
+    /// Entries that import but deserve a warning, in file order.
+    public var warnings: [ImportWarning]
+
+    /// Puts every name in NFC (recording each change), then checks the entries as a vault would
+    /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).
+    init(_ parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
+        var renamings = renamings
+        var entries: [(name: String, entry: Entry)] = []
+        var originals: [[UInt8]: String] = [:]  // by bytes: String equality would take two spellings for one
+        var check = Vault()
+        for (given, entry) in parsed {
+            let name = EntryName.normalized(given)
+            if !name.utf8.elementsEqual(given.utf8) && !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+                renamings.append(ImportRenaming(original: given, name: name, reasons: [.normalized]))
+            }
+            let key = Array(name.utf8)
+            if let first = originals[key] {
+                guard first.utf8.elementsEqual(given.utf8) else {
+                    throw .malformedInput("the entries \(EntryName.spelledOut(first)) and \(EntryName.spelledOut(given)) are one name "
+                                          + "in two Unicode forms; rename one of them in the file")
+                }
+                throw .malformedInput("the entry '\(name)' appears twice in the input")
+            }
+            originals[key] = given
+            try check.put(entry, as: name)
+            entries.append((name, entry))
+        }
+        self.entries = entries
+        self.renamings = renamings
+        self.warnings = entries.compactMap { name, _ in
+            let variable = EnvironmentNames.variable(for: name)
+            return DangerousEnvironmentNames.contains(variable) ? .dangerousVariable(name: name, variable: variable) : nil
+        }
+    }
+}
+
+// MARK: - Twins in a vault
+
+extension Vault {
+    /// For each of `names` (in NFC) that has no entry of its own bytes, the entry that is the same
+    /// name in another Unicode form, if any: those an import must refuse. One pass over the vault's
+    /// names, whatever the number of `names`.
+    public func canonicalTwins(of names: [String]) -> [(name: String, existing: String)] {
+        var spellings: [[UInt8]: String] = [:]
+        forEachRecord { record in
+            record.withName { bytes in
+                guard bytes.contains(where: { $0 >= 0x80 }) else { return }  // an ASCII name is its own NFC form
+                let name = String(decoding: bytes, as: UTF8.self)
+                spellings[Array(EntryName.normalized(name).utf8)] = name
+            }
+        }
+        guard !spellings.isEmpty else { return [] }
+        return names.compactMap { name in
+            guard !contains(key: Array(name.utf8)), let existing = spellings[Array(EntryName.normalized(name).utf8)], !existing.utf8.elementsEqual(name.utf8) else { return nil }
+            return (name, existing)
+        }
+    }
+}
