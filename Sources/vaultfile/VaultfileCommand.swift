@@ -89,7 +89,13 @@ struct VaultfileCommand: ParsableCommand {
                     try? StandardOutput.line(help)
                     exit()
                 }
-                exit(withError: error)
+                let code = exitCode(for: error)
+                guard code != .success else { exit(withError: error) }
+                // ArgumentParser's own messages quote argv ("Unknown option '--\u{1B}[2J'"): through
+                // the escaping of every other message, its lines kept, before they reach the terminal.
+                let message = fullMessage(for: error)
+                if !message.isEmpty { Messages.info(message) }
+                exit(withError: code)
             }
             Messages.error(report.description, hint: report.hint)
             exit(withError: ExitCode(report.status.rawValue))

@@ -136,6 +136,22 @@ import Testing
         }
     }
 
+    /// The second re-test's findings: pagers, editors, browsers and helpers that tools start, and
+    /// interpreter settings that load code, were missing (LESSOPEN, BROWSER, GIT_DIR, OPENSSL_CONF, …).
+    @Test func test_dangerousEnvironmentNames_coverPagersEditorsHelpersAndCodeLoadingSettings() {
+        for name in ["LESSOPEN", "LESSCLOSE", "BROWSER", "MANPAGER", "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "SUDO_EDITOR", "SUDO_ASKPASS",
+                     "GIT_SEQUENCE_EDITOR", "GIT_DIR", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "PERL5DB", "PYTHONWARNINGS", "PYTHONBREAKPOINT",
+                     "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+                     "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_PAGER",
+                     "VIMINIT", "GVIMINIT", "EXINIT", "MYVIMRC", "LUA_INIT", "LUA_INIT_5_4", "LUA_PATH", "LUA_CPATH_5_3",
+                     "CLASSPATH", "PHPRC", "PHP_INI_SCAN_DIR"] {
+            #expect(DangerousEnvironmentNames.contains(name), "\(name)")
+        }
+        for name in ["LESS", "GIT_TOKEN", "OPENSSL_PASSWORD", "BROWSER_URL", "LUA", "PAGER_SIZE"] {
+            #expect(!DangerousEnvironmentNames.contains(name), "\(name)")
+        }
+    }
+
     @Test func test_read_warnsAboutEveryEntryExecWouldExportDangerously() throws {
         let text = "LD_PRELOAD=/tmp/x.so\nDB_PASSWORD=s3cret\nPATH=/tmp\nld_audit=y\n"
         let imported = try Interchange.read(Array(text.utf8), format: .dotenv, now: 0)
@@ -146,5 +162,24 @@ import Testing
         #expect(imported.warnings[0].description.contains("LD_PRELOAD") && !imported.warnings[0].description.contains("/tmp/x.so"))
         let json = #"{"vaultfile_export": 1, "entries": [{"name": "bash-env", "value": "v"}, {"name": "ok", "value": "v"}]}"#
         #expect(try Interchange.read(Array(json.utf8), format: .json).warnings == [.dangerousVariable(name: "bash-env", variable: "BASH_ENV")])
+    }
+
+    // MARK: - Templates
+
+    /// The second re-test's finding: `{{ vf://\xFF }}` and `{{ vf://\xFE }}` both became U+FFFD and
+    /// named the same entry. A reference that is not UTF-8 is refused, naming its line and offset.
+    @Test func test_render_refusesAReferenceThatIsNotUTF8() throws {
+        var vault = Vault()
+        try vault.setValue(Array("replacement".utf8), for: "\u{FFFD}")
+        try vault.setValue(Array("v".utf8), for: "ok")
+        for bad in [[0xFF], [0xFE], [0xC3], [0xED, 0xA0, 0x80]] as [[UInt8]] {
+            let template = Array("a={{ vf://ok }}\nb={{ vf://".utf8) + bad + Array(" }}\n".utf8)
+            let said = message { _ = try Template.render(template, from: vault) }
+            #expect(said?.contains("line 2") == true && said?.contains("column 11") == true && said?.contains("byte offset 26") == true,
+                    "\(bad): \(said ?? "rendered")")
+            #expect(said?.contains("not valid UTF-8") == true)
+        }
+        // Valid UTF-8, U+FFFD itself included, still names its entry.
+        #expect(try Template.render(Array("{{ vf://\u{FFFD} }}".utf8), from: vault) == Array("replacement".utf8))
     }
 }

@@ -78,6 +78,22 @@ import Testing
         #expect(message.contains("$'caf\\u00e9'") && message.contains("$'cafe\\u0301'"))
     }
 
+    @Test func test_setValue_twinCheckFollowsEditsOfTheStoredNames() throws {
+        // An edited stored twin is still a twin (found among the edits, not the stored records)…
+        var edited = try storedVault([decomposed, "other"])
+        try edited.setValue(bytes("changed"), for: decomposed)
+        #expect(throws: VaultError.nameTwin(name: composed, existing: decomposed)) {
+            try edited.setValue(bytes("x"), for: composed)
+        }
+        // …a removed one is not, and many new ASCII names leave the check as it was.
+        var removed = try storedVault([decomposed, "other"])
+        _ = try removed.remove(decomposed)
+        for index in 0..<2_000 { try removed.setValue(bytes("v"), for: "name-\(index)") }
+        try removed.setValue(bytes("x"), for: composed)
+        let names = removed.names.map { Array($0.utf8) }  // bytes: String's == is canonical equivalence
+        #expect(names.contains(Array(composed.utf8)) && !names.contains(Array(decomposed.utf8)))
+    }
+
     // MARK: - lookups: exact bytes, then NFC
 
     @Test func test_lookUp_triesTheExactBytesThenNFC() throws {

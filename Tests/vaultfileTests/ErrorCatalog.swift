@@ -227,7 +227,7 @@ enum KDFErrorKind: CaseIterable {
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
-    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken
+    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit
 
     init(_ error: CLIError) {
         switch error {
@@ -248,6 +248,7 @@ enum CLIErrorKind: CaseIterable {
         case .emptyValue: self = .emptyValue
         case .unknownVerb: self = .unknownVerb
         case .standardInputTaken: self = .standardInputTaken
+        case .regexWorkLimit: self = .regexWorkLimit
         }
     }
 
@@ -282,6 +283,9 @@ enum CLIErrorKind: CaseIterable {
         case .standardInputTaken:
             return ErrorCaseRow(CLIError.standardInputTaken(reader: "shown-first", second: "shown-second"), status: 64, hint: false,
                                 shows: ["shown-first", "shown-second"])
+        case .regexWorkLimit:
+            return ErrorCaseRow(CLIError.regexWorkLimit(pattern: "'shown-pattern'", initialSteps: 1_000_000, stepsPerCharacter: 1_000), status: 6,
+                                hint: true, shows: ["limit exceeded", "'shown-pattern'", "1000 steps per character", "1000000"])
         }
     }
 }

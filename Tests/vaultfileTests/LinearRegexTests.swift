@@ -68,6 +68,32 @@ import Testing
         #expect(try matches("^(a?){25}a{25}$", String(repeating: "a", count: 25)))
     }
 
+    /// The second re-test's finding: a 6 KB pattern against a 1 MiB value would have run for hours
+    /// (10^10 steps). The work budget stops a pattern that keeps thousands of states alive within
+    /// a few thousand characters, and lets ordinary ones read everything.
+    @Test func test_matches_workBudgetStopsPathologicalPatternsFastAndNotOrdinaryOnes() throws {
+        let text = String(repeating: "a", count: 1 << 20)
+        let started = ContinuousClock.now
+        for pattern in ["(a?){1000}c", "(?:a?b?){900}c", String(repeating: "(a|b)?", count: 500) + "c"] {
+            var budget = LinearRegex.WorkBudget()
+            let expression = try LinearRegex(pattern)
+            do throws(LinearRegex.OverLimit) {
+                _ = try expression.matches(text, budget: &budget)
+                Issue.record("\(pattern.prefix(20)): finished within the budget")
+            } catch {
+                #expect(error == LinearRegex.OverLimit(initialSteps: 1_000_000, stepsPerScalar: 1_000))
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(60), "stopped early, not after 10^10 steps")
+        // Ordinary patterns, a hundred-word alternation too, read 28 KB with one budget shared by every text.
+        let ordinary = String(repeating: "ab1 x2y", count: 1 << 12)
+        var budget = LinearRegex.WorkBudget()
+        let words = "(" + (0..<100).map { "word\($0)" }.joined(separator: "|") + ")"
+        for pattern in ["x[0-9]+y", "^(a|b)+$", "\\bkey\\b", words] {
+            _ = try LinearRegex(pattern).matches(ordinary, budget: &budget)
+        }
+    }
+
     // MARK: - init
 
     @Test func test_init_refusesWhatNeedsBacktracking() {

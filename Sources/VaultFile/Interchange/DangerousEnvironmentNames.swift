@@ -10,8 +10,8 @@
 /// move where programs read their configuration (HOME, XDG_CONFIG_HOME, ZDOTDIR), start an editor
 /// or pager, or unlock vaults (VAULTFILE_*).
 public enum DangerousEnvironmentNames {
-    /// Every variable that starts with one of these: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`, …
-    public static let prefixes: [String] = ["LD_", "GIT_CONFIG_", "VAULTFILE_"]
+    /// Every variable that starts with one of these: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`, `LUA_INIT_5_4`, …
+    public static let prefixes: [String] = ["LD_", "GIT_CONFIG_", "VAULTFILE_", "LUA_INIT_", "LUA_PATH_", "LUA_CPATH_"]
 
     /// These variables exactly.
     public static let names: Set<String> = [
@@ -22,13 +22,19 @@ public enum DangerousEnvironmentNames {
         // Code that interpreters load at start-up.
         "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYOPT", "RUBYLIB",
         "PYTHONUSERBASE", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
-        // Programs git runs.
+        // Interpreter settings that import or run code by name: a warning category is a module to import,
+        // PERL5DB is the debugger's code, LUA_INIT a chunk run first; CLASSPATH, PHPRC and PHP_INI_SCAN_DIR load code.
+        "PYTHONWARNINGS", "PYTHONBREAKPOINT", "PERL5DB", "LUA_INIT", "LUA_PATH", "LUA_CPATH", "CLASSPATH", "PHPRC", "PHP_INI_SCAN_DIR",
+        // Programs git runs, and where git finds the repository whose hooks and configuration it runs.
         "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF",
-        "GIT_EDITOR", "GIT_PAGER", "GIT_CONFIG", "SSH_ASKPASS",
-        // Programs that tools start on their own.
-        "EDITOR", "VISUAL", "PAGER",
-        // glibc loads iconv modules from here (the pkexec exploit, CVE-2021-4034).
-        "GCONV_PATH", "GLIBC_TUNABLES",
+        "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_CONFIG", "GIT_DIR", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "SSH_ASKPASS",
+        // Programs that tools start on their own: editors, pagers, browsers, password prompts, remote shells.
+        "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SYSTEMD_PAGER", "SYSTEMD_EDITOR",
+        "SUDO_EDITOR", "SUDO_ASKPASS", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH",
+        // Editors' start-up commands.
+        "VIMINIT", "GVIMINIT", "EXINIT", "MYVIMRC",
+        // glibc loads iconv modules from here (the pkexec exploit, CVE-2021-4034); OpenSSL loads engines and providers its configuration names.
+        "GCONV_PATH", "GLIBC_TUNABLES", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
     ]
 
     /// Whether `variable` (exactly as it would be exported) is one of these.

@@ -70,7 +70,7 @@ public enum Template {
         var index = 0, line = 1
         while index < template.count {
             if template[index] == 0x7B, index + 1 < template.count, template[index + 1] == 0x7B,
-               let (reference, end) = parseReference(template, from: index, line: line) {
+               let (reference, end) = try parseReference(template, from: index, line: line) {
                 try append(reference, &output)
                 index = end
                 continue
@@ -83,7 +83,10 @@ public enum Template {
     }
 
     /// Parses `{{ vf://NAME[#FIELD] }}` at `start`; returns the reference and the index after `}}`.
-    private static func parseReference(_ bytes: [UInt8], from start: Int, line: Int) -> (Reference, Int)? {
+    ///
+    /// A reference whose name or field is not UTF-8 is refused (`malformedInput`, naming its line and
+    /// byte offset): decoded with U+FFFD for each bad byte, `\xFF` and `\xFE` would name one entry.
+    private static func parseReference(_ bytes: [UInt8], from start: Int, line: Int) throws(VaultError) -> (Reference, Int)? {
         var index = start + 2
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
         let scheme = Array("vf://".utf8), totpScheme = Array("vf-totp://".utf8)
@@ -103,7 +106,10 @@ public enum Template {
         guard index + 1 < bytes.count else { return nil }
         var body = Array(bytes[bodyStart..<index])
         while let last = body.last, last == 0x20 || last == 0x09 { body.removeLast() }
-        let text = String(decoding: body, as: UTF8.self)
+        guard let text = String(validating: body, as: UTF8.self) else {
+            let column = bodyStart - (bytes[..<bodyStart].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+            throw .malformedInput("line \(line), column \(column) (byte offset \(bodyStart)): a template reference is not valid UTF-8")
+        }
         guard !text.isEmpty else { return nil }
         let parts = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         // A code has no field: `vf-totp://NAME#F` is not a reference, and stays as text.

@@ -110,38 +110,44 @@ extension Vault {
 
     /// See `canonicalTwin(of:)`; `excluding` is a key that does not count.
     ///
-    /// The scan runs when `set` or `mv` creates a name: stored names are read where they lie
-    /// and checked for a non-ASCII byte eight bytes at a time, so a vault of ASCII names costs
-    /// one pass over its name bytes and no allocation.
+    /// The scan runs when `set` or `mv` creates a name. Only names with a byte of 0x80 or more
+    /// can be another spelling of a name (Swift's `==` is canonical equivalence), and the vault
+    /// keeps their places: the stored ones found in one pass at decryption, the edited ones as
+    /// they are put. A vault of ASCII names costs nothing here, and a batch or an import of many
+    /// new names stays linear.
     private func canonicalTwin(of name: String, key: [UInt8], excluding: [UInt8]?) -> String? {
-        var twin: String?
-        func check(_ bytes: UnsafeRawBufferPointer) {
-            guard twin == nil, Self.hasNonASCII(bytes), !bytes.elementsEqual(key), excluding.map({ !bytes.elementsEqual($0) }) ?? true else { return }
-            let candidate = String(decoding: bytes, as: UTF8.self)
-            if candidate == name { twin = candidate }  // Swift compares strings by canonical equivalence
+        func isTwin(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard !bytes.elementsEqual(key), excluding.map({ !bytes.elementsEqual($0) }) ?? true else { return false }
+            return String(decoding: bytes, as: UTF8.self) == name
         }
-        forEachSegment { segment in
-            switch segment {
-            case .stored(let records, let range):
-                // A vault of ASCII names (most) is done in one pass over its name bytes.
-                guard records.hasNonASCIIName(in: range) else { return }
-                withExtendedLifetime(records) {
-                    for index in range where Self.hasNonASCII(records.name(at: index)) {
-                        check(records.name(at: index))
-                        if twin != nil { break }
-                    }
+        if let stored = storedRecords {
+            for index in storedNonASCIINames {
+                let twin: String? = withExtendedLifetime(stored) {
+                    let bytes = stored.name(at: index)
+                    // A stored name replaced or removed since decryption is an edit's business.
+                    guard !changesContain(bytes), isTwin(bytes) else { return nil }
+                    return String(decoding: bytes, as: UTF8.self)
                 }
-            case .edited(let name, _):
-                name.withUnsafeBytes(check)
+                if let twin { return twin }
             }
         }
-        return twin
+        for edited in nonASCIIEditedKeys where edited.withUnsafeBytes(isTwin) {
+            return String(decoding: edited, as: UTF8.self)
+        }
+        return nil
+    }
+
+    /// The indices of the names of `stored` that hold a byte of 0x80 or more, in order; none
+    /// after one word-at-a-time pass when every name is ASCII.
+    static func nonASCIINameIndices(of stored: StoredRecords) -> [Int] {
+        guard stored.hasNonASCIIName(in: 0..<stored.count) else { return [] }
+        return withExtendedLifetime(stored) { (0..<stored.count).filter { hasNonASCII(stored.name(at: $0)) } }
     }
 
     /// Whether `bytes` hold a byte of 0x80 or more: the words OR-ed together (the last one
     /// overlapping the one before it), one test at the end.
     @inline(__always)
-    private static func hasNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func hasNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         guard count >= 8 else {
             var all: UInt8 = 0

@@ -106,6 +106,13 @@ extension Vault {
 
     // MARK: Plans
 
+    /// What `moveFolder` (or, with `moving` false, `copyFolder`) would do, checked as they check it,
+    /// without changing anything: a caller with rules of its own for new names checks each
+    /// destination against the vault as it is, before the move.
+    public func folderPlan(from old: String, to new: String, overwrite: Bool, moving: Bool) throws(VaultError) -> [Relocation] {
+        try relocations(from: old, to: new, overwrite: overwrite, movesSources: moving)
+    }
+
     /// What moving or copying the folder `old` to the folder `new` does to each entry, checked:
     /// both folders and every new name follow the name rules, and no existing entry is in the way
     /// unless `overwrite`.

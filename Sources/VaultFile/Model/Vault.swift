@@ -14,7 +14,14 @@ public struct Vault: Sendable {
     /// The records as decrypted, shared by copies of this value; nil for a vault built in memory.
     private var stored: StoredRecords?
     /// Entries changed since decryption, by name bytes. `.removed` is kept only for stored names.
+    /// Changed only through `record(_:forKey:)`, which keeps `nonASCIIPuts` with it.
     private var changes: [NameKey: Change] = [:]
+    /// The keys put in `changes` that hold a byte of 0x80 or more: the only edited names the
+    /// twin check reads, so that a batch or an import of many names stays linear.
+    private var nonASCIIPuts: Set<[UInt8]> = []
+    /// The indices of the stored names that hold a byte of 0x80 or more (none in most vaults),
+    /// found in one pass at decryption: the only stored names the twin check reads.
+    let storedNonASCIINames: [Int]
     /// The number of entries.
     public private(set) var count: Int
 
@@ -27,11 +34,13 @@ public struct Vault: Sendable {
     public init() {
         stored = nil
         count = 0
+        storedNonASCIINames = []
     }
 
     init(stored: StoredRecords) {
         self.stored = stored
         count = stored.count
+        storedNonASCIINames = Self.nonASCIINameIndices(of: stored)
     }
 
     // MARK: Reading
@@ -128,7 +137,7 @@ public struct Vault: Sendable {
             guard existing.value != value else { return }
             existing.value = value
             existing.modified = now
-            changes[NameKey(key)] = .put(existing)
+            record(.put(existing), forKey: key)
         } else {
             guard count < VaultLimits.maxEntries else {
                 throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
@@ -232,13 +241,32 @@ public struct Vault: Sendable {
 
     private mutating func store(_ entry: Entry, key: [UInt8]) {
         if !contains(key: key) { count += 1 }
-        changes[NameKey(key)] = .put(entry)
+        record(.put(entry), forKey: key)
     }
 
     private mutating func delete(key: [UInt8]) {
         precondition(contains(key: key), "deleting an absent entry")
         count -= 1
-        changes[NameKey(key)] = stored?.index(of: key) != nil ? .removed : nil
+        record(stored?.index(of: key) != nil ? .removed : nil, forKey: key)
+    }
+
+    /// The records as decrypted (nil for a vault built in memory), for the twin check.
+    var storedRecords: StoredRecords? { stored }
+
+    /// The edited names (put, not removed) that hold a byte of 0x80 or more.
+    var nonASCIIEditedKeys: Set<[UInt8]> { nonASCIIPuts }
+
+    /// Whether `bytes` name an entry changed (put or removed) since decryption.
+    func changesContain(_ bytes: UnsafeRawBufferPointer) -> Bool { changes[NameKey(Array(bytes))] != nil }
+
+    /// Sets (or clears) the change of `key`, keeping `nonASCIIPuts` in step.
+    private mutating func record(_ change: Change?, forKey key: [UInt8]) {
+        changes[NameKey(key)] = change
+        if case .put? = change, key.withUnsafeBytes(Self.hasNonASCII) {
+            nonASCIIPuts.insert(key)
+        } else {
+            nonASCIIPuts.remove(key)
+        }
     }
 
     /// One entry met by `forEachRecord`: a stored record untouched since decryption, or an edited entry.

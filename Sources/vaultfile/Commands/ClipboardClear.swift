@@ -29,6 +29,7 @@ extension VaultfileCommand {
             let key = SecureBytes(copying: message[0..<32])
             let expected = Array(message[32..<64])
             wipe(&message)
+            let after = after.isFinite ? min(max(after, 0), Clipboard.maxClearAfter) : Clipboard.maxClearAfter  // never traps converting to Int
             var remaining = timespec(tv_sec: Int(after), tv_nsec: Int((after - after.rounded(.down)) * 1e9))
             var left = timespec()
             while nanosleep(&remaining, &left) != 0 && errno == EINTR { remaining = left }

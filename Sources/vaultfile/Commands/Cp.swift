@@ -48,11 +48,13 @@ extension VaultfileCommand {
         private func copy(in vault: inout Vault) throws -> [Relocation] {
             let allow = formatCharacters.allowFormatCharacters
             if Mv.isFolder(source, in: vault) {
-                let copied = try vault.copyFolder(source, to: destination, overwrite: force)
-                for relocation in copied {
-                    try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow)
-                    try Self.refuseTwin(of: relocation.destination, in: vault)
+                // Checked before the copy: afterwards every new name exists and would pass.
+                for step in try vault.folderPlan(from: source, to: destination, overwrite: force, moving: false) {
+                    try vault.checkNewName(step.destination, allowingFormatCharacters: allow)
                 }
+                let copied = try vault.copyFolder(source, to: destination, overwrite: force)
+                // Twins are looked for among the copies too (an error here still writes nothing).
+                for relocation in copied { try Self.refuseTwin(of: relocation.destination, in: vault) }
                 return copied
             }
             let target = Mv.destination(of: source, to: destination)

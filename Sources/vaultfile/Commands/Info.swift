@@ -55,7 +55,9 @@ extension VaultfileCommand {
             }
             lines.append("size:        \(fileSize) bytes (header \(headerLength), payload \(fileSize - headerLength))")
             lines.append("kdf:         " + (weak ? "BELOW today's recommendation (OWASP); strengthen with 'vaultfile passwd'" : "meets today's recommendation (OWASP)"))
-            try StandardOutput.line(lines.joined(separator: "\n"))
+            // The paths (this vault's, the recorded copy's, a work tree's) may hold control characters:
+            // escaped like every path a message shows (JSON escapes them itself).
+            try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
         }
 
         private static func json(type: String, kdf: KDFParameters?) -> JSON {

@@ -45,9 +45,11 @@ extension VaultfileCommand {
         private func move(in vault: inout Vault) throws -> [Relocation] {
             let allow = formatCharacters.allowFormatCharacters
             if Self.isFolder(old, in: vault) {
-                let moved = try vault.moveFolder(old, to: new, overwrite: force)
-                for relocation in moved { try vault.checkNewName(relocation.destination, allowingFormatCharacters: allow) }
-                return moved
+                // Every new name is checked against the vault before the move: afterwards each exists and would pass.
+                for step in try vault.folderPlan(from: old, to: new, overwrite: force, moving: true) {
+                    try vault.checkNewName(step.destination, allowingFormatCharacters: allow)
+                }
+                return try vault.moveFolder(old, to: new, overwrite: force)
             }
             let target = Self.destination(of: old, to: new)
             let replaces = target != old && vault.contains(target)

@@ -53,11 +53,11 @@ extension VaultfileCommand {
             let entries = decodes ? vault.sortedEntries : []
             for index in 0..<(decodes ? entries.count : names.count) {
                 let name = decodes ? entries[index].name : names[index]
-                var hit = matcher(name)
+                var hit = try matcher(name)
                 if !hit && values {
                     let entry = entries[index].entry
-                    hit = ([entry.value] + entry.fields.values).contains { bytes in
-                        String(validating: bytes, as: UTF8.self).map(matcher) ?? false
+                    hit = try ([entry.value] + entry.fields.values).contains { bytes in
+                        try String(validating: bytes, as: UTF8.self).map(matcher) ?? false
                     } || entry.fields.keys.contains(where: matcher)
                 }
                 // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
@@ -96,7 +96,8 @@ extension VaultfileCommand {
             return text
         }
 
-        private func makeMatcher(_ pattern: String, shown: String) throws -> (String) -> Bool {
+        /// A test of one text; a regular expression's shares one work budget over the whole search.
+        private func makeMatcher(_ pattern: String, shown: String) throws -> (String) throws -> Bool {
             let ignoreCase = ignoresCase(pattern)
             if regex {
                 let expression: LinearRegex
@@ -105,7 +106,14 @@ extension VaultfileCommand {
                 } catch {
                     throw CLIError.invalidArgument("invalid regular expression \(shown): \(error)")
                 }
-                return { expression.matches($0) }
+                var budget = LinearRegex.WorkBudget()
+                return { text in
+                    do throws(LinearRegex.OverLimit) {
+                        return try expression.matches(text, budget: &budget)
+                    } catch {
+                        throw CLIError.regexWorkLimit(pattern: shown, initialSteps: error.initialSteps, stepsPerCharacter: error.stepsPerScalar)
+                    }
+                }
             }
             let needle = ignoreCase ? pattern.lowercased() : pattern
             let finder = SubstringFinder(Array(needle.utf8))

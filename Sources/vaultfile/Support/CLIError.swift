@@ -31,6 +31,9 @@ enum CLIError: CategorizedError {
     case invalidArgument(String)
     /// Refused to do something without an explicit option.
     case refused(String, hint: String)
+    /// `search --regex` spent its work budget (`LinearRegex.WorkBudget`): more than `initialSteps`
+    /// steps of its automaton plus `stepsPerCharacter` for each character read.
+    case regexWorkLimit(pattern: String, initialSteps: Int, stepsPerCharacter: Int)
     /// `search` found no entry that matches `pattern`.
     case noMatch(pattern: String, searchedValues: Bool, caseSensitive: Bool)
     /// The value (or `field`) of entry `name` is binary (not UTF-8, or control characters other
@@ -60,6 +63,9 @@ enum CLIError: CategorizedError {
         case .invalidArgument(let why): return why
         case .refused(let why, _): return why
         case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
+        case .regexWorkLimit(let pattern, let initial, let perCharacter):
+            return "limit exceeded: the regular expression \(pattern) needs more than \(perCharacter) steps per character read "
+                + "(live states of the pattern at each character) beyond the first \(initial) steps; the search was stopped"
         case .binaryOnTerminal(let name, let field):
             return "\(Self.part(name, field)) holds binary data (not UTF-8, or control characters); refusing to write it to the terminal"
         case .emptyValue(let name, let field): return "the value read for \(Self.part(name, field)) is empty; nothing was stored"
@@ -74,7 +80,7 @@ enum CLIError: CategorizedError {
         switch self {
         case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
-        case .inputTooLarge: return .overLimit
+        case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue: return .refused
         case .noMatch: return .notFound

@@ -29,6 +29,8 @@ enum Clipboard {
 
     /// The default time before clearing, in seconds.
     static let defaultClearAfter = 45.0
+    /// The longest time before clearing: a day. (Past 2^63 s the seconds no longer fit an `Int`.)
+    static let maxClearAfter = 86_400.0
 
     /// The helper to use: `VAULTFILE_CLIPBOARD_COMMAND` (run with sh -c; read back with
     /// `VAULTFILE_CLIPBOARD_PASTE_COMMAND`), else wl-copy under Wayland, else xclip or xsel under X.
@@ -68,7 +70,7 @@ enum Clipboard {
         let clearer = try Subprocess.start(["/proc/self/exe", "_clipboard-clear", "--tool", tool.name, "--after", String(clearAfter)],
                                            feedInput: true, detached: true)
         if let input = clearer.input {
-            _ = Stream.write(message, to: input)
+            _ = message.withUnsafeBytes { writeWithoutSIGPIPE($0, to: input) }
             close(input)
         }
         return "copied; clears in \(clearAfter == clearAfter.rounded() ? String(Int(clearAfter)) : String(clearAfter)) s"
@@ -81,19 +83,50 @@ enum Clipboard {
         guard let seconds = TimeSpan.parseSeconds(text) else {
             throw .invalidArgument("the clipboard time '\(text)' is not a duration such as 45s or 0")
         }
+        guard seconds <= maxClearAfter else {
+            throw .invalidArgument("the clipboard time '\(text)' is longer than a day (\(Int(maxClearAfter))s), the longest it can be; 0 never clears")
+        }
         return seconds
     }
 
     /// Runs `arguments` with `input` on stdin (its stdout and stderr on /dev/null: xclip stays
     /// behind to serve the selection and must not hold our stdout open); throws if it fails.
+    ///
+    /// A tool that exits before reading everything is reported, not a SIGPIPE that ends vaultfile (status 141).
     static func run(_ arguments: [String], input: UnsafeRawBufferPointer) throws(CLIError) {
         let child = try Subprocess.start(arguments, feedInput: true, detached: true)
+        var writeError: Int32 = 0
         if let fd = child.input {
-            _ = Stream.write(input, to: fd)
+            if !writeWithoutSIGPIPE(input, to: fd) { writeError = errno }
             close(fd)
         }
         let status = Subprocess.wait(child.pid)
         guard status == 0 else { throw .refused("the clipboard tool failed (exit status \(status))", hint: "check that the desktop session's clipboard is reachable") }
+        guard writeError == 0 else {
+            throw .io(operation: "writing the value to", path: "the clipboard tool (it exited with status 0 before reading it all)", errno: writeError)
+        }
+    }
+
+    /// Writes `bytes` to the pipe `fd` with SIGPIPE blocked in this thread: a reader that is gone
+    /// makes the write fail with EPIPE instead of ending the process. The SIGPIPE that the write
+    /// raised (pending while blocked, directed at this thread) is taken before the mask is restored.
+    static func writeWithoutSIGPIPE(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+        var pipeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var wasPending = sigset_t()
+        sigpending(&wasPending)
+        let alreadyPending = sigismember(&wasPending, SIGPIPE) == 1
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        let written = Stream.write(bytes, to: fd)
+        let code = errno
+        if !written && code == EPIPE && !alreadyPending {
+            var none = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&pipeSignal, nil, &none) < 0 && errno == EINTR {}
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        errno = code
+        return written
     }
 
     /// Reads what the clipboard holds, with `paste`; nil when it cannot be read.

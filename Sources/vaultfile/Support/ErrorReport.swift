@@ -196,6 +196,7 @@ struct ErrorReport: Equatable {
             let command = "vaultfile get \(shellWord(name))" + (field.map { " --field \(shellWord($0))" } ?? "")
             return "redirect or pipe it ('\(command) > FILE'), or pass --force to write it to the terminal anyway"
         case .emptyValue: return "pass --allow-empty to store an empty value"
+        case .regexWorkLimit: return "use a simpler pattern (fewer alternatives and counted repetitions such as {1000}), or search names only, without --values"
         case .unknownVerb(_, let suggestions):
             guard !suggestions.isEmpty else { return "'vaultfile --help' lists the verbs" }
             return "did you mean " + suggestions.map { "'\($0)'" }.joined(separator: " or ") + "?"

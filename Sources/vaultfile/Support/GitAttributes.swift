@@ -10,16 +10,19 @@ import Glibc
 ///
 /// Reads the files itself and never runs git, so it costs a few `stat(2)` calls and works
 /// where git is absent. Only inside a work tree (a parent folder holds `.git`): the
-/// `.gitattributes` of every folder from the work tree's root down to the path's folder,
-/// then `.git/info/attributes`. It follows gitattributes(5) as far as vaultfile needs: patterns
-/// as in gitignore(5) (`fnmatch(3)`, a `**` matching across folders), later lines and deeper
-/// files win, `-attr`, `!attr`, `attr` and `attr=other` take `vaultfile` away, and macros
-/// (`binary`, `[attr]` lines) expand. Unreadable, odd or huge files are skipped.
+/// `.gitattributes` of every folder from the work tree's root down to the path's folder, then
+/// `info/attributes` of the repository (for a linked work tree, of its common folder). It
+/// follows gitattributes(5) as far as vaultfile needs: patterns as in gitignore(5)
+/// (`fnmatch(3)`, a `**` matching across folders), later lines and deeper files win, `-attr`,
+/// `!attr`, `attr` and `attr=other` take `vaultfile` away, and macros (`binary`, `[attr]` lines
+/// of the top-level files) expand, macros within macros too. Unreadable, odd or huge files are skipped.
 enum GitAttributes {
     /// The attributes that make git hand a file to vaultfile.
     private static let vaultAttributes = ["diff", "merge", "filter"]
     /// Larger attributes files are not read.
     private static let maxFileLength = 1 << 20
+    /// How deep macros within macros are expanded.
+    private static let maxMacroDepth = 32
 
     /// What marks `path` as a vault: the attributes file and the attribute (`diff=vaultfile`), or nil.
     static func vaultMarking(of path: String) -> (file: String, attribute: String)? {
@@ -27,7 +30,7 @@ enum GitAttributes {
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let folderPart = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         guard !name.isEmpty, let folder = realPath(folderPart), let root = workTreeRoot(containing: folder) else { return nil }
-        // From the root down: a deeper file overrides a higher one, and .git/info/attributes overrides all.
+        // From the root down: a deeper file overrides a higher one, and info/attributes overrides all.
         var bases = [root]
         if folder != root {
             var current = root
@@ -37,20 +40,26 @@ enum GitAttributes {
             }
         }
         var sources = bases.map { (file: $0 + "/.gitattributes", base: $0) }
-        if isDirectory(root + "/.git") { sources.append((root + "/.git/info/attributes", root)) }
+        if let info = infoAttributes(root: root) { sources.append((info, root)) }
+        let texts = sources.map { (file: $0.file, base: $0.base, text: readSmallFile($0.file)) }
 
-        var state: [String: (isVault: Bool, file: String)] = [:]
+        // Macros first, as git collects them before it applies any line: only the top-level
+        // .gitattributes and info/attributes may define them (git ignores `[attr]` lines elsewhere),
+        // and a later definition wins.
         var macros: [String: [Substring]] = ["binary": ["-diff", "-merge", "-text"]]
-        for (file, base) in sources {
-            guard let text = readSmallFile(file) else { continue }
+        for (_, base, text) in texts where base == root {
+            for line in text?.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) ?? [] {
+                guard let (pattern, attributes) = split(line), pattern.hasPrefix("[attr]") else { continue }
+                macros[String(pattern.dropFirst(6))] = attributes
+            }
+        }
+        var state: [String: (isVault: Bool, file: String)] = [:]
+        for (file, base, text) in texts {
+            guard let text else { continue }
             let inBase = folder == base ? "" : String(folder.dropFirst(base == "/" ? 1 : base.count + 1)) + "/"
             for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-                guard let (pattern, attributes) = split(line) else { continue }
-                if pattern.hasPrefix("[attr]") {
-                    macros[String(pattern.dropFirst(6))] = attributes
-                    continue
-                }
-                guard matches(pattern, relative: inBase + name, name: name) else { continue }
+                guard let (pattern, attributes) = split(line), !pattern.hasPrefix("[attr]"),
+                      matches(pattern, relative: inBase + name, name: name) else { continue }
                 apply(attributes, macros: macros, file: file, to: &state)
             }
         }
@@ -96,13 +105,15 @@ enum GitAttributes {
         return variants.contains { fnmatch($0, relative, 0) == 0 }
     }
 
-    /// Applies one line's attributes (macros expanded) to `state`.
+    /// Applies one line's attributes to `state`, each set macro replaced by what it stands for, and
+    /// a macro within a macro too (git expands them all; `depth` stops a macro that names itself).
     private static func apply(
-        _ attributes: [Substring], macros: [String: [Substring]], file: String, to state: inout [String: (isVault: Bool, file: String)]
+        _ attributes: [Substring], macros: [String: [Substring]], file: String, to state: inout [String: (isVault: Bool, file: String)],
+        depth: Int = 0
     ) {
         for attribute in attributes {
             if let expansion = macros[String(attribute)] {
-                apply(expansion, macros: [:], file: file, to: &state)
+                if depth < maxMacroDepth { apply(expansion, macros: macros, file: file, to: &state, depth: depth + 1) }
                 continue
             }
             let name = attribute.drop { $0 == "-" || $0 == "!" }.prefix { $0 != "=" }
@@ -122,6 +133,31 @@ enum GitAttributes {
             guard current != "/", let slash = current.lastIndex(of: "/") else { return nil }
             current = slash == current.startIndex ? "/" : String(current[..<slash])
         }
+    }
+
+    /// The `info/attributes` file of the repository whose work tree is `root`: in the folder `.git`,
+    /// or for a linked work tree (`git worktree add`; `.git` is then a file `gitdir: PATH`) in the
+    /// repository's common folder, which that folder's `commondir` file names, as git reads it.
+    private static func infoAttributes(root: String) -> String? {
+        let dotGit = root + (root == "/" ? ".git" : "/.git")
+        if isDirectory(dotGit) { return dotGit + "/info/attributes" }
+        guard let link = readSmallFile(dotGit), link.hasPrefix("gitdir:") else { return nil }
+        let gitDir = resolve(firstLine(link.dropFirst(7)), from: root)
+        guard let common = readSmallFile(gitDir + "/commondir") else { return gitDir + "/info/attributes" }
+        let commonDir = resolve(firstLine(Substring(common)), from: gitDir)
+        return (realPath(commonDir) ?? commonDir) + "/info/attributes"
+    }
+
+    /// The first line of `text`, without surrounding spaces.
+    private static func firstLine(_ text: Substring) -> String {
+        let line = text.prefix { $0 != "\n" && $0 != "\r" }
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(line.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+
+    /// `path` as it stands, when absolute, or relative to the folder `base`.
+    private static func resolve(_ path: String, from base: String) -> String {
+        path.hasPrefix("/") ? path : base + (base.hasSuffix("/") ? "" : "/") + path
     }
 
     /// A regular file's text, or nil; never blocks on a FIFO or follows a link at the last component.

@@ -16,6 +16,16 @@ struct LinearRegex {
     static let maxRepetition = 1_000
     /// The deepest nesting of groups.
     static let maxNesting = 100
+    /// A search's work budget: a step is one live thread of the automaton at one scalar of text, so
+    /// a search takes at most (pattern states × scalars read) steps, and a pattern of 10,000 states
+    /// against a 1 MiB value would take 10^10, hours. A search may spend `initialSteps`, plus
+    /// `stepsPerScalar` for each scalar it reads: ordinary patterns keep a few threads alive per
+    /// scalar (a hundred-word alternation a few hundred), so they never come near it, while a
+    /// pathological one is stopped after a few thousand scalars, and every search stays linear in
+    /// the text.
+    static let stepsPerScalar = 1_000
+    /// The steps a search may spend before `stepsPerScalar` starts to bind.
+    static let initialSteps = 1_000_000
 
     /// A pattern that is malformed, or uses a feature this engine does not have.
     struct SyntaxError: Error, CustomStringConvertible {
@@ -33,7 +43,37 @@ struct LinearRegex {
 
     /// Whether the pattern matches somewhere in `text`.
     func matches(_ text: String) -> Bool {
-        PikeMatcher(program).search(text.unicodeScalars)
+        var unlimited = WorkBudget(initial: .max / 2, perScalar: 0)
+        return PikeMatcher(program).search(text.unicodeScalars, budget: &unlimited) ?? false
+    }
+
+    /// Whether the pattern matches somewhere in `text`, its steps taken from `budget`, shared by
+    /// the texts of one search; throws once the budget is spent.
+    func matches(_ text: String, budget: inout WorkBudget) throws(OverLimit) -> Bool {
+        guard let found = PikeMatcher(program).search(text.unicodeScalars, budget: &budget) else {
+            throw OverLimit(initialSteps: budget.initial, stepsPerScalar: budget.perScalar)
+        }
+        return found
+    }
+
+    /// The steps a search has left: `initial` at first, `perScalar` more with each scalar read.
+    struct WorkBudget {
+        let initial: Int
+        let perScalar: Int
+        /// What is left; the search stops when it is spent.
+        var left: Int
+
+        init(initial: Int = LinearRegex.initialSteps, perScalar: Int = LinearRegex.stepsPerScalar) {
+            self.initial = initial
+            self.perScalar = perScalar
+            left = initial
+        }
+    }
+
+    /// A search spent its `WorkBudget`.
+    struct OverLimit: Error, Equatable {
+        let initialSteps: Int
+        let stepsPerScalar: Int
     }
 }
 
@@ -81,8 +121,9 @@ struct PikeMatcher {
 
     init(_ program: Program) { self.program = program }
 
-    /// Whether the program matches anywhere in `text`.
-    func search(_ text: String.UnicodeScalarView) -> Bool {
+    /// Whether the program matches anywhere in `text`; nil once `budget` is spent. Each scalar
+    /// costs one step per live thread, plus one.
+    func search(_ text: String.UnicodeScalarView, budget: inout LinearRegex.WorkBudget) -> Bool? {
         var current = ThreadList(capacity: program.instructions.count)
         var next = ThreadList(capacity: program.instructions.count)
         var stack: [Int] = []
@@ -99,6 +140,8 @@ struct PikeMatcher {
             }
             guard let consumed = scalar else { return false }
             if current.isEmpty && program.anchoredAtStart { return false }
+            budget.left &+= budget.perScalar &- current.count &- 1
+            if budget.left < 0 { return nil }
             let after = following == nil ? nil : iterator.next()
             let folded = program.folds ? Self.fold(consumed) : consumed.value
             next.clear()

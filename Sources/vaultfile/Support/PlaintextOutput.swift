@@ -9,8 +9,8 @@ import Glibc
 ///
 /// Refused whatever the flags: the vault being read (same device and inode), any file that
 /// begins with the vault magic, any path git treats as a vault (`GitAttributes`), and a file
-/// in a folder every user may write to that has no sticky bit (another user could swap the
-/// file or plant a link between the check and the write). A symbolic link at the path is
+/// in a folder another user may change that has no sticky bit (`FolderSharing`: another user
+/// could swap the file or plant a link between the check and the write). A symbolic link at the path is
 /// never followed: like any other existing file it is replaced only with `--overwrite`, and
 /// then the link itself is replaced, never the file it points to.
 enum PlaintextOutput {
@@ -54,9 +54,9 @@ enum PlaintextOutput {
         }
         let folder = folder(of: path)
         var folderInfo = stat()
-        if stat(folder, &folderInfo) == 0, folderInfo.st_mode & S_IWOTH != 0, folderInfo.st_mode & S_ISVTX == 0 {
+        if stat(folder, &folderInfo) == 0, let others = FolderSharing.othersWhoMayReplaceFiles(in: folderInfo) {
             throw CLIError.refused(
-                "refusing to write \(path): its folder \(folder) is writable by every user and has no sticky bit, so another user could swap the file or plant a symbolic link there",
+                "refusing to write \(path): its folder \(folder) \(others) and has no sticky bit, so another user could swap the file or plant a symbolic link there",
                 hint: "write into a folder that other users cannot write to")
         }
         if exists && !overwrite { throw refusedToReplace(path, isLink: (link.st_mode & S_IFMT) == S_IFLNK) }
