@@ -445,6 +445,16 @@ out("| target | measured | |\n|---|---:|---|")
 for label, met, figure in checks:
     out(f"| {label} | {figure} | {'—' if met is None else 'met' if met else '**missed**'} |")
 
+# Every verb that touches all entries (issue 17): bench/scale.py, in the same run.
+out()
+out("## Every verb that touches all entries, by vault size (issue 17)")
+out()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scale  # noqa: E402
+
+os.makedirs(f"{W}/scale", exist_ok=True)
+scale.run(scale.parse_args(["--vaultfile", VF, "--work", f"{W}/scale"] + (["--quick"] if args.quick else [])), out)
+
 if args.markdown:
     with open(args.markdown, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -30,3 +30,8 @@ public func wipe(_ bytes: inout [UInt8]) {
         if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
     }
 }
+
+/// Zeroes raw memory in place (`sodium_memzero`): a reused output buffer between writes.
+public func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+    if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+}

@@ -73,6 +73,12 @@ struct VaultfileCommand: ParsableCommand {
                 Messages.info(Usage.short)
                 exit(withError: ExitCode(ExitStatus.usage.rawValue))
             }
+            // `--version` alone, answered before ArgumentParser builds the command tree by reflection
+            // (a third of the instructions of a start); the same line ArgumentParser prints.
+            if arguments == ["--version"] {
+                try? StandardOutput.line(vaultfileVersion)
+                exit()
+            }
             if let unknown = Usage.unknownVerb(in: arguments, root: Self.self) { throw unknown }
             var command = try parseAsRoot(arguments)
             try command.run()

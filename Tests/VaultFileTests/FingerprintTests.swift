@@ -1,4 +1,5 @@
 import KDF
+import TestSupport
 import Testing
 @testable import VaultFile
 
@@ -38,5 +39,18 @@ import Testing
     @Test func test_fingerprint_dependsOnTheFileKey() throws {
         let one = try unlocked(), two = try unlocked()
         #expect(one.fingerprint(entry: "a", field: nil, value: [1]) != two.fingerprint(entry: "a", field: nil, value: [1]))
+    }
+
+    @Test func test_prekeyedHMAC_agreesWithHMACSHA256() {
+        var generator = SplitMix(seed: 31)
+        for keyLength in [0, 1, 32, 63, 64] {
+            let key = (0..<keyLength).map { _ in generator.nextByte() }
+            let hmac = key.withUnsafeBytes { PrekeyedHMACSHA256(key: $0) }
+            for length in [0, 1, 55, 56, 63, 64, 65, 200] {
+                let message = (0..<length).map { _ in generator.nextByte() }
+                let expected = key.withUnsafeBytes { HMACSHA256.authenticate(message[...], key: $0) }
+                #expect(message.withUnsafeBytes { hmac.authenticate($0) } == expected, "key \(keyLength), message \(length)")
+            }
+        }
     }
 }

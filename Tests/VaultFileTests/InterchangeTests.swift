@@ -38,4 +38,65 @@ import Testing
         }
         #expect(String(decoding: output, as: UTF8.self) == "V:a-F:f-{{ other }}-{{ vf://\n}}")
     }
+
+    /// The JSON export's writer against the plain reference through `JSONEncoder`: every ASCII
+    /// byte, line and paragraph separators, emoji, random bytes (some valid UTF-8, some not, in
+    /// the value and in fields), negative and large times, one entry and many, none.
+    @Test func test_export_jsonWriterMatchesJSONEncoder() throws {
+        var generator = SplitMix(seed: 23)
+        let everyASCII = (0..<0x80).map { UInt8($0) } + Array("\u{2028}\u{2029}é😀/".utf8)
+        var entries: [(name: String, entry: Entry)] = [
+            ("a/\"quoted\\name\"", Entry(value: everyASCII, fields: ["Zed": [1], "a10": everyASCII, "a9": [0xFF, 0xFE],
+                                                                  "_u": [], "b.c": Array("/".utf8)], created: -5, modified: 1_700_000_000_123)),
+            ("b", Entry(value: [0xFF], created: 0, modified: .max)),
+            ("c/empty", Entry(value: [], created: .min, modified: 0)),
+        ]
+        for index in 0..<200 {
+            let length = Int(generator.nextByte() % 9)
+            var value = (0..<length).map { _ in generator.nextByte() }
+            if generator.nextByte() & 1 == 0 { value = value.map { $0 & 0x7F } }
+            let fields = generator.nextByte() & 1 == 0 ? [:] : ["f\(index % 3)": value, "g": Array(value.reversed())]
+            entries.append(("r/\(index)-é", Entry(value: value, fields: fields, created: Int64(index) - 100, modified: Int64(index) * 7_919)))
+        }
+        for count in [0, 1, 3, entries.count] {
+            let slice = Array(entries.prefix(count))
+            let written = try NativeJSON.export(slice), reference = try NativeJSON.exportThroughEncoder(slice)
+            #expect(written == reference, "\(count) entries:\n\(String(decoding: written, as: UTF8.self))")
+        }
+    }
+
+    /// The direct reader of vaultfile JSON against the decoder on the exports of random vaults
+    /// (escapes, surrogate pairs, binary values in base64, extreme times), and the documents it
+    /// leaves to the decoder.
+    @Test func test_nativeJSONReader_readsWhatTheDecoderReadsOrDeclines() throws {
+        var generator = SplitMix(seed: 29)
+        var entries: [(name: String, entry: Entry)] = []
+        for index in 0..<150 {
+            var value = (0..<Int(generator.nextByte() % 12)).map { _ in generator.nextByte() }
+            if index % 3 == 0 { value = Array("tab\t \"q\" \\ / é 😀 \u{0}\u{1F}".utf8) + value.map { $0 & 0x7F } }
+            let fields = index % 2 == 0 ? [:] : ["user": Array("u\(index)\n".utf8), "bin": [0xFF, UInt8(index)]]
+            entries.append(("e/\(index)", Entry(value: value, fields: fields, created: index == 0 ? .min : Int64(index), modified: .max)))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var documents = [try NativeJSON.export(entries), try NativeJSON.export([])]
+        documents.append(Array(#"{"entries":[{"name":"\ud83d\ude00\u00e9\/","value":"x","created":-0}],"vaultfile_export":1}"#.utf8))
+        for bytes in documents {
+            let read = try #require(NativeJSONReader.document(bytes))
+            let decoded = try JSONDocument.decode(NativeJSON.Document.self, from: bytes, what: "a test")
+            #expect(try encoder.encode(read) == encoder.encode(decoded))
+        }
+        for declined in [#"{"vaultfile_export":1,"entries":[{"name":"a","value":null}]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","other":1}]}"#,
+                         #"{"vaultfile_export":1.0,"entries":[]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","created":1e3}]}"#,
+                         "\u{FEFF}{\"vaultfile_export\":1,\"entries\":[]}",
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","name":"b"}]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"a","fields":{"f":"1","f":"2"}}]}"#,
+                         #"{"vaultfile_export":1,"entries":[{"name":"\ud800"}]}"#,
+                         #"{"vaultfile_export":1,"entries":[]} x"#,
+                         #"{"vaultfile_export":99999999999999999999,"entries":[]}"#] {
+            #expect(NativeJSONReader.document(Array(declined.utf8)) == nil, "\(declined)")
+        }
+    }
 }

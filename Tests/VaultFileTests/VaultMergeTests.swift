@@ -69,4 +69,34 @@ import Testing
         #expect(merged.vault.entry("ours-only")?.value == [1], "our entry change is kept")
         #expect(merged.header.generation > (try theirs.readHeader().header.generation))
     }
+
+    // MARK: Stored records
+
+    /// The walk over stored records (compared by their bytes, result built on ours) against the
+    /// same vaults built in memory (compared by decoded entries), on random three-way edits with
+    /// conflicts, deletions against changes and names that collide with parked entries.
+    @Test func test_merge_storedVaultsMergeAsVaultsBuiltInMemory() throws {
+        var generator = SplitMix(seed: 17)
+        var base = Vault()
+        for index in 0..<40 { try base.setValue([UInt8(index)], for: "e/\(index)", now: 1) }
+        for trial in 0..<30 {
+            var sides = [base, base]
+            for side in 0..<2 {
+                for _ in 0..<12 {
+                    let byte = generator.nextByte(), name = "e/\(byte % 48)"
+                    switch byte % 4 {
+                    case 0: try sides[side].setValue([byte & 3], for: name, now: 2)
+                    case 1: try sides[side].setField("f", value: [byte & 1], for: name, now: 2)
+                    case 2: _ = try? sides[side].remove(name)
+                    default: try sides[side].setValue([byte & 1], for: name + VaultMerge.conflictSuffix, now: 2)
+                    }
+                }
+            }
+            let stored = try [base, sides[0], sides[1]].map { try EntryCodec.decode(EntryCodec.encode($0)) }
+            let inMemory = try VaultMerge.merge(base: base, ours: sides[0], theirs: sides[1])
+            let fromStored = try VaultMerge.merge(base: stored[0], ours: stored[1], theirs: stored[2])
+            #expect(fromStored.vault == inMemory.vault, "trial \(trial)")
+            #expect(fromStored.conflicts == inMemory.conflicts, "trial \(trial)")
+        }
+    }
 }

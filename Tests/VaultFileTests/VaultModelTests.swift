@@ -297,4 +297,22 @@ import Testing
         try removed.put(decoded.entry("empty")!, as: "empty")
         #expect(removed == decoded, "removing and putting back the same entry changes nothing")
     }
+
+    @Test func test_forEachSummary_showsStoredAndEditedEntriesAtOrUnderAPrefix() throws {
+        var model = Vault()
+        try model.setValue([1], for: "prod/db", now: 5)
+        try model.setField("user", value: [2], for: "prod/db", now: 6)
+        try model.setField("b", value: [3], for: "prod/db", now: 7)
+        try model.setValue([4], for: "production", now: 8)
+        var stored = try EntryCodec.decode(EntryCodec.encode(model))
+        try stored.setValue([9], for: "prod/new", now: 9)
+        try stored.setField("x", value: [9], for: "prod/new", now: 10)
+        var seen: [EntrySummary] = []
+        stored.forEachSummary(atOrUnder: "prod") { seen.append($0) }
+        #expect(seen == [EntrySummary(name: "prod/db", fieldNames: ["b", "user"], created: 5, modified: 7),
+                         EntrySummary(name: "prod/new", fieldNames: ["x"], created: 9, modified: 10)])
+        seen = []
+        stored.forEachSummary(atOrUnder: "") { seen.append($0) }
+        #expect(seen.map(\.name) == stored.names)
+    }
 }

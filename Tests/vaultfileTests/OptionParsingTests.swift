@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+import VaultFile
 @testable import vaultfile
 
 /// Command lines that fail in parsing or validation, before any command runs: checked in-process
@@ -34,5 +35,26 @@ import Testing
         let failure = usageFailure(["get", "k"] + unlock + ["--password-command", "true"])
         #expect(failure?.status == 64)
         #expect(failure?.message.contains("at most one of --password-file, --password-fd and --password-command") == true, "\(failure?.message ?? "")")
+    }
+
+    // MARK: - batch
+
+    /// `set NAME --value TEXT` lines skip ArgumentParser (`BatchQuickSet`) and change the vault as
+    /// `BatchSet` does; lines that could mean anything else still go through `BatchSet`.
+    @Test func test_batchParse_quickSetLinesActAsBatchSet() throws {
+        let lines = ["set a/b --value 'x y'", "set \"q\" --value \"multi\\nline\"", "set é/ü --value plain"]
+        for line in lines {
+            let tokens = try BatchScript.tokenize(Substring(line))
+            let quick = try #require(try BatchScript.parse(Array(line.utf8)).first?.command as? BatchQuickSet, "\(line)")
+            let parsed = try #require(try BatchLine.parseAsRoot(tokens) as? BatchSet)
+            var viaQuick = Vault(), viaParser = Vault(), output = BatchOutput(framing: .plain)
+            try quick.apply(to: &viaQuick, output: &output)
+            try parsed.apply(to: &viaParser, output: &output)
+            #expect(viaQuick.names == viaParser.names && viaQuick.sortedEntries.map(\.entry.value) == viaParser.sortedEntries.map(\.entry.value))
+        }
+        for line in ["set -a --value x", "set a --value -x", "set help --value x", "set a --value=x", "set a --field f --value x",
+                     "set a --value x --allow-format-characters", "set a --value"] {
+            #expect(BatchQuickSet(try BatchScript.tokenize(Substring(line))) == nil, "\(line)")
+        }
     }
 }

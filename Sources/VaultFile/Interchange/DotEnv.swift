@@ -194,25 +194,32 @@ enum DotEnv {
     /// Escapes byte by byte (a CR before an LF is `\r` too, so the value comes back whole).
     static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(entries.count * 48)
         // One variable per entry, in the entries' order.
         for ((variable, name), (_, entry)) in zip(try EnvironmentNames.variables(for: entries.map(\.name)), entries) {
             let value = entry.value
-            guard String(validating: value, as: UTF8.self) != nil, !value.contains(0) else {
+            guard !value.contains(0), String(validating: value, as: UTF8.self) != nil else {
                 throw .malformedInput("'\(name)' holds binary data, which dotenv cannot carry; export json instead")
             }
             out += variable.utf8
             out += "=\"".utf8
-            for byte in value {
+            // Runs of bytes that need no escape are copied in one piece.
+            var run = 0
+            for (index, byte) in value.enumerated() {
+                let escaped: UInt8
                 switch byte {
-                case Byte.backslash: out += [Byte.backslash, Byte.backslash]
-                case Byte.doubleQuote: out += [Byte.backslash, Byte.doubleQuote]
-                case UInt8(ascii: "$"): out += [Byte.backslash, UInt8(ascii: "$")]
-                case Byte.newline: out += [Byte.backslash, UInt8(ascii: "n")]
-                case Byte.carriageReturn: out += [Byte.backslash, UInt8(ascii: "r")]
-                case Byte.tab: out += [Byte.backslash, UInt8(ascii: "t")]
-                default: out.append(byte)
+                case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): escaped = byte
+                case Byte.newline: escaped = UInt8(ascii: "n")
+                case Byte.carriageReturn: escaped = UInt8(ascii: "r")
+                case Byte.tab: escaped = UInt8(ascii: "t")
+                default: continue
                 }
+                out += value[run..<index]
+                out.append(Byte.backslash)
+                out.append(escaped)
+                run = index + 1
             }
+            out += value[run...]
             out += "\"\n".utf8
         }
         return out

@@ -10,12 +10,16 @@ enum NativeCSV {
         guard let nameColumn = columns["name"], let valueColumn = columns["value"] else {
             throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
         }
+        // The field columns and their names, trimmed once rather than on every row.
+        let fieldColumns = header.fields.enumerated().filter { $0.offset != nameColumn && $0.offset != valueColumn }
+            .map { (index: $0.offset, name: $0.element.trimmed) }
         var result: [(String, Entry)] = []
+        result.reserveCapacity(records.count)
         for record in records.dropFirst() {
             try CSV.checkWidth(record, header)
             var fields: [String: [UInt8]] = [:]
-            for (index, column) in header.fields.enumerated() where index != nameColumn && index != valueColumn && !record.fields[index].isEmpty {
-                fields[column.trimmed] = Array(record.fields[index].utf8)
+            for (index, column) in fieldColumns where !record.fields[index].isEmpty {
+                fields[column] = Array(record.fields[index].utf8)
             }
             let name = record.fields[nameColumn]
             do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
@@ -25,24 +29,44 @@ enum NativeCSV {
     }
 
     /// The entries as vaultfile CSV, one column per field name used by any entry; binary data is refused.
+    ///
+    /// Written into one byte buffer: a cell without a comma, quote, CR or LF and without a space at
+    /// either end is copied as it is; only the others go through `CSV.quote` (the rows were built as
+    /// strings and joined, 6.8× a `verify` at 100,000 entries).
     static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
         let fieldNames = Set(entries.flatMap { $0.entry.fields.keys }).sorted()
-        var out = (["name", "value"] + fieldNames).joined(separator: ",") + "\r\n"
+        var out: [UInt8] = []
+        out.reserveCapacity(entries.count * 64)
+        out += (["name", "value"] + fieldNames).joined(separator: ",").utf8
+        out += "\r\n".utf8
         for (name, entry) in entries {
-            var row = [CSV.quote(name), try text(entry.value, name)]
+            appendCell(name.utf8, to: &out)
+            out.append(UInt8(ascii: ","))
+            try appendText(entry.value, to: &out, name)
             for field in fieldNames {
-                if let bytes = entry.fields[field] { row.append(try text(bytes, "\(name)#\(field)")) } else { row.append("") }
+                out.append(UInt8(ascii: ","))
+                if let bytes = entry.fields[field] { try appendText(bytes, to: &out, "\(name)#\(field)") }
             }
-            out += row.joined(separator: ",") + "\r\n"
+            out += "\r\n".utf8
         }
-        return Array(out.utf8)
+        return out
     }
 
-    /// `bytes` as one CSV cell, or an error naming `name` when they are not text.
-    private static func text(_ bytes: [UInt8], _ name: String) throws(VaultError) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
-            throw .malformedInput("'\(name)' holds binary data, which CSV cannot carry; export json instead")
+    /// Appends `bytes` as one CSV cell, or throws naming `name` when they are not text.
+    private static func appendText(_ bytes: [UInt8], to out: inout [UInt8], _ name: @autoclosure () -> String) throws(VaultError) {
+        guard !bytes.contains(0), String(validating: bytes, as: UTF8.self) != nil else {
+            throw .malformedInput("'\(name())' holds binary data, which CSV cannot carry; export json instead")
         }
-        return CSV.quote(text)
+        appendCell(bytes, to: &out)
+    }
+
+    /// Appends UTF-8 text as one cell: as it is when nothing in it needs quoting, else `CSV.quote`.
+    private static func appendCell(_ text: some BidirectionalCollection<UInt8>, to out: inout [UInt8]) {
+        let special = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard special || text.first == UInt8(ascii: " ") || text.last == UInt8(ascii: " ") else {
+            out.append(contentsOf: text)
+            return
+        }
+        out += CSV.quote(String(decoding: text, as: UTF8.self)).utf8
     }
 }

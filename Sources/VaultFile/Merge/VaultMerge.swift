@@ -21,40 +21,87 @@ public enum VaultMerge {
     }
 
     /// The merged contents and the conflicts left in them.
+    ///
+    /// One walk over the three vaults' records in name order, comparing records by their bytes
+    /// (the encoding is canonical: equal entries, equal bytes) and decoding only entries that
+    /// differ. The result starts as `ours` and receives only what the merge changes in it, so
+    /// sealing it copies the untouched records in runs: a merge of two 100,000-entry sides took
+    /// 20× a `set` when it rebuilt every entry. Removals are applied before additions, so the
+    /// count never passes the final one on the way (the entry limit is checked as before).
     public static func merge(base: Vault, ours: Vault, theirs: Vault) throws(VaultError) -> (vault: Vault, conflicts: [Conflict]) {
-        var result = Vault()
         var conflicts: [Conflict] = []
-        // Names as bytes: a Set of Strings would collapse two spellings of one name (Swift compares
-        // strings by canonical equivalence) and lose one entry; they stay two entries until
-        // `separateTwins` decides about them.
-        let keys = Set((base.names + ours.names + theirs.names).map { Array($0.utf8) }).sorted { $0.lexicographicallyPrecedes($1) }
-        for key in keys {
-            let name = String(decoding: key, as: UTF8.self)
-            let b = base.entry(forKey: key), o = ours.entry(forKey: key), t = theirs.entry(forKey: key)
+        var removals: [String] = []
+        var puts: [(name: String, entry: Entry)] = []
+        // By bytes: Swift's String equality would take two spellings of one name for one.
+        var parked: Set<[UInt8]> = []
+        let sides = [base, ours, theirs].map { vault in
+            var records: [Vault.Record] = []
+            records.reserveCapacity(vault.count)
+            vault.forEachRecord { records.append($0) }
+            return records
+        }
+        var next = [0, 0, 0]
+        while true {
+            // The smallest name any side has next.
+            var smallest: Vault.Record?
+            for side in 0..<3 where next[side] < sides[side].count {
+                let record = sides[side][next[side]]
+                if let current = smallest, current.withName({ a in record.withName { b in compareBytes(a, b) <= 0 } }) { continue }
+                smallest = record
+            }
+            guard let smallest else { break }
+            var present: [Vault.Record?] = [nil, nil, nil]
+            for side in 0..<3 where next[side] < sides[side].count {
+                let record = sides[side][next[side]]
+                if record.withName({ a in smallest.withName { b in compareBytes(a, b) == 0 } }) {
+                    present[side] = record
+                    next[side] += 1
+                }
+            }
+            let name = smallest.name
+            let (b, o, t) = (present[0], present[1], present[2])
+            // What the merged vault holds under `name`: nil for nothing, else the record or entry to keep.
+            var kept: Vault.Record?
             switch (o, t) {
             case (nil, nil):
-                continue  // deleted on both sides, or never there
-            case (let entry?, nil), (nil, let entry?):
+                kept = nil  // deleted on both sides, or never there
+            case (let record?, nil), (nil, let record?):
                 // Present on one side only: an addition, a deletion, or a deletion against a change.
-                if let b, b == entry {
-                    continue  // deleted on one side, unchanged on the other: deleted
+                if let b, b.isSame(as: record) {
+                    kept = nil  // deleted on one side, unchanged on the other: deleted
+                } else {
+                    if b != nil {
+                        conflicts.append(Conflict(name: name, reason: "deleted on one side, changed on the other; the changed entry is kept"))
+                    }
+                    kept = record
                 }
-                if b != nil {
-                    conflicts.append(Conflict(name: name, reason: "deleted on one side, changed on the other; the changed entry is kept"))
+            case (let oursRecord?, let theirsRecord?):
+                if oursRecord.isSame(as: theirsRecord) {
+                    kept = oursRecord
+                } else {
+                    let merged = mergeEntry(base: b?.entry, ours: oursRecord.entry, theirs: theirsRecord.entry)
+                    kept = .edited(name: Array(name.utf8), entry: merged.ours)
+                    if !merged.conflicts.isEmpty {
+                        let parkedName = name + conflictSuffix
+                        puts.append((parkedName, merged.theirs))
+                        parked.insert(Array(parkedName.utf8))
+                        let what = merged.conflicts.map { $0.fieldName.map { "field '\($0)'" } ?? "the value" }.joined(separator: ", ")
+                        conflicts.append(Conflict(name: name, reason: "changed differently on both sides (\(what)); theirs is in '\(parkedName)'",
+                                                  parts: merged.conflicts))
+                    }
                 }
-                try result.put(entry, as: name)
-            case (let ours?, let theirs?):
-                if ours == theirs { try result.put(ours, as: name); continue }
-                let merged = mergeEntry(base: b, ours: ours, theirs: theirs)
-                try result.put(merged.ours, as: name)
-                guard !merged.conflicts.isEmpty else { continue }
-                let parked = name + conflictSuffix
-                try result.put(merged.theirs, as: parked)
-                let what = merged.conflicts.map { $0.fieldName.map { "field '\($0)'" } ?? "the value" }.joined(separator: ", ")
-                conflicts.append(Conflict(name: name, reason: "changed differently on both sides (\(what)); theirs is in '\(parked)'",
-                                          parts: merged.conflicts))
+            }
+            if let kept {
+                // Ours holds it already unless it changed or a conflict parked another entry here.
+                if let o, o.isSame(as: kept), !parked.contains(Array(name.utf8)) { continue }
+                puts.append((name, kept.entry))
+            } else if o != nil && !parked.contains(Array(name.utf8)) {
+                removals.append(name)
             }
         }
+        var result = ours
+        for name in removals { try result.remove(name) }
+        for (name, entry) in puts { try result.put(entry, as: name) }
         try separateTwins(in: &result, base: base, ours: ours, theirs: theirs, conflicts: &conflicts)
         try result.mergeHistory(base: base, ours: ours, theirs: theirs)
         return (result, conflicts)
@@ -107,5 +154,18 @@ public enum VaultMerge {
         if ours == base { return .some(theirs) }
         if theirs == base { return .some(ours) }
         return nil
+    }
+}
+
+// MARK: - Comparing records
+
+extension Vault.Record {
+    /// Whether two records hold equal entries: stored ones by their bytes (one canonical encoding
+    /// per entry, the name included), others by their decoded entries.
+    func isSame(as other: Vault.Record) -> Bool {
+        if case .stored(let left, let i) = self, case .stored(let right, let j) = other {
+            return withExtendedLifetime((left, right)) { compareBytes(left.records(i..<i + 1), right.records(j..<j + 1)) == 0 }
+        }
+        return withName { a in other.withName { b in compareBytes(a, b) == 0 } } && entry == other.entry
     }
 }

@@ -100,6 +100,14 @@ final class StoredRecords: Sendable {
         return decoder.entry
     }
 
+    /// Record `index` without its value and field values: name, field names, times (nothing is copied
+    /// but the names).
+    func summary(at index: Int) -> EntrySummary {
+        var reader = SummaryReader()
+        read(index, into: &reader)
+        return reader.summary
+    }
+
     /// The value of record `index`, or of its field `field`, where it lies; nil when there is no such field.
     /// Valid while this object lives.
     func value(at index: Int, field: String?) -> UnsafeRawBufferPointer? {
@@ -145,6 +153,22 @@ private struct EntryDecoder: RecordVisitor {
     }
 
     mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) { entry.fields[fieldName] = Array(value) }
+}
+
+/// Keeps the name, the field names and the times; skips the values.
+private struct SummaryReader: RecordVisitor {
+    var summary = EntrySummary(name: "", fieldNames: [], created: 0, modified: 0)
+
+    mutating func visitName(_ name: UnsafeRawBufferPointer) { summary.name = String(decoding: name, as: UTF8.self) }
+
+    mutating func visitTimes(created: Int64, modified: Int64) {
+        summary.created = created
+        summary.modified = modified
+    }
+
+    mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) {
+        summary.fieldNames.append(String(decoding: name, as: UTF8.self))
+    }
 }
 
 /// Keeps where the value, or the value of one field, lies.

@@ -102,6 +102,10 @@ enum BatchScript {
             let tokens: [String]
             do { tokens = try tokenize(line) } catch { throw CLIError.invalidArgument("line \(index + 1): \(error)") }
             guard !tokens.isEmpty else { continue }
+            if let quick = BatchQuickSet(tokens) {
+                result.append((index + 1, quick))
+                continue
+            }
             let command: ParsableCommand
             do {
                 command = try BatchLine.parseAsRoot(tokens)
@@ -186,6 +190,32 @@ struct BatchSet: BatchVerb {
         defer { wipe(&bytes) }
         try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
                                        allowFormatCharacters: formatCharacters.allowFormatCharacters)
+    }
+}
+
+/// `set NAME --value TEXT`, the commonest line, read without ArgumentParser: parsing a line
+/// reflects over `BatchSet` (about 1.5 ms; 1,000 such lines took 12× a `set` of one entry).
+/// Only the exact four tokens, neither NAME nor TEXT starting with `-` (so that no option, `--`
+/// or `-h` is among them) and NAME not `help`; every other line goes through `BatchSet`, which
+/// gives these lines the same meaning.
+struct BatchQuickSet: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "set")
+    var name = ""
+    var value = ""
+
+    init() {}
+
+    init?(_ tokens: [String]) {
+        guard tokens.count == 4, tokens[0] == "set", tokens[2] == "--value", tokens[1] != "help",
+              !tokens[1].hasPrefix("-"), !tokens[3].hasPrefix("-") else { return nil }
+        name = tokens[1]
+        value = tokens[3]
+    }
+
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
+        var bytes = Array(value.utf8)
+        defer { wipe(&bytes) }
+        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: nil), value: bytes, allowFormatCharacters: false)
     }
 }
 

@@ -47,16 +47,25 @@ extension VaultfileCommand {
             let escaping = StandardOutput.isTerminal
             var out = [UInt8]()
             var matches: [JSON] = []
-            for (name, entry) in vault.sortedEntries {
+            // Names only (no --values, no --json): the names, without decoding (copying) every entry.
+            let decodes = values || json
+            let names = decodes ? [] : vault.names
+            let entries = decodes ? vault.sortedEntries : []
+            for index in 0..<(decodes ? entries.count : names.count) {
+                let name = decodes ? entries[index].name : names[index]
                 var hit = try matcher(name)
                 if !hit && values {
+                    let entry = entries[index].entry
                     hit = try ([entry.value] + entry.fields.values).contains { bytes in
                         try String(validating: bytes, as: UTF8.self).map(matcher) ?? false
                     } || entry.fields.keys.contains(where: matcher)
                 }
                 // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
-                if hit { out += Array((escaping ? EntryName.escapingFormatCharacters(name) : name).utf8) + [0x0A] }
-                if hit && json { matches.append(EntryJSON.summary(name, entry)) }
+                if hit {
+                    out += (escaping ? EntryName.escapingFormatCharacters(name) : name).utf8
+                    out.append(0x0A)
+                }
+                if hit && json { matches.append(EntryJSON.summary(name, entries[index].entry)) }
             }
             guard !out.isEmpty else {
                 throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
@@ -108,7 +117,14 @@ extension VaultfileCommand {
             }
             let needle = ignoreCase ? pattern.lowercased() : pattern
             let finder = SubstringFinder(Array(needle.utf8))
-            return { text in finder.occurs(in: ignoreCase ? text.lowercased() : text) }
+            return { text in
+                var text = text
+                // ASCII text is lowered byte by byte as it is read (what `lowercased()` does to it),
+                // without a new string for every name and value searched; other text is lowered first.
+                if let found = text.withUTF8({ finder.occurs(in: $0, loweringASCII: ignoreCase) }) { return found }
+                var lowered = text.lowercased()
+                return lowered.withUTF8 { finder.occurs(in: $0, loweringASCII: false)! }
+            }
         }
     }
 }
@@ -179,10 +195,16 @@ struct SubstringFinder {
     }
 
     /// Whether the needle occurs in `text` (an empty needle occurs everywhere).
-    func occurs(in text: String) -> Bool {
+    /// With `loweringASCII`, upper-case ASCII letters are read as lower-case ones, and nil means the
+    /// text is not all ASCII (the caller then lowers it as a string).
+    func occurs(in text: UnsafeBufferPointer<UInt8>, loweringASCII: Bool) -> Bool? {
         guard !needle.isEmpty else { return true }
         var matched = 0
-        for byte in text.utf8 {
+        for var byte in text {
+            if loweringASCII {
+                guard byte < 0x80 else { return nil }
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+            }
             while matched > 0 && byte != needle[matched] { matched = borders[matched - 1] }
             if byte == needle[matched] { matched += 1 }
             if matched == needle.count { return true }

@@ -44,25 +44,34 @@ extension VaultfileCommand.Git {
                 }
                 unlocked = try store.open(credentials: credentials, limits: try unlock.limits())
             }
-            var lines = ["# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries"]
+            // Line by line through one buffer (wiped: --show-secrets prints values), not one joined text.
+            let out = BufferedOutput()
+            out.append("# vaultfile vault \(hex(unlocked.header.vaultID)), \(unlocked.vault.count) entries\n")
             // Format 1.1: who can open it, so that a diff shows slots added and removed (no secret in it).
             if unlocked.header.usesKeyslots11 {
                 for slot in unlocked.slots {
-                    lines.append("# keyslot \(slot.index): \(Rotation.describe(slot))\(slot.recipient.map { " \($0)" } ?? "")")
+                    out.append("# keyslot \(slot.index): \(Rotation.describe(slot))\(slot.recipient.map { " \($0)" } ?? "")\n")
                 }
             }
-            func shown(_ bytes: [UInt8], of name: String, field: String?) -> String {
-                guard !showSecrets else { return JSON.quote(String(decoding: bytes, as: UTF8.self)) }
-                return "fingerprint:" + hex(unlocked.fingerprint(entry: name, field: field, value: bytes)).prefix(16)
+            func show(_ bytes: [UInt8], of name: String, field: String?) {
+                if showSecrets { return out.appendJSONString(String(decoding: bytes, as: UTF8.self)) }
+                out.append("fingerprint:")
+                out.append(String(hex(unlocked.fingerprint(entry: name, field: field, value: bytes)).prefix(16)))
             }
             for (name, entry) in unlocked.vault.sortedEntries {
-                lines.append("\(name)  (modified \(timestamp(milliseconds: entry.modified)))")
-                lines.append("    value  \(shown(entry.value, of: name, field: nil))")
+                out.append(name)
+                out.append("  (modified ")
+                out.appendTimestamp(milliseconds: entry.modified)
+                out.append(")\n    value  ")
+                show(entry.value, of: name, field: nil)
+                out.append(UInt8(ascii: "\n"))
                 for field in entry.fields.keys.sorted() {
-                    lines.append("    \(field)  \(shown(entry.fields[field]!, of: name, field: field))")
+                    out.append("    \(field)  ")
+                    show(entry.fields[field]!, of: name, field: field)
+                    out.append(UInt8(ascii: "\n"))
                 }
             }
-            try StandardOutput.line(lines.joined(separator: "\n"))
+            try out.finish()
         }
     }
 }

@@ -1,0 +1,245 @@
+// MARK: - vaultfile JSON, read directly
+
+/// Reads a vaultfile JSON export into `NativeJSON.Document` without `JSONDecoder`, for the
+/// documents vaultfile itself writes: decoding 100,000 entries through Codable took most of an
+/// import that ran 37× a `set`.
+///
+/// It takes only what it is sure `JSONDecoder` reads the same way: the two top-level keys and the
+/// seven keys of an entry, strings (escapes and surrogate pairs resolved, UTF-8 checked), integers
+/// without fraction or exponent that fit in 64 bits, and no key twice in one object. Anything else
+/// (`null`, other keys, other numbers, a byte-order mark, a repeated key, any syntax error) makes it
+/// return nil, and the caller reads the document through `JSONDocument.decode`, whose messages
+/// name the problem. The plain reference is that path; `InterchangeTests` ties the two.
+struct NativeJSONReader {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The document, or nil when it is not one this reader takes.
+    static func document(_ bytes: [UInt8]) -> NativeJSON.Document? {
+        var reader = NativeJSONReader(bytes)
+        guard let document = reader.readDocument() else { return nil }
+        reader.skipWhitespace()
+        return reader.position == bytes.count ? document : nil
+    }
+
+    // MARK: Structure
+
+    private mutating func readDocument() -> NativeJSON.Document? {
+        var version: Int?, entries: [NativeJSON.Item]?
+        let complete = readObject { (reader, key) -> Bool in
+            switch key {
+            case "vaultfile_export" where version == nil:
+                guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
+                version = fits
+            case "entries" where entries == nil:
+                var items: [NativeJSON.Item] = []
+                let read = reader.readArray { reader in
+                    guard let item = reader.readItem() else { return false }
+                    items.append(item)
+                    return true
+                }
+                guard read else { return false }
+                entries = items
+            default:
+                return false
+            }
+            return true
+        }
+        guard complete, let version, let entries else { return nil }
+        return NativeJSON.Document(vaultfile_export: version, entries: entries)
+    }
+
+    private mutating func readItem() -> NativeJSON.Item? {
+        var name: String?, value: String?, valueBase64: String?, created: NativeJSON.Time?, modified: NativeJSON.Time?
+        var fields: [String: String]?, fieldsBase64: [String: String]?
+        let complete = readObject { (reader, key) -> Bool in
+            switch key {
+            case "name" where name == nil: name = reader.readString()
+            case "value" where value == nil: value = reader.readString()
+            case "value_base64" where valueBase64 == nil: valueBase64 = reader.readString()
+            case "created" where created == nil: created = reader.readInteger().map(NativeJSON.Time.init(milliseconds:))
+            case "modified" where modified == nil: modified = reader.readInteger().map(NativeJSON.Time.init(milliseconds:))
+            case "fields" where fields == nil: fields = reader.readStringMap()
+            case "fields_base64" where fieldsBase64 == nil: fieldsBase64 = reader.readStringMap()
+            default: return false
+            }
+            // Every member read must have given a value (a nil here is a member not taken).
+            switch key {
+            case "name": return name != nil
+            case "value": return value != nil
+            case "value_base64": return valueBase64 != nil
+            case "created": return created != nil
+            case "modified": return modified != nil
+            case "fields": return fields != nil
+            default: return fieldsBase64 != nil
+            }
+        }
+        guard complete, let name else { return nil }
+        return NativeJSON.Item(name: name, value: value, value_base64: valueBase64, fields: fields,
+                               fields_base64: fieldsBase64, created: created, modified: modified)
+    }
+
+    /// An object of strings, each key once (compared as strings, as the duplicate-key scan does).
+    private mutating func readStringMap() -> [String: String]? {
+        var map: [String: String] = [:]
+        let complete = readObject { (reader, key) -> Bool in
+            guard map[key] == nil, let text = reader.readString() else { return false }
+            map[key] = text
+            return true
+        }
+        return complete ? map : nil
+    }
+
+    /// `{ "key" : value, … }`, `member` reading each value; false on anything else.
+    private mutating func readObject(_ member: (inout NativeJSONReader, String) -> Bool) -> Bool {
+        skipWhitespace()
+        guard take(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return true }
+        while true {
+            skipWhitespace()
+            guard let key = readString() else { return false }
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(&self, key) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: ",")) { continue }
+            return take(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `[ element, … ]`, `element` reading each; false on anything else.
+    private mutating func readArray(_ element: (inout NativeJSONReader) -> Bool) -> Bool {
+        skipWhitespace()
+        guard take(UInt8(ascii: "[")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "]")) { return true }
+        while true {
+            skipWhitespace()
+            guard element(&self) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: ",")) { continue }
+            return take(UInt8(ascii: "]"))
+        }
+    }
+
+    // MARK: Values
+
+    /// `-?(0|[1-9][0-9]*)` within Int64.
+    private mutating func readInteger() -> Int64? {
+        let negative = take(UInt8(ascii: "-"))
+        let start = position
+        var magnitude: UInt64 = 0
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            let (times, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
+            guard !overflowA && !overflowB else { return nil }
+            magnitude = sum
+            position += 1
+        }
+        let digits = position - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        // A fraction or an exponent: left to the decoder.
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") || bytes[position] | 0x20 == UInt8(ascii: "e") { return nil }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
+        }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
+    /// A string with its escapes resolved; nil for a lone surrogate, a control character, an
+    /// unknown escape or bytes that are not UTF-8.
+    private mutating func readString() -> String? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = position
+        // The common case: no escape, copied in one piece.
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+            guard bytes[position] >= 0x20 else { return nil }
+            position += 1
+        }
+        guard position < bytes.count else { return nil }
+        if bytes[position] == UInt8(ascii: "\"") {
+            position += 1
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<position - 1]), as: UTF8.self) }
+        }
+        var utf8 = Array(bytes[start..<position])
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(validating: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { return nil }
+                let escaped = bytes[position]
+                position += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let scalar = readEscapedScalar() else { return nil }
+                    utf8 += Array(String(scalar).utf8)
+                default: return nil
+                }
+            case ..<0x20:
+                return nil
+            default:
+                utf8.append(byte)
+            }
+        }
+        return nil
+    }
+
+    /// The scalar of `\uXXXX` (after the `u`), joining a surrogate pair; nil for a lone surrogate.
+    private mutating func readEscapedScalar() -> Unicode.Scalar? {
+        guard let first = readHex4() else { return nil }
+        if (0xD800...0xDBFF).contains(first) {
+            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let second = readHex4(), (0xDC00...0xDFFF).contains(second) else { return nil }
+            return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+        }
+        return Unicode.Scalar(first)
+    }
+
+    private mutating func readHex4() -> UInt32? {
+        guard position + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    // MARK: Bytes
+
+    private mutating func take(_ byte: UInt8) -> Bool {
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+}

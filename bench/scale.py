@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""Every verb that touches all entries, at 1,000 / 10,000 / 100,000 entries (issue 17).
+
+Run by bench/run.py (`make bench`) or alone:
+    bench/scale.py --vaultfile PATH --work DIR [--quick] [--sizes 1000,10000] [--markdown FILE]
+
+Whole processes, interleaved within each size, medians; the yardsticks (`verify` for the verbs
+that read every entry, `set` of one entry for the ones that write) run in the same rotation, so
+every ratio is taken within one run. Peak memory is GNU time's maximum RSS of one more run.
+Peers (keepassxc-cli, ansible-vault, sops) get a row where they are installed and have the verb.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+PASSWORD = "benchmark password"
+DEVNULL = subprocess.DEVNULL
+MIN_KDF = ["--kdf-memory", "1024K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+PREFIX_ENTRIES = 1000     # entries under app/ (exec --prefix) and references in the template (inject)
+BATCH_LINES = 1000
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--vaultfile", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--sizes")
+    parser.add_argument("--runs", type=int)
+    parser.add_argument("--only", help="comma-separated row labels to run (for profiling one verb)")
+    parser.add_argument("--markdown")
+    return parser.parse_args(argv)
+
+
+# MARK: - Running and timing
+
+def forget_state():
+    """Copies of one vault are rolled back on purpose here: the state folder of the runs is emptied."""
+    if "VAULTFILE_STATE_DIR" in os.environ:
+        shutil.rmtree(os.environ["VAULTFILE_STATE_DIR"], ignore_errors=True)
+
+
+def execute(cmd, stdin=None, setup=None):
+    """Runs `cmd` (stdin: a file path or None) after the untimed `setup`; returns seconds."""
+    (setup or forget_state)()
+    os.sync()
+    with open(stdin or os.devnull, "rb") as source:
+        start = time.perf_counter()
+        result = subprocess.run(cmd, stdin=source, stdout=DEVNULL, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - start
+    if result.returncode not in (0,):
+        sys.exit(f"bench: {' '.join(cmd)} failed ({result.returncode}): {result.stderr.decode()[-400:]}")
+    return elapsed
+
+
+def peak_kib(work, cmd, stdin=None, setup=None):
+    report = f"{work}/time.out"
+    execute(["/usr/bin/time", "-f", "%M", "-o", report] + cmd, stdin, setup)
+    with open(report) as f:
+        return int(f.read().split()[-1])
+
+
+def measure(rows, runs, budget):
+    """Interleaved runs of every row (label → (cmd, stdin, setup)); medians in seconds."""
+    samples = {label: [] for label in rows}
+    for label, (cmd, stdin, setup) in rows.items():  # warm-up; a slow one counts as a sample
+        elapsed = execute(cmd, stdin, setup)
+        if elapsed > 1.0:
+            samples[label].append(elapsed)
+    for _ in range(runs):
+        for label, (cmd, stdin, setup) in rows.items():
+            taken = samples[label]
+            if len(taken) >= runs or (taken and sum(taken) > budget):
+                continue
+            taken.append(execute(cmd, stdin, setup))
+    return {label: statistics.median(taken) for label, taken in samples.items()}
+
+
+def ms(seconds):
+    return f"{seconds * 1000:,.1f} ms" if seconds < 10 else f"{seconds:,.2f} s"
+
+
+# MARK: - Inputs
+
+def entry_names(n):
+    """`app/entry-NNNNNN` for the first PREFIX_ENTRIES, `service-NNNNNN` after: sorted as created."""
+    return [f"app/entry-{i:06d}" if i < PREFIX_ENTRIES else f"service-{i:06d}" for i in range(n)]
+
+
+def native_json(n):
+    return {"vaultfile_export": 1, "entries": [
+        {"name": name, "value": f"value-{i:06d}-{os.urandom(9).hex()}", "fields": {"username": f"user{i}"},
+         "created": 1700000000000, "modified": 1700000000000} for i, name in enumerate(entry_names(n))]}
+
+
+def write_inputs(work, n, document):
+    """Every import format holding the same n entries, and the template, batch script and sops file."""
+    entries = document["entries"]
+    with open(f"{work}/in-{n}.json", "w") as f:
+        json.dump(document, f)
+    with open(f"{work}/in-{n}.env", "w") as f:
+        for e in entries:
+            f.write(f'{e["name"].replace("/", "_").replace("-", "_").upper()}="{e["value"]}"\n')
+    with open(f"{work}/in-{n}.csv", "w") as f:
+        f.write("name,value,username\r\n")
+        for e in entries:
+            f.write(f'{e["name"]},{e["value"]},{e["fields"]["username"]}\r\n')
+    with open(f"{work}/in-{n}.kpxc.csv", "w") as f:
+        f.write('"Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"\n')
+        for e in entries:
+            f.write(f'"Root","{e["name"].replace("/", "-")}","{e["fields"]["username"]}","{e["value"]}","","","","0",'
+                    '"2023-11-14T22:13:20Z","2023-11-14T22:13:20Z"\n')
+    with open(f"{work}/in-{n}.bitwarden.json", "w") as f:
+        json.dump({"encrypted": False, "folders": [], "items": [
+            {"type": 1, "name": e["name"].replace("/", "-"), "login": {"username": e["fields"]["username"], "password": e["value"]},
+             "revisionDate": "2023-11-14T22:13:20.000Z", "creationDate": "2023-11-14T22:13:20.000Z"} for e in entries]}, f)
+    with open(f"{work}/template-{n}", "w") as f:
+        for name in entry_names(n)[:PREFIX_ENTRIES]:
+            f.write(f"{name.upper()}={{{{ vf://{name} }}}} user={{{{ vf://{name}#username }}}}\n")
+    with open(f"{work}/batch-{n}", "w") as f:
+        for i in range(BATCH_LINES):
+            f.write(f"set added/batch-{i:04d} --value 'batch value {i}'\n")
+    with open(f"{work}/in-{n}.yaml", "w") as f:
+        for e in entries:
+            f.write(f'{e["name"].replace("/", "_")}: "{e["value"]}"\n')
+
+
+def make_vault(vf, work, path, n, pw):
+    subprocess.run([vf, "init", "--vault", path, "--password-file", pw] + MIN_KDF, check=True, stdout=DEVNULL, stderr=DEVNULL)
+    if n:
+        subprocess.run([vf, "import", "--vault", path, "--password-file", pw, "--format", "json", f"{work}/in-{n}.json"],
+                       check=True, stdout=DEVNULL, stderr=DEVNULL)
+
+
+# MARK: - The rows
+
+def rows_for(vf, work, n, pw):
+    """label → (kind, cmd, stdin, setup); kind is the yardstick the row is judged against."""
+    vault = f"{work}/vf-{n}.vault"
+    unlock = ["--vault", vault, "--password-file", pw]
+    scratch = f"{work}/scratch-{n}.vault"
+    empty = f"{work}/empty.vault"
+
+    def fresh_copy(source):
+        def setup():
+            forget_state()
+            shutil.copyfile(source, scratch)
+        return setup
+
+    def write_to(path):
+        return ["--vault", scratch, "--password-file", pw]
+
+    rows = {
+        "verify": ("floor-read", [vf, "verify"] + unlock, None, None),
+        "set one": ("floor-write", [vf, "set", "added/one"] + write_to(scratch), f"{work}/one-value", fresh_copy(vault)),
+        "list": ("read", [vf, "list"] + unlock, None, None),
+        "list --json": ("read", [vf, "list", "--json"] + unlock, None, None),
+        "search (names)": ("read", [vf, "search", "entry-0009"] + unlock, None, None),
+        "search --values": ("read", [vf, "search", "--values", "user99"] + unlock, None, None),
+        "search --regex": ("read", [vf, "search", "--regex", "^app/entry-0+99"] + unlock, None, None),
+        "export json": ("read", [vf, "export", "--format", "json"] + unlock, None, None),
+        "export dotenv": ("read", [vf, "export", "--format", "dotenv"] + unlock, None, None),
+        "export csv": ("read", [vf, "export", "--format", "csv"] + unlock, None, None),
+        "git textconv": ("read", [vf, "git", "textconv", "--password-file", pw, vault], None, None),
+        f"inject ({min(n, PREFIX_ENTRIES):,} refs ×2)": ("read", [vf, "inject"] + unlock, f"{work}/template-{n}", None),
+        f"exec --prefix ({min(n, PREFIX_ENTRIES):,})": ("read", [vf, "exec", "--prefix", "app/"] + unlock + ["--", "true"], None, None),
+        f"batch ({BATCH_LINES:,} set lines)": ("write", [vf, "batch"] + write_to(scratch), f"{work}/batch-{n}", fresh_copy(vault)),
+        "git merge": ("write", [vf, "git", "merge", "--password-file", pw, f"{work}/base-{n}.vault", scratch,
+                                f"{work}/theirs-{n}.vault"], None, fresh_copy(f"{work}/ours-{n}.vault")),
+    }
+    for label, fmt, suffix in (("import json", "json", "json"), ("import dotenv", "dotenv", "env"), ("import csv", "csv", "csv"),
+                               ("import keepassxc-csv", "keepassxc-csv", "kpxc.csv"),
+                               ("import bitwarden-json", "bitwarden-json", "bitwarden.json")):
+        rows[label] = ("write", [vf, "import", "--format", fmt] + write_to(scratch) + [f"{work}/in-{n}.{suffix}"], None,
+                       fresh_copy(empty))
+    return rows
+
+
+def peer_rows(work, n, pw):
+    """Peers that are installed, with the verbs they have."""
+    rows = {}
+    if shutil.which("ansible-vault"):
+        path = f"{work}/ansible-{n}.yml"
+        rows["ansible-vault view"] = ("read", ["ansible-vault", "view", "--vault-password-file", pw, path], None, None)
+        rows["ansible-vault encrypt"] = ("write", ["ansible-vault", "encrypt", "--vault-password-file", pw, "--output",
+                                                   f"{work}/ansible-out.yml", f"{work}/in-{n}.yaml"], None,
+                                         lambda: os.path.exists(f"{work}/ansible-out.yml") and os.unlink(f"{work}/ansible-out.yml"))
+    if shutil.which("sops") and shutil.which("age-keygen"):
+        rows["sops decrypt"] = ("read", ["sops", "--decrypt", f"{work}/sops-{n}.yaml"], None, None)
+        rows["sops encrypt"] = ("write", ["sops", "--encrypt", "--age", open(f"{work}/age.pub").read().strip(),
+                                          f"{work}/in-{n}.yaml"], None, None)
+    if shutil.which("keepassxc-cli") and os.path.exists(f"{work}/kp-{n}.kdbx"):
+        rows["keepassxc-cli export csv"] = ("read", ["sh", "-c", f"keepassxc-cli export -q -f csv {work}/kp-{n}.kdbx < {work}/pwline"],
+                                            None, None)
+    return rows
+
+
+def prepare_peers(work, n, pw):
+    if shutil.which("ansible-vault"):
+        shutil.copyfile(f"{work}/in-{n}.yaml", f"{work}/ansible-{n}.yml")
+        subprocess.run(["ansible-vault", "encrypt", "--vault-password-file", pw, f"{work}/ansible-{n}.yml"], check=True,
+                       stdout=DEVNULL, stderr=DEVNULL)
+    if shutil.which("sops") and shutil.which("age-keygen"):
+        if not os.path.exists(f"{work}/age.key"):
+            subprocess.run(["age-keygen", "-o", f"{work}/age.key"], check=True, stderr=DEVNULL)
+            with open(f"{work}/age.pub", "w") as f:
+                f.write(subprocess.run(["age-keygen", "-y", f"{work}/age.key"], capture_output=True, text=True).stdout)
+        os.environ["SOPS_AGE_KEY_FILE"] = f"{work}/age.key"
+        with open(f"{work}/sops-{n}.yaml", "w") as f:
+            subprocess.run(["sops", "--encrypt", "--age", open(f"{work}/age.pub").read().strip(), f"{work}/in-{n}.yaml"],
+                           stdout=f, check=True, stderr=DEVNULL)
+    if shutil.which("keepassxc-cli"):
+        # A KeePass XML file through `keepassxc-cli import` (the password asked twice).
+        from xml.sax.saxutils import escape
+        with open(f"{work}/pwline", "w") as f:
+            f.write(PASSWORD + "\n")
+        with open(f"{work}/pwtwice", "w") as f:
+            f.write(PASSWORD + "\n" + PASSWORD + "\n")
+        with open(f"{work}/kp-{n}.xml", "w") as f:
+            f.write("<KeePassFile><Root><Group><Name>Root</Name>")
+            for line in open(f"{work}/in-{n}.yaml"):
+                key, value = line.rstrip("\n").split(": ", 1)
+                f.write(f"<Entry><String><Key>Title</Key><Value>{escape(key)}</Value></String>"
+                        f"<String><Key>Password</Key><Value>{escape(value.strip(chr(34)))}</Value></String></Entry>")
+            f.write("</Group></Root></KeePassFile>")
+        if os.path.exists(f"{work}/kp-{n}.kdbx"):
+            os.unlink(f"{work}/kp-{n}.kdbx")
+        subprocess.run(["sh", "-c", f"keepassxc-cli import -q {work}/kp-{n}.xml {work}/kp-{n}.kdbx < {work}/pwtwice"],
+                       check=False, stdout=DEVNULL, stderr=DEVNULL)
+
+
+# MARK: - The run
+
+def run(args, out):
+    vf, work = args.vaultfile, args.work
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else ([1000, 10000] if args.quick else [1000, 10000, 100000])
+    runs = args.runs or (3 if args.quick else 5)
+    budget = 4.0 if args.quick else 8.0
+    only = set(args.only.split(",")) if args.only else None
+    pw = f"{work}/pw"
+    os.environ["VAULTFILE_STATE_DIR"] = f"{work}/state"
+    with open(pw, "w") as f:
+        f.write(PASSWORD)
+    with open(f"{work}/one-value", "w") as f:
+        f.write("new value")
+    subprocess.run([vf, "init", "--vault", f"{work}/empty.vault", "--password-file", pw] + MIN_KDF, check=True,
+                   stdout=DEVNULL, stderr=DEVNULL)
+    results = {}
+    for n in sizes:
+        write_inputs(work, n, native_json(n))
+        make_vault(vf, work, f"{work}/vf-{n}.vault", n, pw)
+        # git merge: two sides that each changed one entry of the same base.
+        shutil.copyfile(f"{work}/vf-{n}.vault", f"{work}/base-{n}.vault")
+        for side in ("ours", "theirs"):
+            forget_state()
+            shutil.copyfile(f"{work}/vf-{n}.vault", f"{work}/{side}-{n}.vault")
+            subprocess.run([vf, "set", f"added/{side}", "--vault", f"{work}/{side}-{n}.vault", "--password-file", pw],
+                           input=side.encode(), check=True, stdout=DEVNULL, stderr=DEVNULL)
+        prepare_peers(work, n, pw)
+        rows = rows_for(vf, work, n, pw)
+        rows.update(peer_rows(work, n, pw))
+        if only:
+            rows = {label: row for label, row in rows.items() if label in only or label in ("verify", "set one")}
+        medians = measure({label: row[1:] for label, row in rows.items()}, runs, budget)
+        peaks = {label: peak_kib(work, *row[1:]) for label, row in rows.items() if not label.startswith(("ansible", "sops", "keepassxc"))}
+        results[n] = {"rows": rows, "medians": medians, "peaks": peaks, "file": os.path.getsize(f"{work}/vf-{n}.vault")}
+        print(f"scale: {n:,} entries measured", file=sys.stderr, flush=True)
+
+    startup = min(peak_kib(work, [vf, "--version"]) for _ in range(3))
+    largest = sizes[-1]
+    out(f"Vaults of {', '.join(f'{n:,}' for n in sizes)} entries (name, value and a username field each; Argon2id "
+        "1 MiB t=1 p=1). Medians of interleaved runs of whole processes. Yardsticks in the same rotation: "
+        "`verify` (unlock and check every record) for the verbs that read every entry, `set` of one entry for "
+        "the verbs that write. Growth: time at the largest size ÷ time at ten times fewer entries. "
+        f"Peak: GNU time's maximum RSS above what `vaultfile --version` occupies ({startup:,} KiB), ÷ (vault file + output).")
+    out()
+    header = "| verb | " + " | ".join(f"{n:,}" for n in sizes) + " | growth | ÷ yardstick | target | peak above start-up |"
+    out(header)
+    out("|---|" + "---:|" * (len(sizes) + 4))
+    floor = {"read": "verify", "write": "set one", "floor-read": None, "floor-write": None}
+    targets = {"read": 3.0, "write": 4.0}
+    verdicts = []
+    for label, row in results[largest]["rows"].items():
+        kind = row[0]
+        times = [results[n]["medians"].get(label) for n in sizes]
+        cells = [ms(t) if t is not None else "—" for t in times]
+        growth = times[-1] / times[-2] if len(times) > 1 and times[-2] else None
+        yard = floor[kind]
+        ratio = times[-1] / results[largest]["medians"][yard] if yard else None
+        target = targets.get(kind)
+        if label.startswith("batch") or label == "git merge":
+            target = 3.0 if label.startswith("batch") else 4.0
+        if label.startswith(("ansible", "sops", "keepassxc")):
+            target = None
+        peak = results[largest]["peaks"].get(label)
+        peak_text = f"{(peak - startup):,} KiB" if peak is not None else "—"
+        out(f"| {label} | {' | '.join(cells)} | {f'{growth:.1f}' if growth else '—'} | "
+            f"{f'{ratio:.2f}×' if ratio else '—'} | {f'≤ {target:g}×' if target else '—'} | {peak_text} |")
+        if target and ratio:
+            verdicts.append((label, ratio <= target and (growth is None or growth <= 12)))
+    out()
+    missed = [label for label, met in verdicts if not met]
+    out(f"Targets of issue 17 at {largest:,} entries (growth ≤ 12 and ratio ≤ target): "
+        + (f"{len(verdicts) - len(missed)} of {len(verdicts)} met" + (f"; missed: {', '.join(missed)}" if missed else "") + "."))
+    return results
+
+
+if __name__ == "__main__":
+    arguments = parse_args()
+    lines = []
+
+    def emit(text=""):
+        print(text, flush=True)
+        lines.append(text)
+
+    run(arguments, emit)
+    if arguments.markdown:
+        with open(arguments.markdown, "w") as f:
+            f.write("\n".join(lines) + "\n")
