@@ -72,6 +72,10 @@ struct VaultfileCommand: ParsableCommand {
                 Messages.info(Usage.short)
                 exit(withError: ExitCode(ExitStatus.usage.rawValue))
             }
+            if let shell = CompletionAliases.requestedShell(in: arguments) {
+                try StandardOutput.line(CompletionAliases.script(for: shell, root: Self.self))
+                exit()
+            }
             if let unknown = Usage.unknownVerb(in: arguments, root: Self.self) { throw unknown }
             var command = try parseAsRoot(arguments)
             try command.run()

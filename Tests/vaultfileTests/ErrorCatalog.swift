@@ -207,6 +207,7 @@ enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken
+    case folderNotEntry, noEntryOrFolder, nothingUnder
 
     init(_ error: CLIError) {
         switch error {
@@ -227,6 +228,9 @@ enum CLIErrorKind: CaseIterable {
         case .emptyValue: self = .emptyValue
         case .unknownVerb: self = .unknownVerb
         case .standardInputTaken: self = .standardInputTaken
+        case .folderNotEntry: self = .folderNotEntry
+        case .noEntryOrFolder: self = .noEntryOrFolder
+        case .nothingUnder: self = .nothingUnder
         }
     }
 
@@ -261,6 +265,13 @@ enum CLIErrorKind: CaseIterable {
         case .standardInputTaken:
             return ErrorCaseRow(CLIError.standardInputTaken(reader: "shown-first", second: "shown-second"), status: 64, hint: false,
                                 shows: ["shown-first", "shown-second"])
+        case .folderNotEntry:
+            return ErrorCaseRow(CLIError.folderNotEntry(name: "shown/folder", count: 3), status: 1, hint: true,
+                                shows: ["'shown/folder' is a folder of 3 entries, not an entry"])
+        case .noEntryOrFolder:
+            return ErrorCaseRow(CLIError.noEntryOrFolder("shown/name"), status: 1, hint: true, shows: ["no entry or folder named 'shown/name' (nothing under 'shown/name/')"])
+        case .nothingUnder:
+            return ErrorCaseRow(CLIError.nothingUnder(folder: "shown/", entry: nil), status: 1, hint: true, shows: ["nothing under 'shown/'"])
         }
     }
 }

@@ -31,19 +31,31 @@ extension VaultfileCommand {
 
         func run() throws {
             let unlocked = try unlock.open()
+            do {
+                try write(from: unlocked.vault)
+            } catch VaultError.entryNotFound(let missing) where missing == name && field == nil {
+                // `get prod` where prod/… are entries: point at them rather than at the whole list.
+                let under = unlocked.vault.names(under: name).count
+                guard under > 0 else { throw VaultError.entryNotFound(missing) }
+                throw CLIError.folderNotEntry(name: name, count: under)
+            }
+        }
+
+        /// Writes what the command line asks for: the value or a field, as JSON, or to the clipboard.
+        private func write(from vault: Vault) throws {
             if json {
-                var out = try EntryJSON.get(unlocked.vault, name: name, part: EntryPart(field: field))
+                var out = try EntryJSON.get(vault, name: name, part: EntryPart(field: field))
                 defer { out.wipe() }
                 try StandardOutput.write(out.bytes)
                 return
             }
             if clipboard.clip {
                 let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
-                let said = try unlocked.vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }
+                let said = try vault.withValue(of: name, part: EntryPart(field: field)) { try Clipboard.copy($0, clearAfter: clearAfter) }
                 Messages.info(said)
                 return
             }
-            try Self.apply(to: unlocked.vault, name: name, part: EntryPart(field: field)) { bytes in
+            try Self.apply(to: vault, name: name, part: EntryPart(field: field)) { bytes in
                 if StandardOutput.isTerminal {
                     guard force || Self.isText(bytes) else { throw CLIError.binaryOnTerminal(name: name, field: field) }
                     try StandardOutput.write(bytes)
