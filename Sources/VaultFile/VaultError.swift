@@ -77,6 +77,9 @@ public enum VaultError: CategorizedError, Equatable {
     case mergeRefused(MergeRefusal)
     /// A write to a copy older than one this machine has seen (`newer`); nothing was written.
     case staleCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
+    /// A write to a copy sealed under a file key retired on this machine (at `retired`, seconds
+    /// since 1970) by a rotation of a newer copy; nothing was written.
+    case sealedUnderRetiredKey(path: String, retired: Int64)
     /// The generation counter is at 2^64 − 1: another seal would wrap it; nothing was written.
     case generationExhausted
     /// A system call failed.
@@ -129,6 +132,9 @@ public enum VaultError: CategorizedError, Equatable {
         case .staleCopy(let path, let generation, let newer):
             return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault was seen here on "
                 + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written"
+        case .sealedUnderRetiredKey(let path, let retired):
+            return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
+                + "'passwd' on a newer copy): new secrets written there would be readable by whoever lost access then, so nothing was written"
         case .generationExhausted:
             return "the vault's generation counter is at its largest value (2^64 - 1); another write would wrap it, so nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
@@ -147,7 +153,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded, .generationExhausted: return .overLimit
-        case .staleCopy: return .stale
+        case .staleCopy, .sealedUnderRetiredKey: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict
@@ -186,26 +192,49 @@ public enum VaultError: CategorizedError, Equatable {
         /// BASE, OURS and THEIRS do not have one vault id: they are not versions of one vault.
         case unrelatedVaults
         /// The password opens the other sides but not these (each named as "ROLE at path"), whose
-        /// keyslots differ from BASE's: the password was changed on that side.
-        case passwordFails(sides: [String])
+        /// keyslots differ from BASE's: the password was changed on that side. `tried` names the
+        /// unlock sources (never their contents); `[MergeRefusal.password]` when only a password was.
+        case passwordFails(sides: [String], tried: [String] = [MergeRefusal.password])
         /// The password opens none of the three files (each named as "ROLE at path"): a wrong password.
-        case passwordOpensNone(sides: [String])
+        case passwordOpensNone(sides: [String], tried: [String] = [MergeRefusal.password])
         /// The password opens `opens` but not `fails`, among them BASE: the password was changed on
         /// the sides it opens (their keyslots differ from BASE's), and BASE needs the one from before.
-        case passwordOpensOnly(opens: [String], fails: [String])
+        case passwordOpensOnly(opens: [String], fails: [String], tried: [String] = [MergeRefusal.password])
         /// Their side changed the keyslots to a KDF lower than ours (`theirs`, against our password slots' `ours`).
         case lowerKeyDerivation(theirs: KDFParameters, ours: [KDFParameters])
 
+        /// How the password source is named among the unlock sources tried.
+        public static let password = "the password"
+
+        /// The unlock sources as a message names them when they are more than the password, e.g.
+        /// `the unlock sources tried (--identity a.txt, the password)`; nil when only a password was tried.
+        public static func sources(_ tried: [String]) -> String? {
+            guard tried != [password] else { return nil }
+            var unique: [String] = []
+            for source in tried where !unique.contains(source) { unique.append(source) }
+            return unique.count == 1 ? "the unlock source tried (\(unique[0]))" : "the unlock sources tried (\(unique.joined(separator: ", ")))"
+        }
+
         public var description: String {
             switch self {
+            case .passwordFails(let sides, let tried) where Self.sources(tried) != nil:
+                let place = sides.count == 1 ? "that side" : "each of those sides"
+                return "no keyslot of \(sides.joined(separator: " nor ")) opens with \(Self.sources(tried)!); its keyslots were changed on \(place)"
+            case .passwordOpensNone(let sides, let tried) where Self.sources(tried) != nil:
+                return "no keyslot opens with \(Self.sources(tried)!) in any of \(sides.joined(separator: ", ")), the versions being merged"
+            case .passwordOpensOnly(let opens, let fails, let tried) where Self.sources(tried) != nil:
+                let changed = opens.count == 1 ? "that side" : "those sides"
+                return "with \(Self.sources(tried)!), \(opens.joined(separator: " and ")) open\(opens.count == 1 ? "s" : "") but "
+                    + "\(fails.joined(separator: " nor ")) do\(fails.count == 1 ? "es" : "") not: "
+                    + "the keyslots were changed on \(changed) since BASE, which needs a key from before"
             case .unrelatedVaults:
                 return "OURS, THEIRS and BASE are not the same vault (vault ids differ); refusing to merge two unrelated vaults"
-            case .passwordFails(let sides):
+            case .passwordFails(let sides, _):
                 let place = sides.count == 1 ? "that side" : "each of those sides"
                 return "the password does not open \(sides.joined(separator: " nor ")); the password was changed on \(place)"
-            case .passwordOpensNone(let sides):
+            case .passwordOpensNone(let sides, _):
                 return "wrong password: it opens none of \(sides.joined(separator: ", ")), the three versions being merged"
-            case .passwordOpensOnly(let opens, let fails):
+            case .passwordOpensOnly(let opens, let fails, _):
                 let changed = opens.count == 1 ? "that side" : "those sides"
                 return "the password opens \(opens.joined(separator: " and ")) but not \(fails.joined(separator: " nor ")): "
                     + "it was changed on \(changed) since BASE, which needs the password from before"

@@ -73,6 +73,25 @@ import Testing
         #expect(try cli.run(["get", "a", "--vault", cli.path("original.vault")]).status == 2)
     }
 
+    @Test func test_mergeCopies_acrossAPasswdMadeWhileUnlockedOpensBothThroughTheAgent() throws {
+        let cli = try CLI.withVault(["a": "1"]); defer { cli.stopAgent(); cli.directory.remove() }
+        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
+        try cli.write("stick.vault", try cli.read("t.vault"))
+        // Two copies changed apart (the setup's writes skip the rollback check, which would stop the second).
+        let off = ["VAULTFILE_ROLLBACK_CHECK": "off"]
+        #expect(try cli.run(["set", "x", "--vault", cli.path("stick.vault")], stdin: Array("on-the-stick".utf8), extra: off).status == 0)
+        try cli.write("pw2", Array("new-password".utf8))
+        #expect(try cli.run(["passwd", "--new-password-file", cli.path("pw2")] + cli.unlock(), extra: off).status == 0)
+        #expect(try cli.run(["set", "y", "--vault", cli.path("t.vault")], stdin: Array("at-home".utf8), extra: off).status == 0)
+        // No secret source: the agent holds the old key (the stick) and the new one (home).
+        let merged = try cli.run(["merge", cli.path("t.vault"), cli.path("stick.vault")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try cli.run(["get", "x", "--vault", cli.path("t.vault")]).text == "on-the-stick")
+        #expect(try cli.run(["get", "y", "--vault", cli.path("t.vault")]).text == "at-home")
+        #expect(try cli.run(["get", "x", "--no-agent", "--vault", cli.path("t.vault"), "--password-file", cli.path("pw2")]).text == "on-the-stick",
+                "sealed under the new password's key")
+    }
+
     @Test func test_rekey_doesNotUnlockAVaultTheAgentDoesNotHold() throws {
         let cli = try CLI.withVault(["a": "1"]); defer { cli.stopAgent(); cli.directory.remove() }
         _ = try CLI.withVault(["b": "2"], name: "other.vault", in: cli)

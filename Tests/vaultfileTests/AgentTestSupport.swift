@@ -15,11 +15,6 @@ extension CLI.Running {
     }
 }
 
-/// `vaultfile agent status` failed; `message` is what it said.
-struct AgentStatusFailed: Error {
-    let message: String
-}
-
 /// Helpers of the agent's CLI tests: every agent a test starts is stopped, by its pid, on the way out;
 /// every wait is bounded.
 extension CLI {
@@ -31,13 +26,19 @@ extension CLI {
         return cli
     }
 
+    /// `agent status` failed (e.g. an agent killed mid-answer): thrown, never a trap, since
+    /// `agentPID` polls it while an agent dies.
+    struct AgentStatusFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
     /// `vaultfile agent status --json` as a dictionary.
     func agentStatus(extra: [String: String] = [:]) throws -> [String: Any] {
         let result = try run(["agent", "status", "--json"], extra: extra)
-        // Thrown, not a precondition: an agent that is being killed may reset the connection, and
-        // agentPID (try?) reads that as no agent; a test that expects one fails by its own name.
-        guard result.status == 0 else { throw AgentStatusFailed(message: result.stderr) }
-        return try JSONSerialization.jsonObject(with: Data(result.stdout)) as! [String: Any]
+        guard result.status == 0, let status = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
+            throw AgentStatusFailed(description: "agent status exited \(result.status): \(result.stderr)")
+        }
+        return status
     }
 
     /// The running agent's pid, or nil.

@@ -43,6 +43,7 @@ enum VaultErrorKind: CaseIterable {
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
     case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
 
     init(_ error: VaultError) {
@@ -75,11 +76,15 @@ enum VaultErrorKind: CaseIterable {
         case .busy: self = .busy
         case .changedOnDisk: self = .changedOnDisk
         case .mergeRefused(.unrelatedVaults): self = .mergeRefusedUnrelatedVaults
+        case .mergeRefused(.passwordFails(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesFail
         case .mergeRefused(.passwordFails): self = .mergeRefusedPasswordFails
+        case .mergeRefused(.passwordOpensNone(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenNone
         case .mergeRefused(.passwordOpensNone): self = .mergeRefusedPasswordOpensNone
+        case .mergeRefused(.passwordOpensOnly(_, _, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenOnly
         case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .staleCopy: self = .staleCopy
+        case .sealedUnderRetiredKey: self = .sealedUnderRetiredKey
         case .generationExhausted: self = .generationExhausted
         case .io: self = .io
         case .notDurable: self = .notDurable
@@ -139,6 +144,22 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefusedPasswordOpensOnly:
             return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"])),
                                 status: 2, hint: true, shows: ["OURS at /v/o.vault", "BASE at /v/b.vault", "changed on that side"])
+        case .mergeRefusedSourcesFail:
+            // Identities and keyfiles are named as sources, never "the password", and never their contents.
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordFails(sides: ["THEIRS at /v/t.vault"], tried: ["--identity shown.txt", "--keyfile k.bin"])),
+                                status: 2, hint: true, shows: ["THEIRS at /v/t.vault", "--identity shown.txt, --keyfile k.bin", "keyslots were changed"])
+        case .mergeRefusedSourcesOpenNone:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensNone(sides: ["OURS at /v/o.vault", "THEIRS at /v/t.vault"],
+                                                                           tried: ["VAULTFILE_IDENTITY_FILE (/v/id.txt)", "VAULTFILE_IDENTITY_FILE (/v/id.txt)"])),
+                                status: 2, hint: true, shows: ["the unlock source tried (VAULTFILE_IDENTITY_FILE (/v/id.txt))", "OURS at /v/o.vault", "THEIRS at /v/t.vault"])
+        case .mergeRefusedSourcesOpenOnly:
+            return ErrorCaseRow(VaultError.mergeRefused(.passwordOpensOnly(opens: ["OURS at /v/o.vault"], fails: ["BASE at /v/b.vault"],
+                                                                           tried: ["VAULTFILE_KEYFILE (/v/k)", "the password"])),
+                                status: 2, hint: true, shows: ["VAULTFILE_KEYFILE (/v/k), the password", "OURS at /v/o.vault opens", "BASE at /v/b.vault does not"])
+        case .sealedUnderRetiredKey:
+            return ErrorCaseRow(VaultError.sealedUnderRetiredKey(path: "/v/shown.vault", retired: 1_780_000_000), status: 7, hint: true,
+                                shows: ["/v/shown.vault is sealed under a file key that was retired", "2026-05-28 20:26:40 UTC",
+                                        "readable by whoever lost access", "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

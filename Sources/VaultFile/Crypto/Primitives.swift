@@ -87,6 +87,8 @@ enum Subkey {
     static let payloadStream = (context: "vfstream", id: UInt64(1))
     /// The key of entry fingerprints for diffs: context `"vffprint"`, id 1.
     static let fingerprint = (context: "vffprint", id: UInt64(1))
+    /// The file key's id, recorded when the key is retired (`RetiredKeys`): context `"vfkey-id"`, id 1.
+    static let keyID = (context: "vfkey-id", id: UInt64(1))
 
     /// Derives a 32-byte subkey of `fileKey` for `purpose`.
     static func derive(from fileKey: SecureBytes, _ purpose: (context: String, id: UInt64)) -> SecureBytes {

@@ -12,15 +12,27 @@ extension VaultStore {
     /// it (`mergeFiles`); without, two-way (`VaultMerge.merge(ours:theirs:)`). The result is
     /// sealed at one more than the largest of ours, theirs and the generation `rollback` has
     /// recorded for the vault, so it is newer than every copy seen; `rollback` then records it.
-    /// A merge is never refused as a write to an older copy: it exists to repair a fork.
+    /// A merge is never refused as a write to an older copy: it exists to repair a fork; and a
+    /// copy sealed under a file key `rollback` knows as retired gives way to the other copy's key.
     /// Returns the conflicts, which the result holds side by side, and the result's generation.
     public func mergeCopy(
         theirs: String, base: String? = nil, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
         rollback: RollbackCheck? = nil
     ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
+        try mergeCopy(theirs: theirs, base: base, fileKeys: nil, credentials: { credentials }, limits: limits, allowLowerKDF: allowLowerKDF,
+                      rollback: rollback)
+    }
+
+    /// Merges as above, opening each copy with the key `fileKeys` finds for its header (the
+    /// agent's) and only the others with `credentials`, asked for once, when a copy needs it.
+    public func mergeCopy(
+        theirs: String, base: String? = nil, fileKeys: FileKeyLookup?, credentials: () throws -> [UnlockCredential], limits: KDFLimits,
+        allowLowerKDF: Bool = false, rollback: RollbackCheck? = nil
+    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
         let (header, conflicts) = try withLock { () throws -> (VaultHeader, [VaultMerge.Conflict]) in
             let merge = try PreparedMerge(
-                base: base, ours: path, theirs: theirs, roles: .copies, credentials: credentials, limits: limits, allowLowerKDF: allowLowerKDF)
+                base: base, ours: path, theirs: theirs, roles: .copies, fileKeys: fileKeys, credentials: credentials, limits: limits,
+                allowLowerKDF: allowLowerKDF, retiredKeys: rollback?.retiredKeys)
             let recorded = rollback?.recordedGeneration(of: merge.oursHeader.vaultID) ?? 0
             merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation, recorded))
             try replace(expecting: merge.oursFile.identity, mode: merge.oursFile.mode) { output throws(VaultError) in

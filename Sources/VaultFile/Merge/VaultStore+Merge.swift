@@ -35,11 +35,14 @@ extension VaultStore {
     /// slots (an identity, a keyfile, a recovery code, a password). A side whose keyslots changed
     /// (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a removal
     /// with an edit is sealed under the new key and the removed secret does not open the result.
+    /// With `retiredKeys`, a side sealed under a file key retired on this machine gives way to
+    /// one that is not (only read: nothing is recorded).
     public static func mergeFiles(
-        base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false
+        base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
+        retiredKeys: RetiredKeys? = nil
     ) throws -> [VaultMerge.Conflict] {
         try mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: nil, credentials: { credentials }, limits: limits,
-                       allowLowerKDF: allowLowerKDF)
+                       allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
     }
 
     /// Merges as above, opening each side with the key `fileKeys` finds for its header (the
@@ -47,11 +50,11 @@ extension VaultStore {
     /// `credentials`, which is asked for at most once, and only when a side needs it.
     public static func mergeFiles(
         base: String, ours: String, theirs: String, fileKeys: FileKeyLookup?, credentials: () throws -> [UnlockCredential],
-        limits: KDFLimits, allowLowerKDF: Bool = false
+        limits: KDFLimits, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil
     ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
             base: base, ours: ours, theirs: theirs, roles: .git, fileKeys: fileKeys, credentials: credentials, limits: limits,
-            allowLowerKDF: allowLowerKDF)
+            allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
         merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
         try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
@@ -65,7 +68,8 @@ extension VaultStore {
 
 /// Two or three files of one vault opened and merged, ready to be sealed over OURS.
 struct PreparedMerge {
-    /// The vault that seals the result: ours, or theirs when only their side changed the keyslots.
+    /// The vault that seals the result: ours, or theirs when only their side changed the keyslots
+    /// or only ours is sealed under a retired file key.
     let sealer: UnlockedVault
     /// The conflicts the merged contents hold side by side.
     let conflicts: [VaultMerge.Conflict]
@@ -76,20 +80,23 @@ struct PreparedMerge {
 
     /// Opens `ours`, `theirs` and, when given, `base`, each with the first of `credentials` that
     /// opens one of its slots, and merges their contents: three-way with a base, else two-way
-    /// (`VaultMerge.merge(ours:theirs:)`, our keyslots kept).
+    /// (`VaultMerge.merge(ours:theirs:)`, our keyslots kept). Whatever the keyslots, a side
+    /// whose file key `retiredKeys` holds gives way to one whose key it does not: the result is
+    /// sealed under the newest key.
     init(
         base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, credentials: [UnlockCredential],
-        limits: KDFLimits, allowLowerKDF: Bool
+        limits: KDFLimits, allowLowerKDF: Bool, retiredKeys: RetiredKeys? = nil
     ) throws {
         try self.init(base: base, ours: ours, theirs: theirs, roles: roles, fileKeys: nil, credentials: { credentials }, limits: limits,
-                      allowLowerKDF: allowLowerKDF)
+                      allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
     }
 
     /// As above, opening first each side whose header a key of `fileKeys` verifies (the agent's),
     /// and asking `credentials` (once) only for a side none opens.
     init(
         base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, fileKeys: VaultStore.FileKeyLookup?,
-        credentials readCredentials: () throws -> [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool
+        credentials readCredentials: () throws -> [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool,
+        retiredKeys: RetiredKeys? = nil
     ) throws {
         // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
         var paths: [(role: String, path: String)] = base.map { [(roles.base, $0)] } ?? []
@@ -124,7 +131,8 @@ struct PreparedMerge {
             }
         }
         guard failing.isEmpty else {
-            throw VaultError.mergeRefused(Self.passwordRefusal(failing: failing, paths: paths, headers: headers, hasBase: base != nil))
+            throw VaultError.mergeRefused(Self.passwordRefusal(failing: failing, paths: paths, headers: headers, hasBase: base != nil,
+                                                               tried: (credentials ?? []).map(\.source)))
         }
         let merged: (vault: Vault, conflicts: [VaultMerge.Conflict])
         var takeTheirKeys = false
@@ -133,15 +141,23 @@ struct PreparedMerge {
             let oursChangedKeys = headers[o].keyslots != headers[0].keyslots
             let theirsChangedKeys = headers[t].keyslots != headers[0].keyslots
             takeTheirKeys = theirsChangedKeys && !oursChangedKeys
-            // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
-            // --allow-weak-kdf`): a merge does not take that silently.
-            if takeTheirKeys && !allowLowerKDF,
-               let lower = VaultMerge.lowerKeyDerivation(theirs: headers[t].keyslots, ours: headers[o].keyslots) {
-                throw VaultError.mergeRefused(.lowerKeyDerivation(theirs: lower.theirs, ours: lower.ours))
-            }
         } else {
             // Without the ancestor nothing says which side changed the keyslots: ours stay.
             merged = try VaultMerge.merge(ours: opened[o].vault, theirs: opened[t].vault)
+        }
+        if let retiredKeys {
+            // Only read here: a retired key counts whichever side holds it, and the merge records nothing.
+            func isRetired(_ side: UnlockedVault) -> Bool {
+                (try? retiredKeys.retiredAt(side.fileKeyID, vault: side.header.vaultID)) != nil
+            }
+            let (oursRetired, theirsRetired) = (isRetired(opened[o]), isRetired(opened[t]))
+            if oursRetired != theirsRetired { takeTheirKeys = oursRetired }
+        }
+        // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
+        // --allow-weak-kdf`): a merge does not take that silently.
+        if takeTheirKeys && !allowLowerKDF,
+           let lower = VaultMerge.lowerKeyDerivation(theirs: headers[t].keyslots, ours: headers[o].keyslots) {
+            throw VaultError.mergeRefused(.lowerKeyDerivation(theirs: lower.theirs, ours: lower.ours))
         }
         sealer = takeTheirKeys ? opened[t] : opened[o]
         sealer.vault = merged.vault
@@ -159,15 +175,15 @@ struct PreparedMerge {
     /// opens none, it is a wrong password. When it fails on BASE but opens another side, that
     /// side's keyslots differ from BASE's for the same reason: the password was changed there.
     private static func passwordRefusal(
-        failing: [Int], paths: [(role: String, path: String)], headers: [VaultHeader], hasBase: Bool
+        failing: [Int], paths: [(role: String, path: String)], headers: [VaultHeader], hasBase: Bool, tried: [String]
     ) -> VaultError.MergeRefusal {
         func side(_ index: Int) -> String { "\(paths[index].role) at \(paths[index].path)" }
         let opening = paths.indices.filter { !failing.contains($0) }
-        if opening.isEmpty { return .passwordOpensNone(sides: failing.map(side)) }
+        if opening.isEmpty { return .passwordOpensNone(sides: failing.map(side), tried: tried) }
         // Without BASE nothing tells which side changed the password.
         if hasBase && !failing.contains(0) && failing.allSatisfy({ headers[$0].keyslots != headers[0].keyslots }) {
-            return .passwordFails(sides: failing.map(side))
+            return .passwordFails(sides: failing.map(side), tried: tried)
         }
-        return .passwordOpensOnly(opens: opening.map(side), fails: failing.map(side))
+        return .passwordOpensOnly(opens: opening.map(side), fails: failing.map(side), tried: tried)
     }
 }

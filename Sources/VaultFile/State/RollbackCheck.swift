@@ -1,14 +1,17 @@
 // MARK: - The rollback check of one command
 
 /// Compares the vault a command opens with what this machine has seen of it, refuses a write
-/// to an older copy, and records the newest generation seen (docs/SECURITY.md, "Rollback").
+/// to an older copy, and records the newest generation seen (docs/SECURITY.md, "Rollback");
+/// recognises a copy sealed under a file key retired here, refuses a write to it, and records
+/// the key a rotation retires (docs/SECURITY.md, "What recipients cannot promise").
 ///
-/// `VaultStore.open`, `update` and `changePassword` call it: `opened` after a successful unlock,
-/// `willWrite` just before the new version is written (nothing is on disk yet), and `finished`
-/// once the command is over, with the header of the file now on disk, so that a write records
-/// its new generation only after its rename. What the user should know is collected in
-/// `findings` and `problem`, for the command line to show. The git integration (textconv,
-/// the merge driver) and vaults inside a git work tree run without one.
+/// `VaultStore.open`, `update`, `replaceKeys` and `changePassword` call it: `opened` after a
+/// successful unlock, `willWrite` just before the new version is written (nothing is on disk
+/// yet), and `finished` once the command is over, with the header of the file now on disk, so
+/// that a write records its new generation (and a rotation the key it retired) only after its
+/// rename. What the user should know is collected in `findings` and `problem`, for the command
+/// line to show. Inside a git work tree a check is made with `comparesGenerations` false: the
+/// retired keys still count there. The git integration (textconv, the merge driver) runs without one.
 public final class RollbackCheck: @unchecked Sendable {
     // @unchecked: one command on one thread uses it, then reads what it found.
 
@@ -18,6 +21,8 @@ public final class RollbackCheck: @unchecked Sendable {
         case olderCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
         /// A copy of the generation seen here, with another header: two copies of one older copy were each changed.
         case diverged(path: String, generation: UInt64, other: SeenGenerations.Record)
+        /// A copy sealed under a file key retired here (at `retired`, seconds since 1970), and nothing was written to it.
+        case retiredKey(path: String, retired: Int64)
 
         public var description: String {
             switch self {
@@ -27,6 +32,9 @@ public final class RollbackCheck: @unchecked Sendable {
             case .diverged(let path, let generation, let other):
                 return "\(path) has diverged from the copy seen here on \(other.seenText) (at \(other.path)): both are generation "
                     + "\(generation) with different contents, so two copies were each changed"
+            case .retiredKey(let path, let retired):
+                return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
+                    + "'passwd' on a newer copy): whoever lost access then may still open this copy"
             }
         }
     }
@@ -35,6 +43,10 @@ public final class RollbackCheck: @unchecked Sendable {
     public let seen: SeenGenerations
     /// Whether a write to an older copy is let through (then sealed past the recorded generation).
     public let allowRollback: Bool
+    /// Whether generations are compared and recorded (off inside a git work tree); retired keys always are.
+    public let comparesGenerations: Bool
+    /// The file keys retired on this machine, in the state folder of `seen`.
+    public let retiredKeys: RetiredKeys
     /// What the user should be told, in order.
     public private(set) var findings: [Finding] = []
     /// The first problem with the state folder, if any: the check did what it could without it.
@@ -45,25 +57,48 @@ public final class RollbackCheck: @unchecked Sendable {
     private var comparison: SeenGenerations.Comparison = .unseen
     /// Whether a write was refused: its error says it all, and the record stays above the file.
     private var refused = false
+    /// The id of the file key unlocked, and when it was retired here (nil: it was not).
+    private var openedKeyID: [UInt8] = []
+    private var openedKeyRetired: Int64?
+    /// Whether the write under way seals a new file key (a rotation), which retires the one unlocked.
+    private var rotating = false
 
-    /// A check against the records in `seen`.
-    public init(seen: SeenGenerations, allowRollback: Bool = false) {
+    /// A check against the records in `seen`; with `comparesGenerations` false (a vault inside a
+    /// git work tree) only the retired file keys are checked.
+    public init(seen: SeenGenerations, allowRollback: Bool = false, comparesGenerations: Bool = true) {
         self.seen = seen
         self.allowRollback = allowRollback
+        self.comparesGenerations = comparesGenerations
+        self.retiredKeys = RetiredKeys(state: seen.state)
     }
 
     // MARK: The steps of one command
 
-    /// After a successful unlock: compares `header` with the record of its vault.
-    func opened(_ header: VaultHeader) {
+    /// After a successful unlock: compares `unlocked`'s header with the record of its vault, and
+    /// looks its file key up among the retired ones.
+    func opened(_ unlocked: UnlockedVault) {
+        let header = unlocked.header
         openedHeader = header
-        comparison = SeenGenerations.compare(header, with: recorded(header.vaultID))
+        if comparesGenerations { comparison = SeenGenerations.compare(header, with: recorded(header.vaultID)) }
+        openedKeyID = unlocked.fileKeyID
+        do {
+            openedKeyRetired = try retiredKeys.retiredAt(openedKeyID, vault: header.vaultID)
+        } catch {
+            problem = problem ?? error
+        }
     }
 
-    /// Before `unlocked` is sealed over the file at `path`: refuses a write to an older copy
+    /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is always
+    /// let through: it is the way out of a retired key. Any other write under a retired key is
+    /// refused (`sealedUnderRetiredKey`, nothing written). A write to an older copy is refused
     /// (`staleCopy`, nothing written) unless `allowRollback`; when allowed, the seal is made to
     /// write the recorded generation + 1, so that the restored copy is the newest from then on.
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
+        rotating = unlocked.fileKeyID != openedKeyID
+        if let retired = openedKeyRetired, !rotating {
+            refused = true
+            throw .sealedUnderRetiredKey(path: path, retired: retired)
+        }
         guard case .older(let newer) = comparison else { return }
         guard allowRollback else {
             refused = true
@@ -78,6 +113,17 @@ public final class RollbackCheck: @unchecked Sendable {
         guard let opened = openedHeader, !refused else { return }
         openedHeader = nil
         let wrote = header != opened
+        if wrote && rotating {
+            // After the rename, never before: a rotation killed earlier leaves the old key current.
+            do {
+                try retiredKeys.retire(openedKeyID, vault: opened.vaultID)
+            } catch {
+                problem = problem ?? error
+            }
+        } else if let retired = openedKeyRetired {
+            findings.append(.retiredKey(path: path, retired: retired))
+        }
+        guard comparesGenerations else { return }
         switch comparison {
         case .older(let newer) where !wrote:
             findings.append(.olderCopy(path: path, generation: opened.generation, newer: newer))
@@ -96,12 +142,14 @@ public final class RollbackCheck: @unchecked Sendable {
 
     /// Records `header`, the result of a merge written to `path`: no comparison, no finding.
     func merged(_ header: VaultHeader, path: String) {
+        guard comparesGenerations else { return }
         record(header, path: path)
     }
 
     /// The generation recorded for vault `vaultID`, or nil when none is (or the records cannot be read).
     func recordedGeneration(of vaultID: [UInt8]) -> UInt64? {
-        recorded(vaultID)?.generation
+        guard comparesGenerations else { return nil }
+        return recorded(vaultID)?.generation
     }
 
     // MARK: Private

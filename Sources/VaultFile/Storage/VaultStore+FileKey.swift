@@ -18,7 +18,7 @@ extension VaultStore {
         let opened = try openHeader()
         var payload = FileCiphertext(opened.file, from: opened.headerLength)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
-        rollback?.opened(unlocked.header)
+        rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
     }
@@ -31,7 +31,7 @@ extension VaultStore {
         guard let fileKey = try lookup(opened.header), VaultCodec.verifies(opened.header, fileKey: fileKey) else { return nil }
         var payload = FileCiphertext(opened.file, from: opened.headerLength)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
-        rollback?.opened(unlocked.header)
+        rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
     }
@@ -55,7 +55,7 @@ extension VaultStore {
             var payload = FileCiphertext(opened.file, from: opened.headerLength)
             let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
                 try rollback?.willWrite(unlocked, path: path)

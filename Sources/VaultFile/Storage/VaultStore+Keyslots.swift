@@ -19,7 +19,7 @@ extension VaultStore {
         rollback: RollbackCheck? = nil
     ) throws -> UnlockedVault {
         let unlocked = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey).unlocked
-        rollback?.opened(unlocked.header)
+        rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
     }
@@ -38,7 +38,7 @@ extension VaultStore {
         return try withLock {
             let (unlocked, file) = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
                 try rollback?.willWrite(unlocked, path: path)
@@ -65,7 +65,7 @@ extension VaultStore {
         return try withLock {
             let (unlocked, file) = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let (next, result) = try change(unlocked)
             try rollback?.willWrite(next, path: path)
             try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try next.seal(to: output) }

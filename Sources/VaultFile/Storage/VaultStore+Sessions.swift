@@ -19,7 +19,7 @@ extension VaultStore {
         password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
     ) throws -> UnlockedVault {
         let unlocked = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey).unlocked
-        rollback?.opened(unlocked.header)
+        rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
     }
@@ -68,7 +68,7 @@ extension VaultStore {
         return try withLock {
             let (unlocked, file) = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let result = try edit(unlocked)
             if unlocked.hasChanges {
                 try rollback?.willWrite(unlocked, path: path)
@@ -109,7 +109,7 @@ extension VaultStore {
         return try withLock {
             let (unlocked, file) = try openStreaming(password: old, limits: limits, willDeriveKey: willDeriveKey)
             onDisk = unlocked.header
-            rollback?.opened(unlocked.header)
+            rollback?.opened(unlocked)
             let new = try newPassword()
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults
             let next = try unlocked.changePassword(to: new, kdf: parameters)

@@ -65,16 +65,30 @@ enum RollbackSetting {
     }
 }
 
-extension UnlockOptions {
-    /// The rollback check for this command's vault, or nil when it is off (or has no state folder).
-    func rollbackCheck() throws -> RollbackCheck? {
-        switch try RollbackSetting.forVault(at: location.path) {
+extension RollbackSetting {
+    /// The check of a command on the vault at `path`: generations and retired file keys where the
+    /// rollback check is on; only retired file keys when it is off (in a git work tree, where an old
+    /// branch after a member's removal is the common case, or by the environment); nil without a
+    /// state folder.
+    static func check(forVaultAt path: String, allowRollback: Bool = false) throws -> RollbackCheck? {
+        switch try forVault(at: path) {
         case .on(let seen): return RollbackCheck(seen: seen, allowRollback: allowRollback)
-        case .offInGit, .offByEnvironment: return nil
+        case .offInGit, .offByEnvironment:
+            return StateFolder.current.map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
         case .noStateFolder:
             StateWarning.show(StateWarning.noFolder)
             return nil
         }
+    }
+}
+
+/// Shown once per command however many times it opens the vault (a dry run and then the write, say).
+private let retiredKeyNoticeShown = Mutex(false)
+
+extension UnlockOptions {
+    /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder.
+    func rollbackCheck() throws -> RollbackCheck? {
+        try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback)
     }
 
     /// Shows what `check` found: an older copy, diverged copies, a state folder that failed.
@@ -87,6 +101,13 @@ extension UnlockOptions {
             case .diverged(let path, _, let other):
                 let merge = other.path == path ? "'vaultfile merge OURS THEIRS'" : "'vaultfile merge \(path) \(other.path)'"
                 Messages.warning("\(finding); combine them with \(merge)")
+            case .retiredKey:
+                let first = retiredKeyNoticeShown.withLock { shown in
+                    defer { shown = true }
+                    return !shown
+                }
+                guard first else { continue }
+                Messages.warning("\(finding); a write to it is refused (exit 7) until 'vaultfile rekey' or a merge with the rotated copy")
             }
         }
         if let problem = check.problem { StateWarning.show(problem) }

@@ -36,9 +36,12 @@ extension UnlockOptions {
     }
 
     /// The agent's lookup for other files of the same vault (git's merge driver), or nil.
-    var agentLookup: VaultStore.FileKeyLookup? {
+    var agentLookup: VaultStore.FileKeyLookup? { agentLookup(forPath: location.path) }
+
+    /// The agent's lookup for the vault at `path` and other copies of it (`vaultfile merge`), or nil.
+    func agentLookup(forPath path: String) -> VaultStore.FileKeyLookup? {
         guard asksAgent else { return nil }
-        return AgentAccess.lookup(vaultPath: location.path)
+        return AgentAccess.lookup(vaultPath: path)
     }
 
     /// After a rotation of the file key (`passwd`, `slot rm`, `rekey`): when the agent holds keys of

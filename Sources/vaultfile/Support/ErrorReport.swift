@@ -128,11 +128,20 @@ struct ErrorReport: Equatable {
             return "each variable holds one entry: rename one of the two, or leave one out with --prefix (or exec's --only)"
         case .mergeRefused(.unrelatedVaults):
             return "keep one side with 'git checkout --ours FILE' or '--theirs FILE', then move entries with export/import"
+        case .mergeRefused(.passwordFails(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil:
+            return "merge with a source that opens each side ('vaultfile slot list' on that side shows who can open it): "
+                + "an identity, keyfile or password given to git's merge driver through VAULTFILE_IDENTITY_FILE, VAULTFILE_KEYFILE or VAULTFILE_PASSWORD_FILE"
         case .mergeRefused(.passwordFails):
             return "merge with the password of each side: check out that side, run 'vaultfile passwd' to the same password, and merge again"
+        case .mergeRefused(.passwordOpensNone(_, let tried)) where VaultError.MergeRefusal.sources(tried) != nil:
+            return "check the unlock sources git's merge driver is given (VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, VAULTFILE_KEYFILE, "
+                + "VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND or VAULTFILE_PASSWORD), then merge again"
         case .mergeRefused(.passwordOpensNone):
             return "check the password git's merge driver is given (VAULTFILE_PASSWORD_COMMAND, VAULTFILE_PASSWORD_FILE or VAULTFILE_PASSWORD), "
                 + "then merge again"
+        case .mergeRefused(.passwordOpensOnly(_, _, let tried)) where VaultError.MergeRefusal.sources(tried) != nil:
+            return "merge with a source that BASE opens as well (a key from before the change), "
+                + "or keep one side with 'git checkout --ours FILE' or '--theirs FILE' and move entries with export/import"
         case .mergeRefused(.passwordOpensOnly):
             return "merge with the password BASE opens with, after 'vaultfile passwd' back to it on the side that changed it; "
                 + "or keep one side with 'git checkout --ours FILE' or '--theirs FILE' and move entries with export/import"
@@ -143,6 +152,9 @@ struct ErrorReport: Equatable {
             let merge = newer.path == path ? "'vaultfile merge'" : "'vaultfile merge \(path) \(newer.path)'"
             return "if this copy is the one to keep, run the command again with --allow-rollback (it then becomes the newest); "
                 + "to combine both copies' changes use \(merge)"
+        case .sealedUnderRetiredKey:
+            return "run 'vaultfile rekey' on this copy (and 'vaultfile slot rm' again for any slot the newer copy removed), "
+                + "or merge it with the rotated copy ('git merge' of the branch that rotated the key, or 'vaultfile merge')"
         case .generationExhausted: return "move the entries into a new vault ('vaultfile init', then 'vaultfile export' and 'vaultfile import')"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }

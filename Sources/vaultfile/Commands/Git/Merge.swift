@@ -31,9 +31,11 @@ extension VaultfileCommand.Git {
             // passwd or slot rm open); the unlock sources only for a side none of them opens, read once.
             let conflicts: [VaultMerge.Conflict]
             do {
+                // The retired file keys are only read: a merge with the rotated copy is sealed under the newest key.
                 conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: unlock.agentLookup,
                                                       credentials: { try unlock.credentials() }, limits: try unlock.limits(),
-                                                      allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1")
+                                                      allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1",
+                                                      retiredKeys: StateFolder.current.map(RetiredKeys.init))
             } catch let error as VaultError {
                 // A lowered KDF is for a person to decide, as a conflict is: exit 1, OURS untouched.
                 guard case .mergeRefused(.lowerKeyDerivation) = error, let report = ErrorReport(error) else { throw error }

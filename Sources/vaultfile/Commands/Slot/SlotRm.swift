@@ -37,12 +37,15 @@ enum Rotation {
     /// it, and reports every key the new file key is wrapped to.
     static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?) throws {
         let path = unlock.location.path
+        // Refuses an older copy as any write does; records the file key this rotation retires.
+        let rollback = try unlock.rollbackCheck()
         // A slot's secret even while an agent holds the file key (`credentials()` never asks the
         // agent): a rotation changes who can open the vault. The agent gets the new key after.
         let credentials = try unlock.credentials()
+        defer { UnlockOptions.report(rollback) }
         var rotatedKey: (header: VaultHeader, fileKey: SecureBytes)?
         let (removed, wrappedTo) = try unlock.location.store.replaceKeys(
-            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce,
+            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback,
             rotated: { rotatedKey = ($0, $1) }
         ) { unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
             let index = try removing.map { try unlocked.slotIndex(named: $0) }
