@@ -79,6 +79,10 @@ struct VaultfileCommand: ParsableCommand {
                 try? StandardOutput.line(vaultfileVersion)
                 exit()
             }
+            if let shell = CompletionAliases.requestedShell(in: arguments) {
+                try StandardOutput.line(CompletionAliases.script(for: shell, root: Self.self))
+                exit()
+            }
             if let unknown = Usage.unknownVerb(in: arguments, root: Self.self) { throw unknown }
             var command = try parseAsRoot(arguments)
             try command.run()

@@ -185,6 +185,11 @@ import VaultFile
         #expect(try cli.run(["list"] + cli.unlock()).stdout == bytes(composed + "/a\n"))
         #expect(try cli.run(["mv", composed + "/a", "b/" + decomposed] + cli.unlock()).status == 0)
         #expect(try cli.run(["list"] + cli.unlock()).stdout == bytes("b/" + composed + "\n"))
+        // cp: the source found in either form, the copy named in NFC; a folder likewise.
+        #expect(try cli.run(["cp", "b/" + decomposed, "c/" + decomposed] + cli.unlock()).status == 0)
+        #expect(try cli.run(["cp", decomposed + "/", "d/"] + cli.unlock()).status != 0, "no folder café/ any more")
+        #expect(try cli.run(["cp", "c/", decomposed + "/"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["list"] + cli.unlock()).stdout == bytes("b/\(composed)\nc/\(composed)\n\(composed)/\(composed)\n"))
     }
 
     /// A vault written as an older vaultfile could write it: names stored byte for byte as given.

@@ -234,7 +234,7 @@ enum KDFErrorKind: CaseIterable {
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
-    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit
+    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
 
     init(_ error: CLIError) {
         switch error {
@@ -256,6 +256,9 @@ enum CLIErrorKind: CaseIterable {
         case .unknownVerb: self = .unknownVerb
         case .standardInputTaken: self = .standardInputTaken
         case .regexWorkLimit: self = .regexWorkLimit
+        case .folderNotEntry: self = .folderNotEntry
+        case .noEntryOrFolder: self = .noEntryOrFolder
+        case .nothingUnder: self = .nothingUnder
         }
     }
 
@@ -293,6 +296,13 @@ enum CLIErrorKind: CaseIterable {
         case .regexWorkLimit:
             return ErrorCaseRow(CLIError.regexWorkLimit(pattern: "'shown-pattern'", initialSteps: 1_000_000, stepsPerCharacter: 1_000), status: 6,
                                 hint: true, shows: ["limit exceeded", "'shown-pattern'", "1000 steps per character", "1000000"])
+        case .folderNotEntry:
+            return ErrorCaseRow(CLIError.folderNotEntry(name: "shown/folder", count: 3), status: 1, hint: true,
+                                shows: ["'shown/folder' is a folder of 3 entries, not an entry"])
+        case .noEntryOrFolder:
+            return ErrorCaseRow(CLIError.noEntryOrFolder("shown/name"), status: 1, hint: true, shows: ["no entry or folder named 'shown/name' (nothing under 'shown/name/')"])
+        case .nothingUnder:
+            return ErrorCaseRow(CLIError.nothingUnder(folder: "shown/", entry: nil), status: 1, hint: true, shows: ["nothing under 'shown/'"])
         }
     }
 }

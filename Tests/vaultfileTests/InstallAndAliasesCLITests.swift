@@ -219,6 +219,19 @@ import Testing
         #expect(try complete(cli, ["vaultfile", "generate", "--charset", "al"]) == ["alnum"])
     }
 
+    @Test func test_completion_offersShowAndCompletesItAsGet() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("team.vault", [])
+        #expect(try complete(cli, ["vaultfile", "sh"]) == ["show"])
+        #expect(try complete(cli, ["vaultfile", "show", "--fi"]) == ["--field"])
+        #expect(try complete(cli, ["vaultfile", "show", "--vault", "te"]) == ["team.vault"])
+        let zsh = try cli.run(["--generate-completion-script", "zsh"]).text
+        #expect(zsh.contains("'show:Print an entry") && zsh.contains("|get|show|") && zsh.contains("_vaultfile_show() {"))
+        let fish = try cli.run(["--generate-completion-script=fish"]).text
+        #expect(fish.contains("case 'get' 'show'") && fish.contains("-fa 'show'"))
+        #expect(fish.components(separatedBy: "\"vaultfile show\"").count == fish.components(separatedBy: "\"vaultfile get\"").count)
+    }
+
     @Test func test_completion_zshAndFishCompleteFilesForVault() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         let zsh = try cli.run(["--generate-completion-script", "zsh"]).text

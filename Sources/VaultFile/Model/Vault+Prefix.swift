@@ -99,6 +99,9 @@ extension Vault {
     @discardableResult
     public mutating func copy(_ source: String, to destination: String, overwrite: Bool,
                               now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> Relocation {
+        // As every way in: the new name in NFC, the source found by its exact bytes, then its NFC form.
+        let destination = EntryName.normalized(destination)
+        let source = existingName(for: source) ?? source
         _ = try EntryName.validate(destination)
         let copy = try copied(source, now: now)
         let replaces = contains(destination)
@@ -121,16 +124,21 @@ extension Vault {
     /// both folders and every new name follow the name rules, and no existing entry is in the way
     /// unless `overwrite`.
     private func relocations(from old: String, to new: String, overwrite: Bool, movesSources: Bool) throws(VaultError) -> [Relocation] {
-        let source = try Self.checkedFolder(old)
-        let destination = try Self.checkedFolder(new)
-        let names = names(under: source)
-        guard !names.isEmpty else { throw .entryNotFound(source) }
+        // As every way in: new names in NFC; a folder typed in another form finds the one stored in NFC.
+        var source = try Self.checkedFolder(old)
+        var names = names(under: source)
+        if names.isEmpty, case let normalized = Self.folder(EntryName.normalized(old)), !normalized.utf8.elementsEqual(source.utf8) {
+            source = normalized
+            names = self.names(under: normalized)
+        }
+        let destination = try Self.checkedFolder(EntryName.normalized(new))
+        guard !names.isEmpty else { throw .entryNotFound(Self.folder(old)) }
         guard source != destination else { return [] }
         let leaving: Set<String> = movesSources ? Set(names) : []
         var plan: [Relocation] = []
         plan.reserveCapacity(names.count)
         for name in names {
-            let target = destination + name.dropFirst(source.count)
+            let target = EntryName.normalized(destination + String(decoding: name.utf8.dropFirst(source.utf8.count), as: UTF8.self))
             _ = try EntryName.validate(target)
             let replaces = contains(target) && !leaving.contains(target)
             guard !replaces || overwrite else { throw .entryExists(target) }

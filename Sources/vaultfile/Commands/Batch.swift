@@ -94,6 +94,12 @@ struct BatchLine: ParsableCommand {
 }
 
 enum BatchScript {
+    /// The verbs a line may start with, as BatchLine lists them.
+    static let verbs = BatchLine.configuration.subcommands.compactMap { $0.configuration.commandName }
+
+    /// "set, get, rm, mv and list": the verbs, for a message.
+    static var verbList: String { verbs.dropLast().joined(separator: ", ") + " and " + (verbs.last ?? "") }
+
     /// Parsed lines with their 1-based numbers.
     static func parse(_ bytes: [UInt8]) throws -> [(number: Int, command: BatchVerb)] {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError.invalidArgument("the batch script is not UTF-8") }
@@ -106,6 +112,10 @@ enum BatchScript {
                 result.append((index + 1, quick))
                 continue
             }
+            // A verb batch does not run (edit, show, …): say which ones it runs, not the parser's "unexpected argument".
+            guard verbs.contains(tokens[0]) else {
+                throw CLIError.invalidArgument("line \(index + 1): '\(tokens[0])' is not a batch command; batch runs \(verbList)")
+            }
             let command: ParsableCommand
             do {
                 command = try BatchLine.parseAsRoot(tokens)
@@ -113,7 +123,7 @@ enum BatchScript {
                 throw CLIError.invalidArgument("line \(index + 1): \(BatchLine.message(for: error))")
             }
             guard let verb = command as? BatchVerb else {
-                throw CLIError.invalidArgument("line \(index + 1): '\(tokens[0])' is not a batch command (set, get, rm, mv, list)")
+                throw CLIError.invalidArgument("line \(index + 1): '\(tokens[0])' is not a batch command; batch runs \(verbList)")
             }
             result.append((index + 1, verb))
         }

@@ -40,6 +40,9 @@ extension VaultfileCommand {
             }
             if isFolder {
                 Messages.info("copied \(ChangeReport.entries(copied.count)) from \(Vault.folder(source)) to \(Vault.folder(destination))")
+            } else if let copy = copied.first {
+                // One entry too: the new name is not always the one typed (DESTINATION/ takes the source's last part).
+                Messages.info("copied \(copy.source) to \(copy.destination)\(copy.replaces ? " (replacing the entry there)" : "")")
             }
         }
 

@@ -13,7 +13,9 @@ extension VaultfileCommand {
             abstract: "Run a command with entries in its environment: db/password becomes DB_PASSWORD.",
             discussion: """
                 Names are upper-cased and every character outside [A-Z0-9_] becomes _. With --prefix app \
-                (or app/) only entries under app/ are used, without the prefix. --fields adds each field as \
+                (or app/) only entries under app/ are used, without the prefix; --only then takes an entry's \
+                full name (app/db) or its name below the prefix (db), and refuses one that is ambiguous or \
+                outside the prefix. --fields adds each field as \
                 NAME_FIELD (app/db with field user → APP_DB_USER); fields are never exported without it. Two \
                 entries or fields that map to one variable are an error. An entry whose value is binary (a NUL \
                 byte or invalid UTF-8) cannot be a variable: it is left out with a warning, and is an error \
@@ -33,7 +35,9 @@ extension VaultfileCommand {
         @Option(name: .customLong("prefix"), help: ArgumentHelp(
             "Only entries under this prefix (whole path segments: prod means prod/), which is stripped.", valueName: "prefix"))
         var prefix: String?
-        @Option(name: .customLong("only"), help: ArgumentHelp("Only this entry (repeatable).", valueName: "name"), completion: EntryCompletion.names)
+        @Option(name: .customLong("only"), help: ArgumentHelp(
+            "Only this entry (repeatable). Under --prefix, in full (prod/db) or below the prefix (db).", valueName: "name"),
+                completion: EntryCompletion.names)
         var only: [String] = []
         @Flag(name: .customLong("fields"), help: "Also export each field, as NAME_FIELD (e.g. DB_USER for field user of db).")
         var fields = false
@@ -94,11 +98,7 @@ extension VaultfileCommand {
             var names = vault.names(withPrefix: prefix)
             var chosen: [[UInt8]] = []
             if !only.isEmpty {
-                for name in only {
-                    // Exact bytes first, then the NFC form, as every lookup.
-                    guard let stored = vault.existingName(for: name) else { throw VaultError.entryNotFound(name) }
-                    chosen.append(Array(stored.utf8))
-                }
+                for name in only { chosen.append(Array(try Self.onlyName(name, prefix: prefix, in: vault).utf8)) }
                 names = names.filter { chosen.contains(Array($0.utf8)) }
             }
             var sources: [(name: String, field: String?)] = [], values: [String] = [], skipped: [String] = []
@@ -125,6 +125,27 @@ extension VaultfileCommand {
                                  + "which an environment variable cannot carry: \(shown)")
             }
             return (sources, values)
+        }
+
+        /// The stored name that `--only name` means. Under `prefix` (segmentPrefix's form, "" for
+        /// none) a name may be given in full (`prod/db`) or below the prefix (`db`), as the variables
+        /// drop the prefix; a name that means two different entries under the prefix is an error,
+        /// and so is a name outside the prefix (it could never be exported). Each is looked up by its exact
+        /// bytes, then its NFC form, as every lookup.
+        static func onlyName(_ name: String, prefix: String, in vault: Vault) throws -> String {
+            let full = vault.existingName(for: name)
+            let below = prefix.isEmpty ? nil : vault.existingName(for: prefix + name)
+            if let full, let below, Array(full.utf8) != Array(below.utf8), full.utf8.starts(with: prefix.utf8) {
+                let fullBelow = String(decoding: full.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+                throw CLIError.invalidArgument("--only '\(name)' is ambiguous under --prefix \(prefix): it names '\(full)' in full "
+                    + "and '\(below)' below the prefix; write '\(fullBelow)' for the first, '\(below)' for the second")
+            }
+            if let below { return below }
+            guard let full else { throw VaultError.entryNotFound(name) }
+            guard full.utf8.starts(with: prefix.utf8) else {
+                throw CLIError.invalidArgument("--only '\(name)' is not under --prefix \(prefix), so it would not be exported")
+            }
+            return full
         }
 
         /// Exits 127 (not found) or 126 (not runnable) with a message, as shells do, before the vault is unlocked.

@@ -36,8 +36,20 @@ extension VaultfileCommand {
 
         func run() throws {
             let unlocked = try unlock.open()
+            do {
+                try write(from: unlocked.vault)
+            } catch VaultError.entryNotFound(let missing) where missing == name && field == nil {
+                // `get prod` where prod/… are entries: point at them rather than at the whole list.
+                let under = unlocked.vault.names(under: name).count
+                guard under > 0 else { throw VaultError.entryNotFound(missing) }
+                throw CLIError.folderNotEntry(name: name, count: under)
+            }
+        }
+
+        /// Writes what the command line asks for: the value or a field, as JSON, or to the clipboard.
+        private func write(from vault: Vault) throws {
             if json {
-                var out = try EntryJSON.get(unlocked.vault, name: name, part: EntryPart(field: field))
+                var out = try EntryJSON.get(vault, name: name, part: EntryPart(field: field))
                 defer { out.wipe() }
                 try StandardOutput.write(out.bytes)
                 return
@@ -45,8 +57,8 @@ extension VaultfileCommand {
             let part = EntryPart(field: field)
             /// The current value, or the earlier version --revision names.
             func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-                if let revision { return try unlocked.vault.withValue(of: name, part: part, revision: revision, body) }
-                return try unlocked.vault.withValue(of: name, part: part, body)
+                if let revision { return try vault.withValue(of: name, part: part, revision: revision, body) }
+                return try vault.withValue(of: name, part: part, body)
             }
             if clipboard.clip {
                 let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
@@ -55,7 +67,7 @@ extension VaultfileCommand {
                 return
             }
             if revision != nil { return try withBytes(write) }
-            try Self.apply(to: unlocked.vault, name: name, part: part, write)
+            try Self.apply(to: vault, name: name, part: part, write)
         }
 
         /// Writes `bytes` to stdout: as they are to a pipe or file; on a terminal only text, with a final newline.

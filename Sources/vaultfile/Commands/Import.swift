@@ -14,19 +14,30 @@ extension VaultfileCommand {
             commandName: "import",
             abstract: "Import entries from json, dotenv, csv, keepassxc-csv or bitwarden-json; all or nothing.",
             discussion: """
-                The file (or stdin) is read and checked completely first. Existing entries are not replaced \
-                unless --overwrite is given; then nothing is written at all. Formats: docs/INTERCHANGE.md.
+                Reads FILE (or stdin) in the format --format names, checks all of it, then stores every \
+                entry in one change, or none:
+                  json            vaultfile's 'export --format json': values, fields, times
+                  dotenv          KEY=value lines; each KEY is an entry name as it is
+                  csv             a header line: name, value, then one column per field
+                  keepassxc-csv   'keepassxc-cli export --format csv'; name: group/title
+                  bitwarden-json  Bitwarden's unencrypted JSON export; name: folder/item
+                Details and samples of each: docs/INTERCHANGE.md.
 
-                Names are stored in Unicode NFC; titles of other tools' exports are cleaned ('/' becomes '-') \
-                and numbered when taken (' (2)'). Each name that is not what the file held is printed on \
-                stderr, and listed by --json (docs/JSON.md). A name that is an existing entry's in another \
-                Unicode form is refused.
+                Clashes: when a name in the file is already an entry of the vault, nothing is imported and \
+                the command lists those names (exit 2); with --overwrite each such entry is replaced whole \
+                (value and fields), and the others are added. A name that is an existing entry's name in \
+                another Unicode form is refused (exit 2) whatever the options.
+
+                Names are stored in Unicode NFC. Titles from keepassxc-csv and bitwarden-json are cleaned \
+                ('/' in a title becomes '-'), and a title that repeats within its folder is numbered \
+                ('db01 (2)'). Each name stored differently from the file is printed on stderr, and listed \
+                by --json (docs/JSON.md).
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("format"), help: "json, dotenv, csv, keepassxc-csv or bitwarden-json.") var format: InterchangeFormat
+        @Option(name: .customLong("format"), help: "The file's format: json, dotenv, csv, keepassxc-csv or bitwarden-json (see above).") var format: InterchangeFormat
         @Argument(help: "The file to import (default: stdin).", completion: .file()) var file: String?
-        @Flag(name: .customLong("overwrite"), help: "Replace entries that exist already.") var overwrite = false
+        @Flag(name: .customLong("overwrite"), help: "Replace entries whose names exist already (without it, such a clash imports nothing).") var overwrite = false
         @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries included (docs/JSON.md).") var json = false
         @OptionGroup var formatCharacters: FormatCharacterOption
 

@@ -27,8 +27,8 @@ extension VaultfileCommand {
                 names = vault.names(under: prefix)
                 if names.isEmpty {
                     // A plain entry is shown as itself, as `ls FILE` shows a file.
-                    guard vault.contains(folder) else { throw VaultError.entryNotFound(prefix) }
-                    try StandardOutput.line(folder)
+                    guard let entry = vault.existingName(for: folder) else { throw CLIError.noEntryOrFolder(folder) }
+                    try StandardOutput.line(entry)
                     return
                 }
                 root = String(prefix.dropLast())

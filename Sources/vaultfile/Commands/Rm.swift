@@ -54,11 +54,18 @@ extension VaultfileCommand {
                     removed.append(stored)
                     if vault.names(under: folder).isEmpty { return removed }
                 }
+                if vault.names(under: folder).isEmpty {
+                    _ = try EntryName.validate(String(folder.dropLast()))  // a malformed name is a usage error first
+                    throw CLIError.nothingUnder(folder: folder, entry: name.hasSuffix("/") ? nil : name)
+                }
                 return removed + (try vault.removeFolder(folder))
             }
             if name.hasSuffix("/") || (field == nil && stored == nil) {
                 let count = vault.names(under: folder).count
-                guard count > 0 else { throw VaultError.entryNotFound(name) }
+                guard count > 0 else {
+                    if name.hasSuffix("/") { throw CLIError.nothingUnder(folder: folder, entry: nil) }
+                    throw VaultError.entryNotFound(name)
+                }
                 throw CLIError.refused("'\(folder)' is a folder of \(ChangeReport.entries(count)); rm without -r removes one entry",
                                        hint: "pass -r to remove every entry under \(folder)")
             }

@@ -15,7 +15,9 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.") var name: String
-        @Option(name: .customLong("at"), help: ArgumentHelp("The code at this time (seconds since 1970) instead of now.", valueName: "unix-time"))
+        // Unconditional: '--at -1' reaches the check in run() instead of reading as an unknown option -1.
+        @Option(name: .customLong("at"), parsing: .unconditional,
+                help: ArgumentHelp("The code at this time (seconds since 1970) instead of now.", valueName: "unix-time"))
         var time: Int64?
         @Flag(name: .customLong("json"), help: "Print {\"code\":…,\"period\":…,\"seconds_left\":…} and a newline.") var json = false
         @OptionGroup var clipboard: ClipboardOptions
@@ -25,6 +27,7 @@ extension VaultfileCommand {
         }
 
         func run() throws {
+            if let time, time < 0 { throw CLIError.invalidArgument("--at takes a time of 0 or more (seconds since 1970), not \(time)") }
             let parameters = try unlock.open().vault.totpParameters(of: name)
             let (code, secondsLeft) = try OneTimePassword.totp(parameters, at: time ?? currentTimeMilliseconds() / 1000)
             if clipboard.clip {

@@ -47,6 +47,12 @@ enum CLIError: CategorizedError {
     case standardInputTaken(reader: String, second: String)
     /// The agent could not be started, did not answer, or answered with a failure.
     case agentFailed(String)
+    /// `name` names no entry, but `count` entries lie under the folder `name/` (get, show).
+    case folderNotEntry(name: String, count: Int)
+    /// `name` names neither an entry nor a folder with entries under it (ls).
+    case noEntryOrFolder(String)
+    /// No entry lies under `folder` (rm -r); `entry` is the entry NAME that was looked for too, if any.
+    case nothingUnder(folder: String, entry: String?)
 
     var description: String {
         switch self {
@@ -73,6 +79,13 @@ enum CLIError: CategorizedError {
         case .standardInputTaken(let reader, let second):
             return "standard input holds one thing: it was read for \(reader), so \(second) cannot come from it too"
         case .agentFailed(let why): return why
+        case .folderNotEntry(let name, let count):
+            return "'\(name)' is a folder of \(count == 1 ? "1 entry" : "\(count) entries"), not an entry"
+        case .noEntryOrFolder(let name):
+            let entry = name.hasSuffix("/") ? String(name.dropLast()) : name
+            return "no entry or folder named '\(entry)' (nothing under '\(entry)/')"
+        case .nothingUnder(let folder, let entry):
+            return entry.map { "no entry named '\($0)' and nothing under '\(folder)'" } ?? "nothing under '\(folder)'"
         }
     }
 
@@ -83,7 +96,7 @@ enum CLIError: CategorizedError {
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue: return .refused
-        case .noMatch: return .notFound
+        case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }
     }

@@ -52,8 +52,16 @@ enum Clipboard {
         if x11, wanted == nil || wanted == "xsel", let xsel = findInPath("xsel") {
             return Tool(name: "xsel", copy: [xsel, "--clipboard", "--input"], paste: [xsel, "--clipboard", "--output"], clear: [xsel, "--clipboard", "--delete"])
         }
+        guard wayland || x11 else {
+            // No graphical session (a console, ssh without X forwarding): no tool could reach a clipboard.
+            throw .refused("no display for the clipboard: neither $WAYLAND_DISPLAY nor $DISPLAY is set",
+                           hint: "run it in a desktop session, with wl-clipboard (apt install wl-clipboard) under Wayland "
+                               + "or xclip (apt install xclip) or xsel under X11; or set VAULTFILE_CLIPBOARD_COMMAND "
+                               + "to a command that reads the secret on stdin")
+        }
         let install = wayland ? "wl-clipboard (apt install wl-clipboard)" : "xclip (apt install xclip) or xsel"
-        throw .refused("no clipboard tool found: \(wayland || x11 ? "" : "neither WAYLAND_DISPLAY nor DISPLAY is set, and ")install \(install)",
+        let session = wayland ? "Wayland ($WAYLAND_DISPLAY is set)" : "X11 ($DISPLAY is set)"
+        throw .refused("no clipboard tool found for \(session): install \(install)",
                        hint: "install \(install), or set VAULTFILE_CLIPBOARD_COMMAND to a command that reads the secret on stdin")
     }
 

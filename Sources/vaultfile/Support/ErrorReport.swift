@@ -202,6 +202,9 @@ struct ErrorReport: Equatable {
         case .unknownVerb(_, let suggestions):
             guard !suggestions.isEmpty else { return "'vaultfile --help' lists the verbs" }
             return "did you mean " + suggestions.map { "'\($0)'" }.joined(separator: " or ") + "?"
+        case .folderNotEntry(let name, _):
+            return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
+        case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
              .standardInputTaken:
             return nil

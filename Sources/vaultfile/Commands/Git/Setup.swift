@@ -17,13 +17,17 @@ extension VaultfileCommand.Git {
         func run() throws {
             let top = try Self.git(["rev-parse", "--show-toplevel"]).strippedWhitespace
             let command = Self.selfCommand()
-            try Self.appendLine("\(pattern) diff=vaultfile merge=vaultfile", to: top + "/.gitattributes")
-            try Self.appendLine("\(pattern).lock", to: top + "/.gitignore")
-            _ = try Self.git(["config", "diff.vaultfile.textconv", "\(command) git textconv"])
+            var changed = try Self.appendLine("\(pattern) diff=vaultfile merge=vaultfile", to: top + "/.gitattributes")
+            changed = try Self.appendLine("\(pattern).lock", to: top + "/.gitignore") || changed
+            changed = try Self.setConfig("diff.vaultfile.textconv", "\(command) git textconv") || changed
             // A cached textconv would store entry names in git's notes: never cache.
-            _ = try Self.git(["config", "diff.vaultfile.cachetextconv", "false"])
-            _ = try Self.git(["config", "merge.vaultfile.name", "vaultfile three-way merge"])
-            _ = try Self.git(["config", "merge.vaultfile.driver", "\(command) git merge %O %A %B"])
+            changed = try Self.setConfig("diff.vaultfile.cachetextconv", "false") || changed
+            changed = try Self.setConfig("merge.vaultfile.name", "vaultfile three-way merge") || changed
+            changed = try Self.setConfig("merge.vaultfile.driver", "\(command) git merge %O %A %B") || changed
+            guard changed else {
+                Messages.info("already configured \(top): '\(pattern)' files diff and merge with vaultfile (\(command)); nothing changed")
+                return
+            }
             Messages.info("""
                 configured \(top): '\(pattern)' files diff and merge with vaultfile (\(command)).
                 git runs vaultfile without a terminal for diffs in pagers and for merges; give it the password with
@@ -48,12 +52,21 @@ extension VaultfileCommand.Git {
             return String(cString: resolved)
         }
 
-        /// Appends `line` to `file` unless the file already has it.
-        static func appendLine(_ line: String, to file: String) throws {
+        /// Appends `line` to `file` unless the file already has it; returns whether it was appended.
+        static func appendLine(_ line: String, to file: String) throws -> Bool {
             let existing = (try? Input.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return }
+            guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return false }
             let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
             try AtomicFileWriter().write(Array((existing + separator + line + "\n").utf8), to: file, mode: 0o644, finalLink: .follow)
+            return true
+        }
+
+        /// Sets git's `key` to `value` in the repository's config unless it has that value already;
+        /// returns whether it was set. (`git config --get` fails when the key is unset.)
+        static func setConfig(_ key: String, _ value: String) throws -> Bool {
+            if let current = try? git(["config", "--local", "--get", key]), current.dropLast(current.hasSuffix("\n") ? 1 : 0) == value { return false }
+            _ = try git(["config", key, value])
+            return true
         }
 
         /// Runs git with `arguments` and returns its standard output.
