@@ -194,56 +194,9 @@ enum JSONDocument {
             return false
         }
 
-        /// Reads and decodes a string (a key): escapes resolved, surrogate pairs joined.
+        /// Reads and decodes a string (a key): escapes resolved, surrogate pairs joined (`JSONString`).
         private mutating func readString() -> String? {
-            guard next() == UInt8(ascii: "\"") else { return nil }
-            var utf8: [UInt8] = []
-            while let byte = next() {
-                switch byte {
-                case UInt8(ascii: "\""):
-                    return String(validating: utf8, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    guard let escaped = next() else { return nil }
-                    switch escaped {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-                    case UInt8(ascii: "b"): utf8.append(0x08)
-                    case UInt8(ascii: "f"): utf8.append(0x0C)
-                    case UInt8(ascii: "n"): utf8.append(0x0A)
-                    case UInt8(ascii: "r"): utf8.append(0x0D)
-                    case UInt8(ascii: "t"): utf8.append(0x09)
-                    case UInt8(ascii: "u"):
-                        guard let scalar = readEscapedScalar() else { return nil }
-                        utf8 += Array(String(scalar).utf8)
-                    default: return nil
-                    }
-                case ..<0x20:
-                    return nil
-                default:
-                    utf8.append(byte)
-                }
-            }
-            return nil
-        }
-
-        /// The scalar of `\uXXXX` (after the `u`), joining a surrogate pair; nil for a lone surrogate.
-        private mutating func readEscapedScalar() -> Unicode.Scalar? {
-            guard let first = readHex4() else { return nil }
-            if (0xD800...0xDBFF).contains(first) {
-                guard next() == UInt8(ascii: "\\"), next() == UInt8(ascii: "u"), let second = readHex4(),
-                      (0xDC00...0xDFFF).contains(second) else { return nil }
-                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            }
-            return Unicode.Scalar(first)
-        }
-
-        private mutating func readHex4() -> UInt32? {
-            guard position + 4 <= bytes.count else { return nil }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                guard let digit = next().flatMap({ UInt32(String(UnicodeScalar($0)), radix: 16) }) else { return nil }
-                value = value << 4 | digit
-            }
-            return value
+            JSONString.read(bytes, at: &position)
         }
     }
 }

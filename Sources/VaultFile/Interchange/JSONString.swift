@@ -1,0 +1,84 @@
+// MARK: - JSON string literals
+
+/// The one reader of JSON string literals over bytes, shared by the importers' two JSON scanners
+/// (`NativeJSONReader`, which reads vaultfile's own export directly, and `JSONDocument.KeyScanner`,
+/// which finds duplicate keys before `JSONDecoder` runs).
+enum JSONString {
+    /// Reads the string whose opening quote is at `position`, resolving escapes and joining
+    /// surrogate pairs, and leaves `position` after its closing quote. Nil for a missing quote,
+    /// a control character, an unknown escape, a lone surrogate or bytes that are not UTF-8.
+    static func read(_ bytes: [UInt8], at position: inout Int) -> String? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        position += 1
+        let start = position
+        // The common case: no escape, copied in one piece.
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+            guard bytes[position] >= 0x20 else { return nil }
+            position += 1
+        }
+        guard position < bytes.count else { return nil }
+        if bytes[position] == UInt8(ascii: "\"") {
+            position += 1
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<position - 1]), as: UTF8.self) }
+        }
+        var utf8 = Array(bytes[start..<position])
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(validating: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { return nil }
+                let escaped = bytes[position]
+                position += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let scalar = escapedScalar(bytes, at: &position) else { return nil }
+                    utf8 += Array(String(scalar).utf8)
+                default: return nil
+                }
+            case ..<0x20:
+                return nil
+            default:
+                utf8.append(byte)
+            }
+        }
+        return nil
+    }
+
+    /// The scalar of `\uXXXX` (from after the `u`), joining a surrogate pair; nil for a lone surrogate.
+    private static func escapedScalar(_ bytes: [UInt8], at position: inout Int) -> Unicode.Scalar? {
+        guard let first = hex4(bytes, at: &position) else { return nil }
+        guard (0xD800...0xDBFF).contains(first) else { return Unicode.Scalar(first) }
+        guard position + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else { return nil }
+        position += 2
+        guard let second = hex4(bytes, at: &position), (0xDC00...0xDFFF).contains(second) else { return nil }
+        return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+    }
+
+    /// Four hexadecimal digits, either case.
+    private static func hex4(_ bytes: [UInt8], at position: inout Int) -> UInt32? {
+        guard position + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+}
