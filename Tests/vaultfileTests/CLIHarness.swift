@@ -41,6 +41,13 @@ struct CLI {
     /// The state folder of every run (VAULTFILE_STATE_DIR): inside the test's folder, never the user's.
     var stateDirectory: String { path("state") }
 
+    /// The sanitizers' settings of this run (`make check-sanitizers` sets ASAN_OPTIONS=detect_leaks=0),
+    /// passed on to every child: without them a sanitized binary runs LeakSanitizer at exit and
+    /// turns an error's exit status into 1 over memory the exiting process still held.
+    static let sanitizerOptions: [String: String] = ProcessInfo.processInfo.environment.filter {
+        ["ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"].contains($0.key)
+    }
+
     /// Runs `vaultfile arguments…` with `stdin` piped in and waits; the environment is clean but for `extra`.
     @discardableResult
     func run(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Result {
@@ -183,6 +190,7 @@ extension CLI {
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments
         var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
+        env.merge(Self.sanitizerOptions) { $1 }
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }
         process.environment = env
