@@ -106,7 +106,7 @@ import Testing
         #expect(sanitized || (locked.contains("VmLck:") && !locked.contains("VmLck:\t       0 kB")), "the key is in locked memory")
         kill(agent.pid, signal)
         let ended = agent.finish()
-        #expect(ended.status == 0)
+        #expect(ended.status == 0, "\(ended.stderr)")
         #expect(ended.stderr.contains("every key wiped"), "\(ended.stderr)")
         #expect(!ended.stderr.contains("entry-name") && !ended.stderr.contains("t.vault"), "the agent logs no name or vault: \(ended.stderr)")
         #expect(!CLI.socketExists(cli.path("agent.sock")))

@@ -33,7 +33,7 @@ final class AgentServer: Sendable {
 
     private let socket: AgentSocketPath
     private let startedByUnlock: Bool
-    private let keyring = Mutex(AgentKeyring())
+    private let keyring = LockedValue(AgentKeyring())
     /// Set once a key was held: an agent started by `unlock` exits when it holds none again.
     private let everHeld = Atomic<Bool>(false)
     private let clients = Atomic<Int>(0)

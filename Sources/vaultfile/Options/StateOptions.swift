@@ -1,4 +1,3 @@
-import Synchronization
 import VaultFile
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +17,7 @@ extension StateFolder {
 
 /// Problems with the state folder, shown once per run however many records failed.
 enum StateWarning {
-    private static let shown = Mutex(false)
+    private static let shown = LockedValue(false)
 
     /// Shows `problem` as a warning unless one was shown already.
     static func show(_ problem: StateFolder.Problem) {
@@ -83,7 +82,7 @@ extension RollbackSetting {
 }
 
 /// Shown once per command however many times it opens the vault (a dry run and then the write, say).
-private let retiredKeyNoticeShown = Mutex(false)
+private let retiredKeyNoticeShown = LockedValue(false)
 
 extension UnlockOptions {
     /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder.

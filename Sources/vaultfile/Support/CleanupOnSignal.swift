@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +22,7 @@ enum CleanupOnSignal {
         var started = false
     }
 
-    private static let state = Mutex(State())
+    private static let state = LockedValue(State())
 
     /// How long the editor gets to exit after the forwarded signal before its folder is wiped anyway.
     private static let editorGrace: Double = 2
