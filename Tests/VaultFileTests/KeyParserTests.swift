@@ -83,6 +83,22 @@ import Testing
         #expect(RecoveryCode.bitCount >= 128)
     }
 
+    @Test func test_recoveryCode_readsTheDashesAndSpacesOfACopiedDocument() throws {
+        let code = RecoveryCode.generate()
+        let text = code.formatted()
+        // A hyphen, an en dash, an em dash, a minus sign, a no-break space and a narrow one.
+        for separator in ["\u{2010}", "\u{2013}", "\u{2014}", "\u{2212}", "\u{00A0}", "\u{202F}"] {
+            let variant = text.replacingOccurrences(of: "-", with: separator)
+            let parsed = try RecoveryCode(parsing: SecureBytes(copying: Array(variant.utf8)))
+            #expect(parsed.secret.constantTimeEquals(code.secret), "separator \(separator.unicodeScalars.first!.value)")
+        }
+        // Other non-ASCII characters stay refused, and a separator cut short is not one.
+        for bad in [text + "\u{2016}", text + "\u{00E9}", text + "\u{E2}"] {
+            #expect(throws: VaultError.self) { try RecoveryCode(parsing: SecureBytes(copying: Array(bad.utf8))) }
+        }
+        #expect(throws: VaultError.self) { try RecoveryCode(parsing: SecureBytes(copying: Array(text.utf8) + [0xE2, 0x80])) }
+    }
+
     @Test func test_recoveryCode_catchesEveryMistypedCharacterAndSwap() {
         let text = Array(RecoveryCode.generate().formatted().replacingOccurrences(of: "-", with: "").utf8)
         func refused(_ bytes: [UInt8]) -> Bool { (try? RecoveryCode(parsing: SecureBytes(copying: bytes))) == nil }

@@ -30,6 +30,9 @@ import Testing
                           ["slot", "rm", "laptop"], ["rekey"], ["passwd", "--new-password-file", cli.path("pw2")]] {
             let result = try cli.run(arguments + vault)
             #expect(result.status == 2 && result.stderr.contains(noSource), "\(arguments): \(result.status) \(result.stderr)")
+            // The hint names the key sources and why the agent's key is not enough here.
+            #expect(result.stderr.contains("--identity FILE, --keyfile FILE or --recovery-file FILE")
+                    && result.stderr.contains("even while the agent holds the vault's key"), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments): nothing printed (a recovery code least of all)")
         }
         #expect(try cli.read("t.vault") == before, "nothing was written")

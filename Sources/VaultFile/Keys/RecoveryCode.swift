@@ -8,7 +8,7 @@ import SecureMemory
 ///
 /// The check character covers its group's data and the group's position, over GF(32), so a
 /// mistyped group is caught before any cryptography runs: every single wrong character, every
-/// swap of two neighbours and every group typed in the wrong place. Case, dashes and spaces are
+/// swap of two neighbours and every group typed in the wrong place. Case, dashes and spaces (Unicode ones too) are
 /// ignored when the code is typed back; `I`/`L` read as `1` and `O` as `0` (Crockford's rule).
 public struct RecoveryCode: Sendable {
     /// Groups in a code.
@@ -48,16 +48,33 @@ public struct RecoveryCode: Sendable {
         return RecoveryCode(values: random.map { $0 & 31 })
     }
 
+    /// The UTF-8 length of a dash or space that word processors and web pages put where the code
+    /// had '-' or ' ' (U+2010–U+2015 dashes, U+2212 minus, U+00A0, U+2009 and U+202F spaces), else 0:
+    /// a code copied from a document still reads.
+    static func unicodeSeparatorLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
+        if bytes[index] == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xA0 { return 2 }
+        guard bytes[index] == 0xE2, index + 2 < bytes.count else { return 0 }
+        switch (bytes[index + 1], bytes[index + 2]) {
+        case (0x80, 0x90...0x95), (0x80, 0x89), (0x80, 0xAF), (0x88, 0x92): return 3
+        default: return 0
+        }
+    }
+
     /// Reads a typed code. Errors name the group (1-based), never the characters typed.
     public init(parsing typed: SecureBytes) throws(VaultError) {
         var values: [UInt8] = []
         values.reserveCapacity(Self.characterCount)
         defer { wipe(&values) }
         let invalid = typed.withUnsafeBytes { bytes -> Bool in
-            for byte in bytes {
-                if byte == UInt8(ascii: "-") || byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "-") || byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1; continue }
+                let separator = Self.unicodeSeparatorLength(bytes, at: index)
+                if separator > 0 { index += separator; continue }
                 guard let value = Self.value(of: byte) else { return true }
                 values.append(value)
+                index += 1
             }
             return false
         }

@@ -184,7 +184,10 @@ struct ErrorReport: Equatable {
 
     static func hint(for error: CLIError) -> String? {
         switch error {
-        case .noPasswordSource: return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD"
+        case .noPasswordSource:
+            return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD; to open a vault, "
+                + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm' and 'rekey' "
+                + "need one of these sources even while the agent holds the vault's key)"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .refused(_, let hint): return hint
         case .agentFailed:
