@@ -58,7 +58,7 @@ check "vaultfile --version runs and prints the package's version" test "$("$root
 check "the binary is stripped" sh -c "! readelf -S '$root/usr/bin/vaultfile' | grep -q '\.symtab'"
 check "selftest passes" "$root/usr/bin/vaultfile" selftest
 if command -v man >/dev/null; then
-  check "man vaultfile finds the page" sh -c "man -w vaultfile | grep -qx '$root/usr/share/man/man1/vaultfile.1.gz'"
+  check "man vaultfile finds the page" sh -c "man -aw vaultfile | grep -qx '$root/usr/share/man/man1/vaultfile.1.gz'"
   check "man vaultfile renders it" sh -c "MANPAGER=cat MANWIDTH=80 man vaultfile 2>/dev/null | grep -q 'an offline, single-file encrypted vault'"
 else
   echo "test-deb: man is absent (apt-get install man-db): the man page checks are skipped" >&2
