@@ -27,7 +27,8 @@ nonisolated(unsafe) private var keyring: AgentKeyring = {
 /// Properties checked on every input:
 /// 1. parsing never crashes; a header that parses re-serialises to exactly the bytes it came from;
 /// 2. opening never crashes (it may throw);
-/// 3. content that decodes re-encodes to exactly the same bytes (one encoding per vault);
+/// 3. content that decodes (version 1, and version 2 with its history section checked) re-encodes
+///    to exactly the same bytes (one encoding per vault);
 /// 4. the parsers of unlock secrets and keyslot metadata (Bech32, age identity files and
 ///    recipients, OpenSSH keys and ssh-ed25519 lines, recovery codes) never crash, and a Bech32
 ///    string that decodes encodes back to itself (in its case).
@@ -60,6 +61,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = try? SSHEd25519Identity.parse(bytes, source: "fuzz")
     if let vault = try? Vault(decodingContent: bytes) {
         precondition((try? vault.encodedContent()) == bytes, "content round trip changed the bytes")
+    }
+    if let vault = try? Vault(decodingHistoryContent: bytes) {
+        precondition((try? vault.encodedContent()) == bytes, "history content round trip changed the bytes")
     }
     let body = UnsafeRawBufferPointer(start: data, count: size)
     if let request = try? AgentRequest.decode(body: body) {

@@ -16,14 +16,22 @@ public enum DamagedCorpus {
         public var expectStatus: Int32
         /// Text the error message must contain (empty for status 0).
         public var expectMessage: String
+        /// `get`'s exit status where it differs from `verify`'s (`expectStatus`): `get` never reads
+        /// the history section of a format 1.2 vault (docs/FORMAT.md §7.1), so damage there fails
+        /// `verify` and every write, while `get` still reads the entries. Absent: the same status.
+        public var expectStatusGet: Int32?
 
         /// A case as the corpus writer records it.
-        public init(file: String, description: String, expectStatus: Int32, expectMessage: String) {
+        public init(file: String, description: String, expectStatus: Int32, expectMessage: String, expectStatusGet: Int32? = nil) {
             self.file = file
             self.description = description
             self.expectStatus = expectStatus
             self.expectMessage = expectMessage
+            self.expectStatusGet = expectStatusGet
         }
+
+        /// The exit status of `get`, which reads the entries only.
+        public var statusOfGet: Int32 { expectStatusGet ?? expectStatus }
     }
 
     /// `manifest.json`: the password of every case, the canary entry the intact ones hold, the cases.

@@ -33,11 +33,22 @@ import Testing
         #expect(manifest.cases.count >= 60)
         for item in manifest.cases {
             let bytes = try DamagedCorpus.bytes(of: item)
+            // Opening reads what `get` reads; the history check after it is what `verify` adds.
+            var opened: UnlockedVault
             do {
-                let opened = try VaultCodec.open(bytes, path: item.file, password: VaultFileTests.password(manifest.password), limits: .defaults)
-                #expect(item.expectStatus == 0, "\(item.file) opened but should fail: \(item.description)")
+                opened = try VaultCodec.open(bytes, path: item.file, password: VaultFileTests.password(manifest.password), limits: .defaults)
+                #expect(item.statusOfGet == 0, "\(item.file) opened but should fail: \(item.description)")
                 #expect(opened.vault.entry(manifest.canaryName)?.value == Array(manifest.canaryValue.utf8))
             } catch let error as any CategorizedError {
+                #expect(Self.statusOfCategory[error.category] == item.statusOfGet, "\(item.file): \(error.category): \(error.description)")
+                #expect(error.description.contains(item.expectMessage), "\(item.file): '\(error.description)' lacks '\(item.expectMessage)'")
+                #expect(!error.description.contains(manifest.canaryValue))
+                continue
+            }
+            do {
+                try opened.vault.checkHistory()
+                #expect(item.expectStatus == 0, "\(item.file): the history check passed but should fail: \(item.description)")
+            } catch {
                 #expect(Self.statusOfCategory[error.category] == item.expectStatus, "\(item.file): \(error.category): \(error.description)")
                 #expect(error.description.contains(item.expectMessage), "\(item.file): '\(error.description)' lacks '\(item.expectMessage)'")
                 #expect(!error.description.contains(manifest.canaryValue))
@@ -309,8 +320,9 @@ struct Forge {
         return UInt64(content.count).littleEndianBytes8 + content + [UInt8](repeating: 0, count: total - 8 - content.count)
     }
 
-    /// A vault whose payload is `chunks` pushed with the given tags under a fresh stream header.
-    func stream(_ chunks: [([UInt8], UInt8)]) throws -> [UInt8] {
+    /// A vault whose payload is `chunks` pushed with the given tags under a fresh stream header;
+    /// `editHeader` changes the base header first (a format 1.2 vault's version and flag).
+    func stream(_ chunks: [([UInt8], UInt8)], editHeader: (inout VaultHeader) -> Void = { _ in }) throws -> [UInt8] {
         let key = Subkey.derive(from: unlocked.fileKey, Subkey.payloadStream)
         var state = crypto_secretstream_xchacha20poly1305_state()
         var streamHeader = [UInt8](repeating: 0, count: 24)
@@ -322,22 +334,24 @@ struct Forge {
             payload += out
         }
         var header = unlocked.header
+        editHeader(&header)
         header.streamHeader = streamHeader
         header.mac = VaultCodec.headerMAC(header, fileKey: unlocked.fileKey)
         return header.encoded() + payload
     }
 
     /// A vault whose plaintext is `content` padded canonically, sealed properly.
-    func payload(content: [UInt8]) throws -> [UInt8] {
+    func payload(content: [UInt8], editHeader: (inout VaultHeader) -> Void = { _ in }) throws -> [UInt8] {
         let total = Payload.paddedLength(8 + content.count)
-        return try payload(rawPlaintext: UInt64(content.count).littleEndianBytes8 + content + [UInt8](repeating: 0, count: total - 8 - content.count))
+        return try payload(rawPlaintext: UInt64(content.count).littleEndianBytes8 + content + [UInt8](repeating: 0, count: total - 8 - content.count),
+                           editHeader: editHeader)
     }
 
     /// A vault whose plaintext is exactly `rawPlaintext`, in canonical chunks.
-    func payload(rawPlaintext: [UInt8]) throws -> [UInt8] {
+    func payload(rawPlaintext: [UInt8], editHeader: (inout VaultHeader) -> Void = { _ in }) throws -> [UInt8] {
         let chunks = stride(from: 0, to: rawPlaintext.count, by: 65_536).map { Array(rawPlaintext[$0..<min($0 + 65_536, rawPlaintext.count)]) }
         return try stream(chunks.enumerated().map { index, chunk in
             (chunk, index == chunks.count - 1 ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message())
-        })
+        }, editHeader: editHeader)
     }
 }
