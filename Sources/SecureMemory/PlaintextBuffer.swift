@@ -9,12 +9,21 @@ import CSodium
 /// an array it never moves, is never copied on write, and is always wiped, so the vault's
 /// plaintext exists once.
 public final class PlaintextBuffer: @unchecked Sendable {
-    // @unchecked: written only while decrypting, before the buffer is shared; read-only after.
+    // @unchecked: written (and `written` set) only while decrypting, before the buffer is shared; read-only after.
 
     /// The bytes; valid as long as this object lives.
     public let bytes: UnsafeMutableRawBufferPointer
     /// The mapping: at least one byte, even for an empty buffer.
     private let mapping: UnsafeMutableRawPointer
+    /// How many bytes from the start were ever written, and so are wiped at the end: all of them
+    /// unless the writer says less. A reader that fills only a prefix (`get` of a vault with
+    /// history decrypts the history chunks elsewhere) lowers it before sharing the buffer, so that
+    /// the wipe does not fault in, and zero, pages that were never touched.
+    public var written: Int {
+        get { writtenCount }
+        set { precondition((0...bytes.count).contains(newValue), "written lies within the buffer"); writtenCount = newValue }
+    }
+    private var writtenCount: Int
 
     /// Maps `count` bytes, or throws the size and errno when the system refuses them.
     ///
@@ -23,6 +32,7 @@ public final class PlaintextBuffer: @unchecked Sendable {
         mapping = try SecretMapping.map(byteCount: count)
         mapping.bindMemory(to: UInt8.self, capacity: Swift.max(count, 1))
         bytes = UnsafeMutableRawBufferPointer(start: mapping, count: count)
+        writtenCount = count
     }
 
     /// Copies `source` into a new buffer.
@@ -35,7 +45,7 @@ public final class PlaintextBuffer: @unchecked Sendable {
     @inlinable public var count: Int { bytes.count }
 
     deinit {
-        sodium_memzero(mapping, Swift.max(bytes.count, 1))
+        sodium_memzero(mapping, Swift.max(writtenCount, 1))
         SecretMapping.unmap(mapping, byteCount: bytes.count)
     }
 }

@@ -140,7 +140,13 @@ enum Payload {
     /// tag on the last chunk (truncation), or a last chunk with no plaintext.
     /// Returns the whole padded plaintext (wiped when released) and where the content lies in it,
     /// so that the content is never moved or copied.
-    static func open(_ ciphertext: inout some CiphertextSource, streamHeader: [UInt8], key: SecureBytes) throws(VaultError) -> (plaintext: PlaintextBuffer, content: Range<Int>) {
+    ///
+    /// With `history` (the header's flag) and a source that `readsEntriesOnly`, the chunks after
+    /// the entries are authenticated but not kept (`HistorySkim`); `entriesEnd` then says where
+    /// the kept entries end, and the plaintext holds nothing after that chunk.
+    static func open(
+        _ ciphertext: inout some CiphertextSource, streamHeader: [UInt8], key: SecureBytes, history: Bool = false
+    ) throws(VaultError) -> (plaintext: PlaintextBuffer, content: Range<Int>, entriesEnd: Int?) {
         let fullChunk = chunkLength + chunkOverhead
         let total = ciphertext.count
         guard total > 0 else { throw .payloadDamaged(chunk: 0, reason: "the payload is missing (file truncated after the header)") }
@@ -159,12 +165,14 @@ enum Payload {
         // Not zero-filled first: decryption writes every byte, and the buffer is wiped when released.
         let plaintext = try PlaintextBuffer.forVault(uninitializedCount: total - chunkCount * chunkOverhead)
         let out = plaintext.bytes.baseAddress!
+        var skim: HistorySkim? = history && ciphertext.readsEntriesOnly && chunkCount > 1 ? try HistorySkim() : nil
         for chunk in 0..<chunkCount {
             let isLast = chunk == chunkCount - 1
             let start = chunk * fullChunk
+            let destination = skim?.isSkimming == true ? skim!.scratch.bytes.baseAddress! : out + chunk * chunkLength
             var pulled: SecretStream.Tag?
             try ciphertext.withBytes(start..<start + (isLast ? lastLength : fullChunk)) { input in
-                pulled = stream.pull(input, into: out + chunk * chunkLength)
+                pulled = stream.pull(input, into: destination)
             }
             guard let tag = pulled else {
                 throw .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
@@ -179,8 +187,13 @@ enum Payload {
             if case .other(let unexpected) = tag {
                 throw .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(unexpected)")
             }
+            skim?.decrypted(chunk: chunk, length: (isLast ? lastLength : fullChunk) - chunkOverhead, isLast: isLast, in: plaintext)
         }
-        return (plaintext, 8..<(try contentEnd(of: UnsafeRawBufferPointer(plaintext.bytes))))
+        if let skim, let entriesEnd = skim.entriesEnd {
+            plaintext.written = skim.written
+            return (plaintext, 8..<(try skim.finish(plaintext)), entriesEnd)
+        }
+        return (plaintext, 8..<(try contentEnd(of: UnsafeRawBufferPointer(plaintext.bytes))), nil)
     }
 
     /// Checks the length prefix and the padding; returns where the content ends.
@@ -210,6 +223,14 @@ protocol CiphertextSource {
     var count: Int { get }
     /// Calls `body` with ciphertext bytes `range`; the ranges come in order and lie within `count`.
     mutating func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws(VaultError)
+    /// Whether the reader wants the entries only (`get`): the history section of content version 2
+    /// is then authenticated chunk by chunk but not kept (`Payload.open`).
+    var readsEntriesOnly: Bool { get }
+}
+
+extension CiphertextSource {
+    /// Everything is kept unless the source says otherwise.
+    var readsEntriesOnly: Bool { false }
 }
 
 /// Ciphertext already in memory.

@@ -78,8 +78,9 @@ extension VaultCodec {
             metadata = entries
         }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (plaintext, content) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey)
-        let vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory)
+        let (plaintext, content, entriesEnd) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey,
+                                                                history: header.keepsHistory)
+        let vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory, historyUnreadFrom: entriesEnd)
         return UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: opened)
     }
 

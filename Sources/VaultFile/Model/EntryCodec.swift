@@ -25,6 +25,8 @@ enum EntryCodec {
 
     /// The exact length of the encoded contents; throws when it exceeds the limit, before anything is written.
     static func encodedLength(_ vault: Vault) throws(VaultError) -> Int {
+        // Every seal sizes its content here first: a vault read for its entries only would lose its history.
+        precondition(vault.historyState?.isUnread != true, "a vault read for its entries only is never sealed")
         var length = prefixLength + (vault.historyState == nil ? 0 : policyLength + historyLength(vault.historyState!))
         vault.forEachSegment { segment in
             switch segment {
@@ -117,12 +119,19 @@ enum EntryCodec {
     ///
     /// `history` is the header's history flag: content version 2 is read only then, and its
     /// history section is kept where it lies, unread, until a command asks for history.
-    static func decode(_ plaintext: PlaintextBuffer, content: Range<Int>, history: Bool = false) throws(VaultError) -> Vault {
+    /// `historyUnreadFrom`: where the entries end in a payload read for its entries only
+    /// (`HistorySkim`); the plaintext holds no history then, and the vault can be read but not
+    /// sealed, nor its history read.
+    static func decode(
+        _ plaintext: PlaintextBuffer, content: Range<Int>, history: Bool = false, historyUnreadFrom entriesEnd: Int? = nil
+    ) throws(VaultError) -> Vault {
         guard content.count <= VaultLimits.maxContentLength else {
             throw .contentsDamaged("the contents exceed \(VaultLimits.maxContentLength) bytes")
         }
+        precondition(entriesEnd == nil || (history && content.contains(entriesEnd! - 1)), "entries end within the content")
         let bytes = UnsafeRawBufferPointer(plaintext.bytes)
-        var reader = RecordReader(bytes[content], reading: .contents)
+        // Read for its entries only: the reader cannot reach the bytes that were not kept.
+        var reader = RecordReader(bytes[content.lowerBound..<(entriesEnd ?? content.upperBound)], reading: .contents)
         let foundVersion = try reader.read(UInt8.self, "content version")
         guard foundVersion == (history ? historyVersion : version) else {
             if history { throw .contentsDamaged("content encoding version \(foundVersion) in a vault that keeps history (expected \(historyVersion))") }
@@ -150,6 +159,11 @@ enum EntryCodec {
             try RecordLayout.read(&reader, entry: index, into: &check)
         }
         starts.append(reader.offset)
+        if let policy, entriesEnd != nil {
+            // The scan that found this end read the same records; anything else is a bug, not damage.
+            precondition(reader.remaining == 0, "the entries end where the skim found them")
+            return Vault(stored: StoredRecords(plaintext: plaintext, starts: starts), history: HistoryState(unreadWith: policy))
+        }
         if let policy {
             // The rest is the history section: checked when a command reads or changes history, never by `get`.
             let section = (plaintext: plaintext, range: reader.offset..<content.upperBound)

@@ -19,18 +19,30 @@ struct HistoryState: Sendable {
     /// (`trimTrashIfNeeded`), not after each removal, so that `rm -r` of many entries stays linear.
     var trashTrimmed = true
 
+    /// True for a vault read for its entries only (`get`, `VaultStore.readsEntriesOnly`): its
+    /// section was authenticated but not kept, so its history can be neither read nor written.
+    private(set) var isUnread = false
+
     init(policy: HistoryPolicy, section: (plaintext: PlaintextBuffer, range: Range<Int>)? = nil) {
         self.policy = policy
         self.section = section
     }
 
+    /// The history of a vault read for its entries only.
+    init(unreadWith policy: HistoryPolicy) {
+        self.policy = policy
+        isUnread = true
+    }
+
     /// Checks and indexes the section, once.
     mutating func index() throws(VaultError) {
+        precondition(!isUnread, "the history of a vault read for its entries only is never read or changed")
         if stored == nil, let section { stored = try StoredHistory(plaintext: section.plaintext, range: section.range) }
     }
 
     /// The section checked and indexed, without keeping the index (for a reader that cannot mutate).
     func indexed() throws(VaultError) -> StoredHistory? {
+        precondition(!isUnread, "the history of a vault read for its entries only is never read or changed")
         if let stored { return stored }
         guard let section else { return nil }
         return try StoredHistory(plaintext: section.plaintext, range: section.range)
@@ -91,6 +103,8 @@ extension HistoryState: Equatable {
     /// difference, without reading the section: an edit then seals); others compare every record.
     static func == (lhs: HistoryState, rhs: HistoryState) -> Bool {
         guard lhs.policy == rhs.policy else { return false }
+        // A history read for its entries only is one nobody can change: equal only to its own copies.
+        if lhs.isUnread || rhs.isUnread { return lhs.isUnread == rhs.isUnread && lhs.changes == rhs.changes }
         if let left = lhs.section, let right = rhs.section, left.plaintext === right.plaintext && left.range == right.range {
             return lhs.changes == rhs.changes
         }

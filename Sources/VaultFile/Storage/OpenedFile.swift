@@ -95,11 +95,14 @@ struct FileCiphertext: CiphertextSource {
     private let start: Int
     let count: Int
     private var buffer: [UInt8]
+    let readsEntriesOnly: Bool
 
-    /// The ciphertext from byte `start` of `file` to its end.
-    init(_ file: OpenedFile, from start: Int) {
+    /// The ciphertext from byte `start` of `file` to its end; `entriesOnly` for a reader that
+    /// never looks at history (`VaultStore.readsEntriesOnly`).
+    init(_ file: OpenedFile, from start: Int, entriesOnly: Bool = false) {
         self.file = file
         self.start = start
+        readsEntriesOnly = entriesOnly
         count = file.size - start
         buffer = [UInt8](repeating: 0, count: min(count, Payload.chunkLength + Payload.chunkOverhead))
     }

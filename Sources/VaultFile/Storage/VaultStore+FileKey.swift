@@ -16,7 +16,7 @@ extension VaultStore {
     /// header MAC does not verify under is refused (`VaultError.fileKeyRejected`).
     public func open(fileKey: SecureBytes, rollback: RollbackCheck? = nil) throws -> UnlockedVault {
         let opened = try openHeader()
-        var payload = FileCiphertext(opened.file, from: opened.headerLength)
+        var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: readsEntriesOnly)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
         rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
@@ -29,7 +29,7 @@ extension VaultStore {
     public func open(lookingUp lookup: FileKeyLookup, rollback: RollbackCheck? = nil) throws -> UnlockedVault? {
         let opened = try openHeader()
         guard let fileKey = try lookup(opened.header), VaultCodec.verifies(opened.header, fileKey: fileKey) else { return nil }
-        var payload = FileCiphertext(opened.file, from: opened.headerLength)
+        var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: readsEntriesOnly)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
         rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)

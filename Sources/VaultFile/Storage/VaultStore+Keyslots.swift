@@ -18,7 +18,7 @@ extension VaultStore {
         credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
         rollback: RollbackCheck? = nil
     ) throws -> UnlockedVault {
-        let unlocked = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey).unlocked
+        let unlocked = try openStreaming(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey, entriesOnly: readsEntriesOnly).unlocked
         rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
@@ -77,10 +77,10 @@ extension VaultStore {
 
     /// Opens the vault reading its payload chunk by chunk, with any unlock source.
     private func openStreaming(
-        credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+        credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?, entriesOnly: Bool = false
     ) throws -> (unlocked: UnlockedVault, file: OpenedFile) {
         let opened = try openHeader()
-        var payload = FileCiphertext(opened.file, from: opened.headerLength)
+        var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: entriesOnly)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, credentials: credentials, limits: limits,
                                            willDeriveKey: willDeriveKey)
         return (unlocked, opened.file)

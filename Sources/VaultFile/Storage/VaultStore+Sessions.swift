@@ -18,7 +18,7 @@ extension VaultStore {
     public func open(
         password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil
     ) throws -> UnlockedVault {
-        let unlocked = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey).unlocked
+        let unlocked = try openStreaming(password: password, limits: limits, willDeriveKey: willDeriveKey, entriesOnly: readsEntriesOnly).unlocked
         rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
@@ -27,10 +27,10 @@ extension VaultStore {
     /// Opens the vault reading its payload chunk by chunk as it is decrypted, so that the
     /// ciphertext is never held whole beside the plaintext; returns the file's identity for the write.
     private func openStreaming(
-        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+        password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?, entriesOnly: Bool = false
     ) throws -> (unlocked: UnlockedVault, file: OpenedFile) {
         let opened = try openHeader()
-        var payload = FileCiphertext(opened.file, from: opened.headerLength)
+        var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: entriesOnly)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
         return (unlocked, opened.file)
     }

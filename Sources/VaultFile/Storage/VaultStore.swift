@@ -20,6 +20,11 @@ public struct VaultStore: Sendable {
     public let lockTimeout: Double
     /// Writes the new versions of the vault.
     let writer: AtomicFileWriter
+    /// For a reader that never looks at history (`get`): the read-only opens (`open(…)`, never
+    /// `update`) then authenticate a format 1.2 vault's history section without keeping it, so
+    /// that a large history costs its decryption only; the vault they return cannot be sealed
+    /// and has no history to read.
+    public var readsEntriesOnly = false
 
     /// A store for the vault at `path`.
     public init(path: String, lockTimeout: Double = 10) {

@@ -35,7 +35,8 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            let unlocked = try unlock.open()
+            // Only --revision reads history: otherwise the history section is authenticated, not kept.
+            let unlocked = try unlock.open(entriesOnly: revision == nil)
             do {
                 try write(from: unlocked.vault)
             } catch VaultError.entryNotFound(let missing) where missing == name && field == nil {

@@ -169,9 +169,11 @@ struct UnlockOptions: ParsableArguments {
 
     /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies:
     /// with the agent's key when it holds this vault's (UnlockOptions+Agent.swift), else with the
-    /// unlock sources (`credentials()`).
-    func open() throws -> UnlockedVault {
-        let store = location.store
+    /// unlock sources (`credentials()`). `entriesOnly` for a verb that reads no history (`get`):
+    /// a history section is then authenticated but not kept (`VaultStore.readsEntriesOnly`).
+    func open(entriesOnly: Bool = false) throws -> UnlockedVault {
+        var store = location.store
+        store.readsEntriesOnly = entriesOnly
         let rollback = try rollbackCheck()
         defer { Self.report(rollback) }
         if let unlocked = try openWithAgent(store, rollback: rollback) {
