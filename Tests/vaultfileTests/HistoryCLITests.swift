@@ -77,6 +77,42 @@ import VaultFile
         #expect(settings.contains("\"versions\":5") && settings.contains("\"bytesPerEntry\":1024"))
     }
 
+    // MARK: - Readers that keep only the entries
+
+    /// get, list, ls, search, inject, exec and totp read a vault whose history fills chunks after
+    /// the entries without keeping those chunks; --revision, history and verify read them all.
+    @Test func test_readers_ofAVaultWithALargeHistoryReadTheEntriesAndVerifyReadsAll() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(try cli.run(["init"] + CLI.fastKDF + cli.unlock()).status == 0)
+        let big = (0..<50_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        for round in 0..<6 {
+            try cli.write("big", big + Array("\(round)".utf8))
+            #expect(try cli.run(["set", "app/big", "--value-file", cli.path("big")] + cli.unlock()).status == 0)
+        }
+        try set(cli, "app/db", "s3cret")
+        try set(cli, "app/otp", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP", ["--totp"])
+        #expect(try cli.read("t.vault").count > 4 * 65_536, "the history spans chunks after the entries'")
+        #expect(try cli.run(["get", "app/db"] + cli.unlock()).text == "s3cret")
+        #expect(try cli.run(["get", "app/big", "--revision", "5"] + cli.unlock()).stdout == big + Array("0".utf8))
+        #expect(try cli.run(["list"] + cli.unlock()).text == "app/big\napp/db\napp/otp\n")
+        #expect(try cli.run(["ls", "app"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["search", "--values", "s3cr"] + cli.unlock()).text == "app/db\n")
+        #expect(try cli.run(["inject"] + cli.unlock(), stdin: Array("x={{ vf://app/db }}".utf8)).text == "x=s3cret")
+        let exec = try cli.run(["exec", "--only", "app/db"] + cli.unlock() + ["--", "sh", "-c", "printf %s \"$APP_DB\""])
+        #expect(exec.text == "s3cret", "\(exec.stderr)")
+        #expect(try cli.run(["totp", "app/otp", "--at", "59"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["history", "app/big"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+        // A damaged history chunk: every reader still refuses the file (all of it is authenticated).
+        var bytes = try cli.read("t.vault")
+        bytes[bytes.count - 70_000] ^= 1
+        try cli.write("t.vault", bytes)
+        for arguments in [["get", "app/db"], ["list"], ["search", "db"]] {
+            #expect(try cli.run(arguments + cli.unlock()).status == 4, "\(arguments)")
+        }
+    }
+
     // MARK: - restore, prune
 
     @Test func test_restore_bringsBackARevisionAndCanBeUndone() throws {

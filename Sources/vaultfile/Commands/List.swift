@@ -21,7 +21,7 @@ extension VaultfileCommand {
         @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
         func run() throws {
-            let vault = try unlock.open().vault
+            let vault = try unlock.open(entriesOnly: true).vault
             if json {
                 // Written as it is read: the array of {name, fields, created, modified}, byte for byte
                 // what `JSON.text` gives, through one buffer (no tree of values, no whole text).

@@ -19,7 +19,7 @@ extension VaultfileCommand {
         @Flag(name: .customLong("tree"), help: "Draw the tree even when stdout is not a terminal.") var tree = false
 
         func run() throws {
-            let vault = try unlock.open().vault
+            let vault = try unlock.open(entriesOnly: true).vault
             var names = vault.names
             var root = Self.fileName(unlock.location.path)
             if let folder {

@@ -43,7 +43,7 @@ extension VaultfileCommand {
             // A pattern from a file may be part of a secret: messages name the file, never the pattern.
             let shown = patternFile.map { $0 == "-" ? "the pattern from standard input" : "the pattern in \($0)" } ?? "'\(text)'"
             let matcher = try makeMatcher(text, shown: shown)
-            let vault = try unlock.open().vault
+            let vault = try unlock.open(entriesOnly: true).vault
             let escaping = StandardOutput.isTerminal
             var out = [UInt8]()
             var matches: [JSON] = []

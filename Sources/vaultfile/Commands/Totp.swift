@@ -28,7 +28,7 @@ extension VaultfileCommand {
 
         func run() throws {
             if let time, time < 0 { throw CLIError.invalidArgument("--at takes a time of 0 or more (seconds since 1970), not \(time)") }
-            let parameters = try unlock.open().vault.totpParameters(of: name)
+            let parameters = try unlock.open(entriesOnly: true).vault.totpParameters(of: name)
             let (code, secondsLeft) = try OneTimePassword.totp(parameters, at: time ?? currentTimeMilliseconds() / 1000)
             if clipboard.clip {
                 let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)

@@ -169,7 +169,8 @@ struct UnlockOptions: ParsableArguments {
 
     /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies:
     /// with the agent's key when it holds this vault's (UnlockOptions+Agent.swift), else with the
-    /// unlock sources (`credentials()`). `entriesOnly` for a verb that reads no history (`get`):
+    /// unlock sources (`credentials()`). `entriesOnly` for a verb that reads entries and never
+    /// history nor writes (get, list, ls, search, inject, exec, totp):
     /// a history section is then authenticated but not kept (`VaultStore.readsEntriesOnly`).
     func open(entriesOnly: Bool = false) throws -> UnlockedVault {
         var store = location.store
