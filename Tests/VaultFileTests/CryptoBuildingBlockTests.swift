@@ -1,3 +1,4 @@
+import CSodium
 import SecureMemory
 import TestSupport
 import Testing
@@ -133,5 +134,66 @@ import Testing
         #expect(Ed25519.x25519PublicKey([UInt8](repeating: 0xFF, count: 31) + [0x7F]) == nil)
         #expect(Ed25519.x25519PublicKey([1] + [UInt8](repeating: 0, count: 31)) == nil)
         #expect(Ed25519.x25519PublicKey([1, 2, 3]) == nil)
+    }
+
+    // MARK: - SecretStream.Decryptor.verify
+
+    /// A stream of `sizes` chunks pushed with `tags` under a random key: the header and each chunk.
+    private static func stream(_ sizes: [Int], tags: [UInt8], generator: inout SplitMix) -> (key: SecureBytes, header: [UInt8], chunks: [[UInt8]]) {
+        let key = SecureBytes(copying: (0..<32).map { _ in generator.nextByte() })
+        var state = crypto_secretstream_xchacha20poly1305_state()
+        var header = [UInt8](repeating: 0, count: SecretStream.headerLength)
+        key.withUnsafeBytes { _ = crypto_secretstream_xchacha20poly1305_init_push(&state, &header, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        let chunks = zip(sizes, tags).map { size, tag -> [UInt8] in
+            let plain = (0..<size).map { _ in generator.nextByte() }
+            var out = [UInt8](repeating: 0, count: size + SecretStream.overhead)
+            _ = crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, plain, UInt64(size), nil, 0, tag)
+            return out
+        }
+        return (key, header, chunks)
+    }
+
+    @Test func test_secretStreamVerify_agreesWithPullOnEveryChunkAndTag() throws {
+        var generator = SplitMix(seed: 11)
+        let message = crypto_secretstream_xchacha20poly1305_tag_message(), final = crypto_secretstream_xchacha20poly1305_tag_final()
+        let rekey = crypto_secretstream_xchacha20poly1305_tag_rekey(), push = crypto_secretstream_xchacha20poly1305_tag_push()
+        // Sizes around the 16-byte Poly1305 block and the 64 KiB chunk; every tag, a REKEY in the middle.
+        let sizes = [0, 1, 15, 16, 17, 47, 48, 49, 63, 64, 65, 65_536, 3, 100, 65_535, 7]
+        let tags = [message, message, push, message, rekey, message, message, message, rekey, message, message, message, push, message, message, final]
+        let (key, header, chunks) = Self.stream(sizes, tags: tags, generator: &generator)
+        var pulling = try #require(SecretStream.Decryptor(key: key, header: header))
+        var verifying = try #require(SecretStream.Decryptor(key: key, header: header))
+        defer { pulling.wipe(); verifying.wipe() }
+        var plain = [UInt8](repeating: 0, count: 65_536)
+        for (index, chunk) in chunks.enumerated() {
+            let pulled = chunk.withUnsafeBytes { input in plain.withUnsafeMutableBytes { pulling.pull(input, into: $0.baseAddress!) } }
+            let verified = chunk.withUnsafeBytes { verifying.verify($0) }
+            #expect(pulled != nil && verified == pulled, "chunk \(index): pull \(String(describing: pulled)), verify \(String(describing: verified))")
+        }
+    }
+
+    @Test func test_secretStreamVerify_refusesWhatPullRefusesAndKeepsItsState() throws {
+        var generator = SplitMix(seed: 12)
+        let message = crypto_secretstream_xchacha20poly1305_tag_message()
+        let (key, header, chunks) = Self.stream([100, 40], tags: [message, message], generator: &generator)
+        var verifying = try #require(SecretStream.Decryptor(key: key, header: header))
+        defer { verifying.wipe() }
+        // Every single bit of the first chunk flipped, and the chunk cut short: refused, state unchanged.
+        for position in chunks[0].indices {
+            for bit in 0..<8 {
+                var tampered = chunks[0]
+                tampered[position] ^= 1 << bit
+                #expect(tampered.withUnsafeBytes { verifying.verify($0) } == nil, "byte \(position) bit \(bit)")
+            }
+        }
+        for length in [0, 1, 16, chunks[0].count - 1] {
+            #expect(Array(chunks[0].prefix(length)).withUnsafeBytes { verifying.verify($0) } == nil, "cut to \(length)")
+        }
+        // The second chunk before the first (reordered): refused.
+        #expect(chunks[1].withUnsafeBytes { verifying.verify($0) } == nil)
+        // The state was left as it was: the true chunks still verify, in order.
+        #expect(chunks[0].withUnsafeBytes { verifying.verify($0) } == .message)
+        #expect(chunks[1].withUnsafeBytes { verifying.verify($0) } == .message)
+        #expect(chunks[1].withUnsafeBytes { verifying.verify($0) } == nil, "a chunk replayed")
     }
 }

@@ -97,6 +97,16 @@ enum SecretStream {
             return status == 0 ? Tag(tag) : nil
         }
 
+        /// Authenticates the next chunk as `pull` does and advances the same way, without
+        /// decrypting it (`vaultfile_secretstream_verify` in the CSodium shim): for a chunk whose
+        /// plaintext would be dropped. Returns the chunk's tag, or nil when it does not authenticate.
+        mutating func verify(_ ciphertext: UnsafeRawBufferPointer) -> Tag? {
+            var tag: UInt8 = 0
+            let status = vaultfile_secretstream_verify(
+                &state, &tag, ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count))
+            return status == 0 ? Tag(tag) : nil
+        }
+
         /// Zeroes the state.
         mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
     }

@@ -4,8 +4,10 @@ import SecureMemory
 
 /// How `Payload.open` reads a format 1.2 vault for a reader that never looks at history (`get`):
 /// every chunk is authenticated exactly as in a full read, but once the entries are all in the
-/// plaintext buffer, the remaining chunks (the history section and the padding) are decrypted
-/// into one reused 64 KiB scratch buffer and dropped. The big buffer is then written only up to
+/// plaintext buffer, the remaining chunks are not kept: those wholly inside the history section
+/// are only authenticated (`SecretStream.Decryptor.verify`: Poly1305, no ChaCha20 over the
+/// message), those that hold padding are decrypted into one reused 64 KiB scratch buffer, where
+/// the padding is checked, and dropped. The big buffer is then written only up to
 /// the entries' last chunk, and only that much is wiped: a history ten times the size of the
 /// entries no longer costs fresh pages and a wipe of all of it (docs/PERFORMANCE.md).
 ///
@@ -31,6 +33,13 @@ struct HistorySkim {
 
     /// Whether the next chunk goes to `scratch` instead of its place in the plaintext.
     var isSkimming: Bool { entriesEnd != nil }
+
+    /// Whether chunk `chunk` (`length` plaintext bytes) lies wholly before the padding: then its
+    /// plaintext is never looked at, and authenticating it is enough (`SecretStream.Decryptor.verify`).
+    func holdsNoPadding(chunk: Int, length: Int) -> Bool {
+        guard let contentEnd else { return false }
+        return chunk * Payload.chunkLength + length <= contentEnd
+    }
 
     /// Takes note of chunk `chunk` (`length` plaintext bytes), just authenticated: in `plaintext`
     /// while not skimming, else in `scratch`.

@@ -169,10 +169,13 @@ enum Payload {
         for chunk in 0..<chunkCount {
             let isLast = chunk == chunkCount - 1
             let start = chunk * fullChunk
-            let destination = skim?.isSkimming == true ? skim!.scratch.bytes.baseAddress! : out + chunk * chunkLength
+            let skimming = skim?.isSkimming == true
+            let destination = skimming ? skim!.scratch.bytes.baseAddress! : out + chunk * chunkLength
+            // A skimmed chunk that holds no padding is authenticated without being decrypted.
+            let verifyOnly = skimming && skim!.holdsNoPadding(chunk: chunk, length: (isLast ? lastLength : fullChunk) - chunkOverhead)
             var pulled: SecretStream.Tag?
             try ciphertext.withBytes(start..<start + (isLast ? lastLength : fullChunk)) { input in
-                pulled = stream.pull(input, into: destination)
+                pulled = verifyOnly ? stream.verify(input) : stream.pull(input, into: destination)
             }
             guard let tag = pulled else {
                 throw .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
