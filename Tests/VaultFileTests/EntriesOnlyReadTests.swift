@@ -49,6 +49,30 @@ import Testing
         #expect(try store(directory, plain, entriesOnly: true).open(password: password("pw"), limits: testLimits).vault.historyState == nil)
     }
 
+    /// Random vaults whose entries end anywhere around a chunk boundary (one of them exactly on
+    /// it): the entries-only read gives the full read's entries, and skims whenever it can.
+    @Test func test_open_entriesOnlyAgreesWithTheFullReadWhereverTheEntriesEnd() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        var generator = SplitMix(seed: 21)
+        var skimmed = 0
+        // The content before the entry's value: the length prefix (8), the content header (12),
+        // the name length (2), the name "e" (1), two times (16) and the value length (4); after
+        // it, the field count (1). The value's length puts the entries' end at `boundary + shift`.
+        for shift in [-70, -1, 0, 1, 2, 17, 300, 40_000] {
+            let boundary = 65_536
+            let valueLength = boundary + shift - (8 + 12 + 2 + 1 + 16 + 4) - 1
+            var vault = Vault(history: .standard)
+            try vault.setValue((0..<200_000).map { _ in generator.nextByte() }, for: "e", now: Self.t)
+            try vault.setValue((0..<valueLength).map { _ in generator.nextByte() }, for: "e", now: Self.t + 1)
+            let sealed = try VaultCodec.create(vault, password: password("pw"), kdf: testKDF).seal()
+            let full = try store(directory, sealed, entriesOnly: false).open(password: password("pw"), limits: testLimits)
+            let partial = try store(directory, sealed, entriesOnly: true).open(password: password("pw"), limits: testLimits)
+            #expect(partial.vault.entry("e") == full.vault.entry("e"), "entries end at the boundary \(shift >= 0 ? "+" : "")\(shift)")
+            if partial.vault.historyState?.isUnread == true { skimmed += 1 }
+        }
+        #expect(skimmed >= 6, "the chunks after the entries were skimmed in most of the cases")
+    }
+
     @Test func test_open_entriesOnlyStillAuthenticatesEveryChunk() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let sealed = try VaultCodec.create(try Self.historyVault(), password: password("pw"), kdf: testKDF).seal()
