@@ -12,7 +12,8 @@ extension VaultfileCommand {
                 the removed secret cannot open the new file. Copies of the old file (git history, backups) \
                 still open with it.
 
-                A vault gets format 1.1 the first time a slot is added: vaultfile 0.1.0 then refuses it \
+                The first slot added sets the vault's keyslots flag (format 1.1, or 1.2 with history): \
+                vaultfile 0.1.0 then refuses it \
                 ("upgrade vaultfile") instead of dropping the new slots. Labels and public keys are \
                 encrypted in the header: 'vaultfile info' shows only the number and kinds of slots.
                 """,

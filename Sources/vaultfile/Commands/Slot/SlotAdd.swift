@@ -14,7 +14,8 @@ struct SlotAdd: ParsableCommand {
         discussion: """
             Opening the vault needs one of its secrets (any unlock source: --identity, --keyfile, \
             --recovery, a password). The new slot wraps the same file key, so nothing else changes; \
-            the first slot added makes the vault format 1.1 (vaultfile 0.1.0 cannot open it).
+            the first slot added sets the keyslots flag (format 1.1, or 1.2 with history), which \
+            vaultfile 0.1.0 cannot open.
             """,
         subcommands: [SlotAddPassword.self, SlotAddRecipient.self, SlotAddRecipientsFile.self, SlotAddKeyfile.self, SlotAddRecovery.self])
 
