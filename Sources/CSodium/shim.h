@@ -1,5 +1,6 @@
 #include <sodium.h>
 #include <string.h>
+#include <stdint.h>
 
 /// Authenticates the next chunk of a crypto_secretstream_xchacha20poly1305 stream exactly as
 /// crypto_secretstream_xchacha20poly1305_pull does (no associated data) and advances the state
@@ -62,5 +63,29 @@ static inline int vaultfile_secretstream_verify(crypto_secretstream_xchacha20pol
         crypto_secretstream_xchacha20poly1305_rekey(state);
     }
     *tag_p = tag;
+    return 0;
+}
+
+/// Moves a pull state past `chunks` chunks the way that many successful pulls would, given the XOR
+/// of the first 8 bytes of their MACs: the inner nonce takes that XOR and the 4-byte little-endian
+/// counter counts. For chunks without a REKEY tag and a counter that does not wrap (vaultfile's
+/// payloads hold at most 16,896 chunks); returns -1 without a change when it would wrap.
+static inline int vaultfile_secretstream_skip(crypto_secretstream_xchacha20poly1305_state *state,
+                                              const unsigned char inonce_xor[8], uint32_t chunks)
+{
+    uint32_t counter = (uint32_t) state->nonce[0] | ((uint32_t) state->nonce[1] << 8) |
+                       ((uint32_t) state->nonce[2] << 16) | ((uint32_t) state->nonce[3] << 24);
+    int i;
+
+    if (chunks > UINT32_MAX - counter) {
+        return -1;
+    }
+    counter += chunks;
+    for (i = 0; i < 4; i++) {
+        state->nonce[i] = (unsigned char) (counter >> (8 * i));
+    }
+    for (i = 0; i < 8; i++) {
+        state->nonce[4 + i] ^= inonce_xor[i];
+    }
     return 0;
 }

@@ -1,3 +1,4 @@
+import CSodium
 import Foundation
 import KDF
 import SecureMemory
@@ -114,6 +115,60 @@ import Testing
             #expect(throws: VaultError.contentsDamaged("non-zero padding"), "entries only: \(entriesOnly)") {
                 try store(directory, bytes, entriesOnly: entriesOnly).open(password: password(DamagedCorpusTests.password), limits: testLimits)
             }
+        }
+    }
+
+    /// A history of about 4 MiB: the chunks after the entries are authenticated on two threads
+    /// (`Payload.parallelRunLength`). Damage anywhere — either half, both, a REKEY tag in the first
+    /// half that would throw the second half's state off — is reported as the full read reports it.
+    @Test func test_open_entriesOnlyOnTwoThreadsReportsTheFirstDamageAsTheFullReadDoes() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let forge = try Forge()
+        var generator = SplitMix(seed: 31)
+        var vault = Vault(history: HistoryPolicy(versions: 80, byteBudget: 1 << 23, trashLimit: 10))
+        try vault.setValue(Array(DamagedCorpusTests.canaryValue.utf8), for: DamagedCorpusTests.canaryName, now: Self.t)
+        for round in 0..<78 {
+            try vault.setValue((0..<60_000).map { _ in generator.nextByte() }, for: "zz/rotating", now: Self.t + Int64(round))
+        }
+        let content = try EntryCodec.encode(vault)
+        let total = Payload.paddedLength(8 + content.count)
+        let raw = UInt64(content.count).littleEndianBytes8 + content + [UInt8](repeating: 0, count: total - 8 - content.count)
+        let chunks = stride(from: 0, to: raw.count, by: 65_536).map { Array(raw[$0..<min($0 + 65_536, raw.count)]) }
+        #expect(chunks.count > 2 * Payload.parallelRunLength + 2)
+        let keepsHistory: (inout VaultHeader) -> Void = { $0.minorVersion = 2; $0.flags |= VaultHeader.historyFlag }
+        let message = crypto_secretstream_xchacha20poly1305_tag_message(), final = crypto_secretstream_xchacha20poly1305_tag_final()
+        func sealed(tags: (Int) -> UInt8) throws -> [UInt8] {
+            try forge.stream(chunks.enumerated().map { ($1, tags($0)) }, editHeader: keepsHistory)
+        }
+        let intact = try sealed { $0 == chunks.count - 1 ? final : message }
+        let header = try VaultHeader.parse(intact, path: "v").length
+        func flipped(_ chunk: Int) -> [UInt8] {
+            var bytes = intact
+            bytes[header + chunk * (65_536 + 17) + 1_000] ^= 4
+            return bytes
+        }
+        let middle = chunks.count / 2
+        var bothHalves = flipped(middle + 3)
+        bothHalves[header + 5 * (65_536 + 17) + 9] ^= 1
+        let cases: [(String, [UInt8])] = [
+            ("intact", intact), ("first half", flipped(5)), ("second half", flipped(middle + 3)), ("both halves", bothHalves),
+            ("a REKEY tag in the first half", try sealed { $0 == 6 ? crypto_secretstream_xchacha20poly1305_tag_rekey() : $0 == chunks.count - 1 ? final : message }),
+            ("FINAL in the second half", try sealed { $0 == middle + 2 || $0 == chunks.count - 1 ? final : message }),
+        ]
+        let pw = password(DamagedCorpusTests.password)
+        for (what, bytes) in cases {
+            var outcomes: [String] = []
+            for entriesOnly in [false, true] {
+                do {
+                    let opened = try store(directory, bytes, entriesOnly: entriesOnly).open(password: pw, limits: testLimits)
+                    outcomes.append("opened \(opened.vault.entry(DamagedCorpusTests.canaryName)?.value.count ?? -1)")
+                    #expect(opened.vault.historyState?.isUnread == entriesOnly, "\(what)")
+                } catch {
+                    outcomes.append("\(error)")
+                }
+            }
+            #expect(outcomes[0] == outcomes[1], "\(what): full read \(outcomes[0]); entries only \(outcomes[1])")
+            #expect(what == "intact" ? outcomes[0].hasPrefix("opened") : outcomes[0].contains("damaged at chunk"), "\(what): \(outcomes[0].prefix(200))")
         }
     }
 

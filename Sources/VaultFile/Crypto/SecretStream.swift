@@ -107,6 +107,15 @@ enum SecretStream {
             return status == 0 ? Tag(tag) : nil
         }
 
+        /// Moves the state past `chunks` chunks without reading them, as that many pulls would
+        /// (`vaultfile_secretstream_skip`): `inonceXOR` is the XOR of the first 8 bytes of their
+        /// MACs. Only for chunks that carry no REKEY tag, fewer than the counter's 2³² − 1.
+        mutating func skip(inonceXOR: [UInt8], chunks: UInt32) {
+            precondition(inonceXOR.count == 8, "eight bytes of the MACs")
+            let status = vaultfile_secretstream_skip(&state, inonceXOR, chunks)
+            precondition(status == 0, "a payload has far fewer chunks than the counter counts")
+        }
+
         /// Zeroes the state.
         mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import SecureMemory
 
 // MARK: - Reading the entries of a vault with history, and only authenticating the rest
@@ -34,11 +35,14 @@ struct HistorySkim {
     /// Whether the next chunk goes to `scratch` instead of its place in the plaintext.
     var isSkimming: Bool { entriesEnd != nil }
 
-    /// Whether chunk `chunk` (`length` plaintext bytes) lies wholly before the padding: then its
-    /// plaintext is never looked at, and authenticating it is enough (`SecretStream.Decryptor.verify`).
-    func holdsNoPadding(chunk: Int, length: Int) -> Bool {
-        guard let contentEnd else { return false }
-        return chunk * Payload.chunkLength + length <= contentEnd
+    /// The chunks from `chunk` on that lie wholly before the padding and are not the last: their
+    /// plaintext is never looked at, and authenticating them is enough (`Payload.verify`); nil
+    /// when `chunk` is not such a chunk.
+    func verifyOnlyRun(from chunk: Int, chunkCount: Int) -> Range<Int>? {
+        guard let contentEnd else { return nil }
+        var end = chunk
+        while end < chunkCount - 1 && (end + 1) * Payload.chunkLength <= contentEnd { end += 1 }
+        return end > chunk ? chunk..<end : nil
     }
 
     /// Takes note of chunk `chunk` (`length` plaintext bytes), just authenticated: in `plaintext`
@@ -129,4 +133,74 @@ struct EntriesEndScanner {
 
     /// Visits nothing: only the record's lengths matter here.
     private struct SkippedRecord: RecordVisitor {}
+}
+
+// MARK: - Authenticating a run of chunks, on two threads when long
+
+extension Payload {
+    /// Runs this long or longer are split between two threads.
+    static let parallelRunLength = 32
+
+    /// Authenticates the full, non-final chunks `run` (their plaintext is not wanted) with `stream`
+    /// positioned at the run's first chunk, and leaves it positioned after the last; throws the
+    /// damage of the first chunk, in stream order, that fails.
+    ///
+    /// A long run is split in two: the state at the second half's first chunk follows from the
+    /// state at the run's start and the MACs stored in the first half (each pull XORs its MAC into
+    /// the inner nonce and counts; a REKEY tag would change the key, but the first half then
+    /// reports that tag, which comes first). Each half reads through its own copy of the source.
+    static func verify(_ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource) throws(VaultError) {
+        let total = ciphertext.count
+        guard run.count >= parallelRunLength else {
+            try verifyInOrder(run, stream: &stream, ciphertext: &ciphertext, total: total)
+            return
+        }
+        let middle = run.lowerBound + run.count / 2
+        let fullChunk = chunkLength + chunkOverhead
+        var macs = [UInt8](repeating: 0, count: 8)
+        for chunk in run.lowerBound..<middle {
+            let macStart = (chunk + 1) * fullChunk - 16
+            try ciphertext.withBytes(macStart..<macStart + 8) { mac in
+                for index in 0..<8 { macs[index] ^= mac[index] }
+            }
+        }
+        // Each thread has its own state and its own copy of the source; nothing is shared but the
+        // file (pread) and the two failure slots, each written by one thread only, read after both end.
+        nonisolated(unsafe) var firstStream = stream
+        nonisolated(unsafe) var secondStream = stream
+        secondStream.skip(inonceXOR: macs, chunks: UInt32(middle - run.lowerBound))
+        nonisolated(unsafe) var firstSource = ciphertext
+        nonisolated(unsafe) var secondSource = ciphertext
+        nonisolated(unsafe) var firstFailure: VaultError?
+        nonisolated(unsafe) var secondFailure: VaultError?
+        defer {
+            firstStream.wipe()
+            secondStream.wipe()
+        }
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            do throws(VaultError) {
+                if half == 0 {
+                    try verifyInOrder(run.lowerBound..<middle, stream: &firstStream, ciphertext: &firstSource, total: total)
+                } else {
+                    try verifyInOrder(middle..<run.upperBound, stream: &secondStream, ciphertext: &secondSource, total: total)
+                }
+            } catch {
+                if half == 0 { firstFailure = error } else { secondFailure = error }
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        if let secondFailure { throw secondFailure }
+        stream = secondStream
+    }
+
+    private static func verifyInOrder(
+        _ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource, total: Int
+    ) throws(VaultError) {
+        let fullChunk = chunkLength + chunkOverhead
+        for chunk in run {
+            var verified: SecretStream.Tag?
+            try ciphertext.withBytes(chunk * fullChunk..<(chunk + 1) * fullChunk) { verified = stream.verify($0) }
+            try check(verified, chunk: chunk, isLast: false, total: total)
+        }
+    }
 }

@@ -166,37 +166,50 @@ enum Payload {
         let plaintext = try PlaintextBuffer.forVault(uninitializedCount: total - chunkCount * chunkOverhead)
         let out = plaintext.bytes.baseAddress!
         var skim: HistorySkim? = history && ciphertext.readsEntriesOnly && chunkCount > 1 ? try HistorySkim() : nil
-        for chunk in 0..<chunkCount {
+        var chunk = 0
+        while chunk < chunkCount {
             let isLast = chunk == chunkCount - 1
             let start = chunk * fullChunk
             let skimming = skim?.isSkimming == true
+            // Skimmed chunks that hold no padding are authenticated without being decrypted, a
+            // long run of them on two threads (Payload+EntriesOnly.swift).
+            if skimming, let run = skim!.verifyOnlyRun(from: chunk, chunkCount: chunkCount) {
+                try verify(run, stream: &stream, ciphertext: &ciphertext)
+                chunk = run.upperBound
+                continue
+            }
             let destination = skimming ? skim!.scratch.bytes.baseAddress! : out + chunk * chunkLength
-            // A skimmed chunk that holds no padding is authenticated without being decrypted.
-            let verifyOnly = skimming && skim!.holdsNoPadding(chunk: chunk, length: (isLast ? lastLength : fullChunk) - chunkOverhead)
             var pulled: SecretStream.Tag?
             try ciphertext.withBytes(start..<start + (isLast ? lastLength : fullChunk)) { input in
-                pulled = verifyOnly ? stream.verify(input) : stream.pull(input, into: destination)
+                pulled = stream.pull(input, into: destination)
             }
-            guard let tag = pulled else {
-                throw .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
-            }
-            let isFinal = tag == .final
-            if isFinal && !isLast {
-                throw .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(total - (chunk + 1) * fullChunk) more bytes")
-            }
-            if !isFinal && isLast {
-                throw .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
-            }
-            if case .other(let unexpected) = tag {
-                throw .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(unexpected)")
-            }
+            try check(pulled, chunk: chunk, isLast: isLast, total: total)
             skim?.decrypted(chunk: chunk, length: (isLast ? lastLength : fullChunk) - chunkOverhead, isLast: isLast, in: plaintext)
+            chunk += 1
         }
         if let skim, let entriesEnd = skim.entriesEnd {
             plaintext.written = skim.written
             return (plaintext, 8..<(try skim.finish(plaintext)), entriesEnd)
         }
         return (plaintext, 8..<(try contentEnd(of: UnsafeRawBufferPointer(plaintext.bytes))), nil)
+    }
+
+    /// Throws the damage a chunk's pull (or verification) result shows: not authentic, FINAL
+    /// before the last chunk, no FINAL on the last, or a tag this format does not use.
+    static func check(_ pulled: SecretStream.Tag?, chunk: Int, isLast: Bool, total: Int) throws(VaultError) {
+        guard let tag = pulled else {
+            throw .payloadDamaged(chunk: chunk, reason: "authentication failed (modified, reordered or truncated data)")
+        }
+        let isFinal = tag == .final
+        if isFinal && !isLast {
+            throw .payloadDamaged(chunk: chunk, reason: "the final chunk is followed by \(total - (chunk + 1) * (chunkLength + chunkOverhead)) more bytes")
+        }
+        if !isFinal && isLast {
+            throw .payloadDamaged(chunk: chunk, reason: "the stream ends without its final chunk (truncated)")
+        }
+        if case .other(let unexpected) = tag {
+            throw .payloadDamaged(chunk: chunk, reason: "unexpected chunk tag \(unexpected)")
+        }
     }
 
     /// Checks the length prefix and the padding; returns where the content ends.
@@ -224,7 +237,9 @@ enum Payload {
 protocol CiphertextSource {
     /// The length of the ciphertext, in bytes.
     var count: Int { get }
-    /// Calls `body` with ciphertext bytes `range`; the ranges come in order and lie within `count`.
+    /// Calls `body` with ciphertext bytes `range`, which lies within `count`. Ranges usually come
+    /// in order; the entries-only read also reads MACs ahead and chunks from two threads, each
+    /// through its own copy of the source.
     mutating func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws(VaultError)
     /// Whether the reader wants the entries only (`get`): the history section of content version 2
     /// is then authenticated chunk by chunk but not kept (`Payload.open`).
