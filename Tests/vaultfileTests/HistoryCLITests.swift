@@ -84,17 +84,19 @@ import VaultFile
     @Test func test_readers_ofAVaultWithALargeHistoryReadTheEntriesAndVerifyReadsAll() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.write("pw", Array("pw".utf8))
-        #expect(try cli.run(["init"] + CLI.fastKDF + cli.unlock()).status == 0)
-        let big = (0..<50_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
-        for round in 0..<6 {
+        #expect(try cli.run(["init", "--history-bytes", "8M"] + CLI.fastKDF + cli.unlock()).status == 0)
+        // About 2.4 MiB of history: more than 32 chunks after the entries, authenticated on two threads.
+        let big = (0..<400_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        for round in 0..<8 {
             try cli.write("big", big + Array("\(round)".utf8))
             #expect(try cli.run(["set", "app/big", "--value-file", cli.path("big")] + cli.unlock()).status == 0)
         }
         try set(cli, "app/db", "s3cret")
         try set(cli, "app/otp", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP", ["--totp"])
-        #expect(try cli.read("t.vault").count > 4 * 65_536, "the history spans chunks after the entries'")
+        #expect(try cli.read("t.vault").count > 48 * 65_536, "the history spans more than 32 chunks after the entries'")
         #expect(try cli.run(["get", "app/db"] + cli.unlock()).text == "s3cret")
-        #expect(try cli.run(["get", "app/big", "--revision", "5"] + cli.unlock()).stdout == big + Array("0".utf8))
+        #expect(try cli.run(["get", "app/big", "--revision", "5"] + cli.unlock()).stdout == big + Array("2".utf8))
+        #expect(try cli.run(["get", "app/big"] + cli.unlock()).stdout == big + Array("7".utf8))
         #expect(try cli.run(["list"] + cli.unlock()).text == "app/big\napp/db\napp/otp\n")
         #expect(try cli.run(["ls", "app"] + cli.unlock()).status == 0)
         #expect(try cli.run(["search", "--values", "s3cr"] + cli.unlock()).text == "app/db\n")
@@ -104,12 +106,15 @@ import VaultFile
         #expect(try cli.run(["totp", "app/otp", "--at", "59"] + cli.unlock()).status == 0)
         #expect(try cli.run(["history", "app/big"] + cli.unlock()).status == 0)
         #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
-        // A damaged history chunk: every reader still refuses the file (all of it is authenticated).
-        var bytes = try cli.read("t.vault")
-        bytes[bytes.count - 70_000] ^= 1
-        try cli.write("t.vault", bytes)
-        for arguments in [["get", "app/db"], ["list"], ["search", "db"]] {
-            #expect(try cli.run(arguments + cli.unlock()).status == 4, "\(arguments)")
+        // A damaged history chunk, early or late: every reader still refuses the file (all of it is authenticated).
+        let intact = try cli.read("t.vault")
+        for offset in [6 * 65_536, intact.count / 2, intact.count - 70_000] {
+            var bytes = intact
+            bytes[offset] ^= 1
+            try cli.write("t.vault", bytes)
+            for arguments in [["get", "app/db"], ["list"], ["search", "db"]] {
+                #expect(try cli.run(arguments + cli.unlock()).status == 4, "\(arguments), byte \(offset)")
+            }
         }
     }
 
