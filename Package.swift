@@ -59,7 +59,8 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .systemLibrary(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory", "TestSupport"]),
         .testTarget(name: "KDFTests", dependencies: ["KDF", "SecureMemory", "TestSupport"]),
         .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "SecureMemory", "CSodium", "TestSupport"]),

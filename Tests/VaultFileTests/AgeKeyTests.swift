@@ -166,19 +166,9 @@ enum AgeTool {
     /// Runs `tool arguments…`, returns its stdout; throws when it exits non-zero.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], stdin: [UInt8] = []) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(stdin))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-        return String(decoding: data, as: UTF8.self)
+        let output = try ChildProcess(executable: tool, arguments: arguments, environment: ["PATH": "/usr/bin:/bin"],
+                                      directory: FileManager.default.currentDirectoryPath, stdin: stdin).finish()
+        guard output.ending == .exit(0) else { throw CocoaError(.executableLoad) }
+        return String(decoding: output.stdout, as: UTF8.self)
     }
 }

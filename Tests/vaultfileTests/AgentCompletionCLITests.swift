@@ -18,8 +18,9 @@ extension ExternalTools {
                 let script = try cli.run(["--generate-completion-script", "bash"])
                 precondition(script.status == 0, script.stderr)
                 try cli.write("completion.bash", script.stdout)
-                // The server keeps every descriptor its first client had: Foundation's Process leaves one
-                // of its own open in children, and the test would wait on it for ever. Close them all.
+                // The server keeps every descriptor its first client had, and the test would wait on
+                // any pipe of the harness among them for ever. ChildProcess passes on only 0-2; closing
+                // the rest here as well keeps it so whatever starts the shell.
                 let bin = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
                 let closeAndStart = "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
                     + "exec tmux -S \"$1\" new-session -d -x 160 -y 40 'exec bash --norc --noprofile' </dev/null >/dev/null 2>&1"

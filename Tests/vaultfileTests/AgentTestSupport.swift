@@ -9,7 +9,7 @@ extension CLI.Running {
     /// Kills the process with SIGKILL if it still runs (by its pid, never by name) and reaps it.
     /// A process that ended already is left alone: `finish` may only be called once.
     func kill() {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         Glibc.kill(pid, SIGKILL)
         _ = finish()
     }

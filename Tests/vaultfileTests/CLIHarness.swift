@@ -11,6 +11,8 @@ struct CLI {
         let status: Int32
         let stdout: [UInt8]
         let stderr: String
+        /// Whether a signal ended it (`status` is then the signal's number).
+        var endedBySignal = false
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
@@ -154,53 +156,37 @@ extension CLI {
 // MARK: - Processes left running
 
 extension CLI {
-    /// A `vaultfile` process started in the background.
-    final class Running: @unchecked Sendable {
-        let process: Process
-        private let done = DispatchSemaphore(value: 0)
-        private var output = Data(), errors = Data()
+    /// A `vaultfile` process started in the background (a `ChildProcess`: stdin fed and both
+    /// outputs drained on its own thread, so large values cannot deadlock the pipes).
+    final class Running: Sendable {
+        private let child: ChildProcess
 
-        init(process: Process, input: Pipe, stdin: [UInt8], output: Pipe, errors: Pipe) {
-            self.process = process
-            Thread {
-                try? input.fileHandleForWriting.write(contentsOf: Data(stdin))
-                try? input.fileHandleForWriting.close()
-                self.done.signal()
-            }.start()
-            Thread { self.output = output.fileHandleForReading.readDataToEndOfFile(); self.done.signal() }.start()
-            Thread { self.errors = errors.fileHandleForReading.readDataToEndOfFile(); self.done.signal() }.start()
-        }
+        init(child: ChildProcess) { self.child = child }
 
         /// The process id.
-        var pid: Int32 { process.processIdentifier }
+        var pid: Int32 { child.pid }
 
-        /// Waits for the process and returns what it produced.
+        /// Whether it has not ended yet.
+        var isRunning: Bool { child.isRunning }
+
+        /// Waits for the process and returns what it produced. Call once.
         func finish() -> Result {
-            process.waitUntilExit()
-            for _ in 0..<3 { done.wait() }
-            return Result(status: process.terminationStatus, stdout: Array(output), stderr: String(decoding: errors, as: UTF8.self))
+            let output = child.finish()
+            var bySignal = false
+            if case .signal = output.ending { bySignal = true }
+            return Result(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self), endedBySignal: bySignal)
         }
     }
 
-    /// Starts `vaultfile arguments…` (or `executable`) without waiting for it; stdin is written
-    /// and both outputs drained on their own threads, so large values cannot deadlock the pipes.
+    /// Starts `vaultfile arguments…` (or `executable`) without waiting for it.
     func start(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Running {
         _ = Self.ignoreSIGPIPEOnce
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
-        process.arguments = arguments
         var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
         env.merge(Self.sanitizerOptions) { $1 }
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }
-        process.environment = env
-        process.currentDirectoryURL = directory.url
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return Running(process: process, input: input, stdin: stdin, output: output, errors: errors)
+        return Running(child: try ChildProcess(executable: executable ?? Self.binary, arguments: arguments, environment: env,
+                                               directory: directory.url.path, stdin: stdin))
     }
 
     /// A child that exits before reading all of stdin must fail the write, not kill the test runner.

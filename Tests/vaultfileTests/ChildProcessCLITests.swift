@@ -68,14 +68,14 @@ import Testing
     /// Waits at most `seconds` for a running vaultfile; kills it and returns nil when it does not end.
     private func finish(_ running: CLI.Running, within seconds: Double = 20) -> (result: CLI.Result, bySignal: Bool)? {
         let deadline = Date().addingTimeInterval(seconds)
-        while running.process.isRunning && Date() < deadline { usleep(20_000) }
-        guard !running.process.isRunning else {
+        while running.isRunning && Date() < deadline { usleep(20_000) }
+        guard !running.isRunning else {
             kill(running.pid, SIGKILL)
             _ = running.finish()
             return nil
         }
         let result = running.finish()
-        return (result, running.process.terminationReason == .uncaughtSignal)
+        return (result, result.endedBySignal)
     }
 
     /// Kills the sleeping editor left by a test, if it still runs (by its recorded pid, checked to be

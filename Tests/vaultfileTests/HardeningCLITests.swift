@@ -50,7 +50,7 @@ import VaultFile
             let tag = UInt8(attempt % 200 + 2)
             let writer = try cli.start(["set", "big"] + cli.unlock(), stdin: value(tag))
             usleep(useconds_t(duration * 1_000_000 * 0.8 * Double(attempt % 20) / 20))
-            let wasRunning = writer.process.isRunning && kill(writer.pid, SIGKILL) == 0
+            let wasRunning = writer.isRunning && kill(writer.pid, SIGKILL) == 0
             let result = writer.finish()
             if wasRunning && result.status != 0 { killedBeforeTheEnd += 1 }
             // A writer that ended before its kill ran shorter than the measured run (measured

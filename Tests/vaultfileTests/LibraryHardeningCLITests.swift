@@ -10,8 +10,8 @@ import VaultFile
     private func runBounded(_ cli: CLI, _ arguments: [String], seconds: Double = 5) throws -> CLI.Result {
         let running = try cli.start(arguments)
         let deadline = Date().addingTimeInterval(seconds)
-        while running.process.isRunning && Date() < deadline { usleep(20_000) }
-        if running.process.isRunning {
+        while running.isRunning && Date() < deadline { usleep(20_000) }
+        if running.isRunning {
             kill(running.pid, SIGKILL)
             Issue.record("vaultfile \(arguments.joined(separator: " ")) was still running after \(seconds) s")
         }
