@@ -13,6 +13,8 @@ struct CLI {
         let stderr: String
         /// Whether a signal ended it (`status` is then the signal's number).
         var endedBySignal = false
+        /// Its peak resident size in KiB.
+        var peakResidentKiB = 0
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
@@ -174,7 +176,8 @@ extension CLI {
             let output = child.finish()
             var bySignal = false
             if case .signal = output.ending { bySignal = true }
-            return Result(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self), endedBySignal: bySignal)
+            return Result(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self), endedBySignal: bySignal,
+                          peakResidentKiB: output.peakResidentKiB)
         }
     }
 

@@ -164,6 +164,10 @@ enum Payload {
 
         // Not zero-filled first: decryption writes every byte, and the buffer is wiped when released.
         let plaintext = try PlaintextBuffer.forVault(uninitializedCount: total - chunkCount * chunkOverhead)
+        // Raised chunk by chunk below: a payload that fails early (a damaged or hostile file of up
+        // to 1 GiB) is wiped only as far as it was decrypted, instead of faulting in every page of
+        // the buffer just to zero it.
+        plaintext.written = 0
         let out = plaintext.bytes.baseAddress!
         var skim: HistorySkim? = history && ciphertext.readsEntriesOnly && chunkCount > 1 ? try HistorySkim() : nil
         var chunk = 0
@@ -179,6 +183,7 @@ enum Payload {
                 continue
             }
             let destination = skimming ? skim!.scratch.bytes.baseAddress! : out + chunk * chunkLength
+            if !skimming { plaintext.written = min(plaintext.count, (chunk + 1) * chunkLength) }
             var pulled: SecretStream.Tag?
             try ciphertext.withBytes(start..<start + (isLast ? lastLength : fullChunk)) { input in
                 pulled = stream.pull(input, into: destination)
