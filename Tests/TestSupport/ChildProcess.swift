@@ -30,8 +30,6 @@ public final class ChildProcess: @unchecked Sendable {
         public let stdout: [UInt8]
         /// Everything it wrote to stderr.
         public let stderr: [UInt8]
-        /// Its peak resident size in KiB (wait4's `ru_maxrss`).
-        public let peakResidentKiB: Int
 
         /// The exit status, or the signal's number when a signal ended it (as `Process.terminationStatus`).
         public var status: Int32 {
@@ -112,13 +110,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the child to end and its pipes to close, and returns what it produced. Call once.
     public func finish() -> Output {
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         drained.wait()
         // WIFSIGNALED/WEXITSTATUS are macros Swift cannot import: the low 7 bits hold the signal.
         let signal = status & 0x7f
         let ending: Ending = signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
-        return Output(ending: ending, stdout: stdout, stderr: stderr, peakResidentKiB: usage.ru_maxrss)
+        return Output(ending: ending, stdout: stdout, stderr: stderr)
     }
 
     // MARK: - The pipes

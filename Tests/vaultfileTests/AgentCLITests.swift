@@ -77,6 +77,8 @@ import Testing
 
     // MARK: - Idle expiry
 
+    // Sleeps that block its thread on purpose: an awaited sleep may resume late when the runner's
+    // threads are busy, and this test's expectations are about when the agent forgets.
     @Test func test_unlock_timeoutForgetsTheKeyAfterIdleTimeSinceTheLastHandOut() throws {
         let cli = try CLI.withVault(["a": "1"]); defer { cli.stopAgent(); cli.directory.remove() }
         let start = Date()

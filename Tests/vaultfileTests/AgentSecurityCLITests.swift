@@ -60,20 +60,21 @@ import Testing
         #expect(try cli.run(["get", "a", "--vault", cli.path("t.vault")]).text == "1", "the agent still serves")
     }
 
-    @Test func test_agent_silentClientsBlockNobody() throws {
+    @Test func test_agent_silentClientsBlockNobody() async throws {
         guard let python = CLI.python else { print("skipped: needs python3 for a raw client"); return }
         let cli = try CLI.withVault(["a": "1"]); defer { cli.stopAgent(); cli.directory.remove() }
         #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
         let client = try cli.writeRawClient()
-        let silent = try (0..<3).map { _ in try cli.start([client, cli.path("agent.sock"), "silent", "6"], executable: python) }
+        // Silent for 3 s, longer than the agent's 2-second deadline for a request.
+        let silent = try (0..<3).map { _ in try cli.start([client, cli.path("agent.sock"), "silent", "3"], executable: python) }
         defer { for running in silent { running.kill() } }
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         let started = Date()
         let get = try cli.run(["get", "a", "--vault", cli.path("t.vault")])
         #expect(get.text == "1", "\(get.stderr)")
         #expect(Date().timeIntervalSince(started) < 1.5, "a silent client held up another")
         // The silent ones are cut off after the agent's 2-second deadline.
-        let cut = silent[0].finish()
+        let cut = try await silent[0].ended()
         #expect(cut.text.hasPrefix("0 "), "\(cut.text)")
     }
 

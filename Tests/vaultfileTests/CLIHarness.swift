@@ -13,8 +13,6 @@ struct CLI {
         let stderr: String
         /// Whether a signal ended it (`status` is then the signal's number).
         var endedBySignal = false
-        /// Its peak resident size in KiB.
-        var peakResidentKiB = 0
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
@@ -171,13 +169,19 @@ extension CLI {
         /// Whether it has not ended yet.
         var isRunning: Bool { child.isRunning }
 
+        /// Waits for the process with `Task.sleep` (leaving the test runner's thread to other tests
+        /// meanwhile), then returns what it produced. Call once, instead of `finish`.
+        func ended() async throws -> Result {
+            while child.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            return finish()
+        }
+
         /// Waits for the process and returns what it produced. Call once.
         func finish() -> Result {
             let output = child.finish()
             var bySignal = false
             if case .signal = output.ending { bySignal = true }
-            return Result(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self), endedBySignal: bySignal,
-                          peakResidentKiB: output.peakResidentKiB)
+            return Result(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self), endedBySignal: bySignal)
         }
     }
 

@@ -14,34 +14,47 @@ import Testing
         let board = cli.path("board"), argv = cli.path("argv")
         let environment = [
             "VAULTFILE_CLIPBOARD_COMMAND": "echo \"$0 $*\" >> '\(argv)'; cat > '\(board).tmp'; mv '\(board).tmp' '\(board)'",
-            "VAULTFILE_CLIPBOARD_PASTE_COMMAND": "cat '\(board)'",
+            // Each read back is logged, so a test knows when the clearer has looked.
+            "VAULTFILE_CLIPBOARD_PASTE_COMMAND": "echo pasted >> '\(cli.path("pastes"))'; cat '\(board)'",
         ]
         return (cli, environment)
     }
 
-    private func waitFor(_ seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
+    /// Waits, polling, until `condition` holds or `seconds` pass; returns whether it held. It
+    /// sleeps with `Task.sleep`, which leaves the test runner's thread to other tests meanwhile.
+    private func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try condition()
+    }
 
     // MARK: - get --clip
 
-    @Test func test_get_clipCopiesThroughStdinAndClearsWhenUnchanged() throws {
+    @Test func test_get_clipCopiesThroughStdinAndClearsWhenUnchanged() async throws {
         let (cli, environment) = try setUp(); defer { cli.directory.remove() }
-        let result = try cli.run(["get", "db/password", "--clip", "--clear-after", "3s"] + cli.unlock(), extra: environment)
+        let started = ContinuousClock.now
+        let result = try cli.run(["get", "db/password", "--clip", "--clear-after", "2s"] + cli.unlock(), extra: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "nothing on stdout")
-        #expect(result.stderr.contains("copied; clears in 3 s"))
+        #expect(result.stderr.contains("copied; clears in 2 s"))
         #expect(String(decoding: try cli.read("board"), as: UTF8.self) == Self.secret)
-        waitFor(5)
-        #expect(try cli.read("board").isEmpty, "cleared after 3 s")
+        #expect(try await waitUntil(15) { (try? cli.read("board"))?.isEmpty == true }, "cleared after 2 s")
+        #expect(ContinuousClock.now - started >= .seconds(2), "not cleared before its time")
         let argv = String(decoding: try cli.read("argv"), as: UTF8.self)
         #expect(!argv.contains(Self.secret), "the secret is never on the helper's argv")
     }
 
-    @Test func test_get_clipLeavesAClipboardChangedMeanwhile() throws {
+    @Test func test_get_clipLeavesAClipboardChangedMeanwhile() async throws {
         let (cli, environment) = try setUp(); defer { cli.directory.remove() }
-        let result = try cli.run(["get", "db/password", "--clip", "--clear-after", "3s"] + cli.unlock(), extra: environment)
+        let result = try cli.run(["get", "db/password", "--clip", "--clear-after", "2s"] + cli.unlock(), extra: environment)
         #expect(result.status == 0, "\(result.stderr)")
         try cli.write("board", Array("something else".utf8))
-        waitFor(5)
+        // Once the clearer has read the clipboard back it decides at once; give it a moment to (not) write.
+        #expect(try await waitUntil(15) { FileManager.default.fileExists(atPath: cli.path("pastes")) }, "the clearer looked")
+        try await Task.sleep(for: .milliseconds(500))
         #expect(String(decoding: try cli.read("board"), as: UTF8.self) == "something else")
     }
 
