@@ -97,7 +97,7 @@ index=0
 shard_filters >"$logs/shards"
 while IFS= read -r expression; do
     { "$bundle" --testing-library swift-testing --filter "$expression" --skip ExternalTools >"$logs/shard$index.log" 2>&1
-      echo $? >"$logs/shard$index.status"; } &
+      echo $? >"$logs/shard$index.status"; seconds "$start" "$(now)" >"$logs/shard$index.time"; } &
     index=$((index + 1))
 done <"$logs/shards"
 wait
@@ -112,6 +112,9 @@ while [ -e "$logs/shard$index.status" ]; do
     index=$((index + 1))
 done
 seconds "$start" "$(now)" >"$logs/suite.time"
+# When each process ended: how well the suites are dealt out (SLOW_SUITES above).
+shard_times=$(for time in "$logs"/shard*.time; do printf '%s, ' "$(cat "$time")"; done)
+shard_times=${shard_times%, }
 
 part tools --filter ExternalTools
 
@@ -126,7 +129,7 @@ for name in suite tools; do
         echo "make test: the $name failed: ${summary:-a test process ended without its summary (a crash: see its log above)}"
     fi
 done
-echo "make test: build $build s, suite $(cat "$logs/suite.time") s, outside tools $(cat "$logs/tools.time") s"
+echo "make test: build $build s, suite $(cat "$logs/suite.time") s (its processes ended after $shard_times s), outside tools $(cat "$logs/tools.time") s"
 passed=$((total - failed)); [ "$passed" -ge 0 ] || passed=0
 echo "$passed passed, $failed failed"
 [ "$(cat "$logs/suite.status")" = 0 ] && [ "$(cat "$logs/tools.status")" = 0 ]
