@@ -88,7 +88,7 @@ extension ExternalTools {
             try git(cli, "add -A && git commit -qm base")
             try git(cli, "branch old")
             let rm = try cli.run(["slot", "rm", "1", "--vault", cli.path("team.vault")])
-            precondition(rm.status == 0 && rm.stderr.contains("removed keyslot 1 (recipient)"), rm.stderr)
+            precondition(rm.status == 0 && rm.stderr.contains("removed keyslot 1 (recipient, age1"), rm.stderr)
             try git(cli, "commit -qam 'remove bob'")
             return (cli, 1)
         }

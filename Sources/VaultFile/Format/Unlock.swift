@@ -223,6 +223,9 @@ extension VaultCodec {
         let vaultID = randomBytes(count: 16)
         var keyslots: [Keyslot] = [], metadata: [SlotMetadata] = []
         for (new, label) in slots {
+            if let existing = try UnlockedVault.slotHolding(new, keyslots: keyslots, metadata: metadata) {
+                throw UnlockedVault.repeatedKey(new, existing: UnlockedVault.describe(keyslots[existing], index: existing, metadata: metadata[existing]))
+            }
             let (slot, publicKey) = try UnlockedVault.makeSlot(new, fileKey: fileKey, vaultID: vaultID)
             keyslots.append(.x25519(slot))
             metadata.append(SlotMetadata(type: slot.kind.rawValue, label: label, publicKey: publicKey, added: now))

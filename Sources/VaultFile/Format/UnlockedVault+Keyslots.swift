@@ -19,6 +19,17 @@ public enum NewSlot: Sendable {
     /// The KDF recovery slots use: the code holds 140 random bits, so a slow KDF adds nothing
     /// (docs/FORMAT.md §3.7); Argon2id at its smallest useful cost keeps one code path.
     public static let recoveryKDF = KDFParameters.argon2id(.init(memoryKiB: 8 * 1024, iterations: 1, parallelism: 1))
+
+    /// The key as people name it in a message: `age1…`, an ssh key's `SHA256:` fingerprint, a
+    /// keyfile's path; nil for a password or a recovery code.
+    public var keyName: String? {
+        switch self {
+        case .recipient(let recipient): recipient.description
+        case .sshEd25519(let key): key.fingerprint
+        case .keyfile(let path): path
+        case .password, .recovery: nil
+        }
+    }
 }
 
 // MARK: - What a slot is
@@ -93,9 +104,45 @@ extension UnlockedVault {
         return match.index
     }
 
+    // MARK: Repeated keys
+
+    /// The id of a slot that already holds the key `new` would be made from: the same age
+    /// recipient, ssh key or keyfile. Two slots for one key would keep its holder in after
+    /// `slot rm` of either. Passwords and recovery codes are not compared: a recovery code is new
+    /// each time, and a password's slots are salted apart and open nothing more than one.
+    public func slotHolding(_ new: NewSlot) throws -> Int? {
+        try Self.slotHolding(new, keyslots: header.keyslots, metadata: slotMetadata ?? [])
+    }
+
+    static func slotHolding(_ new: NewSlot, keyslots: [Keyslot], metadata: [SlotMetadata]) throws -> Int? {
+        for (index, keyslot) in keyslots.enumerated() {
+            guard case .x25519(let slot) = keyslot, index < metadata.count, !metadata[index].publicKey.isEmpty else { continue }
+            let stored = metadata[index].publicKey
+            switch (new, slot.kind) {
+            case (.recipient(let recipient), .recipient):
+                if stored == recipient.publicKey { return index }
+            case (.sshEd25519(let key), .sshEd25519):
+                if stored == SlotRecipient(ssh: key).bound { return index }
+            case (.keyfile(let path), .keyfile):
+                // Salted: the same file gives the stored public key only under this slot's salt.
+                if try X25519.publicKey(of: Keyfile.slotSecret(path: path, salt: slot.salt)) == stored { return index }
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// The refusal to add `new` beside slot `existing`, which holds the same key.
+    static func repeatedKey(_ new: NewSlot, existing: SlotDescription) -> VaultError {
+        let holder = existing.label.isEmpty ? existing.kind : "\(existing.kind), \(existing.label)"
+        return .slotChangeRefused("keyslot \(existing.index) (\(holder)) already holds \(new.keyName ?? "this key"); "
+                                  + "a second slot for one key would keep it in after 'slot rm' of either")
+    }
+
     // MARK: Adding
 
-    /// Adds a slot wrapping the current file key (which stays). The vault becomes format 1.1 if
+    /// Adds a slot wrapping the current file key (which stays); refuses a key a slot already holds. The vault becomes format 1.1 if
     /// it was not (flag and minor version), and a v1 password slot that opened it is rewritten in
     /// the recipient shape (docs/FORMAT.md §3.3), so that later rotations need no secret but one.
     public func addSlot(_ new: NewSlot, label: String, now: Int64) throws {
@@ -105,6 +152,7 @@ extension UnlockedVault {
         guard header.keyslots.count < VaultHeader.maxKeyslots else {
             throw VaultError.limitExceeded("the vault has \(header.keyslots.count) keyslots, the most a vault holds")
         }
+        if let existing = try slotHolding(new) { throw Self.repeatedKey(new, existing: slots[existing]) }
         upgradeToKeyslots11(now: now)
         try convertOpenedPasswordSlot()
         let (slot, publicKey) = try Self.makeSlot(new, fileKey: fileKey, vaultID: header.vaultID)

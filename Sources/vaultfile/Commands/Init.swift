@@ -100,6 +100,15 @@ extension VaultfileCommand {
                 slots.append((parsed.slot, parsed.defaultLabel))
             }
             for file in recipientsFiles { slots += try Recipients.parseFile(file).map { ($0.slot, $0.defaultLabel) } }
+            // One slot per key (two would keep a key in after 'slot rm' of either): a recipient
+            // given twice, or in two files, gets the first one's slot.
+            var seen: Swift.Set<String> = []
+            slots = slots.filter { slot in
+                guard let key = slot.slot.keyName else { return true }
+                if seen.insert(key).inserted { return true }
+                Messages.info("skipped a repeat of \(key)")
+                return false
+            }
             if let withKeyfile {
                 try Keyfiles.checkNew(withKeyfile, anyKeyfile: anyKeyfile)
                 slots.append((.keyfile(path: withKeyfile), ""))

@@ -20,20 +20,30 @@ struct SlotAdd: ParsableCommand {
         subcommands: [SlotAddPassword.self, SlotAddRecipient.self, SlotAddRecipientsFile.self, SlotAddKeyfile.self, SlotAddRecovery.self])
 
     /// Adds `slots` to the vault under its lock and says what was done; returns the new ids.
+    ///
+    /// A key a slot already holds (the same recipient, ssh key or keyfile) is refused: two slots
+    /// for one key would keep its holder in after `slot rm` of either. With `skippingRepeats`
+    /// (a recipients file, re-run after the team file grew) such keys are skipped and named.
     @discardableResult
-    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions) throws -> [Int] {
+    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions, skippingRepeats: Bool = false) throws -> [Int] {
         let path = unlock.location.path
         // A slot's secret even while an agent holds the file key: a new slot changes who can open
         // the vault. The file key stays, so the agent's copy keeps opening it.
-        let (ids, upgraded) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool) in
+        let (ids, upgraded, skipped) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool, [String]) in
             let wasOld = !unlocked.header.usesKeyslots11
-            var ids: [Int] = []
+            var ids: [Int] = [], skipped: [String] = []
             for (slot, label) in slots {
+                if skippingRepeats, let existing = try unlocked.slotHolding(slot) {
+                    skipped.append("\(slot.keyName ?? "a key"): keyslot \(existing) (\(Rotation.describe(unlocked.slots[existing]))) already holds it")
+                    continue
+                }
                 try unlocked.addSlot(slot, label: label, now: currentTimeMilliseconds())
                 ids.append(unlocked.header.keyslots.count - 1)
             }
-            return (ids, wasOld)
+            return (ids, wasOld && !ids.isEmpty, skipped)
         }
+        for line in skipped { Messages.info("skipped \(line)") }
+        if ids.isEmpty { Messages.info("no keyslot added to \(path): every key already has one") }
         for id in ids { Messages.info("added keyslot \(id) to \(path)") }
         if upgraded {
             Messages.info("\(path) now uses format 1.1 (keyslots); vaultfile 0.1.0 refuses it and asks to upgrade")
@@ -118,7 +128,7 @@ struct SlotAddRecipientsFile: ParsableCommand {
 
     func run() throws {
         let slots = try Recipients.parseFile(file)
-        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock)
+        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock, skippingRepeats: true)
     }
 }
 

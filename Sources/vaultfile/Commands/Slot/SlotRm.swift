@@ -54,11 +54,25 @@ enum Rotation {
                                                             now: currentTimeMilliseconds())
             return (rotated, (removed, wrappedTo))
         }
-        if let removed { Messages.info("removed keyslot \(removed.index) (\(describe(removed))) from \(path)") }
+        if let removed {
+            // Named by its key too: an id is a position, and the ids after it move down by one.
+            let key = removed.fingerprint.map { ", \($0)" } ?? ""
+            Messages.info("removed keyslot \(removed.index) (\(describe(removed))\(key)) from \(path)")
+            if wrappedTo.contains(where: { $0.index >= removed.index }) {
+                Messages.info("the keyslots after it moved down one id (\(removed.index + 1) is now \(removed.index)); 'vaultfile slot list' shows them")
+            }
+        }
         for id in dropping.sorted() { Messages.info("dropped keyslot \(id) on purpose") }
         Messages.info("the file key was rotated; the new key is wrapped to \(wrappedTo.count) keyslot\(wrappedTo.count == 1 ? "" : "s"):")
         for slot in wrappedTo {
             Messages.info("  \(slot.index)  \(describe(slot))  \(slot.fingerprint ?? slot.kdf.map { "\($0)" } ?? "-")")
+        }
+        // A vault made before repeated keys were refused may hold one key in two slots.
+        if let removed, let key = removed.fingerprint, removed.kind == "recipient" || removed.kind == "ssh-ed25519" {
+            for twin in wrappedTo where twin.kind == removed.kind && twin.fingerprint == key {
+                Messages.warning("keyslot \(twin.index) (\(describe(twin))) holds the same key as the removed slot, so \(key) still opens "
+                                 + "\(path); remove it too: 'vaultfile slot rm \(twin.index)'")
+            }
         }
         if removed != nil || !dropping.isEmpty {
             Messages.warning("copies of the old file (git history, backups, other clones) still open with the removed secret; "
