@@ -248,6 +248,10 @@ def run(args, out):
         f.write(PASSWORD)
     with open(f"{work}/one-value", "w") as f:
         f.write("new value")
+    # A work folder used before: its vaults are made anew (init refuses an existing file).
+    for name in os.listdir(work):
+        if name.endswith((".vault", ".vault.lock")):
+            os.unlink(os.path.join(work, name))
     subprocess.run([vf, "init", "--vault", f"{work}/empty.vault", "--password-file", pw] + MIN_KDF, check=True,
                    stdout=DEVNULL, stderr=DEVNULL)
     results = {}

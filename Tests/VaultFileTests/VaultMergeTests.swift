@@ -100,3 +100,60 @@ import Testing
         }
     }
 }
+
+/// `VaultMerge.separateTwins` (non-ASCII names indexed, incoming names from the merge walk) against
+/// its plain reference (every name normalized, incoming names looked up in the three sides).
+@Suite struct VaultMergeTwinsTests {
+    /// Spellings of a few texts in several Unicode forms, ASCII forms among them (KELVIN SIGN and
+    /// ANGSTROM SIGN have ASCII or Latin-1 NFC forms), and names a conflict parks entries under.
+    private static let names = ["K", "\u{212A}", "é", "e\u{301}", "\u{C5}", "\u{212B}", "A\u{30A}", "a", "b/c", "b/c\u{301}",
+                                "K.conflict-theirs", "\u{C5}.conflict-theirs", "é.conflict-theirs", "z", "\u{212A}x", "Kx",
+                                // Four spellings of one ASCII text: an ASCII name parked away, then another spelling.
+                                "KK", "\u{212A}K", "K\u{212A}", "\u{212A}\u{212A}", "\u{212A}K.conflict-theirs"]
+
+    private struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private static func randomVault(_ generator: inout SplitMix64) throws -> Vault {
+        var vault = Vault()
+        for name in names where Int.random(in: 0..<3, using: &generator) == 0 {
+            try vault.put(Entry(value: Array(name.utf8), created: 1, modified: 1), as: name)
+        }
+        return vault
+    }
+
+    @Test func test_separateTwins_agreesWithTheReference() throws {
+        var generator = SplitMix64(state: 0x7_71AC)
+        var moved = 0, reported = 0
+        for _ in 0..<4_000 {
+            let (base, ours, theirs) = (try Self.randomVault(&generator), try Self.randomVault(&generator), try Self.randomVault(&generator))
+            // A result as the merge walk leaves it: ours, with what theirs added.
+            var result = ours
+            for (name, entry) in theirs.sortedEntries where !ours.contains(key: Array(name.utf8)) {
+                try result.put(entry, as: name)
+            }
+            let incoming = result.names.filter { name in
+                let key = Array(name.utf8)
+                return theirs.contains(key: key) && !ours.contains(key: key) && !base.contains(key: key)
+            }
+            var fast = result, reference = result
+            var fastConflicts: [VaultMerge.Conflict] = [], referenceConflicts: [VaultMerge.Conflict] = []
+            try VaultMerge.separateTwins(in: &fast, incoming: incoming, ours: ours, conflicts: &fastConflicts)
+            try VaultMerge.separateTwinsReference(in: &reference, base: base, ours: ours, theirs: theirs, conflicts: &referenceConflicts)
+            #expect(fast.sortedEntries.map(\.name) == reference.sortedEntries.map(\.name), "\(incoming)")
+            #expect(fast.sortedEntries.map(\.entry) == reference.sortedEntries.map(\.entry))
+            #expect(fastConflicts == referenceConflicts, "\(incoming)")
+            if fast.names != result.names { moved += 1 }
+            reported += fastConflicts.count
+        }
+        #expect(moved > 100 && reported > 100, "the cases moved names (\(moved)) and reported twins (\(reported))")
+    }
+}

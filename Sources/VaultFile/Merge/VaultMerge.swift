@@ -31,6 +31,8 @@ public enum VaultMerge {
     public static func merge(base: Vault, ours: Vault, theirs: Vault) throws(VaultError) -> (vault: Vault, conflicts: [Conflict]) {
         var conflicts: [Conflict] = []
         var removals: [String] = []
+        // Names only theirs has (added there): the names `separateTwins` looks at.
+        var incoming: [String] = []
         var puts: [(name: String, entry: Entry)] = []
         // By bytes: Swift's String equality would take two spellings of one name for one.
         var parked: Set<[UInt8]> = []
@@ -50,22 +52,29 @@ public enum VaultMerge {
                 smallest = record
             }
             guard let smallest else { break }
-            var present: [Vault.Record?] = [nil, nil, nil]
+            // The record of each side under that name (three locals: an array here cost an
+            // allocation per name).
+            var b: Vault.Record?, o: Vault.Record?, t: Vault.Record?
             for side in 0..<3 where next[side] < sides[side].count {
                 let record = sides[side][next[side]]
                 if record.withName({ a in smallest.withName { b in compareBytes(a, b) == 0 } }) {
-                    present[side] = record
+                    switch side {
+                    case 0: b = record
+                    case 1: o = record
+                    default: t = record
+                    }
                     next[side] += 1
                 }
             }
-            let name = smallest.name
-            let (b, o, t) = (present[0], present[1], present[2])
+            // Made only where a name is kept, removed or reported: most names of a merge are unchanged.
+            var name: String { smallest.name }
             // What the merged vault holds under `name`: nil for nothing, else the record or entry to keep.
             var kept: Vault.Record?
             switch (o, t) {
             case (nil, nil):
                 kept = nil  // deleted on both sides, or never there
             case (let record?, nil), (nil, let record?):
+                if o == nil && b == nil { incoming.append(name) }
                 // Present on one side only: an addition, a deletion, or a deletion against a change.
                 if let b, b.isSame(as: record) {
                     kept = nil  // deleted on one side, unchanged on the other: deleted
@@ -93,16 +102,16 @@ public enum VaultMerge {
             }
             if let kept {
                 // Ours holds it already unless it changed or a conflict parked another entry here.
-                if let o, o.isSame(as: kept), !parked.contains(Array(name.utf8)) { continue }
+                if let o, o.isSame(as: kept), parked.isEmpty || !parked.contains(Array(name.utf8)) { continue }
                 puts.append((name, kept.entry))
-            } else if o != nil && !parked.contains(Array(name.utf8)) {
+            } else if o != nil && (parked.isEmpty || !parked.contains(Array(name.utf8))) {
                 removals.append(name)
             }
         }
         var result = ours
         for name in removals { try result.remove(name) }
         for (name, entry) in puts { try result.put(entry, as: name) }
-        try separateTwins(in: &result, base: base, ours: ours, theirs: theirs, conflicts: &conflicts)
+        try separateTwins(in: &result, incoming: incoming, ours: ours, conflicts: &conflicts)
         try result.mergeHistory(base: base, ours: ours, theirs: theirs)
         return (result, conflicts)
     }
