@@ -83,6 +83,37 @@ public final class UnlockedVault: @unchecked Sendable {
         return Array(input.withUnsafeBytes { fingerprintHMAC.authenticate($0) }.prefix(16))
     }
 
+    /// Calls `body` with `fingerprint(entry:field:value:)` of bytes where they lie (the entry name's
+    /// UTF-8, the field name's, the value): the same 16 bytes, with nothing allocated and the value
+    /// not copied (`git textconv` fingerprints every value of a vault). Do not let the pointer escape.
+    public func withFingerprint<R>(entry name: UnsafeRawBufferPointer, field: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer,
+                                   _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let headLength = 4 + name.count + 1 + (field.map { 4 + $0.count } ?? 0) + 8
+        let hmac = fingerprintHMAC
+        return withUnsafeTemporaryAllocation(byteCount: headLength + 32, alignment: 8) { buffer in
+            var offset = 0
+            func append(_ bytes: UnsafeRawBufferPointer) {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + bytes.count]).copyMemory(from: bytes)
+                offset += bytes.count
+            }
+            func appendLength<Length: FixedWidthInteger>(_ length: Length) { withUnsafeBytes(of: length.littleEndian) { append($0) } }
+            appendLength(UInt32(name.count))
+            append(name)
+            if let field {
+                withUnsafeBytes(of: UInt8(1)) { append($0) }
+                appendLength(UInt32(field.count))
+                append(field)
+            } else {
+                withUnsafeBytes(of: UInt8(0)) { append($0) }
+            }
+            appendLength(UInt64(value.count))
+            let tag = UnsafeMutableRawBufferPointer(rebasing: buffer[headLength...])
+            hmac.authenticate(UnsafeRawBufferPointer(rebasing: buffer[..<headLength]), value, into: tag)
+            defer { wipe(tag) }
+            return body(UnsafeRawBufferPointer(rebasing: tag[..<16]))
+        }
+    }
+
     /// Encodes, pads and encrypts the contents with a fresh stream header and the next generation;
     /// returns the whole file.
     public func seal() throws(VaultError) -> [UInt8] {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SecureMemory
+import VaultFile
 
 // MARK: - Output through one buffer
 
@@ -71,6 +72,41 @@ final class BufferedOutput {
             }
         }
         append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `bytes` as a JSON string literal, byte for byte `appendJSONString(String(decoding: bytes, as: UTF8.self))`:
+    /// UTF-8 text is escaped where it lies, without a string (a copy of a secret that is never wiped);
+    /// anything else goes through that string, whose decoding replaces what is not UTF-8.
+    func appendJSONString(utf8 bytes: UnsafeRawBufferPointer) {
+        guard UTF8Bytes.isValid(bytes) else { return appendJSONString(String(decoding: bytes, as: UTF8.self)) }
+        append(UInt8(ascii: "\""))
+        var run = 0
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            append(UnsafeRawBufferPointer(rebasing: bytes[run..<index]))
+            run = index + 1
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(UInt8(ascii: "\\")); append(byte)
+            case 0x0A: append(UInt8(ascii: "\\")); append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "\\")); append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "\\")); append(UInt8(ascii: "t"))
+            default:
+                let digits: StaticString = "0123456789abcdef"
+                for escaped in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] { append(escaped) }
+                append(digits.utf8Start[Int(byte >> 4)])
+                append(digits.utf8Start[Int(byte & 0x0F)])
+            }
+        }
+        append(UnsafeRawBufferPointer(rebasing: bytes[run...]))
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `bytes` in lower-case hexadecimal, as `hex(_:)` writes them.
+    func appendHex(_ bytes: UnsafeRawBufferPointer) {
+        let digits: StaticString = "0123456789abcdef"
+        for byte in bytes {
+            append(digits.utf8Start[Int(byte >> 4)])
+            append(digits.utf8Start[Int(byte & 0x0F)])
+        }
     }
 
     /// Appends an RFC 3339 UTC timestamp, byte for byte what `timestamp(milliseconds:)` returns,
