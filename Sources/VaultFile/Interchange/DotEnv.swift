@@ -205,7 +205,7 @@ enum DotEnv {
             guard UTF8Bytes.isText(entry.value) else { refused = true; return }
             let start = out.count
             EnvironmentNames.appendVariable(for: entry.name, to: &out)
-            let clashes = out.bytes.withUnsafeBytes { !variables.insert(start..<out.count, of: $0).inserted }
+            let clashes = out.withBytes { !variables.insert(start..<$0.count, of: $0).inserted }
             guard !clashes else { refused = true; return }
             out.append("=\"")
             // Runs of bytes that need no escape are copied in one piece.

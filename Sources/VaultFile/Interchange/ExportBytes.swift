@@ -55,37 +55,47 @@ public enum UTF8Bytes {
 /// must grow, the bytes move to a buffer twice as large and the old one is wiped (an array that
 /// grows by itself frees its old buffers unwiped), and `wipe()` clears what was written when the
 /// export fails halfway. The caller wipes the finished bytes (`Export` does, after writing them).
+///
+/// The array is as long as its capacity and written with `memcpy`: `Array.append(contentsOf:)`
+/// of many short runs was a seventh of a JSON export's instructions. Bytes past `count` are never
+/// read and are dropped by `take()`.
 struct ExportBuffer {
-    private(set) var bytes: [UInt8] = []
+    private var storage: [UInt8]
+    /// The number of bytes written.
+    private(set) var count = 0
 
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int) { storage = Self.uninitialized(max(capacity, 64)) }
 
-    /// Makes room for `extra` more bytes.
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
-        if bytes.count &+ extra > bytes.capacity { grow(extra) }
+    private static func uninitialized(_ capacity: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = capacity }
     }
 
     private mutating func grow(_ extra: Int) {
-        var larger: [UInt8] = []
-        larger.reserveCapacity(max(bytes.capacity * 2, bytes.count + extra))
-        larger.append(contentsOf: bytes)
-        SecureMemory.wipe(&bytes)
-        bytes = larger
+        var larger = Self.uninitialized(max(storage.count * 2, count + extra))
+        let written = count
+        storage.withUnsafeMutableBytes { old in
+            larger.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: old.baseAddress!, byteCount: written) }
+            SecureMemory.wipe(UnsafeMutableRawBufferPointer(rebasing: old[..<written]))
+        }
+        storage = larger
     }
 
     /// Appends raw bytes.
     @inline(__always)
     mutating func append(_ run: UnsafeRawBufferPointer) {
-        reserve(run.count)
-        bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self))
+        guard let source = run.baseAddress, run.count > 0 else { return }
+        if count &+ run.count > storage.count { grow(run.count) }
+        let offset = count
+        storage.withUnsafeMutableBytes { ($0.baseAddress! + offset).copyMemory(from: source, byteCount: run.count) }
+        count &+= run.count
     }
 
     /// Appends one byte.
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        reserve(1)
-        bytes.append(byte)
+        if count == storage.count { grow(1) }
+        storage[count] = byte
+        count &+= 1
     }
 
     /// Appends the UTF-8 bytes of a literal.
@@ -113,16 +123,24 @@ struct ExportBuffer {
         }
     }
 
-    /// The number of bytes written.
-    var count: Int { bytes.count }
+    /// Calls `body` with the bytes written so far.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
 
     /// Clears what was written (an export that fails drops its half-written text).
-    mutating func wipe() { SecureMemory.wipe(&bytes) }
+    mutating func wipe() {
+        let written = count
+        storage.withUnsafeMutableBytes { SecureMemory.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[..<written])) }
+        count = 0
+    }
 
     /// The bytes written, leaving this buffer empty (the caller wipes them).
     mutating func take() -> [UInt8] {
-        let taken = bytes
-        bytes = []
+        var taken = storage
+        storage = []
+        taken.removeLast(taken.count - count)
+        count = 0
         return taken
     }
 }

@@ -72,7 +72,11 @@ extension VaultfileCommand.Git.Textconv {
         func show(_ bytes: UnsafeRawBufferPointer, of name: UnsafeRawBufferPointer, field: UnsafeRawBufferPointer?) {
             if showSecrets { return out.appendJSONString(utf8: bytes) }
             out.append("fingerprint:")
-            unlocked.withFingerprint(entry: name, field: field, value: bytes) { out.appendHex(UnsafeRawBufferPointer(rebasing: $0[..<8])) }
+            var fingerprint: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &fingerprint) { fingerprint in
+                unlocked.fingerprint(entry: name, field: field, value: bytes, into: fingerprint)
+                out.appendHex(UnsafeRawBufferPointer(rebasing: fingerprint[..<8]))
+            }
         }
         unlocked.vault.forEachEntryBytes { entry in
             out.append(entry.name)
