@@ -128,6 +128,32 @@ import Testing
         }
     }
 
+    /// `BufferedOutput.appendTimestamp` (the date from `gmtime_r` once per day, the time of day by
+    /// arithmetic) against `timestamp(milliseconds:)`: runs within one day and across days, negative
+    /// times (seconds rounded toward zero), years of fewer and more than four digits, the extremes.
+    @Test func test_appendTimestamp_matchesTimestamp() throws {
+        var generator = TestSupport.SplitMix(seed: 9)
+        var times: [Int64] = [0, -1, -999, -1000, -1001, 1, 999, 1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001,
+                              -62_135_596_800_000, -62_135_596_800_001, 253_402_300_799_999, 253_402_300_800_000, .max, .min, .max - 999]
+        var time: Int64 = 1_700_000_000_000
+        for _ in 0..<3_000 {
+            switch generator.nextByte() % 4 {
+            case 0: time += Int64(generator.nextByte())  // the same day, mostly
+            case 1: time += Int64(generator.nextByte()) * 3_600_000
+            case 2: time = -time
+            default: time = Int64(bitPattern: UInt64(generator.nextByte()) << 56 | UInt64(generator.nextByte()) << 20) / 1_000
+            }
+            times.append(time)
+        }
+        let written = try self.written { out in
+            for time in times {
+                out.appendTimestamp(milliseconds: time)
+                out.append(literal: "|")
+            }
+        }
+        #expect(String(decoding: written, as: UTF8.self) == times.map { timestamp(milliseconds: $0) + "|" }.joined())
+    }
+
     // MARK: - search
 
     /// `search` with --values and/or --json, substring (smart case, -i, -s, non-ASCII) and regex,

@@ -71,7 +71,7 @@ extension VaultfileCommand.Git.Textconv {
     static func listEntries(of unlocked: UnlockedVault, showSecrets: Bool, into out: BufferedOutput) {
         func show(_ bytes: UnsafeRawBufferPointer, of name: UnsafeRawBufferPointer, field: UnsafeRawBufferPointer?) {
             if showSecrets { return out.appendJSONString(utf8: bytes) }
-            out.append("fingerprint:")
+            out.append(literal: "fingerprint:")
             var fingerprint: (UInt64, UInt64) = (0, 0)
             withUnsafeMutableBytes(of: &fingerprint) { fingerprint in
                 unlocked.fingerprint(entry: name, field: field, value: bytes, into: fingerprint)
@@ -80,15 +80,15 @@ extension VaultfileCommand.Git.Textconv {
         }
         unlocked.vault.forEachEntryBytes { entry in
             out.append(entry.name)
-            out.append("  (modified ")
+            out.append(literal: "  (modified ")
             out.appendTimestamp(milliseconds: entry.modified)
-            out.append(")\n    value  ")
+            out.append(literal: ")\n    value  ")
             show(entry.value, of: entry.name, field: nil)
             out.append(UInt8(ascii: "\n"))
             for field in entry.fields {
-                out.append("    ")
+                out.append(literal: "    ")
                 out.append(field.name)
-                out.append("  ")
+                out.append(literal: "  ")
                 show(field.value, of: entry.name, field: field.name)
                 out.append(UInt8(ascii: "\n"))
             }
