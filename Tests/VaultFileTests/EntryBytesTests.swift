@@ -141,6 +141,24 @@ import Testing
         #expect(successes.values.allSatisfy { $0 > 10 }, "\(successes)")
     }
 
+    /// Every byte the JSON writer escapes, and non-ASCII text, at every offset of values up to
+    /// 40 bytes long (the writer checks eight bytes at a time), against the reference.
+    @Test func test_export_jsonEscapesAtEveryOffset() throws {
+        var vault = Vault()
+        let specials: [[UInt8]] = (0..<0x20).map { [UInt8($0)] } + [[0x22], [0x5C], [0x7F], [0x2F], Array("é".utf8), Array("😀".utf8), [0xFF]]
+        for (number, special) in specials.enumerated() {
+            for length in [7, 8, 9, 16, 23, 40] {
+                for offset in 0..<length {
+                    var value = Array(repeating: UInt8(ascii: "a"), count: length)
+                    value.replaceSubrange(offset..<offset + 1, with: special)
+                    try vault.setValue(value, for: "s\(number)/\(length)/\(offset)", now: Int64(offset) - 20)
+                }
+            }
+        }
+        let stored = try EntryCodec.decode(EntryCodec.encode(vault))
+        #expect(try Interchange.export(stored, format: .json) == Interchange.exportThroughEntries(stored, format: .json))
+    }
+
     @Test func test_export_dotenvReportsTheReferencesErrorForAClashBeforeABinaryValue() throws {
         var vault = Vault()
         try vault.setValue([0xFF], for: "a/binary", now: 1)
@@ -158,7 +176,7 @@ import Testing
     @Test func test_exportBuffer_growsAndKeepsEveryByte() {
         var out = ExportBuffer(capacity: 1)
         var expected: [UInt8] = []
-        for number in Array(repeating: [Int64.min, -1, 0, 9, 10, .max], count: 8).joined() {
+        for number in Array(repeating: [Int64.min, .min + 1, -100, -99, -1, 0, 9, 10, 99, 100, 101, 12_345, 1_700_000_000_123, .max], count: 8).joined() {
             out.appendDecimal(number)
             expected += Array(String(number).utf8)
             out.append(UInt8(ascii: ","))

@@ -33,21 +33,16 @@ final class PrekeyedHMACSHA256: @unchecked Sendable {
     }
 
     /// Writes the 32-byte tag of `head ‖ message` into `tag`, without joining the two: a fingerprint's
-    /// value is hashed where it lies rather than copied after its name and lengths.
+    /// value is hashed where it lies rather than copied after its name and lengths. Short messages
+    /// are padded and compressed directly (`vaultfile_hmac_sha256_parts` in the CLibCrypto shim).
     func authenticate(_ head: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer, into tag: UnsafeMutableRawBufferPointer) {
         precondition(tag.count == 32, "an HMAC-SHA256 tag is 32 bytes")
-        let output = tag.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        var state = SHA256_CTX()
-        defer { sodium_memzero(&state, MemoryLayout<SHA256_CTX>.size) }
         states.withUnsafeBytes { raw in
             let contexts = raw.bindMemory(to: SHA256_CTX.self)
-            state = contexts[0]
-            SHA256_Update(&state, head.baseAddress, head.count)
-            SHA256_Update(&state, message.baseAddress, message.count)
-            SHA256_Final(output, &state)
-            state = contexts[1]
-            SHA256_Update(&state, output, 32)
-            SHA256_Final(output, &state)
+            vaultfile_hmac_sha256_parts(contexts.baseAddress!, contexts.baseAddress! + 1,
+                                        head.baseAddress?.assumingMemoryBound(to: UInt8.self), head.count,
+                                        message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                                        tag.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -104,19 +104,30 @@ struct ExportBuffer {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Appends the decimal digits of `number`, as `String(number)` writes them.
+    /// Appends the decimal digits of `number`, as `String(number)` writes them, two digits per division.
     mutating func appendDecimal(_ number: Int64) {
+        let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 19 digits and a sign
         withUnsafeMutableBytes(of: &digits) { buffer in
             var magnitude = number.magnitude
             var position = buffer.count
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
+            while magnitude >= 100 {
+                let pair = Int(magnitude % 100) &* 2
+                magnitude /= 100
+                position &-= 2
+                buffer[position] = pairs.utf8Start[pair]
+                buffer[position &+ 1] = pairs.utf8Start[pair &+ 1]
+            }
+            if magnitude >= 10 {
+                position &-= 2
+                buffer[position] = pairs.utf8Start[Int(magnitude) &* 2]
+                buffer[position &+ 1] = pairs.utf8Start[Int(magnitude) &* 2 &+ 1]
+            } else {
+                position &-= 1
+                buffer[position] = UInt8(ascii: "0") &+ UInt8(magnitude)
+            }
             if number < 0 {
-                position -= 1
+                position &-= 1
                 buffer[position] = UInt8(ascii: "-")
             }
             append(UnsafeRawBufferPointer(rebasing: buffer[position...]))

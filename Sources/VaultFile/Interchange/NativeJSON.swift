@@ -128,14 +128,22 @@ enum NativeJSON {
         return out.take()
     }
 
-    /// `appendString(_:to:)` into an export's buffer, runs that need no escape copied in one piece.
+    /// `appendString(_:to:)` into an export's buffer, runs that need no escape copied in one piece:
+    /// eight bytes at a time are checked for a control, `"` or `\\` (most text holds none).
     private static func appendString(_ text: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
         let digits: StaticString = "0123456789abcdef"
         out.append(UInt8(ascii: "\""))
-        var run = 0
-        for (index, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            out.append(UnsafeRawBufferPointer(rebasing: text[run..<index]))
-            run = index + 1
+        var run = 0, index = 0
+        while index < text.count {
+            if index &+ 8 <= text.count, !needsEscape(text.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index &+= 8
+                continue
+            }
+            let byte = text[index]
+            index &+= 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            out.append(UnsafeRawBufferPointer(rebasing: text[run..<index &- 1]))
+            run = index
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
             case 0x08: out.append("\\b")
@@ -151,6 +159,15 @@ enum NativeJSON {
         }
         out.append(UnsafeRawBufferPointer(rebasing: text[run...]))
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` is below 0x20, `"` or `\\` (no false negatives:
+    /// the borrow of a subtraction can only add a false positive above a true one).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        return (word &- 0x20 &* ones) & ~word & highs != 0 || hasZeroByte(word ^ (0x22 &* ones)) || hasZeroByte(word ^ (0x5C &* ones))
     }
 
     /// `appendBase64(_:to:)` into an export's buffer.
