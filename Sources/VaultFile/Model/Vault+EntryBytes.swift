@@ -12,7 +12,7 @@ public struct EntryBytes {
     /// The value's bytes.
     public fileprivate(set) var value = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The fields, in byte order of their names (the order of the encoding).
-    public fileprivate(set) var fields: [FieldBytes] = []
+    public fileprivate(set) var fields = UnsafeBufferPointer<FieldBytes>(start: nil, count: 0)
     /// When the entry was created, in milliseconds since the Unix epoch.
     public fileprivate(set) var created: Int64 = 0
     /// When the entry last changed, in milliseconds since the Unix epoch.
@@ -20,7 +20,7 @@ public struct EntryBytes {
 }
 
 /// One field of an `EntryBytes`: its name (ASCII, `EntryName.validateField`) and value bytes.
-public struct FieldBytes {
+public struct FieldBytes: BitwiseCopyable {
     /// The field name's bytes.
     public let name: UnsafeRawBufferPointer
     /// The field value's bytes.
@@ -35,10 +35,13 @@ extension Vault {
     /// `Entry` (an array per value, a dictionary of fields) to read each byte once: 5–9× a `verify`
     /// at 100,000 entries. A stored record is read where it lies; an entry edited since decryption
     /// is encoded into one scratch record (the same layout, so one reader serves both), which is
-    /// wiped after `body` returns. One `EntryBytes` and its field array are reused for every entry.
+    /// wiped after `body` returns. The fields lie in one buffer of room for the most an entry may
+    /// have, reused for every entry: nothing is allocated, retained or released per entry.
     public func forEachEntryBytes<E: Error>(withPrefix prefix: String = "", _ body: (EntryBytes) throws(E) -> Void) throws(E) {
         let prefix = Array(prefix.utf8)
-        var reader = EntryBytesReader()
+        let fields = UnsafeMutableBufferPointer<FieldBytes>.allocate(capacity: VaultLimits.maxFieldsPerEntry)
+        defer { fields.deallocate() }
+        var reader = EntryBytesReader(fields: fields)
         try forEachSegment { (segment) throws(E) in
             switch segment {
             case .stored(let records, let range):
@@ -85,14 +88,22 @@ extension Vault {
 
 // MARK: - The reader
 
-/// Keeps where each part of a record lies; the field array keeps its capacity from entry to entry.
+/// Keeps where each part of a record lies; the fields go into a buffer the caller owns.
 private struct EntryBytesReader: RecordVisitor {
     private var entry = EntryBytes()
+    private let fields: UnsafeMutableBufferPointer<FieldBytes>
     private var fieldName = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    init(fields: UnsafeMutableBufferPointer<FieldBytes>) { self.fields = fields }
 
     mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError) {
         entry.name = name
-        entry.fields.removeAll(keepingCapacity: true)
+        entry.fields = UnsafeBufferPointer(rebasing: fields[..<0])
+    }
+
+    mutating func visitFieldCount(_ count: Int) throws(VaultError) {
+        // The decoder checked the count against the limit; an edited entry's was checked when put.
+        precondition(count <= fields.count, "more fields than an entry may have")
     }
 
     mutating func visitTimes(created: Int64, modified: Int64) {
@@ -105,7 +116,8 @@ private struct EntryBytesReader: RecordVisitor {
     mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) throws(VaultError) { fieldName = name }
 
     mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {
-        entry.fields.append(FieldBytes(name: fieldName, value: value))
+        fields[index] = FieldBytes(name: fieldName, value: value)
+        entry.fields = UnsafeBufferPointer(rebasing: fields[..<(index + 1)])
     }
 
     /// Calls `body` with the entry read last.
