@@ -142,7 +142,8 @@ import Testing
     }
 
     /// Every byte the JSON writer escapes, and non-ASCII text, at every offset of values up to
-    /// 40 bytes long (the writer checks eight bytes at a time), against the reference.
+    /// 40 bytes long (the writer checks eight bytes at a time), and entries of 64 fields, against
+    /// the reference.
     @Test func test_export_jsonEscapesAtEveryOffset() throws {
         var vault = Vault()
         let specials: [[UInt8]] = (0..<0x20).map { [UInt8($0)] } + [[0x22], [0x5C], [0x7F], [0x2F], Array("é".utf8), Array("😀".utf8), [0xFF]]
@@ -154,6 +155,11 @@ import Testing
                     try vault.setValue(value, for: "s\(number)/\(length)/\(offset)", now: Int64(offset) - 20)
                 }
             }
+        }
+        // The most fields an entry may have, text and binary (the writer keeps a 64-bit mask of them).
+        for field in 0..<VaultLimits.maxFieldsPerEntry {
+            try vault.setField("f\(field)", value: field % 3 == 0 ? [0xFF, UInt8(field)] : Array("v\(field)".utf8), for: "many", now: 1)
+            try vault.setField("t\(field)", value: Array("text".utf8), for: "many-text", now: 1)
         }
         let stored = try EntryCodec.decode(EntryCodec.encode(vault))
         #expect(try Interchange.export(stored, format: .json) == Interchange.exportThroughEntries(stored, format: .json))

@@ -98,7 +98,8 @@ enum NativeJSON {
             // Text fields, then binary ones in base64, each group in name order; at most 64 fields.
             var binary: UInt64 = 0
             for (index, field) in entry.fields.enumerated() where !UTF8Bytes.isValid(field.value) { binary |= 1 << UInt64(index) }
-            for inBase64 in [false, true] where binary != (inBase64 ? 0 : (entry.fields.count == 64 ? .max : (1 << UInt64(entry.fields.count)) - 1)) {
+            let all: UInt64 = entry.fields.count == 64 ? .max : (1 << UInt64(entry.fields.count)) - 1
+            for inBase64 in [false, true] where (inBase64 ? binary : all & ~binary) != 0 {
                 out.append(inBase64 ? ",\n      \"fields_base64\" : {\n" : ",\n      \"fields\" : {\n")
                 var first = true
                 for (index, field) in entry.fields.enumerated() where (binary >> UInt64(index)) & 1 == (inBase64 ? 1 : 0) {
