@@ -41,6 +41,28 @@ import Testing
         #expect(one.fingerprint(entry: "a", field: nil, value: [1]) != two.fingerprint(entry: "a", field: nil, value: [1]))
     }
 
+    /// The tag of a head and a message, padded and compressed directly when short, against
+    /// `HMACSHA256` of the two joined: every total length around the one- and two-block limits.
+    @Test func test_prekeyedHMACOfTwoParts_agreesWithHMACSHA256() {
+        var generator = SplitMix(seed: 37)
+        for keyLength in [0, 32, 64] {
+            let key = (0..<keyLength).map { _ in generator.nextByte() }
+            let hmac = key.withUnsafeBytes { PrekeyedHMACSHA256(key: $0) }
+            for length in Array(0...130) + [200, 1_000] {
+                let message = (0..<length).map { _ in generator.nextByte() }
+                let split = length == 0 ? 0 : Int(generator.nextByte()) % (length + 1)
+                let expected = key.withUnsafeBytes { HMACSHA256.authenticate(message[...], key: $0) }
+                var tag = [UInt8](repeating: 0, count: 32)
+                Array(message[..<split]).withUnsafeBytes { head in
+                    Array(message[split...]).withUnsafeBytes { rest in
+                        tag.withUnsafeMutableBytes { hmac.authenticate(head, rest, into: $0) }
+                    }
+                }
+                #expect(tag == expected, "key \(keyLength), message \(length) split at \(split)")
+            }
+        }
+    }
+
     @Test func test_prekeyedHMAC_agreesWithHMACSHA256() {
         var generator = SplitMix(seed: 31)
         for keyLength in [0, 1, 32, 63, 64] {

@@ -16,6 +16,11 @@ import SecureMemory
 final class PrekeyedHMACSHA256: @unchecked Sendable {
     // @unchecked: the states are only read after init; each call works on its own copy.
     private let states = SecureBytes(count: 2 * MemoryLayout<SHA256_CTX>.size)
+    /// Where the inner and outer states lie in `states`, which this object keeps for its whole life
+    /// (guarded memory never moves): `authenticate(_:_:into:)`, run twice per entry by `git textconv`,
+    /// reads them without a generic call into SecureMemory each time.
+    private let inner: UnsafePointer<SHA256_CTX>
+    private let outer: UnsafePointer<SHA256_CTX>
 
     /// Keys the two states; `key` is at most one SHA-256 block (64 bytes).
     init(key: UnsafeRawBufferPointer) {
@@ -29,6 +34,21 @@ final class PrekeyedHMACSHA256: @unchecked Sendable {
                 SHA256_Init(&contexts[index])
                 SHA256_Update(&contexts[index], block, 64)
             }
+        }
+        let base = states.withUnsafeBytes { $0.baseAddress!.assumingMemoryBound(to: SHA256_CTX.self) }
+        inner = base
+        outer = base + 1
+    }
+
+    /// Writes the 32-byte tag of `head ‖ message` into `tag`, without joining the two: a fingerprint's
+    /// value is hashed where it lies rather than copied after its name and lengths. Short messages
+    /// are padded and compressed directly (`vaultfile_hmac_sha256_parts` in the CLibCrypto shim).
+    func authenticate(_ head: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer, into tag: UnsafeMutableRawBufferPointer) {
+        precondition(tag.count == 32, "an HMAC-SHA256 tag is 32 bytes")
+        withExtendedLifetime(states) {
+            vaultfile_hmac_sha256_parts(inner, outer, head.baseAddress?.assumingMemoryBound(to: UInt8.self), head.count,
+                                        message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                                        tag.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
     }
 

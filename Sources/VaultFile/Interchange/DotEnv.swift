@@ -189,7 +189,52 @@ enum DotEnv {
 
     // MARK: Export
 
-    /// The entries as double-quoted `VARIABLE="value"` lines; binary values are refused.
+    /// The entries of `vault` whose names start with `prefix` as double-quoted `VARIABLE="value"`
+    /// lines: byte for byte what `export(_:)` writes of `sortedEntries`, and the same error.
+    ///
+    /// Written from each entry's bytes where they lie (`Vault.forEachEntryBytes`); each variable is
+    /// written straight into the output and checked against the ones before it by a hash set of its
+    /// bytes there. On a binary value or two entries that share a variable the output is wiped and
+    /// the plain reference runs instead, so that which error is reported, and its words, stay its own.
+    static func export(_ vault: Vault, prefix: String) throws(VaultError) -> [UInt8] {
+        var out = ExportBuffer(capacity: vault.storedRecordsByteCount + vault.count * 16)
+        var variables = ByteRanges(expected: vault.count)
+        var refused = false
+        vault.forEachEntryBytes(withPrefix: prefix) { entry in
+            guard !refused else { return }
+            guard UTF8Bytes.isText(entry.value) else { refused = true; return }
+            let start = out.count
+            EnvironmentNames.appendVariable(for: entry.name, to: &out)
+            let clashes = out.withBytes { !variables.insert(start..<$0.count, of: $0).inserted }
+            guard !clashes else { refused = true; return }
+            out.append("=\"")
+            // Runs of bytes that need no escape are copied in one piece.
+            let value = entry.value
+            var run = 0
+            for (index, byte) in value.enumerated() {
+                let escaped: UInt8
+                switch byte {
+                case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): escaped = byte
+                case Byte.newline: escaped = UInt8(ascii: "n")
+                case Byte.carriageReturn: escaped = UInt8(ascii: "r")
+                case Byte.tab: escaped = UInt8(ascii: "t")
+                default: continue
+                }
+                out.append(UnsafeRawBufferPointer(rebasing: value[run..<index]))
+                out.append(Byte.backslash)
+                out.append(escaped)
+                run = index + 1
+            }
+            out.append(UnsafeRawBufferPointer(rebasing: value[run...]))
+            out.append("\"\n")
+        }
+        guard refused else { return out.take() }
+        out.wipe()
+        return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) })
+    }
+
+    /// The entries as double-quoted `VARIABLE="value"` lines; binary values are refused (the plain
+    /// reference of `export(_:prefix:)`).
     ///
     /// Escapes byte by byte (a CR before an LF is `\r` too, so the value comes back whole).
     static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {

@@ -21,6 +21,24 @@ public enum EnvironmentNames {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends the variable of the entry name `name` (UTF-8) to an export, byte for byte `variable(for:)`.
+    static func appendVariable(for name: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
+        var first = true
+        for byte in name {
+            let mapped: UInt8
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): mapped = byte - 32
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): mapped = byte
+            case 0x80...0xBF: continue  // a continuation byte: its character has its `_` already
+            default: mapped = UInt8(ascii: "_")
+            }
+            // A leading digit gets a `_` in front, since shells reject it.
+            if first && mapped >= UInt8(ascii: "0") && mapped <= UInt8(ascii: "9") { out.append(UInt8(ascii: "_")) }
+            first = false
+            out.append(mapped)
+        }
+    }
+
     /// The variables for `names` (after removing `prefix`), or an error naming two entries that collide.
     public static func variables(for names: [String], strippingPrefix prefix: String = "") throws(VaultError) -> [(variable: String, name: String)] {
         try bindings(for: names.map { ($0, nil) }, strippingPrefix: prefix).map { ($0.variable, $0.name) }

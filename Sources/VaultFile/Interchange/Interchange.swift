@@ -69,6 +69,18 @@ public enum Interchange {
             guard format == .json else { throw .malformedInput("only the json format carries history") }
             return try HistoryJSON.export(vault, prefix: prefix)
         }
+        switch format {
+        case .json: return try NativeJSON.export(vault, prefix: prefix)
+        case .dotenv: return try DotEnv.export(vault, prefix: prefix)
+        case .csv: return try NativeCSV.export(vault, prefix: prefix)
+        case .keepassxcCSV, .bitwardenJSON:
+            throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
+        }
+    }
+
+    /// `export` through `sortedEntries` (every entry decoded into an `Entry`): the plain reference
+    /// that the writers from the stored bytes are tested against.
+    static func exportThroughEntries(_ vault: Vault, format: InterchangeFormat, prefix: String = "") throws(VaultError) -> [UInt8] {
         let entries = vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) }
         switch format {
         case .json: return try NativeJSON.export(entries)

@@ -28,7 +28,67 @@ enum NativeCSV {
         return result
     }
 
-    /// The entries as vaultfile CSV, one column per field name used by any entry; binary data is refused.
+    /// The entries of `vault` whose names start with `prefix` as vaultfile CSV: byte for byte what
+    /// `export(_:)` writes of `sortedEntries`, and the same error.
+    ///
+    /// Two passes over the entries' bytes where they lie (`Vault.forEachEntryBytes`): the field
+    /// names in use (a hash set of their bytes), then the rows, each entry's fields (stored in name
+    /// order) met in step with the sorted columns. On binary data the output is wiped and the plain
+    /// reference runs instead, so that the error names the same entry in the same words.
+    static func export(_ vault: Vault, prefix: String) throws(VaultError) -> [UInt8] {
+        // The field names: ASCII (`EntryName.validateField`), so byte order is `sorted()`'s order.
+        var names: [UInt8] = []
+        var distinct = ByteRanges(expected: 8)
+        vault.forEachEntryBytes(withPrefix: prefix) { entry in
+            for field in entry.fields {
+                let start = names.count
+                names.append(contentsOf: field.name.assumingMemoryBound(to: UInt8.self))
+                let inserted = names.withUnsafeBytes { distinct.insert(start..<names.count, of: $0).inserted }
+                if !inserted { names.removeSubrange(start...) }
+            }
+        }
+        let fieldNames = distinct.ranges.map { Array(names[$0]) }.sorted { $0.lexicographicallyPrecedes($1) }
+        var out = ExportBuffer(capacity: vault.storedRecordsByteCount + vault.count * (8 + fieldNames.count))
+        out.append("name,value")
+        for name in fieldNames {
+            out.append(UInt8(ascii: ","))
+            name.withUnsafeBytes { out.append($0) }
+        }
+        out.append("\r\n")
+        var refused = false
+        vault.forEachEntryBytes(withPrefix: prefix) { entry in
+            guard !refused, UTF8Bytes.isText(entry.value) else { refused = true; return }
+            appendCell(entry.name, to: &out)
+            out.append(UInt8(ascii: ","))
+            appendCell(entry.value, to: &out)
+            var next = 0
+            for column in fieldNames {
+                out.append(UInt8(ascii: ","))
+                guard next < entry.fields.count,
+                      column.withUnsafeBytes({ compareBytes(entry.fields[next].name, $0) }) == 0 else { continue }
+                let value = entry.fields[next].value
+                next += 1
+                guard UTF8Bytes.isText(value) else { refused = true; return }
+                appendCell(value, to: &out)
+            }
+            out.append("\r\n")
+        }
+        guard refused else { return out.take() }
+        out.wipe()
+        return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) })
+    }
+
+    /// `appendCell(_:to:)` into an export's buffer. A cell that needs quoting goes through `CSV.quote`
+    /// as a string, as before: it decides by characters, not bytes, and its output must stay the same.
+    private static func appendCell(_ text: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
+        let special = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard special || text.first == UInt8(ascii: " ") || text.last == UInt8(ascii: " ") else { return out.append(text) }
+        var quoted = CSV.quote(String(decoding: text, as: UTF8.self))
+        quoted.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The entries as vaultfile CSV, one column per field name used by any entry; binary data is
+    /// refused (the plain reference of `export(_:prefix:)`).
     ///
     /// Written into one byte buffer: a cell without a comma, quote, CR or LF and without a space at
     /// either end is copied as it is; only the others go through `CSV.quote` (the rows were built as

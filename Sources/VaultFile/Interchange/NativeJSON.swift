@@ -84,7 +84,112 @@ enum NativeJSON {
         return Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)
     }
 
-    /// The entries as a vaultfile JSON export: UTF-8 text as is, anything else in base64.
+    /// The entries of `vault` whose names start with `prefix`, as a vaultfile JSON export: byte for
+    /// byte what `export(_:)` writes of `sortedEntries` (`InterchangeTests.test_export_fromBytesMatchesEntries`).
+    ///
+    /// Written from each entry's bytes where they lie (`Vault.forEachEntryBytes`): no `Entry`, no
+    /// dictionary, no string per entry; decoding every entry first made the export 9× a `verify`.
+    static func export(_ vault: Vault, prefix: String) throws(VaultError) -> [UInt8] {
+        var out = ExportBuffer(capacity: vault.storedRecordsByteCount + vault.count * 160)
+        vault.forEachEntryBytes(withPrefix: prefix) { entry in
+            out.append(out.count == 0 ? "{\n  \"entries\" : [\n    {\n" : ",\n    {\n")
+            out.append("      \"created\" : ")
+            out.appendDecimal(entry.created)
+            // Text fields, then binary ones in base64, each group in name order; at most 64 fields.
+            var binary: UInt64 = 0
+            for (index, field) in entry.fields.enumerated() where !UTF8Bytes.isValid(field.value) { binary |= 1 << UInt64(index) }
+            let all: UInt64 = entry.fields.count == 64 ? .max : (1 << UInt64(entry.fields.count)) - 1
+            for inBase64 in [false, true] where (inBase64 ? binary : all & ~binary) != 0 {
+                out.append(inBase64 ? ",\n      \"fields_base64\" : {\n" : ",\n      \"fields\" : {\n")
+                var first = true
+                for (index, field) in entry.fields.enumerated() where (binary >> UInt64(index)) & 1 == (inBase64 ? 1 : 0) {
+                    out.append(first ? "        " : ",\n        ")
+                    first = false
+                    appendString(field.name, to: &out)
+                    out.append(" : ")
+                    if inBase64 { appendBase64(field.value, to: &out) } else { appendString(field.value, to: &out) }
+                }
+                out.append("\n      }")
+            }
+            out.append(",\n      \"modified\" : ")
+            out.appendDecimal(entry.modified)
+            out.append(",\n      \"name\" : ")
+            appendString(entry.name, to: &out)
+            if UTF8Bytes.isValid(entry.value) {
+                out.append(",\n      \"value\" : ")
+                appendString(entry.value, to: &out)
+            } else {
+                out.append(",\n      \"value_base64\" : ")
+                appendBase64(entry.value, to: &out)
+            }
+            out.append("\n    }")
+        }
+        guard out.count > 0 else { return try exportThroughEncoder([]) }
+        out.append("\n  ],\n  \"vaultfile_export\" : 1\n}\n")
+        return out.take()
+    }
+
+    /// `appendString(_:to:)` into an export's buffer, runs that need no escape copied in one piece:
+    /// eight bytes at a time are checked for a control, `"` or `\\` (most text holds none).
+    private static func appendString(_ text: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
+        let digits: StaticString = "0123456789abcdef"
+        out.append(UInt8(ascii: "\""))
+        var run = 0, index = 0
+        while index < text.count {
+            if index &+ 8 <= text.count, !needsEscape(text.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index &+= 8
+                continue
+            }
+            let byte = text[index]
+            index &+= 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            out.append(UnsafeRawBufferPointer(rebasing: text[run..<index &- 1]))
+            run = index
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case 0x08: out.append("\\b")
+            case 0x09: out.append("\\t")
+            case 0x0A: out.append("\\n")
+            case 0x0C: out.append("\\f")
+            case 0x0D: out.append("\\r")
+            default:
+                out.append("\\u00")
+                out.append(digits.utf8Start[Int(byte >> 4)])
+                out.append(digits.utf8Start[Int(byte & 0x0F)])
+            }
+        }
+        out.append(UnsafeRawBufferPointer(rebasing: text[run...]))
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` is below 0x20, `"` or `\\` (no false negatives:
+    /// the borrow of a subtraction can only add a false positive above a true one).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        return (word &- 0x20 &* ones) & ~word & highs != 0 || hasZeroByte(word ^ (0x22 &* ones)) || hasZeroByte(word ^ (0x5C &* ones))
+    }
+
+    /// `appendBase64(_:to:)` into an export's buffer.
+    private static func appendBase64(_ bytes: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        out.append(UInt8(ascii: "\""))
+        var index = 0
+        while index < bytes.count {
+            let count = min(3, bytes.count - index)
+            let group = UInt32(bytes[index]) << 16 | (count > 1 ? UInt32(bytes[index + 1]) << 8 : 0) | (count > 2 ? UInt32(bytes[index + 2]) : 0)
+            for position in 0..<4 {
+                out.append(position <= count ? alphabet.utf8Start[Int(group >> UInt32(18 - 6 * position) & 0x3F)] : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The entries as a vaultfile JSON export (the plain reference of `export(_:prefix:)`).
+    ///
+    /// UTF-8 text as is, anything else in base64.
     ///
     /// Written straight into one byte buffer, byte for byte what `JSONEncoder` writes with
     /// `.prettyPrinted, .sortedKeys, .withoutEscapingSlashes` (`exportThroughEncoder`, the plain

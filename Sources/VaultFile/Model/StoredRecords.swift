@@ -123,7 +123,8 @@ final class StoredRecords: Sendable {
         RecordReader(bytes[starts[index]..<starts[index + 1]], reading: .contents)
     }
 
-    private func read(_ index: Int, into visitor: inout some RecordVisitor) {
+    /// Reads record `index` into `visitor`, part by part (Vault+EntryBytes.swift reads every record so).
+    func read(_ index: Int, into visitor: inout some RecordVisitor) {
         var reader = reader(at: index)
         do { try RecordLayout.read(&reader, entry: index, into: &visitor) } catch { Self.recordEndedEarly(error) }
     }

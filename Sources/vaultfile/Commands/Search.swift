@@ -42,9 +42,57 @@ extension VaultfileCommand {
             let text = try readPattern()
             // A pattern from a file may be part of a secret: messages name the file, never the pattern.
             let shown = patternFile.map { $0 == "-" ? "the pattern from standard input" : "the pattern in \($0)" } ?? "'\(text)'"
+            // Built before the vault is opened: a bad regular expression is reported without asking for a password.
             let matcher = try makeMatcher(text, shown: shown)
             let vault = try unlock.open(entriesOnly: true).vault
-            let escaping = StandardOutput.isTerminal
+            let (out, matches) = try search(vault, matcher: matcher, pattern: text, escaping: StandardOutput.isTerminal)
+            guard !out.isEmpty else {
+                throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
+            }
+            if json { return try StandardOutput.line(JSON.array(matches).text) }
+            try StandardOutput.write(out)
+        }
+
+        /// The lines to print (the names that match, escaped on a terminal) and, with --json, their summaries.
+        ///
+        /// With --values or --json, every entry is read from its bytes where they lie
+        /// (`Vault.forEachEntryBytes`): a value is searched in place when it is UTF-8 text (the
+        /// substring finder reads bytes; a regular expression gets a string), and no entry is decoded.
+        /// Decoding every entry first (`searchThroughEntries`, the plain reference) made
+        /// `search --values` 4–6× a `verify` at 100,000 entries.
+        func search(_ vault: Vault, matcher textMatcher: @escaping (String) throws -> Bool, pattern: String,
+                    escaping: Bool) throws -> (lines: [UInt8], matches: [JSON]) {
+            guard values || json else { return try searchThroughEntries(vault, matcher: textMatcher, escaping: escaping) }
+            let matcher = makeByteMatcher(textMatcher, pattern: pattern)
+            var out = [UInt8]()
+            var matches: [JSON] = []
+            var failure: (any Error)?
+            vault.forEachEntryBytes { entry in
+                guard failure == nil else { return }
+                do {
+                    var hit = try matcher(entry.name)
+                    if !hit && values {
+                        hit = try UTF8Bytes.isValid(entry.value) && matcher(entry.value)
+                        for field in entry.fields where !hit { hit = try UTF8Bytes.isValid(field.value) && matcher(field.value) }
+                        for field in entry.fields where !hit { hit = try matcher(field.name) }
+                    }
+                    guard hit else { return }
+                    let name = String(decoding: entry.name, as: UTF8.self)
+                    // On a terminal, bidi controls and invisible characters in a name are shown escaped (\u{202E}).
+                    out += (escaping ? EntryName.escapingFormatCharacters(name) : name).utf8
+                    out.append(0x0A)
+                    if json { matches.append(EntryJSON.summary(entry)) }
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            return (out, matches)
+        }
+
+        /// `search` through `sortedEntries` (every entry decoded): the plain reference it is tested
+        /// against, and the names-only search, which reads the names alone.
+        func searchThroughEntries(_ vault: Vault, matcher: (String) throws -> Bool, escaping: Bool) throws -> (lines: [UInt8], matches: [JSON]) {
             var out = [UInt8]()
             var matches: [JSON] = []
             // Names only (no --values, no --json): the names, without decoding (copying) every entry.
@@ -67,11 +115,7 @@ extension VaultfileCommand {
                 }
                 if hit && json { matches.append(EntryJSON.summary(name, entries[index].entry)) }
             }
-            guard !out.isEmpty else {
-                throw CLIError.noMatch(pattern: shown, searchedValues: values, caseSensitive: !ignoresCase(text))
-            }
-            if json { return try StandardOutput.line(JSON.array(matches).text) }
-            try StandardOutput.write(out)
+            return (out, matches)
         }
 
         /// Whether letters match whatever their case: -i, -s, else smart case (ignored unless the
@@ -96,8 +140,23 @@ extension VaultfileCommand {
             return text
         }
 
+        /// `matcher` (from `makeMatcher(pattern)`) over UTF-8 text where it lies: the substring finder reads the bytes (lowering
+        /// ASCII as it goes; other text is lowered as a string first, as before), a regular expression
+        /// gets the text as a string.
+        private func makeByteMatcher(_ matcher: @escaping (String) throws -> Bool, pattern: String) -> (UnsafeRawBufferPointer) throws -> Bool {
+            // A regular expression's matcher is the one given, so that its work budget stays one for the whole search.
+            guard !regex else { return { try matcher(String(decoding: $0, as: UTF8.self)) } }
+            let ignoreCase = ignoresCase(pattern)
+            let finder = SubstringFinder(Array((ignoreCase ? pattern.lowercased() : pattern).utf8))
+            return { text in
+                if let found = finder.occurs(in: text.assumingMemoryBound(to: UInt8.self), loweringASCII: ignoreCase) { return found }
+                var lowered = String(decoding: text, as: UTF8.self).lowercased()
+                return lowered.withUTF8 { finder.occurs(in: $0, loweringASCII: false)! }
+            }
+        }
+
         /// A test of one text; a regular expression's shares one work budget over the whole search.
-        private func makeMatcher(_ pattern: String, shown: String) throws -> (String) throws -> Bool {
+        func makeMatcher(_ pattern: String, shown: String) throws -> (String) throws -> Bool {
             let ignoreCase = ignoresCase(pattern)
             if regex {
                 let expression: LinearRegex

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SecureMemory
+import VaultFile
 
 // MARK: - Output through one buffer
 
@@ -28,6 +29,12 @@ final class BufferedOutput {
 
     /// Appends bytes.
     func append(_ bytes: UnsafeRawBufferPointer) {
+        // Most appends are a few bytes that fit: one copy.
+        if bytes.count <= Self.capacity - count, let source = bytes.baseAddress {
+            (buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+            count += bytes.count
+            return
+        }
         var remaining = bytes
         while remaining.count > 0 {
             if count == Self.capacity { flush() }
@@ -44,6 +51,11 @@ final class BufferedOutput {
         if count == Self.capacity { flush() }
         buffer[count] = byte
         count += 1
+    }
+
+    /// Appends the UTF-8 bytes of a literal, without a `String` (`git textconv` writes several per entry).
+    func append(literal text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends the UTF-8 bytes of `text`.
@@ -73,26 +85,98 @@ final class BufferedOutput {
         append(UInt8(ascii: "\""))
     }
 
-    /// Appends an RFC 3339 UTC timestamp, byte for byte what `timestamp(milliseconds:)` returns,
-    /// without building strings for the common four-digit years.
-    func appendTimestamp(milliseconds: Int64) {
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let year = Int(parts.tm_year) + 1900
-        guard (1000...9999).contains(year) else { return append(timestamp(milliseconds: milliseconds)) }
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
+    /// Appends `bytes` as a JSON string literal, byte for byte `appendJSONString(String(decoding: bytes, as: UTF8.self))`:
+    /// UTF-8 text is escaped where it lies, without a string (a copy of a secret that is never wiped);
+    /// anything else goes through that string, whose decoding replaces what is not UTF-8.
+    func appendJSONString(utf8 bytes: UnsafeRawBufferPointer) {
+        guard UTF8Bytes.isValid(bytes) else { return appendJSONString(String(decoding: bytes, as: UTF8.self)) }
+        append(UInt8(ascii: "\""))
+        var run = 0
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            append(UnsafeRawBufferPointer(rebasing: bytes[run..<index]))
+            run = index + 1
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(UInt8(ascii: "\\")); append(byte)
+            case 0x0A: append(UInt8(ascii: "\\")); append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "\\")); append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "\\")); append(UInt8(ascii: "t"))
+            default:
+                let digits: StaticString = "0123456789abcdef"
+                for escaped in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] { append(escaped) }
+                append(digits.utf8Start[Int(byte >> 4)])
+                append(digits.utf8Start[Int(byte & 0x0F)])
             }
         }
-        digits(year, 4); append(UInt8(ascii: "-")); digits(Int(parts.tm_mon) + 1, 2); append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2); append(UInt8(ascii: "T")); digits(Int(parts.tm_hour), 2); append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2); append(UInt8(ascii: ":")); digits(Int(parts.tm_sec), 2); append(UInt8(ascii: "."))
-        digits(Int(((milliseconds % 1000) + 1000) % 1000), 3); append(UInt8(ascii: "Z"))
+        append(UnsafeRawBufferPointer(rebasing: bytes[run...]))
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `bytes` in lower-case hexadecimal, as `hex(_:)` writes them.
+    func appendHex(_ bytes: UnsafeRawBufferPointer) {
+        let digits: StaticString = "0123456789abcdef"
+        for byte in bytes {
+            append(digits.utf8Start[Int(byte >> 4)])
+            append(digits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+
+    /// Appends an RFC 3339 UTC timestamp, byte for byte what `timestamp(milliseconds:)` returns,
+    /// without building strings for the common four-digit years.
+    ///
+    /// `gmtime_r` runs once per day met (`lastDay`): the time of day is plain arithmetic, since UTC
+    /// days have 86,400 seconds in `gmtime`. The seconds are `milliseconds / 1000` rounded toward
+    /// zero and the milliseconds taken modulo 1000, as `timestamp(milliseconds:)` takes them.
+    func appendTimestamp(milliseconds: Int64) {
+        let seconds = milliseconds / 1000
+        let (quotient, remainder) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let day = remainder < 0 ? quotient - 1 : quotient
+        let secondOfDay = Int(remainder < 0 ? remainder + 86_400 : remainder)
+        if lastDay?.day != day {
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let year = Int(parts.tm_year) + 1900
+            var date: (UInt64, UInt64) = (0, 0)
+            let fourDigits = (1000...9999).contains(year)
+            if fourDigits {
+                withUnsafeMutableBytes(of: &date) { text in
+                    Self.putDigits(year, 4, at: 0, in: text)
+                    text[4] = UInt8(ascii: "-")
+                    Self.putDigits(Int(parts.tm_mon) + 1, 2, at: 5, in: text)
+                    text[7] = UInt8(ascii: "-")
+                    Self.putDigits(Int(parts.tm_mday), 2, at: 8, in: text)
+                }
+            }
+            lastDay = (day, fourDigits ? date : nil)
+        }
+        guard let date = lastDay?.date else { return append(timestamp(milliseconds: milliseconds)) }
+        // "YYYY-MM-DD" (10 bytes of `date`), then "Thh:mm:ss.mmmZ".
+        var text: (UInt64, UInt64, UInt64) = (date.0, date.1, 0)
+        withUnsafeMutableBytes(of: &text) { text in
+            text[10] = UInt8(ascii: "T")
+            Self.putDigits(secondOfDay / 3600, 2, at: 11, in: text)
+            text[13] = UInt8(ascii: ":")
+            Self.putDigits(secondOfDay / 60 % 60, 2, at: 14, in: text)
+            text[16] = UInt8(ascii: ":")
+            Self.putDigits(secondOfDay % 60, 2, at: 17, in: text)
+            text[19] = UInt8(ascii: ".")
+            Self.putDigits(Int(((milliseconds % 1000) + 1000) % 1000), 3, at: 20, in: text)
+            text[23] = UInt8(ascii: "Z")
+            append(UnsafeRawBufferPointer(text))
+        }
+    }
+
+    /// The day `appendTimestamp` met last (days since the epoch) and its "YYYY-MM-DD" in the first
+    /// ten bytes, nil when its year is not four digits.
+    private var lastDay: (day: Int64, date: (UInt64, UInt64)?)?
+
+    /// Writes `value` as `width` decimal digits, zero-padded, at `offset`.
+    private static func putDigits(_ value: Int, _ width: Int, at offset: Int, in text: UnsafeMutableRawBufferPointer) {
+        var value = value
+        for position in (offset..<offset + width).reversed() {
+            text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+        }
     }
 
     /// Writes what the buffer holds, then wipes it.

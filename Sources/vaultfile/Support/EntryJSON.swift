@@ -51,6 +51,17 @@ enum EntryJSON {
         return out
     }
 
+    /// `summary(_:_:)` of an entry's bytes where they lie (field names are stored in byte order,
+    /// which is `sorted()`'s order for their ASCII).
+    static func summary(_ entry: EntryBytes) -> JSON {
+        .object([
+            ("name", .string(String(decoding: entry.name, as: UTF8.self))),
+            ("fields", .array(entry.fields.map { .string(String(decoding: $0.name, as: UTF8.self)) })),
+            ("created", .string(timestamp(milliseconds: entry.created))),
+            ("modified", .string(timestamp(milliseconds: entry.modified))),
+        ])
+    }
+
     /// One entry as `list --json` and `search --json` show it: `{"name", "fields", "created", "modified"}`, no values.
     static func summary(_ name: String, _ entry: Entry) -> JSON {
         .object([
