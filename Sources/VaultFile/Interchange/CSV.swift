@@ -56,10 +56,24 @@ enum CSV {
         return records
     }
 
-    /// One CSV field, quoted when it must be.
+    /// One CSV field, quoted when it holds a comma, a quote, CR or LF, or a space at either end;
+    /// each quote inside doubled.
+    ///
+    /// By bytes, as `records` reads them: by characters, "\r\n" is one Character (neither "\r"
+    /// nor "\n") and a comma or quote followed by a combining mark is another Character, so such
+    /// values were written unquoted and split the row or opened a quote on reading.
     static func quote(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || text.hasPrefix(" ") || text.hasSuffix(" ") else { return text }
-        return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        let bytes = text.utf8
+        let special = bytes.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard special || bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ") else { return text }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(bytes.count + 2)
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+            quoted.append(byte)
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// Throws unless `record` has as many columns as `header`.

@@ -78,8 +78,7 @@ enum NativeCSV {
         return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) })
     }
 
-    /// `appendCell(_:to:)` into an export's buffer. A cell that needs quoting goes through `CSV.quote`
-    /// as a string, as before: it decides by characters, not bytes, and its output must stay the same.
+    /// `appendCell(_:to:)` into an export's buffer. A cell that needs quoting goes through `CSV.quote`.
     private static func appendCell(_ text: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
         let special = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard special || text.first == UInt8(ascii: " ") || text.last == UInt8(ascii: " ") else { return out.append(text) }
