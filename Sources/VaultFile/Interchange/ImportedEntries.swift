@@ -61,7 +61,46 @@ public struct ImportedEntries: Sendable {
 
     /// Puts every name in NFC (recording each change), then checks the entries as a vault would
     /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).
+    ///
+    /// The names are sorted once (`NameOrder`) to find the first repeated one, and each entry before
+    /// it is checked in file order without copies (`Vault.isValidPut`; the message of a failure
+    /// from `Vault.validate`), so the error is the one `init(checkingOneByOne:renamings:)`, the plain
+    /// reference that puts each entry into a scratch vault, throws first
+    /// (`InterchangeTests.test_importedEntries_matchTheOneByOneCheck`).
     init(_ parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
+        var renamings = renamings
+        var entries: [(name: String, entry: Entry)] = []
+        entries.reserveCapacity(parsed.count)
+        for (given, entry) in parsed {
+            let name = EntryName.normalized(given)
+            if !name.utf8.elementsEqual(given.utf8) && !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+                renamings.append(ImportRenaming(original: given, name: name, reasons: [.normalized]))
+            }
+            entries.append((name, entry))
+        }
+        let names = NameOrder(entries.lazy.map(\.name))
+        let repeated = names.firstRepeat
+        for index in 0..<(repeated?.index ?? entries.count) {
+            let (name, entry) = entries[index]
+            if !names.withName(index, { Vault.isValidPut(entry, name: $0) }) { _ = try Vault.validate(entry, as: name) }
+            // The scratch vault of the reference holds `index` entries here, all new.
+            guard index < VaultLimits.maxEntries else {
+                throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
+            }
+        }
+        if let repeated {
+            let first = parsed[repeated.first].0, given = parsed[repeated.index].0
+            guard first.utf8.elementsEqual(given.utf8) else {
+                throw .malformedInput("the entries \(EntryName.spelledOut(first)) and \(EntryName.spelledOut(given)) are one name "
+                                      + "in two Unicode forms; rename one of them in the file")
+            }
+            throw .malformedInput("the entry '\(entries[repeated.index].name)' appears twice in the input")
+        }
+        self.init(checked: entries, renamings: renamings)
+    }
+
+    /// The plain reference of `init(_:renamings:)`: each entry put into a scratch vault in turn.
+    init(checkingOneByOne parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
         var renamings = renamings
         var entries: [(name: String, entry: Entry)] = []
         var originals: [[UInt8]: String] = [:]  // by bytes: String equality would take two spellings for one
@@ -83,6 +122,11 @@ public struct ImportedEntries: Sendable {
             try check.put(entry, as: name)
             entries.append((name, entry))
         }
+        self.init(checked: entries, renamings: renamings)
+    }
+
+    /// Entries already checked, with the warnings they deserve.
+    private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming]) {
         self.entries = entries
         self.renamings = renamings
         self.warnings = entries.compactMap { name, _ in
