@@ -72,8 +72,11 @@ public struct ImportedEntries: Sendable {
         var entries: [(name: String, entry: Entry)] = []
         entries.reserveCapacity(parsed.count)
         for (given, entry) in parsed {
-            let name = EntryName.normalized(given)
-            if !name.utf8.elementsEqual(given.utf8) && !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+            guard let name = EntryName.normalizedIfDifferent(given) else {
+                entries.append((given, entry))
+                continue
+            }
+            if !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
                 renamings.append(ImportRenaming(original: given, name: name, reasons: [.normalized]))
             }
             entries.append((name, entry))
@@ -122,14 +125,26 @@ public struct ImportedEntries: Sendable {
             try check.put(entry, as: name)
             entries.append((name, entry))
         }
-        self.init(checked: entries, renamings: renamings)
+        self.entries = entries
+        self.renamings = renamings
+        self.warnings = Self.referenceWarnings(entries)
     }
 
-    /// Entries already checked, with the warnings they deserve.
+    /// Entries already checked, with the warnings they deserve (`DangerousEnvironmentNames.isDangerous(entryName:)`
+    /// finds them without building each variable's name).
     private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming]) {
         self.entries = entries
         self.renamings = renamings
         self.warnings = entries.compactMap { name, _ in
+            guard DangerousEnvironmentNames.isDangerous(entryName: name) else { return nil }
+            return .dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name))
+        }
+    }
+
+    /// The warnings as `init(checkingOneByOne:renamings:)` finds them: each entry's variable built
+    /// and looked up (`DangerousEnvironmentNames.contains`).
+    static func referenceWarnings(_ entries: [(name: String, entry: Entry)]) -> [ImportWarning] {
+        entries.compactMap { name, _ in
             let variable = EnvironmentNames.variable(for: name)
             return DangerousEnvironmentNames.contains(variable) ? .dangerousVariable(name: name, variable: variable) : nil
         }

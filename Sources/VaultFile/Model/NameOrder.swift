@@ -17,9 +17,9 @@ struct NameOrder {
     init(_ names: some Collection<String>) {
         var bytes: [UInt8] = [], starts: [Int] = []
         starts.reserveCapacity(names.count + 1)
-        for name in names {
+        for var name in names {
             starts.append(bytes.count)
-            bytes.append(contentsOf: name.utf8)
+            name.withUTF8 { bytes.append(contentsOf: $0) }
         }
         starts.append(bytes.count)
         var sorted = Array(0..<names.count)

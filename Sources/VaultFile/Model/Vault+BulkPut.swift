@@ -13,12 +13,13 @@ extension Vault {
     /// as it copies decrypted records. No edit goes through the dictionary of pending edits, which
     /// at 100,000 entries grew by rehashing and was sorted twice per seal.
     /// It is taken only when no put could fail or record history: every entry passes the fast
-    /// checks (`isValidPut`), no name repeats, the vault keeps no history, and the entries fit the
-    /// limits. Anything else goes one by one, which throws where the reference throws.
+    /// checks (`isValidPut`), no name repeats, the entries fit the limits, and, in a vault that keeps
+    /// history, every name is new (a replaced entry's history is recorded put by put). Anything else
+    /// goes one by one, which throws where the reference throws.
     /// `VaultModelTests.test_putContentsOf_matchesPutOneByOne` ties the two.
     public mutating func put(contentsOf entries: [(name: String, entry: Entry)], now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         guard !entries.isEmpty else { return }
-        guard historyState == nil, let merged = BulkPut(entries, into: self) else {
+        guard let merged = BulkPut(entries, into: self, replacing: historyState == nil) else {
             try putOneByOne(entries, now: now)
             return
         }
@@ -55,8 +56,9 @@ private struct BulkPut {
     private(set) var count = 0
 
     /// The plan, or nil when the one-by-one path must decide (an entry the fast checks refuse, a
-    /// name given twice, too many entries, contents over the limit).
-    init?(_ entries: [(name: String, entry: Entry)], into vault: Vault) {
+    /// name given twice, too many entries, contents over the limit, or an existing entry replaced
+    /// when not `replacing`).
+    init?(_ entries: [(name: String, entry: Entry)], into vault: Vault, replacing: Bool) {
         self.entries = entries
         names = NameOrder(entries.lazy.map(\.name))
         stored = vault.storedRecords
@@ -103,7 +105,7 @@ private struct BulkPut {
             next += 1
         }
         // The one-by-one path throws the limits where the reference does.
-        guard vault.count + entries.count - replaced <= VaultLimits.maxEntries, count == vault.count + entries.count - replaced,
+        guard replacing || replaced == 0, vault.count + entries.count - replaced <= VaultLimits.maxEntries, count == vault.count + entries.count - replaced,
               length <= VaultLimits.maxContentLength - EntryCodec.prefixLength else { return nil }
     }
 

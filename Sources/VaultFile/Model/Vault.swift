@@ -300,11 +300,10 @@ public struct Vault: Sendable {
     }
 
     /// Makes `records` the whole contents, with no edits beside them: the end of a bulk put
-    /// (Vault+BulkPut.swift), whose records hold every entry, edited or not. Only for a vault that
-    /// keeps no history (history is recorded edit by edit).
+    /// (Vault+BulkPut.swift), whose records hold every entry, edited or not. The history stays as
+    /// it is: a bulk put replaces no entry of a vault that keeps history.
     mutating func replaceContents(with records: StoredRecords) {
-        precondition(historyState == nil, "a bulk put into a vault that keeps history")
-        self = Vault(stored: records)
+        self = Vault(stored: records, history: historyState)
     }
 
     /// The records as decrypted (nil for a vault built in memory), for the twin check.

@@ -47,7 +47,7 @@ extension VaultfileCommand {
             let imported = try Interchange.read(bytes, format: format)
             let entries = imported.entries
             let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
-                let existing = entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
+                let existing = unlocked.vault.count == 0 ? [] : entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
                 if !existing.isEmpty && !overwrite {
                     let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
                     throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
