@@ -11,15 +11,28 @@ enum JSONString {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
-        // The common case: no escape, copied in one piece.
-        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-            guard bytes[position] >= 0x20 else { return nil }
-            position += 1
+        // The common case: no escape, copied in one piece. Scanned through a pointer: the bounds
+        // are those of the loop.
+        var high: UInt8 = 0, control = false
+        position = bytes.withUnsafeBufferPointer { buffer in
+            var index = start
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                if byte < 0x20 { control = true; break }
+                high |= byte
+                index += 1
+            }
+            return index
         }
-        guard position < bytes.count else { return nil }
+        guard !control, position < bytes.count else { return nil }
         if bytes[position] == UInt8(ascii: "\"") {
             position += 1
-            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<position - 1]), as: UTF8.self) }
+            return bytes.withUnsafeBufferPointer { buffer in
+                let text = UnsafeBufferPointer(rebasing: buffer[start..<position - 1])
+                // ASCII is UTF-8 as it is: only other text goes through the (unspecialized, slower) validation.
+                return high < 0x80 ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+            }
         }
         var utf8 = Array(bytes[start..<position])
         while position < bytes.count {

@@ -10,24 +10,30 @@ enum KeePassXCCSV {
         guard let titleColumn = columns["title"], let passwordColumn = columns["password"] else {
             throw .malformedInput("line 1: not a KeePassXC CSV export (no Title and Password columns)")
         }
+        // The columns looked up once, not by name on every row.
+        let groupColumn = columns["group"], createdColumn = columns["created"], modifiedColumn = columns["last modified"]
+        let fieldColumns = [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")].compactMap { column, field in
+            columns[column].map { (index: $0, field: field) }
+        }
         var result: [(String, Entry)] = []
+        result.reserveCapacity(records.count)
         for record in records.dropFirst() {
             try CSV.checkWidth(record, header)
-            func cell(_ column: String) -> String? {
-                guard let index = columns[column], !record.fields[index].isEmpty else { return nil }
+            func cell(_ index: Int?) -> String? {
+                guard let index, !record.fields[index].isEmpty else { return nil }
                 return record.fields[index]
             }
             // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
-            var groups = (cell("group") ?? "").split(separator: "/").map(String.init)
+            var groups = (cell(groupColumn) ?? "").split(separator: "/").map(String.init)
             if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
             let title = record.fields[titleColumn].isEmpty ? "untitled" : record.fields[titleColumn]
             let name = names.name(fromParts: groups + [title])
             var fields: [String: [UInt8]] = [:]
-            for (column, field) in [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")] {
-                if let text = cell(column) { fields[field] = Array(text.utf8) }
+            for (index, field) in fieldColumns {
+                if let text = cell(index) { fields[field] = Array(text.utf8) }
             }
-            let created = cell("created").flatMap(Timestamps.parse) ?? now
-            let modified = cell("last modified").flatMap(Timestamps.parse) ?? created
+            let created = cell(createdColumn).flatMap(Timestamps.parse) ?? now
+            let modified = cell(modifiedColumn).flatMap(Timestamps.parse) ?? created
             do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
             result.append((name, Entry(value: Array(record.fields[passwordColumn].utf8), fields: fields, created: created, modified: modified)))
         }

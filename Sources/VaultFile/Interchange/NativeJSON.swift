@@ -50,12 +50,12 @@ enum NativeJSON {
     /// The entries of a vaultfile JSON export, in file order.
     static func parse(_ bytes: [UInt8]) throws(VaultError) -> [(String, Entry)] {
         // What vaultfile writes is read directly (`NativeJSONReader`); anything else through the decoder.
-        let document: Document
-        if let direct = NativeJSONReader.document(bytes) {
-            document = direct
-        } else {
-            document = try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export")
-        }
+        if let direct = NativeJSONReader.document(bytes) { return try parse(direct) }
+        return try parse(try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export"))
+    }
+
+    /// The entries of a document read, in file order.
+    static func parse(_ document: Document) throws(VaultError) -> [(String, Entry)] {
         guard document.vaultfile_export == 1 else {
             throw .malformedInput("vaultfile JSON export version \(document.vaultfile_export) is unknown; this build reads version 1")
         }
@@ -66,19 +66,20 @@ enum NativeJSON {
         return result
     }
 
-    /// The entry an item holds; `where_` names it in errors (also for export version 2, HistoryJSON).
-    static func entry(from item: Item, _ where_: String) throws(VaultError) -> Entry {
+    /// The entry an item holds; `where_` names it in errors (also for export version 2, HistoryJSON),
+    /// built only for an error (formatting it for every entry was a tenth of a JSON import).
+    static func entry(from item: Item, _ where_: @autoclosure () -> String) throws(VaultError) -> Entry {
         let value: [UInt8]
         switch (item.value, item.value_base64) {
         case (let text?, nil): value = Array(text.utf8)
-        case (nil, let encoded?): value = try decodeBase64(encoded, where_)
-        default: throw .malformedInput("\(where_) needs exactly one of value and value_base64")
+        case (nil, let encoded?): value = try decodeBase64(encoded, where_())
+        default: throw .malformedInput("\(where_()) needs exactly one of value and value_base64")
         }
         var fields: [String: [UInt8]] = [:]
         for (field, text) in item.fields ?? [:] { fields[field] = Array(text.utf8) }
         for (field, encoded) in item.fields_base64 ?? [:] {
-            guard fields[field] == nil else { throw .malformedInput("\(where_): field '\(field)' is given twice") }
-            fields[field] = try decodeBase64(encoded, where_)
+            guard fields[field] == nil else { throw .malformedInput("\(where_()): field '\(field)' is given twice") }
+            fields[field] = try decodeBase64(encoded, where_())
         }
         let created = item.created?.milliseconds ?? item.modified?.milliseconds ?? 0
         return Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)
@@ -195,8 +196,8 @@ enum NativeJSON {
     }
 
     /// The bytes of a base64 text, or an error naming where it was.
-    private static func decodeBase64(_ text: String, _ where_: String) throws(VaultError) -> [UInt8] {
-        guard let data = Data(base64Encoded: text) else { throw .malformedInput("\(where_) has invalid base64") }
+    private static func decodeBase64(_ text: String, _ where_: @autoclosure () -> String) throws(VaultError) -> [UInt8] {
+        guard let data = Data(base64Encoded: text) else { throw .malformedInput("\(where_()) has invalid base64") }
         return Array(data)
     }
 }
