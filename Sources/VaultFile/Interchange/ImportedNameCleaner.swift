@@ -48,6 +48,14 @@ enum ImportedNameCleaner {
 
     /// A field name from any label: characters outside `A–Z a–z 0–9 _ . -` become `_`, at most 64.
     static func fieldName(fromLabel label: String) -> String {
+        // A label that is a field name already (`username`) comes back as it is, as the walk returns it.
+        var bytes = label
+        if bytes.withUTF8({ EntryName.isValidField(UnsafeRawBufferPointer($0)) }) { return label }
+        return fieldNameByScalars(fromLabel: label)
+    }
+
+    /// `fieldName(fromLabel:)` scalar by scalar: the plain reference.
+    static func fieldNameByScalars(fromLabel label: String) -> String {
         let mapped = String(label.unicodeScalars.map { scalar -> Character in
             let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
             return allowed ? Character(scalar) : "_"
