@@ -71,7 +71,7 @@ enum BitwardenJSON {
             for custom in item.fields ?? [] { put(custom.name ?? "field", custom.value) }
             let created = item.creationDate.flatMap(Timestamps.parse) ?? item.revisionDate.flatMap(Timestamps.parse) ?? now
             let modified = item.revisionDate.flatMap(Timestamps.parse) ?? created
-            do { _ = try EntryName.validate(name) } catch { throw .malformedInput("item \(index + 1): \(error.description)") }
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("item \(index + 1): \(error.description)") } }
             result.append((name, Entry(value: Array(value.utf8), fields: fields, created: created, modified: modified)))
         }
         return result

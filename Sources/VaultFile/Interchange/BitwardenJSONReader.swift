@@ -149,6 +149,7 @@ struct BitwardenJSONReader {
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return true }
         var keys: [String] = []
+        keys.reserveCapacity(12)
         while true {
             skipWhitespace()
             guard let key = readString(), !keys.contains(key) else { return false }

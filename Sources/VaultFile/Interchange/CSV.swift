@@ -32,7 +32,9 @@ enum CSV {
         func endRecord() {
             endField()
             if !(fields.count == 1 && fields[0].isEmpty && !quotedField) { records.append((recordLine, fields)) }
+            let width = fields.count
             fields = []; quotedField = false
+            fields.reserveCapacity(width)  // the next record is most likely as wide
         }
         while index < bytes.count {
             let byte = bytes[index]

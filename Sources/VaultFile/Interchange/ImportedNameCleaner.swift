@@ -83,7 +83,7 @@ enum ImportedNameCleaner {
         /// (`entryName(fromParts:)`), in NFC, and numbered when an earlier item took it; a
         /// change is recorded in `renamings`.
         mutating func name(fromParts parts: [String]) -> String {
-            let original = parts.joined(separator: "/")
+            let original = parts.count == 1 ? parts[0] : parts.joined(separator: "/")
             let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
             let normalized = EntryName.normalized(cleaned)
             let unique = ImportedNameCleaner.uniqueName(normalized, among: &used)

@@ -16,6 +16,18 @@ enum JSONString {
         var high: UInt8 = 0, control = false
         position = bytes.withUnsafeBufferPointer { buffer in
             var index = start
+            // Eight bytes at a time while none of them is a quote, a backslash or a control
+            // character; the byte loop below finds the exact one.
+            let raw = UnsafeRawBufferPointer(buffer)
+            var words: UInt64 = 0
+            while index + 8 <= raw.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                guard !hasByte(below: 1, word ^ Word.quotes), !hasByte(below: 1, word ^ Word.backslashes),
+                      !hasByte(below: 0x20, word) else { break }
+                words |= word
+                index += 8
+            }
+            if words & Word.highBits != 0 { high = 0x80 }
             while index < buffer.count {
                 let byte = buffer[index]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
@@ -64,6 +76,21 @@ enum JSONString {
             }
         }
         return nil
+    }
+
+    /// Eight copies of the bytes the scan looks for.
+    private enum Word {
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+        static let highBits: UInt64 = 0x8080_8080_8080_8080
+        static let quotes: UInt64 = ones &* UInt64(UInt8(ascii: "\""))
+        static let backslashes: UInt64 = ones &* UInt64(UInt8(ascii: "\\"))
+    }
+
+    /// Whether a byte of `word` is below `limit` (at most 128): exact for whether any is, which is
+    /// all the scan asks (the subtraction's borrows only mark bytes above one that is).
+    @inline(__always)
+    private static func hasByte(below limit: UInt64, _ word: UInt64) -> Bool {
+        (word &- Word.ones &* limit) & ~word & Word.highBits != 0
     }
 
     /// The scalar of `\uXXXX` (from after the `u`), joining a surrogate pair; nil for a lone surrogate.

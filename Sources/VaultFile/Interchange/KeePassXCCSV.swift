@@ -34,7 +34,7 @@ enum KeePassXCCSV {
             }
             let created = cell(createdColumn).flatMap(Timestamps.parse) ?? now
             let modified = cell(modifiedColumn).flatMap(Timestamps.parse) ?? created
-            do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
             result.append((name, Entry(value: Array(record.fields[passwordColumn].utf8), fields: fields, created: created, modified: modified)))
         }
         return result

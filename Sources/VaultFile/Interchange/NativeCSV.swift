@@ -22,7 +22,7 @@ enum NativeCSV {
                 fields[column] = Array(record.fields[index].utf8)
             }
             let name = record.fields[nameColumn]
-            do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
             result.append((name, Entry(value: Array(record.fields[valueColumn].utf8), fields: fields, created: now, modified: now)))
         }
         return result
