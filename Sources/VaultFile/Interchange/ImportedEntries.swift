@@ -50,7 +50,7 @@ public struct ImportRenaming: Sendable {
 /// The entries of an import file, checked, with the renamings made on the way.
 public struct ImportedEntries: Sendable {
     /// The entries in file order, every name valid and in NFC.
-    public var entries: [(name: String, entry: Entry)]
+    public private(set) var entries: [(name: String, entry: Entry)]
     /// Each name that differs from what the file held.
     public var renamings: [ImportRenaming]
     /// Entries that import but deserve a warning, in file order.
@@ -58,6 +58,9 @@ public struct ImportedEntries: Sendable {
     /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
     /// every other file.
     public var history: [(name: String, versions: [EntryVersion])]?
+    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check):
+    /// `Vault.put(contentsOf:now:)` merges by it without sorting again.
+    let order: NameOrder?
 
     /// Puts every name in NFC (recording each change), then checks the entries as a vault would
     /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).
@@ -99,7 +102,7 @@ public struct ImportedEntries: Sendable {
             }
             throw .malformedInput("the entry '\(entries[repeated.index].name)' appears twice in the input")
         }
-        self.init(checked: entries, renamings: renamings)
+        self.init(checked: entries, renamings: renamings, order: names)
     }
 
     /// The plain reference of `init(_:renamings:)`: each entry put into a scratch vault in turn.
@@ -128,13 +131,15 @@ public struct ImportedEntries: Sendable {
         self.entries = entries
         self.renamings = renamings
         self.warnings = Self.referenceWarnings(entries)
+        self.order = nil
     }
 
     /// Entries already checked, with the warnings they deserve (`DangerousEnvironmentNames.isDangerous(entryName:)`
     /// finds them without building each variable's name).
-    private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming]) {
+    private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
         self.entries = entries
         self.renamings = renamings
+        self.order = order
         self.warnings = entries.compactMap { name, _ in
             guard DangerousEnvironmentNames.isDangerous(entryName: name) else { return nil }
             return .dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name))

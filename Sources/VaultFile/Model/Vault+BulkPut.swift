@@ -18,8 +18,19 @@ extension Vault {
     /// goes one by one, which throws where the reference throws.
     /// `VaultModelTests.test_putContentsOf_matchesPutOneByOne` ties the two.
     public mutating func put(contentsOf entries: [(name: String, entry: Entry)], now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        try put(contentsOf: entries, checkedIn: nil, now: now)
+    }
+
+    /// Puts the entries of an import, as `put(contentsOf:now:)` does; the import's checks (every entry
+    /// valid, no name twice) and its sorted names are not done again.
+    public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        try put(contentsOf: imported.entries, checkedIn: imported.order, now: now)
+    }
+
+    /// `checked`: the entries' names in order, from a check that passed every entry (`ImportedEntries`).
+    private mutating func put(contentsOf entries: [(name: String, entry: Entry)], checkedIn checked: NameOrder?, now: Int64) throws(VaultError) {
         guard !entries.isEmpty else { return }
-        guard let merged = BulkPut(entries, into: self, replacing: historyState == nil) else {
+        guard let merged = BulkPut(entries, checkedIn: checked, into: self, replacing: historyState == nil) else {
             try putOneByOne(entries, now: now)
             return
         }
@@ -58,13 +69,17 @@ private struct BulkPut {
     /// The plan, or nil when the one-by-one path must decide (an entry the fast checks refuse, a
     /// name given twice, too many entries, contents over the limit, or an existing entry replaced
     /// when not `replacing`).
-    init?(_ entries: [(name: String, entry: Entry)], into vault: Vault, replacing: Bool) {
+    init?(_ entries: [(name: String, entry: Entry)], checkedIn checked: NameOrder?, into vault: Vault, replacing: Bool) {
         self.entries = entries
-        names = NameOrder(entries.lazy.map(\.name))
         stored = vault.storedRecords
-        guard names.firstRepeat == nil else { return nil }
-        for index in entries.indices {
-            guard names.withName(index, { Vault.isValidPut(entries[index].entry, name: $0) }) else { return nil }
+        if let checked, checked.count == entries.count {
+            names = checked  // valid and distinct: ImportedEntries checked them
+        } else {
+            names = NameOrder(entries.lazy.map(\.name))
+            guard names.firstRepeat == nil else { return nil }
+            for index in entries.indices {
+                guard names.withName(index, { Vault.isValidPut(entries[index].entry, name: $0) }) else { return nil }
+            }
         }
         var next = 0  // the next new entry, in name order
         var replaced = 0

@@ -65,7 +65,7 @@ extension VaultfileCommand {
                     throw CLIError.refused("the file holds earlier versions (an export made with --with-history), and \(unlock.location.path) keeps no history; nothing was imported",
                                            hint: "turn history on with 'vaultfile history --enable' first (older releases then cannot read the vault), or export again without --with-history")
                 }
-                try unlocked.vault.put(contentsOf: entries)
+                try unlocked.vault.put(contentsOf: imported)
                 for (name, versions) in imported.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return (entries.count - existing.count, existing.count)
             }
