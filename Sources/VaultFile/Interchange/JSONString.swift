@@ -7,7 +7,10 @@ enum JSONString {
     /// Reads the string whose opening quote is at `position`, resolving escapes and joining
     /// surrogate pairs, and leaves `position` after its closing quote. Nil for a missing quote,
     /// a control character, an unknown escape, a lone surrogate or bytes that are not UTF-8.
-    static func read(_ bytes: [UInt8], at position: inout Int) -> String? {
+    ///
+    /// `wordAtATime` false scans byte by byte: the plain reference of the word-at-a-time scan
+    /// (`InterchangeTests.test_jsonString_wordScanMatchesTheByteScan`).
+    static func read(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool = true) -> String? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
@@ -20,7 +23,7 @@ enum JSONString {
             // character; the byte loop below finds the exact one.
             let raw = UnsafeRawBufferPointer(buffer)
             var words: UInt64 = 0
-            while index + 8 <= raw.count {
+            while wordAtATime && index + 8 <= raw.count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 guard !hasByte(below: 1, word ^ Word.quotes), !hasByte(below: 1, word ^ Word.backslashes),
                       !hasByte(below: 0x20, word) else { break }
