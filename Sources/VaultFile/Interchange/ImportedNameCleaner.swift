@@ -9,10 +9,12 @@ enum ImportedNameCleaner {
     /// which is what the walk over its scalars does; `InterchangeTests.test_entryName_asciiPartsMatchTheScalarWalk`
     /// ties the two.
     static func entryName(fromParts parts: [String]) -> String {
-        parts.map { (part: String) -> String in
+        func cleaned(_ part: String) -> String {
             if let cleaned = cleanedASCII(part) { return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned }
             return cleanedByScalars(part)
-        }.filter { !$0.isEmpty }.joined(separator: "/")
+        }
+        if parts.count == 1 { return cleaned(parts[0]) }  // a title outside folders: nothing to join
+        return parts.map(cleaned).filter { !$0.isEmpty }.joined(separator: "/")
     }
 
     /// An ASCII part with control characters and DEL as spaces, '/' as '-', trimmed; nil for other text.
@@ -66,9 +68,13 @@ enum ImportedNameCleaner {
     /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it.
     static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
         let base = name.isEmpty ? "untitled" : name
-        let count = (used[base] ?? 0) + 1
-        used[base] = count
+        let count = Self.increment(&used[base, default: 0])  // one lookup
         return count == 1 ? base : "\(base) (\(count))"
+    }
+
+    private static func increment(_ count: inout Int) -> Int {
+        count += 1
+        return count
     }
 
     // MARK: Names of one import, and how they were changed

@@ -19,9 +19,7 @@
 extension EntryName {
     /// `name` in Normalization Form C; ASCII and names already in NFC come back unchanged.
     public static func normalized(_ name: String) -> String {
-        guard !isASCII(name.utf8) else { return name }
-        let composed = name._nfcCodeUnits
-        return composed.elementsEqual(name.utf8) ? name : String(decoding: composed, as: UTF8.self)
+        normalizedIfDifferent(name) ?? name
     }
 
     /// `name` in Normalization Form C when that differs from `name`, else nil: `normalized(_:)` for
