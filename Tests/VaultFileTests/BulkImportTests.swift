@@ -178,8 +178,11 @@ extension InterchangeTests {
             let bytes = Array(text.utf8)
             func outcome(_ runs: Bool) -> String {
                 do {
-                    let records = try bytes.withUnsafeBufferPointer { (buffer) throws(VaultError) in try CSV.scan(buffer, runs: runs) }
-                    return records.map { "\($0.line):\($0.fields)" }.joined(separator: "|")
+                    var records: [String] = []
+                    try bytes.withUnsafeBufferPointer { (buffer) throws(VaultError) in
+                        try CSV.scan(buffer, runs: runs) { records.append("\($0.line):\($0.strings)") }
+                    }
+                    return records.joined(separator: "|")
                 } catch {
                     return "error: \(error.description)"
                 }
@@ -271,5 +274,61 @@ private extension Array {
             copy.swapAt(index, other)
         }
         return copy
+    }
+}
+
+// MARK: - CSV importers row by row against every record first
+
+extension InterchangeTests {
+    /// vaultfile CSV and KeePassXC CSV read row by row (`CSV.forEachRecord`, cells as bytes) against
+    /// the same rules over every record read first as strings: headers with and without the needed
+    /// columns, rows too narrow or too wide, invalid names, repeated and cleaned titles, times that
+    /// parse and that do not, quoted cells with commas, quotes and line ends, and problems of the
+    /// CSV itself after a bad row (which must still win). Same entries, renamings and errors.
+    @Test func test_csvParsers_rowByRowMatchTheRecordsFirst() {
+        var generator = SplitMix(seed: 79)
+        func byte() -> UInt8 { generator.nextByte() }
+        func pick(_ options: [String]) -> String { options[Int(byte()) % options.count] }
+        let cells = ["a", "", "x,y", "\"q\"\"uote\"", "\"multi\nline\"", "é", "e\u{301}", "a//b", "Root", "Root/Email", "Passwords/x",
+                     "2023-11-14T22:13:20Z", "not a time", "svc/1", ".", "t/1", " spaced ", "\"\""]
+        let nativeHeaders = ["name,value,username", "Name , VALUE,user,url", "value,name", "name,x", ""]
+        let keepassHeaders = ["\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\",\"TOTP\",\"Icon\",\"Last Modified\",\"Created\"",
+                              "Group,Title,Username,Password,URL,Notes", "Group,Name,Password"]
+        var parsedSome = 0
+        for round in 0..<1_200 {
+            let keepass = round % 2 == 1
+            let header = keepass ? pick(keepassHeaders) : pick(nativeHeaders)
+            let width = header.isEmpty ? 2 : header.split(separator: ",").count
+            var lines = [header]
+            for _ in 0..<Int(byte() % 7) {
+                let columns = byte() % 10 == 0 ? width + 1 : width
+                lines.append((0..<columns).map { _ in pick(cells) }.joined(separator: ","))
+                if byte() % 12 == 0 { lines.append("") }
+            }
+            if byte() % 15 == 0 { lines.append(pick(["a\"b,c", "\"open"])) }
+            let bytes = Array(lines.joined(separator: byte() % 2 == 0 ? "\n" : "\r\n").utf8)
+            struct Outcome: Equatable {
+                var names: [[UInt8]] = [], entries: [Entry] = [], renamings: [[String]] = [], error: String?
+            }
+            func outcome(_ rowByRow: Bool) -> Outcome {
+                do {
+                    var names = ImportedNameCleaner.Names()
+                    let entries: [(String, Entry)]
+                    if keepass {
+                        entries = rowByRow ? try KeePassXCCSV.parse(bytes, now: 5, names: &names) : try KeePassXCCSV.parseReference(bytes, now: 5, names: &names)
+                    } else {
+                        entries = rowByRow ? try NativeCSV.parse(bytes, now: 5) : try NativeCSV.parseReference(bytes, now: 5)
+                    }
+                    return Outcome(names: entries.map { Array($0.0.utf8) }, entries: entries.map(\.1),
+                                   renamings: names.renamings.map { [$0.original, $0.name] + $0.reasons.map(\.name) })
+                } catch {
+                    return Outcome(error: error.description)
+                }
+            }
+            let reference = outcome(false)
+            if reference.error == nil { parsedSome += 1 }
+            #expect(outcome(true) == reference, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+        #expect(parsedSome > 100)
     }
 }

@@ -15,7 +15,7 @@ enum Timestamps {
     }
 
     /// `parse(_:)` over the text's UTF-8 bytes.
-    private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count >= 19 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             guard range.upperBound <= bytes.count else { return nil }
