@@ -332,3 +332,51 @@ extension InterchangeTests {
         #expect(parsedSome > 100)
     }
 }
+
+// MARK: - JSON items read as entries against the document path
+
+extension InterchangeTests {
+    /// `NativeJSONReader.items` (an item with a text value and text fields taken as its entry) and
+    /// `NativeJSON.parse(version:items:)` against the document through the scan and `JSONDecoder`
+    /// and `NativeJSON.parse(_:)`: text and base64 values and fields, a missing value, both kinds of
+    /// value, a field given in both maps, missing and partial times, escapes, versions 1 and 3.
+    @Test func test_nativeJSONItems_matchTheDocumentPath() throws {
+        var generator = SplitMix(seed: 83)
+        func byte() -> UInt8 { generator.nextByte() }
+        func pick(_ options: [String]) -> String { options[Int(byte()) % options.count] }
+        var compared = 0
+        for _ in 0..<1_500 {
+            var items: [String] = []
+            for index in 0..<Int(byte() % 5) {
+                var members = [#""name":"# + pick([#""a/\#(index)""#, #""caf\u00e9/\#(index)""#, #""e\u0301""#])]
+                switch byte() % 6 {
+                case 0: break
+                case 1: members.append(#""value_base64":"# + pick([#""AAEC""#, #""!!""#]))
+                case 2: members += [#""value":"x""#, #""value_base64":"AA==""#]
+                default: members.append(#""value":"# + pick([#""v""#, #""""#, #""line\nnext \"q\" é""#, #""\ud83d\ude00""#]))
+                }
+                if byte() % 2 == 0 { members.append(#""fields":"# + pick(["{}", #"{"user":"u","url":"h\/t"}"#])) }
+                if byte() % 4 == 0 { members.append(#""fields_base64":"# + pick(["{}", #"{"bin":"/w=="}"#, #"{"user":"AA=="}"#])) }
+                if byte() % 2 == 0 { members.append(#""created":"# + pick(["0", "-5", "1700000000000"])) }
+                if byte() % 2 == 0 { members.append(#""modified":"# + pick(["7", "9223372036854775807"])) }
+                items.append("{" + members.joined(separator: ",") + "}")
+            }
+            let version = pick(["1", "1", "1", "3"])
+            let bytes = Array((#"{"vaultfile_export":"# + version + #","entries":["# + items.joined(separator: ",") + "]}").utf8)
+            let (readVersion, read) = try #require(NativeJSONReader.items(bytes))
+            func outcome(_ body: () throws(VaultError) -> [(String, Entry)]) -> String {
+                do {
+                    let entries = try body()
+                    return "\(entries.map { Array($0.0.utf8) })|\(entries.map(\.1.value))|\(entries.map { $0.1.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } })|\(entries.map { [$0.1.created, $0.1.modified] })"
+                } catch {
+                    return "error: \(error.description)"
+                }
+            }
+            let direct = outcome { () throws(VaultError) in try NativeJSON.parse(version: readVersion, items: read) }
+            let plain = outcome { () throws(VaultError) in try NativeJSON.parse(try JSONDocument.decode(NativeJSON.Document.self, from: bytes, what: "a vaultfile JSON export")) }
+            #expect(direct == plain, "\(String(decoding: bytes, as: UTF8.self))")
+            compared += 1
+        }
+        #expect(compared == 1_500)
+    }
+}

@@ -46,9 +46,9 @@ public enum Interchange {
         // vaultfile's own JSON is read once, directly (`NativeJSONReader`): a document it reads is
         // valid JSON without a repeated key, so its version is what `HistoryJSON.isVersion2` (the
         // decoder, which took 44 % of an import of 10,000 entries) would find.
-        let direct = format == .json ? NativeJSONReader.document(bytes) : nil
-        if let direct, direct.vaultfile_export != HistoryJSON.version {
-            return try ImportedEntries(try NativeJSON.parse(direct), renamings: [])
+        let direct = format == .json ? NativeJSONReader.items(bytes) : nil
+        if let direct, direct.version != HistoryJSON.version {
+            return try ImportedEntries(try NativeJSON.parse(version: direct.version, items: direct.items), renamings: [])
         }
         if format == .json, HistoryJSON.isVersion2(bytes) {
             let parsed = try HistoryJSON.parse(bytes)

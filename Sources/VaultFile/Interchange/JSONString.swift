@@ -11,6 +11,43 @@ enum JSONString {
     /// `wordAtATime` false scans byte by byte: the plain reference of the word-at-a-time scan
     /// (`InterchangeTests.test_jsonString_wordScanMatchesTheByteScan`).
     static func read(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool = true) -> String? {
+        switch literal(bytes, at: &position, wordAtATime: wordAtATime) {
+        case .plain(let range, let ascii)?:
+            return bytes.withUnsafeBufferPointer { buffer in
+                let text = UnsafeBufferPointer(rebasing: buffer[range])
+                // ASCII is UTF-8 as it is: only other text goes through the (unspecialized, slower) validation.
+                return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+            }
+        case .escaped(let text)?:
+            return text
+        case nil:
+            return nil
+        }
+    }
+
+    /// The UTF-8 bytes of the string `read(_:at:wordAtATime:)` reads, without making a string of
+    /// them when the literal is ASCII without an escape (a value's bytes are what an import keeps).
+    static func readBytes(_ bytes: [UInt8], at position: inout Int) -> [UInt8]? {
+        switch literal(bytes, at: &position, wordAtATime: true) {
+        case .plain(let range, true)?:
+            return Array(bytes[range])
+        case .plain(let range, false)?:
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) } != nil ? Array(bytes[range]) : nil
+        case .escaped(let text)?:
+            return Array(text.utf8)
+        case nil:
+            return nil
+        }
+    }
+
+    /// A string literal as read: its bytes as they lie (no escape; `ascii` when no byte is 0x80 or
+    /// more, else still to be checked as UTF-8), or the text with its escapes resolved.
+    private enum Literal {
+        case plain(Range<Int>, ascii: Bool)
+        case escaped(String)
+    }
+
+    private static func literal(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool) -> Literal? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
@@ -43,11 +80,7 @@ enum JSONString {
         guard !control, position < bytes.count else { return nil }
         if bytes[position] == UInt8(ascii: "\"") {
             position += 1
-            return bytes.withUnsafeBufferPointer { buffer in
-                let text = UnsafeBufferPointer(rebasing: buffer[start..<position - 1])
-                // ASCII is UTF-8 as it is: only other text goes through the (unspecialized, slower) validation.
-                return high < 0x80 ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
-            }
+            return .plain(start..<position - 1, ascii: high < 0x80)
         }
         var utf8 = Array(bytes[start..<position])
         while position < bytes.count {
@@ -55,7 +88,8 @@ enum JSONString {
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(validating: utf8, as: UTF8.self)
+                guard let text = String(validating: utf8, as: UTF8.self) else { return nil }
+                return .escaped(text)
             case UInt8(ascii: "\\"):
                 guard position < bytes.count else { return nil }
                 let escaped = bytes[position]

@@ -22,6 +22,26 @@ enum NativeJSON {
         var modified: Time?
     }
 
+    /// An item as `NativeJSONReader.items` reads it: the entry it holds when nothing about it can
+    /// fail, else the item for `entry(from:_:)`.
+    enum ReadItem {
+        /// A text value and text fields; `created`, `modified` and whether `fields` was there, as the file gave them.
+        case entry(name: String, Entry, created: Int64?, modified: Int64?, hasFields: Bool)
+        case item(Item)
+
+        /// The item as the document holds it.
+        var item: Item {
+            switch self {
+            case .entry(let name, let entry, let created, let modified, let hasFields):
+                return Item(name: name, value: String(decoding: entry.value, as: UTF8.self), value_base64: nil,
+                            fields: hasFields ? entry.fields.mapValues { String(decoding: $0, as: UTF8.self) } : nil,
+                            fields_base64: nil, created: created.map(Time.init(milliseconds:)), modified: modified.map(Time.init(milliseconds:)))
+            case .item(let item):
+                return item
+            }
+        }
+    }
+
     /// A time as an export holds it: epoch milliseconds (what version 1 writes), or RFC 3339 text.
     struct Time: Codable {
         var milliseconds: Int64
@@ -52,6 +72,24 @@ enum NativeJSON {
         // What vaultfile writes is read directly (`NativeJSONReader`); anything else through the decoder.
         if let direct = NativeJSONReader.document(bytes) { return try parse(direct) }
         return try parse(try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export"))
+    }
+
+    /// The entries of a document read directly (`NativeJSONReader.items`), in file order: as
+    /// `parse(_:)` of its document (same version check, same errors in the same order), each item
+    /// that the reader could turn into an entry taken as it is.
+    static func parse(version: Int, items: [ReadItem]) throws(VaultError) -> [(String, Entry)] {
+        guard version == 1 else {
+            throw .malformedInput("vaultfile JSON export version \(version) is unknown; this build reads version 1")
+        }
+        var result: [(String, Entry)] = []
+        result.reserveCapacity(items.count)
+        for (index, read) in items.enumerated() {
+            switch read {
+            case .entry(let name, let entry, _, _, _): result.append((name, entry))
+            case .item(let item): result.append((item.name, try entry(from: item, "entry \(index + 1) ('\(item.name)')")))
+            }
+        }
+        return result
     }
 
     /// The entries of a document read, in file order.
