@@ -6,8 +6,9 @@ SWIFT ?= swift
 # age: the tests check vaultfile's keys against the real age and age-keygen (skipped when absent).
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # Outside tools some tests drive (skipped with a message when missing): the agent's completion
-# test types into bash under tmux; its hostile-client tests speak raw bytes from python3.
-TEST_APT_PACKAGES := tmux bash-completion python3
+# test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
+# is checked through a real xclip on a virtual X display (Xvfb).
+TEST_APT_PACKAGES := tmux bash-completion python3 xclip xvfb
 # The Swift runtime linked in statically: --version starts in about two thirds of the time
 # (fewer shared libraries to map and relocate; docs/PERFORMANCE.md).
 RELEASE_FLAGS := -c release --static-swift-stdlib
@@ -30,9 +31,9 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3) when missing.
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ]; then \
+	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ]; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
 	fi

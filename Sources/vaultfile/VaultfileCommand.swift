@@ -1,6 +1,9 @@
 import ArgumentParser
 import KDF
 import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // MARK: - The root command
 
@@ -79,6 +82,11 @@ struct VaultfileCommand: ParsableCommand {
                 try? StandardOutput.line(vaultfileVersion)
                 exit()
             }
+            // A plain `get` line is read without ArgumentParser's reflection (QuickArguments.swift).
+            if var quick = QuickCommand.parse(arguments) {
+                try quick.run()
+                return
+            }
             if let shell = CompletionAliases.requestedShell(in: arguments) {
                 try StandardOutput.line(CompletionAliases.script(for: shell, root: Self.self))
                 exit()
@@ -102,7 +110,9 @@ struct VaultfileCommand: ParsableCommand {
                 exit(withError: code)
             }
             Messages.error(report.description, hint: report.hint)
-            exit(withError: ExitCode(report.status.rawValue))
+            // Straight to exit(3): ArgumentParser's exit(withError:) builds the help of the whole
+            // command tree by reflection (about 3 M instructions) only to return the status.
+            Glibc.exit(report.status.rawValue)
         }
     }
 }

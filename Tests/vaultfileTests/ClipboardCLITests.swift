@@ -85,15 +85,4 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(String(decoding: try cli.read("board"), as: UTF8.self) == code)
     }
-
-    // MARK: - A real xclip
-
-    @Test func test_get_clipThroughARealXclipUnderXvfb() throws {
-        let which = { (name: String) in ["/usr/bin/\(name)", "/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) } }
-        guard which("xclip") != nil, which("Xvfb") != nil else {
-            print("skipped: xclip and Xvfb are not both installed")
-            return
-        }
-        // Not reached on this machine; left for a machine with both (start Xvfb :77, DISPLAY=:77, compare xclip -o).
-    }
 }

@@ -107,3 +107,28 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultfileCommand.Get {
+    /// What `get` accepts on its quick path (QuickArguments.swift).
+    static let quickGrammar = UnlockOptions.quickGrammar.adding(ClipboardOptions.quickGrammar)
+        .adding(QuickArguments.Grammar(flags: ["json", "force"], options: ["field", "revision"], positionals: 1))
+
+    /// `get` read from a plain command line (the arguments after the verb), as ArgumentParser
+    /// reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
+        var get = Self()
+        get.unlock = try UnlockOptions.quick(&arguments)
+        get.name = try arguments.positional()
+        get.field = arguments.string("field")
+        get.json = arguments.flag("json")
+        get.force = arguments.flag("force")
+        get.revision = try arguments.value("revision")
+        get.clipboard = ClipboardOptions.quick(&arguments)
+        try arguments.checkAllRead()
+        try QuickArguments.validate(get)
+        return get
+    }
+}

@@ -146,3 +146,19 @@ enum EnvironmentIdentity {
     /// The identity taken at start-up, if the variable was set and not empty.
     static var identity: SecureBytes? { value }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension KeySourceOptions {
+    static let quickGrammar = QuickArguments.Grammar(flags: ["recovery"], options: ["identity", "keyfile", "recovery-file"], repeatable: ["identity"])
+
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var options = Self()
+        options.identities = arguments.strings("identity")
+        options.keyfile = arguments.string("keyfile")
+        options.recovery = arguments.flag("recovery")
+        options.recoveryFile = arguments.string("recovery-file")
+        try QuickArguments.validate(options)
+        return options
+    }
+}

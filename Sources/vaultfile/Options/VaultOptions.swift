@@ -53,12 +53,57 @@ struct VaultPathOptions: ParsableArguments {
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "Seconds to wait for another vaultfile to release the vault.", valueName: "seconds"))
-    var lockTimeout: Double = 10
+    var lockTimeout: Double = Self.defaultLockTimeout
+
+    /// `--lock-timeout` when it is not given.
+    static let defaultLockTimeout: Double = 10
 
     func validate() throws {
         guard lockTimeout.isFinite, lockTimeout >= 0, lockTimeout <= 86_400 else {
             throw ValidationError("--lock-timeout must be between 0 and 86400 seconds")
         }
+    }
+}
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultOptions {
+    static let quickGrammar = QuickArguments.Grammar(options: ["vault", "lock-timeout"])
+
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var path = VaultPathOptions()
+        path.vault = arguments.string("vault")
+        path.lockTimeout = try arguments.value("lock-timeout") ?? VaultPathOptions.defaultLockTimeout
+        try QuickArguments.validate(path)
+        var location = Self()
+        location.options = path
+        try QuickArguments.validate(location)
+        return location
+    }
+}
+
+extension UnlockOptions {
+    static let quickGrammar = VaultOptions.quickGrammar.adding(KeySourceOptions.quickGrammar).adding(QuickArguments.Grammar(
+        flags: ["allow-rollback", "no-agent"],
+        options: ["password-file", "password-fd", "password-command", "kdf-max-memory", "kdf-max-work", "kdf-max-iterations"]))
+
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var unlock = Self()
+        unlock.location = try VaultOptions.quick(&arguments)
+        unlock.keys = try KeySourceOptions.quick(&arguments)
+        var sources = UnlockSourceOptions()
+        sources.passwordFile = arguments.string("password-file")
+        sources.passwordFD = try arguments.value("password-fd")
+        sources.passwordCommand = arguments.string("password-command")
+        sources.maxMemory = arguments.string("kdf-max-memory")
+        sources.maxWork = arguments.string("kdf-max-work")
+        sources.maxIterations = try arguments.value("kdf-max-iterations")
+        sources.allowRollback = arguments.flag("allow-rollback")
+        sources.noAgent = arguments.flag("no-agent")
+        try QuickArguments.validate(sources)
+        unlock.options = sources
+        try QuickArguments.validate(unlock)
+        return unlock
     }
 }
 

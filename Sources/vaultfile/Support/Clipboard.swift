@@ -180,3 +180,15 @@ struct ClipboardOptions: ParsableArguments {
             help: ArgumentHelp("With --clip: clear after this long, if unchanged (default 45s, or VAULTFILE_CLIP_TIME; 0 = never).", valueName: "duration"))
     var clearAfter: String?
 }
+
+extension ClipboardOptions {
+    static let quickGrammar = QuickArguments.Grammar(flags: ["clip"], options: ["clear-after"])
+
+    /// The quick reading of these options (QuickArguments.swift).
+    static func quick(_ arguments: inout QuickArguments) -> Self {
+        var options = Self()
+        options.clip = arguments.flag("clip")
+        options.clearAfter = arguments.string("clear-after")
+        return options
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+
+// MARK: - The quick reading of a plain command line
+
+/// The command line of a hot verb (`get`) read without swift-argument-parser, when it is plain:
+/// long options the verb knows, each given once (repeatable ones aside), as `--name value` or
+/// `--name=value` with a value that does not start with `-`, and exactly the positional arguments
+/// the verb takes. Anything else declines — a short option, `--help`, `--`, an unknown or repeated
+/// option, a value its type does not read, a check (`validate()`) that fails — and ArgumentParser
+/// reads the line as before, with its help, completions, messages and exit statuses.
+///
+/// Why: ArgumentParser builds the option set of a verb and of each of its option groups by
+/// reflection (`Mirror`, protocol-conformance scans over every record of the binary, mangled-name
+/// lookups), twice per run: two thirds of the instructions of a `get` (docs/PERFORMANCE.md). The
+/// verb's own `init(quick:)` fills the same property wrappers that ArgumentParser fills, and
+/// `QuickArgumentsTests` checks that both readings give the same command, option by option.
+struct QuickArguments {
+    /// What a verb accepts: its flags, its options (with a value) and how many positional arguments.
+    struct Grammar {
+        var flags: Swift.Set<String> = []
+        var options: Swift.Set<String> = []
+        /// Options that may be given more than once (their values are kept in order).
+        var repeatable: Swift.Set<String> = []
+        var positionals = 0
+
+        /// The options and flags of both, and the positionals of both added up.
+        func adding(_ other: Grammar) -> Grammar {
+            Grammar(flags: flags.union(other.flags), options: options.union(other.options),
+                    repeatable: repeatable.union(other.repeatable), positionals: positionals + other.positionals)
+        }
+    }
+
+    /// The line is not plain enough: ArgumentParser reads it.
+    struct Declined: Error {}
+
+    /// Each option's values (a flag's: one empty string), by long name without the dashes.
+    private var given: [String: [String]] = [:]
+    /// The positional arguments, in order; taken from the front by `positional()`.
+    private var positionals: ArraySlice<String>
+
+    /// Reads `arguments` (the verb's own, after its name) against `grammar`, or nil to decline.
+    init?(_ arguments: ArraySlice<String>, grammar: Grammar) {
+        var positionals: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            index += 1
+            guard argument.utf8.first == UInt8(ascii: "-") else {
+                positionals.append(argument)
+                continue
+            }
+            // `-`, `--`, short options and `-x` bundles: ArgumentParser's rules.
+            guard argument.utf8.count > 2, argument.hasPrefix("--") else { return nil }
+            var name = Substring(argument.utf8.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = name[..<equals]
+            }
+            let key = String(name)
+            if grammar.flags.contains(key) {
+                guard value == nil, given[key] == nil else { return nil }
+                given[key] = [""]
+            } else if grammar.options.contains(key) {
+                if value == nil {
+                    guard index < arguments.endIndex else { return nil }
+                    value = arguments[index]
+                    index += 1
+                }
+                guard let value, value.utf8.first != UInt8(ascii: "-") else { return nil }
+                guard given[key] == nil || grammar.repeatable.contains(key) else { return nil }
+                given[key, default: []].append(value)
+            } else {
+                return nil
+            }
+        }
+        guard positionals.count == grammar.positionals else { return nil }
+        self.positionals = positionals[...]
+    }
+
+    // MARK: - Reading the values
+
+    /// Whether the flag `--name` was given.
+    mutating func flag(_ name: String) -> Bool {
+        given.removeValue(forKey: name) != nil
+    }
+
+    /// The value of `--name`, or nil when it was not given.
+    mutating func string(_ name: String) -> String? {
+        given.removeValue(forKey: name)?.last
+    }
+
+    /// Every value of the repeatable `--name`, in order.
+    mutating func strings(_ name: String) -> [String] {
+        given.removeValue(forKey: name) ?? []
+    }
+
+    /// The value of `--name` read as ArgumentParser reads it (`init?(argument:)`), or nil when it
+    /// was not given; a value the type does not read declines (ArgumentParser then says why).
+    mutating func value<T: ExpressibleByArgument>(_ name: String, as type: T.Type = T.self) throws(Declined) -> T? {
+        guard let text = string(name) else { return nil }
+        guard let value = T(argument: text) else { throw Declined() }
+        return value
+    }
+
+    /// The next positional argument.
+    mutating func positional() throws(Declined) -> String {
+        guard let first = positionals.popFirst() else { throw Declined() }
+        return first
+    }
+
+    /// Declines unless every option and positional argument given was read (a grammar that lists
+    /// an option no `init(quick:)` reads must not drop it).
+    func checkAllRead() throws(Declined) {
+        guard given.isEmpty, positionals.isEmpty else { throw Declined() }
+    }
+
+    /// Runs the checks of `value` (`validate()`), declining when they fail: ArgumentParser then
+    /// reports the failure in its own words.
+    static func validate<T: ParsableArguments>(_ value: T) throws(Declined) {
+        var value = value
+        do { try value.validate() } catch { throw Declined() }
+    }
+}
+
+// MARK: - The verbs with a quick path
+
+/// The verbs read by `QuickArguments` when their command line is plain.
+enum QuickCommand {
+    /// The command `arguments` (without the program name) asks for, or nil when ArgumentParser
+    /// must read them.
+    static func parse(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let verb = arguments.first else { return nil }
+        let rest = arguments.dropFirst()
+        switch verb {
+        case "get", "show":
+            return try? VaultfileCommand.Get.quick(rest)
+        default:
+            return nil
+        }
+    }
+}
