@@ -4,7 +4,7 @@ import ArgumentParser
 
 /// The command line of a hot verb (`get`) read without swift-argument-parser, when it is plain:
 /// long options the verb knows, each given once (repeatable ones aside), as `--name value` or
-/// `--name=value` with a value that does not start with `-`, and exactly the positional arguments
+/// `--name=value` (not empty) with a value that does not start with `-`, and exactly the positional arguments
 /// the verb takes. Anything else declines — a short option, `--help`, `--`, an unknown or repeated
 /// option, a value its type does not read, a check (`validate()`) that fails — and ArgumentParser
 /// reads the line as before, with its help, completions, messages and exit statuses.
@@ -56,6 +56,8 @@ struct QuickArguments {
             if let equals = name.firstIndex(of: "=") {
                 value = String(name[name.index(after: equals)...])
                 name = name[..<equals]
+                // ArgumentParser refuses `--name=` with nothing after it.
+                guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)
             if grammar.flags.contains(key) {
