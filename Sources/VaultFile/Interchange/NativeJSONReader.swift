@@ -93,9 +93,8 @@ struct NativeJSONReader {
     private mutating func readByteMap() -> [String: [UInt8]]? {
         var map: [String: [UInt8]] = [:]
         let complete = readObject { (reader, key) -> Bool in
-            let key = reader.text(of: key)
-            guard map[key] == nil, let bytes = reader.readBytes() else { return false }
-            map[key] = bytes
+            // One lookup: a key given twice fails the document whichever is read first.
+            guard let bytes = reader.readBytes(), map.updateValue(bytes, forKey: reader.text(of: key)) == nil else { return false }
             return true
         }
         return complete ? map : nil
