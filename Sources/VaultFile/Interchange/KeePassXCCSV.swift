@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // MARK: - KeePassXC CSV
 
 /// `keepassxc-cli export --format csv`: Group, Title, Username, Password, URL, Notes[, TOTP, Icon, Last Modified, Created].
@@ -58,7 +62,10 @@ enum KeePassXCCSV {
     /// Whether a group cell is `Root` or `Passwords` alone: what the split and the root's removal
     /// turn into no group at all.
     private static func isRootAlone(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
-        cell.elementsEqual("Root".utf8) || cell.elementsEqual("Passwords".utf8)
+        func equals(_ text: StaticString) -> Bool {
+            cell.count == text.utf8CodeUnitCount && memcmp(cell.baseAddress!, text.utf8Start, cell.count) == 0
+        }
+        return equals("Root") || equals("Passwords")
     }
 
     /// `parse(_:now:names:)` over every record read first (`CSV.records`), cells as strings: the plain
