@@ -106,7 +106,10 @@ import Testing
                       "--lock-timeout=0", "99999999", "--identity", "id.txt", "--keyfile", "kf", "--recovery", "--recovery-file", "r",
                       "--password-file", "pw", "--password-fd", "4", "--password-command", "cmd", "--kdf-max-memory", "8M",
                       "--kdf-max-work", "2G", "--kdf-max-iterations", "7", "--allow-rollback", "--no-agent", "--field", "f",
-                      "--json", "--force", "--revision", "1", "0", "--clip", "--clear-after", "5s", "--help", "--unknown"]
+                      "--json", "--force", "--revision", "1", "0", "--clip", "--clear-after", "5s", "--help", "--unknown",
+                      // Edges: empty values and names, `=` forms of flags and options, numbers ArgumentParser reads oddly.
+                      "", " ", "--vault=", "--password-file=", "--json=", "--no-agent=", "--revision=1", "--revision=",
+                      "--lock-timeout=nan", "inf", "0x10", "1e3", "-1", "--password-fd=-1", "--identity=a", "--field="]
         var generator = SplitMix64(state: 0x5EED)
         var taken = 0
         for _ in 0..<600 {

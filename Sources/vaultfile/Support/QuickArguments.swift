@@ -4,15 +4,15 @@ import ArgumentParser
 
 /// The command line of a hot verb (`get`) read without swift-argument-parser, when it is plain:
 /// long options the verb knows, each given once (repeatable ones aside), as `--name value` or
-/// `--name=value` with a value that does not start with `-`, and exactly the positional arguments
-/// the verb takes. Anything else declines — a short option, `--help`, `--`, an unknown or repeated
+/// `--name=value` (not empty) with a value that does not start with `-`, and exactly the
+/// positional arguments the verb takes. Anything else declines — a short option, `--help`, `--`, an unknown or repeated
 /// option, a value its type does not read, a check (`validate()`) that fails — and ArgumentParser
 /// reads the line as before, with its help, completions, messages and exit statuses.
 ///
 /// Why: ArgumentParser builds the option set of a verb and of each of its option groups by
 /// reflection (`Mirror`, protocol-conformance scans over every record of the binary, mangled-name
 /// lookups), twice per run: two thirds of the instructions of a `get` (docs/PERFORMANCE.md). The
-/// verb's own `init(quick:)` fills the same property wrappers that ArgumentParser fills, and
+/// verb's own `quick(_:)` fills the same property wrappers that ArgumentParser fills, and
 /// `QuickArgumentsTests` checks that both readings give the same command, option by option.
 struct QuickArguments {
     /// What a verb accepts: its flags, its options (with a value) and how many positional arguments.
@@ -56,6 +56,8 @@ struct QuickArguments {
             if let equals = name.firstIndex(of: "=") {
                 value = String(name[name.index(after: equals)...])
                 name = name[..<equals]
+                // ArgumentParser refuses `--name=` with nothing after it.
+                guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)
             if grammar.flags.contains(key) {
@@ -110,7 +112,7 @@ struct QuickArguments {
     }
 
     /// Declines unless every option and positional argument given was read (a grammar that lists
-    /// an option no `init(quick:)` reads must not drop it).
+    /// an option no `quick(_:)` reads must not drop it).
     func checkAllRead() throws(Declined) {
         guard given.isEmpty, positionals.isEmpty else { throw Declined() }
     }
