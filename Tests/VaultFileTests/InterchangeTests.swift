@@ -50,6 +50,18 @@ import Testing
         #expect(read.map { $0.entry.fields["f"].map { String(decoding: $0, as: UTF8.self) } } == values)
     }
 
+    /// A field named by two columns of a CSV header is refused, by both parsers (one value was dropped).
+    @Test func test_importCSV_refusesAFieldGivenTwice() throws {
+        let csv = Array("name,value,f, f\r\nn,v,1,2\r\n".utf8)
+        #expect(throws: VaultError.malformedInput("line 1: the column 'f' is given twice; each field needs one column")) {
+            try Interchange.parse(csv, format: .csv, now: 1)
+        }
+        #expect(throws: VaultError.malformedInput("line 1: the column 'f' is given twice; each field needs one column")) {
+            try NativeCSV.parseReference(csv, now: 1)
+        }
+        #expect(try Interchange.parse(Array("name,value,f,g\r\nn,v,1,2\r\n".utf8), format: .csv, now: 1).first?.entry.fields.count == 2)
+    }
+
     @Test func test_template_rendersOnlyVfReferences() throws {
         let output = try Template.render(Array("{{vf://a}}-{{ vf://a#f }}-{{ other }}-{{ vf://\n}}".utf8)) { reference in
             Array((reference.field.map { "F:\($0)" } ?? "V:\(reference.name)").utf8)

@@ -21,9 +21,7 @@ enum NativeCSV {
                     throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
                 }
                 (nameColumn, valueColumn) = (name, value)
-                // The field columns and their names, trimmed once rather than on every row.
-                fieldColumns = fields.enumerated().filter { $0.offset != name && $0.offset != value }
-                    .map { (index: $0.offset, name: $0.element.trimmed) }
+                fieldColumns = try Self.fieldColumns(fields, name: name, value: value)
                 return
             }
             try CSV.checkWidth(line: record.line, columns: record.count, header: header.count)
@@ -38,6 +36,18 @@ enum NativeCSV {
         return result
     }
 
+    /// The field columns of `header` (every column but `name` and `value`) and their names, trimmed
+    /// once rather than on every row; a field named by two columns is refused (one of the two values
+    /// was dropped without a word, where a JSON file that gives a key twice is refused).
+    private static func fieldColumns(_ header: [String], name: Int, value: Int) throws(VaultError) -> [(index: Int, name: String)] {
+        let columns = header.enumerated().filter { $0.offset != name && $0.offset != value }.map { (index: $0.offset, name: $0.element.trimmed) }
+        var seen: Swift.Set<String> = []
+        for column in columns where !seen.insert(column.name).inserted {
+            throw .malformedInput("line 1: the column '\(column.name)' is given twice; each field needs one column")
+        }
+        return columns
+    }
+
     /// `parse(_:now:)` over every record read first (`CSV.records`), cells as strings: the plain
     /// reference of the row-by-row parse (`InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst`).
     static func parseReference(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
@@ -47,9 +57,7 @@ enum NativeCSV {
         guard let nameColumn = columns["name"], let valueColumn = columns["value"] else {
             throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
         }
-        // The field columns and their names, trimmed once rather than on every row.
-        let fieldColumns = header.fields.enumerated().filter { $0.offset != nameColumn && $0.offset != valueColumn }
-            .map { (index: $0.offset, name: $0.element.trimmed) }
+        let fieldColumns = try Self.fieldColumns(header.fields, name: nameColumn, value: valueColumn)
         var result: [(String, Entry)] = []
         result.reserveCapacity(records.count)
         for record in records.dropFirst() {
