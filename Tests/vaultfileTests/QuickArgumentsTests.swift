@@ -30,8 +30,8 @@ import Testing
     }
 
     /// What ArgumentParser makes of `arguments`, or nil when it refuses them (or asks for help).
-    private static func parsed(_ arguments: [String]) -> VaultfileCommand.Get? {
-        (try? VaultfileCommand.parseAsRoot(arguments)) as? VaultfileCommand.Get
+    private static func parsed(_ arguments: [String]) -> (any ParsableCommand)? {
+        try? VaultfileCommand.parseAsRoot(arguments)
     }
 
     /// Checks that the quick path reads `arguments` as ArgumentParser does; returns whether it took them.
@@ -42,6 +42,7 @@ import Testing
             Issue.record("the quick path took \(arguments), which ArgumentParser refuses", sourceLocation: sourceLocation)
             return true
         }
+        #expect(ObjectIdentifier(type(of: quick)) == ObjectIdentifier(type(of: parsed)), "\(arguments): \(type(of: quick)) against \(type(of: parsed))", sourceLocation: sourceLocation)
         let quickValues = values(of: quick), parsedValues = values(of: parsed)
         #expect(quickValues == parsedValues, "\(arguments)", sourceLocation: sourceLocation)
         #expect(!quickValues.contains { $0.contains("definition") }, "a wrapper left unset: \(quickValues)", sourceLocation: sourceLocation)
@@ -58,6 +59,84 @@ import Testing
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
+    }
+
+    /// Random-line pieces: options with a value, and single words (options without their value,
+    /// flags, stray words); and the names to put among them.
+    private struct Pieces {
+        var pairs: [[String]]
+        var singles: [String]
+        var names: [String]
+        /// How many names a line holds, picked from this list (repeat a count to make it likelier).
+        var nameCounts: [Int]
+
+        /// A random line of `verb`: 0 to 5 pieces (a single word a sixth of the time), names among them.
+        func line(_ verb: String, using generator: inout SplitMix64) -> [String] {
+            var pieces: [[String]] = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
+                Int.random(in: 0..<6, using: &generator) == 0
+                    ? [singles.randomElement(using: &generator)!] : pairs.randomElement(using: &generator)!
+            }
+            for _ in 0..<nameCounts.randomElement(using: &generator)! {
+                pieces.insert([names.randomElement(using: &generator)!], at: Int.random(in: 0...pieces.count, using: &generator))
+            }
+            return [verb] + pieces.joined()
+        }
+    }
+
+    /// `count` random lines of `verbs` made of `pieces`: whatever the quick path takes,
+    /// ArgumentParser reads the same way. Returns how many lines the quick path took. (Each line
+    /// taken costs a debug ArgumentParser's whole parse, ~50 ms here: the pieces pair options with
+    /// values so that many lines count.)
+    private static func expectSameReadingOfRandomLines(verbs: [String], pieces: Pieces, count: Int, seed: UInt64,
+                                                       sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        var generator = SplitMix64(state: seed)
+        var taken = 0
+        for _ in 0..<count {
+            let line = pieces.line(verbs.randomElement(using: &generator)!, using: &generator)
+            if expectSameReading(line, sourceLocation: sourceLocation) { taken += 1 }
+        }
+        return taken
+    }
+
+    /// The options of `command`'s help (hidden ones included; help and version aside), without dashes.
+    private static func helpOptions(of command: any ParsableCommand.Type) -> Swift.Set<String> {
+        let help = VaultfileCommand.helpMessage(for: command, includeHidden: true, columns: 10_000)
+        var options: Swift.Set<String> = []
+        for word in help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "=" }) where word.hasPrefix("--") && word.count > 2 {
+            options.insert(String(word.dropFirst(2).prefix { $0.isLetter || $0 == "-" }))
+        }
+        options.subtract(["help", "version"])
+        return options
+    }
+
+    /// The options of the unlock group that every vault verb takes, for random lines.
+    private static let unlockWords = ["--vault", "--lock-timeout", "--identity", "--keyfile", "--recovery", "--recovery-file",
+                                      "--password-file", "--password-fd", "--password-command", "--kdf-max-memory", "--kdf-max-work",
+                                      "--kdf-max-iterations", "--allow-rollback", "--no-agent"]
+    /// Good and bad values of the unlock options, for random lines (sorted by the option's name, so
+    /// that a seed gives the same lines in every run).
+    private static let unlockValues: KeyValuePairs<String, [String]> = [
+        "--vault": ["t.vault", "-", ""], "--lock-timeout": ["3", "0", "99999999", "x", "nan"], "--identity": ["id.txt"],
+        "--keyfile": ["kf"], "--recovery-file": ["r"], "--password-file": ["pw", "-"], "--password-fd": ["4", "x"],
+        "--password-command": ["cmd"], "--kdf-max-memory": ["8M", "lots"], "--kdf-max-work": ["2G"], "--kdf-max-iterations": ["7", "-1"],
+    ]
+
+    /// Stray words for random lines: help, dashes, unknown options, an empty word.
+    private static let strayWords = ["help", "-", "--", "-x", "-h", "--help", "--unknown", ""]
+
+    /// Names, good and bad, for random lines.
+    private static let names = ["k", "db/password", "é/ü", "a b", "a//b", "x/", "help"]
+
+    /// Random-line pieces for a verb: the unlock options, stray words, names (as many as one of
+    /// `nameCounts`), and the verb's own `words` (its flags and options) and option `values`.
+    private static func pieces(_ words: [String], _ values: KeyValuePairs<String, [String]>, nameCounts: [Int]) -> Pieces {
+        var all: [String: [String]] = [:]
+        for (option, optionValues) in unlockValues { all[option] = optionValues }
+        for (option, optionValues) in values { all[option] = optionValues }
+        let sorted = all.sorted { $0.key < $1.key }
+        let flags = (unlockWords + words).filter { all[$0] == nil }
+        return Pieces(pairs: sorted.flatMap { option, values in values.flatMap { [[option, $0], ["\(option)=\($0)"]] } } + flags.map { [$0] },
+                      singles: unlockWords + strayWords + words, names: names, nameCounts: nameCounts)
     }
 
     // MARK: - QuickCommand.parse
@@ -83,7 +162,7 @@ import Testing
 
     @Test func test_parse_leavesEverythingElseToArgumentParser() {
         let declined: [[String]] = [
-            [], ["get"], ["list"], ["set", "k"], ["get", "a", "b"],
+            [], ["get"], ["mv", "a", "b"], ["get", "a", "b"], ["get", "k", "--vault="], ["get", "k", "--field="],
             ["get", "-h"], ["get", "--help"], ["get", "k", "--help"], ["get", "--version"], ["get", "k", "--"], ["get", "--", "-k"],
             ["get", "-"], ["get", "k", "--nope"], ["get", "k", "-f", "x"], ["get", "k", "--vault"],
             ["get", "k", "--vault", "a", "--vault", "b"], ["get", "k", "--json", "--json"], ["get", "k", "--no-agent=1"],
@@ -120,13 +199,98 @@ import Testing
     /// The quick grammar knows every option ArgumentParser gives `get` (help and version aside):
     /// an option added to `get` or one of its groups must be added to its quick reading too.
     @Test func test_quickGrammar_coversEveryOptionOfGet() {
-        let help = VaultfileCommand.helpMessage(for: VaultfileCommand.Get.self, includeHidden: true, columns: 10_000)
-        var helpOptions: Swift.Set<String> = []
-        for word in help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "=" }) where word.hasPrefix("--") && word.count > 2 {
-            helpOptions.insert(String(word.dropFirst(2).prefix { $0.isLetter || $0 == "-" }))
-        }
-        helpOptions.subtract(["help", "version"])
+        let helpOptions = Self.helpOptions(of: VaultfileCommand.Get.self)
         let grammar = VaultfileCommand.Get.quickGrammar
+        #expect(helpOptions == grammar.flags.union(grammar.options), "help: \(helpOptions.sorted())")
+    }
+
+    // MARK: - The verbs' names
+
+    /// Each verb with a quick path, with a line (after the verb's name) that its quick path takes.
+    private static let quickVerbs: [(command: any ParsableCommand.Type, line: [String])] = [
+        (VaultfileCommand.Get.self, ["k", "--vault", "v"]),
+        (VaultfileCommand.Set.self, ["k", "--vault", "v"]),
+    ]
+
+    /// `QuickCommand.parse` answers to exactly the names of each verb: its configuration's
+    /// commandName and aliases, no other verb's, and no name that is no verb's.
+    @Test func test_parse_namesAreEachVerbsCommandNameAndAliases() {
+        let subcommands = VaultfileCommand.configuration.subcommands
+        for (command, line) in Self.quickVerbs {
+            #expect(Self.expectSameReading([command.configuration.commandName!] + line), "\(command) declined \(line)")
+            for subcommand in subcommands {
+                for name in [subcommand.configuration.commandName!] + subcommand.configuration.aliases {
+                    let owner = ObjectIdentifier(subcommand)
+                    guard let quick = QuickCommand.parse([name] + line) else {
+                        #expect(owner != ObjectIdentifier(command), "\(name) \(line) declined")
+                        continue
+                    }
+                    #expect(ObjectIdentifier(type(of: quick)) == owner, "\(name) \(line) read as \(type(of: quick))")
+                }
+            }
+            for name in ["", "gett", "Get", "SET", "help", "--vault", "-h"] {
+                #expect(QuickCommand.parse([name] + line) == nil, "\(name) \(line)")
+            }
+        }
+    }
+
+    // MARK: - set
+
+    @Test func test_parse_readsPlainSetLinesAsArgumentParserDoes() {
+        let lines: [[String]] = [
+            ["set", "k"],
+            ["set", "help"],
+            ["set", "db/password", "--vault", "t.vault", "--password-file", "pw"],
+            ["set", "--vault=t.vault", "k", "--field", "user", "--value-file", "f", "--no-agent"],
+            ["set", "k", "--value-file", "-"],
+            ["set", "k", "--password-file", "-", "--value-file", "v"],
+            ["set", "k", "--generate", "--print", "--length", "32", "--charset", "alnum"],
+            ["set", "k", "--generate", "--words", "6", "--separator", "."],
+            ["set", "k", "--generate", "--charset=chars:-_a", "--separator", "", "--length=+5"],
+            ["set", "é/ü", "--totp", "--allow-empty", "--allow-format-characters"],
+            ["set", "k", "--identity", "a", "--identity", "b", "--lock-timeout", "0.5", "--allow-rollback"],
+            ["set", "a b", "--field", "f.g-h_1", "--value-file", "with space"],
+        ]
+        for line in lines {
+            #expect(Self.expectSameReading(line), "the quick path declined \(line)")
+        }
+    }
+
+    @Test func test_parse_leavesOtherSetLinesToArgumentParser() {
+        let declined: [[String]] = [
+            ["set"], ["set", "a", "b"], ["set", "-"], ["set", "-k"], ["set", "k", "--"], ["set", "--", "k"],
+            ["set", "-h"], ["set", "k", "--help"], ["set", "help"] + ["k"], ["set", "k", "-x"], ["set", "k", "--nope"],
+            // validate(): each of set's own checks, the entry name's and the field's, the generator's
+            ["set", "k", "--generate", "--value-file", "f"], ["set", "k", "--print"], ["set", "k", "--totp", "--generate"],
+            ["set", "k", "--totp", "--field", "f"], ["set", ""], ["set", "a//b"], ["set", "x/"], ["set", "k", "--field", ""],
+            ["set", "k", "--length", "0"], ["set", "k", "--length", "4097"], ["set", "k", "--words", "0"], ["set", "k", "--words", "65"],
+            ["set", "k", "--charset", "bogus"], ["set", "k", "--lock-timeout", "-1"], ["set", "k", "--password-file", "a", "--password-fd", "3"],
+            // values a type does not read, repeats, a missing value
+            ["set", "k", "--length", "x"], ["set", "k", "--words", "1.5"], ["set", "k", "--length", "-3"], ["set", "k", "--value-file"],
+            ["set", "k", "--generate", "--generate"], ["set", "k", "--value-file", "a", "--value-file", "b"],
+            ["set", "k", "--generate=1"], ["set", "k", "--separator", "--"], ["set", "k", "--value-file", "-v"],
+            ["set", "k", "--value-file="], ["set", "k", "--field", "f g"],
+        ]
+        for line in declined {
+            #expect(QuickCommand.parse(line) == nil, "\(line)")
+        }
+    }
+
+    /// Random lines from the options `set` knows, good and bad values, repeats and stray words.
+    @Test func test_parse_randomSetLinesAgreeWithArgumentParser() {
+        let pieces = Self.pieces(
+            ["--field", "--value-file", "--allow-empty", "--generate", "--print", "--totp", "--length", "--charset", "--words", "--separator",
+             "--allow-format-characters"],
+            ["--field": ["f", "", "a b"], "--value-file": ["v", "-"], "--length": ["12", "0", "+3"], "--charset": ["hex", "chars:xyz", "nope"],
+             "--words": ["5", "65"], "--separator": [".", ""]],
+            nameCounts: [1, 1, 1, 1, 1, 0, 2])
+        let taken = Self.expectSameReadingOfRandomLines(verbs: ["set"], pieces: pieces, count: 120, seed: 0x5E7)
+        #expect(taken > 10, "the random lines exercised the quick path (\(taken) taken)")
+    }
+
+    @Test func test_quickGrammar_coversEveryOptionOfSet() {
+        let helpOptions = Self.helpOptions(of: VaultfileCommand.Set.self)
+        let grammar = VaultfileCommand.Set.quickGrammar
         #expect(helpOptions == grammar.flags.union(grammar.options), "help: \(helpOptions.sorted())")
     }
 }
