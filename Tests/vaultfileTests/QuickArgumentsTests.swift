@@ -210,6 +210,8 @@ import Testing
     private static let quickVerbs: [(command: any ParsableCommand.Type, line: [String])] = [
         (VaultfileCommand.Get.self, ["k", "--vault", "v"]),
         (VaultfileCommand.Set.self, ["k", "--vault", "v"]),
+        (VaultfileCommand.List.self, ["--vault", "v"]),
+        (VaultfileCommand.Ls.self, ["--vault", "v"]),
     ]
 
     /// `QuickCommand.parse` answers to exactly the names of each verb: its configuration's
@@ -258,7 +260,7 @@ import Testing
 
     @Test func test_parse_leavesOtherSetLinesToArgumentParser() {
         let declined: [[String]] = [
-            ["set"], ["set", "a", "b"], ["set", "-"], ["set", "-k"], ["set", "k", "--"], ["set", "--", "k"],
+            ["set"], ["set", "a", "b"], ["set", "-"], ["set", "--vault", "v"], ["set", "-k"], ["set", "k", "--"], ["set", "--", "k"],
             ["set", "-h"], ["set", "k", "--help"], ["set", "help"] + ["k"], ["set", "k", "-x"], ["set", "k", "--nope"],
             // validate(): each of set's own checks, the entry name's and the field's, the generator's
             ["set", "k", "--generate", "--value-file", "f"], ["set", "k", "--print"], ["set", "k", "--totp", "--generate"],
@@ -292,5 +294,50 @@ import Testing
         let helpOptions = Self.helpOptions(of: VaultfileCommand.Set.self)
         let grammar = VaultfileCommand.Set.quickGrammar
         #expect(helpOptions == grammar.flags.union(grammar.options), "help: \(helpOptions.sorted())")
+    }
+
+    // MARK: - list and ls
+
+    @Test func test_parse_readsPlainListAndLsLinesAsArgumentParserDoes() {
+        let lines: [[String]] = [
+            ["list"], ["list", "prod"], ["list", "prod/"], ["list", "help"], ["list", ""], ["list", "é/ü", "--json"],
+            ["list", "--vault", "t.vault", "--password-file", "pw"], ["list", "--json", "--vault=t.vault", "--no-agent", "prod"],
+            ["list", "--identity", "a", "--identity", "b", "--password-file", "-"],
+            ["ls"], ["ls", "prod"], ["ls", "--tree"], ["ls", "a b", "--tree", "--vault", "t.vault", "--password-fd", "3"],
+            ["ls", "--lock-timeout=0", "--allow-rollback", "x/"],
+        ]
+        for line in lines {
+            #expect(Self.expectSameReading(line), "the quick path declined \(line)")
+        }
+    }
+
+    @Test func test_parse_leavesOtherListAndLsLinesToArgumentParser() {
+        let declined: [[String]] = [
+            ["list", "a", "b"], ["list", "-"], ["list", "-p"], ["list", "--"], ["list", "--", "a"], ["list", "-h"], ["list", "--help"],
+            ["list", "prod", "--help"], ["list", "--json", "--json"], ["list", "--json=1"], ["list", "--tree"], ["list", "--nope"],
+            ["list", "--vault"], ["list", "--vault="], ["list", "--vault", "a", "--vault", "b"], ["list", "--lock-timeout", "x"],
+            ["list", "--password-file", "a", "--password-command", "c"], ["list", "--recovery", "--recovery-file", "f"],
+            ["list", "--kdf-max-memory", "lots"], ["list", "--generate-completion-script", "bash"],
+            ["ls", "a", "b"], ["ls", "-"], ["ls", "-t"], ["ls", "--help"], ["ls", "--json"], ["ls", "--tree", "--tree"],
+            ["ls", "--tree=yes"], ["ls", "--lock-timeout", "-1"], ["ls", "--password-fd", "x"],
+        ]
+        for line in declined {
+            #expect(QuickCommand.parse(line) == nil, "\(line)")
+        }
+    }
+
+    /// Random lines from the options `list` and `ls` know, good and bad values, repeats and stray words.
+    @Test func test_parse_randomListAndLsLinesAgreeWithArgumentParser() {
+        let pieces = Self.pieces(["--json", "--tree"], [:], nameCounts: [0, 0, 1, 1, 2])
+        let taken = Self.expectSameReadingOfRandomLines(verbs: ["list", "ls"], pieces: pieces, count: 70, seed: 0x1157)
+        #expect(taken > 10, "the random lines exercised the quick path (\(taken) taken)")
+    }
+
+    @Test func test_quickGrammar_coversEveryOptionOfListAndLs() {
+        for (command, grammar) in [(VaultfileCommand.List.self as any ParsableCommand.Type, VaultfileCommand.List.quickGrammar),
+                                   (VaultfileCommand.Ls.self, VaultfileCommand.Ls.quickGrammar)] {
+            let helpOptions = Self.helpOptions(of: command)
+            #expect(helpOptions == grammar.flags.union(grammar.options), "\(command) help: \(helpOptions.sorted())")
+        }
     }
 }

@@ -151,6 +151,10 @@ enum QuickCommand {
             return try? VaultfileCommand.Get.quick(rest)
         case "set":
             return try? VaultfileCommand.Set.quick(rest)
+        case "list":
+            return try? VaultfileCommand.List.quick(rest)
+        case "ls":
+            return try? VaultfileCommand.Ls.quick(rest)
         default:
             return nil
         }
