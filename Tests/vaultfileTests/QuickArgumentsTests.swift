@@ -212,6 +212,7 @@ import Testing
         (VaultfileCommand.Set.self, ["k", "--vault", "v"]),
         (VaultfileCommand.List.self, ["--vault", "v"]),
         (VaultfileCommand.Ls.self, ["--vault", "v"]),
+        (VaultfileCommand.Init.self, ["--vault", "v"]),
     ]
 
     /// `QuickCommand.parse` answers to exactly the names of each verb: its configuration's
@@ -339,5 +340,62 @@ import Testing
             let helpOptions = Self.helpOptions(of: command)
             #expect(helpOptions == grammar.flags.union(grammar.options), "\(command) help: \(helpOptions.sorted())")
         }
+    }
+
+    // MARK: - init
+
+    @Test func test_parse_readsPlainInitLinesAsArgumentParserDoes() {
+        let lines: [[String]] = [
+            ["init"], ["init", "--vault", "t.vault"], ["init", "--vault=t.vault", "--password-file", "pw", "--no-agent"],
+            ["init", "--kdf", "argon2id", "--kdf-memory", "1M", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"],
+            ["init", "--kdf=pbkdf2", "--kdf-iterations", "1000", "--allow-weak-kdf", "--password-fd", "3"],
+            ["init", "--kdf-time", "500ms", "--kdf-memory", "64M"], ["init", "--kdf-time=1.5s"],
+            ["init", "--recipient", "age1x", "--recipient", "ssh-ed25519 AAAA c", "--recipients-file", "r1", "--recipients-file", "r2"],
+            ["init", "--with-keyfile", "kf", "--any-keyfile", "--ask-password", "--lock-timeout", "0"],
+            ["init", "--keep-history", "0"], ["init", "--keep-history", "5", "--history-bytes", "1M"], ["init", "--history-bytes=0"],
+            ["init", "--password-command", "pass show x", "--kdf-max-memory", "8M", "--allow-rollback"], ["init", "--password-file", "-"],
+        ]
+        for line in lines {
+            #expect(Self.expectSameReading(line), "the quick path declined \(line)")
+        }
+    }
+
+    @Test func test_parse_leavesOtherInitLinesToArgumentParser() {
+        let declined: [[String]] = [
+            ["init", "name"], ["init", "-"], ["init", "--"], ["init", "-h"], ["init", "--help"], ["init", "--nope"], ["init", "-k"],
+            // validate(): init's own check, the KDF options', the history options', the unlock options'
+            ["init", "--identity", "id"], ["init", "--keyfile", "kf"], ["init", "--recovery"], ["init", "--recovery-file", "r"],
+            ["init", "--kdf-time", "1s", "--kdf-iterations", "3"], ["init", "--kdf-time", "soon"], ["init", "--kdf", "pbkdf2", "--kdf-memory", "1M"],
+            ["init", "--kdf", "pbkdf2", "--kdf-parallelism", "2"], ["init", "--kdf-memory", "lots"], ["init", "--keep-history", "1001"],
+            ["init", "--keep-history", "x"], ["init", "--history-bytes", "5G"], ["init", "--history-bytes", "x"],
+            ["init", "--password-file", "a", "--password-fd", "3"], ["init", "--lock-timeout", "-1"],
+            // values a type does not read, repeats, missing values
+            ["init", "--kdf", "scrypt"], ["init", "--kdf", "Argon2id"], ["init", "--kdf-iterations", "-1"], ["init", "--kdf-iterations", "4294967296"],
+            ["init", "--kdf-parallelism", "x"], ["init", "--keep-history", "-1"], ["init", "--with-keyfile", "a", "--with-keyfile", "b"],
+            ["init", "--allow-weak-kdf", "--allow-weak-kdf"], ["init", "--ask-password=1"], ["init", "--recipient"], ["init", "--recipient="],
+            ["init", "--recipient", "-x"], ["init", "--kdf", "argon2id", "--kdf", "argon2id"],
+        ]
+        for line in declined {
+            #expect(QuickCommand.parse(line) == nil, "\(line)")
+        }
+    }
+
+    /// Random lines from the options `init` knows, good and bad values, repeats and stray words.
+    @Test func test_parse_randomInitLinesAgreeWithArgumentParser() {
+        let pieces = Self.pieces(
+            ["--kdf", "--kdf-memory", "--kdf-iterations", "--kdf-parallelism", "--kdf-time", "--allow-weak-kdf", "--recipient",
+             "--recipients-file", "--with-keyfile", "--any-keyfile", "--ask-password", "--keep-history", "--history-bytes"],
+            ["--kdf": ["argon2id", "pbkdf2", "x"], "--kdf-memory": ["1M", "1"], "--kdf-iterations": ["1", "0", "x"],
+             "--kdf-parallelism": ["2", "0"], "--kdf-time": ["1s", "x"], "--recipient": ["age1x", "a b"], "--recipients-file": ["r"],
+             "--with-keyfile": ["kf"], "--keep-history": ["0", "3", "1001"], "--history-bytes": ["1M", "0", "x"]],
+            nameCounts: [0, 0, 0, 0, 1])
+        let taken = Self.expectSameReadingOfRandomLines(verbs: ["init"], pieces: pieces, count: 100, seed: 0x1217)
+        #expect(taken > 10, "the random lines exercised the quick path (\(taken) taken)")
+    }
+
+    @Test func test_quickGrammar_coversEveryOptionOfInit() {
+        let helpOptions = Self.helpOptions(of: VaultfileCommand.Init.self)
+        let grammar = VaultfileCommand.Init.quickGrammar
+        #expect(helpOptions == grammar.flags.union(grammar.options), "help: \(helpOptions.sorted())")
     }
 }

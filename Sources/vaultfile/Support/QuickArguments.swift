@@ -155,6 +155,8 @@ enum QuickCommand {
             return try? VaultfileCommand.List.quick(rest)
         case "ls":
             return try? VaultfileCommand.Ls.quick(rest)
+        case "init":
+            return try? VaultfileCommand.Init.quick(rest)
         default:
             return nil
         }
