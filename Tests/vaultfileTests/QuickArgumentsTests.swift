@@ -213,6 +213,8 @@ import Testing
         (VaultfileCommand.List.self, ["--vault", "v"]),
         (VaultfileCommand.Ls.self, ["--vault", "v"]),
         (VaultfileCommand.Init.self, ["--vault", "v"]),
+        (VaultfileCommand.Rm.self, ["k", "--vault", "v"]),
+        (VaultfileCommand.Verify.self, ["--vault", "v"]),
     ]
 
     /// `QuickCommand.parse` answers to exactly the names of each verb: its configuration's
@@ -397,5 +399,56 @@ import Testing
         let helpOptions = Self.helpOptions(of: VaultfileCommand.Init.self)
         let grammar = VaultfileCommand.Init.quickGrammar
         #expect(helpOptions == grammar.flags.union(grammar.options), "help: \(helpOptions.sorted())")
+    }
+
+    // MARK: - rm and verify
+
+    @Test func test_parse_readsPlainRmAndVerifyLinesAsArgumentParserDoes() {
+        let lines: [[String]] = [
+            ["rm", "k"], ["rm", "help"], ["rm", "prod/", "--recursive"], ["rm", "prod", "--recursive", "--dry-run"], ["rm", "k", "--field", "user"],
+            ["rm", "--vault", "t.vault", "é/ü", "--password-file", "pw", "--no-agent"], ["rm", "a b", "--dry-run", "--field=f"],
+            ["rm", "k", "--identity", "a", "--identity", "b", "--lock-timeout", "2", "--allow-rollback"], ["rm", ""],
+            ["verify"], ["verify", "--vault", "t.vault"], ["verify", "--vault=t.vault", "--password-fd", "3", "--no-agent"],
+            ["verify", "--keyfile", "kf", "--kdf-max-work", "2G", "--kdf-max-iterations", "10"], ["verify", "--recovery"],
+        ]
+        for line in lines {
+            #expect(Self.expectSameReading(line), "the quick path declined \(line)")
+        }
+    }
+
+    @Test func test_parse_leavesOtherRmAndVerifyLinesToArgumentParser() {
+        let declined: [[String]] = [
+            ["rm"], ["rm", "a", "b"], ["rm", "-"], ["rm", "-r", "prod"], ["rm", "prod", "-r"], ["rm", "-rf", "k"], ["rm", "k", "--"],
+            ["rm", "--", "-k"], ["rm", "-h"], ["rm", "k", "--help"], ["rm", "k", "--nope"], ["rm", "k", "--json"],
+            // validate(): rm's own check, the unlock options'
+            ["rm", "k", "--recursive", "--field", "f"], ["rm", "k", "--password-file", "a", "--password-command", "c"],
+            ["rm", "k", "--lock-timeout", "nan"], ["rm", "k", "--recovery", "--recovery-file", "r"],
+            // repeats, values, missing values
+            ["rm", "k", "--recursive", "--recursive"], ["rm", "k", "--dry-run=true"], ["rm", "k", "--field", "a", "--field", "b"],
+            ["rm", "k", "--field"], ["rm", "k", "--field="], ["rm", "k", "--field", "-f"],
+            ["verify", "k"], ["verify", "-"], ["verify", "-h"], ["verify", "--help"], ["verify", "--"], ["verify", "--json"],
+            ["verify", "--vault"], ["verify", "--vault", "a", "--vault", "b"], ["verify", "--password-fd", "x"],
+            ["verify", "--kdf-max-memory", "lots"], ["verify", "--no-agent", "--no-agent"],
+        ]
+        for line in declined {
+            #expect(QuickCommand.parse(line) == nil, "\(line)")
+        }
+    }
+
+    /// Random lines from the options `rm` and `verify` know, good and bad values, repeats and stray words.
+    @Test func test_parse_randomRmAndVerifyLinesAgreeWithArgumentParser() {
+        let rm = Self.pieces(["--field", "--recursive", "--dry-run"], ["--field": ["f", "", "a b"]], nameCounts: [1, 1, 1, 1, 0, 2])
+        var taken = Self.expectSameReadingOfRandomLines(verbs: ["rm"], pieces: rm, count: 60, seed: 0x52E)
+        let verify = Self.pieces([], [:], nameCounts: [0, 0, 0, 1])
+        taken += Self.expectSameReadingOfRandomLines(verbs: ["verify"], pieces: verify, count: 40, seed: 0x7E21)
+        #expect(taken > 10, "the random lines exercised the quick path (\(taken) taken)")
+    }
+
+    @Test func test_quickGrammar_coversEveryOptionOfRmAndVerify() {
+        for (command, grammar) in [(VaultfileCommand.Rm.self as any ParsableCommand.Type, VaultfileCommand.Rm.quickGrammar),
+                                   (VaultfileCommand.Verify.self, VaultfileCommand.Verify.quickGrammar)] {
+            let helpOptions = Self.helpOptions(of: command)
+            #expect(helpOptions == grammar.flags.union(grammar.options), "\(command) help: \(helpOptions.sorted())")
+        }
     }
 }

@@ -157,6 +157,10 @@ enum QuickCommand {
             return try? VaultfileCommand.Ls.quick(rest)
         case "init":
             return try? VaultfileCommand.Init.quick(rest)
+        case "rm":
+            return try? VaultfileCommand.Rm.quick(rest)
+        case "verify":
+            return try? VaultfileCommand.Verify.quick(rest)
         default:
             return nil
         }
