@@ -32,6 +32,24 @@ import Testing
         #expect(throws: VaultError.self) { try CSV.records(Array("\"open\n".utf8)) }
     }
 
+    /// Values whose special bytes Swift folds into one Character with the next (CR LF; a comma or
+    /// quote before a combining mark; a space before one at either end) are quoted, and read back whole.
+    @Test func test_exportCSV_quotesByBytesAndRoundTrips() throws {
+        let values = ["a\r\nb", ",\u{301}", "x\"\u{301}y", " \u{301}", "e\u{301} ", "\r\n", "plain"]
+        var vault = Vault()
+        for (index, value) in values.enumerated() {
+            try vault.put(Entry(value: Array(value.utf8), fields: ["f": Array(value.utf8)], created: 1, modified: 1), as: "k\(index)")
+        }
+        let csv = try Interchange.export(vault, format: .csv)
+        let text = String(decoding: csv, as: UTF8.self)
+        #expect(text.contains("\"a\r\nb\"") && text.contains("\",\u{301}\"") && text.contains("\"x\"\"\u{301}y\""), "\(text.debugDescription)")
+        #expect(text.contains(",plain,plain\r\n"), "a cell with nothing special stays unquoted")
+        let read = try Interchange.parse(csv, format: .csv, now: 1)
+        #expect(read.map(\.name) == values.indices.map { "k\($0)" })
+        #expect(read.map { String(decoding: $0.entry.value, as: UTF8.self) } == values)
+        #expect(read.map { $0.entry.fields["f"].map { String(decoding: $0, as: UTF8.self) } } == values)
+    }
+
     @Test func test_template_rendersOnlyVfReferences() throws {
         let output = try Template.render(Array("{{vf://a}}-{{ vf://a#f }}-{{ other }}-{{ vf://\n}}".utf8)) { reference in
             Array((reference.field.map { "F:\($0)" } ?? "V:\(reference.name)").utf8)

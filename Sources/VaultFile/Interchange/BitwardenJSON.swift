@@ -2,13 +2,13 @@
 
 /// Bitwarden's unencrypted JSON export: folders, and items of type login (1), secure note (2), card (3), identity (4).
 enum BitwardenJSON {
-    struct Export: Decodable {
+    struct Export: Decodable, Equatable {
         var encrypted: Bool?
         var folders: [Folder]?
         var items: [Item]?
     }
-    struct Folder: Decodable { var id: String; var name: String }
-    struct Item: Decodable {
+    struct Folder: Decodable, Equatable { var id: String; var name: String }
+    struct Item: Decodable, Equatable {
         var type: Int
         var name: String?
         var folderId: String?
@@ -20,18 +20,24 @@ enum BitwardenJSON {
         var revisionDate: String?
         var creationDate: String?
     }
-    struct Login: Decodable {
+    struct Login: Decodable, Equatable {
         var username: String?
         var password: String?
         var totp: String?
         var uris: [URI]?
     }
-    struct URI: Decodable { var uri: String? }
-    struct CustomField: Decodable { var name: String?; var value: String? }
+    struct URI: Decodable, Equatable { var uri: String? }
+    struct CustomField: Decodable, Equatable { var name: String?; var value: String? }
 
     /// The entries of an unencrypted Bitwarden export, named `Folder/Name`.
     static func parse(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
-        let export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
+        // Read directly when the reader takes it (`BitwardenJSONReader`); else through the scan and the decoder.
+        let export: Export
+        if let direct = BitwardenJSONReader.export(bytes) {
+            export = direct
+        } else {
+            export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
+        }
         guard export.encrypted != true else {
             throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
         }
@@ -65,7 +71,7 @@ enum BitwardenJSON {
             for custom in item.fields ?? [] { put(custom.name ?? "field", custom.value) }
             let created = item.creationDate.flatMap(Timestamps.parse) ?? item.revisionDate.flatMap(Timestamps.parse) ?? now
             let modified = item.revisionDate.flatMap(Timestamps.parse) ?? created
-            do { _ = try EntryName.validate(name) } catch { throw .malformedInput("item \(index + 1): \(error.description)") }
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("item \(index + 1): \(error.description)") } }
             result.append((name, Entry(value: Array(value.utf8), fields: fields, created: created, modified: modified)))
         }
         return result

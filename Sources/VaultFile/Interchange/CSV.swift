@@ -9,36 +9,74 @@ enum CSV {
     /// fields come out as the same text as when this walked Unicode scalars into strings (which made a
     /// 100,000-row import 20× a `set`).
     static func records(_ bytes: [UInt8]) throws(VaultError) -> [(line: Int, fields: [String])] {
+        var records: [(line: Int, fields: [String])] = []
+        try forEachRecord(bytes) { record in records.append((record.line, record.strings)) }
+        return records
+    }
+
+    /// Calls `body` with each record in turn, as `records(_:)` lists them, without keeping them: the
+    /// importers read a row's cells as bytes and make strings only of those they use.
+    ///
+    /// The file is read to its end whatever `body` throws, and a problem of the CSV itself (anywhere)
+    /// is thrown before the first error of `body`, as when every record was read first.
+    static func forEachRecord(_ bytes: [UInt8], _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("the CSV file is not UTF-8") }
+        try bytes.withUnsafeBufferPointer { (bytes) throws(VaultError) in try scan(bytes, runs: true, body) }
+    }
+
+    /// The byte-by-byte walk (`runs` false) or the walk with runs copied whole (`runs` true); `body`
+    /// gets each record (`InterchangeTests.test_csvRecords_runsMatchTheByteWalk` ties the two walks).
+    ///
+    /// Runs of bytes without a meaning (inside a field, inside quotes) are found by a tight scan and
+    /// copied in one piece rather than byte by byte; the states and their order are those of the
+    /// byte-by-byte walk.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, runs: Bool, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
         let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(0x0D), lf = UInt8(0x0A)
-        var records: [(Int, [String])] = []
-        var fields: [String] = [], field: [UInt8] = [], inQuotes = false, quotedField = false
+        // The record being read: its cells' bytes back to back, and where each cell ends.
+        var cells: [UInt8] = [], ends: [Int] = [], inQuotes = false, quotedField = false
         var line = 1, recordLine = 1
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        func endField() {
-            fields.append(String(decoding: field, as: UTF8.self))
-            field.removeAll(keepingCapacity: true)
-        }
+        var failure: VaultError?
+        func endField() { ends.append(cells.count) }
         func endRecord() {
             endField()
-            if !(fields.count == 1 && fields[0].isEmpty && !quotedField) { records.append((recordLine, fields)) }
-            fields = []; quotedField = false
+            if !(ends.count == 1 && ends[0] == 0 && !quotedField) && failure == nil {
+                do {
+                    try cells.withUnsafeBufferPointer { (cellBytes) throws(VaultError) in
+                        try ends.withUnsafeBufferPointer { (cellEnds) throws(VaultError) in
+                            try body(CSVRecord(line: recordLine, bytes: cellBytes, ends: cellEnds))
+                        }
+                    }
+                } catch {
+                    failure = error  // kept until the scan has found no problem of the CSV itself
+                }
+            }
+            cells.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            quotedField = false
         }
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
             if inQuotes {
                 if byte == quote {
-                    if index < bytes.count && bytes[index] == quote { field.append(quote); index += 1 } else { inQuotes = false }
+                    if index < bytes.count && bytes[index] == quote { cells.append(quote); index += 1 } else { inQuotes = false }
+                } else if runs {
+                    // Up to the next quote, counting line ends.
+                    var end = index
+                    while end < bytes.count && bytes[end] != quote { end += 1 }
+                    for offset in index - 1..<end where bytes[offset] == lf { line += 1 }
+                    cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
+                    index = end
                 } else {
                     if byte == lf { line += 1 }
-                    field.append(byte)
+                    cells.append(byte)
                 }
                 continue
             }
             switch byte {
             case quote:
-                guard field.isEmpty else { throw .malformedInput("line \(line): a quote inside an unquoted field") }
+                guard cells.count == (ends.last ?? 0) else { throw .malformedInput("line \(line): a quote inside an unquoted field") }
                 inQuotes = true; quotedField = true
             case comma:
                 endField()
@@ -48,24 +86,55 @@ enum CSV {
             case lf:
                 endRecord(); line += 1; recordLine = line
             default:
-                field.append(byte)
+                if runs {
+                    // Up to the next byte with a meaning.
+                    var end = index
+                    while end < bytes.count {
+                        let next = bytes[end]
+                        if next == quote || next == comma || next == cr || next == lf { break }
+                        end += 1
+                    }
+                    cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
+                    index = end
+                } else {
+                    cells.append(byte)
+                }
             }
         }
         if inQuotes { throw .malformedInput("line \(recordLine): unterminated quoted field") }
-        if !field.isEmpty || !fields.isEmpty || quotedField { endRecord() }
-        return records
+        if cells.count > (ends.last ?? 0) || !ends.isEmpty || quotedField { endRecord() }
+        if let failure { throw failure }
     }
 
-    /// One CSV field, quoted when it must be.
+    /// One CSV field, quoted when it holds a comma, a quote, CR or LF, or a space at either end;
+    /// each quote inside doubled.
+    ///
+    /// By bytes, as `records` reads them: by characters, "\r\n" is one Character (neither "\r"
+    /// nor "\n") and a comma or quote followed by a combining mark is another Character, so such
+    /// values were written unquoted and split the row or opened a quote on reading.
     static func quote(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || text.hasPrefix(" ") || text.hasSuffix(" ") else { return text }
-        return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        let bytes = text.utf8
+        let special = bytes.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard special || bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ") else { return text }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(bytes.count + 2)
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+            quoted.append(byte)
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// Throws unless `record` has as many columns as `header`.
     static func checkWidth(_ record: (line: Int, fields: [String]), _ header: (line: Int, fields: [String])) throws(VaultError) {
-        guard record.fields.count == header.fields.count else {
-            throw .malformedInput("line \(record.line): \(record.fields.count) columns, the header has \(header.fields.count)")
+        try checkWidth(line: record.line, columns: record.fields.count, header: header.fields.count)
+    }
+
+    /// Throws unless a record of `columns` on `line` has as many columns as the header's `header`.
+    static func checkWidth(line: Int, columns: Int, header: Int) throws(VaultError) {
+        guard columns == header else {
+            throw .malformedInput("line \(line): \(columns) columns, the header has \(header)")
         }
     }
 
@@ -75,4 +144,36 @@ enum CSV {
         for (index, name) in header.enumerated() { map[name.lowercased().trimmed] = map[name.lowercased().trimmed] ?? index }
         return map
     }
+}
+
+// MARK: - One record, as the scan hands it over
+
+/// A record's cells where the scan keeps them; valid during the call that receives it.
+struct CSVRecord {
+    /// The 1-based line the record starts on.
+    let line: Int
+    /// The cells' bytes back to back (valid UTF-8 each: cells are cut at ASCII bytes).
+    fileprivate let bytes: UnsafeBufferPointer<UInt8>
+    /// Where each cell ends in `bytes`.
+    fileprivate let ends: UnsafeBufferPointer<Int>
+
+    /// The number of cells.
+    var count: Int { ends.count }
+
+    /// The bytes of cell `index`.
+    func cell(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+    }
+
+    /// Whether cell `index` is empty.
+    func isEmpty(_ index: Int) -> Bool { cell(index).isEmpty }
+
+    /// Cell `index` as text.
+    func string(_ index: Int) -> String { String(decoding: cell(index), as: UTF8.self) }
+
+    /// Cell `index` as a new array of its bytes.
+    func array(_ index: Int) -> [UInt8] { Array(cell(index)) }
+
+    /// Every cell as text.
+    var strings: [String] { (0..<count).map(string) }
 }

@@ -41,4 +41,29 @@ public enum DangerousEnvironmentNames {
     public static func contains(_ variable: String) -> Bool {
         names.contains(variable) || prefixes.contains { variable.utf8.starts(with: $0.utf8) }
     }
+
+    /// Whether `contains(EnvironmentNames.variable(for: name))`, without building the variable as a
+    /// string or hashing it: an import asks for every entry (a tenth of a dotenv import's
+    /// instructions). The variable is written on the stack and compared by bytes with the names of
+    /// its length and with the prefixes. `InterchangeTests.test_isDangerous_agreesWithContains` ties the two.
+    public static func isDangerous(entryName name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
+                let variable = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<EnvironmentNames.writeVariable(for: UnsafeRawBufferPointer(bytes), into: buffer)])
+                for prefix in prefixBytes where variable.starts(with: prefix) { return true }
+                guard variable.count < namesByLength.count else { return false }
+                return namesByLength[variable.count].contains { $0.withUnsafeBytes { compareBytes($0, variable) == 0 } }
+            }
+        }
+    }
+
+    private static let prefixBytes: [[UInt8]] = prefixes.map { Array($0.utf8) }
+
+    /// `names` as bytes, by length.
+    private static let namesByLength: [[[UInt8]]] = {
+        var table = [[[UInt8]]](repeating: [], count: (names.map(\.utf8.count).max() ?? 0) + 1)
+        for name in names { table[name.utf8.count].append(Array(name.utf8)) }
+        return table
+    }()
 }

@@ -7,18 +7,34 @@ public enum EnvironmentNames {
     public static func variable(for name: String) -> String {
         // Byte by byte (one `_` per character outside ASCII, at its lead byte): appending scalars
         // to a String took a fifth of a dotenv export or import.
-        var out: [UInt8] = []
-        out.reserveCapacity(name.utf8.count + 1)
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): out.append(byte - 32)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): out.append(byte)
-            case 0x80...0xBF: continue  // a continuation byte: its character has its `_` already
-            default: out.append(UInt8(ascii: "_"))
-            }
+        var name = name
+        return name.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count + 1) { writeVariable(for: UnsafeRawBufferPointer(bytes), into: $0) }
         }
-        if let first = out.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) { out.insert(UInt8(ascii: "_"), at: 0) }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes the variable for the entry name whose UTF-8 bytes are `name` into `out` (at least one
+    /// byte longer than `name`) and returns its length: the one mapping behind `variable(for:)` and
+    /// `DangerousEnvironmentNames.isDangerous(entryName:)`.
+    static func writeVariable(for name: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        precondition(out.count > name.count, "room for the variable")
+        var count = 0
+        for byte in name {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): out[count] = byte - 32
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): out[count] = byte
+            case 0x80...0xBF: continue  // a continuation byte: its character has its `_` already
+            default: out[count] = UInt8(ascii: "_")
+            }
+            count += 1
+        }
+        if count > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(out[0]) {
+            // A leading digit: shells reject it, so a `_` goes in front.
+            for index in stride(from: count, to: 0, by: -1) { out[index] = out[index - 1] }
+            out[0] = UInt8(ascii: "_")
+            count += 1
+        }
+        return count
     }
 
     /// Appends the variable of the entry name `name` (UTF-8) to an export, byte for byte `variable(for:)`.

@@ -50,7 +50,7 @@ public struct ImportRenaming: Sendable {
 /// The entries of an import file, checked, with the renamings made on the way.
 public struct ImportedEntries: Sendable {
     /// The entries in file order, every name valid and in NFC.
-    public var entries: [(name: String, entry: Entry)]
+    public private(set) var entries: [(name: String, entry: Entry)]
     /// Each name that differs from what the file held.
     public var renamings: [ImportRenaming]
     /// Entries that import but deserve a warning, in file order.
@@ -58,10 +58,55 @@ public struct ImportedEntries: Sendable {
     /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
     /// every other file.
     public var history: [(name: String, versions: [EntryVersion])]?
+    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check):
+    /// `Vault.put(contentsOf:now:)` merges by it without sorting again.
+    let order: NameOrder?
 
     /// Puts every name in NFC (recording each change), then checks the entries as a vault would
     /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).
+    ///
+    /// The names are sorted once (`NameOrder`) to find the first repeated one, and each entry before
+    /// it is checked in file order without copies (`Vault.isValidPut`; the message of a failure
+    /// from `Vault.validate`), so the error is the one `init(checkingOneByOne:renamings:)`, the plain
+    /// reference that puts each entry into a scratch vault, throws first
+    /// (`InterchangeTests.test_importedEntries_matchTheOneByOneCheck`).
     init(_ parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
+        var renamings = renamings
+        var entries: [(name: String, entry: Entry)] = []
+        entries.reserveCapacity(parsed.count)
+        for (given, entry) in parsed {
+            guard let name = EntryName.normalizedIfDifferent(given) else {
+                entries.append((given, entry))
+                continue
+            }
+            if !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+                renamings.append(ImportRenaming(original: given, name: name, reasons: [.normalized]))
+            }
+            entries.append((name, entry))
+        }
+        let names = NameOrder(entries.lazy.map(\.name))
+        let repeated = names.firstRepeat
+        for index in 0..<(repeated?.index ?? entries.count) {
+            let (name, entry) = entries[index]
+            if !names.withName(index, { Vault.isValidPut(entry, name: $0) }) { _ = try Vault.validate(entry, as: name) }
+            // The scratch vault of the reference holds `index` entries here, all new.
+            guard index < VaultLimits.maxEntries else {
+                throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
+            }
+        }
+        if let repeated {
+            let first = parsed[repeated.first].0, given = parsed[repeated.index].0
+            guard first.utf8.elementsEqual(given.utf8) else {
+                throw .malformedInput("the entries \(EntryName.spelledOut(first)) and \(EntryName.spelledOut(given)) are one name "
+                                      + "in two Unicode forms; rename one of them in the file")
+            }
+            throw .malformedInput("the entry '\(entries[repeated.index].name)' appears twice in the input")
+        }
+        self.init(checked: entries, renamings: renamings, order: names)
+    }
+
+    /// The plain reference of `init(_:renamings:)`: each entry put into a scratch vault in turn.
+    init(checkingOneByOne parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
         var renamings = renamings
         var entries: [(name: String, entry: Entry)] = []
         var originals: [[UInt8]: String] = [:]  // by bytes: String equality would take two spellings for one
@@ -85,7 +130,26 @@ public struct ImportedEntries: Sendable {
         }
         self.entries = entries
         self.renamings = renamings
+        self.warnings = Self.referenceWarnings(entries)
+        self.order = nil
+    }
+
+    /// Entries already checked, with the warnings they deserve (`DangerousEnvironmentNames.isDangerous(entryName:)`
+    /// finds them without building each variable's name).
+    private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
+        self.entries = entries
+        self.renamings = renamings
+        self.order = order
         self.warnings = entries.compactMap { name, _ in
+            guard DangerousEnvironmentNames.isDangerous(entryName: name) else { return nil }
+            return .dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name))
+        }
+    }
+
+    /// The warnings as `init(checkingOneByOne:renamings:)` finds them: each entry's variable built
+    /// and looked up (`DangerousEnvironmentNames.contains`).
+    static func referenceWarnings(_ entries: [(name: String, entry: Entry)]) -> [ImportWarning] {
+        entries.compactMap { name, _ in
             let variable = EnvironmentNames.variable(for: name)
             return DangerousEnvironmentNames.contains(variable) ? .dangerousVariable(name: name, variable: variable) : nil
         }

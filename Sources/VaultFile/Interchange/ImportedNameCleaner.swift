@@ -4,21 +4,60 @@
 /// (KeePassXC CSV and Bitwarden JSON imports).
 enum ImportedNameCleaner {
     /// Joins path parts, dropping empty ones and turning control characters, `.` and `..` parts into safe text.
+    ///
+    /// An ASCII part is cleaned by its bytes (a control character or DEL becomes a space, '/' a '-'),
+    /// which is what the walk over its scalars does; `InterchangeTests.test_entryName_asciiPartsMatchTheScalarWalk`
+    /// ties the two.
     static func entryName(fromParts parts: [String]) -> String {
-        parts.map { (part: String) -> String in
-            var safe = ""
-            for scalar in part.unicodeScalars {
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { safe += " " }
-                else if scalar == "/" { safe += "-" }
-                else { safe.unicodeScalars.append(scalar) }
+        func cleaned(_ part: String) -> String {
+            if let cleaned = cleanedASCII(part) { return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned }
+            return cleanedByScalars(part)
+        }
+        if parts.count == 1 { return cleaned(parts[0]) }  // a title outside folders: nothing to join
+        return parts.map(cleaned).filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// An ASCII part with control characters and DEL as spaces, '/' as '-', trimmed; nil for other text.
+    private static func cleanedASCII(_ part: String) -> String? {
+        var text = part
+        let (ascii, clean) = text.withUTF8 { bytes -> (Bool, Bool) in
+            var high: UInt8 = 0, clean = true
+            for byte in bytes {
+                high |= byte
+                if byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") { clean = false }
             }
-            let cleaned = safe.trimmed
-            return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
-        }.filter { !$0.isEmpty }.joined(separator: "/")
+            return (high < 0x80, clean)
+        }
+        guard ascii else { return nil }
+        guard !clean else { return part.trimmed }
+        let mapped = part.utf8.map { byte in
+            byte < 0x20 || byte == 0x7F ? UInt8(ascii: " ") : (byte == UInt8(ascii: "/") ? UInt8(ascii: "-") : byte)
+        }
+        return String(decoding: mapped, as: UTF8.self).trimmed
+    }
+
+    /// `entryName(fromParts:)` for one part, scalar by scalar: the plain reference.
+    static func cleanedByScalars(_ part: String) -> String {
+        var safe = ""
+        for scalar in part.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { safe += " " }
+            else if scalar == "/" { safe += "-" }
+            else { safe.unicodeScalars.append(scalar) }
+        }
+        let cleaned = safe.trimmedByCharacters
+        return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
     }
 
     /// A field name from any label: characters outside `A–Z a–z 0–9 _ . -` become `_`, at most 64.
     static func fieldName(fromLabel label: String) -> String {
+        // A label that is a field name already (`username`) comes back as it is, as the walk returns it.
+        var bytes = label
+        if bytes.withUTF8({ EntryName.isValidField(UnsafeRawBufferPointer($0)) }) { return label }
+        return fieldNameByScalars(fromLabel: label)
+    }
+
+    /// `fieldName(fromLabel:)` scalar by scalar: the plain reference.
+    static func fieldNameByScalars(fromLabel label: String) -> String {
         let mapped = String(label.unicodeScalars.map { scalar -> Character in
             let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
             return allowed ? Character(scalar) : "_"
@@ -29,9 +68,13 @@ enum ImportedNameCleaner {
     /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it.
     static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
         let base = name.isEmpty ? "untitled" : name
-        let count = (used[base] ?? 0) + 1
-        used[base] = count
+        let count = Self.increment(&used[base, default: 0])  // one lookup
         return count == 1 ? base : "\(base) (\(count))"
+    }
+
+    private static func increment(_ count: inout Int) -> Int {
+        count += 1
+        return count
     }
 
     // MARK: Names of one import, and how they were changed
@@ -46,14 +89,14 @@ enum ImportedNameCleaner {
         /// (`entryName(fromParts:)`), in NFC, and numbered when an earlier item took it; a
         /// change is recorded in `renamings`.
         mutating func name(fromParts parts: [String]) -> String {
-            let original = parts.joined(separator: "/")
+            let original = parts.count == 1 ? parts[0] : parts.joined(separator: "/")
             let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
             let normalized = EntryName.normalized(cleaned)
             let unique = ImportedNameCleaner.uniqueName(normalized, among: &used)
             var reasons: [ImportRenaming.Reason] = []
-            if !cleaned.utf8.elementsEqual(original.utf8) { reasons.append(.cleaned) }
-            if !normalized.utf8.elementsEqual(cleaned.utf8) { reasons.append(.normalized) }
-            if !unique.utf8.elementsEqual((normalized.isEmpty ? "untitled" : normalized).utf8) { reasons.append(.numbered) }
+            if !sameUTF8(cleaned, original) { reasons.append(.cleaned) }
+            if !sameUTF8(normalized, cleaned) { reasons.append(.normalized) }
+            if !sameUTF8(unique, normalized.isEmpty ? "untitled" : normalized) { reasons.append(.numbered) }
             if !reasons.isEmpty { renamings.append(ImportRenaming(original: original, name: unique, reasons: reasons)) }
             return unique
         }

@@ -7,19 +7,80 @@ enum JSONString {
     /// Reads the string whose opening quote is at `position`, resolving escapes and joining
     /// surrogate pairs, and leaves `position` after its closing quote. Nil for a missing quote,
     /// a control character, an unknown escape, a lone surrogate or bytes that are not UTF-8.
-    static func read(_ bytes: [UInt8], at position: inout Int) -> String? {
+    ///
+    /// `wordAtATime` false scans byte by byte: the plain reference of the word-at-a-time scan
+    /// (`InterchangeTests.test_jsonString_wordScanMatchesTheByteScan`).
+    static func read(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool = true) -> String? {
+        switch literal(bytes, at: &position, wordAtATime: wordAtATime) {
+        case .plain(let range, let ascii)?:
+            return bytes.withUnsafeBufferPointer { buffer in
+                let text = UnsafeBufferPointer(rebasing: buffer[range])
+                // ASCII is UTF-8 as it is: only other text goes through the (unspecialized, slower) validation.
+                return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+            }
+        case .escaped(let text)?:
+            return text
+        case nil:
+            return nil
+        }
+    }
+
+    /// The UTF-8 bytes of the string `read(_:at:wordAtATime:)` reads, without making a string of
+    /// them when the literal is ASCII without an escape (a value's bytes are what an import keeps).
+    static func readBytes(_ bytes: [UInt8], at position: inout Int) -> [UInt8]? {
+        switch literal(bytes, at: &position, wordAtATime: true) {
+        case .plain(let range, true)?:
+            return Array(bytes[range])
+        case .plain(let range, false)?:
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) } != nil ? Array(bytes[range]) : nil
+        case .escaped(let text)?:
+            return Array(text.utf8)
+        case nil:
+            return nil
+        }
+    }
+
+    /// A string literal as read: its bytes as they lie (no escape; `ascii` when no byte is 0x80 or
+    /// more, else still to be checked as UTF-8), or the text with its escapes resolved.
+    private enum Literal {
+        case plain(Range<Int>, ascii: Bool)
+        case escaped(String)
+    }
+
+    private static func literal(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool) -> Literal? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
-        // The common case: no escape, copied in one piece.
-        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-            guard bytes[position] >= 0x20 else { return nil }
-            position += 1
+        // The common case: no escape, copied in one piece. Scanned through a pointer: the bounds
+        // are those of the loop.
+        var high: UInt8 = 0, control = false
+        position = bytes.withUnsafeBufferPointer { buffer in
+            var index = start
+            // Eight bytes at a time while none of them is a quote, a backslash or a control
+            // character; the byte loop below finds the exact one.
+            let raw = UnsafeRawBufferPointer(buffer)
+            var words: UInt64 = 0
+            while wordAtATime && index + 8 <= raw.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                guard !hasByte(below: 1, word ^ Word.quotes), !hasByte(below: 1, word ^ Word.backslashes),
+                      !hasByte(below: 0x20, word) else { break }
+                words |= word
+                index += 8
+            }
+            if words & Word.highBits != 0 { high = 0x80 }
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                if byte < 0x20 { control = true; break }
+                high |= byte
+                index += 1
+            }
+            return index
         }
-        guard position < bytes.count else { return nil }
+        guard !control, position < bytes.count else { return nil }
         if bytes[position] == UInt8(ascii: "\"") {
             position += 1
-            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<position - 1]), as: UTF8.self) }
+            return .plain(start..<position - 1, ascii: high < 0x80)
         }
         var utf8 = Array(bytes[start..<position])
         while position < bytes.count {
@@ -27,7 +88,8 @@ enum JSONString {
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(validating: utf8, as: UTF8.self)
+                guard let text = String(validating: utf8, as: UTF8.self) else { return nil }
+                return .escaped(text)
             case UInt8(ascii: "\\"):
                 guard position < bytes.count else { return nil }
                 let escaped = bytes[position]
@@ -51,6 +113,21 @@ enum JSONString {
             }
         }
         return nil
+    }
+
+    /// Eight copies of the bytes the scan looks for.
+    private enum Word {
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+        static let highBits: UInt64 = 0x8080_8080_8080_8080
+        static let quotes: UInt64 = ones &* UInt64(UInt8(ascii: "\""))
+        static let backslashes: UInt64 = ones &* UInt64(UInt8(ascii: "\\"))
+    }
+
+    /// Whether a byte of `word` is below `limit` (at most 128): exact for whether any is, which is
+    /// all the scan asks (the subtraction's borrows only mark bytes above one that is).
+    @inline(__always)
+    private static func hasByte(below limit: UInt64, _ word: UInt64) -> Bool {
+        (word &- Word.ones &* limit) & ~word & Word.highBits != 0
     }
 
     /// The scalar of `\uXXXX` (from after the `u`), joining a surrogate pair; nil for a lone surrogate.

@@ -3,32 +3,87 @@
 /// `keepassxc-cli export --format csv`: Group, Title, Username, Password, URL, Notes[, TOTP, Icon, Last Modified, Created].
 enum KeePassXCCSV {
     /// The entries of a KeePassXC CSV export, named `Group/Title` (the root group dropped).
+    ///
+    /// Row by row as the scan reads them (`CSV.forEachRecord`): cells taken as bytes, times parsed
+    /// where they lie, strings made only of the group and the title.
     static func parse(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
+        var width: Int?
+        var titleColumn = 0, passwordColumn = 0
+        var groupColumn: Int?, createdColumn: Int?, modifiedColumn: Int?
+        var fieldColumns: [(index: Int, field: String)] = []
+        var result: [(String, Entry)] = []
+        try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
+            guard let width else {
+                let header = record.strings
+                width = header.count
+                let columns = CSV.columns(header)
+                guard let title = columns["title"], let password = columns["password"] else {
+                    throw .malformedInput("line 1: not a KeePassXC CSV export (no Title and Password columns)")
+                }
+                (titleColumn, passwordColumn) = (title, password)
+                // The columns looked up once, not by name on every row.
+                (groupColumn, createdColumn, modifiedColumn) = (columns["group"], columns["created"], columns["last modified"])
+                fieldColumns = [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")].compactMap { column, field in
+                    columns[column].map { (index: $0, field: field) }
+                }
+                return
+            }
+            try CSV.checkWidth(line: record.line, columns: record.count, header: width)
+            func present(_ index: Int?) -> Int? {
+                guard let index, !record.isEmpty(index) else { return nil }
+                return index
+            }
+            // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
+            var groups = present(groupColumn).map { record.string($0).split(separator: "/").map(String.init) } ?? []
+            if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
+            let title = record.isEmpty(titleColumn) ? "untitled" : record.string(titleColumn)
+            let name = names.name(fromParts: groups + [title])
+            var fields: [String: [UInt8]] = [:]
+            for (index, field) in fieldColumns where !record.isEmpty(index) {
+                fields[field] = record.array(index)
+            }
+            let created = present(createdColumn).flatMap { Timestamps.parse(utf8: record.cell($0)) } ?? now
+            let modified = present(modifiedColumn).flatMap { Timestamps.parse(utf8: record.cell($0)) } ?? created
+            if !EntryName.isValid(name) { do throws(VaultError) { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
+            result.append((name, Entry(value: record.array(passwordColumn), fields: fields, created: created, modified: modified)))
+        }
+        return result
+    }
+
+    /// `parse(_:now:names:)` over every record read first (`CSV.records`), cells as strings: the plain
+    /// reference of the row-by-row parse (`InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst`).
+    static func parseReference(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
         let records = try CSV.records(bytes)
         guard let header = records.first else { return [] }
         let columns = CSV.columns(header.fields)
         guard let titleColumn = columns["title"], let passwordColumn = columns["password"] else {
             throw .malformedInput("line 1: not a KeePassXC CSV export (no Title and Password columns)")
         }
+        // The columns looked up once, not by name on every row.
+        let groupColumn = columns["group"], createdColumn = columns["created"], modifiedColumn = columns["last modified"]
+        let fieldColumns = [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")].compactMap { column, field in
+            columns[column].map { (index: $0, field: field) }
+        }
         var result: [(String, Entry)] = []
+        result.reserveCapacity(records.count)
         for record in records.dropFirst() {
             try CSV.checkWidth(record, header)
-            func cell(_ column: String) -> String? {
-                guard let index = columns[column], !record.fields[index].isEmpty else { return nil }
+            func cell(_ index: Int?) -> String? {
+                guard let index, !record.fields[index].isEmpty else { return nil }
                 return record.fields[index]
             }
             // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
-            var groups = (cell("group") ?? "").split(separator: "/").map(String.init)
+            var groups = (cell(groupColumn) ?? "").split(separator: "/").map(String.init)
             if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
             let title = record.fields[titleColumn].isEmpty ? "untitled" : record.fields[titleColumn]
             let name = names.name(fromParts: groups + [title])
             var fields: [String: [UInt8]] = [:]
-            for (column, field) in [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")] {
-                if let text = cell(column) { fields[field] = Array(text.utf8) }
+            for (index, field) in fieldColumns {
+                if let text = cell(index) { fields[field] = Array(text.utf8) }
             }
-            let created = cell("created").flatMap(Timestamps.parse) ?? now
-            let modified = cell("last modified").flatMap(Timestamps.parse) ?? created
-            do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
+            let created = cell(createdColumn).flatMap(Timestamps.parse) ?? now
+            let modified = cell(modifiedColumn).flatMap(Timestamps.parse) ?? created
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
             result.append((name, Entry(value: Array(record.fields[passwordColumn].utf8), fields: fields, created: created, modified: modified)))
         }
         return result

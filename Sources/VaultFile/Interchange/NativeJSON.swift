@@ -22,6 +22,26 @@ enum NativeJSON {
         var modified: Time?
     }
 
+    /// An item as `NativeJSONReader.items` reads it: the entry it holds when nothing about it can
+    /// fail, else the item for `entry(from:_:)`.
+    enum ReadItem {
+        /// A text value and text fields; `created`, `modified` and whether `fields` was there, as the file gave them.
+        case entry(name: String, Entry, created: Int64?, modified: Int64?, hasFields: Bool)
+        case item(Item)
+
+        /// The item as the document holds it.
+        var item: Item {
+            switch self {
+            case .entry(let name, let entry, let created, let modified, let hasFields):
+                return Item(name: name, value: String(decoding: entry.value, as: UTF8.self), value_base64: nil,
+                            fields: hasFields ? entry.fields.mapValues { String(decoding: $0, as: UTF8.self) } : nil,
+                            fields_base64: nil, created: created.map(Time.init(milliseconds:)), modified: modified.map(Time.init(milliseconds:)))
+            case .item(let item):
+                return item
+            }
+        }
+    }
+
     /// A time as an export holds it: epoch milliseconds (what version 1 writes), or RFC 3339 text.
     struct Time: Codable {
         var milliseconds: Int64
@@ -50,12 +70,30 @@ enum NativeJSON {
     /// The entries of a vaultfile JSON export, in file order.
     static func parse(_ bytes: [UInt8]) throws(VaultError) -> [(String, Entry)] {
         // What vaultfile writes is read directly (`NativeJSONReader`); anything else through the decoder.
-        let document: Document
-        if let direct = NativeJSONReader.document(bytes) {
-            document = direct
-        } else {
-            document = try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export")
+        if let direct = NativeJSONReader.document(bytes) { return try parse(direct) }
+        return try parse(try JSONDocument.decode(Document.self, from: bytes, what: "a vaultfile JSON export"))
+    }
+
+    /// The entries of a document read directly (`NativeJSONReader.items`), in file order: as
+    /// `parse(_:)` of its document (same version check, same errors in the same order), each item
+    /// that the reader could turn into an entry taken as it is.
+    static func parse(version: Int, items: [ReadItem]) throws(VaultError) -> [(String, Entry)] {
+        guard version == 1 else {
+            throw .malformedInput("vaultfile JSON export version \(version) is unknown; this build reads version 1")
         }
+        var result: [(String, Entry)] = []
+        result.reserveCapacity(items.count)
+        for (index, read) in items.enumerated() {
+            switch read {
+            case .entry(let name, let entry, _, _, _): result.append((name, entry))
+            case .item(let item): result.append((item.name, try entry(from: item, "entry \(index + 1) ('\(item.name)')")))
+            }
+        }
+        return result
+    }
+
+    /// The entries of a document read, in file order.
+    static func parse(_ document: Document) throws(VaultError) -> [(String, Entry)] {
         guard document.vaultfile_export == 1 else {
             throw .malformedInput("vaultfile JSON export version \(document.vaultfile_export) is unknown; this build reads version 1")
         }
@@ -66,19 +104,20 @@ enum NativeJSON {
         return result
     }
 
-    /// The entry an item holds; `where_` names it in errors (also for export version 2, HistoryJSON).
-    static func entry(from item: Item, _ where_: String) throws(VaultError) -> Entry {
+    /// The entry an item holds; `where_` names it in errors (also for export version 2, HistoryJSON),
+    /// built only for an error (formatting it for every entry was a tenth of a JSON import).
+    static func entry(from item: Item, _ where_: @autoclosure () -> String) throws(VaultError) -> Entry {
         let value: [UInt8]
         switch (item.value, item.value_base64) {
         case (let text?, nil): value = Array(text.utf8)
-        case (nil, let encoded?): value = try decodeBase64(encoded, where_)
-        default: throw .malformedInput("\(where_) needs exactly one of value and value_base64")
+        case (nil, let encoded?): value = try decodeBase64(encoded, where_())
+        default: throw .malformedInput("\(where_()) needs exactly one of value and value_base64")
         }
         var fields: [String: [UInt8]] = [:]
         for (field, text) in item.fields ?? [:] { fields[field] = Array(text.utf8) }
         for (field, encoded) in item.fields_base64 ?? [:] {
-            guard fields[field] == nil else { throw .malformedInput("\(where_): field '\(field)' is given twice") }
-            fields[field] = try decodeBase64(encoded, where_)
+            guard fields[field] == nil else { throw .malformedInput("\(where_()): field '\(field)' is given twice") }
+            fields[field] = try decodeBase64(encoded, where_())
         }
         let created = item.created?.milliseconds ?? item.modified?.milliseconds ?? 0
         return Entry(value: value, fields: fields, created: created, modified: item.modified?.milliseconds ?? created)
@@ -300,8 +339,8 @@ enum NativeJSON {
     }
 
     /// The bytes of a base64 text, or an error naming where it was.
-    private static func decodeBase64(_ text: String, _ where_: String) throws(VaultError) -> [UInt8] {
-        guard let data = Data(base64Encoded: text) else { throw .malformedInput("\(where_) has invalid base64") }
+    private static func decodeBase64(_ text: String, _ where_: @autoclosure () -> String) throws(VaultError) -> [UInt8] {
+        guard let data = Data(base64Encoded: text) else { throw .malformedInput("\(where_()) has invalid base64") }
         return Array(data)
     }
 }

@@ -18,23 +18,32 @@ struct NativeJSONReader {
 
     /// The document, or nil when it is not one this reader takes.
     static func document(_ bytes: [UInt8]) -> NativeJSON.Document? {
+        guard let (version, items) = items(bytes) else { return nil }
+        return NativeJSON.Document(vaultfile_export: version, entries: items.map(\.item))
+    }
+
+    /// The version and the items of the document, each an entry when its shape leaves nothing to
+    /// check (a text value, text fields: `NativeJSON.entry(from:_:)` could not fail), else the item
+    /// as read; nil when the document is not one this reader takes. An import reads this, without
+    /// an `Item` and its strings per entry.
+    static func items(_ bytes: [UInt8]) -> (version: Int, items: [NativeJSON.ReadItem])? {
         var reader = NativeJSONReader(bytes)
-        guard let document = reader.readDocument() else { return nil }
+        guard let read = reader.readDocument() else { return nil }
         reader.skipWhitespace()
-        return reader.position == bytes.count ? document : nil
+        return reader.position == bytes.count ? read : nil
     }
 
     // MARK: Structure
 
-    private mutating func readDocument() -> NativeJSON.Document? {
-        var version: Int?, entries: [NativeJSON.Item]?
+    private mutating func readDocument() -> (version: Int, items: [NativeJSON.ReadItem])? {
+        var version: Int?, entries: [NativeJSON.ReadItem]?
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "vaultfile_export" where version == nil:
                 guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
                 version = fits
             case "entries" where entries == nil:
-                var items: [NativeJSON.Item] = []
+                var items: [NativeJSON.ReadItem] = []
                 let read = reader.readArray { reader in
                     guard let item = reader.readItem() else { return false }
                     items.append(item)
@@ -48,20 +57,20 @@ struct NativeJSONReader {
             return true
         }
         guard complete, let version, let entries else { return nil }
-        return NativeJSON.Document(vaultfile_export: version, entries: entries)
+        return (version, entries)
     }
 
-    private mutating func readItem() -> NativeJSON.Item? {
-        var name: String?, value: String?, valueBase64: String?, created: NativeJSON.Time?, modified: NativeJSON.Time?
-        var fields: [String: String]?, fieldsBase64: [String: String]?
+    private mutating func readItem() -> NativeJSON.ReadItem? {
+        var name: String?, value: [UInt8]?, valueBase64: String?, created: Int64?, modified: Int64?
+        var fields: [String: [UInt8]]?, fieldsBase64: [String: String]?
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "name" where name == nil: name = reader.readString()
-            case "value" where value == nil: value = reader.readString()
+            case "value" where value == nil: value = reader.readBytes()
             case "value_base64" where valueBase64 == nil: valueBase64 = reader.readString()
-            case "created" where created == nil: created = reader.readInteger().map(NativeJSON.Time.init(milliseconds:))
-            case "modified" where modified == nil: modified = reader.readInteger().map(NativeJSON.Time.init(milliseconds:))
-            case "fields" where fields == nil: fields = reader.readStringMap()
+            case "created" where created == nil: created = reader.readInteger()
+            case "modified" where modified == nil: modified = reader.readInteger()
+            case "fields" where fields == nil: fields = reader.readByteMap()
             case "fields_base64" where fieldsBase64 == nil: fieldsBase64 = reader.readStringMap()
             default: return false
             }
@@ -77,8 +86,26 @@ struct NativeJSONReader {
             }
         }
         guard complete, let name else { return nil }
-        return NativeJSON.Item(name: name, value: value, value_base64: valueBase64, fields: fields,
-                               fields_base64: fieldsBase64, created: created, modified: modified)
+        if let value, valueBase64 == nil, fieldsBase64 == nil {
+            // What `NativeJSON.entry(from:_:)` makes of such an item, without its strings.
+            let createdTime = created ?? modified ?? 0
+            return .entry(name: name, Entry(value: value, fields: fields ?? [:], created: createdTime, modified: modified ?? createdTime),
+                          created: created, modified: modified, hasFields: fields != nil)
+        }
+        return .item(NativeJSON.Item(name: name, value: value.map { String(decoding: $0, as: UTF8.self) }, value_base64: valueBase64,
+                                     fields: fields?.mapValues { String(decoding: $0, as: UTF8.self) }, fields_base64: fieldsBase64,
+                                     created: created.map(NativeJSON.Time.init(milliseconds:)), modified: modified.map(NativeJSON.Time.init(milliseconds:))))
+    }
+
+    /// An object of strings as bytes, each key once (compared as strings, as the duplicate-key scan does).
+    private mutating func readByteMap() -> [String: [UInt8]]? {
+        var map: [String: [UInt8]] = [:]
+        let complete = readObject { (reader, key) -> Bool in
+            guard map[key] == nil, let bytes = reader.readBytes() else { return false }
+            map[key] = bytes
+            return true
+        }
+        return complete ? map : nil
     }
 
     /// An object of strings, each key once (compared as strings, as the duplicate-key scan does).
@@ -154,6 +181,11 @@ struct NativeJSONReader {
     /// A string with its escapes resolved (`JSONString`).
     private mutating func readString() -> String? {
         JSONString.read(bytes, at: &position)
+    }
+
+    /// A string's UTF-8 bytes, escapes resolved (`JSONString`).
+    private mutating func readBytes() -> [UInt8]? {
+        JSONString.readBytes(bytes, at: &position)
     }
 
     // MARK: Bytes

@@ -10,7 +10,12 @@ enum Timestamps {
     /// any number of digits (beyond milliseconds they are dropped); the zone is `Z`, `z`, or an
     /// offset `±HH:MM` (or `±HHMM`), which is subtracted; a time without a zone is taken as UTC.
     static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
+    }
+
+    /// `parse(_:)` over the text's UTF-8 bytes.
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count >= 19 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             guard range.upperBound <= bytes.count else { return nil }

@@ -19,9 +19,16 @@
 extension EntryName {
     /// `name` in Normalization Form C; ASCII and names already in NFC come back unchanged.
     public static func normalized(_ name: String) -> String {
-        guard !isASCII(name.utf8) else { return name }
+        normalizedIfDifferent(name) ?? name
+    }
+
+    /// `name` in Normalization Form C when that differs from `name`, else nil: `normalized(_:)` for
+    /// many names, an ASCII name (most) found so a word at a time and never compared again.
+    static func normalizedIfDifferent(_ name: String) -> String? {
+        var name = name
+        guard name.withUTF8({ Vault.hasNonASCII(UnsafeRawBufferPointer($0)) }) else { return nil }
         let composed = name._nfcCodeUnits
-        return composed.elementsEqual(name.utf8) ? name : String(decoding: composed, as: UTF8.self)
+        return composed.elementsEqual(name.utf8) ? nil : String(decoding: composed, as: UTF8.self)
     }
 
     /// Whether `name` is in Normalization Form C (what a new name is stored as).

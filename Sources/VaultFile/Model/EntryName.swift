@@ -20,6 +20,14 @@ public enum EntryName {
         return bytes
     }
 
+    /// Whether `validate(_:)` passes for `name`, without copying it (`isValid(utf8:)`, tied to the
+    /// full rules by `VaultModelTests.test_isValid_agreesWithTheFullRules`): the importers check every
+    /// name so and ask `validate(_:)` only for the message of one that fails.
+    static func isValid(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { isValid(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
     /// The reference rule, over UTF-8 bytes already known to be valid UTF-8. The decoder calls it
     /// only to explain a name `isValid(utf8:)` refused.
     static func validate(utf8 bytes: [UInt8], display: @autoclosure () -> String) throws(VaultError) {

@@ -41,19 +41,30 @@ enum RecordLayout {
 
     /// Appends the record of `entry` under `name`, its fields sorted by name bytes.
     static func write(name: [UInt8], entry: Entry, into sink: inout some ByteSink) {
+        name.withUnsafeBytes { write(name: $0, entry: entry, into: &sink) }
+    }
+
+    /// Appends the record of `entry` under the name whose UTF-8 bytes are `name`.
+    static func write(name: UnsafeRawBufferPointer, entry: Entry, into sink: inout some ByteSink) {
         sink.append(NameLength(name.count))
-        sink.append(name)
+        sink.append(raw: name)
         sink.append(Time(bitPattern: entry.created))
         sink.append(Time(bitPattern: entry.modified))
         sink.append(ValueLength(entry.value.count))
         sink.append(entry.value)
         sink.append(FieldCount(entry.fields.count))
-        for field in entry.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            let value = entry.fields[field]!
+        func append(_ field: String, _ value: [UInt8]) {
             sink.append(FieldNameLength(field.utf8.count))
             sink.append(field.utf8)
             sink.append(ValueLength(value.count))
             sink.append(value)
+        }
+        if entry.fields.count == 1, let (field, value) = entry.fields.first {
+            append(field, value)  // the common case of imports: nothing to sort
+            return
+        }
+        for field in entry.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            append(field, entry.fields[field]!)
         }
     }
 

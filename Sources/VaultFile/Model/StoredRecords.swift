@@ -91,6 +91,26 @@ final class StoredRecords: Sendable {
         return (low, false)
     }
 
+    /// Where `name` is or would be inserted among the records `range` in name order, and whether
+    /// one of them has that name (a bulk put places each imported name so).
+    func position(of name: UnsafeRawBufferPointer, in range: Range<Int>) -> (index: Int, found: Bool) {
+        var low = range.lowerBound, high = range.upperBound
+        while low < high {
+            let middle = (low + high) / 2
+            let order = compareBytes(self.name(at: middle), name)
+            if order == 0 { return (middle, true) }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return (low, false)
+    }
+
+    /// Appends where each record of `range` starts once the run `records(range)` is copied to
+    /// offset `destination` of another buffer.
+    func appendStarts(of range: Range<Int>, copiedTo destination: Int, into other: inout [Int]) {
+        let shift = destination - starts[range.lowerBound]
+        for index in range { other.append(starts[index] + shift) }
+    }
+
     // MARK: Entries
 
     /// Decodes record `index` into an entry (copies its value and fields).

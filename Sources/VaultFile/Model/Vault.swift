@@ -174,15 +174,7 @@ public struct Vault: Sendable {
     /// Puts a whole entry under `name`, replacing any entry there (used by import and merge); the
     /// entry it replaces goes into the history when the vault keeps one and the two differ.
     public mutating func put(_ entry: Entry, as name: String, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        let key = try EntryName.validate(name)
-        try Self.checkValueLength(entry.value.count, what: "the value of '\(name)'")
-        guard entry.fields.count <= VaultLimits.maxFieldsPerEntry else {
-            throw .limitExceeded("an entry holds at most \(VaultLimits.maxFieldsPerEntry) fields")
-        }
-        for (field, value) in entry.fields {
-            try EntryName.validateField(field)
-            try Self.checkValueLength(value.count, what: "field '\(field)' of '\(name)'")
-        }
+        let key = try Self.validate(entry, as: name)
         if !contains(key: key) && count >= VaultLimits.maxEntries {
             throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
         }
@@ -242,6 +234,35 @@ public struct Vault: Sendable {
         store(entry, key: newKey)
     }
 
+    /// Checks what `put(_:as:now:)` checks before it looks at the vault, in its order (name, value,
+    /// field count, then each field's name and value), and returns the name's bytes.
+    static func validate(_ entry: Entry, as name: String) throws(VaultError) -> [UInt8] {
+        let key = try EntryName.validate(name)
+        try Self.checkValueLength(entry.value.count, what: "the value of '\(name)'")
+        guard entry.fields.count <= VaultLimits.maxFieldsPerEntry else {
+            throw .limitExceeded("an entry holds at most \(VaultLimits.maxFieldsPerEntry) fields")
+        }
+        for (field, value) in entry.fields {
+            try EntryName.validateField(field)
+            try Self.checkValueLength(value.count, what: "field '\(field)' of '\(name)'")
+        }
+        return key
+    }
+
+    /// Whether `validate(_:as:)` passes for `entry` under the name whose bytes are `name`, without
+    /// copying anything: the fast check of imports (`EntryName.isValid(utf8:)`, `isValidField`);
+    /// `VaultModelTests.test_isValidPut_agreesWithValidate` ties the two.
+    static func isValidPut(_ entry: Entry, name: UnsafeRawBufferPointer) -> Bool {
+        guard EntryName.isValid(utf8: name), entry.value.count <= VaultLimits.maxValueLength,
+              entry.fields.count <= VaultLimits.maxFieldsPerEntry else { return false }
+        for (field, value) in entry.fields {
+            guard value.count <= VaultLimits.maxValueLength else { return false }
+            var field = field
+            guard field.withUTF8({ EntryName.isValidField(UnsafeRawBufferPointer($0)) }) else { return false }
+        }
+        return true
+    }
+
     /// `what` is built only for the error: every put of an import used to format it.
     private static func checkValueLength(_ length: Int, what: @autoclosure () -> String) throws(VaultError) {
         guard length <= VaultLimits.maxValueLength else {
@@ -276,6 +297,13 @@ public struct Vault: Sendable {
         precondition(contains(key: key), "deleting an absent entry")
         count -= 1
         record(stored?.index(of: key) != nil ? .removed : nil, forKey: key)
+    }
+
+    /// Makes `records` the whole contents, with no edits beside them: the end of a bulk put
+    /// (Vault+BulkPut.swift), whose records hold every entry, edited or not. The history stays as
+    /// it is: a bulk put replaces no entry of a vault that keeps history.
+    mutating func replaceContents(with records: StoredRecords) {
+        self = Vault(stored: records, history: historyState)
     }
 
     /// The records as decrypted (nil for a vault built in memory), for the twin check.
@@ -378,6 +406,11 @@ extension Vault: Equatable {
             return lhs.historyState == rhs.historyState
         }
         guard lhs.historyState == rhs.historyState else { return false }
+        if lhs.changes.isEmpty && rhs.changes.isEmpty, let left = lhs.stored, let right = rhs.stored {
+            // Records are canonical (EntryCodec): equal bytes are equal names and entries, and
+            // unequal bytes unequal ones. A bulk put replaces the records whole (`replaceContents`).
+            return withExtendedLifetime((left, right)) { compareBytes(left.records(0..<left.count), right.records(0..<right.count)) == 0 }
+        }
         var left: [([UInt8], Entry)] = [], right: [([UInt8], Entry)] = []
         lhs.forEachRecord { record in left.append((record.withName { Array($0) }, record.entry)) }
         rhs.forEachRecord { record in right.append((record.withName { Array($0) }, record.entry)) }

@@ -47,13 +47,15 @@ extension VaultfileCommand {
             let imported = try Interchange.read(bytes, format: format)
             let entries = imported.entries
             let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
-                let existing = entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
+                let existing = unlocked.vault.count == 0 ? [] : entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
                 if !existing.isEmpty && !overwrite {
                     let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
                     throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
                                            hint: "pass --overwrite to replace them")
                 }
-                for (name, _) in entries {
+                // Every name passed the rules of all names (Interchange.read); what is left is the
+                // format characters of new names, which an ASCII name cannot hold.
+                for (name, _) in entries where name.utf8.contains(where: { $0 >= 0x80 }) {
                     try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 }
                 if let twin = unlocked.vault.canonicalTwins(of: entries.map(\.name)).first {
@@ -63,7 +65,7 @@ extension VaultfileCommand {
                     throw CLIError.refused("the file holds earlier versions (an export made with --with-history), and \(unlock.location.path) keeps no history; nothing was imported",
                                            hint: "turn history on with 'vaultfile history --enable' first (older releases then cannot read the vault), or export again without --with-history")
                 }
-                for (name, entry) in entries { try unlocked.vault.put(entry, as: name) }
+                try unlocked.vault.put(contentsOf: imported)
                 for (name, versions) in imported.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return (entries.count - existing.count, existing.count)
             }

@@ -1,0 +1,72 @@
+// MARK: - Many names in byte order
+
+/// The UTF-8 bytes of many names back to back, and their indices sorted by those bytes: what an
+/// import of many entries sorts once, to find repeated names and to merge the entries into a vault
+/// in name order.
+///
+/// The sort is stable (equal names keep their order in the input), and costs one comparison per
+/// name when the names come sorted, as exports write them.
+struct NameOrder {
+    /// Every name's bytes, back to back.
+    private let bytes: [UInt8]
+    /// Where each name starts in `bytes`, then where the last one ends.
+    private let starts: [Int]
+    /// The indices of the names, sorted by their bytes; equal names in input order.
+    let sorted: [Int]
+
+    init(_ names: some Collection<String>) {
+        var bytes: [UInt8] = [], starts: [Int] = []
+        starts.reserveCapacity(names.count + 1)
+        for var name in names {
+            starts.append(bytes.count)
+            name.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        starts.append(bytes.count)
+        var sorted = Array(0..<names.count)
+        bytes.withUnsafeBytes { all in
+            starts.withUnsafeBufferPointer { starts in
+                func name(_ index: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: all[starts[index]..<starts[index + 1]])
+                }
+                // Already in order (an export): one pass, no sort.
+                var inOrder = true
+                for position in sorted.indices.dropFirst() where compareBytes(name(position - 1), name(position)) > 0 {
+                    inOrder = false
+                    break
+                }
+                if !inOrder { sorted.sort { compareBytes(name($0), name($1)) < 0 } }
+            }
+        }
+        self.bytes = bytes
+        self.starts = starts
+        self.sorted = sorted
+    }
+
+    /// The number of names.
+    var count: Int { sorted.count }
+
+    /// Calls `body` with the bytes of name `index` (an input index). Do not let the pointer escape.
+    func withName<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[starts[index]..<starts[index + 1]])) }
+    }
+
+    /// The first name, in input order, that an earlier name repeats byte for byte: its index and the
+    /// index of the earlier one; nil when every name is distinct.
+    var firstRepeat: (index: Int, first: Int)? {
+        var found: (index: Int, first: Int)?
+        bytes.withUnsafeBytes { all in
+            func name(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: all[starts[index]..<starts[index + 1]]) }
+            var position = 1
+            while position < sorted.count {
+                // A run of equal names: its first two, in input order (the sort is stable).
+                if compareBytes(name(sorted[position - 1]), name(sorted[position])) == 0 {
+                    let first = sorted[position - 1], second = sorted[position]
+                    if second < (found?.index ?? .max) { found = (second, first) }
+                    while position < sorted.count && compareBytes(name(first), name(sorted[position])) == 0 { position += 1 }
+                }
+                position += 1
+            }
+        }
+        return found
+    }
+}
