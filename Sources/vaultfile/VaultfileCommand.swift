@@ -119,4 +119,4 @@ struct VaultfileCommand: ParsableCommand {
 }
 
 /// The version `--version` prints.
-let vaultfileVersion = "0.1.0"
+let vaultfileVersion = "0.2.0"

@@ -116,16 +116,16 @@ import Testing
     /// Good and bad values of the unlock options, for random lines (sorted by the option's name, so
     /// that a seed gives the same lines in every run).
     private static let unlockValues: KeyValuePairs<String, [String]> = [
-        "--vault": ["t.vault", "-", ""], "--lock-timeout": ["3", "0", "99999999", "x", "nan"], "--identity": ["id.txt"],
-        "--keyfile": ["kf"], "--recovery-file": ["r"], "--password-file": ["pw", "-"], "--password-fd": ["4", "x"],
-        "--password-command": ["cmd"], "--kdf-max-memory": ["8M", "lots"], "--kdf-max-work": ["2G"], "--kdf-max-iterations": ["7", "-1"],
+        "--vault": ["t.vault", "-", ""], "--lock-timeout": ["3", "0", "99999999", "x", "nan", "inf", "1e3"], "--identity": ["id.txt"],
+        "--keyfile": ["kf"], "--recovery-file": ["r"], "--password-file": ["pw", "-"], "--password-fd": ["4", "x", "0x10", " 4"],
+        "--password-command": ["cmd"], "--kdf-max-memory": ["8M", "lots"], "--kdf-max-work": ["2G"], "--kdf-max-iterations": ["7", "-1", "1e3"],
     ]
 
     /// Stray words for random lines: help, dashes, unknown options, an empty word.
     private static let strayWords = ["help", "-", "--", "-x", "-h", "--help", "--unknown", ""]
 
     /// Names, good and bad, for random lines.
-    private static let names = ["k", "db/password", "é/ü", "a b", "a//b", "x/", "help"]
+    private static let names = ["k", "db/password", "é/ü", "a b", "a//b", "x/", "help", " ", ""]
 
     /// Random-line pieces for a verb: the unlock options, stray words, names (as many as one of
     /// `nameCounts`), and the verb's own `words` (its flags and options) and option `values`.
@@ -185,7 +185,10 @@ import Testing
                       "--lock-timeout=0", "99999999", "--identity", "id.txt", "--keyfile", "kf", "--recovery", "--recovery-file", "r",
                       "--password-file", "pw", "--password-fd", "4", "--password-command", "cmd", "--kdf-max-memory", "8M",
                       "--kdf-max-work", "2G", "--kdf-max-iterations", "7", "--allow-rollback", "--no-agent", "--field", "f",
-                      "--json", "--force", "--revision", "1", "0", "--clip", "--clear-after", "5s", "--help", "--unknown"]
+                      "--json", "--force", "--revision", "1", "0", "--clip", "--clear-after", "5s", "--help", "--unknown",
+                      // Edges: empty values and names, `=` forms of flags and options, numbers ArgumentParser reads oddly.
+                      "", " ", "--vault=", "--password-file=", "--json=", "--no-agent=", "--revision=1", "--revision=",
+                      "--lock-timeout=nan", "inf", "0x10", "1e3", "-1", "--password-fd=-1", "--identity=a", "--field="]
         var generator = SplitMix64(state: 0x5EED)
         var taken = 0
         for _ in 0..<600 {
@@ -286,7 +289,7 @@ import Testing
         let pieces = Self.pieces(
             ["--field", "--value-file", "--allow-empty", "--generate", "--print", "--totp", "--length", "--charset", "--words", "--separator",
              "--allow-format-characters"],
-            ["--field": ["f", "", "a b"], "--value-file": ["v", "-"], "--length": ["12", "0", "+3"], "--charset": ["hex", "chars:xyz", "nope"],
+            ["--field": ["f", "", "a b"], "--value-file": ["v", "-"], "--length": ["12", "0", "+3", "0x10", "1e3"], "--charset": ["hex", "chars:xyz", "nope"],
              "--words": ["5", "65"], "--separator": [".", ""]],
             nameCounts: [1, 1, 1, 1, 1, 0, 2])
         let taken = Self.expectSameReadingOfRandomLines(verbs: ["set"], pieces: pieces, count: 120, seed: 0x5E7)
@@ -387,9 +390,9 @@ import Testing
         let pieces = Self.pieces(
             ["--kdf", "--kdf-memory", "--kdf-iterations", "--kdf-parallelism", "--kdf-time", "--allow-weak-kdf", "--recipient",
              "--recipients-file", "--with-keyfile", "--any-keyfile", "--ask-password", "--keep-history", "--history-bytes"],
-            ["--kdf": ["argon2id", "pbkdf2", "x"], "--kdf-memory": ["1M", "1"], "--kdf-iterations": ["1", "0", "x"],
+            ["--kdf": ["argon2id", "pbkdf2", "x"], "--kdf-memory": ["1M", "1"], "--kdf-iterations": ["1", "0", "x", "0x10", "+2"],
              "--kdf-parallelism": ["2", "0"], "--kdf-time": ["1s", "x"], "--recipient": ["age1x", "a b"], "--recipients-file": ["r"],
-             "--with-keyfile": ["kf"], "--keep-history": ["0", "3", "1001"], "--history-bytes": ["1M", "0", "x"]],
+             "--with-keyfile": ["kf"], "--keep-history": ["0", "3", "1001", " 3"], "--history-bytes": ["1M", "0", "x"]],
             nameCounts: [0, 0, 0, 0, 1])
         let taken = Self.expectSameReadingOfRandomLines(verbs: ["init"], pieces: pieces, count: 100, seed: 0x1217)
         #expect(taken > 10, "the random lines exercised the quick path (\(taken) taken)")

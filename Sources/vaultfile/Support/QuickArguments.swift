@@ -4,9 +4,9 @@ import ArgumentParser
 
 /// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`) read without
 /// swift-argument-parser, when it is plain: long options the verb knows, each given once
-/// (repeatable ones aside), as `--name value` or `--name=value` with a value that does not start
-/// with `-` (or is `-` alone), and the positional arguments the verb takes (its optional ones
-/// given or not). Anything else declines — a short option, `--help`, `--`, an unknown or repeated
+/// (repeatable ones aside), as `--name value` or `--name=value` (not empty) with a value that does
+/// not start with `-` (or is `-` alone), and the positional arguments the verb takes (its optional
+/// ones given or not). Anything else declines — a short option, `--help`, `--`, an unknown or repeated
 /// option, a value its type does not read, a check (`validate()`) that fails — and ArgumentParser
 /// reads the line as before, with its help, completions, messages and exit statuses.
 ///
@@ -61,7 +61,7 @@ struct QuickArguments {
             if let equals = name.firstIndex(of: "=") {
                 value = String(name[name.index(after: equals)...])
                 name = name[..<equals]
-                // `--vault=` is a missing value to ArgumentParser (`--vault ""` is an empty one).
+                // ArgumentParser refuses `--name=` with nothing after it (`--name ""` is an empty value).
                 guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)
@@ -124,7 +124,7 @@ struct QuickArguments {
     }
 
     /// Declines unless every option and positional argument given was read (a grammar that lists
-    /// an option no `init(quick:)` reads must not drop it).
+    /// an option no `quick(_:)` reads must not drop it).
     func checkAllRead() throws(Declined) {
         guard given.isEmpty, positionals.isEmpty else { throw Declined() }
     }
