@@ -213,6 +213,10 @@ public enum VaultError: CategorizedError, Equatable {
         case passwordOpensOnly(opens: [String], fails: [String], tried: [String] = [MergeRefusal.password])
         /// Their side changed the keyslots to a KDF lower than ours (`theirs`, against our password slots' `ours`).
         case lowerKeyDerivation(theirs: KDFParameters, ours: [KDFParameters])
+        /// A conflict in `entry` would park their version at `parked`, which `holders` ("OURS",
+        /// "THEIRS") already hold as an entry of their own (an earlier conflict left unresolved):
+        /// parking there would lose one of the two.
+        case conflictNameTaken(entry: String, parked: String, holders: [String])
 
         /// How the password source is named among the unlock sources tried.
         public static let password = "the password"
@@ -249,6 +253,10 @@ public enum VaultError: CategorizedError, Equatable {
                 let changed = opens.count == 1 ? "that side" : "those sides"
                 return "the password opens \(opens.joined(separator: " and ")) but not \(fails.joined(separator: " nor ")): "
                     + "it was changed on \(changed) since BASE, which needs the password from before"
+            case .conflictNameTaken(let entry, let parked, let holders):
+                return "a conflict in '\(EntryName.escapingFormatCharacters(entry))' needs '\(EntryName.escapingFormatCharacters(parked))' "
+                    + "for their side's version, but \(holders.joined(separator: " and ")) already hold\(holders.count == 1 ? "s" : "") "
+                    + "an entry of that name (a conflict not resolved before?); nothing was merged, so neither is lost"
             case .lowerKeyDerivation(let theirs, let ours):
                 let floor = theirs.meetsRecommendedMinimum ? "" : ", below OWASP's minimum"
                 return "THEIRS (the branch being merged) lowers the key derivation from \(ours.map(\.description).joined(separator: " and ")) "

@@ -114,6 +114,37 @@ import Testing
 
     // MARK: - git merge
 
+    /// A conflict parks theirs at NAME.conflict-theirs; when a side already holds an entry of that
+    /// name (an earlier conflict committed unresolved), parking there lost theirs or that entry.
+    /// The merge now stops (git merge: exit 1, as a conflict; merge: 2) and OURS stays as it was.
+    @Test(arguments: ["THEIRS", "OURS"])
+    func test_gitMerge_aConflictWhoseParkingNameIsTakenLosesNothing(holder: String) throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        // Copies of one vault written apart, as branches are: no rollback warning between them.
+        let copies = ["VAULTFILE_ROLLBACK_CHECK": "off"]
+        try cli.initVault("base.vault")
+        #expect(try cli.run(["set", "X"] + cli.unlock("base.vault"), stdin: Array("base".utf8), extra: copies).status == 0)
+        for side in ["ours.vault", "theirs.vault"] { try cli.write(side, try cli.read("base.vault")) }
+        #expect(try cli.run(["set", "X"] + cli.unlock("ours.vault"), stdin: Array("ours".utf8), extra: copies).status == 0)
+        #expect(try cli.run(["set", "X"] + cli.unlock("theirs.vault"), stdin: Array("theirs".utf8), extra: copies).status == 0)
+        let holderVault = holder == "OURS" ? "ours.vault" : "theirs.vault"
+        #expect(try cli.run(["set", "X.conflict-theirs"] + cli.unlock(holderVault), stdin: Array("its own entry".utf8), extra: copies).status == 0)
+        let before = try cli.read("ours.vault")
+
+        let merge = try cli.run(["git", "merge", cli.path("base.vault"), cli.path("ours.vault"), cli.path("theirs.vault"), "--password-file", cli.path("pw")], extra: copies)
+        #expect(merge.status == 1, "\(merge.stderr)")
+        #expect(merge.stderr.contains("a conflict in 'X' needs 'X.conflict-theirs'") && merge.stderr.contains("\(holder) already holds"), "\(merge.stderr)")
+        #expect(merge.stderr.contains("vaultfile resolve X --ours"), "the hint says how to settle it: \(merge.stderr)")
+        #expect(try cli.read("ours.vault") == before, "OURS is left as it was")
+
+        // The same copies merged outside git, three-way and two-way: refused (status 2), OURS unchanged.
+        let threeWay = try cli.run(["merge", cli.path("ours.vault"), cli.path("theirs.vault"), "--base", cli.path("base.vault")] + ["--password-file", cli.path("pw")], extra: copies)
+        #expect(threeWay.status == 2 && threeWay.stderr.contains("needs 'X.conflict-theirs'"), "\(threeWay.stderr)")
+        let twoWay = try cli.run(["merge", cli.path("ours.vault"), cli.path("theirs.vault"), "--password-file", cli.path("pw")], extra: copies)
+        #expect(twoWay.status == 2 && twoWay.stderr.contains("needs 'X.conflict-theirs'"), "\(twoWay.stderr)")
+        #expect(try cli.read("ours.vault") == before)
+    }
+
     @Test func test_gitMerge_wrongPasswordIsNotBlamedOnAChange() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.initVault("base.vault")

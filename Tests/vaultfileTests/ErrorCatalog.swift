@@ -42,7 +42,7 @@ enum VaultErrorKind: CaseIterable {
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists, nameTwin
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
-    case mergeRefusedLowerKeyDerivation, staleCopy, generationExhausted, io, notDurable
+    case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, staleCopy, generationExhausted, io, notDurable
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
@@ -86,6 +86,7 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefused(.passwordOpensOnly(_, _, let tried)) where VaultError.MergeRefusal.sources(tried) != nil: self = .mergeRefusedSourcesOpenOnly
         case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
+        case .mergeRefused(.conflictNameTaken): self = .mergeRefusedConflictNameTaken
         case .staleCopy: self = .staleCopy
         case .sealedUnderRetiredKey: self = .sealedUnderRetiredKey
         case .generationExhausted: self = .generationExhausted
@@ -171,6 +172,11 @@ enum VaultErrorKind: CaseIterable {
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),
                                 status: 2, hint: true, shows: ["PBKDF2-SHA256 1 iterations", "Argon2id 64 MiB, t=3, p=4", "below OWASP's minimum"])
+        case .mergeRefusedConflictNameTaken:
+            // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
+            return ErrorCaseRow(VaultError.mergeRefused(.conflictNameTaken(entry: "db/password", parked: "db/password.conflict-theirs", holders: ["OURS"])),
+                                status: 2, hint: true, shows: ["'db/password.conflict-theirs'", "OURS already holds", "nothing was merged",
+                                                               "neither is lost"])
         case .staleCopy:
             let newer = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/newer.vault")
             return ErrorCaseRow(VaultError.staleCopy(path: "/v/shown.vault", generation: 11, newer: newer), status: 7, hint: true,

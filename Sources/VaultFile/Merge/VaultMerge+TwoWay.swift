@@ -23,8 +23,9 @@ extension VaultMerge {
                 if o.value == t.value && o.fields == t.fields {
                     try result.put(Entry(value: o.value, fields: o.fields, created: min(o.created, t.created), modified: max(o.modified, t.modified)), as: name)
                 } else {
-                    try result.put(o, as: name)
                     let parked = name + conflictSuffix
+                    try checkParkingIsFree(parked, for: name, ours: ours, theirs: theirs)
+                    try result.put(o, as: name)
                     try result.put(t, as: parked)
                     conflicts.append(Conflict(name: name, reason: "differs between the two copies; theirs is in '\(parked)'"))
                 }

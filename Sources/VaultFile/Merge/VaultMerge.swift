@@ -92,6 +92,7 @@ public enum VaultMerge {
                     kept = .edited(name: Array(name.utf8), entry: merged.ours)
                     if !merged.conflicts.isEmpty {
                         let parkedName = name + conflictSuffix
+                        try checkParkingIsFree(parkedName, for: name, ours: ours, theirs: theirs)
                         puts.append((parkedName, merged.theirs))
                         parked.insert(Array(parkedName.utf8))
                         let what = merged.conflicts.map { $0.fieldName.map { "field '\($0)'" } ?? "the value" }.joined(separator: ", ")
@@ -114,6 +115,14 @@ public enum VaultMerge {
         try separateTwins(in: &result, incoming: incoming, ours: ours, conflicts: &conflicts)
         try result.mergeHistory(base: base, ours: ours, theirs: theirs)
         return (result, conflicts)
+    }
+
+    /// Throws `conflictNameTaken` when either side holds `parked` as an entry of its own: their
+    /// version parked there would replace it, or be replaced by it.
+    static func checkParkingIsFree(_ parked: String, for name: String, ours: Vault, theirs: Vault) throws(VaultError) {
+        let key = Array(parked.utf8)
+        let holders = [ours.contains(key: key) ? "OURS" : nil, theirs.contains(key: key) ? "THEIRS" : nil].compactMap { $0 }
+        guard holders.isEmpty else { throw .mergeRefused(.conflictNameTaken(entry: name, parked: parked, holders: holders)) }
     }
 
     // MARK: One entry, part by part

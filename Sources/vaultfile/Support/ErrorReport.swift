@@ -147,6 +147,9 @@ struct ErrorReport: Equatable {
         case .mergeRefused(.passwordOpensOnly):
             return "merge with the password BASE opens with, after 'vaultfile passwd' back to it on the side that changed it; "
                 + "or keep one side with 'git checkout --ours FILE' or '--theirs FILE' and move entries with export/import"
+        case .mergeRefused(.conflictNameTaken(let entry, let parked, _)):
+            return "settle or rename it on that side first ('vaultfile resolve \(EntryName.escapingFormatCharacters(entry)) --ours' or '--theirs' "
+                + "settles an old conflict, 'vaultfile mv' renames '\(EntryName.escapingFormatCharacters(parked))'), commit, and merge again"
         case .mergeRefused(.lowerKeyDerivation):
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"

@@ -37,8 +37,9 @@ extension VaultfileCommand.Git {
                                                       allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1",
                                                       retiredKeys: StateFolder.current.map(RetiredKeys.init))
             } catch let error as VaultError {
-                // A lowered KDF is for a person to decide, as a conflict is: exit 1, OURS untouched.
-                guard case .mergeRefused(.lowerKeyDerivation) = error, let report = ErrorReport(error) else { throw error }
+                // A lowered KDF, or a conflict with nowhere to park theirs, is for a person to decide,
+                // as a conflict is: exit 1, OURS untouched.
+                guard case .mergeRefused(let refusal) = error, Self.isForAPerson(refusal), let report = ErrorReport(error) else { throw error }
                 Messages.error(report.description, hint: report.hint)
                 throw ExitCode(1)
             }
@@ -46,6 +47,14 @@ extension VaultfileCommand.Git {
             for conflict in conflicts { Messages.info("vaultfile: conflict in '\(conflict.name)': \(conflict.reason)") }
             Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs', then commit")
             throw ExitCode(1)
+        }
+
+        /// Refusals a person settles as they settle a conflict (git's merge driver exits 1 for them).
+        private static func isForAPerson(_ refusal: VaultError.MergeRefusal) -> Bool {
+            switch refusal {
+            case .lowerKeyDerivation, .conflictNameTaken: return true
+            default: return false
+            }
         }
     }
 }
