@@ -203,6 +203,35 @@ import VaultFile
         return cli
     }
 
+    /// `trash restore` of an entry an older vault stored decomposed, when an entry of the same text
+    /// was made since in NFC: refused as a twin (before, both came to exist).
+    @Test func test_trashRestore_refusesTheTwinOfAnEntryMadeSince() throws {
+        let cli = try oldVault([decomposed]); defer { cli.directory.remove() }
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["rm", decomposed] + cli.unlock()).status == 0)
+        #expect(try cli.run(["set", composed] + cli.unlock(), stdin: bytes("new")).status == 0)
+        let restore = try cli.run(["trash", "restore", decomposed] + cli.unlock())
+        #expect(restore.status == 2, "\(restore.stderr)")
+        #expect(restore.stderr.contains("$'caf\\u00e9'") && restore.stderr.contains("$'cafe\\u0301'"), "\(restore.stderr)")
+        #expect(try cli.run(["list"] + cli.unlock()).stdout == bytes("\(composed)\n"), "one entry of that text")
+    }
+
+    /// An export with history (version 2) whose names are decomposed: the entry is stored in NFC and
+    /// its earlier versions go with it (they were filed under the old spelling, as a removed entry).
+    @Test func test_importWithHistory_keepsTheVersionsWithTheRenamedEntry() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        let version = "{\"created\":1,\"modified\":1,\"name\":\"\(decomposed)\",\"replaced\":3,\"value\":\"v1\"}"
+        let export = "{\"vaultfile_export\":2,\"entries\":[{\"name\":\"\(decomposed)\",\"value\":\"v2\",\"created\":1,\"modified\":3}],"
+            + "\"history\":[{\"name\":\"\(decomposed)\",\"versions\":[\(version)]}]}"
+        try cli.write("h.json", bytes(export))
+        let imported = try cli.run(["import", "--format", "json", cli.path("h.json")] + cli.unlock())
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try cli.run(["get", composed, "--revision", "1"] + cli.unlock()).text == "v1", "the earlier version is the entry's")
+        #expect(try cli.run(["trash", "list"] + cli.unlock()).text.isEmpty, "nothing shows as removed")
+    }
+
     @Test func test_names_aTwinOfAnOldEntryIsRefusedNamingBoth() throws {
         let cli = try oldVault([decomposed]); defer { cli.directory.remove() }
         let result = try cli.run(["set", composed] + cli.unlock(), stdin: bytes("x"))

@@ -30,7 +30,19 @@ enum BitwardenJSON {
     struct CustomField: Decodable, Equatable { var name: String?; var value: String? }
 
     /// The entries of an unencrypted Bitwarden export, named `Folder/Name`.
+    ///
+    /// Read in one pass when `BitwardenJSONReader.entries` takes the document (most exports); else
+    /// through `parseReference`.
     static func parse(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
+        if let read = BitwardenJSONReader.entries(bytes, now: now, names: names) {
+            names = read.names
+            return read.entries
+        }
+        return try parseReference(bytes, now: now, names: &names)
+    }
+
+    /// `parse(_:now:names:)` through an `Export` (read directly or decoded), item by item: the plain reference.
+    static func parseReference(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
         // Read directly when the reader takes it (`BitwardenJSONReader`); else through the scan and the decoder.
         let export: Export
         if let direct = BitwardenJSONReader.export(bytes) {

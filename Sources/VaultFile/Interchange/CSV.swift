@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // MARK: - CSV (RFC 4180)
 
 /// Reads and writes RFC 4180 records; quoted fields may hold commas, quotes and newlines.
@@ -62,10 +66,17 @@ enum CSV {
                 if byte == quote {
                     if index < bytes.count && bytes[index] == quote { cells.append(quote); index += 1 } else { inQuotes = false }
                 } else if runs {
-                    // Up to the next quote, counting line ends.
-                    var end = index
-                    while end < bytes.count && bytes[end] != quote { end += 1 }
-                    for offset in index - 1..<end where bytes[offset] == lf { line += 1 }
+                    // Up to the next quote, counting line ends (memchr for both).
+                    let base = bytes.baseAddress!  // a byte was read: not empty
+                    var end = bytes.count
+                    if let found = memchr(base + index, Int32(quote), bytes.count - index) {
+                        end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    }
+                    var scan = index - 1
+                    while let found = memchr(base + scan, Int32(lf), end - scan) {
+                        line += 1
+                        scan = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+                    }
                     cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
                     index = end
                 } else {

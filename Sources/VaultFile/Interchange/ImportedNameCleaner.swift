@@ -72,7 +72,7 @@ enum ImportedNameCleaner {
         return count == 1 ? base : "\(base) (\(count))"
     }
 
-    private static func increment(_ count: inout Int) -> Int {
+    fileprivate static func increment(_ count: inout Int) -> Int {
         count += 1
         return count
     }
@@ -88,7 +88,34 @@ enum ImportedNameCleaner {
         /// The entry name for an item in folders `parts` (the last is its title): cleaned
         /// (`entryName(fromParts:)`), in NFC, and numbered when an earlier item took it; a
         /// change is recorded in `renamings`.
+        ///
+        /// A lone part that every step would keep as it is (ASCII, no control character, DEL or
+        /// '/', no space or tab at either end, not empty, '.' or '..': most titles) is only
+        /// numbered; other names go through `nameByEverySteps(fromParts:)`, the plain reference
+        /// (`InterchangeTests.test_names_keptTitlesMatchEveryStep`).
         mutating func name(fromParts parts: [String]) -> String {
+            guard parts.count == 1, Self.isKeptAsItIs(parts[0]) else { return nameByEverySteps(fromParts: parts) }
+            let title = parts[0]
+            let count = ImportedNameCleaner.increment(&used[title, default: 0])
+            guard count > 1 else { return title }
+            let unique = "\(title) (\(count))"
+            renamings.append(ImportRenaming(original: title, name: unique, reasons: [.numbered]))
+            return unique
+        }
+
+        /// Whether cleaning, trimming and NFC leave `part` as it is, byte for byte.
+        private static func isKeptAsItIs(_ part: String) -> Bool {
+            var part = part
+            return part.withUTF8 { bytes in
+                guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }
+                if bytes.count <= 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
+                for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "/") { return false }
+                return true
+            }
+        }
+
+        /// `name(fromParts:)` through every step (clean, NFC, number, compare): the plain reference.
+        mutating func nameByEverySteps(fromParts parts: [String]) -> String {
             let original = parts.count == 1 ? parts[0] : parts.joined(separator: "/")
             let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
             let normalized = EntryName.normalized(cleaned)

@@ -53,7 +53,9 @@ public enum Interchange {
         if format == .json, HistoryJSON.isVersion2(bytes) {
             let parsed = try HistoryJSON.parse(bytes)
             var imported = try ImportedEntries(parsed.entries, renamings: [])
-            imported.history = parsed.history
+            // Filed under the names the entries get (NFC): under the file's spelling, the versions
+            // of an entry renamed on the way were cut off from it and showed as a removed entry.
+            imported.history = parsed.history.map { (name: EntryName.normalized($0.name), versions: $0.versions) }
             return imported
         }
         var names = ImportedNameCleaner.Names()

@@ -42,12 +42,12 @@ enum JSONString {
 
     /// A string literal as read: its bytes as they lie (no escape; `ascii` when no byte is 0x80 or
     /// more, else still to be checked as UTF-8), or the text with its escapes resolved.
-    private enum Literal {
+    enum Literal {
         case plain(Range<Int>, ascii: Bool)
         case escaped(String)
     }
 
-    private static func literal(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool) -> Literal? {
+    static func literal(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool = true) -> Literal? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // MARK: - KeePassXC CSV
 
 /// `keepassxc-cli export --format csv`: Group, Title, Username, Password, URL, Notes[, TOTP, Icon, Last Modified, Created].
@@ -12,6 +16,7 @@ enum KeePassXCCSV {
         var groupColumn: Int?, createdColumn: Int?, modifiedColumn: Int?
         var fieldColumns: [(index: Int, field: String)] = []
         var result: [(String, Entry)] = []
+        var times = Timestamps.Cache()
         try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
             guard let width else {
                 let header = record.strings
@@ -33,21 +38,34 @@ enum KeePassXCCSV {
                 guard let index, !record.isEmpty(index) else { return nil }
                 return index
             }
-            // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
-            var groups = present(groupColumn).map { record.string($0).split(separator: "/").map(String.init) } ?? []
-            if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
+            // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name. A group
+            // that is the root alone (most rows) is no part: no split, no strings.
+            var groups: [String] = []
+            if let group = present(groupColumn), !Self.isRootAlone(record.cell(group)) {
+                groups = record.string(group).split(separator: "/").map(String.init)
+                if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
+            }
             let title = record.isEmpty(titleColumn) ? "untitled" : record.string(titleColumn)
-            let name = names.name(fromParts: groups + [title])
+            let name = names.name(fromParts: groups.isEmpty ? [title] : groups + [title])
             var fields: [String: [UInt8]] = [:]
             for (index, field) in fieldColumns where !record.isEmpty(index) {
                 fields[field] = record.array(index)
             }
-            let created = present(createdColumn).flatMap { Timestamps.parse(utf8: record.cell($0)) } ?? now
-            let modified = present(modifiedColumn).flatMap { Timestamps.parse(utf8: record.cell($0)) } ?? created
+            let created = present(createdColumn).flatMap { times.parse(utf8: record.cell($0)) } ?? now
+            let modified = present(modifiedColumn).flatMap { times.parse(utf8: record.cell($0)) } ?? created
             if !EntryName.isValid(name) { do throws(VaultError) { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
             result.append((name, Entry(value: record.array(passwordColumn), fields: fields, created: created, modified: modified)))
         }
         return result
+    }
+
+    /// Whether a group cell is `Root` or `Passwords` alone: what the split and the root's removal
+    /// turn into no group at all.
+    private static func isRootAlone(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
+        func equals(_ text: StaticString) -> Bool {
+            cell.count == text.utf8CodeUnitCount && memcmp(cell.baseAddress!, text.utf8Start, cell.count) == 0
+        }
+        return equals("Root") || equals("Passwords")
     }
 
     /// `parse(_:now:names:)` over every record read first (`CSV.records`), cells as strings: the plain

@@ -38,7 +38,7 @@ struct NativeJSONReader {
     private mutating func readDocument() -> (version: Int, items: [NativeJSON.ReadItem])? {
         var version: Int?, entries: [NativeJSON.ReadItem]?
         let complete = readObject { (reader, key) -> Bool in
-            switch key {
+            switch reader.text(of: key) {
             case "vaultfile_export" where version == nil:
                 guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
                 version = fits
@@ -64,25 +64,17 @@ struct NativeJSONReader {
         var name: String?, value: [UInt8]?, valueBase64: String?, created: Int64?, modified: Int64?
         var fields: [String: [UInt8]]?, fieldsBase64: [String: String]?
         let complete = readObject { (reader, key) -> Bool in
-            switch key {
-            case "name" where name == nil: name = reader.readString()
-            case "value" where value == nil: value = reader.readBytes()
-            case "value_base64" where valueBase64 == nil: valueBase64 = reader.readString()
-            case "created" where created == nil: created = reader.readInteger()
-            case "modified" where modified == nil: modified = reader.readInteger()
-            case "fields" where fields == nil: fields = reader.readByteMap()
-            case "fields_base64" where fieldsBase64 == nil: fieldsBase64 = reader.readStringMap()
-            default: return false
-            }
-            // Every member read must have given a value (a nil here is a member not taken).
-            switch key {
-            case "name": return name != nil
-            case "value": return value != nil
-            case "value_base64": return valueBase64 != nil
-            case "created": return created != nil
-            case "modified": return modified != nil
-            case "fields": return fields != nil
-            default: return fieldsBase64 != nil
+            // Every member read must give a value (a nil is a member not taken), and a key that
+            // is not one of the seven, or is one given before, is a document left to the decoder.
+            switch reader.member(key) {
+            case .name?: guard name == nil else { return false }; name = reader.readString(); return name != nil
+            case .value?: guard value == nil else { return false }; value = reader.readBytes(); return value != nil
+            case .valueBase64?: guard valueBase64 == nil else { return false }; valueBase64 = reader.readString(); return valueBase64 != nil
+            case .created?: guard created == nil else { return false }; created = reader.readInteger(); return created != nil
+            case .modified?: guard modified == nil else { return false }; modified = reader.readInteger(); return modified != nil
+            case .fields?: guard fields == nil else { return false }; fields = reader.readByteMap(); return fields != nil
+            case .fieldsBase64?: guard fieldsBase64 == nil else { return false }; fieldsBase64 = reader.readStringMap(); return fieldsBase64 != nil
+            case nil: return false
             }
         }
         guard complete, let name else { return nil }
@@ -101,8 +93,8 @@ struct NativeJSONReader {
     private mutating func readByteMap() -> [String: [UInt8]]? {
         var map: [String: [UInt8]] = [:]
         let complete = readObject { (reader, key) -> Bool in
-            guard map[key] == nil, let bytes = reader.readBytes() else { return false }
-            map[key] = bytes
+            // One lookup: a key given twice fails the document whichever is read first.
+            guard let bytes = reader.readBytes(), map.updateValue(bytes, forKey: reader.text(of: key)) == nil else { return false }
             return true
         }
         return complete ? map : nil
@@ -112,6 +104,7 @@ struct NativeJSONReader {
     private mutating func readStringMap() -> [String: String]? {
         var map: [String: String] = [:]
         let complete = readObject { (reader, key) -> Bool in
+            let key = reader.text(of: key)
             guard map[key] == nil, let text = reader.readString() else { return false }
             map[key] = text
             return true
@@ -119,15 +112,79 @@ struct NativeJSONReader {
         return complete ? map : nil
     }
 
+    /// A key as read: where its bytes lie when they are ASCII without an escape (no string made of
+    /// them), else its text.
+    private enum Key {
+        case ascii(Range<Int>)
+        case text(String)
+    }
+
+    /// The members of an entry.
+    enum Member {
+        case name, value, valueBase64, created, modified, fields, fieldsBase64
+    }
+
+    /// The member `key` names, by its bytes when it is ASCII without an escape; else through its
+    /// text, compared as strings (`memberByText`, the plain reference; a key such as `"n\u0061me"`
+    /// names `name` too). `InterchangeTests.test_nativeJSONMember_bytesMatchTheText` ties the two.
+    private func member(_ key: Key) -> Member? {
+        switch key {
+        case .text(let text): return Self.memberByText(text)
+        case .ascii(let range):
+            return bytes.withUnsafeBufferPointer { Self.member(ascii: UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+    }
+
+    /// The member an ASCII key names, by its bytes.
+    static func member(ascii key: UnsafeBufferPointer<UInt8>) -> Member? {
+        func named(_ name: StaticString) -> Bool {
+            guard key.count == name.utf8CodeUnitCount else { return false }
+            for offset in 0..<key.count where key[offset] != name.utf8Start[offset] { return false }
+            return true
+        }
+        switch key.count {
+        case 4: return named("name") ? .name : nil
+        case 5: return named("value") ? .value : nil
+        case 6: return named("fields") ? .fields : nil
+        case 7: return named("created") ? .created : nil
+        case 8: return named("modified") ? .modified : nil
+        case 12: return named("value_base64") ? .valueBase64 : nil
+        case 13: return named("fields_base64") ? .fieldsBase64 : nil
+        default: return nil
+        }
+    }
+
+    /// The member a key's text names, compared as strings.
+    static func memberByText(_ key: String) -> Member? {
+        switch key {
+        case "name": return .name
+        case "value": return .value
+        case "value_base64": return .valueBase64
+        case "created": return .created
+        case "modified": return .modified
+        case "fields": return .fields
+        case "fields_base64": return .fieldsBase64
+        default: return nil
+        }
+    }
+
+    /// The text of a key.
+    private func text(of key: Key) -> String {
+        switch key {
+        case .text(let text): return text
+        case .ascii(let range): return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        }
+    }
+
     /// `{ "key" : value, … }`, `member` reading each value; false on anything else.
-    private mutating func readObject(_ member: (inout NativeJSONReader, String) -> Bool) -> Bool {
+    private mutating func readObject(_ member: (inout NativeJSONReader, Key) -> Bool) -> Bool {
         skipWhitespace()
         guard take(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return true }
         while true {
             skipWhitespace()
-            guard let key = readString() else { return false }
+            guard let key = readKey() else { return false }
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return false }
             skipWhitespace()
@@ -176,6 +233,17 @@ struct NativeJSONReader {
             return magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
         }
         return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
+    /// A key: its bytes' place when ASCII without an escape, else its text (`JSONString.read`'s).
+    private mutating func readKey() -> Key? {
+        switch JSONString.literal(bytes, at: &position) {
+        case .plain(let range, ascii: true)?: return .ascii(range)
+        case .plain(let range, ascii: false)?:
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }.map(Key.text)
+        case .escaped(let text)?: return .text(text)
+        case nil: return nil
+        }
     }
 
     /// A string with its escapes resolved (`JSONString`).

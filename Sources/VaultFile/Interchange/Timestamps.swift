@@ -26,7 +26,7 @@ enum Timestamps {
             }
             return value
         }
-        guard bytes[4] == 0x2D, bytes[7] == 0x2D, [0x54, 0x74, 0x20].contains(bytes[10]), bytes[13] == 0x3A, bytes[16] == 0x3A,
+        guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74 || bytes[10] == 0x20, bytes[13] == 0x3A, bytes[16] == 0x3A,
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
@@ -68,5 +68,36 @@ enum Timestamps {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
         return (((days * 24 + hour) * 60 + minute) - offsetMinutes) * 60_000 + second * 1000 + millis
+    }
+}
+
+// MARK: - One time, parsed once
+
+extension Timestamps {
+    /// `Timestamps.parse` remembering the last text it parsed: an export repeats its times (a
+    /// KeePassXC row's two, a Bitwarden item's two, the same time on many items), and each repeat
+    /// costs a comparison of at most 32 bytes instead of a parse. The text is kept in the struct
+    /// itself (no allocation); longer text is parsed every time.
+    /// `InterchangeTests.test_timestampCache_agreesWithParse` ties it to `parse(utf8:)`.
+    struct Cache {
+        private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var count = -1  // nothing remembered
+        private var result: Int64?
+
+        /// `Timestamps.parse(utf8:)` of `bytes`.
+        mutating func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+            guard bytes.count <= 32 else { return Timestamps.parse(utf8: bytes) }
+            var given: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &given) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+            if bytes.count == count && given == words { return result }
+            (words, count, result) = (given, bytes.count, Timestamps.parse(utf8: bytes))
+            return result
+        }
+
+        /// `Timestamps.parse(_:)` of `text`.
+        mutating func parse(_ text: String) -> Int64? {
+            var text = text
+            return text.withUTF8 { parse(utf8: $0) }
+        }
     }
 }

@@ -17,6 +17,9 @@ struct TrashRestore: ParsableCommand {
                                        hint: "'vaultfile restore \(name) --revision K' brings back an earlier version of an entry that exists")
             }
             guard try unlocked.vault.trash().contains(where: { $0.name == name }) else { throw VaultError.entryNotFound(name) }
+            // A removed entry of an older vault may be spelled in another Unicode form than an entry
+            // made since: bringing it back would make a second entry of the same text.
+            if let twin = unlocked.vault.canonicalTwin(of: name) { throw VaultError.nameTwin(name: name, existing: twin) }
             try unlocked.vault.restore(name, revision: 1)
         }
         Messages.info("restored '\(name)' from the trash")
