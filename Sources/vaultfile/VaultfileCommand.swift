@@ -82,7 +82,8 @@ struct VaultfileCommand: ParsableCommand {
                 try? StandardOutput.line(vaultfileVersion)
                 exit()
             }
-            // A plain `get` line is read without ArgumentParser's reflection (QuickArguments.swift).
+            // A plain line of a hot verb (get, set, list, ls, init, rm, verify) is read without
+            // ArgumentParser's reflection (QuickArguments.swift).
             if var quick = QuickCommand.parse(arguments) {
                 try quick.run()
                 return

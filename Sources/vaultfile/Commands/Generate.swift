@@ -17,7 +17,10 @@ struct GeneratorOptions: ParsableArguments {
     var words: Int?
 
     @Option(name: .customLong("separator"), help: ArgumentHelp("Between passphrase words.", valueName: "text"))
-    var separator: String = "-"
+    var separator: String = Self.defaultSeparator
+
+    /// `--separator` when it is not given.
+    static let defaultSeparator = "-"
 
     func validate() throws {
         guard (1...4096).contains(length) else { throw ValidationError("--length must be between 1 and 4096") }
@@ -36,6 +39,25 @@ struct GeneratorOptions: ParsableArguments {
         if let words { return PasswordGenerator.entropyBits(length: words, alphabet: PasswordGenerator.wordListCount) }
         let count = (try? PasswordGenerator.characters(forSpec: charset).count) ?? 2
         return PasswordGenerator.entropyBits(length: length, alphabet: count)
+    }
+}
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension GeneratorOptions {
+    /// What these options add to a verb's quick grammar.
+    static let quickGrammar = QuickArguments.Grammar(options: ["length", "charset", "words", "separator"])
+
+    /// These options read from a plain command line, as ArgumentParser reads them; declines when
+    /// a value does not read or `validate()` fails.
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var options = Self()
+        options.length = try arguments.value("length") ?? PasswordGenerator.defaultLength
+        options.charset = arguments.string("charset") ?? PasswordGenerator.defaultCharset
+        options.words = try arguments.value("words")
+        options.separator = arguments.string("separator") ?? Self.defaultSeparator
+        try QuickArguments.validate(options)
+        return options
     }
 }
 

@@ -174,3 +174,30 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultfileCommand.Init {
+    /// What `init` accepts on its quick path (QuickArguments.swift).
+    static let quickGrammar = UnlockOptions.quickGrammar.adding(KDFOptions.quickGrammar).adding(HistoryOptions.quickGrammar)
+        .adding(QuickArguments.Grammar(flags: ["any-keyfile", "ask-password"], options: ["recipient", "recipients-file", "with-keyfile"],
+                                       repeatable: ["recipient", "recipients-file"]))
+
+    /// `init` read from a plain command line (the arguments after the verb), as ArgumentParser
+    /// reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
+        var command = Self()
+        command.unlock = try UnlockOptions.quick(&arguments)
+        command.kdf = try KDFOptions.quick(&arguments)
+        command.recipients = arguments.strings("recipient")
+        command.recipientsFiles = arguments.strings("recipients-file")
+        command.withKeyfile = arguments.string("with-keyfile")
+        command.anyKeyfile = arguments.flag("any-keyfile")
+        command.askPassword = arguments.flag("ask-password")
+        command.history = try HistoryOptions.quick(&arguments)
+        try arguments.checkAllRead()
+        try QuickArguments.validate(command)
+        return command
+    }
+}

@@ -65,3 +65,23 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultfileCommand.List {
+    /// What `list` accepts on its quick path (QuickArguments.swift).
+    static let quickGrammar = UnlockOptions.quickGrammar.adding(QuickArguments.Grammar(flags: ["json"], optionalPositionals: 1))
+
+    /// `list` read from a plain command line (the arguments after the verb), as ArgumentParser
+    /// reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
+        var list = Self()
+        list.unlock = try UnlockOptions.quick(&arguments)
+        list.prefix = arguments.optionalPositional()
+        list.json = arguments.flag("json")
+        try arguments.checkAllRead()
+        try QuickArguments.validate(list)
+        return list
+    }
+}

@@ -88,3 +88,23 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultfileCommand.Ls {
+    /// What `ls` accepts on its quick path (QuickArguments.swift).
+    static let quickGrammar = UnlockOptions.quickGrammar.adding(QuickArguments.Grammar(flags: ["tree"], optionalPositionals: 1))
+
+    /// `ls` read from a plain command line (the arguments after the verb), as ArgumentParser
+    /// reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
+        var ls = Self()
+        ls.unlock = try UnlockOptions.quick(&arguments)
+        ls.folder = arguments.optionalPositional()
+        ls.tree = arguments.flag("tree")
+        try arguments.checkAllRead()
+        try QuickArguments.validate(ls)
+        return ls
+    }
+}

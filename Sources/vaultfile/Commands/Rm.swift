@@ -80,3 +80,27 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultfileCommand.Rm {
+    /// What `rm` accepts on its quick path (QuickArguments.swift); `-r` is a short option, which
+    /// ArgumentParser reads (`--recursive` is read here).
+    static let quickGrammar = UnlockOptions.quickGrammar.adding(QuickArguments.Grammar(
+        flags: ["recursive", "dry-run"], options: ["field"], positionals: 1))
+
+    /// `rm` read from a plain command line (the arguments after the verb), as ArgumentParser
+    /// reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
+        var rm = Self()
+        rm.unlock = try UnlockOptions.quick(&arguments)
+        rm.name = try arguments.positional()
+        rm.field = arguments.string("field")
+        rm.recursive = arguments.flag("recursive")
+        rm.dryRun = arguments.flag("dry-run")
+        try arguments.checkAllRead()
+        try QuickArguments.validate(rm)
+        return rm
+    }
+}

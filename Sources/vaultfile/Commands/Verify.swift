@@ -20,3 +20,21 @@ extension VaultfileCommand {
         }
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension VaultfileCommand.Verify {
+    /// What `verify` accepts on its quick path (QuickArguments.swift).
+    static let quickGrammar = UnlockOptions.quickGrammar
+
+    /// `verify` read from a plain command line (the arguments after the verb), as ArgumentParser
+    /// reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
+        var verify = Self()
+        verify.unlock = try UnlockOptions.quick(&arguments)
+        try arguments.checkAllRead()
+        try QuickArguments.validate(verify)
+        return verify
+    }
+}

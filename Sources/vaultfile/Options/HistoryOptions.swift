@@ -40,3 +40,20 @@ struct HistoryOptions: ParsableArguments {
         return policy
     }
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension HistoryOptions {
+    /// What these options add to a verb's quick grammar.
+    static let quickGrammar = QuickArguments.Grammar(options: ["keep-history", "history-bytes"])
+
+    /// These options read from a plain command line, as ArgumentParser reads them; declines when
+    /// a value does not read or `validate()` fails.
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var options = Self()
+        options.keepHistory = try arguments.value("keep-history")
+        options.historyBytes = arguments.string("history-bytes")
+        try QuickArguments.validate(options)
+        return options
+    }
+}

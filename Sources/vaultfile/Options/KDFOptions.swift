@@ -94,3 +94,25 @@ struct KDFOptions: ParsableArguments {
 func formatSeconds(_ seconds: Double) -> String {
     seconds >= 1 ? "\(Double(Int(seconds * 100)) / 100) s" : "\(Int((seconds * 1000).rounded())) ms"
 }
+
+// MARK: - The quick reading (QuickArguments.swift)
+
+extension KDFOptions {
+    /// What these options add to a verb's quick grammar.
+    static let quickGrammar = QuickArguments.Grammar(
+        flags: ["allow-weak-kdf"], options: ["kdf", "kdf-memory", "kdf-iterations", "kdf-parallelism", "kdf-time"])
+
+    /// These options read from a plain command line, as ArgumentParser reads them; declines when
+    /// a value does not read or `validate()` fails.
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var options = Self()
+        options.kdf = try arguments.value("kdf")
+        options.memory = arguments.string("kdf-memory")
+        options.iterations = try arguments.value("kdf-iterations")
+        options.parallelism = try arguments.value("kdf-parallelism")
+        options.time = arguments.string("kdf-time")
+        options.allowWeak = arguments.flag("allow-weak-kdf")
+        try QuickArguments.validate(options)
+        return options
+    }
+}

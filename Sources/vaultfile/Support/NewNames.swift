@@ -24,3 +24,15 @@ struct FormatCharacterOption: ParsableArguments {
           help: "Let a new name hold bidi controls or invisible format characters (refused otherwise).")
     var allowFormatCharacters = false
 }
+
+extension FormatCharacterOption {
+    /// What this option adds to a verb's quick grammar (QuickArguments.swift).
+    static let quickGrammar = QuickArguments.Grammar(flags: ["allow-format-characters"])
+
+    /// This option read from a plain command line (QuickArguments.swift).
+    static func quick(_ arguments: inout QuickArguments) -> Self {
+        var option = Self()
+        option.allowFormatCharacters = arguments.flag("allow-format-characters")
+        return option
+    }
+}

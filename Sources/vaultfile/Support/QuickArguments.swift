@@ -2,10 +2,11 @@ import ArgumentParser
 
 // MARK: - The quick reading of a plain command line
 
-/// The command line of a hot verb (`get`) read without swift-argument-parser, when it is plain:
-/// long options the verb knows, each given once (repeatable ones aside), as `--name value` or
-/// `--name=value` (not empty) with a value that does not start with `-`, and exactly the
-/// positional arguments the verb takes. Anything else declines — a short option, `--help`, `--`, an unknown or repeated
+/// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`) read without
+/// swift-argument-parser, when it is plain: long options the verb knows, each given once
+/// (repeatable ones aside), as `--name value` or `--name=value` (not empty) with a value that does
+/// not start with `-` (or is `-` alone), and the positional arguments the verb takes (its optional
+/// ones given or not). Anything else declines — a short option, `--help`, `--`, an unknown or repeated
 /// option, a value its type does not read, a check (`validate()`) that fails — and ArgumentParser
 /// reads the line as before, with its help, completions, messages and exit statuses.
 ///
@@ -21,12 +22,16 @@ struct QuickArguments {
         var options: Swift.Set<String> = []
         /// Options that may be given more than once (their values are kept in order).
         var repeatable: Swift.Set<String> = []
+        /// The positional arguments the verb needs.
         var positionals = 0
+        /// The optional positional arguments that may follow them.
+        var optionalPositionals = 0
 
         /// The options and flags of both, and the positionals of both added up.
         func adding(_ other: Grammar) -> Grammar {
             Grammar(flags: flags.union(other.flags), options: options.union(other.options),
-                    repeatable: repeatable.union(other.repeatable), positionals: positionals + other.positionals)
+                    repeatable: repeatable.union(other.repeatable), positionals: positionals + other.positionals,
+                    optionalPositionals: optionalPositionals + other.optionalPositionals)
         }
     }
 
@@ -56,7 +61,7 @@ struct QuickArguments {
             if let equals = name.firstIndex(of: "=") {
                 value = String(name[name.index(after: equals)...])
                 name = name[..<equals]
-                // ArgumentParser refuses `--name=` with nothing after it.
+                // ArgumentParser refuses `--name=` with nothing after it (`--name ""` is an empty value).
                 guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)
@@ -69,14 +74,16 @@ struct QuickArguments {
                     value = arguments[index]
                     index += 1
                 }
-                guard let value, value.utf8.first != UInt8(ascii: "-") else { return nil }
+                // `-` alone is a value (standard input, for --value-file and --password-file).
+                guard let value, value.utf8.first != UInt8(ascii: "-") || value == "-" else { return nil }
                 guard given[key] == nil || grammar.repeatable.contains(key) else { return nil }
                 given[key, default: []].append(value)
             } else {
                 return nil
             }
         }
-        guard positionals.count == grammar.positionals else { return nil }
+        guard positionals.count >= grammar.positionals,
+              positionals.count <= grammar.positionals + grammar.optionalPositionals else { return nil }
         self.positionals = positionals[...]
     }
 
@@ -111,6 +118,11 @@ struct QuickArguments {
         return first
     }
 
+    /// The next positional argument, or nil when none is left (an optional one not given).
+    mutating func optionalPositional() -> String? {
+        positionals.popFirst()
+    }
+
     /// Declines unless every option and positional argument given was read (a grammar that lists
     /// an option no `quick(_:)` reads must not drop it).
     func checkAllRead() throws(Declined) {
@@ -137,6 +149,18 @@ enum QuickCommand {
         switch verb {
         case "get", "show":
             return try? VaultfileCommand.Get.quick(rest)
+        case "set":
+            return try? VaultfileCommand.Set.quick(rest)
+        case "list":
+            return try? VaultfileCommand.List.quick(rest)
+        case "ls":
+            return try? VaultfileCommand.Ls.quick(rest)
+        case "init":
+            return try? VaultfileCommand.Init.quick(rest)
+        case "rm":
+            return try? VaultfileCommand.Rm.quick(rest)
+        case "verify":
+            return try? VaultfileCommand.Verify.quick(rest)
         default:
             return nil
         }
