@@ -146,10 +146,22 @@ public struct SplitMix {
 
     /// The next byte: the low byte of the next SplitMix64 output.
     public mutating func nextByte() -> UInt8 {
+        UInt8(truncatingIfNeeded: next())
+    }
+}
+
+extension SplitMix: RandomNumberGenerator {
+    /// The next SplitMix64 output, for `randomElement(using:)` and the like in tests that must replay.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return UInt8(truncatingIfNeeded: z ^ (z >> 31))
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound`: the next output modulo `bound`.
+    public mutating func next(upTo bound: Int) -> Int {
+        Int(next() % UInt64(bound))
     }
 }

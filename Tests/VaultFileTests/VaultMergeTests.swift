@@ -111,18 +111,8 @@ import Testing
                                 // Four spellings of one ASCII text: an ASCII name parked away, then another spelling.
                                 "KK", "\u{212A}K", "K\u{212A}", "\u{212A}\u{212A}", "\u{212A}K.conflict-theirs"]
 
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
-    private static func randomVault(_ generator: inout SplitMix64) throws -> Vault {
+    private static func randomVault(_ generator: inout SplitMix) throws -> Vault {
         var vault = Vault()
         for name in names where Int.random(in: 0..<3, using: &generator) == 0 {
             try vault.put(Entry(value: Array(name.utf8), created: 1, modified: 1), as: name)
@@ -131,7 +121,7 @@ import Testing
     }
 
     @Test func test_separateTwins_agreesWithTheReference() throws {
-        var generator = SplitMix64(state: 0x7_71AC)
+        var generator = SplitMix(seed: 0x7_71AC)
         var moved = 0, reported = 0
         for _ in 0..<4_000 {
             let (base, ours, theirs) = (try Self.randomVault(&generator), try Self.randomVault(&generator), try Self.randomVault(&generator))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import vaultfile
 
@@ -117,18 +118,5 @@ import Testing
         #expect((try? LinearRegex("(a{1000}){1000}")) == nil, "over the program size: refused, not built")
         #expect((try? LinearRegex(String(repeating: "(", count: 101) + String(repeating: ")", count: 101))) == nil)
         #expect((try? LinearRegex(String(repeating: "(", count: 100) + String(repeating: ")", count: 100))) != nil)
-    }
-}
-
-/// A small seeded generator, so that a failure can be replayed.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

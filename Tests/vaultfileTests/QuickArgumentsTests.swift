@@ -1,4 +1,5 @@
 import ArgumentParser
+import TestSupport
 import Testing
 @testable import vaultfile
 
@@ -63,17 +64,6 @@ import Testing
         return true
     }
 
-    /// A small deterministic generator, so that a failure names a line that can be replayed.
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Random-line pieces: options with a value, and single words (options without their value,
     /// flags, stray words); and the names to put among them.
@@ -85,7 +75,7 @@ import Testing
         var nameCounts: [Int]
 
         /// A random line of `verb`: 0 to 5 pieces (a single word a sixth of the time), names among them.
-        func line(_ verb: String, using generator: inout SplitMix64) -> [String] {
+        func line(_ verb: String, using generator: inout SplitMix) -> [String] {
             var pieces: [[String]] = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
                 Int.random(in: 0..<6, using: &generator) == 0
                     ? [singles.randomElement(using: &generator)!] : pairs.randomElement(using: &generator)!
@@ -102,7 +92,7 @@ import Testing
     /// pair options with values so that many lines count.)
     private static func expectSameReadingOfRandomLines(verbs: [String], pieces: Pieces, count: Int, seed: UInt64,
                                                        sourceLocation: SourceLocation = #_sourceLocation) -> Int {
-        var generator = SplitMix64(state: seed)
+        var generator = SplitMix(seed: seed)
         var taken = 0
         for _ in 0..<count {
             let line = pieces.line(verbs.randomElement(using: &generator)!, using: &generator)
@@ -204,7 +194,7 @@ import Testing
                       // Edges: empty values and names, `=` forms of flags and options, numbers ArgumentParser reads oddly.
                       "", " ", "--vault=", "--password-file=", "--json=", "--no-agent=", "--revision=1", "--revision=",
                       "--lock-timeout=nan", "inf", "0x10", "1e3", "-1", "--password-fd=-1", "--identity=a", "--field="]
-        var generator = SplitMix64(state: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         var taken = 0
         for _ in 0..<120 {
             let count = Int.random(in: 0...7, using: &generator)

@@ -21,11 +21,11 @@ import Testing
     ]
     private static let fieldNames = ["user", "url", "Zed", "a10", "a9", "_u", "b.c", "notes-1"]
 
-    private static func text(_ generator: inout TestSupport.SplitMix) -> [UInt8] {
+    private static func text(_ generator: inout SplitMix) -> [UInt8] {
         (0..<Int(generator.nextByte()) % 6).flatMap { _ in pieces[Int(generator.nextByte()) % pieces.count] }
     }
 
-    private static func time(_ generator: inout TestSupport.SplitMix) -> Int64 {
+    private static func time(_ generator: inout SplitMix) -> Int64 {
         switch generator.nextByte() % 5 {
         case 0: return -62_135_596_800_000  // 0001-01-01
         case 1: return 253_402_300_799_999  // 9999-12-31
@@ -36,7 +36,7 @@ import Testing
 
     /// Random entries, sealed and decrypted, then edited without being sealed again.
     private static func randomVault(seed: UInt64, count: Int) throws -> Vault {
-        var generator = TestSupport.SplitMix(seed: seed)
+        var generator = SplitMix(seed: seed)
         let heads = ["app/", "b/c/", "é/", "😀", "Z", "user", "x y ", "q\"uote", "E\u{301}", "ключ/"]
         var model = Vault()
         func fill(_ vault: inout Vault, _ index: Int) throws {
@@ -107,7 +107,7 @@ import Testing
     @Test func test_fingerprintIntoBuffer_matchesFingerprint() throws {
         let unlocked = try VaultCodec.create(Vault(), password: SecureBytes(copying: Array("pw".utf8)),
                                              kdf: .argon2id(.init(memoryKiB: 8, iterations: 1, parallelism: 1)))
-        var generator = TestSupport.SplitMix(seed: 5)
+        var generator = SplitMix(seed: 5)
         for _ in 0..<200 {
             let long = generator.nextByte() % 4 == 0 ? String(repeating: "long/", count: Int(generator.nextByte()) % 40) : ""
             let name = "n/" + long + String(decoding: Self.text(&generator).filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self)
@@ -132,7 +132,7 @@ import Testing
     /// arithmetic) against `timestamp(milliseconds:)`: runs within one day and across days, negative
     /// times (seconds rounded toward zero), years of fewer and more than four digits, the extremes.
     @Test func test_appendTimestamp_matchesTimestamp() throws {
-        var generator = TestSupport.SplitMix(seed: 9)
+        var generator = SplitMix(seed: 9)
         var times: [Int64] = [0, -1, -999, -1000, -1001, 1, 999, 1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001,
                               -62_135_596_800_000, -62_135_596_800_001, 253_402_300_799_999, 253_402_300_800_000, .max, .min, .max - 999]
         var time: Int64 = 1_700_000_000_000
