@@ -215,7 +215,8 @@ def prepare_peers(work, n, pw):
             subprocess.run(["sops", "--encrypt", "--age", open(f"{work}/age.pub").read().strip(), f"{work}/in-{n}.yaml"],
                            stdout=f, check=True, stderr=DEVNULL)
     if shutil.which("keepassxc-cli"):
-        # A KeePass XML file through `keepassxc-cli import` (the password asked twice).
+        # A KeePass XML file through `keepassxc-cli import -p` (the password asked twice; without -p
+        # keepassxc-cli 2.7 makes no key and creates nothing).
         from xml.sax.saxutils import escape
         with open(f"{work}/pwline", "w") as f:
             f.write(PASSWORD + "\n")
@@ -230,7 +231,7 @@ def prepare_peers(work, n, pw):
             f.write("</Group></Root></KeePassFile>")
         if os.path.exists(f"{work}/kp-{n}.kdbx"):
             os.unlink(f"{work}/kp-{n}.kdbx")
-        subprocess.run(["sh", "-c", f"keepassxc-cli import -q {work}/kp-{n}.xml {work}/kp-{n}.kdbx < {work}/pwtwice"],
+        subprocess.run(["sh", "-c", f"keepassxc-cli import -q -p {work}/kp-{n}.xml {work}/kp-{n}.kdbx < {work}/pwtwice"],
                        check=False, stdout=DEVNULL, stderr=DEVNULL)
 
 
