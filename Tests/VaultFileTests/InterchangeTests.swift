@@ -62,6 +62,16 @@ import Testing
         #expect(try Interchange.parse(Array("name,value,f,g\r\nn,v,1,2\r\n".utf8), format: .csv, now: 1).first?.entry.fields.count == 2)
     }
 
+    /// A dotenv file that starts with a UTF-8 byte order mark reads as the same file without it (the
+    /// first variable's name held the mark and was refused); a mark anywhere else is still refused.
+    @Test func test_importDotenv_skipsAByteOrderMarkAtTheStart() throws {
+        let plain = Array("A=1\nB=two\n".utf8)
+        let read = try Interchange.parse([0xEF, 0xBB, 0xBF] + plain, format: .dotenv, now: 1)
+        #expect(read.map(\.name) == ["A", "B"])
+        #expect(read.map(\.entry) == (try Interchange.parse(plain, format: .dotenv, now: 1)).map(\.entry))
+        #expect(throws: VaultError.self) { try Interchange.parse(Array("A=1\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("B=2\n".utf8), format: .dotenv, now: 1) }
+    }
+
     @Test func test_template_rendersOnlyVfReferences() throws {
         let output = try Template.render(Array("{{vf://a}}-{{ vf://a#f }}-{{ other }}-{{ vf://\n}}".utf8)) { reference in
             Array((reference.field.map { "F:\($0)" } ?? "V:\(reference.name)").utf8)

@@ -5,7 +5,8 @@ import Glibc
 // MARK: - dotenv
 
 /// `.env` files: `KEY=value`, `export KEY=value`, `#` comments, blank lines, unquoted,
-/// 'single-quoted' (literal) and "double-quoted" values (escapes `\n \r \t \" \\ \$`, may span lines).
+/// 'single-quoted' (literal) and "double-quoted" values (escapes `\n \r \t \" \\ \$`, may span lines);
+/// a UTF-8 byte order mark at the start is skipped.
 enum DotEnv {
     /// The variables of a dotenv file, as entries named by the variables.
     ///
@@ -95,7 +96,11 @@ enum DotEnv {
         private var next = 0
         private var lineNumber = 0
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        /// A UTF-8 byte order mark at the start (Windows editors write one) is skipped, as CSV does.
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { next = 3 }
+        }
 
         /// The next line's 1-based number and bytes, without its line end.
         mutating func nextLine() -> (number: Int, range: Range<Int>)? {
