@@ -67,12 +67,6 @@ final class StoredRecords: Sendable {
         UnsafeRawBufferPointer(rebasing: bytes[starts[range.lowerBound]..<starts[range.upperBound]])
     }
 
-    /// Negative, zero or positive as the name of record `index` sorts before, equal to or after `key`.
-    func compareName(at index: Int, to key: [UInt8]) -> Int {
-        let name = name(at: index)
-        return key.withUnsafeBytes { compareBytes(name, $0) }
-    }
-
     /// The index of the record called `key`, by binary search.
     func index(of key: [UInt8]) -> Int? {
         let (position, found) = position(of: key)
@@ -81,14 +75,7 @@ final class StoredRecords: Sendable {
 
     /// Where `key` is or would be inserted in name order, and whether a record has that name.
     func position(of key: [UInt8]) -> (index: Int, found: Bool) {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            let order = compareName(at: middle, to: key)
-            if order == 0 { return (middle, true) }
-            if order < 0 { low = middle + 1 } else { high = middle }
-        }
-        return (low, false)
+        key.withUnsafeBytes { position(of: $0, in: 0..<count) }
     }
 
     /// Where `name` is or would be inserted among the records `range` in name order, and whether

@@ -234,42 +234,6 @@ public struct Vault: Sendable {
         store(entry, key: newKey)
     }
 
-    /// Checks what `put(_:as:now:)` checks before it looks at the vault, in its order (name, value,
-    /// field count, then each field's name and value), and returns the name's bytes.
-    static func validate(_ entry: Entry, as name: String) throws(VaultError) -> [UInt8] {
-        let key = try EntryName.validate(name)
-        try Self.checkValueLength(entry.value.count, what: "the value of '\(name)'")
-        guard entry.fields.count <= VaultLimits.maxFieldsPerEntry else {
-            throw .limitExceeded("an entry holds at most \(VaultLimits.maxFieldsPerEntry) fields")
-        }
-        for (field, value) in entry.fields {
-            try EntryName.validateField(field)
-            try Self.checkValueLength(value.count, what: "field '\(field)' of '\(name)'")
-        }
-        return key
-    }
-
-    /// Whether `validate(_:as:)` passes for `entry` under the name whose bytes are `name`, without
-    /// copying anything: the fast check of imports (`EntryName.isValid(utf8:)`, `isValidField`);
-    /// `VaultModelTests.test_isValidPut_agreesWithValidate` ties the two.
-    static func isValidPut(_ entry: Entry, name: UnsafeRawBufferPointer) -> Bool {
-        guard EntryName.isValid(utf8: name), entry.value.count <= VaultLimits.maxValueLength,
-              entry.fields.count <= VaultLimits.maxFieldsPerEntry else { return false }
-        for (field, value) in entry.fields {
-            guard value.count <= VaultLimits.maxValueLength else { return false }
-            var field = field
-            guard field.withUTF8({ EntryName.isValidField(UnsafeRawBufferPointer($0)) }) else { return false }
-        }
-        return true
-    }
-
-    /// `what` is built only for the error: every put of an import used to format it.
-    private static func checkValueLength(_ length: Int, what: @autoclosure () -> String) throws(VaultError) {
-        guard length <= VaultLimits.maxValueLength else {
-            throw .limitExceeded("\(what()) is \(length) bytes; the limit is \(VaultLimits.maxValueLength) bytes (256 MiB)")
-        }
-    }
-
     // MARK: Stored records and changes
 
     func entry(forKey key: [UInt8]) -> Entry? {
@@ -415,19 +379,5 @@ extension Vault: Equatable {
         lhs.forEachRecord { record in left.append((record.withName { Array($0) }, record.entry)) }
         rhs.forEachRecord { record in right.append((record.withName { Array($0) }, record.entry)) }
         return left.elementsEqual(right) { $0.0 == $1.0 && $0.1 == $1.1 }
-    }
-}
-
-// MARK: - Names as dictionary keys
-
-/// An entry name's bytes as a key of `Vault`'s edits, hashed in one call: `[UInt8]` hashes
-/// element by element, a tenth of an import's instructions.
-struct NameKey: Hashable, Sendable {
-    let bytes: [UInt8]
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

@@ -1,0 +1,187 @@
+// MARK: - Entries in one pass
+
+extension BitwardenJSONReader {
+    /// The entries `BitwardenJSON.parseReference` makes of `bytes`, and `names` as it leaves them,
+    /// read in one pass: each item becomes its entry as it is read, without an `Export`, an `Item`
+    /// or a string per key, value or time (times parsed once per distinct text, `Timestamps.Cache`).
+    ///
+    /// It takes what `export(_:)` takes, with fewer shapes: every key ASCII without an escape (each
+    /// once, compared by bytes, which for such keys is comparing strings), items of type 1 or 2
+    /// without a `card` or `identity` object, folders before items, not encrypted, and every name
+    /// valid. Anything else returns nil and the caller takes the reference path, whose messages
+    /// name the problem. `InterchangeTests.test_bitwardenEntries_matchTheReferenceParse` ties the two.
+    static func entries(_ bytes: [UInt8], now: Int64, names: ImportedNameCleaner.Names) -> (entries: [(String, Entry)], names: ImportedNameCleaner.Names)? {
+        var reader = BitwardenJSONReader(bytes)
+        var sink = EntrySink(now: now, names: names)
+        guard reader.readEntriesDocument(into: &sink) else { return nil }
+        reader.skipWhitespace()
+        return reader.position == bytes.count ? (sink.entries, sink.names) : nil
+    }
+
+    private mutating func readEntriesDocument(into sink: inout EntrySink) -> Bool {
+        readKeyedObject { reader, key in
+            if reader.key(key, is: "encrypted") {
+                guard let encrypted = reader.readNullable({ $0.readBool() }) else { return false }
+                return encrypted != true  // the reference refuses it, and says why
+            }
+            if reader.key(key, is: "folders") {
+                guard !sink.sawItems, let folders = reader.readNullable({ $0.readArray { $0.readFolder() } }) else { return false }
+                sink.folders = Dictionary((folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+                return true
+            }
+            if reader.key(key, is: "items") {
+                sink.sawItems = true
+                if reader.takeLiteral("null") { return true }
+                return reader.readArray { reader -> Bool? in reader.readEntry(into: &sink) ? true : nil } != nil
+            }
+            return reader.skipValue(depth: 0)
+        }
+    }
+
+    /// One item, made into its entry as `BitwardenJSON.parseReference` makes it.
+    private mutating func readEntry(into sink: inout EntrySink) -> Bool {
+        var type: Int?, title: String?, folderId: String?
+        var notes: [UInt8]?, username: [UInt8]?, password: [UInt8]?, totp: [UInt8]?, url: [UInt8]?
+        var revision: Int64?, creation: Int64?
+        var custom: [(label: String?, text: [UInt8]?)] = []
+        let complete = readKeyedObject { reader, key in
+            if reader.key(key, is: "type") {
+                guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
+                type = fits
+                return true
+            }
+            if reader.key(key, is: "name") { return reader.readNullable { $0.readString() }.map { title = $0 } != nil }
+            if reader.key(key, is: "folderId") { return reader.readNullable { $0.readString() }.map { folderId = $0 } != nil }
+            if reader.key(key, is: "notes") { return reader.readNullable { $0.readStringBytes() }.map { notes = $0 } != nil }
+            if reader.key(key, is: "revisionDate") { return reader.readTime(&revision, times: &sink.times) }
+            if reader.key(key, is: "creationDate") { return reader.readTime(&creation, times: &sink.times) }
+            if reader.key(key, is: "login") {
+                if reader.takeLiteral("null") { return true }
+                return reader.readKeyedObject { reader, key in
+                    if reader.key(key, is: "username") { return reader.readNullable { $0.readStringBytes() }.map { username = $0 } != nil }
+                    if reader.key(key, is: "password") { return reader.readNullable { $0.readStringBytes() }.map { password = $0 } != nil }
+                    if reader.key(key, is: "totp") { return reader.readNullable { $0.readStringBytes() }.map { totp = $0 } != nil }
+                    if reader.key(key, is: "uris") {
+                        if reader.takeLiteral("null") { return true }
+                        var first = true
+                        return reader.readArray { reader -> Bool? in
+                            var uri: [UInt8]?
+                            guard reader.readKeyedObject({ reader, key in
+                                if reader.key(key, is: "uri") { return reader.readNullable { $0.readStringBytes() }.map { uri = $0 } != nil }
+                                return reader.skipValue(depth: 3)
+                            }) else { return nil }
+                            if first { url = uri }  // the reference takes the first URI's
+                            first = false
+                            return true
+                        } != nil
+                    }
+                    return reader.skipValue(depth: 2)
+                }
+            }
+            if reader.key(key, is: "card") || reader.key(key, is: "identity") { return reader.takeLiteral("null") }
+            if reader.key(key, is: "fields") {
+                if reader.takeLiteral("null") { return true }
+                return reader.readArray { reader -> Bool? in
+                    var label: String?, text: [UInt8]?
+                    guard reader.readKeyedObject({ reader, key in
+                        if reader.key(key, is: "name") { return reader.readNullable { $0.readString() }.map { label = $0 } != nil }
+                        if reader.key(key, is: "value") { return reader.readNullable { $0.readStringBytes() }.map { text = $0 } != nil }
+                        return reader.skipValue(depth: 2)
+                    }) else { return nil }
+                    custom.append((label, text))
+                    return true
+                } != nil
+            }
+            return reader.skipValue(depth: 1)
+        }
+        guard complete, let type, type == 1 || type == 2 else { return false }
+        let folder = folderId.flatMap { sink.folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
+        let itemName = title ?? "untitled"
+        let name = sink.names.name(fromParts: folder.isEmpty ? [itemName] : folder + [itemName])
+        // The reference's order of puts (a later one replaces an earlier); these labels are field names as they are.
+        var fields: [String: [UInt8]] = [:]
+        func put(_ field: String, _ text: [UInt8]?) {
+            if let text, !text.isEmpty { fields[field] = text }
+        }
+        let value: [UInt8]
+        if type == 1 {
+            value = password ?? []
+            put("username", username)
+            put("url", url)
+            put("totp", totp)
+            put("notes", notes)
+        } else {
+            value = notes ?? []
+        }
+        for (label, text) in custom { put(ImportedNameCleaner.fieldName(fromLabel: label ?? "field"), text) }
+        let created = creation ?? revision ?? sink.now
+        guard EntryName.isValid(name) else { return false }  // the reference names the problem
+        sink.entries.append((name, Entry(value: value, fields: fields, created: created, modified: revision ?? created)))
+        return true
+    }
+
+    /// `null`, or a string read as a time (`Timestamps`, nil when it is not one); false when neither.
+    private mutating func readTime(_ time: inout Int64?, times: inout Timestamps.Cache) -> Bool {
+        if takeLiteral("null") { return true }
+        switch JSONString.literal(bytes, at: &position) {
+        case .plain(let range, let ascii)?:
+            return bytes.withUnsafeBufferPointer { buffer in
+                let text = UnsafeBufferPointer(rebasing: buffer[range])
+                guard ascii || String(validating: text, as: UTF8.self) != nil else { return false }
+                time = times.parse(utf8: text)
+                return true
+            }
+        case .escaped(let text)?:
+            time = times.parse(text)
+            return true
+        case nil:
+            return false
+        }
+    }
+
+    /// A string's UTF-8 bytes, escapes resolved (`JSONString`).
+    private mutating func readStringBytes() -> [UInt8]? {
+        JSONString.readBytes(bytes, at: &position)
+    }
+
+    /// `{ "key" : value, … }` whose every key is ASCII without an escape, each once; `member` reads
+    /// each value, given where its key lies. False on anything else.
+    private mutating func readKeyedObject(_ member: (inout BitwardenJSONReader, Range<Int>) -> Bool) -> Bool {
+        skipWhitespace()
+        guard take(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return true }
+        let mark = keys.count
+        defer { keys.removeSubrange(mark...) }
+        while true {
+            skipWhitespace()
+            guard case .plain(let key, ascii: true)? = JSONString.literal(bytes, at: &position) else { return false }
+            for earlier in keys[mark...] where earlier.count == key.count && bytes[earlier].elementsEqual(bytes[key]) { return false }
+            keys.append(key)
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(&self, key) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: ",")) { continue }
+            return take(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Whether the key at `range` is `name`.
+    private func key(_ range: Range<Int>, is name: StaticString) -> Bool {
+        guard range.count == name.utf8CodeUnitCount else { return false }
+        for offset in 0..<range.count where bytes[range.lowerBound + offset] != name.utf8Start[offset] { return false }
+        return true
+    }
+}
+
+/// What the one-pass read of a Bitwarden export carries from item to item.
+private struct EntrySink {
+    let now: Int64
+    var names: ImportedNameCleaner.Names
+    var entries: [(String, Entry)] = []
+    var folders: [String: String] = [:]
+    var times = Timestamps.Cache()
+    var sawItems = false
+}
