@@ -118,17 +118,16 @@ extension VaultfileCommand.Get {
     /// `get` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var get = Self()
-        get.unlock = try UnlockOptions.quick(&arguments)
-        get.name = try arguments.positional()
-        get.field = arguments.string("field")
-        get.json = arguments.flag("json")
-        get.force = arguments.flag("force")
-        get.revision = try arguments.value("revision")
-        get.clipboard = ClipboardOptions.quick(&arguments)
-        try arguments.checkAllRead()
-        try QuickArguments.validate(get)
-        return get
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var get = Self()
+            get.unlock = try UnlockOptions.quick(&arguments)
+            get.name = try arguments.positional()
+            get.field = arguments.string("field")
+            get.json = arguments.flag("json")
+            get.force = arguments.flag("force")
+            get.revision = try arguments.value("revision")
+            get.clipboard = ClipboardOptions.quick(&arguments)
+            return get
+        }
     }
 }

@@ -186,18 +186,17 @@ extension VaultfileCommand.Init {
     /// `init` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var command = Self()
-        command.unlock = try UnlockOptions.quick(&arguments)
-        command.kdf = try KDFOptions.quick(&arguments)
-        command.recipients = arguments.strings("recipient")
-        command.recipientsFiles = arguments.strings("recipients-file")
-        command.withKeyfile = arguments.string("with-keyfile")
-        command.anyKeyfile = arguments.flag("any-keyfile")
-        command.askPassword = arguments.flag("ask-password")
-        command.history = try HistoryOptions.quick(&arguments)
-        try arguments.checkAllRead()
-        try QuickArguments.validate(command)
-        return command
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var command = Self()
+            command.unlock = try UnlockOptions.quick(&arguments)
+            command.kdf = try KDFOptions.quick(&arguments)
+            command.recipients = arguments.strings("recipient")
+            command.recipientsFiles = arguments.strings("recipients-file")
+            command.withKeyfile = arguments.string("with-keyfile")
+            command.anyKeyfile = arguments.flag("any-keyfile")
+            command.askPassword = arguments.flag("ask-password")
+            command.history = try HistoryOptions.quick(&arguments)
+            return command
+        }
     }
 }

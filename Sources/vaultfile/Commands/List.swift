@@ -75,13 +75,12 @@ extension VaultfileCommand.List {
     /// `list` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var list = Self()
-        list.unlock = try UnlockOptions.quick(&arguments)
-        list.prefix = arguments.optionalPositional()
-        list.json = arguments.flag("json")
-        try arguments.checkAllRead()
-        try QuickArguments.validate(list)
-        return list
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var list = Self()
+            list.unlock = try UnlockOptions.quick(&arguments)
+            list.prefix = arguments.optionalPositional()
+            list.json = arguments.flag("json")
+            return list
+        }
     }
 }

@@ -98,13 +98,12 @@ extension VaultfileCommand.Ls {
     /// `ls` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var ls = Self()
-        ls.unlock = try UnlockOptions.quick(&arguments)
-        ls.folder = arguments.optionalPositional()
-        ls.tree = arguments.flag("tree")
-        try arguments.checkAllRead()
-        try QuickArguments.validate(ls)
-        return ls
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var ls = Self()
+            ls.unlock = try UnlockOptions.quick(&arguments)
+            ls.folder = arguments.optionalPositional()
+            ls.tree = arguments.flag("tree")
+            return ls
+        }
     }
 }

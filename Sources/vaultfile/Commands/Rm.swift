@@ -92,15 +92,14 @@ extension VaultfileCommand.Rm {
     /// `rm` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var rm = Self()
-        rm.unlock = try UnlockOptions.quick(&arguments)
-        rm.name = try arguments.positional()
-        rm.field = arguments.string("field")
-        rm.recursive = arguments.flag("recursive")
-        rm.dryRun = arguments.flag("dry-run")
-        try arguments.checkAllRead()
-        try QuickArguments.validate(rm)
-        return rm
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var rm = Self()
+            rm.unlock = try UnlockOptions.quick(&arguments)
+            rm.name = try arguments.positional()
+            rm.field = arguments.string("field")
+            rm.recursive = arguments.flag("recursive")
+            rm.dryRun = arguments.flag("dry-run")
+            return rm
+        }
     }
 }

@@ -88,20 +88,19 @@ extension VaultfileCommand.Set {
     /// `set` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var set = Self()
-        set.unlock = try UnlockOptions.quick(&arguments)
-        set.name = try arguments.positional()
-        set.field = arguments.string("field")
-        set.valueFile = arguments.string("value-file")
-        set.allowEmpty = arguments.flag("allow-empty")
-        set.generate = arguments.flag("generate")
-        set.print = arguments.flag("print")
-        set.totp = arguments.flag("totp")
-        set.generator = try GeneratorOptions.quick(&arguments)
-        set.formatCharacters = FormatCharacterOption.quick(&arguments)
-        try arguments.checkAllRead()
-        try QuickArguments.validate(set)
-        return set
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var set = Self()
+            set.unlock = try UnlockOptions.quick(&arguments)
+            set.name = try arguments.positional()
+            set.field = arguments.string("field")
+            set.valueFile = arguments.string("value-file")
+            set.allowEmpty = arguments.flag("allow-empty")
+            set.generate = arguments.flag("generate")
+            set.print = arguments.flag("print")
+            set.totp = arguments.flag("totp")
+            set.generator = try GeneratorOptions.quick(&arguments)
+            set.formatCharacters = FormatCharacterOption.quick(&arguments)
+            return set
+        }
     }
 }

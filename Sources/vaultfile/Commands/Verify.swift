@@ -30,11 +30,10 @@ extension VaultfileCommand.Verify {
     /// `verify` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        guard var arguments = QuickArguments(line, grammar: quickGrammar) else { throw QuickArguments.Declined() }
-        var verify = Self()
-        verify.unlock = try UnlockOptions.quick(&arguments)
-        try arguments.checkAllRead()
-        try QuickArguments.validate(verify)
-        return verify
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var verify = Self()
+            verify.unlock = try UnlockOptions.quick(&arguments)
+            return verify
+        }
     }
 }

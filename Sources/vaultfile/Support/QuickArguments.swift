@@ -125,8 +125,20 @@ struct QuickArguments {
 
     /// Declines unless every option and positional argument given was read (a grammar that lists
     /// an option no `quick(_:)` reads must not drop it).
-    func checkAllRead() throws(Declined) {
+    private func checkAllRead() throws(Declined) {
         guard given.isEmpty, positionals.isEmpty else { throw Declined() }
+    }
+
+    /// A verb read from a plain command line (the arguments after the verb) against `grammar`:
+    /// `fill` sets the verb's property wrappers from the arguments; then every argument must have
+    /// been read and the verb's checks must pass. Declines (throws) for any other line.
+    static func read<Command: ParsableArguments>(_ line: ArraySlice<String>, grammar: Grammar,
+                                                 _ fill: (inout QuickArguments) throws(Declined) -> Command) throws(Declined) -> Command {
+        guard var arguments = QuickArguments(line, grammar: grammar) else { throw Declined() }
+        let command = try fill(&arguments)
+        try arguments.checkAllRead()
+        try validate(command)
+        return command
     }
 
     /// Runs the checks of `value` (`validate()`), declining when they fail: ArgumentParser then
