@@ -159,3 +159,26 @@ enum JSONString {
         return value
     }
 }
+
+// MARK: - Bytes between the values
+
+/// The two steps every direct JSON reader (`NativeJSONReader`, `BitwardenJSONReader`) takes
+/// between values, over a document's bytes and a position in them.
+enum JSONBytes {
+    /// Moves past `byte` when it is next; whether it was.
+    static func take(_ byte: UInt8, in bytes: [UInt8], at position: inout Int) -> Bool {
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    /// Moves past JSON whitespace (space, LF, CR, tab).
+    static func skipWhitespace(in bytes: [UInt8], at position: inout Int) {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+}

@@ -259,17 +259,10 @@ struct NativeJSONReader {
     // MARK: Bytes
 
     private mutating func take(_ byte: UInt8) -> Bool {
-        guard position < bytes.count, bytes[position] == byte else { return false }
-        position += 1
-        return true
+        JSONBytes.take(byte, in: bytes, at: &position)
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
-            }
-        }
+        JSONBytes.skipWhitespace(in: bytes, at: &position)
     }
 }
