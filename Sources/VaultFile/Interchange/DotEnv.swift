@@ -217,14 +217,7 @@ enum DotEnv {
             let value = entry.value
             var run = 0
             for (index, byte) in value.enumerated() {
-                let escaped: UInt8
-                switch byte {
-                case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): escaped = byte
-                case Byte.newline: escaped = UInt8(ascii: "n")
-                case Byte.carriageReturn: escaped = UInt8(ascii: "r")
-                case Byte.tab: escaped = UInt8(ascii: "t")
-                default: continue
-                }
+                guard let escaped = escape(byte) else { continue }
                 out.append(UnsafeRawBufferPointer(rebasing: value[run..<index]))
                 out.append(Byte.backslash)
                 out.append(escaped)
@@ -236,6 +229,18 @@ enum DotEnv {
         guard refused else { return out.take() }
         out.wipe()
         return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) })
+    }
+
+    /// The letter after the backslash that stands for `byte` in a double-quoted value, or nil when
+    /// `byte` is written as it is (the escapes `parse` reads back).
+    private static func escape(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): return byte
+        case Byte.newline: return UInt8(ascii: "n")
+        case Byte.carriageReturn: return UInt8(ascii: "r")
+        case Byte.tab: return UInt8(ascii: "t")
+        default: return nil
+        }
     }
 
     /// The entries as double-quoted `VARIABLE="value"` lines; binary values are refused (the plain
@@ -256,14 +261,7 @@ enum DotEnv {
             // Runs of bytes that need no escape are copied in one piece.
             var run = 0
             for (index, byte) in value.enumerated() {
-                let escaped: UInt8
-                switch byte {
-                case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): escaped = byte
-                case Byte.newline: escaped = UInt8(ascii: "n")
-                case Byte.carriageReturn: escaped = UInt8(ascii: "r")
-                case Byte.tab: escaped = UInt8(ascii: "t")
-                default: continue
-                }
+                guard let escaped = escape(byte) else { continue }
                 out += value[run..<index]
                 out.append(Byte.backslash)
                 out.append(escaped)
