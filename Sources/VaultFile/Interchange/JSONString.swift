@@ -40,6 +40,21 @@ enum JSONString {
         }
     }
 
+    /// What `readBytes(_:at:)` reads, without copying the bytes of a literal without an escape:
+    /// where they lie in `bytes` (the record writer of an import copies them from there).
+    static func readImportBytes(_ bytes: [UInt8], at position: inout Int) -> ImportBytes? {
+        switch literal(bytes, at: &position, wordAtATime: true) {
+        case .plain(let range, true)?:
+            return .input(range)
+        case .plain(let range, false)?:
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) } != nil ? .input(range) : nil
+        case .escaped(let text)?:
+            return .owned(Array(text.utf8))
+        case nil:
+            return nil
+        }
+    }
+
     /// A string literal as read: its bytes as they lie (no escape; `ascii` when no byte is 0x80 or
     /// more, else still to be checked as UTF-8), or the text with its escapes resolved.
     enum Literal {
