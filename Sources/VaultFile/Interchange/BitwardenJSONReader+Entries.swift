@@ -53,7 +53,7 @@ extension BitwardenJSONReader {
 
     /// One item, made into its entry as `BitwardenJSON.parseReference` makes it.
     private mutating func readEntry<Output>(into sink: inout EntrySink<Output>) -> Bool {
-        var type: Int?, title: String?, folderId: String?
+        var type: Int?, title: ImportBytes?, folderId: String?
         var notes: ImportBytes?, username: ImportBytes?, password: ImportBytes?, totp: ImportBytes?, url: ImportBytes?
         var revision: Int64?, creation: Int64?
         var custom: [(label: String?, text: ImportBytes?)] = []
@@ -63,7 +63,7 @@ extension BitwardenJSONReader {
                 type = fits
                 return true
             }
-            if reader.key(key, is: "name") { return reader.readNullable { $0.readString() }.map { title = $0 } != nil }
+            if reader.key(key, is: "name") { return reader.readNullable { $0.readStringBytes() }.map { title = $0 } != nil }
             if reader.key(key, is: "folderId") { return reader.readNullable { $0.readString() }.map { folderId = $0 } != nil }
             if reader.key(key, is: "notes") { return reader.readNullable { $0.readStringBytes() }.map { notes = $0 } != nil }
             if reader.key(key, is: "revisionDate") { return reader.readTime(&revision, times: &sink.times) }
@@ -109,9 +109,15 @@ extension BitwardenJSONReader {
         }
         guard complete, let type, type == 1 || type == 2 else { return false }
         let folder = folderId.flatMap { sink.folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
-        let itemName = title ?? "untitled"
-        let name = sink.names.name(fromParts: folder.isEmpty ? [itemName] : folder + [itemName])
         return bytes.withUnsafeBytes { input in
+            let name: ImportBytes
+            if folder.isEmpty, let title, title.count > 0 {
+                // A title outside folders, by its bytes: a string is made only of a renamed one.
+                name = title.withBytes(in: input) { sink.names.changedName(ofTitle: $0) }.map(ImportBytes.string) ?? title
+            } else {
+                let itemName = title.map { $0.string(in: input) } ?? "untitled"
+                name = .string(sink.names.name(fromParts: folder.isEmpty ? [itemName] : folder + [itemName]))
+            }
             // The reference's order of puts (a later one replaces an earlier); these labels are field names as they are.
             var fields = sink.fields
             fields.removeAll(keepingCapacity: true)
@@ -135,8 +141,8 @@ extension BitwardenJSONReader {
             }
             for (label, text) in custom { put(.string(ImportedNameCleaner.fieldName(fromLabel: label ?? "field")), text) }
             let created = creation ?? revision ?? sink.now
-            guard EntryName.isValid(name) else { return false }  // the reference names the problem
-            return sink.output.add(name: .string(name), created: created, modified: revision ?? created, value: value, fields: &fields, in: input)
+            guard name.withBytes(in: input, EntryName.isValid(utf8:)) else { return false }  // the reference names the problem
+            return sink.output.add(name: name, created: created, modified: revision ?? created, value: value, fields: &fields, in: input)
         }
     }
 

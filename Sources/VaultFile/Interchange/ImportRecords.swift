@@ -103,8 +103,7 @@ struct ImportRecordWriter: ImportedEntrySink {
 
     mutating func add(name: ImportBytes, created: Int64, modified: Int64, value: ImportBytes, fields: inout [ImportField],
                       in input: UnsafeRawBufferPointer) -> Bool {
-        guard value.count <= VaultLimits.maxValueLength, fields.count <= VaultLimits.maxFieldsPerEntry,
-              name.withBytes(in: input, { Self.isASCII($0) && EntryName.isValid(utf8: $0) }) else { return false }
+        guard value.count <= VaultLimits.maxValueLength, fields.count <= VaultLimits.maxFieldsPerEntry else { return false }
         // Fields in name order (an insertion sort: an entry has a handful), each name valid and once.
         if fields.count > 1 {
             for index in 1..<fields.count {
@@ -115,28 +114,59 @@ struct ImportRecordWriter: ImportedEntrySink {
                 }
             }
         }
-        var recordLength = RecordLayout.fixedLength + name.count + value.count
-        for (index, field) in fields.enumerated() {
+        var recordLength = RecordLayout.fixedLength + value.count
+        for index in fields.indices {
+            let field = fields[index]
             guard field.value.count <= VaultLimits.maxValueLength, field.name.withBytes(in: input, EntryName.isValidField) else { return false }
             if index > 0 && Self.compare(fields[index - 1].name, field.name, in: input) == 0 { return false }
             recordLength += RecordLayout.fieldFixedLength + field.name.count + field.value.count
         }
-        if recordLength > plaintext.count - length { guard grow(recordLength) else { return false } }
-        var sink = BufferSink(plaintext.bytes, at: length)
-        name.withBytes(in: input) { sink.append(RecordLayout.NameLength($0.count)); sink.append(raw: $0) }
-        sink.append(RecordLayout.Time(bitPattern: created))
-        sink.append(RecordLayout.Time(bitPattern: modified))
-        value.withBytes(in: input) { sink.append(RecordLayout.ValueLength($0.count)); sink.append(raw: $0) }
-        sink.append(RecordLayout.FieldCount(fields.count))
-        for field in fields {
-            field.name.withBytes(in: input) { sink.append(RecordLayout.FieldNameLength($0.count)); sink.append(raw: $0) }
-            field.value.withBytes(in: input) { sink.append(RecordLayout.ValueLength($0.count)); sink.append(raw: $0) }
+        let fieldsRead = fields
+        return name.withBytes(in: input) { name in
+            guard Self.isASCII(name), EntryName.isValid(utf8: name) else { return false }
+            recordLength += name.count
+            if recordLength > plaintext.count - length { guard grow(recordLength) else { return false } }
+            // Written in layout order (RecordLayout.write), the room checked above.
+            let start = plaintext.bytes.baseAddress! + length
+            var out = start
+            Self.store(RecordLayout.NameLength(name.count), at: &out)
+            Self.copy(name, to: &out)
+            Self.store(RecordLayout.Time(bitPattern: created), at: &out)
+            Self.store(RecordLayout.Time(bitPattern: modified), at: &out)
+            value.withBytes(in: input) { value in
+                Self.store(RecordLayout.ValueLength(value.count), at: &out)
+                Self.copy(value, to: &out)
+            }
+            Self.store(RecordLayout.FieldCount(fieldsRead.count), at: &out)
+            for field in fieldsRead {
+                field.name.withBytes(in: input) { fieldName in
+                    Self.store(RecordLayout.FieldNameLength(fieldName.count), at: &out)
+                    Self.copy(fieldName, to: &out)
+                }
+                field.value.withBytes(in: input) { fieldValue in
+                    Self.store(RecordLayout.ValueLength(fieldValue.count), at: &out)
+                    Self.copy(fieldValue, to: &out)
+                }
+            }
+            precondition(out - start == recordLength, "a record of its computed length")
+            length += recordLength
+            plaintext.written = length
+            starts.append(length)
+            return true
         }
-        precondition(sink.offset == length + recordLength, "a record of its computed length")
-        length = sink.offset
-        plaintext.written = length
-        starts.append(length)
-        return true
+    }
+
+    @inline(__always)
+    private static func store<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value, at out: inout UnsafeMutableRawPointer) {
+        out.storeBytes(of: value.littleEndian, as: Value.self)
+        out += MemoryLayout<Value>.size
+    }
+
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeRawBufferPointer, to out: inout UnsafeMutableRawPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        out.copyMemory(from: source, byteCount: bytes.count)
+        out += bytes.count
     }
 
     /// The records written, indexed.
@@ -160,8 +190,15 @@ struct ImportRecordWriter: ImportedEntrySink {
     }
 
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        return high < 0x80
+        var words: UInt64 = 0, tail: UInt8 = 0, index = 0
+        while index + 8 <= bytes.count {
+            words |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            tail |= bytes[index]
+            index += 1
+        }
+        return words & 0x8080_8080_8080_8080 == 0 && tail < 0x80
     }
 }

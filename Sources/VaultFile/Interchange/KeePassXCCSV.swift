@@ -66,17 +66,25 @@ enum KeePassXCCSV {
                 groups = record.string(group).split(separator: "/").map(String.init)
                 if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
             }
-            let title = record.isEmpty(titleColumn) ? "untitled" : record.string(titleColumn)
-            let name = names.name(fromParts: groups.isEmpty ? [title] : groups + [title])
+            let name: ImportBytes
+            if groups.isEmpty && !record.isEmpty(titleColumn) {
+                // A title outside groups, by its bytes: a string is made only of a renamed one.
+                name = names.changedName(ofTitle: UnsafeRawBufferPointer(record.cell(titleColumn))).map(ImportBytes.string) ?? .input(record.range(titleColumn))
+            } else {
+                let title = record.isEmpty(titleColumn) ? "untitled" : record.string(titleColumn)
+                name = .string(names.name(fromParts: groups.isEmpty ? [title] : groups + [title]))
+            }
             fields.removeAll(keepingCapacity: true)
             for (index, field) in fieldColumns where !record.isEmpty(index) {
                 fields.append(ImportField(name: .literal(field), value: .input(record.range(index))))
             }
             let created = present(createdColumn).flatMap { times.parse(utf8: record.cell($0)) } ?? now
             let modified = present(modifiedColumn).flatMap { times.parse(utf8: record.cell($0)) } ?? created
-            if !EntryName.isValid(name) { do throws(VaultError) { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
+            if !name.withBytes(in: record.allBytes, EntryName.isValid(utf8:)) {
+                do throws(VaultError) { _ = try EntryName.validate(name.string(in: record.allBytes)) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
+            }
             if !declined {
-                declined = !output.add(name: .string(name), created: created, modified: modified, value: .input(record.range(passwordColumn)),
+                declined = !output.add(name: name, created: created, modified: modified, value: .input(record.range(passwordColumn)),
                                        fields: &fields, in: record.allBytes)
             }
         }

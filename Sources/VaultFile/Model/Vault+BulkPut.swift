@@ -203,14 +203,11 @@ private struct BulkPut {
 }
 
 /// Writes into a buffer of known size, checking every run against its end.
-struct BufferSink: ByteSink {
+private struct BufferSink: ByteSink {
     private let buffer: UnsafeMutableRawBufferPointer
-    private(set) var offset: Int
+    private(set) var offset = 0
 
-    init(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int = 0) {
-        self.buffer = buffer
-        self.offset = offset
-    }
+    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
 
     mutating func append(raw run: UnsafeRawBufferPointer) {
         precondition(run.count <= buffer.count - offset, "a record past the planned length")
