@@ -277,3 +277,25 @@ extension InterchangeTests {
         #expect(described(bytes) == described(parts))
     }
 }
+
+extension InterchangeTests {
+    /// `NameCounts` on names that increase for a while (no table: each compared with the last) and
+    /// then repeat one, fall back, or increase again, against a dictionary: same counts.
+    @Test func test_nameCounts_increasingRunsMatchAStringDictionary() {
+        var generator = SplitMix(seed: 151)
+        for round in 0..<300 {
+            var counts = NameCounts(), dictionary: [String: Int] = [:]
+            let run = Int(generator.nextByte() % 120)
+            var names = (0..<run).map { String(format: "t-%05d", $0 * 3) }
+            switch round % 4 {
+            case 0: names.append(names.randomElement(using: &generator) ?? "t-00000")
+            case 1: names.append("a")
+            case 2: names += (0..<50).map { _ in String(format: "t-%05d", Int(generator.nextByte()) * 2) }
+            default: names += ["", "untitled", "zz", "zz", "é"]
+            }
+            for name in names {
+                #expect(counts.uniqueName(name) == ImportedNameCleaner.uniqueName(name, among: &dictionary), "\(round) \(name)")
+            }
+        }
+    }
+}

@@ -67,7 +67,8 @@ public struct ImportedEntries: Sendable {
     /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
     /// every other file.
     public var history: [(name: String, versions: [EntryVersion])]?
-    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check):
+    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check, and
+    /// for records whose names increase):
     /// `Vault.put(contentsOf:now:)` merges by it without sorting again.
     let order: NameOrder?
 
@@ -162,23 +163,33 @@ public struct ImportedEntries: Sendable {
     /// passes `Vault.isValidPut`, so what is left is a repeated name and the number of entries;
     /// on either it is that init over the decoded entries, which throws what it throws.
     /// `ImportRecordsTests` ties the two.
+    ///
+    /// Names that come in increasing byte order (an export) repeat none and need no sort: they are
+    /// compared each with the one before it, and `order` stays nil (the put needs no sort).
     init(records: StoredRecords, renamings: [ImportRenaming]) throws(VaultError) {
+        guard records.count <= VaultLimits.maxEntries else {
+            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            return
+        }
+        if records.namesIncrease {
+            self.init(checked: records, renamings: renamings, order: nil)
+            return
+        }
         let names = NameOrder(records)
-        guard names.firstRepeat == nil, records.count <= VaultLimits.maxEntries else {
+        guard names.firstRepeat == nil else {
             try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
             return
         }
         self.init(checked: records, renamings: renamings, order: names)
     }
 
-    /// Records already checked, with the warnings they deserve.
-    private init(checked records: StoredRecords, renamings: [ImportRenaming], order names: NameOrder) {
+    /// Records already checked, with the warnings they deserve; `order` nil when their names increase.
+    private init(checked records: StoredRecords, renamings: [ImportRenaming], order names: NameOrder?) {
         var warnings: [ImportWarning] = []
-        withExtendedLifetime(records) {
-            for index in 0..<records.count where DangerousEnvironmentNames.isDangerous(entryName: records.name(at: index)) {
-                let name = String(decoding: records.name(at: index), as: UTF8.self)
-                warnings.append(.dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name)))
-            }
+        records.forEachName { _, bytes in
+            guard DangerousEnvironmentNames.isDangerous(entryName: bytes) else { return }
+            let name = String(decoding: bytes, as: UTF8.self)
+            warnings.append(.dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name)))
         }
         self.listed = []
         self.records = records

@@ -29,11 +29,9 @@ struct NameOrder {
     init(_ records: StoredRecords) {
         var bytes: [UInt8] = [], starts: [Int] = []
         starts.reserveCapacity(records.count + 1)
-        withExtendedLifetime(records) {
-            for index in 0..<records.count {
-                starts.append(bytes.count)
-                bytes.append(contentsOf: records.name(at: index))
-            }
+        records.forEachName { _, name in
+            starts.append(bytes.count)
+            bytes.append(contentsOf: name)
         }
         starts.append(bytes.count)
         self.init(bytes: bytes, starts: starts)

@@ -27,10 +27,12 @@ extension Vault {
     /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
     /// empty vault, in name order already, their buffer becomes the vault's records.
     public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        guard let records = imported.records, let order = imported.order, records.count > 0 else {
+        guard let records = imported.records, records.count > 0 else {
             try put(contentsOf: imported.entries, checkedIn: imported.order, now: now)
             return
         }
+        // Names that increase (no `order`: `ImportedEntries(records:renamings:)` found them so) are in order.
+        let order = imported.order ?? NameOrder(records)
         // What the merge would write, without writing it: the vault holds nothing to merge with.
         if count == 0 && order.isInInputOrder && records.records(0..<records.count).count <= VaultLimits.maxContentLength - EntryCodec.prefixLength {
             replaceContents(with: records)
