@@ -178,11 +178,11 @@ extension BitwardenJSONReader {
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return true }
         let mark = keys.count
-        defer { keys.removeSubrange(mark...) }
+        defer { keys.removeLast(keys.count - mark) }
         while true {
             skipWhitespace()
             guard case .plain(let key, ascii: true)? = JSONString.literal(bytes, at: &position) else { return false }
-            for earlier in keys[mark...] where earlier.count == key.count && bytes[earlier].elementsEqual(bytes[key]) { return false }
+            guard !isRepeated(key, since: mark) else { return false }
             keys.append(key)
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return false }
@@ -191,6 +191,18 @@ extension BitwardenJSONReader {
             skipWhitespace()
             if take(UInt8(ascii: ",")) { continue }
             return take(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Whether the key at `key` is one of `keys` from `mark` on, byte for byte.
+    private func isRepeated(_ key: Range<Int>, since mark: Int) -> Bool {
+        guard mark < keys.count else { return false }
+        return bytes.withUnsafeBytes { all in
+            let text = UnsafeRawBufferPointer(rebasing: all[key])
+            for index in mark..<keys.count where keys[index].count == key.count {
+                if compareBytes(UnsafeRawBufferPointer(rebasing: all[keys[index]]), text) == 0 { return true }
+            }
+            return false
         }
     }
 

@@ -77,8 +77,15 @@ enum JSONString {
             var words: UInt64 = 0
             while wordAtATime && index + 8 <= raw.count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                guard !hasByte(below: 1, word ^ Word.quotes), !hasByte(below: 1, word ^ Word.backslashes),
-                      !hasByte(below: 0x20, word) else { break }
+                let marks = byteMarks(below: 1, word ^ Word.quotes) | byteMarks(below: 1, word ^ Word.backslashes) | byteMarks(below: 0x20, word)
+                guard marks == 0 else {
+                    // The lowest mark is the first such byte (a false mark only ever lies above a
+                    // true one): the bytes before it are plain, and the byte loop starts at it.
+                    let plain = marks.trailingZeroBitCount / 8
+                    if plain > 0 { words |= word & (UInt64.max >> UInt64(64 - 8 * plain)) }
+                    index += plain
+                    break
+                }
                 words |= word
                 index += 8
             }
@@ -138,11 +145,11 @@ enum JSONString {
         static let backslashes: UInt64 = ones &* UInt64(UInt8(ascii: "\\"))
     }
 
-    /// Whether a byte of `word` is below `limit` (at most 128): exact for whether any is, which is
-    /// all the scan asks (the subtraction's borrows only mark bytes above one that is).
+    /// The high bit of each byte of `word` below `limit` (at most 128), and of none below the
+    /// lowest such byte: the subtraction's borrows only mark bytes above one that is.
     @inline(__always)
-    private static func hasByte(below limit: UInt64, _ word: UInt64) -> Bool {
-        (word &- Word.ones &* limit) & ~word & Word.highBits != 0
+    private static func byteMarks(below limit: UInt64, _ word: UInt64) -> UInt64 {
+        (word &- Word.ones &* limit) & ~word & Word.highBits
     }
 
     /// The scalar of `\uXXXX` (from after the `u`), joining a surrogate pair; nil for a lone surrogate.
