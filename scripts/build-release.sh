@@ -11,7 +11,7 @@
 # Debian machine without vaultfile's libraries installed.
 # SHARED_LIBS=1 links libsodium, libargon2, libcrypto and libstdc++ as shared libraries instead, for
 # a packager who wants the system's security updates of those libraries to reach vaultfile without
-# a rebuild; each start then costs about 2.5 times the instructions.
+# a rebuild; a start then costs about twice the instructions (`get` on an empty vault 8.9 M against 4.3 M).
 #
 # The compiler flag -disable-concrete-type-metadata-mangled-name-accessors makes Swift code build
 # the metadata of a generic type (swift-argument-parser's Option<String>, Flag<Bool>, ...) by calling
