@@ -31,13 +31,14 @@ extension Vault {
             try put(contentsOf: imported.entries, checkedIn: imported.order, now: now)
             return
         }
-        // Names that increase (no `order`: `ImportedEntries(records:renamings:)` found them so) are in order.
-        let order = imported.order ?? NameOrder(records)
+        // No `order`: `ImportedEntries(records:renamings:)` found the names increasing, so in order.
+        let inOrder = imported.order?.isInInputOrder ?? true
         // What the merge would write, without writing it: the vault holds nothing to merge with.
-        if count == 0 && order.isInInputOrder && records.records(0..<records.count).count <= VaultLimits.maxContentLength - EntryCodec.prefixLength {
+        if count == 0 && inOrder && records.records(0..<records.count).count <= VaultLimits.maxContentLength - EntryCodec.prefixLength {
             replaceContents(with: records)
             return
         }
+        let order = imported.order ?? NameOrder(records)
         guard let merged = BulkPut(.records(records), checkedIn: order, into: self, replacing: historyState == nil) else {
             try putOneByOne(imported.entries, now: now)
             return
