@@ -122,12 +122,29 @@ extension BitwardenJSONReader {
             var fields = sink.fields
             fields.removeAll(keepingCapacity: true)
             defer { sink.fields = fields }
+            // Where each field name lies in `fields`, once there are more than a few: a scan of
+            // `fields` per put made an item of n custom fields cost n² compares (40,000 fields in a
+            // 1.6 MB file took 27 s; the reference's dictionary, 0.01 s).
+            var positions: [[UInt8]: Int] = [:]
             func put(_ field: ImportBytes, _ text: ImportBytes?) {
                 guard let text, text.count > 0 else { return }
-                let earlier = field.withBytes(in: input) { name in
-                    fields.firstIndex { $0.name.withBytes(in: input) { compareBytes($0, name) == 0 } }
+                if positions.isEmpty && fields.count < Self.fieldsScanned {
+                    let earlier = field.withBytes(in: input) { name in
+                        fields.firstIndex { $0.name.withBytes(in: input) { compareBytes($0, name) == 0 } }
+                    }
+                    if let earlier { fields[earlier].value = text } else { fields.append(ImportField(name: field, value: text)) }
+                    return
                 }
-                if let earlier { fields[earlier].value = text } else { fields.append(ImportField(name: field, value: text)) }
+                if positions.isEmpty {
+                    for index in fields.indices { positions[fields[index].name.array(in: input)] = index }
+                }
+                let key = field.array(in: input)
+                if let earlier = positions[key] {
+                    fields[earlier].value = text
+                } else {
+                    positions[key] = fields.count
+                    fields.append(ImportField(name: field, value: text))
+                }
             }
             let value: ImportBytes
             if type == 1 {
@@ -145,6 +162,9 @@ extension BitwardenJSONReader {
             return sink.output.add(name: name, created: created, modified: revision ?? created, value: value, fields: &fields, in: input)
         }
     }
+
+    /// The number of fields an item's puts find by a scan; past it, by a dictionary.
+    static let fieldsScanned = 16
 
     /// `null`, or a string read as a time (`Timestamps`, nil when it is not one); false when neither.
     private mutating func readTime(_ time: inout Int64?, times: inout Timestamps.Cache) -> Bool {
