@@ -9,9 +9,10 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb).
 TEST_APT_PACKAGES := tmux bash-completion python3 xclip xvfb
-# The Swift runtime linked in statically: --version starts in about two thirds of the time
-# (fewer shared libraries to map and relocate; docs/PERFORMANCE.md).
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
+# and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
+# (docs/PERFORMANCE.md, "Start-up"). SHARED_LIBS=1 links those four libraries shared instead.
+RELEASE := SWIFT="$(SWIFT)" SHARED_LIBS="$(SHARED_LIBS)" ./scripts/build-release.sh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
@@ -29,7 +30,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(RELEASE) >/dev/null
 
 ## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb) when missing.
 test-deps:
@@ -41,17 +42,17 @@ test-deps:
 ## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
 ## the tests that drive outside tools (ExternalTools: git, a terminal, groff), each timed apart.
 test: deps test-deps
-	./Tests/make-test.sh "$(SWIFT)" "$(RELEASE_FLAGS)"
+	SHARED_LIBS="$(SHARED_LIBS)" ./Tests/make-test.sh "$(SWIFT)"
 
 ## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.
 demo: release
-	./scripts/demo.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vaultfile"
+	./scripts/demo.sh "$$($(RELEASE))"
 
 ## install: the release binary, stripped, with the man page and bash, zsh and fish completions, under
 ## DESTDIR/PREFIX (scripts/install.sh). DEBUG_INFO=1 also keeps the debug info in PREFIX/lib/debug;
 ## BIN=path installs that binary instead of building the release one.
 install: $(if $(BIN),,release)
-	BIN="$(if $(BIN),$(BIN),$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vaultfile)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" \
+	BIN="$(if $(BIN),$(BIN),$$($(RELEASE)))" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" \
 		DEBUG_INFO="$(DEBUG_INFO)" ./scripts/install.sh install
 
 uninstall:

@@ -8,10 +8,10 @@
 #   694 passed, 0 failed
 #
 # Both parts always run; the script fails when the build or either part fails.
-# Usage: Tests/make-test.sh [swift [release-flags]]   (the Makefile passes its RELEASE_FLAGS)
+# Usage: Tests/make-test.sh [swift]   (SHARED_LIBS=1: the release binary as scripts/build-release.sh
+# builds it with shared libraries)
 set -u
 SWIFT=${1:-swift}
-RELEASE_FLAGS=${2:--c release --static-swift-stdlib}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/vaultfile-make-test.XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT INT TERM
 
@@ -44,16 +44,13 @@ counts() {
 }
 
 # The tests build in debug; the binary that the CLI tests run is the release build (the one
-# `make demo` and `make install` use): a debug swift-argument-parser validates every option
+# `make demo`, `make install` and `make portable` use, scripts/build-release.sh): a debug swift-argument-parser validates every option
 # group on each run, which made each of the suite's ~1,500 runs of the binary 10x slower.
 # VAULTFILE_TEST_BINARY already set (e.g. to a sanitized build) is kept.
 start=$(now)
 "$SWIFT" build --build-tests || exit 1
 if [ -z "${VAULTFILE_TEST_BINARY:-}" ]; then
-    # shellcheck disable=SC2086 # RELEASE_FLAGS is a list of flags
-    "$SWIFT" build $RELEASE_FLAGS --product vaultfile || exit 1
-    # shellcheck disable=SC2086
-    VAULTFILE_TEST_BINARY="$("$SWIFT" build $RELEASE_FLAGS --show-bin-path)/vaultfile"
+    VAULTFILE_TEST_BINARY=$(SWIFT="$SWIFT" "$(dirname "$0")/../scripts/build-release.sh") || exit 1
 fi
 export VAULTFILE_TEST_BINARY
 build=$(seconds "$start" "$(now)")

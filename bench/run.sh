@@ -23,9 +23,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 python3 -c 'import pykeepass' 2>/dev/null || python3 -m pip install --quiet pykeepass
 
-# The same build as `make release`: the Swift runtime linked in statically.
-swift build -c release --static-swift-stdlib >/dev/null
-vf="$(swift build -c release --static-swift-stdlib --show-bin-path)/vaultfile"
+# The build of `make release` (scripts/build-release.sh).
+vf=$(./scripts/build-release.sh)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 gcc -O2 -o "$work/floor" bench/floor.c $(pkg-config --cflags --libs libsodium libargon2)

@@ -62,11 +62,22 @@ struct ErrorReport: Equatable {
             let inner = ErrorReport(batch.underlying)
                 ?? ErrorReport(description: String(describing: batch.underlying), hint: nil, status: .failure)
             self.init(description: "line \(batch.line): \(inner.description); nothing was changed", hint: inner.hint, status: inner.status)
+        // The two common types first, by their concrete type: a cast to the protocol looks the
+        // conformance up by scanning the binary's conformance records (0.3 M instructions, 7 % of a
+        // `get` that ends in "no entry named"). Same report either way.
+        case let error as VaultError:
+            self.init(categorized: error)
+        case let error as CLIError:
+            self.init(categorized: error)
         case let error as any CategorizedError:
-            self.init(description: error.description, hint: Self.hint(for: error), status: ExitStatus(error.category))
+            self.init(categorized: error)
         default:
             return nil
         }
+    }
+
+    private init(categorized error: any CategorizedError) {
+        self.init(description: error.description, hint: Self.hint(for: error), status: ExitStatus(error.category))
     }
 
     init(description: String, hint: String?, status: ExitStatus) {

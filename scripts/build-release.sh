@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The release build, the one recipe behind `make release`, `make demo`, `make install`, `make test`'s
+# CLI binary, `make portable` (and so the .deb) and `make bench`. Prints the binary's path last.
+#
+#   scripts/build-release.sh [scratch-path]        (default .build)
+#
+# What it links in statically, and why (docs/PERFORMANCE.md, "Start-up"): the Swift runtime,
+# libsodium, libargon2, OpenSSL's libcrypto and libstdc++. A start then maps no shared library but
+# libc, libm and libgcc_s: the loader had been binding 3,400 of libcrypto's symbols and 1,700 of
+# libstdc++'s on every run (5.4 M of the 11.2 M instructions of a `get`), and the binary runs on a
+# Debian machine without vaultfile's libraries installed.
+# SHARED_LIBS=1 links libsodium, libargon2, libcrypto and libstdc++ as shared libraries instead, for
+# a packager who wants the system's security updates of those libraries to reach vaultfile without
+# a rebuild; a start then costs about twice the instructions (`get` on an empty vault 8.9 M against 4.3 M).
+#
+# The compiler flag -disable-concrete-type-metadata-mangled-name-accessors makes Swift code build
+# the metadata of a generic type (swift-argument-parser's Option<String>, Flag<Bool>, ...) by calling
+# its accessor with the conformances the compiler already knows, instead of decoding a mangled name
+# at run time, which checks each generic requirement by scanning the binary's 4,300 conformance
+# records (2.1 M instructions of a `get`). Same program; a slightly larger binary.
+#
+# libsodium.a carries its own copy of the Argon2 code under libargon2's symbol names, so the two
+# archives cannot simply be linked together (and a static libsodium beside a dynamic libargon2
+# silently binds the argon2 calls to libsodium's copy). libsodium is therefore relinked into one
+# object that keeps only its public API global; then the argon2 names can only reach libargon2.
+# scripts/portable.sh checks in the result that they do.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+scratch=${1:-.build}
+flags=(-c release --static-swift-stdlib --product vaultfile --scratch-path "$scratch"
+       -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
+
+if [ "${SHARED_LIBS:-0}" = 1 ]; then
+  "$SWIFT" build "${flags[@]}" >&2
+  echo "$("$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
+  exit 0
+fi
+
+# The static archives, and stand-in pkg-config files that point the build at them; made again
+# only when a system archive is newer than the copy.
+deps="$PWD/$scratch/static-deps"
+libsodium_a="$(pkg-config --variable=libdir libsodium)/libsodium.a"
+libargon2_a="$(pkg-config --variable=libdir libargon2)/libargon2.a"
+libcrypto_a="$(pkg-config --variable=libdir libcrypto)/libcrypto.a"
+libstdcxx_a=$( { gcc -print-file-name=libstdc++.a || clang -print-file-name=libstdc++.a; } 2>/dev/null | grep / | head -n 1 || true)
+for archive in "$libsodium_a" "$libargon2_a" "$libcrypto_a" "$libstdcxx_a"; do
+  [ -f "$archive" ] || { echo "build-release: $archive is missing (make deps installs libsodium-dev, libargon2-dev, libssl-dev; libstdc++.a comes with g++'s libstdc++-dev)" >&2; exit 1; }
+done
+stamp="$deps/.made"
+if [ ! -f "$stamp" ] || [ "$libsodium_a" -nt "$stamp" ] || [ "$libargon2_a" -nt "$stamp" ] \
+   || [ "$libcrypto_a" -nt "$stamp" ] || [ "$libstdcxx_a" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
+  rm -rf "$deps" && mkdir -p "$deps"
+  ld -r --whole-archive "$libsodium_a" -o "$deps/sodium-all.o"
+  objcopy -w --keep-global-symbol='crypto_*' --keep-global-symbol='sodium_*' --keep-global-symbol='randombytes*' \
+    --keep-global-symbol='_crypto_*' --keep-global-symbol='_sodium_*' "$deps/sodium-all.o" "$deps/sodium-api.o"
+  ar rcs "$deps/libsodium.a" "$deps/sodium-api.o"
+  rm "$deps/sodium-all.o"
+  cp "$libargon2_a" "$libcrypto_a" "$deps/"
+  # The Swift runtime's link line asks for -lstdc++; the linker searches this folder first and
+  # finds only the archive there.
+  cp "$libstdcxx_a" "$deps/"
+  cat >"$deps/libsodium.pc" <<PC
+Name: libsodium
+Description: libsodium, API symbols only (static)
+Version: $(pkg-config --modversion libsodium)
+Cflags: $(pkg-config --cflags libsodium)
+Libs: -L$deps -lsodium
+PC
+  cat >"$deps/libargon2.pc" <<PC
+Name: libargon2
+Description: libargon2 (static)
+Version: $(pkg-config --modversion libargon2)
+Cflags: $(pkg-config --cflags libargon2)
+Libs: -L$deps -largon2 -lpthread
+PC
+  cat >"$deps/libcrypto.pc" <<PC
+Name: libcrypto
+Description: OpenSSL libcrypto (static)
+Version: $(pkg-config --modversion libcrypto)
+Cflags: $(pkg-config --cflags libcrypto)
+Libs: -L$deps -lcrypto -ldl -lpthread
+PC
+  touch "$stamp"
+fi
+
+flags+=(-Xlinker -L"$deps")
+PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" >&2
+bin="$(PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
+if ldd "$bin" | grep -E 'libsodium|libargon2|libcrypto|libstdc\+\+|libswift' >&2; then
+  echo "build-release: $bin still needs the shared libraries above" >&2
+  exit 1
+fi
+echo "$bin"
