@@ -11,14 +11,27 @@ extension BitwardenJSONReader {
     /// valid. Anything else returns nil and the caller takes the reference path, whose messages
     /// name the problem. `InterchangeTests.test_bitwardenEntries_matchTheReferenceParse` ties the two.
     static func entries(_ bytes: [UInt8], now: Int64, names: ImportedNameCleaner.Names) -> (entries: [(String, Entry)], names: ImportedNameCleaner.Names)? {
-        var reader = BitwardenJSONReader(bytes)
-        var sink = EntrySink(now: now, names: names)
-        guard reader.readEntriesDocument(into: &sink) else { return nil }
-        reader.skipWhitespace()
-        return reader.position == bytes.count ? (sink.entries, sink.names) : nil
+        read(bytes, into: ImportedEntryList(), now: now, names: names).map { ($0.output.entries, $0.names) }
     }
 
-    private mutating func readEntriesDocument(into sink: inout EntrySink) -> Bool {
+    /// What `entries(_:now:names:)` reads, each entry written as its record (`ImportRecordWriter`),
+    /// by the same pass; nil also when the writer declines an entry (a non-ASCII name, a limit).
+    /// `ImportRecordsTests.test_bitwardenRecords_matchTheEntries` ties the two.
+    static func records(_ bytes: [UInt8], now: Int64, names: ImportedNameCleaner.Names) -> (records: StoredRecords, names: ImportedNameCleaner.Names)? {
+        guard let writer = ImportRecordWriter(capacity: bytes.count) else { return nil }
+        return read(bytes, into: writer, now: now, names: names).map { ($0.output.records(), $0.names) }
+    }
+
+    private static func read<Output: ImportedEntrySink>(_ bytes: [UInt8], into output: Output, now: Int64, names: ImportedNameCleaner.Names)
+        -> (output: Output, names: ImportedNameCleaner.Names)? {
+        var reader = BitwardenJSONReader(bytes)
+        var sink = EntrySink(now: now, names: names, output: output)
+        guard reader.readEntriesDocument(into: &sink) else { return nil }
+        reader.skipWhitespace()
+        return reader.position == bytes.count ? (sink.output, sink.names) : nil
+    }
+
+    private mutating func readEntriesDocument<Output>(into sink: inout EntrySink<Output>) -> Bool {
         readKeyedObject { reader, key in
             if reader.key(key, is: "encrypted") {
                 guard let encrypted = reader.readNullable({ $0.readBool() }) else { return false }
@@ -39,18 +52,18 @@ extension BitwardenJSONReader {
     }
 
     /// One item, made into its entry as `BitwardenJSON.parseReference` makes it.
-    private mutating func readEntry(into sink: inout EntrySink) -> Bool {
-        var type: Int?, title: String?, folderId: String?
-        var notes: [UInt8]?, username: [UInt8]?, password: [UInt8]?, totp: [UInt8]?, url: [UInt8]?
+    private mutating func readEntry<Output>(into sink: inout EntrySink<Output>) -> Bool {
+        var type: Int?, title: ImportBytes?, folderId: String?
+        var notes: ImportBytes?, username: ImportBytes?, password: ImportBytes?, totp: ImportBytes?, url: ImportBytes?
         var revision: Int64?, creation: Int64?
-        var custom: [(label: String?, text: [UInt8]?)] = []
+        var custom: [(label: String?, text: ImportBytes?)] = []
         let complete = readKeyedObject { reader, key in
             if reader.key(key, is: "type") {
                 guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
                 type = fits
                 return true
             }
-            if reader.key(key, is: "name") { return reader.readNullable { $0.readString() }.map { title = $0 } != nil }
+            if reader.key(key, is: "name") { return reader.readNullable { $0.readStringBytes() }.map { title = $0 } != nil }
             if reader.key(key, is: "folderId") { return reader.readNullable { $0.readString() }.map { folderId = $0 } != nil }
             if reader.key(key, is: "notes") { return reader.readNullable { $0.readStringBytes() }.map { notes = $0 } != nil }
             if reader.key(key, is: "revisionDate") { return reader.readTime(&revision, times: &sink.times) }
@@ -65,7 +78,7 @@ extension BitwardenJSONReader {
                         if reader.takeLiteral("null") { return true }
                         var first = true
                         return reader.readArray { reader -> Bool? in
-                            var uri: [UInt8]?
+                            var uri: ImportBytes?
                             guard reader.readKeyedObject({ reader, key in
                                 if reader.key(key, is: "uri") { return reader.readNullable { $0.readStringBytes() }.map { uri = $0 } != nil }
                                 return reader.skipValue(depth: 3)
@@ -82,7 +95,7 @@ extension BitwardenJSONReader {
             if reader.key(key, is: "fields") {
                 if reader.takeLiteral("null") { return true }
                 return reader.readArray { reader -> Bool? in
-                    var label: String?, text: [UInt8]?
+                    var label: String?, text: ImportBytes?
                     guard reader.readKeyedObject({ reader, key in
                         if reader.key(key, is: "name") { return reader.readNullable { $0.readString() }.map { label = $0 } != nil }
                         if reader.key(key, is: "value") { return reader.readNullable { $0.readStringBytes() }.map { text = $0 } != nil }
@@ -96,28 +109,41 @@ extension BitwardenJSONReader {
         }
         guard complete, let type, type == 1 || type == 2 else { return false }
         let folder = folderId.flatMap { sink.folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
-        let itemName = title ?? "untitled"
-        let name = sink.names.name(fromParts: folder.isEmpty ? [itemName] : folder + [itemName])
-        // The reference's order of puts (a later one replaces an earlier); these labels are field names as they are.
-        var fields: [String: [UInt8]] = [:]
-        func put(_ field: String, _ text: [UInt8]?) {
-            if let text, !text.isEmpty { fields[field] = text }
+        return bytes.withUnsafeBytes { input in
+            let name: ImportBytes
+            if folder.isEmpty, let title, title.count > 0 {
+                // A title outside folders, by its bytes: a string is made only of a renamed one.
+                name = title.withBytes(in: input) { sink.names.changedName(ofTitle: $0) }.map(ImportBytes.string) ?? title
+            } else {
+                let itemName = title.map { $0.string(in: input) } ?? "untitled"
+                name = .string(sink.names.name(fromParts: folder.isEmpty ? [itemName] : folder + [itemName]))
+            }
+            // The reference's order of puts (a later one replaces an earlier); these labels are field names as they are.
+            var fields = sink.fields
+            fields.removeAll(keepingCapacity: true)
+            defer { sink.fields = fields }
+            func put(_ field: ImportBytes, _ text: ImportBytes?) {
+                guard let text, text.count > 0 else { return }
+                let earlier = field.withBytes(in: input) { name in
+                    fields.firstIndex { $0.name.withBytes(in: input) { compareBytes($0, name) == 0 } }
+                }
+                if let earlier { fields[earlier].value = text } else { fields.append(ImportField(name: field, value: text)) }
+            }
+            let value: ImportBytes
+            if type == 1 {
+                value = password ?? .owned([])
+                put(.literal("username"), username)
+                put(.literal("url"), url)
+                put(.literal("totp"), totp)
+                put(.literal("notes"), notes)
+            } else {
+                value = notes ?? .owned([])
+            }
+            for (label, text) in custom { put(.string(ImportedNameCleaner.fieldName(fromLabel: label ?? "field")), text) }
+            let created = creation ?? revision ?? sink.now
+            guard name.withBytes(in: input, EntryName.isValid(utf8:)) else { return false }  // the reference names the problem
+            return sink.output.add(name: name, created: created, modified: revision ?? created, value: value, fields: &fields, in: input)
         }
-        let value: [UInt8]
-        if type == 1 {
-            value = password ?? []
-            put("username", username)
-            put("url", url)
-            put("totp", totp)
-            put("notes", notes)
-        } else {
-            value = notes ?? []
-        }
-        for (label, text) in custom { put(ImportedNameCleaner.fieldName(fromLabel: label ?? "field"), text) }
-        let created = creation ?? revision ?? sink.now
-        guard EntryName.isValid(name) else { return false }  // the reference names the problem
-        sink.entries.append((name, Entry(value: value, fields: fields, created: created, modified: revision ?? created)))
-        return true
     }
 
     /// `null`, or a string read as a time (`Timestamps`, nil when it is not one); false when neither.
@@ -139,9 +165,9 @@ extension BitwardenJSONReader {
         }
     }
 
-    /// A string's UTF-8 bytes, escapes resolved (`JSONString`).
-    private mutating func readStringBytes() -> [UInt8]? {
-        JSONString.readBytes(bytes, at: &position)
+    /// A string's UTF-8 bytes, escapes resolved, where they lie when they can (`JSONString.readImportBytes`).
+    private mutating func readStringBytes() -> ImportBytes? {
+        JSONString.readImportBytes(bytes, at: &position)
     }
 
     /// `{ "key" : value, … }` whose every key is ASCII without an escape, each once; `member` reads
@@ -152,11 +178,11 @@ extension BitwardenJSONReader {
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return true }
         let mark = keys.count
-        defer { keys.removeSubrange(mark...) }
+        defer { keys.removeLast(keys.count - mark) }
         while true {
             skipWhitespace()
             guard case .plain(let key, ascii: true)? = JSONString.literal(bytes, at: &position) else { return false }
-            for earlier in keys[mark...] where earlier.count == key.count && bytes[earlier].elementsEqual(bytes[key]) { return false }
+            guard !isRepeated(key, since: mark) else { return false }
             keys.append(key)
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return false }
@@ -165,6 +191,18 @@ extension BitwardenJSONReader {
             skipWhitespace()
             if take(UInt8(ascii: ",")) { continue }
             return take(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Whether the key at `key` is one of `keys` from `mark` on, byte for byte.
+    private func isRepeated(_ key: Range<Int>, since mark: Int) -> Bool {
+        guard mark < keys.count else { return false }
+        return bytes.withUnsafeBytes { all in
+            let text = UnsafeRawBufferPointer(rebasing: all[key])
+            for index in mark..<keys.count where keys[index].count == key.count {
+                if compareBytes(UnsafeRawBufferPointer(rebasing: all[keys[index]]), text) == 0 { return true }
+            }
+            return false
         }
     }
 
@@ -177,11 +215,20 @@ extension BitwardenJSONReader {
 }
 
 /// What the one-pass read of a Bitwarden export carries from item to item.
-private struct EntrySink {
+private struct EntrySink<Output: ImportedEntrySink> {
     let now: Int64
     var names: ImportedNameCleaner.Names
-    var entries: [(String, Entry)] = []
+    /// Where each entry goes.
+    var output: Output
+    /// The fields of the entry being read (one array for all).
+    var fields: [ImportField] = []
     var folders: [String: String] = [:]
     var times = Timestamps.Cache()
     var sawItems = false
+
+    init(now: Int64, names: ImportedNameCleaner.Names, output: Output) {
+        self.now = now
+        self.names = names
+        self.output = output
+    }
 }

@@ -176,6 +176,12 @@ struct CSVRecord {
         UnsafeBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
     }
 
+    /// The cells' bytes back to back, which `range(_:)` indexes.
+    var allBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(bytes) }
+
+    /// Where cell `index` lies in `allBytes`.
+    func range(_ index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
+
     /// Whether cell `index` is empty.
     func isEmpty(_ index: Int) -> Bool { cell(index).isEmpty }
 

@@ -48,15 +48,61 @@ public enum DangerousEnvironmentNames {
     /// its length and with the prefixes. `InterchangeTests.test_isDangerous_agreesWithContains` ties the two.
     public static func isDangerous(entryName name: String) -> Bool {
         var name = name
-        return name.withUTF8 { bytes in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
-                let variable = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<EnvironmentNames.writeVariable(for: UnsafeRawBufferPointer(bytes), into: buffer)])
-                for prefix in prefixBytes where variable.starts(with: prefix) { return true }
-                guard variable.count < namesByLength.count else { return false }
-                return namesByLength[variable.count].contains { $0.withUnsafeBytes { compareBytes($0, variable) == 0 } }
-            }
+        return name.withUTF8 { isDangerous(entryName: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `isDangerous(entryName:)` of the name whose UTF-8 bytes are `bytes`.
+    static func isDangerous(entryName bytes: UnsafeRawBufferPointer) -> Bool {
+        // Most names' variables start with two bytes that start none of these: no variable is built.
+        guard mayStartDangerous(bytes) else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
+            let variable = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<EnvironmentNames.writeVariable(for: bytes, into: buffer)])
+            for prefix in prefixBytes where variable.starts(with: prefix) { return true }
+            guard variable.count < namesByLength.count else { return false }
+            return namesByLength[variable.count].contains { $0.withUnsafeBytes { compareBytes($0, variable) == 0 } }
         }
     }
+
+    /// Whether the variable of the entry name `name` (`EnvironmentNames.writeVariable`) starts with
+    /// two bytes that start a name or a prefix; false also when it is shorter than two bytes (every
+    /// name and prefix is longer). Only the first two bytes of the variable are mapped, as the
+    /// writer maps them (a leading digit gets a `_` in front).
+    private static func mayStartDangerous(_ name: UnsafeRawBufferPointer) -> Bool {
+        var first: UInt8?
+        for byte in name {
+            let mapped: UInt8
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): mapped = byte - 32
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): mapped = byte
+            case 0x80...0xBF: continue
+            default: mapped = UInt8(ascii: "_")
+            }
+            guard let first else {
+                if mapped >= UInt8(ascii: "0") && mapped <= UInt8(ascii: "9") { return startsAPair(UInt8(ascii: "_"), mapped) }
+                first = mapped
+                continue
+            }
+            return startsAPair(first, mapped)
+        }
+        return false
+    }
+
+    private static func startsAPair(_ first: UInt8, _ second: UInt8) -> Bool {
+        let index = Int(first) << 8 | Int(second)
+        return startPairs[index >> 6] & (1 << UInt64(index & 63)) != 0
+    }
+
+    /// The first two bytes of every name and prefix, as bits of a table of all byte pairs.
+    private static let startPairs: [UInt64] = {
+        var table = [UInt64](repeating: 0, count: 65536 / 64)
+        for text in names.union(prefixes) {
+            let bytes = Array(text.utf8)
+            precondition(bytes.count > 2, "every dangerous variable and prefix is longer than two bytes")
+            let index = Int(bytes[0]) << 8 | Int(bytes[1])
+            table[index >> 6] |= 1 << UInt64(index & 63)
+        }
+        return table
+    }()
 
     private static let prefixBytes: [[UInt8]] = prefixes.map { Array($0.utf8) }
 

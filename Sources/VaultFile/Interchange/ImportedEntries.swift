@@ -49,8 +49,17 @@ public struct ImportRenaming: Sendable {
 
 /// The entries of an import file, checked, with the renamings made on the way.
 public struct ImportedEntries: Sendable {
-    /// The entries in file order, every name valid and in NFC.
-    public private(set) var entries: [(name: String, entry: Entry)]
+    /// The entries in file order, every name valid and in NFC (decoded from `records` when a
+    /// reader wrote them so: ask `count` and `names` where they do).
+    public var entries: [(name: String, entry: Entry)] {
+        guard let records else { return listed }
+        return Self.decoded(records)
+    }
+    /// The entries, unless a reader wrote them as `records`.
+    private let listed: [(name: String, entry: Entry)]
+    /// The entries as vault records in file order (`ImportRecordWriter`: ASCII names, each entry
+    /// passing `Vault.isValidPut`), when a reader wrote them so; `Vault.put(contentsOf:now:)` copies them.
+    let records: StoredRecords?
     /// Each name that differs from what the file held.
     public var renamings: [ImportRenaming]
     /// Entries that import but deserve a warning, in file order.
@@ -58,7 +67,8 @@ public struct ImportedEntries: Sendable {
     /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
     /// every other file.
     public var history: [(name: String, versions: [EntryVersion])]?
-    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check):
+    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check, and
+    /// for records whose names increase):
     /// `Vault.put(contentsOf:now:)` merges by it without sorting again.
     let order: NameOrder?
 
@@ -128,7 +138,8 @@ public struct ImportedEntries: Sendable {
             try check.put(entry, as: name)
             entries.append((name, entry))
         }
-        self.entries = entries
+        self.listed = entries
+        self.records = nil
         self.renamings = renamings
         self.warnings = Self.referenceWarnings(entries)
         self.order = nil
@@ -137,13 +148,75 @@ public struct ImportedEntries: Sendable {
     /// Entries already checked, with the warnings they deserve (`DangerousEnvironmentNames.isDangerous(entryName:)`
     /// finds them without building each variable's name).
     private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
-        self.entries = entries
+        self.listed = entries
+        self.records = nil
         self.renamings = renamings
         self.order = order
         self.warnings = entries.compactMap { name, _ in
             guard DangerousEnvironmentNames.isDangerous(entryName: name) else { return nil }
             return .dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name))
         }
+    }
+
+    /// The entries a reader wrote as records (`ImportRecordWriter`), checked as `init(_:renamings:)`
+    /// checks the same entries decoded: their names are ASCII (their own NFC form) and every entry
+    /// passes `Vault.isValidPut`, so what is left is a repeated name and the number of entries;
+    /// on either it is that init over the decoded entries, which throws what it throws.
+    /// `ImportRecordsTests` ties the two.
+    ///
+    /// Names that come in increasing byte order (an export) repeat none and need no sort: they are
+    /// compared each with the one before it, and `order` stays nil (the put needs no sort).
+    init(records: StoredRecords, renamings: [ImportRenaming]) throws(VaultError) {
+        guard records.count <= VaultLimits.maxEntries else {
+            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            return
+        }
+        if records.namesIncrease {
+            self.init(checked: records, renamings: renamings, order: nil)
+            return
+        }
+        let names = NameOrder(records)
+        guard names.firstRepeat == nil else {
+            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            return
+        }
+        self.init(checked: records, renamings: renamings, order: names)
+    }
+
+    /// Records already checked, with the warnings they deserve; `order` nil when their names increase.
+    private init(checked records: StoredRecords, renamings: [ImportRenaming], order names: NameOrder?) {
+        var warnings: [ImportWarning] = []
+        records.forEachName { _, bytes in
+            guard DangerousEnvironmentNames.isDangerous(entryName: bytes) else { return }
+            let name = String(decoding: bytes, as: UTF8.self)
+            warnings.append(.dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name)))
+        }
+        self.listed = []
+        self.records = records
+        self.renamings = renamings
+        self.warnings = warnings
+        self.order = names
+    }
+
+    /// Every record decoded into its name and entry.
+    private static func decoded(_ records: StoredRecords) -> [(name: String, entry: Entry)] {
+        withExtendedLifetime(records) {
+            (0..<records.count).map { (name: String(decoding: records.name(at: $0), as: UTF8.self), entry: records.entry(at: $0)) }
+        }
+    }
+
+    /// The number of entries.
+    public var count: Int { records?.count ?? listed.count }
+
+    /// The entries' names, in file order.
+    public var names: [String] {
+        guard let records else { return listed.map(\.name) }
+        return withExtendedLifetime(records) { (0..<records.count).map { String(decoding: records.name(at: $0), as: UTF8.self) } }
+    }
+
+    /// Whether a name holds a byte of 0x80 or more (never for `records`, whose names are ASCII).
+    public var hasNonASCIIName: Bool {
+        records == nil && listed.contains { $0.name.utf8.contains { $0 >= 0x80 } }
     }
 
     /// The warnings as `init(checkingOneByOne:renamings:)` finds them: each entry's variable built

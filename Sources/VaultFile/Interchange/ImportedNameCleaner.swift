@@ -65,7 +65,8 @@ enum ImportedNameCleaner {
         return mapped.isEmpty ? "field" : String(mapped)
     }
 
-    /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it.
+    /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it: the plain
+    /// reference of `NameCounts.uniqueName(_:)`.
     static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
         let base = name.isEmpty ? "untitled" : name
         let count = Self.increment(&used[base, default: 0])  // one lookup
@@ -81,7 +82,7 @@ enum ImportedNameCleaner {
 
     /// The names given so far in one import, and every name that is not what the file held.
     struct Names {
-        private var used: [String: Int] = [:]
+        private var used = NameCounts()
         /// Each name changed from what the file held, in file order.
         private(set) var renamings: [ImportRenaming] = []
 
@@ -96,22 +97,38 @@ enum ImportedNameCleaner {
         mutating func name(fromParts parts: [String]) -> String {
             guard parts.count == 1, Self.isKeptAsItIs(parts[0]) else { return nameByEverySteps(fromParts: parts) }
             let title = parts[0]
-            let count = ImportedNameCleaner.increment(&used[title, default: 0])
+            let count = used.increment(title)
             guard count > 1 else { return title }
             let unique = "\(title) (\(count))"
             renamings.append(ImportRenaming(original: title, name: unique, reasons: [.numbered]))
             return unique
         }
 
+        /// `name(fromParts: [title])` of a title outside folders given as its UTF-8 bytes: nil when
+        /// the name is the title as it is (kept by every step and not numbered: most titles, and no
+        /// string is made), else the name; the same count and renamings.
+        /// `InterchangeTests.test_names_titleBytesMatchTheParts` ties the two.
+        mutating func changedName(ofTitle title: UnsafeRawBufferPointer) -> String? {
+            guard Self.isKeptAsItIs(title) else { return nameByEverySteps(fromParts: [String(decoding: title, as: UTF8.self)]) }
+            let count = used.increment(title)
+            guard count > 1 else { return nil }
+            let original = String(decoding: title, as: UTF8.self)
+            let unique = "\(original) (\(count))"
+            renamings.append(ImportRenaming(original: original, name: unique, reasons: [.numbered]))
+            return unique
+        }
+
         /// Whether cleaning, trimming and NFC leave `part` as it is, byte for byte.
         private static func isKeptAsItIs(_ part: String) -> Bool {
             var part = part
-            return part.withUTF8 { bytes in
-                guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }
-                if bytes.count <= 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
-                for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "/") { return false }
-                return true
-            }
+            return part.withUTF8 { isKeptAsItIs(UnsafeRawBufferPointer($0)) }
+        }
+
+        private static func isKeptAsItIs(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }
+            if bytes.count <= 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
+            for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "/") { return false }
+            return true
         }
 
         /// `name(fromParts:)` through every step (clean, NFC, number, compare): the plain reference.
@@ -119,7 +136,7 @@ enum ImportedNameCleaner {
             let original = parts.count == 1 ? parts[0] : parts.joined(separator: "/")
             let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
             let normalized = EntryName.normalized(cleaned)
-            let unique = ImportedNameCleaner.uniqueName(normalized, among: &used)
+            let unique = used.uniqueName(normalized)
             var reasons: [ImportRenaming.Reason] = []
             if !sameUTF8(cleaned, original) { reasons.append(.cleaned) }
             if !sameUTF8(normalized, cleaned) { reasons.append(.normalized) }

@@ -40,6 +40,21 @@ enum JSONString {
         }
     }
 
+    /// What `readBytes(_:at:)` reads, without copying the bytes of a literal without an escape:
+    /// where they lie in `bytes` (the record writer of an import copies them from there).
+    static func readImportBytes(_ bytes: [UInt8], at position: inout Int) -> ImportBytes? {
+        switch literal(bytes, at: &position, wordAtATime: true) {
+        case .plain(let range, true)?:
+            return .input(range)
+        case .plain(let range, false)?:
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) } != nil ? .input(range) : nil
+        case .escaped(let text)?:
+            return .owned(Array(text.utf8))
+        case nil:
+            return nil
+        }
+    }
+
     /// A string literal as read: its bytes as they lie (no escape; `ascii` when no byte is 0x80 or
     /// more, else still to be checked as UTF-8), or the text with its escapes resolved.
     enum Literal {
@@ -62,8 +77,15 @@ enum JSONString {
             var words: UInt64 = 0
             while wordAtATime && index + 8 <= raw.count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                guard !hasByte(below: 1, word ^ Word.quotes), !hasByte(below: 1, word ^ Word.backslashes),
-                      !hasByte(below: 0x20, word) else { break }
+                let marks = byteMarks(below: 1, word ^ Word.quotes) | byteMarks(below: 1, word ^ Word.backslashes) | byteMarks(below: 0x20, word)
+                guard marks == 0 else {
+                    // The lowest mark is the first such byte (a false mark only ever lies above a
+                    // true one): the bytes before it are plain, and the byte loop starts at it.
+                    let plain = marks.trailingZeroBitCount / 8
+                    if plain > 0 { words |= word & (UInt64.max >> UInt64(64 - 8 * plain)) }
+                    index += plain
+                    break
+                }
                 words |= word
                 index += 8
             }
@@ -123,11 +145,11 @@ enum JSONString {
         static let backslashes: UInt64 = ones &* UInt64(UInt8(ascii: "\\"))
     }
 
-    /// Whether a byte of `word` is below `limit` (at most 128): exact for whether any is, which is
-    /// all the scan asks (the subtraction's borrows only mark bytes above one that is).
+    /// The high bit of each byte of `word` below `limit` (at most 128), and of none below the
+    /// lowest such byte: the subtraction's borrows only mark bytes above one that is.
     @inline(__always)
-    private static func hasByte(below limit: UInt64, _ word: UInt64) -> Bool {
-        (word &- Word.ones &* limit) & ~word & Word.highBits != 0
+    private static func byteMarks(below limit: UInt64, _ word: UInt64) -> UInt64 {
+        (word &- Word.ones &* limit) & ~word & Word.highBits
     }
 
     /// The scalar of `\uXXXX` (from after the `u`), joining a surrogate pair; nil for a lone surrogate.

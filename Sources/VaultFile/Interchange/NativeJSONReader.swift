@@ -33,7 +33,77 @@ struct NativeJSONReader {
         return reader.position == bytes.count ? read : nil
     }
 
+    /// The entries of a document of version 1 written as records (`ImportRecordWriter`), each as
+    /// `NativeJSON.parse(version:items:)` makes it of the item `items` reads; nil when the document
+    /// is not one `items` takes, its version is not 1, an item is not one it turns into an entry
+    /// (no text value, a base64 value or field), a name is not ASCII, a field key is not ASCII
+    /// without an escape, or the writer declines an entry (`Vault.isValidPut`, a field twice): the
+    /// caller then reads it through `items`, whose path names any problem.
+    /// `ImportRecordsTests.test_nativeJSONRecords_matchTheItems` ties the two.
+    static func records(_ bytes: [UInt8]) -> StoredRecords? {
+        guard var writer = ImportRecordWriter(capacity: bytes.count) else { return nil }
+        var reader = NativeJSONReader(bytes)
+        guard reader.readRecordsDocument(into: &writer) == 1 else { return nil }
+        reader.skipWhitespace()
+        return reader.position == bytes.count ? writer.records() : nil
+    }
+
     // MARK: Structure
+
+    /// `readDocument`, each item written as its record; the version, or nil.
+    private mutating func readRecordsDocument(into writer: inout ImportRecordWriter) -> Int? {
+        var version: Int?, sawEntries = false
+        var fields: [ImportField] = []
+        let complete = readObject { (reader, key) -> Bool in
+            switch reader.text(of: key) {
+            case "vaultfile_export" where version == nil:
+                guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
+                version = fits
+            case "entries" where !sawEntries:
+                sawEntries = true
+                return reader.readArray { reader in reader.readRecord(into: &writer, fields: &fields) }
+            default:
+                return false
+            }
+            return true
+        }
+        guard complete, sawEntries else { return nil }
+        return version
+    }
+
+    /// `readItem` of an item with a text value and text fields, written as its record.
+    private mutating func readRecord(into writer: inout ImportRecordWriter, fields: inout [ImportField]) -> Bool {
+        var name: ImportBytes?, value: ImportBytes?, created: Int64?, modified: Int64?, sawFields = false
+        fields.removeAll(keepingCapacity: true)
+        let complete = readObject { (reader, key) -> Bool in
+            switch reader.member(key) {
+            case .name?: guard name == nil else { return false }; name = reader.readImportBytes(); return name != nil
+            case .value?: guard value == nil else { return false }; value = reader.readImportBytes(); return value != nil
+            case .created?: guard created == nil else { return false }; created = reader.readInteger(); return created != nil
+            case .modified?: guard modified == nil else { return false }; modified = reader.readInteger(); return modified != nil
+            case .fields?:
+                guard !sawFields else { return false }
+                sawFields = true
+                return reader.readObject { (reader, key) -> Bool in
+                    guard case .ascii(let range) = key, let text = reader.readImportBytes() else { return false }
+                    fields.append(ImportField(name: .input(range), value: text))
+                    return true
+                }
+            case .valueBase64?, .fieldsBase64?, nil: return false
+            }
+        }
+        guard complete, let name, let value else { return false }
+        let createdTime = created ?? modified ?? 0
+        return bytes.withUnsafeBytes { input in
+            writer.add(name: name, created: createdTime, modified: modified ?? createdTime, value: value, fields: &fields, in: input)
+        }
+    }
+
+    /// A string's UTF-8 bytes, escapes resolved, where they lie when they can (`JSONString.readImportBytes`).
+    private mutating func readImportBytes() -> ImportBytes? {
+        JSONString.readImportBytes(bytes, at: &position)
+    }
+
 
     private mutating func readDocument() -> (version: Int, items: [NativeJSON.ReadItem])? {
         var version: Int?, entries: [NativeJSON.ReadItem]?

@@ -22,14 +22,31 @@ struct NameOrder {
             name.withUTF8 { bytes.append(contentsOf: $0) }
         }
         starts.append(bytes.count)
-        var sorted = Array(0..<names.count)
+        self.init(bytes: bytes, starts: starts)
+    }
+
+    /// The names of the records of an import (`ImportRecordWriter`), by their bytes.
+    init(_ records: StoredRecords) {
+        var bytes: [UInt8] = [], starts: [Int] = []
+        starts.reserveCapacity(records.count + 1)
+        records.forEachName { _, name in
+            starts.append(bytes.count)
+            bytes.append(contentsOf: name)
+        }
+        starts.append(bytes.count)
+        self.init(bytes: bytes, starts: starts)
+    }
+
+    private init(bytes: [UInt8], starts: [Int]) {
+        let count = starts.count - 1
+        var sorted = Array(0..<count)
+        var inOrder = true
         bytes.withUnsafeBytes { all in
             starts.withUnsafeBufferPointer { starts in
                 func name(_ index: Int) -> UnsafeRawBufferPointer {
                     UnsafeRawBufferPointer(rebasing: all[starts[index]..<starts[index + 1]])
                 }
                 // Already in order (an export): one pass, no sort.
-                var inOrder = true
                 for position in sorted.indices.dropFirst() where compareBytes(name(position - 1), name(position)) > 0 {
                     inOrder = false
                     break
@@ -40,7 +57,11 @@ struct NameOrder {
         self.bytes = bytes
         self.starts = starts
         self.sorted = sorted
+        self.isInInputOrder = inOrder
     }
+
+    /// Whether the names came in byte order (each no less than the one before it).
+    let isInInputOrder: Bool
 
     /// The number of names.
     var count: Int { sorted.count }

@@ -62,6 +62,31 @@ final class StoredRecords: Sendable {
         return words & 0x8080_8080_8080_8080 != 0 || tail >= 0x80
     }
 
+    /// Whether every name comes after the one before it in byte order (so none repeats): true for
+    /// the records of a vault, checked for those an import wrote.
+    var namesIncrease: Bool {
+        var previous: UnsafeRawBufferPointer?, increase = true
+        forEachName { _, name in
+            if let previous, compareBytes(previous, name) >= 0 { increase = false }
+            previous = name
+        }
+        return increase
+    }
+
+    /// Calls `body` with each record's index and name, in order: each name read where it lies after
+    /// its length prefix (the records were validated or written whole, so only the slice is checked).
+    func forEachName(_ body: (Int, UnsafeRawBufferPointer) -> Void) {
+        let bytes = self.bytes
+        let prefix = MemoryLayout<RecordLayout.NameLength>.size
+        starts.withUnsafeBufferPointer { starts in
+            for index in 0..<starts.count - 1 {
+                let start = starts[index]
+                let length = Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self)))
+                body(index, UnsafeRawBufferPointer(rebasing: bytes[start + prefix..<start + prefix + length]))
+            }
+        }
+    }
+
     /// The encoded records `range`, which lie back to back. Valid while this object lives.
     func records(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: bytes[starts[range.lowerBound]..<starts[range.upperBound]])

@@ -23,14 +23,33 @@ extension Vault {
 
     /// Puts the entries of an import, as `put(contentsOf:now:)` does; the import's checks (every entry
     /// valid, no name twice) and its sorted names are not done again.
+    ///
+    /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
+    /// empty vault, in name order already, their buffer becomes the vault's records.
     public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        try put(contentsOf: imported.entries, checkedIn: imported.order, now: now)
+        guard let records = imported.records, records.count > 0 else {
+            try put(contentsOf: imported.entries, checkedIn: imported.order, now: now)
+            return
+        }
+        // No `order`: `ImportedEntries(records:renamings:)` found the names increasing, so in order.
+        let inOrder = imported.order?.isInInputOrder ?? true
+        // What the merge would write, without writing it: the vault holds nothing to merge with.
+        if count == 0 && inOrder && records.records(0..<records.count).count <= VaultLimits.maxContentLength - EntryCodec.prefixLength {
+            replaceContents(with: records)
+            return
+        }
+        let order = imported.order ?? NameOrder(records)
+        guard let merged = BulkPut(.records(records), checkedIn: order, into: self, replacing: historyState == nil) else {
+            try putOneByOne(imported.entries, now: now)
+            return
+        }
+        replaceContents(with: try merged.records())
     }
 
     /// `checked`: the entries' names in order, from a check that passed every entry (`ImportedEntries`).
     private mutating func put(contentsOf entries: [(name: String, entry: Entry)], checkedIn checked: NameOrder?, now: Int64) throws(VaultError) {
         guard !entries.isEmpty else { return }
-        guard let merged = BulkPut(entries, checkedIn: checked, into: self, replacing: historyState == nil) else {
+        guard let merged = BulkPut(.entries(entries), checkedIn: checked, into: self, replacing: historyState == nil) else {
             try putOneByOne(entries, now: now)
             return
         }
@@ -57,7 +76,13 @@ private struct BulkPut {
         case new(Int)
     }
 
-    let entries: [(name: String, entry: Entry)]
+    /// The new entries: as entries, or as the records an import wrote (whose check passed).
+    enum Incoming {
+        case entries([(name: String, entry: Entry)])
+        case records(StoredRecords)
+    }
+
+    let incoming: Incoming
     let names: NameOrder
     let stored: StoredRecords?
     private(set) var edited: [(name: [UInt8], entry: Entry)] = []
@@ -69,12 +94,18 @@ private struct BulkPut {
     /// The plan, or nil when the one-by-one path must decide (an entry the fast checks refuse, a
     /// name given twice, too many entries, contents over the limit, or an existing entry replaced
     /// when not `replacing`).
-    init?(_ entries: [(name: String, entry: Entry)], checkedIn checked: NameOrder?, into vault: Vault, replacing: Bool) {
-        self.entries = entries
+    init?(_ incoming: Incoming, checkedIn checked: NameOrder?, into vault: Vault, replacing: Bool) {
+        self.incoming = incoming
         stored = vault.storedRecords
-        if let checked, checked.count == entries.count {
+        let newCount: Int
+        switch incoming {
+        case .entries(let entries): newCount = entries.count
+        case .records(let records): newCount = records.count
+        }
+        if let checked, checked.count == newCount {
             names = checked  // valid and distinct: ImportedEntries checked them
         } else {
+            guard case .entries(let entries) = incoming else { return nil }
             names = NameOrder(entries.lazy.map(\.name))
             guard names.firstRepeat == nil else { return nil }
             for index in entries.indices {
@@ -120,7 +151,7 @@ private struct BulkPut {
             next += 1
         }
         // The one-by-one path throws the limits where the reference does.
-        guard replacing || replaced == 0, vault.count + entries.count - replaced <= VaultLimits.maxEntries, count == vault.count + entries.count - replaced,
+        guard replacing || replaced == 0, vault.count + newCount - replaced <= VaultLimits.maxEntries, count == vault.count + newCount - replaced,
               length <= VaultLimits.maxContentLength - EntryCodec.prefixLength else { return nil }
     }
 
@@ -134,7 +165,10 @@ private struct BulkPut {
             length += RecordLayout.length(nameLength: edited[index].name.count, entry: edited[index].entry)
             count += 1
         case .new(let index):
-            length += RecordLayout.length(nameLength: entries[index].name.utf8.count, entry: entries[index].entry)
+            switch incoming {
+            case .entries(let entries): length += RecordLayout.length(nameLength: entries[index].name.utf8.count, entry: entries[index].entry)
+            case .records(let records): length += records.records(index..<index + 1).count
+            }
             count += 1
         }
     }
@@ -156,8 +190,13 @@ private struct BulkPut {
                 RecordLayout.write(name: edited[index].name, entry: edited[index].entry, into: &sink)
             case .new(let index):
                 starts.append(sink.offset)
-                var name = entries[index].name
-                name.withUTF8 { RecordLayout.write(name: UnsafeRawBufferPointer($0), entry: entries[index].entry, into: &sink) }
+                switch incoming {
+                case .entries(let entries):
+                    var name = entries[index].name
+                    name.withUTF8 { RecordLayout.write(name: UnsafeRawBufferPointer($0), entry: entries[index].entry, into: &sink) }
+                case .records(let records):
+                    withExtendedLifetime(records) { sink.append(raw: records.records(index..<index + 1)) }
+                }
             }
         }
         precondition(sink.offset == length, "the records written have the planned length")

@@ -45,9 +45,11 @@ extension VaultfileCommand {
             var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             defer { wipe(&bytes) }
             let imported = try Interchange.read(bytes, format: format)
-            let entries = imported.entries
             let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
-                let existing = unlocked.vault.count == 0 ? [] : entries.filter { unlocked.vault.contains($0.name) }.map(\.name)
+                // The names as strings only where a check needs them: an import into an empty vault
+                // of ASCII names needs none (the entries may be records, ImportRecords.swift).
+                let names = unlocked.vault.count == 0 && !imported.hasNonASCIIName ? [] : imported.names
+                let existing = unlocked.vault.count == 0 ? [] : names.filter { unlocked.vault.contains($0) }
                 if !existing.isEmpty && !overwrite {
                     let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
                     throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
@@ -55,10 +57,11 @@ extension VaultfileCommand {
                 }
                 // Every name passed the rules of all names (Interchange.read); what is left is the
                 // format characters of new names, which an ASCII name cannot hold.
-                for (name, _) in entries where name.utf8.contains(where: { $0 >= 0x80 }) {
+                for name in names where name.utf8.contains(where: { $0 >= 0x80 }) {
                     try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
                 }
-                if let twin = unlocked.vault.canonicalTwins(of: entries.map(\.name)).first {
+                // An empty vault has no twin of any name.
+                if unlocked.vault.count > 0, let twin = unlocked.vault.canonicalTwins(of: names).first {
                     throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
                 }
                 if imported.history != nil && !unlocked.vault.keepsHistory {
@@ -67,18 +70,18 @@ extension VaultfileCommand {
                 }
                 try unlocked.vault.put(contentsOf: imported)
                 for (name, versions) in imported.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
-                return (entries.count - existing.count, existing.count)
+                return (imported.count - existing.count, existing.count)
             }
             for renaming in imported.renamings {
                 Messages.info("vaultfile: renamed '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
             }
             for warning in imported.warnings { Messages.warning(warning.description) }
-            Messages.info("imported \(entries.count) entries from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
+            Messages.info("imported \(imported.count) entries from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
             if json {
                 try StandardOutput.line(JSON.object([
                     ("source", file.map(JSON.string) ?? .null),
                     ("format", .string(format.rawValue)),
-                    ("imported", .int(Int64(entries.count))),
+                    ("imported", .int(Int64(imported.count))),
                     ("added", .int(Int64(added))),
                     ("replaced", .int(Int64(replaced))),
                     ("renamed", .array(imported.renamings.map { renaming in
