@@ -351,3 +351,42 @@ extension InterchangeTests {
         #expect(taken > 50 && failed > 20, "\(taken) read as records, \(failed) failed")
     }
 }
+
+// MARK: - Bitwarden objects of many keys
+
+extension InterchangeTests {
+    /// Objects of many keys (past `BitwardenJSONReader.keysScanned`, where the one-pass reader finds
+    /// a repeated key by a set instead of a scan), at the top, in an item and in its login, some
+    /// with one key repeated anywhere: the one-pass reader declines exactly the documents with a
+    /// repeat (the reference then names it), and reads the others as the reference does. The scan
+    /// made an object of 40,000 keys cost 2.7 s of CPU.
+    @Test func test_bitwardenEntries_manyKeysMatchTheReference() throws {
+        var generator = SplitMix(seed: 223)
+        func byte() -> UInt8 { generator.nextByte() }
+        var declined = 0, read = 0
+        for round in 0..<300 {
+            func keys(_ prefix: String) -> (text: String, repeated: Bool) {
+                let count = [0, 1, 15, 16, 17, 40, 100][Int(byte()) % 7]
+                var names = (0..<count).map { "\(prefix)\($0)" }
+                let repeated = count > 0 && byte() % 3 == 0
+                if repeated { names.insert(names[Int(byte()) % count], at: Int(byte()) % (count + 1)) }
+                return (names.map { #""\#($0)":\#(["1", "null", "\"s\"", "{\"a\":1}"][Int(byte()) % 4])"# }.joined(separator: ","), repeated)
+            }
+            let top = keys("t"), item = keys("i"), login = keys("l")
+            func joined(_ parts: String...) -> String { parts.filter { !$0.isEmpty }.joined(separator: ",") }
+            let loginObject = "{" + joined(#""username":"u","password":"p""#, login.text) + "}"
+            let itemObject = "{" + joined(#""id":"1","type":1,"name":"x\#(round)""#, item.text, #""login":\#(loginObject)"#) + "}"
+            let bytes = Array(("{" + joined(#""encrypted":false,"folders":[]"#, top.text, #""items":[\#(itemObject)]"#) + "}").utf8)
+            let repeated = top.repeated || item.repeated || login.repeated
+            let onePass = BitwardenJSONReader.entries(bytes, now: 42, names: ImportedNameCleaner.Names())
+            #expect((onePass == nil) == repeated, "\(String(decoding: bytes, as: UTF8.self))")
+            var plain = ImportedNameCleaner.Names(), fast = ImportedNameCleaner.Names()
+            let reference: String, parsed: String
+            do { reference = "\(try BitwardenJSON.parseReference(bytes, now: 42, names: &plain).map { "\($0.0)=\($0.1.value)\($0.1.fields.sorted { $0.key < $1.key })" })" } catch { reference = "error: \(error.description)" }
+            do { parsed = "\(try BitwardenJSON.parse(bytes, now: 42, names: &fast).map { "\($0.0)=\($0.1.value)\($0.1.fields.sorted { $0.key < $1.key })" })" } catch { parsed = "error: \(error.description)" }
+            #expect(parsed == reference, "\(String(decoding: bytes, as: UTF8.self))")
+            if let onePass { read += 1; #expect("\(onePass.entries.map { "\($0.0)=\($0.1.value)\($0.1.fields.sorted { $0.key < $1.key })" })" == reference) } else { declined += 1 }
+        }
+        #expect(declined > 50 && read > 50, "\(declined) declined, \(read) read")
+    }
+}
