@@ -47,7 +47,16 @@ import Testing
     }
 
     /// The verbs (with `git`'s as `git setup` …) from the root help, each with its help.
-    private func everyVerbHelp(_ cli: CLI) throws -> [VerbHelp] {
+    private func everyVerbHelp() throws -> [VerbHelp] {
+        let verbs = try Self.verbHelpTexts.get()
+        #expect(verbs.count >= 20)
+        return verbs.map { VerbHelp(verb: $0.verb, text: $0.text) }
+    }
+
+    /// Each verb with its `--help` text, read from the binary once for the whole suite: a reading
+    /// runs it about seventy times, and the four callers of `everyVerbHelp` read the same texts.
+    private static let verbHelpTexts: Result<[(verb: [String], text: String)], any Error> = Result {
+        let cli = try CLI(); defer { cli.directory.remove() }
         func subcommands(of arguments: [String]) throws -> [String] {
             let help = try cli.run(arguments + ["--help"]).text
             return help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { part in
@@ -62,8 +71,7 @@ import Testing
             let nested = try subcommands(of: [verb])
             verbs += nested.isEmpty ? [[verb]] : nested.map { [verb, $0] }
         }
-        #expect(verbs.count >= 20)
-        return try verbs.map { VerbHelp(verb: $0, text: try cli.run($0 + ["--help"]).text) }
+        return try verbs.map { (verb: $0, text: try cli.run($0 + ["--help"]).text) }
     }
 
     /// The section `.SS title` of the manual page, up to the next `.SS` or `.SH`.
@@ -90,7 +98,7 @@ import Testing
 
     @Test func test_help_noOptionSaysItsDefaultTwice() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
-        for help in try everyVerbHelp(cli) {
+        for help in try everyVerbHelp() {
             // swift-argument-parser adds "(default: …)" to an option with a default value; the
             // description then says no other default (a KDF option may name one per KDF).
             for entry in help.entries where entry.contains("(default: ") {
@@ -103,12 +111,11 @@ import Testing
     }
 
     @Test func test_help_vaultOptionsComeAfterTheVerbsOwnUnderAHeading() throws {
-        let cli = try CLI(); defer { cli.directory.remove() }
         let unlocking = ["--vault", "--lock-timeout", "--identity", "--keyfile", "--recovery", "--recovery-file",
                          "--password-file", "--password-fd", "--password-command",
                          "--kdf-max-memory", "--kdf-max-work", "--kdf-max-iterations", "--allow-rollback", "--no-agent"]
         var vaultVerbs = 0
-        for help in try everyVerbHelp(cli) where !help.vault.isEmpty {
+        for help in try everyVerbHelp() where !help.vault.isEmpty {
             vaultVerbs += 1
             let name = help.verb.joined(separator: " ")
             #expect(help.own.allSatisfy { !unlocking.contains($0) }, "\(name): vault options among its own")
@@ -120,17 +127,16 @@ import Testing
             #expect(!usage.hasPrefix("USAGE: vaultfile \(name) [--vault"), "\(name): the usage line starts with the verb's own: \(usage)")
         }
         #expect(vaultVerbs >= 15)
-        let set = try #require(try everyVerbHelp(cli).first { $0.verb == ["set"] })
+        let set = try #require(try everyVerbHelp().first { $0.verb == ["set"] })
         #expect(set.vault == unlocking, "the vault options, in their order")
     }
 
     // MARK: - The manual page
 
     @Test func test_manPage_namesEveryLongOptionOfEveryVerbInItsSection() throws {
-        let cli = try CLI(); defer { cli.directory.remove() }
         let man = try manPage
         let shared = try #require(manSection(man, "Options of every verb that opens a vault"))
-        for help in try everyVerbHelp(cli) {
+        for help in try everyVerbHelp() {
             let name = help.verb.joined(separator: " ")
             let section = try #require(manSection(man, name), "man page lacks '.SS \(name)'")
             let documented = longOptions(inMan: section)

@@ -104,7 +104,6 @@ struct NativeJSONReader {
         JSONString.readImportBytes(bytes, at: &position)
     }
 
-
     private mutating func readDocument() -> (version: Int, items: [NativeJSON.ReadItem])? {
         var version: Int?, entries: [NativeJSON.ReadItem]?
         let complete = readObject { (reader, key) -> Bool in
