@@ -21,7 +21,7 @@ struct VaultfileCommand: ParsableCommand {
             the contents. Data goes through stdin and stdout byte for byte; messages go to stderr.
 
             UNLOCK ONCE: 'vaultfile unlock' hands the vault's file key to an agent \
-            ($VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock); every verb asks it \
+            ($VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else /tmp/vaultfile-$UID/agent.sock); every verb asks it \
             first, unless --no-agent or VAULTFILE_NO_AGENT=1. 'vaultfile lock' forgets the key.
 
             PASSWORD SOURCES (first match wins): --password-file FILE, --password-fd N, \
