@@ -243,6 +243,7 @@ def run(args, out):
     runs = args.runs or (3 if args.quick else 5)
     budget = 4.0 if args.quick else 8.0
     only = set(args.only.split(",")) if args.only else None
+    os.makedirs(work, exist_ok=True)
     pw = f"{work}/pw"
     os.environ["VAULTFILE_STATE_DIR"] = f"{work}/state"
     with open(pw, "w") as f:
