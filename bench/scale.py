@@ -197,6 +197,11 @@ def peer_rows(work, n, pw):
     if shutil.which("keepassxc-cli") and os.path.exists(f"{work}/kp-{n}.kdbx"):
         rows["keepassxc-cli export csv"] = ("read", ["sh", "-c", f"keepassxc-cli export -q -f csv {work}/kp-{n}.kdbx < {work}/pwline"],
                                             None, None)
+    if shutil.which("keepassxc-cli") and os.path.exists(f"{work}/kp-{n}.xml"):
+        # The same entries from KeePass XML into a new database (keepassxc-cli has no CSV import).
+        out = f"{work}/kp-import.kdbx"
+        rows["keepassxc-cli import xml"] = ("write", ["sh", "-c", f"keepassxc-cli import -q -p {work}/kp-{n}.xml {out} < {work}/pwtwice"],
+                                            None, lambda: os.path.exists(out) and os.unlink(out))
     return rows
 
 
@@ -243,6 +248,7 @@ def run(args, out):
     runs = args.runs or (3 if args.quick else 5)
     budget = 4.0 if args.quick else 8.0
     only = set(args.only.split(",")) if args.only else None
+    os.makedirs(work, exist_ok=True)
     pw = f"{work}/pw"
     os.environ["VAULTFILE_STATE_DIR"] = f"{work}/state"
     with open(pw, "w") as f:

@@ -12,14 +12,21 @@ step() { printf "\n%s$ %s%s\n" "$bold" "$*" "$plain"; }
 
 # The demo's password comes from a file; interactively, vaultfile asks on the terminal.
 printf 'demo password, not a real one\n' > "$work/password"
+# The state folder (generations seen, for the older-copy check) lives in the temporary folder too,
+# so that the demo leaves nothing behind in ~/.local/state; the agent is not asked.
 export VAULTFILE_PATH="$work/demo.vault" VAULTFILE_PASSWORD_FILE="$work/password"
+export VAULTFILE_STATE_DIR="$work/state" VAULTFILE_NO_AGENT=1
 
 step "vaultfile init"
 "$vf" init
 
 step "printf 's3cret-db-password' | vaultfile set prod/db/password"
 printf 's3cret-db-password' | "$vf" set prod/db/password
+
+step "printf 'admin' | vaultfile set prod/db/password --field username"
 printf 'admin' | "$vf" set prod/db/password --field username
+
+step "head -c 64 /dev/urandom | vaultfile set prod/tls/session-ticket-key   # binary values are fine"
 head -c 64 /dev/urandom | "$vf" set prod/tls/session-ticket-key
 
 step "vaultfile get prod/db/password | wc -c   # exact bytes, nothing added"

@@ -114,7 +114,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .fieldNotFound(let entry, let field, let available):
             let fields = available.isEmpty ? "it has no fields" : "its fields: \(available.joined(separator: ", "))"
             return "the entry '\(entry)' has no field '\(field)'; \(fields)"
-        case .referenceNotFound(let name, let line): return "the template refers to '\(name)' on line \(line), and the vault has no such entry"
+        case .referenceNotFound(let name, let line):
+            return "the template refers to '\(name)' on line \(line), and the vault has no such \(name.contains("#") ? "entry or field" : "entry")"
         case .entryExists(let name): return "an entry named '\(name)' exists already"
         case .nameTwin(let name, let existing):
             return "'\(name)' would be a second entry beside '\(existing)': the two names differ only in their Unicode form "

@@ -21,7 +21,7 @@ struct VaultfileCommand: ParsableCommand {
             the contents. Data goes through stdin and stdout byte for byte; messages go to stderr.
 
             UNLOCK ONCE: 'vaultfile unlock' hands the vault's file key to an agent \
-            ($VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock); every verb asks it \
+            ($VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else /tmp/vaultfile-$UID/agent.sock); every verb asks it \
             first, unless --no-agent or VAULTFILE_NO_AGENT=1. 'vaultfile lock' forgets the key.
 
             PASSWORD SOURCES (first match wins): --password-file FILE, --password-fd N, \
@@ -42,9 +42,10 @@ struct VaultfileCommand: ParsableCommand {
               3   wrong password, or no keyslot opens with the sources given
               4   vault damaged, tampered with, truncated, or not a vault
               5   busy (the vault's lock was not acquired in time)
-              6   over a limit (KDF cap, size limit)
-              7   stale copy: a write to a copy older than one seen on this machine (--allow-rollback), or
-                  sealed under a file key retired here by passwd, slot rm or rekey (rekey, or merge)
+              6   over a limit (KDF cap, size limit, a regular expression's work budget)
+              7   stale copy: a write to a copy older than one seen on this machine
+                  (--allow-rollback), or sealed under a file key retired here by passwd,
+                  slot rm or rekey (rekey, or merge)
               64  usage error
 
             OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \

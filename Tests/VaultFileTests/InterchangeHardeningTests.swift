@@ -123,6 +123,26 @@ import Testing
         }
     }
 
+    @Test func test_parseJSON_malformedInputSaysWhatAndWhereWithoutSwiftTypeNames() {
+        let cases: [(String, InterchangeFormat, String)] = [
+            ("{}", .json, "not a vaultfile JSON export: the top level has no key 'vaultfile_export'"),
+            (#"{"vaultfile_export": 1}"#, .json, "not a vaultfile JSON export: the top level has no key 'entries'"),
+            (#"{"vaultfile_export": 1, "entries": [{"name": "a", "value": 5}]}"#, .json,
+             "not a vaultfile JSON export: entries[0].value: expected a string"),
+            (#"{"vaultfile_export": 1, "entries": [{"name": "a", "value": "x", "created": "yesterday"}]}"#, .json,
+             "not a vaultfile JSON export: entries[0].created: 'yesterday' is neither epoch milliseconds nor an RFC 3339 time"),
+            ("{\"vaultfile_export\": 1,\n\"entries\": [\n", .json, "not a vaultfile JSON export: not valid JSON (line 3)"),
+            ("{\"vaultfile_export\": 1,\n\"entries\": [{\"name\": \"a\", \"value\": \"x\",}]}", .json,
+             "not a vaultfile JSON export: the JSON on line 2 is not strict JSON in UTF-8 (a trailing comma? another encoding?)"),
+            ("[]", .bitwardenJSON, "not a Bitwarden JSON export: the top level: expected an object"),
+        ]
+        for (text, format, expected) in cases {
+            let shown = message { _ = try parse(text, format) }
+            #expect(shown == expected, "\(text)")
+            #expect(shown.map { !$0.contains("DecodingError") && !$0.contains("CodingKeys") && !$0.contains("Dictionary<") } == true)
+        }
+    }
+
     // MARK: - Variables that take over programs
 
     @Test func test_dangerousEnvironmentNames_coverLoadersShellsAndInterpreters() {

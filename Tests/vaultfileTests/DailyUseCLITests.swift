@@ -282,6 +282,17 @@ import Testing
         #expect(bare.stderr.contains("vaultfile --help") && bare.stderr.contains("get"))
     }
 
+    @Test func test_main_unknownVerbOfAnotherToolNamesVaultfilesVerb() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        for (word, verb) in [("insert", "set"), ("remove", "rm"), ("delete", "rm"), ("find", "search"), ("grep", "search"),
+                             ("clip", "get --clip"), ("cat", "get"), ("otp", "totp")] {
+            let result = try cli.run([word, "x"])
+            #expect(result.status == 64 && result.stderr.contains("did you mean '\(verb)'?\n"), "\(word): \(result.stderr)")
+        }
+        // Only as the verb: a word of another tool after a verb is left to that verb's parser.
+        #expect(try cli.run(["git", "insert"]).stderr.contains("did you mean 'set'") == false)
+    }
+
     @Test func test_main_unknownVerbSuggestsTheClosestOnes() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         let typo = try cli.run(["lsit"])

@@ -92,6 +92,17 @@ import Testing
         #expect(renamed.last?["reasons"] as? [String] == ["numbered"])
     }
 
+    @Test func test_import_countsOneEntryInTheSingular() throws {
+        let cli = try vaultWith([("b", bytes("old"))]); defer { cli.directory.remove() }
+        let exported = try cli.run(["export", "--format", "json", "--out", cli.path("b.json")] + cli.unlock())
+        #expect(exported.status == 0 && exported.stderr.contains("exported 1 entry to "), "\(exported.stderr)")
+        let imported = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: bytes("a=1\n"))
+        #expect(imported.status == 0 && imported.stderr.contains("imported 1 entry from stdin (1 new, 0 replaced)"), "\(imported.stderr)")
+        let clash = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: bytes("b=2\n"))
+        #expect(clash.status == 2 && clash.stderr.contains("1 entry exists already ('b'); nothing was imported"), "\(clash.stderr)")
+        #expect(clash.stderr.contains("pass --overwrite to replace it\n"), "\(clash.stderr)")
+    }
+
     @Test func test_import_aDecomposedNameIsStoredComposedAndSaysSo() throws {
         let cli = try vaultWith([]); defer { cli.directory.remove() }
         let json = "{\"vaultfile_export\":1,\"entries\":[{\"name\":\"cafe\u{301}\",\"value\":\"v\"}]}"

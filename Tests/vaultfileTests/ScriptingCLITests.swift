@@ -33,7 +33,10 @@ import Testing
         #expect(list.count == 7_776)
         let phrase = try cli.run(["generate", "--words", "6", "--separator", " "]).text.split(separator: " ")
         #expect(phrase.count == 6 && phrase.allSatisfy { list.contains(String($0)) })
-        #expect(try cli.run(["generate", "--charset", "nonsense"]).status == 64)
+        let nonsense = try cli.run(["generate", "--charset", "nonsense"])
+        #expect(nonsense.status == 64 && nonsense.stderr.contains("--charset: unknown character class 'nonsense'"), "\(nonsense.stderr)")
+        #expect(!nonsense.stderr.contains("invalid name"), "the spec names no entry: \(nonsense.stderr)")
+        #expect(try cli.run(["generate", "--charset", "chars:a"]).stderr.contains("--charset: a character set needs at least two"))
         #expect(try cli.run(["generate", "--length", "0"]).status == 64)
     }
 
@@ -105,6 +108,15 @@ import Testing
         #expect(String(decoding: try cli.read("config.out"), as: UTF8.self) == rendered.text)
         let mode = try FileManager.default.attributesOfItem(atPath: cli.path("config.out"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
+    }
+
+    @Test func test_inject_missingFieldIsNotCalledAMissingEntry() throws {
+        let cli = try vaultWith(["db/password": "s3cret"]); defer { cli.directory.remove() }
+        let field = try cli.run(["inject"] + cli.unlock(), stdin: Array("{{ vf://db/password#nofield }}\n".utf8))
+        #expect(field.status == 1 && field.stdout.isEmpty)
+        #expect(field.stderr.contains("refers to 'db/password#nofield' on line 1, and the vault has no such entry or field"), "\(field.stderr)")
+        let entry = try cli.run(["inject"] + cli.unlock(), stdin: Array("{{ vf://nope }}\n".utf8))
+        #expect(entry.status == 1 && entry.stderr.contains("refers to 'nope' on line 1, and the vault has no such entry\n"), "\(entry.stderr)")
     }
 
     @Test func test_inject_missingReferenceNamesItsLineAndWritesNothing() throws {

@@ -30,14 +30,57 @@ enum JSONDocument {
         do {
             value = try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch {
-            throw .malformedInput("not \(what): \(error)")
+            throw .malformedInput("not \(what): \(described(error, scan: outcome))")
         }
-        // The decoder read what the scan could not follow (another encoding than UTF-8, say):
-        // refused, since a repeated key in it would go unnoticed.
+        // The decoder read what the scan could not follow (a trailing comma, another encoding
+        // than UTF-8): refused, since a repeated key in it would go unnoticed.
         guard case .unique = outcome else {
-            throw .malformedInput("not \(what): the JSON must be UTF-8")
+            let line = if case .unreadable(let line) = outcome { " on line \(line)" } else { "" }
+            throw .malformedInput("not \(what): the JSON\(line) is not strict JSON in UTF-8 (a trailing comma? another encoding?)")
         }
         return value
+    }
+
+    /// A decoder's error in words, without Swift's type names: what is wrong and where
+    /// (`entries[3].value: expected a string`). JSON the decoder cannot read at all is placed
+    /// by the scan's line, since the decoder does not say where it stopped.
+    static func described(_ error: any Error, scan outcome: Outcome) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(place(context.codingPath, end: " has"))no key '\(displayed(key.stringValue))'"
+        case .typeMismatch(let type, let context):
+            return "\(place(context.codingPath, end: ":")) expected \(jsonKind(of: type))"
+        case .valueNotFound(let type, let context):
+            return "\(place(context.codingPath, end: ":")) expected \(jsonKind(of: type)), found null"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            if case .unreadable(let line) = outcome { return "not valid JSON (line \(line))" }
+            return "not valid JSON"
+        case .dataCorrupted(let context):
+            return "\(place(context.codingPath, end: ":")) \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    /// `entries[2].value` followed by `end`, or the top level's words when `path` is empty.
+    private static func place(_ path: [any CodingKey], end: String) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + displayed(key.stringValue) }
+        }
+        if text.isEmpty { return end == ":" ? "the top level:" : "the top level\(end) " }
+        return end == ":" ? text + ":" : text + end + " "
+    }
+
+    /// What JSON calls a value of `type`: "a string", "a number", "an object"...
+    private static func jsonKind(of type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name == "String" { return "a string" }
+        if name == "Bool" { return "true or false" }
+        if name.hasPrefix("Array") { return "an array" }
+        if ["Int", "Int64", "Int32", "UInt64", "UInt32", "UInt", "UInt8", "Double", "Float"].contains(name) { return "a number" }
+        return "an object"
     }
 
     /// A key as a message shows it: control characters escaped, at most 64 characters.
@@ -59,8 +102,8 @@ enum JSONDocument {
         case repeated(key: String, line: Int, path: String)
         /// Objects and arrays nest deeper than `maxDepth` on `line`.
         case tooDeep(line: Int)
-        /// Not UTF-8 JSON the scan can follow (the decoder says what is wrong with it).
-        case unreadable
+        /// Not UTF-8 JSON the scan can follow, from `line` on (the decoder says what is wrong with it).
+        case unreadable(line: Int)
     }
 
     /// A single pass over the bytes that remembers each open object's keys.
@@ -87,13 +130,13 @@ enum JSONDocument {
             while true {
                 skipWhitespace()
                 if expectingKey {
-                    guard let key = readString() else { return .unreadable }
-                    guard case .object(var keys, _) = stack.removeLast() else { return .unreadable }
+                    guard let key = readString() else { return .unreadable(line: line) }
+                    guard case .object(var keys, _) = stack.removeLast() else { return .unreadable(line: line) }
                     let repeated = !keys.insert(key).inserted
                     stack.append(.object(keys: keys, current: key))
                     if repeated { return .repeated(key: key, line: line, path: path) }
                     skipWhitespace()
-                    guard next() == UInt8(ascii: ":") else { return .unreadable }
+                    guard next() == UInt8(ascii: ":") else { return .unreadable(line: line) }
                     expectingKey = false
                     continue
                 }
@@ -117,16 +160,16 @@ enum JSONDocument {
                         continue
                     }
                 case UInt8(ascii: "\"")?:
-                    guard skipString() else { return .unreadable }
+                    guard skipString() else { return .unreadable(line: line) }
                 case _?:
-                    guard skipScalar() else { return .unreadable }
+                    guard skipScalar() else { return .unreadable(line: line) }
                 case nil:
-                    return .unreadable
+                    return .unreadable(line: line)
                 }
                 // After a value: a comma, the end of its container, or the end of the document.
                 while true {
                     skipWhitespace()
-                    guard let top = stack.last else { return position == bytes.count ? .unique : .unreadable }
+                    guard let top = stack.last else { return position == bytes.count ? .unique : .unreadable(line: line) }
                     switch (top, next()) {
                     case (.object, UInt8(ascii: ",")?):
                         expectingKey = true
@@ -136,7 +179,7 @@ enum JSONDocument {
                         stack.removeLast()
                         continue
                     default:
-                        return .unreadable
+                        return .unreadable(line: line)
                     }
                     break
                 }

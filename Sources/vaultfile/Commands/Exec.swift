@@ -84,7 +84,9 @@ extension VaultfileCommand {
                 child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
             } catch {
                 // Found and runnable a moment ago, yet not started: "cannot execute", as shells say with 126.
-                Messages.error(error.description)
+                let tooLarge = error.description.hasSuffix("larger than the system allows")
+                Messages.error(error.description, hint: tooLarge
+                    ? "\(bindings.count) variables were exported: choose fewer with --prefix or --only" : nil)
                 throw ExitCode(126)
             }
             throw ExitCode(Subprocess.wait(child.pid))

@@ -46,7 +46,7 @@ extension VaultfileCommand {
             if let output {
                 try PlaintextOutput.write(bytes, to: output, vault: unlock.location.path, overwrite: overwrite)
                 let count = vault.names(withPrefix: prefix ?? "").count
-                Messages.info("exported \(count) entries to \(output)")
+                Messages.info("exported \(ChangeReport.entries(count)) to \(output)")
                 if json {
                     try StandardOutput.line(JSON.object([
                         ("path", .string(output)), ("format", .string(format.rawValue)),

@@ -25,7 +25,9 @@ struct GeneratorOptions: ParsableArguments {
     func validate() throws {
         guard (1...4096).contains(length) else { throw ValidationError("--length must be between 1 and 4096") }
         if let words, !(1...64).contains(words) { throw ValidationError("--words must be between 1 and 64") }
-        do { _ = try PasswordGenerator.characters(forSpec: charset) } catch { throw ValidationError(error.description) }
+        do { _ = try PasswordGenerator.characters(forSpec: charset) } catch let VaultError.invalidName(why) {
+            throw ValidationError("--charset: \(why)")  // not "invalid name:": the spec names no entry
+        } catch { throw ValidationError("\(error)") }
     }
 
     /// A fresh random password or passphrase.

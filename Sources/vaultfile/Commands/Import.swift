@@ -52,8 +52,8 @@ extension VaultfileCommand {
                 let existing = unlocked.vault.count == 0 ? [] : names.filter { unlocked.vault.contains($0) }
                 if !existing.isEmpty && !overwrite {
                     let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
-                    throw CLIError.refused("\(existing.count) entries exist already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
-                                           hint: "pass --overwrite to replace them")
+                    throw CLIError.refused("\(ChangeReport.entries(existing.count)) \(existing.count == 1 ? "exists" : "exist") already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
+                                           hint: existing.count == 1 ? "pass --overwrite to replace it" : "pass --overwrite to replace them")
                 }
                 // Every name passed the rules of all names (Interchange.read); what is left is the
                 // format characters of new names, which an ASCII name cannot hold.
@@ -76,7 +76,7 @@ extension VaultfileCommand {
                 Messages.info("vaultfile: renamed '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
             }
             for warning in imported.warnings { Messages.warning(warning.description) }
-            Messages.info("imported \(imported.count) entries from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
+            Messages.info("imported \(ChangeReport.entries(imported.count)) from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
             if json {
                 try StandardOutput.line(JSON.object([
                     ("source", file.map(JSON.string) ?? .null),

@@ -104,7 +104,9 @@ enum Subprocess {
         guard status == 0 else {
             if captureOutput { close(pipeFDs[0]) }
             if feedInput { close(inputFDs[1]) }
-            throw .invalidArgument("cannot run '\(arguments[0])': \(String(cString: strerror(status)))")
+            // E2BIG names the arguments alone; the environment counts too, and it is what exec fills.
+            let reason = status == E2BIG ? "its environment and arguments are larger than the system allows" : String(cString: strerror(status))
+            throw .invalidArgument("cannot run '\(arguments[0])': \(reason)")
         }
         return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil)
     }

@@ -18,7 +18,7 @@ enum Usage {
     /// Stops at the first option: what follows belongs to the verb, whose parser checks it.
     static func unknownVerb(in arguments: [String], root: any ParsableCommand.Type) -> CLIError? {
         var command = root
-        for word in arguments {
+        for (position, word) in arguments.enumerated() {
             let subcommands = command.configuration.subcommands
             guard !word.hasPrefix("-"), !subcommands.isEmpty else { return nil }
             var names: [String] = ["help"]  // swift-argument-parser's own verb
@@ -30,11 +30,25 @@ enum Usage {
                 if spellings.contains(word) { next = subcommand }
             }
             if word == "help" { return nil }
-            guard let next else { return .unknownVerb(word, suggestions: suggestions(for: word, among: names)) }
+            guard let next else {
+                if position == 0, let verb = otherToolsVerbs[word] { return .unknownVerb(word, suggestions: [verb]) }
+                return .unknownVerb(word, suggestions: suggestions(for: word, among: names))
+            }
             command = next
         }
         return nil
     }
+
+    /// The verbs of pass, keepassxc-cli, Bitwarden's bw and ansible-vault that vaultfile spells
+    /// otherwise, with vaultfile's: by spelling alone, `insert` was close to `inject` and `remove`
+    /// to `resolve`.
+    static let otherToolsVerbs: [String: String] = [
+        "insert": "set", "add": "set", "create": "init", "db-create": "init", "new": "init",
+        "remove": "rm", "delete": "rm", "del": "rm", "rmdir": "rm -r",
+        "find": "search", "grep": "search", "copy": "cp", "move": "mv", "rename": "mv",
+        "cat": "get", "view": "get", "clip": "get --clip", "db-info": "info",
+        "dump": "export", "diceware": "generate --words 7", "otp": "totp",
+    ]
 
     /// The names `word` may have meant: those it begins, for a shortened verb (`gen`), then those
     /// within a small edit distance (a swap of two neighbours counts one, as in `lsit`).
