@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential fuzzer of `vaultfile import` between two binaries (adversarial review, session 6).
 
-    bench/import_differential.py OLD_BINARY NEW_BINARY [--cases N] [--seed S] [--work DIR]
+    Tests/differential/import_differential.py OLD_BINARY NEW_BINARY [--cases N] [--seed S] [--work DIR]
 
 Generates vaultfile JSON, KeePassXC CSV and Bitwarden JSON documents (valid, edge-case, mutated and
 truncated), imports each with both binaries into copies of the same vault (empty, holding entries,

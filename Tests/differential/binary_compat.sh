@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-binary checks (adversarial review, session 6): vaults made by one binary open in the other,
-# with the same outputs. bench/binary_compat.sh OLD NEW [WORK]
+# with the same outputs. Tests/differential/binary_compat.sh OLD NEW [WORK]
 set -uo pipefail
 OLD=$1 NEW=$2 W=${3:-/tmp/adv-compat}
 rm -rf "$W"; mkdir -p "$W"; cd "$W"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Large imports through two binaries (adversarial review, session 6): limits and scale.
-    bench/import_big.py OLD NEW [WORK]"""
+    Tests/differential/import_big.py OLD NEW [WORK]"""
 import json, os, random, subprocess, sys, shutil, time, re
 old, new = sys.argv[1], sys.argv[2]
 work = sys.argv[3] if len(sys.argv) > 3 else "/tmp/adv-big"
