@@ -178,6 +178,57 @@ extension InterchangeTests {
         #expect(failed > 50, "\(failed) failed")
     }
 
+    /// A random vaultfile CSV file: headers with the columns in any order, field columns valid,
+    /// invalid, non-ASCII, repeated or missing; names ASCII, non-ASCII (both forms), repeated,
+    /// dangerous or invalid; quoted cells with commas, quotes and line breaks, empty cells, rows too
+    /// wide or short, a byte order mark, LF or CR LF, and broken or non-UTF-8 CSV.
+    private static func randomNativeCSV(_ byte: () -> UInt8) -> [UInt8] {
+        func pick(_ options: [String]) -> String { options[Int(byte()) % options.count] }
+        let header = pick(["name,value", "name,value,username", "value,name,url,notes", "name,value,username,url",
+                           "name,value, username ", "name,value,bad name", "name,value,é", "name,value,username,username",
+                           "value,username", "name,value,Username", "\"name\",\"value\",\"totp\""])
+        let width = header.split(separator: ",", omittingEmptySubsequences: false).count
+        var lines = [header]
+        for _ in 0..<Int(byte() % 9) {
+            var cells = (0..<width).map { _ in pick(["", "v", "secret-0001", "\"x,y\"", "\"q\"\"uote\"", "\"multi\nline\"", "é", " spaced "]) }
+            if let nameIndex = header.split(separator: ",", omittingEmptySubsequences: false).firstIndex(where: { $0.contains("name") && !$0.contains(" ") && !$0.contains("user") }) {
+                cells[nameIndex] = pick(["db01", "db01", "a/0", "zz", "m", "PATH", "LD_PRELOAD", "café", "e\u{301}", "", ".", "a//b", "x\u{1}",
+                                         "svc-\(byte())", "svc-\(byte())", "\"a,b\"", "名前"])
+            }
+            if byte() % 25 == 0 { cells.append("extra") }
+            if byte() % 25 == 0, !cells.isEmpty { cells.removeLast() }
+            lines.append(cells.joined(separator: ","))
+        }
+        if byte() % 20 == 0 { lines.append("\"open") }
+        var bytes = Array(lines.joined(separator: byte() % 2 == 0 ? "\n" : "\r\n").utf8)
+        if byte() % 15 == 0 { bytes = [0xEF, 0xBB, 0xBF] + bytes }
+        if byte() % 30 == 0 { bytes.append(0xFF) }
+        return bytes
+    }
+
+    /// vaultfile CSV read as records and as entries, on random files (above): the same names,
+    /// entries, warnings and errors, and the same vault or error once put into each kind of vault.
+    @Test func test_importRecords_csvMatchesTheEntryPath() throws {
+        var generator = SplitMix(seed: 137)
+        func byte() -> UInt8 { generator.nextByte() }
+        let bases = try Self.baseVaults()
+        var taken = 0, failed = 0
+        for _ in 0..<600 {
+            let bytes = Self.randomNativeCSV(byte)
+            let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .csv, now: 42, asRecords: true) }
+            let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .csv, now: 42, asRecords: false) }
+            #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            guard let fastImport, let plainImport else { failed += 1; continue }
+            if fastImport.records != nil { taken += 1 }
+            #expect(plainImport.records == nil)
+            for (index, base) in bases.enumerated() {
+                #expect(Self.putInto(base, fastImport) == Self.putInto(base, plainImport), "base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            }
+        }
+        #expect(taken > 60, "\(taken) taken as records")
+        #expect(failed > 50, "\(failed) failed")
+    }
+
     /// The fixtures of the two foreign formats read as records and as entries: the same entries.
     @Test func test_importRecords_fixturesMatchTheEntryPath() throws {
         for (file, format) in [("interchange/bitwarden.json", InterchangeFormat.bitwardenJSON), ("interchange/keepassxc.csv", .keepassxcCSV)] {

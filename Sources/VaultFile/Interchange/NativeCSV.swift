@@ -8,32 +8,55 @@ enum NativeCSV {
     /// string made only of the name: holding every row's cells as strings first took a third of the
     /// import and most of its memory.
     static func parse(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
+        var list = ImportedEntryList()
+        _ = try read(bytes, now: now, into: &list)
+        return list.entries
+    }
+
+    /// What `parse(_:now:)` reads, each entry written as its record (`ImportRecordWriter`), by the
+    /// same rows; the error `parse` throws, or nil when the writer declines an entry (a non-ASCII
+    /// name, a limit, a field name a vault refuses: `parse` then reads them, and the put names the
+    /// problem). `ImportRecordsTests.test_importRecords_csvMatchesTheEntryPath` ties the two.
+    static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> StoredRecords? {
+        guard var writer = ImportRecordWriter(capacity: bytes.count) else { return nil }
+        guard try read(bytes, now: now, into: &writer) else { return nil }
+        return writer.records()
+    }
+
+    /// Reads every row into `output`; false when it declined an entry (the rows after it are still
+    /// read, for their errors, and not given to it).
+    private static func read(_ bytes: [UInt8], now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
         var header: [String]?
         var nameColumn = 0, valueColumn = 0
-        var fieldColumns: [(index: Int, name: String)] = []
-        var result: [(String, Entry)] = []
+        var fieldColumns: [(index: Int, name: ImportBytes)] = []
+        var fields: [ImportField] = []
+        var declined = false
         try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
             guard let header else {
-                let fields = record.strings
-                header = fields
-                let columns = CSV.columns(fields)
+                let names = record.strings
+                header = names
+                let columns = CSV.columns(names)
                 guard let name = columns["name"], let value = columns["value"] else {
                     throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
                 }
                 (nameColumn, valueColumn) = (name, value)
-                fieldColumns = try Self.fieldColumns(fields, name: name, value: value)
+                fieldColumns = try Self.fieldColumns(names, name: name, value: value).map { (index: $0.index, name: .owned(Array($0.name.utf8))) }
                 return
             }
             try CSV.checkWidth(line: record.line, columns: record.count, header: header.count)
-            var fields: [String: [UInt8]] = [:]
+            fields.removeAll(keepingCapacity: true)
             for (index, column) in fieldColumns where !record.isEmpty(index) {
-                fields[column] = record.array(index)
+                fields.append(ImportField(name: column, value: .input(record.range(index))))
             }
-            let name = record.string(nameColumn)
-            if !EntryName.isValid(name) { do throws(VaultError) { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
-            result.append((name, Entry(value: record.array(valueColumn), fields: fields, created: now, modified: now)))
+            if !EntryName.isValid(utf8: UnsafeRawBufferPointer(record.cell(nameColumn))) {
+                do throws(VaultError) { _ = try EntryName.validate(record.string(nameColumn)) } catch { throw .malformedInput("line \(record.line): \(error.description)") }
+            }
+            if !declined {
+                declined = !output.add(name: .input(record.range(nameColumn)), created: now, modified: now,
+                                       value: .input(record.range(valueColumn)), fields: &fields, in: record.allBytes)
+            }
         }
-        return result
+        return !declined
     }
 
     /// The field columns of `header` (every column but `name` and `value`) and their names, trimmed
