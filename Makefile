@@ -45,15 +45,15 @@ test: deps test-deps
 	SHARED_LIBS="$(SHARED_LIBS)" ./Tests/make-test.sh "$(SWIFT)"
 
 ## demo: create a vault in a temporary directory, store and read a secret through a pipe, show info.
-demo: release
-	./scripts/demo.sh "$$($(RELEASE))"
+demo: deps
+	bin=$$($(RELEASE)) && ./scripts/demo.sh "$$bin"
 
 ## install: the release binary, stripped, with the man page and bash, zsh and fish completions, under
 ## DESTDIR/PREFIX (scripts/install.sh). DEBUG_INFO=1 also keeps the debug info in PREFIX/lib/debug;
 ## BIN=path installs that binary instead of building the release one.
-install: $(if $(BIN),,release)
-	BIN="$(if $(BIN),$(BIN),$$($(RELEASE)))" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" \
-		DEBUG_INFO="$(DEBUG_INFO)" ./scripts/install.sh install
+install: $(if $(BIN),,deps)
+	bin="$(BIN)"; [ -n "$$bin" ] || bin=$$($(RELEASE)) || exit 1; \
+		BIN="$$bin" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" DEBUG_INFO="$(DEBUG_INFO)" ./scripts/install.sh install
 
 uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./scripts/install.sh uninstall
