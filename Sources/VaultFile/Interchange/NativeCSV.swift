@@ -26,15 +26,15 @@ enum NativeCSV {
     /// Reads every row into `output`; false when it declined an entry (the rows after it are still
     /// read, for their errors, and not given to it).
     private static func read(_ bytes: [UInt8], now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
-        var header: [String]?
+        var width: Int?
         var nameColumn = 0, valueColumn = 0
         var fieldColumns: [(index: Int, name: ImportBytes)] = []
         var fields: [ImportField] = []
         var declined = false
         try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
-            guard let header else {
+            guard let width else {
                 let names = record.strings
-                header = names
+                width = names.count
                 let columns = CSV.columns(names)
                 guard let name = columns["name"], let value = columns["value"] else {
                     throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
@@ -43,7 +43,7 @@ enum NativeCSV {
                 fieldColumns = try Self.fieldColumns(names, name: name, value: value).map { (index: $0.index, name: .owned(Array($0.name.utf8))) }
                 return
             }
-            try CSV.checkWidth(line: record.line, columns: record.count, header: header.count)
+            try CSV.checkWidth(line: record.line, columns: record.count, header: width)
             fields.removeAll(keepingCapacity: true)
             for (index, column) in fieldColumns where !record.isEmpty(index) {
                 fields.append(ImportField(name: column, value: .input(record.range(index))))
