@@ -5,10 +5,10 @@ import CSodium
 /// A fixed-size buffer of secret bytes in libsodium-guarded memory.
 ///
 /// The bytes live in a `sodium_malloc` allocation: locked into RAM where the
-/// system allows it (never swapped), fenced by guard pages, and zeroed by
-/// `sodium_free` when the last reference goes away. Keep such buffers small
-/// (keys, passwords, single values): large locked allocations may exceed
-/// RLIMIT_MEMLOCK.
+/// system allows it (never swapped), fenced by guard pages, and zeroed when the
+/// last reference goes away. Secrets of up to 1 KiB share one such allocation
+/// (`SecretArena`); larger ones get their own. Keep such buffers small (keys,
+/// passwords, single values): large locked allocations may exceed RLIMIT_MEMLOCK.
 public final class SecureBytes: @unchecked Sendable {
     // @unchecked: the pointer is owned exclusively by this object; callers
     // mutate it only while filling a fresh buffer, before sharing it.
@@ -16,18 +16,26 @@ public final class SecureBytes: @unchecked Sendable {
     /// The number of secret bytes.
     public let count: Int
     private let base: UnsafeMutableRawPointer
+    /// Whether the bytes are a run of `SecretArena`'s slots rather than a `sodium_malloc` of their own.
+    private let shared: Bool
 
     /// Allocates `count` zeroed bytes of guarded memory.
     public init(count: Int) {
         precondition(count >= 0, "negative size")
-        ensureSodiumInitialised()
-        // sodium_malloc(0) is allowed but gives no usable pointer on every
-        // version; one byte keeps the pointer valid.
-        guard let pointer = sodium_malloc(Swift.max(count, 1)) else {
-            fatalError("out of memory: guarded allocation of \(count) bytes failed")
-        }
-        base = pointer
         self.count = count
+        if let pointer = SecretArena.shared.allocate(count) {
+            base = pointer
+            shared = true
+        } else {
+            ensureSodiumInitialised()
+            // sodium_malloc(0) is allowed but gives no usable pointer on every
+            // version; one byte keeps the pointer valid.
+            guard let pointer = sodium_malloc(Swift.max(count, 1)) else {
+                fatalError("out of memory: guarded allocation of \(count) bytes failed")
+            }
+            base = pointer
+            shared = false
+        }
         sodium_memzero(base, Swift.max(count, 1))
     }
 
@@ -50,8 +58,15 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        sodium_free(base)  // zeroes before unmapping
+        if shared {
+            SecretArena.shared.release(base, count: count)  // zeroes the run
+        } else {
+            sodium_free(base)  // zeroes before unmapping
+        }
     }
+
+    /// Whether the bytes share `SecretArena`'s region (for tests).
+    var isInSharedRegion: Bool { shared && SecretArena.shared.contains(base) }
 
     /// Calls `body` with read access to the secret bytes; do not let the pointer escape.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
