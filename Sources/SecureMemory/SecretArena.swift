@@ -1,5 +1,4 @@
 import CSodium
-import Synchronization
 
 // MARK: - Small secrets on shared guarded pages
 
@@ -29,13 +28,14 @@ final class SecretArena: Sendable {
     /// holds at once (an agent `get` holds at most 6 slots), and small enough to lock under the
     /// oldest default RLIMIT_MEMLOCK (64 KiB).
     let slotCount: Int
-    private let slots: Mutex<SlotMap>
+    /// Under a pthread mutex, not Synchronization's `Mutex`, which ThreadSanitizer cannot see (`LockedValue`).
+    private let slots: LockedValue<SlotMap>
 
     /// A region of `slotCount` slots (a multiple of 64), mapped at its first allocation.
     init(slotCount: Int) {
         precondition(slotCount > 0 && slotCount % 64 == 0, "whole words of slots")
         self.slotCount = slotCount
-        slots = Mutex(SlotMap(slotCount: slotCount))
+        slots = LockedValue(SlotMap(slotCount: slotCount))
     }
 
     /// Which slots are taken, and where the region is.

@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultFile
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif
