@@ -16,16 +16,23 @@ public final class SecureBytes: @unchecked Sendable {
     /// The number of secret bytes.
     public let count: Int
     private let base: UnsafeMutableRawPointer
-    /// Whether the bytes are a run of `SecretArena`'s slots rather than a `sodium_malloc` of their own.
-    private let shared: Bool
+    /// The region whose run of slots holds the bytes, or nil when they are a `sodium_malloc` of their own.
+    private let arena: SecretArena?
 
     /// Allocates `count` zeroed bytes of guarded memory.
-    public init(count: Int) {
+    public convenience init(count: Int) {
+        self.init(count: count, arena: .shared)
+    }
+
+    /// Allocates `count` zeroed bytes in `arena` when it takes them, else in a `sodium_malloc` of
+    /// their own. Every buffer uses `SecretArena.shared`; tests pass a region of their own, which
+    /// other tests running at the same time cannot fill.
+    init(count: Int, arena: SecretArena) {
         precondition(count >= 0, "negative size")
         self.count = count
-        if let pointer = SecretArena.shared.allocate(count) {
+        if let pointer = arena.allocate(count) {
             base = pointer
-            shared = true
+            self.arena = arena
         } else {
             ensureSodiumInitialised()
             // sodium_malloc(0) is allowed but gives no usable pointer on every
@@ -34,7 +41,7 @@ public final class SecureBytes: @unchecked Sendable {
                 fatalError("out of memory: guarded allocation of \(count) bytes failed")
             }
             base = pointer
-            shared = false
+            self.arena = nil
         }
         sodium_memzero(base, Swift.max(count, 1))
     }
@@ -58,15 +65,15 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        if shared {
-            SecretArena.shared.release(base, count: count)  // zeroes the run
+        if let arena {
+            arena.release(base, count: count)  // zeroes the run
         } else {
             sodium_free(base)  // zeroes before unmapping
         }
     }
 
-    /// Whether the bytes share `SecretArena`'s region (for tests).
-    var isInSharedRegion: Bool { shared && SecretArena.shared.contains(base) }
+    /// Whether the bytes are a run of `arena`'s region (for tests).
+    func isInRegion(of arena: SecretArena) -> Bool { self.arena === arena && arena.contains(base) }
 
     /// Calls `body` with read access to the secret bytes; do not let the pointer escape.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

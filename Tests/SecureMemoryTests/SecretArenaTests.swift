@@ -141,19 +141,38 @@ import Testing
 
     // MARK: - SecureBytes and the memory itself
 
+    /// Against a region of the test's own: other tests of the process (AgentKeyringTests holds 257
+    /// keys at once) can fill the shared one at any moment.
     @Test func test_secureBytes_smallShareTheRegionLargeDoNot() {
-        let key = SecureBytes(count: 32)
-        let frame = SecureBytes(count: SecretArena.largestAllocation)
-        let large = SecureBytes(count: SecretArena.largestAllocation + 1)
-        #expect(key.isInSharedRegion && frame.isInSharedRegion)
-        #expect(!large.isInSharedRegion)
+        let arena = SecretArena(slotCount: 64)
+        let key = SecureBytes(count: 32, arena: arena)
+        let frame = SecureBytes(count: SecretArena.largestAllocation, arena: arena)
+        let large = SecureBytes(count: SecretArena.largestAllocation + 1, arena: arena)
+        #expect(key.isInRegion(of: arena) && frame.isInRegion(of: arena))
+        #expect(!large.isInRegion(of: arena))
         #expect(key.withUnsafeBytes { $0.allSatisfy { $0 == 0 } } && large.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
         let copied = SecureBytes(copying: [1, 2, 3])
-        #expect(copied.isInSharedRegion && copied.withUnsafeBytes { Array($0) } == [1, 2, 3])
+        #expect(copied.withUnsafeBytes { Array($0) } == [1, 2, 3])
     }
 
+    @Test func test_secureBytes_fullSharedRegionFallsBackToAnAllocationOfItsOwn() {
+        // 300 one-slot secrets: more than the shared region's 256 slots, whatever else the process holds.
+        let held = (0..<300).map { index in SecureBytes(copying: [UInt8](repeating: UInt8(index % 251 + 1), count: 64)) }
+        let outside = held.filter { !$0.isInRegion(of: .shared) }
+        #expect(outside.count >= 300 - SecretArena.shared.slotCount, "the shared region holds at most its slots")
+        #expect(held.enumerated().allSatisfy { index, bytes in bytes.withUnsafeBytes { $0.allSatisfy { $0 == UInt8(index % 251 + 1) } } },
+                "every secret keeps its own bytes, in the region or out of it")
+        #expect(outside.allSatisfy { $0.slice(0..<64).withUnsafeBytes { Array($0) } == $0.withUnsafeBytes { Array($0) } })
+        // Meanwhile a region of one's own still has room: what the other tests here allocate from.
+        let arena = SecretArena(slotCount: 64)
+        #expect(SecureBytes(count: 32, arena: arena).isInRegion(of: arena))
+    }
+
+    /// A region of the test's own, mapped as the shared one is (one `sodium_malloc` at its first allocation).
     @Test func test_sharedRegion_isLeftOutOfCoreDumpsAndLocked() throws {
-        let key = SecureBytes(copying: [UInt8](repeating: 7, count: 32))
+        let arena = SecretArena(slotCount: 64)
+        let key = SecureBytes(count: 32, arena: arena)
+        #expect(key.isInRegion(of: arena))
         let address = key.withUnsafeBytes { UInt(bitPattern: $0.baseAddress!) }
         // Read to the end: a /proc file's size is 0, so a read by size gets nothing.
         let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
@@ -175,8 +194,11 @@ import Testing
         #expect(vmFlags.contains("dd"), "MADV_DONTDUMP: the region stays out of core dumps")
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(__RLIMIT_MEMLOCK.rawValue), &limit)
-        // Locking needs room under RLIMIT_MEMLOCK (root has it whatever the limit).
-        if geteuid() == 0 || limit.rlim_cur == rlim_t.max || limit.rlim_cur >= 8 << 20 {
+        // Locking needs room under RLIMIT_MEMLOCK (root has it whatever the limit). The sanitizers'
+        // mlock does nothing (make check-sanitizers sets these variables; AgentSecurityCLITests skips the same).
+        let environment = ProcessInfo.processInfo.environment
+        let sanitized = environment["VAULTFILE_SANITIZER"] != nil || environment["ASAN_OPTIONS"] != nil
+        if !sanitized && (geteuid() == 0 || limit.rlim_cur == rlim_t.max || limit.rlim_cur >= 8 << 20) {
             #expect(vmFlags.contains("lo") && (locked ?? 0) > 0, "mlock: the region is never swapped out")
         }
     }
