@@ -67,6 +67,15 @@ extension VaultCodec {
         header: VaultHeader, payload: inout some CiphertextSource, fileKey: SecureBytes, opened: OpenedSlot?
     ) throws -> UnlockedVault {
         guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
+        return try open(header: header, payload: &payload, authenticatedBy: fileKey, opened: opened)
+    }
+
+    /// `open(header:payload:fileKey:opened:)` once the header MAC has verified under `fileKey`: each
+    /// caller checks it exactly once (a MAC is a key derivation and an HMAC of the header, and the
+    /// agent's path checked it three times).
+    static func open(
+        header: VaultHeader, payload: inout some CiphertextSource, authenticatedBy fileKey: SecureBytes, opened: OpenedSlot?
+    ) throws -> UnlockedVault {
         var metadata: [SlotMetadata]? = nil
         if header.usesKeyslots11 {
             let entries = try MetadataBlock.open(header, fileKey: fileKey)

@@ -35,7 +35,7 @@ extension VaultCodec {
     /// given the key. No slot is marked as the one that opened the vault: none did.
     static func open(header: VaultHeader, payload: inout some CiphertextSource, fileKey: SecureBytes) throws -> UnlockedVault {
         guard verifies(header, fileKey: fileKey) else { throw VaultError.fileKeyRejected }
-        return try open(header: header, payload: &payload, fileKey: fileKey, opened: nil)
+        return try open(header: header, payload: &payload, authenticatedBy: fileKey, opened: nil)
     }
 
     /// Unwraps the file key of `header` with the first of `credentials` that opens a slot and

@@ -117,7 +117,7 @@ struct PreparedMerge {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
                 if let key = try fileKeys?(file.header), VaultCodec.verifies(file.header, fileKey: key) {
-                    opened.append(try VaultCodec.open(header: file.header, payload: &payload, fileKey: key))
+                    opened.append(try VaultCodec.open(header: file.header, payload: &payload, authenticatedBy: key, opened: nil))
                     continue
                 }
                 if credentials == nil { credentials = try readCredentials() }

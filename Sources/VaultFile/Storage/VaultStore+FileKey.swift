@@ -30,7 +30,7 @@ extension VaultStore {
         let opened = try openHeader()
         guard let fileKey = try lookup(opened.header), VaultCodec.verifies(opened.header, fileKey: fileKey) else { return nil }
         var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: readsEntriesOnly)
-        let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
+        let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, authenticatedBy: fileKey, opened: nil)
         rollback?.opened(unlocked)
         rollback?.finished(onDisk: unlocked.header, path: path)
         return unlocked
@@ -53,7 +53,7 @@ extension VaultStore {
             let opened = try openHeader()
             guard let fileKey = try lookup(opened.header), VaultCodec.verifies(opened.header, fileKey: fileKey) else { return nil }
             var payload = FileCiphertext(opened.file, from: opened.headerLength)
-            let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, fileKey: fileKey)
+            let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, authenticatedBy: fileKey, opened: nil)
             onDisk = unlocked.header
             rollback?.opened(unlocked)
             let result = try edit(unlocked)
