@@ -54,15 +54,19 @@ public struct SeenGenerations: Sendable {
 
         /// The record in `bytes`, or nil when they are not one this build wrote (then the record
         /// is treated as absent and replaced by the next one).
+        ///
+        /// The lines are split on the newline byte and the first four compared as bytes: the ASCII
+        /// they must hold has no other spelling, and a String split walks grapheme clusters (two
+        /// thirds of the rollback check of every open). The path line is read as a String, as before.
         init?(parsing bytes: [UInt8]) {
             guard bytes.count <= StateFolder.maxRecordLength, bytes.last == 0x0A,
                   let text = String(validating: bytes.dropLast(), as: UTF8.self) else { return nil }
-            let lines = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
-            guard lines.count == 5, lines[0] == "vaultfile-seen 1",
-                  let generation = Self.value(lines[1], "generation").flatMap({ UInt64($0) }),
-                  let hash = Self.value(lines[2], "header-blake2b").flatMap(Self.bytes(hex:)), hash.count == 32,
-                  let seen = Self.value(lines[3], "seen").flatMap({ Int64($0) }), (0...Self.latestTime).contains(seen),
-                  let path = Self.value(lines[4], "path"), !path.isEmpty else { return nil }
+            let lines = text.utf8.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false)
+            guard lines.count == 5, lines[0].elementsEqual("vaultfile-seen 1".utf8),
+                  let generation = Self.asciiValue(lines[1], "generation").flatMap({ UInt64($0) }),
+                  let hash = Self.asciiValue(lines[2], "header-blake2b").flatMap(Self.bytes(hex:)), hash.count == 32,
+                  let seen = Self.asciiValue(lines[3], "seen").flatMap({ Int64($0) }), (0...Self.latestTime).contains(seen),
+                  let path = Self.value(Substring(lines[4]), "path"), !path.isEmpty else { return nil }
             self.init(generation: generation, headerHash: hash, seen: seen, path: path)
         }
 
@@ -83,6 +87,14 @@ public struct SeenGenerations: Sendable {
         private static func value(_ line: Substring, _ key: String) -> String? {
             guard line.hasPrefix(key + " ") else { return nil }
             return String(line.dropFirst(key.count + 1))
+        }
+
+        /// What follows `key` and a space on a line of ASCII fields (a number or hex digits).
+        private static func asciiValue(_ line: Substring.UTF8View, _ key: String) -> String? {
+            let prefix = key.utf8.count + 1
+            guard line.count >= prefix, line.prefix(prefix - 1).elementsEqual(key.utf8),
+                  line[line.index(line.startIndex, offsetBy: prefix - 1)] == 0x20 else { return nil }
+            return String(Substring(line.dropFirst(prefix)))
         }
 
         static func hex(_ bytes: [UInt8]) -> String {
