@@ -5,7 +5,8 @@ import Testing
 /// Reading a rollback record (`SeenGenerations.Record(parsing:)`), which splits on bytes, against
 /// the plain reading by String lines it replaced (kept here as the reference).
 @Suite struct SeenGenerationsRecordTests {
-    /// The String reading the record parser had before it split on bytes.
+    /// The String reading the record parser had before it split on bytes (the hex digits are
+    /// read by the parser's own helper, which did not change).
     private static func reference(_ file: [UInt8]) -> SeenGenerations.Record? {
         guard file.count <= StateFolder.maxRecordLength, file.last == 0x0A,
               let text = String(validating: file.dropLast(), as: UTF8.self) else { return nil }
@@ -13,27 +14,10 @@ import Testing
             guard line.hasPrefix(key + " ") else { return nil }
             return String(line.dropFirst(key.count + 1))
         }
-        func bytes(hex text: String) -> [UInt8]? {
-            let digits = Array(text.utf8)
-            guard digits.count % 2 == 0 else { return nil }
-            func nibble(_ digit: UInt8) -> UInt8? {
-                switch digit {
-                case 0x30...0x39: return digit - 0x30
-                case 0x61...0x66: return digit - 0x61 + 10
-                default: return nil
-                }
-            }
-            var out: [UInt8] = []
-            for index in stride(from: 0, to: digits.count, by: 2) {
-                guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-                out.append(high << 4 | low)
-            }
-            return out
-        }
         let lines = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
         guard lines.count == 5, lines[0] == "vaultfile-seen 1",
               let generation = value(lines[1], "generation").flatMap({ UInt64($0) }),
-              let hash = value(lines[2], "header-blake2b").flatMap(bytes(hex:)), hash.count == 32,
+              let hash = value(lines[2], "header-blake2b").flatMap(SeenGenerations.Record.bytes(hex:)), hash.count == 32,
               let seen = value(lines[3], "seen").flatMap({ Int64($0) }), (0...SeenGenerations.Record.latestTime).contains(seen),
               let path = value(lines[4], "path"), !path.isEmpty else { return nil }
         return SeenGenerations.Record(generation: generation, headerHash: hash, seen: seen, path: path)

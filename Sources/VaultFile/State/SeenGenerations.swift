@@ -102,7 +102,7 @@ public struct SeenGenerations: Sendable {
             return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
         }
 
-        private static func bytes(hex text: String) -> [UInt8]? {
+        static func bytes(hex text: String) -> [UInt8]? {
             let digits = Array(text.utf8)
             guard digits.count % 2 == 0 else { return nil }
             func nibble(_ digit: UInt8) -> UInt8? {
