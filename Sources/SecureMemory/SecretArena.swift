@@ -8,7 +8,7 @@ import CSodium
 /// Every `sodium_malloc` maps its own pages and makes five system calls (mmap, two mprotects,
 /// mlock, madvise), and `sodium_free` as many again; each splits the process's memory map. An
 /// agent `get` made eight of them for 32- to 256-byte secrets: about 0.2 ms of a 3 ms run on the
-/// test machine (docs/PERFORMANCE.md, "The agent's get"). The region keeps what those secrets
+/// test machine (docs/PERFORMANCE.md, "The agent's get (session 7)"). The region keeps what those secrets
 /// need: it is locked into RAM where RLIMIT_MEMLOCK allows, left out of core dumps, fenced by
 /// guard pages at both ends, and each run of slots is zeroed when it is released. What it gives
 /// up is the guard page between two secrets of the same process: a bug that writes past one
@@ -107,10 +107,13 @@ final class SecretArena: Sendable {
 
     /// Zeroes the run `allocate(count)` returned at `pointer`, then frees its slots.
     func release(_ pointer: UnsafeMutableRawPointer, count: Int) {
-        let offset = Int(UInt(bitPattern: pointer) &- slots.withLock { $0.base })
+        // The base never changes once set, so it is read once.
+        let base = slots.withLock { $0.base }
+        let address = UInt(bitPattern: pointer)
         let length = Self.slotsNeeded(for: count)
-        precondition(contains(pointer) && offset % Self.slotLength == 0 && offset / Self.slotLength + length <= slotCount,
-                     "not a run of this secret arena")
+        precondition(base != 0 && address >= base && (address - base) % UInt(Self.slotLength) == 0
+                     && Int(address - base) / Self.slotLength + length <= slotCount, "not a run of this secret arena")
+        let offset = Int(address - base)
         // Zeroed while its slots are still taken: no other thread can be handed them yet.
         sodium_memzero(pointer, length * Self.slotLength)
         let start = offset / Self.slotLength
