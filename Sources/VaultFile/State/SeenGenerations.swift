@@ -56,8 +56,8 @@ public struct SeenGenerations: Sendable {
         /// is treated as absent and replaced by the next one).
         ///
         /// The lines are split on the newline byte and the first four compared as bytes: the ASCII
-        /// they must hold has no other spelling, and a String split walks grapheme clusters (two
-        /// thirds of the rollback check of every open). The path line is read as a String, as before.
+        /// they must hold has no other spelling, and a String split walks grapheme clusters (half of
+        /// the instructions of every open's rollback check). The path line is read as a String, as before.
         init?(parsing bytes: [UInt8]) {
             guard bytes.count <= StateFolder.maxRecordLength, bytes.last == 0x0A,
                   let text = String(validating: bytes.dropLast(), as: UTF8.self) else { return nil }
