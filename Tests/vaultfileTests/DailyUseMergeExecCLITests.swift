@@ -148,6 +148,19 @@ import VaultFile
         #expect(try cli.run(["exec"] + cli.unlock() + ["--", "/tmp"]).status == 126)
     }
 
+    @Test func test_exec_anEnvironmentTooLargeToStartExits126AndSaysHowToExportFewer() throws {
+        // One variable over Linux's 128 KiB limit for a single string makes posix_spawn fail with E2BIG.
+        let cli = try vaultWith([("app/big", [UInt8](repeating: UInt8(ascii: "x"), count: 200_000)), ("app/small", bytes("s"))])
+        defer { cli.directory.remove() }
+        let result = try cli.run(["exec"] + cli.unlock() + ["--", "true"])
+        #expect(result.status == 126, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot run 'true': its environment and arguments are larger than the system allows"), "\(result.stderr)")
+        #expect(result.stderr.contains("2 variables were exported: choose fewer with --prefix or --only"), "\(result.stderr)")
+        // Another failure to start gets no such hint.
+        let small = try cli.run(["exec", "--only", "app/small"] + cli.unlock() + ["--", "/tmp"])
+        #expect(small.status == 126 && !small.stderr.contains("choose fewer"), "\(small.stderr)")
+    }
+
     @Test func test_exec_aPrefixWithoutSlashIsAWholeSegment() throws {
         let cli = try vaultWith([("prod/db/main", bytes("m")), ("production/x", bytes("p"))]); defer { cli.directory.remove() }
         let result = try cli.run(["exec", "--prefix", "prod"] + cli.unlock() + ["--", "sh", "-c", "printf '%s|%s|%s' \"${DB_MAIN-unset}\" \"${_DB_MAIN-unset}\" \"${UCTION_X-unset}\""])

@@ -239,7 +239,7 @@ enum KDFErrorKind: CaseIterable {
 
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
-    case inputTooLarge, io, outputFailed, invalidArgument, refused, agentFailed
+    case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
 
     init(_ error: CLIError) {
@@ -254,6 +254,7 @@ enum CLIErrorKind: CaseIterable {
         case .io: self = .io
         case .outputFailed: self = .outputFailed
         case .invalidArgument: self = .invalidArgument
+        case .cannotRun: self = .cannotRun
         case .refused: self = .refused
         case .agentFailed: self = .agentFailed
         case .noMatch: self = .noMatch
@@ -284,6 +285,9 @@ enum CLIErrorKind: CaseIterable {
                                 shows: ["shown-operation", "/v/shown.txt", "No such file or directory"])
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
+        case .cannotRun:
+            return ErrorCaseRow(CLIError.cannotRun(command: "shown-command", errno: E2BIG), status: 64, hint: false,
+                                shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
         case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
         case .noMatch:

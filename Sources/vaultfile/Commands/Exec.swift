@@ -84,7 +84,8 @@ extension VaultfileCommand {
                 child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
             } catch {
                 // Found and runnable a moment ago, yet not started: "cannot execute", as shells say with 126.
-                let tooLarge = error.description.hasSuffix("larger than the system allows")
+                var tooLarge = false
+                if case .cannotRun(_, E2BIG) = error { tooLarge = true }
                 Messages.error(error.description, hint: tooLarge
                     ? "\(bindings.count) variables were exported: choose fewer with --prefix or --only" : nil)
                 throw ExitCode(126)

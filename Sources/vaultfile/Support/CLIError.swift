@@ -29,6 +29,9 @@ enum CLIError: CategorizedError {
     case outputFailed(errno: Int32)
     /// A value given on the command line or in the environment is malformed.
     case invalidArgument(String)
+    /// A child process could not be started (`posix_spawnp` failed with `errno`); E2BIG is told
+    /// apart, since `exec` then says how to export fewer variables.
+    case cannotRun(command: String, errno: Int32)
     /// Refused to do something without an explicit option.
     case refused(String, hint: String)
     /// `search --regex` spent its work budget (`LinearRegex.WorkBudget`): more than `initialSteps`
@@ -67,6 +70,10 @@ enum CLIError: CategorizedError {
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(String(cString: strerror(code)))"
         case .outputFailed(let code): return "writing to standard output failed: \(String(cString: strerror(code)))"
         case .invalidArgument(let why): return why
+        case .cannotRun(let command, let code):
+            // E2BIG names the arguments alone; the environment counts too, and it is what exec fills.
+            let reason = code == E2BIG ? "its environment and arguments are larger than the system allows" : String(cString: strerror(code))
+            return "cannot run '\(command)': \(reason)"
         case .refused(let why, _): return why
         case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
         case .regexWorkLimit(let pattern, let initial, let perCharacter):
@@ -94,7 +101,7 @@ enum CLIError: CategorizedError {
         case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
-        case .invalidArgument: return .invalidArgument
+        case .invalidArgument, .cannotRun: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue: return .refused
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument

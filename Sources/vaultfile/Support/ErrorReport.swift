@@ -223,7 +223,7 @@ struct ErrorReport: Equatable {
             return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
-             .standardInputTaken:
+             .cannotRun, .standardInputTaken:
             return nil
         }
     }

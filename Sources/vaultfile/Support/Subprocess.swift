@@ -104,9 +104,7 @@ enum Subprocess {
         guard status == 0 else {
             if captureOutput { close(pipeFDs[0]) }
             if feedInput { close(inputFDs[1]) }
-            // E2BIG names the arguments alone; the environment counts too, and it is what exec fills.
-            let reason = status == E2BIG ? "its environment and arguments are larger than the system allows" : String(cString: strerror(status))
-            throw .invalidArgument("cannot run '\(arguments[0])': \(reason)")
+            throw .cannotRun(command: arguments[0], errno: status)
         }
         return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil)
     }
