@@ -24,6 +24,13 @@ nonisolated(unsafe) private var keyring: AgentKeyring = {
     return keyring
 }()
 
+/// Opens a whole file in memory through the one way in (`VaultCodec.open`), ignoring its error.
+private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
+    guard let parsed = try? VaultCodec.parse(bytes, path: "fuzz") else { return }
+    var payload = parsed.payload
+    _ = try? VaultCodec.open(header: parsed.header, payload: &payload, with: unlocker)
+}
+
 /// Properties checked on every input:
 /// 1. parsing never crashes; a header that parses re-serialises to exactly the bytes it came from;
 /// 2. opening never crashes (it may throw);
@@ -43,8 +50,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(encoded.count == length && encoded[...] == bytes[0..<length], "header round trip changed the bytes")
         slots = header.keyslots
     }
-    _ = try? VaultCodec.open(bytes, path: "fuzz", password: password, limits: limits)
-    _ = try? VaultCodec.open(bytes, path: "fuzz", credentials: [UnlockCredential(.ageIdentity(identity), source: "fuzz")], limits: limits)
+    open(bytes, with: Unlocker(credentials: [UnlockCredential(.password(password), source: "the password")], limits: limits))
+    open(bytes, with: Unlocker(credentials: [UnlockCredential(.ageIdentity(identity), source: "fuzz")], limits: limits))
     _ = try? MetadataBlock.decode(bytes, slots: slots)
     let text = String(decoding: bytes, as: UTF8.self)
     if size <= 4096 {

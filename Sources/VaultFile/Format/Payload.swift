@@ -239,7 +239,7 @@ enum Payload {
 
 /// The payload's ciphertext as `Payload.open` reads it, one chunk at a time: the file's bytes
 /// already in memory, or the vault file itself, so that a large vault is never held twice.
-protocol CiphertextSource {
+package protocol CiphertextSource {
     /// The length of the ciphertext, in bytes.
     var count: Int { get }
     /// Calls `body` with ciphertext bytes `range`, which lies within `count`. Ranges usually come
@@ -253,16 +253,19 @@ protocol CiphertextSource {
 
 extension CiphertextSource {
     /// Everything is kept unless the source says otherwise.
-    var readsEntriesOnly: Bool { false }
+    package var readsEntriesOnly: Bool { false }
 }
 
 /// Ciphertext already in memory.
-struct CiphertextBytes: CiphertextSource {
+package struct CiphertextBytes: CiphertextSource {
+    /// The ciphertext.
     let bytes: ArraySlice<UInt8>
 
-    var count: Int { bytes.count }
+    /// The ciphertext's length.
+    package var count: Int { bytes.count }
 
-    func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
+    /// Calls `body` with the bytes of `range`.
+    package func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
         bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 }

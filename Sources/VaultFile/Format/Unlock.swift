@@ -51,29 +51,10 @@ public struct OpenedSlot: Sendable {
 // MARK: - Unlocking a header
 
 extension VaultCodec {
-    /// Parses nothing: unlocks `header` with the first of `credentials` that opens a slot, then
-    /// authenticates the header, opens the keyslot metadata and decrypts the payload.
-    static func open(
-        header: VaultHeader, payload: inout some CiphertextSource, credentials: [UnlockCredential], limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)?
-    ) throws -> UnlockedVault {
-        let (fileKey, opened) = try unlock(header, credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)
-        return try open(header: header, payload: &payload, fileKey: fileKey, opened: opened)
-    }
-
-    /// Opens a vault whose file key is known: the header MAC, then (format 1.1) the metadata,
-    /// checked against the slot that opened, then the payload.
-    static func open(
-        header: VaultHeader, payload: inout some CiphertextSource, fileKey: SecureBytes, opened: OpenedSlot?
-    ) throws -> UnlockedVault {
-        guard constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
-        return try open(header: header, payload: &payload, authenticatedBy: fileKey, opened: opened)
-    }
-
-    /// `open(header:payload:fileKey:opened:)` once the header MAC has verified under `fileKey`: each
-    /// caller checks it exactly once (a MAC is a key derivation and an HMAC of the header, and the
-    /// agent's path checked it three times).
-    static func open(
+    /// The step of `open(header:payload:with:)` once the header MAC has verified under `fileKey`
+    /// (`Unlocker.unlock` checks it exactly once: a MAC is a key derivation and an HMAC of the
+    /// header): the metadata (format 1.1), checked against the slot that opened, then the payload.
+    static func decrypt(
         header: VaultHeader, payload: inout some CiphertextSource, authenticatedBy fileKey: SecureBytes, opened: OpenedSlot?
     ) throws -> UnlockedVault {
         var metadata: [SlotMetadata]? = nil
@@ -136,7 +117,7 @@ extension VaultCodec {
                     case .x25519(let slot):
                         guard let kdf = slot.kdf, admit(kdf) else { continue }
                         let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
-                        if let result = try open(slot, index, secret: secret, header: header, opened) { return result }
+                        if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
                     case .unknown:
                         continue
                     }
@@ -145,12 +126,12 @@ extension VaultCodec {
                 for (index, slot) in x25519Slots(slots, kind: .recovery) {
                     guard let kdf = slot.kdf, admit(kdf) else { continue }
                     let secret = SlotSecrets.recovery(try kdf.deriveKey(password: code.secret, salt: slot.salt, limits: limits))
-                    if let result = try open(slot, index, secret: secret, header: header, opened) { return result }
+                    if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
                 }
             case .keyfile(let path):
                 for (index, slot) in x25519Slots(slots, kind: .keyfile) {
                     let secret = try Keyfile.slotSecret(path: path, salt: slot.salt)
-                    if let result = try open(slot, index, secret: secret, header: header, opened) { return result }
+                    if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
                 }
             case .ageIdentity(let identity):
                 for (index, slot) in x25519Slots(slots, kind: .recipient) {
@@ -176,7 +157,7 @@ extension VaultCodec {
     }
 
     /// Opens an X25519 slot with the secret a password, recovery code or keyfile derived for it.
-    private static func open(
+    private static func openSlot(
         _ slot: X25519Slot, _ index: Int, secret: SecureBytes, header: VaultHeader,
         _ opened: (Int, SecureBytes?, [UInt8]?) -> (SecureBytes, OpenedSlot)?
     ) throws -> (SecureBytes, OpenedSlot)? {
@@ -202,22 +183,9 @@ extension VaultCodec {
     }
 }
 
-// MARK: - Opening whole files with credentials
+// MARK: - Creating with keyslots
 
 extension VaultCodec {
-    /// Parses, unlocks (with the first credential that opens a slot), authenticates and decrypts a whole vault file.
-    public static func open(
-        _ file: [UInt8], path: String, credentials: [UnlockCredential], limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)? = nil
-    ) throws -> UnlockedVault {
-        guard file.count <= VaultLimits.maxFileLength else {
-            throw VaultError.limitExceeded("\(path) is \(file.count) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
-        }
-        let (header, headerLength) = try VaultHeader.parse(file, path: path)
-        var payload = CiphertextBytes(bytes: file[headerLength...])
-        return try open(header: header, payload: &payload, credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)
-    }
-
     /// Creates a format-1.1 vault holding `vault`, opened by `slots` (each with its label): a
     /// vault of recipients only, with no password, is allowed (as age allows it).
     public static func create(_ vault: Vault, slots: [(slot: NewSlot, label: String)], now: Int64) throws -> UnlockedVault {

@@ -1,9 +1,9 @@
 import KDF
 import SecureMemory
 
-// MARK: - Creating and opening
+// MARK: - Creating
 
-/// Creates and opens format-v1 vaults in memory; the storage layer moves the bytes.
+/// Creates and opens vaults in memory (the one way in: `open(header:payload:with:)`, Unlocker.swift); the storage layer moves the bytes.
 public enum VaultCodec {
     /// Creates a new vault holding `vault`, protected by `password` with `kdf`.
     ///
@@ -17,35 +17,6 @@ public enum VaultCodec {
                                  keyslots: [.password(slot)])
         let unlocked = UnlockedVault(vault: vault, header: header, fileKey: fileKey)
         return unlocked
-    }
-
-    /// Parses, unlocks, authenticates and decrypts a whole vault file.
-    ///
-    /// Order: header structure and checksum; keyslots, each checked against the KDF caps
-    /// before its KDF runs (wrong password, or over a limit); header MAC (tampering); every
-    /// payload chunk (damage); contents. Nothing decrypted is returned before
-    /// all of it has authenticated.
-    ///
-    /// `willDeriveKey` is called before each KDF run, so a caller can tell the user what is happening.
-    public static func open(
-        _ file: [UInt8], path: String, password: SecureBytes, limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)? = nil
-    ) throws -> UnlockedVault {
-        guard file.count <= VaultLimits.maxFileLength else {
-            throw VaultError.limitExceeded("\(path) is \(file.count) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
-        }
-        let (header, headerLength) = try VaultHeader.parse(file, path: path)
-        var payload = CiphertextBytes(bytes: file[headerLength...])
-        return try open(header: header, payload: &payload, password: password, limits: limits, willDeriveKey: willDeriveKey)
-    }
-
-    /// Unlocks a parsed header with a password, then authenticates and decrypts the payload that follows it.
-    static func open(
-        header: VaultHeader, payload: inout some CiphertextSource, password: SecureBytes, limits: KDFLimits,
-        willDeriveKey: ((KDFParameters) -> Void)?
-    ) throws -> UnlockedVault {
-        try open(header: header, payload: &payload, credentials: [UnlockCredential(.password(password), source: "the password")],
-                 limits: limits, willDeriveKey: willDeriveKey)
     }
 
     // MARK: Keyslots
@@ -63,20 +34,6 @@ public enum VaultCodec {
             try XChaCha20Poly1305.seal(keyCopy, key: key, nonce: nonce, associatedData: slot.associatedData(vaultID: vaultID))
         }
         return slot
-    }
-
-    /// Tries the keyslots a password may open, in `passwordOrder`, until one unwraps the file key.
-    ///
-    /// Before each slot's KDF runs, its parameters are counted against `limits` (`KDFBudget`):
-    /// memory per slot, Argon2id work and PBKDF2 iterations as sums over the slots tried. A slot
-    /// that would pass a cap is skipped; when no slot opens and one was skipped, the first cap
-    /// error is thrown (over a limit), else `wrongPassword`. (`unlock` in Format/Unlock.swift
-    /// does the work, for every kind of credential.)
-    static func unwrapFileKey(
-        _ header: VaultHeader, password: SecureBytes, limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
-    ) throws -> SecureBytes {
-        try unlock(header, credentials: [UnlockCredential(.password(password), source: "the password")],
-                   limits: limits, willDeriveKey: willDeriveKey).fileKey
     }
 
     /// The keyslots a password may open, in the order to try them: by kind (the kinds made for a

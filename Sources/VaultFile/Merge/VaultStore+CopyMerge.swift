@@ -15,24 +15,16 @@ extension VaultStore {
     /// A merge is never refused as a write to an older copy: it exists to repair a fork; and a
     /// copy sealed under a file key `rollback` knows as retired gives way to the other copy's key.
     /// Returns the conflicts, which the result holds side by side, and the result's generation.
+    ///
+    /// Each copy is opened with `unlocker`: with the key it knows or looks up (the agent's) when
+    /// one verifies, else with its credentials, asked for once, when a copy needs them.
     public func mergeCopy(
-        theirs: String, base: String? = nil, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
-        rollback: RollbackCheck? = nil
-    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
-        try mergeCopy(theirs: theirs, base: base, fileKeys: nil, credentials: { credentials }, limits: limits, allowLowerKDF: allowLowerKDF,
-                      rollback: rollback)
-    }
-
-    /// Merges as above, opening each copy with the key `fileKeys` finds for its header (the
-    /// agent's) and only the others with `credentials`, asked for once, when a copy needs it.
-    public func mergeCopy(
-        theirs: String, base: String? = nil, fileKeys: FileKeyLookup?, credentials: () throws -> [UnlockCredential], limits: KDFLimits,
-        allowLowerKDF: Bool = false, rollback: RollbackCheck? = nil
+        theirs: String, base: String? = nil, with unlocker: Unlocker, allowLowerKDF: Bool = false, rollback: RollbackCheck? = nil
     ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
         let (header, conflicts) = try withLock { () throws -> (VaultHeader, [VaultMerge.Conflict]) in
             let merge = try PreparedMerge(
-                base: base, ours: path, theirs: theirs, roles: .copies, fileKeys: fileKeys, credentials: credentials, limits: limits,
-                allowLowerKDF: allowLowerKDF, retiredKeys: rollback?.retiredKeys)
+                base: base, ours: path, theirs: theirs, roles: .copies, with: unlocker, allowLowerKDF: allowLowerKDF,
+                retiredKeys: rollback?.retiredKeys)
             let recorded = rollback?.recordedGeneration(of: merge.oursHeader.vaultID) ?? 0
             merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation, recorded))
             try replace(expecting: merge.oursFile.identity, mode: merge.oursFile.mode) { output throws(VaultError) in
@@ -43,14 +35,5 @@ extension VaultStore {
         // After the rename, never before: a merge killed earlier leaves OURS and the record as they were.
         rollback?.merged(header, path: path)
         return (conflicts, header.generation)
-    }
-
-    /// Merges as above, opening each copy with `password`.
-    public func mergeCopy(
-        theirs: String, base: String? = nil, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false,
-        rollback: RollbackCheck? = nil
-    ) throws -> (conflicts: [VaultMerge.Conflict], generation: UInt64) {
-        try mergeCopy(theirs: theirs, base: base, credentials: [UnlockCredential(.password(password), source: "the password")],
-                      limits: limits, allowLowerKDF: allowLowerKDF, rollback: rollback)
     }
 }

@@ -24,37 +24,19 @@ extension VaultStore {
     /// (`VaultMerge.lowerKeyDerivation`). Its generation is one more than the larger of ours and
     /// theirs, so the result is newer than both. Returns the conflicts, which the result holds
     /// side by side (see `VaultMerge`).
+    ///
+    /// Each side is opened with `unlocker`: a side whose file key it knows or looks up (the agent
+    /// keeps the keys of every version of a vault id) with that key, the others with its
+    /// credentials, asked for at most once, and only when a side needs them. A side whose keyslots
+    /// changed (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a
+    /// removal with an edit is sealed under the new key and the removed secret does not open the
+    /// result. With `retiredKeys`, a side sealed under a file key retired on this machine gives way
+    /// to one that is not (only read: nothing is recorded).
     public static func mergeFiles(
-        base: String, ours: String, theirs: String, password: SecureBytes, limits: KDFLimits, allowLowerKDF: Bool = false
-    ) throws -> [VaultMerge.Conflict] {
-        try mergeFiles(base: base, ours: ours, theirs: theirs, credentials: [UnlockCredential(.password(password), source: "the password")],
-                       limits: limits, allowLowerKDF: allowLowerKDF)
-    }
-
-    /// Merges as above, opening each side with the first of `credentials` that opens one of its
-    /// slots (an identity, a keyfile, a recovery code, a password). A side whose keyslots changed
-    /// (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a removal
-    /// with an edit is sealed under the new key and the removed secret does not open the result.
-    /// With `retiredKeys`, a side sealed under a file key retired on this machine gives way to
-    /// one that is not (only read: nothing is recorded).
-    public static func mergeFiles(
-        base: String, ours: String, theirs: String, credentials: [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool = false,
-        retiredKeys: RetiredKeys? = nil
-    ) throws -> [VaultMerge.Conflict] {
-        try mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: nil, credentials: { credentials }, limits: limits,
-                       allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
-    }
-
-    /// Merges as above, opening each side with the key `fileKeys` finds for its header (the
-    /// agent's, which keeps the keys of every version of a vault id) and only the others with
-    /// `credentials`, which is asked for at most once, and only when a side needs it.
-    public static func mergeFiles(
-        base: String, ours: String, theirs: String, fileKeys: FileKeyLookup?, credentials: () throws -> [UnlockCredential],
-        limits: KDFLimits, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil
+        base: String, ours: String, theirs: String, with unlocker: Unlocker, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil
     ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
-            base: base, ours: ours, theirs: theirs, roles: .git, fileKeys: fileKeys, credentials: credentials, limits: limits,
-            allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
+            base: base, ours: ours, theirs: theirs, roles: .git, with: unlocker, allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
         merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
         try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
@@ -78,24 +60,13 @@ struct PreparedMerge {
     /// The headers of OURS and THEIRS as read.
     let oursHeader: VaultHeader, theirsHeader: VaultHeader
 
-    /// Opens `ours`, `theirs` and, when given, `base`, each with the first of `credentials` that
-    /// opens one of its slots, and merges their contents: three-way with a base, else two-way
-    /// (`VaultMerge.merge(ours:theirs:)`, our keyslots kept). Whatever the keyslots, a side
-    /// whose file key `retiredKeys` holds gives way to one whose key it does not: the result is
-    /// sealed under the newest key.
+    /// Opens `ours`, `theirs` and, when given, `base`, each with `unlocker` (its credentials read
+    /// once, only for a side no key of it opens), and merges their contents: three-way with a
+    /// base, else two-way (`VaultMerge.merge(ours:theirs:)`, our keyslots kept). Whatever the
+    /// keyslots, a side whose file key `retiredKeys` holds gives way to one whose key it does not:
+    /// the result is sealed under the newest key.
     init(
-        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, credentials: [UnlockCredential],
-        limits: KDFLimits, allowLowerKDF: Bool, retiredKeys: RetiredKeys? = nil
-    ) throws {
-        try self.init(base: base, ours: ours, theirs: theirs, roles: roles, fileKeys: nil, credentials: { credentials }, limits: limits,
-                      allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
-    }
-
-    /// As above, opening first each side whose header a key of `fileKeys` verifies (the agent's),
-    /// and asking `credentials` (once) only for a side none opens.
-    init(
-        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, fileKeys: VaultStore.FileKeyLookup?,
-        credentials readCredentials: () throws -> [UnlockCredential], limits: KDFLimits, allowLowerKDF: Bool,
+        base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, with unlocker: Unlocker, allowLowerKDF: Bool,
         retiredKeys: RetiredKeys? = nil
     ) throws {
         // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
@@ -112,17 +83,19 @@ struct PreparedMerge {
         }
         var opened: [UnlockedVault] = []
         var failing: [Int] = []
-        var credentials: [UnlockCredential]?
+        // Read once, for the first side that needs them, and named in the refusal.
+        var credentials: Unlocker.Credentials?
+        var eachSide = unlocker
+        eachSide.credentials = {
+            if let credentials { return credentials }
+            let read = try unlocker.credentials?() ?? Unlocker.Credentials([], limits: .defaults)
+            credentials = read
+            return read
+        }
         for (index, file) in files.enumerated() {
             do {
                 var payload = FileCiphertext(file.file, from: file.headerLength)
-                if let key = try fileKeys?(file.header), VaultCodec.verifies(file.header, fileKey: key) {
-                    opened.append(try VaultCodec.open(header: file.header, payload: &payload, authenticatedBy: key, opened: nil))
-                    continue
-                }
-                if credentials == nil { credentials = try readCredentials() }
-                opened.append(try VaultCodec.open(header: file.header, payload: &payload, credentials: credentials ?? [], limits: limits,
-                                                  willDeriveKey: nil))
+                opened.append(try VaultCodec.open(header: file.header, payload: &payload, with: eachSide))
             } catch let error as VaultError {
                 switch error {
                 case .wrongPassword, .noKeyslotOpens: failing.append(index)
@@ -132,7 +105,7 @@ struct PreparedMerge {
         }
         guard failing.isEmpty else {
             throw VaultError.mergeRefused(Self.passwordRefusal(failing: failing, paths: paths, headers: headers, hasBase: base != nil,
-                                                               tried: (credentials ?? []).map(\.source)))
+                                                               tried: (credentials?.list ?? []).map(\.source)))
         }
         let merged: (vault: Vault, conflicts: [VaultMerge.Conflict])
         var takeTheirKeys = false

@@ -11,8 +11,8 @@ import Glibc
 /// the folder. On any failure the vault is left byte-identical. A symlinked vault path
 /// replaces the link's target. A new version keeps the vault's mode, owner and group,
 /// and the lock file is given the vault's owner, so that root editing someone's vault
-/// does not lock them out. The whole operations (create, open, update, change the
-/// password) are in `VaultStore+Sessions.swift`.
+/// does not lock them out. The whole operations are `create` (VaultStore+Create.swift) and the
+/// one pipeline of read, edit and replace-keys (VaultStore+Access.swift).
 public struct VaultStore: Sendable {
     /// The path as the user gave it.
     public let path: String
@@ -20,11 +20,13 @@ public struct VaultStore: Sendable {
     public let lockTimeout: Double
     /// Writes the new versions of the vault.
     let writer: AtomicFileWriter
-    /// For a reader that never looks at history (`get`): the read-only opens (`open(…)`, never
-    /// `update`) then authenticate a format 1.2 vault's history section without keeping it, so
+    /// For a reader that never looks at history (`get`): the read-only opens (`read(with:)`, never
+    /// `edit`) then authenticate a format 1.2 vault's history section without keeping it, so
     /// that a large history costs its decryption only; the vault they return cannot be sealed
     /// and has no history to read.
     public var readsEntriesOnly = false
+    /// Told of each lock taken and each header read (tests count them: one of each per command).
+    var onStep: (@Sendable (AccessStep) -> Void)?
 
     /// A store for the vault at `path`.
     public init(path: String, lockTimeout: Double = 10) {
@@ -99,6 +101,7 @@ public struct VaultStore: Sendable {
         let target = destination.target
         let lock = try FileLock(path: target + ".lock", timeout: lockTimeout, owner: FileOwner(ofFileAt: target))
         defer { lock.release() }
+        onStep?(.locked)
         return try body()
     }
 }

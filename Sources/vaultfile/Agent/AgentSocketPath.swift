@@ -32,8 +32,17 @@ struct AgentSocketPath {
     /// The longest socket path the kernel takes (`sun_path` holds 108 bytes with the final NUL).
     static let maxLength = 107
 
-    /// The path in force for this process.
-    static func resolve() -> AgentSocketPath {
+    /// The path in force for this process, resolved once (every verb, the client and the agent use it).
+    static let current = resolve()
+
+    /// Whether a socket exists at `path` (where the agent listens, if it runs).
+    var socketExists: Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// The path from the environment (`current` keeps it for the process).
+    private static func resolve() -> AgentSocketPath {
         if let given = environment("VAULTFILE_AGENT_SOCK") {
             let path = absolutePath(given)
             return AgentSocketPath(path: path, directory: parent(of: path), origin: .variable)

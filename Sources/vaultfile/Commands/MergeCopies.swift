@@ -35,19 +35,13 @@ extension VaultfileCommand {
 
         func run() throws {
             // In git (or with the check off) only the retired file keys are consulted, to seal under the newest key.
-            let rollback: RollbackCheck?
-            switch try RollbackSetting.forVault(at: ours) {
-            case .on(let seen): rollback = RollbackCheck(seen: seen)
-            case .offInGit, .offByEnvironment: rollback = StateFolder.current.map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
-            case .noStateFolder: rollback = nil
-            }
+            let rollback = try RollbackSetting.mergeCheck(forVaultAt: ours)
             defer { UnlockOptions.report(rollback) }
             let store = VaultStore(path: ours, lockTimeout: unlock.location.lockTimeout)
             // The agent's keys first (it keeps every key of the vault id); the unlock sources only
             // for a copy none of them opens.
             let (conflicts, generation) = try store.mergeCopy(
-                theirs: theirs, base: base, fileKeys: unlock.agentLookup(forPath: ours), credentials: { try unlock.credentials() },
-                limits: try unlock.limits(),
+                theirs: theirs, base: base, with: unlock.mergeUnlocker(agentPath: ours),
                 allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1", rollback: rollback)
             Messages.info("merged \(theirs) into \(ours) (generation \(generation)); copy \(ours) back wherever the vault is kept")
             guard !conflicts.isEmpty else { return }

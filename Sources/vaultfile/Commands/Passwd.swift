@@ -41,30 +41,26 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            let store = unlock.location.store
-            let rollback = try unlock.rollbackCheck()
-            // Without KDF options the vault keeps its current settings.
-            let requested = kdf.isSpecified ? try kdf.parameters() : nil
-            // A new password from a file or descriptor is read first (a missing file fails before
-            // the KDF runs); one typed at the terminal is asked for only once the old credentials
-            // have opened the vault (under the lock), so a wrong old password fails before anyone
-            // types a new one twice.
-            let given = try givenNewPassword()
-            if let given, given.count == 0 { throw CLIError.emptyPassword }
-            let credentials = try unlock.credentials()
-            defer { UnlockOptions.report(rollback) }
+            let path = unlock.location.path
+            var requested: KDFParameters?
+            var given: SecureBytes?
             // Even while an agent holds the file key, changing who can open the vault takes a
-            // slot's secret (`credentials()` never asks the agent); the agent gets the new key after.
-            var rotated: (header: VaultHeader, fileKey: SecureBytes)?
-            let parameters = try store.replaceKeys(
-                credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback,
-                rotated: { rotated = ($0, $1) }
-            ) { unlocked -> (vault: UnlockedVault, result: KDFParameters) in
+            // slot's secret (`replaceKeys` never asks the agent); the agent gets the new key after.
+            try unlock.replaceKeys(beforeUnlock: {
+                // Without KDF options the vault keeps its current settings.
+                requested = kdf.isSpecified ? try kdf.parameters() : nil
+                // A new password from a file or descriptor is read first (a missing file fails before
+                // the KDF runs); one typed at the terminal is asked for only once the old credentials
+                // have opened the vault (under the lock), so a wrong old password fails before anyone
+                // types a new one twice.
+                given = try givenNewPassword()
+                if let given, given.count == 0 { throw CLIError.emptyPassword }
+            }, { unlocked -> (vault: UnlockedVault, result: KDFParameters) in
                 let new: SecureBytes
                 if let given {
                     new = given
                 } else {
-                    new = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the new password: ")
+                    new = try Terminal.readNewSecret(prompt: "New password for \(path): ", confirm: "Repeat the new password: ")
                     guard new.count > 0 else { throw CLIError.emptyPassword }
                 }
                 PasswordAdvice.warnIfWeak(new, typed: given == nil)
@@ -76,10 +72,9 @@ extension VaultfileCommand {
                 }
                 let next = try unlocked.rotated(dropping: Swift.Set(dropSlots), newPassword: (new, parameters), now: currentTimeMilliseconds())
                 return (next.vault, parameters)
-            }
-            Messages.info("password changed for \(store.path) (\(parameters)); the file key was rotated")
-            // An agent that holds the old key gets the new one beside it (UnlockOptions+Agent.swift).
-            if let rotated { unlock.handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey) }
+            }, then: { parameters in
+                Messages.info("password changed for \(path) (\(parameters)); the file key was rotated")
+            })
         }
 
         /// The new password from --new-password-file or --new-password-fd; nil when it is to be typed.

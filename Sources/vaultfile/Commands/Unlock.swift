@@ -46,7 +46,7 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            let socket = AgentSocketPath.resolve()
+            let socket = AgentSocketPath.current
             try socket.prepareDirectory()
             let store = unlock.location.store
             let (header, fileKey) = try key(of: store)
@@ -83,12 +83,12 @@ extension VaultfileCommand {
         /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
         /// recovery codes, passwords) from the header alone.
         private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes) {
-            let header = try store.readHeader().header
-            if let key = AgentAccess.key(for: header, vaultPath: store.path, warn: true), VaultCodec.verifies(header, fileKey: key) {
-                return (header, key)
-            }
-            let unlocked = try store.unlockFileKey(credentials: try unlock.credentials(), limits: try unlock.limits(),
-                                                   willDeriveKey: UnlockOptions.announce)
+            // One header read: the agent is asked for its key (whatever --no-agent's checks, which
+            // `validate` made), and the unlock sources are read only when it has none that verifies.
+            let unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: store.path),
+                                    credentials: unlock.lazyCredentials(UnlockOptions.announce))
+            let unlocked = try store.unlockFileKey(with: unlocker)
+            guard unlocked.opened != nil else { return (unlocked.header, unlocked.fileKey) }
             // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault (once a day).
             for case .password(let slot) in unlocked.header.keyslots where !slot.kdf.meetsRecommendedMinimum {
                 if UnlockOptions.weakKDFWarningIsDue(unlocked.header.vaultID) {

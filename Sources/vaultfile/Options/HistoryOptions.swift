@@ -24,21 +24,6 @@ struct HistoryOptions: ParsableArguments {
             }
         }
     }
-
-    /// Whether either option was given.
-    var isGiven: Bool { keepHistory != nil || historyBytes != nil }
-
-    /// Whether the options turn history off (either is 0).
-    var turnsOff: Bool { keepHistory == 0 || historyBytes.flatMap(ByteSize.parse) == 0 }
-
-    /// The policy these options make from `current` (or the standard one); nil when they turn history off.
-    func policy(from current: HistoryPolicy?) -> HistoryPolicy? {
-        guard !turnsOff else { return nil }
-        var policy = current ?? .standard
-        if let keepHistory { policy.versions = keepHistory }
-        if let bytes = historyBytes.flatMap(ByteSize.parse) { policy.byteBudget = Int(bytes) }
-        return policy
-    }
 }
 
 // MARK: - The quick reading (QuickArguments.swift)

@@ -45,54 +45,6 @@ struct KDFOptions: ParsableArguments {
             throw ValidationError("--kdf-memory takes a size such as 64M or 1G, not '\(memory)'")
         }
     }
-
-    /// Whether any KDF option was given (passwd keeps the current settings otherwise).
-    var isSpecified: Bool { kdf != nil || memory != nil || iterations != nil || parallelism != nil || time != nil }
-
-    /// The settings asked for, calibrated if `--kdf-time` was given, checked against the creation floor.
-    func parameters() throws -> KDFParameters {
-        let parameters = try unchecked()
-        try parameters.checkCreationFloor(allowWeak: allowWeak)
-        return parameters
-    }
-
-    private func unchecked() throws -> KDFParameters {
-        let target = time.flatMap(TimeSpan.parseSeconds)
-        switch kdf ?? .argon2id {
-        case .pbkdf2:
-            if let target {
-                let result = try Calibration.pbkdf2(targetSeconds: target)
-                Messages.info("calibrated: \(result.parameters) takes \(formatSeconds(result.measuredSeconds)) here")
-                return result.parameters
-            }
-            return .pbkdf2SHA256(.init(iterations: iterations ?? PBKDF2Parameters.defaults.iterations))
-        case .argon2id:
-            let defaults = Argon2idParameters.defaults
-            let memoryKiB = try memoryKiB() ?? defaults.memoryKiB
-            let lanes = parallelism ?? defaults.parallelism
-            if let target {
-                try Argon2idParameters(memoryKiB: memoryKiB, iterations: 1, parallelism: lanes).validate()
-                let result = try Calibration.argon2id(memoryKiB: memoryKiB, parallelism: lanes, targetSeconds: target)
-                Messages.info("calibrated: \(result.parameters) takes \(formatSeconds(result.measuredSeconds)) here")
-                return result.parameters
-            }
-            return .argon2id(.init(memoryKiB: memoryKiB, iterations: iterations ?? defaults.iterations, parallelism: lanes))
-        }
-    }
-
-    /// `--kdf-memory` in KiB, checked against the format's range.
-    func memoryKiB() throws -> UInt32? {
-        guard let memory else { return nil }
-        guard let bytes = ByteSize.parse(memory), bytes % 1024 == 0, bytes / 1024 <= UInt64(UInt32.max) else {
-            throw CLIError.invalidArgument("--kdf-memory must be a whole number of KiB, up to 64G")
-        }
-        return UInt32(bytes / 1024)
-    }
-}
-
-/// "0.52 s" or "87 ms".
-func formatSeconds(_ seconds: Double) -> String {
-    seconds >= 1 ? "\(Double(Int(seconds * 100)) / 100) s" : "\(Int((seconds * 1000).rounded())) ms"
 }
 
 // MARK: - The quick reading (QuickArguments.swift)

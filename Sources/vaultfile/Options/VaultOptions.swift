@@ -26,22 +26,6 @@ struct VaultOptions: ParsableArguments {
     }
     /// `--lock-timeout`, in seconds.
     var lockTimeout: Double { options.lockTimeout }
-
-    /// `--vault`, then `VAULTFILE_PATH`, then `$XDG_DATA_HOME/vaultfile/default.vault`
-    /// (`$HOME/.local/share/vaultfile/default.vault` when XDG_DATA_HOME is unset).
-    var path: String {
-        if let vault { return vault }
-        if let fromEnvironment = environment("VAULTFILE_PATH") { return fromEnvironment }
-        return Self.defaultDirectory + "/default.vault"
-    }
-
-    static var defaultDirectory: String {
-        if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/vaultfile" }
-        return (environment("HOME") ?? ".") + "/.local/share/vaultfile"
-    }
-
-    /// The store for this vault.
-    var store: VaultStore { VaultStore(path: path, lockTimeout: lockTimeout) }
 }
 
 /// The options of `VaultOptions`, in a group of their own so that they carry the help title.
@@ -107,13 +91,6 @@ extension UnlockOptions {
     }
 }
 
-/// A non-empty environment variable, or nil.
-func environment(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    let text = String(cString: value)
-    return text.isEmpty ? nil : text
-}
-
 // MARK: - How to unlock it
 
 /// The unlock sources (identities, keyfiles, recovery codes: `KeySourceOptions`; then the
@@ -124,12 +101,18 @@ struct UnlockOptions: ParsableArguments {
 
     @OptionGroup(title: vaultOptionsTitle) private var options: UnlockSourceOptions
 
-    private var passwordFile: String? { options.passwordFile }
-    private var passwordFD: Int32? { options.passwordFD }
-    private var passwordCommand: String? { options.passwordCommand }
-    private var maxMemory: String? { options.maxMemory }
-    private var maxWork: String? { options.maxWork }
-    private var maxIterations: UInt64? { options.maxIterations }
+    /// `--password-file`.
+    var passwordFile: String? { options.passwordFile }
+    /// `--password-fd`.
+    var passwordFD: Int32? { options.passwordFD }
+    /// `--password-command`.
+    var passwordCommand: String? { options.passwordCommand }
+    /// `--kdf-max-memory`.
+    var maxMemory: String? { options.maxMemory }
+    /// `--kdf-max-work`.
+    var maxWork: String? { options.maxWork }
+    /// `--kdf-max-iterations`.
+    var maxIterations: UInt64? { options.maxIterations }
 
     /// `--allow-rollback`.
     var allowRollback: Bool { options.allowRollback }
@@ -141,125 +124,8 @@ struct UnlockOptions: ParsableArguments {
         guard explicit <= 1 else {
             throw ValidationError("give at most one of --password-file, --password-fd and --password-command")
         }
+        // The caps (options and variables) are read here, so that a bad one is a usage error (Access/Credentials.swift).
         do { _ = try limits() } catch let error as CLIError { throw ValidationError(error.description) }
-    }
-
-    /// The source in force: an option, else VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND,
-    /// VAULTFILE_PASSWORD, else a prompt on the terminal.
-    var source: PasswordSource {
-        if let passwordFile { return .file(passwordFile) }
-        if let passwordFD { return .descriptor(passwordFD) }
-        if let passwordCommand { return .command(passwordCommand) }
-        if let file = environment("VAULTFILE_PASSWORD_FILE") { return .file(file) }
-        if let command = environment("VAULTFILE_PASSWORD_COMMAND") { return .command(command) }
-        if EnvironmentPassword.password != nil { return .environment }
-        return .prompt
-    }
-
-    /// Every unlock source given, in the order they are tried: identities, keyfiles and a
-    /// recovery code first, then the password: from its source when one is given (an option or a
-    /// variable), or from the terminal prompt when no other source is.
-    func credentials() throws -> [UnlockCredential] {
-        var result = try keys.credentials(vaultPath: location.path)
-        if result.isEmpty || source.isExplicit {
-            result.append(UnlockCredential(.password(try password()), source: "the password"))
-        }
-        return result
-    }
-
-    /// Reads the password of the vault.
-    func password() throws -> SecureBytes {
-        let password = try source.read(prompt: "Password for \(location.path): ")
-        guard password.count > 0 else { throw CLIError.emptyPassword }
-        return password
-    }
-
-    /// The KDF caps from the options, else the environment, else the defaults.
-    func limits() throws -> KDFLimits {
-        var limits = KDFLimits.defaults
-        if let memory = try size(maxMemory, option: "--kdf-max-memory", variable: "VAULTFILE_KDF_MAX_MEMORY") {
-            limits.maxMemoryBytes = memory
-        }
-        if let work = try size(maxWork, option: "--kdf-max-work", variable: "VAULTFILE_KDF_MAX_WORK") {
-            limits.maxArgon2WorkKiB = work / 1024
-        }
-        if let maxIterations {
-            limits.maxPBKDF2Iterations = maxIterations
-        } else if let text = environment("VAULTFILE_KDF_MAX_ITERATIONS") {
-            guard let value = UInt64(text) else {
-                throw CLIError.invalidArgument("VAULTFILE_KDF_MAX_ITERATIONS is not a whole number: '\(text)'")
-            }
-            limits.maxPBKDF2Iterations = value
-        }
-        return limits
-    }
-
-    private func size(_ option: String?, option name: String, variable: String) throws -> UInt64? {
-        if let option {
-            guard let value = ByteSize.parse(option) else {
-                throw CLIError.invalidArgument("\(name) takes a size such as 512M or 2G, not '\(option)'")
-            }
-            return value
-        }
-        if let text = environment(variable) {
-            guard let value = ByteSize.parse(text) else {
-                throw CLIError.invalidArgument("\(variable) must be a size such as 512M or 2G, not '\(text)'")
-            }
-            return value
-        }
-        return nil
-    }
-
-    // MARK: Opening
-
-    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies:
-    /// with the agent's key when it holds this vault's (UnlockOptions+Agent.swift), else with the
-    /// unlock sources (`credentials()`). `entriesOnly` for a verb that reads entries and never
-    /// history nor writes (get, list, ls, search, inject, exec, totp):
-    /// a history section is then authenticated but not kept (`VaultStore.readsEntriesOnly`).
-    func open(entriesOnly: Bool = false) throws -> UnlockedVault {
-        var store = location.store
-        store.readsEntriesOnly = entriesOnly
-        let rollback = try rollbackCheck()
-        defer { Self.report(rollback) }
-        if let unlocked = try openWithAgent(store, rollback: rollback) {
-            Self.warnIfWeak(unlocked)
-            return unlocked
-        }
-        let credentials = try credentials()
-        let unlocked = try store.open(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback)
-        Self.warnIfWeak(unlocked)
-        return unlocked
-    }
-
-    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed; a write
-    /// to an older copy is refused (exit 7) unless `--allow-rollback`. With the agent's key when
-    /// it holds this vault's, unless `askingAgent` is false (`slot add`: changing who can open the
-    /// vault takes a slot's secret); else with the unlock sources.
-    func update<R>(askingAgent: Bool = true, _ edit: (UnlockedVault) throws -> R) throws -> R {
-        let rollback = try rollbackCheck()
-        defer { Self.report(rollback) }
-        if askingAgent, let result = try updateWithAgent(rollback: rollback, { unlocked in
-            Self.warnIfWeak(unlocked)
-            return try edit(unlocked)
-        }) {
-            return result
-        }
-        let credentials = try credentials()
-        return try location.store.update(credentials: credentials, limits: try limits(), willDeriveKey: Self.announce, rollback: rollback) { unlocked in
-            Self.warnIfWeak(unlocked)
-            return try edit(unlocked)
-        }
-    }
-
-    /// Shows what is happening while a KDF runs, when stderr is a terminal.
-    static func announce(_ parameters: KDFParameters) {
-        Messages.progress("unlocking (\(parameters))…")
-    }
-
-    static func warnIfWeak(_ unlocked: UnlockedVault) {
-        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum, weakKDFWarningIsDue(unlocked.header.vaultID) else { return }
-        Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
     }
 }
 

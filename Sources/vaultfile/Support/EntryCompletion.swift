@@ -49,12 +49,10 @@ enum EntryCompletion {
     private static func vault(named words: [String]) -> Vault? {
         guard !words.contains("--no-agent"), !AgentAccess.disabledByEnvironment else { return nil }
         let path = vaultPath(words)
-        var info = stat()
-        guard stat(AgentSocketPath.resolve().path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
-        let store = VaultStore(path: path)
-        guard let header = try? store.readHeader().header,
-              let key = AgentAccess.key(for: header, vaultPath: path, warn: false) else { return nil }
-        return try? store.open(fileKey: key).vault
+        guard AgentSocketPath.current.socketExists else { return nil }
+        // The agent's key only (the header read once); a key that does not verify opens nothing.
+        let unlocker = Unlocker(lookup: { header in AgentAccess.key(for: header, vaultPath: path, warn: false) })
+        return try? VaultStore(path: path).read(with: unlocker).vault
     }
 
     /// `--vault PATH` or `--vault=PATH` on the line, else `VAULTFILE_PATH`, else the default vault.

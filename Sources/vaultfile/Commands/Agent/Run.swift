@@ -23,7 +23,7 @@ struct AgentRun: ParsableCommand {
             _ = setsid()
             _ = chdir("/")
         }
-        let server = try AgentServer(socket: .resolve(), startedByUnlock: background)
+        let server = try AgentServer(socket: .current, startedByUnlock: background)
         try server.run()
     }
 }

@@ -32,8 +32,8 @@ extension VaultfileCommand.Git {
             let conflicts: [VaultMerge.Conflict]
             do {
                 // The retired file keys are only read: a merge with the rotated copy is sealed under the newest key.
-                conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs, fileKeys: unlock.agentLookup,
-                                                      credentials: { try unlock.credentials() }, limits: try unlock.limits(),
+                conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs,
+                                                      with: unlock.mergeUnlocker(agentPath: unlock.location.path),
                                                       allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1",
                                                       retiredKeys: StateFolder.current.map(RetiredKeys.init))
             } catch let error as VaultError {

@@ -29,20 +29,15 @@ extension VaultfileCommand.Git {
         @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
         func run() throws {
-            let store = VaultStore(path: file)
             // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
+            // No rollback check (git's history is full of older copies), no KDF progress, no warning.
             let unlocked: UnlockedVault
-            if let viaAgent = try unlock.openWithAgent(store) {
-                unlocked = viaAgent
-            } else {
-                let credentials: [UnlockCredential]
-                do {
-                    credentials = try unlock.credentials()
-                } catch let error as CLIError where Self.meansNoSource(error, source: unlock.source) {
-                    try StandardOutput.line(try Self.headerOnlyListing(of: file).joined(separator: "\n"))
-                    return
-                }
-                unlocked = try store.open(credentials: credentials, limits: try unlock.limits())
+            do {
+                unlocked = try VaultStore(path: file).read(with: try unlock.unlocker(announcing: false, agentPath: file))
+            } catch let error as CLIError where Self.meansNoSource(error, source: unlock.source) {
+                // Only the unlock sources throw a CLIError here: the agent's lookup warns instead.
+                try StandardOutput.line(try Self.headerOnlyListing(of: file).joined(separator: "\n"))
+                return
             }
             // Line by line through one buffer (wiped: --show-secrets prints values), not one joined text.
             let out = BufferedOutput()

@@ -36,24 +36,22 @@ enum Rotation {
     /// Opens the vault with any unlock source, rotates (removing `removing` when given), writes
     /// it, and reports every key the new file key is wrapped to.
     static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?) throws {
-        let path = unlock.location.path
         // Refuses an older copy as any write does; records the file key this rotation retires.
-        let rollback = try unlock.rollbackCheck()
-        // A slot's secret even while an agent holds the file key (`credentials()` never asks the
+        // A slot's secret even while an agent holds the file key (`replaceKeys` never asks the
         // agent): a rotation changes who can open the vault. The agent gets the new key after.
-        let credentials = try unlock.credentials()
-        defer { UnlockOptions.report(rollback) }
-        var rotatedKey: (header: VaultHeader, fileKey: SecureBytes)?
-        let (removed, wrappedTo) = try unlock.location.store.replaceKeys(
-            credentials: credentials, limits: try unlock.limits(), willDeriveKey: UnlockOptions.announce, rollback: rollback,
-            rotated: { rotatedKey = ($0, $1) }
-        ) { unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
+        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
             let index = try removing.map { try unlocked.slotIndex(named: $0) }
             let removed = index.map { unlocked.slots[$0] }
             let (rotated, wrappedTo) = try unlocked.rotated(removing: Set(index.map { [$0] } ?? []), dropping: Set(dropping),
                                                             now: currentTimeMilliseconds())
             return (rotated, (removed, wrappedTo))
-        }
+        }, then: { result in
+            report(removed: result.0, wrappedTo: result.1, dropping: dropping, path: unlock.location.path)
+        })
+    }
+
+    /// What a rotation says: the slot removed, those dropped, every key the new file key is wrapped to, and what copies still open with.
+    private static func report(removed: SlotDescription?, wrappedTo: [SlotDescription], dropping: [Int], path: String) {
         if let removed {
             // Named by its key too: an id is a position, and the ids after it move down by one.
             let key = removed.fingerprint.map { ", \($0)" } ?? ""
@@ -78,8 +76,6 @@ enum Rotation {
             Messages.warning("copies of the old file (git history, backups, other clones) still open with the removed secret; "
                              + "change the secrets stored in the vault if its holder must lose them")
         }
-        // An agent that holds the old key gets the new one beside it (UnlockOptions+Agent.swift).
-        if let rotatedKey { unlock.handRotatedKeyToAgent(header: rotatedKey.header, fileKey: rotatedKey.fileKey) }
     }
 
     /// `kind, label`.

@@ -19,8 +19,8 @@ struct AgentClient {
     /// `AgentConfirmation.deadline`), in seconds.
     static let confirmingTimeout: Double = AgentConfirmation.deadline + 5
 
-    /// The client for the socket in force (`AgentSocketPath.resolve`).
-    init(socket: AgentSocketPath = .resolve()) { self.socket = socket }
+    /// The client for the socket in force (`AgentSocketPath.current`).
+    init(socket: AgentSocketPath = .current) { self.socket = socket }
 
     /// Sends `request` and returns the answer; nil when no agent listens (no socket, or a stale one).
     /// Throws when the agent is another user's, does not answer in time, or answers garbage.
@@ -81,7 +81,7 @@ enum AgentAccess {
     /// prompts and never starts an agent; when no agent runs it costs one failed `connect`.
     /// Problems (a refused folder, an agent of another user, no answer in time) are warnings
     /// and mean "no key": the verb goes on to the password sources.
-    static func lookup(vaultPath: String) -> VaultStore.FileKeyLookup {
+    static func lookup(vaultPath: String) -> Unlocker.FileKeyLookup {
         { header in key(for: header, vaultPath: vaultPath, warn: true) }
     }
 

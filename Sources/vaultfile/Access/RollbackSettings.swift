@@ -82,6 +82,18 @@ extension RollbackSetting {
     }
 }
 
+extension RollbackSetting {
+    /// The check of `vaultfile merge` on OURS at `path`: as `check(forVaultAt:)`, but without a
+    /// state folder nothing is said (a merge only reads the retired keys and records its result).
+    static func mergeCheck(forVaultAt path: String) throws -> RollbackCheck? {
+        switch try forVault(at: path) {
+        case .on(let seen): return RollbackCheck(seen: seen)
+        case .offInGit, .offByEnvironment: return StateFolder.current.map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
+        case .noStateFolder: return nil
+        }
+    }
+}
+
 /// Shown once per command however many times it opens the vault (a dry run and then the write, say).
 private let retiredKeyNoticeShown = LockedValue(false)
 

@@ -1,0 +1,123 @@
+import KDF
+import SecureMemory
+
+// MARK: - The one unlock-and-seal pipeline
+
+/// Every command that opens a vault comes through here: read (no lock), edit (under the lock,
+/// sealed when anything changed) and replace-keys (under the lock, always sealed: a rotation).
+/// Each takes the lock at most once, reads the header once, unlocks it with an `Unlocker` (a
+/// known key, the agent's, then the unlock sources), and runs the rollback check's steps in one
+/// order: `opened` after the unlock, `willWrite` before a new version is written, `finished`
+/// once the lock is released, with the header then on disk.
+extension VaultStore {
+    /// A step of the pipeline, for tests that count them (`onStep`).
+    enum AccessStep: Sendable {
+        /// The vault's lock was taken.
+        case locked
+        /// The vault's header was read from the file.
+        case readHeader
+    }
+
+    /// Reads and unlocks the vault without taking the lock (a reader sees the old or the new file,
+    /// never a mix: writers rename whole files), honouring `readsEntriesOnly`.
+    ///
+    /// With `rollback`, the vault is compared with what this machine has seen of it and the record raised.
+    public func read(with unlocker: Unlocker, rollback: RollbackCheck? = nil) throws -> UnlockedVault {
+        try access(locked: false, entriesOnly: readsEntriesOnly, unlocker, rollback) { unlocked in (unlocked, nil) }
+    }
+
+    /// Locks, opens, runs `edit`, and re-seals the vault if anything changed (its entries, or its
+    /// keyslots: `addSlot`).
+    ///
+    /// An unchanged vault is not rewritten (no churn in git). Concurrent writers wait on the lock,
+    /// so none loses an update. The unlocker runs under the lock, on the header that will be
+    /// replaced, so a key rotated by a `passwd` that finished just before is never used on the new
+    /// file. With `rollback`, a write to a copy older than one seen here (or sealed under a retired
+    /// file key) is refused before anything is written, and the new generation is recorded after the rename.
+    public func edit<R>(with unlocker: Unlocker, rollback: RollbackCheck? = nil, _ edit: (UnlockedVault) throws -> R) throws -> R {
+        try access(locked: true, entriesOnly: false, unlocker, rollback) { unlocked in
+            let result = try edit(unlocked)
+            return (result, unlocked.hasChanges ? unlocked : nil)
+        }
+    }
+
+    /// Locks, opens, and writes the vault `change` makes of it (a rotation: `UnlockedVault.rotated`,
+    /// `changePassword`), all under the lock. Returns what `change` returns beside the vault.
+    ///
+    /// `rotated` receives the written header and its file key once the new file is in place, when
+    /// the key changed (`passwd`, `slot rm`, `rekey`): an agent that holds the old key is handed
+    /// the new one beside it (docs/AGENT.md).
+    public func replaceKeys<R>(
+        with unlocker: Unlocker, rollback: RollbackCheck? = nil, rotated: ((VaultHeader, SecureBytes) -> Void)? = nil,
+        _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R)
+    ) throws -> R {
+        var keys: (old: SecureBytes, new: UnlockedVault)?
+        let result = try access(locked: true, entriesOnly: false, unlocker, rollback) { unlocked in
+            let (next, result) = try change(unlocked)
+            keys = (unlocked.fileKey, next)
+            return (result, next)
+        }
+        if let keys, !keys.new.fileKey.constantTimeEquals(keys.old) { rotated?(keys.new.header, keys.new.fileKey) }
+        return result
+    }
+
+    /// Unwraps the file key with `unlocker` and checks the header MAC under it, reading only the
+    /// header (`vaultfile unlock`: the key goes to the agent, nothing is decrypted). Returns the
+    /// header too, for its vault id and KDF settings, and the slot that opened (nil for a key
+    /// the unlocker knew or looked up).
+    public func unlockFileKey(with unlocker: Unlocker) throws -> (header: VaultHeader, fileKey: SecureBytes, opened: OpenedSlot?) {
+        let header = try openHeader().header
+        let (fileKey, opened) = try VaultCodec.unlockFileKey(header, with: unlocker)
+        return (header, fileKey, opened)
+    }
+
+    // MARK: Reading the header
+
+    /// Reads only the header (no secret needed) and the file size.
+    public func readHeader() throws -> (header: VaultHeader, fileSize: Int, headerLength: Int) {
+        let opened = try openHeader()
+        return (opened.header, opened.file.size, opened.headerLength)
+    }
+
+    /// Opens the vault file (its type and size checked before a byte is read) and parses its
+    /// header from at most `VaultHeader.maxLength` bytes: nothing reads a whole vault file.
+    func openHeader() throws(VaultError) -> (file: OpenedFile, header: VaultHeader, headerLength: Int) {
+        onStep?(.readHeader)
+        let file = try OpenedFile(path: path)
+        // The header is at most `VaultHeader.maxLength` bytes: parsed from the file's first bytes,
+        // it gives the same verdicts and messages as when parsed from the whole file.
+        let head = try file.read(min(file.size, VaultHeader.maxLength), at: 0)
+        let (header, headerLength) = try VaultHeader.parse(head, path: path)
+        return (file, header, headerLength)
+    }
+
+    // MARK: Private
+
+    /// The pipeline: (lock,) header, unlock, the payload read chunk by chunk as it is decrypted
+    /// (never held whole beside the plaintext), `rollback.opened`, `body`; when `body` returns a
+    /// vault to write, `rollback.willWrite` and the atomic replace of the file that was read;
+    /// `rollback.finished` with the header on disk once the lock is released.
+    private func access<R>(
+        locked: Bool, entriesOnly: Bool, _ unlocker: Unlocker, _ rollback: RollbackCheck?,
+        _ body: (UnlockedVault) throws -> (result: R, write: UnlockedVault?)
+    ) throws -> R {
+        // The header of the file on disk: the one unlocked, until a rename puts the new one there.
+        var onDisk: VaultHeader?
+        defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
+        func run() throws -> R {
+            let opened = try openHeader()
+            var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: entriesOnly)
+            let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, with: unlocker)
+            onDisk = unlocked.header
+            rollback?.opened(unlocked)
+            let (result, next) = try body(unlocked)
+            if let next {
+                try rollback?.willWrite(next, path: path)
+                try replace(expecting: opened.file.identity, mode: opened.file.mode) { output throws(VaultError) in try next.seal(to: output) }
+                onDisk = next.header
+            }
+            return result
+        }
+        return locked ? try withLock(run) : try run()
+    }
+}

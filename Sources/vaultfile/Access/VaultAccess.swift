@@ -1,0 +1,136 @@
+import KDF
+import SecureMemory
+import VaultFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - The agent first, then the unlock sources
+
+/// How a verb reaches its vault: one `Unlocker` handed to the library's one pipeline
+/// (`VaultStore.read`, `edit`, `replaceKeys`), with the rollback check, its report and the
+/// weak-KDF warning around it.
+///
+/// Every verb that unlocks a vault asks the agent for the key of its header first and falls back
+/// to the unlock sources (identities, keyfiles, recovery codes, then passwords: `credentials()`)
+/// when the agent has none (or is not running), under the same lock and the same header read;
+/// `--no-agent` and `VAULTFILE_NO_AGENT=1` skip it. Without an agent socket the verb runs
+/// password first: the header is not even read until the password is in hand.
+extension UnlockOptions {
+    /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies.
+    /// `entriesOnly` for a verb that reads entries and never history nor writes (get, list, ls,
+    /// search, inject, exec, totp): a history section is then authenticated but not kept
+    /// (`VaultStore.readsEntriesOnly`).
+    func open(entriesOnly: Bool = false) throws -> UnlockedVault {
+        var store = location.store
+        store.readsEntriesOnly = entriesOnly
+        let rollback = try rollbackCheck()
+        defer { Self.report(rollback) }
+        let unlocked = try store.read(with: try unlocker(), rollback: rollback)
+        Self.warnIfWeak(unlocked)
+        return unlocked
+    }
+
+    /// Opens the vault under its lock, runs `edit`, and re-seals it if anything changed; a write
+    /// to an older copy is refused (exit 7) unless `--allow-rollback`. With the agent's key when
+    /// it holds this vault's, unless `askingAgent` is false (`slot add`: changing who can open the
+    /// vault takes a slot's secret); else with the unlock sources.
+    func update<R>(askingAgent: Bool = true, _ edit: (UnlockedVault) throws -> R) throws -> R {
+        let rollback = try rollbackCheck()
+        defer { Self.report(rollback) }
+        return try location.store.edit(with: try unlocker(askingAgent: askingAgent), rollback: rollback) { unlocked in
+            Self.warnIfWeak(unlocked)
+            return try edit(unlocked)
+        }
+    }
+
+    /// Rotates the file key under the vault's lock (`passwd`, `slot rm`, `rekey`): opened with a
+    /// slot's secret, never the agent's key (a rotation changes who can open the vault); a write to
+    /// an older copy is refused as any write is, and the file key it retires is recorded.
+    ///
+    /// In order: the rollback check; `beforeUnlock` (`passwd` reads a new password from a file
+    /// there: a missing file fails before the KDF runs); the unlock sources; the rotation under the
+    /// lock (`change`); `then` with its result (what the verb says); the new key handed to the agent
+    /// when it holds the old one; last, what the rollback check found.
+    func replaceKeys<R>(
+        beforeUnlock: () throws -> Void = {}, _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R),
+        then report: (R) throws -> Void
+    ) throws {
+        let rollback = try rollbackCheck()
+        try beforeUnlock()
+        let unlocker = try unlocker(askingAgent: false)
+        defer { Self.report(rollback) }
+        var rotated: (header: VaultHeader, fileKey: SecureBytes)?
+        let result = try location.store.replaceKeys(with: unlocker, rollback: rollback, rotated: { rotated = ($0, $1) }, change)
+        try report(result)
+        if let rotated { handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey) }
+    }
+
+    // MARK: The unlocker
+
+    /// The unlocker of this command's vault: with `askingAgent` and an agent socket, the agent's
+    /// lookup first and the unlock sources read only on a miss; else the unlock sources, read now
+    /// (before the vault: a missing vault after a bad --password-file reports the password file).
+    /// `announcing` shows each KDF run on a terminal.
+    func unlocker(askingAgent: Bool = true, announcing: Bool = true, agentPath: String? = nil) throws -> Unlocker {
+        let announce = announcing ? Self.announce : nil
+        if askingAgent, asksAgent {
+            return Unlocker(lookup: AgentAccess.lookup(vaultPath: agentPath ?? location.path), credentials: lazyCredentials(announce))
+        }
+        let credentials = try credentials()
+        return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce)
+    }
+
+    /// The unlocker of a merge (git's driver, `vaultfile merge`): the agent's lookup for every
+    /// side (it keeps every key of the vault id; `agentPath` names the vault to it), the unlock
+    /// sources read only for a side none of its keys opens, once; no KDF progress.
+    func mergeUnlocker(agentPath: String) -> Unlocker {
+        Unlocker(lookup: asksAgent ? AgentAccess.lookup(vaultPath: agentPath) : nil, credentials: lazyCredentials(nil))
+    }
+
+    /// The unlock sources and then the caps, read when the unlocker first needs them (never on
+    /// the agent's hit: the caps read the environment and the machine's memory size).
+    func lazyCredentials(_ announce: ((KDFParameters) -> Void)?) -> () throws -> Unlocker.Credentials {
+        let options = self
+        return { Unlocker.Credentials(try options.credentials(), limits: try options.limits(), willDeriveKey: announce) }
+    }
+
+    /// Whether this command asks the agent: not with `--no-agent` or `VAULTFILE_NO_AGENT`, and only
+    /// when a socket exists where the agent listens.
+    var asksAgent: Bool {
+        guard !noAgent, !AgentAccess.disabledByEnvironment else { return false }
+        return AgentSocketPath.current.socketExists
+    }
+
+    // MARK: Around the unlock
+
+    /// Shows what is happening while a KDF runs, when stderr is a terminal.
+    static func announce(_ parameters: KDFParameters) {
+        Messages.progress("unlocking (\(parameters))…")
+    }
+
+    /// Warns (once a day per vault) when the password slot's KDF is below OWASP's minimum.
+    static func warnIfWeak(_ unlocked: UnlockedVault) {
+        guard let kdf = unlocked.passwordKDF, !kdf.meetsRecommendedMinimum, weakKDFWarningIsDue(unlocked.header.vaultID) else { return }
+        Messages.warning("this vault's key derivation (\(kdf)) is below OWASP's minimum; strengthen it with 'vaultfile passwd'")
+    }
+
+    /// After a rotation of the file key (`passwd`, `slot rm`, `rekey`): when the agent holds keys of
+    /// this vault, hands it the new key beside the old ones (old copies in git history still open
+    /// with the old key); a vault the agent does not hold stays locked. A failure is a warning: the
+    /// rotation happened all the same.
+    func handRotatedKeyToAgent(header: VaultHeader, fileKey: SecureBytes) {
+        guard asksAgent else { return }
+        let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: 0, onlyIfHeld: true,
+                                        path: absolutePath(location.path), confirmCommand: "")
+        do {
+            switch try AgentClient().send(.add(handOver)) {
+            case .done?, .noKey?, nil: return
+            case .failed(let why)?: Messages.warning("the agent did not take the new key: \(why); unlock the vault again")
+            default: Messages.warning("the agent answered the new key with something other than 'done'; unlock the vault again")
+            }
+        } catch {
+            Messages.warning("the agent did not get the new key: \(error.description); unlock the vault again")
+        }
+    }
+}
