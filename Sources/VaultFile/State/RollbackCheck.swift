@@ -5,7 +5,7 @@
 /// recognises a copy sealed under a file key retired here, refuses a write to it, and records
 /// the key a rotation retires (docs/SECURITY.md, "What recipients cannot promise").
 ///
-/// `VaultStore.open`, `update`, `replaceKeys` and `changePassword` call it: `opened` after a
+/// The one pipeline (`VaultStore.read`, `edit`, `replaceKeys`: Storage/VaultStore+Access.swift) calls it: `opened` after a
 /// successful unlock, `willWrite` just before the new version is written (nothing is on disk
 /// yet), and `finished` once the command is over, with the header of the file now on disk, so
 /// that a write records its new generation (and a rotation the key it retired) only after its
