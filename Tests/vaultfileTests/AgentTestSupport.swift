@@ -18,14 +18,6 @@ extension CLI.Running {
 /// Helpers of the agent's CLI tests: every agent a test starts is stopped, by its pid, on the way out;
 /// every wait is bounded.
 extension CLI {
-    /// A vault `t.vault` (password in `pw`) holding `entries`.
-    static func withVault(_ entries: [String: String], name: String = "t.vault", in existing: CLI? = nil) throws -> CLI {
-        let cli = try existing ?? CLI()
-        try cli.initVault(name)
-        try cli.setEntries(entries, in: name)
-        return cli
-    }
-
     /// `agent status` failed (e.g. an agent killed mid-answer): thrown, never a trap, since
     /// `agentPID` polls it while an agent dies.
     struct AgentStatusFailed: Error, CustomStringConvertible {

@@ -9,17 +9,6 @@ import Testing
 @Suite struct ChildProcessCLITests {
     // MARK: - Helpers
 
-    /// A vault holding `entries`, opened with the password file `pw`.
-    private func vaultWith(_ entries: [String: String]) throws -> CLI {
-        let cli = try CLI()
-        try cli.initVault()
-        for (name, value) in entries {
-            let result = try cli.run(["set", name] + cli.unlock(), stdin: Array(value.utf8))
-            precondition(result.status == 0, result.stderr)
-        }
-        return cli
-    }
-
     /// A private tmpfs folder for `edit`'s folders ($XDG_RUNTIME_DIR), so a test sees only its own.
     private struct RuntimeDirectory {
         let path: String
@@ -96,7 +85,7 @@ import Testing
 
     @Test(.enabled(if: hasTmpfs), arguments: [SIGTERM, SIGHUP, SIGINT])
     func test_edit_signalWipesThePrivateFolderAndExits128PlusTheSignal(signal: Int32) throws {
-        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["svc/key": "before"]); defer { cli.directory.remove() }
         let runtime = try RuntimeDirectory(); defer { runtime.remove() }
         defer { killEditor(cli) }
         let editor = try sleepingEditor(cli)
@@ -114,7 +103,7 @@ import Testing
 
     @Test(.enabled(if: hasTmpfs))
     func test_edit_anotherRunLeavesALiveEditAlone() throws {
-        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["svc/key": "before"]); defer { cli.directory.remove() }
         let runtime = try RuntimeDirectory(); defer { runtime.remove() }
         // Waits (at most 20 s) for the test to say "go", then saves a new value.
         try cli.write("editor.sh", Array("""
@@ -138,7 +127,7 @@ import Testing
 
     @Test(.enabled(if: hasTmpfs))
     func test_edit_folderOfAKilledEditIsWipedByTheNextRun() throws {
-        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["svc/key": "before"]); defer { cli.directory.remove() }
         let runtime = try RuntimeDirectory(); defer { runtime.remove() }
         defer { killEditor(cli) }
         try cli.write("outside", Array("keep me".utf8))
@@ -183,7 +172,7 @@ import Testing
     // MARK: - Unlock sources stay out of children
 
     @Test func test_exec_childGetsNoPasswordSourceAndSaysHowToAllowIt() throws {
-        let cli = try vaultWith(["db/password": "db-secret", "other/a": "x"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["db/password": "db-secret", "other/a": "x"]); defer { cli.directory.remove() }
         let sources = ["VAULTFILE_PASSWORD_COMMAND": "cat pw", "VAULTFILE_IDENTITY_FILE": cli.path("id"), "VAULTFILE_IDENTITY": "AGE-SECRET-KEY-1X",
                        "VAULTFILE_KEYFILE": cli.path("key"), "VAULTFILE_AGENT_SOCK": cli.path("agent.sock")]
         let nested = try cli.run(["exec", "--vault", cli.path("t.vault"), "--prefix", "other/", "--", "sh", "-c",
@@ -199,7 +188,7 @@ import Testing
     }
 
     @Test func test_exec_allowNestedPassesTheSourcesOn() throws {
-        let cli = try vaultWith(["db/password": "db-secret"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["db/password": "db-secret"]); defer { cli.directory.remove() }
         let nested = ["exec", "--allow-nested", "--vault", cli.path("t.vault"), "--", "sh", "-c", "\"$VF\" get db/password --vault t.vault"]
         let command = try cli.run(nested, extra: ["VAULTFILE_PASSWORD_COMMAND": "cat pw"])
         #expect(command.status == 0 && command.text == "db-secret", "\(command.stderr)")
@@ -209,7 +198,7 @@ import Testing
     }
 
     @Test func test_exec_passwordDescriptorIsClosedAndInheritedOnesPassThrough() throws {
-        let cli = try vaultWith(["a": "1"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["a": "1"]); defer { cli.directory.remove() }
         try cli.write("conf", Array("from fd 3".utf8))
         let high = try cli.shell("\"$VF\" exec --vault t.vault --password-fd 5 -- sh -c 'cat /proc/self/fd/5 2>/dev/null; cat <&3' 5<pw 3<conf")
         #expect(high.status == 0, "\(high.stderr)")
@@ -219,7 +208,7 @@ import Testing
     }
 
     @Test func test_childProcesses_getNoUnlockVariables() throws {
-        let cli = try vaultWith(["k": "v"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["k": "v"]); defer { cli.directory.remove() }
         let sources = ["VAULTFILE_PASSWORD_FILE": cli.path("pw"), "VAULTFILE_PASSWORD_COMMAND": "cat pw", "VAULTFILE_KEYFILE": cli.path("key"),
                        "VAULTFILE_IDENTITY_FILE": cli.path("id"), "VAULTFILE_PASSWORD": "pw"]
         func leaked(_ file: String) throws -> [String] {
@@ -250,7 +239,7 @@ import Testing
     // MARK: - exec: variables that run code
 
     @Test func test_exec_refusesVariablesThatRunCodeUnlessAllowed() throws {
-        let cli = try vaultWith(["app/ld/preload": "/nonexistent/evil.so", "app/db/password": "p", "app/git/token": "t"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["app/ld/preload": "/nonexistent/evil.so", "app/db/password": "p", "app/git/token": "t"]); defer { cli.directory.remove() }
         let refused = try cli.run(["exec", "--prefix", "app/"] + cli.unlock() + ["--", "sh", "-c", "touch ran"])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("'app/ld/preload'") && refused.stderr.contains("LD_PRELOAD") && refused.stderr.contains("--allow-env LD_PRELOAD"), "\(refused.stderr)")
@@ -270,7 +259,7 @@ import Testing
     // MARK: - Messages
 
     @Test func test_messages_escapeControlCharactersFromInput() throws {
-        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet([:]); defer { cli.directory.remove() }
         try cli.write("script", Array("get \"a\u{1B}[31mb\"\n".utf8))
         let batch = try cli.run(["batch", "--script", cli.path("script")] + cli.unlock())
         #expect(batch.status == 1)
@@ -290,7 +279,7 @@ import Testing
     @Test(.disabled(if: HardeningCLITests.underThreadSanitizer, "ThreadSanitizer's runtime sets its own core-dump limit"),
           .disabled(if: HardeningCLITests.underAddressSanitizer, "AddressSanitizer's runtime sets its own core-dump limit"))
     func test_exec_childGetsTheCallersCoreLimitAndSignalDispositions() throws {
-        let cli = try vaultWith(["a": "1"]); defer { cli.directory.remove() }
+        let cli = try CLI.withEntriesSet(["a": "1"]); defer { cli.directory.remove() }
         // A definite hard limit when the caller may set one, and a soft limit below it.
         let probe = #"echo "$(ulimit -H -c) $(ulimit -S -c)"; grep -E '^Sig(Ign|Blk)' /proc/self/status"#
         let script = """

@@ -85,4 +85,41 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(String(decoding: try cli.read("board"), as: UTF8.self) == code)
     }
+
+    // MARK: - Without a display, long clear times, a tool that exits early
+
+    @Test func test_getClip_withoutADisplayNamesWhatIsMissingAndWhatToInstall() throws {
+        let cli = try CLI.withVault(["db": "secret-value"]); defer { cli.directory.remove() }
+        try FileManager.default.createDirectory(atPath: cli.path("empty"), withIntermediateDirectories: true)
+        let result = try cli.run(["get", "db", "--clip"] + cli.unlock(), extra: ["PATH": cli.path("empty")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no display for the clipboard: neither $WAYLAND_DISPLAY nor $DISPLAY is set"), "\(result.stderr)")
+        #expect(result.stderr.contains("apt install wl-clipboard") && result.stderr.contains("apt install xclip"))
+        #expect(!result.stderr.contains("secret-value"))
+    }
+
+    @Test func test_clip_aClearTimePastADayIsRefusedNotATrap() throws {
+        let cli = try CLI.withEntriesSet(["k": "v"]); defer { cli.directory.remove() }
+        let environment = ["VAULTFILE_CLIPBOARD_COMMAND": "cat > /dev/null", "VAULTFILE_CLIPBOARD_PASTE_COMMAND": "true"]
+        for time in ["9223372036854775808", "99999999999999999999999", "86401s"] {
+            let option = try cli.run(["get", "k", "--clip", "--clear-after", time] + cli.unlock(), extra: environment)
+            #expect(option.status == 64 && option.stderr.contains("longer than a day"), "\(time): \(option.status) \(option.stderr)")
+            let variable = try cli.run(["get", "k", "--clip"] + cli.unlock(), extra: environment.merging(["VAULTFILE_CLIP_TIME": time]) { $1 })
+            #expect(variable.status == 64 && variable.stderr.contains("longer than a day"), "\(time): \(variable.status) \(variable.stderr)")
+        }
+    }
+
+    @Test func test_clip_aToolThatExitsEarlyIsReportedInsteadOfKillingVaultfile() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        // More than a pipe holds: the write is still under way when the tool has gone.
+        #expect(try cli.run(["set", "big"] + cli.unlock(), stdin: [UInt8](repeating: 0x61, count: 1 << 20)).status == 0)
+        // The test runner ignores SIGPIPE and children inherit that: put the default back, as in a shell.
+        let command = "env --default-signal=PIPE \"$VF\" get big --clip --clear-after 0 --vault '\(cli.path("t.vault"))' --password-file '\(cli.path("pw"))'"
+        let quiet = try cli.shell(command, extra: ["VAULTFILE_CLIPBOARD_COMMAND": "exit 0"])
+        #expect(quiet.status == 2, "not 141 (SIGPIPE): \(quiet.status) \(quiet.stderr)")
+        #expect(quiet.stderr.contains("clipboard tool") && quiet.stderr.contains("Broken pipe"), "\(quiet.stderr)")
+        let failing = try cli.shell(command, extra: ["VAULTFILE_CLIPBOARD_COMMAND": "exit 3"])
+        #expect(failing.status == 2 && failing.stderr.contains("the clipboard tool failed (exit status 3)"), "\(failing.status) \(failing.stderr)")
+    }
 }

@@ -7,29 +7,16 @@ extension ExternalTools {
     @Suite struct GitCLITests {
         /// A repository holding `team.vault` with entries a, b, c, set up for vaultfile, on branch main.
         private func repository() throws -> CLI {
-            var cli = try CLI()
+            var cli = try CLI.gitRepository()
             try cli.write("pw", Array("pw".utf8))
             // git runs vaultfile as a child: it finds the binary by path and the password through the environment.
-            cli.environment = [
-                "PATH": URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":/usr/bin:/bin",
-                "VAULTFILE_PASSWORD_FILE": cli.path("pw"),
-                "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-                "GIT_CONFIG_NOSYSTEM": "1",
-            ]
-            try git(cli, "init -q -b main")
+            cli.environment["VAULTFILE_PASSWORD_FILE"] = cli.path("pw")
             try cli.initVault("team.vault")
             try cli.setEntries(["a": "alpha-0", "b": "bravo-0", "c": "charlie-0"], in: "team.vault")
             let setup = try cli.run(["git", "setup"])
             precondition(setup.status == 0, setup.stderr)
             try git(cli, "add -A && git commit -qm base")
             return cli
-        }
-
-        @discardableResult
-        private func git(_ cli: CLI, _ command: String) throws -> CLI.Result {
-            let result = try cli.shell("git " + command)
-            #expect(result.status == 0, "git \(command): \(result.stderr)")
-            return result
         }
 
         private func set(_ cli: CLI, _ name: String, _ value: String) throws {
@@ -50,6 +37,21 @@ extension ExternalTools {
             #expect(String(decoding: try cli.read(".gitignore"), as: UTF8.self) == "*.vault.lock\n")
             #expect(try git(cli, "config merge.vaultfile.driver").text == "vaultfile git merge %O %A %B\n")
             #expect(try git(cli, "status --porcelain").text.isEmpty, "the lock file is ignored")
+        }
+
+        @Test func test_gitSetup_twiceSaysAlreadyConfigured() throws {
+            var cli = try CLI(); defer { cli.directory.remove() }
+            cli.environment = ["GIT_CONFIG_NOSYSTEM": "1"]
+            #expect(try cli.shell("git init -q").status == 0)
+            let first = try cli.run(["git", "setup"])
+            #expect(first.status == 0 && first.stderr.contains("configured ") && !first.stderr.contains("already"), "\(first.stderr)")
+            let attributes = try cli.read(".gitattributes")
+            let second = try cli.run(["git", "setup"])
+            #expect(second.status == 0 && second.stderr.contains("already configured") && second.stderr.contains("nothing changed"), "\(second.stderr)")
+            #expect(!second.stderr.contains("VAULTFILE_PASSWORD_COMMAND"))
+            #expect(try cli.read(".gitattributes") == attributes)
+            let other = try cli.run(["git", "setup", "--pattern", "*.vf"])
+            #expect(other.status == 0 && !other.stderr.contains("already"), "a new pattern changes something: \(other.stderr)")
         }
 
         // MARK: - diff

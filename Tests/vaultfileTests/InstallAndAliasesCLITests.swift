@@ -19,10 +19,6 @@ import Testing
         return cli
     }
 
-    private func names(_ cli: CLI) throws -> [String] {
-        try cli.run(["list"] + cli.unlock()).text.split(separator: "\n").map(String.init)
-    }
-
     private func get(_ cli: CLI, _ name: String, field: String? = nil) throws -> String {
         try cli.run(["get", name] + (field.map { ["--field", $0] } ?? []) + cli.unlock()).text
     }

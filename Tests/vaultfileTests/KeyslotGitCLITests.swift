@@ -8,13 +8,7 @@ import Testing
     /// A repository with `team.vault` (recipients alice and bob only), on branch main; git's
     /// vaultfile runs open it with alice's identity (VAULTFILE_IDENTITY_FILE), no password.
     private func repository() throws -> CLI {
-        var cli = try CLI()
-        cli.environment = [
-            "PATH": URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":/usr/bin:/bin",
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-            "GIT_CONFIG_NOSYSTEM": "1",
-        ]
-        try git(cli, "init -q -b main")
+        var cli = try CLI.gitRepository()
         let alice = try cli.run(["keygen", "-o", cli.path("alice.txt")]).text.trimmingCharacters(in: .newlines)
         let bob = try cli.run(["keygen", "-o", cli.path("bob.txt")]).text.trimmingCharacters(in: .newlines)
         try cli.write("recipients", Array("# the team\n\(alice)\n".utf8))
@@ -30,13 +24,6 @@ import Testing
         try cli.write(".gitignore", Array("*.vault.lock\n*.txt\nrecipients\nother-machine/\nstate/\n".utf8))
         try git(cli, "add -A && git commit -qm base")
         return cli
-    }
-
-    @discardableResult
-    private func git(_ cli: CLI, _ command: String) throws -> CLI.Result {
-        let result = try cli.shell("git " + command)
-        #expect(result.status == 0, "git \(command): \(result.stderr)")
-        return result
     }
 
     @Test func test_merge_aSlotRemovalAndAnEditMergeCleanlyAndTheRemovedKeyCannotOpenTheResult() throws {

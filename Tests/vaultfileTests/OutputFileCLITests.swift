@@ -5,6 +5,8 @@ import Testing
 /// Files that `export --out` and `inject --out` write, and the owner of a vault that root writes:
 /// nothing a command writes may hurt a file it was not meant to replace.
 @Suite struct OutputFileCLITests {
+    private static let isRoot = getuid() == 0
+
     /// A vault `t.vault` holding `a` = `1`, and the template `t.tmpl` that uses it.
     private func prepared() throws -> CLI {
         let cli = try CLI()
@@ -168,5 +170,31 @@ import Testing
         #expect(try cli.run(["set", "c"] + cli.unlock(), stdin: [3]).status == 0)
         #expect(owner(cli.path("t.vault")) == (65534, 65534))
         #expect(owner(cli.path("t.vault.lock")) == (65534, 65534))
+    }
+
+    // MARK: - A folder a group or another user may change
+
+    @Test(.enabled(if: Self.isRoot, "needs root to give a folder to another user or group: skipped"), arguments: ["export", "inject"])
+    func test_out_refusesAFolderAGroupOrAnotherUserMayChange(verb: String) throws {
+        let cli = try CLI.withEntriesSet(["a": "1"]); defer { cli.directory.remove() }
+        try cli.write("t.tmpl", Array("a={{ vf://a }}\n".utf8))
+        func write(into folder: String) throws -> CLI.Result {
+            let source = verb == "export" ? ["export", "--format", "json"] : ["inject", "--in", cli.path("t.tmpl")]
+            return try cli.run(source + ["--out", cli.path(folder) + "/out"] + cli.unlock())
+        }
+        for (folder, owner, group, mode, says) in [("shared", 0, 65534, 0o770, "writable by group nogroup"),
+                                                   ("theirs", 65534, 65534, 0o755, "belongs to user nobody")] as [(String, uid_t, gid_t, mode_t, String)] {
+            #expect(mkdir(cli.path(folder), 0o700) == 0 && chown(cli.path(folder), owner, group) == 0 && chmod(cli.path(folder), mode) == 0)
+            let refused = try write(into: folder)
+            #expect(refused.status == 2, "\(folder): \(refused.stderr)")
+            #expect(refused.stderr.contains(cli.path(folder)) && refused.stderr.contains(says) && refused.stderr.contains("sticky bit"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: cli.path(folder) + "/out"), "nothing is written")
+            #expect(chmod(cli.path(folder), mode | S_ISVTX) == 0)
+            #expect(try write(into: folder).status == 0, "\(folder) with the sticky bit is fine")
+        }
+        // The user's own private group (umask 002): group-writable, but nobody else is in the group.
+        #expect(mkdir(cli.path("mine"), 0o700) == 0 && chown(cli.path("mine"), 0, 0) == 0 && chmod(cli.path("mine"), 0o775) == 0)
+        let mine = try write(into: "mine")
+        #expect(mine.status == 0, "\(mine.stderr)")
     }
 }

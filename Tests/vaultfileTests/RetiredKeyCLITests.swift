@@ -68,13 +68,7 @@ extension ExternalTools {
         /// A repository with `team.vault` (recipients alice and bob), a branch `old` made before
         /// `slot rm` of bob on main; vaultfile runs open it with alice's identity.
         private func repository() throws -> (cli: CLI, bobID: Int) {
-            var cli = try CLI()
-            cli.environment = [
-                "PATH": URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":/usr/bin:/bin",
-                "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-                "GIT_CONFIG_NOSYSTEM": "1",
-            ]
-            try git(cli, "init -q -b main")
+            var cli = try CLI.gitRepository()
             let alice = try cli.run(["keygen", "-o", cli.path("alice.txt")]).text.trimmingCharacters(in: .newlines)
             let bob = try cli.run(["keygen", "-o", cli.path("bob.txt")]).text.trimmingCharacters(in: .newlines)
             let created = try cli.run(["init", "--vault", cli.path("team.vault"), "--recipient", alice, "--recipient", bob])
@@ -91,13 +85,6 @@ extension ExternalTools {
             precondition(rm.status == 0 && rm.stderr.contains("removed keyslot 1 (recipient, age1"), rm.stderr)
             try git(cli, "commit -qam 'remove bob'")
             return (cli, 1)
-        }
-
-        @discardableResult
-        private func git(_ cli: CLI, _ command: String) throws -> CLI.Result {
-            let result = try cli.shell("git " + command)
-            #expect(result.status == 0, "git \(command): \(result.stderr)")
-            return result
         }
 
         @Test func test_set_onABranchFromBeforeASlotRemovalExits7AndRekeyLetsItWrite() throws {

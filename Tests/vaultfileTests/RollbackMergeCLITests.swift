@@ -91,27 +91,15 @@ import Testing
 
     /// A repository holding `team.vault`, set up for vaultfile, on branch main; the weak-KDF warning off.
     private func repository() throws -> CLI {
-        var cli = try CLI()
+        var cli = try CLI.gitRepository()
         try cli.write("pw", Array("pw".utf8))
-        cli.environment = [
-            "PATH": URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":/usr/bin:/bin",
-            "VAULTFILE_PASSWORD_FILE": cli.path("pw"), "VAULTFILE_QUIET_WEAK_KDF": "1",
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-            "GIT_CONFIG_NOSYSTEM": "1",
-        ]
-        try git(cli, "init -q -b main")
+        cli.environment["VAULTFILE_PASSWORD_FILE"] = cli.path("pw")
+        cli.environment["VAULTFILE_QUIET_WEAK_KDF"] = "1"
         #expect(try cli.run(["init", "--vault", cli.path("team.vault")] + CLI.fastKDF).status == 0)
         #expect(try cli.run(["set", "a", "--vault", cli.path("team.vault")], stdin: Array("a0".utf8)).status == 0)
         #expect(try cli.run(["git", "setup"]).status == 0)
         try git(cli, "add -A && git commit -qm base")
         return cli
-    }
-
-    @discardableResult
-    private func git(_ cli: CLI, _ command: String) throws -> CLI.Result {
-        let result = try cli.shell("git " + command)
-        #expect(result.status == 0, "git \(command): \(result.stderr)")
-        return result
     }
 
     /// Runs vaultfile in the repository and expects exit 0 with nothing on stderr.

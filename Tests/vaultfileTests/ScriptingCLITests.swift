@@ -4,13 +4,6 @@ import Testing
 
 /// The scripting verbs through the binary: generate, search, exec, inject, import/export, batch, edit.
 @Suite struct ScriptingCLITests {
-    private func vaultWith(_ entries: [String: String]) throws -> CLI {
-        let cli = try CLI()
-        try cli.initVault()
-        try cli.setEntries(entries)
-        return cli
-    }
-
     // MARK: - generate
 
     @Test func test_generate_defaultsAndOptions() throws {
@@ -51,7 +44,7 @@ import Testing
     }
 
     @Test func test_setGenerate_storesQuietlyAndPrintsOnRequest() throws {
-        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         let quiet = try cli.run(["set", "svc/token", "--generate", "--length", "32"] + cli.unlock())
         #expect(quiet.status == 0 && quiet.stdout.isEmpty)
         #expect(try cli.run(["get", "svc/token"] + cli.unlock()).stdout.count == 32)
@@ -62,7 +55,7 @@ import Testing
     // MARK: - search
 
     @Test func test_search_namesRegexAndValuesPrintOnlyNames() throws {
-        let cli = try vaultWith(["prod/db": "needle-in-value", "prod/api": "x", "dev/db": "y"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["prod/db": "needle-in-value", "prod/api": "x", "dev/db": "y"]); defer { cli.directory.remove() }
         #expect(try cli.run(["search", "db"] + cli.unlock()).text == "dev/db\nprod/db\n")
         #expect(try cli.run(["search", "--regex", "^prod/(api|db)$"] + cli.unlock()).text == "prod/api\nprod/db\n")
         #expect(try cli.run(["search", "DB", "--ignore-case"] + cli.unlock()).text == "dev/db\nprod/db\n")
@@ -75,7 +68,7 @@ import Testing
     // MARK: - exec
 
     @Test func test_exec_mapsNamesAndPassesTheExitStatusThrough() throws {
-        let cli = try vaultWith(["app/db/password": "pw1", "app/api-key": "k2", "other/x": "o"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["app/db/password": "pw1", "app/api-key": "k2", "other/x": "o"]); defer { cli.directory.remove() }
         let all = try cli.run(["exec"] + cli.unlock() + ["--", "sh", "-c", "echo $APP_DB_PASSWORD $APP_API_KEY $OTHER_X"])
         #expect(all.text == "pw1 k2 o\n")
         let prefixed = try cli.run(["exec", "--prefix", "app/"] + cli.unlock() + ["--", "sh", "-c", "echo $DB_PASSWORD $API_KEY ${OTHER_X:-unset}"])
@@ -88,7 +81,7 @@ import Testing
     }
 
     @Test func test_exec_refusesCollidingNamesNamingBoth() throws {
-        let cli = try vaultWith(["db/password": "a", "db-password": "b"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["db/password": "a", "db-password": "b"]); defer { cli.directory.remove() }
         let result = try cli.run(["exec"] + cli.unlock() + ["--", "true"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("'db-password'") && result.stderr.contains("'db/password'") && result.stderr.contains("DB_PASSWORD"))
@@ -97,7 +90,7 @@ import Testing
     // MARK: - inject
 
     @Test func test_inject_rendersReferencesAndLeavesOtherBracesAlone() throws {
-        let cli = try vaultWith(["db/password": "s3cret"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["db/password": "s3cret"]); defer { cli.directory.remove() }
         #expect(try cli.run(["set", "db/password", "--field", "user"] + cli.unlock(), stdin: Array("admin".utf8)).status == 0)
         let template = "user={{vf://db/password#user}}\npass={{ vf://db/password }}\nkeep={{ .Values.x }}\n"
         let rendered = try cli.run(["inject"] + cli.unlock(), stdin: Array(template.utf8))
@@ -111,7 +104,7 @@ import Testing
     }
 
     @Test func test_inject_missingFieldIsNotCalledAMissingEntry() throws {
-        let cli = try vaultWith(["db/password": "s3cret"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["db/password": "s3cret"]); defer { cli.directory.remove() }
         let field = try cli.run(["inject"] + cli.unlock(), stdin: Array("{{ vf://db/password#nofield }}\n".utf8))
         #expect(field.status == 1 && field.stdout.isEmpty)
         #expect(field.stderr.contains("refers to 'db/password#nofield' on line 1, and the vault has no such entry or field"), "\(field.stderr)")
@@ -120,7 +113,7 @@ import Testing
     }
 
     @Test func test_inject_missingReferenceNamesItsLineAndWritesNothing() throws {
-        let cli = try vaultWith(["a": "1"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["a": "1"]); defer { cli.directory.remove() }
         try cli.write("t.tmpl", Array("{{ vf://a }}\nsecond\nthird {{ vf://missing/one }}\n".utf8))
         let result = try cli.run(["inject", "--in", cli.path("t.tmpl"), "--out", cli.path("out")] + cli.unlock())
         #expect(result.status == 1)
@@ -133,7 +126,7 @@ import Testing
     // MARK: - import / export
 
     @Test func test_exportImport_jsonRoundTripIsLossless() throws {
-        let cli = try vaultWith(["text": "plain", "unicode/名前": "värde"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["text": "plain", "unicode/名前": "värde"]); defer { cli.directory.remove() }
         #expect(try cli.run(["set", "bin"] + cli.unlock(), stdin: Array(0...255)).status == 0)
         #expect(try cli.run(["set", "text", "--field", "blob"] + cli.unlock(), stdin: [0, 255, 10]).status == 0)
         let exported = try cli.run(["export", "--format", "json", "--out", cli.path("all.json")] + cli.unlock())
@@ -150,7 +143,7 @@ import Testing
     }
 
     @Test func test_import_refusesToOverwriteAndIsAllOrNothing() throws {
-        let cli = try vaultWith(["API_KEY": "old"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["API_KEY": "old"]); defer { cli.directory.remove() }
         let before = try cli.read("t.vault")
         let sample = ProjectPaths.fixtures.appendingPathComponent("interchange/sample.env").path
         let refused = try cli.run(["import", "--format", "dotenv", sample] + cli.unlock())
@@ -175,7 +168,7 @@ import Testing
             ("bitwarden-json", "bitwarden.json", 5, "Work/Jira", "j1ra-pass", ("Recovery_code", "RC-1234")),
         ]
         for item in expectations {
-            let cli = try vaultWith([:]); defer { cli.directory.remove() }
+            let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
             let result = try cli.run(["import", "--format", item.format, folder.appendingPathComponent(item.file).path] + cli.unlock())
             #expect(result.status == 0, "\(item.file): \(result.stderr)")
             #expect(result.stderr.contains("imported \(item.count) entries"), "\(item.file): \(result.stderr)")
@@ -184,7 +177,7 @@ import Testing
                 #expect(try cli.run(["get", item.name, "--field", field] + cli.unlock()).text == value, "\(item.file)")
             }
         }
-        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         _ = try cli.run(["import", "--format", "keepassxc-csv", folder.appendingPathComponent("keepassxc.csv").path] + cli.unlock())
         #expect(try cli.run(["list", "Work/"] + cli.unlock()).text == "Work/GitHub\nWork/GitHub (2)\nWork/Servers/db01\n", "duplicate titles are kept apart")
         let json = try cli.run(["list", "--json", "GitHub"] + cli.unlock())
@@ -192,7 +185,7 @@ import Testing
     }
 
     @Test func test_import_malformedInputNamesTheLine() throws {
-        let cli = try vaultWith([:]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         let dotenv = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: Array("A=1\nB=\"open\nC=3\n".utf8))
         #expect(dotenv.status == 2 && dotenv.stderr.contains("line 2"), "\(dotenv.stderr)")
         let noEquals = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: Array("A=1\n\njust text\n".utf8))
@@ -207,7 +200,7 @@ import Testing
     }
 
     @Test func test_export_dotenvAndCsvRefuseBinaryAndTheTerminal() throws {
-        let cli = try vaultWith(["app/url": "https://x", "note": "a \"quoted\" $value"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["app/url": "https://x", "note": "a \"quoted\" $value"]); defer { cli.directory.remove() }
         let dotenv = try cli.run(["export", "--format", "dotenv"] + cli.unlock())
         #expect(dotenv.text == "APP_URL=\"https://x\"\nNOTE=\"a \\\"quoted\\\" \\$value\"\n")
         let csv = try cli.run(["export", "--format", "csv"] + cli.unlock())
@@ -224,7 +217,7 @@ import Testing
     // MARK: - batch
 
     @Test func test_batch_appliesAllLinesWithOneSeal() throws {
-        let cli = try vaultWith(["old": "o"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["old": "o"]); defer { cli.directory.remove() }
         let script = """
             # a comment
             set a --value 'first value'
@@ -244,7 +237,7 @@ import Testing
     }
 
     @Test func test_batch_failureChangesNothingAndNamesTheLine() throws {
-        let cli = try vaultWith(["keep": "k"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["keep": "k"]); defer { cli.directory.remove() }
         let before = try cli.read("t.vault")
         let result = try cli.run(["batch"] + cli.unlock(), stdin: Array("set new --value x\nget new\nrm missing\n".utf8))
         #expect(result.status == 1)
@@ -259,7 +252,7 @@ import Testing
     // MARK: - edit
 
     @Test func test_edit_usesAPrivateTmpfsFileAndRemovesIt() throws {
-        let cli = try vaultWith(["svc/key": "before"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["svc/key": "before"]); defer { cli.directory.remove() }
         let editor = cli.path("editor.sh")
         try cli.write("editor.sh", Array("""
             #!/bin/sh
@@ -282,7 +275,7 @@ import Testing
     }
 
     @Test func test_edit_unchangedOrFailedEditLeavesTheVault() throws {
-        let cli = try vaultWith(["k": "v"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["k": "v"]); defer { cli.directory.remove() }
         let before = try cli.read("t.vault")
         #expect(try cli.run(["edit", "k"] + cli.unlock(), extra: ["EDITOR": "true"]).status == 0)
         #expect(try cli.read("t.vault") == before, "an unchanged value does not rewrite the vault")
@@ -293,7 +286,7 @@ import Testing
     }
 
     @Test func test_edit_givesVimPrivacyOptions() throws {
-        let cli = try vaultWith(["k": "v"]); defer { cli.directory.remove() }
+        let cli = try CLI.withVault(["k": "v"]); defer { cli.directory.remove() }
         try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
         try cli.write("bin/vim", Array("#!/bin/sh\nprintf '%s ' \"$@\" > \"\(cli.path("args"))\"\n".utf8), mode: 0o700)
         #expect(try cli.run(["edit", "k"] + cli.unlock(), extra: ["EDITOR": "vim", "PATH": cli.path("bin") + ":/usr/bin:/bin"]).status == 0)

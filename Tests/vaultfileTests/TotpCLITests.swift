@@ -80,4 +80,17 @@ import Testing
         #expect(rendered.status == 0, "\(rendered.stderr)")
         #expect(rendered.text == "c=\(code) u=\(slow)")
     }
+
+    // MARK: - totp --at
+
+    @Test func test_totp_aNegativeTimeIsAClearUsageError() throws {
+        let cli = try CLI.withVault(["otp": "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"]); defer { cli.directory.remove() }
+        for arguments in [["--at", "-1"], ["--at=-1"]] {
+            let result = try cli.run(["totp", "otp"] + arguments + cli.unlock())
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("--at takes a time of 0 or more (seconds since 1970), not -1"), "\(result.stderr)")
+            #expect(!result.stderr.contains("Missing value") && !result.stderr.contains("Usage:"))
+        }
+        #expect(try cli.run(["totp", "otp", "--at", "59"] + cli.unlock()).status == 0)
+    }
 }

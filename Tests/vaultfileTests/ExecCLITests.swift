@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `vaultfile exec`: `--only` under `--prefix`, binary entries, commands that cannot start, and
+/// fields. (Name mapping, exit statuses and clashes are in ScriptingCLITests; the child's
+/// environment and descriptors in ChildProcessCLITests.)
+@Suite struct ExecCLITests {
+
+    // MARK: - --only and --prefix
+
+    @Test func test_exec_onlyUnderAPrefixTakesTheFullNameOrTheNameBelowIt() throws {
+        let cli = try CLI.withVault(["prod/db": "d", "prod/api": "a", "other/x": "o"]); defer { cli.directory.remove() }
+        let show = ["--", "sh", "-c", "printf '%s|%s' \"$DB\" \"${API-unset}\""]
+        for only in ["db", "prod/db"] {
+            let result = try cli.run(["exec", "--prefix", "prod", "--only", only] + cli.unlock() + show)
+            #expect(result.status == 0 && result.text == "d|unset", "--only \(only): \(result.stderr)")
+        }
+        let outside = try cli.run(["exec", "--prefix", "prod", "--only", "other/x"] + cli.unlock() + ["--", "true"])
+        #expect(outside.status == 64 && outside.stderr.contains("not under --prefix prod/"), "\(outside.stderr)")
+        #expect(try cli.run(["exec", "--prefix", "prod", "--only", "nothing"] + cli.unlock() + ["--", "true"]).status == 1)
+    }
+
+    @Test func test_exec_onlyThatMeansTwoEntriesUnderAPrefixIsRefused() throws {
+        let cli = try CLI.withVault(["prod/db": "outer", "prod/prod/db": "inner"]); defer { cli.directory.remove() }
+        let ambiguous = try cli.run(["exec", "--prefix", "prod", "--only", "prod/db"] + cli.unlock() + ["--", "true"])
+        #expect(ambiguous.status == 64 && ambiguous.stderr.contains("ambiguous"), "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("'prod/db'") && ambiguous.stderr.contains("'prod/prod/db'"))
+        let inner = try cli.run(["exec", "--prefix", "prod", "--only", "prod/prod/db"] + cli.unlock() + ["--", "sh", "-c", "printf %s \"$PROD_DB\""])
+        #expect(inner.status == 0 && inner.text == "inner", "\(inner.stderr)")
+    }
+
+    @Test func test_exec_aPrefixWithoutSlashIsAWholeSegment() throws {
+        let cli = try CLI.withEntriesSet([("prod/db/main", bytes("m")), ("production/x", bytes("p"))]); defer { cli.directory.remove() }
+        let result = try cli.run(["exec", "--prefix", "prod"] + cli.unlock() + ["--", "sh", "-c", "printf '%s|%s|%s' \"${DB_MAIN-unset}\" \"${_DB_MAIN-unset}\" \"${UCTION_X-unset}\""])
+        #expect(result.text == "m|unset|unset", "\(result.stderr)")
+    }
+
+    // MARK: - Binary entries
+
+    @Test func test_exec_skipsABinaryEntryWithAWarning() throws {
+        let cli = try CLI.withEntriesSet([("app/key", [0x00, 0xFF, 0x01]), ("app/token", bytes("t"))]); defer { cli.directory.remove() }
+        let result = try cli.run(["exec"] + cli.unlock() + ["--", "sh", "-c", "printf '%s|%s' \"$APP_TOKEN\" \"${APP_KEY-unset}\""])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.text == "t|unset")
+        #expect(result.stderr.contains("warning: left out 1 binary value") && result.stderr.contains("'app/key'"), "\(result.stderr)")
+    }
+
+    @Test func test_exec_onlyNamingABinaryEntryFailsWithStatus2() throws {
+        let cli = try CLI.withEntriesSet([("app/key", [0x00, 0xFF]), ("app/token", bytes("t"))]); defer { cli.directory.remove() }
+        let result = try cli.run(["exec", "--only", "app/key"] + cli.unlock() + ["--", "sh", "-c", "touch ran"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("'app/key' holds binary data"))
+        #expect(!FileManager.default.fileExists(atPath: cli.path("ran")))
+    }
+
+    // MARK: - A command that cannot start
+
+    @Test func test_exec_aMissingCommandExits127AndANonExecutableOne126() throws {
+        let cli = try CLI.withEntriesSet([("a", bytes("x"))]); defer { cli.directory.remove() }
+        let missing = try cli.run(["exec"] + cli.unlock() + ["--", "no-such-command-here"])
+        #expect(missing.status == 127 && missing.stderr.contains("'no-such-command-here': command not found"), "\(missing.stderr)")
+        #expect(try cli.run(["exec"] + cli.unlock() + ["--", "./nowhere/x"]).status == 127)
+        try cli.write("plain.sh", bytes("#!/bin/sh\n"), mode: 0o644)
+        let plain = try cli.run(["exec"] + cli.unlock() + ["--", "./plain.sh"])
+        #expect(plain.status == 126 && plain.stderr.contains("not an executable file"), "\(plain.stderr)")
+        #expect(try cli.run(["exec"] + cli.unlock() + ["--", "/tmp"]).status == 126)
+    }
+
+    @Test func test_exec_anEnvironmentTooLargeToStartExits126AndSaysHowToExportFewer() throws {
+        // One variable over Linux's 128 KiB limit for a single string makes posix_spawn fail with E2BIG.
+        let cli = try CLI.withEntriesSet([("app/big", [UInt8](repeating: UInt8(ascii: "x"), count: 200_000)), ("app/small", bytes("s"))])
+        defer { cli.directory.remove() }
+        let result = try cli.run(["exec"] + cli.unlock() + ["--", "true"])
+        #expect(result.status == 126, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot run 'true': its environment and arguments are larger than the system allows"), "\(result.stderr)")
+        #expect(result.stderr.contains("2 variables were exported: choose fewer with --prefix or --only"), "\(result.stderr)")
+        // Another failure to start gets no such hint.
+        let small = try cli.run(["exec", "--only", "app/small"] + cli.unlock() + ["--", "/tmp"])
+        #expect(small.status == 126 && !small.stderr.contains("choose fewer"), "\(small.stderr)")
+    }
+
+    // MARK: - Fields
+
+    @Test func test_exec_fieldsOnlyWithTheFlagAsNameField() throws {
+        var cli = try CLI.withEntriesSet([("app/db", bytes("pw"))]); defer { cli.directory.remove() }
+        cli.environment = [:]
+        #expect(try cli.run(["set", "app/db", "--field", "user"] + cli.unlock(), stdin: bytes("admin")).status == 0)
+        let script = ["--", "sh", "-c", "printf '%s|%s' \"$APP_DB\" \"${APP_DB_USER-unset}\""]
+        #expect(try cli.run(["exec"] + cli.unlock() + script).text == "pw|unset", "fields are never exported by default")
+        #expect(try cli.run(["exec", "--fields"] + cli.unlock() + script).text == "pw|admin")
+        #expect(try cli.run(["set", "app/db/user"] + cli.unlock(), stdin: bytes("x")).status == 0)
+        let clash = try cli.run(["exec", "--fields"] + cli.unlock() + ["--", "true"])
+        #expect(clash.status == 2 && clash.stderr.contains("'app/db#user'") && clash.stderr.contains("'app/db/user'"), "\(clash.stderr)")
+    }
+}
