@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 import VaultFile
 
 // MARK: - What the user is told

@@ -1,5 +1,5 @@
 import ArgumentParser
-import KDF
+import SecureMemory
 
 // MARK: - Exit statuses
 
