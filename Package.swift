@@ -3,7 +3,8 @@ import PackageDescription
 
 /// vaultfile: an offline, single-file encrypted vault with a pipe-friendly CLI.
 ///
-/// Modules depend in one direction only: vaultfile → VaultFile → KDF → SecureMemory → C shims.
+/// Modules depend in one direction only: vaultfile → VaultFile → KDF → SecureMemory → C shims;
+/// vaultfile also uses LinearRegex, which depends on nothing.
 let package = Package(
     name: "vaultfile",
     products: [
@@ -47,12 +48,15 @@ let package = Package(
             name: "VaultFile",
             dependencies: ["KDF", "SecureMemory", "CSodium", "CLibCrypto"]
         ),
+        // The linear-time regular expressions of `search --regex`: pure Swift, no dependency.
+        .target(name: "LinearRegex"),
         .executableTarget(
             name: "vaultfile",
             dependencies: [
                 "VaultFile",
                 "KDF",
                 "SecureMemory",
+                "LinearRegex",
                 "CPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -64,6 +68,7 @@ let package = Package(
         .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory", "TestSupport"]),
         .testTarget(name: "KDFTests", dependencies: ["KDF", "SecureMemory", "TestSupport"]),
         .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "SecureMemory", "CSodium", "TestSupport"]),
+        .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex", "TestSupport"]),
         .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultFile", "KDF", "SecureMemory", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -64,7 +64,7 @@ build=$(seconds "$start" "$(now)")
 SHARDS=${VAULTFILE_TEST_SHARDS:-3}
 SLOW_SUITES="vaultfileTests.AgentCLITests=7.0 vaultfileTests.AgentSecurityCLITests=3.2 VaultFileTests.VaultCodecTests=2.8
 vaultfileTests.ClipboardCLITests=2.6 vaultfileTests.InstallAndAliasesCLITests=2.0 vaultfileTests.HelpManPageCLITests=1.5
-VaultFileTests.VaultModelTests=1.5 vaultfileTests.LinearRegexTests=1.1 vaultfileTests.KeyslotCLITests=0.9
+VaultFileTests.VaultModelTests=1.5 LinearRegexTests.LinearRegexTests=1.1 vaultfileTests.KeyslotCLITests=0.9
 vaultfileTests.HardeningCLITests=0.9 VaultFileTests.EntriesOnlyReadTests=0.8"
 bundle="$("$SWIFT" build --show-bin-path)/vaultfilePackageTests.xctest"
 

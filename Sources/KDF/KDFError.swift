@@ -1,3 +1,5 @@
+import SecureMemory
+
 // MARK: - KDF errors
 
 /// Everything that can go wrong when validating parameters or deriving a key.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KDF
+import SecureMemory
 
 // MARK: - Errors of the vault library
 

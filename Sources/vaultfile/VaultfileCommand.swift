@@ -75,7 +75,7 @@ struct VaultfileCommand: ParsableCommand {
             // `vaultfile` alone: a few lines on stderr, not the whole help, and a usage status.
             guard !arguments.isEmpty else {
                 Messages.info(Usage.short)
-                exit(withError: ExitCode(ExitStatus.usage.rawValue))
+                exit(withError: ExitCode(.usage))
             }
             // `--version` alone, answered before ArgumentParser builds the command tree by reflection
             // (a third of the instructions of a start); the same line ArgumentParser prints.

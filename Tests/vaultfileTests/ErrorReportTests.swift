@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KDF
+import SecureMemory
 import TestSupport
 import Testing
 import VaultFile

@@ -115,7 +115,7 @@ public enum AgentRequest: Sendable {
         return writer.finish()
     }
 
-    private func encode(into sink: inout some WireSink) {
+    private func encode(into sink: inout some ByteSink) {
         sink.append(AgentProtocol.version)
         sink.append(type)
         switch self {
@@ -124,11 +124,11 @@ public enum AgentRequest: Sendable {
             handOver.fileKey.withUnsafeBytes { sink.append(raw: $0) }
             sink.append(handOver.timeoutSeconds)
             sink.append(UInt8(handOver.onlyIfHeld ? 1 : 0))
-            sink.appendString(handOver.path)
-            sink.appendString(handOver.confirmCommand)
+            sink.appendAgentString(handOver.path)
+            sink.appendAgentString(handOver.confirmCommand)
         case .key(let path, let header):
             precondition(header.count <= VaultHeader.maxLength, "a header is at most 65,535 bytes")
-            sink.appendString(path)
+            sink.appendAgentString(path)
             sink.append(UInt16(header.count))
             sink.append(header)
         case .lock(let vaultID):
@@ -261,7 +261,7 @@ public enum AgentResponse: Sendable {
         return writer.finish()
     }
 
-    private func encode(into sink: inout some WireSink) {
+    private func encode(into sink: inout some ByteSink) {
         sink.append(AgentProtocol.version)
         sink.append(type)
         switch self {
@@ -278,10 +278,10 @@ public enum AgentResponse: Sendable {
                 sink.append(vault.keyCount)
                 sink.append(vault.timeoutSeconds)
                 sink.append(vault.idleSecondsLeft)
-                sink.appendString(vault.path)
+                sink.appendAgentString(vault.path)
             }
         case .failed(let message):
-            sink.appendString(message)
+            sink.appendAgentString(message)
         case .done, .noKey, .denied, .confirming:
             break
         }

@@ -5,21 +5,13 @@ import SecureMemory
 // The encoders and the bounds-checked reader of the agent's frames (docs/AGENT.md); AgentProtocol.swift
 // holds the messages.
 
-/// Where an encoding goes: first a sizer (to allocate the frame once), then the frame itself.
-protocol WireSink {
-    mutating func append(raw bytes: UnsafeRawBufferPointer)
-}
+// Encodings go through `ByteSink` (Format/Bytes.swift): first a sizer, to allocate the frame
+// once, then the frame itself. Reads go through `ByteReader`'s `take`, with this protocol's errors.
 
-extension WireSink {
-    mutating func append<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) {
-        withUnsafeBytes(of: value.littleEndian) { append(raw: $0) }
-    }
-
-    mutating func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append(raw: $0) } }
-
+extension ByteSink {
     /// A string as a 16-bit little-endian length and its UTF-8 bytes; cut at a character boundary
     /// to the limit of every string, `maxPathLength` bytes (callers check a command's length first).
-    mutating func appendString(_ text: String) {
+    mutating func appendAgentString(_ text: String) {
         var text = shortened(text)
         text.withUTF8 { utf8 in
             append(UInt16(truncatingIfNeeded: utf8.count))
@@ -29,13 +21,13 @@ extension WireSink {
 }
 
 /// Counts the bytes of a body.
-struct FrameSizer: WireSink {
+struct FrameSizer: ByteSink {
     var count = 0
     mutating func append(raw bytes: UnsafeRawBufferPointer) { count += bytes.count }
 }
 
 /// Writes a frame into guarded memory of its exact size.
-struct SecureFrameWriter: WireSink {
+struct SecureFrameWriter: ByteSink {
     private let frame: SecureBytes
     private var offset = 0
 
@@ -57,33 +49,33 @@ struct SecureFrameWriter: WireSink {
     }
 }
 
-/// A cursor over an untrusted body: every read checks the bounds first and throws.
+/// A cursor over an untrusted body: every read checks the bounds first (`ByteReader.take`) and
+/// throws `AgentProtocolError.truncated` naming what was read.
 struct WireReader {
-    private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
+    private var reader: ByteReader<UnsafeRawBufferPointer>
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) { reader = ByteReader(bytes, reading: .agentMessage) }
 
     mutating func raw(_ count: Int, _ what: @autoclosure () -> String) throws(AgentProtocolError) -> UnsafeRawBufferPointer {
-        guard count <= bytes.count - offset else { throw .truncated(what()) }
-        defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+        guard let run = reader.take(count) else { throw .truncated(what()) }
+        return UnsafeRawBufferPointer(rebasing: run)
     }
 
     mutating func bytes(_ count: Int, _ what: @autoclosure () -> String) throws(AgentProtocolError) -> [UInt8] {
         Array(try raw(count, what()))
     }
 
-    mutating func byte(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt8 { try raw(1, what())[0] }
+    mutating func byte(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt8 { try integer(UInt8.self, what()) }
 
-    mutating func uint16(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt16 {
-        let raw = try raw(2, what())
-        return UInt16(raw[0]) | UInt16(raw[1]) << 8
-    }
+    mutating func uint16(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt16 { try integer(UInt16.self, what()) }
 
-    mutating func uint32(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt32 {
-        let raw = try raw(4, what())
-        return (0..<4).reduce(0) { $0 | UInt32(raw[$1]) << (8 * $1) }
+    mutating func uint32(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt32 { try integer(UInt32.self, what()) }
+
+    private mutating func integer<Value: FixedWidthInteger & UnsignedInteger>(
+        _: Value.Type, _ what: @autoclosure () -> String
+    ) throws(AgentProtocolError) -> Value {
+        guard let value = reader.take(Value.self) else { throw .truncated(what()) }
+        return value
     }
 
     /// A 16-bit length and that many bytes of UTF-8 without NUL, at most `limit` bytes.
@@ -99,7 +91,7 @@ struct WireReader {
     }
 
     func expectEnd() throws(AgentProtocolError) {
-        guard offset == bytes.count else { throw .malformed("\(bytes.count - offset) bytes after the last field") }
+        guard reader.remaining == 0 else { throw .malformed("\(reader.remaining) bytes after the last field") }
     }
 }
 

@@ -28,9 +28,8 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
     /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
     @inline(__always)
     mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> Bytes.SubSequence {
-        guard count >= 0, count <= remaining else { throw shortRead(count, what()) }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
+        guard let run = take(count) else { throw shortRead(count, what()) }
+        return run
     }
 
     /// Reads an unsigned integer of `Value`'s width, least significant byte first.
@@ -38,8 +37,27 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
     mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
         _: Value.Type, _ what: @autoclosure () -> String
     ) throws(VaultError) -> Value {
+        guard let value = take(Value.self) else { throw shortRead(MemoryLayout<Value>.size, what()) }
+        return value
+    }
+
+    // MARK: Reads that fail without an error
+
+    /// Takes `count` bytes, or returns nil and reads nothing when fewer are left: for a reader
+    /// that throws errors of its own (the agent's wire, AgentWire.swift).
+    @inline(__always)
+    mutating func take(_ count: Int) -> Bytes.SubSequence? {
+        guard count >= 0, count <= remaining else { return nil }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    /// Takes an unsigned integer of `Value`'s width, least significant byte first, or returns nil
+    /// and reads nothing when fewer bytes are left.
+    @inline(__always)
+    mutating func take<Value: FixedWidthInteger & UnsignedInteger>(_: Value.Type) -> Value? {
         let width = MemoryLayout<Value>.size
-        guard width <= remaining else { throw shortRead(width, what()) }
+        guard width <= remaining else { return nil }
         var value: Value = 0
         for index in 0..<width { value |= Value(bytes[offset + index]) << (8 * index) }
         offset += width
@@ -55,6 +73,9 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
 /// What a `ByteReader` reads: named in its error messages, and it decides which error they are.
 enum ReadSubject: String, CustomStringConvertible {
     case header, contents, plaintext
+    /// A message of the agent's protocol: its reader (`WireReader`) takes bytes with `take` and
+    /// throws `AgentProtocolError`s of its own.
+    case agentMessage = "agent message"
 
     var description: String { rawValue }
 
@@ -63,6 +84,7 @@ enum ReadSubject: String, CustomStringConvertible {
         switch self {
         case .header: return .headerDamaged(why)
         case .contents, .plaintext: return .contentsDamaged(why)
+        case .agentMessage: return .malformedInput(why)
         }
     }
 }
@@ -110,6 +132,22 @@ extension ByteSink {
     mutating func append(_ run: String.UTF8View) {
         var text = String(run)
         text.withUTF8 { append(raw: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Writes into memory the caller has made room in, from `start` on: it checks the room before it
+/// writes (an import's records, written in place into a `PlaintextBuffer`).
+struct UnsafeByteCursor: ByteSink {
+    /// Where the next byte goes.
+    private(set) var position: UnsafeMutableRawPointer
+
+    init(_ start: UnsafeMutableRawPointer) { position = start }
+
+    @inline(__always)
+    mutating func append(raw run: UnsafeRawBufferPointer) {
+        guard let source = run.baseAddress, run.count > 0 else { return }
+        position.copyMemory(from: source, byteCount: run.count)
+        position += run.count
     }
 }
 

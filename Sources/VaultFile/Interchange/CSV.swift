@@ -6,19 +6,7 @@ import Glibc
 
 /// Reads and writes RFC 4180 records; quoted fields may hold commas, quotes and newlines.
 enum CSV {
-    /// Records with the 1-based line each starts on.
-    ///
-    /// Byte by byte: everything with a meaning here (quotes, commas, CR, LF, the BOM at the start)
-    /// is ASCII or the BOM's whole bytes, and no byte of a multi-byte UTF-8 character is ASCII, so the
-    /// fields come out as the same text as when this walked Unicode scalars into strings (which made a
-    /// 100,000-row import 20× a `set`).
-    static func records(_ bytes: [UInt8]) throws(VaultError) -> [(line: Int, fields: [String])] {
-        var records: [(line: Int, fields: [String])] = []
-        try forEachRecord(bytes) { record in records.append((record.line, record.strings)) }
-        return records
-    }
-
-    /// Calls `body` with each record in turn, as `records(_:)` lists them, without keeping them: the
+    /// Calls `body` with each record in turn, without keeping them: the
     /// importers read a row's cells as bytes and make strings only of those they use.
     ///
     /// The file is read to its end whatever `body` throws, and a problem of the CSV itself (anywhere)
@@ -135,11 +123,6 @@ enum CSV {
         }
         quoted.append(UInt8(ascii: "\""))
         return String(decoding: quoted, as: UTF8.self)
-    }
-
-    /// Throws unless `record` has as many columns as `header`.
-    static func checkWidth(_ record: (line: Int, fields: [String]), _ header: (line: Int, fields: [String])) throws(VaultError) {
-        try checkWidth(line: record.line, columns: record.fields.count, header: header.fields.count)
     }
 
     /// Throws unless a record of `columns` on `line` has as many columns as the header's `header`.

@@ -114,59 +114,36 @@ struct ImportRecordWriter: ImportedEntrySink {
                 }
             }
         }
-        var recordLength = RecordLayout.fixedLength + value.count
+        var fieldBytes = 0
         for index in fields.indices {
             let field = fields[index]
             guard field.value.count <= VaultLimits.maxValueLength, field.name.withBytes(in: input, EntryName.isValidField) else { return false }
             if index > 0 && Self.compare(fields[index - 1].name, field.name, in: input) == 0 { return false }
-            recordLength += RecordLayout.fieldFixedLength + field.name.count + field.value.count
+            fieldBytes += field.name.count + field.value.count
         }
         let fieldsRead = fields
         return name.withBytes(in: input) { name in
             guard Self.isASCII(name), EntryName.isValid(utf8: name) else { return false }
-            recordLength += name.count
+            let recordLength = RecordLayout.length(nameLength: name.count, valueLength: value.count, fieldCount: fieldsRead.count,
+                                                   fieldBytes: fieldBytes)
             if recordLength > plaintext.count - length { guard grow(recordLength) else { return false } }
-            // Written in layout order (RecordLayout.write), the room checked above.
+            // Written where the record goes, the room checked above.
             let start = plaintext.bytes.baseAddress! + length
-            var out = start
-            Self.store(RecordLayout.NameLength(name.count), at: &out)
-            Self.copy(name, to: &out)
-            Self.store(RecordLayout.Time(bitPattern: created), at: &out)
-            Self.store(RecordLayout.Time(bitPattern: modified), at: &out)
+            var sink = UnsafeByteCursor(start)
             value.withBytes(in: input) { value in
-                Self.store(RecordLayout.ValueLength(value.count), at: &out)
-                Self.copy(value, to: &out)
-            }
-            Self.store(RecordLayout.FieldCount(fieldsRead.count), at: &out)
-            for field in fieldsRead {
-                field.name.withBytes(in: input) { fieldName in
-                    Self.store(RecordLayout.FieldNameLength(fieldName.count), at: &out)
-                    Self.copy(fieldName, to: &out)
-                }
-                field.value.withBytes(in: input) { fieldValue in
-                    Self.store(RecordLayout.ValueLength(fieldValue.count), at: &out)
-                    Self.copy(fieldValue, to: &out)
+                RecordLayout.write(name: name, created: created, modified: modified, value: value, fieldCount: fieldsRead.count,
+                                   into: &sink) { appendField in
+                    for field in fieldsRead {
+                        field.name.withBytes(in: input) { fieldName in field.value.withBytes(in: input) { appendField(fieldName, $0) } }
+                    }
                 }
             }
-            precondition(out - start == recordLength, "a record of its computed length")
+            precondition(sink.position - start == recordLength, "a record of its computed length")
             length += recordLength
             plaintext.written = length
             starts.append(length)
             return true
         }
-    }
-
-    @inline(__always)
-    private static func store<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value, at out: inout UnsafeMutableRawPointer) {
-        out.storeBytes(of: value.littleEndian, as: Value.self)
-        out += MemoryLayout<Value>.size
-    }
-
-    @inline(__always)
-    private static func copy(_ bytes: UnsafeRawBufferPointer, to out: inout UnsafeMutableRawPointer) {
-        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        out.copyMemory(from: source, byteCount: bytes.count)
-        out += bytes.count
     }
 
     /// The records written, indexed.

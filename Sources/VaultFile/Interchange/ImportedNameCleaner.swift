@@ -65,19 +65,6 @@ enum ImportedNameCleaner {
         return mapped.isEmpty ? "field" : String(mapped)
     }
 
-    /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it: the plain
-    /// reference of `NameCounts.uniqueName(_:)`.
-    static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
-        let base = name.isEmpty ? "untitled" : name
-        let count = Self.increment(&used[base, default: 0])  // one lookup
-        return count == 1 ? base : "\(base) (\(count))"
-    }
-
-    fileprivate static func increment(_ count: inout Int) -> Int {
-        count += 1
-        return count
-    }
-
     // MARK: Names of one import, and how they were changed
 
     /// The names given so far in one import, and every name that is not what the file held.

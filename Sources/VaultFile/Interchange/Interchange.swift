@@ -112,17 +112,4 @@ public enum Interchange {
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }
-
-    /// `export` through `sortedEntries` (every entry decoded into an `Entry`): the plain reference
-    /// that the writers from the stored bytes are tested against.
-    static func exportThroughEntries(_ vault: Vault, format: InterchangeFormat, prefix: String = "") throws(VaultError) -> [UInt8] {
-        let entries = vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) }
-        switch format {
-        case .json: return try NativeJSON.export(entries)
-        case .dotenv: return try DotEnv.export(entries)
-        case .csv: return try NativeCSV.export(entries)
-        case .keepassxcCSV, .bitwardenJSON:
-            throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
-        }
-    }
 }

@@ -62,38 +62,13 @@ enum NativeCSV {
     /// The field columns of `header` (every column but `name` and `value`) and their names, trimmed
     /// once rather than on every row; a field named by two columns is refused (one of the two values
     /// was dropped without a word, where a JSON file that gives a key twice is refused).
-    private static func fieldColumns(_ header: [String], name: Int, value: Int) throws(VaultError) -> [(index: Int, name: String)] {
+    static func fieldColumns(_ header: [String], name: Int, value: Int) throws(VaultError) -> [(index: Int, name: String)] {
         let columns = header.enumerated().filter { $0.offset != name && $0.offset != value }.map { (index: $0.offset, name: $0.element.trimmed) }
         var seen: Swift.Set<String> = []
         for column in columns where !seen.insert(column.name).inserted {
             throw .malformedInput("line 1: the column '\(column.name)' is given twice; each field needs one column")
         }
         return columns
-    }
-
-    /// `parse(_:now:)` over every record read first (`CSV.records`), cells as strings: the plain
-    /// reference of the row-by-row parse (`InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst`).
-    static func parseReference(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
-        let records = try CSV.records(bytes)
-        guard let header = records.first else { return [] }
-        let columns = CSV.columns(header.fields)
-        guard let nameColumn = columns["name"], let valueColumn = columns["value"] else {
-            throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
-        }
-        let fieldColumns = try Self.fieldColumns(header.fields, name: nameColumn, value: valueColumn)
-        var result: [(String, Entry)] = []
-        result.reserveCapacity(records.count)
-        for record in records.dropFirst() {
-            try CSV.checkWidth(record, header)
-            var fields: [String: [UInt8]] = [:]
-            for (index, column) in fieldColumns where !record.fields[index].isEmpty {
-                fields[column] = Array(record.fields[index].utf8)
-            }
-            let name = record.fields[nameColumn]
-            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
-            result.append((name, Entry(value: Array(record.fields[valueColumn].utf8), fields: fields, created: now, modified: now)))
-        }
-        return result
     }
 
     /// The entries of `vault` whose names start with `prefix` as vaultfile CSV: byte for byte what

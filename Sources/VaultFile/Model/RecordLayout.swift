@@ -32,11 +32,18 @@ enum RecordLayout {
 
     // MARK: Writing
 
+    /// The encoded length of a record: a name of `nameLength` bytes, a value of `valueLength`,
+    /// and `fieldCount` fields whose names and values hold `fieldBytes` bytes in all.
+    @inline(__always)
+    static func length(nameLength: Int, valueLength: Int, fieldCount: Int, fieldBytes: Int) -> Int {
+        fixedLength + nameLength + valueLength + fieldCount * fieldFixedLength + fieldBytes
+    }
+
     /// The encoded length of `entry` under a name of `nameLength` bytes.
     static func length(nameLength: Int, entry: Entry) -> Int {
-        var length = fixedLength + nameLength + entry.value.count
-        for (field, value) in entry.fields { length += fieldFixedLength + field.utf8.count + value.count }
-        return length
+        var fieldBytes = 0
+        for (field, value) in entry.fields { fieldBytes += field.utf8.count + value.count }
+        return length(nameLength: nameLength, valueLength: entry.value.count, fieldCount: entry.fields.count, fieldBytes: fieldBytes)
     }
 
     /// Appends the record of `entry` under `name`, its fields sorted by name bytes.
@@ -44,27 +51,48 @@ enum RecordLayout {
         name.withUnsafeBytes { write(name: $0, entry: entry, into: &sink) }
     }
 
-    /// Appends the record of `entry` under the name whose UTF-8 bytes are `name`.
+    /// Appends the record of `entry` under the name whose UTF-8 bytes are `name`, its fields
+    /// sorted by name bytes.
     static func write(name: UnsafeRawBufferPointer, entry: Entry, into sink: inout some ByteSink) {
+        entry.value.withUnsafeBytes { value in
+            write(name: name, created: entry.created, modified: entry.modified, value: value, fieldCount: entry.fields.count,
+                  into: &sink) { appendField in
+                func add(_ field: String, _ value: [UInt8]) {
+                    var field = field
+                    field.withUTF8 { name in value.withUnsafeBytes { appendField(UnsafeRawBufferPointer(name), $0) } }
+                }
+                if entry.fields.count == 1, let (field, value) = entry.fields.first {
+                    add(field, value)  // the common case of imports: nothing to sort
+                    return
+                }
+                for field in entry.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                    add(field, entry.fields[field]!)
+                }
+            }
+        }
+    }
+
+    /// Appends one record, its parts in layout order: the one place that writes the order.
+    ///
+    /// `fields` hands each of the `fieldCount` fields, in the order they are stored (by name
+    /// bytes, each name once), to the function it is given: its name's bytes, then its value's.
+    @inline(__always)
+    static func write<Sink: ByteSink>(
+        name: UnsafeRawBufferPointer, created: Int64, modified: Int64, value: UnsafeRawBufferPointer, fieldCount: Int,
+        into sink: inout Sink, fields: (_ append: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) -> Void
+    ) {
         sink.append(NameLength(name.count))
         sink.append(raw: name)
-        sink.append(Time(bitPattern: entry.created))
-        sink.append(Time(bitPattern: entry.modified))
-        sink.append(ValueLength(entry.value.count))
-        sink.append(entry.value)
-        sink.append(FieldCount(entry.fields.count))
-        func append(_ field: String, _ value: [UInt8]) {
-            sink.append(FieldNameLength(field.utf8.count))
-            sink.append(field.utf8)
+        sink.append(Time(bitPattern: created))
+        sink.append(Time(bitPattern: modified))
+        sink.append(ValueLength(value.count))
+        sink.append(raw: value)
+        sink.append(FieldCount(fieldCount))
+        fields { name, value in
+            sink.append(FieldNameLength(name.count))
+            sink.append(raw: name)
             sink.append(ValueLength(value.count))
-            sink.append(value)
-        }
-        if entry.fields.count == 1, let (field, value) = entry.fields.first {
-            append(field, value)  // the common case of imports: nothing to sort
-            return
-        }
-        for field in entry.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            append(field, entry.fields[field]!)
+            sink.append(raw: value)
         }
     }
 

@@ -1,4 +1,4 @@
-import KDF
+import SecureMemory
 
 // MARK: - Errors of one-time passwords
 

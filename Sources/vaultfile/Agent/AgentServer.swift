@@ -60,7 +60,7 @@ final class AgentServer: Sendable {
         try socket.prepareDirectory()
         guard takeAgentLock() else {
             // Another agent serves this socket. One that `unlock` started just lost a race: fine.
-            if startedByUnlock { exit(0) }
+            if startedByUnlock { exit(ExitStatus.success.rawValue) }
             throw .refused("an agent is already running at \(socket.path)",
                            hint: "'vaultfile agent status' shows it; 'vaultfile agent stop' ends it")
         }
@@ -107,7 +107,7 @@ final class AgentServer: Sendable {
             close(listener)
             if ownsSocket(inode) { unlink(socket.path) }
             if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) \(reason); every key wiped") }
-            exit(0)
+            exit(ExitStatus.success.rawValue)
         }
     }
 

@@ -88,9 +88,9 @@ extension VaultfileCommand {
                 if case .cannotRun(_, E2BIG) = error { tooLarge = true }
                 Messages.error(error.description, hint: tooLarge
                     ? "\(bindings.count) variables were exported: choose fewer with --prefix or --only" : nil)
-                throw ExitCode(126)
+                throw ExitCode(.cannotRun)
             }
-            throw ExitCode(Subprocess.wait(child.pid))
+            throw ExitCode(.command(Subprocess.wait(child.pid)))
         }
 
         /// The values and fields to export, with their text, in name order: entries under `prefix`
@@ -158,10 +158,10 @@ extension VaultfileCommand {
                 return
             case .notFound:
                 Messages.error(command.contains("/") ? "cannot run '\(command)': no such file" : "'\(command)': command not found")
-                throw ExitCode(127)
+                throw ExitCode(.commandNotFound)
             case .notExecutable(let file):
                 Messages.error("cannot run '\(file)': it is not an executable file")
-                throw ExitCode(126)
+                throw ExitCode(.cannotRun)
             }
         }
 

@@ -47,7 +47,7 @@ extension VaultfileCommand {
             guard !conflicts.isEmpty else { return }
             for conflict in conflicts { Messages.info("vaultfile: conflict in '\(conflict.name)': \(conflict.reason)") }
             Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs' (with --vault \(ours))")
-            throw ExitCode(1)
+            throw ExitCode(.conflicts)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import KDF
+import LinearRegex
 import SecureMemory
 import VaultFile
 #if canImport(Glibc)

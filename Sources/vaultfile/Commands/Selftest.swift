@@ -18,7 +18,7 @@ extension VaultfileCommand {
                 if !passed { failures += 1 }
                 try StandardOutput.line("\(passed ? "ok  " : "FAIL") \(name)")
             }
-            if failures > 0 { throw ExitCode(ExitStatus.failure.rawValue) }
+            if failures > 0 { throw ExitCode(.failure) }
         }
 
         static let checks: [(String, @Sendable () throws -> Bool)] = [

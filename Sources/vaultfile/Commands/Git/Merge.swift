@@ -41,12 +41,12 @@ extension VaultfileCommand.Git {
                 // as a conflict is: exit 1, OURS untouched.
                 guard case .mergeRefused(let refusal) = error, Self.isForAPerson(refusal), let report = ErrorReport(error) else { throw error }
                 Messages.error(report.description, hint: report.hint)
-                throw ExitCode(1)
+                throw ExitCode(.conflicts)
             }
             guard !conflicts.isEmpty else { return }
             for conflict in conflicts { Messages.info("vaultfile: conflict in '\(conflict.name)': \(conflict.reason)") }
             Messages.info("vaultfile: hint: settle each with 'vaultfile resolve NAME --ours' or '--theirs', then commit")
-            throw ExitCode(1)
+            throw ExitCode(.conflicts)
         }
 
         /// Refusals a person settles as they settle a conflict (git's merge driver exits 1 for them).

@@ -92,6 +92,16 @@ enum Usage {
 /// order they are declared in; a verb's own options (`--field`, `--json`) are what its help is
 /// read for, and the eight options every vault verb shares come after them. The usage line
 /// names them as `[<vault options>]` at its end.
+///
+/// Why this is not done with the parser's own titles (swift-argument-parser 1.8.2,
+/// `HelpGenerator.generateSections`): it renders ARGUMENTS, then every titled section in the
+/// order first declared, then the untitled OPTIONS section, always last, and it always adds its
+/// `--version` and `-h, --help` to that untitled section. Titling the verb's own options
+/// "Options" (`@OptionGroup(title:)`) would put them first but print a second "OPTIONS:" with
+/// only `--version` and `-h, --help` after the vault options; `CommandConfiguration(usage:)`
+/// would shorten the usage line only as a hand-written string per verb. So the help keeps its
+/// layout through this one step, which finds sections by the parser's own titles
+/// (`vaultOptionsTitle`, "OPTIONS") and changes nothing else.
 enum HelpLayout {
     /// `help` with the section moved, or nil when it has no such section (not a vault verb).
     static func reordered(_ help: String) -> String? {

@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -99,7 +99,7 @@ enum CleanupOnSignal {
                 waitForExit(state.editor)
             }
             state.folder?.remove()
-            _exit(128 + received)
+            _exit(ExitStatus.killed(by: received).rawValue)
         }
     }
 

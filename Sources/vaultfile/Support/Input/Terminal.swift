@@ -74,6 +74,6 @@ enum Terminal {
     /// Restores echo after Ctrl-C during a prompt, then exits as interrupted.
     private static func restoreAndExit() -> Never {
         if savedFD >= 0 { _ = tcsetattr(savedFD, TCSAFLUSH, savedSettings) }
-        _exit(130)
+        _exit(ExitStatus.killed(by: SIGINT).rawValue)
     }
 }

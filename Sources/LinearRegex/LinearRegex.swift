@@ -9,13 +9,16 @@
 /// groups and possessive quantifiers are refused with a message saying so. The syntax is
 /// otherwise Swift's (and PCRE's) own; `.` and classes match one Unicode scalar. The syntax
 /// accepted is listed in man/vaultfile.1 (search).
-struct LinearRegex {
+///
+/// A compiled expression is an immutable value: one may be shared between threads, each search
+/// with its own `WorkBudget`.
+public struct LinearRegex: Sendable {
     /// The most instructions a pattern compiles to, once `{m,n}` repetitions are written out.
-    static let maxProgramSize = 10_000
+    public static let maxProgramSize = 10_000
     /// The largest count in `{m,n}`.
-    static let maxRepetition = 1_000
+    public static let maxRepetition = 1_000
     /// The deepest nesting of groups.
-    static let maxNesting = 100
+    public static let maxNesting = 100
     /// A search's work budget: a step is one live thread of the automaton at one scalar of text, so
     /// a search takes at most (pattern states × scalars read) steps, and a pattern of 10,000 states
     /// against a 1 MiB value would take 10^10, hours. A search may spend `initialSteps`, plus
@@ -23,33 +26,34 @@ struct LinearRegex {
     /// scalar (a hundred-word alternation a few hundred), so they never come near it, while a
     /// pathological one is stopped after a few thousand scalars, and every search stays linear in
     /// the text.
-    static let stepsPerScalar = 1_000
+    public static let stepsPerScalar = 1_000
     /// The steps a search may spend before `stepsPerScalar` starts to bind.
-    static let initialSteps = 1_000_000
+    public static let initialSteps = 1_000_000
 
     /// A pattern that is malformed, or uses a feature this engine does not have.
-    struct SyntaxError: Error, CustomStringConvertible {
-        let description: String
+    public struct SyntaxError: Error, CustomStringConvertible {
+        /// What is wrong with the pattern, e.g. "backreferences are not supported".
+        public let description: String
     }
 
     let program: Program
 
     /// Compiles `pattern`; `ignoringCase` is the same as a leading `(?i)`.
-    init(_ pattern: String, ignoringCase: Bool = false) throws(SyntaxError) {
+    public init(_ pattern: String, ignoringCase: Bool = false) throws(SyntaxError) {
         var parser = RegexParser(pattern)
         let node = try parser.parse(ignoringCase: ignoringCase)
         program = try RegexCompiler.compile(node)
     }
 
     /// Whether the pattern matches somewhere in `text`.
-    func matches(_ text: String) -> Bool {
+    public func matches(_ text: String) -> Bool {
         var unlimited = WorkBudget(initial: .max / 2, perScalar: 0)
         return PikeMatcher(program).search(text.unicodeScalars, budget: &unlimited) ?? false
     }
 
     /// Whether the pattern matches somewhere in `text`, its steps taken from `budget`, shared by
     /// the texts of one search; throws once the budget is spent.
-    func matches(_ text: String, budget: inout WorkBudget) throws(OverLimit) -> Bool {
+    public func matches(_ text: String, budget: inout WorkBudget) throws(OverLimit) -> Bool {
         guard let found = PikeMatcher(program).search(text.unicodeScalars, budget: &budget) else {
             throw OverLimit(initialSteps: budget.initial, stepsPerScalar: budget.perScalar)
         }
@@ -57,13 +61,16 @@ struct LinearRegex {
     }
 
     /// The steps a search has left: `initial` at first, `perScalar` more with each scalar read.
-    struct WorkBudget {
-        let initial: Int
-        let perScalar: Int
+    public struct WorkBudget: Sendable {
+        /// The steps a search may spend before the first scalar.
+        public let initial: Int
+        /// The steps each scalar read adds.
+        public let perScalar: Int
         /// What is left; the search stops when it is spent.
-        var left: Int
+        public internal(set) var left: Int
 
-        init(initial: Int = LinearRegex.initialSteps, perScalar: Int = LinearRegex.stepsPerScalar) {
+        /// A budget of `initial` steps, `perScalar` more with each scalar read.
+        public init(initial: Int = LinearRegex.initialSteps, perScalar: Int = LinearRegex.stepsPerScalar) {
             self.initial = initial
             self.perScalar = perScalar
             left = initial
@@ -71,9 +78,11 @@ struct LinearRegex {
     }
 
     /// A search spent its `WorkBudget`.
-    struct OverLimit: Error, Equatable {
-        let initialSteps: Int
-        let stepsPerScalar: Int
+    public struct OverLimit: Error, Equatable {
+        /// The budget's `initial` steps.
+        public let initialSteps: Int
+        /// The budget's steps per scalar.
+        public let stepsPerScalar: Int
     }
 }
 

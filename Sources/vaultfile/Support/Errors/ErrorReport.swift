@@ -1,44 +1,6 @@
 import KDF
+import SecureMemory
 import VaultFile
-
-// MARK: - Exit statuses
-
-/// The process exit statuses of `vaultfile`, a documented contract for scripts
-/// (`vaultfile --help`, man/vaultfile.1).
-enum ExitStatus: Int32, CaseIterable {
-    /// The command did what was asked.
-    case success = 0
-    /// The named entry (or field) does not exist.
-    case notFound = 1
-    /// Any other failure: I/O, permissions, a missing vault, bad input.
-    case failure = 2
-    /// No keyslot opens with the given password.
-    case wrongPassword = 3
-    /// The vault is damaged, tampered with, truncated, or not a vault.
-    case damaged = 4
-    /// The vault's lock was not acquired in time.
-    case busy = 5
-    /// A limit was exceeded: a KDF cap or a size limit.
-    case overLimit = 6
-    /// A write to a copy older than one seen on this machine was refused (`--allow-rollback`).
-    case staleCopy = 7
-    /// The command line was malformed.
-    case usage = 64
-
-    /// The status of every error of `category`.
-    init(_ category: ErrorCategory) {
-        switch category {
-        case .notFound: self = .notFound
-        case .wrongPassword: self = .wrongPassword
-        case .damaged, .unsupported: self = .damaged
-        case .busy: self = .busy
-        case .overLimit: self = .overLimit
-        case .stale: self = .staleCopy
-        case .invalidArgument: self = .usage
-        case .invalidInput, .conflict, .refused, .io, .internalFailure: self = .failure
-        }
-    }
-}
 
 // MARK: - What the user is told
 

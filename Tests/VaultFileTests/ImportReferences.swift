@@ -1,0 +1,110 @@
+@testable import VaultFile
+
+// MARK: - The plain references of the importers
+
+// Test-only: `InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst` ties the CSV readers
+// that read each row as the scan reaches it (`NativeCSV.records`/`parse`, `KeePassXCCSV.records`/`parse`)
+// to these, which read every record first as strings; `NameCountsTests` ties `NameCounts` to a
+// dictionary of strings.
+
+extension CSV {
+    /// Records with the 1-based line each starts on.
+    ///
+    /// Byte by byte: everything with a meaning here (quotes, commas, CR, LF, the BOM at the start)
+    /// is ASCII or the BOM's whole bytes, and no byte of a multi-byte UTF-8 character is ASCII, so the
+    /// fields come out as the same text as when this walked Unicode scalars into strings (which made a
+    /// 100,000-row import 20× a `set`).
+    static func records(_ bytes: [UInt8]) throws(VaultError) -> [(line: Int, fields: [String])] {
+        var records: [(line: Int, fields: [String])] = []
+        try forEachRecord(bytes) { record in records.append((record.line, record.strings)) }
+        return records
+    }
+
+    /// Throws unless `record` has as many columns as `header`.
+    static func checkWidth(_ record: (line: Int, fields: [String]), _ header: (line: Int, fields: [String])) throws(VaultError) {
+        try checkWidth(line: record.line, columns: record.fields.count, header: header.fields.count)
+    }
+}
+
+extension NativeCSV {
+    /// `parse(_:now:)` over every record read first (`CSV.records`), cells as strings: the plain
+    /// reference of the row-by-row parse (`InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst`).
+    static func parseReference(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
+        let records = try CSV.records(bytes)
+        guard let header = records.first else { return [] }
+        let columns = CSV.columns(header.fields)
+        guard let nameColumn = columns["name"], let valueColumn = columns["value"] else {
+            throw .malformedInput("line 1: the header must name the columns 'name' and 'value'")
+        }
+        let fieldColumns = try Self.fieldColumns(header.fields, name: nameColumn, value: valueColumn)
+        var result: [(String, Entry)] = []
+        result.reserveCapacity(records.count)
+        for record in records.dropFirst() {
+            try CSV.checkWidth(record, header)
+            var fields: [String: [UInt8]] = [:]
+            for (index, column) in fieldColumns where !record.fields[index].isEmpty {
+                fields[column] = Array(record.fields[index].utf8)
+            }
+            let name = record.fields[nameColumn]
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
+            result.append((name, Entry(value: Array(record.fields[valueColumn].utf8), fields: fields, created: now, modified: now)))
+        }
+        return result
+    }
+}
+
+extension KeePassXCCSV {
+    /// `parse(_:now:names:)` over every record read first (`CSV.records`), cells as strings: the plain
+    /// reference of the row-by-row parse (`InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst`).
+    static func parseReference(_ bytes: [UInt8], now: Int64, names: inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)] {
+        let records = try CSV.records(bytes)
+        guard let header = records.first else { return [] }
+        let columns = CSV.columns(header.fields)
+        guard let titleColumn = columns["title"], let passwordColumn = columns["password"] else {
+            throw .malformedInput("line 1: not a KeePassXC CSV export (no Title and Password columns)")
+        }
+        // The columns looked up once, not by name on every row.
+        let groupColumn = columns["group"], createdColumn = columns["created"], modifiedColumn = columns["last modified"]
+        let fieldColumns = [("username", "username"), ("url", "url"), ("notes", "notes"), ("totp", "totp")].compactMap { column, field in
+            columns[column].map { (index: $0, field: field) }
+        }
+        var result: [(String, Entry)] = []
+        result.reserveCapacity(records.count)
+        for record in records.dropFirst() {
+            try CSV.checkWidth(record, header)
+            func cell(_ index: Int?) -> String? {
+                guard let index, !record.fields[index].isEmpty else { return nil }
+                return record.fields[index]
+            }
+            // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
+            var groups = (cell(groupColumn) ?? "").split(separator: "/").map(String.init)
+            if groups.first == "Root" || groups.first == "Passwords" { groups.removeFirst() }
+            let title = record.fields[titleColumn].isEmpty ? "untitled" : record.fields[titleColumn]
+            let name = names.name(fromParts: groups + [title])
+            var fields: [String: [UInt8]] = [:]
+            for (index, field) in fieldColumns {
+                if let text = cell(index) { fields[field] = Array(text.utf8) }
+            }
+            let created = cell(createdColumn).flatMap(Timestamps.parse) ?? now
+            let modified = cell(modifiedColumn).flatMap(Timestamps.parse) ?? created
+            if !EntryName.isValid(name) { do { _ = try EntryName.validate(name) } catch { throw .malformedInput("line \(record.line): \(error.description)") } }
+            result.append((name, Entry(value: Array(record.fields[passwordColumn].utf8), fields: fields, created: created, modified: modified)))
+        }
+        return result
+    }
+}
+
+extension ImportedNameCleaner {
+    /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it: the plain
+    /// reference of `NameCounts.uniqueName(_:)`.
+    static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
+        let base = name.isEmpty ? "untitled" : name
+        let count = Self.increment(&used[base, default: 0])  // one lookup
+        return count == 1 ? base : "\(base) (\(count))"
+    }
+
+    private static func increment(_ count: inout Int) -> Int {
+        count += 1
+        return count
+    }
+}
