@@ -174,21 +174,33 @@ enum Clipboard {
 
 /// `--clip` and `--clear-after`, shared by `get` and `totp`.
 struct ClipboardOptions: ParsableArguments {
-    @Flag(name: .customLong("clip"), help: "Copy to the clipboard instead of printing; cleared later if unchanged.")
+    @Flag(name: Table.clip.long, help: "Copy to the clipboard instead of printing; cleared later if unchanged.")
     var clip = false
-    @Option(name: .customLong("clear-after"),
+    @Option(name: Table.clearAfter.long,
             help: ArgumentHelp("With --clip: clear after this long, if unchanged (default 45s, or VAULTFILE_CLIP_TIME; 0 = never).", valueName: "duration"))
     var clearAfter: String?
 }
 
 extension ClipboardOptions {
-    static let quickGrammar = QuickArguments.Grammar(flags: ["clip"], options: ["clear-after"])
+    /// The options of `ClipboardOptions`: named by its declarations and by the quick reading.
+    enum Table: String, OptionTable {
+        case clip, clearAfter = "clear-after"
+
+        var kind: OptionKind {
+            switch self {
+            case .clip: .flag
+            case .clearAfter: .option
+            }
+        }
+    }
+
+    static let quickGrammar = Table.grammar
 
     /// The quick reading of these options (QuickArguments.swift).
     static func quick(_ arguments: inout QuickArguments) -> Self {
         var options = Self()
-        options.clip = arguments.flag("clip")
-        options.clearAfter = arguments.string("clear-after")
+        options.clip = arguments.flag(Table.clip)
+        options.clearAfter = arguments.string(Table.clearAfter)
         return options
     }
 }

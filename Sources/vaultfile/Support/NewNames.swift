@@ -20,19 +20,26 @@ extension Vault {
 
 /// The flag that lets a new name hold format characters, shared by set, mv, cp and import.
 struct FormatCharacterOption: ParsableArguments {
-    @Flag(name: .customLong("allow-format-characters"),
+    @Flag(name: Table.allowFormatCharacters.long,
           help: "Let a new name hold bidi controls or invisible format characters (refused otherwise).")
     var allowFormatCharacters = false
 }
 
 extension FormatCharacterOption {
+    /// The option of `FormatCharacterOption`: named by its declaration and by the quick reading.
+    enum Table: String, OptionTable {
+        case allowFormatCharacters = "allow-format-characters"
+
+        var kind: OptionKind { .flag }
+    }
+
     /// What this option adds to a verb's quick grammar (QuickArguments.swift).
-    static let quickGrammar = QuickArguments.Grammar(flags: ["allow-format-characters"])
+    static let quickGrammar = Table.grammar
 
     /// This option read from a plain command line (QuickArguments.swift).
     static func quick(_ arguments: inout QuickArguments) -> Self {
         var option = Self()
-        option.allowFormatCharacters = arguments.flag("allow-format-characters")
+        option.allowFormatCharacters = arguments.flag(Table.allowFormatCharacters)
         return option
     }
 }

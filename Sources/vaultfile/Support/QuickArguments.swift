@@ -1,5 +1,31 @@
 import ArgumentParser
 
+// MARK: - Tables of options
+
+/// What a long option takes: nothing (a flag), one value, or a value each time it is given.
+enum OptionKind: Sendable {
+    case flag, option, repeatable
+}
+
+/// The long options of a verb or of an option group, one case each, its raw value the name
+/// without the dashes: the one list that the `@Option`/`@Flag` declarations name
+/// (`@Option(name: Table.field.long)`), that the quick grammar is made of (`Grammar(Table.allCases)`)
+/// and that the quick reading reads by (`arguments.string(Table.field)`). A new option is a case
+/// here (the compiler then asks for its kind) and its declaration. `QuickArgumentsTableTests`
+/// compares the tables of each verb with ArgumentParser's (`vaultfile VERB --experimental-dump-help`).
+protocol OptionTable: CaseIterable, RawRepresentable where RawValue == String {
+    /// Whether the option is a flag, takes one value, or may be given more than once.
+    var kind: OptionKind { get }
+}
+
+extension OptionTable {
+    /// The option's name for `@Option(name:)` and `@Flag(name:)`.
+    var long: NameSpecification { .customLong(rawValue) }
+
+    /// Every option of the table, as a quick grammar without positional arguments.
+    static var grammar: QuickArguments.Grammar { QuickArguments.Grammar(allCases) }
+}
+
 // MARK: - The quick reading of a plain command line
 
 /// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`) read without
@@ -15,23 +41,40 @@ import ArgumentParser
 /// lookups), twice per run: two thirds of the instructions of a `get` (docs/PERFORMANCE.md). The
 /// verb's own `quick(_:)` fills the same property wrappers that ArgumentParser fills, and
 /// `QuickArgumentsTests` checks that both readings give the same command, option by option.
+///
+/// The grammar comes from the verb's option tables (`OptionTable`), which its `@Option`/`@Flag`
+/// declarations name too: there is no second list of names to keep in step.
 struct QuickArguments {
-    /// What a verb accepts: its flags, its options (with a value) and how many positional arguments.
+    /// What a verb accepts: the long options of its tables and how many positional arguments.
     struct Grammar {
-        var flags: Swift.Set<String> = []
-        var options: Swift.Set<String> = []
-        /// Options that may be given more than once (their values are kept in order).
-        var repeatable: Swift.Set<String> = []
+        /// What each long option takes, by name without the dashes.
+        private(set) var options: [String: OptionKind] = [:]
         /// The positional arguments the verb needs.
         var positionals = 0
         /// The optional positional arguments that may follow them.
         var optionalPositionals = 0
 
-        /// The options and flags of both, and the positionals of both added up.
+        /// A grammar of `options` (a table's `allCases`, or some of its entries) and positional arguments.
+        init<Options: Sequence>(_ options: Options, positionals: Int = 0, optionalPositionals: Int = 0)
+        where Options.Element: OptionTable {
+            for option in options { self.options[option.rawValue] = option.kind }
+            self.positionals = positionals
+            self.optionalPositionals = optionalPositionals
+        }
+
+        /// A grammar of positional arguments only.
+        init(positionals: Int = 0, optionalPositionals: Int = 0) {
+            self.positionals = positionals
+            self.optionalPositionals = optionalPositionals
+        }
+
+        /// The options of both, and the positionals of both added up.
         func adding(_ other: Grammar) -> Grammar {
-            Grammar(flags: flags.union(other.flags), options: options.union(other.options),
-                    repeatable: repeatable.union(other.repeatable), positionals: positionals + other.positionals,
-                    optionalPositionals: optionalPositionals + other.optionalPositionals)
+            var sum = self
+            sum.options.merge(other.options) { mine, _ in mine }
+            sum.positionals += other.positionals
+            sum.optionalPositionals += other.optionalPositionals
+            return sum
         }
     }
 
@@ -65,10 +108,11 @@ struct QuickArguments {
                 guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)
-            if grammar.flags.contains(key) {
+            switch grammar.options[key] {
+            case .flag:
                 guard value == nil, given[key] == nil else { return nil }
                 given[key] = [""]
-            } else if grammar.options.contains(key) {
+            case let kind?:
                 if value == nil {
                     guard index < arguments.endIndex else { return nil }
                     value = arguments[index]
@@ -76,9 +120,9 @@ struct QuickArguments {
                 }
                 // `-` alone is a value (standard input, for --value-file and --password-file).
                 guard let value, value.utf8.first != UInt8(ascii: "-") || value == "-" else { return nil }
-                guard given[key] == nil || grammar.repeatable.contains(key) else { return nil }
+                guard given[key] == nil || kind == .repeatable else { return nil }
                 given[key, default: []].append(value)
-            } else {
+            case nil:
                 return nil
             }
         }
@@ -89,25 +133,25 @@ struct QuickArguments {
 
     // MARK: - Reading the values
 
-    /// Whether the flag `--name` was given.
-    mutating func flag(_ name: String) -> Bool {
-        given.removeValue(forKey: name) != nil
+    /// Whether the flag `option` was given.
+    mutating func flag(_ option: some OptionTable) -> Bool {
+        given.removeValue(forKey: option.rawValue) != nil
     }
 
-    /// The value of `--name`, or nil when it was not given.
-    mutating func string(_ name: String) -> String? {
-        given.removeValue(forKey: name)?.last
+    /// The value of `option`, or nil when it was not given.
+    mutating func string(_ option: some OptionTable) -> String? {
+        given.removeValue(forKey: option.rawValue)?.last
     }
 
-    /// Every value of the repeatable `--name`, in order.
-    mutating func strings(_ name: String) -> [String] {
-        given.removeValue(forKey: name) ?? []
+    /// Every value of the repeatable `option`, in order.
+    mutating func strings(_ option: some OptionTable) -> [String] {
+        given.removeValue(forKey: option.rawValue) ?? []
     }
 
-    /// The value of `--name` read as ArgumentParser reads it (`init?(argument:)`), or nil when it
+    /// The value of `option` read as ArgumentParser reads it (`init?(argument:)`), or nil when it
     /// was not given; a value the type does not read declines (ArgumentParser then says why).
-    mutating func value<T: ExpressibleByArgument>(_ name: String, as type: T.Type = T.self) throws(Declined) -> T? {
-        guard let text = string(name) else { return nil }
+    mutating func value<T: ExpressibleByArgument>(_ option: some OptionTable, as type: T.Type = T.self) throws(Declined) -> T? {
+        guard let text = string(option) else { return nil }
         guard let value = T(argument: text) else { throw Declined() }
         return value
     }
