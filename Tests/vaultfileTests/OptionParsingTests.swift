@@ -39,14 +39,14 @@ import VaultFile
 
     // MARK: - batch
 
-    /// Plain `set` lines are read by set's grammar (`BatchScript.quick`, made of set's option
-    /// tables) and change the vault as the `BatchSet` ArgumentParser reads does; lines that are not
-    /// plain still go through ArgumentParser.
+    /// Plain `set NAME --value TEXT` lines are read by set's grammar (`BatchScript.quick`, made of
+    /// set's option tables) into a `BatchQuickSet` and change the vault as the `BatchSet`
+    /// ArgumentParser reads does; lines that are not plain still go through ArgumentParser.
     @Test func test_batchParse_plainSetLinesActAsArgumentParsersReading() throws {
         let lines = ["set a/b --value 'x y'", "set \"q\" --value \"multi\\nline\"", "set é/ü --value plain"]
         for line in lines {
             let tokens = try BatchScript.tokenize(Substring(line))
-            let quick = try #require(try BatchScript.parse(Array(line.utf8)).first?.command as? BatchSet, "\(line)")
+            let quick = try #require(try BatchScript.parse(Array(line.utf8)).first?.command as? BatchQuickSet, "\(line)")
             let parsed = try #require(try BatchLine.parseAsRoot(tokens) as? BatchSet)
             var viaQuick = Vault(), viaParser = Vault(), output = BatchOutput(framing: .plain)
             try quick.apply(to: &viaQuick, output: &output)

@@ -145,14 +145,13 @@ enum BatchScript {
         return result
     }
 
-    /// A plain line read by its verb's quick grammar (QuickArguments.swift), made of the verb's
-    /// own option tables; nil when ArgumentParser must read it (and word what is wrong with it).
-    /// Parsing a line with ArgumentParser reflects over its verb (about 1.5 ms a line; 1,000 `set`
-    /// lines took 12× a `set` of one entry).
+    /// A plain line read by its verb's quick grammar (QuickArguments.swift, the verb's option
+    /// tables); nil when ArgumentParser must read it (and word what is wrong with it). ArgumentParser
+    /// reflects over the verb (about 1.5 ms a line; 1,000 `set` lines took 12× a `set` of one entry).
     static func quick(_ tokens: [String]) -> BatchVerb? {
         let rest = tokens.dropFirst()
         switch tokens.first {
-        case "set": return try? BatchSet.quick(rest)
+        case "set": return (try? BatchQuickSet.quick(rest)) ?? (try? BatchSet.quick(rest))
         case "get": return try? BatchGet.quick(rest)
         case "rm": return try? BatchRm.quick(rest)
         case "mv": return try? BatchMv.quick(rest)
@@ -246,7 +245,7 @@ struct BatchSet: BatchVerb {
             set.valueFile = arguments.string(Verb.Table.valueFile)
             set.generate = arguments.flag(Verb.Table.generate)
             set.generator = try GeneratorOptions.quick(&arguments)
-            set.formatCharacters = FormatCharacterOption.quick(&arguments)
+            set.formatCharacters = try FormatCharacterOption.quick(&arguments)
             return set
         }
     }
@@ -261,6 +260,40 @@ struct BatchSet: BatchVerb {
         defer { wipe(&bytes) }
         try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
                                        allowFormatCharacters: formatCharacters.allowFormatCharacters)
+    }
+}
+
+/// A plain `set NAME --value TEXT` line (the commonest), read by `BatchSet.quickGrammar` into plain
+/// values: building `BatchSet`'s property wrappers costs about 60,000 instructions a line (a third
+/// of a 1,000-line batch). Other plain set lines are a `BatchSet`; QuickArgumentsTableTests checks both.
+struct BatchQuickSet: BatchVerb {
+    static let configuration = CommandConfiguration(commandName: "set")
+    private typealias Verb = VaultfileCommand.Set
+    var name = "", value = "", field: String?, allowFormatCharacters = false
+
+    init() {}
+
+    /// A plain `set NAME --value TEXT` line (after the verb), with or without --field and
+    /// --allow-format-characters; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: BatchSet.quickGrammar) else { throw QuickArguments.Declined() }
+        var set = Self()
+        set.name = try arguments.positional()
+        set.field = arguments.string(Verb.Table.field)
+        guard let value = arguments.string(BatchSet.Table.value) else { throw QuickArguments.Declined() }
+        set.value = value
+        set.allowFormatCharacters = arguments.flag(FormatCharacterOption.Table.allowFormatCharacters)
+        // --value-file, --generate or the generator's options beside --value: BatchSet, whose
+        // validate() then refuses the line through ArgumentParser.
+        try arguments.checkAllRead()
+        return set
+    }
+
+    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
+        var bytes = Array(value.utf8)
+        defer { wipe(&bytes) }
+        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
+                                       allowFormatCharacters: allowFormatCharacters)
     }
 }
 
@@ -330,7 +363,7 @@ struct BatchMv: BatchVerb {
             mv.old = try arguments.positional()
             mv.new = try arguments.positional()
             mv.force = arguments.flag(Verb.Table.force)
-            mv.formatCharacters = FormatCharacterOption.quick(&arguments)
+            mv.formatCharacters = try FormatCharacterOption.quick(&arguments)
             return mv
         }
     }

@@ -48,10 +48,19 @@ struct GeneratorOptions: ParsableArguments {
 
 extension GeneratorOptions {
     /// The options of `GeneratorOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case length, charset, words, separator
 
         var kind: OptionKind { .option }
+
+        func read(from arguments: inout QuickArguments, into options: inout GeneratorOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .length: options.length = try arguments.value(self) ?? PasswordGenerator.defaultLength
+            case .charset: options.charset = arguments.string(self) ?? PasswordGenerator.defaultCharset
+            case .words: options.words = try arguments.value(self)
+            case .separator: options.separator = arguments.string(self) ?? GeneratorOptions.defaultSeparator
+            }
+        }
     }
 
     /// What these options add to a verb's quick grammar.
@@ -60,16 +69,13 @@ extension GeneratorOptions {
     /// These options read from a plain command line, as ArgumentParser reads them; declines when
     /// a value does not read or `validate()` fails.
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        let length: Int? = try arguments.value(Table.length), charset = arguments.string(Table.charset)
-        options.length = length ?? PasswordGenerator.defaultLength
-        options.charset = charset ?? PasswordGenerator.defaultCharset
-        options.words = try arguments.value(Table.words)
-        options.separator = arguments.string(Table.separator) ?? Self.defaultSeparator
         // The defaults pass validate() (QuickArgumentsTableTests): checked only when an option the
         // checks read is given, so that 1,000 `set` lines of a batch do not parse the default
         // character set 1,000 times.
-        if length != nil || charset != nil || options.words != nil { try QuickArguments.validate(options) }
+        let checked = arguments.has(Table.length) || arguments.has(Table.charset) || arguments.has(Table.words)
+        var options = Self()
+        try arguments.read(Table.self, into: &options)
+        if checked { try QuickArguments.validate(options) }
         return options
     }
 }

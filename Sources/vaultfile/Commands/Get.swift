@@ -113,13 +113,22 @@ extension VaultfileCommand {
 extension VaultfileCommand.Get {
     /// `get`'s own options (its groups have their own tables): named by the declarations above,
     /// by its quick reading and by `batch`'s get lines.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case field, json, force, revision
 
         var kind: OptionKind {
             switch self {
             case .json, .force: .flag
             case .field, .revision: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into get: inout VaultfileCommand.Get) throws(QuickArguments.Declined) {
+            switch self {
+            case .field: get.field = arguments.string(self)
+            case .json: get.json = arguments.flag(self)
+            case .force: get.force = arguments.flag(self)
+            case .revision: get.revision = try arguments.value(self)
             }
         }
     }
@@ -135,11 +144,8 @@ extension VaultfileCommand.Get {
             var get = Self()
             get.unlock = try UnlockOptions.quick(&arguments)
             get.name = try arguments.positional()
-            get.field = arguments.string(Table.field)
-            get.json = arguments.flag(Table.json)
-            get.force = arguments.flag(Table.force)
-            get.revision = try arguments.value(Table.revision)
-            get.clipboard = ClipboardOptions.quick(&arguments)
+            try arguments.read(Table.self, into: &get)
+            get.clipboard = try ClipboardOptions.quick(&arguments)
             return get
         }
     }

@@ -180,7 +180,7 @@ extension VaultfileCommand {
 extension VaultfileCommand.Init {
     /// `init`'s own options (its groups have their own tables): named by the declarations above
     /// and by its quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case recipient, recipientsFile = "recipients-file", withKeyfile = "with-keyfile"
         case anyKeyfile = "any-keyfile", askPassword = "ask-password"
 
@@ -189,6 +189,16 @@ extension VaultfileCommand.Init {
             case .anyKeyfile, .askPassword: .flag
             case .withKeyfile: .option
             case .recipient, .recipientsFile: .repeatable
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into command: inout VaultfileCommand.Init) {
+            switch self {
+            case .recipient: command.recipients = arguments.strings(self)
+            case .recipientsFile: command.recipientsFiles = arguments.strings(self)
+            case .withKeyfile: command.withKeyfile = arguments.string(self)
+            case .anyKeyfile: command.anyKeyfile = arguments.flag(self)
+            case .askPassword: command.askPassword = arguments.flag(self)
             }
         }
     }
@@ -204,11 +214,7 @@ extension VaultfileCommand.Init {
             var command = Self()
             command.unlock = try UnlockOptions.quick(&arguments)
             command.kdf = try KDFOptions.quick(&arguments)
-            command.recipients = arguments.strings(Table.recipient)
-            command.recipientsFiles = arguments.strings(Table.recipientsFile)
-            command.withKeyfile = arguments.string(Table.withKeyfile)
-            command.anyKeyfile = arguments.flag(Table.anyKeyfile)
-            command.askPassword = arguments.flag(Table.askPassword)
+            try arguments.read(Table.self, into: &command)
             command.history = try HistoryOptions.quick(&arguments)
             return command
         }

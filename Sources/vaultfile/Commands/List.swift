@@ -70,10 +70,16 @@ extension VaultfileCommand {
 
 extension VaultfileCommand.List {
     /// `list`'s own options (the unlock options have their own tables).
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case json
 
         var kind: OptionKind { .flag }
+
+        func read(from arguments: inout QuickArguments, into list: inout VaultfileCommand.List) {
+            switch self {
+            case .json: list.json = arguments.flag(self)
+            }
+        }
     }
 
     /// What `list` accepts on its quick path (QuickArguments.swift).
@@ -86,7 +92,7 @@ extension VaultfileCommand.List {
             var list = Self()
             list.unlock = try UnlockOptions.quick(&arguments)
             list.prefix = arguments.optionalPositional()
-            list.json = arguments.flag(Table.json)
+            try arguments.read(Table.self, into: &list)
             return list
         }
     }

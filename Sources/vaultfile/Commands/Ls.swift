@@ -93,10 +93,16 @@ extension VaultfileCommand {
 
 extension VaultfileCommand.Ls {
     /// `ls`'s own options (the unlock options have their own tables).
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case tree
 
         var kind: OptionKind { .flag }
+
+        func read(from arguments: inout QuickArguments, into ls: inout VaultfileCommand.Ls) {
+            switch self {
+            case .tree: ls.tree = arguments.flag(self)
+            }
+        }
     }
 
     /// What `ls` accepts on its quick path (QuickArguments.swift).
@@ -109,7 +115,7 @@ extension VaultfileCommand.Ls {
             var ls = Self()
             ls.unlock = try UnlockOptions.quick(&arguments)
             ls.folder = arguments.optionalPositional()
-            ls.tree = arguments.flag(Table.tree)
+            try arguments.read(Table.self, into: &ls)
             return ls
         }
     }

@@ -87,13 +87,21 @@ extension VaultfileCommand.Rm {
     /// `rm`'s own long options (the unlock options have their own tables): named by the
     /// declarations above, by its quick reading and by `batch`'s rm lines. `-r` is a short option,
     /// which ArgumentParser reads (`--recursive` is read here).
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case field, recursive, dryRun = "dry-run"
 
         var kind: OptionKind {
             switch self {
             case .recursive, .dryRun: .flag
             case .field: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into rm: inout VaultfileCommand.Rm) {
+            switch self {
+            case .field: rm.field = arguments.string(self)
+            case .recursive: rm.recursive = arguments.flag(self)
+            case .dryRun: rm.dryRun = arguments.flag(self)
             }
         }
     }
@@ -108,9 +116,7 @@ extension VaultfileCommand.Rm {
             var rm = Self()
             rm.unlock = try UnlockOptions.quick(&arguments)
             rm.name = try arguments.positional()
-            rm.field = arguments.string(Table.field)
-            rm.recursive = arguments.flag(Table.recursive)
-            rm.dryRun = arguments.flag(Table.dryRun)
+            try arguments.read(Table.self, into: &rm)
             return rm
         }
     }

@@ -82,13 +82,24 @@ extension VaultfileCommand {
 extension VaultfileCommand.Set {
     /// `set`'s own options (its groups have their own tables): named by the declarations above,
     /// by its quick reading and by `batch`'s set lines.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case field, valueFile = "value-file", allowEmpty = "allow-empty", generate, print, totp
 
         var kind: OptionKind {
             switch self {
             case .allowEmpty, .generate, .print, .totp: .flag
             case .field, .valueFile: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into set: inout VaultfileCommand.Set) throws(QuickArguments.Declined) {
+            switch self {
+            case .field: set.field = arguments.string(self)
+            case .valueFile: set.valueFile = arguments.string(self)
+            case .allowEmpty: set.allowEmpty = arguments.flag(self)
+            case .generate: set.generate = arguments.flag(self)
+            case .print: set.print = arguments.flag(self)
+            case .totp: set.totp = arguments.flag(self)
             }
         }
     }
@@ -104,14 +115,9 @@ extension VaultfileCommand.Set {
             var set = Self()
             set.unlock = try UnlockOptions.quick(&arguments)
             set.name = try arguments.positional()
-            set.field = arguments.string(Table.field)
-            set.valueFile = arguments.string(Table.valueFile)
-            set.allowEmpty = arguments.flag(Table.allowEmpty)
-            set.generate = arguments.flag(Table.generate)
-            set.print = arguments.flag(Table.print)
-            set.totp = arguments.flag(Table.totp)
+            try arguments.read(Table.self, into: &set)
             set.generator = try GeneratorOptions.quick(&arguments)
-            set.formatCharacters = FormatCharacterOption.quick(&arguments)
+            set.formatCharacters = try FormatCharacterOption.quick(&arguments)
             return set
         }
     }

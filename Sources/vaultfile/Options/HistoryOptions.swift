@@ -45,10 +45,17 @@ struct HistoryOptions: ParsableArguments {
 
 extension HistoryOptions {
     /// The options of `HistoryOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case keepHistory = "keep-history", historyBytes = "history-bytes"
 
         var kind: OptionKind { .option }
+
+        func read(from arguments: inout QuickArguments, into options: inout HistoryOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .keepHistory: options.keepHistory = try arguments.value(self)
+            case .historyBytes: options.historyBytes = arguments.string(self)
+            }
+        }
     }
 
     /// What these options add to a verb's quick grammar.
@@ -58,8 +65,7 @@ extension HistoryOptions {
     /// a value does not read or `validate()` fails.
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.keepHistory = try arguments.value(Table.keepHistory)
-        options.historyBytes = arguments.string(Table.historyBytes)
+        try arguments.read(Table.self, into: &options)
         try QuickArguments.validate(options)
         return options
     }

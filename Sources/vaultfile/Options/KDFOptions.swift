@@ -99,7 +99,7 @@ func formatSeconds(_ seconds: Double) -> String {
 
 extension KDFOptions {
     /// The options of `KDFOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case kdf, memory = "kdf-memory", iterations = "kdf-iterations", parallelism = "kdf-parallelism", time = "kdf-time"
         case allowWeak = "allow-weak-kdf"
 
@@ -107,6 +107,17 @@ extension KDFOptions {
             switch self {
             case .allowWeak: .flag
             case .kdf, .memory, .iterations, .parallelism, .time: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into options: inout KDFOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .kdf: options.kdf = try arguments.value(self)
+            case .memory: options.memory = arguments.string(self)
+            case .iterations: options.iterations = try arguments.value(self)
+            case .parallelism: options.parallelism = try arguments.value(self)
+            case .time: options.time = arguments.string(self)
+            case .allowWeak: options.allowWeak = arguments.flag(self)
             }
         }
     }
@@ -118,12 +129,7 @@ extension KDFOptions {
     /// a value does not read or `validate()` fails.
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.kdf = try arguments.value(Table.kdf)
-        options.memory = arguments.string(Table.memory)
-        options.iterations = try arguments.value(Table.iterations)
-        options.parallelism = try arguments.value(Table.parallelism)
-        options.time = arguments.string(Table.time)
-        options.allowWeak = arguments.flag(Table.allowWeak)
+        try arguments.read(Table.self, into: &options)
         try QuickArguments.validate(options)
         return options
     }

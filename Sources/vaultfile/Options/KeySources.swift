@@ -151,7 +151,7 @@ enum EnvironmentIdentity {
 
 extension KeySourceOptions {
     /// The options of `KeySourceOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case identity, keyfile, recovery, recoveryFile = "recovery-file"
 
         var kind: OptionKind {
@@ -161,16 +161,22 @@ extension KeySourceOptions {
             case .identity: .repeatable
             }
         }
+
+        func read(from arguments: inout QuickArguments, into options: inout KeySourceOptions) {
+            switch self {
+            case .identity: options.identities = arguments.strings(self)
+            case .keyfile: options.keyfile = arguments.string(self)
+            case .recovery: options.recovery = arguments.flag(self)
+            case .recoveryFile: options.recoveryFile = arguments.string(self)
+            }
+        }
     }
 
     static let quickGrammar = Table.grammar
 
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.identities = arguments.strings(Table.identity)
-        options.keyfile = arguments.string(Table.keyfile)
-        options.recovery = arguments.flag(Table.recovery)
-        options.recoveryFile = arguments.string(Table.recoveryFile)
+        try arguments.read(Table.self, into: &options)
         try QuickArguments.validate(options)
         return options
     }

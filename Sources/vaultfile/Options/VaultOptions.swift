@@ -69,16 +69,23 @@ struct VaultPathOptions: ParsableArguments {
 
 extension VaultPathOptions {
     /// The options of `VaultPathOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case vault, lockTimeout = "lock-timeout"
 
         var kind: OptionKind { .option }
+
+        func read(from arguments: inout QuickArguments, into options: inout VaultPathOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .vault: options.vault = arguments.string(self)
+            case .lockTimeout: options.lockTimeout = try arguments.value(self) ?? VaultPathOptions.defaultLockTimeout
+            }
+        }
     }
 }
 
 extension UnlockSourceOptions {
     /// The options of `UnlockSourceOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case passwordFile = "password-file", passwordFD = "password-fd", passwordCommand = "password-command"
         case maxMemory = "kdf-max-memory", maxWork = "kdf-max-work", maxIterations = "kdf-max-iterations"
         case allowRollback = "allow-rollback", noAgent = "no-agent"
@@ -89,6 +96,19 @@ extension UnlockSourceOptions {
             case .passwordFile, .passwordFD, .passwordCommand, .maxMemory, .maxWork, .maxIterations: .option
             }
         }
+
+        func read(from arguments: inout QuickArguments, into options: inout UnlockSourceOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .passwordFile: options.passwordFile = arguments.string(self)
+            case .passwordFD: options.passwordFD = try arguments.value(self)
+            case .passwordCommand: options.passwordCommand = arguments.string(self)
+            case .maxMemory: options.maxMemory = arguments.string(self)
+            case .maxWork: options.maxWork = arguments.string(self)
+            case .maxIterations: options.maxIterations = try arguments.value(self)
+            case .allowRollback: options.allowRollback = arguments.flag(self)
+            case .noAgent: options.noAgent = arguments.flag(self)
+            }
+        }
     }
 }
 
@@ -96,10 +116,8 @@ extension VaultOptions {
     static let quickGrammar = VaultPathOptions.Table.grammar
 
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        typealias Table = VaultPathOptions.Table
         var path = VaultPathOptions()
-        path.vault = arguments.string(Table.vault)
-        path.lockTimeout = try arguments.value(Table.lockTimeout) ?? VaultPathOptions.defaultLockTimeout
+        try arguments.read(VaultPathOptions.Table.self, into: &path)
         try QuickArguments.validate(path)
         var location = Self()
         location.options = path
@@ -112,19 +130,11 @@ extension UnlockOptions {
     static let quickGrammar = VaultOptions.quickGrammar.adding(KeySourceOptions.quickGrammar).adding(UnlockSourceOptions.Table.grammar)
 
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        typealias Table = UnlockSourceOptions.Table
         var unlock = Self()
         unlock.location = try VaultOptions.quick(&arguments)
         unlock.keys = try KeySourceOptions.quick(&arguments)
         var sources = UnlockSourceOptions()
-        sources.passwordFile = arguments.string(Table.passwordFile)
-        sources.passwordFD = try arguments.value(Table.passwordFD)
-        sources.passwordCommand = arguments.string(Table.passwordCommand)
-        sources.maxMemory = arguments.string(Table.maxMemory)
-        sources.maxWork = arguments.string(Table.maxWork)
-        sources.maxIterations = try arguments.value(Table.maxIterations)
-        sources.allowRollback = arguments.flag(Table.allowRollback)
-        sources.noAgent = arguments.flag(Table.noAgent)
+        try arguments.read(UnlockSourceOptions.Table.self, into: &sources)
         try QuickArguments.validate(sources)
         unlock.options = sources
         try QuickArguments.validate(unlock)

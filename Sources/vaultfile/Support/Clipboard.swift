@@ -183,7 +183,7 @@ struct ClipboardOptions: ParsableArguments {
 
 extension ClipboardOptions {
     /// The options of `ClipboardOptions`: named by its declarations and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case clip, clearAfter = "clear-after"
 
         var kind: OptionKind {
@@ -192,15 +192,21 @@ extension ClipboardOptions {
             case .clearAfter: .option
             }
         }
+
+        func read(from arguments: inout QuickArguments, into options: inout ClipboardOptions) {
+            switch self {
+            case .clip: options.clip = arguments.flag(self)
+            case .clearAfter: options.clearAfter = arguments.string(self)
+            }
+        }
     }
 
     static let quickGrammar = Table.grammar
 
     /// The quick reading of these options (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) -> Self {
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.clip = arguments.flag(Table.clip)
-        options.clearAfter = arguments.string(Table.clearAfter)
+        try arguments.read(Table.self, into: &options)
         return options
     }
 }

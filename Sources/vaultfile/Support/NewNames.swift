@@ -27,19 +27,25 @@ struct FormatCharacterOption: ParsableArguments {
 
 extension FormatCharacterOption {
     /// The option of `FormatCharacterOption`: named by its declaration and by the quick reading.
-    enum Table: String, OptionTable {
+    enum Table: String, QuickOptionTable {
         case allowFormatCharacters = "allow-format-characters"
 
         var kind: OptionKind { .flag }
+
+        func read(from arguments: inout QuickArguments, into option: inout FormatCharacterOption) {
+            switch self {
+            case .allowFormatCharacters: option.allowFormatCharacters = arguments.flag(self)
+            }
+        }
     }
 
     /// What this option adds to a verb's quick grammar (QuickArguments.swift).
     static let quickGrammar = Table.grammar
 
     /// This option read from a plain command line (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) -> Self {
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var option = Self()
-        option.allowFormatCharacters = arguments.flag(Table.allowFormatCharacters)
+        try arguments.read(Table.self, into: &option)
         return option
     }
 }

@@ -10,12 +10,23 @@ enum OptionKind: Sendable {
 /// The long options of a verb or of an option group, one case each, its raw value the name
 /// without the dashes: the one list that the `@Option`/`@Flag` declarations name
 /// (`@Option(name: Table.field.long)`), that the quick grammar is made of (`Grammar(Table.allCases)`)
-/// and that the quick reading reads by (`arguments.string(Table.field)`). A new option is a case
-/// here (the compiler then asks for its kind) and its declaration. `QuickArgumentsTableTests`
+/// and that the quick reading reads by (`arguments.string(Table.field)`). `QuickArgumentsTableTests`
 /// compares the tables of each verb with ArgumentParser's (`vaultfile VERB --experimental-dump-help`).
 protocol OptionTable: CaseIterable, RawRepresentable where RawValue == String {
     /// Whether the option is a flag, takes one value, or may be given more than once.
     var kind: OptionKind { get }
+}
+
+/// A table whose options the quick reading fills in, each by its own `read(from:into:)`: a
+/// `switch` over every case, beside `kind`'s, so that a new option is one case here (the compiler
+/// then asks for its kind and its reading) and its declaration.
+protocol QuickOptionTable: OptionTable {
+    /// The verb or option group that declares these options.
+    associatedtype Owner
+
+    /// Sets the property of `owner` that this option's declaration names, from `arguments`;
+    /// declines when its value does not read.
+    func read(from arguments: inout QuickArguments, into owner: inout Owner) throws(QuickArguments.Declined)
 }
 
 extension OptionTable {
@@ -156,6 +167,16 @@ struct QuickArguments {
         return value
     }
 
+    /// Reads every option of `table` into `owner`, each by its `read(from:into:)`.
+    mutating func read<Table: QuickOptionTable>(_ table: Table.Type, into owner: inout Table.Owner) throws(Declined) {
+        for option in Table.allCases { try option.read(from: &self, into: &owner) }
+    }
+
+    /// Whether `option` was given (and not read yet).
+    func has(_ option: some OptionTable) -> Bool {
+        given[option.rawValue] != nil
+    }
+
     /// The next positional argument.
     mutating func positional() throws(Declined) -> String {
         guard let first = positionals.popFirst() else { throw Declined() }
@@ -169,7 +190,7 @@ struct QuickArguments {
 
     /// Declines unless every option and positional argument given was read (a grammar that lists
     /// an option no `quick(_:)` reads must not drop it).
-    private func checkAllRead() throws(Declined) {
+    func checkAllRead() throws(Declined) {
         guard given.isEmpty, positionals.isEmpty else { throw Declined() }
     }
 
