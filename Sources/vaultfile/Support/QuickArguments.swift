@@ -92,10 +92,12 @@ struct QuickArguments {
     /// The line is not plain enough: ArgumentParser reads it.
     struct Declined: Error {}
 
-    /// Each option's values (a flag's: one empty string), by long name without the dashes.
-    private var given: [String: [String]] = [:]
+    /// Each option's values (a flag's: one empty string), by long name without the dashes, in the
+    /// order given: a handful at most, searched in order (cheaper than hashing each name, for a
+    /// batch of 1,000s of lines).
+    private var given: [(name: String, values: [String])] = []
     /// The positional arguments, in order; taken from the front by `positional()`.
-    private var positionals: ArraySlice<String>
+    private var positionals: ArraySlice<String> = []
 
     /// Reads `arguments` (the verb's own, after its name) against `grammar`, or nil to decline.
     init?(_ arguments: ArraySlice<String>, grammar: Grammar) {
@@ -121,8 +123,8 @@ struct QuickArguments {
             let key = String(name)
             switch grammar.options[key] {
             case .flag:
-                guard value == nil, given[key] == nil else { return nil }
-                given[key] = [""]
+                guard value == nil, position(of: key) == nil else { return nil }
+                given.append((key, [""]))
             case let kind?:
                 if value == nil {
                     guard index < arguments.endIndex else { return nil }
@@ -131,8 +133,12 @@ struct QuickArguments {
                 }
                 // `-` alone is a value (standard input, for --value-file and --password-file).
                 guard let value, value.utf8.first != UInt8(ascii: "-") || value == "-" else { return nil }
-                guard given[key] == nil || kind == .repeatable else { return nil }
-                given[key, default: []].append(value)
+                if let earlier = position(of: key) {
+                    guard kind == .repeatable else { return nil }
+                    given[earlier].values.append(value)
+                } else {
+                    given.append((key, [value]))
+                }
             case nil:
                 return nil
             }
@@ -144,19 +150,29 @@ struct QuickArguments {
 
     // MARK: - Reading the values
 
+    /// Where `name` is in `given`, or nil when it was not given (or was read).
+    private func position(of name: String) -> Int? {
+        given.firstIndex { $0.name == name }
+    }
+
+    /// The values of `option`, taken out of `given`, or nil when it was not given.
+    private mutating func take(_ option: some OptionTable) -> [String]? {
+        position(of: option.rawValue).map { given.remove(at: $0).values }
+    }
+
     /// Whether the flag `option` was given.
     mutating func flag(_ option: some OptionTable) -> Bool {
-        given.removeValue(forKey: option.rawValue) != nil
+        take(option) != nil
     }
 
     /// The value of `option`, or nil when it was not given.
     mutating func string(_ option: some OptionTable) -> String? {
-        given.removeValue(forKey: option.rawValue)?.last
+        take(option)?.last
     }
 
     /// Every value of the repeatable `option`, in order.
     mutating func strings(_ option: some OptionTable) -> [String] {
-        given.removeValue(forKey: option.rawValue) ?? []
+        take(option) ?? []
     }
 
     /// The value of `option` read as ArgumentParser reads it (`init?(argument:)`), or nil when it
@@ -174,7 +190,7 @@ struct QuickArguments {
 
     /// Whether `option` was given (and not read yet).
     func has(_ option: some OptionTable) -> Bool {
-        given[option.rawValue] != nil
+        position(of: option.rawValue) != nil
     }
 
     /// The next positional argument.
