@@ -24,9 +24,9 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("script"), help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
+        @Option(name: Table.script.long, help: ArgumentHelp("Read the commands from this file (default: stdin).", valueName: "file"), completion: .file())
         var script: String?
-        @Flag(name: .customLong("json"), help: "Print one JSON object per line: line, verb, ok, and get's value or list's names (docs/JSON.md).")
+        @Flag(name: Table.json.long, help: "Print one JSON object per line: line, verb, ok, and get's value or list's names (docs/JSON.md).")
         var json = false
         @Flag(name: .customShort("z"), help: "End each get and list result with a NUL byte.")
         var nul = false
@@ -64,6 +64,21 @@ extension VaultfileCommand {
         /// The verb of a parsed line, as the script spells it.
         private static func verb(_ command: BatchVerb) -> String {
             type(of: command).configuration.commandName ?? ""
+        }
+    }
+}
+
+extension VaultfileCommand.Batch {
+    /// `batch`'s own long options (the unlock options have their own tables; `-z` is short only):
+    /// named by the declarations above; QuickArgumentsTableTests compares them with ArgumentParser's.
+    enum Table: String, OptionTable {
+        case script, json
+
+        var kind: OptionKind {
+            switch self {
+            case .json: .flag
+            case .script: .option
+            }
         }
     }
 }
@@ -108,7 +123,7 @@ enum BatchScript {
             let tokens: [String]
             do { tokens = try tokenize(line) } catch { throw CLIError.invalidArgument("line \(index + 1): \(error)") }
             guard !tokens.isEmpty else { continue }
-            if let quick = BatchQuickSet(tokens) {
+            if let quick = quick(tokens) {
                 result.append((index + 1, quick))
                 continue
             }
@@ -128,6 +143,21 @@ enum BatchScript {
             result.append((index + 1, verb))
         }
         return result
+    }
+
+    /// A plain line read by its verb's quick grammar (QuickArguments.swift, the verb's option
+    /// tables); nil when ArgumentParser must read it (and word what is wrong with it). ArgumentParser
+    /// reflects over the verb (about 1.5 ms a line; 1,000 `set` lines took 12× a `set` of one entry).
+    static func quick(_ tokens: [String]) -> BatchVerb? {
+        let rest = tokens.dropFirst()
+        switch tokens.first {
+        case "set": return (try? BatchQuickSet.quick(rest)) ?? (try? BatchSet.quick(rest))
+        case "get": return try? BatchGet.quick(rest)
+        case "rm": return try? BatchRm.quick(rest)
+        case "mv": return try? BatchMv.quick(rest)
+        case "list": return try? BatchList.quick(rest)
+        default: return nil
+        }
     }
 
     /// Splits a line like a shell would: spaces separate, '…' is literal, "…" allows \" and \\, # starts a comment.
@@ -177,18 +207,48 @@ enum BatchScript {
 
 // MARK: - The verbs
 
-// Each verb parses its line and calls the function its top-level command calls (`Get.apply`, …),
-// so that a verb behaves the same on the command line and in a batch.
+// Each verb takes the options of its verb's own tables (`VaultfileCommand.Set.Table`, …), parses
+// its line with their grammar (or ArgumentParser, which reads the same declarations, for a line
+// that is not plain) and calls the function its top-level command calls (`Get.apply`, …), so that
+// a verb behaves the same on the command line and in a batch.
 
 struct BatchSet: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "set")
+    private typealias Verb = VaultfileCommand.Set
     @Argument var name: String
-    @Option(name: .customLong("field")) var field: String?
-    @Option(name: .customLong("value")) var value: String?
-    @Option(name: .customLong("value-file")) var valueFile: String?
-    @Flag(name: .customLong("generate")) var generate = false
+    @Option(name: Verb.Table.field.long) var field: String?
+    @Option(name: Table.value.long) var value: String?
+    @Option(name: Verb.Table.valueFile.long) var valueFile: String?
+    @Flag(name: Verb.Table.generate.long) var generate = false
     @OptionGroup var generator: GeneratorOptions
     @OptionGroup var formatCharacters: FormatCharacterOption
+
+    /// The option only a batch line of `set` takes: the value itself (a script is not argv).
+    enum Table: String, OptionTable {
+        case value
+
+        var kind: OptionKind { .option }
+    }
+
+    /// What a `set` line takes: `set`'s --field, --value-file and --generate, `--value`, and the
+    /// generator's and the format characters' options.
+    static let quickGrammar = QuickArguments.Grammar([Verb.Table.field, .valueFile, .generate], positionals: 1)
+        .adding(Table.grammar).adding(GeneratorOptions.quickGrammar).adding(FormatCharacterOption.quickGrammar)
+
+    /// A plain `set` line (after the verb), as ArgumentParser reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var set = Self()
+            set.name = try arguments.positional()
+            set.field = arguments.string(Verb.Table.field)
+            set.value = arguments.string(Table.value)
+            set.valueFile = arguments.string(Verb.Table.valueFile)
+            set.generate = arguments.flag(Verb.Table.generate)
+            set.generator = try GeneratorOptions.quick(&arguments)
+            set.formatCharacters = try FormatCharacterOption.quick(&arguments)
+            return set
+        }
+    }
 
     func validate() throws {
         let sources = [value != nil, valueFile != nil, generate].filter { $0 }.count
@@ -203,36 +263,58 @@ struct BatchSet: BatchVerb {
     }
 }
 
-/// `set NAME --value TEXT`, the commonest line, read without ArgumentParser: parsing a line
-/// reflects over `BatchSet` (about 1.5 ms; 1,000 such lines took 12× a `set` of one entry).
-/// Only the exact four tokens, neither NAME nor TEXT starting with `-` (so that no option, `--`
-/// or `-h` is among them) and NAME not `help`; every other line goes through `BatchSet`, which
-/// gives these lines the same meaning.
+/// A plain `set NAME --value TEXT` line (the commonest), read by `BatchSet.quickGrammar` into plain
+/// values: building `BatchSet`'s property wrappers costs about 60,000 instructions a line (a third
+/// of a 1,000-line batch). Other plain set lines are a `BatchSet`; QuickArgumentsTableTests checks both.
 struct BatchQuickSet: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "set")
-    var name = ""
-    var value = ""
+    private typealias Verb = VaultfileCommand.Set
+    var name = "", value = "", field: String?, allowFormatCharacters = false
 
     init() {}
 
-    init?(_ tokens: [String]) {
-        guard tokens.count == 4, tokens[0] == "set", tokens[2] == "--value", tokens[1] != "help",
-              !tokens[1].hasPrefix("-"), !tokens[3].hasPrefix("-") else { return nil }
-        name = tokens[1]
-        value = tokens[3]
+    /// A plain `set NAME --value TEXT` line (after the verb), with or without --field and
+    /// --allow-format-characters; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        guard var arguments = QuickArguments(line, grammar: BatchSet.quickGrammar) else { throw QuickArguments.Declined() }
+        var set = Self()
+        set.name = try arguments.positional()
+        set.field = arguments.string(Verb.Table.field)
+        guard let value = arguments.string(BatchSet.Table.value) else { throw QuickArguments.Declined() }
+        set.value = value
+        set.allowFormatCharacters = arguments.flag(FormatCharacterOption.Table.allowFormatCharacters)
+        // --value-file, --generate or the generator's options beside --value: BatchSet, whose
+        // validate() then refuses the line through ArgumentParser.
+        try arguments.checkAllRead()
+        return set
     }
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         var bytes = Array(value.utf8)
         defer { wipe(&bytes) }
-        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: nil), value: bytes, allowFormatCharacters: false)
+        try VaultfileCommand.Set.apply(to: &vault, name: name, part: EntryPart(field: field), value: bytes,
+                                       allowFormatCharacters: allowFormatCharacters)
     }
 }
 
 struct BatchGet: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "get")
+    private typealias Verb = VaultfileCommand.Get
     @Argument var name: String
-    @Option(name: .customLong("field")) var field: String?
+    @Option(name: Verb.Table.field.long) var field: String?
+
+    /// What a `get` line takes: `get`'s --field.
+    static let quickGrammar = QuickArguments.Grammar([Verb.Table.field], positionals: 1)
+
+    /// A plain `get` line (after the verb), as ArgumentParser reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var get = Self()
+            get.name = try arguments.positional()
+            get.field = arguments.string(Verb.Table.field)
+            return get
+        }
+    }
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         try VaultfileCommand.Get.apply(to: vault, name: name, part: EntryPart(field: field)) { try output.value($0) }
@@ -241,8 +323,22 @@ struct BatchGet: BatchVerb {
 
 struct BatchRm: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "rm")
+    private typealias Verb = VaultfileCommand.Rm
     @Argument var name: String
-    @Option(name: .customLong("field")) var field: String?
+    @Option(name: Verb.Table.field.long) var field: String?
+
+    /// What an `rm` line takes: `rm`'s --field.
+    static let quickGrammar = QuickArguments.Grammar([Verb.Table.field], positionals: 1)
+
+    /// A plain `rm` line (after the verb), as ArgumentParser reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var rm = Self()
+            rm.name = try arguments.positional()
+            rm.field = arguments.string(Verb.Table.field)
+            return rm
+        }
+    }
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         try VaultfileCommand.Rm.apply(to: &vault, name: name, part: EntryPart(field: field))
@@ -251,10 +347,26 @@ struct BatchRm: BatchVerb {
 
 struct BatchMv: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "mv")
+    private typealias Verb = VaultfileCommand.Mv
     @Argument var old: String
     @Argument var new: String
-    @Flag(name: .customLong("force")) var force = false
+    @Flag(name: Verb.Table.force.long) var force = false
     @OptionGroup var formatCharacters: FormatCharacterOption
+
+    /// What an `mv` line takes: `mv`'s --force and the format characters' option.
+    static let quickGrammar = QuickArguments.Grammar([Verb.Table.force], positionals: 2).adding(FormatCharacterOption.quickGrammar)
+
+    /// A plain `mv` line (after the verb), as ArgumentParser reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var mv = Self()
+            mv.old = try arguments.positional()
+            mv.new = try arguments.positional()
+            mv.force = arguments.flag(Verb.Table.force)
+            mv.formatCharacters = try FormatCharacterOption.quick(&arguments)
+            return mv
+        }
+    }
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
@@ -264,6 +376,18 @@ struct BatchMv: BatchVerb {
 struct BatchList: BatchVerb {
     static let configuration = CommandConfiguration(commandName: "list")
     @Argument var prefix: String?
+
+    /// What a `list` line takes: a prefix, or none.
+    static let quickGrammar = QuickArguments.Grammar(optionalPositionals: 1)
+
+    /// A plain `list` line (after the verb), as ArgumentParser reads it; declines (throws) for any other.
+    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
+        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
+            var list = Self()
+            list.prefix = arguments.optionalPositional()
+            return list
+        }
+    }
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         var listing = [UInt8]()

@@ -18,12 +18,12 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
-        @Option(name: .customLong("field"), help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
+        @Option(name: Table.field.long, help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
-        @Flag(name: .customLong("json"), help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
+        @Flag(name: Table.json.long, help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
         var json = false
-        @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
-        @Option(name: .customLong("revision"), help: ArgumentHelp(
+        @Flag(name: Table.force.long, help: "Write a binary value to a terminal all the same.") var force = false
+        @Option(name: Table.revision.long, help: ArgumentHelp(
             "Print an earlier version instead: 1 is the one before the current value ('vaultfile history NAME' lists them).", valueName: "k"))
         var revision: Int?
         @OptionGroup var clipboard: ClipboardOptions
@@ -108,12 +108,34 @@ extension VaultfileCommand {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension VaultfileCommand.Get {
+    /// `get`'s own options (its groups have their own tables): named by the declarations above,
+    /// by its quick reading and by `batch`'s get lines.
+    enum Table: String, QuickOptionTable {
+        case field, json, force, revision
+
+        var kind: OptionKind {
+            switch self {
+            case .json, .force: .flag
+            case .field, .revision: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into get: inout VaultfileCommand.Get) throws(QuickArguments.Declined) {
+            switch self {
+            case .field: get.field = arguments.string(self)
+            case .json: get.json = arguments.flag(self)
+            case .force: get.force = arguments.flag(self)
+            case .revision: get.revision = try arguments.value(self)
+            }
+        }
+    }
+
     /// What `get` accepts on its quick path (QuickArguments.swift).
-    static let quickGrammar = UnlockOptions.quickGrammar.adding(ClipboardOptions.quickGrammar)
-        .adding(QuickArguments.Grammar(flags: ["json", "force"], options: ["field", "revision"], positionals: 1))
+    static let quickGrammar = QuickArguments.Grammar(Table.allCases, positionals: 1)
+        .adding(UnlockOptions.quickGrammar).adding(ClipboardOptions.quickGrammar)
 
     /// `get` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
@@ -122,11 +144,8 @@ extension VaultfileCommand.Get {
             var get = Self()
             get.unlock = try UnlockOptions.quick(&arguments)
             get.name = try arguments.positional()
-            get.field = arguments.string("field")
-            get.json = arguments.flag("json")
-            get.force = arguments.flag("force")
-            get.revision = try arguments.value("revision")
-            get.clipboard = ClipboardOptions.quick(&arguments)
+            try arguments.read(Table.self, into: &get)
+            get.clipboard = try ClipboardOptions.quick(&arguments)
             return get
         }
     }

@@ -29,18 +29,18 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
-        @Option(name: .customLong("recipient"), help: ArgumentHelp(
+        @Option(name: Table.recipient.long, help: ArgumentHelp(
             "Also open the vault with this age recipient (age1…) or ssh-ed25519 public key line (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
-        @Option(name: .customLong("recipients-file"), help: ArgumentHelp(
+        @Option(name: Table.recipientsFile.long, help: ArgumentHelp(
             "Also open the vault with every recipient in this file (repeatable).", valueName: "file"))
         var recipientsFiles: [String] = []
-        @Option(name: .customLong("with-keyfile"), help: ArgumentHelp(
+        @Option(name: Table.withKeyfile.long, help: ArgumentHelp(
             "Also open the vault with this keyfile (see 'vaultfile keygen --keyfile').", valueName: "file"))
         var withKeyfile: String?
-        @Flag(name: .customLong("any-keyfile"), help: "Accept a keyfile 'vaultfile keygen --keyfile' did not make.")
+        @Flag(name: Table.anyKeyfile.long, help: "Accept a keyfile 'vaultfile keygen --keyfile' did not make.")
         var anyKeyfile = false
-        @Flag(name: .customLong("ask-password"), help: "With recipients or a keyfile, also ask for a password on the terminal.")
+        @Flag(name: Table.askPassword.long, help: "With recipients or a keyfile, also ask for a password on the terminal.")
         var askPassword = false
         @OptionGroup var history: HistoryOptions
 
@@ -175,13 +175,37 @@ extension VaultfileCommand {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension VaultfileCommand.Init {
+    /// `init`'s own options (its groups have their own tables): named by the declarations above
+    /// and by its quick reading.
+    enum Table: String, QuickOptionTable {
+        case recipient, recipientsFile = "recipients-file", withKeyfile = "with-keyfile"
+        case anyKeyfile = "any-keyfile", askPassword = "ask-password"
+
+        var kind: OptionKind {
+            switch self {
+            case .anyKeyfile, .askPassword: .flag
+            case .withKeyfile: .option
+            case .recipient, .recipientsFile: .repeatable
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into command: inout VaultfileCommand.Init) {
+            switch self {
+            case .recipient: command.recipients = arguments.strings(self)
+            case .recipientsFile: command.recipientsFiles = arguments.strings(self)
+            case .withKeyfile: command.withKeyfile = arguments.string(self)
+            case .anyKeyfile: command.anyKeyfile = arguments.flag(self)
+            case .askPassword: command.askPassword = arguments.flag(self)
+            }
+        }
+    }
+
     /// What `init` accepts on its quick path (QuickArguments.swift).
-    static let quickGrammar = UnlockOptions.quickGrammar.adding(KDFOptions.quickGrammar).adding(HistoryOptions.quickGrammar)
-        .adding(QuickArguments.Grammar(flags: ["any-keyfile", "ask-password"], options: ["recipient", "recipients-file", "with-keyfile"],
-                                       repeatable: ["recipient", "recipients-file"]))
+    static let quickGrammar = Table.grammar.adding(UnlockOptions.quickGrammar).adding(KDFOptions.quickGrammar)
+        .adding(HistoryOptions.quickGrammar)
 
     /// `init` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
@@ -190,11 +214,7 @@ extension VaultfileCommand.Init {
             var command = Self()
             command.unlock = try UnlockOptions.quick(&arguments)
             command.kdf = try KDFOptions.quick(&arguments)
-            command.recipients = arguments.strings("recipient")
-            command.recipientsFiles = arguments.strings("recipients-file")
-            command.withKeyfile = arguments.string("with-keyfile")
-            command.anyKeyfile = arguments.flag("any-keyfile")
-            command.askPassword = arguments.flag("ask-password")
+            try arguments.read(Table.self, into: &command)
             command.history = try HistoryOptions.quick(&arguments)
             return command
         }

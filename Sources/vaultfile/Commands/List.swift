@@ -18,7 +18,7 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "Only this name and the names under it, e.g. prod or prod/.", completion: EntryCompletion.names) var prefix: String?
-        @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
+        @Flag(name: Table.json.long, help: "Print JSON for scripts.") var json = false
 
         func run() throws {
             let vault = try unlock.open(entriesOnly: true).vault
@@ -66,11 +66,24 @@ extension VaultfileCommand {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension VaultfileCommand.List {
+    /// `list`'s own options (the unlock options have their own tables).
+    enum Table: String, QuickOptionTable {
+        case json
+
+        var kind: OptionKind { .flag }
+
+        func read(from arguments: inout QuickArguments, into list: inout VaultfileCommand.List) {
+            switch self {
+            case .json: list.json = arguments.flag(self)
+            }
+        }
+    }
+
     /// What `list` accepts on its quick path (QuickArguments.swift).
-    static let quickGrammar = UnlockOptions.quickGrammar.adding(QuickArguments.Grammar(flags: ["json"], optionalPositionals: 1))
+    static let quickGrammar = QuickArguments.Grammar(Table.allCases, optionalPositionals: 1).adding(UnlockOptions.quickGrammar)
 
     /// `list` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
@@ -79,7 +92,7 @@ extension VaultfileCommand.List {
             var list = Self()
             list.unlock = try UnlockOptions.quick(&arguments)
             list.prefix = arguments.optionalPositional()
-            list.json = arguments.flag("json")
+            try arguments.read(Table.self, into: &list)
             return list
         }
     }

@@ -16,7 +16,7 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "Only the entries under this folder, e.g. prod.") var folder: String?
-        @Flag(name: .customLong("tree"), help: "Draw the tree even when stdout is not a terminal.") var tree = false
+        @Flag(name: Table.tree.long, help: "Draw the tree even when stdout is not a terminal.") var tree = false
 
         func run() throws {
             let vault = try unlock.open(entriesOnly: true).vault
@@ -89,11 +89,24 @@ extension VaultfileCommand {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension VaultfileCommand.Ls {
+    /// `ls`'s own options (the unlock options have their own tables).
+    enum Table: String, QuickOptionTable {
+        case tree
+
+        var kind: OptionKind { .flag }
+
+        func read(from arguments: inout QuickArguments, into ls: inout VaultfileCommand.Ls) {
+            switch self {
+            case .tree: ls.tree = arguments.flag(self)
+            }
+        }
+    }
+
     /// What `ls` accepts on its quick path (QuickArguments.swift).
-    static let quickGrammar = UnlockOptions.quickGrammar.adding(QuickArguments.Grammar(flags: ["tree"], optionalPositionals: 1))
+    static let quickGrammar = QuickArguments.Grammar(Table.allCases, optionalPositionals: 1).adding(UnlockOptions.quickGrammar)
 
     /// `ls` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
@@ -102,7 +115,7 @@ extension VaultfileCommand.Ls {
             var ls = Self()
             ls.unlock = try UnlockOptions.quick(&arguments)
             ls.folder = arguments.optionalPositional()
-            ls.tree = arguments.flag("tree")
+            try arguments.read(Table.self, into: &ls)
             return ls
         }
     }

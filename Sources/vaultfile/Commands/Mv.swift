@@ -17,8 +17,8 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The current name, or a folder such as prod/.", completion: EntryCompletion.names) var old: String
         @Argument(help: "The new name, or a folder such as live/.") var new: String
-        @Flag(name: .customLong("force"), help: "Replace existing entries with the new names.") var force = false
-        @Flag(name: .customLong("dry-run"), help: "Print what would move; change nothing.") var dryRun = false
+        @Flag(name: Table.force.long, help: "Replace existing entries with the new names.") var force = false
+        @Flag(name: Table.dryRun.long, help: "Print what would move; change nothing.") var dryRun = false
         @OptionGroup var formatCharacters: FormatCharacterOption
 
         func validate() throws {
@@ -73,5 +73,17 @@ extension VaultfileCommand {
             try vault.checkNewName(new, allowingFormatCharacters: allowFormatCharacters)
             try vault.rename(old, to: new, overwrite: force)
         }
+    }
+}
+
+// MARK: - The option table
+
+extension VaultfileCommand.Mv {
+    /// `mv`'s own options (its groups have their own tables): named by the declarations above and
+    /// by `batch`'s mv lines.
+    enum Table: String, OptionTable {
+        case force, dryRun = "dry-run"
+
+        var kind: OptionKind { .flag }
     }
 }

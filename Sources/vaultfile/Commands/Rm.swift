@@ -16,11 +16,11 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name, or with -r a folder such as prod/.", completion: EntryCompletion.names) var name: String
-        @Option(name: .customLong("field"), help: ArgumentHelp("Remove only this field.", valueName: "field"))
+        @Option(name: Table.field.long, help: ArgumentHelp("Remove only this field.", valueName: "field"))
         var field: String?
-        @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Remove every entry under the folder NAME/.")
+        @Flag(name: [.customShort("r"), .customLong(Table.recursive.rawValue)], help: "Remove every entry under the folder NAME/.")
         var recursive = false
-        @Flag(name: .customLong("dry-run"), help: "Print what would be removed; change nothing.") var dryRun = false
+        @Flag(name: Table.dryRun.long, help: "Print what would be removed; change nothing.") var dryRun = false
 
         func validate() throws {
             if recursive && field != nil { throw ValidationError("-r removes whole entries; it cannot be combined with --field") }
@@ -81,13 +81,33 @@ extension VaultfileCommand {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension VaultfileCommand.Rm {
-    /// What `rm` accepts on its quick path (QuickArguments.swift); `-r` is a short option, which
-    /// ArgumentParser reads (`--recursive` is read here).
-    static let quickGrammar = UnlockOptions.quickGrammar.adding(QuickArguments.Grammar(
-        flags: ["recursive", "dry-run"], options: ["field"], positionals: 1))
+    /// `rm`'s own long options (the unlock options have their own tables): named by the
+    /// declarations above, by its quick reading and by `batch`'s rm lines. `-r` is a short option,
+    /// which ArgumentParser reads (`--recursive` is read here).
+    enum Table: String, QuickOptionTable {
+        case field, recursive, dryRun = "dry-run"
+
+        var kind: OptionKind {
+            switch self {
+            case .recursive, .dryRun: .flag
+            case .field: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into rm: inout VaultfileCommand.Rm) {
+            switch self {
+            case .field: rm.field = arguments.string(self)
+            case .recursive: rm.recursive = arguments.flag(self)
+            case .dryRun: rm.dryRun = arguments.flag(self)
+            }
+        }
+    }
+
+    /// What `rm` accepts on its quick path (QuickArguments.swift).
+    static let quickGrammar = QuickArguments.Grammar(Table.allCases, positionals: 1).adding(UnlockOptions.quickGrammar)
 
     /// `rm` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
@@ -96,9 +116,7 @@ extension VaultfileCommand.Rm {
             var rm = Self()
             rm.unlock = try UnlockOptions.quick(&arguments)
             rm.name = try arguments.positional()
-            rm.field = arguments.string("field")
-            rm.recursive = arguments.flag("recursive")
-            rm.dryRun = arguments.flag("dry-run")
+            try arguments.read(Table.self, into: &rm)
             return rm
         }
     }

@@ -21,16 +21,16 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name, e.g. db/password.", completion: EntryCompletion.names) var name: String
-        @Option(name: .customLong("field"), help: ArgumentHelp("Set this named field instead of the value.", valueName: "field"))
+        @Option(name: Table.field.long, help: ArgumentHelp("Set this named field instead of the value.", valueName: "field"))
         var field: String?
-        @Option(name: .customLong("value-file"), help: ArgumentHelp("Read the value from this file instead of stdin ('-' is stdin).", valueName: "file"), completion: .file())
+        @Option(name: Table.valueFile.long, help: ArgumentHelp("Read the value from this file instead of stdin ('-' is stdin).", valueName: "file"), completion: .file())
         var valueFile: String?
-        @Flag(name: .customLong("allow-empty"), help: "Store an empty value (refused without this flag, as a likely mistake).")
+        @Flag(name: Table.allowEmpty.long, help: "Store an empty value (refused without this flag, as a likely mistake).")
         var allowEmpty = false
-        @Flag(name: .customLong("generate"), help: "Store a random password (see 'generate' for its options) instead of reading one.")
+        @Flag(name: Table.generate.long, help: "Store a random password (see 'generate' for its options) instead of reading one.")
         var generate = false
-        @Flag(name: .customLong("print"), help: "With --generate: also print the stored value.") var print = false
-        @Flag(name: .customLong("totp"), help: "Store an otpauth://totp/ URI (checked first) in the entry's 'totp' field.")
+        @Flag(name: Table.print.long, help: "With --generate: also print the stored value.") var print = false
+        @Flag(name: Table.totp.long, help: "Store an otpauth://totp/ URI (checked first) in the entry's 'totp' field.")
         var totp = false
         @OptionGroup var generator: GeneratorOptions
         @OptionGroup var formatCharacters: FormatCharacterOption
@@ -77,13 +77,36 @@ extension VaultfileCommand {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension VaultfileCommand.Set {
+    /// `set`'s own options (its groups have their own tables): named by the declarations above,
+    /// by its quick reading and by `batch`'s set lines.
+    enum Table: String, QuickOptionTable {
+        case field, valueFile = "value-file", allowEmpty = "allow-empty", generate, print, totp
+
+        var kind: OptionKind {
+            switch self {
+            case .allowEmpty, .generate, .print, .totp: .flag
+            case .field, .valueFile: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into set: inout VaultfileCommand.Set) throws(QuickArguments.Declined) {
+            switch self {
+            case .field: set.field = arguments.string(self)
+            case .valueFile: set.valueFile = arguments.string(self)
+            case .allowEmpty: set.allowEmpty = arguments.flag(self)
+            case .generate: set.generate = arguments.flag(self)
+            case .print: set.print = arguments.flag(self)
+            case .totp: set.totp = arguments.flag(self)
+            }
+        }
+    }
+
     /// What `set` accepts on its quick path (QuickArguments.swift).
-    static let quickGrammar = UnlockOptions.quickGrammar.adding(GeneratorOptions.quickGrammar)
-        .adding(FormatCharacterOption.quickGrammar)
-        .adding(QuickArguments.Grammar(flags: ["allow-empty", "generate", "print", "totp"], options: ["field", "value-file"], positionals: 1))
+    static let quickGrammar = QuickArguments.Grammar(Table.allCases, positionals: 1).adding(UnlockOptions.quickGrammar)
+        .adding(GeneratorOptions.quickGrammar).adding(FormatCharacterOption.quickGrammar)
 
     /// `set` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other.
@@ -92,14 +115,9 @@ extension VaultfileCommand.Set {
             var set = Self()
             set.unlock = try UnlockOptions.quick(&arguments)
             set.name = try arguments.positional()
-            set.field = arguments.string("field")
-            set.valueFile = arguments.string("value-file")
-            set.allowEmpty = arguments.flag("allow-empty")
-            set.generate = arguments.flag("generate")
-            set.print = arguments.flag("print")
-            set.totp = arguments.flag("totp")
+            try arguments.read(Table.self, into: &set)
             set.generator = try GeneratorOptions.quick(&arguments)
-            set.formatCharacters = FormatCharacterOption.quick(&arguments)
+            set.formatCharacters = try FormatCharacterOption.quick(&arguments)
             return set
         }
     }

@@ -7,10 +7,10 @@ import VaultFile
 /// `--keep-history N` and `--history-bytes SIZE`, for `init` and `history`: how much of each
 /// entry's past a vault keeps (stored in the vault, docs/FORMAT.md §7.1). 0 turns history off.
 struct HistoryOptions: ParsableArguments {
-    @Option(name: .customLong("keep-history"), help: ArgumentHelp(
+    @Option(name: Table.keepHistory.long, help: ArgumentHelp(
         "Keep this many earlier versions of each entry (default 10; 0 turns history off, and older releases read the vault).", valueName: "n"))
     var keepHistory: Int?
-    @Option(name: .customLong("history-bytes"), help: ArgumentHelp(
+    @Option(name: Table.historyBytes.long, help: ArgumentHelp(
         "Keep at most this many bytes of earlier versions per entry, e.g. 1M (default; 0 turns history off).", valueName: "size"))
     var historyBytes: String?
 
@@ -26,18 +26,31 @@ struct HistoryOptions: ParsableArguments {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension HistoryOptions {
+    /// The options of `HistoryOptions`: named by its declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case keepHistory = "keep-history", historyBytes = "history-bytes"
+
+        var kind: OptionKind { .option }
+
+        func read(from arguments: inout QuickArguments, into options: inout HistoryOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .keepHistory: options.keepHistory = try arguments.value(self)
+            case .historyBytes: options.historyBytes = arguments.string(self)
+            }
+        }
+    }
+
     /// What these options add to a verb's quick grammar.
-    static let quickGrammar = QuickArguments.Grammar(options: ["keep-history", "history-bytes"])
+    static let quickGrammar = Table.grammar
 
     /// These options read from a plain command line, as ArgumentParser reads them; declines when
     /// a value does not read or `validate()` fails.
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.keepHistory = try arguments.value("keep-history")
-        options.historyBytes = arguments.string("history-bytes")
+        try arguments.read(Table.self, into: &options)
         try QuickArguments.validate(options)
         return options
     }

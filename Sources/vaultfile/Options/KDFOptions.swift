@@ -11,24 +11,24 @@ enum KDFName: String, ExpressibleByArgument, CaseIterable {
 
 /// `--kdf`, `--kdf-memory`, `--kdf-iterations`, `--kdf-parallelism`, `--kdf-time`, `--allow-weak-kdf`.
 struct KDFOptions: ParsableArguments {
-    @Option(name: .customLong("kdf"), help: "The key derivation function: argon2id (default) or pbkdf2 (PBKDF2-HMAC-SHA256).")
+    @Option(name: Table.kdf.long, help: "The key derivation function: argon2id (default) or pbkdf2 (PBKDF2-HMAC-SHA256).")
     var kdf: KDFName?
 
-    @Option(name: .customLong("kdf-memory"), help: ArgumentHelp("Argon2id memory (K/M/G suffixes). Default 64M.", valueName: "size"))
+    @Option(name: Table.memory.long, help: ArgumentHelp("Argon2id memory (K/M/G suffixes). Default 64M.", valueName: "size"))
     var memory: String?
 
-    @Option(name: .customLong("kdf-iterations"), help: ArgumentHelp(
+    @Option(name: Table.iterations.long, help: ArgumentHelp(
         "Argon2id passes (default 3) or PBKDF2 iterations (default 600000).", valueName: "n"))
     var iterations: UInt32?
 
-    @Option(name: .customLong("kdf-parallelism"), help: ArgumentHelp("Argon2id lanes and threads. Default 4.", valueName: "n"))
+    @Option(name: Table.parallelism.long, help: ArgumentHelp("Argon2id lanes and threads. Default 4.", valueName: "n"))
     var parallelism: UInt32?
 
-    @Option(name: .customLong("kdf-time"), help: ArgumentHelp(
+    @Option(name: Table.time.long, help: ArgumentHelp(
         "Calibrate the iterations so that unlocking takes this long on this machine (e.g. 500ms, 1s).", valueName: "duration"))
     var time: String?
 
-    @Flag(name: .customLong("allow-weak-kdf"), help: "Allow settings below OWASP's minimum (faster to guess).")
+    @Flag(name: Table.allowWeak.long, help: "Allow settings below OWASP's minimum (faster to guess).")
     var allowWeak = false
 
     func validate() throws {
@@ -47,23 +47,41 @@ struct KDFOptions: ParsableArguments {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension KDFOptions {
+    /// The options of `KDFOptions`: named by its declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case kdf, memory = "kdf-memory", iterations = "kdf-iterations", parallelism = "kdf-parallelism", time = "kdf-time"
+        case allowWeak = "allow-weak-kdf"
+
+        var kind: OptionKind {
+            switch self {
+            case .allowWeak: .flag
+            case .kdf, .memory, .iterations, .parallelism, .time: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into options: inout KDFOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .kdf: options.kdf = try arguments.value(self)
+            case .memory: options.memory = arguments.string(self)
+            case .iterations: options.iterations = try arguments.value(self)
+            case .parallelism: options.parallelism = try arguments.value(self)
+            case .time: options.time = arguments.string(self)
+            case .allowWeak: options.allowWeak = arguments.flag(self)
+            }
+        }
+    }
+
     /// What these options add to a verb's quick grammar.
-    static let quickGrammar = QuickArguments.Grammar(
-        flags: ["allow-weak-kdf"], options: ["kdf", "kdf-memory", "kdf-iterations", "kdf-parallelism", "kdf-time"])
+    static let quickGrammar = Table.grammar
 
     /// These options read from a plain command line, as ArgumentParser reads them; declines when
     /// a value does not read or `validate()` fails.
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.kdf = try arguments.value("kdf")
-        options.memory = arguments.string("kdf-memory")
-        options.iterations = try arguments.value("kdf-iterations")
-        options.parallelism = try arguments.value("kdf-parallelism")
-        options.time = arguments.string("kdf-time")
-        options.allowWeak = arguments.flag("allow-weak-kdf")
+        try arguments.read(Table.self, into: &options)
         try QuickArguments.validate(options)
         return options
     }

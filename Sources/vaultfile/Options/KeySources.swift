@@ -12,19 +12,19 @@ import Glibc
 /// `VAULTFILE_IDENTITY_FILE`, `VAULTFILE_IDENTITY`, `--keyfile FILE`, `VAULTFILE_KEYFILE`, the
 /// recovery code.
 struct KeySourceOptions: ParsableArguments {
-    @Option(name: .customLong("identity"), help: ArgumentHelp(
+    @Option(name: Table.identity.long, help: ArgumentHelp(
         "Unlock with this age identity file (AGE-SECRET-KEY-1…, as age-keygen writes it) or unencrypted OpenSSH ed25519 key; repeatable. Env VAULTFILE_IDENTITY_FILE, or VAULTFILE_IDENTITY (the key itself).",
         valueName: "file"))
     var identities: [String] = []
 
-    @Option(name: .customLong("keyfile"), help: ArgumentHelp(
+    @Option(name: Table.keyfile.long, help: ArgumentHelp(
         "Unlock with this keyfile (its whole content is the secret). Env VAULTFILE_KEYFILE.", valueName: "file"))
     var keyfile: String?
 
-    @Flag(name: .customLong("recovery"), help: "Unlock with a recovery code, asked on the terminal.")
+    @Flag(name: Table.recovery.long, help: "Unlock with a recovery code, asked on the terminal.")
     var recovery = false
 
-    @Option(name: .customLong("recovery-file"), help: ArgumentHelp(
+    @Option(name: Table.recoveryFile.long, help: ArgumentHelp(
         "Unlock with the recovery code in this file.", valueName: "file"))
     var recoveryFile: String?
 
@@ -33,17 +33,36 @@ struct KeySourceOptions: ParsableArguments {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option table and the quick reading (QuickArguments.swift)
 
 extension KeySourceOptions {
-    static let quickGrammar = QuickArguments.Grammar(flags: ["recovery"], options: ["identity", "keyfile", "recovery-file"], repeatable: ["identity"])
+    /// The options of `KeySourceOptions`: named by its declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case identity, keyfile, recovery, recoveryFile = "recovery-file"
+
+        var kind: OptionKind {
+            switch self {
+            case .recovery: .flag
+            case .keyfile, .recoveryFile: .option
+            case .identity: .repeatable
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into options: inout KeySourceOptions) {
+            switch self {
+            case .identity: options.identities = arguments.strings(self)
+            case .keyfile: options.keyfile = arguments.string(self)
+            case .recovery: options.recovery = arguments.flag(self)
+            case .recoveryFile: options.recoveryFile = arguments.string(self)
+            }
+        }
+    }
+
+    static let quickGrammar = Table.grammar
 
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.identities = arguments.strings("identity")
-        options.keyfile = arguments.string("keyfile")
-        options.recovery = arguments.flag("recovery")
-        options.recoveryFile = arguments.string("recovery-file")
+        try arguments.read(Table.self, into: &options)
         try QuickArguments.validate(options)
         return options
     }

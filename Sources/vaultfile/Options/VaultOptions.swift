@@ -30,12 +30,12 @@ struct VaultOptions: ParsableArguments {
 
 /// The options of `VaultOptions`, in a group of their own so that they carry the help title.
 struct VaultPathOptions: ParsableArguments {
-    @Option(name: .customLong("vault"), help: ArgumentHelp(
+    @Option(name: Table.vault.long, help: ArgumentHelp(
         "The vault file. Default: $VAULTFILE_PATH, else $XDG_DATA_HOME/vaultfile/default.vault.",
         valueName: "path"), completion: .file())
     var vault: String?
 
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+    @Option(name: Table.lockTimeout.long, help: ArgumentHelp(
         "Seconds to wait for another vaultfile to release the vault.", valueName: "seconds"))
     var lockTimeout: Double = Self.defaultLockTimeout
 
@@ -49,15 +49,59 @@ struct VaultPathOptions: ParsableArguments {
     }
 }
 
-// MARK: - The quick reading (QuickArguments.swift)
+// MARK: - The option tables and the quick reading (QuickArguments.swift)
+
+extension VaultPathOptions {
+    /// The options of `VaultPathOptions`: named by its declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case vault, lockTimeout = "lock-timeout"
+
+        var kind: OptionKind { .option }
+
+        func read(from arguments: inout QuickArguments, into options: inout VaultPathOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .vault: options.vault = arguments.string(self)
+            case .lockTimeout: options.lockTimeout = try arguments.value(self) ?? VaultPathOptions.defaultLockTimeout
+            }
+        }
+    }
+}
+
+extension UnlockSourceOptions {
+    /// The options of `UnlockSourceOptions`: named by its declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case passwordFile = "password-file", passwordFD = "password-fd", passwordCommand = "password-command"
+        case maxMemory = "kdf-max-memory", maxWork = "kdf-max-work", maxIterations = "kdf-max-iterations"
+        case allowRollback = "allow-rollback", noAgent = "no-agent"
+
+        var kind: OptionKind {
+            switch self {
+            case .allowRollback, .noAgent: .flag
+            case .passwordFile, .passwordFD, .passwordCommand, .maxMemory, .maxWork, .maxIterations: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into options: inout UnlockSourceOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .passwordFile: options.passwordFile = arguments.string(self)
+            case .passwordFD: options.passwordFD = try arguments.value(self)
+            case .passwordCommand: options.passwordCommand = arguments.string(self)
+            case .maxMemory: options.maxMemory = arguments.string(self)
+            case .maxWork: options.maxWork = arguments.string(self)
+            case .maxIterations: options.maxIterations = try arguments.value(self)
+            case .allowRollback: options.allowRollback = arguments.flag(self)
+            case .noAgent: options.noAgent = arguments.flag(self)
+            }
+        }
+    }
+}
 
 extension VaultOptions {
-    static let quickGrammar = QuickArguments.Grammar(options: ["vault", "lock-timeout"])
+    static let quickGrammar = VaultPathOptions.Table.grammar
 
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var path = VaultPathOptions()
-        path.vault = arguments.string("vault")
-        path.lockTimeout = try arguments.value("lock-timeout") ?? VaultPathOptions.defaultLockTimeout
+        try arguments.read(VaultPathOptions.Table.self, into: &path)
         try QuickArguments.validate(path)
         var location = Self()
         location.options = path
@@ -67,23 +111,14 @@ extension VaultOptions {
 }
 
 extension UnlockOptions {
-    static let quickGrammar = VaultOptions.quickGrammar.adding(KeySourceOptions.quickGrammar).adding(QuickArguments.Grammar(
-        flags: ["allow-rollback", "no-agent"],
-        options: ["password-file", "password-fd", "password-command", "kdf-max-memory", "kdf-max-work", "kdf-max-iterations"]))
+    static let quickGrammar = VaultOptions.quickGrammar.adding(KeySourceOptions.quickGrammar).adding(UnlockSourceOptions.Table.grammar)
 
     static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var unlock = Self()
         unlock.location = try VaultOptions.quick(&arguments)
         unlock.keys = try KeySourceOptions.quick(&arguments)
         var sources = UnlockSourceOptions()
-        sources.passwordFile = arguments.string("password-file")
-        sources.passwordFD = try arguments.value("password-fd")
-        sources.passwordCommand = arguments.string("password-command")
-        sources.maxMemory = arguments.string("kdf-max-memory")
-        sources.maxWork = arguments.string("kdf-max-work")
-        sources.maxIterations = try arguments.value("kdf-max-iterations")
-        sources.allowRollback = arguments.flag("allow-rollback")
-        sources.noAgent = arguments.flag("no-agent")
+        try arguments.read(UnlockSourceOptions.Table.self, into: &sources)
         try QuickArguments.validate(sources)
         unlock.options = sources
         try QuickArguments.validate(unlock)
@@ -132,39 +167,39 @@ struct UnlockOptions: ParsableArguments {
 /// The options of `UnlockOptions` but the vault's path, in a group of their own so that they
 /// carry the help title.
 struct UnlockSourceOptions: ParsableArguments {
-    @Option(name: .customLong("password-file"), help: ArgumentHelp(
+    @Option(name: Table.passwordFile.long, help: ArgumentHelp(
         "Read the password from this file (one trailing newline is removed).", valueName: "file"), completion: .file())
     var passwordFile: String?
 
-    @Option(name: .customLong("password-fd"), help: ArgumentHelp(
+    @Option(name: Table.passwordFD.long, help: ArgumentHelp(
         "Read the password from this open file descriptor (one trailing newline is removed).", valueName: "n"))
     var passwordFD: Int32?
 
-    @Option(name: .customLong("password-command"), help: ArgumentHelp(
+    @Option(name: Table.passwordCommand.long, help: ArgumentHelp(
         "Run this command with 'sh -c'; its standard output is the password (one trailing newline is removed).",
         valueName: "command"))
     var passwordCommand: String?
 
-    @Option(name: .customLong("kdf-max-memory"), help: ArgumentHelp(
+    @Option(name: Table.maxMemory.long, help: ArgumentHelp(
         "Skip keyslots whose KDF needs more memory (K/M/G suffixes; a cap per slot). Default: the lower of 1G and half the RAM; env VAULTFILE_KDF_MAX_MEMORY.",
         valueName: "size"))
     var maxMemory: String?
 
-    @Option(name: .customLong("kdf-max-work"), help: ArgumentHelp(
+    @Option(name: Table.maxWork.long, help: ArgumentHelp(
         "The most Argon2id work (memory × iterations, K/M/G suffixes) one unlock spends, summed over the keyslots tried; a slot that would pass it is skipped. Default 32G; env VAULTFILE_KDF_MAX_WORK.",
         valueName: "size"))
     var maxWork: String?
 
-    @Option(name: .customLong("kdf-max-iterations"), help: ArgumentHelp(
+    @Option(name: Table.maxIterations.long, help: ArgumentHelp(
         "The most PBKDF2 iterations one unlock runs, summed over the keyslots tried; a slot that would pass it is skipped. Default 50000000; env VAULTFILE_KDF_MAX_ITERATIONS.",
         valueName: "n"))
     var maxIterations: UInt64?
 
-    @Flag(name: .customLong("allow-rollback"), help: ArgumentHelp(
+    @Flag(name: Table.allowRollback.long, help: ArgumentHelp(
         "Let a write replace a copy older than one seen on this machine (else exit 7); the copy becomes the newest."))
     var allowRollback = false
 
-    @Flag(name: .customLong("no-agent"), help: "Do not ask the agent for the vault's key (env VAULTFILE_NO_AGENT=1).")
+    @Flag(name: Table.noAgent.long, help: "Do not ask the agent for the vault's key (env VAULTFILE_NO_AGENT=1).")
     var noAgent = false
 }
 

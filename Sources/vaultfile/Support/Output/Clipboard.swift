@@ -174,21 +174,39 @@ enum Clipboard {
 
 /// `--clip` and `--clear-after`, shared by `get` and `totp`.
 struct ClipboardOptions: ParsableArguments {
-    @Flag(name: .customLong("clip"), help: "Copy to the clipboard instead of printing; cleared later if unchanged.")
+    @Flag(name: Table.clip.long, help: "Copy to the clipboard instead of printing; cleared later if unchanged.")
     var clip = false
-    @Option(name: .customLong("clear-after"),
+    @Option(name: Table.clearAfter.long,
             help: ArgumentHelp("With --clip: clear after this long, if unchanged (default 45s, or VAULTFILE_CLIP_TIME; 0 = never).", valueName: "duration"))
     var clearAfter: String?
 }
 
 extension ClipboardOptions {
-    static let quickGrammar = QuickArguments.Grammar(flags: ["clip"], options: ["clear-after"])
+    /// The options of `ClipboardOptions`: named by its declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case clip, clearAfter = "clear-after"
+
+        var kind: OptionKind {
+            switch self {
+            case .clip: .flag
+            case .clearAfter: .option
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into options: inout ClipboardOptions) {
+            switch self {
+            case .clip: options.clip = arguments.flag(self)
+            case .clearAfter: options.clearAfter = arguments.string(self)
+            }
+        }
+    }
+
+    static let quickGrammar = Table.grammar
 
     /// The quick reading of these options (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) -> Self {
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var options = Self()
-        options.clip = arguments.flag("clip")
-        options.clearAfter = arguments.string("clear-after")
+        try arguments.read(Table.self, into: &options)
         return options
     }
 }

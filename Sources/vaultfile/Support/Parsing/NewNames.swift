@@ -20,19 +20,32 @@ extension Vault {
 
 /// The flag that lets a new name hold format characters, shared by set, mv, cp and import.
 struct FormatCharacterOption: ParsableArguments {
-    @Flag(name: .customLong("allow-format-characters"),
+    @Flag(name: Table.allowFormatCharacters.long,
           help: "Let a new name hold bidi controls or invisible format characters (refused otherwise).")
     var allowFormatCharacters = false
 }
 
 extension FormatCharacterOption {
+    /// The option of `FormatCharacterOption`: named by its declaration and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case allowFormatCharacters = "allow-format-characters"
+
+        var kind: OptionKind { .flag }
+
+        func read(from arguments: inout QuickArguments, into option: inout FormatCharacterOption) {
+            switch self {
+            case .allowFormatCharacters: option.allowFormatCharacters = arguments.flag(self)
+            }
+        }
+    }
+
     /// What this option adds to a verb's quick grammar (QuickArguments.swift).
-    static let quickGrammar = QuickArguments.Grammar(flags: ["allow-format-characters"])
+    static let quickGrammar = Table.grammar
 
     /// This option read from a plain command line (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) -> Self {
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
         var option = Self()
-        option.allowFormatCharacters = arguments.flag("allow-format-characters")
+        try arguments.read(Table.self, into: &option)
         return option
     }
 }

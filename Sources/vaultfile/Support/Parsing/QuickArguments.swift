@@ -1,5 +1,42 @@
 import ArgumentParser
 
+// MARK: - Tables of options
+
+/// What a long option takes: nothing (a flag), one value, or a value each time it is given.
+enum OptionKind: Sendable {
+    case flag, option, repeatable
+}
+
+/// The long options of a verb or of an option group, one case each, its raw value the name
+/// without the dashes: the one list that the `@Option`/`@Flag` declarations name
+/// (`@Option(name: Table.field.long)`), that the quick grammar is made of (`Grammar(Table.allCases)`)
+/// and that the quick reading reads by (`arguments.string(Table.field)`). `QuickArgumentsTableTests`
+/// compares the tables of each verb with ArgumentParser's (`vaultfile VERB --experimental-dump-help`).
+protocol OptionTable: CaseIterable, RawRepresentable where RawValue == String {
+    /// Whether the option is a flag, takes one value, or may be given more than once.
+    var kind: OptionKind { get }
+}
+
+/// A table whose options the quick reading fills in, each by its own `read(from:into:)`: a
+/// `switch` over every case, beside `kind`'s, so that a new option is one case here (the compiler
+/// then asks for its kind and its reading) and its declaration.
+protocol QuickOptionTable: OptionTable {
+    /// The verb or option group that declares these options.
+    associatedtype Owner
+
+    /// Sets the property of `owner` that this option's declaration names, from `arguments`;
+    /// declines when its value does not read.
+    func read(from arguments: inout QuickArguments, into owner: inout Owner) throws(QuickArguments.Declined)
+}
+
+extension OptionTable {
+    /// The option's name for `@Option(name:)` and `@Flag(name:)`.
+    var long: NameSpecification { .customLong(rawValue) }
+
+    /// Every option of the table, as a quick grammar without positional arguments.
+    static var grammar: QuickArguments.Grammar { QuickArguments.Grammar(allCases) }
+}
+
 // MARK: - The quick reading of a plain command line
 
 /// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`) read without
@@ -15,33 +52,52 @@ import ArgumentParser
 /// lookups), twice per run: two thirds of the instructions of a `get` (docs/PERFORMANCE.md). The
 /// verb's own `quick(_:)` fills the same property wrappers that ArgumentParser fills, and
 /// `QuickArgumentsTests` checks that both readings give the same command, option by option.
+///
+/// The grammar comes from the verb's option tables (`OptionTable`), which its `@Option`/`@Flag`
+/// declarations name too: there is no second list of names to keep in step.
 struct QuickArguments {
-    /// What a verb accepts: its flags, its options (with a value) and how many positional arguments.
+    /// What a verb accepts: the long options of its tables and how many positional arguments.
     struct Grammar {
-        var flags: Swift.Set<String> = []
-        var options: Swift.Set<String> = []
-        /// Options that may be given more than once (their values are kept in order).
-        var repeatable: Swift.Set<String> = []
+        /// What each long option takes, by name without the dashes.
+        private(set) var options: [String: OptionKind] = [:]
         /// The positional arguments the verb needs.
         var positionals = 0
         /// The optional positional arguments that may follow them.
         var optionalPositionals = 0
 
-        /// The options and flags of both, and the positionals of both added up.
+        /// A grammar of `options` (a table's `allCases`, or some of its entries) and positional arguments.
+        init<Options: Sequence>(_ options: Options, positionals: Int = 0, optionalPositionals: Int = 0)
+        where Options.Element: OptionTable {
+            for option in options { self.options[option.rawValue] = option.kind }
+            self.positionals = positionals
+            self.optionalPositionals = optionalPositionals
+        }
+
+        /// A grammar of positional arguments only.
+        init(positionals: Int = 0, optionalPositionals: Int = 0) {
+            self.positionals = positionals
+            self.optionalPositionals = optionalPositionals
+        }
+
+        /// The options of both, and the positionals of both added up.
         func adding(_ other: Grammar) -> Grammar {
-            Grammar(flags: flags.union(other.flags), options: options.union(other.options),
-                    repeatable: repeatable.union(other.repeatable), positionals: positionals + other.positionals,
-                    optionalPositionals: optionalPositionals + other.optionalPositionals)
+            var sum = self
+            sum.options.merge(other.options) { mine, _ in mine }
+            sum.positionals += other.positionals
+            sum.optionalPositionals += other.optionalPositionals
+            return sum
         }
     }
 
     /// The line is not plain enough: ArgumentParser reads it.
     struct Declined: Error {}
 
-    /// Each option's values (a flag's: one empty string), by long name without the dashes.
-    private var given: [String: [String]] = [:]
+    /// Each option's values (a flag's: one empty string), by long name without the dashes, in the
+    /// order given: a handful at most, searched in order (cheaper than hashing each name, for a
+    /// batch of 1,000s of lines).
+    private var given: [(name: String, values: [String])] = []
     /// The positional arguments, in order; taken from the front by `positional()`.
-    private var positionals: ArraySlice<String>
+    private var positionals: ArraySlice<String> = []
 
     /// Reads `arguments` (the verb's own, after its name) against `grammar`, or nil to decline.
     init?(_ arguments: ArraySlice<String>, grammar: Grammar) {
@@ -65,10 +121,11 @@ struct QuickArguments {
                 guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)
-            if grammar.flags.contains(key) {
-                guard value == nil, given[key] == nil else { return nil }
-                given[key] = [""]
-            } else if grammar.options.contains(key) {
+            switch grammar.options[key] {
+            case .flag:
+                guard value == nil, position(of: key) == nil else { return nil }
+                given.append((key, [""]))
+            case let kind?:
                 if value == nil {
                     guard index < arguments.endIndex else { return nil }
                     value = arguments[index]
@@ -76,9 +133,13 @@ struct QuickArguments {
                 }
                 // `-` alone is a value (standard input, for --value-file and --password-file).
                 guard let value, value.utf8.first != UInt8(ascii: "-") || value == "-" else { return nil }
-                guard given[key] == nil || grammar.repeatable.contains(key) else { return nil }
-                given[key, default: []].append(value)
-            } else {
+                if let earlier = position(of: key) {
+                    guard kind == .repeatable else { return nil }
+                    given[earlier].values.append(value)
+                } else {
+                    given.append((key, [value]))
+                }
+            case nil:
                 return nil
             }
         }
@@ -89,27 +150,47 @@ struct QuickArguments {
 
     // MARK: - Reading the values
 
-    /// Whether the flag `--name` was given.
-    mutating func flag(_ name: String) -> Bool {
-        given.removeValue(forKey: name) != nil
+    /// Where `name` is in `given`, or nil when it was not given (or was read).
+    private func position(of name: String) -> Int? {
+        given.firstIndex { $0.name == name }
     }
 
-    /// The value of `--name`, or nil when it was not given.
-    mutating func string(_ name: String) -> String? {
-        given.removeValue(forKey: name)?.last
+    /// The values of `option`, taken out of `given`, or nil when it was not given.
+    private mutating func take(_ option: some OptionTable) -> [String]? {
+        position(of: option.rawValue).map { given.remove(at: $0).values }
     }
 
-    /// Every value of the repeatable `--name`, in order.
-    mutating func strings(_ name: String) -> [String] {
-        given.removeValue(forKey: name) ?? []
+    /// Whether the flag `option` was given.
+    mutating func flag(_ option: some OptionTable) -> Bool {
+        take(option) != nil
     }
 
-    /// The value of `--name` read as ArgumentParser reads it (`init?(argument:)`), or nil when it
+    /// The value of `option`, or nil when it was not given.
+    mutating func string(_ option: some OptionTable) -> String? {
+        take(option)?.last
+    }
+
+    /// Every value of the repeatable `option`, in order.
+    mutating func strings(_ option: some OptionTable) -> [String] {
+        take(option) ?? []
+    }
+
+    /// The value of `option` read as ArgumentParser reads it (`init?(argument:)`), or nil when it
     /// was not given; a value the type does not read declines (ArgumentParser then says why).
-    mutating func value<T: ExpressibleByArgument>(_ name: String, as type: T.Type = T.self) throws(Declined) -> T? {
-        guard let text = string(name) else { return nil }
+    mutating func value<T: ExpressibleByArgument>(_ option: some OptionTable, as type: T.Type = T.self) throws(Declined) -> T? {
+        guard let text = string(option) else { return nil }
         guard let value = T(argument: text) else { throw Declined() }
         return value
+    }
+
+    /// Reads every option of `table` into `owner`, each by its `read(from:into:)`.
+    mutating func read<Table: QuickOptionTable>(_ table: Table.Type, into owner: inout Table.Owner) throws(Declined) {
+        for option in Table.allCases { try option.read(from: &self, into: &owner) }
+    }
+
+    /// Whether `option` was given (and not read yet).
+    func has(_ option: some OptionTable) -> Bool {
+        position(of: option.rawValue) != nil
     }
 
     /// The next positional argument.
@@ -125,7 +206,7 @@ struct QuickArguments {
 
     /// Declines unless every option and positional argument given was read (a grammar that lists
     /// an option no `quick(_:)` reads must not drop it).
-    private func checkAllRead() throws(Declined) {
+    func checkAllRead() throws(Declined) {
         guard given.isEmpty, positionals.isEmpty else { throw Declined() }
     }
 
