@@ -82,7 +82,7 @@ public enum VaultError: CategorizedError, Equatable {
     /// A merge cannot proceed (different vaults, a side the password does not open).
     case mergeRefused(MergeRefusal)
     /// A write to a copy older than one this machine has seen (`newer`); nothing was written.
-    case staleCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
+    case staleCopy(path: String, generation: UInt64, newer: SeenRecord)
     /// A write to a copy sealed under a file key retired on this machine (at `retired`, seconds
     /// since 1970) by a rotation of a newer copy; nothing was written.
     case sealedUnderRetiredKey(path: String, retired: Int64)

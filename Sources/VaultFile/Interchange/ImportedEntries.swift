@@ -251,3 +251,16 @@ extension Vault {
         }
     }
 }
+
+// MARK: - Putting an import into a vault
+
+extension Vault {
+    /// Puts the entries of an import, as `put(contentsOf:now:)` does; the import's checks (every entry
+    /// valid, no name twice) and its sorted names are not done again.
+    ///
+    /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
+    /// empty vault, in name order already, their buffer becomes the vault's records.
+    public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        try put(importedRecords: imported.records, order: imported.order, entries: { imported.entries }, now: now)
+    }
+}

@@ -22,25 +22,27 @@ extension Vault {
     }
 
     /// Puts the entries of an import, as `put(contentsOf:now:)` does; the import's checks (every entry
-    /// valid, no name twice) and its sorted names are not done again.
+    /// valid, no name twice) and its sorted names are not done again. The body of
+    /// `put(contentsOf: ImportedEntries, now:)` (VaultInterchange): `records`, `order` and `entries`
+    /// are the import's; `entries` is called only when the records cannot be copied.
     ///
     /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
     /// empty vault, in name order already, their buffer becomes the vault's records.
-    public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
-        guard let records = imported.records, records.count > 0 else {
-            try put(contentsOf: imported.entries, checkedIn: imported.order, now: now)
+    package mutating func put(importedRecords records: StoredRecords?, order: NameOrder?, entries: () -> [(name: String, entry: Entry)], now: Int64) throws(VaultError) {
+        guard let records, records.count > 0 else {
+            try put(contentsOf: entries(), checkedIn: order, now: now)
             return
         }
         // No `order`: `ImportedEntries(records:renamings:)` found the names increasing, so in order.
-        let inOrder = imported.order?.isInInputOrder ?? true
+        let inOrder = order?.isInInputOrder ?? true
         // What the merge would write, without writing it: the vault holds nothing to merge with.
         if count == 0 && inOrder && records.records(0..<records.count).count <= VaultLimits.maxContentLength - EntryCodec.prefixLength {
             replaceContents(with: records)
             return
         }
-        let order = imported.order ?? NameOrder(records)
+        let order = order ?? NameOrder(records)
         guard let merged = BulkPut(.records(records), checkedIn: order, into: self, replacing: historyState == nil) else {
-            try putOneByOne(imported.entries, now: now)
+            try putOneByOne(entries(), now: now)
             return
         }
         replaceContents(with: try merged.records())
