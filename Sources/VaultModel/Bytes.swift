@@ -9,25 +9,25 @@ import Glibc
 ///
 /// What is being read is an autoclosure: its text is built only for an error message, never on the hot path.
 /// Generic so that the decrypted contents are read where they lie (a raw buffer) and the header from the file's array.
-struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
+package struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
     private let bytes: Bytes
-    private(set) var offset: Int
+    package private(set) var offset: Int
     /// What the caller is reading, for error messages. A plain enum, not a string or closure:
     /// readers are made for every record a lookup touches and must cost nothing to make or drop.
     private let subject: ReadSubject
 
-    init(_ bytes: Bytes, reading subject: ReadSubject) {
+    package init(_ bytes: Bytes, reading subject: ReadSubject) {
         self.bytes = bytes
         self.offset = bytes.startIndex
         self.subject = subject
     }
 
     /// Bytes left to read.
-    var remaining: Int { bytes.endIndex - offset }
+    package var remaining: Int { bytes.endIndex - offset }
 
     /// Reads `count` bytes, or throws when fewer are left (never allocates more than is present).
     @inline(__always)
-    mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> Bytes.SubSequence {
+    package mutating func read(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> Bytes.SubSequence {
         guard count >= 0, count <= remaining else { throw shortRead(count, what()) }
         defer { offset += count }
         return bytes[offset..<offset + count]
@@ -35,7 +35,7 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
 
     /// Reads an unsigned integer of `Value`'s width, least significant byte first.
     @inline(__always)
-    mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
+    package mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
         _: Value.Type, _ what: @autoclosure () -> String
     ) throws(VaultError) -> Value {
         let width = MemoryLayout<Value>.size
@@ -53,10 +53,10 @@ struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int
 }
 
 /// What a `ByteReader` reads: named in its error messages, and it decides which error they are.
-enum ReadSubject: String, CustomStringConvertible {
+package enum ReadSubject: String, CustomStringConvertible {
     case header, contents, plaintext
 
-    var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Damage found while reading this.
     func damaged(_ why: String) -> VaultError {
@@ -73,7 +73,7 @@ extension ByteReader where Bytes == Slice<UnsafeRawBufferPointer> {
     /// Reads an integer as the generic reader does, with the same checks and errors, in one
     /// unaligned load instead of a bounds-checked read per byte (these run a few times per entry of a vault).
     @inline(__always)
-    mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
+    package mutating func read<Value: FixedWidthInteger & UnsignedInteger>(
         _: Value.Type, _ what: @autoclosure () -> String
     ) throws(VaultError) -> Value {
         let width = MemoryLayout<Value>.size
@@ -85,7 +85,7 @@ extension ByteReader where Bytes == Slice<UnsafeRawBufferPointer> {
 
     /// Reads `count` bytes as a raw buffer (valid while the underlying memory is).
     @inline(__always)
-    mutating func readRaw(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UnsafeRawBufferPointer {
+    package mutating func readRaw(_ count: Int, _ what: @autoclosure () -> String) throws(VaultError) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: try read(count, what()))
     }
 }
@@ -94,20 +94,20 @@ extension ByteReader where Bytes == Slice<UnsafeRawBufferPointer> {
 
 /// Where encoded bytes go: a growing array (`ByteWriter`), or the payload being encrypted
 /// chunk by chunk as it is written (`Payload.SealingStream`), so the contents need no second copy.
-protocol ByteSink {
+package protocol ByteSink {
     /// Appends `run` as it is.
     mutating func append(raw run: UnsafeRawBufferPointer)
 }
 
 extension ByteSink {
     /// Appends an unsigned integer, least significant byte first.
-    mutating func append<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) {
+    package mutating func append<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) {
         withUnsafeBytes(of: value.littleEndian) { append(raw: $0) }
     }
 
-    mutating func append(_ run: [UInt8]) { run.withUnsafeBytes { append(raw: $0) } }
+    package mutating func append(_ run: [UInt8]) { run.withUnsafeBytes { append(raw: $0) } }
 
-    mutating func append(_ run: String.UTF8View) {
+    package mutating func append(_ run: String.UTF8View) {
         var text = String(run)
         text.withUTF8 { append(raw: UnsafeRawBufferPointer($0)) }
     }
@@ -116,20 +116,20 @@ extension ByteSink {
 /// Appends little-endian integers and byte runs to a growing array.
 ///
 /// Give secrets the exact capacity up front: a growing array leaves its earlier, unwiped buffers behind.
-struct ByteWriter: ByteSink {
-    private(set) var bytes: [UInt8] = []
+package struct ByteWriter: ByteSink {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-    mutating func append(raw run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self)) }
-    mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
+    package mutating func append(raw run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self)) }
+    package mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
 }
 
 // MARK: - Order
 
 /// Byte-wise order: negative, zero or positive as `a` sorts before, equal to or after `b`
 /// (a prefix sorts first, as `lexicographicallyPrecedes`).
-func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+package func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let common = min(a.count, b.count)
     if common > 0 {
         let order = memcmp(a.baseAddress!, b.baseAddress!, common)

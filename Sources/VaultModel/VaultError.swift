@@ -185,7 +185,7 @@ public enum VaultError: CategorizedError, Equatable {
         case unknown = "a special file"
 
         /// The kind of file `mode` (`st_mode`) describes.
-        init(mode: mode_t) {
+        package init(mode: mode_t) {
             switch mode & S_IFMT {
             case S_IFDIR: self = .directory
             case S_IFIFO: self = .namedPipe
@@ -268,7 +268,7 @@ public enum VaultError: CategorizedError, Equatable {
 }
 
 /// `strerror(3)` text for an errno value.
-func errnoText(_ code: Int32) -> String {
+package func errnoText(_ code: Int32) -> String {
     guard let text = strerror(code) else { return "errno \(code)" }
     return String(cString: text)
 }

@@ -4,6 +4,7 @@ import SecureMemory
 import TestSupport
 import Testing
 import VaultFile
+import VaultModel
 
 /// Issue 26 through the binary: git merges part by part, git diff without a password, exec's
 /// binary entries, exit statuses, prefixes and fields, and names in two Unicode forms.

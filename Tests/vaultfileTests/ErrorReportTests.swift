@@ -3,7 +3,9 @@ import Foundation
 import KDF
 import TestSupport
 import Testing
-import VaultFile
+import VaultFormat
+import VaultInterchange
+import VaultModel
 @testable import vaultfile
 
 /// `ErrorReport`, the one place where errors become a message, a hint and an exit status,

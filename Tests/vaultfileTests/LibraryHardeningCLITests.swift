@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-import VaultFile
+import VaultModel
 
 /// Findings of the adversarial review of the release binary (issue 25), as a user meets them.
 @Suite struct LibraryHardeningCLITests {

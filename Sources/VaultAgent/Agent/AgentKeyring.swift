@@ -1,4 +1,6 @@
 import SecureMemory
+import VaultFormat
+import VaultModel
 
 // MARK: - The keys an agent holds
 

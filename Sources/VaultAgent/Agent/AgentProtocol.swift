@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultFormat
 
 // MARK: - The agent's wire protocol
 

@@ -80,7 +80,7 @@ public enum XChaCha20Poly1305 {
 // MARK: - Subkeys and MACs
 
 /// Subkeys of the file key: libsodium's `crypto_kdf_derive_from_key` (BLAKE2b) with an 8-byte context.
-enum Subkey {
+package enum Subkey {
     /// The header MAC key: context `"vfheader"`, id 1.
     static let headerMAC = (context: "vfheader", id: UInt64(1))
     /// The payload stream key: context `"vfstream"`, id 1.
@@ -88,10 +88,10 @@ enum Subkey {
     /// The key of entry fingerprints for diffs: context `"vffprint"`, id 1.
     static let fingerprint = (context: "vffprint", id: UInt64(1))
     /// The file key's id, recorded when the key is retired (`RetiredKeys`): context `"vfkey-id"`, id 1.
-    static let keyID = (context: "vfkey-id", id: UInt64(1))
+    package static let keyID = (context: "vfkey-id", id: UInt64(1))
 
     /// Derives a 32-byte subkey of `fileKey` for `purpose`.
-    static func derive(from fileKey: SecureBytes, _ purpose: (context: String, id: UInt64)) -> SecureBytes {
+    package static func derive(from fileKey: SecureBytes, _ purpose: (context: String, id: UInt64)) -> SecureBytes {
         ensureSodiumInitialised()
         let context = Array(purpose.context.utf8).map { CChar(bitPattern: $0) }
         precondition(context.count == Int(crypto_kdf_contextbytes()), "contexts are 8 bytes")
@@ -136,8 +136,8 @@ public enum HMACSHA256 {
 }
 
 /// An unkeyed BLAKE2b-256 checksum (`crypto_generichash`), for detecting accidental damage.
-enum Checksum {
-    static func blake2b256(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+package enum Checksum {
+    package static func blake2b256(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         ensureSodiumInitialised()
         var out = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeBufferPointer { buffer in

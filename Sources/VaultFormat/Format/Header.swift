@@ -1,4 +1,5 @@
 import KDF
+import VaultModel
 
 // MARK: - Format v1 header
 

@@ -1,5 +1,6 @@
 import Dispatch
 import SecureMemory
+import VaultModel
 
 // MARK: - Reading the entries of a vault with history, and only authenticating the rest
 

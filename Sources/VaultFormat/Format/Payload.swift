@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultModel
 
 // MARK: - Payload: padding and framing into chunks
 
@@ -7,11 +8,11 @@ import SecureMemory
 ///
 /// The plaintext is `content length (u64) ‖ content ‖ zero padding`, padded
 /// with PADMÉ so the file size reveals little about the contents.
-enum Payload {
+package enum Payload {
     /// Plaintext bytes per chunk; every chunk but the last is exactly this long.
-    static let chunkLength = 65_536
+    package static let chunkLength = 65_536
     /// Ciphertext overhead per chunk (tag byte + 16-byte MAC).
-    static var chunkOverhead: Int { SecretStream.overhead }
+    package static var chunkOverhead: Int { SecretStream.overhead }
     /// The smallest padded plaintext, so that tiny vaults look alike.
     static let minimumPaddedLength = 1_024
 
@@ -274,14 +275,14 @@ package struct CiphertextBytes: CiphertextSource {
 
 /// Where a sealed vault's bytes go as they are produced: the temporary file of an atomic
 /// write (`VaultStore`), or memory. A class, so that the sealing stream and its caller share it.
-protocol SealedOutput: AnyObject {
+package protocol SealedOutput: AnyObject {
     /// Writes all of `bytes`, in order after what was written before, or throws.
     func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError)
 }
 
 extension SealedOutput {
     /// Writes all of `bytes`.
-    func write(_ bytes: [UInt8]) throws(VaultError) {
+    package func write(_ bytes: [UInt8]) throws(VaultError) {
         var failure: VaultError?
         bytes.withUnsafeBytes { raw in
             do throws(VaultError) { try write(raw) } catch { failure = error }

@@ -1,5 +1,6 @@
 import CSodium
 import SecureMemory
+import VaultModel
 
 // MARK: - What the header says about each slot, encrypted
 

@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultModel
 
 // MARK: - Slots to add
 

@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultModel
 
 // MARK: - An unlocked vault
 
@@ -15,7 +16,7 @@ public final class UnlockedVault: @unchecked Sendable {
     public internal(set) var header: VaultHeader
     /// The contents as they were when opened or last sealed, to skip rewriting unchanged vaults.
     public private(set) var sealedVault: Vault
-    let fileKey: SecureBytes
+    package let fileKey: SecureBytes
     /// The keyslot metadata of a format-1.1 vault, one entry per slot (nil in a 1.0 vault).
     public internal(set) var slotMetadata: [SlotMetadata]?
     /// The slot that opened the vault, and the credential (nil for a vault just created).
@@ -150,7 +151,7 @@ public final class UnlockedVault: @unchecked Sendable {
 
     /// Seals as `seal()` does, writing the file to `output` as it is produced: the header, then
     /// each 64 KiB chunk of ciphertext as soon as it is encrypted.
-    func seal(to output: any SealedOutput) throws(VaultError) {
+    package func seal(to output: any SealedOutput) throws(VaultError) {
         try vault.trimTrashIfNeeded()
         try seal(to: output, contentLength: try EntryCodec.encodedLength(vault))
     }

@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultModel
 
 // MARK: - What unlocks a vault
 
@@ -100,7 +101,7 @@ extension VaultCodec {
 
     /// The file key of `header` and the slot that gave it (nil for a known key), its MAC
     /// verified, without reading the payload (`vaultfile unlock` hands the key on and decrypts nothing).
-    static func unlockFileKey(_ header: VaultHeader, with unlocker: Unlocker) throws -> (fileKey: SecureBytes, opened: OpenedSlot?) {
+    package static func unlockFileKey(_ header: VaultHeader, with unlocker: Unlocker) throws -> (fileKey: SecureBytes, opened: OpenedSlot?) {
         try unlocker.unlock(header)
     }
 

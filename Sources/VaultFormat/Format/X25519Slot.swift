@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultModel
 
 // MARK: - Keyslots of format 1.1: one wrap for every kind
 

@@ -1,5 +1,6 @@
 import CSodium
 import SecureMemory
+import VaultModel
 
 // MARK: - Random passwords and passphrases
 

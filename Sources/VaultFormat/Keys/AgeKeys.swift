@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultModel
 
 // MARK: - age X25519 recipients
 

@@ -3,6 +3,7 @@ import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultModel
 
 // MARK: - Keyfiles
 

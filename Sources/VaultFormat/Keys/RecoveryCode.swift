@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultModel
 
 // MARK: - Recovery codes
 

@@ -1,5 +1,6 @@
 import CSodium
 import SecureMemory
+import VaultModel
 
 // MARK: - ssh-ed25519 public keys
 

@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Bitwarden JSON
 
 /// Bitwarden's unencrypted JSON export: folders, and items of type login (1), secure note (2), card (3), identity (4).

@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Entries in one pass
 
 extension BitwardenJSONReader {

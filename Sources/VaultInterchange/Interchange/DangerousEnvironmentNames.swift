@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Environment variables that change what a program runs
 
 /// Environment variables that make the dynamic linker, a shell or an interpreter load or run

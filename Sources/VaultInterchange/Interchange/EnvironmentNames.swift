@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Entry names as environment variable names
 
 /// Maps entry names to environment variable names (for `exec` and dotenv export).

@@ -2,6 +2,7 @@ import SecureMemory
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultModel
 
 // MARK: - UTF-8 without a String
 

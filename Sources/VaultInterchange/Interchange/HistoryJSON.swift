@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultModel
 
 // MARK: - vaultfile JSON with history (export version 2)
 
@@ -95,26 +96,5 @@ enum HistoryJSON {
             history.append((record.name, versions))
         }
         return (entries, history)
-    }
-}
-
-// MARK: - Vault: histories from an import
-
-extension Vault {
-    /// Every name with earlier versions (removed entries in the trash included), sorted byte-wise.
-    func historyNames() throws(VaultError) -> [[UInt8]] {
-        guard let historyState else { throw .historyOff }
-        return try historyState.names()
-    }
-
-    /// Adds imported earlier versions of `name` to its history (equal versions once, newest first),
-    /// within the vault's policy. Throws `historyOff` when the vault keeps no history.
-    public mutating func importHistory(_ versions: [EntryVersion], for name: String) throws(VaultError) {
-        guard historyState != nil else { throw .historyOff }
-        let key = try EntryName.validate(name)
-        var merged = try history(of: name)
-        for version in versions where !merged.contains(version) { merged.append(version) }
-        try historyState!.setVersions(merged.sorted { $0.replaced > $1.replaced }, forKey: key)
-        if !contains(key: key) { trashNeedsTrimming() }
     }
 }

@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - What an import brings in
 
 /// An imported name that is not what the file held: `import` prints each one (stderr, and

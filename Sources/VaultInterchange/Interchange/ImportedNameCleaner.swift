@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Names from other tools
 
 /// Turns other tools' titles, folder names and labels into valid entry and field names

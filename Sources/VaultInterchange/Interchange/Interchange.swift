@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Import and export formats
 
 /// The formats `import` reads and `export` writes.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VaultModel
 
 // MARK: - JSON with every key once
 

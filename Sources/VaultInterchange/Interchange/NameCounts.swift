@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - How often each name was given
 
 /// How many times each name was given in one import, keyed by the name's UTF-8 bytes: what

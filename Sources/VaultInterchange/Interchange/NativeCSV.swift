@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - vaultfile CSV
 
 /// vaultfile CSV: header `name,value,FIELD…`; every other column is a field, empty cells are absent fields.

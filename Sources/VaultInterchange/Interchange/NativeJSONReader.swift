@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - vaultfile JSON, read directly
 
 /// Reads a vaultfile JSON export into `NativeJSON.Document` without `JSONDecoder`, for the

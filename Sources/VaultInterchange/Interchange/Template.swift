@@ -1,3 +1,6 @@
+import VaultFormat
+import VaultModel
+
 // MARK: - Templates with secret references
 
 /// Renders templates in which `{{ vf://NAME }}` and `{{ vf://NAME#FIELD }}` stand for stored bytes,

@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Text helpers of the interchange parsers
 
 extension StringProtocol {

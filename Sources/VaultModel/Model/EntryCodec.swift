@@ -9,11 +9,11 @@ import SecureMemory
 /// little-endian lengths. Decoding bounds-checks every length and rejects
 /// anything a canonical encoder would not produce (unsorted or duplicate
 /// names, invalid names, trailing bytes).
-enum EntryCodec {
+package enum EntryCodec {
     /// The content encoding version of a vault without history.
     static let version: UInt8 = 1
     /// The content encoding version of a vault that keeps history (format 1.2, docs/FORMAT.md §7.1).
-    static let historyVersion: UInt8 = 2
+    package static let historyVersion: UInt8 = 2
     /// The width of the entry count.
     typealias EntryCount = UInt32
     /// The bytes before the first record: the version and the entry count.
@@ -24,7 +24,7 @@ enum EntryCodec {
     // MARK: Encoding
 
     /// The exact length of the encoded contents; throws when it exceeds the limit, before anything is written.
-    static func encodedLength(_ vault: Vault) throws(VaultError) -> Int {
+    package static func encodedLength(_ vault: Vault) throws(VaultError) -> Int {
         // Every seal sizes its content here first: a vault read for its entries only would lose its history.
         precondition(vault.historyState?.isUnread != true, "a vault read for its entries only is never sealed")
         var length = prefixLength + (vault.historyState == nil ? 0 : policyLength + historyLength(vault.historyState!))
@@ -43,7 +43,7 @@ enum EntryCodec {
     }
 
     /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew.
-    static func encode(_ vault: Vault, into writer: inout some ByteSink) {
+    package static func encode(_ vault: Vault, into writer: inout some ByteSink) {
         if let history = vault.historyState {
             writer.append(historyVersion)
             writer.append(UInt8(history.policy.versions))
@@ -122,7 +122,7 @@ enum EntryCodec {
     /// `historyUnreadFrom`: where the entries end in a payload read for its entries only
     /// (`HistorySkim`); the plaintext holds no history then, and the vault can be read but not
     /// sealed, nor its history read.
-    static func decode(
+    package static func decode(
         _ plaintext: PlaintextBuffer, content: Range<Int>, history: Bool = false, historyUnreadFrom entriesEnd: Int? = nil
     ) throws(VaultError) -> Vault {
         guard content.count <= VaultLimits.maxContentLength else {

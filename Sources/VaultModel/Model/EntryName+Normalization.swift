@@ -24,7 +24,7 @@ extension EntryName {
 
     /// `name` in Normalization Form C when that differs from `name`, else nil: `normalized(_:)` for
     /// many names, an ASCII name (most) found so a word at a time and never compared again.
-    static func normalizedIfDifferent(_ name: String) -> String? {
+    package static func normalizedIfDifferent(_ name: String) -> String? {
         var name = name
         guard name.withUTF8({ Vault.hasNonASCII(UnsafeRawBufferPointer($0)) }) else { return nil }
         let composed = name._nfcCodeUnits
@@ -154,7 +154,7 @@ extension Vault {
     /// Whether `bytes` hold a byte of 0x80 or more: the words OR-ed together (the last one
     /// overlapping the one before it), one test at the end.
     @inline(__always)
-    static func hasNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func hasNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         guard count >= 8 else {
             var all: UInt8 = 0

@@ -23,7 +23,7 @@ public enum EntryName {
     /// Whether `validate(_:)` passes for `name`, without copying it (`isValid(utf8:)`, tied to the
     /// full rules by `VaultModelTests.test_isValid_agreesWithTheFullRules`): the importers check every
     /// name so and ask `validate(_:)` only for the message of one that fails.
-    static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         var name = name
         return name.withUTF8 { isValid(utf8: UnsafeRawBufferPointer($0)) }
     }
@@ -58,7 +58,7 @@ public enum EntryName {
     ///
     /// The decoder's fast path over every name of a vault; it must agree with `String(validating:)`
     /// plus `validate(utf8:display:)`, which explains a failure (see the type's comment for the test).
-    static func isValid(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isValid(utf8 bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty, bytes.count <= VaultLimits.maxNameLength else { return false }
         var index = 0, componentStart = 0
         while index < bytes.count {
@@ -125,7 +125,7 @@ public enum EntryName {
     }
 
     /// Whether `bytes` form a valid field name (1…64 of `A–Z a–z 0–9 _ . -`).
-    static func isValidField(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isValidField(_ bytes: UnsafeRawBufferPointer) -> Bool {
         (1...VaultLimits.maxFieldNameLength).contains(bytes.count) && bytes.allSatisfy(isFieldByte)
     }
 

@@ -6,7 +6,7 @@
 ///
 /// The sort is stable (equal names keep their order in the input), and costs one comparison per
 /// name when the names come sorted, as exports write them.
-struct NameOrder {
+package struct NameOrder {
     /// Every name's bytes, back to back.
     private let bytes: [UInt8]
     /// Where each name starts in `bytes`, then where the last one ends.
@@ -14,7 +14,7 @@ struct NameOrder {
     /// The indices of the names, sorted by their bytes; equal names in input order.
     let sorted: [Int]
 
-    init(_ names: some Collection<String>) {
+    package init(_ names: some Collection<String>) {
         var bytes: [UInt8] = [], starts: [Int] = []
         starts.reserveCapacity(names.count + 1)
         for var name in names {
@@ -26,7 +26,7 @@ struct NameOrder {
     }
 
     /// The names of the records of an import (`ImportRecordWriter`), by their bytes.
-    init(_ records: StoredRecords) {
+    package init(_ records: StoredRecords) {
         var bytes: [UInt8] = [], starts: [Int] = []
         starts.reserveCapacity(records.count + 1)
         records.forEachName { _, name in
@@ -64,16 +64,16 @@ struct NameOrder {
     let isInInputOrder: Bool
 
     /// The number of names.
-    var count: Int { sorted.count }
+    package var count: Int { sorted.count }
 
     /// Calls `body` with the bytes of name `index` (an input index). Do not let the pointer escape.
-    func withName<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    package func withName<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[starts[index]..<starts[index + 1]])) }
     }
 
     /// The first name, in input order, that an earlier name repeats byte for byte: its index and the
     /// index of the earlier one; nil when every name is distinct.
-    var firstRepeat: (index: Int, first: Int)? {
+    package var firstRepeat: (index: Int, first: Int)? {
         var found: (index: Int, first: Int)?
         bytes.withUnsafeBytes { all in
             func name(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: all[starts[index]..<starts[index + 1]]) }

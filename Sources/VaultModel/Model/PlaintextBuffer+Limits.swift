@@ -7,7 +7,7 @@ extension PlaintextBuffer {
     ///
     /// The size may come from a file, so a mapping the system refuses is thrown, not trapped:
     /// as `VaultError.limitExceeded` (exit 6), naming the size.
-    static func forVault(uninitializedCount count: Int) throws(VaultError) -> PlaintextBuffer {
+    package static func forVault(uninitializedCount count: Int) throws(VaultError) -> PlaintextBuffer {
         do {
             return try PlaintextBuffer(uninitializedCount: count)
         } catch {
@@ -16,7 +16,7 @@ extension PlaintextBuffer {
     }
 
     /// Copies `source` into a new buffer mapped as `forVault(uninitializedCount:)` maps it.
-    static func forVault(copying source: [UInt8]) throws(VaultError) -> PlaintextBuffer {
+    package static func forVault(copying source: [UInt8]) throws(VaultError) -> PlaintextBuffer {
         do {
             return try PlaintextBuffer(copying: source)
         } catch {

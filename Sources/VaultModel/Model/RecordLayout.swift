@@ -8,25 +8,25 @@
 /// The length computation, the encoder, the validating decoder (`EntryCodec`) and the reader of
 /// validated records (`StoredRecords`) all go through it: the widths are the type aliases below,
 /// and the order is written once, in `write` and in `read`.
-enum RecordLayout {
+package enum RecordLayout {
     // MARK: Widths
 
     /// The entry name's length.
-    typealias NameLength = UInt16
+    package typealias NameLength = UInt16
     /// The created and modified times (milliseconds since the Unix epoch, two's complement).
-    typealias Time = UInt64
+    package typealias Time = UInt64
     /// The length of the value and of each field value.
-    typealias ValueLength = UInt32
+    package typealias ValueLength = UInt32
     /// The number of fields.
-    typealias FieldCount = UInt8
+    package typealias FieldCount = UInt8
     /// A field name's length.
-    typealias FieldNameLength = UInt8
+    package typealias FieldNameLength = UInt8
 
     /// The bytes of a record besides its name, value and fields.
-    static let fixedLength = MemoryLayout<NameLength>.size + 2 * MemoryLayout<Time>.size
+    package static let fixedLength = MemoryLayout<NameLength>.size + 2 * MemoryLayout<Time>.size
         + MemoryLayout<ValueLength>.size + MemoryLayout<FieldCount>.size
     /// The bytes of a field besides its name and value.
-    static let fieldFixedLength = MemoryLayout<FieldNameLength>.size + MemoryLayout<ValueLength>.size
+    package static let fieldFixedLength = MemoryLayout<FieldNameLength>.size + MemoryLayout<ValueLength>.size
     /// The smallest record: a one-byte name, an empty value, no fields.
     static let minimumLength = fixedLength + 1
 
@@ -82,7 +82,7 @@ enum RecordLayout {
     /// The visitor sees each length before its bytes are read, so it can refuse one over a limit
     /// first. Every read is bounds-checked; what is read is named in errors as `Part` describes it.
     @inline(__always)
-    static func read(_ reader: inout RecordReader, entry: Int, into visitor: inout some RecordVisitor) throws(VaultError) {
+    package static func read(_ reader: inout RecordReader, entry: Int, into visitor: inout some RecordVisitor) throws(VaultError) {
         try visitor.visitName(try readName(&reader, entry: entry))
         let created = try reader.read(Time.self, Part.created.describe(entry: entry))
         let modified = try reader.read(Time.self, Part.modified.describe(entry: entry))
@@ -108,7 +108,7 @@ enum RecordLayout {
     }
 
     /// The parts of a record, as error messages name them.
-    enum Part {
+    package enum Part {
         case nameLength, name, created, modified, valueLength, value, fieldCount
         case fieldNameLength(Int), fieldName(Int), fieldValueLength(Int), fieldValue(Int)
 
@@ -132,7 +132,7 @@ enum RecordLayout {
 }
 
 /// Records are read where they lie in the decrypted plaintext.
-typealias RecordReader = ByteReader<Slice<UnsafeRawBufferPointer>>
+package typealias RecordReader = ByteReader<Slice<UnsafeRawBufferPointer>>
 
 // MARK: - What a record read meets
 
@@ -141,7 +141,7 @@ typealias RecordReader = ByteReader<Slice<UnsafeRawBufferPointer>>
 ///
 /// Buffers point into the plaintext and are valid while it lives. Every method but the ones a
 /// visitor needs does nothing by default.
-protocol RecordVisitor {
+package protocol RecordVisitor {
     /// The entry name.
     mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError)
     /// The created and modified times.
@@ -159,11 +159,11 @@ protocol RecordVisitor {
 }
 
 extension RecordVisitor {
-    mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError) {}
-    mutating func visitTimes(created: Int64, modified: Int64) {}
-    func checkValueLength(_ length: Int, of part: RecordLayout.Part) throws(VaultError) {}
-    mutating func visitValue(_ value: UnsafeRawBufferPointer) {}
-    mutating func visitFieldCount(_ count: Int) throws(VaultError) {}
-    mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) throws(VaultError) {}
-    mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {}
+    package mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError) {}
+    package mutating func visitTimes(created: Int64, modified: Int64) {}
+    package func checkValueLength(_ length: Int, of part: RecordLayout.Part) throws(VaultError) {}
+    package mutating func visitValue(_ value: UnsafeRawBufferPointer) {}
+    package mutating func visitFieldCount(_ count: Int) throws(VaultError) {}
+    package mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) throws(VaultError) {}
+    package mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {}
 }

@@ -7,27 +7,27 @@ import SecureMemory
 ///
 /// Records are in name order (the decoder checked it), so a name is found by binary search,
 /// and an untouched record is re-sealed by copying its bytes.
-final class StoredRecords: Sendable {
+package final class StoredRecords: Sendable {
     private let plaintext: PlaintextBuffer
     /// Where each record starts in the plaintext, then where the last one ends.
     private let starts: [Int]
 
     /// Wraps validated records; `starts` holds one offset per record plus the end of the last.
-    init(plaintext: PlaintextBuffer, starts: [Int]) {
+    package init(plaintext: PlaintextBuffer, starts: [Int]) {
         precondition(!starts.isEmpty && starts.last! <= plaintext.count, "record offsets outside the plaintext")
         self.plaintext = plaintext
         self.starts = starts
     }
 
     /// The number of records.
-    var count: Int { starts.count - 1 }
+    package var count: Int { starts.count - 1 }
 
     private var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(plaintext.bytes) }
 
     // MARK: Names
 
     /// The name of record `index`. Valid while this object lives.
-    func name(at index: Int) -> UnsafeRawBufferPointer {
+    package func name(at index: Int) -> UnsafeRawBufferPointer {
         var reader = reader(at: index)
         do { return try RecordLayout.readName(&reader, entry: index) } catch { Self.recordEndedEarly(error) }
     }
@@ -64,7 +64,7 @@ final class StoredRecords: Sendable {
 
     /// Whether every name comes after the one before it in byte order (so none repeats): true for
     /// the records of a vault, checked for those an import wrote.
-    var namesIncrease: Bool {
+    package var namesIncrease: Bool {
         var previous: UnsafeRawBufferPointer?, increase = true
         forEachName { _, name in
             if let previous, compareBytes(previous, name) >= 0 { increase = false }
@@ -75,7 +75,7 @@ final class StoredRecords: Sendable {
 
     /// Calls `body` with each record's index and name, in order: each name read where it lies after
     /// its length prefix (the records were validated or written whole, so only the slice is checked).
-    func forEachName(_ body: (Int, UnsafeRawBufferPointer) -> Void) {
+    package func forEachName(_ body: (Int, UnsafeRawBufferPointer) -> Void) {
         let bytes = self.bytes
         let prefix = MemoryLayout<RecordLayout.NameLength>.size
         starts.withUnsafeBufferPointer { starts in
@@ -88,7 +88,7 @@ final class StoredRecords: Sendable {
     }
 
     /// The encoded records `range`, which lie back to back. Valid while this object lives.
-    func records(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+    package func records(_ range: Range<Int>) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: bytes[starts[range.lowerBound]..<starts[range.upperBound]])
     }
 
@@ -126,7 +126,7 @@ final class StoredRecords: Sendable {
     // MARK: Entries
 
     /// Decodes record `index` into an entry (copies its value and fields).
-    func entry(at index: Int) -> Entry {
+    package func entry(at index: Int) -> Entry {
         var decoder = EntryDecoder()
         read(index, into: &decoder)
         return decoder.entry

@@ -80,7 +80,7 @@ extension Vault {
 
     /// The number of bytes the stored records take in the plaintext (0 for a vault built in
     /// memory): what an export sizes its buffer by, so that it rarely grows.
-    var storedRecordsByteCount: Int {
+    package var storedRecordsByteCount: Int {
         guard let records = storedRecords, records.count > 0 else { return 0 }
         return records.records(0..<records.count).count
     }

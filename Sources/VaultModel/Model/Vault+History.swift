@@ -286,7 +286,7 @@ extension Vault {
     }
 
     /// Applies the trash limit if an entry went into the trash since it was last applied (the seal calls it).
-    mutating func trimTrashIfNeeded() throws(VaultError) {
+    package mutating func trimTrashIfNeeded() throws(VaultError) {
         if historyState?.trashTrimmed == false { try trimTrash() }
     }
 
@@ -306,7 +306,7 @@ extension Vault {
     /// turning history on or off on a branch survives the merge); without `base`, or when both
     /// sides changed it differently, a side that keeps history wins over one that keeps none,
     /// and ours over theirs: a merge never drops history by itself.
-    mutating func mergeHistory(base: Vault?, ours: Vault, theirs: Vault) throws(VaultError) {
+    package mutating func mergeHistory(base: Vault?, ours: Vault, theirs: Vault) throws(VaultError) {
         let o = ours.historyPolicy, t = theirs.historyPolicy
         let policy: HistoryPolicy?
         if o == t { policy = o } else if let base, base.historyPolicy == o { policy = t } else if let base, base.historyPolicy == t { policy = o } else { policy = o ?? t }
@@ -348,5 +348,26 @@ extension Vault {
             throw VaultError.fieldNotFound(entry: name, field: part.fieldName ?? "", available: entry.fields.keys.sorted())
         }
         return try bytes.withUnsafeBytes(body)
+    }
+}
+
+// MARK: - Vault: histories from an import
+
+extension Vault {
+    /// Every name with earlier versions (removed entries in the trash included), sorted byte-wise.
+    package func historyNames() throws(VaultError) -> [[UInt8]] {
+        guard let historyState else { throw .historyOff }
+        return try historyState.names()
+    }
+
+    /// Adds imported earlier versions of `name` to its history (equal versions once, newest first),
+    /// within the vault's policy. Throws `historyOff` when the vault keeps no history.
+    public mutating func importHistory(_ versions: [EntryVersion], for name: String) throws(VaultError) {
+        guard historyState != nil else { throw .historyOff }
+        let key = try EntryName.validate(name)
+        var merged = try history(of: name)
+        for version in versions where !merged.contains(version) { merged.append(version) }
+        try historyState!.setVersions(merged.sorted { $0.replaced > $1.replaced }, forKey: key)
+        if !contains(key: key) { trashNeedsTrimming() }
     }
 }

@@ -3,7 +3,7 @@
 extension Vault {
     /// Checks what `put(_:as:now:)` checks before it looks at the vault, in its order (name, value,
     /// field count, then each field's name and value), and returns the name's bytes.
-    static func validate(_ entry: Entry, as name: String) throws(VaultError) -> [UInt8] {
+    package static func validate(_ entry: Entry, as name: String) throws(VaultError) -> [UInt8] {
         let key = try EntryName.validate(name)
         try Self.checkValueLength(entry.value.count, what: "the value of '\(name)'")
         guard entry.fields.count <= VaultLimits.maxFieldsPerEntry else {
@@ -19,7 +19,7 @@ extension Vault {
     /// Whether `validate(_:as:)` passes for `entry` under the name whose bytes are `name`, without
     /// copying anything: the fast check of imports (`EntryName.isValid(utf8:)`, `isValidField`);
     /// `VaultModelTests.test_isValidPut_agreesWithValidate` ties the two.
-    static func isValidPut(_ entry: Entry, name: UnsafeRawBufferPointer) -> Bool {
+    package static func isValidPut(_ entry: Entry, name: UnsafeRawBufferPointer) -> Bool {
         guard EntryName.isValid(utf8: name), entry.value.count <= VaultLimits.maxValueLength,
               entry.fields.count <= VaultLimits.maxFieldsPerEntry else { return false }
         for (field, value) in entry.fields {

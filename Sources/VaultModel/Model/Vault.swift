@@ -101,7 +101,7 @@ public struct Vault: Sendable {
     /// search, and the stored bytes are handed over where they lie in the decrypted buffer. (Two
     /// closures rather than one taking a `Result`: a generic `Result` costs a run-time metadata
     /// instantiation, a few thousand instructions on every `get`.)
-    func lookUp<R, E: Error>(_ part: EntryPart, of name: String,
+    package func lookUp<R, E: Error>(_ part: EntryPart, of name: String,
                              found: (UnsafeRawBufferPointer) throws(E) -> R,
                              missing: (VaultError) throws(E) -> R) throws(E) -> R {
         let key = Array(name.utf8)
@@ -236,7 +236,7 @@ public struct Vault: Sendable {
 
     // MARK: Stored records and changes
 
-    func entry(forKey key: [UInt8]) -> Entry? {
+    package func entry(forKey key: [UInt8]) -> Entry? {
         switch changes[NameKey(key)] {
         case .put(let entry)?: return entry
         case .removed?: return nil
@@ -244,7 +244,7 @@ public struct Vault: Sendable {
         }
     }
 
-    func contains(key: [UInt8]) -> Bool {
+    package func contains(key: [UInt8]) -> Bool {
         switch changes[NameKey(key)] {
         case .put?: return true
         case .removed?: return false
@@ -290,21 +290,21 @@ public struct Vault: Sendable {
     }
 
     /// One entry met by `forEachRecord`: a stored record untouched since decryption, or an edited entry.
-    enum Record {
+    package enum Record {
         case stored(StoredRecords, index: Int)
         case edited(name: [UInt8], entry: Entry)
 
         /// Calls `body` with the name's UTF-8 bytes.
-        func withName<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        package func withName<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
             switch self {
             case .stored(let records, let index): return withExtendedLifetime(records) { body(records.name(at: index)) }
             case .edited(let name, _): return name.withUnsafeBytes(body)
             }
         }
 
-        var name: String { withName { String(decoding: $0, as: UTF8.self) } }
+        package var name: String { withName { String(decoding: $0, as: UTF8.self) } }
 
-        var entry: Entry {
+        package var entry: Entry {
             switch self {
             case .stored(let records, let index): return records.entry(at: index)
             case .edited(_, let entry): return entry
@@ -343,7 +343,7 @@ public struct Vault: Sendable {
     }
 
     /// Calls `body` for every entry in name order.
-    func forEachRecord<E: Error>(_ body: (Record) throws(E) -> Void) throws(E) {
+    package func forEachRecord<E: Error>(_ body: (Record) throws(E) -> Void) throws(E) {
         try forEachSegment { (segment) throws(E) in
             switch segment {
             case .stored(let records, let range):

@@ -1,5 +1,6 @@
 import KDF
-import VaultFile
+import VaultFormat
+import VaultModel
 
 // MARK: - Exit statuses
 
