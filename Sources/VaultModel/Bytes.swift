@@ -16,6 +16,7 @@ package struct ByteReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Inde
     /// readers are made for every record a lookup touches and must cost nothing to make or drop.
     private let subject: ReadSubject
 
+    /// A reader at the start of `bytes`, which are the `subject` its errors name.
     package init(_ bytes: Bytes, reading subject: ReadSubject) {
         self.bytes = bytes
         self.offset = bytes.startIndex
@@ -105,8 +106,10 @@ extension ByteSink {
         withUnsafeBytes(of: value.littleEndian) { append(raw: $0) }
     }
 
+    /// Appends `run` as it is.
     package mutating func append(_ run: [UInt8]) { run.withUnsafeBytes { append(raw: $0) } }
 
+    /// Appends the UTF-8 bytes of `run`.
     package mutating func append(_ run: String.UTF8View) {
         var text = String(run)
         text.withUTF8 { append(raw: UnsafeRawBufferPointer($0)) }
@@ -119,9 +122,12 @@ extension ByteSink {
 package struct ByteWriter: ByteSink {
     package private(set) var bytes: [UInt8] = []
 
+    /// An empty writer with room for `capacity` bytes.
     package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
+    /// Appends `run` as it is.
     package mutating func append(raw run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run.assumingMemoryBound(to: UInt8.self)) }
+    /// Appends the bytes of `run`.
     package mutating func append(_ run: some Sequence<UInt8>) { bytes.append(contentsOf: run) }
 }
 

@@ -137,6 +137,7 @@ public enum HMACSHA256 {
 
 /// An unkeyed BLAKE2b-256 checksum (`crypto_generichash`), for detecting accidental damage.
 package enum Checksum {
+    /// BLAKE2b-256 of `bytes`.
     package static func blake2b256(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         ensureSodiumInitialised()
         var out = [UInt8](repeating: 0, count: 32)

@@ -14,6 +14,7 @@ package struct NameOrder {
     /// The indices of the names, sorted by their bytes; equal names in input order.
     let sorted: [Int]
 
+    /// The order of `names`, each an entry name.
     package init(_ names: some Collection<String>) {
         var bytes: [UInt8] = [], starts: [Int] = []
         starts.reserveCapacity(names.count + 1)

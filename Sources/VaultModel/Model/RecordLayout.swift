@@ -159,11 +159,18 @@ package protocol RecordVisitor {
 }
 
 extension RecordVisitor {
+    /// Does nothing: a visitor that does not want this part skips it.
     package mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError) {}
+    /// Does nothing: a visitor that does not want this part skips it.
     package mutating func visitTimes(created: Int64, modified: Int64) {}
+    /// Does nothing: a visitor that does not want this part skips it.
     package func checkValueLength(_ length: Int, of part: RecordLayout.Part) throws(VaultError) {}
+    /// Does nothing: a visitor that does not want this part skips it.
     package mutating func visitValue(_ value: UnsafeRawBufferPointer) {}
+    /// Does nothing: a visitor that does not want this part skips it.
     package mutating func visitFieldCount(_ count: Int) throws(VaultError) {}
+    /// Does nothing: a visitor that does not want this part skips it.
     package mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) throws(VaultError) {}
+    /// Does nothing: a visitor that does not want this part skips it.
     package mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {}
 }

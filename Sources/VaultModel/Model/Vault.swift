@@ -236,6 +236,7 @@ public struct Vault: Sendable {
 
     // MARK: Stored records and changes
 
+    /// The entry whose name is the bytes `key`, with the pending edits applied, or nil.
     package func entry(forKey key: [UInt8]) -> Entry? {
         switch changes[NameKey(key)] {
         case .put(let entry)?: return entry
@@ -244,6 +245,7 @@ public struct Vault: Sendable {
         }
     }
 
+    /// Whether an entry's name is the bytes `key`, with the pending edits applied.
     package func contains(key: [UInt8]) -> Bool {
         switch changes[NameKey(key)] {
         case .put?: return true
