@@ -15,8 +15,8 @@ import VaultModel
 ///
 /// It changes no check: the length prefix is read as `Payload.contentEnd` reads it (and when it is
 /// wrong nothing is skimmed, so the same error follows), and the padding in the skimmed chunks is
-/// checked for zeros as they pass. Where the entries end is found with `RecordLayout.read`, the
-/// decoder's own reader; `EntryCodec.decode` then reads the entries within that end only.
+/// checked for zeros as they pass. Where the entries end is found with `RecordLayout.skip` (`read`, the
+/// decoder's own reader); `EntryCodec.decode` then reads the entries within that end only.
 struct HistorySkim {
     /// Where the chunks after the entries' last one are decrypted.
     let scratch: PlaintextBuffer
@@ -121,19 +121,15 @@ struct EntriesEndScanner {
         }
         guard var offset = next, offset <= limit else { return nil }
         var reader = RecordReader(plaintext[offset..<limit], reading: .contents)
-        var skip = SkippedRecord()
         while remaining > 0 {
             // A record cut by the end of what is decrypted is read again once the next chunk is in.
-            do { try RecordLayout.read(&reader, entry: 0, into: &skip) } catch { break }
+            do { try RecordLayout.skip(&reader, entry: 0) } catch { break }
             offset = reader.offset
             remaining -= 1
         }
         next = offset
         return remaining == 0 ? offset : nil
     }
-
-    /// Visits nothing: only the record's lengths matter here.
-    private struct SkippedRecord: RecordVisitor {}
 }
 
 // MARK: - Authenticating a run of chunks, on two threads when long

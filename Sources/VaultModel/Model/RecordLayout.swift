@@ -82,7 +82,7 @@ package enum RecordLayout {
     /// The visitor sees each length before its bytes are read, so it can refuse one over a limit
     /// first. Every read is bounds-checked; what is read is named in errors as `Part` describes it.
     @inline(__always)
-    package static func read(_ reader: inout RecordReader, entry: Int, into visitor: inout some RecordVisitor) throws(VaultError) {
+    static func read(_ reader: inout RecordReader, entry: Int, into visitor: inout some RecordVisitor) throws(VaultError) {
         try visitor.visitName(try readName(&reader, entry: entry))
         let created = try reader.read(Time.self, Part.created.describe(entry: entry))
         let modified = try reader.read(Time.self, Part.modified.describe(entry: entry))
@@ -98,6 +98,17 @@ package enum RecordLayout {
         }
     }
 
+    /// Reads one whole record and keeps nothing, with the checks and errors of `read(_:entry:into:)`:
+    /// for a reader that wants only where records end (`HistorySkim`, the entries-only read). Not
+    /// generic, so that the read is specialised here, in the module of the layout.
+    package static func skip(_ reader: inout RecordReader, entry: Int) throws(VaultError) {
+        var skipped = SkippedRecord()
+        try read(&reader, entry: entry, into: &skipped)
+    }
+
+    /// Visits nothing: only the record's lengths matter to `skip`.
+    private struct SkippedRecord: RecordVisitor {}
+
     @inline(__always)
     private static func readValue(
         _ reader: inout RecordReader, _ part: Part, length lengthPart: Part, entry: Int, _ visitor: inout some RecordVisitor
@@ -108,7 +119,7 @@ package enum RecordLayout {
     }
 
     /// The parts of a record, as error messages name them.
-    package enum Part {
+    enum Part {
         case nameLength, name, created, modified, valueLength, value, fieldCount
         case fieldNameLength(Int), fieldName(Int), fieldValueLength(Int), fieldValue(Int)
 
@@ -141,7 +152,7 @@ package typealias RecordReader = ByteReader<Slice<UnsafeRawBufferPointer>>
 ///
 /// Buffers point into the plaintext and are valid while it lives. Every method but the ones a
 /// visitor needs does nothing by default.
-package protocol RecordVisitor {
+protocol RecordVisitor {
     /// The entry name.
     mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError)
     /// The created and modified times.
@@ -159,18 +170,11 @@ package protocol RecordVisitor {
 }
 
 extension RecordVisitor {
-    /// Does nothing: a visitor that does not want this part skips it.
-    package mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError) {}
-    /// Does nothing: a visitor that does not want this part skips it.
-    package mutating func visitTimes(created: Int64, modified: Int64) {}
-    /// Does nothing: a visitor that does not want this part skips it.
-    package func checkValueLength(_ length: Int, of part: RecordLayout.Part) throws(VaultError) {}
-    /// Does nothing: a visitor that does not want this part skips it.
-    package mutating func visitValue(_ value: UnsafeRawBufferPointer) {}
-    /// Does nothing: a visitor that does not want this part skips it.
-    package mutating func visitFieldCount(_ count: Int) throws(VaultError) {}
-    /// Does nothing: a visitor that does not want this part skips it.
-    package mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) throws(VaultError) {}
-    /// Does nothing: a visitor that does not want this part skips it.
-    package mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {}
+    mutating func visitName(_ name: UnsafeRawBufferPointer) throws(VaultError) {}
+    mutating func visitTimes(created: Int64, modified: Int64) {}
+    func checkValueLength(_ length: Int, of part: RecordLayout.Part) throws(VaultError) {}
+    mutating func visitValue(_ value: UnsafeRawBufferPointer) {}
+    mutating func visitFieldCount(_ count: Int) throws(VaultError) {}
+    mutating func visitFieldName(_ name: UnsafeRawBufferPointer, at index: Int) throws(VaultError) {}
+    mutating func visitFieldValue(_ value: UnsafeRawBufferPointer, at index: Int) {}
 }
