@@ -3,13 +3,15 @@ import PackageDescription
 
 /// vaultfile: an offline, single-file encrypted vault with a pipe-friendly CLI.
 ///
-/// Modules depend in one direction only: vaultfile → VaultFile → KDF → SecureMemory → C shims;
+/// Modules depend in one direction only: vaultfile → {VaultFile, VaultInterchange, VaultAgent} →
+/// VaultFormat → VaultModel → KDF → SecureMemory → C shims. VaultFile (storage, state, merge),
+/// VaultInterchange and VaultAgent each see VaultFormat and VaultModel, never each other;
 /// vaultfile also uses LinearRegex, which depends on nothing.
 let package = Package(
     name: "vaultfile",
     products: [
         .executable(name: "vaultfile", targets: ["vaultfile"]),
-        .library(name: "VaultFile", targets: ["VaultFile"]),
+        .library(name: "VaultFile", targets: ["VaultModel", "VaultFormat", "VaultFile", "VaultInterchange", "VaultAgent"]),
         .library(name: "KDF", targets: ["KDF"]),
         .library(name: "SecureMemory", targets: ["SecureMemory"]),
     ],
@@ -44,16 +46,25 @@ let package = Package(
             name: "KDF",
             dependencies: ["SecureMemory", "CSodium", "CArgon2", "CLibCrypto"]
         ),
-        .target(
-            name: "VaultFile",
-            dependencies: ["KDF", "SecureMemory", "CSodium", "CLibCrypto"]
-        ),
+
+        // MARK: - The vault library, bottom up
+        .target(name: "VaultModel", dependencies: ["KDF", "SecureMemory"]),
+        .target(name: "VaultFormat", dependencies: ["VaultModel", "KDF", "SecureMemory", "CSodium", "CLibCrypto"]),
+        .target(name: "VaultFile", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory"]),
+        .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),
+        .target(name: "VaultAgent", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),
         // The linear-time regular expressions of `search --regex`: pure Swift, no dependency.
         .target(name: "LinearRegex"),
+
+        // MARK: - The command line
         .executableTarget(
             name: "vaultfile",
             dependencies: [
                 "VaultFile",
+                "VaultInterchange",
+                "VaultAgent",
+                "VaultFormat",
+                "VaultModel",
                 "KDF",
                 "SecureMemory",
                 "LinearRegex",
@@ -67,9 +78,11 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory", "TestSupport"]),
         .testTarget(name: "KDFTests", dependencies: ["KDF", "SecureMemory", "TestSupport"]),
-        .testTarget(name: "VaultFileTests", dependencies: ["VaultFile", "KDF", "SecureMemory", "CSodium", "TestSupport"]),
+        .testTarget(name: "VaultFileTests", dependencies: ["VaultModel", "VaultFormat", "VaultFile", "VaultInterchange", "VaultAgent",
+                                                           "KDF", "SecureMemory", "CSodium", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex", "TestSupport"]),
-        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultFile", "KDF", "SecureMemory", "TestSupport"]),
+        .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultModel", "VaultFormat", "VaultFile", "VaultInterchange",
+                                                           "KDF", "SecureMemory", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -77,5 +90,6 @@ let package = Package(
 // The libFuzzer target exists only when asked for: a plain `swift build` cannot link it.
 // `make fuzz` sets VAULTFILE_FUZZ=1 and builds it with --sanitize=fuzzer --sanitize=address.
 if Context.environment["VAULTFILE_FUZZ"] == "1" {
-    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultFile", "KDF", "SecureMemory"], path: "Fuzz/VaultFileFuzz"))
+    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultModel", "VaultFormat", "VaultAgent", "KDF", "SecureMemory"],
+                                                   path: "Fuzz/VaultFileFuzz"))
 }

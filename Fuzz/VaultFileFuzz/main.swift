@@ -1,6 +1,8 @@
 import KDF
 import SecureMemory
-import VaultFile
+import VaultAgent
+import VaultFormat
+import VaultModel
 
 // MARK: - libFuzzer entry point
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

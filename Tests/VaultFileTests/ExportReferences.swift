@@ -1,5 +1,6 @@
 import Foundation
-@testable import VaultFile
+@testable import VaultInterchange
+@testable import VaultModel
 
 // MARK: - The plain references of the exports
 

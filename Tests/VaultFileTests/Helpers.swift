@@ -1,7 +1,8 @@
 import KDF
 import SecureMemory
 import TestSupport
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Fast KDF settings for tests (below the creation floor on purpose).
 let testKDF = KDFParameters.argon2id(.init(memoryKiB: 8, iterations: 1, parallelism: 1))

@@ -1,4 +1,5 @@
-@testable import VaultFile
+@testable import VaultInterchange
+@testable import VaultModel
 
 // MARK: - The plain references of the importers
 

@@ -1,4 +1,5 @@
 @testable import VaultFile
+@testable import VaultModel
 
 // MARK: - The plain reference of separateTwins
 

@@ -4,6 +4,7 @@ import SecureMemory
 import TestSupport
 import Testing
 import VaultFile
+import VaultModel
 
 /// The CLI run as a subprocess, the way a user's shell runs it: pipes, exit statuses, files.
 @Suite struct CLITests {

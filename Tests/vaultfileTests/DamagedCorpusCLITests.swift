@@ -3,7 +3,7 @@ import KDF
 import TestSupport
 import SecureMemory
 import Testing
-import VaultFile
+import VaultModel
 @testable import vaultfile
 
 /// Every case of `Fixtures/damaged/` as the CLI ends on it: the exact exit status, the message, and no plaintext.

@@ -3,6 +3,8 @@ import Glibc
 #endif
 import KDF
 import VaultFile
+import VaultFormat
+import VaultModel
 @testable import vaultfile
 
 // MARK: - Every error case, with what the CLI must make of it

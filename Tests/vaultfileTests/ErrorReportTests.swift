@@ -4,7 +4,9 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-import VaultFile
+import VaultFormat
+import VaultInterchange
+import VaultModel
 @testable import vaultfile
 
 /// `ErrorReport`, the one place where errors become a message, a hint and an exit status,

@@ -4,6 +4,7 @@ import TestSupport
 import SecureMemory
 import Testing
 import VaultFile
+import VaultModel
 
 /// The worst days, through the real binary: kills mid-write, many writers, full disks, prying processes.
 ///

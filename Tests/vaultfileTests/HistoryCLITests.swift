@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultFile
+import VaultModel
 
 /// Entry history through the binary (issue 30): init's default, no silent upgrade of an older
 /// vault, history/get --revision/restore, the trash, and exports with history.

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import VaultFile
+import VaultModel
 
 /// `vaultfile info`: paths printed escaped, and only the header read, even of the largest vault.
 @Suite struct InfoCLITests {

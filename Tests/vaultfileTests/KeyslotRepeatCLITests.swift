@@ -2,6 +2,7 @@ import Foundation
 import SecureMemory
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
 
 /// One slot per key: a recipient, ssh key or keyfile that already opens the vault is not given a
 /// second slot, since `slot rm` of one would leave its holder in through the other (a cold user's

@@ -3,6 +3,7 @@ import SecureMemory
 import TestSupport
 import Testing
 import VaultFile
+import VaultModel
 
 /// Names in two Unicode forms (NFC and NFD) through the binary: found in either form, stored
 /// composed, twins refused naming both, and old vaults that hold both forms.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Testing
-import VaultFile
+import VaultModel
 @testable import vaultfile
 
 /// Command lines that fail in parsing or validation, before any command runs: checked in-process

@@ -3,7 +3,8 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 @testable import vaultfile
 
 /// `git textconv` and `search` from entries' bytes where they lie (`Vault.forEachEntryBytes`)

@@ -1,4 +1,5 @@
 import VaultFile
+import VaultFormat
 @testable import vaultfile
 
 // MARK: - The plain reference of textconv's entries

@@ -1,4 +1,5 @@
 import KDF
+import VaultFormat
 
 // MARK: - Whether a merge would weaken the key derivation
 

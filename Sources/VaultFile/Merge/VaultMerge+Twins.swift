@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Names a merge brings in
 
 extension VaultMerge {

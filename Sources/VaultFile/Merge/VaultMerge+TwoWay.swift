@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Merging two copies without their ancestor
 
 extension VaultMerge {

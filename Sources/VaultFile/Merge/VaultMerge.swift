@@ -1,3 +1,5 @@
+import VaultModel
+
 // MARK: - Three-way merge of vault contents
 
 /// Merges two edits of one vault against their common ancestor, per entry and per field.

@@ -1,5 +1,7 @@
 import KDF
 import SecureMemory
+import VaultFormat
+import VaultModel
 
 // MARK: - Merging three vault files (git's merge driver)
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SecureMemory
+import VaultFormat
 
 // MARK: - File keys retired on this machine
 

@@ -1,3 +1,6 @@
+import VaultFormat
+import VaultModel
+
 // MARK: - The rollback check of one command
 
 /// Compares the vault a command opens with what this machine has seen of it, refuses a write

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultFormat
+import VaultModel
 
 // MARK: - The generations this machine has seen
 
@@ -29,97 +31,8 @@ public struct SeenGenerations: Sendable {
 
     // MARK: Records
 
-    /// What was recorded about one vault.
-    public struct Record: Equatable, Sendable {
-        /// The highest generation seen.
-        public var generation: UInt64
-        /// BLAKE2b-256 of the whole header of that generation (`headerHash(_:)`).
-        public var headerHash: [UInt8]
-        /// When it was first seen, in seconds since 1970 (UTC).
-        public var seen: Int64
-        /// The absolute path it was seen at.
-        public var path: String
-
-        /// The record's file contents.
-        var encoded: [UInt8] {
-            Array("""
-                vaultfile-seen 1
-                generation \(generation)
-                header-blake2b \(Self.hex(headerHash))
-                seen \(seen)
-                path \(path)
-
-                """.utf8)
-        }
-
-        /// The record in `bytes`, or nil when they are not one this build wrote (then the record
-        /// is treated as absent and replaced by the next one).
-        ///
-        /// The lines are split on the newline byte and the first four compared as bytes: the ASCII
-        /// they must hold has no other spelling, and a String split walks grapheme clusters (half of
-        /// the instructions of every open's rollback check). The path line is read as a String, as before.
-        init?(parsing bytes: [UInt8]) {
-            guard bytes.count <= StateFolder.maxRecordLength, bytes.last == 0x0A,
-                  let text = String(validating: bytes.dropLast(), as: UTF8.self) else { return nil }
-            let lines = text.utf8.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false)
-            guard lines.count == 5, lines[0].elementsEqual("vaultfile-seen 1".utf8),
-                  let generation = Self.asciiValue(lines[1], "generation").flatMap({ UInt64($0) }),
-                  let hash = Self.asciiValue(lines[2], "header-blake2b").flatMap(Self.bytes(hex:)), hash.count == 32,
-                  let seen = Self.asciiValue(lines[3], "seen").flatMap({ Int64($0) }), (0...Self.latestTime).contains(seen),
-                  let path = Self.value(Substring(lines[4]), "path"), !path.isEmpty else { return nil }
-            self.init(generation: generation, headerHash: hash, seen: seen, path: path)
-        }
-
-        /// A record of these values.
-        public init(generation: UInt64, headerHash: [UInt8], seen: Int64, path: String) {
-            self.generation = generation
-            self.headerHash = headerHash
-            self.seen = seen
-            self.path = path
-        }
-
-        /// The last second of the year 9999: a later time is not one this build wrote.
-        static let latestTime: Int64 = 253_402_300_799
-
-        /// `seen` as people read it: `2026-05-01 12:00:00 UTC`.
-        public var seenText: String { utcText(seconds: seen) }
-
-        private static func value(_ line: Substring, _ key: String) -> String? {
-            guard line.hasPrefix(key + " ") else { return nil }
-            return String(line.dropFirst(key.count + 1))
-        }
-
-        /// What follows `key` and a space on a line of ASCII fields (a number or hex digits).
-        private static func asciiValue(_ line: Substring.UTF8View, _ key: String) -> String? {
-            let prefix = key.utf8.count + 1
-            guard line.count >= prefix, line.prefix(prefix - 1).elementsEqual(key.utf8),
-                  line[line.index(line.startIndex, offsetBy: prefix - 1)] == 0x20 else { return nil }
-            return String(Substring(line.dropFirst(prefix)))
-        }
-
-        static func hex(_ bytes: [UInt8]) -> String {
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
-        }
-
-        static func bytes(hex text: String) -> [UInt8]? {
-            let digits = Array(text.utf8)
-            guard digits.count % 2 == 0 else { return nil }
-            func nibble(_ digit: UInt8) -> UInt8? {
-                switch digit {
-                case 0x30...0x39: return digit - 0x30
-                case 0x61...0x66: return digit - 0x61 + 10
-                default: return nil
-                }
-            }
-            var out: [UInt8] = []
-            for index in stride(from: 0, to: digits.count, by: 2) {
-                guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-                out.append(high << 4 | low)
-            }
-            return out
-        }
-    }
+    /// What was recorded about one vault (declared beside `VaultError`, which names one).
+    public typealias Record = SeenRecord
 
     /// The name of the record of vault `vaultID`.
     static func recordName(_ vaultID: [UInt8]) -> String { Record.hex(vaultID) + ".generation" }
@@ -182,11 +95,76 @@ public struct SeenGenerations: Sendable {
     }
 }
 
-/// Seconds since 1970 as `2026-05-01 12:00:00 UTC`.
-func utcText(seconds: Int64) -> String {
-    var time = time_t(seconds)
-    var parts = tm()
-    gmtime_r(&time, &parts)
-    func pad(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) \(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)) UTC"
+// MARK: - Reading and writing a record
+
+/// A record's file contents, and reading them back.
+extension SeenRecord {
+    /// The record's file contents.
+    var encoded: [UInt8] {
+        Array("""
+            vaultfile-seen 1
+            generation \(generation)
+            header-blake2b \(Self.hex(headerHash))
+            seen \(seen)
+            path \(path)
+
+            """.utf8)
+    }
+
+    /// The record in `bytes`, or nil when they are not one this build wrote (then the record
+    /// is treated as absent and replaced by the next one).
+    ///
+    /// The lines are split on the newline byte and the first four compared as bytes: the ASCII
+    /// they must hold has no other spelling, and a String split walks grapheme clusters (half of
+    /// the instructions of every open's rollback check). The path line is read as a String, as before.
+    init?(parsing bytes: [UInt8]) {
+        guard bytes.count <= StateFolder.maxRecordLength, bytes.last == 0x0A,
+              let text = String(validating: bytes.dropLast(), as: UTF8.self) else { return nil }
+        let lines = text.utf8.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false)
+        guard lines.count == 5, lines[0].elementsEqual("vaultfile-seen 1".utf8),
+              let generation = Self.asciiValue(lines[1], "generation").flatMap({ UInt64($0) }),
+              let hash = Self.asciiValue(lines[2], "header-blake2b").flatMap(Self.bytes(hex:)), hash.count == 32,
+              let seen = Self.asciiValue(lines[3], "seen").flatMap({ Int64($0) }), (0...Self.latestTime).contains(seen),
+              let path = Self.value(Substring(lines[4]), "path"), !path.isEmpty else { return nil }
+        self.init(generation: generation, headerHash: hash, seen: seen, path: path)
+    }
+
+    /// The last second of the year 9999: a later time is not one this build wrote.
+    static let latestTime: Int64 = 253_402_300_799
+
+    private static func value(_ line: Substring, _ key: String) -> String? {
+        guard line.hasPrefix(key + " ") else { return nil }
+        return String(line.dropFirst(key.count + 1))
+    }
+
+    /// What follows `key` and a space on a line of ASCII fields (a number or hex digits).
+    private static func asciiValue(_ line: Substring.UTF8View, _ key: String) -> String? {
+        let prefix = key.utf8.count + 1
+        guard line.count >= prefix, line.prefix(prefix - 1).elementsEqual(key.utf8),
+              line[line.index(line.startIndex, offsetBy: prefix - 1)] == 0x20 else { return nil }
+        return String(Substring(line.dropFirst(prefix)))
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+
+    static func bytes(hex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: return digit - 0x30
+            case 0x61...0x66: return digit - 0x61 + 10
+            default: return nil
+            }
+        }
+        var out: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            out.append(high << 4 | low)
+        }
+        return out
+    }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultModel
 
 // MARK: - The state folder
 

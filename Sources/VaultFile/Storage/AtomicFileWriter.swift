@@ -3,6 +3,8 @@ import Glibc
 #endif
 import SecureMemory
 import KDF
+import VaultFormat
+import VaultModel
 
 // MARK: - Writing a whole file atomically
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KDF
+import VaultModel
 
 // MARK: - The lock beside a vault
 

@@ -1,5 +1,7 @@
 import KDF
 import SecureMemory
+import VaultFormat
+import VaultModel
 
 // MARK: - The one unlock-and-seal pipeline
 

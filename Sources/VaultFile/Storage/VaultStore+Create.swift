@@ -1,5 +1,7 @@
 import KDF
 import SecureMemory
+import VaultFormat
+import VaultModel
 
 // MARK: - Creating a vault file
 

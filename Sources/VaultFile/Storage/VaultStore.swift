@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultFormat
+import VaultModel
 
 // MARK: - A vault file on disk
 

@@ -1,5 +1,6 @@
 import SecureMemory
-import VaultFile
+import VaultAgent
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import KDF
-import VaultFile
+import VaultModel
 
 // MARK: - The KDF settings of a new keyslot (init, passwd, slot add, calibrate)
 

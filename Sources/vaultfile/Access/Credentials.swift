@@ -1,6 +1,6 @@
 import KDF
 import SecureMemory
-import VaultFile
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import KDF
 import SecureMemory
-import VaultFile
+import VaultAgent
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import SecureMemory
 import Synchronization
-import VaultFile
+import VaultAgent
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Copies an entry, or every entry under a folder; refuses to replace existing ones without --force.

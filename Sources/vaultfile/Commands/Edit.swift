@@ -2,7 +2,7 @@ import ArgumentParser
 import CPlatform
 import KDF
 import SecureMemory
-import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

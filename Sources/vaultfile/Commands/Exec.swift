@@ -1,6 +1,7 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultInterchange
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

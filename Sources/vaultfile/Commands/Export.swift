@@ -1,6 +1,6 @@
 import ArgumentParser
 import SecureMemory
-import VaultFile
+import VaultInterchange
 
 extension VaultfileCommand {
     /// Writes the vault out as vaultfile JSON, dotenv or CSV.

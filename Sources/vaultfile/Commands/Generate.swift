@@ -1,6 +1,7 @@
 import ArgumentParser
 import SecureMemory
-import VaultFile
+import VaultFormat
+import VaultModel
 
 /// The options that choose what `generate` (and `set --generate`) makes.
 struct GeneratorOptions: ParsableArguments {

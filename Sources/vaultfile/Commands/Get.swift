@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Writes an entry's value (or one field) to stdout, byte for byte.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import KDF
 import SecureMemory
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Lists the earlier versions of an entry, and turns history on, off, or prunes it.

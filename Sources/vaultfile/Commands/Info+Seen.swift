@@ -1,4 +1,5 @@
 import VaultFile
+import VaultFormat
 
 // MARK: - What this machine has seen of the vault
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultFormat
 
 extension VaultfileCommand {
     /// Describes a vault from its header alone: no password needed.

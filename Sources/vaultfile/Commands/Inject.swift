@@ -1,6 +1,6 @@
 import ArgumentParser
 import SecureMemory
-import VaultFile
+import VaultInterchange
 #if canImport(Glibc)
 import Glibc
 #endif

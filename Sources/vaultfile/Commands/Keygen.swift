@@ -1,6 +1,7 @@
 import ArgumentParser
 import SecureMemory
-import VaultFile
+import VaultFormat
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

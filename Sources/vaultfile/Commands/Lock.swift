@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultAgent
 
 extension VaultfileCommand {
     /// Makes the agent forget (and wipe) the keys of this vault, or every key.

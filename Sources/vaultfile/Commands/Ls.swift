@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Shows entry names as a tree of their folders on a terminal (as `pass ls` does), plain names when piped.

@@ -1,7 +1,8 @@
 import ArgumentParser
 import KDF
 import SecureMemory
-import VaultFile
+import VaultFormat
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

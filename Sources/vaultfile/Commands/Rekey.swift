@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// `vaultfile rekey`: a new file key for every keyslot.

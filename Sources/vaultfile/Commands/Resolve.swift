@@ -1,6 +1,7 @@
 import ArgumentParser
 import KDF
 import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Settles one merge conflict left by `vaultfile git merge`.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Makes an earlier version of an entry its current value again.

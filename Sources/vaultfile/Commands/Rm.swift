@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Removes an entry, or one field of it, or with -r every entry under a folder.

@@ -2,7 +2,8 @@ import ArgumentParser
 import KDF
 import LinearRegex
 import SecureMemory
-import VaultFile
+import VaultInterchange
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

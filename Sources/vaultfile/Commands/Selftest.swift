@@ -1,7 +1,7 @@
 import ArgumentParser
 import KDF
 import SecureMemory
-import VaultFile
+import VaultFormat
 
 extension VaultfileCommand {
     /// Runs known-answer tests of the linked cryptographic code, for portable and packaged builds.

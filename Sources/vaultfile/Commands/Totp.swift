@@ -1,5 +1,6 @@
 import ArgumentParser
-import VaultFile
+import VaultFormat
+import VaultModel
 
 extension VaultfileCommand {
     /// Prints the current TOTP code (RFC 6238) of an entry's `otpauth://totp/` URI.

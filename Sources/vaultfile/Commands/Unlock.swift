@@ -1,6 +1,8 @@
 import ArgumentParser
 import SecureMemory
+import VaultAgent
 import VaultFile
+import VaultFormat
 
 extension VaultfileCommand {
     /// Hands the vault's file key to the agent, so that later commands need no password.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 
 extension VaultfileCommand {
     /// Unlocks and authenticates the whole vault; exit 0 only if it is intact.

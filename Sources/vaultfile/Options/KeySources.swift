@@ -1,6 +1,6 @@
 import ArgumentParser
 import SecureMemory
-import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,7 +3,9 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultAgent
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The agent's keys: every key of a vault id kept, only the one that verifies a header handed out,
 /// idle expiry since the last hand-out, and forgetting.

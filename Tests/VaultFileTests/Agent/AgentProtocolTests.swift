@@ -2,7 +2,8 @@ import Foundation
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultAgent
+@testable import VaultModel
 
 /// The agent's wire format (docs/AGENT.md): exact bytes, one encoding per message, and refusals
 /// that name the field for truncated, oversized and garbage frames.

@@ -2,7 +2,7 @@ import CSodium
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
 
 /// HKDF-SHA256, X25519 and the Ed25519 → X25519 map against published vectors.
 @Suite struct CryptoBuildingBlockTests {

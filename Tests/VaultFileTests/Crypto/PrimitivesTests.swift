@@ -2,7 +2,7 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
 
 /// The AEAD and MAC wrappers against Wycheproof.
 @Suite struct PrimitivesTests {

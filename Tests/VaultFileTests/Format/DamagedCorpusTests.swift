@@ -4,7 +4,8 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The damaged and hostile vault corpus in `Fixtures/damaged/`: one small file per case,
 /// with its expected exit status and message in `manifest.json`.

@@ -5,6 +5,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Reading a vault with history for its entries only (`get`; `VaultStore.readsEntriesOnly`,
 /// `HistorySkim`): the same entries and the same errors as a full read, every chunk still

@@ -1,7 +1,8 @@
 import KDF
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The keyed fingerprints `git textconv` prints in place of values.
 @Suite struct FingerprintTests {

@@ -3,6 +3,7 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultModel
 
 /// Golden vaults of every released format version: each must open, with the contents its manifest lists.
 ///

@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The damaged corpus's cases for content version 2 (format 1.2, entry history): a hostile
 /// history section, policy or content version in an authentic file, each with what `verify` and

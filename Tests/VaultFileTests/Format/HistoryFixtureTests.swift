@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The golden vaults of format 1.2 (`Fixtures/v1.2/`): history, history with keyslots, and a
 /// removed entry in the trash. A released fixture never changes.

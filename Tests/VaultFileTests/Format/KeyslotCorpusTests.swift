@@ -3,7 +3,7 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
 
 /// Hostile format-1.1 headers for `Fixtures/damaged/` (their expectations are checked with the
 /// rest of the corpus by `DamagedCorpusTests` and `DamagedCorpusCLITests`), and the 1.1 parsers

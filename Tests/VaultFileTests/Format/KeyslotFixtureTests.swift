@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The golden vaults of format 1.1 (`Fixtures/v1.1/`): one per slot kind, and one with every
 /// kind, each with the secrets that open it. A released fixture never changes.

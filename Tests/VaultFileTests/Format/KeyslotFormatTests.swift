@@ -3,7 +3,8 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Format 1.1: slots in the recipient shape, the metadata block, flags and versions.
 @Suite struct KeyslotFormatTests {

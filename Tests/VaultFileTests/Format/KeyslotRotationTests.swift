@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Adding slots (keeps the file key) and rotating it (slot rm, rekey, passwd in 1.1).
 @Suite struct KeyslotRotationTests {

@@ -1,7 +1,8 @@
 import KDF
 import SecureMemory
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The KDF caps bound the total over the keyslots one unlock tries, not each slot alone.
 @Suite struct UnlockBudgetTests {

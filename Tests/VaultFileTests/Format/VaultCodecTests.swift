@@ -3,7 +3,8 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Sealing and opening format-v1 vaults in memory.
 @Suite struct VaultCodecTests {

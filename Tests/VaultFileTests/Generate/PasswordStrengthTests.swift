@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
 
 /// The strength estimate behind the warnings of `init` and `passwd`.
 @Suite struct PasswordStrengthTests {

@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultInterchange
+@testable import VaultModel
 
 /// What hostile or unusual import files do to the parsers (issue 25, items 10, 14 and 15).
 @Suite struct InterchangeHardeningTests {

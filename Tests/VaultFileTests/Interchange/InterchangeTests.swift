@@ -1,7 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultInterchange
+@testable import VaultModel
 
 /// Library-level checks of the generator's word list and the interchange parsers' edge cases.
 @Suite struct InterchangeTests {

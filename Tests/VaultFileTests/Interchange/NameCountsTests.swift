@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultInterchange
 
 // MARK: - Names counted by their bytes
 

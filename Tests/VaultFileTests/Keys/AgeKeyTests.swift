@@ -2,7 +2,8 @@ import Foundation
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Bech32 against BIP 173, and age's key encodings against age's spec and the real age-keygen.
 @Suite struct AgeKeyTests {

@@ -2,7 +2,8 @@ import Foundation
 import SecureMemory
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The parsers of unlock secrets: OpenSSH keys, recovery codes, keyfiles.
 @Suite struct KeyParserTests {

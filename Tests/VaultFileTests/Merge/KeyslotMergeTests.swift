@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Merging a branch that rotated the file key (slot rm) with one that edited entries.
 @Suite struct KeyslotMergeTests {

@@ -2,6 +2,8 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// A merge does not take their side's lower KDF settings silently.
 @Suite struct MergeDowngradeTests {

@@ -2,6 +2,7 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultModel
 
 /// The merge part by part (value and each field against base) and of names in two Unicode forms.
 @Suite struct VaultMergePartsTests {

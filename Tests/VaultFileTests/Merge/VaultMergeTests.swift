@@ -2,6 +2,7 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultModel
 
 /// The three-way merge of contents, per entry and per field.
 @Suite struct VaultMergeTests {

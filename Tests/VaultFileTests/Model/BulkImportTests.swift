@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultInterchange
+@testable import VaultModel
 
 // MARK: - The bulk put against put one by one
 

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultInterchange
+@testable import VaultModel
 
 /// `Vault.forEachEntryBytes` and the exports written from it, each against its plain reference
 /// through `sortedEntries`: random vaults (non-ASCII names, binary and empty values, fields,

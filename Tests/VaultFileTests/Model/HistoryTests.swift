@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Entry history (format 1.2, docs/FORMAT.md §7.1): what edits keep, the policy, the trash, the
 /// format bit that follows it, and that old vaults keep their format until asked.

@@ -1,5 +1,5 @@
 import Testing
-@testable import VaultFile
+@testable import VaultModel
 
 /// The rule for names a command creates (issue 25, item 13).
 @Suite struct NewEntryNameTests {

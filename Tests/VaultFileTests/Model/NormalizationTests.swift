@@ -1,7 +1,8 @@
 import KDF
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// New names in NFC, lookups by exact bytes then NFC, twins refused (EntryName+Normalization.swift).
 @Suite struct NormalizationTests {

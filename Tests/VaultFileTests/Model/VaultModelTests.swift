@@ -1,7 +1,7 @@
 import KDF
 import TestSupport
 import Testing
-@testable import VaultFile
+@testable import VaultModel
 
 /// The in-memory model and its encoding.
 @Suite struct VaultModelTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import VaultFile
+@testable import VaultInterchange
+@testable import VaultModel
 
 /// The value or a field of an entry, else not found: the operations `get`, `set`, `rm`, `edit`,
 /// `inject` and `batch` share.

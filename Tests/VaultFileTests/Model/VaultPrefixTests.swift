@@ -1,5 +1,5 @@
 import Testing
-@testable import VaultFile
+@testable import VaultModel
 
 /// Folders of entries (`rm -r`, `mv` and `cp` of a prefix) and the copy of one entry.
 @Suite struct VaultPrefixTests {

@@ -1,6 +1,8 @@
 import SecureMemory
 import Testing
-@testable import VaultFile
+@testable import VaultFormat
+@testable import VaultInterchange
+@testable import VaultModel
 
 /// One-time passwords: RFC 4226 and RFC 6238 known answers, strict Base32, otpauth URIs
 /// (hostile ones refused without echoing the secret), where an entry keeps its URI, templates,

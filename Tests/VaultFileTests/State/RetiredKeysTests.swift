@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// Retired file keys (`RetiredKeys`, `RollbackCheck`): a rotation records the key it retires,
 /// a copy still sealed under it is read with a finding and written never (but rotated), and a

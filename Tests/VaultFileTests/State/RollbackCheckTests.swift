@@ -6,6 +6,8 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The rollback check through `VaultStore`: older copies read with a finding, written never
 /// (unless allowed), the record raised after the rename; and what a merge of copies seals.

@@ -6,6 +6,8 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The state folder: where it is, how it is created, and records that several writers never lose.
 @Suite struct StateFolderTests {

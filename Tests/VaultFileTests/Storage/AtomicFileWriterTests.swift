@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultModel
 
 /// The atomic writer's parameters: a symbolic link at the destination, an existing file, the owner.
 @Suite struct AtomicFileWriterTests {

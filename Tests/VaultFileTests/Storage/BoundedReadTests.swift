@@ -4,6 +4,8 @@ import KDF
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// No command reads a whole vault file into memory: the header is read alone, the payload chunk by chunk.
 ///

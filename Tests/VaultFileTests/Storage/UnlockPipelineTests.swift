@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The one way in (`Unlocker`, `VaultStore.read`/`edit`/`replaceKeys`): the order in which the
 /// sources are tried, and one lock and one header read per command whichever source opens.

@@ -4,6 +4,8 @@ import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 /// The vault on disk: atomic replacement, locking, modes, symlinks, failure injection.
 @Suite struct VaultStoreTests {

@@ -1,6 +1,8 @@
 import KDF
 import SecureMemory
 @testable import VaultFile
+@testable import VaultFormat
+@testable import VaultModel
 
 // MARK: - Shorthands of the one pipeline, for tests
 

@@ -1,6 +1,7 @@
 import KDF
 import SecureMemory
 import VaultFile
+import VaultFormat
 
 // MARK: - A password through the one pipeline, for CLI tests that set up or inspect a vault
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 
 /// Shows which vaults the agent holds keys of: never a key.
 struct AgentStatusCommand: ParsableCommand {

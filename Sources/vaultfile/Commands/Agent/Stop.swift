@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

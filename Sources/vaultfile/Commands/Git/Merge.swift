@@ -2,6 +2,7 @@ import ArgumentParser
 import KDF
 import SecureMemory
 import VaultFile
+import VaultModel
 
 extension VaultfileCommand.Git {
     /// git's merge driver: `vaultfile git merge %O %A %B`; the result goes into %A.

@@ -2,6 +2,7 @@ import ArgumentParser
 import KDF
 import SecureMemory
 import VaultFile
+import VaultFormat
 
 extension VaultfileCommand.Git {
     /// Prints a stable, readable listing of a vault for `git diff`: names, fields, times, keyed fingerprints.

@@ -1,7 +1,8 @@
 import ArgumentParser
 import KDF
 import SecureMemory
-import VaultFile
+import VaultFormat
+import VaultModel
 
 /// `vaultfile slot add KIND …`: one more secret that opens the vault; the file key stays.
 ///

@@ -1,6 +1,6 @@
 import ArgumentParser
 import KDF
-import VaultFile
+import VaultModel
 
 /// `vaultfile slot list`: every keyslot, after unlocking.
 struct SlotList: ParsableCommand {

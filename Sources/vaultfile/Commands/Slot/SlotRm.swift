@@ -1,6 +1,7 @@
 import ArgumentParser
 import SecureMemory
-import VaultFile
+import VaultFormat
+import VaultModel
 
 /// `vaultfile slot rm ID|LABEL`: remove a keyslot and rotate the file key.
 struct SlotRm: ParsableCommand {

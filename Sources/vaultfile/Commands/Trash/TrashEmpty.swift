@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 
 /// `vaultfile trash empty`: drops every removed entry and its history for good.
 struct TrashEmpty: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 
 /// `vaultfile trash list`: the removed entries, most recently removed first.
 struct TrashList: ParsableCommand {

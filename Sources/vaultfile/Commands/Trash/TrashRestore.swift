@@ -1,5 +1,5 @@
 import ArgumentParser
-import VaultFile
+import VaultModel
 
 /// `vaultfile trash restore NAME`: brings a removed entry back as it was removed.
 struct TrashRestore: ParsableCommand {

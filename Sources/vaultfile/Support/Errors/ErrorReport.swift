@@ -1,6 +1,7 @@
 import KDF
 import SecureMemory
-import VaultFile
+import VaultFormat
+import VaultModel
 
 // MARK: - What the user is told
 

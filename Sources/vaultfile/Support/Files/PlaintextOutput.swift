@@ -1,4 +1,6 @@
 import VaultFile
+import VaultFormat
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import SecureMemory
-import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import SecureMemory
-import VaultFile
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import SecureMemory
-import VaultFile
+import VaultModel
 
 // MARK: - What batch lines print, and how it is framed
 

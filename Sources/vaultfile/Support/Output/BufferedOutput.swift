@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import SecureMemory
-import VaultFile
+import VaultInterchange
 
 // MARK: - Output through one buffer
 

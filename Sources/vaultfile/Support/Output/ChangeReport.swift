@@ -1,4 +1,4 @@
-import VaultFile
+import VaultModel
 
 // MARK: - What rm, mv and cp report
 

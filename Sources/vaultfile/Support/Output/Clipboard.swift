@@ -1,7 +1,7 @@
 import ArgumentParser
 import KDF
 import SecureMemory
-import VaultFile
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import SecureMemory
-import VaultFile
+import VaultModel
 
 // MARK: - --json of the verbs that print entries (docs/JSON.md)
 

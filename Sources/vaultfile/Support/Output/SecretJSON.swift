@@ -1,5 +1,5 @@
 import SecureMemory
-import VaultFile
+import VaultModel
 
 // MARK: - JSON that holds values
 

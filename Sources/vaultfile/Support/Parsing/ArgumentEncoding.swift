@@ -1,4 +1,4 @@
-import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif

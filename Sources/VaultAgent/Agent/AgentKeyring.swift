@@ -1,0 +1,175 @@
+import SecureMemory
+import VaultFormat
+import VaultModel
+
+// MARK: - The keys an agent holds
+
+/// The file keys the agent holds, by vault id, with each vault's idle timeout (docs/AGENT.md).
+///
+/// A vault id keeps every key it is handed: `passwd` rotates the key but keeps the id, and old
+/// copies of the vault (in git history) still need the old key. A request names no key: it sends
+/// a vault's header, and gets the one key of that id under which the header MAC verifies, or none;
+/// the other keys of the id are never handed out. Keys live in guarded memory (`SecureBytes`) and
+/// are wiped when forgotten (`lock`, idle expiry, `stop`, a signal).
+///
+/// Times are seconds on a clock the caller chooses (the agent uses CLOCK_BOOTTIME, which keeps
+/// counting while the machine sleeps, so a suspended laptop's idle time counts).
+public struct AgentKeyring: Sendable {
+    /// The most vaults held at once.
+    public static let maxVaults = 256
+    /// The most keys held for one vault id.
+    public static let maxKeysPerVault = 64
+
+    /// Why a key was not taken.
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// The vault id is not 16 bytes or the key not 32.
+        case malformed(String)
+        /// `maxVaults` vaults are held already.
+        case tooManyVaults
+        /// `maxKeysPerVault` keys of this vault are held already.
+        case tooManyKeys
+
+        public var description: String {
+            switch self {
+            case .malformed(let why): return why
+            case .tooManyVaults: return "the agent holds keys of \(AgentKeyring.maxVaults) vaults already; lock one first"
+            case .tooManyKeys: return "the agent holds \(AgentKeyring.maxKeysPerVault) keys of this vault already; lock it first"
+            }
+        }
+    }
+
+    /// What `add` did.
+    public enum AddOutcome: Equatable, Sendable {
+        /// The key is held (it may have been held already).
+        case held
+        /// `onlyIfHeld` was set and no key of the vault is held: nothing was added.
+        case notHeld
+    }
+
+    /// The key that verifies a header, and what must happen before it is handed out.
+    public struct Match: Sendable {
+        /// The vault id of the header.
+        public let vaultID: [UInt8]
+        /// The key.
+        public let fileKey: SecureBytes
+        /// The command to run (and to succeed) before the hand-out; nil: none.
+        public let confirmCommand: String?
+    }
+
+    private struct Held {
+        var keys: [SecureBytes]
+        var path: String
+        var timeoutSeconds: UInt32
+        var lastUsed: Double
+        var confirmCommand: String
+
+        func expiry() -> Double? { timeoutSeconds == 0 ? nil : lastUsed + Double(timeoutSeconds) }
+    }
+
+    private var held: [[UInt8]: Held] = [:]
+
+    /// An empty keyring.
+    public init() {}
+
+    /// Whether no key is held.
+    public var isEmpty: Bool { held.isEmpty }
+
+    /// How many keys are held, over every vault.
+    public var keyCount: Int { held.values.reduce(0) { $0 + $1.keys.count } }
+
+    // MARK: Adding
+
+    /// Keeps `handOver`'s key beside the vault's other keys (a key held already is not added
+    /// twice), and sets the vault's timeout, path and confirm command; the idle clock restarts.
+    /// With `onlyIfHeld` the key is added only to a vault held already, whose timeout and confirm
+    /// command stay as they are.
+    @discardableResult
+    public mutating func add(_ handOver: AgentKeyHandOver, now: Double) throws(Refusal) -> AddOutcome {
+        guard handOver.vaultID.count == AgentProtocol.vaultIDLength else { throw .malformed("a vault id is 16 bytes") }
+        guard handOver.fileKey.count == AgentProtocol.fileKeyLength else { throw .malformed("a file key is 32 bytes") }
+        expire(now: now)
+        guard var vault = held[handOver.vaultID] else {
+            if handOver.onlyIfHeld { return .notHeld }
+            guard held.count < Self.maxVaults else { throw .tooManyVaults }
+            held[handOver.vaultID] = Held(keys: [handOver.fileKey], path: handOver.path, timeoutSeconds: handOver.timeoutSeconds,
+                                          lastUsed: now, confirmCommand: handOver.confirmCommand)
+            return .held
+        }
+        if !vault.keys.contains(where: { $0.constantTimeEquals(handOver.fileKey) }) {
+            guard vault.keys.count < Self.maxKeysPerVault else { throw .tooManyKeys }
+            vault.keys.append(handOver.fileKey)
+        }
+        vault.path = handOver.path
+        vault.lastUsed = now
+        if !handOver.onlyIfHeld {
+            vault.timeoutSeconds = handOver.timeoutSeconds
+            vault.confirmCommand = handOver.confirmCommand
+        }
+        held[handOver.vaultID] = vault
+        return .held
+    }
+
+    // MARK: Finding
+
+    /// The key of `headerBytes`' vault id under which its MAC verifies, or nil. Throws when the
+    /// bytes are not exactly one well-formed vault header. A vault idle past its timeout counts as
+    /// forgotten. Does not count as use: call `handedOut` when the key is actually sent.
+    public func match(header headerBytes: [UInt8], now: Double) throws(VaultError) -> Match? {
+        let (header, length) = try VaultHeader.parse(headerBytes, path: "the header sent to the agent")
+        guard length == headerBytes.count else {
+            throw .headerDamaged("\(headerBytes.count - length) bytes follow the header sent to the agent")
+        }
+        guard let vault = held[header.vaultID], vault.expiry().map({ $0 > now }) ?? true,
+              let key = vault.keys.first(where: { VaultCodec.verifies(header, fileKey: $0) }) else { return nil }
+        return Match(vaultID: header.vaultID, fileKey: key, confirmCommand: vault.confirmCommand.isEmpty ? nil : vault.confirmCommand)
+    }
+
+    /// Records that `match`'s key is being handed out for `path`: the idle clock restarts and
+    /// the path is remembered. False when the key was forgotten in the meantime (then it must not be sent).
+    public mutating func handedOut(_ match: Match, path: String, now: Double) -> Bool {
+        expire(now: now)
+        guard var vault = held[match.vaultID], vault.keys.contains(where: { $0 === match.fileKey }) else { return false }
+        vault.lastUsed = now
+        vault.path = path
+        held[match.vaultID] = vault
+        return true
+    }
+
+    // MARK: Forgetting
+
+    /// Forgets (and so wipes) every key of `vaultID`; returns 1 if any was held, else 0.
+    @discardableResult
+    public mutating func forget(vaultID: [UInt8]) -> Int {
+        held.removeValue(forKey: vaultID) == nil ? 0 : 1
+    }
+
+    /// Forgets every key; returns how many vaults were held.
+    @discardableResult
+    public mutating func forgetAll() -> Int {
+        defer { held.removeAll() }
+        return held.count
+    }
+
+    /// Forgets the vaults idle for their whole timeout; returns how many.
+    @discardableResult
+    public mutating func expire(now: Double) -> Int {
+        let expired = held.filter { $0.value.expiry().map { $0 <= now } ?? false }.map(\.key)
+        for vaultID in expired { held.removeValue(forKey: vaultID) }
+        return expired.count
+    }
+
+    /// When the next vault expires, if any has a timeout.
+    public var nextExpiry: Double? { held.values.compactMap { $0.expiry() }.min() }
+
+    // MARK: Status
+
+    /// The vaults held, ordered by path then id: never a key.
+    public func status(now: Double) -> [AgentStatus.Vault] {
+        held.map { vaultID, vault in
+            let left = vault.expiry().map { max(0, ($0 - now).rounded(.up)) } ?? 0
+            return AgentStatus.Vault(vaultID: vaultID, keyCount: UInt16(vault.keys.count), timeoutSeconds: vault.timeoutSeconds,
+                                     idleSecondsLeft: UInt32(min(left, Double(UInt32.max))), path: vault.path)
+        }
+        .sorted { $0.path != $1.path ? $0.path < $1.path : $0.vaultID.lexicographicallyPrecedes($1.vaultID) }
+    }
+}

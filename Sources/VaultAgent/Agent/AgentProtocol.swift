@@ -1,0 +1,330 @@
+import SecureMemory
+import VaultModel
+import VaultFormat
+
+// MARK: - The agent's wire protocol
+
+/// Constants of the protocol between `vaultfile` and its agent, specified byte by byte in
+/// docs/AGENT.md. Every message is one frame: a 32-bit little-endian body length, then the body:
+/// the protocol version, a type byte, and the fields of that type. One request and one answer
+/// (or an interim `confirming` and then the answer) per connection.
+public enum AgentProtocol {
+    /// The version this build speaks; a frame of another version is answered with an error.
+    public static let version: UInt8 = 1
+    /// The longest request body: a `key` request with the largest header and path fits.
+    public static let maxRequestLength = 72 * 1024
+    /// The longest response body: a `status` with `AgentKeyring.maxVaults` vaults of the longest path fits.
+    public static let maxResponseLength = 2 << 20
+    /// The longest path a message carries, in bytes.
+    public static let maxPathLength = 4096
+    /// The longest `--confirm-command`, in bytes.
+    public static let maxCommandLength = 4096
+    /// The bytes of a vault id.
+    public static let vaultIDLength = 16
+    /// The bytes of a file key.
+    public static let fileKeyLength = 32
+    /// The bytes of the length prefix before every body.
+    public static let lengthPrefix = 4
+}
+
+/// Why a frame was refused: malformed, truncated, too long, or of another version.
+public enum AgentProtocolError: Error, Equatable, CustomStringConvertible {
+    /// The body's version byte is not `AgentProtocol.version`.
+    case unsupportedVersion(UInt8)
+    /// The type byte names no message of this version.
+    case unknownType(UInt8)
+    /// The body ends inside a field.
+    case truncated(String)
+    /// A field holds a value the protocol does not allow (the message names it).
+    case malformed(String)
+    /// A length is over its limit.
+    case tooLong(what: String, length: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .unsupportedVersion(let version):
+            return "protocol version \(version) is not supported (this vaultfile speaks version \(AgentProtocol.version))"
+        case .unknownType(let type): return "unknown message type \(type)"
+        case .truncated(let field): return "the message ends inside \(field)"
+        case .malformed(let why): return "malformed message: \(why)"
+        case .tooLong(let what, let length, let limit): return "\(what) is \(length) bytes; the limit is \(limit)"
+        }
+    }
+}
+
+// MARK: - Requests
+
+/// A file key handed to the agent (`vaultfile unlock`, and `passwd` for the rotated key).
+public struct AgentKeyHandOver: Sendable {
+    /// The vault id of the header the key opens.
+    public var vaultID: [UInt8]
+    /// The 32-byte file key.
+    public var fileKey: SecureBytes
+    /// Idle seconds after which the agent forgets every key of the vault; 0: until `lock`.
+    public var timeoutSeconds: UInt32
+    /// Add the key only if the agent already holds a key of this vault (and keep its timeout):
+    /// `passwd` hands the rotated key on without unlocking a vault that was not unlocked.
+    public var onlyIfHeld: Bool
+    /// The vault's path as the client saw it (shown by `agent status`; never used to open anything).
+    public var path: String
+    /// A command the agent runs before each hand-out of this vault's keys; empty: none.
+    public var confirmCommand: String
+
+    /// A hand-over of `fileKey` for the vault `vaultID`.
+    public init(vaultID: [UInt8], fileKey: SecureBytes, timeoutSeconds: UInt32, onlyIfHeld: Bool, path: String, confirmCommand: String) {
+        self.vaultID = vaultID
+        self.fileKey = fileKey
+        self.timeoutSeconds = timeoutSeconds
+        self.onlyIfHeld = onlyIfHeld
+        self.path = path
+        self.confirmCommand = confirmCommand
+    }
+}
+
+/// One request to the agent.
+public enum AgentRequest: Sendable {
+    /// Type 1: keep this key (`unlock`).
+    case add(AgentKeyHandOver)
+    /// Type 2: the key whose header MAC verifies this header, if any (every verb that unlocks).
+    case key(path: String, header: [UInt8])
+    /// Type 3: forget and wipe every key of this vault id (`lock`).
+    case lock(vaultID: [UInt8])
+    /// Type 4: forget and wipe every key (`lock --all`).
+    case lockAll
+    /// Type 5: which vaults are held (`agent status`).
+    case status
+    /// Type 6: wipe every key and exit (`agent stop`).
+    case stop
+
+    /// The type byte.
+    var type: UInt8 {
+        switch self {
+        case .add: return 1
+        case .key: return 2
+        case .lock: return 3
+        case .lockAll: return 4
+        case .status: return 5
+        case .stop: return 6
+        }
+    }
+
+    /// The whole frame (length prefix and body) in guarded memory: an `add` carries a key.
+    public func frame() -> SecureBytes {
+        var sink = FrameSizer()
+        encode(into: &sink)
+        var writer = SecureFrameWriter(bodyLength: sink.count)
+        encode(into: &writer)
+        return writer.finish()
+    }
+
+    private func encode(into sink: inout some ByteSink) {
+        sink.append(AgentProtocol.version)
+        sink.append(type)
+        switch self {
+        case .add(let handOver):
+            sink.append(handOver.vaultID)
+            handOver.fileKey.withUnsafeBytes { sink.append(raw: $0) }
+            sink.append(handOver.timeoutSeconds)
+            sink.append(UInt8(handOver.onlyIfHeld ? 1 : 0))
+            sink.appendAgentString(handOver.path)
+            sink.appendAgentString(handOver.confirmCommand)
+        case .key(let path, let header):
+            precondition(header.count <= VaultHeader.maxLength, "a header is at most 65,535 bytes")
+            sink.appendAgentString(path)
+            sink.append(UInt16(header.count))
+            sink.append(header)
+        case .lock(let vaultID):
+            sink.append(vaultID)
+        case .lockAll, .status, .stop:
+            break
+        }
+    }
+
+    /// Decodes a request body (the bytes after the length prefix); the one encoding of each
+    /// request is accepted, anything else is refused with the field it fails at.
+    public static func decode(body: UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentRequest {
+        guard body.count <= AgentProtocol.maxRequestLength else {
+            throw .tooLong(what: "the request", length: body.count, limit: AgentProtocol.maxRequestLength)
+        }
+        var reader = WireReader(body)
+        let version = try reader.byte("the version")
+        guard version == AgentProtocol.version else { throw .unsupportedVersion(version) }
+        let type = try reader.byte("the message type")
+        let request: AgentRequest
+        switch type {
+        case 1:
+            let vaultID = try reader.bytes(AgentProtocol.vaultIDLength, "the vault id")
+            let fileKey = SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the file key"))
+            let timeout = try reader.uint32("the timeout")
+            let flags = try reader.byte("the flags")
+            guard flags <= 1 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
+            let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
+            let command = try reader.string("the confirm command", limit: AgentProtocol.maxCommandLength)
+            request = .add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, timeoutSeconds: timeout,
+                                            onlyIfHeld: flags == 1, path: path, confirmCommand: command))
+        case 2:
+            let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
+            let length = Int(try reader.uint16("the header length"))
+            guard length > 0 else { throw .malformed("the header is empty") }
+            request = .key(path: path, header: try reader.bytes(length, "the header"))
+        case 3:
+            request = .lock(vaultID: try reader.bytes(AgentProtocol.vaultIDLength, "the vault id"))
+        case 4: request = .lockAll
+        case 5: request = .status
+        case 6: request = .stop
+        default: throw .unknownType(type)
+        }
+        try reader.expectEnd()
+        return request
+    }
+}
+
+// MARK: - Responses
+
+/// What `agent status` shows: never a key.
+public struct AgentStatus: Equatable, Sendable {
+    /// One vault the agent holds keys of.
+    public struct Vault: Equatable, Sendable {
+        /// The vault id.
+        public var vaultID: [UInt8]
+        /// How many keys of it are held (more than one after a `passwd`).
+        public var keyCount: UInt16
+        /// The idle timeout in seconds; 0: until `lock`.
+        public var timeoutSeconds: UInt32
+        /// Seconds until the keys are forgotten unless one is handed out (meaningless when the timeout is 0).
+        public var idleSecondsLeft: UInt32
+        /// The path last seen for it.
+        public var path: String
+
+        /// A status line's data.
+        public init(vaultID: [UInt8], keyCount: UInt16, timeoutSeconds: UInt32, idleSecondsLeft: UInt32, path: String) {
+            self.vaultID = vaultID
+            self.keyCount = keyCount
+            self.timeoutSeconds = timeoutSeconds
+            self.idleSecondsLeft = idleSecondsLeft
+            self.path = path
+        }
+    }
+
+    /// The agent's process id.
+    public var pid: UInt32
+    /// Started by `unlock` (exits when it holds no key) rather than by `agent run`.
+    public var startedByUnlock: Bool
+    /// The vaults held, by vault id.
+    public var vaults: [Vault]
+
+    /// A status.
+    public init(pid: UInt32, startedByUnlock: Bool, vaults: [Vault]) {
+        self.pid = pid
+        self.startedByUnlock = startedByUnlock
+        self.vaults = vaults
+    }
+}
+
+/// One answer of the agent.
+public enum AgentResponse: Sendable {
+    /// Type 0: done (`add`, `stop`).
+    case done
+    /// Type 1: the file key that verifies the header sent.
+    case key(SecureBytes)
+    /// Type 2: no key verifies it (or, to an `add` only if held, the vault is not held).
+    case noKey
+    /// Type 3: how many vaults' keys were forgotten (`lock`, `lock --all`).
+    case forgotten(UInt32)
+    /// Type 4: the vaults held.
+    case status(AgentStatus)
+    /// Type 5: the request failed; the text says why (never a secret).
+    case failed(String)
+    /// Type 6: the confirm command refused the hand-out.
+    case denied
+    /// Type 7: an interim answer: the confirm command runs; the answer follows.
+    case confirming
+
+    var type: UInt8 {
+        switch self {
+        case .done: return 0
+        case .key: return 1
+        case .noKey: return 2
+        case .forgotten: return 3
+        case .status: return 4
+        case .failed: return 5
+        case .denied: return 6
+        case .confirming: return 7
+        }
+    }
+
+    /// The whole frame (length prefix and body) in guarded memory: a `key` answer carries a key.
+    /// Texts longer than `maxPathLength` bytes are cut at a character boundary.
+    public func frame() -> SecureBytes {
+        var sink = FrameSizer()
+        encode(into: &sink)
+        var writer = SecureFrameWriter(bodyLength: sink.count)
+        encode(into: &writer)
+        return writer.finish()
+    }
+
+    private func encode(into sink: inout some ByteSink) {
+        sink.append(AgentProtocol.version)
+        sink.append(type)
+        switch self {
+        case .key(let fileKey):
+            fileKey.withUnsafeBytes { sink.append(raw: $0) }
+        case .forgotten(let count):
+            sink.append(count)
+        case .status(let status):
+            sink.append(status.pid)
+            sink.append(UInt8(status.startedByUnlock ? 1 : 0))
+            sink.append(UInt16(status.vaults.count))
+            for vault in status.vaults {
+                sink.append(vault.vaultID)
+                sink.append(vault.keyCount)
+                sink.append(vault.timeoutSeconds)
+                sink.append(vault.idleSecondsLeft)
+                sink.appendAgentString(vault.path)
+            }
+        case .failed(let message):
+            sink.appendAgentString(message)
+        case .done, .noKey, .denied, .confirming:
+            break
+        }
+    }
+
+    /// Decodes a response body (the bytes after the length prefix).
+    public static func decode(body: UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentResponse {
+        guard body.count <= AgentProtocol.maxResponseLength else {
+            throw .tooLong(what: "the response", length: body.count, limit: AgentProtocol.maxResponseLength)
+        }
+        var reader = WireReader(body)
+        let version = try reader.byte("the version")
+        guard version == AgentProtocol.version else { throw .unsupportedVersion(version) }
+        let type = try reader.byte("the message type")
+        let response: AgentResponse
+        switch type {
+        case 0: response = .done
+        case 1: response = .key(SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the file key")))
+        case 2: response = .noKey
+        case 3: response = .forgotten(try reader.uint32("the count"))
+        case 4:
+            let pid = try reader.uint32("the process id")
+            let flags = try reader.byte("the flags")
+            guard flags <= 1 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
+            let count = Int(try reader.uint16("the vault count"))
+            var vaults: [AgentStatus.Vault] = []
+            for index in 0..<count {
+                let vaultID = try reader.bytes(AgentProtocol.vaultIDLength, "the vault id of vault \(index)")
+                let keys = try reader.uint16("the key count of vault \(index)")
+                let timeout = try reader.uint32("the timeout of vault \(index)")
+                let left = try reader.uint32("the idle time left of vault \(index)")
+                let path = try reader.string("the path of vault \(index)", limit: AgentProtocol.maxPathLength)
+                vaults.append(AgentStatus.Vault(vaultID: vaultID, keyCount: keys, timeoutSeconds: timeout, idleSecondsLeft: left, path: path))
+            }
+            response = .status(AgentStatus(pid: pid, startedByUnlock: flags == 1, vaults: vaults))
+        case 5: response = .failed(try reader.string("the message", limit: AgentProtocol.maxPathLength))
+        case 6: response = .denied
+        case 7: response = .confirming
+        default: throw .unknownType(type)
+        }
+        try reader.expectEnd()
+        return response
+    }
+}

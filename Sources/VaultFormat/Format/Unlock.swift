@@ -1,0 +1,216 @@
+import KDF
+import SecureMemory
+import VaultModel
+
+// MARK: - Secrets that open keyslots
+
+/// A secret that may open a keyslot, and where it came from: the source is named in messages
+/// ("--identity ci.key", "VAULTFILE_IDENTITY"), the secret never.
+public struct UnlockCredential: Sendable {
+    /// The secret itself.
+    public enum Secret: Sendable {
+        /// A password: opens v1 password slots and format 1.1 password slots.
+        case password(SecureBytes)
+        /// An age X25519 identity: opens recipient slots.
+        case ageIdentity(AgeIdentity)
+        /// An unencrypted OpenSSH ed25519 key: opens ssh-ed25519 slots.
+        case sshIdentity(SSHEd25519Identity)
+        /// A keyfile, read (streamed) for each keyfile slot tried.
+        case keyfile(path: String)
+        /// A recovery code: opens recovery slots.
+        case recovery(RecoveryCode)
+    }
+
+    /// The secret.
+    public let secret: Secret
+    /// Where it came from, for messages.
+    public let source: String
+
+    /// A credential.
+    public init(_ secret: Secret, source: String) {
+        self.secret = secret
+        self.source = source
+    }
+
+    /// Whether the secret is a password.
+    var isPassword: Bool {
+        if case .password = secret { return true }
+        return false
+    }
+}
+
+/// The slot that opened a vault, and with what: what `slot rm` and `rekey` need to re-salt it.
+public struct OpenedSlot: Sendable {
+    /// The slot's position in the header.
+    public let index: Int
+    /// The credential that opened it.
+    public let credential: UnlockCredential
+    /// The key the credential derives for this slot (what the metadata must hold); nil for a v1 password slot.
+    let derivedKey: [UInt8]?
+}
+
+// MARK: - Unlocking a header
+
+extension VaultCodec {
+    /// The step of `open(header:payload:with:)` once the header MAC has verified under `fileKey`
+    /// (`Unlocker.unlock` checks it exactly once: a MAC is a key derivation and an HMAC of the
+    /// header): the metadata (format 1.1), checked against the slot that opened, then the payload.
+    static func decrypt(
+        header: VaultHeader, payload: inout some CiphertextSource, authenticatedBy fileKey: SecureBytes, opened: OpenedSlot?
+    ) throws -> UnlockedVault {
+        var metadata: [SlotMetadata]? = nil
+        if header.usesKeyslots11 {
+            let entries = try MetadataBlock.open(header, fileKey: fileKey)
+            // The secret derived this key: the metadata, from which every later rotation wraps
+            // the slot, must name it, or a rotation would lock the slot's holder out.
+            if let opened, let derived = opened.derivedKey, entries[opened.index].publicKey != derived {
+                throw VaultError.headerDamaged("keyslot \(opened.index)'s public key in the metadata does not match the key its secret derives")
+            }
+            metadata = entries
+        }
+        let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
+        let (plaintext, content, entriesEnd) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey,
+                                                                history: header.keepsHistory)
+        let vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory, historyUnreadFrom: entriesEnd)
+        return UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: opened)
+    }
+
+    /// Tries `credentials` in order, each on the slots of its kind (passwords in `passwordOrder`),
+    /// until one unwraps the file key.
+    ///
+    /// Every KDF run (password and recovery slots) is counted against one `KDFBudget`: a slot over
+    /// a cap is skipped. When nothing opens: *unsupported* if no slot is of a known type; the first
+    /// cap error if a slot was skipped; `wrongPassword` if only passwords were tried; else
+    /// `noKeyslotOpens` naming every source tried.
+    static func unlock(
+        _ header: VaultHeader, credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+    ) throws -> (fileKey: SecureBytes, opened: OpenedSlot) {
+        let slots = header.keyslots
+        guard slots.contains(where: { if case .unknown = $0 { return false } else { return true } }) else {
+            let types = slots.map { String($0.typeByte) }
+            throw VaultError.unsupportedFeature("keyslots of type \(types.joined(separator: ", ")) and no password slot")
+        }
+        var budget = KDFBudget(limits)
+        var capError: KDFError? = nil
+        /// Counts a KDF against the budget; false (remembering the first error) when it is over a cap.
+        func admit(_ kdf: KDFParameters) -> Bool {
+            do { try budget.spend(on: kdf) } catch { capError = capError ?? error; return false }
+            willDeriveKey?(kdf)
+            return true
+        }
+        for credential in credentials {
+            func opened(_ index: Int, _ fileKey: SecureBytes?, _ derived: [UInt8]?) -> (SecureBytes, OpenedSlot)? {
+                guard let fileKey else { return nil }
+                return (fileKey, OpenedSlot(index: index, credential: credential, derivedKey: derived))
+            }
+            switch credential.secret {
+            case .password(let password):
+                for index in passwordOrderIndices(slots) {
+                    switch slots[index] {
+                    case .password(let slot):
+                        guard admit(slot.kdf) else { continue }
+                        let slotKey = try slot.kdf.deriveKey(password: password, salt: slot.salt, limits: limits)
+                        let key = try? slotKey.withUnsafeBytes { key in
+                            try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,
+                                                       associatedData: slot.associatedData(vaultID: header.vaultID))
+                        }
+                        if let key, key.count == 32, let result = opened(index, key, nil) { return result }
+                    case .x25519(let slot):
+                        guard let kdf = slot.kdf, admit(kdf) else { continue }
+                        let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
+                        if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
+                    case .unknown:
+                        continue
+                    }
+                }
+            case .recovery(let code):
+                for (index, slot) in x25519Slots(slots, kind: .recovery) {
+                    guard let kdf = slot.kdf, admit(kdf) else { continue }
+                    let secret = SlotSecrets.recovery(try kdf.deriveKey(password: code.secret, salt: slot.salt, limits: limits))
+                    if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
+                }
+            case .keyfile(let path):
+                for (index, slot) in x25519Slots(slots, kind: .keyfile) {
+                    let secret = try Keyfile.slotSecret(path: path, salt: slot.salt)
+                    if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
+                }
+            case .ageIdentity(let identity):
+                for (index, slot) in x25519Slots(slots, kind: .recipient) {
+                    let key = identity.recipient.publicKey
+                    if let result = opened(index, slot.unwrap(secretKey: identity.secretKey, recipientKey: key, vaultID: header.vaultID), key) {
+                        return result
+                    }
+                }
+            case .sshIdentity(let identity):
+                for (index, slot) in x25519Slots(slots, kind: .sshEd25519) {
+                    let key = identity.publicKey.wireBytes
+                    if let result = opened(index, slot.unwrap(secretKey: identity.x25519SecretKey, recipientKey: key, vaultID: header.vaultID), key) {
+                        return result
+                    }
+                }
+            }
+        }
+        if let capError { throw capError }
+        // A slot this build does not know may be the one the secret was for: say it was skipped.
+        let unknownTypes = slots.compactMap { slot -> UInt8? in if case .unknown(let type, _) = slot { return type } else { return nil } }
+        if credentials.allSatisfy(\.isPassword) && unknownTypes.isEmpty { throw VaultError.wrongPassword }
+        throw VaultError.noKeyslotOpens(sources: credentials.map(\.source), unknownTypes: unknownTypes)
+    }
+
+    /// Opens an X25519 slot with the secret a password, recovery code or keyfile derived for it.
+    private static func openSlot(
+        _ slot: X25519Slot, _ index: Int, secret: SecureBytes, header: VaultHeader,
+        _ opened: (Int, SecureBytes?, [UInt8]?) -> (SecureBytes, OpenedSlot)?
+    ) throws -> (SecureBytes, OpenedSlot)? {
+        let publicKey = try X25519.publicKey(of: secret)
+        return opened(index, slot.unwrap(secretKey: secret, recipientKey: publicKey, vaultID: header.vaultID), publicKey)
+    }
+
+    /// The format-1.1 slots of `kind`, with their positions.
+    private static func x25519Slots(_ slots: [Keyslot], kind: SlotKind) -> [(Int, X25519Slot)] {
+        slots.enumerated().compactMap { index, slot in
+            if case .x25519(let x25519) = slot, x25519.kind == kind { return (index, x25519) }
+            return nil
+        }
+    }
+
+    /// The positions of the keyslots a password may open, in the order to try them: by kind
+    /// (`passwordRank`), then in file order. Password slots of v1 and of 1.1 rank alike.
+    static func passwordOrderIndices(_ keyslots: [Keyslot]) -> [Int] {
+        keyslots.enumerated()
+            .compactMap { index, slot in slot.passwordRank.map { (rank: $0, index: index) } }
+            .sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }
+            .map(\.index)
+    }
+}
+
+// MARK: - Creating with keyslots
+
+extension VaultCodec {
+    /// Creates a format-1.1 vault holding `vault`, opened by `slots` (each with its label): a
+    /// vault of recipients only, with no password, is allowed (as age allows it).
+    public static func create(_ vault: Vault, slots: [(slot: NewSlot, label: String)], now: Int64) throws -> UnlockedVault {
+        guard !slots.isEmpty else { throw VaultError.slotChangeRefused("a vault needs at least one keyslot") }
+        guard slots.count <= VaultHeader.maxKeyslots else {
+            throw VaultError.limitExceeded("\(slots.count) keyslots; a vault holds at most \(VaultHeader.maxKeyslots)")
+        }
+        for (_, label) in slots where !SlotMetadata.isValidLabel(label) {
+            throw VaultError.slotChangeRefused("a slot label is at most \(SlotMetadata.maxLabelLength) bytes of UTF-8 without control characters")
+        }
+        let fileKey = SecureBytes(copying: randomBytes(count: 32))
+        let vaultID = randomBytes(count: 16)
+        var keyslots: [Keyslot] = [], metadata: [SlotMetadata] = []
+        for (new, label) in slots {
+            if let existing = try UnlockedVault.slotHolding(new, keyslots: keyslots, metadata: metadata) {
+                throw UnlockedVault.repeatedKey(new, existing: UnlockedVault.describe(keyslots[existing], index: existing, metadata: metadata[existing]))
+            }
+            let (slot, publicKey) = try UnlockedVault.makeSlot(new, fileKey: fileKey, vaultID: vaultID)
+            keyslots.append(.x25519(slot))
+            metadata.append(SlotMetadata(type: slot.kind.rawValue, label: label, publicKey: publicKey, added: now))
+        }
+        var header = VaultHeader(vaultID: vaultID, generation: 0, streamHeader: [UInt8](repeating: 0, count: 24), keyslots: keyslots)
+        header.flags = VaultHeader.keyslotsFlag
+        header.minorVersion = VaultHeader.keyslotsMinorVersion
+        return UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: nil)
+    }
+}

@@ -1,0 +1,115 @@
+import KDF
+import SecureMemory
+import VaultModel
+
+// MARK: - Rotating the file key
+
+extension UnlockedVault {
+    /// A copy of this vault under a new file key, for `slot rm`, `rekey` and (format 1.1) `passwd`.
+    ///
+    /// The slots in `removing` and `dropping` go; every other slot wraps the new key: format-1.1
+    /// slots are re-wrapped from the public key in the metadata (no secret needed), and the slot
+    /// that opened the vault is re-salted from its secret (a password, keyfile or recovery code:
+    /// a new salt, so a new public key that whoever knew the old one does not know; identities
+    /// keep their key). With `newPassword`, the opening password slot gets that password and KDF.
+    ///
+    /// A slot that cannot be re-wrapped without its own secret is never dropped silently: a v1
+    /// password slot that did not open the vault, or a slot of a type this build does not know,
+    /// blocks the rotation (`rotationBlocked`) unless it is in `dropping`. A 1.0 vault stays 1.0:
+    /// its opening password slot is made again as a v1 slot, like `passwd` does.
+    ///
+    /// Returns the rotated vault (seal it to write it) and a description of every slot the new
+    /// file key is wrapped to.
+    public func rotated(
+        removing: Set<Int> = [], dropping: Set<Int> = [], newPassword: (password: SecureBytes, kdf: KDFParameters)? = nil, now: Int64
+    ) throws -> (vault: UnlockedVault, wrappedTo: [SlotDescription]) {
+        let slots = header.keyslots
+        for index in removing.union(dropping) where !slots.indices.contains(index) { throw VaultError.slotNotFound(String(index)) }
+        let remaining = slots.indices.filter { !removing.contains($0) && !dropping.contains($0) }
+        guard !remaining.isEmpty else {
+            throw VaultError.slotChangeRefused("that would leave the vault with no keyslot; add another slot first ('vaultfile slot add')")
+        }
+        let openedIndex = openedSlot?.index
+        let blocked = remaining.filter { $0 != openedIndex }.compactMap { index -> String? in
+            switch slots[index] {
+            case .password: return "keyslot \(index) (a v1 password slot that did not open the vault)"
+            case .unknown(let type, _): return "keyslot \(index) (of type \(type), unknown to this vaultfile)"
+            case .x25519: return nil
+            }
+        }
+        guard blocked.isEmpty else { throw VaultError.rotationBlocked(slots: blocked) }
+        if newPassword != nil {
+            guard let openedIndex, remaining.contains(openedIndex), slots[openedIndex].passwordRank != nil else {
+                throw VaultError.slotChangeRefused("changing the password needs the vault opened with the password it changes; "
+                                                   + "open it with that password, or add a password with 'vaultfile slot add password'")
+            }
+        }
+
+        let newKey = SecureBytes(copying: randomBytes(count: 32))
+        var keyslots: [Keyslot] = []
+        var metadata: [SlotMetadata] = []
+        var reopened: OpenedSlot? = nil
+        for index in remaining {
+            let entry = slotMetadata?[index]
+            if index == openedIndex, let opened = openedSlot {
+                let (slot, publicKey) = try resalted(opened, slots[index], newPassword: newPassword, newKey: newKey)
+                reopened = OpenedSlot(index: keyslots.count, credential: opened.credential, derivedKey: publicKey)
+                keyslots.append(slot)
+                metadata.append(SlotMetadata(type: slot.typeByte, label: entry?.label ?? "", publicKey: publicKey ?? [], added: entry?.added ?? now))
+            } else {
+                guard case .x25519(let slot) = slots[index], let entry else {
+                    throw VaultError.rotationBlocked(slots: ["keyslot \(index) (no public key to re-wrap it to)"])
+                }
+                guard let recipient = SlotRecipient(kind: slot.kind, stored: entry.publicKey) else {
+                    throw VaultError.headerDamaged("keyslot \(index)'s public key in the metadata is malformed")
+                }
+                let rewrapped = try X25519Slot.wrap(newKey, to: recipient, kind: slot.kind, kdf: slot.kdf, salt: slot.salt, vaultID: header.vaultID)
+                keyslots.append(.x25519(rewrapped))
+                metadata.append(entry)
+            }
+        }
+        var newHeader = VaultHeader(vaultID: header.vaultID, generation: header.generation, streamHeader: header.streamHeader, keyslots: keyslots)
+        newHeader.minorVersion = header.minorVersion
+        newHeader.flags = header.flags
+        let rotated = UnlockedVault(vault: vault, header: newHeader, fileKey: newKey,
+                                    metadata: header.usesKeyslots11 ? metadata : nil, opened: reopened)
+        rotated.headerChanged = true
+        return (rotated, rotated.slots)
+    }
+
+    /// The slot that opened the vault, made again for `newKey`: with a fresh salt where its
+    /// secret allows (a v1 password slot becomes a 1.1 password slot in a 1.1 vault, stays v1 in a
+    /// 1.0 vault), else re-wrapped to its key. Returns the slot and the key it is wrapped to.
+    private func resalted(
+        _ opened: OpenedSlot, _ slot: Keyslot, newPassword: (password: SecureBytes, kdf: KDFParameters)?, newKey: SecureBytes
+    ) throws -> (Keyslot, [UInt8]?) {
+        let currentKDF: KDFParameters? = {
+            switch slot {
+            case .password(let password): return password.kdf
+            case .x25519(let x25519): return x25519.kdf
+            case .unknown: return nil
+            }
+        }()
+        let fresh: NewSlot?
+        switch opened.credential.secret {
+        case .password(let password):
+            let (secret, kdf) = newPassword.map { ($0.password, $0.kdf) } ?? (password, currentKDF ?? .defaults)
+            if !header.usesKeyslots11 {
+                return (.password(try VaultCodec.makePasswordSlot(password: secret, kdf: kdf, fileKey: newKey, vaultID: header.vaultID)), nil)
+            }
+            fresh = .password(secret, kdf)
+        case .keyfile(let path): fresh = .keyfile(path: path)
+        case .recovery(let code): fresh = .recovery(code, currentKDF ?? NewSlot.recoveryKDF)
+        case .ageIdentity, .sshIdentity: fresh = nil
+        }
+        if let fresh {
+            let (made, publicKey) = try Self.makeSlot(fresh, fileKey: newKey, vaultID: header.vaultID)
+            return (.x25519(made), publicKey)
+        }
+        guard case .x25519(let x25519) = slot, let key = opened.derivedKey, let recipient = SlotRecipient(kind: x25519.kind, stored: key) else {
+            throw VaultError.slotChangeRefused("keyslot \(opened.index) cannot be re-wrapped")
+        }
+        let rewrapped = try X25519Slot.wrap(newKey, to: recipient, kind: x25519.kind, kdf: nil, salt: [], vaultID: header.vaultID)
+        return (.x25519(rewrapped), key)
+    }
+}

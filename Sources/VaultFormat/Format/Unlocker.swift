@@ -1,0 +1,117 @@
+import KDF
+import SecureMemory
+import VaultModel
+
+// MARK: - What unlocks a vault
+
+/// Everything that may unlock one vault, tried in a fixed order on the header just read, as age
+/// treats a known file key as one more identity: a file key known ahead (`fileKey`), then the
+/// key a lookup finds for the header (the agent's, docs/AGENT.md), then the unlock sources
+/// (`credentials`: identities, keyfiles, recovery codes, passwords) under the KDF caps.
+///
+/// A file key, found or given, is used only if the header MAC verifies under it; one that does
+/// not is passed over for the next source. The credentials are asked for only when no key
+/// verified, so that a password is read only when the agent had none; a caller that must read
+/// the password before the vault (no agent to ask) reads it first and hands the list in.
+/// When no source is left, a key that did not verify is refused (`VaultError.fileKeyRejected`).
+public struct Unlocker {
+    /// Finds the file key of a vault from its parsed header (the agent's answer), or nil when none
+    /// is known. A key it returns is used only if the header MAC verifies under it.
+    public typealias FileKeyLookup = (VaultHeader) throws -> SecureBytes?
+
+    /// Unlock sources with what their KDF runs need: the caps and a progress callback.
+    public struct Credentials {
+        /// The sources, tried in order.
+        public var list: [UnlockCredential]
+        /// The KDF caps over the slots tried (`KDFBudget`).
+        public var limits: KDFLimits
+        /// Called before each KDF run, so that a caller can say what is happening.
+        public var willDeriveKey: ((KDFParameters) -> Void)?
+
+        /// Sources under `limits`.
+        public init(_ list: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) {
+            self.list = list
+            self.limits = limits
+            self.willDeriveKey = willDeriveKey
+        }
+    }
+
+    /// A file key known ahead, tried first.
+    public var fileKey: SecureBytes?
+    /// Asked for the key of the header read, after `fileKey`.
+    public var lookup: FileKeyLookup?
+    /// The unlock sources and their caps, made (once per unlock) only when no key verified: the
+    /// agent's hit reads no password, no caps, no variable. Nil: none.
+    public var credentials: (() throws -> Credentials)?
+
+    /// An unlocker from any of the sources; with none it opens nothing.
+    public init(fileKey: SecureBytes? = nil, lookup: FileKeyLookup? = nil, credentials: (() throws -> Credentials)? = nil) {
+        self.fileKey = fileKey
+        self.lookup = lookup
+        self.credentials = credentials
+    }
+
+    /// An unlocker of `credentials` already read, tried in order under `limits`.
+    public init(credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) {
+        let given = Credentials(credentials, limits: limits, willDeriveKey: willDeriveKey)
+        self.init(credentials: { given })
+    }
+
+    /// The file key of `header`, its MAC verified exactly once, and the slot that gave it (nil
+    /// when a known or looked-up key did).
+    ///
+    /// Credentials fail as `VaultCodec.unlock` says (wrong password, a cap, no keyslot opens);
+    /// a key they unwrap under which the MAC fails is a tampered header.
+    func unlock(_ header: VaultHeader) throws -> (fileKey: SecureBytes, opened: OpenedSlot?) {
+        if let fileKey, VaultCodec.verifies(header, fileKey: fileKey) { return (fileKey, nil) }
+        if let lookup, let key = try lookup(header), VaultCodec.verifies(header, fileKey: key) { return (key, nil) }
+        guard let credentials else { throw VaultError.fileKeyRejected }
+        let sources = try credentials()
+        let (fileKey, opened) = try VaultCodec.unlock(header, credentials: sources.list, limits: sources.limits,
+                                                      willDeriveKey: sources.willDeriveKey)
+        guard constantTimeEqual(VaultCodec.headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
+        return (fileKey, opened)
+    }
+}
+
+// MARK: - The one way in
+
+extension VaultCodec {
+    /// Unlocks `header` with `unlocker`, then authenticates and decrypts the payload that follows it.
+    ///
+    /// Order: the unlock sources (`Unlocker`: each keyslot checked against the KDF caps before
+    /// its KDF runs) and the header MAC (tampering), checked once whatever opened it; the keyslot
+    /// metadata (format 1.1); every payload chunk (damage); the contents. Nothing decrypted is
+    /// returned before all of it has authenticated. The store reads `payload` from the file chunk
+    /// by chunk; a whole file in memory comes from `parse`.
+    package static func open(header: VaultHeader, payload: inout some CiphertextSource, with unlocker: Unlocker) throws -> UnlockedVault {
+        let (fileKey, opened) = try unlocker.unlock(header)
+        return try decrypt(header: header, payload: &payload, authenticatedBy: fileKey, opened: opened)
+    }
+
+    /// A whole vault file in memory: its size checked against the format's limit, its header
+    /// parsed (structure and checksum), and the ciphertext after it, for `open` (tests, the fuzz target).
+    package static func parse(_ file: [UInt8], path: String) throws -> (header: VaultHeader, payload: CiphertextBytes) {
+        guard file.count <= VaultLimits.maxFileLength else {
+            throw VaultError.limitExceeded("\(path) is \(file.count) bytes; the largest vault this build reads is \(VaultLimits.maxFileLength) bytes")
+        }
+        let (header, headerLength) = try VaultHeader.parse(file, path: path)
+        return (header, CiphertextBytes(bytes: file[headerLength...]))
+    }
+
+    /// The file key of `header` and the slot that gave it (nil for a known key), its MAC
+    /// verified, without reading the payload (`vaultfile unlock` hands the key on and decrypts nothing).
+    package static func unlockFileKey(_ header: VaultHeader, with unlocker: Unlocker) throws -> (fileKey: SecureBytes, opened: OpenedSlot?) {
+        try unlocker.unlock(header)
+    }
+
+    /// Whether `fileKey` is the file key of `header`: a 32-byte key under which the header MAC
+    /// verifies (compared in constant time).
+    ///
+    /// A key of an older version of the vault (before a `passwd` rotated it) verifies only the
+    /// headers sealed under it, so this also picks the right one among several keys of one vault id.
+    public static func verifies(_ header: VaultHeader, fileKey: SecureBytes) -> Bool {
+        guard fileKey.count == XChaCha20Poly1305.keyLength else { return false }
+        return constantTimeEqual(headerMAC(header, fileKey: fileKey), header.mac)
+    }
+}

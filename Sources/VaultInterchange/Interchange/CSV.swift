@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultModel
+
+// MARK: - CSV (RFC 4180)
+
+/// Reads and writes RFC 4180 records; quoted fields may hold commas, quotes and newlines.
+enum CSV {
+    /// Calls `body` with each record in turn, without keeping them: the
+    /// importers read a row's cells as bytes and make strings only of those they use.
+    ///
+    /// The file is read to its end whatever `body` throws, and a problem of the CSV itself (anywhere)
+    /// is thrown before the first error of `body`, as when every record was read first.
+    static func forEachRecord(_ bytes: [UInt8], _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("the CSV file is not UTF-8") }
+        try bytes.withUnsafeBufferPointer { (bytes) throws(VaultError) in try scan(bytes, runs: true, body) }
+    }
+
+    /// The byte-by-byte walk (`runs` false) or the walk with runs copied whole (`runs` true); `body`
+    /// gets each record (`InterchangeTests.test_csvRecords_runsMatchTheByteWalk` ties the two walks).
+    ///
+    /// Runs of bytes without a meaning (inside a field, inside quotes) are found by a tight scan and
+    /// copied in one piece rather than byte by byte; the states and their order are those of the
+    /// byte-by-byte walk.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, runs: Bool, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(0x0D), lf = UInt8(0x0A)
+        // The record being read: its cells' bytes back to back, and where each cell ends.
+        var cells: [UInt8] = [], ends: [Int] = [], inQuotes = false, quotedField = false
+        var line = 1, recordLine = 1
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var failure: VaultError?
+        func endField() { ends.append(cells.count) }
+        func endRecord() {
+            endField()
+            if !(ends.count == 1 && ends[0] == 0 && !quotedField) && failure == nil {
+                do {
+                    try cells.withUnsafeBufferPointer { (cellBytes) throws(VaultError) in
+                        try ends.withUnsafeBufferPointer { (cellEnds) throws(VaultError) in
+                            try body(CSVRecord(line: recordLine, bytes: cellBytes, ends: cellEnds))
+                        }
+                    }
+                } catch {
+                    failure = error  // kept until the scan has found no problem of the CSV itself
+                }
+            }
+            cells.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            quotedField = false
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if inQuotes {
+                if byte == quote {
+                    if index < bytes.count && bytes[index] == quote { cells.append(quote); index += 1 } else { inQuotes = false }
+                } else if runs {
+                    // Up to the next quote, counting line ends (memchr for both).
+                    let base = bytes.baseAddress!  // a byte was read: not empty
+                    var end = bytes.count
+                    if let found = memchr(base + index, Int32(quote), bytes.count - index) {
+                        end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    }
+                    var scan = index - 1
+                    while let found = memchr(base + scan, Int32(lf), end - scan) {
+                        line += 1
+                        scan = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+                    }
+                    cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
+                    index = end
+                } else {
+                    if byte == lf { line += 1 }
+                    cells.append(byte)
+                }
+                continue
+            }
+            switch byte {
+            case quote:
+                guard cells.count == (ends.last ?? 0) else { throw .malformedInput("line \(line): a quote inside an unquoted field") }
+                inQuotes = true; quotedField = true
+            case comma:
+                endField()
+            case cr:
+                if index < bytes.count && bytes[index] == lf { continue }
+                endRecord(); line += 1; recordLine = line
+            case lf:
+                endRecord(); line += 1; recordLine = line
+            default:
+                if runs {
+                    // Up to the next byte with a meaning.
+                    var end = index
+                    while end < bytes.count {
+                        let next = bytes[end]
+                        if next == quote || next == comma || next == cr || next == lf { break }
+                        end += 1
+                    }
+                    cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
+                    index = end
+                } else {
+                    cells.append(byte)
+                }
+            }
+        }
+        if inQuotes { throw .malformedInput("line \(recordLine): unterminated quoted field") }
+        if cells.count > (ends.last ?? 0) || !ends.isEmpty || quotedField { endRecord() }
+        if let failure { throw failure }
+    }
+
+    /// One CSV field, quoted when it holds a comma, a quote, CR or LF, or a space at either end;
+    /// each quote inside doubled.
+    ///
+    /// By bytes, as `records` reads them: by characters, "\r\n" is one Character (neither "\r"
+    /// nor "\n") and a comma or quote followed by a combining mark is another Character, so such
+    /// values were written unquoted and split the row or opened a quote on reading.
+    static func quote(_ text: String) -> String {
+        let bytes = text.utf8
+        let special = bytes.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard special || bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ") else { return text }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(bytes.count + 2)
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+            quoted.append(byte)
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
+    }
+
+    /// Throws unless a record of `columns` on `line` has as many columns as the header's `header`.
+    static func checkWidth(line: Int, columns: Int, header: Int) throws(VaultError) {
+        guard columns == header else {
+            throw .malformedInput("line \(line): \(columns) columns, the header has \(header)")
+        }
+    }
+
+    /// Maps a header row to column indexes by lower-cased name.
+    static func columns(_ header: [String]) -> [String: Int] {
+        var map: [String: Int] = [:]
+        for (index, name) in header.enumerated() { map[name.lowercased().trimmed] = map[name.lowercased().trimmed] ?? index }
+        return map
+    }
+}
+
+// MARK: - One record, as the scan hands it over
+
+/// A record's cells where the scan keeps them; valid during the call that receives it.
+struct CSVRecord {
+    /// The 1-based line the record starts on.
+    let line: Int
+    /// The cells' bytes back to back (valid UTF-8 each: cells are cut at ASCII bytes).
+    fileprivate let bytes: UnsafeBufferPointer<UInt8>
+    /// Where each cell ends in `bytes`.
+    fileprivate let ends: UnsafeBufferPointer<Int>
+
+    /// The number of cells.
+    var count: Int { ends.count }
+
+    /// The bytes of cell `index`.
+    func cell(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+    }
+
+    /// The cells' bytes back to back, which `range(_:)` indexes.
+    var allBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(bytes) }
+
+    /// Where cell `index` lies in `allBytes`.
+    func range(_ index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
+
+    /// Whether cell `index` is empty.
+    func isEmpty(_ index: Int) -> Bool { cell(index).isEmpty }
+
+    /// Cell `index` as text.
+    func string(_ index: Int) -> String { String(decoding: cell(index), as: UTF8.self) }
+
+    /// Cell `index` as a new array of its bytes.
+    func array(_ index: Int) -> [UInt8] { Array(cell(index)) }
+
+    /// Every cell as text.
+    var strings: [String] { (0..<count).map(string) }
+}

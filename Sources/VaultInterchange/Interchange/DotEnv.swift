@@ -1,0 +1,276 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultModel
+
+// MARK: - dotenv
+
+/// `.env` files: `KEY=value`, `export KEY=value`, `#` comments, blank lines, unquoted,
+/// 'single-quoted' (literal) and "double-quoted" values (escapes `\n \r \t \" \\ \$`, may span lines);
+/// a UTF-8 byte order mark at the start is skipped.
+enum DotEnv {
+    /// The variables of a dotenv file, as entries named by the variables.
+    ///
+    /// One pass over the bytes: everything with a meaning here (`=`, quotes, `\`, `#`, blanks,
+    /// line ends) is ASCII, and no byte of a multi-byte UTF-8 character is, so values are cut
+    /// at character boundaries without decoding them, and a line costs time in proportion to
+    /// its length (a 50 MB line parsed at 1 MB/s when this walked grapheme clusters).
+    static func parse(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("the dotenv file is not UTF-8") }
+        var parser = Parser(bytes: bytes)
+        var result: [(String, Entry)] = []
+        while let (lineNumber, whole) = parser.nextLine() {
+            var line = parser.droppingBlanks(whole)
+            if line.isEmpty || bytes[line.lowerBound] == Byte.hash { continue }
+            if bytes[line].starts(with: "export ".utf8) {
+                line = line.lowerBound + 7..<line.upperBound
+                while !line.isEmpty && bytes[line.lowerBound] == Byte.space { line = line.lowerBound + 1..<line.upperBound }
+            }
+            guard let equals = parser.find(Byte.equals, in: line) else {
+                throw .malformedInput("line \(lineNumber): expected KEY=value")
+            }
+            let key = String(decoding: bytes[parser.trimmingBlanks(line.lowerBound..<equals)], as: UTF8.self)
+            guard isVariableName(key) else {
+                throw .malformedInput("line \(lineNumber): '\(key)' is not a variable name")
+            }
+            let rest = parser.droppingBlanks(equals + 1..<line.upperBound)
+            let value: [UInt8]
+            switch rest.isEmpty ? nil : bytes[rest.lowerBound] {
+            case Byte.singleQuote?:
+                let quoted = rest.lowerBound + 1..<rest.upperBound
+                guard let close = parser.find(Byte.singleQuote, in: quoted) else {
+                    throw .malformedInput("line \(lineNumber): unterminated single quote")
+                }
+                value = Array(bytes[quoted.lowerBound..<close])
+                try parser.checkTrailing(close + 1..<rest.upperBound, lineNumber)
+            case Byte.doubleQuote?:
+                value = try parser.doubleQuoted(rest.lowerBound + 1..<rest.upperBound, startLine: lineNumber)
+            default:
+                // Unquoted: up to an inline comment (" #"), trailing blanks removed.
+                var end = rest.upperBound
+                var searched = rest
+                while let hash = parser.find(Byte.hash, in: searched) {
+                    if hash > rest.lowerBound && bytes[hash - 1] == Byte.space { end = hash - 1; break }
+                    searched = hash + 1..<rest.upperBound
+                }
+                value = Array(bytes[parser.trimmingBlanks(rest.lowerBound..<end)])
+            }
+            result.append((key, Entry(value: value, created: now, modified: now)))
+        }
+        return result
+    }
+
+    /// Letters, digits (any script), `_`, `.` and `-`; the common ASCII case without decoding characters.
+    private static func isVariableName(_ key: String) -> Bool {
+        guard !key.isEmpty else { return false }
+        var ascii = true
+        for byte in key.utf8 {
+            guard byte < 0x80 else { ascii = false; break }
+            guard Byte.isVariableASCII(byte) else { return false }
+        }
+        return ascii || key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-" }
+    }
+
+    // MARK: Bytes and lines
+
+    /// The ASCII bytes the syntax uses.
+    private enum Byte {
+        static let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+        static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), hash = UInt8(ascii: "#"), equals = UInt8(ascii: "=")
+        static let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+
+        static func isVariableASCII(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// The file's lines (split on LF, one trailing CR dropped) and the helpers that read them.
+    private struct Parser {
+        let bytes: [UInt8]
+        /// Where the next line starts; past the end once the last line was read.
+        private var next = 0
+        private var lineNumber = 0
+
+        /// A UTF-8 byte order mark at the start (Windows editors write one) is skipped, as CSV does.
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { next = 3 }
+        }
+
+        /// The next line's 1-based number and bytes, without its line end.
+        mutating func nextLine() -> (number: Int, range: Range<Int>)? {
+            guard next <= bytes.count else { return nil }
+            let start = next
+            var end = find(Byte.newline, in: start..<bytes.count) ?? bytes.count
+            next = end + 1
+            if end > start && bytes[end - 1] == Byte.carriageReturn { end -= 1 }
+            lineNumber += 1
+            return (lineNumber, start..<end)
+        }
+
+        /// The first index of `byte` in `range` (memchr: the long lines are the point).
+        func find(_ byte: UInt8, in range: Range<Int>) -> Int? {
+            guard !range.isEmpty else { return nil }
+            return bytes.withUnsafeBufferPointer { buffer in
+                let start = UnsafeRawPointer(buffer.baseAddress! + range.lowerBound)
+                return memchr(start, Int32(byte), range.count).map { range.lowerBound + start.distance(to: UnsafeRawPointer($0)) }
+            }
+        }
+
+        func isBlank(_ index: Int) -> Bool { bytes[index] == Byte.space || bytes[index] == Byte.tab }
+
+        /// `range` without its leading spaces and tabs.
+        func droppingBlanks(_ range: Range<Int>) -> Range<Int> {
+            var start = range.lowerBound
+            while start < range.upperBound && isBlank(start) { start += 1 }
+            return start..<range.upperBound
+        }
+
+        /// `range` without its leading and trailing spaces and tabs.
+        func trimmingBlanks(_ range: Range<Int>) -> Range<Int> {
+            let start = droppingBlanks(range).lowerBound
+            var end = range.upperBound
+            while end > start && isBlank(end - 1) { end -= 1 }
+            return start..<end
+        }
+
+        /// Throws unless only blanks or a comment follow a closing quote.
+        func checkTrailing(_ range: Range<Int>, _ lineNumber: Int) throws(VaultError) {
+            let trailing = droppingBlanks(range)
+            guard trailing.isEmpty || bytes[trailing.lowerBound] == Byte.hash else {
+                throw .malformedInput("line \(lineNumber): unexpected text after the closing quote")
+            }
+        }
+
+        /// The value of a double-quoted string whose text starts at `text`; it may go on over the
+        /// following lines, each line end becoming `\n`.
+        mutating func doubleQuoted(_ text: Range<Int>, startLine: Int) throws(VaultError) -> [UInt8] {
+            var value: [UInt8] = []
+            var segment = text
+            while true {
+                // The next quote and the next backslash, each found again only once passed, so
+                // that many escapes before a distant quote cost no more than one pass.
+                var index = segment.lowerBound
+                var quote = find(Byte.doubleQuote, in: segment) ?? segment.upperBound
+                var backslash = find(Byte.backslash, in: segment) ?? segment.upperBound
+                while index < segment.upperBound {
+                    if quote < index { quote = find(Byte.doubleQuote, in: index..<segment.upperBound) ?? segment.upperBound }
+                    if backslash < index { backslash = find(Byte.backslash, in: index..<segment.upperBound) ?? segment.upperBound }
+                    let special = min(quote, backslash)
+                    value += bytes[index..<special]
+                    index = special
+                    guard index < segment.upperBound else { break }
+                    if index == quote {
+                        try checkTrailing(index + 1..<segment.upperBound, startLine)
+                        return value
+                    }
+                    index += 1
+                    switch index < segment.upperBound ? bytes[index] : nil {
+                    case UInt8(ascii: "n")?: value.append(Byte.newline)
+                    case UInt8(ascii: "r")?: value.append(Byte.carriageReturn)
+                    case UInt8(ascii: "t")?: value.append(Byte.tab)
+                    case let escaped? where escaped == Byte.doubleQuote || escaped == Byte.backslash || escaped == UInt8(ascii: "$"):
+                        value.append(escaped)
+                    default:
+                        // Not an escape: the backslash stays, and what follows is read as usual.
+                        value.append(Byte.backslash)
+                        continue
+                    }
+                    index += 1
+                }
+                guard let (_, following) = nextLine() else {
+                    throw .malformedInput("line \(startLine): unterminated double quote")
+                }
+                value.append(Byte.newline)
+                segment = following
+            }
+        }
+    }
+
+    // MARK: Export
+
+    /// The entries of `vault` whose names start with `prefix` as double-quoted `VARIABLE="value"`
+    /// lines: byte for byte what `export(_:)` writes of `sortedEntries`, and the same error.
+    ///
+    /// Written from each entry's bytes where they lie (`Vault.forEachEntryBytes`); each variable is
+    /// written straight into the output and checked against the ones before it by a hash set of its
+    /// bytes there. On a binary value or two entries that share a variable the output is wiped and
+    /// the plain reference runs instead, so that which error is reported, and its words, stay its own.
+    static func export(_ vault: Vault, prefix: String) throws(VaultError) -> [UInt8] {
+        var out = ExportBuffer(capacity: vault.storedRecordsByteCount + vault.count * 16)
+        var variables = ByteRanges(expected: vault.count)
+        var refused = false
+        vault.forEachEntryBytes(withPrefix: prefix) { entry in
+            guard !refused else { return }
+            guard UTF8Bytes.isText(entry.value) else { refused = true; return }
+            let start = out.count
+            EnvironmentNames.appendVariable(for: entry.name, to: &out)
+            let clashes = out.withBytes { !variables.insert(start..<$0.count, of: $0).inserted }
+            guard !clashes else { refused = true; return }
+            out.append("=\"")
+            // Runs of bytes that need no escape are copied in one piece.
+            let value = entry.value
+            var run = 0
+            for (index, byte) in value.enumerated() {
+                guard let escaped = escape(byte) else { continue }
+                out.append(UnsafeRawBufferPointer(rebasing: value[run..<index]))
+                out.append(Byte.backslash)
+                out.append(escaped)
+                run = index + 1
+            }
+            out.append(UnsafeRawBufferPointer(rebasing: value[run...]))
+            out.append("\"\n")
+        }
+        guard refused else { return out.take() }
+        out.wipe()
+        return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) })
+    }
+
+    /// The letter after the backslash that stands for `byte` in a double-quoted value, or nil when
+    /// `byte` is written as it is (the escapes `parse` reads back).
+    private static func escape(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): return byte
+        case Byte.newline: return UInt8(ascii: "n")
+        case Byte.carriageReturn: return UInt8(ascii: "r")
+        case Byte.tab: return UInt8(ascii: "t")
+        default: return nil
+        }
+    }
+
+    /// The entries as double-quoted `VARIABLE="value"` lines; binary values are refused (the plain
+    /// reference of `export(_:prefix:)`).
+    ///
+    /// Escapes byte by byte (a CR before an LF is `\r` too, so the value comes back whole).
+    static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(entries.count * 48)
+        // One variable per entry, in the entries' order.
+        for ((variable, name), (_, entry)) in zip(try EnvironmentNames.variables(for: entries.map(\.name)), entries) {
+            let value = entry.value
+            guard !value.contains(0), String(validating: value, as: UTF8.self) != nil else {
+                throw .malformedInput("'\(name)' holds binary data, which dotenv cannot carry; export json instead")
+            }
+            out += variable.utf8
+            out += "=\"".utf8
+            // Runs of bytes that need no escape are copied in one piece.
+            var run = 0
+            for (index, byte) in value.enumerated() {
+                guard let escaped = escape(byte) else { continue }
+                out += value[run..<index]
+                out.append(Byte.backslash)
+                out.append(escaped)
+                run = index + 1
+            }
+            out += value[run...]
+            out += "\"\n".utf8
+        }
+        return out
+    }
+}

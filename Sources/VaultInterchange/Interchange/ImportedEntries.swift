@@ -1,0 +1,268 @@
+import VaultModel
+
+// MARK: - What an import brings in
+
+/// An imported name that is not what the file held: `import` prints each one (stderr, and
+/// `import --json`), so that no entry is renamed silently.
+public struct ImportRenaming: Sendable {
+    /// Why a name changed.
+    public enum Reason: Sendable {
+        /// A character a name cannot hold was replaced ('/' in a title became '-', a control
+        /// character a space), spaces were trimmed, an empty folder dropped, '.' or '..' escaped.
+        case cleaned
+        /// The name was put in Unicode NFC, as every new name is (docs/FORMAT.md §7).
+        case normalized
+        /// An earlier item of the same import had the name: " (2)", " (3)"… was added.
+        case numbered
+
+        /// The reason in `import --json` (docs/JSON.md).
+        public var name: String {
+            switch self {
+            case .cleaned: return "cleaned"
+            case .normalized: return "normalized"
+            case .numbered: return "numbered"
+            }
+        }
+
+        /// The reason in a message.
+        public var explanation: String {
+            switch self {
+            case .cleaned: return "characters a name cannot hold were replaced"
+            case .normalized: return "put in Unicode NFC"
+            case .numbered: return "an earlier item has that name"
+            }
+        }
+    }
+
+    /// The name as the file held it (folders and title joined with '/').
+    public var original: String
+    /// The name the entry is stored under.
+    public var name: String
+    /// Why, in the order the changes were made.
+    public var reasons: [Reason]
+
+    /// Creates a renaming.
+    public init(original: String, name: String, reasons: [Reason]) {
+        self.original = original
+        self.name = name
+        self.reasons = reasons
+    }
+}
+
+/// The entries of an import file, checked, with the renamings made on the way.
+public struct ImportedEntries: Sendable {
+    /// The entries in file order, every name valid and in NFC (decoded from `records` when a
+    /// reader wrote them so: ask `count` and `names` where they do).
+    public var entries: [(name: String, entry: Entry)] {
+        guard let records else { return listed }
+        return Self.decoded(records)
+    }
+    /// The entries, unless a reader wrote them as `records`.
+    private let listed: [(name: String, entry: Entry)]
+    /// The entries as vault records in file order (`ImportRecordWriter`: ASCII names, each entry
+    /// passing `Vault.isValidPut`), when a reader wrote them so; `Vault.put(contentsOf:now:)` copies them.
+    let records: StoredRecords?
+    /// Each name that differs from what the file held.
+    public var renamings: [ImportRenaming]
+    /// Entries that import but deserve a warning, in file order.
+    public var warnings: [ImportWarning]
+    /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
+    /// every other file.
+    public var history: [(name: String, versions: [EntryVersion])]?
+    /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check, and
+    /// for records whose names increase):
+    /// `Vault.put(contentsOf:now:)` merges by it without sorting again.
+    let order: NameOrder?
+
+    /// Puts every name in NFC (recording each change), then checks the entries as a vault would
+    /// hold them: names, fields, sizes, and no name twice (two spellings of one name included).
+    ///
+    /// The names are sorted once (`NameOrder`) to find the first repeated one, and each entry before
+    /// it is checked in file order without copies (`Vault.isValidPut`; the message of a failure
+    /// from `Vault.validate`), so the error is the one `init(checkingOneByOne:renamings:)`, the plain
+    /// reference that puts each entry into a scratch vault, throws first
+    /// (`InterchangeTests.test_importedEntries_matchTheOneByOneCheck`).
+    init(_ parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
+        var renamings = renamings
+        var entries: [(name: String, entry: Entry)] = []
+        entries.reserveCapacity(parsed.count)
+        for (given, entry) in parsed {
+            guard let name = EntryName.normalizedIfDifferent(given) else {
+                entries.append((given, entry))
+                continue
+            }
+            if !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+                renamings.append(ImportRenaming(original: given, name: name, reasons: [.normalized]))
+            }
+            entries.append((name, entry))
+        }
+        let names = NameOrder(entries.lazy.map(\.name))
+        let repeated = names.firstRepeat
+        for index in 0..<(repeated?.index ?? entries.count) {
+            let (name, entry) = entries[index]
+            if !names.withName(index, { Vault.isValidPut(entry, name: $0) }) { _ = try Vault.validate(entry, as: name) }
+            // The scratch vault of the reference holds `index` entries here, all new.
+            guard index < VaultLimits.maxEntries else {
+                throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
+            }
+        }
+        if let repeated {
+            let first = parsed[repeated.first].0, given = parsed[repeated.index].0
+            guard first.utf8.elementsEqual(given.utf8) else {
+                throw .malformedInput("the entries \(EntryName.spelledOut(first)) and \(EntryName.spelledOut(given)) are one name "
+                                      + "in two Unicode forms; rename one of them in the file")
+            }
+            throw .malformedInput("the entry '\(entries[repeated.index].name)' appears twice in the input")
+        }
+        self.init(checked: entries, renamings: renamings, order: names)
+    }
+
+    /// The plain reference of `init(_:renamings:)`: each entry put into a scratch vault in turn.
+    init(checkingOneByOne parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
+        var renamings = renamings
+        var entries: [(name: String, entry: Entry)] = []
+        var originals: [[UInt8]: String] = [:]  // by bytes: String equality would take two spellings for one
+        var check = Vault()
+        for (given, entry) in parsed {
+            let name = EntryName.normalized(given)
+            if !name.utf8.elementsEqual(given.utf8) && !renamings.contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+                renamings.append(ImportRenaming(original: given, name: name, reasons: [.normalized]))
+            }
+            let key = Array(name.utf8)
+            if let first = originals[key] {
+                guard first.utf8.elementsEqual(given.utf8) else {
+                    throw .malformedInput("the entries \(EntryName.spelledOut(first)) and \(EntryName.spelledOut(given)) are one name "
+                                          + "in two Unicode forms; rename one of them in the file")
+                }
+                throw .malformedInput("the entry '\(name)' appears twice in the input")
+            }
+            originals[key] = given
+            try check.put(entry, as: name)
+            entries.append((name, entry))
+        }
+        self.listed = entries
+        self.records = nil
+        self.renamings = renamings
+        self.warnings = Self.referenceWarnings(entries)
+        self.order = nil
+    }
+
+    /// Entries already checked, with the warnings they deserve (`DangerousEnvironmentNames.isDangerous(entryName:)`
+    /// finds them without building each variable's name).
+    private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
+        self.listed = entries
+        self.records = nil
+        self.renamings = renamings
+        self.order = order
+        self.warnings = entries.compactMap { name, _ in
+            guard DangerousEnvironmentNames.isDangerous(entryName: name) else { return nil }
+            return .dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name))
+        }
+    }
+
+    /// The entries a reader wrote as records (`ImportRecordWriter`), checked as `init(_:renamings:)`
+    /// checks the same entries decoded: their names are ASCII (their own NFC form) and every entry
+    /// passes `Vault.isValidPut`, so what is left is a repeated name and the number of entries;
+    /// on either it is that init over the decoded entries, which throws what it throws.
+    /// `ImportRecordsTests` ties the two.
+    ///
+    /// Names that come in increasing byte order (an export) repeat none and need no sort: they are
+    /// compared each with the one before it, and `order` stays nil (the put needs no sort).
+    init(records: StoredRecords, renamings: [ImportRenaming]) throws(VaultError) {
+        guard records.count <= VaultLimits.maxEntries else {
+            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            return
+        }
+        if records.namesIncrease {
+            self.init(checked: records, renamings: renamings, order: nil)
+            return
+        }
+        let names = NameOrder(records)
+        guard names.firstRepeat == nil else {
+            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            return
+        }
+        self.init(checked: records, renamings: renamings, order: names)
+    }
+
+    /// Records already checked, with the warnings they deserve; `order` nil when their names increase.
+    private init(checked records: StoredRecords, renamings: [ImportRenaming], order names: NameOrder?) {
+        var warnings: [ImportWarning] = []
+        records.forEachName { _, bytes in
+            guard DangerousEnvironmentNames.isDangerous(entryName: bytes) else { return }
+            let name = String(decoding: bytes, as: UTF8.self)
+            warnings.append(.dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name)))
+        }
+        self.listed = []
+        self.records = records
+        self.renamings = renamings
+        self.warnings = warnings
+        self.order = names
+    }
+
+    /// Every record decoded into its name and entry.
+    private static func decoded(_ records: StoredRecords) -> [(name: String, entry: Entry)] {
+        withExtendedLifetime(records) {
+            (0..<records.count).map { (name: String(decoding: records.name(at: $0), as: UTF8.self), entry: records.entry(at: $0)) }
+        }
+    }
+
+    /// The number of entries.
+    public var count: Int { records?.count ?? listed.count }
+
+    /// The entries' names, in file order.
+    public var names: [String] {
+        guard let records else { return listed.map(\.name) }
+        return withExtendedLifetime(records) { (0..<records.count).map { String(decoding: records.name(at: $0), as: UTF8.self) } }
+    }
+
+    /// Whether a name holds a byte of 0x80 or more (never for `records`, whose names are ASCII).
+    public var hasNonASCIIName: Bool {
+        records == nil && listed.contains { $0.name.utf8.contains { $0 >= 0x80 } }
+    }
+
+    /// The warnings as `init(checkingOneByOne:renamings:)` finds them: each entry's variable built
+    /// and looked up (`DangerousEnvironmentNames.contains`).
+    static func referenceWarnings(_ entries: [(name: String, entry: Entry)]) -> [ImportWarning] {
+        entries.compactMap { name, _ in
+            let variable = EnvironmentNames.variable(for: name)
+            return DangerousEnvironmentNames.contains(variable) ? .dangerousVariable(name: name, variable: variable) : nil
+        }
+    }
+}
+
+// MARK: - Twins in a vault
+
+extension Vault {
+    /// For each of `names` (in NFC) that has no entry of its own bytes, the entry that is the same
+    /// name in another Unicode form, if any: those an import must refuse. One pass over the vault's
+    /// names, whatever the number of `names`.
+    public func canonicalTwins(of names: [String]) -> [(name: String, existing: String)] {
+        var spellings: [[UInt8]: String] = [:]
+        forEachRecord { record in
+            record.withName { bytes in
+                guard bytes.contains(where: { $0 >= 0x80 }) else { return }  // an ASCII name is its own NFC form
+                let name = String(decoding: bytes, as: UTF8.self)
+                spellings[Array(EntryName.normalized(name).utf8)] = name
+            }
+        }
+        guard !spellings.isEmpty else { return [] }
+        return names.compactMap { name in
+            guard !contains(key: Array(name.utf8)), let existing = spellings[Array(EntryName.normalized(name).utf8)], !existing.utf8.elementsEqual(name.utf8) else { return nil }
+            return (name, existing)
+        }
+    }
+}
+
+// MARK: - Putting an import into a vault
+
+extension Vault {
+    /// Puts the entries of an import, as `put(contentsOf:now:)` does; the import's checks (every entry
+    /// valid, no name twice) and its sorted names are not done again.
+    ///
+    /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
+    /// empty vault, in name order already, their buffer becomes the vault's records.
+    public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        try put(importedRecords: imported.records, order: imported.order, entries: { imported.entries }, now: now)
+    }
+}

@@ -1,0 +1,138 @@
+import VaultModel
+
+// MARK: - Names from other tools
+
+/// Turns other tools' titles, folder names and labels into valid entry and field names
+/// (KeePassXC CSV and Bitwarden JSON imports).
+enum ImportedNameCleaner {
+    /// Joins path parts, dropping empty ones and turning control characters, `.` and `..` parts into safe text.
+    ///
+    /// An ASCII part is cleaned by its bytes (a control character or DEL becomes a space, '/' a '-'),
+    /// which is what the walk over its scalars does; `InterchangeTests.test_entryName_asciiPartsMatchTheScalarWalk`
+    /// ties the two.
+    static func entryName(fromParts parts: [String]) -> String {
+        func cleaned(_ part: String) -> String {
+            if let cleaned = cleanedASCII(part) { return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned }
+            return cleanedByScalars(part)
+        }
+        if parts.count == 1 { return cleaned(parts[0]) }  // a title outside folders: nothing to join
+        return parts.map(cleaned).filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// An ASCII part with control characters and DEL as spaces, '/' as '-', trimmed; nil for other text.
+    private static func cleanedASCII(_ part: String) -> String? {
+        var text = part
+        let (ascii, clean) = text.withUTF8 { bytes -> (Bool, Bool) in
+            var high: UInt8 = 0, clean = true
+            for byte in bytes {
+                high |= byte
+                if byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") { clean = false }
+            }
+            return (high < 0x80, clean)
+        }
+        guard ascii else { return nil }
+        guard !clean else { return part.trimmed }
+        let mapped = part.utf8.map { byte in
+            byte < 0x20 || byte == 0x7F ? UInt8(ascii: " ") : (byte == UInt8(ascii: "/") ? UInt8(ascii: "-") : byte)
+        }
+        return String(decoding: mapped, as: UTF8.self).trimmed
+    }
+
+    /// `entryName(fromParts:)` for one part, scalar by scalar: the plain reference.
+    static func cleanedByScalars(_ part: String) -> String {
+        var safe = ""
+        for scalar in part.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { safe += " " }
+            else if scalar == "/" { safe += "-" }
+            else { safe.unicodeScalars.append(scalar) }
+        }
+        let cleaned = safe.trimmedByCharacters
+        return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
+    }
+
+    /// A field name from any label: characters outside `A–Z a–z 0–9 _ . -` become `_`, at most 64.
+    static func fieldName(fromLabel label: String) -> String {
+        // A label that is a field name already (`username`) comes back as it is, as the walk returns it.
+        var bytes = label
+        if bytes.withUTF8({ EntryName.isValidField(UnsafeRawBufferPointer($0)) }) { return label }
+        return fieldNameByScalars(fromLabel: label)
+    }
+
+    /// `fieldName(fromLabel:)` scalar by scalar: the plain reference.
+    static func fieldNameByScalars(fromLabel label: String) -> String {
+        let mapped = String(label.unicodeScalars.map { scalar -> Character in
+            let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
+            return allowed ? Character(scalar) : "_"
+        }).prefix(VaultLimits.maxFieldNameLength)
+        return mapped.isEmpty ? "field" : String(mapped)
+    }
+
+    // MARK: Names of one import, and how they were changed
+
+    /// The names given so far in one import, and every name that is not what the file held.
+    struct Names {
+        private var used = NameCounts()
+        /// Each name changed from what the file held, in file order.
+        private(set) var renamings: [ImportRenaming] = []
+
+        /// The entry name for an item in folders `parts` (the last is its title): cleaned
+        /// (`entryName(fromParts:)`), in NFC, and numbered when an earlier item took it; a
+        /// change is recorded in `renamings`.
+        ///
+        /// A lone part that every step would keep as it is (ASCII, no control character, DEL or
+        /// '/', no space or tab at either end, not empty, '.' or '..': most titles) is only
+        /// numbered; other names go through `nameByEverySteps(fromParts:)`, the plain reference
+        /// (`InterchangeTests.test_names_keptTitlesMatchEveryStep`).
+        mutating func name(fromParts parts: [String]) -> String {
+            guard parts.count == 1, Self.isKeptAsItIs(parts[0]) else { return nameByEverySteps(fromParts: parts) }
+            let title = parts[0]
+            let count = used.increment(title)
+            guard count > 1 else { return title }
+            let unique = "\(title) (\(count))"
+            renamings.append(ImportRenaming(original: title, name: unique, reasons: [.numbered]))
+            return unique
+        }
+
+        /// `name(fromParts: [title])` of a title outside folders given as its UTF-8 bytes: nil when
+        /// the name is the title as it is (kept by every step and not numbered: most titles, and no
+        /// string is made), else the name; the same count and renamings.
+        /// `InterchangeTests.test_names_titleBytesMatchTheParts` ties the two.
+        mutating func changedName(ofTitle title: UnsafeRawBufferPointer) -> String? {
+            guard Self.isKeptAsItIs(title) else { return nameByEverySteps(fromParts: [String(decoding: title, as: UTF8.self)]) }
+            let count = used.increment(title)
+            guard count > 1 else { return nil }
+            let original = String(decoding: title, as: UTF8.self)
+            let unique = "\(original) (\(count))"
+            renamings.append(ImportRenaming(original: original, name: unique, reasons: [.numbered]))
+            return unique
+        }
+
+        /// Whether cleaning, trimming and NFC leave `part` as it is, byte for byte.
+        private static func isKeptAsItIs(_ part: String) -> Bool {
+            var part = part
+            return part.withUTF8 { isKeptAsItIs(UnsafeRawBufferPointer($0)) }
+        }
+
+        private static func isKeptAsItIs(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }
+            if bytes.count <= 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
+            for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "/") { return false }
+            return true
+        }
+
+        /// `name(fromParts:)` through every step (clean, NFC, number, compare): the plain reference.
+        mutating func nameByEverySteps(fromParts parts: [String]) -> String {
+            let original = parts.count == 1 ? parts[0] : parts.joined(separator: "/")
+            let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
+            let normalized = EntryName.normalized(cleaned)
+            let unique = used.uniqueName(normalized)
+            var reasons: [ImportRenaming.Reason] = []
+            if !sameUTF8(cleaned, original) { reasons.append(.cleaned) }
+            if !sameUTF8(normalized, cleaned) { reasons.append(.normalized) }
+            if !sameUTF8(unique, normalized.isEmpty ? "untitled" : normalized) { reasons.append(.numbered) }
+            if !reasons.isEmpty { renamings.append(ImportRenaming(original: original, name: unique, reasons: reasons)) }
+            return unique
+        }
+    }
+}
+
