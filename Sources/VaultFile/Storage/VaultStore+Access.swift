@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KDF
 import SecureMemory
 import VaultFormat
@@ -68,9 +71,10 @@ extension VaultStore {
     /// header too, for its vault id and KDF settings, and the slot that opened (nil for a key
     /// the unlocker knew or looked up).
     public func unlockFileKey(with unlocker: Unlocker) throws -> (header: VaultHeader, fileKey: SecureBytes, opened: OpenedSlot?) {
-        let header = try openHeader().header
-        let (fileKey, opened) = try VaultCodec.unlockFileKey(header, with: unlocker)
-        return (header, fileKey, opened)
+        var opened = try openHeader()
+        var noLock: FileLock?
+        let (fileKey, slot) = try unlock(&opened, with: unlocker, lock: &noLock)
+        return (opened.header, fileKey, slot)
     }
 
     // MARK: Reading the header
@@ -95,6 +99,9 @@ extension VaultStore {
 
     // MARK: Private
 
+    /// A vault file opened and its header parsed (`openHeader`).
+    private typealias OpenedHeader = (file: OpenedFile, header: VaultHeader, headerLength: Int)
+
     /// The pipeline: (lock,) header, unlock, the payload read chunk by chunk as it is decrypted
     /// (never held whole beside the plaintext), `rollback.opened`, `body`; when `body` returns a
     /// vault to write, `rollback.willWrite` and the atomic replace of the file that was read;
@@ -106,20 +113,47 @@ extension VaultStore {
         // The header of the file on disk: the one unlocked, until a rename puts the new one there.
         var onDisk: VaultHeader?
         defer { if let onDisk { rollback?.finished(onDisk: onDisk, path: path) } }
-        func run() throws -> R {
-            let opened = try openHeader()
-            var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: entriesOnly)
-            let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, with: unlocker)
-            onDisk = unlocked.header
-            rollback?.opened(unlocked)
-            let (result, next) = try body(unlocked)
-            if let next {
-                try rollback?.willWrite(next, path: path)
-                try replace(expecting: opened.file.identity, mode: opened.file.mode) { output throws(VaultError) in try next.seal(to: output) }
-                onDisk = next.header
-            }
-            return result
+        var lock = locked ? try takeLock() : nil
+        defer { lock?.release() }
+        var opened = try openHeader()
+        var resolved = unlocker
+        resolved.unlocked = try unlock(&opened, with: unlocker, lock: &lock)
+        var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: entriesOnly)
+        let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, with: resolved)
+        onDisk = unlocked.header
+        rollback?.opened(unlocked)
+        let (result, next) = try body(unlocked)
+        if let next {
+            try rollback?.willWrite(next, path: path)
+            try replace(expecting: opened.file.identity, mode: opened.file.mode) { output throws(VaultError) in try next.seal(to: output) }
+            onDisk = next.header
         }
-        return locked ? try withLock(run) : try run()
+        return result
+    }
+
+    /// Unlocks the header just read: a known key or the agent's, else the unlock sources.
+    ///
+    /// Sources read only now (the agent had no key) may prompt or run a command, which takes as
+    /// long as a person or the command takes: they are read without the vault's lock (other
+    /// writers do not wait on someone typing; the lock is taken again after), and a file that
+    /// changed meanwhile is read again, so that what opens is the vault as it is once they are in
+    /// hand, never a copy a writer replaced or a `passwd` rotated away meanwhile. When the file did
+    /// not change, its header is not read twice.
+    private func unlock(_ opened: inout OpenedHeader, with unlocker: Unlocker, lock: inout FileLock?) throws -> Unlocker.Unlocked {
+        if let key = try unlocker.verifiedKey(for: opened.header) { return (key, nil) }
+        guard !unlocker.credentialsInHand else { return try Unlocker.unlock(opened.header, with: unlocker.readCredentials()) }
+        let relock = lock != nil
+        lock?.release()
+        lock = nil
+        let sources = try unlocker.readCredentials()
+        if relock { lock = try takeLock() }
+        if !isStill(opened.file) { opened = try openHeader() }
+        return try Unlocker.unlock(opened.header, with: sources)
+    }
+
+    /// Whether the vault's path still names `file`, unchanged (device, inode, size, modification time).
+    private func isStill(_ file: OpenedFile) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && FileIdentity(info) == file.identity
     }
 }

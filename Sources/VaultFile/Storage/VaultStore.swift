@@ -100,10 +100,16 @@ public struct VaultStore: Sendable {
 
     /// Runs `body` while holding the vault's lock, waiting up to `lockTimeout` seconds for it.
     func withLock<R>(_ body: () throws -> R) throws -> R {
+        let lock = try takeLock()
+        defer { lock.release() }
+        return try body()
+    }
+
+    /// Takes the vault's lock, waiting up to `lockTimeout` seconds for it; the caller releases it.
+    func takeLock() throws(VaultError) -> FileLock {
         let target = destination.target
         let lock = try FileLock(path: target + ".lock", timeout: lockTimeout, owner: FileOwner(ofFileAt: target))
-        defer { lock.release() }
         onStep?(.locked)
-        return try body()
+        return lock
     }
 }

@@ -43,6 +43,18 @@ public struct Unlocker {
     /// The unlock sources and their caps, made (once per unlock) only when no key verified: the
     /// agent's hit reads no password, no caps, no variable. Nil: none.
     public var credentials: (() throws -> Credentials)?
+    /// Whether `credentials` were read before the vault (no agent to ask first): in hand, so that
+    /// nothing waits for them once the header is read. When false, reading them may prompt or run
+    /// a command, and the store reads them without the vault's lock and reads a file that changed
+    /// meanwhile again (`VaultStore+Access.swift`).
+    public private(set) var credentialsInHand = false
+    /// A key already unwrapped and verified for the header being opened, and the slot that gave it:
+    /// the store's own unlock step hands it to `VaultCodec.open`, which uses it as it is (the MAC
+    /// was checked once, on that header).
+    package var unlocked: Unlocked?
+
+    /// A file key whose header MAC verified, and the slot that gave it (nil for a known or looked-up key).
+    public typealias Unlocked = (fileKey: SecureBytes, opened: OpenedSlot?)
 
     /// An unlocker from any of the sources; with none it opens nothing.
     public init(fileKey: SecureBytes? = nil, lookup: FileKeyLookup? = nil, credentials: (() throws -> Credentials)? = nil) {
@@ -55,18 +67,35 @@ public struct Unlocker {
     public init(credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) {
         let given = Credentials(credentials, limits: limits, willDeriveKey: willDeriveKey)
         self.init(credentials: { given })
+        credentialsInHand = true
     }
 
     /// The file key of `header`, its MAC verified exactly once, and the slot that gave it (nil
-    /// when a known or looked-up key did).
-    ///
-    /// Credentials fail as `VaultCodec.unlock` says (wrong password, a cap, no keyslot opens);
-    /// a key they unwrap under which the MAC fails is a tampered header.
-    func unlock(_ header: VaultHeader) throws -> (fileKey: SecureBytes, opened: OpenedSlot?) {
-        if let fileKey, VaultCodec.verifies(header, fileKey: fileKey) { return (fileKey, nil) }
-        if let lookup, let key = try lookup(header), VaultCodec.verifies(header, fileKey: key) { return (key, nil) }
+    /// when a known or looked-up key did): `verifiedKey`, else the unlock sources (`readCredentials`,
+    /// `unlock(_:with:)`).
+    func unlock(_ header: VaultHeader) throws -> Unlocked {
+        if let unlocked { return unlocked }
+        if let key = try verifiedKey(for: header) { return (key, nil) }
+        return try Self.unlock(header, with: readCredentials())
+    }
+
+    /// The known key, else the key the lookup finds, if the header MAC verifies under it; nil when neither does.
+    package func verifiedKey(for header: VaultHeader) throws -> SecureBytes? {
+        if let fileKey, VaultCodec.verifies(header, fileKey: fileKey) { return fileKey }
+        if let lookup, let key = try lookup(header), VaultCodec.verifies(header, fileKey: key) { return key }
+        return nil
+    }
+
+    /// The unlock sources and their caps, read now when they are lazy; with none, a key that did
+    /// not verify is refused (`VaultError.fileKeyRejected`).
+    package func readCredentials() throws -> Credentials {
         guard let credentials else { throw VaultError.fileKeyRejected }
-        let sources = try credentials()
+        return try credentials()
+    }
+
+    /// Unlocks `header` with `sources`, failing as `VaultCodec.unlock` says (wrong password, a cap,
+    /// no keyslot opens); a key they unwrap under which the MAC fails is a tampered header.
+    package static func unlock(_ header: VaultHeader, with sources: Credentials) throws -> Unlocked {
         let (fileKey, opened) = try VaultCodec.unlock(header, credentials: sources.list, limits: sources.limits,
                                                       willDeriveKey: sources.willDeriveKey)
         guard constantTimeEqual(VaultCodec.headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
@@ -97,12 +126,6 @@ extension VaultCodec {
         }
         let (header, headerLength) = try VaultHeader.parse(file, path: path)
         return (header, CiphertextBytes(bytes: file[headerLength...]))
-    }
-
-    /// The file key of `header` and the slot that gave it (nil for a known key), its MAC
-    /// verified, without reading the payload (`vaultfile unlock` hands the key on and decrypts nothing).
-    package static func unlockFileKey(_ header: VaultHeader, with unlocker: Unlocker) throws -> (fileKey: SecureBytes, opened: OpenedSlot?) {
-        try unlocker.unlock(header)
     }
 
     /// Whether `fileKey` is the file key of `header`: a 32-byte key under which the header MAC

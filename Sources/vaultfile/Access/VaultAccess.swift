@@ -14,7 +14,8 @@ import Glibc
 ///
 /// Every verb that unlocks a vault asks the agent for the key of its header first and falls back
 /// to the unlock sources (identities, keyfiles, recovery codes, then passwords: `credentials()`)
-/// when the agent has none (or is not running), under the same lock and the same header read;
+/// when the agent has none (or is not running): read then without the vault's lock, the header read
+/// again only when the file changed meanwhile (Storage/VaultStore+Access.swift);
 /// `--no-agent` and `VAULTFILE_NO_AGENT=1` skip it. Without an agent socket the verb runs
 /// password first: the header is not even read until the password is in hand.
 extension UnlockOptions {

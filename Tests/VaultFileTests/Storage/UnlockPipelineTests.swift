@@ -8,7 +8,8 @@ import Testing
 @testable import VaultModel
 
 /// The one way in (`Unlocker`, `VaultStore.read`/`edit`/`replaceKeys`): the order in which the
-/// sources are tried, and one lock and one header read per command whichever source opens.
+/// sources are tried, one header read per command whichever source opens (a second only when the
+/// file changed while the unlock sources were read), and no lock held while they are read.
 @Suite struct UnlockPipelineTests {
     /// What the pipeline did, in order: its steps, the lookups and the credentials asked for.
     private final class Trace: @unchecked Sendable {
@@ -27,21 +28,42 @@ import Testing
 
     // MARK: - edit
 
-    @Test func test_edit_afterALookupWithNoKeyLocksAndReadsTheHeaderOnce() throws {
+    @Test func test_edit_afterALookupWithNoKeyReadsTheCredentialsWithoutTheLockAndTheHeaderOnce() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let trace = Trace()
         let store = try makeStore(directory, trace: trace)
         let lockPath = store.lockPath
-        // As the CLI with an agent socket whose agent holds no key: the lookup misses, then the
-        // password is read, under the lock the lookup ran under.
+        // As the CLI with an agent socket whose agent holds no key: the lookup misses under the
+        // lock, then the password is read (a prompt may take minutes) with the lock released, so
+        // that other writers do not wait on it; the lock is taken again and the file, unchanged,
+        // is not read twice.
         let unlocker = Unlocker(lookup: { _ in trace.note("lookup"); return nil }, credentials: {
             trace.note("credentials")
-            #expect(throws: VaultError.self, "the lock is held while the password is read") { _ = try FileLock(path: lockPath, timeout: 0) }
+            let other = try FileLock(path: lockPath, timeout: 0)
+            other.release()
             return Unlocker.Credentials([UnlockCredential(.password(password("pw")), source: "the password")], limits: testLimits)
         })
         try store.edit(with: unlocker) { try $0.vault.setValue(Array("new".utf8), for: "added") }
-        #expect(trace.all == ["locked", "readHeader", "lookup", "credentials"])
+        #expect(trace.all == ["locked", "readHeader", "lookup", "credentials", "locked"])
         #expect(try store.open(password: password("pw"), limits: testLimits).vault.value(of: "added") == Array("new".utf8))
+    }
+
+    @Test func test_edit_readsAgainAFileAnotherWriterReplacedWhileTheCredentialsWereRead() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let trace = Trace()
+        let store = try makeStore(directory, trace: trace)
+        let unlocker = Unlocker(lookup: { _ in nil }, credentials: {
+            // Another writer, while the password is typed: its change must not be lost.
+            try VaultStore(path: store.path).update(password: password("pw"), limits: testLimits) {
+                try $0.vault.setValue(Array("theirs".utf8), for: "other")
+            }
+            return Unlocker.Credentials([UnlockCredential(.password(password("pw")), source: "the password")], limits: testLimits)
+        })
+        try store.edit(with: unlocker) { try $0.vault.setValue(Array("ours".utf8), for: "added") }
+        #expect(trace.all == ["locked", "readHeader", "locked", "readHeader"])
+        let vault = try store.open(password: password("pw"), limits: testLimits).vault
+        #expect(try vault.value(of: "other") == Array("theirs".utf8))
+        #expect(try vault.value(of: "added") == Array("ours".utf8))
     }
 
     @Test func test_replaceKeys_locksAndReadsTheHeaderOnce() throws {
@@ -65,6 +87,31 @@ import Testing
         })
         #expect(try store.read(with: unlocker).vault == (try sampleVault()))
         #expect(trace.all == ["readHeader", "lookup", "credentials"])
+    }
+
+    @Test func test_read_opensTheVaultAsItIsOnceTheCredentialsAreRead() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let trace = Trace()
+        let store = try makeStore(directory, trace: trace)
+        let unlocker = Unlocker(lookup: { _ in nil }, credentials: {
+            try VaultStore(path: store.path).update(password: password("pw"), limits: testLimits) {
+                try $0.vault.setValue(Array("newer".utf8), for: "written meanwhile")
+            }
+            return Unlocker.Credentials([UnlockCredential(.password(password("pw")), source: "the password")], limits: testLimits)
+        })
+        #expect(try store.read(with: unlocker).vault.value(of: "written meanwhile") == Array("newer".utf8))
+        #expect(trace.all == ["readHeader", "readHeader"])
+    }
+
+    @Test func test_unlockFileKey_refusesAPasswordAPasswdRetiredWhileItWasRead() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let trace = Trace()
+        let store = try makeStore(directory, trace: trace)
+        let unlocker = Unlocker(lookup: { _ in nil }, credentials: {
+            try VaultStore(path: store.path).changePassword(from: password("pw"), to: password("new"), kdf: nil, limits: testLimits)
+            return Unlocker.Credentials([UnlockCredential(.password(password("pw")), source: "the password")], limits: testLimits)
+        })
+        #expect(throws: VaultError.wrongPassword) { try store.unlockFileKey(with: unlocker) }
     }
 
     // MARK: - The order of the sources

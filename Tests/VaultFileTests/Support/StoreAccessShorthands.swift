@@ -179,7 +179,7 @@ extension VaultCodec {
     static func unlockFileKey(
         _ header: VaultHeader, credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
     ) throws -> SecureBytes {
-        try unlockFileKey(header, with: Unlocker(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey)).fileKey
+        try Unlocker(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey).unlock(header).fileKey
     }
 }
 
