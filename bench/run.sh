@@ -19,7 +19,7 @@ pkg-config --exists libsodium libargon2 2>/dev/null || need+=(libsodium-dev liba
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   echo "bench: installing ${need[*]} (apt-get)" >&2
-  $SUDO apt-get update -qq && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 python3 -c 'import pykeepass' 2>/dev/null || python3 -m pip install --quiet pykeepass
 
