@@ -87,8 +87,14 @@ public enum VaultError: CategorizedError, Equatable {
     /// A write to a copy sealed under a file key retired on this machine (at `retired`, seconds
     /// since 1970) by a rotation of a newer copy; nothing was written.
     case sealedUnderRetiredKey(path: String, retired: Int64)
-    /// The generation counter is at 2^64 − 1: another seal would wrap it; nothing was written.
-    case generationExhausted
+    /// A write to a copy of the generation seen here whose header differs (`other`): two copies
+    /// were each changed from one older copy; nothing was written.
+    case divergedCopy(path: String, generation: UInt64, other: SeenRecord)
+    /// A write to a copy whose generation is no plausible successor (above the ceiling, 2^63, or
+    /// more than 2^32 past `seen`, the record of this machine); nothing was written.
+    case implausibleGeneration(path: String, generation: UInt64, seen: SeenRecord?)
+    /// A seal of the vault at `generation` would pass the ceiling (2^63) no writer seals above; nothing was written.
+    case generationCeiling(generation: UInt64)
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -147,8 +153,16 @@ public enum VaultError: CategorizedError, Equatable {
         case .sealedUnderRetiredKey(let path, let retired):
             return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                 + "'passwd' on a newer copy): new secrets written there would be readable by whoever lost access then, so nothing was written"
-        case .generationExhausted:
-            return "the vault's generation counter is at its largest value (2^64 - 1); another write would wrap it, so nothing was written"
+        case .divergedCopy(let path, let generation, let other):
+            return "\(path) has diverged from the copy seen here on \(other.seenText) (at \(other.path)): both are generation \(generation) "
+                + "with different contents, so two copies were each changed; writing to this one would leave the other's changes "
+                + "behind, so nothing was written"
+        case .implausibleGeneration(let path, let generation, let seen):
+            return "\(path) is at generation \(generation), " + Generations.implausibility(of: generation, seen: seen)
+                + "; it is not a plausible successor of what was seen here, so nothing was written"
+        case .generationCeiling(let generation):
+            return "the vault is at generation \(generation); another write would pass 2^63, the largest generation a writer seals, "
+                + "so nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
@@ -165,8 +179,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
-        case .limitExceeded, .generationExhausted: return .overLimit
-        case .staleCopy, .sealedUnderRetiredKey: return .stale
+        case .limitExceeded, .generationCeiling: return .overLimit
+        case .staleCopy, .sealedUnderRetiredKey, .divergedCopy, .implausibleGeneration: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict

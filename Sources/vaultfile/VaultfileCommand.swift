@@ -44,14 +44,17 @@ struct VaultfileCommand: ParsableCommand {
               5   busy (the vault's lock was not acquired in time)
               6   over a limit (KDF cap, size limit, a regular expression's work budget)
               7   stale copy: a write to a copy older than one seen on this machine
-                  (--allow-rollback), or sealed under a file key retired here by passwd,
+                  (--allow-rollback), diverged from it or at an implausible generation
+                  (merge --both), or sealed under a file key retired here by passwd,
                   slot rm or rekey (rekey, or merge)
               64  usage error
 
             OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \
             seen on this machine, kept in $VAULTFILE_STATE_DIR (default $XDG_STATE_HOME/vaultfile, else \
             ~/.local/state/vaultfile). Reading an older copy warns; writing to it exits 7 unless \
-            --allow-rollback; copies that diverged are combined with 'vaultfile merge'. \
+            --allow-rollback; copies that diverged are combined with 'vaultfile merge --both', which \
+            writes the result to both. The state folder must be yours, with no write for group or others, \
+            or writes exit 2. \
             VAULTFILE_ROLLBACK_CHECK=on|off|auto (default auto: off inside a git work tree). \
             VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault.
 

@@ -44,7 +44,8 @@ enum VaultErrorKind: CaseIterable {
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists, nameTwin
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
-    case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, staleCopy, generationExhausted, io, notDurable
+    case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, staleCopy, generationCeiling, io, notDurable
+    case divergedCopy, implausibleGeneration, implausibleJump
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
@@ -91,7 +92,10 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefused(.conflictNameTaken): self = .mergeRefusedConflictNameTaken
         case .staleCopy: self = .staleCopy
         case .sealedUnderRetiredKey: self = .sealedUnderRetiredKey
-        case .generationExhausted: self = .generationExhausted
+        case .generationCeiling: self = .generationCeiling
+        case .divergedCopy: self = .divergedCopy
+        case .implausibleGeneration(_, let generation, let seen):
+            self = generation > Generations.ceiling || seen == nil ? .implausibleGeneration : .implausibleJump
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -184,7 +188,23 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.staleCopy(path: "/v/shown.vault", generation: 11, newer: newer), status: 7, hint: true,
                                 shows: ["/v/shown.vault is an older copy", "generation 11", "generation 12", "2026-05-28 20:26:40 UTC", "/v/newer.vault",
                                         "nothing was written"])
-        case .generationExhausted: return ErrorCaseRow(VaultError.generationExhausted, status: 6, hint: true, shows: ["2^64 - 1", "nothing was written"])
+        case .generationCeiling:
+            return ErrorCaseRow(VaultError.generationCeiling(generation: 1 << 63), status: 6, hint: true,
+                                shows: ["generation 9223372036854775808", "pass 2^63", "nothing was written"])
+        case .divergedCopy:
+            let other = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/other.vault")
+            return ErrorCaseRow(VaultError.divergedCopy(path: "/v/shown.vault", generation: 12, other: other), status: 7, hint: true,
+                                shows: ["/v/shown.vault has diverged", "/v/other.vault", "both are generation 12", "2026-05-28 20:26:40 UTC",
+                                        "nothing was written"])
+        case .implausibleGeneration:
+            return ErrorCaseRow(VaultError.implausibleGeneration(path: "/v/shown.vault", generation: UInt64.max, seen: nil), status: 7, hint: true,
+                                shows: ["/v/shown.vault is at generation 18446744073709551615", "above 2^63", "not a plausible successor",
+                                        "nothing was written"])
+        case .implausibleJump:
+            let seen = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/seen.vault")
+            return ErrorCaseRow(VaultError.implausibleGeneration(path: "/v/shown.vault", generation: 5_000_000_000, seen: seen), status: 7,
+                                hint: true, shows: ["generation 5000000000", "more than 2^32 past generation 12", "/v/seen.vault",
+                                                    "not a plausible successor of what was seen here", "nothing was written"])
         case .io:
             return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
@@ -243,6 +263,7 @@ enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
+    case stateFolderUnsafe
 
     init(_ error: CLIError) {
         switch error {
@@ -268,6 +289,7 @@ enum CLIErrorKind: CaseIterable {
         case .folderNotEntry: self = .folderNotEntry
         case .noEntryOrFolder: self = .noEntryOrFolder
         case .nothingUnder: self = .nothingUnder
+        case .stateFolderUnsafe: self = .stateFolderUnsafe
         }
     }
 
@@ -315,6 +337,9 @@ enum CLIErrorKind: CaseIterable {
             return ErrorCaseRow(CLIError.noEntryOrFolder("shown/name"), status: 1, hint: true, shows: ["no entry or folder named 'shown/name' (nothing under 'shown/name/')"])
         case .nothingUnder:
             return ErrorCaseRow(CLIError.nothingUnder(folder: "shown/", entry: nil), status: 1, hint: true, shows: ["nothing under 'shown/'"])
+        case .stateFolderUnsafe:
+            return ErrorCaseRow(CLIError.stateFolderUnsafe(.init(folder: "/v/state", owner: 65534, mode: 0o777, othersOwn: true)), status: 2,
+                                hint: true, shows: ["the state folder /v/state", "uid 65534", "mode 0777", "nothing was written"])
         }
     }
 }

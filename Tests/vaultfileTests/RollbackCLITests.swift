@@ -86,7 +86,7 @@ import Testing
         #expect(read.status == 0 && read.text == "there")
         #expect(read.stderr.contains("\(cli.path("other.vault")) has diverged from the copy seen here on ")
                 && read.stderr.contains("both are generation 4 with different contents"), "\(read.stderr)")
-        #expect(read.stderr.contains("combine them with 'vaultfile merge \(cli.path("other.vault")) \(cli.path("t.vault"))'"), "\(read.stderr)")
+        #expect(read.stderr.contains("combine them with 'vaultfile merge --both \(cli.path("other.vault")) \(cli.path("t.vault"))'"), "\(read.stderr)")
     }
 
     @Test func test_rollbackCheck_environmentTurnsItOffOrIsAUsageError() throws {

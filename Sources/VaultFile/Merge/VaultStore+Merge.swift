@@ -24,8 +24,8 @@ extension VaultStore {
     /// unless `allowLowerKDF`, their keyslots are refused (`MergeRefusal.lowerKeyDerivation`,
     /// nothing written) when one derives its key at a lower cost than ours
     /// (`VaultMerge.lowerKeyDerivation`). Its generation is one more than the larger of ours and
-    /// theirs, so the result is newer than both. Returns the conflicts, which the result holds
-    /// side by side (see `VaultMerge`).
+    /// theirs, so the result is newer than both (a side above 2^63 is left out: `Generations`).
+    /// Returns the conflicts, which the result holds side by side (see `VaultMerge`).
     ///
     /// Each side is opened with `unlocker`: a side whose file key it knows or looks up (the agent
     /// keeps the keys of every version of a vault id) with that key, the others with its
@@ -39,7 +39,8 @@ extension VaultStore {
     ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
             base: base, ours: ours, theirs: theirs, roles: .git, with: unlocker, allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
-        merge.sealer.advanceGeneration(past: max(merge.oursHeader.generation, merge.theirsHeader.generation))
+        // A side above the ceiling (a crafted copy) is left out: nothing could be sealed past it.
+        merge.sealer.rebaseGeneration(on: Generations.successorBase(of: [merge.oursHeader.generation, merge.theirsHeader.generation], record: nil))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
         try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
             try merge.sealer.seal(to: output)
@@ -57,8 +58,8 @@ struct PreparedMerge {
     let sealer: UnlockedVault
     /// The conflicts the merged contents hold side by side.
     let conflicts: [VaultMerge.Conflict]
-    /// OURS as opened (its identity and mode, for the write).
-    let oursFile: OpenedFile
+    /// OURS and THEIRS as opened (their identity and mode, for the writes).
+    let oursFile: OpenedFile, theirsFile: OpenedFile
     /// The headers of OURS and THEIRS as read.
     let oursHeader: VaultHeader, theirsHeader: VaultHeader
 
@@ -138,6 +139,7 @@ struct PreparedMerge {
         sealer.vault = merged.vault
         conflicts = merged.conflicts
         oursFile = files[o].file
+        theirsFile = files[t].file
         oursHeader = headers[o]
         theirsHeader = headers[t]
     }

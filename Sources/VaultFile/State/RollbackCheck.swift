@@ -24,6 +24,9 @@ public final class RollbackCheck: @unchecked Sendable {
         case olderCopy(path: String, generation: UInt64, newer: SeenGenerations.Record)
         /// A copy of the generation seen here, with another header: two copies of one older copy were each changed.
         case diverged(path: String, generation: UInt64, other: SeenGenerations.Record)
+        /// A copy whose generation is no plausible successor of what was seen here (`seen`; of
+        /// anything, without a record): not recorded, and nothing was written to it.
+        case implausible(path: String, generation: UInt64, seen: SeenGenerations.Record?)
         /// A copy sealed under a file key retired here (at `retired`, seconds since 1970), and nothing was written to it.
         case retiredKey(path: String, retired: Int64)
 
@@ -35,6 +38,9 @@ public final class RollbackCheck: @unchecked Sendable {
             case .diverged(let path, let generation, let other):
                 return "\(path) has diverged from the copy seen here on \(other.seenText) (at \(other.path)): both are generation "
                     + "\(generation) with different contents, so two copies were each changed"
+            case .implausible(let path, let generation, let seen):
+                return "\(path) is at generation \(generation), \(Generations.implausibility(of: generation, seen: seen)): it is not a "
+                    + "plausible successor of what was seen here, so it is not recorded and makes no other copy older"
             case .retiredKey(let path, let retired):
                 return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                     + "'passwd' on a newer copy): whoever lost access then may still open this copy"
@@ -51,15 +57,15 @@ public final class RollbackCheck: @unchecked Sendable {
     /// The file keys retired on this machine, in the state folder of `seen`.
     public let retiredKeys: RetiredKeys
     /// What the user should be told, in order.
-    public private(set) var findings: [Finding] = []
+    public internal(set) var findings: [Finding] = []
     /// The first problem with the state folder, if any: the check did what it could without it.
     public private(set) var problem: StateFolder.Problem?
 
-    /// The header as unlocked, and how it compared with the record.
+    /// The header as unlocked, and how it compared with the record (RollbackCheck+Generations.swift).
     private var openedHeader: VaultHeader?
-    private var comparison: SeenGenerations.Comparison = .unseen
+    var comparison: SeenGenerations.Comparison = .unseen
     /// Whether a write was refused: its error says it all, and the record stays above the file.
-    private var refused = false
+    var refused = false
     /// The id of the file key unlocked, and when it was retired here (nil: it was not).
     private var openedKeyID: [UInt8] = []
     private var openedKeyRetired: Int64?
@@ -82,7 +88,7 @@ public final class RollbackCheck: @unchecked Sendable {
     func opened(_ unlocked: UnlockedVault) {
         let header = unlocked.header
         openedHeader = header
-        if comparesGenerations { comparison = SeenGenerations.compare(header, with: recorded(header.vaultID)) }
+        compareGeneration(of: header)
         openedKeyID = unlocked.fileKeyID
         do {
             openedKeyRetired = try retiredKeys.retiredAt(openedKeyID, vault: header.vaultID)
@@ -93,21 +99,15 @@ public final class RollbackCheck: @unchecked Sendable {
 
     /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is always
     /// let through: it is the way out of a retired key. Any other write under a retired key is
-    /// refused (`sealedUnderRetiredKey`, nothing written). A write to an older copy is refused
-    /// (`staleCopy`, nothing written) unless `allowRollback`; when allowed, the seal is made to
-    /// write the recorded generation + 1, so that the restored copy is the newest from then on.
+    /// refused (`sealedUnderRetiredKey`, nothing written). A write to an older, diverged or
+    /// implausible copy is refused unless `allowRollback` (`checkGeneration`).
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
         rotating = unlocked.fileKeyID != openedKeyID
         if let retired = openedKeyRetired, !rotating {
             refused = true
             throw .sealedUnderRetiredKey(path: path, retired: retired)
         }
-        guard case .older(let newer) = comparison else { return }
-        guard allowRollback else {
-            refused = true
-            throw .staleCopy(path: path, generation: unlocked.header.generation, newer: newer)
-        }
-        unlocked.advanceGeneration(past: newer.generation)
+        try checkGeneration(of: unlocked, path: path)
     }
 
     /// Once the command is over: `header` is the one of the file now at `path` (the new one after a
@@ -126,38 +126,13 @@ public final class RollbackCheck: @unchecked Sendable {
         } else if let retired = openedKeyRetired {
             findings.append(.retiredKey(path: path, retired: retired))
         }
-        guard comparesGenerations else { return }
-        switch comparison {
-        case .older(let newer) where !wrote:
-            findings.append(.olderCopy(path: path, generation: opened.generation, newer: newer))
-        case .diverged(let other):
-            // Also after a write: that write made this copy the newest, and the other copy's changes are not in it.
-            findings.append(.diverged(path: path, generation: opened.generation, other: other))
-        default:
-            break
-        }
-        // Most opens find the generation recorded and write nothing; a write always rises above it.
-        switch comparison {
-        case .unseen, .newer: record(header, path: path)
-        case .same, .older, .diverged: if wrote { record(header, path: path) }
-        }
+        finishGeneration(opened: opened, onDisk: header, wrote: wrote, path: path)
     }
 
-    /// Records `header`, the result of a merge written to `path`: no comparison, no finding.
-    func merged(_ header: VaultHeader, path: String) {
-        guard comparesGenerations else { return }
-        record(header, path: path)
-    }
+    // MARK: The state folder
 
-    /// The generation recorded for vault `vaultID`, or nil when none is (or the records cannot be read).
-    func recordedGeneration(of vaultID: [UInt8]) -> UInt64? {
-        guard comparesGenerations else { return nil }
-        return recorded(vaultID)?.generation
-    }
-
-    // MARK: Private
-
-    private func recorded(_ vaultID: [UInt8]) -> SeenGenerations.Record? {
+    /// The record of vault `vaultID`, or nil when none is (or the records cannot be read: a problem).
+    func recorded(_ vaultID: [UInt8]) -> SeenGenerations.Record? {
         do {
             return try seen.record(for: vaultID)
         } catch {
@@ -166,8 +141,8 @@ public final class RollbackCheck: @unchecked Sendable {
         }
     }
 
-    /// Raises the record to `header` when it is higher than the one recorded.
-    private func record(_ header: VaultHeader, path: String) {
+    /// Raises the record to `header` when it is higher than the one recorded (`SeenGenerations.note`).
+    func record(_ header: VaultHeader, path: String) {
         do {
             try seen.note(header, path: path)
         } catch {

@@ -20,6 +20,9 @@ import VaultModel
 ///
 /// A record only ever rises: it is rewritten when a higher generation is seen, never for an
 /// equal or a lower one, so records written by processes racing each other end at the highest.
+/// It never holds a generation that is no plausible successor (`Generations`): above 2^63, or more
+/// than 2^32 past the record. The one exception to rising: a record at the ceiling, which no seal
+/// can pass, is replaced by the next generation written (docs/FORMAT.md §2.1).
 public struct SeenGenerations: Sendable {
     /// The folder holding the records.
     public let state: StateFolder
@@ -61,10 +64,14 @@ public struct SeenGenerations: Sendable {
         case older(Record)
         /// The generation recorded, with another header: two copies were each changed from one older copy.
         case diverged(Record)
+        /// No plausible successor of the record (or of anything, without one): above 2^63, or more
+        /// than 2^32 past the generation recorded (`Generations.isPlausible`).
+        case implausible(Record?)
     }
 
     /// How `header` compares with `record`.
     public static func compare(_ header: VaultHeader, with record: Record?) -> Comparison {
+        guard Generations.isPlausible(header.generation, after: record) else { return .implausible(record) }
         guard let record else { return .unseen }
         if header.generation > record.generation { return .newer(record) }
         if header.generation < record.generation { return .older(record) }
@@ -74,13 +81,18 @@ public struct SeenGenerations: Sendable {
     // MARK: Recording
 
     /// Records `header`, seen at `path`, when its generation is higher than the one recorded
-    /// (or none is); returns whether the record was written.
+    /// (or none is, or the one recorded is at the ceiling); returns whether the record was written.
+    /// A generation above the ceiling is never recorded. Whether it is a plausible successor of
+    /// the record is the caller's to decide (`compare`), before a write adds one to it.
     @discardableResult
     public func note(_ header: VaultHeader, path: String, now: Int64 = Int64(time(nil))) throws(StateFolder.Problem) -> Bool {
+        guard header.generation <= Generations.ceiling else { return false }
         let record = Record(generation: header.generation, headerHash: Self.headerHash(header), seen: now, path: absolute(path))
         return try state.update(Self.recordName(header.vaultID)) { current in
             // Re-read under the lock: another process may have recorded a higher generation meanwhile.
-            if let current = current.flatMap(Record.init(parsing:)), current.generation >= record.generation { return nil }
+            // A record at the ceiling cannot be passed: whatever is written next replaces it.
+            if let current = current.flatMap(Record.init(parsing:)), current.generation >= record.generation,
+               current.generation < Generations.ceiling { return nil }
             return record.encoded
         }
     }
@@ -112,7 +124,9 @@ extension SeenRecord {
     }
 
     /// The record in `bytes`, or nil when they are not one this build wrote (then the record
-    /// is treated as absent and replaced by the next one).
+    /// is treated as absent and replaced by the next one). A generation above the ceiling is not
+    /// one this build records: an earlier release recorded a crafted copy's 2^64 − 1, which would
+    /// make every genuine copy older.
     ///
     /// The lines are split on the newline byte and the first four compared as bytes: the ASCII
     /// they must hold has no other spelling, and a String split walks grapheme clusters (half of
@@ -122,7 +136,7 @@ extension SeenRecord {
               let text = String(validating: bytes.dropLast(), as: UTF8.self) else { return nil }
         let lines = text.utf8.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false)
         guard lines.count == 5, lines[0].elementsEqual("vaultfile-seen 1".utf8),
-              let generation = Self.asciiValue(lines[1], "generation").flatMap({ UInt64($0) }),
+              let generation = Self.asciiValue(lines[1], "generation").flatMap({ UInt64($0) }), generation <= Generations.ceiling,
               let hash = Self.asciiValue(lines[2], "header-blake2b").flatMap(Self.bytes(hex:)), hash.count == 32,
               let seen = Self.asciiValue(lines[3], "seen").flatMap({ Int64($0) }), (0...Self.latestTime).contains(seen),
               let path = Self.value(Substring(lines[4]), "path"), !path.isEmpty else { return nil }

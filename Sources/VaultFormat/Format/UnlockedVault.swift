@@ -157,8 +157,9 @@ public final class UnlockedVault: @unchecked Sendable {
     }
 
     private func seal(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
-        // A wrapped counter would make this version look older than every copy before it (docs/FORMAT.md §2.1).
-        guard header.generation < UInt64.max else { throw .generationExhausted }
+        // No writer seals above the ceiling (docs/FORMAT.md §2.1): a copy up there would leave
+        // every later seal nowhere to go, and a wrapped counter would look older than every copy.
+        guard header.generation < Generations.ceiling else { throw .generationCeiling(generation: header.generation) }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
         var next = header
@@ -193,6 +194,12 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Makes the next seal's generation greater than `generation` (after a merge of two lines of history).
     public func advanceGeneration(past generation: UInt64) {
         header.generation = max(header.generation, generation)
+    }
+
+    /// Makes the next seal write `generation` + 1, whatever the header's own generation: a merge
+    /// or `--allow-rollback` that ignores an implausible generation (docs/FORMAT.md §2.1).
+    public func rebaseGeneration(on generation: UInt64) {
+        header.generation = generation
     }
 
     /// Replaces every keyslot with one for `newPassword` and rotates the file key.

@@ -14,6 +14,17 @@ extension StateFolder {
         if home == nil, let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { home = String(cString: directory) }
         return resolve(stateDirectory: environment("VAULTFILE_STATE_DIR"), xdgStateHome: environment("XDG_STATE_HOME"), home: home)
     }
+
+    /// `current` when it may be used: this user's, no write for group or others (`ownershipProblem`,
+    /// the agent folder's rule). Otherwise a command that `writing` a vault is refused
+    /// (`stateFolderUnsafe`, exit 2), and one that only reads goes on without it, warned once.
+    static func usable(writing: Bool) throws(CLIError) -> StateFolder? {
+        guard let state = current else { return nil }
+        guard let unsafe = state.ownershipProblem() else { return state }
+        if writing { throw .stateFolderUnsafe(unsafe) }
+        StateWarning.show(unsafe)
+        return nil
+    }
 }
 
 /// Problems with the state folder, shown once per run however many records failed.
@@ -28,6 +39,17 @@ enum StateWarning {
         }
         guard first else { return }
         Messages.warning("\(problem); older copies of vaults are not recognised and notices are not remembered (set VAULTFILE_STATE_DIR to another folder)")
+    }
+
+    /// Shows that the state folder is not used (`unsafe`), unless a warning was shown already.
+    static func show(_ unsafe: StateFolder.Unsafe) {
+        let first = shown.withLock { shown in
+            defer { shown = true }
+            return !shown
+        }
+        guard first else { return }
+        Messages.warning("\(unsafe); it is not used: this command goes on without the rollback check, and writes are refused "
+            + "(exit 2) until you \(unsafe.fix)")
     }
 
     /// The problem of having no state folder at all.
@@ -47,6 +69,8 @@ enum RollbackSetting {
     case offByEnvironment
     /// On, but no state folder is known: nothing can be compared or recorded.
     case noStateFolder
+    /// On, but the state folder is another user's or others may write it: it is not used.
+    case unsafeStateFolder(StateFolder.Unsafe)
 
     /// The setting for the vault at `path`; a `VAULTFILE_ROLLBACK_CHECK` other than on, off or auto is a usage error.
     static func forVault(at path: String) throws -> RollbackSetting {
@@ -61,6 +85,7 @@ enum RollbackSetting {
             throw CLIError.invalidArgument("VAULTFILE_ROLLBACK_CHECK must be on, off or auto, not '\(other)'")
         }
         guard let state = StateFolder.current else { return .noStateFolder }
+        if let unsafe = state.ownershipProblem() { return .unsafeStateFolder(unsafe) }
         return .on(SeenGenerations(state: state))
     }
 }
@@ -69,27 +94,34 @@ extension RollbackSetting {
     /// The check of a command on the vault at `path`: generations and retired file keys where the
     /// rollback check is on; only retired file keys when it is off (in a git work tree, where an old
     /// branch after a member's removal is the common case, or by the environment); nil without a
-    /// state folder.
-    static func check(forVaultAt path: String, allowRollback: Bool = false) throws -> RollbackCheck? {
+    /// state folder. A state folder that is not this user's alone fails a command `writing`
+    /// (exit 2) and is skipped, with a warning, by one that reads (`StateFolder.usable`).
+    static func check(forVaultAt path: String, allowRollback: Bool = false, writing: Bool) throws -> RollbackCheck? {
         switch try forVault(at: path) {
         case .on(let seen): return RollbackCheck(seen: seen, allowRollback: allowRollback)
         case .offInGit, .offByEnvironment:
-            return StateFolder.current.map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
+            return try StateFolder.usable(writing: writing).map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
         case .noStateFolder:
             StateWarning.show(StateWarning.noFolder)
+            return nil
+        case .unsafeStateFolder(let unsafe):
+            if writing { throw CLIError.stateFolderUnsafe(unsafe) }
+            StateWarning.show(unsafe)
             return nil
         }
     }
 }
 
 extension RollbackSetting {
-    /// The check of `vaultfile merge` on OURS at `path`: as `check(forVaultAt:)`, but without a
-    /// state folder nothing is said (a merge only reads the retired keys and records its result).
+    /// The check of `vaultfile merge` on OURS at `path`: as `check(forVaultAt:)` for a write, but
+    /// without a state folder nothing is said (a merge only reads the retired keys and records its result).
     static func mergeCheck(forVaultAt path: String) throws -> RollbackCheck? {
         switch try forVault(at: path) {
         case .on(let seen): return RollbackCheck(seen: seen)
-        case .offInGit, .offByEnvironment: return StateFolder.current.map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
+        case .offInGit, .offByEnvironment:
+            return try StateFolder.usable(writing: true).map { RollbackCheck(seen: SeenGenerations(state: $0), comparesGenerations: false) }
         case .noStateFolder: return nil
+        case .unsafeStateFolder(let unsafe): throw CLIError.stateFolderUnsafe(unsafe)
         }
     }
 }
@@ -98,9 +130,10 @@ extension RollbackSetting {
 private let retiredKeyNoticeShown = LockedValue(false)
 
 extension UnlockOptions {
-    /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder.
-    func rollbackCheck() throws -> RollbackCheck? {
-        try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback)
+    /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder
+    /// (or, for a command that only reads, with one that is not this user's alone).
+    func rollbackCheck(writing: Bool) throws -> RollbackCheck? {
+        try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback, writing: writing)
     }
 
     /// Shows what `check` found: an older copy, diverged copies, a state folder that failed.
@@ -111,8 +144,10 @@ extension UnlockOptions {
             case .olderCopy:
                 Messages.warning("\(finding); a write to it is refused (exit 7) unless --allow-rollback")
             case .diverged(let path, _, let other):
-                let merge = other.path == path ? "'vaultfile merge OURS THEIRS'" : "'vaultfile merge \(path) \(other.path)'"
-                Messages.warning("\(finding); combine them with \(merge)")
+                // Never --allow-rollback: it would leave the other copy's changes behind.
+                Messages.warning("\(finding); combine them with \(ErrorReport.mergeCommand(path, other.path))")
+            case .implausible:
+                Messages.warning("\(finding); a write to it is refused (exit 7) unless --allow-rollback, which ignores its generation")
             case .retiredKey:
                 let first = retiredKeyNoticeShown.withLock { shown in
                     defer { shown = true }
@@ -131,6 +166,10 @@ extension UnlockOptions {
         guard environment("VAULTFILE_QUIET_WEAK_KDF") != "1" else { return false }
         guard let state = StateFolder.current else {
             StateWarning.show(StateWarning.noFolder)
+            return true
+        }
+        if let unsafe = state.ownershipProblem() {
+            StateWarning.show(unsafe)
             return true
         }
         do {

@@ -26,7 +26,7 @@ extension UnlockOptions {
     func open(entriesOnly: Bool = false) throws -> UnlockedVault {
         var store = location.store
         store.readsEntriesOnly = entriesOnly
-        let rollback = try rollbackCheck()
+        let rollback = try rollbackCheck(writing: false)
         defer { Self.report(rollback) }
         let unlocked = try store.read(with: try unlocker(), rollback: rollback)
         Self.warnIfWeak(unlocked)
@@ -38,7 +38,7 @@ extension UnlockOptions {
     /// it holds this vault's, unless `askingAgent` is false (`slot add`: changing who can open the
     /// vault takes a slot's secret); else with the unlock sources.
     func update<R>(askingAgent: Bool = true, _ edit: (UnlockedVault) throws -> R) throws -> R {
-        let rollback = try rollbackCheck()
+        let rollback = try rollbackCheck(writing: true)
         defer { Self.report(rollback) }
         return try location.store.edit(with: try unlocker(askingAgent: askingAgent), rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
@@ -58,7 +58,7 @@ extension UnlockOptions {
         beforeUnlock: () throws -> Void = {}, _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R),
         then report: (R) throws -> Void
     ) throws {
-        let rollback = try rollbackCheck()
+        let rollback = try rollbackCheck(writing: true)
         try beforeUnlock()
         let unlocker = try unlocker(askingAgent: false)
         defer { Self.report(rollback) }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultFile
 
 // MARK: - Where the agent listens
 
@@ -86,10 +87,10 @@ struct AgentSocketPath {
         }
         guard kind != S_IFLNK else { throw refusal("is a symbolic link, not a folder") }
         guard kind == S_IFDIR else { throw refusal("is not a folder") }
-        guard info.st_uid == geteuid() else { throw refusal("belongs to uid \(info.st_uid), not to you (uid \(geteuid()))") }
-        let loose = info.st_mode & 0o077
-        guard loose == 0 else {
-            throw refusal("has mode 0\(String(info.st_mode & 0o7777, radix: 8)), which lets group or others in; it must be 0700")
+        switch PrivateFolderRule.breach(of: info, forbidden: 0o077) {
+        case .owner(let uid)?: throw refusal("belongs to uid \(uid), not to you (uid \(geteuid()))")
+        case .mode(let mode)?: throw refusal("has mode \(PrivateFolderRule.octal(mode)), which lets group or others in; it must be 0700")
+        case nil: break
         }
     }
 

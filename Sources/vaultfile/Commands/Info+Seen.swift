@@ -1,5 +1,6 @@
 import VaultFile
 import VaultFormat
+import VaultModel
 
 // MARK: - What this machine has seen of the vault
 
@@ -19,6 +20,7 @@ extension VaultfileCommand.Info {
         case .offInGit(let root): return off("git manages this file (work tree \(root))")
         case .offByEnvironment: return off("VAULTFILE_ROLLBACK_CHECK=off")
         case .noStateFolder: return off("no state folder is known (set VAULTFILE_STATE_DIR)")
+        case .unsafeStateFolder(let unsafe): return off("\(unsafe) (\(unsafe.fix))")
         case .on(let seen): records = seen
         }
         let record: SeenGenerations.Record?
@@ -41,7 +43,11 @@ extension VaultfileCommand.Info {
                 + "writes to it are refused (exit 7) unless --allow-rollback", "older")
         case .diverged(let record):
             (text, copy) = ("generation \(record.generation) on \(record.seenText) at \(record.path), with other contents: the copies "
-                + "have DIVERGED; combine them with 'vaultfile merge'", "diverged")
+                + "have DIVERGED; writes to it are refused (exit 7): combine them with 'vaultfile merge --both'", "diverged")
+        case .implausible(let record):
+            let seen = record.map { "generation \($0.generation) on \($0.seenText) at \($0.path)" } ?? "nothing yet"
+            (text, copy) = ("\(seen); this copy's generation is IMPLAUSIBLE (\(Generations.implausibility(of: header.generation, seen: record))): "
+                + "it is not recorded, and writes to it are refused (exit 7) unless --allow-rollback", "implausible")
         }
         return (label + text, [
             ("rollback_check", .string("on")), ("rollback_check_off_because", .null),

@@ -129,13 +129,15 @@ import Testing
 
     // MARK: - seal
 
-    @Test func test_seal_refusesToPassTheLargestGeneration() throws {
+    /// Issue 39: the ceiling is 2^63, not 2^64 − 1 (before, a seal reached 2^64 − 1 and every later one failed).
+    @Test func test_seal_refusesToPassTheCeiling() throws {
         let unlocked = try VaultCodec.create(try sampleVault(), password: password("pw"), kdf: testKDF)
-        unlocked.advanceGeneration(past: UInt64.max - 1)
+        unlocked.advanceGeneration(past: Generations.ceiling - 1)
         _ = try unlocked.seal()
-        #expect(unlocked.header.generation == UInt64.max)
-        #expect(throws: VaultError.generationExhausted) { _ = try unlocked.seal() }
-        #expect(VaultError.generationExhausted.category == .overLimit)
+        #expect(unlocked.header.generation == 1 << 63)
+        #expect(throws: VaultError.generationCeiling(generation: 1 << 63)) { _ = try unlocked.seal() }
+        #expect(unlocked.header.generation == 1 << 63, "the refused seal changed nothing")
+        #expect(VaultError.generationCeiling(generation: 1 << 63).category == .overLimit)
     }
 
     // MARK: - merge of copies

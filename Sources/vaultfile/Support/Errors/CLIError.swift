@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultFile
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,6 +58,8 @@ enum CLIError: CategorizedError {
     case noEntryOrFolder(String)
     /// No entry lies under `folder` (rm -r); `entry` is the entry NAME that was looked for too, if any.
     case nothingUnder(folder: String, entry: String?)
+    /// A command that writes a vault, with a state folder another user owns or others may write.
+    case stateFolderUnsafe(StateFolder.Unsafe)
 
     var description: String {
         switch self {
@@ -94,6 +97,7 @@ enum CLIError: CategorizedError {
             return "no entry or folder named '\(entry)' (nothing under '\(entry)/')"
         case .nothingUnder(let folder, let entry):
             return entry.map { "no entry named '\($0)' and nothing under '\(folder)'" } ?? "nothing under '\(folder)'"
+        case .stateFolderUnsafe(let unsafe): return "\(unsafe); refusing to write through it, so nothing was written"
         }
     }
 
@@ -103,7 +107,7 @@ enum CLIError: CategorizedError {
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun: return .invalidArgument
-        case .refused, .binaryOnTerminal, .emptyValue: return .refused
+        case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe: return .refused
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }

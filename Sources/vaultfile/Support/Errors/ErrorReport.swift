@@ -128,15 +128,30 @@ struct ErrorReport: Equatable {
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"
         case .staleCopy(let path, _, let newer):
-            let merge = newer.path == path ? "'vaultfile merge'" : "'vaultfile merge \(path) \(newer.path)'"
             return "if this copy is the one to keep, run the command again with --allow-rollback (it then becomes the newest); "
-                + "to combine both copies' changes use \(merge)"
+                + "to combine both copies' changes use \(mergeCommand(path, newer.path))"
+        case .divergedCopy(let path, _, let other):
+            // Never --allow-rollback here: it would leave the other copy's changes behind.
+            return "combine the two copies with \(mergeCommand(path, other.path)), which writes the result to both"
+        case .implausibleGeneration(let path, _, let seen):
+            let next = Generations.successorBase(of: [], record: seen) + 1
+            let merge = seen.map { "; or merge it into the copy seen here with \(mergeCommand($0.path, path))" } ?? ""
+            return "if this copy is the one to keep, run the command again with --allow-rollback: its generation is then ignored "
+                + "and the write gets generation \(next)\(merge)"
         case .sealedUnderRetiredKey:
             return "run 'vaultfile rekey' on this copy (and 'vaultfile slot rm' again for any slot the newer copy removed), "
                 + "or merge it with the rotated copy ('git merge' of the branch that rotated the key, or 'vaultfile merge')"
-        case .generationExhausted: return "move the entries into a new vault ('vaultfile init', then 'vaultfile export' and 'vaultfile import')"
+        case .generationCeiling:
+            return "no genuine copy gets there (it takes 2^63 writes): if this copy is the one to keep, run the command again with "
+                + "--allow-rollback, which ignores its generation; or merge it into another copy with 'vaultfile merge'"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
+    }
+
+    /// The command that merges the copy at `ours` with the one at `theirs` and writes the result
+    /// to both, as a hint says it (`vaultfile merge --both`); with placeholders when one path names both.
+    static func mergeCommand(_ ours: String, _ theirs: String) -> String {
+        ours == theirs ? "'vaultfile merge --both OURS THEIRS'" : "'vaultfile merge --both \(ours) \(theirs)'"
     }
 
     static func hint(for error: KDFError) -> String? {
@@ -185,6 +200,7 @@ struct ErrorReport: Equatable {
         case .folderNotEntry(let name, _):
             return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
+        case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
              .cannotRun, .standardInputTaken:
             return nil
