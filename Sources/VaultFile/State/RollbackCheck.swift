@@ -4,7 +4,8 @@ import VaultModel
 // MARK: - The rollback check of one command
 
 /// Compares the vault a command opens with what this machine has seen of it, refuses a write
-/// to an older copy, and records the newest generation seen (docs/SECURITY.md, "Rollback");
+/// to an older, diverged or implausible copy, and records the newest plausible generation seen
+/// (docs/SECURITY.md, "Rollback"; the generation steps are in RollbackCheck+Generations.swift);
 /// recognises a copy sealed under a file key retired here, refuses a write to it, and records
 /// the key a rotation retires (docs/SECURITY.md, "What recipients cannot promise").
 ///
