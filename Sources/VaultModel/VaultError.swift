@@ -87,6 +87,9 @@ public enum VaultError: CategorizedError, Equatable {
     /// A write to a copy sealed under a file key retired on this machine (at `retired`, seconds
     /// since 1970) by a rotation of a newer copy; nothing was written.
     case sealedUnderRetiredKey(path: String, retired: Int64)
+    /// A write to a copy this machine does not take for the members' (`LineageRefusal`: a
+    /// superseded file key, a retired slot key, another lineage than the rotation run here); nothing was written.
+    case refusedCopy(path: String, why: LineageRefusal)
     /// The generation counter is at 2^64 − 1: another seal would wrap it; nothing was written.
     case generationExhausted
     /// A system call failed.
@@ -147,6 +150,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .sealedUnderRetiredKey(let path, let retired):
             return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                 + "'passwd' on a newer copy): new secrets written there would be readable by whoever lost access then, so nothing was written"
+        case .refusedCopy(let path, let why):
+            return why.describing(path) + "; nothing was written"
         case .generationExhausted:
             return "the vault's generation counter is at its largest value (2^64 - 1); another write would wrap it, so nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
@@ -166,7 +171,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded, .generationExhausted: return .overLimit
-        case .staleCopy, .sealedUnderRetiredKey: return .stale
+        case .staleCopy, .sealedUnderRetiredKey, .refusedCopy: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict

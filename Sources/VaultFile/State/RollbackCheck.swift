@@ -26,6 +26,8 @@ public final class RollbackCheck: @unchecked Sendable {
         case diverged(path: String, generation: UInt64, other: SeenGenerations.Record)
         /// A copy sealed under a file key retired here (at `retired`, seconds since 1970), and nothing was written to it.
         case retiredKey(path: String, retired: Int64)
+        /// A copy the key lineage refuses (KeyLineage.swift), read, and nothing was written to it or recorded of it.
+        case refusedCopy(path: String, why: LineageRefusal)
 
         public var description: String {
             switch self {
@@ -38,6 +40,8 @@ public final class RollbackCheck: @unchecked Sendable {
             case .retiredKey(let path, let retired):
                 return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                     + "'passwd' on a newer copy): whoever lost access then may still open this copy"
+            case .refusedCopy(let path, let why):
+                return why.describing(path)
             }
         }
     }
@@ -51,18 +55,22 @@ public final class RollbackCheck: @unchecked Sendable {
     /// The file keys retired on this machine, in the state folder of `seen`.
     public let retiredKeys: RetiredKeys
     /// What the user should be told, in order.
-    public private(set) var findings: [Finding] = []
+    public internal(set) var findings: [Finding] = []
     /// The first problem with the state folder, if any: the check did what it could without it.
-    public private(set) var problem: StateFolder.Problem?
+    public internal(set) var problem: StateFolder.Problem?
+    /// Whether a copy refused only as of another lineage than the one seen here is taken, and adopted
+    /// (`--accept-rotation`, after `slot list`; KeyLineage.swift).
+    public var acceptRotation = false
+    /// What the key lineage found of the vault unlocked (RollbackCheck+Lineage.swift).
+    var lineage = LineageState()
 
     /// The header as unlocked, and how it compared with the record.
     private var openedHeader: VaultHeader?
     private var comparison: SeenGenerations.Comparison = .unseen
     /// Whether a write was refused: its error says it all, and the record stays above the file.
     private var refused = false
-    /// The id of the file key unlocked, and when it was retired here (nil: it was not).
+    /// The id of the file key unlocked.
     private var openedKeyID: [UInt8] = []
-    private var openedKeyRetired: Int64?
     /// Whether the write under way seals a new file key (a rotation), which retires the one unlocked.
     private var rotating = false
 
@@ -84,11 +92,7 @@ public final class RollbackCheck: @unchecked Sendable {
         openedHeader = header
         if comparesGenerations { comparison = SeenGenerations.compare(header, with: recorded(header.vaultID)) }
         openedKeyID = unlocked.fileKeyID
-        do {
-            openedKeyRetired = try retiredKeys.retiredAt(openedKeyID, vault: header.vaultID)
-        } catch {
-            problem = problem ?? error
-        }
+        lineageOpened(unlocked)
     }
 
     /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is always
@@ -98,9 +102,9 @@ public final class RollbackCheck: @unchecked Sendable {
     /// write the recorded generation + 1, so that the restored copy is the newest from then on.
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
         rotating = unlocked.fileKeyID != openedKeyID
-        if let retired = openedKeyRetired, !rotating {
+        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) {
             refused = true
-            throw .sealedUnderRetiredKey(path: path, retired: retired)
+            throw refusal
         }
         guard case .older(let newer) = comparison else { return }
         guard allowRollback else {
@@ -116,16 +120,9 @@ public final class RollbackCheck: @unchecked Sendable {
         guard let opened = openedHeader, !refused else { return }
         openedHeader = nil
         let wrote = header != opened
-        if wrote && rotating {
-            // After the rename, never before: a rotation killed earlier leaves the old key current.
-            do {
-                try retiredKeys.retire(openedKeyID, vault: opened.vaultID)
-            } catch {
-                problem = problem ?? error
-            }
-        } else if let retired = openedKeyRetired {
-            findings.append(.retiredKey(path: path, retired: retired))
-        }
+        // The key lineage, after the rename (never before: a rotation killed earlier leaves the old
+        // key current). A copy it refuses is reported and records nothing, its generation neither.
+        guard lineageFinished(wrote: wrote, path: path) else { return }
         guard comparesGenerations else { return }
         switch comparison {
         case .older(let newer) where !wrote:

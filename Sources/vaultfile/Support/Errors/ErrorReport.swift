@@ -134,8 +134,22 @@ struct ErrorReport: Equatable {
         case .sealedUnderRetiredKey:
             return "run 'vaultfile rekey' on this copy (and 'vaultfile slot rm' again for any slot the newer copy removed), "
                 + "or merge it with the rotated copy ('git merge' of the branch that rotated the key, or 'vaultfile merge')"
+        case .refusedCopy(_, let why): return hint(for: why)
         case .generationExhausted: return "move the entries into a new vault ('vaultfile init', then 'vaultfile export' and 'vaultfile import')"
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
+        }
+    }
+
+    /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or beside the warning of a read.
+    static func hint(for why: LineageRefusal) -> String {
+        switch why {
+        case .supersededFileKey:
+            return "write to the newer copy instead; if this one is to be kept, check who can open it ('vaultfile slot list') and run "
+                + "'vaultfile rekey' on it, or merge it with the newer copy ('vaultfile merge', or 'git merge' of the branch that rotated the key)"
+        case .retiredSlotKey, .unknownLineage:
+            return "write no secret into it before you know where it came from: check who can open it with 'vaultfile slot list'; if it is a "
+                + "rotation you or another member made on another machine, run the command again with --accept-rotation (this machine then "
+                + "takes it); else put your own copy back (a backup, 'git checkout'), or keep your keys with 'vaultfile merge YOUR-COPY THIS-COPY'"
         }
     }
 
