@@ -67,13 +67,14 @@ extension RollbackCheck {
             }
         }
         let written = wrote ? lineage.written.map(KeyLineage.View.init) : nil
+        let taken = lineage.verdict == .taken
         recordLineage(vaultID: opened.vaultID) { record, now in
+            // The copy opened first, as it was found (a copy let through only to be rotated is not taken), then what was written over it.
+            if taken { KeyLineage.adopt(opened, from: .opened, into: &record, now: now) }
             if accepted { KeyLineage.adopt(opened, from: .accepted, into: &record, now: now) }
             if let written {
                 if written.fileKey != opened.fileKey { record.retire(fileKey: opened.fileKey, superseded: false, at: now) }
                 KeyLineage.adopt(written, from: .wroteHere(replaced: opened), into: &record, now: now)
-            } else if !accepted {
-                KeyLineage.adopt(opened, from: .opened, into: &record, now: now)
             }
         }
         return true
