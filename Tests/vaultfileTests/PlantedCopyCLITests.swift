@@ -11,8 +11,9 @@ import Testing
 @Suite struct PlantedCopyCLITests {
     /// The owner (password `pw`, and the age identity in `owner.txt`) and alice (her own password
     /// slot) share `t.vault`; `alice.vault` is her clone, opened on her machine (`alice-state`).
-    private func sharedVault() throws -> CLI {
-        var cli = try CLI()
+    /// `inGit`: the folder is a git repository.
+    func sharedVault(inGit: Bool = false) throws -> CLI {
+        var cli = inGit ? try CLI.gitRepository() : try CLI()
         cli.environment["VAULTFILE_QUIET_WEAK_KDF"] = "1"
         cli.environment["VAULTFILE_NO_AGENT"] = "1"
         try cli.write("pw", Array("owner-pw".utf8))
@@ -38,8 +39,8 @@ import Testing
     /// alice adds a keyfile slot, unlocks with it, removes herself, writes past the owner's
     /// generation, removes the keyfile slot, and her file is handed back over the owner's (kept
     /// aside in `own.vault`).
-    private func plantedCopy() throws -> CLI {
-        let cli = try sharedVault()
+    func plantedCopy(inGit: Bool = false) throws -> CLI {
+        let cli = try sharedVault(inGit: inGit)
         try run(cli, ["slot", "rm", "alice"] + cli.unlock())
         try run(cli, ["set", "db/password"] + cli.unlock(), stdin: "after-removal")
         let alice = ["--vault", cli.path("alice.vault")]
@@ -68,7 +69,7 @@ import Testing
 
     /// What the owner sees of the planted copy when `unlock` opens it: every write exits 7 and
     /// leaves it byte-identical, every read goes on with a warning, and nothing of it is recorded.
-    private func expectRefused(_ cli: CLI, unlock: [String], saying reason: String) throws {
+    func expectRefused(_ cli: CLI, unlock: [String], saying reason: String) throws {
         let planted = try cli.read("t.vault")
         // Every kind of write, a rotation too: a copy that may not be the members' is never rotated into theirs.
         let passwd = unlock.contains("--password-file") ? [["passwd", "--new-password-file", cli.path("pw")]] : []
@@ -154,5 +155,18 @@ import Testing
                 && rm.stderr.contains("protects nothing") && rm.stderr.contains("'vaultfile passwd'"), "\(rm.stderr)")
         let rekey = try cli.run(["rekey"] + cli.unlock())
         #expect(rekey.status == 0 && !rekey.stderr.contains("protects nothing"), "a password's slot is re-salted: \(rekey.stderr)")
+    }
+}
+
+extension ExternalTools {
+    /// The planted copy arriving as a commit: the checks run inside a git work tree too.
+    @Suite struct PlantedCopyGitCLITests {
+        @Test func test_set_onAPlantedCopyCommittedToTheRepositoryExits7() throws {
+            let scenario = PlantedCopyCLITests()
+            let cli = try scenario.plantedCopy(inGit: true); defer { cli.directory.remove() }
+            try git(cli, "add t.vault && git commit -qm 'from alice'")
+            try scenario.expectRefused(cli, unlock: ["--vault", cli.path("t.vault"), "--identity", cli.path("owner.txt")],
+                                       saying: "is sealed under a file key this machine has not seen")
+        }
     }
 }

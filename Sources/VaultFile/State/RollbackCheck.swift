@@ -5,8 +5,9 @@ import VaultModel
 
 /// Compares the vault a command opens with what this machine has seen of it, refuses a write
 /// to an older copy, and records the newest generation seen (docs/SECURITY.md, "Rollback");
-/// recognises a copy sealed under a file key retired here, refuses a write to it, and records
-/// the key a rotation retires (docs/SECURITY.md, "What recipients cannot promise").
+/// recognises a copy sealed under a file key retired here, or that a removed member may have
+/// planted (the key lineage: KeyLineage.swift), refuses a write to it, and records the keys a
+/// rotation retires and a copy taken brings (docs/SECURITY.md, "What recipients cannot promise").
 ///
 /// The one pipeline (`VaultStore.read`, `edit`, `replaceKeys`: Storage/VaultStore+Access.swift) calls it: `opened` after a
 /// successful unlock, `willWrite` just before the new version is written (nothing is on disk
@@ -86,7 +87,8 @@ public final class RollbackCheck: @unchecked Sendable {
     // MARK: The steps of one command
 
     /// After a successful unlock: compares `unlocked`'s header with the record of its vault, and
-    /// looks its file key up among the retired ones.
+    /// judges its keys by the key lineage (retired and superseded file keys, retired slot keys,
+    /// the key minted here: KeyLineage.swift).
     func opened(_ unlocked: UnlockedVault) {
         let header = unlocked.header
         openedHeader = header
@@ -95,9 +97,11 @@ public final class RollbackCheck: @unchecked Sendable {
         lineageOpened(unlocked)
     }
 
-    /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is always
-    /// let through: it is the way out of a retired key. Any other write under a retired key is
-    /// refused (`sealedUnderRetiredKey`, nothing written). A write to an older copy is refused
+    /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is let
+    /// through under a retired or superseded file key: it is the way out of one. Any other write
+    /// under a retired key is refused (`sealedUnderRetiredKey`, nothing written), and every write
+    /// to a copy the key lineage refuses otherwise (`refusedCopy`), unless `acceptRotation` takes
+    /// it. A write to an older copy is refused
     /// (`staleCopy`, nothing written) unless `allowRollback`; when allowed, the seal is made to
     /// write the recorded generation + 1, so that the restored copy is the newest from then on.
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
