@@ -145,8 +145,9 @@ enum KeyLineage {
     }
 
     /// Records in `record`, at `now`, that the copy `view` was taken here from `source`:
-    /// - a copy opened under a file key not seen before supersedes every key seen first at a lower
-    ///   generation (writes and merges run here supersede only what they replaced);
+    /// - a copy opened under a file key not seen before supersedes every key last seen at a lower
+    ///   generation (writes and merges run here supersede only what they replaced): an older copy
+    ///   rotated elsewhere never makes the newest one's key superseded;
     /// - the copy becomes the one taken last when it supersedes it, is accepted, is a merge run
     ///   here, or is written over it: then the slot keys of the last that it no longer holds are
     ///   retired; under the same file key its slot keys join the last's (a `slot add`);
@@ -188,7 +189,11 @@ enum KeyLineage {
             becomesLast = true
             for id in dropping where id != view.fileKey { record.retire(fileKey: id, superseded: true, at: now) }
         }
-        if unseen { record.seenFileKeys.append((view.fileKey, view.generation)) }
+        if let index = record.seenFileKeys.firstIndex(where: { $0.id == view.fileKey }) {
+            record.seenFileKeys[index].generation = max(record.seenFileKeys[index].generation, view.generation)
+        } else {
+            record.seenFileKeys.append((view.fileKey, view.generation))
+        }
         if last == view.fileKey {
             for key in view.slotKeys where !record.currentSlotKeys.contains(key) { record.currentSlotKeys.append(key) }
         } else if becomesLast {

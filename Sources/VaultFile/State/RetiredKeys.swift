@@ -17,7 +17,7 @@ import VaultFormat
 ///     vaultfile-retired-keys 2
 ///     k <file key id> <time>         a file key retired by a rotation run here
 ///     u <file key id> <time>         a file key superseded here by a newer copy under another key
-///     s <file key id> <generation>   a file key seen here, and the generation it was first seen at
+///     s <file key id> <generation>   a file key seen here, and the highest generation seen under it
 ///     c <file key id>                the file key of the copy taken last, whose slot keys the p lines are
 ///     p <slot key>                   a slot's public key in that copy
 ///     x <slot key> <time>            a slot's public key retired here
@@ -103,7 +103,7 @@ extension RetiredKeys {
 
         /// Retired file keys, oldest first.
         var retiredFileKeys: [RetiredFileKey] = []
-        /// File keys seen here and the generation each was first seen at, oldest first.
+        /// File keys seen here and the highest generation seen under each, oldest first.
         var seenFileKeys: [(id: String, generation: UInt64)] = []
         /// The file key of the copy taken last.
         var currentFileKey: String?

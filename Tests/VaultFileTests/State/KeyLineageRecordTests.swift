@@ -113,7 +113,7 @@ import Testing
         #expect(KeyLineage.verdict(view(3, 9, slots: [22]), record: record) == .taken, "a file key seen here")
     }
 
-    @Test func test_adopt_anUnseenKeySupersedesOlderKeysAndRetiresTheSlotKeysItDropped() {
+    @Test func test_adopt_anUnseenKeySupersedesKeysSeenLowerAndRetiresTheSlotKeysItDropped() {
         var record = RetiredKeys.Record()
         KeyLineage.adopt(view(1, 5, slots: [10, 11, 12]), from: .opened, into: &record, now: 100)
         #expect(record.currentFileKey == id(1) && record.currentSlotKeys == [id(10), id(11), id(12)])
@@ -124,9 +124,13 @@ import Testing
         // An older key unseen here (an old commit) supersedes nothing and does not become the last copy.
         KeyLineage.adopt(view(3, 2, slots: [10, 13]), from: .opened, into: &record, now: 300)
         #expect(record.hasSeen(fileKey: id(3)) && record.retired(fileKey: id(2)) == nil && record.currentFileKey == id(2))
+        // A copy taken raises its key's generation: a rotation made elsewhere of an older copy then supersedes nothing.
+        KeyLineage.adopt(view(2, 40, slots: [10, 11]), from: .opened, into: &record, now: 350)
+        KeyLineage.adopt(view(5, 9, slots: [10, 11]), from: .opened, into: &record, now: 360)
+        #expect(record.retired(fileKey: id(2)) == nil && record.currentFileKey == id(2) && record.hasSeen(fileKey: id(5)))
         // A generation beyond the plausible records nothing.
         let before = record
-        KeyLineage.adopt(view(4, 7 + (1 << 32) + 1, slots: []), from: .opened, into: &record, now: 400)
+        KeyLineage.adopt(view(4, 40 + (1 << 32) + 1, slots: []), from: .opened, into: &record, now: 400)
         KeyLineage.adopt(view(4, (1 << 63) + 1, slots: []), from: .opened, into: &record, now: 400)
         #expect(record == before)
     }
