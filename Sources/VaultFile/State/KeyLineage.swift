@@ -159,10 +159,10 @@ enum KeyLineage {
     /// A generation past `highestGeneration`, or more than `largestJump` past the highest seen,
     /// records nothing: such a copy never makes another one older.
     static func adopt(_ view: View, from source: Source, into record: inout RetiredKeys.Record, now: Int64) {
-        let highest = record.seenFileKeys.map(\.generation).max() ?? 0
-        guard view.generation <= highestGeneration, highest > highestGeneration || view.generation - min(view.generation, highest) <= largestJump else {
-            return
-        }
+        // A first open applies the ceiling alone; a record past it (edited by hand) bounds nothing.
+        let highest = record.seenFileKeys.map(\.generation).max()
+        let plausible = highest.map { $0 > highestGeneration || view.generation <= $0 + largestJump } ?? true
+        guard view.generation <= highestGeneration, plausible else { return }
         let unseen = !record.hasSeen(fileKey: view.fileKey)
         let last = record.currentFileKey
         var becomesLast = last == nil

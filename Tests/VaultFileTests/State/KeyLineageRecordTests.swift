@@ -133,6 +133,10 @@ import Testing
         KeyLineage.adopt(view(4, 40 + (1 << 32) + 1, slots: []), from: .opened, into: &record, now: 400)
         KeyLineage.adopt(view(4, (1 << 63) + 1, slots: []), from: .opened, into: &record, now: 400)
         #expect(record == before)
+        // A first open applies the ceiling alone.
+        var first = RetiredKeys.Record()
+        KeyLineage.adopt(view(6, 1 << 40, slots: []), from: .opened, into: &first, now: 500)
+        #expect(first.hasSeen(fileKey: id(6)))
     }
 
     @Test func test_adopt_aRotationHereMintsTheResaltedKeyAndAnIdentityMintsNothing() {
