@@ -95,6 +95,9 @@ public enum VaultError: CategorizedError, Equatable {
     case implausibleGeneration(path: String, generation: UInt64, seen: SeenRecord?)
     /// A seal of the vault at `generation` would pass the ceiling (2^63) no writer seals above; nothing was written.
     case generationCeiling(generation: UInt64)
+    /// A write to a copy this machine does not take for the members' (`LineageRefusal`: a
+    /// superseded file key, a retired slot key, another lineage than the rotation run here); nothing was written.
+    case refusedCopy(path: String, why: LineageRefusal)
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -163,6 +166,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .generationCeiling(let generation):
             return "the vault is at generation \(generation); another write would pass 2^63, the largest generation a writer seals, "
                 + "so nothing was written"
+        case .refusedCopy(let path, let why):
+            return why.describing(path) + "; nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
         case .notDurable(let path, let code):
             return "\(path) was replaced, but syncing its directory failed (\(errnoText(code))); the change may not survive a power loss"
@@ -180,7 +185,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded, .generationCeiling: return .overLimit
-        case .staleCopy, .sealedUnderRetiredKey, .divergedCopy, .implausibleGeneration: return .stale
+        case .staleCopy, .sealedUnderRetiredKey, .divergedCopy, .implausibleGeneration, .refusedCopy: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict

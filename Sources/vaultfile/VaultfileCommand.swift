@@ -45,8 +45,9 @@ struct VaultfileCommand: ParsableCommand {
               6   over a limit (KDF cap, size limit, a regular expression's work budget)
               7   stale copy: a write to a copy older than one seen on this machine
                   (--allow-rollback), diverged from it or at an implausible generation
-                  (merge --both), or sealed under a file key retired here by passwd,
-                  slot rm or rekey (rekey, or merge)
+                  (merge --both), sealed under a file key retired here by passwd,
+                  slot rm or rekey (rekey, or merge), or possibly planted by a removed
+                  member (--accept-rotation, after 'vaultfile slot list')
               64  usage error
 
             OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \

@@ -47,6 +47,7 @@ enum VaultErrorKind: CaseIterable {
     case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, staleCopy, generationCeiling, io, notDurable
     case divergedCopy, implausibleGeneration, implausibleJump
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
+    case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
 
@@ -96,6 +97,9 @@ enum VaultErrorKind: CaseIterable {
         case .divergedCopy: self = .divergedCopy
         case .implausibleGeneration(_, let generation, let seen):
             self = generation > Generations.ceiling || seen == nil ? .implausibleGeneration : .implausibleJump
+        case .refusedCopy(_, .supersededFileKey): self = .refusedCopySuperseded
+        case .refusedCopy(_, .retiredSlotKey): self = .refusedCopyRetiredSlotKey
+        case .refusedCopy(_, .unknownLineage): self = .refusedCopyUnknownLineage
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -174,6 +178,18 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.sealedUnderRetiredKey(path: "/v/shown.vault", retired: 1_780_000_000), status: 7, hint: true,
                                 shows: ["/v/shown.vault is sealed under a file key that was retired", "2026-05-28 20:26:40 UTC",
                                         "readable by whoever lost access", "nothing was written"])
+        case .refusedCopySuperseded:
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .supersededFileKey(since: 1_780_000_000)), status: 7, hint: true,
+                                shows: ["/v/shown.vault is sealed under a file key that a newer copy", "2026-05-28 20:26:40 UTC",
+                                        "may have been written by someone who no longer holds a slot", "nothing was written"])
+        case .refusedCopyRetiredSlotKey:
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .retiredSlotKey(slot: 2, retired: 1_780_000_000)), status: 7,
+                                hint: true, shows: ["/v/shown.vault was opened through keyslot 2", "2026-05-28 20:26:40 UTC",
+                                                    "may have been written by someone who no longer holds a slot", "nothing was written"])
+        case .refusedCopyUnknownLineage:
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .unknownLineage(rotated: 1_780_000_000)), status: 7, hint: true,
+                                shows: ["/v/shown.vault is sealed under a file key this machine has not seen", "2026-05-28 20:26:40 UTC",
+                                        "may have been written by someone who no longer holds a slot", "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

@@ -115,7 +115,7 @@ enum QuickReading {
     /// The options of the unlock group that every vault verb takes, for random lines.
     static let unlockWords = ["--vault", "--lock-timeout", "--identity", "--keyfile", "--recovery", "--recovery-file",
                                       "--password-file", "--password-fd", "--password-command", "--kdf-max-memory", "--kdf-max-work",
-                                      "--kdf-max-iterations", "--allow-rollback", "--no-agent"]
+                                      "--kdf-max-iterations", "--allow-rollback", "--accept-rotation", "--no-agent"]
     /// Good and bad values of the unlock options, for random lines (sorted by the option's name, so
     /// that a seed gives the same lines in every run).
     static let unlockValues: KeyValuePairs<String, [String]> = [

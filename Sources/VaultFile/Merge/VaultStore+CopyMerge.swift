@@ -15,9 +15,11 @@ extension VaultStore {
     /// it (`mergeFiles`); without, two-way (`VaultMerge.merge(ours:theirs:)`). The result is
     /// sealed at one more than the largest of ours, theirs and the generation `rollback` has
     /// recorded for the vault, so it is newer than every copy seen (a side whose generation is no
-    /// plausible successor is left out: `Generations.successorBase`); `rollback` then records it,
-    /// once. A merge is never refused as a write to an older copy: it exists to repair a fork;
-    /// and a copy sealed under a file key `rollback` knows as retired gives way to the other copy's key.
+    /// plausible successor, or that the key lineage of `rollback` refuses, is left out:
+    /// `Generations.successorBase`, KeyLineage.swift); `rollback` then records it, once. A merge is
+    /// never refused as a write to an older copy: it exists to repair a fork; and a copy sealed
+    /// under a file key `rollback` knows as retired, or that its key lineage refuses, gives way to
+    /// the other copy's key.
     /// Returns the conflicts, which the result holds side by side, and the result's generation.
     ///
     /// Each copy is opened with `unlocker`: with the key it knows or looks up (the agent's) when
@@ -29,14 +31,14 @@ extension VaultStore {
         let theirsStore = VaultStore(path: theirs, lockTimeout: lockTimeout)
         // One file named twice is written once.
         let other = writingBoth && theirsStore.lockPath != lockPath ? theirsStore : nil
-        let (header, conflicts) = try withLocks(alsoOf: other) { () throws -> (VaultHeader, [VaultMerge.Conflict]) in
+        let (merge, header) = try withLocks(alsoOf: other) { () throws -> (PreparedMerge, VaultHeader) in
             let merge = try PreparedMerge(
                 base: base, ours: path, theirs: theirs, roles: .copies, with: unlocker, allowLowerKDF: allowLowerKDF,
-                retiredKeys: rollback?.retiredKeys)
-            let (ours, theirs) = (merge.oursHeader.generation, merge.theirsHeader.generation)
+                retiredKeys: rollback?.retiredKeys, acceptRotation: rollback?.acceptRotation ?? false)
+            // A side the key lineage refuses never raises the generation (`keptGenerations`).
             merge.sealer.rebaseGeneration(
-                on: rollback?.mergeBase(ours: ours, theirs: theirs, vaultID: merge.oursHeader.vaultID)
-                    ?? Generations.successorBase(of: [ours, theirs], record: nil))
+                on: rollback?.mergeBase(of: merge.keptGenerations, vaultID: merge.oursHeader.vaultID)
+                    ?? Generations.successorBase(of: merge.keptGenerations, record: nil))
             try replace(expecting: merge.oursFile.identity, mode: merge.oursFile.mode) { output throws(VaultError) in
                 guard let other else { return try merge.sealer.seal(to: output) }
                 // One seal, its bytes written to both temporary files as they are made: the two copies end byte-identical.
@@ -45,10 +47,12 @@ extension VaultStore {
                     try merge.sealer.seal(to: TeeOutput(output, second))
                 }
             }
-            return (merge.sealer.header, merge.conflicts)
+            return (merge, merge.sealer.header)
         }
+        let conflicts = merge.conflicts
         // After the rename, never before: a merge killed earlier leaves OURS and the record as they were.
         rollback?.merged(header, path: path)
+        rollback?.lineageMerged(merge.sealer, dropping: merge.droppedKeys)
         return (conflicts, header.generation)
     }
 

@@ -32,15 +32,18 @@ extension VaultStore {
     /// credentials, asked for at most once, and only when a side needs them. A side whose keyslots
     /// changed (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a
     /// removal with an edit is sealed under the new key and the removed secret does not open the
-    /// result. With `retiredKeys`, a side sealed under a file key retired on this machine gives way
-    /// to one that is not (only read: nothing is recorded).
+    /// result. With `retiredKeys`, a side the key lineage of this machine refuses (a file key retired
+    /// or superseded here, a retired slot key, another lineage: KeyLineage.swift) gives way to one it
+    /// takes, and its generation does not count (only read: nothing is recorded).
     public static func mergeFiles(
-        base: String, ours: String, theirs: String, with unlocker: Unlocker, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil
+        base: String, ours: String, theirs: String, with unlocker: Unlocker, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil,
+        acceptRotation: Bool = false
     ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
-            base: base, ours: ours, theirs: theirs, roles: .git, with: unlocker, allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys)
-        // A side above the ceiling (a crafted copy) is left out: nothing could be sealed past it.
-        merge.sealer.rebaseGeneration(on: Generations.successorBase(of: [merge.oursHeader.generation, merge.theirsHeader.generation], record: nil))
+            base: base, ours: ours, theirs: theirs, roles: .git, with: unlocker, allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys,
+            acceptRotation: acceptRotation)
+        // A side above the ceiling (a crafted copy) or refused by the key lineage is left out: nothing could be sealed past it.
+        merge.sealer.rebaseGeneration(on: Generations.successorBase(of: merge.keptGenerations, record: nil))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
         try AtomicFileWriter().write(to: destination, mode: merge.oursFile.mode, replacing: .any, keepingOwner: true) { output throws(VaultError) in
             try merge.sealer.seal(to: output)
@@ -60,17 +63,23 @@ struct PreparedMerge {
     let conflicts: [VaultMerge.Conflict]
     /// OURS and THEIRS as opened (their identity and mode, for the writes).
     let oursFile: OpenedFile, theirsFile: OpenedFile
+    /// The generations of OURS and THEIRS that a new generation must pass: a side the key lineage
+    /// refuses never raises it (KeyLineage.swift).
+    let keptGenerations: [UInt64]
+    /// The ids (hex) of the file keys of OURS and THEIRS that the result is not sealed under, but of a refused side.
+    let droppedKeys: [String]
     /// The headers of OURS and THEIRS as read.
     let oursHeader: VaultHeader, theirsHeader: VaultHeader
 
     /// Opens `ours`, `theirs` and, when given, `base`, each with `unlocker` (its credentials read
     /// once, only for a side no key of it opens), and merges their contents: three-way with a
     /// base, else two-way (`VaultMerge.merge(ours:theirs:)`, our keyslots kept). Whatever the
-    /// keyslots, a side whose file key `retiredKeys` holds gives way to one whose key it does not:
-    /// the result is sealed under the newest key.
+    /// keyslots, a side the key lineage in `retiredKeys` refuses gives way to one it takes (so the
+    /// result is sealed under the newest key); when it refuses both, nothing is merged. With
+    /// `acceptRotation`, a side refused only as of another lineage is taken (`--accept-rotation`).
     init(
         base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, with unlocker: Unlocker, allowLowerKDF: Bool,
-        retiredKeys: RetiredKeys? = nil
+        retiredKeys: RetiredKeys? = nil, acceptRotation: Bool = false
     ) throws {
         // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
         var paths: [(role: String, path: String)] = base.map { [(roles.base, $0)] } ?? []
@@ -121,14 +130,12 @@ struct PreparedMerge {
             // Without the ancestor nothing says which side changed the keyslots: ours stay.
             merged = try VaultMerge.merge(ours: opened[o].vault, theirs: opened[t].vault)
         }
+        // Only read here: the merge records nothing (`vaultfile merge` records its result after the rename).
+        var refused: (ours: Bool, theirs: Bool) = (false, false)
         if let retiredKeys {
-            // Only read here: a retired key counts whichever side holds it, and the merge records nothing.
-            func isRetired(_ side: UnlockedVault) -> Bool {
-                (try? retiredKeys.retiredAt(side.fileKeyID, vault: side.header.vaultID)) != nil
-            }
-            let (oursRetired, theirsRetired) = (isRetired(opened[o]), isRetired(opened[t]))
-            if oursRetired != theirsRetired { takeTheirKeys = oursRetired }
+            refused = try KeyLineage.refusedSides(ours: (opened[o], ours), theirs: (opened[t], theirs), records: retiredKeys, accepting: acceptRotation)
         }
+        if refused.ours != refused.theirs { takeTheirKeys = refused.ours }
         // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
         // --allow-weak-kdf`): a merge does not take that silently.
         if takeTheirKeys && !allowLowerKDF,
@@ -140,6 +147,11 @@ struct PreparedMerge {
         conflicts = merged.conflicts
         oursFile = files[o].file
         theirsFile = files[t].file
+        keptGenerations = (refused.ours ? [] : [headers[o].generation]) + (refused.theirs ? [] : [headers[t].generation])
+        // A refused side's key is left as the rules found it: a merge never vouches for it.
+        let kept = SeenGenerations.Record.hex(sealer.fileKeyID)
+        droppedKeys = [(opened[o], refused.ours), (opened[t], refused.theirs)].filter { !$0.1 }
+            .map { SeenGenerations.Record.hex($0.0.fileKeyID) }.filter { $0 != kept }
         oursHeader = headers[o]
         theirsHeader = headers[t]
     }

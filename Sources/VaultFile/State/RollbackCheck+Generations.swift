@@ -72,10 +72,10 @@ extension RollbackCheck {
 
     // MARK: Merges
 
-    /// The generation a merge of copies at `ours` and `theirs` of vault `vaultID` seals one past:
-    /// the largest plausible one of the two sides and the record (`Generations.successorBase`).
-    func mergeBase(ours: UInt64, theirs: UInt64, vaultID: [UInt8]) -> UInt64 {
-        Generations.successorBase(of: [ours, theirs], record: comparesGenerations ? recorded(vaultID) : nil)
+    /// The generation a merge of copies of vault `vaultID` at `generations` (the sides it keeps)
+    /// seals one past: the largest plausible one of them and the record (`Generations.successorBase`).
+    func mergeBase(of generations: [UInt64], vaultID: [UInt8]) -> UInt64 {
+        Generations.successorBase(of: generations, record: comparesGenerations ? recorded(vaultID) : nil)
     }
 
     /// Records `header`, the result of a merge written to `path`: no comparison, no finding.

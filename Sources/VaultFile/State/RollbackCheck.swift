@@ -6,8 +6,10 @@ import VaultModel
 /// Compares the vault a command opens with what this machine has seen of it, refuses a write
 /// to an older, diverged or implausible copy, and records the newest plausible generation seen
 /// (docs/SECURITY.md, "Rollback"; the generation steps are in RollbackCheck+Generations.swift);
-/// recognises a copy sealed under a file key retired here, refuses a write to it, and records
-/// the key a rotation retires (docs/SECURITY.md, "What recipients cannot promise").
+/// recognises a copy sealed under a file key retired here, or that a removed member may have
+/// planted (the key lineage: KeyLineage.swift, RollbackCheck+Lineage.swift), refuses a write to
+/// it, and records the keys a rotation retires and a copy taken brings (docs/SECURITY.md, "What
+/// recipients cannot promise").
 ///
 /// The one pipeline (`VaultStore.read`, `edit`, `replaceKeys`: Storage/VaultStore+Access.swift) calls it: `opened` after a
 /// successful unlock, `willWrite` just before the new version is written (nothing is on disk
@@ -30,6 +32,8 @@ public final class RollbackCheck: @unchecked Sendable {
         case implausible(path: String, generation: UInt64, seen: SeenGenerations.Record?)
         /// A copy sealed under a file key retired here (at `retired`, seconds since 1970), and nothing was written to it.
         case retiredKey(path: String, retired: Int64)
+        /// A copy the key lineage refuses (KeyLineage.swift), read, and nothing was written to it or recorded of it.
+        case refusedCopy(path: String, why: LineageRefusal)
 
         public var description: String {
             switch self {
@@ -45,6 +49,8 @@ public final class RollbackCheck: @unchecked Sendable {
             case .retiredKey(let path, let retired):
                 return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                     + "'passwd' on a newer copy): whoever lost access then may still open this copy"
+            case .refusedCopy(let path, let why):
+                return why.describing(path)
             }
         }
     }
@@ -60,16 +66,20 @@ public final class RollbackCheck: @unchecked Sendable {
     /// What the user should be told, in order.
     public internal(set) var findings: [Finding] = []
     /// The first problem with the state folder, if any: the check did what it could without it.
-    public private(set) var problem: StateFolder.Problem?
+    public internal(set) var problem: StateFolder.Problem?
+    /// Whether a copy refused only as of another lineage than the one seen here is taken, and adopted
+    /// (`--accept-rotation`, after `slot list`; KeyLineage.swift).
+    public var acceptRotation = false
+    /// What the key lineage found of the vault unlocked (RollbackCheck+Lineage.swift).
+    var lineage = LineageState()
 
     /// The header as unlocked, and how it compared with the record (RollbackCheck+Generations.swift).
     private var openedHeader: VaultHeader?
     var comparison: SeenGenerations.Comparison = .unseen
     /// Whether a write was refused: its error says it all, and the record stays above the file.
     var refused = false
-    /// The id of the file key unlocked, and when it was retired here (nil: it was not).
+    /// The id of the file key unlocked.
     private var openedKeyID: [UInt8] = []
-    private var openedKeyRetired: Int64?
     /// Whether the write under way seals a new file key (a rotation), which retires the one unlocked.
     private var rotating = false
 
@@ -85,28 +95,27 @@ public final class RollbackCheck: @unchecked Sendable {
     // MARK: The steps of one command
 
     /// After a successful unlock: compares `unlocked`'s header with the record of its vault, and
-    /// looks its file key up among the retired ones.
+    /// judges its keys by the key lineage (retired and superseded file keys, retired slot keys,
+    /// the key minted here: KeyLineage.swift).
     func opened(_ unlocked: UnlockedVault) {
         let header = unlocked.header
         openedHeader = header
         compareGeneration(of: header)
         openedKeyID = unlocked.fileKeyID
-        do {
-            openedKeyRetired = try retiredKeys.retiredAt(openedKeyID, vault: header.vaultID)
-        } catch {
-            problem = problem ?? error
-        }
+        lineageOpened(unlocked)
     }
 
-    /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is always
-    /// let through: it is the way out of a retired key. Any other write under a retired key is
-    /// refused (`sealedUnderRetiredKey`, nothing written). A write to an older, diverged or
-    /// implausible copy is refused unless `allowRollback` (`checkGeneration`).
+    /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is let
+    /// through under a retired or superseded file key: it is the way out of one. Any other write
+    /// under a retired key is refused (`sealedUnderRetiredKey`, nothing written), and every write
+    /// to a copy the key lineage refuses otherwise (`refusedCopy`), unless `acceptRotation` takes
+    /// it. A write to an older, diverged or implausible copy is refused unless `allowRollback`
+    /// (`checkGeneration`).
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
         rotating = unlocked.fileKeyID != openedKeyID
-        if let retired = openedKeyRetired, !rotating {
+        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) {
             refused = true
-            throw .sealedUnderRetiredKey(path: path, retired: retired)
+            throw refusal
         }
         try checkGeneration(of: unlocked, path: path)
     }
@@ -117,16 +126,9 @@ public final class RollbackCheck: @unchecked Sendable {
         guard let opened = openedHeader, !refused else { return }
         openedHeader = nil
         let wrote = header != opened
-        if wrote && rotating {
-            // After the rename, never before: a rotation killed earlier leaves the old key current.
-            do {
-                try retiredKeys.retire(openedKeyID, vault: opened.vaultID)
-            } catch {
-                problem = problem ?? error
-            }
-        } else if let retired = openedKeyRetired {
-            findings.append(.retiredKey(path: path, retired: retired))
-        }
+        // The key lineage, after the rename (never before: a rotation killed earlier leaves the old
+        // key current). A copy it refuses is reported and records nothing, its generation neither.
+        guard lineageFinished(wrote: wrote, path: path) else { return }
         finishGeneration(opened: opened, onDisk: header, wrote: wrote, path: path)
     }
 

@@ -133,7 +133,9 @@ extension UnlockOptions {
     /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder
     /// (or, for a command that only reads, with one that is not this user's alone).
     func rollbackCheck(writing: Bool) throws -> RollbackCheck? {
-        try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback, writing: writing)
+        let check = try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback, writing: writing)
+        check?.acceptRotation = acceptRotation
+        return check
     }
 
     /// Shows what `check` found: an older copy, diverged copies, a state folder that failed.
@@ -155,6 +157,15 @@ extension UnlockOptions {
                 }
                 guard first else { continue }
                 Messages.warning("\(finding); a write to it is refused (exit 7) until 'vaultfile rekey' or a merge with the rotated copy")
+            case .refusedCopy(_, let why):
+                // Once per command too; the hint says how to tell a planted copy from a rotation made elsewhere.
+                let first = retiredKeyNoticeShown.withLock { shown in
+                    defer { shown = true }
+                    return !shown
+                }
+                guard first else { continue }
+                Messages.warning("\(finding); a write to it is refused (exit 7)")
+                Messages.info("vaultfile: hint: " + ErrorReport.hint(for: why))
             }
         }
         if let problem = check.problem { StateWarning.show(problem) }

@@ -41,6 +41,7 @@ extension VaultfileCommand {
         func run() throws {
             // In git (or with the check off) only the retired file keys are consulted, to seal under the newest key.
             let rollback = try RollbackSetting.mergeCheck(forVaultAt: ours)
+            rollback?.acceptRotation = unlock.acceptRotation
             defer { UnlockOptions.report(rollback) }
             let store = VaultStore(path: ours, lockTimeout: unlock.location.lockTimeout)
             // The agent's keys first (it keeps every key of the vault id); the unlock sources only

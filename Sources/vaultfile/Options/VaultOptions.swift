@@ -72,11 +72,11 @@ extension UnlockSourceOptions {
     enum Table: String, QuickOptionTable {
         case passwordFile = "password-file", passwordFD = "password-fd", passwordCommand = "password-command"
         case maxMemory = "kdf-max-memory", maxWork = "kdf-max-work", maxIterations = "kdf-max-iterations"
-        case allowRollback = "allow-rollback", noAgent = "no-agent"
+        case allowRollback = "allow-rollback", acceptRotation = "accept-rotation", noAgent = "no-agent"
 
         var kind: OptionKind {
             switch self {
-            case .allowRollback, .noAgent: .flag
+            case .allowRollback, .acceptRotation, .noAgent: .flag
             case .passwordFile, .passwordFD, .passwordCommand, .maxMemory, .maxWork, .maxIterations: .option
             }
         }
@@ -90,6 +90,7 @@ extension UnlockSourceOptions {
             case .maxWork: options.maxWork = arguments.string(self)
             case .maxIterations: options.maxIterations = try arguments.value(self)
             case .allowRollback: options.allowRollback = arguments.flag(self)
+            case .acceptRotation: options.acceptRotation = arguments.flag(self)
             case .noAgent: options.noAgent = arguments.flag(self)
             }
         }
@@ -151,6 +152,8 @@ struct UnlockOptions: ParsableArguments {
 
     /// `--allow-rollback`.
     var allowRollback: Bool { options.allowRollback }
+    /// `--accept-rotation`.
+    var acceptRotation: Bool { options.acceptRotation }
     /// `--no-agent`.
     var noAgent: Bool { options.noAgent }
 
@@ -198,6 +201,10 @@ struct UnlockSourceOptions: ParsableArguments {
     @Flag(name: Table.allowRollback.long, help: ArgumentHelp(
         "Let a write replace a copy older than one seen on this machine (else exit 7); the copy becomes the newest."))
     var allowRollback = false
+
+    @Flag(name: Table.acceptRotation.long, help: ArgumentHelp(
+        "Take a copy rotated on another machine that this machine refuses as possibly planted (else exit 7 on a write); check 'vaultfile slot list' first."))
+    var acceptRotation = false
 
     @Flag(name: Table.noAgent.long, help: "Do not ask the agent for the vault's key (env VAULTFILE_NO_AGENT=1).")
     var noAgent = false

@@ -77,24 +77,24 @@ import Testing
         #expect(try retired.retiredAt(key, vault: vaultID) == 100)
         #expect(try retired.retiredAt(key, vault: [UInt8](repeating: 3, count: 16)) == nil, "per vault id")
         let text = String(decoding: try #require(try retired.state.read(RetiredKeys.recordName(vaultID))), as: UTF8.self)
-        #expect(text == "vaultfile-retired-keys 1\n" + String(repeating: "02", count: 16) + " 100\n")
+        #expect(text == "vaultfile-retired-keys 2\nk " + String(repeating: "02", count: 16) + " 100\n")
     }
 
-    @Test func test_retire_keepsTheNewestSixtyFourIds() throws {
+    @Test func test_retire_keepsTheNewestThirtyTwoIds() throws {
         let folder = try TemporaryDirectory(); defer { folder.remove() }
         let retired = RetiredKeys(state: StateFolder(path: folder.path("state")))
         let vaultID = [UInt8](repeating: 1, count: 16)
         for index in 0..<70 { try retired.retire([UInt8](repeating: UInt8(index), count: 16), vault: vaultID, now: Int64(index)) }
-        #expect(try retired.retiredAt([UInt8](repeating: 5, count: 16), vault: vaultID) == nil)
-        #expect(try retired.retiredAt([UInt8](repeating: 6, count: 16), vault: vaultID) == 6)
+        #expect(try retired.retiredAt([UInt8](repeating: 37, count: 16), vault: vaultID) == nil)
+        #expect(try retired.retiredAt([UInt8](repeating: 38, count: 16), vault: vaultID) == 38)
         #expect(try retired.retiredAt([UInt8](repeating: 69, count: 16), vault: vaultID) == 69)
     }
 
     @Test func test_parse_skipsLinesItDidNotWrite() {
         let id = String(repeating: "ab", count: 16)
         let bytes = Array("vaultfile-retired-keys 1\n\(id) 5\nnot a line\n\(id.uppercased()) 6\n\(id) -1\n".utf8)
-        #expect(RetiredKeys.parse(bytes).map(\.retired) == [5])
-        #expect(RetiredKeys.parse(Array("something else\n\(id) 5\n".utf8)).isEmpty)
+        #expect(RetiredKeys.Record(parsing: bytes).retiredFileKeys == [.init(id: id, at: 5, superseded: false)])
+        #expect(RetiredKeys.Record(parsing: Array("something else\n\(id) 5\n".utf8)) == RetiredKeys.Record())
     }
 
     // MARK: - RollbackCheck

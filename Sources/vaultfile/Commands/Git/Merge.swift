@@ -36,7 +36,8 @@ extension VaultfileCommand.Git {
                 conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs,
                                                       with: unlock.mergeUnlocker(agentPath: unlock.location.path),
                                                       allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1",
-                                                      retiredKeys: try StateFolder.usable(writing: true).map(RetiredKeys.init))
+                                                      retiredKeys: try StateFolder.usable(writing: true).map(RetiredKeys.init),
+                                                      acceptRotation: unlock.acceptRotation)
             } catch let error as VaultError {
                 // A lowered KDF, or a conflict with nowhere to park theirs, is for a person to decide,
                 // as a conflict is: exit 1, OURS untouched.

@@ -40,15 +40,33 @@ enum Rotation {
         // Refuses an older copy as any write does; records the file key this rotation retires.
         // A slot's secret even while an agent holds the file key (`replaceKeys` never asks the
         // agent): a rotation changes who can open the vault. The agent gets the new key after.
-        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription])) in
+        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription], String?)) in
             let index = try removing.map { try unlocked.slotIndex(named: $0) }
             let removed = index.map { unlocked.slots[$0] }
             let (rotated, wrappedTo) = try unlocked.rotated(removing: Set(index.map { [$0] } ?? []), dropping: Set(dropping),
                                                             now: currentTimeMilliseconds())
-            return (rotated, (removed, wrappedTo))
+            return (rotated, (removed, wrappedTo, mintedNothing(unlocked, rotated)))
         }, then: { result in
             report(removed: result.0, wrappedTo: result.1, dropping: dropping, path: unlock.location.path)
+            if let why = result.2 { warnMintedNothing(why, removal: result.0 != nil) }
         })
+    }
+
+    /// Why a rotation of a vault whose slots have public keys gave no slot a key minted here (the
+    /// identity that opened it keeps its key, or the slot that opened it was removed); nil when it minted one.
+    private static func mintedNothing(_ opened: UnlockedVault, _ rotated: UnlockedVault) -> String? {
+        guard opened.header.usesKeyslots11, let source = opened.openedSlot?.credential.source else { return nil }
+        guard let after = rotated.openedSlotPublicKey else { return "the slot it was opened with (\(source)) was removed" }
+        return after == opened.openedSlotPublicKey ? "it was opened with an identity (\(source)), whose slot keeps its public key" : nil
+    }
+
+    /// Says plainly what a rotation that minted no key does not do (docs/SECURITY.md, "A removed member's planted copy").
+    private static func warnMintedNothing(_ why: String, removal: Bool) {
+        let who = removal ? "the removed member" : "whoever lost access"
+        Messages.warning("this rotation gave no slot a new key, since \(why): on this machine it protects nothing against a copy that "
+                         + "\(who) re-keys from an older one and hands back with your slots kept (theirs gone); rotate again opened with a "
+                         + "password, keyfile or recovery code of yours ('vaultfile rekey --keyfile FILE', '--recovery', or the password), "
+                         + "or change the password ('vaultfile passwd')")
     }
 
     /// What a rotation says: the slot removed, those dropped, every key the new file key is wrapped to, and what copies still open with.

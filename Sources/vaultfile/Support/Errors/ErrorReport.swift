@@ -144,6 +144,7 @@ struct ErrorReport: Equatable {
         case .generationCeiling:
             return "no genuine copy gets there (it takes 2^63 writes): if this copy is the one to keep, run the command again with "
                 + "--allow-rollback, which ignores its generation; or merge it into another copy with 'vaultfile merge'"
+        case .refusedCopy(_, let why): return hint(for: why)
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
@@ -152,6 +153,19 @@ struct ErrorReport: Equatable {
     /// to both, as a hint says it (`vaultfile merge --both`); with placeholders when one path names both.
     static func mergeCommand(_ ours: String, _ theirs: String) -> String {
         ours == theirs ? "'vaultfile merge --both OURS THEIRS'" : "'vaultfile merge --both \(ours) \(theirs)'"
+    }
+
+    /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or beside the warning of a read.
+    static func hint(for why: LineageRefusal) -> String {
+        switch why {
+        case .supersededFileKey:
+            return "write to the newer copy instead; if this one is to be kept, check who can open it ('vaultfile slot list') and run "
+                + "'vaultfile rekey' on it, or merge it with the newer copy ('vaultfile merge', or 'git merge' of the branch that rotated the key)"
+        case .retiredSlotKey, .unknownLineage:
+            return "write no secret into it before you know where it came from: check who can open it with 'vaultfile slot list'; if it is a "
+                + "rotation you or another member made on another machine, run the command again with --accept-rotation (this machine then "
+                + "takes it); else put your own copy back (a backup, 'git checkout'), or keep your keys with 'vaultfile merge YOUR-COPY THIS-COPY'"
+        }
     }
 
     static func hint(for error: KDFError) -> String? {
