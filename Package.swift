@@ -82,7 +82,7 @@ let package = Package(
                                                            "KDF", "SecureMemory", "CSodium", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex", "TestSupport"]),
         .testTarget(name: "vaultfileTests", dependencies: ["vaultfile", "VaultModel", "VaultFormat", "VaultFile", "VaultInterchange",
-                                                           "KDF", "SecureMemory", "TestSupport"]),
+                                                           "VaultAgent", "KDF", "SecureMemory", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,8 +64,9 @@ extension CLI {
     }
 
     /// A raw client (python3) that sends `mode`'s bytes to the socket and prints how many bytes came
-    /// back and the text of the answer: `status`, `garbage`, `oversized`, `truncated`, `version`, or
-    /// `silent` (connects, sends nothing). A connection the agent closes counts as no bytes.
+    /// back and the text of the answer: `status`, `garbage`, `oversized`, `truncated`, `version`,
+    /// `old-status` and `old-stop` (release 0.2's requests, protocol version 1), or `silent` (connects,
+    /// sends nothing). A connection the agent closes counts as no bytes.
     func writeRawClient() throws -> String {
         try write("raw-client.py", Array("""
             import socket, struct, sys, time
@@ -74,11 +75,13 @@ extension CLI {
             s.connect(path)
             s.settimeout(15)
             frames = {
-                'status': struct.pack('<I', 2) + b'\\x01\\x05',
-                'garbage': struct.pack('<I', 5) + b'\\x01\\x09abc',
-                'oversized': struct.pack('<I', 0xFFFFFFFF) + b'\\x01\\x05',
-                'truncated': struct.pack('<I', 100) + b'\\x01\\x02',
+                'status': struct.pack('<I', 2) + b'\\x02\\x05',
+                'garbage': struct.pack('<I', 5) + b'\\x02\\x09abc',
+                'oversized': struct.pack('<I', 0xFFFFFFFF) + b'\\x02\\x05',
+                'truncated': struct.pack('<I', 100) + b'\\x02\\x02',
                 'version': struct.pack('<I', 2) + b'\\x07\\x05',
+                'old-status': struct.pack('<I', 2) + b'\\x01\\x05',
+                'old-stop': struct.pack('<I', 2) + b'\\x01\\x06',
             }
             data = b''
             try:

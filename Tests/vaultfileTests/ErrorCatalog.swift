@@ -278,6 +278,7 @@ enum KDFErrorKind: CaseIterable {
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
+    case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
     case stateFolderUnsafe
 
@@ -296,6 +297,9 @@ enum CLIErrorKind: CaseIterable {
         case .cannotRun: self = .cannotRun
         case .refused: self = .refused
         case .agentFailed: self = .agentFailed
+        case .agentOfAnotherRelease: self = .agentOfAnotherRelease
+        case .agentHoldsOtherKeys: self = .agentHoldsOtherKeys
+        case .agentChangeDenied: self = .agentChangeDenied
         case .noMatch: self = .noMatch
         case .binaryOnTerminal: self = .binaryOnTerminal
         case .emptyValue: self = .emptyValue
@@ -330,6 +334,13 @@ enum CLIErrorKind: CaseIterable {
                                 shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
         case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
+        case .agentOfAnotherRelease:
+            return ErrorCaseRow(CLIError.agentOfAnotherRelease(agentVersion: 1), status: 2, hint: false,
+                                shows: ["the running agent is from another release: run 'vaultfile agent stop', then unlock again"])
+        case .agentHoldsOtherKeys:
+            return ErrorCaseRow(CLIError.agentHoldsOtherKeys(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing changed"])
+        case .agentChangeDenied:
+            return ErrorCaseRow(CLIError.agentChangeDenied(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing changed"])
         case .noMatch:
             return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])

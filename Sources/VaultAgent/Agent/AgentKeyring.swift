@@ -12,6 +12,11 @@ import VaultModel
 /// the other keys of the id are never handed out. Keys live in guarded memory (`SecureBytes`) and
 /// are wiped when forgotten (`lock`, idle expiry, `stop`, a signal).
 ///
+/// A vault held already changes only for a hand-over that carries one of its keys (compared in
+/// constant time): a header whose MAC verifies under the key sent proves nothing, since anyone can
+/// make one for any vault id. A change that weakens what is held (another or no confirm command, a
+/// longer timeout, one more key) waits for the vault's confirm command to approve it.
+///
 /// Times are seconds on a clock the caller chooses (the agent uses CLOCK_BOOTTIME, which keeps
 /// counting while the machine sleeps, so a suspended laptop's idle time counts).
 public struct AgentKeyring: Sendable {
@@ -28,12 +33,15 @@ public struct AgentKeyring: Sendable {
         case tooManyVaults
         /// `maxKeysPerVault` keys of this vault are held already.
         case tooManyKeys
+        /// The vault is held and the hand-over carries none of its keys.
+        case unproven
 
         public var description: String {
             switch self {
             case .malformed(let why): return why
             case .tooManyVaults: return "the agent holds keys of \(AgentKeyring.maxVaults) vaults already; lock one first"
             case .tooManyKeys: return "the agent holds \(AgentKeyring.maxKeysPerVault) keys of this vault already; lock it first"
+            case .unproven: return "the agent holds this vault under other keys, and the request carries none of them; nothing changed"
             }
         }
     }
@@ -44,6 +52,10 @@ public struct AgentKeyring: Sendable {
         case held
         /// `onlyIfHeld` was set and no key of the vault is held: nothing was added.
         case notHeld
+        /// The hand-over weakens what is held: nothing changed yet. Run `command` (the vault's
+        /// confirm command, with `VAULTFILE_CONFIRM_ACTION=change-settings`) and, if it approves,
+        /// call `add` again with `approvedBy: command`.
+        case needsApproval(command: String)
     }
 
     /// The key that verifies a header, and what must happen before it is handed out.
@@ -83,10 +95,15 @@ public struct AgentKeyring: Sendable {
     /// twice), and sets the vault's timeout, path and confirm command; the idle clock restarts.
     /// With `onlyIfHeld` the key is added only to a vault held already, whose timeout and confirm
     /// command stay as they are.
+    ///
+    /// A vault held already: refused (`unproven`, nothing changes) unless `handOver`'s file key or
+    /// held key is one of its keys; and when the change weakens it and the vault has a confirm
+    /// command, nothing changes until that command approved it (`needsApproval`, then `approvedBy`).
     @discardableResult
-    public mutating func add(_ handOver: AgentKeyHandOver, now: Double) throws(Refusal) -> AddOutcome {
+    public mutating func add(_ handOver: AgentKeyHandOver, now: Double, approvedBy approval: String? = nil) throws(Refusal) -> AddOutcome {
         guard handOver.vaultID.count == AgentProtocol.vaultIDLength else { throw .malformed("a vault id is 16 bytes") }
         guard handOver.fileKey.count == AgentProtocol.fileKeyLength else { throw .malformed("a file key is 32 bytes") }
+        guard handOver.heldKey.map({ $0.count == AgentProtocol.fileKeyLength }) ?? true else { throw .malformed("a held key is 32 bytes") }
         expire(now: now)
         guard var vault = held[handOver.vaultID] else {
             if handOver.onlyIfHeld { return .notHeld }
@@ -95,7 +112,12 @@ public struct AgentKeyring: Sendable {
                                           lastUsed: now, confirmCommand: handOver.confirmCommand)
             return .held
         }
-        if !vault.keys.contains(where: { $0.constantTimeEquals(handOver.fileKey) }) {
+        guard Self.holdsAny(vault.keys, of: [handOver.fileKey] + (handOver.heldKey.map { [$0] } ?? [])) else { throw .unproven }
+        let addsKey = !Self.holdsAny(vault.keys, of: [handOver.fileKey])
+        if !vault.confirmCommand.isEmpty, approval != vault.confirmCommand, addsKey || Self.weakens(vault, handOver) {
+            return .needsApproval(command: vault.confirmCommand)
+        }
+        if addsKey {
             guard vault.keys.count < Self.maxKeysPerVault else { throw .tooManyKeys }
             vault.keys.append(handOver.fileKey)
         }
@@ -107,6 +129,24 @@ public struct AgentKeyring: Sendable {
         }
         held[handOver.vaultID] = vault
         return .held
+    }
+
+    /// Whether any of `candidates` is one of `keys`: every pair compared in constant time, with no
+    /// early exit (the time says nothing of which key matched, if any).
+    private static func holdsAny(_ keys: [SecureBytes], of candidates: [SecureBytes]) -> Bool {
+        var found = false
+        for key in keys {
+            for candidate in candidates { found = key.constantTimeEquals(candidate) || found }
+        }
+        return found
+    }
+
+    /// Whether `handOver` (not only-if-held) changes `vault`'s confirm command or lengthens its
+    /// timeout (0, until `lock`, is the longest).
+    private static func weakens(_ vault: Held, _ handOver: AgentKeyHandOver) -> Bool {
+        guard !handOver.onlyIfHeld else { return false }
+        let longer = vault.timeoutSeconds != 0 && (handOver.timeoutSeconds == 0 || handOver.timeoutSeconds > vault.timeoutSeconds)
+        return longer || handOver.confirmCommand != vault.confirmCommand
     }
 
     // MARK: Finding

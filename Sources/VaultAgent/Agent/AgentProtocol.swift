@@ -9,8 +9,10 @@ import VaultFormat
 /// the protocol version, a type byte, and the fields of that type. One request and one answer
 /// (or an interim `confirming` and then the answer) per connection.
 public enum AgentProtocol {
-    /// The version this build speaks; a frame of another version is answered with an error.
-    public static let version: UInt8 = 1
+    /// The version this build speaks. Client and agent talk only in the same version; one of
+    /// another version is another release (`AgentVersioning`). Version 1 was release 0.2's;
+    /// version 2 (issue 39) puts a held key in `add`, and answers `unproven`.
+    public static let version: UInt8 = 2
     /// The longest request body: a `key` request with the largest header and path fits.
     public static let maxRequestLength = 72 * 1024
     /// The longest response body: a `status` with `AgentKeyring.maxVaults` vaults of the longest path fits.
@@ -65,15 +67,22 @@ public struct AgentKeyHandOver: Sendable {
     /// Add the key only if the agent already holds a key of this vault (and keep its timeout):
     /// `passwd` hands the rotated key on without unlocking a vault that was not unlocked.
     public var onlyIfHeld: Bool
+    /// A key of the vault the sender opened it with, beside `fileKey` when that is a new one
+    /// (`passwd`, `slot rm`, `rekey` send the key they rotated away): the agent changes a vault it
+    /// holds only for a request that carries one of the keys it holds for it.
+    public var heldKey: SecureBytes?
     /// The vault's path as the client saw it (shown by `agent status`; never used to open anything).
     public var path: String
     /// A command the agent runs before each hand-out of this vault's keys; empty: none.
     public var confirmCommand: String
 
-    /// A hand-over of `fileKey` for the vault `vaultID`.
-    public init(vaultID: [UInt8], fileKey: SecureBytes, timeoutSeconds: UInt32, onlyIfHeld: Bool, path: String, confirmCommand: String) {
+    /// A hand-over of `fileKey` for the vault `vaultID`, with `heldKey` when the sender opened the
+    /// vault under another key.
+    public init(vaultID: [UInt8], fileKey: SecureBytes, heldKey: SecureBytes? = nil, timeoutSeconds: UInt32, onlyIfHeld: Bool,
+                path: String, confirmCommand: String) {
         self.vaultID = vaultID
         self.fileKey = fileKey
+        self.heldKey = heldKey
         self.timeoutSeconds = timeoutSeconds
         self.onlyIfHeld = onlyIfHeld
         self.path = path
@@ -125,7 +134,8 @@ public enum AgentRequest: Sendable {
             sink.append(handOver.vaultID)
             handOver.fileKey.withUnsafeBytes { sink.append(raw: $0) }
             sink.append(handOver.timeoutSeconds)
-            sink.append(UInt8(handOver.onlyIfHeld ? 1 : 0))
+            sink.append(UInt8(handOver.onlyIfHeld ? 1 : 0) | UInt8(handOver.heldKey == nil ? 0 : 2))
+            handOver.heldKey?.withUnsafeBytes { sink.append(raw: $0) }
             sink.appendAgentString(handOver.path)
             sink.appendAgentString(handOver.confirmCommand)
         case .key(let path, let header):
@@ -157,11 +167,12 @@ public enum AgentRequest: Sendable {
             let fileKey = SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the file key"))
             let timeout = try reader.uint32("the timeout")
             let flags = try reader.byte("the flags")
-            guard flags <= 1 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
+            guard flags <= 3 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
+            let heldKey = flags & 2 == 0 ? nil : SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the held key"))
             let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
             let command = try reader.string("the confirm command", limit: AgentProtocol.maxCommandLength)
-            request = .add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, timeoutSeconds: timeout,
-                                            onlyIfHeld: flags == 1, path: path, confirmCommand: command))
+            request = .add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, heldKey: heldKey, timeoutSeconds: timeout,
+                                            onlyIfHeld: flags & 1 == 1, path: path, confirmCommand: command))
         case 2:
             let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
             let length = Int(try reader.uint16("the header length"))
@@ -235,10 +246,12 @@ public enum AgentResponse: Sendable {
     case status(AgentStatus)
     /// Type 5: the request failed; the text says why (never a secret).
     case failed(String)
-    /// Type 6: the confirm command refused the hand-out.
+    /// Type 6: the confirm command refused the hand-out, or the change of an `add`.
     case denied
     /// Type 7: an interim answer: the confirm command runs; the answer follows.
     case confirming
+    /// Type 8: an `add` for a vault the agent holds carried none of its keys; nothing changed.
+    case unproven
 
     var type: UInt8 {
         switch self {
@@ -250,6 +263,7 @@ public enum AgentResponse: Sendable {
         case .failed: return 5
         case .denied: return 6
         case .confirming: return 7
+        case .unproven: return 8
         }
     }
 
@@ -284,9 +298,14 @@ public enum AgentResponse: Sendable {
             }
         case .failed(let message):
             sink.appendAgentString(message)
-        case .done, .noKey, .denied, .confirming:
+        case .done, .noKey, .denied, .confirming, .unproven:
             break
         }
+    }
+
+    /// Whether a body of this version is the interim `confirming` (the answer follows).
+    public static func isConfirming(_ body: UnsafeRawBufferPointer) -> Bool {
+        body.count == 2 && body[0] == AgentProtocol.version && body[1] == AgentResponse.confirming.type
     }
 
     /// Decodes a response body (the bytes after the length prefix).
@@ -322,6 +341,7 @@ public enum AgentResponse: Sendable {
         case 5: response = .failed(try reader.string("the message", limit: AgentProtocol.maxPathLength))
         case 6: response = .denied
         case 7: response = .confirming
+        case 8: response = .unproven
         default: throw .unknownType(type)
         }
         try reader.expectEnd()

@@ -49,11 +49,11 @@ extension VaultStore {
     /// Locks, opens, and writes the vault `change` makes of it (a rotation: `UnlockedVault.rotated`,
     /// `changePassword`), all under the lock. Returns what `change` returns beside the vault.
     ///
-    /// `rotated` receives the written header and its file key once the new file is in place, when
-    /// the key changed (`passwd`, `slot rm`, `rekey`): an agent that holds the old key is handed
-    /// the new one beside it (docs/AGENT.md).
+    /// `rotated` receives the written header, its file key and the key it replaced once the new
+    /// file is in place, when the key changed (`passwd`, `slot rm`, `rekey`): an agent that holds
+    /// the old key is handed the new one beside it, with the old one as proof (docs/AGENT.md).
     public func replaceKeys<R>(
-        with unlocker: Unlocker, rollback: RollbackCheck? = nil, rotated: ((VaultHeader, SecureBytes) -> Void)? = nil,
+        with unlocker: Unlocker, rollback: RollbackCheck? = nil, rotated: ((VaultHeader, SecureBytes, SecureBytes) -> Void)? = nil,
         _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R)
     ) throws -> R {
         var keys: (old: SecureBytes, new: UnlockedVault)?
@@ -62,7 +62,7 @@ extension VaultStore {
             keys = (unlocked.fileKey, next)
             return (result, next)
         }
-        if let keys, !keys.new.fileKey.constantTimeEquals(keys.old) { rotated?(keys.new.header, keys.new.fileKey) }
+        if let keys, !keys.new.fileKey.constantTimeEquals(keys.old) { rotated?(keys.new.header, keys.new.fileKey, keys.old) }
         return result
     }
 

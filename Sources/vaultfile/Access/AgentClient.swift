@@ -24,8 +24,41 @@ struct AgentClient {
     init(socket: AgentSocketPath = .current) { self.socket = socket }
 
     /// Sends `request` and returns the answer; nil when no agent listens (no socket, or a stale one).
-    /// Throws when the agent is another user's, does not answer in time, or answers garbage.
+    /// Throws when the agent is another user's, does not answer in time, answers garbage, or is of
+    /// another release (`agentOfAnotherRelease`: its answer is of another protocol version).
     func send(_ request: AgentRequest) throws(CLIError) -> AgentResponse? {
+        guard let body = try exchange(request.frame()) else { return nil }
+        do {
+            return try body.withUnsafeBytes { raw throws(AgentProtocolError) in try AgentResponse.decode(body: raw) }
+        } catch {
+            throw .agentFailed("the agent at \(socket.path) sent an answer this vaultfile cannot read: \(error.description)")
+        }
+    }
+
+    /// Asks the agent to stop, whatever its release (`AgentVersioning`): an agent of another
+    /// version is asked again in its own. False when no agent listens.
+    func stop() throws(CLIError) -> Bool {
+        do throws(CLIError) {
+            guard let response = try send(.stop) else { return false }
+            switch response {
+            case .done: return true
+            case .failed(let why): throw CLIError.agentFailed("the agent did not stop: \(why)")
+            default: throw CLIError.agentFailed("the agent at \(socket.path) answered with something other than 'done'")
+            }
+        } catch {
+            guard case .agentOfAnotherRelease(let version) = error else { throw error }
+            guard let body = try exchange(AgentVersioning.stopFrame(version: version), in: version) else { return false }
+            guard body.withUnsafeBytes({ AgentVersioning.isDone($0) }) else {
+                throw .agentFailed("the agent at \(socket.path) (of another release) did not stop; end its process")
+            }
+            return true
+        }
+    }
+
+    /// Sends one frame and returns the body of the answer (after an interim `confirming`); nil when
+    /// no agent listens. An answer in another version than `version` is an agent of another release.
+    /// One deadline per answer: `answerTimeout`, `confirmingTimeout` after a `confirming`.
+    private func exchange(_ frame: SecureBytes, in version: UInt8 = AgentProtocol.version) throws(CLIError) -> SecureBytes? {
         guard let fd = try UnixSocket.connect(to: socket.path) else { return nil }
         defer { close(fd) }
         guard let peer = UnixSocket.peer(fd) else {
@@ -35,23 +68,24 @@ struct AgentClient {
             throw .refused("the agent at \(socket.path) runs as uid \(peer.uid), not as you (uid \(geteuid())); refusing to use it",
                            hint: "check VAULTFILE_AGENT_SOCK and the folder it names; --no-agent or VAULTFILE_NO_AGENT=1 skips the agent")
         }
-        UnixSocket.setTimeouts(fd, seconds: Self.answerTimeout)
-        guard UnixSocket.send(request.frame(), to: fd) else {
+        var deadline = UnixSocket.now() + Self.answerTimeout
+        guard UnixSocket.send(frame, to: fd, deadline: deadline) else {
             throw .agentFailed("the agent at \(socket.path) closed the connection before the request was sent")
         }
         while true {
-            let response = try receive(fd)
-            guard case .confirming = response else { return response }
-            // The agent runs the confirm command of this vault before it answers.
-            UnixSocket.setTimeouts(fd, seconds: Self.confirmingTimeout)
+            let body = try receive(fd, deadline: deadline)
+            let (answered, interim) = body.withUnsafeBytes { (AgentVersioning.version(of: $0), AgentResponse.isConfirming($0)) }
+            if let answered, answered != version { throw .agentOfAnotherRelease(agentVersion: answered) }
+            // The agent runs the vault's confirm command before it answers.
+            guard interim else { return body }
+            deadline = UnixSocket.now() + Self.confirmingTimeout
         }
     }
 
-    /// Reads and decodes one answer.
-    private func receive(_ fd: Int32) throws(CLIError) -> AgentResponse {
-        let body: SecureBytes
+    /// Reads one answer's body by `deadline`.
+    private func receive(_ fd: Int32, deadline: Double) throws(CLIError) -> SecureBytes {
         do {
-            body = try UnixSocket.receiveFrame(from: fd, limit: AgentProtocol.maxResponseLength)
+            return try UnixSocket.receiveFrame(from: fd, limit: AgentProtocol.maxResponseLength, deadline: deadline)
         } catch {
             switch error {
             case .closed: throw .agentFailed("the agent at \(socket.path) closed the connection without an answer")
@@ -59,11 +93,6 @@ struct AgentClient {
             case .tooLong(let length): throw .agentFailed("the agent at \(socket.path) sent an answer of \(length) bytes, over the limit")
             case .failed(let code): throw .io(operation: "reading the agent's answer from", path: socket.path, errno: code)
             }
-        }
-        do {
-            return try body.withUnsafeBytes { raw throws(AgentProtocolError) in try AgentResponse.decode(body: raw) }
-        } catch {
-            throw .agentFailed("the agent at \(socket.path) sent an answer this vaultfile cannot read: \(error.description)")
         }
     }
 }
@@ -83,12 +112,23 @@ enum AgentAccess {
     /// Problems (a refused folder, an agent of another user, no answer in time) are warnings
     /// and mean "no key": the verb goes on to the password sources.
     static func lookup(vaultPath: String) -> Unlocker.FileKeyLookup {
-        { header in key(for: header, vaultPath: vaultPath, warn: true) }
+        { header in try key(for: header, vaultPath: vaultPath, warn: true) }
+    }
+
+    /// Throws `agentOfAnotherRelease` when the agent that listens is of another release (asked
+    /// for its status); any other problem is left to the request that follows.
+    static func refuseAnotherRelease() throws(CLIError) {
+        do {
+            _ = try AgentClient().send(.status)
+        } catch {
+            if case .agentOfAnotherRelease = error { throw error }
+        }
     }
 
     /// The agent's key for `header`, or nil; problems are warnings when `warn`, else silent
-    /// (shell completion must print nothing but candidates).
-    static func key(for header: VaultHeader, vaultPath: String, warn: Bool) -> SecureBytes? {
+    /// (shell completion must print nothing but candidates). An agent of another release is an
+    /// error when `warn` (the verb stops: it never falls back silently to the password).
+    static func key(for header: VaultHeader, vaultPath: String, warn: Bool) throws(CLIError) -> SecureBytes? {
         let client = AgentClient()
         do {
             guard try client.socket.directoryExists() else { return nil }
@@ -101,11 +141,12 @@ enum AgentAccess {
             case .failed(let why)?:
                 if warn { Messages.warning("the agent at \(client.socket.path) failed: \(why)") }
                 return nil
-            case .done?, .forgotten?, .status?, .confirming?:
+            case .done?, .forgotten?, .status?, .confirming?, .unproven?:
                 if warn { Messages.warning("the agent at \(client.socket.path) answered a key request with another kind of answer") }
                 return nil
             }
         } catch {
+            if case .agentOfAnotherRelease = error, warn { throw error }
             if warn { Messages.warning("not using the agent: \(error.description)") }
             return nil
         }

@@ -51,21 +51,23 @@ extension UnlockOptions {
     /// an older copy is refused as any write is, and the file key it retires is recorded.
     ///
     /// In order: the rollback check; `beforeUnlock` (`passwd` reads a new password from a file
-    /// there: a missing file fails before the KDF runs); the unlock sources; the rotation under the
-    /// lock (`change`); `then` with its result (what the verb says); the new key handed to the agent
-    /// when it holds the old one; last, what the rollback check found.
+    /// there: a missing file fails before the KDF runs); an agent of another release refused
+    /// (nothing is rotated that it could not be told of); the unlock sources; the rotation under the
+    /// lock (`change`); `then` with its result (what the verb says); the new key handed to the agent,
+    /// beside the key it replaces, when the agent holds the vault; last, what the rollback check found.
     func replaceKeys<R>(
         beforeUnlock: () throws -> Void = {}, _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R),
         then report: (R) throws -> Void
     ) throws {
         let rollback = try rollbackCheck(writing: true)
         try beforeUnlock()
+        if asksAgent { try AgentAccess.refuseAnotherRelease() }
         let unlocker = try unlocker(askingAgent: false)
         defer { Self.report(rollback) }
-        var rotated: (header: VaultHeader, fileKey: SecureBytes)?
-        let result = try location.store.replaceKeys(with: unlocker, rollback: rollback, rotated: { rotated = ($0, $1) }, change)
+        var rotated: (header: VaultHeader, fileKey: SecureBytes, previousKey: SecureBytes)?
+        let result = try location.store.replaceKeys(with: unlocker, rollback: rollback, rotated: { rotated = ($0, $1, $2) }, change)
         try report(result)
-        if let rotated { handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey) }
+        if let rotated { handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey, previousKey: rotated.previousKey) }
     }
 
     // MARK: The unlocker
@@ -119,15 +121,21 @@ extension UnlockOptions {
 
     /// After a rotation of the file key (`passwd`, `slot rm`, `rekey`): when the agent holds keys of
     /// this vault, hands it the new key beside the old ones (old copies in git history still open
-    /// with the old key); a vault the agent does not hold stays locked. A failure is a warning: the
-    /// rotation happened all the same.
-    func handRotatedKeyToAgent(header: VaultHeader, fileKey: SecureBytes) {
+    /// with the old key), with `previousKey`, the key the command opened the vault with: the agent
+    /// takes a key for a vault it holds only from a request that carries one of its keys, and asks
+    /// the vault's confirm command (`change-settings`). A vault the agent does not hold stays
+    /// locked. A failure is a warning: the rotation happened all the same.
+    func handRotatedKeyToAgent(header: VaultHeader, fileKey: SecureBytes, previousKey: SecureBytes) {
         guard asksAgent else { return }
-        let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: 0, onlyIfHeld: true,
+        let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, heldKey: previousKey, timeoutSeconds: 0, onlyIfHeld: true,
                                         path: absolutePath(location.path), confirmCommand: "")
+        let relock = "to use the agent for it, run 'vaultfile lock' and 'vaultfile unlock' for it"
         do {
             switch try AgentClient().send(.add(handOver)) {
             case .done?, .noKey?, nil: return
+            case .unproven?:
+                Messages.warning("the agent holds this vault under other keys than the one this command opened, so it did not take the new key; \(relock)")
+            case .denied?: Messages.warning("the vault's confirm command refused the new key to the agent; \(relock)")
             case .failed(let why)?: Messages.warning("the agent did not take the new key: \(why); unlock the vault again")
             default: Messages.warning("the agent answered the new key with something other than 'done'; unlock the vault again")
             }

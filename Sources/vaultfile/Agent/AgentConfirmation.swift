@@ -4,18 +4,28 @@ import Glibc
 
 // MARK: - The confirm command of `unlock --confirm-command`
 
-/// Runs a vault's confirm command before each hand-out of its key: `sh -c CMD` with
-/// `VAULTFILE_CONFIRM_VAULT_ID` (hex), `VAULTFILE_CONFIRM_PATH` (the path the client named) and
-/// `VAULTFILE_CONFIRM_PID` (the client's process id, from SO_PEERCRED) in its environment. Exit
-/// status 0 within `deadline` seconds hands the key out; anything else refuses it. The command runs
-/// in the client's thread of the agent, so a slow answer holds up no other client.
+/// Runs a vault's confirm command before each hand-out of its key, and before a change that weakens
+/// what the agent holds of it: `sh -c CMD` with `VAULTFILE_CONFIRM_ACTION` (`hand-out` or
+/// `change-settings`), `VAULTFILE_CONFIRM_VAULT_ID` (hex), `VAULTFILE_CONFIRM_PATH` (the path the
+/// client named) and `VAULTFILE_CONFIRM_PID` (the client's process id, from SO_PEERCRED) in its
+/// environment. Exit status 0 within `deadline` seconds allows it; anything else refuses it. The
+/// command runs in the client's thread of the agent, so a slow answer holds up no other client.
 enum AgentConfirmation {
-    /// Seconds the command gets before it is killed and the hand-out refused.
+    /// Seconds the command gets before it is killed and the request refused.
     static let deadline: Double = 60
 
-    /// Whether the command approves handing out the key of `vaultID` to process `clientPID`.
-    static func approves(command: String, vaultID: [UInt8], path: String, clientPID: Int32) -> Bool {
+    /// What the command is asked to allow (`VAULTFILE_CONFIRM_ACTION`).
+    enum Action: String {
+        /// Handing a key of the vault out (a `key` request).
+        case handOut = "hand-out"
+        /// An `add` that drops or changes the confirm command, lengthens the timeout, or adds a key.
+        case changeSettings = "change-settings"
+    }
+
+    /// Whether the command allows `action` on the vault `vaultID` for process `clientPID`.
+    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32) -> Bool {
         var environment = VaultfileCommand.Exec.currentEnvironment()
+        environment["VAULTFILE_CONFIRM_ACTION"] = action.rawValue
         environment["VAULTFILE_CONFIRM_VAULT_ID"] = hex(vaultID)
         environment["VAULTFILE_CONFIRM_PATH"] = path
         environment["VAULTFILE_CONFIRM_PID"] = String(clientPID)

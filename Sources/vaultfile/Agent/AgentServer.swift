@@ -11,21 +11,23 @@ import Glibc
 /// `vaultfile agent run`: holds file keys in guarded memory and hands each to processes of the
 /// same user that send the header it opens (docs/AGENT.md, docs/SECURITY.md).
 ///
-/// One thread waits for connections, signals and idle expiry (`poll`); each connection gets its
-/// own thread with a 2-second deadline to send its request, so a client that connects and stays
-/// silent (or a confirm command that waits for a person) holds up nobody else. Connections of
-/// another uid are closed at once, before a thread or a byte. The keys are in `AgentKeyring`
-/// behind one lock; the agent never opens a vault file and never writes a key, a path or an entry
-/// name to its output.
+/// One thread waits for connections, signals and idle expiry (`poll`) and reads every request as
+/// its bytes arrive, with one 2-second deadline for the whole request (`AgentPendingRequests`);
+/// each request read whole gets a thread of its own, so a client that connects and stays silent or
+/// dribbles (or a confirm command that waits for a person) holds up nobody else. Connections of
+/// another uid are closed at once, before a byte is read. The keys are in `AgentKeyring` behind one
+/// lock; the agent never opens a vault file and never writes a key, a path or an entry name to its
+/// output.
 ///
 /// SIGTERM, SIGINT and SIGHUP (unless ignored when the agent started) wipe every key and end it,
 /// as `agent stop` does. A flock on `<socket>.lock`, held for the agent's life, keeps two agents
 /// off one socket; the kernel drops it when an agent is killed, so the next one removes the
 /// stale socket and starts.
 final class AgentServer: Sendable {
-    /// How long a client has to send its request, in seconds.
+    /// How long a client has to send its whole request, and to take each answer, in seconds.
     static let requestTimeout: Double = 2
-    /// The most connections served at once; more are closed unanswered until one ends.
+    /// The most requests served at once (each on a thread of its own); a request read whole while
+    /// as many are served is answered `failed`. Requests still arriving hold none of these.
     static let maxClients = 32
     /// How long an agent started by `unlock` waits for its first key before it exits, in seconds.
     static let firstKeyGrace: Double = 10
@@ -73,6 +75,8 @@ final class AgentServer: Sendable {
         if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) listening on \(socket.path)") }
         let started = Self.now()
         var reason = "stopped"
+        // The requests still arriving: read on this thread only.
+        let pending = AgentPendingRequests(timeout: Self.requestTimeout)
         while true {
             let now = Self.now()
             let idle = keyring.withLock { keyring -> Bool in
@@ -90,13 +94,16 @@ final class AgentServer: Sendable {
                 break
             }
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, pollTimeout(now: now, started: started))
+                + pending.pollEntries()
+            let timeout = min(pollTimeout(now: now, started: started), pending.msUntilNextDeadline() ?? .max)
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 && errno != EINTR { reason = "poll failed: \(String(cString: strerror(errno)))"; break }
             if fds[1].revents != 0, let event = readWake() {
                 if event == UInt8(ascii: "s") { break }
                 if event != UInt8(ascii: "c") { reason = "signal \(event)"; break }
             }
-            if fds[0].revents != 0, let client = UnixSocket.accept(listener) { admit(client) }
+            for request in pending.service(fds[2...]) { dispatch(request) }
+            if fds[0].revents != 0, let client = UnixSocket.accept(listener) { admit(client, to: pending) }
         }
         shutDown(listener: listener, inode: inode, reason: reason)
     }
@@ -114,87 +121,94 @@ final class AgentServer: Sendable {
 
     // MARK: Connections
 
-    /// Closes a connection of another uid at once; serves the others on their own thread.
-    private func admit(_ client: Int32) {
+    /// Closes a connection of another uid at once; reads the others' requests as they arrive.
+    private func admit(_ client: Int32, to pending: AgentPendingRequests) {
         guard let peer = UnixSocket.peer(client), peer.uid == geteuid() else {
             close(client)
             return
         }
+        if let request = pending.admit(fd: client, pid: peer.pid) { dispatch(request) }
+    }
+
+    /// Serves a request read whole on a thread of its own, or answers that the agent is busy.
+    private func dispatch(_ request: AgentPendingRequests.Complete) {
         guard clients.add(1, ordering: .relaxed).newValue <= Self.maxClients else {
             clients.subtract(1, ordering: .relaxed)
-            close(client)
+            refuse(request.fd, "the agent serves \(Self.maxClients) requests already (confirm commands that wait); try again")
             return
         }
-        let job = Unmanaged.passRetained(ClientJob(server: self, fd: client, pid: peer.pid)).toOpaque()
+        let job = Unmanaged.passRetained(ClientJob(server: self, request: request)).toOpaque()
         var thread = pthread_t()
         guard pthread_create(&thread, nil, { raw in
             let job = Unmanaged<ClientJob>.fromOpaque(raw!).takeRetainedValue()
-            job.server.serve(job.fd, clientPID: job.pid)
+            job.server.serve(job.request)
             return nil
         }, job) == 0 else {
             Unmanaged<ClientJob>.fromOpaque(job).release()
             clients.subtract(1, ordering: .relaxed)
-            close(client)
+            refuse(request.fd, "the agent cannot start a thread for the request; try again")
             return
         }
         pthread_detach(thread)
     }
 
+    /// Answers `failed` with `message` (without waiting) and closes the connection.
+    private func refuse(_ fd: Int32, _ message: String) {
+        UnixSocket.send(AgentResponse.failed(message).frame(), to: fd, deadline: UnixSocket.now() + 0.1)
+        close(fd)
+    }
+
     /// What a client thread needs.
     private final class ClientJob {
         let server: AgentServer
-        let fd: Int32
-        let pid: Int32
-        init(server: AgentServer, fd: Int32, pid: Int32) { self.server = server; self.fd = fd; self.pid = pid }
+        let request: AgentPendingRequests.Complete
+        init(server: AgentServer, request: AgentPendingRequests.Complete) { self.server = server; self.request = request }
     }
 
-    /// Reads one request, answers it, closes the connection. Garbage, oversized and truncated
-    /// requests get a `failed` answer (or, if the client is gone or silent, none).
-    private func serve(_ fd: Int32, clientPID: Int32) {
+    /// Answers one request read whole, closes the connection. A request that does not decode gets a
+    /// `failed` answer; one of another version the answer `AgentVersioning` gives (a stop of any
+    /// version stops this agent).
+    private func serve(_ request: AgentPendingRequests.Complete) {
+        let fd = request.fd
         defer {
             close(fd)
             clients.subtract(1, ordering: .relaxed)
         }
-        UnixSocket.setTimeouts(fd, seconds: Self.requestTimeout)
-        let body: SecureBytes
-        do {
-            body = try UnixSocket.receiveFrame(from: fd, limit: AgentProtocol.maxRequestLength)
-        } catch {
-            if case .tooLong(let length) = error {
-                UnixSocket.send(AgentResponse.failed("a request of \(length) bytes is over the limit of \(AgentProtocol.maxRequestLength)").frame(), to: fd)
-                UnixSocket.discardPending(fd)
-            }
+        let (version, stopVersion) = request.body.withUnsafeBytes { (AgentVersioning.version(of: $0), AgentVersioning.stopVersion(of: $0)) }
+        if let stopVersion, stopVersion != AgentProtocol.version {
+            UnixSocket.send(AgentVersioning.doneFrame(version: stopVersion), to: fd, deadline: Self.answerDeadline())
+            notify("s")
             return
         }
-        let request: AgentRequest
-        do {
-            request = try body.withUnsafeBytes { raw throws(AgentProtocolError) in try AgentRequest.decode(body: raw) }
-        } catch {
-            UnixSocket.send(AgentResponse.failed(error.description).frame(), to: fd)
+        if let version, version != AgentProtocol.version {
+            UnixSocket.send(AgentVersioning.otherVersionAnswer(requestVersion: version), to: fd, deadline: Self.answerDeadline())
             return
         }
-        UnixSocket.send(answer(request, fd: fd, clientPID: clientPID).frame(), to: fd)
+        let decoded: AgentRequest
+        do {
+            decoded = try request.body.withUnsafeBytes { raw throws(AgentProtocolError) in try AgentRequest.decode(body: raw) }
+        } catch {
+            UnixSocket.send(AgentResponse.failed(error.description).frame(), to: fd, deadline: Self.answerDeadline())
+            return
+        }
+        UnixSocket.send(answer(decoded, fd: fd, clientPID: request.pid).frame(), to: fd, deadline: Self.answerDeadline())
         // Only once the answer is sent: the main loop may end the agent on this news (stop, the
         // last key forgotten), and an exit before the send would leave the client without one.
-        switch request {
+        switch decoded {
         case .stop: notify("s")
         case .add, .lock, .lockAll: notify("c")
         case .key, .status: break
         }
     }
 
+    /// The deadline of one answer: the client has `requestTimeout` to take it.
+    private static func answerDeadline() -> Double { UnixSocket.now() + requestTimeout }
+
     /// The answer to one request.
     private func answer(_ request: AgentRequest, fd: Int32, clientPID: Int32) -> AgentResponse {
         switch request {
         case .add(let handOver):
-            do {
-                let outcome = try keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.add(handOver, now: Self.now()) }
-                guard outcome == .held else { return .noKey }
-                everHeld.store(true, ordering: .relaxed)
-                return .done
-            } catch {
-                return .failed(error.description)
-            }
+            return add(handOver, fd: fd, clientPID: clientPID)
         case .key(let path, let header):
             return handOut(path: path, header: header, fd: fd, clientPID: clientPID)
         case .lock(let vaultID):
@@ -209,6 +223,32 @@ final class AgentServer: Sendable {
         }
     }
 
+    /// Takes `handOver`; a change that weakens a held vault first waits for its confirm command
+    /// (`change-settings`). A vault whose confirm command changed while it ran (another approved
+    /// change) asks its new command, once.
+    private func add(_ handOver: AgentKeyHandOver, fd: Int32, clientPID: Int32) -> AgentResponse {
+        var approval: String?
+        for round in 0..<3 {
+            let outcome: AgentKeyring.AddOutcome
+            do {
+                outcome = try keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.add(handOver, now: Self.now(), approvedBy: approval) }
+            } catch {
+                return error == .unproven ? .unproven : .failed(error.description)
+            }
+            guard case .needsApproval(let command) = outcome else {
+                guard outcome == .held else { return .noKey }
+                everHeld.store(true, ordering: .relaxed)
+                return .done
+            }
+            guard round < 2 else { break }
+            if round == 0 { UnixSocket.send(AgentResponse.confirming.frame(), to: fd, deadline: Self.answerDeadline()) }
+            guard AgentConfirmation.approves(command: command, action: .changeSettings, vaultID: handOver.vaultID, path: handOver.path,
+                                             clientPID: clientPID) else { return .denied }
+            approval = command
+        }
+        return .failed("the vault's confirm command changed while it ran; nothing changed, try again")
+    }
+
     /// The key that verifies `header`, after the vault's confirm command approves, or why not.
     private func handOut(path: String, header: [UInt8], fd: Int32, clientPID: Int32) -> AgentResponse {
         let match: AgentKeyring.Match?
@@ -219,8 +259,9 @@ final class AgentServer: Sendable {
         }
         guard let match else { return .noKey }
         if let command = match.confirmCommand {
-            UnixSocket.send(AgentResponse.confirming.frame(), to: fd)
-            guard AgentConfirmation.approves(command: command, vaultID: match.vaultID, path: path, clientPID: clientPID) else { return .denied }
+            UnixSocket.send(AgentResponse.confirming.frame(), to: fd, deadline: Self.answerDeadline())
+            guard AgentConfirmation.approves(command: command, action: .handOut, vaultID: match.vaultID, path: path, clientPID: clientPID)
+            else { return .denied }
         }
         // Locked or expired while the command ran: then it is not handed out.
         guard keyring.withLock({ $0.handedOut(match, path: path, now: Self.now()) }) else { return .noKey }

@@ -14,7 +14,7 @@ enum UnixSocket {
     enum ReadFailure: Error {
         /// The peer closed the connection first.
         case closed
-        /// Nothing arrived within the socket's receive timeout.
+        /// The whole frame did not arrive by its deadline.
         case timedOut
         /// The length prefix announced more than the limit.
         case tooLong(Int)
@@ -99,26 +99,40 @@ enum UnixSocket {
         return (pid, uid)
     }
 
-    /// Sets the send and receive timeouts: a blocked read or write fails after `seconds`.
-    static func setTimeouts(_ fd: Int32, seconds: Double) {
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    /// Seconds on CLOCK_MONOTONIC: the clock of every deadline here.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// Writes every byte of `frame`; false when the peer is gone or the send timeout passed.
-    /// MSG_NOSIGNAL: a vanished peer is an error, not a SIGPIPE.
+    /// Waits until `fd` is ready for `events` or `deadline` (on `now()`) passes; false at the deadline.
+    static func wait(_ fd: Int32, for events: Int32, until deadline: Double) -> Bool {
+        while true {
+            let left = deadline - now()
+            guard left > 0 else { return false }
+            var entry = pollfd(fd: fd, events: Int16(events), revents: 0)
+            let ready = poll(&entry, 1, Int32(min(left * 1000, 3_600_000).rounded(.up)))
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return true }  // the next call reports the error
+        }
+    }
+
+    /// Writes every byte of `frame` by `deadline` (on `now()`); false when the peer is gone or the
+    /// deadline passed. MSG_NOSIGNAL: a vanished peer is an error, not a SIGPIPE.
     @discardableResult
-    static func send(_ frame: SecureBytes, to fd: Int32) -> Bool {
+    static func send(_ frame: SecureBytes, to fd: Int32, deadline: Double) -> Bool {
         frame.withUnsafeBytes { bytes in
             var written = 0
             while written < bytes.count {
-                let count = Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
-                if count < 0 {
-                    if errno == EINTR { continue }
+                let count = Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if count >= 0 {
+                    written += count
+                } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                    guard wait(fd, for: Int32(POLLOUT), until: deadline) else { return false }
+                } else if errno != EINTR {
                     return false
                 }
-                written += count
             }
             return true
         }
@@ -133,33 +147,14 @@ enum UnixSocket {
         while rounds < 16 && recv(fd, &scratch, scratch.count, Int32(MSG_DONTWAIT)) > 0 { rounds += 1 }
     }
 
-    /// Reads one frame: the 4-byte little-endian length, at most `limit`, then the body, which is
-    /// returned in guarded memory. The length is checked before anything is allocated.
-    static func receiveFrame(from fd: Int32, limit: Int) throws(ReadFailure) -> SecureBytes {
-        var prefix: UInt32 = 0
-        let failure = withUnsafeMutableBytes(of: &prefix) { buffer -> ReadFailure? in
-            do throws(ReadFailure) { try readExactly(fd, into: buffer) } catch { return error }
-            return nil
-        }
-        if let failure { throw failure }
-        let length = Int(UInt32(littleEndian: prefix))
-        guard length <= limit else { throw .tooLong(length) }
-        let body = SecureBytes(count: length)
-        try body.withUnsafeMutableBytes { buffer throws(ReadFailure) in try readExactly(fd, into: buffer) }
-        return body
-    }
-
-    private static func readExactly(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(ReadFailure) {
-        var filled = 0
-        while filled < buffer.count {
-            let count = recv(fd, buffer.baseAddress! + filled, buffer.count - filled, 0)
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
-                throw .failed(errno)
-            }
-            if count == 0 { throw .closed }
-            filled += count
+    /// Reads one frame by `deadline` (on `now()`): one deadline for the whole frame, however its
+    /// bytes are paced. The length is checked against `limit` before anything is allocated; the
+    /// body is returned in guarded memory.
+    static func receiveFrame(from fd: Int32, limit: Int, deadline: Double) throws(ReadFailure) -> SecureBytes {
+        var reader = FrameReader(limit: limit)
+        while true {
+            if let body = try reader.readAvailable(from: fd) { return body }
+            guard wait(fd, for: Int32(POLLIN), until: deadline) else { throw .timedOut }
         }
     }
 }

@@ -71,6 +71,8 @@ extension VaultfileCommand {
             }
             switch response {
             case .done?: break
+            case .unproven?: throw CLIError.agentHoldsOtherKeys(path: store.path)
+            case .denied?: throw CLIError.agentChangeDenied(path: store.path)
             case .failed(let why)?: throw CLIError.agentFailed("the agent did not take the key: \(why)")
             case nil: throw CLIError.agentFailed("the agent at \(socket.path) stopped before it took the key")
             default: throw CLIError.agentFailed("the agent at \(socket.path) answered with something other than 'done'")

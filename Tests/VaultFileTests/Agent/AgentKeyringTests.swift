@@ -29,8 +29,10 @@ import Testing
 
         let opened: UnlockedVault
 
-        func handOver(timeout: UInt32 = 60, onlyIfHeld: Bool = false, path: String = "/v", confirm: String = "") -> AgentKeyHandOver {
-            AgentKeyHandOver(vaultID: vaultID, fileKey: key, timeoutSeconds: timeout, onlyIfHeld: onlyIfHeld, path: path, confirmCommand: confirm)
+        func handOver(timeout: UInt32 = 60, onlyIfHeld: Bool = false, path: String = "/v", confirm: String = "",
+                      heldKey: SecureBytes? = nil) -> AgentKeyHandOver {
+            AgentKeyHandOver(vaultID: vaultID, fileKey: key, heldKey: heldKey, timeoutSeconds: timeout, onlyIfHeld: onlyIfHeld, path: path,
+                             confirmCommand: confirm)
         }
     }
 
@@ -50,7 +52,7 @@ import Testing
         #expect(new.vaultID == old.vaultID)
         var keyring = AgentKeyring()
         try keyring.add(old.handOver(), now: 0)
-        #expect(try keyring.add(new.handOver(onlyIfHeld: true), now: 0) == .held)
+        #expect(try keyring.add(new.handOver(onlyIfHeld: true, heldKey: old.key), now: 0) == .held)
         #expect(keyring.keyCount == 2)
         #expect(try keyring.match(header: old.header, now: 1)?.fileKey.constantTimeEquals(old.key) == true)
         #expect(try keyring.match(header: new.header, now: 1)?.fileKey.constantTimeEquals(new.key) == true)
@@ -76,6 +78,58 @@ import Testing
         forged.replaceSubrange(12..<28, with: held.vaultID)
         fixChecksum(&forged)
         #expect(try keyring.match(header: forged, now: 0) == nil)
+    }
+
+    // MARK: - A vault held already
+
+    @Test func test_add_forAHeldVaultWithoutOneOfItsKeysIsRefusedAndChangesNothing() throws {
+        let held = try Sample()
+        var keyring = AgentKeyring()
+        try keyring.add(held.handOver(timeout: 60, confirm: "ask-me"), now: 0)
+        // Another process of the user: a header for the held id with a MAC under a key it chose.
+        let chosen = SecureBytes(copying: randomBytes(count: 32))
+        var forged = try VaultHeader.parse(held.header, path: "t").header
+        forged.mac = VaultCodec.headerMAC(forged, fileKey: chosen)
+        #expect(VaultCodec.verifies(forged, fileKey: chosen), "no proof: anyone makes such a header")
+        let attack = AgentKeyHandOver(vaultID: held.vaultID, fileKey: chosen, timeoutSeconds: 0, onlyIfHeld: false, path: "/x", confirmCommand: "")
+        var copy = keyring
+        #expect(throws: AgentKeyring.Refusal.unproven) { try copy.add(attack, now: 1) }
+        var withWrongHeldKey = attack
+        withWrongHeldKey.heldKey = SecureBytes(copying: randomBytes(count: 32))
+        #expect(throws: AgentKeyring.Refusal.unproven) { try copy.add(withWrongHeldKey, now: 1) }
+        var onlyIfHeld = attack
+        onlyIfHeld.onlyIfHeld = true
+        #expect(throws: AgentKeyring.Refusal.unproven) { try copy.add(onlyIfHeld, now: 1) }
+        // Nothing changed: one key, the timeout, the path and the confirm command as they were.
+        #expect(copy.keyCount == 1 && copy.status(now: 1).map(\.timeoutSeconds) == [60] && copy.status(now: 1).map(\.path) == ["/v"])
+        #expect(try copy.match(header: held.header, now: 1)?.confirmCommand == "ask-me")
+        #expect(try copy.match(header: forged.encoded(), now: 1) == nil)
+    }
+
+    @Test func test_add_thatWeakensAHeldVaultNeedsItsConfirmCommand() throws {
+        let old = try Sample()
+        let new = try Sample(rotatedFrom: old.opened)
+        var keyring = AgentKeyring()
+        try keyring.add(old.handOver(timeout: 60, confirm: "ask-me"), now: 0)
+        // The same settings, a shorter timeout, a new path: nothing weakens, nothing to ask.
+        #expect(try keyring.add(old.handOver(timeout: 60, confirm: "ask-me"), now: 1) == .held)
+        #expect(try keyring.add(old.handOver(timeout: 30, path: "/w", confirm: "ask-me"), now: 1) == .held)
+        let ask = AgentKeyring.AddOutcome.needsApproval(command: "ask-me")
+        let weaker = [old.handOver(timeout: 31, confirm: "ask-me"), old.handOver(timeout: 0, confirm: "ask-me"),
+                      old.handOver(timeout: 30), old.handOver(timeout: 30, confirm: "other"),
+                      new.handOver(onlyIfHeld: true, heldKey: old.key), new.handOver(timeout: 30, confirm: "ask-me", heldKey: old.key)]
+        for handOver in weaker {
+            var copy = keyring
+            #expect(try copy.add(handOver, now: 2) == ask)
+            #expect(try copy.add(handOver, now: 2, approvedBy: "other") == ask, "only the vault's own command approves")
+            #expect(copy.keyCount == 1 && copy.status(now: 2).map(\.timeoutSeconds) == [30], "nothing changed before the approval")
+            #expect(try copy.add(handOver, now: 2, approvedBy: "ask-me") == .held)
+        }
+        #expect(try keyring.add(old.handOver(timeout: 0), now: 3, approvedBy: "ask-me") == .held)
+        #expect(try keyring.match(header: old.header, now: 3)?.confirmCommand == nil && keyring.status(now: 3).map(\.timeoutSeconds) == [0])
+        // Without a confirm command there is nothing to ask; a held key is still needed.
+        #expect(try keyring.add(new.handOver(timeout: 5, confirm: "", heldKey: old.key), now: 4) == .held)
+        #expect(keyring.keyCount == 2)
     }
 
     @Test func test_match_refusesBytesThatAreNotExactlyAHeader() throws {

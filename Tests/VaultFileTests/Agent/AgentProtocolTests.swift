@@ -34,38 +34,79 @@ import Testing
     @Test func test_requestFrame_addIsLaidOutAsDocumented() throws {
         let request = AgentRequest.add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, timeoutSeconds: 900, onlyIfHeld: true,
                                                         path: "/v", confirmCommand: "ok"))
-        let expected: [UInt8] = [1, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0x84, 0x03, 0, 0] + [1]
+        let expected: [UInt8] = [2, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0x84, 0x03, 0, 0] + [1]
             + [2, 0] + Array("/v".utf8) + [2, 0] + Array("ok".utf8)
         #expect(body(request.frame()) == expected)
         #expect(bytes(request.frame()).prefix(4) == [UInt8(expected.count), 0, 0, 0])
+        // With the key the sender opened the vault with (passwd's hand-over): flag bit 1, then its 32 bytes.
+        let held = SecureBytes(copying: Array(repeating: UInt8(0xCD), count: 32))
+        let proven = AgentRequest.add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, heldKey: held, timeoutSeconds: 0, onlyIfHeld: true,
+                                                       path: "", confirmCommand: ""))
+        #expect(body(proven.frame()) == [2, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0, 0, 0, 0] + [3]
+            + Array(repeating: 0xCD, count: 32) + [0, 0, 0, 0])
     }
 
     @Test func test_requestFrame_keyLockAndEmptyRequestsAreLaidOutAsDocumented() throws {
-        #expect(body(AgentRequest.key(path: "p", header: [9, 8, 7]).frame()) == [1, 2, 1, 0, 0x70, 3, 0, 9, 8, 7])
-        #expect(body(AgentRequest.lock(vaultID: vaultID).frame()) == [1, 3] + vaultID)
-        #expect(body(AgentRequest.lockAll.frame()) == [1, 4])
-        #expect(body(AgentRequest.status.frame()) == [1, 5])
-        #expect(body(AgentRequest.stop.frame()) == [1, 6])
+        #expect(body(AgentRequest.key(path: "p", header: [9, 8, 7]).frame()) == [2, 2, 1, 0, 0x70, 3, 0, 9, 8, 7])
+        #expect(body(AgentRequest.lock(vaultID: vaultID).frame()) == [2, 3] + vaultID)
+        #expect(body(AgentRequest.lockAll.frame()) == [2, 4])
+        #expect(body(AgentRequest.status.frame()) == [2, 5])
+        #expect(body(AgentRequest.stop.frame()) == [2, 6])
     }
 
     @Test func test_requestDecode_roundTripsEveryType() throws {
         let requests: [AgentRequest] = [
             .add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, timeoutSeconds: 0, onlyIfHeld: false, path: "/ä/v", confirmCommand: "")),
             .key(path: "/v", header: Array(repeating: 1, count: 65_535)), .lock(vaultID: vaultID), .lockAll, .status, .stop,
+            .add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, heldKey: SecureBytes(count: 32), timeoutSeconds: 9, onlyIfHeld: true,
+                                  path: "/v", confirmCommand: "c")),
         ]
         for request in requests {
             let encoded = body(request.frame())
             #expect(body(try decodeRequest(encoded).frame()) == encoded)
         }
         guard case .add(let handOver) = try decodeRequest(body(requests[0].frame())) else { Issue.record("not an add"); return }
-        #expect(handOver.fileKey.constantTimeEquals(key) && handOver.path == "/ä/v" && !handOver.onlyIfHeld)
+        #expect(handOver.fileKey.constantTimeEquals(key) && handOver.path == "/ä/v" && !handOver.onlyIfHeld && handOver.heldKey == nil)
+        guard case .add(let proven) = try decodeRequest(body(requests[6].frame())) else { Issue.record("not an add"); return }
+        #expect(proven.heldKey?.constantTimeEquals(SecureBytes(count: 32)) == true && proven.onlyIfHeld)
+    }
+
+    // MARK: - Releases that meet
+
+    @Test func test_agentVersioning_stopAndDoneAreTheSameInEveryVersion() {
+        for version: UInt8 in [1, 2, 3, 200] {
+            let stop = bytes(AgentVersioning.stopFrame(version: version))
+            #expect(stop == [2, 0, 0, 0, version, 6])
+            #expect(Array(stop[4...]).withUnsafeBytes { AgentVersioning.stopVersion(of: $0) } == version)
+            #expect(Array(bytes(AgentVersioning.doneFrame(version: version))[4...]).withUnsafeBytes { AgentVersioning.isDone($0) })
+        }
+        #expect(body(AgentRequest.stop.frame()) == Array(bytes(AgentVersioning.stopFrame(version: AgentProtocol.version))[4...]))
+        #expect([2, 5].withUnsafeBytes { AgentVersioning.stopVersion(of: $0) } == nil)
+        #expect([2, 6, 0].withUnsafeBytes { AgentVersioning.stopVersion(of: $0) } == nil)
+    }
+
+    @Test func test_agentVersioning_answersAVersion1ClientInItsOwnLayout() throws {
+        // Release 0.2's client reads `failed` as [1, 5, length (u16), text] and shows the text.
+        let answer = body(AgentVersioning.otherVersionAnswer(requestVersion: 1))
+        #expect(Array(answer.prefix(2)) == [1, 5])
+        let length = Int(answer[2]) | Int(answer[3]) << 8
+        #expect(length == answer.count - 4)
+        let text = String(decoding: answer[4...], as: UTF8.self)
+        #expect(text == "this agent is from another release (it speaks agent protocol 2, this vaultfile 1): "
+            + "run 'vaultfile agent stop', then unlock again")
+        // A later client gets `failed` in this version: its first byte tells it another release answered.
+        guard case .failed(let why) = try decodeResponse(body(AgentVersioning.otherVersionAnswer(requestVersion: 3))) else {
+            Issue.record("not a failure"); return
+        }
+        #expect(why == "protocol version 3 is not supported (this vaultfile speaks version 2)")
     }
 
     @Test func test_requestDecode_refusesOtherVersionsAndTypes() {
-        #expect(throws: AgentProtocolError.unsupportedVersion(2)) { try decodeRequest([2, 5]) }
-        #expect(throws: AgentProtocolError.unknownType(9)) { try decodeRequest([1, 9]) }
+        #expect(throws: AgentProtocolError.unsupportedVersion(1)) { try decodeRequest([1, 5]) }
+        #expect(throws: AgentProtocolError.unsupportedVersion(3)) { try decodeRequest([3, 5]) }
+        #expect(throws: AgentProtocolError.unknownType(9)) { try decodeRequest([2, 9]) }
         #expect(throws: AgentProtocolError.truncated("the version")) { try decodeRequest([]) }
-        #expect(throws: AgentProtocolError.truncated("the message type")) { try decodeRequest([1]) }
+        #expect(throws: AgentProtocolError.truncated("the message type")) { try decodeRequest([2]) }
     }
 
     @Test func test_requestDecode_refusesTruncatedAndTrailingBytes() throws {
@@ -76,19 +117,22 @@ import Testing
         }
         #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeRequest(Array(full.prefix(2 + 16 + 5))) }
         #expect(throws: AgentProtocolError.malformed("1 bytes after the last field")) { try decodeRequest(full + [0]) }
-        #expect(throws: AgentProtocolError.malformed("1 bytes after the last field")) { try decodeRequest([1, 5, 0]) }
+        #expect(throws: AgentProtocolError.malformed("1 bytes after the last field")) { try decodeRequest([2, 5, 0]) }
     }
 
     @Test func test_requestDecode_refusesBadFieldsAndOversizedBodies() {
         var flags = body(AgentRequest.add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, timeoutSeconds: 5, onlyIfHeld: false,
                                                             path: "", confirmCommand: "")).frame())
+        flags[2 + 16 + 32 + 4] = 4
+        #expect(throws: AgentProtocolError.malformed("unknown flags 0x4")) { try decodeRequest(flags) }
+        // Bit 1 says a held key follows: without its 32 bytes the body ends inside it.
         flags[2 + 16 + 32 + 4] = 2
-        #expect(throws: AgentProtocolError.malformed("unknown flags 0x2")) { try decodeRequest(flags) }
-        #expect(throws: AgentProtocolError.malformed("the header is empty")) { try decodeRequest([1, 2, 0, 0, 0, 0]) }
-        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([1, 2, 1, 0, 0xFF, 1, 0, 1]) }
-        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([1, 2, 1, 0, 0, 1, 0, 1]) }
+        #expect(throws: AgentProtocolError.truncated("the held key")) { try decodeRequest(flags) }
+        #expect(throws: AgentProtocolError.malformed("the header is empty")) { try decodeRequest([2, 2, 0, 0, 0, 0]) }
+        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([2, 2, 1, 0, 0xFF, 1, 0, 1]) }
+        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([2, 2, 1, 0, 0, 1, 0, 1]) }
         #expect(throws: AgentProtocolError.tooLong(what: "the path", length: 4097, limit: 4096)) {
-            try decodeRequest([1, 2, 0x01, 0x10] + Array(repeating: 0x61, count: 4097) + [1, 0, 1])
+            try decodeRequest([2, 2, 0x01, 0x10] + Array(repeating: 0x61, count: 4097) + [1, 0, 1])
         }
         let oversized = [UInt8](repeating: 0, count: AgentProtocol.maxRequestLength + 1)
         #expect(throws: AgentProtocolError.tooLong(what: "the request", length: oversized.count, limit: AgentProtocol.maxRequestLength)) {
@@ -100,7 +144,7 @@ import Testing
         for length in 0..<300 {
             for _ in 0..<20 {
                 var garbage = randomBytes(count: length)
-                if length > 1, Bool.random() { garbage[0] = 1; garbage[1] = UInt8.random(in: 1...6) }
+                if length > 1, Bool.random() { garbage[0] = AgentProtocol.version; garbage[1] = UInt8.random(in: 1...8) }
                 _ = try? decodeRequest(garbage)
                 _ = try? decodeResponse(garbage)
             }
@@ -110,18 +154,19 @@ import Testing
     // MARK: - Responses
 
     @Test func test_responseFrame_isLaidOutAsDocumented() {
-        #expect(body(AgentResponse.done.frame()) == [1, 0])
-        #expect(body(AgentResponse.key(key).frame()) == [1, 1] + Array(repeating: 0xAB, count: 32))
-        #expect(body(AgentResponse.noKey.frame()) == [1, 2])
-        #expect(body(AgentResponse.forgotten(2).frame()) == [1, 3, 2, 0, 0, 0])
+        #expect(body(AgentResponse.done.frame()) == [2, 0])
+        #expect(body(AgentResponse.key(key).frame()) == [2, 1] + Array(repeating: 0xAB, count: 32))
+        #expect(body(AgentResponse.noKey.frame()) == [2, 2])
+        #expect(body(AgentResponse.forgotten(2).frame()) == [2, 3, 2, 0, 0, 0])
         let status = AgentStatus(pid: 0x0102, startedByUnlock: true, vaults: [
             AgentStatus.Vault(vaultID: vaultID, keyCount: 2, timeoutSeconds: 900, idleSecondsLeft: 60, path: "/v"),
         ])
-        #expect(body(AgentResponse.status(status).frame()) == [1, 4, 2, 1, 0, 0, 1, 1, 0] + vaultID + [2, 0, 0x84, 3, 0, 0, 60, 0, 0, 0, 2, 0]
+        #expect(body(AgentResponse.status(status).frame()) == [2, 4, 2, 1, 0, 0, 1, 1, 0] + vaultID + [2, 0, 0x84, 3, 0, 0, 60, 0, 0, 0, 2, 0]
             + Array("/v".utf8))
-        #expect(body(AgentResponse.failed("no").frame()) == [1, 5, 2, 0] + Array("no".utf8))
-        #expect(body(AgentResponse.denied.frame()) == [1, 6])
-        #expect(body(AgentResponse.confirming.frame()) == [1, 7])
+        #expect(body(AgentResponse.failed("no").frame()) == [2, 5, 2, 0] + Array("no".utf8))
+        #expect(body(AgentResponse.denied.frame()) == [2, 6])
+        #expect(body(AgentResponse.confirming.frame()) == [2, 7])
+        #expect(body(AgentResponse.unproven.frame()) == [2, 8])
     }
 
     @Test func test_responseDecode_roundTripsAndCutsLongMessages() throws {
@@ -151,7 +196,7 @@ import Testing
     }
 
     @Test func test_responseDecode_refusesTruncatedStatus() {
-        #expect(throws: AgentProtocolError.truncated("the vault id of vault 0")) { try decodeResponse([1, 4, 0, 0, 0, 0, 0, 1, 0]) }
-        #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeResponse([1, 1, 0]) }
+        #expect(throws: AgentProtocolError.truncated("the vault id of vault 0")) { try decodeResponse([2, 4, 0, 0, 0, 0, 0, 1, 0]) }
+        #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeResponse([2, 1, 0]) }
     }
 }

@@ -44,7 +44,7 @@ extension VaultStore {
     /// Locks, opens with `credentials`, and writes the vault `change` makes of it.
     func replaceKeys<R>(
         credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
-        rollback: RollbackCheck? = nil, rotated: ((VaultHeader, SecureBytes) -> Void)? = nil,
+        rollback: RollbackCheck? = nil, rotated: ((VaultHeader, SecureBytes, SecureBytes) -> Void)? = nil,
         _ change: (UnlockedVault) throws -> (vault: UnlockedVault, result: R)
     ) throws -> R {
         try replaceKeys(with: Unlocker(credentials: credentials, limits: limits, willDeriveKey: willDeriveKey), rollback: rollback,
@@ -84,7 +84,7 @@ extension VaultStore {
     func changePassword(
         from old: SecureBytes, to new: SecureBytes, kdf: KDFParameters?, limits: KDFLimits,
         willDeriveKey: ((KDFParameters) -> Void)? = nil, rollback: RollbackCheck? = nil,
-        rotated: ((VaultHeader, SecureBytes) -> Void)? = nil
+        rotated: ((VaultHeader, SecureBytes, SecureBytes) -> Void)? = nil
     ) throws -> KDFParameters {
         try replaceKeys(with: .password(old, limits: limits, willDeriveKey: willDeriveKey), rollback: rollback, rotated: rotated) { unlocked in
             let parameters = kdf ?? unlocked.passwordKDF ?? .defaults

@@ -9,17 +9,15 @@ struct AgentStop: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: "Stop the agent: it wipes every key and exits.",
-        discussion: "Waits (at most 5 s) until the agent has gone. No agent running is not an error.")
+        discussion: """
+            Waits (at most 5 s) until the agent has gone. No agent running is not an error. Stops an agent \
+            of another release too (one started before vaultfile was upgraded).
+            """)
 
     func run() throws {
         let client = AgentClient()
         guard try client.socket.directoryExists() else { return }
-        switch try client.send(.stop) {
-        case nil: return
-        case .done?: break
-        case .failed(let why)?: throw CLIError.agentFailed("the agent did not stop: \(why)")
-        default: throw CLIError.agentFailed("the agent at \(client.socket.path) answered with something other than 'done'")
-        }
+        guard try client.stop() else { return }
         // Gone once its socket no longer accepts connections.
         var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
         for _ in 0..<1_000 {

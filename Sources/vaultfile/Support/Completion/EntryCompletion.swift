@@ -53,7 +53,7 @@ enum EntryCompletion {
         let path = vaultPath(words)
         guard AgentSocketPath.current.socketExists else { return nil }
         // The agent's key only (the header read once); a key that does not verify opens nothing.
-        let unlocker = Unlocker(lookup: { header in AgentAccess.key(for: header, vaultPath: path, warn: false) })
+        let unlocker = Unlocker(lookup: { header in try AgentAccess.key(for: header, vaultPath: path, warn: false) })
         return try? VaultStore(path: path).read(with: unlocker).vault
     }
 

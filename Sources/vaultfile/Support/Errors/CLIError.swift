@@ -52,6 +52,14 @@ enum CLIError: CategorizedError {
     case standardInputTaken(reader: String, second: String)
     /// The agent could not be started, did not answer, or answered with a failure.
     case agentFailed(String)
+    /// The agent answered in protocol `agentVersion`, not this build's: it is of another release
+    /// (a running agent outlives an upgrade of the binary). Never a silent fall-back to a password.
+    case agentOfAnotherRelease(agentVersion: UInt8)
+    /// `unlock`: the agent holds the vault at `path` under other keys than the one unlocked, so it
+    /// changed nothing (an `add` must carry a key the agent holds for the vault).
+    case agentHoldsOtherKeys(path: String)
+    /// `unlock`: the vault's confirm command refused a change that weakens what the agent holds.
+    case agentChangeDenied(path: String)
     /// `name` names no entry, but `count` entries lie under the folder `name/` (get, show).
     case folderNotEntry(name: String, count: Int)
     /// `name` names neither an entry nor a folder with entries under it (ls).
@@ -90,6 +98,11 @@ enum CLIError: CategorizedError {
         case .standardInputTaken(let reader, let second):
             return "standard input holds one thing: it was read for \(reader), so \(second) cannot come from it too"
         case .agentFailed(let why): return why
+        case .agentOfAnotherRelease: return "the running agent is from another release: run 'vaultfile agent stop', then unlock again"
+        case .agentHoldsOtherKeys(let path):
+            return "the agent holds \(path) under other keys than the one this unlock opened; nothing changed in the agent"
+        case .agentChangeDenied(let path):
+            return "the confirm command of \(path) refused to let this unlock change its settings in the agent; nothing changed"
         case .folderNotEntry(let name, let count):
             return "'\(name)' is a folder of \(count == 1 ? "1 entry" : "\(count) entries"), not an entry"
         case .noEntryOrFolder(let name):
@@ -107,7 +120,8 @@ enum CLIError: CategorizedError {
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun: return .invalidArgument
-        case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe: return .refused
+        case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
+             .agentChangeDenied: return .refused
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }

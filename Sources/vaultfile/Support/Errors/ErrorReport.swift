@@ -198,6 +198,12 @@ struct ErrorReport: Equatable {
         case .refused(_, let hint): return hint
         case .agentFailed:
             return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
+        case .agentOfAnotherRelease: return nil
+        case .agentHoldsOtherKeys(let path):
+            return "its file key changed since it was unlocked (or this is another vault with the same id): "
+                + "'vaultfile lock --vault \(shellWord(path))' forgets the old keys, then unlock again"
+        case .agentChangeDenied:
+            return "the confirm command set at the first unlock decides such changes; 'vaultfile lock' then 'vaultfile unlock' starts afresh"
         case .noMatch(_, let searchedValues, let caseSensitive):
             var ways: [String] = []
             if caseSensitive { ways.append("-i ignores case") }
