@@ -165,6 +165,20 @@ import Testing
         #expect(throws: VaultError.headerDamaged("keyslot 1's public key in the metadata is malformed")) { _ = try opened.rotated(now: Self.now) }
     }
 
+    /// docs/FORMAT.md §3.8: a v1 password slot has no public key, so its metadata entry's key is
+    /// empty; a reader refuses another as damage, like any entry that does not match its slot.
+    @Test func test_decodeMetadata_aV1PasswordSlotWithAPublicKeyIsDamage() throws {
+        let v1 = Keyslot.password(try VaultCodec.makePasswordSlot(password: password("pw"), kdf: testKDF,
+                                                                  fileKey: SecureBytes(copying: randomBytes(count: 32)), vaultID: randomBytes(count: 16)))
+        let empty = SlotMetadata(type: 1, label: "old", publicKey: [], added: Self.now)
+        #expect(try MetadataBlock.decode(MetadataBlock.encode([empty], slots: [v1]), slots: [v1]) == [empty])
+        var keyed = empty
+        keyed.publicKey = [UInt8](repeating: 9, count: 32)
+        #expect(throws: VaultError.headerDamaged("keyslot metadata: entry 0 holds a 32-byte public key; a v1 password slot has none")) {
+            _ = try MetadataBlock.decode(MetadataBlock.encode([keyed], slots: [v1]), slots: [v1])
+        }
+    }
+
     @Test func test_open_slotIsBoundToItsVault() throws {
         let alice = AgeIdentity.generate()
         let one = try VaultCodec.create(Vault(), slots: [(.recipient(alice.recipient), "")], now: 0)
