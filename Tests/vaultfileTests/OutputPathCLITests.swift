@@ -89,8 +89,10 @@ import Testing
         let asked = ["--vault", cli.path("t.vault"), "--password-command", "touch asked; cat pw"]
         let missing = try write(cli, "export", to: cli.path("nowhere/out.json"), unlock: asked)
         #expect(missing.status == 2 && missing.stderr.contains("opening the folder \(cli.path("nowhere"))"), "\(missing.stderr)")
-        let folder = try write(cli, "export", to: cli.path("private") + "/", unlock: asked)
+        let folder = try write(cli, "export", to: cli.path("new") + "/", unlock: asked)
         #expect(folder.status == 2 && folder.stderr.contains("names a folder"), "\(folder.stderr)")
+        let existing = try write(cli, "export", to: cli.path("private") + "/", unlock: asked)
+        #expect(existing.status == 2 && existing.stderr.contains("is not a regular file"), "as before: \(existing.stderr)")
         #expect(!exists(cli.path("asked")), "the password was not asked for")
     }
 

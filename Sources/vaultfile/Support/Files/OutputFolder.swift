@@ -40,6 +40,13 @@ final class OutputFolder {
     init(for path: String) throws {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard !path.hasSuffix("/"), let last = parts.popLast(), last != ".", last != ".." else {
+            var info = stat()
+            if stat(path, &info) == 0 {
+                // The refusal an existing folder always got (PlaintextOutput's, before the walk).
+                throw CLIError.refused(
+                    "\(path) is not a regular file (a device, a named pipe, a socket or a folder); refusing to replace it with plain text",
+                    hint: "to write to standard output, leave out --out")
+            }
             throw CLIError.refused("\(path) names a folder; --out takes a file", hint: "name a file, such as \(path.hasSuffix("/") ? path : path + "/")export.json")
         }
         let start = path.hasPrefix("/") ? "/" : "."
