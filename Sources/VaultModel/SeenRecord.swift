@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 // MARK: - What this machine recorded about one vault
 
 /// What was recorded about one vault (`SeenGenerations.Record`, read and written by State): declared
@@ -26,13 +22,4 @@ public struct SeenRecord: Equatable, Sendable {
 
     /// `seen` as people read it: `2026-05-01 12:00:00 UTC`.
     public var seenText: String { utcText(seconds: seen) }
-}
-
-/// Seconds since 1970 as `2026-05-01 12:00:00 UTC`.
-package func utcText(seconds: Int64) -> String {
-    var time = time_t(seconds)
-    var parts = tm()
-    gmtime_r(&time, &parts)
-    func pad(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) \(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)) UTC"
 }

@@ -34,6 +34,7 @@ enum ErrorCatalog {
     static var rows: [ErrorCaseRow] {
         VaultErrorKind.allCases.map(\.row) + KDFErrorKind.allCases.map(\.row)
             + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row) + OTPErrorKind.allCases.map(\.row)
+            + X25519FailureKind.allCases.map(\.row) + HKDFFailureKind.allCases.map(\.row)
     }
 }
 

@@ -20,6 +20,8 @@ import VaultModel
         for kind in CLIErrorKind.allCases { #expect(CLIErrorKind(kind.row.error as! CLIError) == kind) }
         for kind in AEADFailureKind.allCases { #expect(AEADFailureKind(kind.row.error as! XChaCha20Poly1305.Failure) == kind) }
         for kind in OTPErrorKind.allCases { #expect(OTPErrorKind(kind.row.error as! OTPError) == kind) }
+        for kind in X25519FailureKind.allCases { #expect(X25519FailureKind(kind.row.error as! X25519.Failure) == kind) }
+        for kind in HKDFFailureKind.allCases { #expect(HKDFFailureKind(kind.row.error as! HKDFSHA256.Failure) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {

@@ -153,6 +153,37 @@ import VaultModel
         #expect(try cli.run(["trash", "restore", "gone"] + cli.unlock()).status == 1)
     }
 
+    /// Issue 39, item 8, as filed: `rm db; set db fresh; trash empty` left the removed entry's
+    /// values, and `history db --show` printed them. `rm` ends a line; the new db starts its own.
+    @Test func test_trashEmpty_afterANameIsUsedAgainLeavesNoOldValue() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        try set(cli, "db", "old-one")
+        try set(cli, "db", "old-two")
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        try set(cli, "db", "fresh")
+        #expect(try cli.run(["trash", "empty"] + cli.unlock()).status == 0)
+        let shown = try cli.run(["history", "db", "--show"] + cli.unlock())
+        #expect(shown.status == 0 && !shown.text.contains("old-"), "\(shown.text)")
+        #expect(try cli.run(["get", "db", "--revision", "1"] + cli.unlock()).status == 1)
+        let exported = try cli.run(["export", "--format", "json", "--with-history"] + cli.unlock())
+        #expect(!exported.text.contains("old-"), "no old value anywhere in the vault")
+        // trash restore of a name in use is refused as before; once the new db is removed, it
+        // brings back that entry and its own line only.
+        try set(cli, "db", "fresh-two")
+        #expect(try cli.run(["trash", "restore", "db"] + cli.unlock()).status == 2)
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["trash", "restore", "db"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["get", "db"] + cli.unlock()).stdout == Array("fresh-two".utf8))
+        #expect(try cli.run(["history", "db", "--show"] + cli.unlock()).text.contains("\"fresh\""))
+        // history --prune drops every version of every removed entry too.
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        try set(cli, "db", "third")
+        #expect(try cli.run(["history", "--prune"] + cli.unlock()).status == 0)
+        #expect(!(try cli.run(["export", "--format", "json", "--with-history"] + cli.unlock())).text.contains("fresh"))
+    }
+
     // MARK: - export --with-history
 
     @Test func test_export_historyOnlyWhenAskedAndImportNeedsHistoryOn() throws {

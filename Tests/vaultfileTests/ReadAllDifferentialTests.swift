@@ -129,9 +129,9 @@ import Testing
         }
     }
 
-    /// `BufferedOutput.appendTimestamp` (the date from `gmtime_r` once per day, the time of day by
+    /// `BufferedOutput.appendTimestamp` (the date from `UTCTime` once per day, the time of day by
     /// arithmetic) against `timestamp(milliseconds:)`: runs within one day and across days, negative
-    /// times (seconds rounded toward zero), years of fewer and more than four digits, the extremes.
+    /// times (floored: −5 ms is 23:59:59.995 of the day before), years of fewer and more than four digits, the extremes.
     @Test func test_appendTimestamp_matchesTimestamp() throws {
         var generator = SplitMix(seed: 9)
         var times: [Int64] = [0, -1, -999, -1000, -1001, 1, 999, 1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001,

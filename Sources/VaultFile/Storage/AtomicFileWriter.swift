@@ -62,6 +62,20 @@ public struct AtomicFileWriter: Sendable {
         ) { output throws(VaultError) in try output.write(bytes) }
     }
 
+    /// Writes `bytes` as the file `name` of the folder open as `folder` (a descriptor the caller
+    /// keeps open, `O_PATH` will do), with permission bits `mode`: every step (the temporary file,
+    /// the rename or hard link, the folder sync) is made relative to that descriptor, so a symbolic
+    /// link swapped into the path after the caller checked the folder cannot redirect the write.
+    /// A symbolic link at `name` is replaced itself, never followed. `path` names the file in errors.
+    ///
+    /// - Parameter replacingExisting: as in `write(_:to:mode:finalLink:replacingExisting:keepingOwner:)`.
+    public func write(
+        _ bytes: [UInt8], in folder: Int32, name: String, path: String, mode: mode_t = 0o600, replacingExisting: Bool = true
+    ) throws(VaultError) {
+        try write(to: Destination(folder: folder, name: name, path: path), mode: mode, replacing: replacingExisting ? .any : .none,
+                  keepingOwner: false) { output throws(VaultError) in try output.write(bytes) }
+    }
+
     // MARK: The steps of one write
 
     /// Which existing file a write may replace.
@@ -86,6 +100,10 @@ public struct AtomicFileWriter: Sendable {
         let directory: String
         /// The name every temporary file of this destination begins with.
         let temporaryPrefix: String
+        /// The folder held open by the caller, when every step is made relative to it (nil: by path).
+        let folder: Int32?
+        /// The last component of `target`: the name replaced in `folder`.
+        let name: String
 
         init(path: String, finalLink: FinalLink) {
             // Only a link at the last component is in question: rename(2) and link(2) never follow
@@ -96,8 +114,20 @@ public struct AtomicFileWriter: Sendable {
             self.path = path
             self.target = target
             directory = slash.map { $0 == target.startIndex ? "/" : String(target[..<$0]) } ?? "."
-            let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
+            name = slash.map { String(target[target.index(after: $0)...]) } ?? target
             temporaryPrefix = ".\(name).vaultfile-tmp-"
+            folder = nil
+        }
+
+        /// The file `name` of the folder open as `folder`; `path` names it in errors.
+        init(folder: Int32, name: String, path: String) {
+            self.path = path
+            target = path
+            let slash = path.lastIndex(of: "/")
+            directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            self.name = name
+            temporaryPrefix = ".\(name).vaultfile-tmp-"
+            self.folder = folder
         }
 
         /// `path` with every symlink resolved, or `path` itself when it cannot be resolved (a new file).
@@ -114,28 +144,26 @@ public struct AtomicFileWriter: Sendable {
         to destination: Destination, mode: mode_t, replacing: Replacement, keepingOwner: Bool,
         _ contents: (any SealedOutput) throws(VaultError) -> Void
     ) throws(VaultError) {
-        let owner = keepingOwner ? FileOwner(ofFileAt: destination.target) : nil
+        let owner = keepingOwner ? destination.status(following: false).map(FileOwner.init) : nil
         let temporary = try writeTemporary(mode: mode, owner: owner, in: destination, contents)
         switch replacing {
         case .none:
             // The temporary name goes whether the link worked or not: on success the file lives on under its new name.
-            defer { _ = system.unlink(temporary) }
-            if system.link(temporary, destination.target) != 0 {
+            defer { _ = unlink(temporary, in: destination) }
+            if link(temporary, in: destination) != 0 {
                 let code = errno
                 if code == EEXIST { throw .vaultExists(path: destination.path) }
                 // A file system without hard links (FAT on a USB stick): look, then rename. Only a
                 // file made in the instant between the two could be replaced.
                 guard code == EPERM || code == EOPNOTSUPP else { throw .io(operation: "creating", path: destination.path, errno: code) }
-                var info = stat()
-                if lstat(destination.target, &info) == 0 { throw .vaultExists(path: destination.path) }
+                if destination.status(following: false) != nil { throw .vaultExists(path: destination.path) }
                 try rename(temporary, over: destination, operation: "renaming the new file over")
             }
         case .any:
             try rename(temporary, over: destination, operation: "renaming the new file over")
         case .only(let identity):
-            var info = stat()
-            guard stat(destination.target, &info) == 0, FileIdentity(info) == identity else {
-                _ = system.unlink(temporary)
+            guard let info = destination.status(following: true), FileIdentity(info) == identity else {
+                _ = unlink(temporary, in: destination)
                 throw .changedOnDisk(path: destination.path)
             }
             try rename(temporary, over: destination, operation: "renaming the new vault over")
@@ -165,18 +193,19 @@ public struct AtomicFileWriter: Sendable {
         mode: mode_t, owner: FileOwner?, in destination: Destination, _ contents: (any SealedOutput) throws(VaultError) -> Void
     ) throws(VaultError) -> String {
         let suffix = randomBytes(count: 8).map { String($0, radix: 16) }.joined()
-        let temporary = destination.directory + "/" + destination.temporaryPrefix + suffix
-        let fd = system.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let temporary = destination.temporaryPrefix + suffix
+        let fd = open(temporary, in: destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw .io(operation: "creating a temporary file in", path: destination.directory, errno: errno) }
+        let shown = destination.directory + "/" + temporary
         func discard(_ error: VaultError) -> VaultError {
             _ = system.close(fd)
-            _ = system.unlink(temporary)
+            _ = unlink(temporary, in: destination)
             return error
         }
         // The owner before the mode: changing the owner may clear the set-user-ID and set-group-ID bits.
         if let owner {
             var info = stat()
-            guard fstat(fd, &info) == 0 else { throw discard(.io(operation: "reading the status of", path: temporary, errno: errno)) }
+            guard fstat(fd, &info) == 0 else { throw discard(.io(operation: "reading the status of", path: shown, errno: errno)) }
             if FileOwner(info) != owner && system.fchown(fd, owner.user, owner.group) != 0 {
                 let code = errno
                 if code == EPERM && geteuid() != 0 {
@@ -192,36 +221,67 @@ public struct AtomicFileWriter: Sendable {
                 }
             }
         }
-        guard system.fchmod(fd, mode) == 0 else { throw discard(.io(operation: "setting the mode of", path: temporary, errno: errno)) }
+        guard system.fchmod(fd, mode) == 0 else { throw discard(.io(operation: "setting the mode of", path: shown, errno: errno)) }
         do throws(VaultError) {
-            try contents(TemporaryFile(fd: fd, path: temporary, system: system))
+            try contents(TemporaryFile(fd: fd, path: shown, system: system))
         } catch {
             throw discard(error)
         }
-        guard system.fsync(fd) == 0 else { throw discard(.io(operation: "syncing", path: temporary, errno: errno)) }
+        guard system.fsync(fd) == 0 else { throw discard(.io(operation: "syncing", path: shown, errno: errno)) }
         guard system.close(fd) == 0 else {
             let code = errno
-            _ = system.unlink(temporary)
-            throw .io(operation: "closing", path: temporary, errno: code)
+            _ = unlink(temporary, in: destination)
+            throw .io(operation: "closing", path: shown, errno: code)
         }
         return temporary
     }
 
-    /// Renames `temporary` over the destination's target, removing it if that fails.
+    /// Renames the temporary file `temporary` over the destination's target, removing it if that fails.
     private func rename(_ temporary: String, over destination: Destination, operation: String) throws(VaultError) {
-        guard system.rename(temporary, destination.target) == 0 else {
+        let renamed = destination.folder.map { system.renameat($0, temporary, destination.name) }
+            ?? system.rename(destination.directory + "/" + temporary, destination.target)
+        guard renamed == 0 else {
             let code = errno
-            _ = system.unlink(temporary)
+            _ = unlink(temporary, in: destination)
             throw .io(operation: operation, path: destination.target, errno: code)
         }
     }
 
     /// Syncs the destination's folder, so that the rename survives a power loss.
     private func syncDirectory(of destination: Destination) throws(VaultError) {
-        let fd = system.open(destination.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        // A folder held open may be an O_PATH descriptor, which cannot be synced: "." through it can.
+        let fd = destination.folder.map { system.openat($0, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+            ?? system.open(destination.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else { throw .notDurable(path: destination.path, errno: errno) }
         defer { _ = system.close(fd) }
         guard system.fsync(fd) == 0 else { throw .notDurable(path: destination.path, errno: errno) }
+    }
+
+    // MARK: Names in the destination's folder
+
+    /// Opens the temporary file `name` of the destination's folder (mode 0600).
+    private func open(_ name: String, in destination: Destination, _ flags: Int32) -> Int32 {
+        destination.folder.map { system.openat($0, name, flags, 0o600) } ?? system.open(destination.directory + "/" + name, flags, 0o600)
+    }
+
+    /// Hard-links the temporary file `name` to the destination's target (never replacing a name).
+    private func link(_ name: String, in destination: Destination) -> Int32 {
+        destination.folder.map { system.linkat($0, name, destination.name) } ?? system.link(destination.directory + "/" + name, destination.target)
+    }
+
+    /// Removes the temporary file `name` of the destination's folder.
+    private func unlink(_ name: String, in destination: Destination) -> Int32 {
+        destination.folder.map { system.unlinkat($0, name) } ?? system.unlink(destination.directory + "/" + name)
+    }
+}
+
+extension AtomicFileWriter.Destination {
+    /// The status of the target (the link itself unless `following`), or nil when there is none.
+    func status(following: Bool) -> stat? {
+        var info = stat()
+        let found = folder.map { fstatat($0, name, &info, following ? 0 : AT_SYMLINK_NOFOLLOW) == 0 }
+            ?? (following ? stat(target, &info) == 0 : lstat(target, &info) == 0)
+        return found ? info : nil
     }
 }
 

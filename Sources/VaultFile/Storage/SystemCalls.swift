@@ -29,6 +29,14 @@ struct SystemCalls: Sendable {
     var link: @Sendable (_ from: String, _ to: String) -> Int32
     /// `unlink(2)`.
     var unlink: @Sendable (_ path: String) -> Int32
+    /// `openat(2)`: files made in a folder held open (`AtomicFileWriter.write(_:in:name:path:)`).
+    var openat: @Sendable (_ folder: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    /// `renameat(2)` within one folder held open.
+    var renameat: @Sendable (_ folder: Int32, _ from: String, _ to: String) -> Int32
+    /// `linkat(2)` within one folder held open, never following a link.
+    var linkat: @Sendable (_ folder: Int32, _ from: String, _ to: String) -> Int32
+    /// `unlinkat(2)` of a file in a folder held open.
+    var unlinkat: @Sendable (_ folder: Int32, _ name: String) -> Int32
 
     /// The real system calls.
     static let live = SystemCalls(
@@ -40,7 +48,11 @@ struct SystemCalls: Sendable {
         close: { Glibc.close($0) },
         rename: { Glibc.rename($0, $1) },
         link: { Glibc.link($0, $1) },
-        unlink: { Glibc.unlink($0) })
+        unlink: { Glibc.unlink($0) },
+        openat: { folder, name, flags, mode in Glibc.openat(folder, name, flags, mode) },
+        renameat: { folder, from, to in Glibc.renameat(folder, from, folder, to) },
+        linkat: { folder, from, to in Glibc.linkat(folder, from, folder, to, 0) },
+        unlinkat: { folder, name in Glibc.unlinkat(folder, name, 0) })
 
     /// Creates a set of system calls; see `live`.
     init(
@@ -52,7 +64,11 @@ struct SystemCalls: Sendable {
         close: @escaping @Sendable (Int32) -> Int32,
         rename: @escaping @Sendable (String, String) -> Int32,
         link: @escaping @Sendable (String, String) -> Int32,
-        unlink: @escaping @Sendable (String) -> Int32
+        unlink: @escaping @Sendable (String) -> Int32,
+        openat: @escaping @Sendable (Int32, String, Int32, mode_t) -> Int32,
+        renameat: @escaping @Sendable (Int32, String, String) -> Int32,
+        linkat: @escaping @Sendable (Int32, String, String) -> Int32,
+        unlinkat: @escaping @Sendable (Int32, String) -> Int32
     ) {
         self.open = open
         self.write = write
@@ -63,5 +79,9 @@ struct SystemCalls: Sendable {
         self.rename = rename
         self.link = link
         self.unlink = unlink
+        self.openat = openat
+        self.renameat = renameat
+        self.linkat = linkat
+        self.unlinkat = unlinkat
     }
 }

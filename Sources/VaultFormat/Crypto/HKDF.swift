@@ -14,9 +14,18 @@ public enum HKDFSHA256 {
     public static let maxOutputLength = 255 * 32
 
     /// Why HKDF refused.
-    public enum Failure: Error, Equatable {
+    public enum Failure: CategorizedError, Equatable {
         /// The requested length is 0 or above `maxOutputLength`.
         case invalidLength(Int)
+
+        public var description: String {
+            switch self {
+            case .invalidLength(let length): return "HKDF-SHA256 was asked for \(length) bytes; it gives 1 to \(maxOutputLength)"
+            }
+        }
+
+        /// Only a caller asks for a length: its bug.
+        public var category: ErrorCategory { .internalFailure }
     }
 
     /// `HKDF-Expand(HKDF-Extract(salt, ikm), info, length)` into guarded memory.

@@ -11,12 +11,29 @@ public enum X25519 {
     public static let keyLength = 32
 
     /// Why a scalar multiplication failed.
-    public enum Failure: Error, Equatable {
+    public enum Failure: CategorizedError, Equatable {
         /// A key is not 32 bytes.
         case invalidKeyLength(Int)
         /// The shared secret is all zeros: the public key is a low-order point (RFC 7748 §6.1
         /// says to check; age aborts). Such a point yields one secret for every private key.
         case lowOrderPoint
+
+        public var description: String {
+            switch self {
+            case .invalidKeyLength(let length): return "an X25519 key is \(length) bytes; it must be 32"
+            case .lowOrderPoint:
+                return "the X25519 public key is a low-order point: it gives every private key the same shared secret, "
+                    + "so anyone could open what is wrapped to it"
+            }
+        }
+
+        /// A wrong size is the caller's bug; a low-order point is a key that came from outside.
+        public var category: ErrorCategory {
+            switch self {
+            case .invalidKeyLength: return .internalFailure
+            case .lowOrderPoint: return .invalidInput
+            }
+        }
     }
 
     /// A fresh secret key from libsodium's CSPRNG, in guarded memory.
@@ -53,6 +70,22 @@ public enum X25519 {
         let allZero = shared.withUnsafeBytes { sodium_is_zero($0.baseAddress!.assumingMemoryBound(to: UInt8.self), keyLength) == 1 }
         guard status == 0, !allZero else { throw .lowOrderPoint }
         return shared
+    }
+
+    /// Whether `publicKey` is a low-order point (of order 1, 2, 4 or 8, on the curve or its
+    /// twist, in any encoding): one whose product with every clamped secret key is all zeros, so
+    /// that a wrap to it is open to anyone. Checked with one fixed secret key: a clamped key is a
+    /// multiple of 8, which sends exactly the low-order points to zero; a 32-byte key of another
+    /// kind of point gives a non-zero product under every key. A key that is not 32 bytes is not one.
+    public static func isLowOrder(_ publicKey: [UInt8]) -> Bool {
+        guard publicKey.count == keyLength else { return false }
+        let probe = SecureBytes(copying: [UInt8](repeating: 0x2A, count: keyLength))
+        do {
+            _ = try sharedSecret(secretKey: probe, publicKey: publicKey)
+            return false
+        } catch {
+            return error == .lowOrderPoint
+        }
     }
 
     private static func randomBytesIntoGuardedMemory(count: Int) -> SecureBytes {

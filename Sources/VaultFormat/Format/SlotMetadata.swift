@@ -136,6 +136,11 @@ public struct MetadataBlock: Equatable, Sendable {
             guard let text = String(validating: label, as: UTF8.self), SlotMetadata.isValidLabel(text) else {
                 throw damaged("entry \(position) has an invalid label")
             }
+            // A v1 password slot wraps with its raw KDF output: it has no public key, and one
+            // encoding of the metadata means an empty one (FORMAT.md §3.8).
+            if case .password = slot, !key.isEmpty {
+                throw damaged("entry \(position) holds a \(key.count)-byte public key; a v1 password slot has none")
+            }
             entries.append(SlotMetadata(type: type, label: text, publicKey: Array(key), added: Int64(bitPattern: added)))
         }
         guard plaintext[(plaintext.count - reader.remaining)...].allSatisfy({ $0 == 0 }) else { throw damaged("non-zero padding") }

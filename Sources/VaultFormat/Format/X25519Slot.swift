@@ -103,7 +103,13 @@ public struct X25519Slot: Equatable, Sendable {
     ) throws -> X25519Slot {
         let ephemeral = X25519.generateSecretKey()
         let share = try X25519.publicKey(of: ephemeral)
-        let shared = try X25519.sharedSecret(secretKey: ephemeral, publicKey: recipient.x25519PublicKey)
+        let shared: SecureBytes
+        do {
+            shared = try X25519.sharedSecret(secretKey: ephemeral, publicKey: recipient.x25519PublicKey)
+        } catch .lowOrderPoint {
+            // Parsers refuse such keys first, naming them; this is the last line for any other way in.
+            throw VaultError.malformedInput("the key a keyslot would be wrapped to is a low-order X25519 point: a slot wrapped to it would open for anyone")
+        }
         var slot = X25519Slot(kind: kind, kdf: kdf, salt: salt, ephemeralShare: share, wrappedKey: [])
         let wrapKey = try slot.wrapKey(shared: shared, recipientKey: recipient.bound, vaultID: vaultID)
         var plain = fileKey.withUnsafeBytes { Array($0) }
@@ -164,7 +170,7 @@ public struct SlotRecipient: Equatable, Sendable {
             guard let key = try? SSHEd25519PublicKey(wire: bound) else { return nil }
             self.init(ssh: key)
         } else {
-            guard bound.count == X25519.keyLength else { return nil }
+            guard bound.count == X25519.keyLength, !X25519.isLowOrder(bound) else { return nil }
             self.init(x25519: bound)
         }
     }

@@ -32,6 +32,12 @@ public struct AgeRecipient: Equatable, Hashable, Sendable, CustomStringConvertib
         guard decoded.data.count == X25519.keyLength else {
             throw .malformedInput("the age recipient holds \(decoded.data.count) bytes, not 32")
         }
+        // A low-order point is no one's key: every secret key shares the same (zero) secret with
+        // it, so a slot wrapped to it would open for anyone. age refuses to wrap to one as well.
+        guard !X25519.isLowOrder(decoded.data) else {
+            throw .malformedInput("the age recipient \(text) is a low-order X25519 point, no one's real key: "
+                                  + "a slot wrapped to it would open for anyone")
+        }
         publicKey = decoded.data
     }
 

@@ -30,6 +30,12 @@ public enum Keyfile {
         return random + mark(random)
     }
 
+    /// Checks that `path` can be read as a keyfile (a regular file of 32 bytes to 64 MiB) without
+    /// reading it: what an unlock source is checked for when it is given, before any slot is tried.
+    public static func check(path: String) throws(VaultError) {
+        _ = try KeyfileHandle(path: path)
+    }
+
     /// Whether `path` is a file `keygen --keyfile` made: 64 bytes whose last 8 are the mark of the first 56.
     public static func isGenerated(path: String) throws(VaultError) -> Bool {
         let file = try KeyfileHandle(path: path)

@@ -74,10 +74,27 @@ public struct SSHEd25519Identity: Sendable {
     static let begin = "-----BEGIN OPENSSH PRIVATE KEY-----", end = "-----END OPENSSH PRIVATE KEY-----"
     static let magic = Array("openssh-key-v1".utf8) + [0]
 
-    /// Whether `bytes` look like an OpenSSH private key file (its first line).
+    /// Whether an identity source's `bytes` are read as an OpenSSH private key rather than as an
+    /// age identity file: its first line that holds more than spaces and tabs (a final `\r`
+    /// dropped, spaces and tabs around it ignored) starts with `-----BEGIN`, a PEM armor line, as
+    /// age decides. Lines are split as `parse` splits them, so a key after blank lines is a key;
+    /// a PEM file of another kind (an RSA key, an age-encrypted file) then gets `parse`'s refusal,
+    /// which says what it is. Bytes, not text: no UTF-8 is needed to decide.
     public static func looksLikeOpenSSHKey(_ bytes: [UInt8]) -> Bool {
-        let text = String(decoding: bytes.prefix(200), as: UTF8.self)
-        return text.trimmingTrailingSpaces().hasPrefix(begin)
+        guard let first = armorLines(bytes).first else { return false }
+        return first.starts(with: "-----BEGIN".utf8)
+    }
+
+    /// The lines of a key file that hold more than spaces and tabs, each without a final `\r` and
+    /// without the spaces and tabs around it.
+    static func armorLines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        return bytes.split(separator: 0x0A).compactMap { line in
+            var line = line.last == 0x0D ? line.dropLast() : line
+            while let first = line.first, blank(first) { line = line.dropFirst() }
+            while let last = line.last, blank(last) { line = line.dropLast() }
+            return line.isEmpty ? nil : line
+        }
     }
 
     /// Parses an OpenSSH private key file. Refuses, saying so: an encrypted key (a cipher other
@@ -86,8 +103,13 @@ public struct SSHEd25519Identity: Sendable {
     /// not derive its public key, bad padding, and trailing bytes.
     public static func parse(_ bytes: [UInt8], source: String) throws(VaultError) -> SSHEd25519Identity {
         func refuse(_ why: String) -> VaultError { .malformedInput("\(source): \(why)") }
-        let lines = bytes.split(separator: 0x0A).map { line -> ArraySlice<UInt8> in line.last == 0x0D ? line.dropLast() : line }
-            .filter { !$0.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
+        let lines = armorLines(bytes)
+        if let first = lines.first, first.starts(with: "-----BEGIN".utf8), !first.elementsEqual(begin.utf8) {
+            // Armor text is public: naming it says what the file is (an RSA key, an age-encrypted file).
+            let kind = String(decoding: first.prefix(64), as: UTF8.self)
+            throw refuse("it is a PEM file of another kind (\(kind)); vaultfile reads unencrypted OpenSSH ed25519 keys "
+                         + "(\(begin)) and age identities (AGE-SECRET-KEY-1…)")
+        }
         guard let first = lines.first, first.elementsEqual(begin.utf8), let last = lines.last, last.elementsEqual(end.utf8), lines.count >= 3 else {
             throw refuse("not an OpenSSH private key (-----BEGIN OPENSSH PRIVATE KEY----- … -----END OPENSSH PRIVATE KEY-----)")
         }

@@ -1,6 +1,7 @@
 // MARK: - Timestamps in import files
 
-/// RFC 3339 / ISO 8601 times (`2023-04-05T06:07:08Z`, `2023-04-05T08:07:08.5+02:00`) to
+/// RFC 3339 / ISO 8601 times (`2023-04-05T06:07:08Z`, `2023-04-05T08:07:08.5+02:00`, and the
+/// expanded years `-0001-…`, `+10000-…` that vaultfile prints outside 0000–9999) to
 /// milliseconds since 1970: a vaultfile JSON export's `created`/`modified` as text (what every
 /// newer output writes, docs/JSON.md), and the times of KeePassXC and Bitwarden exports.
 enum Timestamps {
@@ -26,11 +27,25 @@ enum Timestamps {
             }
             return value
         }
-        guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74 || bytes[10] == 0x20, bytes[13] == 0x3A, bytes[16] == 0x3A,
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+        // The year: four digits, or (ISO 8601's expanded form, which vaultfile prints for a year
+        // outside 0000–9999) a sign and 4 to 9 digits. `o` is where the `-MM-DD` after it starts.
+        var o = 4
+        var year: Int64
+        if bytes[0] == 0x2B || bytes[0] == 0x2D {
+            var end = 1
+            while end < bytes.count, end <= 10, (0x30...0x39).contains(bytes[end]) { end += 1 }
+            guard (5...10).contains(end), let magnitude = number(1..<end) else { return nil }
+            (o, year) = (end, bytes[0] == 0x2D ? -magnitude : magnitude)
+        } else {
+            guard let digits = number(0..<4) else { return nil }
+            year = digits
+        }
+        guard bytes.count >= o + 15, bytes[o] == 0x2D, bytes[o + 3] == 0x2D,
+              bytes[o + 6] == 0x54 || bytes[o + 6] == 0x74 || bytes[o + 6] == 0x20, bytes[o + 9] == 0x3A, bytes[o + 12] == 0x3A,
+              let month = number(o + 1..<o + 3), let day = number(o + 4..<o + 6),
+              let hour = number(o + 7..<o + 9), let minute = number(o + 10..<o + 12), let second = number(o + 13..<o + 15),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        var index = 19
+        var index = o + 15
         var millis: Int64 = 0
         if index < bytes.count, bytes[index] == 0x2E {
             index += 1
@@ -67,7 +82,13 @@ enum Timestamps {
         let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
-        return (((days * 24 + hour) * 60 + minute) - offsetMinutes) * 60_000 + second * 1000 + millis
+        // Nine digits of year fit in days; the milliseconds of the furthest years may not fit in an
+        // Int64 (nil then). Before 1970 the day is counted from its end, so that the first days of
+        // Int64's range, whose midnight lies before it, still fit.
+        let timeOfDay = ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis
+        let (dayStart, over1) = (days < 0 ? days + 1 : days).multipliedReportingOverflow(by: 86_400_000)
+        let (result, over2) = dayStart.addingReportingOverflow(days < 0 ? timeOfDay - 86_400_000 : timeOfDay)
+        return over1 || over2 ? nil : result
     }
 }
 

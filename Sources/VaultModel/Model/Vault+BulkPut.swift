@@ -18,7 +18,10 @@ extension Vault {
     /// goes one by one, which throws where the reference throws.
     /// `VaultModelTests.test_putContentsOf_matchesPutOneByOne` ties the two.
     public mutating func put(contentsOf entries: [(name: String, entry: Entry)], now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        // A new entry under the name of a removed one ends the removed one's line (Vault+HistoryLines.swift).
+        let trashed = try removedNames()
         try put(contentsOf: entries, checkedIn: nil, now: now)
+        try endRemovedLines(reusing: trashed)
     }
 
     /// Puts the entries of an import, as `put(contentsOf:now:)` does; the import's checks (every entry
@@ -29,6 +32,14 @@ extension Vault {
     /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
     /// empty vault, in name order already, their buffer becomes the vault's records.
     package mutating func put(importedRecords records: StoredRecords?, order: NameOrder?, entries: () -> [(name: String, entry: Entry)], now: Int64) throws(VaultError) {
+        // A new entry under the name of a removed one ends the removed one's line (Vault+HistoryLines.swift).
+        let trashed = try removedNames()
+        try putRecords(records, order: order, entries: entries, now: now)
+        try endRemovedLines(reusing: trashed)
+    }
+
+    /// The body of `put(importedRecords:order:entries:now:)`.
+    private mutating func putRecords(_ records: StoredRecords?, order: NameOrder?, entries: () -> [(name: String, entry: Entry)], now: Int64) throws(VaultError) {
         guard let records, records.count > 0 else {
             try put(contentsOf: entries(), checkedIn: order, now: now)
             return

@@ -300,7 +300,8 @@ extension Vault {
 
 extension Vault {
     /// Gives a merged vault the history of both sides: every version either side kept (equal
-    /// versions once), newest first by when they were replaced, within the merged policy.
+    /// versions once), newest first by when they were replaced, within the merged policy; the
+    /// versions of a side's removed entry only when the merged vault has no entry of that name.
     ///
     /// The policy merges as a part of an entry does: a change on one side only is taken (so
     /// turning history on or off on a branch survives the merge); without `base`, or when both
@@ -315,13 +316,16 @@ extension Vault {
             return
         }
         var state = HistoryState(policy: policy)
-        let sides = [ours.historyState, theirs.historyState].compactMap { $0 }
+        let sides = [ours, theirs].compactMap { side in side.historyState.map { (vault: side, history: $0) } }
         var names = Set<[UInt8]>()
-        for side in sides { names.formUnion(try side.names()) }
+        for side in sides { names.formUnion(try side.history.names()) }
         for key in names {
             var versions: [EntryVersion] = []
-            for side in sides {
-                for version in try side.versions(forKey: key) where !versions.contains(version) { versions.append(version) }
+            // A removed entry's line never joins a live one (Vault+HistoryLines.swift): where the
+            // merged vault has an entry of that name, only a side that has one too gives versions.
+            let live = contains(key: key)
+            for side in sides where !live || side.vault.contains(key: key) {
+                for version in try side.history.versions(forKey: key) where !versions.contains(version) { versions.append(version) }
             }
             try state.setVersions(versions.sorted { $0.replaced > $1.replaced }, forKey: key)
         }

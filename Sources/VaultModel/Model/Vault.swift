@@ -147,6 +147,7 @@ public struct Vault: Sendable {
             guard count < VaultLimits.maxEntries else {
                 throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
             }
+            try endRemovedLine(key: key)
             store(Entry(value: value, created: now, modified: now), key: key)
         }
     }
@@ -165,7 +166,7 @@ public struct Vault: Sendable {
         if existing == nil && count >= VaultLimits.maxEntries {
             throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
         }
-        if let existing { try recordHistory(of: existing, key: key, now: now) }
+        if let existing { try recordHistory(of: existing, key: key, now: now) } else { try endRemovedLine(key: key) }
         entry.fields[field] = value
         entry.modified = now
         store(entry, key: key)
@@ -181,6 +182,7 @@ public struct Vault: Sendable {
         if historyState != nil, let existing = self.entry(forKey: key), existing.value != entry.value || existing.fields != entry.fields {
             try recordHistory(of: existing, key: key, now: now)
         }
+        try endRemovedLine(key: key)
         store(entry, key: key)
     }
 
@@ -228,7 +230,7 @@ public struct Vault: Sendable {
         let newKey = try writableKey(for: new, renaming: oldKey)
         guard oldKey != newKey else { return }
         guard overwrite || !contains(key: newKey) else { throw .entryExists(new) }
-        if let replaced = self.entry(forKey: newKey) { try recordHistory(of: replaced, key: newKey, now: now) }
+        if let replaced = self.entry(forKey: newKey) { try recordHistory(of: replaced, key: newKey, now: now) } else { try endRemovedLine(key: newKey) }
         try attachHistory(try detachHistory(key: oldKey), key: newKey)
         delete(key: oldKey)
         store(entry, key: newKey)

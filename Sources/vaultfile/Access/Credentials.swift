@@ -107,8 +107,20 @@ extension KeySourceOptions {
             defer { wipe(&bytes) }
             result += Self.skippingFailure("VAULTFILE_IDENTITY") { try Self.identities(in: bytes, source: "VAULTFILE_IDENTITY") }
         }
-        if let keyfile { result.append(UnlockCredential(.keyfile(path: keyfile), source: "--keyfile \(keyfile)")) }
-        if let path = environment("VAULTFILE_KEYFILE") { result.append(UnlockCredential(.keyfile(path: path), source: "VAULTFILE_KEYFILE (\(path))")) }
+        // A keyfile is read whole for each keyfile slot tried; it is checked here (type and size)
+        // so that one that cannot be read is an error, or from the environment skipped, like an
+        // identity file, before any slot is tried and whatever slots the vault has.
+        if let keyfile {
+            try Keyfile.check(path: keyfile)
+            result.append(UnlockCredential(.keyfile(path: keyfile), source: "--keyfile \(keyfile)"))
+        }
+        if let path = environment("VAULTFILE_KEYFILE") {
+            let source = "VAULTFILE_KEYFILE (\(path))"
+            result += Self.skippingFailure(source) {
+                try Keyfile.check(path: path)
+                return [UnlockCredential(.keyfile(path: path), source: source)]
+            }
+        }
         if recovery {
             let typed = try Terminal.readSecret(prompt: "Recovery code for \(vaultPath): ")
             result.append(UnlockCredential(.recovery(try RecoveryCode(parsing: typed)), source: "the recovery code"))

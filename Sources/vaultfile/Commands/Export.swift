@@ -39,12 +39,12 @@ extension VaultfileCommand {
             if output == nil && StandardOutput.isTerminal && !force {
                 throw CLIError.refused("refusing to print every secret to the terminal", hint: "redirect the output, use --out FILE, or pass --force")
             }
-            if let output { try PlaintextOutput.check(output, vault: unlock.location.path, overwrite: overwrite) }
+            let target = try output.map { try PlaintextOutput($0, vault: unlock.location.path, overwrite: overwrite) }
             let vault = try unlock.open().vault
             var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "", withHistory: withHistory)
             defer { wipe(&bytes) }
-            if let output {
-                try PlaintextOutput.write(bytes, to: output, vault: unlock.location.path, overwrite: overwrite)
+            if let output, let target {
+                try target.write(bytes)
                 let count = vault.names(withPrefix: prefix ?? "").count
                 Messages.info("exported \(ChangeReport.entries(count)) to \(output)")
                 if json {

@@ -52,7 +52,7 @@ extension VaultfileCommand.Info {
         return (label + text, [
             ("rollback_check", .string("on")), ("rollback_check_off_because", .null),
             ("seen_generation", record.map { .int(Int64(bitPattern: $0.generation)) } ?? .null),
-            ("seen_at", record.map { .string(timestamp(milliseconds: $0.seen * 1000)) } ?? .null),
+            ("seen_at", record.map { .string(UTCTime.rfc3339(seconds: $0.seen)) } ?? .null),
             ("seen_path", record.map { .string($0.path) } ?? .null),
             ("copy", .string(copy)),
         ])

@@ -97,8 +97,8 @@ extension VaultfileCommand {
                 guard password.count > 0 else { throw CLIError.emptyPassword }
                 slots.append((.password(password, parameters), ""))
             }
-            for recipient in recipients {
-                let parsed = try Recipients.parse(recipient, source: "--recipient")
+            for (number, recipient) in recipients.enumerated() {
+                let parsed = try Recipients.parse(recipient, source: recipients.count > 1 ? "--recipient number \(number + 1)" : nil)
                 slots.append((parsed.slot, parsed.defaultLabel))
             }
             for file in recipientsFiles { slots += try Recipients.parseFile(file).map { ($0.slot, $0.defaultLabel) } }

@@ -26,12 +26,12 @@ extension VaultfileCommand {
 
         func run() throws {
             let template = try input.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
-            if let output { try PlaintextOutput.check(output, vault: unlock.location.path, overwrite: overwrite) }
+            let target = try output.map { try PlaintextOutput($0, vault: unlock.location.path, overwrite: overwrite) }
             let vault = try unlock.open(entriesOnly: true).vault
             var rendered = try Template.render(template, from: vault)
             defer { wipe(&rendered) }
-            if let output {
-                try PlaintextOutput.write(rendered, to: output, vault: unlock.location.path, overwrite: overwrite)
+            if let target {
+                try target.write(rendered)
             } else {
                 try StandardOutput.write(rendered)
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SecureMemory
+import VaultFile
 import VaultFormat
 import VaultModel
 #if canImport(Glibc)
@@ -59,27 +60,18 @@ extension VaultfileCommand {
         }
 
         /// Creates `path` with mode 0600 and writes `bytes`; never replaces an existing file.
+        ///
+        /// Its folder is walked and held open as `--out`'s is (`OutputFolder`: a secret key is never
+        /// put where another user could swap a folder on its way), and the file is written whole
+        /// there and hard-linked into place, which never replaces a name.
         static func createPrivately(_ path: String, _ bytes: [UInt8]) throws {
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else {
-                if errno == EEXIST { throw CLIError.refused("\(path) exists already; refusing to replace it", hint: "choose another path") }
-                throw CLIError.io(operation: "creating", path: path, errno: errno)
+            let folder = try OutputFolder(for: path)
+            do throws(VaultError) {
+                try AtomicFileWriter().write(bytes, in: folder.descriptor, name: folder.name, path: path, mode: 0o600, replacingExisting: false)
+            } catch {
+                guard case .vaultExists = error else { throw error }
+                throw CLIError.refused("\(path) exists already; refusing to replace it", hint: "choose another path")
             }
-            var written = 0
-            while written < bytes.count {
-                let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else {
-                    let code = errno
-                    close(fd)
-                    unlink(path)
-                    throw CLIError.io(operation: "writing", path: path, errno: code)
-                }
-                written += count
-            }
-            let synced = fsync(fd) == 0 ? 0 : errno
-            let closed = close(fd) == 0 ? 0 : errno
-            if synced != 0 || closed != 0 { throw CLIError.io(operation: "writing", path: path, errno: synced != 0 ? synced : closed) }
         }
     }
 }

@@ -111,6 +111,27 @@ import Testing
         }
     }
 
+    /// Every encoding of a point of order 1, 2, 4 or 8 (curve and twist; libsodium's list, and
+    /// each with the top bit set, which X25519 ignores).
+    static let lowOrderPoints: [String] = {
+        let points = ["0000000000000000000000000000000000000000000000000000000000000000",
+                      "0100000000000000000000000000000000000000000000000000000000000000",
+                      "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+                      "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+                      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+                      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+                      "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"]
+        return points + points.map { String($0.dropLast(2)) + String(UInt8($0.suffix(2), radix: 16)! | 0x80, radix: 16) }
+    }()
+
+    @Test func test_isLowOrder_findsEveryLowOrderEncodingAndNoRealKey() throws {
+        for point in Self.lowOrderPoints { #expect(X25519.isLowOrder(Hex.decode(point)), "\(point)") }
+        for _ in 0..<200 { #expect(!X25519.isLowOrder(try X25519.publicKey(of: X25519.generateSecretKey()))) }
+        // The base point and a key of the wrong length are not low-order points.
+        #expect(!X25519.isLowOrder([9] + [UInt8](repeating: 0, count: 31)))
+        #expect(!X25519.isLowOrder([UInt8](repeating: 0, count: 31)))
+    }
+
     @Test func test_sharedSecret_refusesWrongLengths() {
         #expect(throws: X25519.Failure.invalidKeyLength(31)) {
             _ = try X25519.sharedSecret(secretKey: X25519.generateSecretKey(), publicKey: [UInt8](repeating: 9, count: 31))

@@ -1,4 +1,5 @@
 import KDF
+import SecureMemory
 import TestSupport
 import Testing
 @testable import VaultFormat
@@ -75,5 +76,27 @@ import Testing
                 #expect(message.withUnsafeBytes { hmac.authenticate($0) } == expected, "key \(keyLength), message \(length)")
             }
         }
+    }
+
+    // MARK: - The fingerprint of a keyslot's key (slot list, slot rm, rekey, passwd)
+
+    /// docs/FORMAT.md §3.8's worked example: `x25519:` and the first 8 bytes (16 lower-case hex
+    /// digits) of SHA-256 of the slot's 32-byte X25519 public key as the metadata stores it, for
+    /// password, keyfile and recovery slots; recipients show as themselves.
+    @Test func test_slotFingerprint_isX25519AndSixteenHexDigitsOfSHA256OfThePublicKey() throws {
+        // RFC 7748 §6.1: Alice's secret key and its public key.
+        let secret = SecureBytes(copying: Hex.decode("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
+        let publicKey = try X25519.publicKey(of: secret)
+        #expect(Hex.encode(publicKey) == "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
+        let created = try VaultCodec.create(Vault(), slots: [(.password(password("pw"), testKDF), ""), (.recovery(RecoveryCode.generate(), testKDF), "")],
+                                            now: 0)
+        for (index, kind) in [(0, SlotKind.password), (1, .recovery)] {
+            let metadata = SlotMetadata(type: kind.rawValue, label: "", publicKey: publicKey, added: 0)
+            let described = UnlockedVault.describe(created.header.keyslots[index], index: index, metadata: metadata)
+            #expect(described.fingerprint == "x25519:300c9c9603b92a4b", "\(kind)")
+        }
+        let recipient = try #require(AgeRecipient(publicKey: publicKey))
+        let alice = try VaultCodec.create(Vault(), slots: [(.recipient(recipient), "")], now: 0)
+        #expect(alice.slots[0].fingerprint == recipient.description, "a recipient is its own fingerprint")
     }
 }

@@ -147,6 +147,38 @@ import Testing
         }
     }
 
+    /// Item 9 of issue 39: a low-order key never reaches a wrap as a raw `lowOrderPoint`. The wrap
+    /// itself refuses one as bad input, and a metadata entry holding one is malformed, so a
+    /// rotation names the slot instead of wrapping the new file key open to anyone.
+    @Test func test_wrap_toALowOrderKeyIsBadInputAndRotationNamesTheSlot() throws {
+        let zero = [UInt8](repeating: 0, count: 32)
+        #expect(throws: VaultError.malformedInput("the key a keyslot would be wrapped to is a low-order X25519 point: a slot wrapped to it would open for anyone")) {
+            _ = try X25519Slot.wrap(SecureBytes(copying: randomBytes(count: 32)), to: SlotRecipient(x25519: zero), kind: .recipient,
+                                    kdf: nil, salt: [], vaultID: randomBytes(count: 16))
+        }
+        #expect(SlotRecipient(kind: .recipient, stored: zero) == nil && SlotRecipient(kind: .keyfile, stored: zero) == nil)
+        let lowOrder = try #require(AgeRecipient(publicKey: zero))
+        #expect(throws: VaultError.self) { _ = try VaultCodec.create(Vault(), slots: [(.recipient(lowOrder), "")], now: Self.now) }
+        let opened = try VaultCodec.open(try Self.teamVault(AgeIdentity.generate()), path: "t", credentials: Self.credential(.password(password("pw"))),
+                                         limits: testLimits)
+        opened.slotMetadata![1].publicKey = zero
+        #expect(throws: VaultError.headerDamaged("keyslot 1's public key in the metadata is malformed")) { _ = try opened.rotated(now: Self.now) }
+    }
+
+    /// docs/FORMAT.md §3.8: a v1 password slot has no public key, so its metadata entry's key is
+    /// empty; a reader refuses another as damage, like any entry that does not match its slot.
+    @Test func test_decodeMetadata_aV1PasswordSlotWithAPublicKeyIsDamage() throws {
+        let v1 = Keyslot.password(try VaultCodec.makePasswordSlot(password: password("pw"), kdf: testKDF,
+                                                                  fileKey: SecureBytes(copying: randomBytes(count: 32)), vaultID: randomBytes(count: 16)))
+        let empty = SlotMetadata(type: 1, label: "old", publicKey: [], added: Self.now)
+        #expect(try MetadataBlock.decode(MetadataBlock.encode([empty], slots: [v1]), slots: [v1]) == [empty])
+        var keyed = empty
+        keyed.publicKey = [UInt8](repeating: 9, count: 32)
+        #expect(throws: VaultError.headerDamaged("keyslot metadata: entry 0 holds a 32-byte public key; a v1 password slot has none")) {
+            _ = try MetadataBlock.decode(MetadataBlock.encode([keyed], slots: [v1]), slots: [v1])
+        }
+    }
+
     @Test func test_open_slotIsBoundToItsVault() throws {
         let alice = AgeIdentity.generate()
         let one = try VaultCodec.create(Vault(), slots: [(.recipient(alice.recipient), "")], now: 0)

@@ -94,6 +94,51 @@ import Testing
         #expect(throws: KDFError.workOverCap(asked: 32, cap: 16)) { try open(bytes, limits: limits(work: 16)).result.get() }
     }
 
+    /// docs/FORMAT.md §3.2: one budget per unlock of a file, over every source given. A recovery
+    /// code's slots are tried before the password's and count against the same totals; identity
+    /// and keyfile slots run no KDF and count nothing.
+    @Test func test_open_everySourceOfOneUnlockSharesOneBudget() throws {
+        let code = RecoveryCode.generate(), other = RecoveryCode.generate(), alice = AgeIdentity.generate()
+        let bytes = try VaultCodec.create(try sampleVault(), slots: [(.recipient(alice.recipient), ""), (.recovery(code, argon2(passes: 2)), ""),
+                                                                     (.password(password("pw"), argon2(passes: 2)), "")], now: 0).seal()
+        let sources = [UnlockCredential(.ageIdentity(AgeIdentity.generate()), source: "--identity other"),
+                       UnlockCredential(.recovery(other), source: "the recovery code"), .password(password("pw"))]
+        func open(work: UInt64) -> (Result<UnlockedVault, any Error>, [KDFParameters]) {
+            var derived: [KDFParameters] = []
+            let result = Result { try VaultCodec.open(bytes, path: "t", credentials: sources, limits: limits(work: work)) { derived.append($0) } }
+            return (result, derived)
+        }
+        // 16 KiB for the (wrong) recovery code, then 16 for the password: 32 in all.
+        let (opened, ran) = open(work: 32)
+        #expect(throws: Never.self) { try opened.get() }
+        #expect(ran == [argon2(passes: 2), argon2(passes: 2)])
+        let (refused, tried) = open(work: 24)
+        #expect(throws: KDFError.workTotalOverCap(spent: 16, asked: 16, cap: 24)) { try refused.get() }
+        #expect(tried == [argon2(passes: 2)], "the password's slot would pass the total the recovery code began")
+    }
+
+    /// docs/FORMAT.md §9, step 10: when every source fails, the error is chosen in this order: a
+    /// cap passed (over a limit), else wrong password when only passwords were tried and every
+    /// slot is of a known type, else no keyslot opens, naming every source tried and the unknown types.
+    @Test func test_open_whenEverySourceFailsTheErrorIsChosenInTheDocumentedOrder() throws {
+        let alice = AgeIdentity.generate(), stranger = UnlockCredential(.ageIdentity(AgeIdentity.generate()), source: "--identity x")
+        let wrong = UnlockCredential.password(password("nope"))
+        let plain = try vault(slots: [("pw", argon2(passes: 2))])
+        let unknown = try vault(slots: [("pw", argon2(passes: 2))], extra: [.unknown(type: 9, body: [1])])
+        let team = try VaultCodec.create(try sampleVault(), slots: [(.recipient(alice.recipient), ""), (.password(password("pw"), argon2(passes: 2)), "")],
+                                         now: 0).seal()
+        func error(_ bytes: [UInt8], _ sources: [UnlockCredential], work: UInt64 = .max) -> (any Error)? {
+            do { _ = try VaultCodec.open(bytes, path: "t", credentials: sources, limits: limits(work: work)); return nil } catch { return error }
+        }
+        #expect(error(plain, [wrong]) as? VaultError == .wrongPassword)
+        #expect(error(unknown, [wrong]) as? VaultError == .noKeyslotOpens(sources: ["the password"], unknownTypes: [9]))
+        #expect(error(team, [stranger, wrong]) as? VaultError == .noKeyslotOpens(sources: ["--identity x", "the password"], unknownTypes: []))
+        #expect(error(team, [stranger, wrong], work: 8) as? KDFError == .workOverCap(asked: 16, cap: 8), "a cap passed wins")
+        let unknownOnly = try UnlockedVault(vault: try sampleVault(), header: VaultHeader(vaultID: randomBytes(count: 16), generation: 0,
+            streamHeader: [UInt8](repeating: 0, count: 24), keyslots: [.unknown(type: 9, body: [1])]), fileKey: SecureBytes(copying: randomBytes(count: 32))).seal()
+        #expect(error(unknownOnly, [wrong]) as? VaultError == .unsupportedFeature("keyslots of type 9 and no password slot"), "checked before any source")
+    }
+
     // MARK: - passwordOrder
 
     @Test func test_passwordOrder_keepsPasswordSlotsInFileOrderAndLeavesOutUnknownKinds() throws {

@@ -27,6 +27,24 @@ import Testing
         #expect(Timestamps.parse("not a date") == nil)
     }
 
+    /// Every time vaultfile prints (`UTCTime.rfc3339`, negative ones and expanded years included)
+    /// reads back as the same milliseconds, so `list --json` output imports as `export` wrote it.
+    @Test func test_timestamps_parseEveryTimeVaultfilePrints() {
+        var generator = SplitMix(seed: 10)
+        var times: [Int64] = [0, -1, -5, -1000, -1001, -86_400_001, -62_167_219_200_001, 253_402_300_800_000, .max, .min]
+        for _ in 0..<2_000 {
+            let bits = (0..<8).reduce(UInt64(0)) { value, _ in value << 8 | UInt64(generator.nextByte()) }
+            times.append(Int64(bitPattern: bits) >> Int64(generator.nextByte() % 40))
+        }
+        for time in times { #expect(Timestamps.parse(UTCTime.rfc3339(milliseconds: time)) == time, "\(UTCTime.rfc3339(milliseconds: time))") }
+        #expect(Timestamps.parse("-0001-12-31T23:59:59.999Z") == -62_167_219_200_001)
+        #expect(Timestamps.parse("+10000-01-01T00:00:00Z") == 253_402_300_800_000)
+        // A sign needs four digits at least; a year past nine digits, or a time past Int64, is no time.
+        for text in ["-001-01-01T00:00:00Z", "+1234567890-01-01T00:00:00Z", "+292278994-08-17T07:12:55.808Z", "-", "+2024"] {
+            #expect(Timestamps.parse(text) == nil, "\(text)")
+        }
+    }
+
     @Test func test_csvRecords_handleQuotesNewlinesAndCRLF() throws {
         let records = try CSV.records(Array("a,\"b,c\",\"d\"\"e\"\r\n\"multi\nline\",,x\r\n".utf8))
         #expect(records.map(\.fields) == [["a", "b,c", "d\"e"], ["multi\nline", "", "x"]])

@@ -104,6 +104,17 @@ import Testing
         #expect(throws: VaultError.self) { _ = try AgeRecipient(parsing: Bech32.encode(humanReadablePart: "age", data: [UInt8](repeating: 1, count: 31))) }
     }
 
+    /// The review's finding: a low-order `age1…` key came back as `Error: lowOrderPoint` (exit 1)
+    /// from the wrap; the parser now refuses it, naming the key and why.
+    @Test func test_recipientParse_refusesEveryLowOrderPointNamingItAndWhy() {
+        for point in CryptoBuildingBlockTests.lowOrderPoints {
+            let text = Bech32.encode(humanReadablePart: "age", data: Hex.decode(point))
+            #expect(throws: VaultError.malformedInput("the age recipient \(text) is a low-order X25519 point, no one's real key: "
+                                                      + "a slot wrapped to it would open for anyone")) { _ = try AgeRecipient(parsing: text) }
+        }
+        #expect(throws: Never.self) { _ = try AgeRecipient(parsing: Self.specRecipient) }
+    }
+
     @Test func test_identityError_neverQuotesTheKey() {
         var broken = Array(Self.specIdentity.utf8)
         broken[30] = broken[30] == UInt8(ascii: "Q") ? UInt8(ascii: "P") : UInt8(ascii: "Q")

@@ -36,6 +36,30 @@ import Testing
         }
     }
 
+    /// docs/FORMAT.md §3.5: an identity source is an OpenSSH key when its first line that holds
+    /// more than spaces and tabs starts with `-----BEGIN` (as age decides), split as the parser
+    /// splits lines: before, a key after a blank line went to the age parser, and an RSA PEM key
+    /// was called "not an age identity".
+    @Test func test_looksLikeOpenSSHKey_decidesOnTheFirstLineThatHoldsSomething() throws {
+        let pem = OpenSSHKeyBuilder().pem()
+        let prefixed = Array("\r\n \t\n".utf8) + pem.split(separator: 0x0A, omittingEmptySubsequences: false).map { "  " + String(decoding: $0, as: UTF8.self) }
+            .joined(separator: "\r\n").utf8
+        for bytes in [pem, prefixed] {
+            #expect(SSHEd25519Identity.looksLikeOpenSSHKey(bytes))
+            #expect(try SSHEd25519Identity.parse(bytes, source: "id").publicKey.key.count == 32)
+        }
+        let rsa = Array("\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\n".utf8)
+        #expect(SSHEd25519Identity.looksLikeOpenSSHKey(rsa))
+        #expect(throws: VaultError.malformedInput("id: it is a PEM file of another kind (-----BEGIN RSA PRIVATE KEY-----); vaultfile reads "
+                                                  + "unencrypted OpenSSH ed25519 keys (-----BEGIN OPENSSH PRIVATE KEY-----) and age identities (AGE-SECRET-KEY-1…)")) {
+            _ = try SSHEd25519Identity.parse(rsa, source: "id")
+        }
+        // An age identity file, its comments first, and bytes that are no text at all, are not OpenSSH keys.
+        for other in [Array("# created: 2025\n# -----BEGIN OPENSSH PRIVATE KEY-----\nAGE-SECRET-KEY-1XYZ\n".utf8), [0xFF, 0xFE, 0x41], [], Array(" \n\t\r\n".utf8)] {
+            #expect(!SSHEd25519Identity.looksLikeOpenSSHKey(other))
+        }
+    }
+
     @Test func test_sshParse_refusesHostileKeys() throws {
         let cases: [(String, OpenSSHKeyBuilder)] = [
             ("encrypted", OpenSSHKeyBuilder(cipher: "aes256-ctr")),

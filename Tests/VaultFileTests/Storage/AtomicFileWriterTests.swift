@@ -112,4 +112,42 @@ import Testing
         #expect(status(directory.path("theirs")).st_uid == 65534)
         #expect(try listing(directory) == ["theirs"])
     }
+
+    // MARK: - write(_:in:name:path:): a folder held open
+
+    /// Issue 39, item 6: a write relative to a folder's descriptor lands in that folder even when
+    /// the path that led to it now leads elsewhere; a link at the name is replaced, never followed.
+    @Test func test_writeInFolder_landsInTheFolderHeldOpenWhateverThePathNowSays() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        #expect(mkdir(directory.path("checked"), 0o700) == 0 && mkdir(directory.path("other"), 0o700) == 0)
+        #expect(symlink("checked", directory.path("via")) == 0)
+        let folder = open(directory.path("via"), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        #expect(folder >= 0)
+        defer { close(folder) }
+        #expect(unlink(directory.path("via")) == 0 && symlink("other", directory.path("via")) == 0)
+        makeFile(directory.path("precious"), "keep me")
+        #expect(symlink(directory.path("precious"), directory.path("checked/out")) == 0)
+        let writer = AtomicFileWriter()
+        #expect(throws: VaultError.vaultExists(path: directory.path("via/out"))) {
+            try writer.write([1], in: folder, name: "out", path: directory.path("via/out"), replacingExisting: false)
+        }
+        try writer.write([2], in: folder, name: "out", path: directory.path("via/out"))
+        #expect(contents(directory.path("checked/out")) == [2] && status(directory.path("checked/out")).st_mode & S_IFMT == S_IFREG)
+        #expect(status(directory.path("checked/out")).st_mode & 0o777 == 0o600)
+        #expect(contents(directory.path("precious")) == Array("keep me".utf8), "the link at the name was replaced, not followed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("other")).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("checked")) == ["out"], "no temporary file is left")
+    }
+
+    @Test func test_writeInFolder_aFailedRenameLeavesNothingBehind() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let folder = open(directory.url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(folder) }
+        var system = SystemCalls.live
+        system.renameat = { _, _, _ in errno = EIO; return -1 }
+        #expect(throws: VaultError.io(operation: "renaming the new file over", path: directory.path("out"), errno: EIO)) {
+            try AtomicFileWriter(system: system).write([1], in: folder, name: "out", path: directory.path("out"))
+        }
+        #expect(try listing(directory).isEmpty)
+    }
 }

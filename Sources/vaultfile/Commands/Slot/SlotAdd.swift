@@ -112,7 +112,7 @@ struct SlotAddRecipient: ParsableCommand {
     @Argument(help: "The recipient: age1…, or one ssh-ed25519 public key line in quotes.") var recipient: String
 
     func run() throws {
-        let slot = try Recipients.parse(recipient, source: "the recipient")
+        let slot = try Recipients.parse(recipient, source: nil)
         try SlotAdd.add([(slot.slot, options.label ?? slot.defaultLabel)], to: unlock)
     }
 }
@@ -180,13 +180,22 @@ struct SlotAddRecovery: ParsableCommand {
 /// Recipients as people write them.
 enum Recipients {
     /// A slot for one recipient, and the label it gets without --label (an ssh key's comment).
-    static func parse(_ text: String, source: String) throws -> (slot: NewSlot, defaultLabel: String) {
+    ///
+    /// `source` names the recipient in a message when there are several (a file's line, the
+    /// second `--recipient`); the text is never quoted by this prefix: it may be a secret key
+    /// pasted by mistake.
+    static func parse(_ text: String, source: String?) throws -> (slot: NewSlot, defaultLabel: String) {
         let trimmed = text.trimmingSpaces()
-        if trimmed.hasPrefix("ssh-") {
-            let key = try SSHEd25519PublicKey(parsing: trimmed)
-            return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
+        do throws(VaultError) {
+            if trimmed.hasPrefix("ssh-") {
+                let key = try SSHEd25519PublicKey(parsing: trimmed)
+                return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
+            }
+            return (.recipient(try AgeRecipient(parsing: trimmed)), "")
+        } catch {
+            guard let source, case .malformedInput(let why) = error else { throw error }
+            throw VaultError.malformedInput("\(source): \(why)")
         }
-        return (.recipient(try AgeRecipient(parsing: trimmed)), "")
     }
 
     /// The recipients of a file; a bad line is named by its number.
@@ -197,11 +206,7 @@ enum Recipients {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(raw).trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
-            do {
-                result.append(try parse(line, source: path))
-            } catch let error as VaultError {
-                throw VaultError.malformedInput("\(path), line \(index + 1): \(error.description)")
-            }
+            result.append(try parse(line, source: "\(path), line \(index + 1)"))
         }
         guard !result.isEmpty else { throw VaultError.malformedInput("\(path) holds no recipient") }
         return result

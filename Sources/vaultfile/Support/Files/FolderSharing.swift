@@ -22,6 +22,32 @@ enum FolderSharing {
         return nil
     }
 
+    /// What lets another user replace an entry of a folder, for a walk that looks an entry up in it.
+    enum Problem: Equatable {
+        /// The folder belongs to another user (not root), who can always replace its entries: a
+        /// sticky bit binds everyone but the folder's owner, and the owner can take it away.
+        case ownedByAnotherUser(String)
+        /// Others may write to the folder ("is writable by every user", "… by group staff …") and
+        /// it has no sticky bit.
+        case sharedWithoutStickyBit(String)
+        /// The folder is shared with the sticky bit (as /tmp) and the entry belongs to another user.
+        case entryOfAnotherUser(String)
+    }
+
+    /// What lets a user other than this one replace an entry of the folder `info` describes (the
+    /// entry `entryOwner` owns, when it is known), or nil when nothing does: the rule of every
+    /// folder on the way of an `--out` file (`OutputFolder`).
+    static func whoMayReplace(in info: stat, entryOwner: uid_t?) -> Problem? {
+        if info.st_uid != 0 && info.st_uid != geteuid() { return .ownedByAnotherUser(userName(info.st_uid)) }
+        let shared: String? = info.st_mode & S_IWOTH != 0 ? "is writable by every user"
+            : info.st_mode & S_IWGRP != 0 && groupHasOtherMembers(info.st_gid) ? "is writable by \(groupName(info.st_gid)), which has other members"
+            : nil
+        guard let shared else { return nil }
+        guard info.st_mode & S_ISVTX != 0 else { return .sharedWithoutStickyBit(shared) }
+        if let entryOwner, entryOwner != 0, entryOwner != geteuid() { return .entryOfAnotherUser(userName(entryOwner)) }
+        return nil
+    }
+
     /// Whether a user other than this one is in group `gid`: a listed member, or a user whose
     /// primary group it is. An unknown group counts as shared.
     static func groupHasOtherMembers(_ gid: gid_t) -> Bool {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SecureMemory
+import VaultModel
 import VaultInterchange
 
 // MARK: - Output through one buffer
@@ -123,34 +124,28 @@ final class BufferedOutput {
     /// Appends an RFC 3339 UTC timestamp, byte for byte what `timestamp(milliseconds:)` returns,
     /// without building strings for the common four-digit years.
     ///
-    /// `gmtime_r` runs once per day met (`lastDay`): the time of day is plain arithmetic, since UTC
-    /// days have 86,400 seconds in `gmtime`. The seconds are `milliseconds / 1000` rounded toward
-    /// zero and the milliseconds taken modulo 1000, as `timestamp(milliseconds:)` takes them.
+    /// The same split as `UTCTime.rfc3339` (floored: −5 ms is 23:59:59.995 of the day before); the
+    /// date is made once per day met (`lastDay`), the time of day by arithmetic.
     func appendTimestamp(milliseconds: Int64) {
-        let seconds = milliseconds / 1000
-        let (quotient, remainder) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        let day = remainder < 0 ? quotient - 1 : quotient
-        let secondOfDay = Int(remainder < 0 ? remainder + 86_400 : remainder)
+        let (day, time) = UTCTime.split(milliseconds: milliseconds)
         if lastDay?.day != day {
-            var time = time_t(seconds)
-            var parts = tm()
-            gmtime_r(&time, &parts)
-            let year = Int(parts.tm_year) + 1900
-            var date: (UInt64, UInt64) = (0, 0)
-            let fourDigits = (1000...9999).contains(year)
+            let date = UTCTime.date(ofDay: day)
+            var text: (UInt64, UInt64) = (0, 0)
+            let fourDigits = (0...9999).contains(date.year)
             if fourDigits {
-                withUnsafeMutableBytes(of: &date) { text in
-                    Self.putDigits(year, 4, at: 0, in: text)
+                withUnsafeMutableBytes(of: &text) { text in
+                    Self.putDigits(Int(date.year), 4, at: 0, in: text)
                     text[4] = UInt8(ascii: "-")
-                    Self.putDigits(Int(parts.tm_mon) + 1, 2, at: 5, in: text)
+                    Self.putDigits(date.month, 2, at: 5, in: text)
                     text[7] = UInt8(ascii: "-")
-                    Self.putDigits(Int(parts.tm_mday), 2, at: 8, in: text)
+                    Self.putDigits(date.day, 2, at: 8, in: text)
                 }
             }
-            lastDay = (day, fourDigits ? date : nil)
+            lastDay = (day, fourDigits ? text : nil)
         }
         guard let date = lastDay?.date else { return append(timestamp(milliseconds: milliseconds)) }
         // "YYYY-MM-DD" (10 bytes of `date`), then "Thh:mm:ss.mmmZ".
+        let secondOfDay = Int(time / 1000)
         var text: (UInt64, UInt64, UInt64) = (date.0, date.1, 0)
         withUnsafeMutableBytes(of: &text) { text in
             text[10] = UInt8(ascii: "T")
@@ -160,7 +155,7 @@ final class BufferedOutput {
             text[16] = UInt8(ascii: ":")
             Self.putDigits(secondOfDay % 60, 2, at: 17, in: text)
             text[19] = UInt8(ascii: ".")
-            Self.putDigits(Int(((milliseconds % 1000) + 1000) % 1000), 3, at: 20, in: text)
+            Self.putDigits(Int(time % 1000), 3, at: 20, in: text)
             text[23] = UInt8(ascii: "Z")
             append(UnsafeRawBufferPointer(text))
         }

@@ -1,3 +1,4 @@
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,19 +49,9 @@ indirect enum JSON {
     }
 }
 
-/// An RFC 3339 UTC timestamp from milliseconds since the epoch: `2026-11-22T06:13:01.123Z`.
-func timestamp(milliseconds: Int64) -> String {
-    var seconds = time_t(milliseconds / 1000)
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    func pad(_ value: Int32, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
-    let millis = Int32(((milliseconds % 1000) + 1000) % 1000)
-    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-        + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
-}
+/// An RFC 3339 UTC timestamp from milliseconds since the epoch: `2026-11-22T06:13:01.123Z`
+/// (`UTCTime`, the one formatter of every printed time: −5 ms is `1969-12-31T23:59:59.995Z`).
+func timestamp(milliseconds: Int64) -> String { UTCTime.rfc3339(milliseconds: milliseconds) }
 
 /// Lowercase hexadecimal.
 func hex(_ bytes: [UInt8]) -> String {
