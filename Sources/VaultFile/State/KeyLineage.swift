@@ -71,11 +71,6 @@ enum KeyLineage {
         case refused(LineageRefusal)
     }
 
-    /// The highest generation a copy may have and still be recorded, and how far past the highest
-    /// seen it may jump (docs/FORMAT.md §8): a copy beyond them supersedes nothing.
-    static let highestGeneration: UInt64 = 1 << 63
-    static let largestJump: UInt64 = 1 << 32
-
     /// The hash that stands for a slot's public key `key` of vault `vaultID` in the record: the first 16
     /// bytes of BLAKE2b-256 over `vaultfile-slot-key 1`, a zero byte, the vault id and the key, in hex.
     /// Bound to the vault, so two records never tell that two vaults share a member.
@@ -156,13 +151,13 @@ enum KeyLineage {
     ///   a new password), that key is the one minted here; a key minted earlier is forgotten once
     ///   the copy taken last no longer holds it;
     /// - a copy accepted, or a slot added here, takes its slot keys off the retired ones.
-    /// A generation past `highestGeneration`, or more than `largestJump` past the highest seen,
-    /// records nothing: such a copy never makes another one older.
+    /// A generation past `Generations.ceiling`, or more than `Generations.maxJump` past the highest
+    /// seen (docs/FORMAT.md §8), records nothing: such a copy never makes another one older.
     static func adopt(_ view: View, from source: Source, into record: inout RetiredKeys.Record, now: Int64) {
         // A first open applies the ceiling alone; a record past it (edited by hand) bounds nothing.
         let highest = record.seenFileKeys.map(\.generation).max()
-        let plausible = highest.map { $0 > highestGeneration || view.generation <= $0 + largestJump } ?? true
-        guard view.generation <= highestGeneration, plausible else { return }
+        let plausible = highest.map { $0 > Generations.ceiling || view.generation <= $0 + Generations.maxJump } ?? true
+        guard view.generation <= Generations.ceiling, plausible else { return }
         let unseen = !record.hasSeen(fileKey: view.fileKey)
         let last = record.currentFileKey
         var becomesLast = last == nil
