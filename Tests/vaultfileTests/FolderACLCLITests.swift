@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import CPlatform
 @testable import vaultfile
 
 /// A folder another user may write through its POSIX access ACL (issue 39, item 6, re-test): its

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CPlatform
 
 // MARK: - A folder's access ACL
 
