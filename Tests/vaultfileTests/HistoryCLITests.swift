@@ -209,4 +209,43 @@ import VaultModel
         #expect(try cli.run(["import", cli.path("full.json"), "--format", "json"] + cli.unlock("kept.vault")).status == 0)
         #expect(try cli.run(["get", "k", "--revision", "1"] + cli.unlock("kept.vault")).stdout == Array("old-secret".utf8))
     }
+
+    // MARK: - Merges keep what one side dropped dropped
+
+    /// Issue 39, item 8 (re-test): after `rm db; set db fresh; trash empty` on main, a `git merge`
+    /// of a branch that only set another entry brought db's removed line (old1) back as the new
+    /// entry's history; `vaultfile merge --base` did the same.
+    @Test func test_gitMerge_keepsARemovedLineThatOneSideEmptiedOutOfTheNewEntry() throws {
+        var cli = try CLI.gitRepository()
+        try cli.write("pw", Array("pw".utf8))
+        try cli.write(".gitignore", Array("/state/\n/pw\n".utf8))
+        cli.environment["VAULTFILE_PASSWORD_FILE"] = cli.path("pw")
+        try cli.initVault("t.vault")
+        #expect(try cli.run(["git", "setup"]).status == 0)
+        func run(_ arguments: [String], _ value: String = "") throws {
+            let result = try cli.run(arguments + ["--vault", cli.path("t.vault")], stdin: Array(value.utf8))
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        try run(["history", "--enable"])
+        try run(["set", "db"], "OLD1")
+        try run(["set", "db"], "OLD2")
+        try git(cli, "add -A && git commit -qm base && git checkout -qb f")
+        try run(["set", "other"], "x")
+        try git(cli, "commit -qam f && git checkout -q main")
+        try run(["rm", "db"])
+        try run(["set", "db"], "fresh")
+        try run(["trash", "empty"])
+        try git(cli, "commit -qam main")
+        try git(cli, "show f:t.vault > f.vault && git show HEAD~1:t.vault > base.vault && cp t.vault main.vault")
+        try git(cli, "merge -q --no-edit f")
+        let history = try cli.run(["history", "db", "--show", "--vault", cli.path("t.vault")])
+        #expect(history.status == 0 && !history.text.contains("OLD"), "\(history.text) \(history.stderr)")
+        #expect(try cli.run(["get", "other", "--vault", cli.path("t.vault")]).text == "x")
+        // The same through vaultfile merge --base, outside git.
+        let merged = try cli.run(["merge", cli.path("main.vault"), cli.path("f.vault"), "--base", cli.path("base.vault")],
+                                 extra: ["VAULTFILE_ROLLBACK_CHECK": "off"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let outside = try cli.run(["history", "db", "--show", "--vault", cli.path("main.vault")], extra: ["VAULTFILE_ROLLBACK_CHECK": "off"])
+        #expect(outside.status == 0 && !outside.text.contains("OLD"), "\(outside.text) \(outside.stderr)")
+    }
 }
