@@ -248,4 +248,25 @@ import VaultModel
         let outside = try cli.run(["history", "db", "--show", "--vault", cli.path("main.vault")], extra: ["VAULTFILE_ROLLBACK_CHECK": "off"])
         #expect(outside.status == 0 && !outside.text.contains("OLD"), "\(outside.text) \(outside.stderr)")
     }
+
+    /// A new entry under a removed one's name drops the removed one's versions from the trash:
+    /// a one-line note on stderr says so (before, silently); stdout stays as scripts know it.
+    @Test func test_set_onARemovedNameNotesTheDroppedVersionsOnStderr() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        for value in ["1", "2"] { #expect(try cli.run(["set", "db"] + cli.unlock(), stdin: Array(value.utf8)).status == 0) }
+        #expect(try cli.run(["set", "src"] + cli.unlock(), stdin: Array("s".utf8)).status == 0)
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        let set = try cli.run(["set", "db"] + cli.unlock(), stdin: Array("fresh".utf8))
+        #expect(set.status == 0 && set.text.isEmpty, "\(set.stderr)")
+        #expect(set.stderr == "vaultfile: note: the removed 'db' in the trash and its 2 versions were dropped: a new entry took its name\n")
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        let copied = try cli.run(["cp", "src", "db"] + cli.unlock())
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stderr.contains("the removed 'db' in the trash and its 1 version were dropped"), "\(copied.stderr)")
+        // A name that was never removed, and a second set, say nothing.
+        let plain = try cli.run(["set", "db"] + cli.unlock(), stdin: Array("again".utf8))
+        #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.stderr)")
+    }
 }

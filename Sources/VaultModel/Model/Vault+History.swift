@@ -15,6 +15,9 @@ struct HistoryState: Sendable {
     var stored: StoredHistory?
     /// Records changed since decryption, by name; an empty list removes the record.
     var changes: [[UInt8]: [EntryVersion]] = [:]
+    /// The removed entries whose versions a new entry under their name dropped since decryption,
+    /// with how many versions each had (`Vault.endedRemovedLines`); not part of equality.
+    var endedLines: [[UInt8]: Int] = [:]
     /// False once an entry went into the trash: the trash limit is applied before the next seal
     /// (`trimTrashIfNeeded`), not after each removal, so that `rm -r` of many entries stays linear.
     var trashTrimmed = true
