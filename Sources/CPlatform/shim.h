@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 
 /// Calls prctl(PR_SET_DUMPABLE, 0): no core dump, no ptrace attach by
 /// unprivileged processes of the same user. Swift cannot call the variadic prctl.

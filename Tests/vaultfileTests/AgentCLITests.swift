@@ -55,6 +55,22 @@ import Testing
         #expect(text.contains(cli.path("t.vault")) && text.contains("1 key") && !text.contains("pw"), "\(text)")
     }
 
+    /// `agent status` says whether a confirm command guards each vault (never the command).
+    @Test func test_agentStatus_showsWhetherAConfirmCommandIsSet() throws {
+        let cli = try CLI.withVault(["a": "1"]); defer { cli.stopAgent(); cli.directory.remove() }
+        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
+        let plain = try cli.agentStatus()
+        #expect((plain["vaults"] as? [[String: Any]])?.first?["confirm_command"] as? Bool == false, "\(plain)")
+        #expect(try cli.run(["agent", "status"]).text.contains(", no confirm command"))
+        #expect(try cli.run(["lock", "--vault", cli.path("t.vault")]).status == 0)
+        #expect(CLI.waitFor(5) { !CLI.socketExists(cli.path("agent.sock")) })
+        #expect(try cli.run(["unlock", "--confirm-command", "exit 0 # secret-word"] + cli.unlock()).status == 0)
+        let guarded = try cli.agentStatus()
+        #expect((guarded["vaults"] as? [[String: Any]])?.first?["confirm_command"] as? Bool == true, "\(guarded)")
+        let text = try cli.run(["agent", "status"]).text
+        #expect(text.contains(", a confirm command approves each hand-out") && !text.contains("secret-word"), "\(text)")
+    }
+
     @Test func test_unlock_refusesAWrongPasswordAndNoAgent() throws {
         let cli = try CLI.withVault(["a": "1"]); defer { cli.stopAgent(); cli.directory.remove() }
         try cli.write("wrong", Array("nope".utf8))

@@ -209,4 +209,64 @@ import VaultModel
         #expect(try cli.run(["import", cli.path("full.json"), "--format", "json"] + cli.unlock("kept.vault")).status == 0)
         #expect(try cli.run(["get", "k", "--revision", "1"] + cli.unlock("kept.vault")).stdout == Array("old-secret".utf8))
     }
+
+    // MARK: - Merges keep what one side dropped dropped
+
+    /// Issue 39, item 8 (re-test): after `rm db; set db fresh; trash empty` on main, a `git merge`
+    /// of a branch that only set another entry brought db's removed line (old1) back as the new
+    /// entry's history; `vaultfile merge --base` did the same.
+    @Test func test_gitMerge_keepsARemovedLineThatOneSideEmptiedOutOfTheNewEntry() throws {
+        var cli = try CLI.gitRepository()
+        try cli.write("pw", Array("pw".utf8))
+        try cli.write(".gitignore", Array("/state/\n/pw\n".utf8))
+        cli.environment["VAULTFILE_PASSWORD_FILE"] = cli.path("pw")
+        try cli.initVault("t.vault")
+        #expect(try cli.run(["git", "setup"]).status == 0)
+        func run(_ arguments: [String], _ value: String = "") throws {
+            let result = try cli.run(arguments + ["--vault", cli.path("t.vault")], stdin: Array(value.utf8))
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        try run(["history", "--enable"])
+        try run(["set", "db"], "OLD1")
+        try run(["set", "db"], "OLD2")
+        try git(cli, "add -A && git commit -qm base && git checkout -qb f")
+        try run(["set", "other"], "x")
+        try git(cli, "commit -qam f && git checkout -q main")
+        try run(["rm", "db"])
+        try run(["set", "db"], "fresh")
+        try run(["trash", "empty"])
+        try git(cli, "commit -qam main")
+        try git(cli, "show f:t.vault > f.vault && git show HEAD~1:t.vault > base.vault && cp t.vault main.vault")
+        try git(cli, "merge -q --no-edit f")
+        let history = try cli.run(["history", "db", "--show", "--vault", cli.path("t.vault")])
+        #expect(history.status == 0 && !history.text.contains("OLD"), "\(history.text) \(history.stderr)")
+        #expect(try cli.run(["get", "other", "--vault", cli.path("t.vault")]).text == "x")
+        // The same through vaultfile merge --base, outside git.
+        let merged = try cli.run(["merge", cli.path("main.vault"), cli.path("f.vault"), "--base", cli.path("base.vault")],
+                                 extra: ["VAULTFILE_ROLLBACK_CHECK": "off"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let outside = try cli.run(["history", "db", "--show", "--vault", cli.path("main.vault")], extra: ["VAULTFILE_ROLLBACK_CHECK": "off"])
+        #expect(outside.status == 0 && !outside.text.contains("OLD"), "\(outside.text) \(outside.stderr)")
+    }
+
+    /// A new entry under a removed one's name drops the removed one's versions from the trash:
+    /// a one-line note on stderr says so (before, silently); stdout stays as scripts know it.
+    @Test func test_set_onARemovedNameNotesTheDroppedVersionsOnStderr() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+        for value in ["1", "2"] { #expect(try cli.run(["set", "db"] + cli.unlock(), stdin: Array(value.utf8)).status == 0) }
+        #expect(try cli.run(["set", "src"] + cli.unlock(), stdin: Array("s".utf8)).status == 0)
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        let set = try cli.run(["set", "db"] + cli.unlock(), stdin: Array("fresh".utf8))
+        #expect(set.status == 0 && set.text.isEmpty, "\(set.stderr)")
+        #expect(set.stderr == "vaultfile: note: the removed 'db' in the trash and its 2 versions were dropped: a new entry took its name\n")
+        #expect(try cli.run(["rm", "db"] + cli.unlock()).status == 0)
+        let copied = try cli.run(["cp", "src", "db"] + cli.unlock())
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stderr.contains("the removed 'db' in the trash and its 1 version were dropped"), "\(copied.stderr)")
+        // A name that was never removed, and a second set, say nothing.
+        let plain = try cli.run(["set", "db"] + cli.unlock(), stdin: Array("again".utf8))
+        #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.stderr)")
+    }
 }

@@ -53,7 +53,7 @@ import Testing
             let result = try cli.run(write.arguments, stdin: Array(write.stdin.utf8), extra: ["VAULTFILE_STATE_DIR": folder])
             #expect(result.status == 2, "\(write.arguments): \(result.stderr)")
             #expect(result.stderr.contains("vaultfile: error: the state folder \(folder) has mode 0777, which lets group or others write it "
-                                           + "(owner uid \(geteuid())"), "\(result.stderr)")
+                                           + "(owned by you, uid \(geteuid())"), "\(result.stderr)")
             #expect(result.stderr.contains("can delete the records that refuse older copies; refusing to write through it, so nothing was written"),
                     "\(result.stderr)")
             #expect(result.stderr.contains("vaultfile: hint: run 'chmod 700 \(folder)'"), "\(result.stderr)")
@@ -106,5 +106,26 @@ import Testing
         #expect(try cli.run(["set", "k"] + cli.unlock(), stdin: Array("x".utf8), extra: ["VAULTFILE_STATE_DIR": folder]).status == 0)
         #expect(try cli.recordedGeneration(of: "t.vault", state: folder) == 4)
         #expect(try FileManager.default.attributesOfItem(atPath: cli.stateDirectory)[.posixPermissions] as? Int == 0o700)
+    }
+
+    /// A folder missing at the command's check that another user makes 0777 during the password
+    /// prompt: the write path checks the folder it writes into, and records nothing there. (Before,
+    /// the records went into it without a word.)
+    @Test(.enabled(if: geteuid() == 0, "needs root to act as another user: skipped"))
+    func test_update_refusesAStateFolderAnotherUserMadeDuringThePrompt() throws {
+        var cli = try CLI()
+        cli.environment["VAULTFILE_QUIET_WEAK_KDF"] = "1"
+        try cli.initVault()
+        let shared = cli.path("shared777")
+        #expect(mkdir(shared, 0o777) == 0 && chmod(shared, 0o777) == 0 && chmod(cli.directory.url.path, 0o755) == 0)
+        let folder = shared + "/x"
+        let planting = "setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m777 \(folder); cat \(cli.path("pw"))"
+        let result = try cli.run(["set", "a", "--vault", cli.path("t.vault"), "--password-command", planting],
+                                 stdin: Array("v".utf8), extra: ["VAULTFILE_STATE_DIR": folder])
+        var info = stat()
+        #expect(stat(folder, &info) == 0 && info.st_uid == 65534, "the other user made the folder: \(result.stderr)")
+        #expect(result.stderr.contains("the state folder \(folder) cannot be used: it belongs to uid 65534"), "\(result.stderr)")
+        #expect(result.stderr.contains("nothing was recorded there"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "no record, no lock file")
     }
 }

@@ -208,7 +208,8 @@ public struct AgentKeyring: Sendable {
         held.map { vaultID, vault in
             let left = vault.expiry().map { max(0, ($0 - now).rounded(.up)) } ?? 0
             return AgentStatus.Vault(vaultID: vaultID, keyCount: UInt16(vault.keys.count), timeoutSeconds: vault.timeoutSeconds,
-                                     idleSecondsLeft: UInt32(min(left, Double(UInt32.max))), path: vault.path)
+                                     idleSecondsLeft: UInt32(min(left, Double(UInt32.max))), path: vault.path,
+                                     confirms: !vault.confirmCommand.isEmpty)
         }
         .sorted { $0.path != $1.path ? $0.path < $1.path : $0.vaultID.lexicographicallyPrecedes($1.vaultID) }
     }

@@ -206,14 +206,17 @@ public struct AgentStatus: Equatable, Sendable {
         public var idleSecondsLeft: UInt32
         /// The path last seen for it.
         public var path: String
+        /// Whether a confirm command guards its hand-outs (never the command itself).
+        public var confirms: Bool
 
         /// A status line's data.
-        public init(vaultID: [UInt8], keyCount: UInt16, timeoutSeconds: UInt32, idleSecondsLeft: UInt32, path: String) {
+        public init(vaultID: [UInt8], keyCount: UInt16, timeoutSeconds: UInt32, idleSecondsLeft: UInt32, path: String, confirms: Bool = false) {
             self.vaultID = vaultID
             self.keyCount = keyCount
             self.timeoutSeconds = timeoutSeconds
             self.idleSecondsLeft = idleSecondsLeft
             self.path = path
+            self.confirms = confirms
         }
     }
 
@@ -295,6 +298,7 @@ public enum AgentResponse: Sendable {
                 sink.append(vault.timeoutSeconds)
                 sink.append(vault.idleSecondsLeft)
                 sink.appendAgentString(vault.path)
+                sink.append(UInt8(vault.confirms ? 1 : 0))
             }
         case .failed(let message):
             sink.appendAgentString(message)
@@ -335,7 +339,10 @@ public enum AgentResponse: Sendable {
                 let timeout = try reader.uint32("the timeout of vault \(index)")
                 let left = try reader.uint32("the idle time left of vault \(index)")
                 let path = try reader.string("the path of vault \(index)", limit: AgentProtocol.maxPathLength)
-                vaults.append(AgentStatus.Vault(vaultID: vaultID, keyCount: keys, timeoutSeconds: timeout, idleSecondsLeft: left, path: path))
+                let vaultFlags = try reader.byte("the flags of vault \(index)")
+                guard vaultFlags <= 1 else { throw .malformed("unknown flags 0x\(String(vaultFlags, radix: 16)) of vault \(index)") }
+                vaults.append(AgentStatus.Vault(vaultID: vaultID, keyCount: keys, timeoutSeconds: timeout, idleSecondsLeft: left, path: path,
+                                                confirms: vaultFlags == 1))
             }
             response = .status(AgentStatus(pid: pid, startedByUnlock: flags == 1, vaults: vaults))
         case 5: response = .failed(try reader.string("the message", limit: AgentProtocol.maxPathLength))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultModel
 
 // MARK: - Whose the state folder is
 
@@ -28,11 +29,19 @@ extension StateFolder {
 
         /// The folder, as a message names it with its owner and mode.
         public var description: String {
+            "the state folder \(folder) \(why): whoever else can write it can delete the records that refuse older copies"
+        }
+
+        /// What is wrong, for a `Problem`'s reason: "it belongs to uid 65534 (nobody), …".
+        public var reason: String { "it \(why): whoever else can write it can delete the records that refuse older copies" }
+
+        /// Its owner and mode, and which of them breaks the rule.
+        private var why: String {
             let mode = PrivateFolderRule.octal(mode_t(self.mode))
             let owner = PrivateFolderRule.userName(uid_t(self.owner))
-            let why = othersOwn ? "belongs to \(owner), not to you (uid \(geteuid())), and has mode \(mode)"
-                : "has mode \(mode), which lets group or others write it (owner \(owner))"
-            return "the state folder \(folder) \(why): whoever else can write it can delete the records that refuse older copies"
+            if othersOwn { return "belongs to \(owner), not to you (uid \(geteuid())), and has mode \(mode)" }
+            let whose = uid_t(self.owner) == geteuid() ? "owned by you, \(owner)" : "owner \(owner)"
+            return "has mode \(mode), which lets group or others write it (\(whose))"
         }
 
         /// What to do about it.
@@ -48,6 +57,22 @@ extension StateFolder {
     public func ownershipProblem() -> Unsafe? {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return unsafe(info)
+    }
+
+    /// The same rule, checked on a descriptor of the folder (opened following links, as the
+    /// records are written): the check of the write path, once the folder exists.
+    func ownershipProblemOfFolder() throws(Problem) -> Unsafe? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Problem(folder: path, reason: "opening \(path) failed: \(errnoText(errno))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Problem(folder: path, reason: "reading the status of \(path) failed: \(errnoText(errno))") }
+        return unsafe(info)
+    }
+
+    /// What breaks the rule in the folder `info` describes, or nil.
+    private func unsafe(_ info: stat) -> Unsafe? {
         guard let breach = PrivateFolderRule.breach(of: info, forbidden: 0o022) else { return nil }
         let othersOwn: Bool
         switch breach {

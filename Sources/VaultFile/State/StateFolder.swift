@@ -109,6 +109,9 @@ public struct StateFolder: Sendable, Equatable {
     @discardableResult
     public func update(_ name: String, _ change: ([UInt8]?) -> [UInt8]?) throws(Problem) -> Bool {
         try createIfMissing()
+        // Checked again on the folder written into, once it exists: one that was missing at the
+        // command's check may have been made since by another user (during a password prompt).
+        if let unsafe = try ownershipProblemOfFolder() { throw Problem(folder: path, reason: unsafe.reason + "; nothing was recorded there") }
         let lock: FileLock
         do {
             lock = try FileLock(path: path + "/" + Self.lockName, timeout: Self.lockTimeout)

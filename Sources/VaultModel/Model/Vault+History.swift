@@ -15,6 +15,9 @@ struct HistoryState: Sendable {
     var stored: StoredHistory?
     /// Records changed since decryption, by name; an empty list removes the record.
     var changes: [[UInt8]: [EntryVersion]] = [:]
+    /// The removed entries whose versions a new entry under their name dropped since decryption,
+    /// with how many versions each had (`Vault.endedRemovedLines`); not part of equality.
+    var endedLines: [[UInt8]: Int] = [:]
     /// False once an entry went into the trash: the trash limit is applied before the next seal
     /// (`trimTrashIfNeeded`), not after each removal, so that `rm -r` of many entries stays linear.
     var trashTrimmed = true
@@ -293,44 +296,6 @@ extension Vault {
     /// Notes that an entry went into the trash: the limit is applied before the next seal.
     mutating func trashNeedsTrimming() {
         historyState?.trashTrimmed = false
-    }
-}
-
-// MARK: - Merging histories
-
-extension Vault {
-    /// Gives a merged vault the history of both sides: every version either side kept (equal
-    /// versions once), newest first by when they were replaced, within the merged policy; the
-    /// versions of a side's removed entry only when the merged vault has no entry of that name.
-    ///
-    /// The policy merges as a part of an entry does: a change on one side only is taken (so
-    /// turning history on or off on a branch survives the merge); without `base`, or when both
-    /// sides changed it differently, a side that keeps history wins over one that keeps none,
-    /// and ours over theirs: a merge never drops history by itself.
-    package mutating func mergeHistory(base: Vault?, ours: Vault, theirs: Vault) throws(VaultError) {
-        let o = ours.historyPolicy, t = theirs.historyPolicy
-        let policy: HistoryPolicy?
-        if o == t { policy = o } else if let base, base.historyPolicy == o { policy = t } else if let base, base.historyPolicy == t { policy = o } else { policy = o ?? t }
-        guard let policy else {
-            historyState = nil
-            return
-        }
-        var state = HistoryState(policy: policy)
-        let sides = [ours, theirs].compactMap { side in side.historyState.map { (vault: side, history: $0) } }
-        var names = Set<[UInt8]>()
-        for side in sides { names.formUnion(try side.history.names()) }
-        for key in names {
-            var versions: [EntryVersion] = []
-            // A removed entry's line never joins a live one (Vault+HistoryLines.swift): where the
-            // merged vault has an entry of that name, only a side that has one too gives versions.
-            let live = contains(key: key)
-            for side in sides where !live || side.vault.contains(key: key) {
-                for version in try side.history.versions(forKey: key) where !versions.contains(version) { versions.append(version) }
-            }
-            try state.setVersions(versions.sorted { $0.replaced > $1.replaced }, forKey: key)
-        }
-        historyState = state
-        try trimTrash()
     }
 }
 

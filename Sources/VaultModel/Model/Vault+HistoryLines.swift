@@ -17,7 +17,11 @@ extension Vault {
         historyState = nil  // no second copy of the state while it changes
         defer { historyState = state }
         try state.index()
-        if !(try state.versions(forKey: key)).isEmpty { try state.setVersions([], forKey: key) }
+        let dropped = try state.versions(forKey: key).count
+        if dropped > 0 {
+            try state.setVersions([], forKey: key)
+            state.endedLines[key, default: 0] += dropped
+        }
     }
 
     /// Ends the removed lines of the names of `trashed` (`removedNames()` before a bulk put) that
@@ -27,7 +31,19 @@ extension Vault {
         guard !reused.isEmpty, var state = historyState else { return }
         historyState = nil
         defer { historyState = state }
-        for key in reused { try state.setVersions([], forKey: key) }
+        for key in reused {
+            let dropped = try state.versions(forKey: key).count
+            try state.setVersions([], forKey: key)
+            if dropped > 0 { state.endedLines[key, default: 0] += dropped }
+        }
+    }
+
+    /// The removed entries (in the trash) whose versions were dropped since the vault was read,
+    /// because a new entry took their name (`set`, `cp`, `mv`, `import`), with how many versions
+    /// each had, sorted by name: what a command tells the user it dropped.
+    public var endedRemovedLines: [(name: String, versions: Int)] {
+        (historyState?.endedLines ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            .map { (name: String(decoding: $0.key, as: UTF8.self), versions: $0.value) }
     }
 
     /// The names in the trash (history without an entry), for a bulk put that adds many entries:

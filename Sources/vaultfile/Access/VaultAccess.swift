@@ -2,6 +2,7 @@ import KDF
 import SecureMemory
 import VaultAgent
 import VaultFormat
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,10 +41,20 @@ extension UnlockOptions {
     func update<R>(askingAgent: Bool = true, _ edit: (UnlockedVault) throws -> R) throws -> R {
         let rollback = try rollbackCheck(writing: true)
         defer { Self.report(rollback) }
-        return try location.store.edit(with: try unlocker(askingAgent: askingAgent), rollback: rollback) { unlocked in
+        var ended: [(name: String, versions: Int)] = []
+        let result = try location.store.edit(with: try unlocker(askingAgent: askingAgent), rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
-            return try edit(unlocked)
+            let result = try edit(unlocked)
+            ended = unlocked.vault.endedRemovedLines
+            return result
         }
+        // Once written: a new entry under a removed one's name dropped that one's versions from the trash.
+        for line in ended {
+            let versions = line.versions == 1 ? "1 version" : "\(line.versions) versions"
+            Messages.note("the removed '\(EntryName.escapingFormatCharacters(line.name))' in the trash and its \(versions) "
+                          + "were dropped: a new entry took its name")
+        }
+        return result
     }
 
     /// Rotates the file key under the vault's lock (`passwd`, `slot rm`, `rekey`): opened with a

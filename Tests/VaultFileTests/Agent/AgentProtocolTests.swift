@@ -159,10 +159,10 @@ import Testing
         #expect(body(AgentResponse.noKey.frame()) == [2, 2])
         #expect(body(AgentResponse.forgotten(2).frame()) == [2, 3, 2, 0, 0, 0])
         let status = AgentStatus(pid: 0x0102, startedByUnlock: true, vaults: [
-            AgentStatus.Vault(vaultID: vaultID, keyCount: 2, timeoutSeconds: 900, idleSecondsLeft: 60, path: "/v"),
+            AgentStatus.Vault(vaultID: vaultID, keyCount: 2, timeoutSeconds: 900, idleSecondsLeft: 60, path: "/v", confirms: true),
         ])
         #expect(body(AgentResponse.status(status).frame()) == [2, 4, 2, 1, 0, 0, 1, 1, 0] + vaultID + [2, 0, 0x84, 3, 0, 0, 60, 0, 0, 0, 2, 0]
-            + Array("/v".utf8))
+            + Array("/v".utf8) + [1])
         #expect(body(AgentResponse.failed("no").frame()) == [2, 5, 2, 0] + Array("no".utf8))
         #expect(body(AgentResponse.denied.frame()) == [2, 6])
         #expect(body(AgentResponse.confirming.frame()) == [2, 7])
@@ -171,7 +171,7 @@ import Testing
 
     @Test func test_responseDecode_roundTripsAndCutsLongMessages() throws {
         let status = AgentStatus(pid: 7, startedByUnlock: false, vaults: [
-            AgentStatus.Vault(vaultID: vaultID, keyCount: 1, timeoutSeconds: 0, idleSecondsLeft: 0, path: "/a"),
+            AgentStatus.Vault(vaultID: vaultID, keyCount: 1, timeoutSeconds: 0, idleSecondsLeft: 0, path: "/a", confirms: true),
             AgentStatus.Vault(vaultID: Array(repeating: 0, count: 16), keyCount: 3, timeoutSeconds: 5, idleSecondsLeft: 4, path: ""),
         ])
         guard case .status(let decoded) = try decodeResponse(body(AgentResponse.status(status).frame())) else { Issue.record("not a status"); return }

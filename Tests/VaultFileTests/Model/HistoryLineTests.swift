@@ -113,4 +113,36 @@ import Testing
         #expect(gone.vault.entry("db") == nil)
         #expect(try gone.vault.trash().first?.versions.contains { $0.entry.value == Array("old1".utf8) } == true)
     }
+
+    // MARK: - Three-way merge of versions
+
+    @Test func test_mergeHistory_keepsWhatOneSideDroppedSinceBaseDropped() throws {
+        var base = Vault(history: .standard)
+        try base.setValue(Array("old1".utf8), for: "db", now: 10)
+        try base.setValue(Array("old2".utf8), for: "db", now: 20)
+        try base.setValue([1], for: "kept", now: 20)
+        try base.setValue([2], for: "kept", now: 21)
+        var ours = base, theirs = base
+        // Ours: a new db under the reused name, then the removed line emptied from the trash.
+        try ours.remove("db", now: 30)
+        try ours.setValue(Array("fresh".utf8), for: "db", now: 40)
+        try ours.emptyTrash()
+        try ours.pruneHistory(of: "kept")
+        // Theirs: an unrelated change, and a version of its own added to kept.
+        try theirs.setValue([9], for: "other", now: 32)
+        try theirs.setValue([3], for: "kept", now: 33)
+        #expect(try ours.history(of: "db").isEmpty)
+        for merged in [try VaultMerge.merge(base: base, ours: ours, theirs: theirs),
+                       try VaultMerge.merge(base: base, ours: theirs, theirs: ours)] {
+            #expect(merged.vault.entry("db")?.value == Array("fresh".utf8), "\(merged.conflicts)")
+            #expect(try merged.vault.history(of: "db").isEmpty, "old1 and old2 were dropped on one side")
+            #expect(try !keptValues(merged.vault).contains(Array("old1".utf8)))
+            // kept: [1] was pruned on one side; [2], superseded on theirs only, is a version since base.
+            #expect(merged.vault.entry("kept")?.value == [3])
+            #expect(try merged.vault.history(of: "kept").map(\.entry.value) == [[2]])
+        }
+        // Without the drop on either side, every version stays.
+        let unchanged = try VaultMerge.merge(base: base, ours: base, theirs: theirs)
+        #expect(try unchanged.vault.history(of: "db").map(\.entry.value) == [Array("old1".utf8)])
+    }
 }

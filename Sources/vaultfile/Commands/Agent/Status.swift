@@ -5,8 +5,8 @@ import VaultModel
 struct AgentStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left).",
-        discussion: "Never shows a key. With no agent running it says so and exits 0 ('running': false in JSON).")
+        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left, confirm command set).",
+        discussion: "Never shows a key, nor the confirm command itself (only whether one is set). With no agent running it says so and exits 0 ('running': false in JSON).")
 
     @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
@@ -38,6 +38,7 @@ struct AgentStatusCommand: ParsableCommand {
                         ("keys", .int(Int64(vault.keyCount))),
                         ("timeout_seconds", vault.timeoutSeconds == 0 ? .null : .int(Int64(vault.timeoutSeconds))),
                         ("idle_seconds_left", vault.timeoutSeconds == 0 ? .null : .int(Int64(vault.idleSecondsLeft))),
+                        ("confirm_command", .bool(vault.confirms)),
                     ])
                 })),
             ]).text)
@@ -50,7 +51,8 @@ struct AgentStatusCommand: ParsableCommand {
             let keys = vault.keyCount == 1 ? "1 key" : "\(vault.keyCount) keys"
             let left = vault.timeoutSeconds == 0 ? "until 'vaultfile lock'"
                 : "\(AgentTimeout.text(vault.idleSecondsLeft)) of idle time left (timeout \(AgentTimeout.text(vault.timeoutSeconds)))"
-            lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left)")
+            let confirm = vault.confirms ? "a confirm command approves each hand-out" : "no confirm command"
+            lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left), \(confirm)")
         }
         try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
     }

@@ -128,8 +128,13 @@ struct ErrorReport: Equatable {
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"
         case .staleCopy(let path, _, let newer):
-            return "if this copy is the one to keep, run the command again with --allow-rollback (it then becomes the newest); "
-                + "to combine both copies' changes use \(mergeCommand(path, newer.path))"
+            // Merge first: --allow-rollback would leave the newer copy's changes behind, and this copy may have its own.
+            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest)"
+            guard !newer.path.isEmpty, newer.path != path else {
+                return "to keep both copies' changes, find the newer copy (generation \(newer.generation)) and combine them with "
+                    + "\(mergeCommand(path, path)), which writes the result to both; \(rollback)"
+            }
+            return "to keep both copies' changes, combine them with \(mergeCommand(path, newer.path)), which writes the result to both; \(rollback)"
         case .divergedCopy(let path, _, let other):
             // Never --allow-rollback here: it would leave the other copy's changes behind.
             return "combine the two copies with \(mergeCommand(path, other.path)), which writes the result to both"
@@ -203,7 +208,8 @@ struct ErrorReport: Equatable {
             return "its file key changed since it was unlocked (or this is another vault with the same id): "
                 + "'vaultfile lock --vault \(shellWord(path))' forgets the old keys, then unlock again"
         case .agentChangeDenied:
-            return "the confirm command set at the first unlock decides such changes; 'vaultfile lock' then 'vaultfile unlock' starts afresh"
+            return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
+                + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
         case .noMatch(_, let searchedValues, let caseSensitive):
             var ways: [String] = []
             if caseSensitive { ways.append("-i ignores case") }

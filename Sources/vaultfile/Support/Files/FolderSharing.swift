@@ -14,12 +14,13 @@ import Glibc
 enum FolderSharing {
     /// What lets other users replace files in the folder `info` describes ("is writable by every
     /// user", "is writable by group staff", "belongs to user alice"), or nil when nothing does.
-    static func othersWhoMayReplaceFiles(in info: stat) -> String? {
+    /// `aclWriters` is what its access ACL grants (`FolderACL`), read by the caller.
+    static func othersWhoMayReplaceFiles(in info: stat, aclWriters: String?) -> String? {
         guard info.st_mode & S_ISVTX == 0 else { return nil }
         if info.st_mode & S_IWOTH != 0 { return "is writable by every user" }
         if info.st_uid != 0 && info.st_uid != geteuid() { return "belongs to \(userName(info.st_uid))" }
         if info.st_mode & S_IWGRP != 0, groupHasOtherMembers(info.st_gid) { return "is writable by \(groupName(info.st_gid)), which has other members" }
-        return nil
+        return aclWriters
     }
 
     /// What lets another user replace an entry of a folder, for a walk that looks an entry up in it.
@@ -36,12 +37,13 @@ enum FolderSharing {
 
     /// What lets a user other than this one replace an entry of the folder `info` describes (the
     /// entry `entryOwner` owns, when it is known), or nil when nothing does: the rule of every
-    /// folder on the way of an `--out` file (`OutputFolder`).
-    static func whoMayReplace(in info: stat, entryOwner: uid_t?) -> Problem? {
+    /// folder on the way of an `--out` file (`OutputFolder`). `aclWriters` is what the folder's
+    /// access ACL grants (`FolderACL`).
+    static func whoMayReplace(in info: stat, aclWriters: String?, entryOwner: uid_t?) -> Problem? {
         if info.st_uid != 0 && info.st_uid != geteuid() { return .ownedByAnotherUser(userName(info.st_uid)) }
         let shared: String? = info.st_mode & S_IWOTH != 0 ? "is writable by every user"
             : info.st_mode & S_IWGRP != 0 && groupHasOtherMembers(info.st_gid) ? "is writable by \(groupName(info.st_gid)), which has other members"
-            : nil
+            : aclWriters
         guard let shared else { return nil }
         guard info.st_mode & S_ISVTX != 0 else { return .sharedWithoutStickyBit(shared) }
         if let entryOwner, entryOwner != 0, entryOwner != geteuid() { return .entryOfAnotherUser(userName(entryOwner)) }

@@ -113,7 +113,7 @@ final class OutputFolder {
             var entryInfo = stat()
             if fstatat(folder, entry, &entryInfo, AT_SYMLINK_NOFOLLOW) == 0 { owner = entryInfo.st_uid }
         }
-        guard let problem = FolderSharing.whoMayReplace(in: info, entryOwner: owner) else { return }
+        guard let problem = FolderSharing.whoMayReplace(in: info, aclWriters: FolderACL.otherWriters(ofDescriptor: folder), entryOwner: owner) else { return }
         let hint = "write into a folder that other users cannot write to"
         switch (problem, entry) {
         case (.sharedWithoutStickyBit(let who), nil):

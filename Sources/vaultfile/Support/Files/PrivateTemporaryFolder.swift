@@ -130,7 +130,7 @@ final class PrivateTemporaryFolder: Sendable {
             close(fd)
             throw CLIError.io(operation: "checking", path: base, errno: code)
         }
-        var problem = Self.problem(with: info).map { (base, $0) }
+        var problem = Self.problem(with: info, aclWriters: FolderACL.otherWriters(ofDescriptor: fd)).map { (base, $0) }
         // The folders above, by the path the descriptor has (links resolved): one another user could
         // rename would let them swap the whole base. Checked as they are; each can change only if one is unsafe.
         if problem == nil, let resolved = pathOf(fd) {
@@ -139,7 +139,7 @@ final class PrivateTemporaryFolder: Sendable {
                 ancestor = slash == ancestor.startIndex ? "/" : String(ancestor[..<slash])
                 var above = stat()
                 guard lstat(ancestor, &above) == 0 else { break }
-                if let found = Self.problem(with: above) { problem = (ancestor, found); break }
+                if let found = Self.problem(with: above, aclWriters: FolderACL.otherWriters(atPath: ancestor)) { problem = (ancestor, found); break }
             }
         }
         guard let (folder, why) = problem else { return fd }
@@ -151,12 +151,12 @@ final class PrivateTemporaryFolder: Sendable {
     }
 
     /// What lets another user change the folder `info` describes, or nil.
-    private static func problem(with info: stat) -> String? {
+    private static func problem(with info: stat, aclWriters: String?) -> String? {
         guard info.st_mode & S_IFMT == S_IFDIR else { return "is not a folder" }
         if info.st_uid != 0 && info.st_uid != geteuid() {
             return "belongs to " + (getpwuid(info.st_uid).map { "user \(String(cString: $0.pointee.pw_name)) (uid \(info.st_uid))" } ?? "user id \(info.st_uid)")
         }
-        return FolderSharing.othersWhoMayReplaceFiles(in: info).map { $0 + " and has no sticky bit" }
+        return FolderSharing.othersWhoMayReplaceFiles(in: info, aclWriters: aclWriters).map { $0 + " and has no sticky bit" }
     }
 
     /// The path the kernel has for the open folder `fd` (/proc/self/fd), or nil.

@@ -63,6 +63,11 @@ enum Messages {
         write("vaultfile: warning: " + escaped(text))
     }
 
+    /// `vaultfile: note: …`: something the command did that the user may not expect (one line).
+    static func note(_ text: String) {
+        write("vaultfile: note: " + escaped(text))
+    }
+
     /// A plain informational line on stderr. The one kind of message that may span lines (the
     /// advice of `git setup`): its newlines are kept, every other control is escaped.
     static func info(_ text: String) {
