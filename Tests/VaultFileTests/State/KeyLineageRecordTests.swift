@@ -5,7 +5,7 @@ import Testing
 @testable import VaultFormat
 @testable import VaultModel
 
-/// The record of `RetiredKeys` (version 2, reading version 1) and the rules of `KeyLineage` on it,
+/// The record of `RetiredKeys` (version 3, reading versions 1 and 2) and the rules of `KeyLineage` on it,
 /// without a vault: what is read, what is kept, what a damaged record does.
 @Suite struct KeyLineageRecordTests {
     private func id(_ byte: UInt8) -> String { String(repeating: String(format: "%02x", byte), count: 16) }
