@@ -66,7 +66,14 @@ public struct RefusedMergeSide: Equatable, Sendable, CustomStringConvertible {
     public let why: VaultError
 
     public var description: String {
-        "the merge left out the keyslots and file key of \(role) (\(path)) and kept those of \(kept): \(why)"
+        let reason: String
+        switch why {
+        case .refusedCopy(let path, let refusal): reason = refusal.describing(path)
+        case .sealedUnderRetiredKey(let path, let retired):
+            reason = "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)), which whoever lost access then holds"
+        default: reason = "\(why)"
+        }
+        return "the merge left out the keyslots, file key and generation of \(role) (\(path)) and kept those of \(kept): \(reason)"
     }
 }
 

@@ -164,8 +164,14 @@ struct ErrorReport: Equatable {
             return "write to the newer copy instead; if this one is to be kept, \(check) and run 'vaultfile rekey' on it, or merge it "
                 + "with the newer copy ('vaultfile merge', or 'git merge' of the branch that rotated the key)"
         case .retiredSlotKey, .holdsRetiredSlotKey, .unknownLineage:
-            return "write no secret into it before you know where it came from: \(check) (the x25519: fingerprints above are in its "
-                + "FINGERPRINT column); if it is a rotation you or another member made on another machine, run the command again with "
+            let compare: String
+            if case .unknownLineage(_, let expected) = why {
+                compare = expected.isEmpty ? "" : " (the x25519: fingerprint above is in the FINGERPRINT column of your own copy's list)"
+            } else {
+                compare = " (the x25519: fingerprints above are in its FINGERPRINT column)"
+            }
+            return "write no secret into it before you know where it came from: \(check)\(compare); if it is a rotation you or another "
+                + "member made on another machine, run the command again with "
                 + "--accept-rotation (this machine then takes it); else put your own copy back (a backup, 'git checkout'), or keep your "
                 + "keys with 'vaultfile merge YOUR-COPY THIS-COPY'"
         case .wouldKeepRetiredSlotKey(let slots, _, _):
