@@ -3,24 +3,34 @@
 /// Why this machine does not take a copy of a vault for one written by its members (docs/SECURITY.md,
 /// "A removed member's planted copy"): the rules of `KeyLineage` in the state folder. Declared
 /// here, beside `VaultError`, whose `refusedCopy` carries it. A copy refused so is read with a
-/// warning, written never (exit 7), and records nothing on this machine.
+/// warning, written never (exit 7), and records nothing on this machine. Fingerprints are the
+/// `x25519:` ones of `vaultfile slot list` (docs/FORMAT.md), computed from the copy's own metadata
+/// (or, for the keys a copy lacks, kept in the record); nil or empty when none is known.
 public enum LineageRefusal: Equatable, Sendable {
     /// Sealed under a file key that a newer copy under another key superseded here, on `since`
     /// (seconds since 1970): the vault's file key was rotated since.
     case supersededFileKey(since: Int64)
-    /// Opened through keyslot `slot`, whose public key was retired here on `retired` (a removal, a
-    /// re-salt or a password change replaced it): whoever knew that key can write a copy it opens.
-    case retiredSlotKey(slot: Int, retired: Int64)
-    /// Sealed under a file key this machine has not seen, with no keyslot holding the key that the
-    /// rotation run here on `rotated` minted for the slot it re-salted: not a descendant of it.
-    case unknownLineage(rotated: Int64)
+    /// Opened through keyslot `slot` (fingerprint `fingerprint`), whose public key was retired here
+    /// on `retired` (a removal, a re-salt or a password change replaced it): whoever knew that key
+    /// can write a copy it opens.
+    case retiredSlotKey(slot: Int, retired: Int64, fingerprint: String?)
+    /// Holds keyslots `slots` (fingerprints `fingerprints`) whose public keys were retired here, the
+    /// first on `retired`, though another slot opened it: a copy of the members' holds none.
+    case holdsRetiredSlotKey(slots: [Int], retired: Int64, fingerprints: [String])
+    /// A write whose result would still hold keyslots `slots` (fingerprints `fingerprints`), whose
+    /// keys were retired here, the first on `retired`: a rotation would re-wrap the new file key to them.
+    case wouldKeepRetiredSlotKey(slots: [Int], retired: Int64, fingerprints: [String])
+    /// Sealed under a file key this machine has not seen, with no keyslot holding one of the keys of
+    /// this machine's lineage (`expected`: their fingerprints), the newest from `rotated`: not a
+    /// descendant of the rotation run here.
+    case unknownLineage(rotated: Int64, expected: [String])
 
     /// Whether `--accept-rotation` takes the copy (and adopts it): a rotation made elsewhere by a
-    /// member is the innocent reason for both, and only a person who checked the slots can tell.
+    /// member is the innocent reason for these, and only a person who checked the slots can tell.
     public var canBeAccepted: Bool {
         switch self {
         case .supersededFileKey: return false
-        case .retiredSlotKey, .unknownLineage: return true
+        case .retiredSlotKey, .holdsRetiredSlotKey, .wouldKeepRetiredSlotKey, .unknownLineage: return true
         }
     }
 
@@ -29,24 +39,45 @@ public enum LineageRefusal: Equatable, Sendable {
     public var letsARotationThrough: Bool {
         switch self {
         case .supersededFileKey: return true
-        case .retiredSlotKey, .unknownLineage: return false
+        case .retiredSlotKey, .holdsRetiredSlotKey, .wouldKeepRetiredSlotKey, .unknownLineage: return false
         }
     }
 
     /// What it says of the copy at `path`, as the rest of a sentence that starts with the path.
     public func describing(_ path: String) -> String {
+        let planted = "may have been written by someone who no longer holds a slot"
         switch self {
         case .supersededFileKey(let since):
             return "\(path) is sealed under a file key that a newer copy under another key replaced (seen here on \(utcText(seconds: since))): "
-                + "the copy may have been written by someone who no longer holds a slot, and new secrets written there would be readable by them"
-        case .retiredSlotKey(let slot, let retired):
-            return "\(path) was opened through keyslot \(slot), whose public key was retired here on \(utcText(seconds: retired)) "
-                + "('slot rm', 'rekey' or 'passwd' replaced or removed it): whoever knew that key, a removed member among them, can write a "
-                + "copy it opens, so this copy may have been written by someone who no longer holds a slot"
-        case .unknownLineage(let rotated):
-            return "\(path) is sealed under a file key this machine has not seen, and none of its keyslots holds the key that the rotation "
-                + "run here on \(utcText(seconds: rotated)) gave the slot it re-salted: it does not descend from that rotation, and may have "
-                + "been written by someone who no longer holds a slot"
+                + "the copy \(planted), and new secrets written there would be readable by them"
+        case .retiredSlotKey(let slot, let retired, let fingerprint):
+            return "\(path) was opened through keyslot \(slot)\(Self.named(fingerprint.map { [$0] } ?? [])), whose public key was retired "
+                + "here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or 'passwd' replaced or removed it): whoever knew that key, a "
+                + "removed member among them, can write a copy it opens, so this copy \(planted)"
+        case .holdsRetiredSlotKey(let slots, let retired, let fingerprints):
+            return "\(path) holds \(Self.keyslots(slots))\(Self.named(fingerprints)), whose public key was retired here (first on "
+                + "\(utcText(seconds: retired)): 'slot rm', 'rekey' or 'passwd' replaced or removed it), which no copy of the members "
+                + "holds: whoever knew that key, a removed member among them, can write a copy like this one, so this copy \(planted)"
+        case .wouldKeepRetiredSlotKey(let slots, let retired, let fingerprints):
+            return "writing \(path) would keep \(Self.keyslots(slots))\(Self.named(fingerprints)), whose public key was retired here (first "
+                + "on \(utcText(seconds: retired))): the new version would still open for whoever knew that key, a removed member among them"
+        case .unknownLineage(let rotated, let expected):
+            let keys = expected.isEmpty ? "the key" : "a key (\(expected.joined(separator: ", ")))"
+            return "\(path) is sealed under a file key this machine has not seen, and none of its keyslots holds \(keys) of the lineage "
+                + "taken here since the rotation run here on \(utcText(seconds: rotated)): it does not descend from that rotation, and "
+                + "\(planted)"
         }
+    }
+
+    /// " (x25519:…)" for the fingerprints `fingerprints`, or nothing.
+    private static func named(_ fingerprints: [String]) -> String {
+        fingerprints.isEmpty ? "" : " (" + fingerprints.joined(separator: ", ") + ")"
+    }
+
+    /// "keyslot 2", "keyslots 0 and 3", "keyslots 0, 1 and 3".
+    private static func keyslots(_ slots: [Int]) -> String {
+        let numbers = slots.map(String.init)
+        guard let last = numbers.last else { return "a keyslot" }
+        return numbers.count == 1 ? "keyslot \(last)" : "keyslots \(numbers.dropLast().joined(separator: ", ")) and \(last)"
     }
 }

@@ -48,7 +48,8 @@ enum VaultErrorKind: CaseIterable {
     case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, staleCopy, generationCeiling, io, notDurable
     case divergedCopy, implausibleGeneration, implausibleJump
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
-    case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage
+    case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage, refusedCopyHoldsRetiredSlotKey
+    case refusedWriteKeepsRetiredSlotKey
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
 
@@ -101,6 +102,8 @@ enum VaultErrorKind: CaseIterable {
         case .refusedCopy(_, .supersededFileKey): self = .refusedCopySuperseded
         case .refusedCopy(_, .retiredSlotKey): self = .refusedCopyRetiredSlotKey
         case .refusedCopy(_, .unknownLineage): self = .refusedCopyUnknownLineage
+        case .refusedCopy(_, .holdsRetiredSlotKey): self = .refusedCopyHoldsRetiredSlotKey
+        case .refusedCopy(_, .wouldKeepRetiredSlotKey): self = .refusedWriteKeepsRetiredSlotKey
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -184,13 +187,25 @@ enum VaultErrorKind: CaseIterable {
                                 shows: ["/v/shown.vault is sealed under a file key that a newer copy", "2026-05-28 20:26:40 UTC",
                                         "may have been written by someone who no longer holds a slot", "nothing was written"])
         case .refusedCopyRetiredSlotKey:
-            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .retiredSlotKey(slot: 2, retired: 1_780_000_000)), status: 7,
-                                hint: true, shows: ["/v/shown.vault was opened through keyslot 2", "2026-05-28 20:26:40 UTC",
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .retiredSlotKey(slot: 2, retired: 1_780_000_000,
+                                                                                                 fingerprint: "x25519:0123456789abcdef")), status: 7,
+                                hint: true, shows: ["/v/shown.vault was opened through keyslot 2 (x25519:0123456789abcdef)", "2026-05-28 20:26:40 UTC",
                                                     "may have been written by someone who no longer holds a slot", "nothing was written"])
         case .refusedCopyUnknownLineage:
-            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .unknownLineage(rotated: 1_780_000_000)), status: 7, hint: true,
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .unknownLineage(rotated: 1_780_000_000, expected: ["x25519:0123456789abcdef"])),
+                                status: 7, hint: true,
                                 shows: ["/v/shown.vault is sealed under a file key this machine has not seen", "2026-05-28 20:26:40 UTC",
-                                        "may have been written by someone who no longer holds a slot", "nothing was written"])
+                                        "(x25519:0123456789abcdef)", "may have been written by someone who no longer holds a slot", "nothing was written"])
+        case .refusedCopyHoldsRetiredSlotKey:
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .holdsRetiredSlotKey(
+                slots: [0, 3], retired: 1_780_000_000, fingerprints: ["x25519:0123456789abcdef", "x25519:fedcba9876543210"])), status: 7, hint: true,
+                                shows: ["/v/shown.vault holds keyslots 0 and 3 (x25519:0123456789abcdef, x25519:fedcba9876543210)",
+                                        "2026-05-28 20:26:40 UTC", "may have been written by someone who no longer holds a slot", "nothing was written"])
+        case .refusedWriteKeepsRetiredSlotKey:
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .wouldKeepRetiredSlotKey(
+                slots: [2], retired: 1_780_000_000, fingerprints: ["x25519:0123456789abcdef"])), status: 7, hint: true,
+                                shows: ["writing /v/shown.vault would keep keyslot 2 (x25519:0123456789abcdef)", "2026-05-28 20:26:40 UTC",
+                                        "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

@@ -92,13 +92,14 @@ import Testing
 
     @Test func test_set_onACopyPlantedByARemovedMemberExits7WithTheOwnersPassword() throws {
         let cli = try plantedCopy(); defer { cli.directory.remove() }
-        try expectRefused(cli, unlock: cli.unlock(), saying: "was opened through keyslot 0, whose public key was retired here")
+        try expectRefused(cli, unlock: cli.unlock(), saying: "was opened through keyslot 0 (x25519:")
     }
 
     @Test func test_set_onACopyPlantedByARemovedMemberExits7WithTheOwnersIdentity() throws {
         let cli = try plantedCopy(); defer { cli.directory.remove() }
+        // It holds the owner's old password slot, retired here (checked before the lineage since issue 39, F1).
         try expectRefused(cli, unlock: ["--vault", cli.path("t.vault"), "--identity", cli.path("owner.txt")],
-                          saying: "is sealed under a file key this machine has not seen")
+                          saying: "holds keyslot 0 (x25519:")
     }
 
     @Test func test_merge_ofTheOwnersCopyWithAPlantedOneKeepsTheOwnersKeys() throws {
@@ -123,7 +124,7 @@ import Testing
         #expect(help.text.contains("--accept-rotation"))
         try run(cli, ["slot", "list"] + cli.unlock())
         let accepted = try cli.run(["set", "k", "--accept-rotation"] + cli.unlock(), stdin: Array("v".utf8))
-        #expect(accepted.status == 0 && accepted.stderr.isEmpty, "\(accepted.stderr)")
+        #expect(accepted.status == 0 && accepted.stderr.hasPrefix("vaultfile: --accept-rotation: this machine now takes"), "\(accepted.stderr)")
         let after = try cli.run(["set", "k"] + cli.unlock(), stdin: Array("w".utf8))
         #expect(after.status == 0 && after.stderr.isEmpty, "taken from then on: \(after.stderr)")
     }
@@ -166,7 +167,7 @@ extension ExternalTools {
             let cli = try scenario.plantedCopy(inGit: true); defer { cli.directory.remove() }
             try git(cli, "add t.vault && git commit -qm 'from alice'")
             try scenario.expectRefused(cli, unlock: ["--vault", cli.path("t.vault"), "--identity", cli.path("owner.txt")],
-                                       saying: "is sealed under a file key this machine has not seen")
+                                       saying: "holds keyslot 0 (x25519:")
         }
     }
 }

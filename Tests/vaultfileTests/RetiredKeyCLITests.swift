@@ -99,9 +99,13 @@ extension ExternalTools {
             #expect(try cli.read("team.vault") == before, "nothing was written")
             let get = try cli.run(["get", "a"] + vault)
             #expect(get.status == 0 && get.text == "alpha-0" && get.stderr.contains("a write to it is refused (exit 7)"), "\(get.stderr)")
+            // A rekey would wrap the new key to bob's slot again: refused, naming it (issue 39, F7).
             let rekey = try cli.run(["rekey"] + vault)
-            #expect(rekey.status == 0, "\(rekey.stderr)")
-            #expect(rekey.stderr.contains("the new key is wrapped to 2 keyslots") && rekey.stderr.contains("age1"), "\(rekey.stderr)")
+            #expect(rekey.status == 7 && rekey.stderr.contains("would keep keyslot 1") && rekey.stderr.contains("'vaultfile slot rm 1'"),
+                    "\(rekey.stderr)")
+            let rm = try cli.run(["slot", "rm", "1"] + vault)
+            #expect(rm.status == 0, "\(rm.stderr)")
+            #expect(rm.stderr.contains("the new key is wrapped to 1 keyslot") && rm.stderr.contains("age1"), "\(rm.stderr)")
             let again = try cli.run(["set", "b"] + vault, stdin: Array("bravo-old".utf8))
             #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
             try git(cli, "commit -qam 'rekey and edit on old'")

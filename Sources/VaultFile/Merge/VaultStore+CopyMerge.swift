@@ -53,6 +53,7 @@ extension VaultStore {
         // After the rename, never before: a merge killed earlier leaves OURS and the record as they were.
         rollback?.merged(header, path: path)
         rollback?.lineageMerged(merge.sealer, dropping: merge.droppedKeys)
+        if let side = merge.refusedSide { rollback?.findings.append(.mergeLeftOut(side)) }
         return (conflicts, header.generation)
     }
 

@@ -37,11 +37,12 @@ extension VaultStore {
     /// takes, and its generation does not count (only read: nothing is recorded).
     public static func mergeFiles(
         base: String, ours: String, theirs: String, with unlocker: Unlocker, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil,
-        acceptRotation: Bool = false
+        acceptRotation: Bool = false, refusedSide: ((RefusedMergeSide) -> Void)? = nil
     ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
             base: base, ours: ours, theirs: theirs, roles: .git, with: unlocker, allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys,
             acceptRotation: acceptRotation)
+        if let side = merge.refusedSide { refusedSide?(side) }
         // A side above the ceiling (a crafted copy) or refused by the key lineage is left out: nothing could be sealed past it.
         merge.sealer.rebaseGeneration(on: Generations.successorBase(of: merge.keptGenerations, record: nil))
         let destination = AtomicFileWriter.Destination(path: ours, finalLink: .follow)
@@ -53,6 +54,28 @@ extension VaultStore {
 }
 
 // MARK: - The merge before it is written
+
+/// A side of a merge that the key lineage refused (KeyLineage.swift): the result keeps the other
+/// side's file key and keyslots, and the refused side's generation does not count.
+public struct RefusedMergeSide: Equatable, Sendable, CustomStringConvertible {
+    /// The side's role ("OURS", "THEIRS", or git's names) and path.
+    public let role: String, path: String
+    /// The role of the side whose keys the result keeps.
+    public let kept: String
+    /// Why the side is refused.
+    public let why: VaultError
+
+    public var description: String {
+        let reason: String
+        switch why {
+        case .refusedCopy(let path, let refusal): reason = refusal.describing(path)
+        case .sealedUnderRetiredKey(let path, let retired):
+            reason = "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)), which whoever lost access then holds"
+        default: reason = "\(why)"
+        }
+        return "the merge left out the keyslots, file key and generation of \(role) (\(path)) and kept those of \(kept): \(reason)"
+    }
+}
 
 /// Two or three files of one vault opened and merged, ready to be sealed over OURS.
 struct PreparedMerge {
@@ -70,6 +93,8 @@ struct PreparedMerge {
     let droppedKeys: [String]
     /// The headers of OURS and THEIRS as read.
     let oursHeader: VaultHeader, theirsHeader: VaultHeader
+    /// The side the key lineage refused, whose file key, keyslots and generation the result left out.
+    let refusedSide: RefusedMergeSide?
 
     /// Opens `ours`, `theirs` and, when given, `base`, each with `unlocker` (its credentials read
     /// once, only for a side no key of it opens), and merges their contents: three-way with a
@@ -132,9 +157,14 @@ struct PreparedMerge {
         }
         // Only read here: the merge records nothing (`vaultfile merge` records its result after the rename).
         var refused: (ours: Bool, theirs: Bool) = (false, false)
+        var refusedSide: RefusedMergeSide?
         if let retiredKeys {
-            refused = try KeyLineage.refusedSides(ours: (opened[o], ours), theirs: (opened[t], theirs), records: retiredKeys, accepting: acceptRotation)
+            let errors = try KeyLineage.refusedSides(ours: (opened[o], ours), theirs: (opened[t], theirs), records: retiredKeys, accepting: acceptRotation)
+            refused = (errors.ours != nil, errors.theirs != nil)
+            refusedSide = errors.ours.map { RefusedMergeSide(role: roles.ours, path: ours, kept: roles.theirs, why: $0) }
+                ?? errors.theirs.map { RefusedMergeSide(role: roles.theirs, path: theirs, kept: roles.ours, why: $0) }
         }
+        self.refusedSide = refusedSide
         if refused.ours != refused.theirs { takeTheirKeys = refused.ours }
         // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
         // --allow-weak-kdf`): a merge does not take that silently.

@@ -36,14 +36,23 @@ enum KeyLineage {
         /// The slot that opened the vault and its key's hash; nil when a known or looked-up key opened
         /// it (the agent's), or when the slot has no public key (a v1 password slot).
         let opened: (index: Int, key: String)?
+        /// Of each slot key: the slot's id, the 16 hex digits of its `x25519:` fingerprint, and whether a
+        /// secret (password, keyfile, recovery code: never published, unlike a recipient) derives it.
+        let details: [String: (index: Int, fingerprint: String, secret: Bool)]
 
-        /// A view of these values.
-        init(vaultID: [UInt8], fileKey: String, generation: UInt64, slotKeys: [String], opened: (index: Int, key: String)?) {
+        /// A view of these values; `secret` lists the secret-derived slot keys (all of them when nil).
+        init(vaultID: [UInt8], fileKey: String, generation: UInt64, slotKeys: [String], opened: (index: Int, key: String)?,
+             secret: [String]? = nil) {
             self.vaultID = vaultID
             self.fileKey = fileKey
             self.generation = generation
             self.slotKeys = slotKeys
             self.opened = opened
+            var details: [String: (index: Int, fingerprint: String, secret: Bool)] = [:]
+            for (index, key) in slotKeys.enumerated() where details[key] == nil {
+                details[key] = (index, String(key.prefix(16)), secret?.contains(key) ?? true)
+            }
+            self.details = details
         }
 
         /// The view of `vault`, with the header it has now.
@@ -52,14 +61,38 @@ enum KeyLineage {
             self.vaultID = vaultID
             fileKey = SeenGenerations.Record.hex(vault.fileKeyID)
             generation = vault.header.generation
-            slotKeys = (vault.slotMetadata ?? []).compactMap { $0.publicKey.isEmpty ? nil : KeyLineage.slotKey($0.publicKey, vault: vaultID) }
+            var keys: [String] = []
+            var details: [String: (index: Int, fingerprint: String, secret: Bool)] = [:]
+            for (index, entry) in (vault.slotMetadata ?? []).enumerated() where !entry.publicKey.isEmpty {
+                let key = KeyLineage.slotKey(entry.publicKey, vault: vaultID)
+                keys.append(key)
+                let fingerprint = SlotMetadata.fingerprintDigits(of: entry.publicKey)
+                if details[key] == nil { details[key] = (index, fingerprint, KeyLineage.secretTypes.contains(entry.type)) }
+            }
+            slotKeys = keys
+            self.details = details
             if let index = vault.openedSlot?.index, let key = vault.openedSlotPublicKey {
                 opened = (index, KeyLineage.slotKey(key, vault: vaultID))
             } else {
                 opened = nil
             }
         }
+
+        /// The `x25519:` fingerprint of the slot key `key`, as `slot list` shows it, or nil.
+        func fingerprint(_ key: String) -> String? { details[key].map { "x25519:" + $0.fingerprint } }
+
+        /// The slot keys this copy holds that `record` lists as retired, with their slot ids and
+        /// fingerprints, and the earliest time; nil when it holds none. Only the keys in `among` count, when given.
+        func retiredKeys(in record: RetiredKeys.Record, among: [String]? = nil) -> (slots: [Int], retired: Int64, fingerprints: [String])? {
+            let held = slotKeys.filter { among?.contains($0) ?? true }.compactMap { key in record.retired(slotKey: key).map { (key, $0) } }
+            guard let first = held.map(\.1).min() else { return nil }
+            return (held.compactMap { details[$0.0]?.index }, first, held.compactMap { fingerprint($0.0) })
+        }
     }
+
+    /// The slot types whose public key a secret derives: password (2), keyfile (4), recovery code (5)
+    /// (docs/FORMAT.md §3). Only those can be keys of the lineage: a recipient's key is published.
+    static let secretTypes: Set<UInt8> = [2, 4, 5]
 
     /// What the rules make of a copy.
     enum Verdict: Equatable {
@@ -81,17 +114,21 @@ enum KeyLineage {
     // MARK: Judging
 
     /// The verdict of `record` on `view`, in this order: a file key retired here, then one
-    /// superseded, then the key of the slot that opened it, then a file key unseen here without
-    /// the key minted here.
+    /// superseded, then the key of the slot that opened it, then any other slot key retired here
+    /// that it holds, then a file key unseen here without a key of the lineage taken here.
     static func verdict(_ view: View, record: RetiredKeys.Record) -> Verdict {
         if let retired = record.retired(fileKey: view.fileKey) {
             return retired.superseded ? .refused(.supersededFileKey(since: retired.at)) : .retiredHere(retired.at)
         }
         if let opened = view.opened, let retired = record.retired(slotKey: opened.key) {
-            return .refused(.retiredSlotKey(slot: opened.index, retired: retired))
+            return .refused(.retiredSlotKey(slot: opened.index, retired: retired, fingerprint: view.fingerprint(opened.key)))
         }
-        if !record.hasSeen(fileKey: view.fileKey), let minted = record.minted, !view.slotKeys.contains(minted.key) {
-            return .refused(.unknownLineage(rotated: minted.at))
+        if let held = view.retiredKeys(in: record) {
+            return .refused(.holdsRetiredSlotKey(slots: held.slots, retired: held.retired, fingerprints: held.fingerprints))
+        }
+        if !record.hasSeen(fileKey: view.fileKey), let newest = record.lineageKeys.last,
+           !record.lineageKeys.contains(where: { view.slotKeys.contains($0.key) }) {
+            return .refused(.unknownLineage(rotated: newest.at, expected: record.lineageKeys.compactMap { $0.fingerprint.map { "x25519:" + $0 } }))
         }
         return .taken
     }
@@ -109,20 +146,20 @@ enum KeyLineage {
         }
     }
 
-    /// For a merge: whether the rules, over the record in `records`, refuse OURS and THEIRS (each a
-    /// vault opened, and its path). When they refuse both, throws the refusal of OURS: a result must
-    /// keep one side's file key and keyslots, and may keep no refused side's. A record that cannot
-    /// be read refuses nothing.
+    /// For a merge: the errors by which the rules, over the record in `records`, refuse OURS and
+    /// THEIRS (each a vault opened, and its path), nil for a side taken. When they refuse both,
+    /// throws the refusal of OURS: a result must keep one side's file key and keyslots, and may keep
+    /// no refused side's. A record that cannot be read refuses nothing.
     static func refusedSides(
         ours: (vault: UnlockedVault, path: String), theirs: (vault: UnlockedVault, path: String), records: RetiredKeys, accepting: Bool
-    ) throws(VaultError) -> (ours: Bool, theirs: Bool) {
+    ) throws(VaultError) -> (ours: VaultError?, theirs: VaultError?) {
         let record = (try? records.record(of: ours.vault.header.vaultID)) ?? RetiredKeys.Record()
         func error(_ side: (vault: UnlockedVault, path: String)) -> VaultError? {
             refusal(verdict(View(side.vault), record: record), path: side.path, rotating: false, accepting: accepting)
         }
         let (oursError, theirsError) = (error(ours), error(theirs))
         if let oursError, theirsError != nil { throw oursError }
-        return (oursError != nil, theirsError != nil)
+        return (oursError, theirsError)
     }
 
     // MARK: Recording
@@ -141,15 +178,20 @@ enum KeyLineage {
 
     /// Records in `record`, at `now`, that the copy `view` was taken here from `source`:
     /// - a copy opened under a file key not seen before supersedes every key last seen at a lower
-    ///   generation (writes and merges run here supersede only what they replaced): an older copy
-    ///   rotated elsewhere never makes the newest one's key superseded;
-    /// - the copy becomes the one taken last when it supersedes it, is accepted, is a merge run
-    ///   here, or is written over it: then the slot keys of the last that it no longer holds are
-    ///   retired; under the same file key its slot keys join the last's (a `slot add`);
-    /// - a write here retires the slot keys of the copy it replaced that it no longer holds; when it
-    ///   rotated the file key of the copy taken last and the opening slot's key changed (a re-salt,
-    ///   a new password), that key is the one minted here; a key minted earlier is forgotten once
-    ///   the copy taken last no longer holds it;
+    ///   generation: an older copy rotated elsewhere never makes the newest one's key superseded; a
+    ///   rotation run here supersedes every other file key seen here (a copy under one of them may
+    ///   hold a slot it removed), a merge run here the keys it dropped;
+    /// - the copy becomes the one taken last when it supersedes it, is accepted, is a merge or a
+    ///   rotation run here, or is written over it: then the slot keys of the last that it no longer
+    ///   holds are retired; under the same file key its slot keys join the last's (a `slot add`);
+    /// - a write here retires the slot keys of the copy it replaced that it no longer holds;
+    /// - the keys of the lineage: a rotation run here that gave the slot that opened it a new key
+    ///   makes that key the only one; once a rotation ran here, the secret-derived slot keys (a
+    ///   password's, a keyfile's, a recovery code's) that a copy taken last under a new file key, a
+    ///   copy accepted or a write here brings, not held by the copy taken last before, join them (a
+    ///   removed member never saw them); a key the copy taken last no longer holds is forgotten,
+    ///   unless none would be left (the lineage is never emptied, so an accept never leaves the
+    ///   machine taking any copy);
     /// - a copy accepted, or a slot added here, takes its slot keys off the retired ones.
     /// A generation past `Generations.ceiling`, or more than `Generations.maxJump` past the highest
     /// seen (docs/FORMAT.md §8), records nothing: such a copy never makes another one older.
@@ -160,7 +202,10 @@ enum KeyLineage {
         guard view.generation <= Generations.ceiling, plausible else { return }
         let unseen = !record.hasSeen(fileKey: view.fileKey)
         let last = record.currentFileKey
+        let lastSlotKeys = record.currentSlotKeys
         var becomesLast = last == nil
+        // Secret-derived keys this copy brings, which join the lineage if it becomes the one taken last.
+        var bringing: [String] = []
         switch source {
         case .opened, .accepted:
             if unseen {
@@ -173,12 +218,18 @@ enum KeyLineage {
                 becomesLast = true
                 record.retiredSlotKeys.removeAll { view.slotKeys.contains($0.key) }
             }
+            if unseen || becomesLast { bringing = view.slotKeys.filter { !lastSlotKeys.contains($0) } }
         case .wroteHere(let replaced):
             if replaced.fileKey == last { becomesLast = true }
             for key in replaced.slotKeys where !view.slotKeys.contains(key) { record.retire(slotKey: key, at: now) }
-            if view.fileKey != replaced.fileKey, replaced.fileKey == last || last == nil, let new = view.opened?.key, new != replaced.opened?.key {
-                record.minted = (new, now)
+            if view.fileKey != replaced.fileKey {
+                becomesLast = true
+                for other in record.seenFileKeys where other.id != view.fileKey { record.retire(fileKey: other.id, superseded: true, at: now) }
+                if let new = view.opened?.key, new != replaced.opened?.key {
+                    record.lineageKeys = [.init(key: new, at: now, fingerprint: view.details[new]?.fingerprint)]
+                }
             }
+            bringing = view.slotKeys.filter { !replaced.slotKeys.contains($0) && !lastSlotKeys.contains($0) }
             record.retiredSlotKeys.removeAll { view.slotKeys.contains($0.key) && !replaced.slotKeys.contains($0.key) }
         case .merged(let dropping):
             becomesLast = true
@@ -198,7 +249,12 @@ enum KeyLineage {
             record.currentFileKey = view.fileKey
             record.currentSlotKeys = view.slotKeys
         }
-        if let minted = record.minted, record.currentFileKey == view.fileKey, !view.slotKeys.contains(minted.key) { record.minted = nil }
+        guard record.currentFileKey == view.fileKey, !record.lineageKeys.isEmpty else { return }
+        for key in bringing where view.details[key]?.secret == true && !record.lineageKeys.contains(where: { $0.key == key }) {
+            record.lineageKeys.append(.init(key: key, at: now, fingerprint: view.details[key]?.fingerprint))
+        }
+        let held = record.lineageKeys.filter { view.slotKeys.contains($0.key) }
+        if !held.isEmpty { record.lineageKeys = held }
     }
 }
 

@@ -10,25 +10,29 @@ import VaultFormat
 /// holds a slot is recognised (docs/SECURITY.md, "A removed member's planted copy"; the rules are
 /// `KeyLineage`'s): the file keys retired by rotations run here (`passwd`, `slot rm`, `rekey`) or
 /// superseded by a newer copy under another key, the file keys seen, the slots' public keys retired
-/// and those of the copy taken last, and the key the last rotation run here minted.
+/// and those of the copy taken last, and the keys of this machine's lineage (the key the last
+/// rotation run here minted, and the secret-derived slot keys first taken here since).
 ///
 /// One record per vault id, `<vault id in hex>.retired-keys`, in the state folder:
 ///
-///     vaultfile-retired-keys 2
+///     vaultfile-retired-keys 3
 ///     k <file key id> <time>         a file key retired by a rotation run here
 ///     u <file key id> <time>         a file key superseded here by a newer copy under another key
 ///     s <file key id> <generation>   a file key seen here, and the highest generation seen under it
 ///     c <file key id>                the file key of the copy taken last, whose slot keys the p lines are
 ///     p <slot key>                   a slot's public key in that copy
 ///     x <slot key> <time>            a slot's public key retired here
-///     m <slot key> <time>            the key the last rotation run here minted, and when
+///     l <slot key> <time> <fp>       a key of this machine's lineage, since when, and its fingerprint
 ///
 /// File key ids are 32 hex digits (`UnlockedVault.fileKeyID`: a one-way subkey, docs/FORMAT.md §4);
 /// a slot key is never stored itself, only as 32 hex digits of a hash bound to the vault id
 /// (`KeyLineage.slotKey`), since the metadata that says who can open a vault is encrypted on
-/// purpose; times are seconds since 1970, UTC. A version 1 record (`vaultfile-retired-keys 1`, one
-/// `<file key id> <time>` line per key rotated here) is still read; the next write makes it
-/// version 2. Each list keeps its newest entries up to a cap (`Caps`), so a record stays under
+/// purpose; `<fp>` is the 16 hex digits of the key's `x25519:` fingerprint (docs/FORMAT.md: a
+/// hash, shown in a refusal so the user can compare it with `slot list`), or `-`; times are seconds
+/// since 1970, UTC. A version 1 record (`vaultfile-retired-keys 1`, one `<file key id> <time>` line
+/// per key rotated here) and a version 2 one (an `m <slot key> <time>` line for the one key the last
+/// rotation here minted, read as a lineage key of no known fingerprint) are still read; the next
+/// write makes them version 3. Each list keeps its newest entries up to a cap (`Caps`), so a record stays under
 /// `StateFolder.maxRecordLength` whatever happens.
 ///
 /// Unlike the generations (`SeenGenerations`) it is kept inside git work trees too: an old
@@ -70,6 +74,12 @@ public struct RetiredKeys: Sendable {
         return try record(of: vaultID).retiredFileKeys.first { $0.id == wanted && !$0.superseded }?.at
     }
 
+    /// When the newest key of vault `vaultID`'s lineage was taken here (a rotation run here, or a copy
+    /// taken since: `KeyLineage`), or nil when no rotation ran here (then no copy is refused as of another lineage).
+    public func lineageSince(vault vaultID: [UInt8]) throws(StateFolder.Problem) -> Int64? {
+        try record(of: vaultID).lineageKeys.last?.at
+    }
+
     /// Records the file key `keyID` of vault `vaultID` as retired by a rotation run here `now`; an id
     /// recorded already keeps its first time. Returns whether the record was written.
     @discardableResult
@@ -92,6 +102,8 @@ extension RetiredKeys {
         static let currentSlotKeys = VaultHeader.maxKeyslots
         /// Slot keys retired here.
         static let retiredSlotKeys = 24
+        /// Keys of this machine's lineage.
+        static let lineageKeys = 4
     }
 
     /// What the record of one vault holds; hex strings, as in the file.
@@ -111,13 +123,26 @@ extension RetiredKeys {
         var currentSlotKeys: [String] = []
         /// Slot keys retired here, oldest first, and when.
         var retiredSlotKeys: [(key: String, at: Int64)] = []
-        /// The key the last rotation run here minted for the slot it re-salted, and when.
-        var minted: (key: String, at: Int64)?
+        /// The keys of this machine's lineage, oldest first (`KeyLineage`): a copy under a file key not
+        /// seen here must hold one of them. Empty until a rotation runs here.
+        var lineageKeys: [LineageKey] = []
+
+        /// A key of this machine's lineage: its `slotKey` hash, since when (seconds since 1970), and the
+        /// 16 hex digits of its `x25519:` fingerprint (nil when unknown: a version 2 record's).
+        struct LineageKey: Equatable {
+            var key: String, at: Int64, fingerprint: String?
+        }
+
+        /// The newest key of the lineage, or nil; setting it makes it the only one (a rotation run here).
+        var minted: (key: String, at: Int64)? {
+            get { lineageKeys.last.map { ($0.key, $0.at) } }
+            set { lineageKeys = newValue.map { [LineageKey(key: $0.key, at: $0.at, fingerprint: nil)] } ?? [] }
+        }
 
         static func == (a: Record, b: Record) -> Bool {
             a.retiredFileKeys == b.retiredFileKeys && a.seenFileKeys.elementsEqual(b.seenFileKeys, by: ==)
                 && a.currentFileKey == b.currentFileKey && a.currentSlotKeys == b.currentSlotKeys
-                && a.retiredSlotKeys.elementsEqual(b.retiredSlotKeys, by: ==) && a.minted?.key == b.minted?.key && a.minted?.at == b.minted?.at
+                && a.retiredSlotKeys.elementsEqual(b.retiredSlotKeys, by: ==) && a.lineageKeys == b.lineageKeys
         }
 
         /// When the file key `id` was retired here, and whether it was superseded (not rotated here).
@@ -153,6 +178,7 @@ extension RetiredKeys {
             }
             currentSlotKeys = Array(currentSlotKeys.suffix(Caps.currentSlotKeys))
             retiredSlotKeys = Array(retiredSlotKeys.suffix(Caps.retiredSlotKeys))
+            lineageKeys = Array(lineageKeys.suffix(Caps.lineageKeys))
         }
     }
 }
@@ -162,6 +188,7 @@ extension RetiredKeys {
 extension RetiredKeys.Record {
     private static let firstLineV1 = "vaultfile-retired-keys 1"
     private static let firstLineV2 = "vaultfile-retired-keys 2"
+    private static let firstLineV3 = "vaultfile-retired-keys 3"
 
     /// The record in `bytes`. A line this build did not write is left out (and dropped at the next
     /// write), a repeated key counts once, and a file that is not a record is an empty record: a
@@ -177,16 +204,17 @@ extension RetiredKeys.Record {
                 guard parts.count == 2, let id = Self.hex(parts[0]), let time = Self.time(parts[1]) else { continue }
                 retire(fileKey: id, superseded: false, at: time)
             }
-        } else if first == Substring(Self.firstLineV2) {
-            for line in lines.dropFirst() { read(line) }
+        } else if first == Substring(Self.firstLineV2) || first == Substring(Self.firstLineV3) {
+            let v3 = first == Substring(Self.firstLineV3)
+            for line in lines.dropFirst() { read(line, v3: v3) }
         }
         if let current = currentFileKey, !hasSeen(fileKey: current) || retired(fileKey: current) != nil { currentFileKey = nil }
         if currentFileKey == nil { currentSlotKeys = [] }
         trim()
     }
 
-    /// Reads one line of a version 2 record into this one; a malformed line is skipped.
-    private mutating func read(_ line: Substring) {
+    /// Reads one line of a version 2 record (`v3` false) or a version 3 one into this one; a malformed line is skipped.
+    private mutating func read(_ line: Substring, v3: Bool) {
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count >= 2, let value = Self.hex(parts[1]) else { return }
         switch (parts[0], parts.count) {
@@ -205,16 +233,21 @@ extension RetiredKeys.Record {
             guard let time = Self.time(parts[2]) else { return }
             retire(slotKey: value, at: time)
         case ("m", 3):
-            guard minted == nil, let time = Self.time(parts[2]) else { return }
-            minted = (value, time)
+            guard !v3, lineageKeys.isEmpty, let time = Self.time(parts[2]) else { return }
+            lineageKeys = [LineageKey(key: value, at: time, fingerprint: nil)]
+        case ("l", 4):
+            let fingerprint = parts[3] == "-" ? nil : String(parts[3])
+            guard v3, !lineageKeys.contains(where: { $0.key == value }), let time = Self.time(parts[2]),
+                  fingerprint.map({ $0.count == 16 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase && $0.isASCII } }) ?? true else { return }
+            lineageKeys.append(LineageKey(key: value, at: time, fingerprint: fingerprint))
         default:
             return
         }
     }
 
-    /// The record as a version 2 file.
+    /// The record as a version 3 file.
     func encoded() -> [UInt8] {
-        var text = Self.firstLineV2 + "\n"
+        var text = Self.firstLineV3 + "\n"
         for key in retiredFileKeys { text += "\(key.superseded ? "u" : "k") \(key.id) \(key.at)\n" }
         for key in seenFileKeys { text += "s \(key.id) \(key.generation)\n" }
         if let currentFileKey {
@@ -222,7 +255,7 @@ extension RetiredKeys.Record {
             for key in currentSlotKeys { text += "p \(key)\n" }
         }
         for key in retiredSlotKeys { text += "x \(key.key) \(key.at)\n" }
-        if let minted { text += "m \(minted.key) \(minted.at)\n" }
+        for key in lineageKeys { text += "l \(key.key) \(key.at) \(key.fingerprint ?? "-")\n" }
         return Array(text.utf8)
     }
 

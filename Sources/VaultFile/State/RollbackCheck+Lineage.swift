@@ -12,6 +12,8 @@ struct LineageState {
     var opened: KeyLineage.View?
     /// Their verdict on it.
     var verdict: KeyLineage.Verdict = .taken
+    /// The record that judged it.
+    var record = RetiredKeys.Record()
     /// The vault written over it, once `willWrite` let it through (its header is the new one after the seal).
     var written: UnlockedVault?
 }
@@ -25,6 +27,7 @@ extension RollbackCheck {
         do {
             let record = try retiredKeys.record(of: unlocked.header.vaultID)
             lineage.opened = view
+            lineage.record = record
             lineage.verdict = KeyLineage.verdict(view, record: record)
         } catch {
             problem = problem ?? error
@@ -33,10 +36,15 @@ extension RollbackCheck {
 
     /// Before `unlocked` is sealed over the file at `path` (`willWrite`): the error that refuses the
     /// write (nothing is written), or nil to let it through. A rotation is let through under an old
-    /// file key (the way out of it); a copy of another lineage only with `acceptRotation`.
+    /// file key (the way out of it); a copy of another lineage only with `acceptRotation`. A write
+    /// whose result would still hold a slot key retired here that the copy held (a `rekey` of a copy
+    /// from before a removal) is refused unless `acceptRotation`; a slot added by the write is not.
     func lineageRefusal(writing unlocked: UnlockedVault, rotating: Bool, path: String) -> VaultError? {
-        guard lineage.opened != nil else { return nil }
+        guard let opened = lineage.opened else { return nil }
         if let refusal = KeyLineage.refusal(lineage.verdict, path: path, rotating: rotating, accepting: acceptRotation) { return refusal }
+        if !acceptRotation, let kept = KeyLineage.View(unlocked).retiredKeys(in: lineage.record, among: opened.slotKeys) {
+            return .refusedCopy(path: path, why: .wouldKeepRetiredSlotKey(slots: kept.slots, retired: kept.retired, fingerprints: kept.fingerprints))
+        }
         lineage.written = unlocked
         return nil
     }
@@ -65,6 +73,7 @@ extension RollbackCheck {
                 findings.append(.refusedCopy(path: path, why: why))
                 return false
             }
+            if accepted { findings.append(.acceptedCopy(path: path, why: why)) }
         }
         let written = wrote ? lineage.written.map(KeyLineage.View.init) : nil
         let taken = lineage.verdict == .taken

@@ -34,6 +34,10 @@ public final class RollbackCheck: @unchecked Sendable {
         case retiredKey(path: String, retired: Int64)
         /// A copy the key lineage refuses (KeyLineage.swift), read, and nothing was written to it or recorded of it.
         case refusedCopy(path: String, why: LineageRefusal)
+        /// A side of a merge run here that the key lineage refused: the result left its keys out.
+        case mergeLeftOut(RefusedMergeSide)
+        /// A copy the key lineage refused for `why`, taken with `--accept-rotation`: this machine now takes it for the vault's.
+        case acceptedCopy(path: String, why: LineageRefusal)
 
         public var description: String {
             switch self {
@@ -51,6 +55,11 @@ public final class RollbackCheck: @unchecked Sendable {
                     + "'passwd' on a newer copy): whoever lost access then may still open this copy"
             case .refusedCopy(let path, let why):
                 return why.describing(path)
+            case .mergeLeftOut(let side):
+                return side.description
+            case .acceptedCopy(let path, let why):
+                return "--accept-rotation: this machine now takes \(path) for the vault's copy, and the keys it holds for its lineage; "
+                    + "it was refused because " + why.describing(path)
             }
         }
     }

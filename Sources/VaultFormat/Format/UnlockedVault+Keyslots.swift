@@ -85,7 +85,7 @@ extension UnlockedVault {
                 recipient = parsed?.description
                 fingerprint = parsed?.fingerprint
             case .password, .keyfile, .recovery:
-                fingerprint = key.isEmpty ? nil : "x25519:" + SHA256.hash(key).prefix(8).map { hexByte($0) }.joined()
+                fingerprint = key.isEmpty ? nil : "x25519:" + SlotMetadata.fingerprintDigits(of: key)
             }
         case .unknown(let type, _):
             kind = "unknown type \(type)"
@@ -215,6 +215,14 @@ extension UnlockedVault {
             let slot = try X25519Slot.wrap(fileKey, to: recipient, kind: .sshEd25519, kdf: nil, salt: [], vaultID: vaultID)
             return (slot, recipient.bound)
         }
+    }
+}
+
+extension SlotMetadata {
+    /// The 16 hex digits of the `x25519:` fingerprint of a secret-derived slot's public key `key`:
+    /// the first 8 bytes of its SHA-256 (docs/FORMAT.md).
+    public static func fingerprintDigits(of key: [UInt8]) -> String {
+        SHA256.hash(key).prefix(8).map { hexByte($0) }.joined()
     }
 }
 

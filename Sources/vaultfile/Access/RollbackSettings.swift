@@ -129,6 +129,9 @@ extension RollbackSetting {
 /// Shown once per command however many times it opens the vault (a dry run and then the write, say).
 private let retiredKeyNoticeShown = LockedValue(false)
 
+/// Whether the command is `slot list`, whose warning about a refused copy need not send the user to `slot list`.
+let listingSlots = LockedValue(false)
+
 extension UnlockOptions {
     /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder
     /// (or, for a command that only reads, with one that is not this user's alone).
@@ -165,7 +168,11 @@ extension UnlockOptions {
                 }
                 guard first else { continue }
                 Messages.warning("\(finding); a write to it is refused (exit 7)")
-                Messages.info("vaultfile: hint: " + ErrorReport.hint(for: why))
+                Messages.info("vaultfile: hint: " + ErrorReport.hint(for: why, listing: listingSlots.withLock { $0 }))
+            case .acceptedCopy:
+                Messages.info("vaultfile: \(finding)")
+            case .mergeLeftOut:
+                Messages.warning("\(finding)")
             }
         }
         if let problem = check.problem { StateWarning.show(problem) }

@@ -32,7 +32,7 @@ extension VaultfileCommand {
                     ("path", .string(store.path)),
                     ("format", .string("\(VaultHeader.majorVersion).\(header.minorVersion)")),
                     ("vault_id", .string(hex(header.vaultID))),
-                    ("generation", .int(Int64(bitPattern: header.generation))),
+                    ("generation", .uint(header.generation)),
                     ("cipher", .string("XChaCha20-Poly1305 secretstream, 64 KiB chunks")),
                     ("keyslots", .array(slots.map { Self.json(type: $0.type, kdf: $0.kdf) })),
                     ("file_bytes", .int(Int64(fileSize))),
@@ -47,9 +47,7 @@ extension VaultfileCommand {
                 "format:      vaultfile \(VaultHeader.majorVersion).\(header.minorVersion)",
                 "vault id:    \(hex(header.vaultID))",
                 "generation:  \(header.generation)",
-                seen.line,
-                "cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)",
-            ]
+            ] + seen.lines + ["cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)"]
             for (index, slot) in slots.enumerated() {
                 lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")")
             }

@@ -5,7 +5,7 @@ import Testing
 @testable import VaultFormat
 @testable import VaultModel
 
-/// The record of `RetiredKeys` (version 2, reading version 1) and the rules of `KeyLineage` on it,
+/// The record of `RetiredKeys` (version 3, reading versions 1 and 2) and the rules of `KeyLineage` on it,
 /// without a vault: what is read, what is kept, what a damaged record does.
 @Suite struct KeyLineageRecordTests {
     private func id(_ byte: UInt8) -> String { String(repeating: String(format: "%02x", byte), count: 16) }
@@ -23,13 +23,13 @@ import Testing
         let record = RetiredKeys.Record(parsing: Array(text.utf8))
         #expect(record.retiredFileKeys == [.init(id: id(1), at: 100, superseded: false), .init(id: id(2), at: 200, superseded: false)])
         #expect(record.seenFileKeys.isEmpty && record.minted == nil && record.retiredSlotKeys.isEmpty)
-        // Written back as version 2, which reads the same.
+        // Written back as version 3, which reads the same.
         let encoded = String(decoding: record.encoded(), as: UTF8.self)
-        #expect(encoded == "vaultfile-retired-keys 2\nk \(id(1)) 100\nk \(id(2)) 200\n")
+        #expect(encoded == "vaultfile-retired-keys 3\nk \(id(1)) 100\nk \(id(2)) 200\n")
         #expect(RetiredKeys.Record(parsing: record.encoded()) == record)
     }
 
-    @Test func test_recordParsing_version2RoundTripsEveryList() {
+    @Test func test_recordParsing_version3RoundTripsEveryList() {
         var record = RetiredKeys.Record()
         record.retire(fileKey: id(1), superseded: false, at: 10)
         record.retire(fileKey: id(2), superseded: true, at: 11)
@@ -37,10 +37,10 @@ import Testing
         record.currentFileKey = id(4)
         record.currentSlotKeys = [id(5), id(6)]
         record.retire(slotKey: id(7), at: 12)
-        record.minted = (id(5), 13)
+        record.lineageKeys = [.init(key: id(5), at: 13, fingerprint: "0123456789abcdef"), .init(key: id(6), at: 14, fingerprint: nil)]
         let text = String(decoding: record.encoded(), as: UTF8.self)
         #expect(text == """
-            vaultfile-retired-keys 2
+            vaultfile-retired-keys 3
             k \(id(1)) 10
             u \(id(2)) 11
             s \(id(3)) 5
@@ -49,7 +49,8 @@ import Testing
             p \(id(5))
             p \(id(6))
             x \(id(7)) 12
-            m \(id(5)) 13
+            l \(id(5)) 13 0123456789abcdef
+            l \(id(6)) 14 -
 
             """)
         #expect(RetiredKeys.Record(parsing: record.encoded()) == record)
@@ -68,7 +69,7 @@ import Testing
         #expect(record.retiredSlotKeys.isEmpty)
         #expect(record.minted?.key == id(9), "the first minted key counts")
         // Not a record: empty, so it refuses nothing.
-        for bytes in [Array("vaultfile-retired-keys 3\nk \(id(1)) 10\n".utf8), [0xFF, 0xFE, 0x0A], [],
+        for bytes in [Array("vaultfile-retired-keys 4\nk \(id(1)) 10\n".utf8), [0xFF, 0xFE, 0x0A], [],
                       Array(("vaultfile-retired-keys 2\n" + String(repeating: "k \(id(1)) 10\n", count: 200)).utf8)] {
             #expect(RetiredKeys.Record(parsing: bytes) == RetiredKeys.Record())
         }
@@ -86,8 +87,9 @@ import Testing
             record.currentSlotKeys.append(id(index &+ 100))
         }
         record.currentFileKey = id(101)
-        record.minted = (id(1), 253_402_300_799)
+        for index in 0..<UInt8(10) { record.lineageKeys.append(.init(key: id(index &+ 200), at: 253_402_300_799, fingerprint: "0123456789abcdef")) }
         record.trim()
+        #expect(record.lineageKeys.count == RetiredKeys.Caps.lineageKeys && record.lineageKeys.last?.key == id(209))
         #expect(record.retiredFileKeys.count == RetiredKeys.Caps.retiredFileKeys && record.retiredFileKeys.last?.id == id(99))
         #expect(record.seenFileKeys.count == RetiredKeys.Caps.seenFileKeys && record.seenFileKeys.contains { $0.id == id(101) },
                 "the last copy's key stays among those seen")
@@ -107,8 +109,8 @@ import Testing
         record.minted = (id(21), 13)
         #expect(KeyLineage.verdict(view(1, 9, slots: [20], opened: 20), record: record) == .retiredHere(10))
         #expect(KeyLineage.verdict(view(2, 9, slots: [20], opened: 20), record: record) == .refused(.supersededFileKey(since: 11)))
-        #expect(KeyLineage.verdict(view(3, 9, slots: [20], opened: 20), record: record) == .refused(.retiredSlotKey(slot: 0, retired: 12)))
-        #expect(KeyLineage.verdict(view(4, 9, slots: [22]), record: record) == .refused(.unknownLineage(rotated: 13)))
+        #expect(KeyLineage.verdict(view(3, 9, slots: [20], opened: 20), record: record) == .refused(.retiredSlotKey(slot: 0, retired: 12, fingerprint: "x25519:" + String(id(20).prefix(16)))))
+        #expect(KeyLineage.verdict(view(4, 9, slots: [22]), record: record) == .refused(.unknownLineage(rotated: 13, expected: [])))
         #expect(KeyLineage.verdict(view(4, 9, slots: [22, 21]), record: record) == .taken, "holds the key minted here")
         #expect(KeyLineage.verdict(view(3, 9, slots: [22]), record: record) == .taken, "a file key seen here")
     }
@@ -150,8 +152,9 @@ import Testing
         let second = view(2, 6, slots: [20, 11], opened: 11)
         KeyLineage.adopt(view(3, 7, slots: [20, 11], opened: 11), from: .wroteHere(replaced: second), into: &record, now: 300)
         #expect(record.minted?.key == id(20))
-        // A copy accepted that no longer holds it forgets it, and takes its own keys off the retired ones.
+        // A copy accepted that no longer holds it: its own secret-derived keys become the lineage (never none: issue 39,
+        // F1), and it takes its own keys off the retired ones.
         KeyLineage.adopt(view(4, 9, slots: [10, 30], opened: 10), from: .accepted, into: &record, now: 400)
-        #expect(record.minted == nil && record.retired(slotKey: id(10)) == nil && record.retired(slotKey: id(20)) == 400)
+        #expect(record.lineageKeys.map(\.key) == [id(10), id(30)] && record.retired(slotKey: id(10)) == nil && record.retired(slotKey: id(20)) == 400)
     }
 }

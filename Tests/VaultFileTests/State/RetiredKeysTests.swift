@@ -77,7 +77,7 @@ import Testing
         #expect(try retired.retiredAt(key, vault: vaultID) == 100)
         #expect(try retired.retiredAt(key, vault: [UInt8](repeating: 3, count: 16)) == nil, "per vault id")
         let text = String(decoding: try #require(try retired.state.read(RetiredKeys.recordName(vaultID))), as: UTF8.self)
-        #expect(text == "vaultfile-retired-keys 2\nk " + String(repeating: "02", count: 16) + " 100\n")
+        #expect(text == "vaultfile-retired-keys 3\nk " + String(repeating: "02", count: 16) + " 100\n")
     }
 
     @Test func test_retire_keepsTheNewestThirtyTwoIds() throws {
@@ -135,9 +135,14 @@ import Testing
     @Test func test_rotation_ofACopyUnderARetiredKeyIsAllowedAndThenItWrites() throws {
         let setup = try Setup(); defer { setup.directory.remove() }
         try setup.removeBob(from: setup.team)
-        try setup.old.replaceKeys(credentials: setup.asAlice, limits: testLimits, rollback: setup.check()) { unlocked in
+        // A rotation that would keep bob's slot, retired here, is refused (issue 39, F7); one that removes it goes through.
+        #expect { try setup.old.replaceKeys(credentials: setup.asAlice, limits: testLimits, rollback: setup.check()) { unlocked in
             (try unlocked.rotated(now: 2).vault, ())
+        } } throws: { error in
+            guard case VaultError.refusedCopy(_, .wouldKeepRetiredSlotKey) = error else { return false }
+            return true
         }
+        try setup.removeBob(from: setup.old)
         let check = setup.check()
         try setup.set(setup.old, "new", check: check)
         #expect(check.findings.isEmpty)

@@ -37,7 +37,8 @@ extension VaultfileCommand.Git {
                                                       with: unlock.mergeUnlocker(agentPath: unlock.location.path),
                                                       allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1",
                                                       retiredKeys: try StateFolder.usable(writing: true).map(RetiredKeys.init),
-                                                      acceptRotation: unlock.acceptRotation)
+                                                      acceptRotation: unlock.acceptRotation,
+                                                      refusedSide: { Messages.warning("\($0)") })
             } catch let error as VaultError {
                 // A lowered KDF, or a conflict with nowhere to park theirs, is for a person to decide,
                 // as a conflict is: exit 1, OURS untouched.

@@ -16,6 +16,7 @@ struct SlotList: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
     func run() throws {
+        listingSlots.withLock { $0 = true }
         let unlocked = try unlock.open()
         let slots = unlocked.slots
         if json {
@@ -34,10 +35,12 @@ struct SlotList: ParsableCommand {
         let rows = slots.map { slot -> [String] in
             let detail = slot.recipient ?? slot.kdf?.description ?? slot.fingerprint ?? "-"
             let mark = slot.index == unlocked.openedSlot?.index ? " *" : ""
-            return [String(slot.index) + mark, slot.kind, slot.label.isEmpty ? "-" : slot.label, detail,
+            // A recipient is its own fingerprint; a secret-derived slot's key is told apart by its x25519: one only.
+            let fingerprint = slot.recipient == nil ? slot.fingerprint ?? "-" : "-"
+            return [String(slot.index) + mark, slot.kind, slot.label.isEmpty ? "-" : slot.label, detail, fingerprint,
                     slot.added.map { timestamp(milliseconds: $0) } ?? "-"]
         }
-        try StandardOutput.line(Self.table(header: ["ID", "KIND", "LABEL", "RECIPIENT OR KDF", "ADDED"], rows: rows))
+        try StandardOutput.line(Self.table(header: ["ID", "KIND", "LABEL", "RECIPIENT OR KDF", "FINGERPRINT", "ADDED"], rows: rows))
     }
 
     /// Columns padded to their widest cell, two spaces apart.

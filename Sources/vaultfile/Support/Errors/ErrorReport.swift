@@ -160,16 +160,31 @@ struct ErrorReport: Equatable {
         ours == theirs ? "'vaultfile merge --both OURS THEIRS'" : "'vaultfile merge --both \(ours) \(theirs)'"
     }
 
-    /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or beside the warning of a read.
-    static func hint(for why: LineageRefusal) -> String {
+    /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or
+    /// beside the warning of a read; `listing` when the command is `slot list` itself (no hint to run it).
+    static func hint(for why: LineageRefusal, listing: Bool = false) -> String {
+        let check = listing ? "compare the keyslots listed with those of your own copy" : "check who can open it with 'vaultfile slot list'"
         switch why {
         case .supersededFileKey:
-            return "write to the newer copy instead; if this one is to be kept, check who can open it ('vaultfile slot list') and run "
-                + "'vaultfile rekey' on it, or merge it with the newer copy ('vaultfile merge', or 'git merge' of the branch that rotated the key)"
-        case .retiredSlotKey, .unknownLineage:
-            return "write no secret into it before you know where it came from: check who can open it with 'vaultfile slot list'; if it is a "
-                + "rotation you or another member made on another machine, run the command again with --accept-rotation (this machine then "
-                + "takes it); else put your own copy back (a backup, 'git checkout'), or keep your keys with 'vaultfile merge YOUR-COPY THIS-COPY'"
+            return "write to the newer copy instead; if this one is to be kept, \(check) and run 'vaultfile rekey' on it, or merge it "
+                + "with the newer copy ('vaultfile merge', or 'git merge' of the branch that rotated the key)"
+        case .retiredSlotKey, .holdsRetiredSlotKey, .unknownLineage:
+            let compare: String
+            if case .unknownLineage(_, let expected) = why {
+                compare = expected.isEmpty ? "" : " (the x25519: fingerprint above is in the FINGERPRINT column of your own copy's list)"
+            } else {
+                compare = " (the x25519: fingerprints above are in its FINGERPRINT column)"
+            }
+            return "write no secret into it before you know where it came from: \(check)\(compare); if it is a rotation you or another "
+                + "member made on another machine, run the command again with "
+                + "--accept-rotation (this machine then takes it); else put your own copy back (a backup, 'git checkout'), or keep your "
+                + "keys with 'vaultfile merge YOUR-COPY THIS-COPY'"
+        case .wouldKeepRetiredSlotKey(let slots, _, _):
+            let command = "'vaultfile slot rm \(slots.first ?? 0)" + slots.dropFirst().map { " --drop-slot \($0)" }.joined() + "'"
+            return "remove \(slots.count == 1 ? "that slot" : "those slots") in one rotation with \(command) (for a password or keyfile slot "
+                + "of your own, open the copy with it instead: "
+                + "a rotation gives the slot that opens it a new key); if the slot was given back on purpose, run the command again "
+                + "with --accept-rotation"
         }
     }
 

@@ -9,6 +9,8 @@ import Glibc
 indirect enum JSON {
     case string(String)
     case int(Int64)
+    /// An unsigned 64-bit number (a generation), printed in full.
+    case uint(UInt64)
     case double(Double)
     case bool(Bool)
     case null
@@ -21,6 +23,7 @@ indirect enum JSON {
         switch self {
         case .string(let value): return Self.quote(value)
         case .int(let value): return String(value)
+        case .uint(let value): return String(value)
         case .double(let value): return value.isFinite ? String(value) : "null"
         case .bool(let value): return value ? "true" : "false"
         case .null: return "null"
