@@ -6,7 +6,7 @@ import VaultModel
 struct SlotList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the keyslots: id, kind, label, recipient or KDF, and when each was added.",
+        abstract: "List the keyslots: id, kind, label, recipient or KDF, fingerprint, and when each was added.",
         discussion: """
             Needs a secret that opens the vault: who can open it is kept encrypted. The id is the slot's \
             position; 'slot rm' takes an id or a label. A vault of format 1.0 has no labels or times.
