@@ -20,6 +20,10 @@ public enum LineageRefusal: Equatable, Sendable {
     /// A write whose result would still hold keyslots `slots` (fingerprints `fingerprints`), whose
     /// keys were retired here, the first on `retired`: a rotation would re-wrap the new file key to them.
     case wouldKeepRetiredSlotKey(slots: [Int], retired: Int64, fingerprints: [String])
+    /// A rotation out of an old file key (retired or superseded here) whose result would give the new
+    /// file key to keyslots `slots` of the copy, which the copy taken here last does not hold: whoever
+    /// still held the old key, a removed member among them, can have added them to the copy.
+    case wouldKeepUnseenSlots(slots: [NamedSlot])
     /// Sealed under a file key this machine has not seen, with no keyslot holding one of the keys of
     /// this machine's lineage (`expected`: their fingerprints), the newest from `rotated`: not a
     /// descendant of the rotation run here.
@@ -30,7 +34,7 @@ public enum LineageRefusal: Equatable, Sendable {
     public var canBeAccepted: Bool {
         switch self {
         case .supersededFileKey: return false
-        case .retiredSlotKey, .holdsRetiredSlotKey, .wouldKeepRetiredSlotKey, .unknownLineage: return true
+        case .retiredSlotKey, .holdsRetiredSlotKey, .wouldKeepRetiredSlotKey, .wouldKeepUnseenSlots, .unknownLineage: return true
         }
     }
 
@@ -39,7 +43,7 @@ public enum LineageRefusal: Equatable, Sendable {
     public var letsARotationThrough: Bool {
         switch self {
         case .supersededFileKey: return true
-        case .retiredSlotKey, .holdsRetiredSlotKey, .wouldKeepRetiredSlotKey, .unknownLineage: return false
+        case .retiredSlotKey, .holdsRetiredSlotKey, .wouldKeepRetiredSlotKey, .wouldKeepUnseenSlots, .unknownLineage: return false
         }
     }
 
@@ -61,11 +65,42 @@ public enum LineageRefusal: Equatable, Sendable {
         case .wouldKeepRetiredSlotKey(let slots, let retired, let fingerprints):
             return "writing \(path) would keep \(Self.keyslots(slots))\(Self.named(fingerprints)), whose public key was retired here (first "
                 + "on \(utcText(seconds: retired))): the new version would still open for whoever knew that key, a removed member among them"
+        case .wouldKeepUnseenSlots(let slots):
+            let many = slots.count > 1
+            let named = many ? slots.map { "\($0.index): \($0)" }.joined(separator: "; ") : slots.map(\.description).joined()
+            return "writing \(path) would give the new file key to \(Self.keyslots(slots.map(\.index))) (\(named)), "
+                + "which the copy taken here last does not hold: \(path) is sealed under an old file key, and whoever still held that key, "
+                + "a removed member among them, can have added \(many ? "them" : "it") to the copy, so the new version would open for them"
         case .unknownLineage(let rotated, let expected):
             let keys = expected.isEmpty ? "the key" : "a key (\(expected.joined(separator: ", ")))"
             return "\(path) is sealed under a file key this machine has not seen, and none of its keyslots holds \(keys) of the lineage "
                 + "taken here since the rotation run here on \(utcText(seconds: rotated)): it does not descend from that rotation, and "
                 + "\(planted)"
+        }
+    }
+
+    /// A keyslot of a copy as a refusal names it: its id (position), kind, label and fingerprint.
+    public struct NamedSlot: Equatable, Sendable, CustomStringConvertible {
+        /// The slot's id in the copy as found (what `slot rm` takes).
+        public let index: Int
+        /// `password`, `keyfile`, `recovery`, `recipient`, … (`slot list`'s KIND).
+        public let kind: String
+        /// Its label, empty when none.
+        public let label: String
+        /// Its fingerprint as `slot list` shows it (`x25519:…` for a secret-derived slot), nil when none.
+        public let fingerprint: String?
+
+        /// A slot named so.
+        public init(index: Int, kind: String, label: String, fingerprint: String?) {
+            self.index = index
+            self.kind = kind
+            self.label = label
+            self.fingerprint = fingerprint
+        }
+
+        /// "keyfile 'laptop', x25519:…".
+        public var description: String {
+            kind + (label.isEmpty ? "" : " '\(label)'") + (fingerprint.map { ", \($0)" } ?? "")
         }
     }
 

@@ -49,7 +49,7 @@ enum VaultErrorKind: CaseIterable {
     case divergedCopy, implausibleGeneration, implausibleJump
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage, refusedCopyHoldsRetiredSlotKey
-    case refusedWriteKeepsRetiredSlotKey
+    case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
 
@@ -104,6 +104,7 @@ enum VaultErrorKind: CaseIterable {
         case .refusedCopy(_, .unknownLineage): self = .refusedCopyUnknownLineage
         case .refusedCopy(_, .holdsRetiredSlotKey): self = .refusedCopyHoldsRetiredSlotKey
         case .refusedCopy(_, .wouldKeepRetiredSlotKey): self = .refusedWriteKeepsRetiredSlotKey
+        case .refusedCopy(_, .wouldKeepUnseenSlots): self = .refusedWriteKeepsUnseenSlots
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -206,6 +207,11 @@ enum VaultErrorKind: CaseIterable {
                 slots: [2], retired: 1_780_000_000, fingerprints: ["x25519:0123456789abcdef"])), status: 7, hint: true,
                                 shows: ["writing /v/shown.vault would keep keyslot 2 (x25519:0123456789abcdef)", "2026-05-28 20:26:40 UTC",
                                         "nothing was written"])
+        case .refusedWriteKeepsUnseenSlots:
+            return ErrorCaseRow(VaultError.refusedCopy(path: "/v/shown.vault", why: .wouldKeepUnseenSlots(slots: [
+                .init(index: 3, kind: "keyfile", label: "laptop", fingerprint: "x25519:0123456789abcdef")])), status: 7, hint: true,
+                                shows: ["writing /v/shown.vault would give the new file key to keyslot 3 (keyfile 'laptop', "
+                                        + "x25519:0123456789abcdef)", "which the copy taken here last does not hold", "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

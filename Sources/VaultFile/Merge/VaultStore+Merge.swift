@@ -32,9 +32,11 @@ extension VaultStore {
     /// credentials, asked for at most once, and only when a side needs them. A side whose keyslots
     /// changed (`slot rm`, `rekey`: a new file key) is opened with its own slots, so a merge of a
     /// removal with an edit is sealed under the new key and the removed secret does not open the
-    /// result. With `retiredKeys`, a side the key lineage of this machine refuses (a file key retired
-    /// or superseded here, a retired slot key, another lineage: KeyLineage.swift) gives way to one it
-    /// takes, and its generation does not count (only read: nothing is recorded).
+    /// result. With `retiredKeys`, a side the key lineage of this machine refuses (a superseded file
+    /// key, a retired slot key, another lineage: KeyLineage.swift) refuses the whole merge
+    /// (`refusedCopy`, nothing written) unless `acceptRotation`; a side under a file key retired here
+    /// gives way to the other, its generation does not count, and `refusedSide` is told the entries it
+    /// brought (only read: nothing is recorded).
     public static func mergeFiles(
         base: String, ours: String, theirs: String, with unlocker: Unlocker, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil,
         acceptRotation: Bool = false, refusedSide: ((RefusedMergeSide) -> Void)? = nil
@@ -55,8 +57,9 @@ extension VaultStore {
 
 // MARK: - The merge before it is written
 
-/// A side of a merge that the key lineage refused (KeyLineage.swift): the result keeps the other
-/// side's file key and keyslots, and the refused side's generation does not count.
+/// A side of a merge whose keys the key lineage left out (KeyLineage.swift: under a file key retired
+/// here, or superseded and taken with `--accept-rotation`): the result keeps the other side's file
+/// key and keyslots, the side's generation does not count, and its entries, merged in, are named.
 public struct RefusedMergeSide: Equatable, Sendable, CustomStringConvertible {
     /// The side's role ("OURS", "THEIRS", or git's names) and path.
     public let role: String, path: String
@@ -64,6 +67,11 @@ public struct RefusedMergeSide: Equatable, Sendable, CustomStringConvertible {
     public let kept: String
     /// Why the side is refused.
     public let why: VaultError
+    /// The names of the entries the side added or changed (against BASE, else the other side), which the result took.
+    public var entries: [String] = []
+
+    /// The most entry names the warning lists.
+    static let namesShown = 20
 
     public var description: String {
         let reason: String
@@ -73,7 +81,11 @@ public struct RefusedMergeSide: Equatable, Sendable, CustomStringConvertible {
             reason = "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)), which whoever lost access then holds"
         default: reason = "\(why)"
         }
-        return "the merge left out the keyslots, file key and generation of \(role) (\(path)) and kept those of \(kept): \(reason)"
+        let names = entries.prefix(Self.namesShown).joined(separator: ", ")
+            + (entries.count > Self.namesShown ? " and \(entries.count - Self.namesShown) more" : "")
+        let taken = entries.isEmpty ? "it added or changed no entry" : "the entries it added or changed were merged in: \(names)"
+        return "the merge left out the keyslots, file key and generation of \(role) (\(path)) and kept those of \(kept): \(reason); "
+            + "its entries come from a copy that a removed member could have written, so check them (\(taken))"
     }
 }
 
@@ -98,10 +110,11 @@ struct PreparedMerge {
 
     /// Opens `ours`, `theirs` and, when given, `base`, each with `unlocker` (its credentials read
     /// once, only for a side no key of it opens), and merges their contents: three-way with a
-    /// base, else two-way (`VaultMerge.merge(ours:theirs:)`, our keyslots kept). Whatever the
-    /// keyslots, a side the key lineage in `retiredKeys` refuses gives way to one it takes (so the
-    /// result is sealed under the newest key); when it refuses both, nothing is merged. With
-    /// `acceptRotation`, a side refused only as of another lineage is taken (`--accept-rotation`).
+    /// base, else two-way (`VaultMerge.merge(ours:theirs:)`, our keyslots kept). A side the key
+    /// lineage in `retiredKeys` refuses refuses the merge (`KeyLineage.refusedSides`); whatever the
+    /// keyslots, a side under a file key retired here gives way to the other (so the result is sealed
+    /// under the newest key), and its changed entries are named; when both are, nothing is merged.
+    /// With `acceptRotation`, a refused side is taken as `--accept-rotation` takes a copy.
     init(
         base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, with unlocker: Unlocker, allowLowerKDF: Bool,
         retiredKeys: RetiredKeys? = nil, acceptRotation: Bool = false
@@ -159,10 +172,16 @@ struct PreparedMerge {
         var refused: (ours: Bool, theirs: Bool) = (false, false)
         var refusedSide: RefusedMergeSide?
         if let retiredKeys {
-            let errors = try KeyLineage.refusedSides(ours: (opened[o], ours), theirs: (opened[t], theirs), records: retiredKeys, accepting: acceptRotation)
+            let errors = try KeyLineage.refusedSides(ours: (opened[o], ours, roles.ours), theirs: (opened[t], theirs, roles.theirs),
+                                                     records: retiredKeys, accepting: acceptRotation)
             refused = (errors.ours != nil, errors.theirs != nil)
-            refusedSide = errors.ours.map { RefusedMergeSide(role: roles.ours, path: ours, kept: roles.theirs, why: $0) }
-                ?? errors.theirs.map { RefusedMergeSide(role: roles.theirs, path: theirs, kept: roles.ours, why: $0) }
+            // Its entries merge in: name those it added or changed (against BASE, else the other side).
+            func changed(_ side: Int, other: Int) -> [String] {
+                let reference = base == nil ? opened[other].vault : opened[0].vault
+                return opened[side].vault.sortedEntries.filter { reference.entry($0.name) != $0.entry }.map(\.name)
+            }
+            refusedSide = errors.ours.map { RefusedMergeSide(role: roles.ours, path: ours, kept: roles.theirs, why: $0, entries: changed(o, other: t)) }
+                ?? errors.theirs.map { RefusedMergeSide(role: roles.theirs, path: theirs, kept: roles.ours, why: $0, entries: changed(t, other: o)) }
         }
         self.refusedSide = refusedSide
         if refused.ours != refused.theirs { takeTheirKeys = refused.ours }

@@ -146,18 +146,45 @@ enum KeyLineage {
         }
     }
 
-    /// For a merge: the errors by which the rules, over the record in `records`, refuse OURS and
-    /// THEIRS (each a vault opened, and its path), nil for a side taken. When they refuse both,
-    /// throws the refusal of OURS: a result must keep one side's file key and keyslots, and may keep
-    /// no refused side's. A record that cannot be read refuses nothing.
+    /// For a rotation out of an old file key (`verdict` retired here or superseded), the way out of
+    /// it: the slot keys the result `written` keeps from the copy `opened` (a key the rotation minted,
+    /// or a slot the command added, is new to it) that the copy taken last here does not hold. Such a
+    /// slot may have been added to the copy by whoever still held the old key, a removed member among
+    /// them. Empty for any other write, and when the record holds no slot keys of the copy taken last
+    /// (a version 1 record: nothing to compare with).
+    static func unseenKept(_ written: View, opened: View, verdict: Verdict, record: RetiredKeys.Record) -> [String] {
+        switch verdict {
+        case .retiredHere, .refused(.supersededFileKey): break
+        default: return []
+        }
+        guard !record.currentSlotKeys.isEmpty else { return [] }
+        var unseen: [String] = []
+        for key in written.slotKeys where opened.slotKeys.contains(key) && !record.currentSlotKeys.contains(key) && !unseen.contains(key) {
+            unseen.append(key)
+        }
+        return unseen
+    }
+
+    /// For a merge: the errors by which the rules, over the record in `records`, leave out the keys of
+    /// OURS and THEIRS (each a vault opened, its path, and its role in messages), nil for a side taken.
+    /// A side the rules refuse (`.refused`: a superseded file key, a retired slot key, another lineage)
+    /// refuses the whole merge: its entries may be someone else's, so it throws `refusedCopy`, the
+    /// side named by role and path, unless `accepting` (`--accept-rotation`), which takes it as a
+    /// write takes it (a superseded key, which no accept takes, is then left out as below). A side
+    /// under a file key retired by a rotation run here (a genuine old branch, typically) gives its
+    /// entries but not its keys. When the keys of both are left out, throws the error of OURS: a
+    /// result must keep one side's file key and keyslots. A record that cannot be read refuses nothing.
     static func refusedSides(
-        ours: (vault: UnlockedVault, path: String), theirs: (vault: UnlockedVault, path: String), records: RetiredKeys, accepting: Bool
+        ours: (vault: UnlockedVault, path: String, role: String), theirs: (vault: UnlockedVault, path: String, role: String),
+        records: RetiredKeys, accepting: Bool
     ) throws(VaultError) -> (ours: VaultError?, theirs: VaultError?) {
         let record = (try? records.record(of: ours.vault.header.vaultID)) ?? RetiredKeys.Record()
-        func error(_ side: (vault: UnlockedVault, path: String)) -> VaultError? {
-            refusal(verdict(View(side.vault), record: record), path: side.path, rotating: false, accepting: accepting)
+        let verdicts = (verdict(View(ours.vault), record: record), verdict(View(theirs.vault), record: record))
+        for (side, judged) in [(ours, verdicts.0), (theirs, verdicts.1)] {
+            if case .refused(let why) = judged, !accepting { throw .refusedCopy(path: "\(side.role) at \(side.path)", why: why) }
         }
-        let (oursError, theirsError) = (error(ours), error(theirs))
+        let oursError = refusal(verdicts.0, path: ours.path, rotating: false, accepting: accepting)
+        let theirsError = refusal(verdicts.1, path: theirs.path, rotating: false, accepting: accepting)
         if let oursError, theirsError != nil { throw oursError }
         return (oursError, theirsError)
     }

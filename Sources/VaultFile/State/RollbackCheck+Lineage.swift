@@ -14,6 +14,8 @@ struct LineageState {
     var verdict: KeyLineage.Verdict = .taken
     /// The record that judged it.
     var record = RetiredKeys.Record()
+    /// The keyslots of the copy unlocked, as `slot list` describes them (named in a refusal).
+    var slots: [SlotDescription] = []
     /// The vault written over it, once `willWrite` let it through (its header is the new one after the seal).
     var written: UnlockedVault?
 }
@@ -28,6 +30,7 @@ extension RollbackCheck {
             let record = try retiredKeys.record(of: unlocked.header.vaultID)
             lineage.opened = view
             lineage.record = record
+            lineage.slots = unlocked.slots
             lineage.verdict = KeyLineage.verdict(view, record: record)
         } catch {
             problem = problem ?? error
@@ -38,12 +41,24 @@ extension RollbackCheck {
     /// write (nothing is written), or nil to let it through. A rotation is let through under an old
     /// file key (the way out of it); a copy of another lineage only with `acceptRotation`. A write
     /// whose result would still hold a slot key retired here that the copy held (a `rekey` of a copy
-    /// from before a removal) is refused unless `acceptRotation`; a slot added by the write is not.
+    /// from before a removal) is refused unless `acceptRotation`; a slot added by the write is not. A
+    /// rotation out of an old file key whose result would keep a slot of the copy that the copy taken
+    /// last does not hold (one added to it under the old key) is refused so too (`KeyLineage.unseenKept`).
     func lineageRefusal(writing unlocked: UnlockedVault, rotating: Bool, path: String) -> VaultError? {
         guard let opened = lineage.opened else { return nil }
         if let refusal = KeyLineage.refusal(lineage.verdict, path: path, rotating: rotating, accepting: acceptRotation) { return refusal }
-        if !acceptRotation, let kept = KeyLineage.View(unlocked).retiredKeys(in: lineage.record, among: opened.slotKeys) {
+        let written = KeyLineage.View(unlocked)
+        if !acceptRotation, let kept = written.retiredKeys(in: lineage.record, among: opened.slotKeys) {
             return .refusedCopy(path: path, why: .wouldKeepRetiredSlotKey(slots: kept.slots, retired: kept.retired, fingerprints: kept.fingerprints))
+        }
+        // The way out of an old file key gives the new one only to slots of the members' newest copy seen here.
+        let unseen = KeyLineage.unseenKept(written, opened: opened, verdict: lineage.verdict, record: lineage.record)
+        if !acceptRotation, !unseen.isEmpty {
+            let named = unseen.compactMap { opened.details[$0]?.index }.map { index in
+                lineage.slots.first { $0.index == index }.map { LineageRefusal.NamedSlot(index: index, kind: $0.kind, label: $0.label, fingerprint: $0.fingerprint) }
+                    ?? LineageRefusal.NamedSlot(index: index, kind: "keyslot", label: "", fingerprint: nil)
+            }
+            return .refusedCopy(path: path, why: .wouldKeepUnseenSlots(slots: named))
         }
         lineage.written = unlocked
         return nil

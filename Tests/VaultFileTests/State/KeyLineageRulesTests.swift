@@ -5,7 +5,8 @@ import Testing
 
 /// The rules of `KeyLineage` that issue 39's re-test added, on a record without a vault: a copy
 /// holding any retired slot key, a rotation here superseding every file key seen, the keys of the
-/// lineage kept through an accept, and a version 2 record's minted key read as one of them.
+/// lineage kept through an accept, a version 2 record's minted key read as one of them, and the
+/// slots a rotation out of an old key may keep (the final re-test).
 @Suite struct KeyLineageRulesTests {
     private func id(_ byte: UInt8) -> String { String(repeating: String(format: "%02x", byte), count: 16) }
 
@@ -69,5 +70,26 @@ import Testing
         let record = RetiredKeys.Record(parsing: Array(text.utf8))
         #expect(record.lineageKeys == [.init(key: id(5), at: 13, fingerprint: nil)], "an l line is version 3's only")
         #expect(String(decoding: record.encoded(), as: UTF8.self).hasSuffix("l \(id(5)) 13 -\n"))
+    }
+
+    @Test func test_unseenKept_namesOnlyTheSlotsOfTheOldCopyThatTheCopyTakenLastLacks() {
+        let record = removal()
+        // Alice's clone under the retired file key 1, given her keyfile slot 13; the owner's `slot rm alice`
+        // with his password re-salts 10 to 40 and adds nothing: her keyfile would keep the new key.
+        let clone = view(1, 9, slots: [10, 11, 12, 13], opened: 10)
+        let verdict = KeyLineage.verdict(clone, record: record)
+        #expect(verdict == .retiredHere(200))
+        #expect(KeyLineage.unseenKept(view(4, 10, slots: [40, 11, 13], opened: 40), opened: clone, verdict: verdict, record: record) == [id(13)])
+        // Dropped in the same rotation, or a slot the command adds (50): nothing to name.
+        #expect(KeyLineage.unseenKept(view(4, 10, slots: [40, 11], opened: 40), opened: clone, verdict: verdict, record: record).isEmpty)
+        #expect(KeyLineage.unseenKept(view(4, 10, slots: [40, 11, 50], opened: 40), opened: clone, verdict: verdict, record: record).isEmpty)
+        // A copy taken is not a way out of an old key; a record without the slots of the copy taken last compares nothing.
+        #expect(KeyLineage.unseenKept(view(4, 10, slots: [40, 11, 13], opened: 40), opened: clone, verdict: .taken, record: record).isEmpty)
+        var old = record
+        old.currentSlotKeys = []
+        #expect(KeyLineage.unseenKept(view(4, 10, slots: [40, 11, 13], opened: 40), opened: clone, verdict: verdict, record: old).isEmpty)
+        // A superseded key's way out is judged the same.
+        #expect(KeyLineage.unseenKept(view(4, 10, slots: [40, 11, 13], opened: 40), opened: clone, verdict: .refused(.supersededFileKey(since: 200)),
+                                      record: record) == [id(13)])
     }
 }

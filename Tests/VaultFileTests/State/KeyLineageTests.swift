@@ -136,24 +136,24 @@ import Testing
         try setup.set(setup.owner, "rotated", as: setup.ownerPassword, check: setup.check(inGit: true))
     }
 
-    /// `vaultfile merge` both ways round: the result keeps the owner's file key and slots, holds the
-    /// planted copy's contents, and is sealed past the owner's generation only.
+    /// `vaultfile merge` both ways round: a side the lineage refuses refuses the whole merge (its
+    /// entries may be someone else's), nothing written; the owner's copy writes on as before.
     @Test(arguments: [false, true])
-    func test_mergeCopy_neverKeepsTheKeysOfARefusedSideNorCountsItsGeneration(plantedIsOurs: Bool) throws {
+    func test_mergeCopy_refusesARefusedSideWholeAndWritesNothing(plantedIsOurs: Bool) throws {
         let setup = try Setup(); defer { setup.directory.remove() }
         try setup.plant()
-        let plantedGeneration = try setup.team.readHeader().header.generation
-        let own = try setup.owner.open(credentials: setup.ownerPassword, limits: testLimits)
         let (ours, theirs) = plantedIsOurs ? ("team.vault", "owners-own.vault") : ("owners-own.vault", "team.vault")
+        let before = (try setup.team.read().bytes, try setup.owner.read().bytes)
         let store = VaultStore(path: setup.directory.path(ours))
-        let (_, generation) = try store.mergeCopy(theirs: setup.directory.path(theirs), credentials: setup.ownerPassword, limits: testLimits,
-                                                  rollback: setup.check())
-        #expect(generation == own.header.generation + 1 && generation < plantedGeneration, "\(generation)")
-        let merged = try store.open(credentials: setup.ownerPassword, limits: testLimits)
-        #expect(merged.fileKeyID == own.fileKeyID && merged.header.keyslots.count == 2)
-        #expect(merged.vault.entry("planted-0") != nil && merged.vault.entry("after-removal") != nil)
+        let role = plantedIsOurs ? "OURS (the copy written) at \(setup.directory.path(ours))" : "THEIRS (the other copy) at \(setup.directory.path(theirs))"
+        #expect { _ = try store.mergeCopy(theirs: setup.directory.path(theirs), with: Unlocker(credentials: setup.ownerPassword, limits: testLimits),
+                                          rollback: setup.check(), writingBoth: true) } throws: { error in
+            guard case VaultError.refusedCopy(role, .retiredSlotKey) = error else { return false }
+            return true
+        }
+        #expect(try setup.team.read().bytes == before.0 && setup.owner.read().bytes == before.1, "nothing written")
         let check = setup.check()
-        try setup.set(store, "after-merge", as: setup.ownerIdentity, check: check)
+        try setup.set(setup.owner, "after-merge", as: setup.ownerIdentity, check: check)
         #expect(check.findings.isEmpty, "\(check.findings)")
     }
 
@@ -165,7 +165,7 @@ import Testing
         let path = setup.directory.path("team.vault")
         #expect { _ = try VaultStore.mergeFiles(base: path, ours: path, theirs: setup.directory.path("planted-too.vault"),
                                                 credentials: setup.ownerIdentity, limits: testLimits, retiredKeys: setup.records) } throws: { error in
-            guard case VaultError.refusedCopy(path, .holdsRetiredSlotKey) = error else { return false }
+            guard case VaultError.refusedCopy("OURS (this branch) at \(path)", .holdsRetiredSlotKey) = error else { return false }
             return true
         }
         #expect(try setup.team.read().bytes == before)

@@ -166,8 +166,8 @@ struct ErrorReport: Equatable {
         let check = listing ? "compare the keyslots listed with those of your own copy" : "check who can open it with 'vaultfile slot list'"
         switch why {
         case .supersededFileKey:
-            return "write to the newer copy instead; if this one is to be kept, \(check) and run 'vaultfile rekey' on it, or merge it "
-                + "with the newer copy ('vaultfile merge', or 'git merge' of the branch that rotated the key)"
+            return "write to the newer copy instead; if this one is to be kept, \(check) and run 'vaultfile rekey' on it (a merge "
+                + "refuses it unless --accept-rotation, since its entries may be someone else's)"
         case .retiredSlotKey, .holdsRetiredSlotKey, .unknownLineage:
             let compare: String
             if case .unknownLineage(_, let expected) = why {
@@ -177,14 +177,19 @@ struct ErrorReport: Equatable {
             }
             return "write no secret into it before you know where it came from: \(check)\(compare); if it is a rotation you or another "
                 + "member made on another machine, run the command again with "
-                + "--accept-rotation (this machine then takes it); else put your own copy back (a backup, 'git checkout'), or keep your "
-                + "keys with 'vaultfile merge YOUR-COPY THIS-COPY'"
+                + "--accept-rotation (this machine then takes it); else put your own copy back (a backup, 'git checkout') and do not "
+                + "merge this one: 'vaultfile merge' refuses it, since its entries may be someone else's"
         case .wouldKeepRetiredSlotKey(let slots, _, _):
             let command = "'vaultfile slot rm \(slots.first ?? 0)" + slots.dropFirst().map { " --drop-slot \($0)" }.joined() + "'"
             return "remove \(slots.count == 1 ? "that slot" : "those slots") in one rotation with \(command) (for a password or keyfile slot "
                 + "of your own, open the copy with it instead: "
                 + "a rotation gives the slot that opens it a new key); if the slot was given back on purpose, run the command again "
                 + "with --accept-rotation"
+        case .wouldKeepUnseenSlots(let slots):
+            let command = "'vaultfile slot rm \(slots.first?.index ?? 0)" + slots.dropFirst().map { " --drop-slot \($0.index)" }.joined() + "'"
+            return "drop \(slots.count == 1 ? "that slot" : "those slots") in the same rotation: \(command), with --drop-slot N for "
+                + "any other slot to remove (the one this command was removing included); \(check) first; if a member added the "
+                + "slot on purpose, run the command again with --accept-rotation"
         }
     }
 
