@@ -40,6 +40,10 @@ import Testing
         #expect(read.stderr.contains("vaultfile: warning: \(cli.path("old.vault")) is an older copy: generation 2, but generation 3 of this vault was seen here on "),
                 "\(read.stderr)")
         #expect(read.stderr.contains("(at \(cli.path("t.vault")))") && read.stderr.contains("--allow-rollback"))
+        // Merge first: --allow-rollback would leave the newer copy's changes out (issue 39's cold user).
+        let merge = read.stderr.range(of: "'vaultfile merge --both \(cli.path("old.vault")) \(cli.path("t.vault"))'")
+        let rollback = read.stderr.range(of: "--allow-rollback")
+        #expect(merge != nil && rollback != nil && merge!.lowerBound < rollback!.lowerBound, "merge offered first: \(read.stderr)")
         #expect(read.stderr.split(separator: "\n").count == 1, "one warning: \(read.stderr)")
         let current = try cli.run(["get", "k"] + cli.unlock())
         #expect(current.status == 0 && current.stderr.isEmpty, "the newest copy opens silently: \(current.stderr)")
