@@ -18,9 +18,14 @@ public enum Generations {
     /// Whether `generation` is a plausible successor of `record` (of anything, without one): at
     /// most `ceiling`, and at most `maxJump` past the generation recorded.
     public static func isPlausible(_ generation: UInt64, after record: SeenRecord?) -> Bool {
+        isPlausible(generation, afterGeneration: record?.generation)
+    }
+
+    /// The same rule against a generation seen (`highest`; nil: none was).
+    public static func isPlausible(_ generation: UInt64, afterGeneration highest: UInt64?) -> Bool {
         guard generation <= ceiling else { return false }
-        guard let record else { return true }
-        let (limit, overflow) = record.generation.addingReportingOverflow(maxJump)
+        guard let highest else { return true }
+        let (limit, overflow) = highest.addingReportingOverflow(maxJump)
         return overflow || generation <= limit
     }
 

@@ -223,10 +223,10 @@ enum KeyLineage {
     /// A generation past `Generations.ceiling`, or more than `Generations.maxJump` past the highest
     /// seen (docs/FORMAT.md §8), records nothing: such a copy never makes another one older.
     static func adopt(_ view: View, from source: Source, into record: inout RetiredKeys.Record, now: Int64) {
-        // A first open applies the ceiling alone; a record past it (edited by hand) bounds nothing.
+        // The rule of the rollback check (`Generations.isPlausible`): a first open applies the ceiling
+        // alone, and a generation recorded past it (edited by hand) bounds nothing.
         let highest = record.seenFileKeys.map(\.generation).max()
-        let plausible = highest.map { $0 > Generations.ceiling || view.generation <= $0 + Generations.maxJump } ?? true
-        guard view.generation <= Generations.ceiling, plausible else { return }
+        guard Generations.isPlausible(view.generation, afterGeneration: highest) else { return }
         let unseen = !record.hasSeen(fileKey: view.fileKey)
         let last = record.currentFileKey
         let lastSlotKeys = record.currentSlotKeys
