@@ -129,6 +129,14 @@ extension RollbackSetting {
 /// Shown once per command however many times it opens the vault (a dry run and then the write, say).
 private let retiredKeyNoticeShown = LockedValue(false)
 
+/// Whether this is the command's first notice about its vault's keys (`retiredKeyNoticeShown`), marking it shown.
+private func firstKeyNotice() -> Bool {
+    retiredKeyNoticeShown.withLock { shown in
+        defer { shown = true }
+        return !shown
+    }
+}
+
 /// Whether the command is `slot list`, whose warning about a refused copy need not send the user to `slot list`.
 let listingSlots = LockedValue(false)
 
@@ -156,19 +164,11 @@ extension UnlockOptions {
             case .implausible:
                 Messages.warning("\(finding); a write to it is refused (exit 7) unless --allow-rollback, which ignores its generation")
             case .retiredKey:
-                let first = retiredKeyNoticeShown.withLock { shown in
-                    defer { shown = true }
-                    return !shown
-                }
-                guard first else { continue }
+                guard firstKeyNotice() else { continue }
                 Messages.warning("\(finding); a write to it is refused (exit 7) until 'vaultfile rekey' or a merge with the rotated copy")
             case .refusedCopy(_, let why):
                 // Once per command too; the hint says how to tell a planted copy from a rotation made elsewhere.
-                let first = retiredKeyNoticeShown.withLock { shown in
-                    defer { shown = true }
-                    return !shown
-                }
-                guard first else { continue }
+                guard firstKeyNotice() else { continue }
                 Messages.warning("\(finding); a write to it is refused (exit 7)")
                 Messages.info("vaultfile: hint: " + ErrorReport.hint(for: why, listing: listingSlots.withLock { $0 }))
             case .acceptedCopy:
