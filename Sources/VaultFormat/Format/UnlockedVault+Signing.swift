@@ -167,13 +167,14 @@ extension UnlockedVault {
     /// Converts this vault to signed seals (`rekey --sign`): the file key rotates (a v1 password
     /// slot that opened it becomes a 1.1 password slot; a 1.0 vault gets 1.1 keyslots first), the
     /// flag and minor version are set, and the slot that opened it attests every slot and signs.
-    public func rotatedSigning(now: Int64) throws -> (vault: UnlockedVault, wrappedTo: [SlotDescription]) {
+    /// The slots in `dropping` go, as with `rotated`.
+    public func rotatedSigning(dropping: Set<Int> = [], now: Int64) throws -> (vault: UnlockedVault, wrappedTo: [SlotDescription]) {
         guard !isSigned else { throw VaultError.slotChangeRefused("this vault is signed already") }
         guard openedSlot?.signingKey != nil || openedSlot.map({ if case .password = $0.credential.secret { true } else { false } }) == true else {
             throw VaultError.noSealSigner
         }
         upgradeToKeyslots11(now: now)
-        let (rotated, _) = try self.rotated(now: now)
+        let (rotated, _) = try self.rotated(dropping: dropping, now: now)
         guard let signer = rotated.openedSlotSigner() else { throw VaultError.noSealSigner }
         try rotated.startSigning(by: signer)
         rotated.sealState.nextSigner = nil

@@ -30,7 +30,7 @@ extension VaultfileCommand {
 
                 A new vault is signed (format 1.3): every write is signed by the slot that opened it, so \
                 that only its members can write it; vaultfile 0.2.0 and older cannot open it. --unsigned \
-                makes a vault they still open (it can be signed later with 'vaultfile rekey --sign'). A \
+                makes a vault they still open ('vaultfile rekey' can sign it later). A \
                 vault of recipients only is unsigned: no slot's secret is at hand to sign it. init says \
                 which it made.
                 """)
