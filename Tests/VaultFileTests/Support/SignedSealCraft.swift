@@ -101,3 +101,23 @@ func requireSigner(_ unlocked: UnlockedVault) throws -> SlotSealSigner {
     guard let signer = unlocked.sealSigner as? SlotSealSigner else { throw VaultError.noSealSigner }
     return signer
 }
+
+/// Signs seals as the agent does (scheme 3): a fresh Ed25519 key under a delegation that
+/// `slot` signs for the file key of each request.
+struct DelegatedTestSigner: SealSigner {
+    let slot: SlotSealSigner
+    let seed = SecureBytes(copying: randomBytes(count: 32))
+    let expiry: UInt64
+
+    func signSeal(_ request: SealSigningRequest) throws -> SealSignatureBlock {
+        let prefix = request.headerPrefix
+        let vaultID = Array(prefix[12..<28]), generation = prefix[28..<36].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let delegatedKey = Ed25519.publicKey(fromSeed: seed)!
+        let delegation = try slot.delegate(vaultID: vaultID, fileKeyID: request.fileKeyID, delegatedKey: delegatedKey, expiry: expiry)
+        let transcript = SealTranscript.seal(scheme: .delegated, vaultID: vaultID, generation: generation, fileKeyID: request.fileKeyID,
+                                             signerPosition: slot.position, signerType: slot.key.type, signerKey: delegatedKey,
+                                             headerPrefix: prefix, payloadHash: request.payloadHash)
+        return SealSignatureBlock(scheme: .delegated, signerPosition: slot.position, signerType: slot.key.type, signerKey: delegatedKey,
+                                  delegation: delegation, signature: try SlotSigningKey.ed25519Seed(seed).sign(transcript))
+    }
+}
