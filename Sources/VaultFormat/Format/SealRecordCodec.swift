@@ -192,6 +192,7 @@ public struct SignatureBlock: Equatable, Sendable {
         guard try read(1, "version")[0] == 1 else { throw damaged("unknown version") }
         guard let scheme = SealScheme(rawValue: try read(1, "scheme")[0]) else { throw damaged("unknown signature scheme") }
         let position = Int(try read(1, "signer position")[0]), type = try read(1, "signer type")[0]
+        guard position < VaultHeader.maxKeyslots else { throw damaged("signer position \(position); a vault holds at most \(VaultHeader.maxKeyslots) keyslots") }
         let keyLength = Int(try read(1, "key length")[0])
         guard keyLength > 0 else { throw damaged("empty signer key") }
         let key = try read(keyLength, "signer key")
