@@ -3,6 +3,7 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
+@testable import VaultFile
 @testable import VaultFormat
 @testable import VaultModel
 
@@ -111,6 +112,27 @@ import Testing
         #expect(merged.record.ancestors.contains(SealAncestor(generation: 2, headerHash: right.sealEvidence!.headerHash)))
         #expect(merged.record.ancestors.contains(SealAncestor(generation: 1, headerHash: craft.unlocked.sealEvidence!.headerHash)))
         #expect(merged.record.tombstones.map(\.generation) == [1])
+    }
+
+    @Test func test_mergeFiles_ofTwoSignedSidesIsSignedAndListsBothParents() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let base = VaultStore(path: directory.path("base.vault"))
+        try base.create(try sampleVault(), slots: [(.password(password("pw"), testKDF), "admin")], now: Self.now)
+        let bytes = try base.read().bytes
+        for name in ["ours.vault", "theirs.vault"] { try AtomicFileWriter().write(bytes, to: directory.path(name), finalLink: .follow) }
+        let ours = VaultStore(path: directory.path("ours.vault")), theirs = VaultStore(path: directory.path("theirs.vault"))
+        try ours.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([1], for: "ours-only") }
+        try theirs.update(password: password("pw"), limits: testLimits) { try $0.vault.setValue([2], for: "theirs-only") }
+        let parents = try [ours, theirs].map { store in
+            let opened = try store.open(password: password("pw"), limits: testLimits)
+            return SealAncestor(generation: opened.header.generation, headerHash: try #require(opened.sealEvidence).headerHash)
+        }
+        let conflicts = try VaultStore.mergeFiles(base: base.path, ours: ours.path, theirs: theirs.path, password: password("pw"), limits: testLimits)
+        #expect(conflicts.isEmpty)
+        let merged = try ours.open(password: password("pw"), limits: testLimits)
+        let evidence = try #require(merged.sealEvidence)
+        #expect(Array(evidence.record.ancestors.prefix(2)) == parents && evidence.record.ancestors.count == 3)
+        #expect(merged.vault.entry("ours-only")?.value == [1] && merged.vault.entry("theirs-only")?.value == [2])
     }
 
     // MARK: - Slot operations
