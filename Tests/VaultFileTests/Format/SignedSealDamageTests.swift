@@ -77,42 +77,21 @@ import Testing
     @Test func test_open_aSignerThatIsNotASlotIsDamage() throws {
         // A key of nobody's slot, with a genuine signature by it over the right transcript.
         let craft = try SignedSealCraft()
-        let stranger = X25519.generateSecretKey()
-        let key = MemberKey(type: 4, bytes: try X25519.publicKey(of: stranger))
-        let signer = SlotSealSigner(position: 0, key: key, secret: .x25519(stranger))
-        let payload = Array(craft.base[craft.headerLength...])
-        let block = try signer.signSeal(SealSigningRequest(headerPrefix: craft.header.signedPrefix(), payloadHash: SealTranscript.blake2b512(payload),
-                                                           fileKeyID: craft.unlocked.sealFileKeyID, slots: []))
-        expectDamage(craft, try craft.resealed(block: block), "is not keyslot 0's key (nor the key it replaced)")
+        expectDamage(craft, try craft.signedByStranger(), "is not keyslot 0's key (nor the key it replaced)")
     }
 
     // MARK: - Delegations
 
-    /// A seal signed by a fresh Ed25519 key under a delegation by the admin slot naming `fileKeyID`.
-    private func delegated(_ craft: SignedSealCraft, fileKeyID: [UInt8]) throws -> [UInt8] {
-        let seed = SecureBytes(copying: randomBytes(count: 32))
-        let delegatedKey = try #require(Ed25519.publicKey(fromSeed: seed))
-        let delegation = try requireSigner(craft.unlocked).delegate(vaultID: craft.header.vaultID, fileKeyID: fileKeyID, delegatedKey: delegatedKey,
-                                                                    expiry: 2_000_000_000)
-        let payload = Array(craft.base[craft.headerLength...])
-        let transcript = SealTranscript.seal(scheme: .delegated, vaultID: craft.header.vaultID, generation: craft.header.generation,
-                                             fileKeyID: craft.unlocked.sealFileKeyID, signerPosition: 0, signerType: 4, signerKey: delegatedKey,
-                                             headerPrefix: craft.header.signedPrefix(), payloadHash: SealTranscript.blake2b512(payload))
-        let signature = try SlotSigningKey.ed25519Seed(seed).sign(transcript)
-        return try craft.resealed(block: SealSignatureBlock(scheme: .delegated, signerPosition: 0, signerType: 4, signerKey: delegatedKey,
-                                                            delegation: delegation, signature: signature))
-    }
-
     @Test func test_open_aDelegatedSealVerifiesAndNamesTheDelegatingSlot() throws {
         let craft = try SignedSealCraft()
-        let opened = try VaultCodec.open(try delegated(craft, fileKeyID: craft.unlocked.sealFileKeyID), path: "t", password: password("pw"), limits: testLimits)
+        let opened = try VaultCodec.open(try craft.delegated(fileKeyID: craft.unlocked.sealFileKeyID), path: "t", password: password("pw"), limits: testLimits)
         let evidence = try #require(opened.sealEvidence)
         #expect(evidence.scheme == .delegated && evidence.signer == MemberKey(type: 4, bytes: craft.unlocked.slotMetadata![0].publicKey))
     }
 
     @Test func test_open_aDelegationForAnotherFileKeyIsDamage() throws {
         let craft = try SignedSealCraft()
-        expectDamage(craft, try delegated(craft, fileKeyID: [UInt8](repeating: 0xAB, count: 16)), "delegation does not verify")
+        expectDamage(craft, try craft.delegated(fileKeyID: [UInt8](repeating: 0xAB, count: 16)), "delegation does not verify")
     }
 
     // MARK: - The seal record, written with the file key

@@ -13,16 +13,19 @@ import TestSupport
 struct SignedSealCraft {
     static let now: Int64 = 1_764_000_000_000
     let alice = AgeIdentity.generate()
+    let password: String
     let base: [UInt8]
     let unlocked: UnlockedVault
     let header: VaultHeader
     let headerLength: Int
 
-    init() throws {
-        base = try VaultCodec.create(try sampleVault(), slots: [(.password(password("pw"), testKDF), "admin"), (.recipient(alice.recipient), "alice")],
-                                     now: Self.now).seal()
+    /// The vault holds `vault` (`sampleVault()` when nil), opened by `password`.
+    init(password: String = "pw", vault: Vault? = nil) throws {
+        self.password = password
+        base = try VaultCodec.create(try vault ?? sampleVault(), slots: [(.password(VaultFileTests.password(password), testKDF), "admin"),
+                                                                         (.recipient(alice.recipient), "alice")], now: Self.now).seal()
         (header, headerLength) = try VaultHeader.parse(base, path: "t")
-        unlocked = try VaultCodec.open(base, path: "t", password: password("pw"), limits: testLimits)
+        unlocked = try VaultCodec.open(base, path: "t", password: VaultFileTests.password(password), limits: testLimits)
     }
 
     /// The signature block's contents, opened with the file key.
@@ -83,10 +86,33 @@ struct SignedSealCraft {
         return bytes
     }
 
+    /// A seal signed by a fresh Ed25519 key under a delegation by the admin slot naming `fileKeyID`.
+    func delegated(fileKeyID: [UInt8]) throws -> [UInt8] {
+        let seed = SecureBytes(copying: randomBytes(count: 32))
+        let delegatedKey = Ed25519.publicKey(fromSeed: seed)!
+        let delegation = try requireSigner(unlocked).delegate(vaultID: header.vaultID, fileKeyID: fileKeyID, delegatedKey: delegatedKey,
+                                                              expiry: 2_000_000_000)
+        let payload = Array(base[headerLength...])
+        let transcript = SealTranscript.seal(scheme: .delegated, vaultID: header.vaultID, generation: header.generation,
+                                             fileKeyID: unlocked.sealFileKeyID, signerPosition: 0, signerType: 4, signerKey: delegatedKey,
+                                             headerPrefix: header.signedPrefix(), payloadHash: SealTranscript.blake2b512(payload))
+        return try resealed(block: SealSignatureBlock(scheme: .delegated, signerPosition: 0, signerType: 4, signerKey: delegatedKey,
+                                                      delegation: delegation, signature: try SlotSigningKey.ed25519Seed(seed).sign(transcript)))
+    }
+
+    /// A seal signed by a key no slot holds, over the right transcript.
+    func signedByStranger() throws -> [UInt8] {
+        let stranger = X25519.generateSecretKey()
+        let signer = SlotSealSigner(position: 0, key: MemberKey(type: 4, bytes: try X25519.publicKey(of: stranger)), secret: .x25519(stranger))
+        let payload = Array(base[headerLength...])
+        return try resealed(block: try signer.signSeal(SealSigningRequest(headerPrefix: header.signedPrefix(), payloadHash: SealTranscript.blake2b512(payload),
+                                                                          fileKeyID: unlocked.sealFileKeyID, slots: [])))
+    }
+
     /// Opens `file` with the admin password; returns the error it throws, or nil.
     func openError(_ file: [UInt8]) -> VaultError? {
         do {
-            _ = try VaultCodec.open(file, path: "t", password: password("pw"), limits: testLimits)
+            _ = try VaultCodec.open(file, path: "t", password: VaultFileTests.password(password), limits: testLimits)
             return nil
         } catch let error as VaultError {
             return error
