@@ -43,6 +43,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    string that decodes encodes back to itself (in its case).
 /// 5. the agent's request and response parsers (docs/AGENT.md) never crash, and a body that
 ///    decodes re-encodes to exactly the same bytes; the agent's header lookup never crashes.
+/// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
+///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -55,6 +57,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     open(bytes, with: Unlocker(credentials: [UnlockCredential(.password(password), source: "the password")], limits: limits))
     open(bytes, with: Unlocker(credentials: [UnlockCredential(.ageIdentity(identity), source: "fuzz")], limits: limits))
     _ = try? MetadataBlock.decode(bytes, slots: slots)
+    _ = try? SealRecordCodec.decodeMetadata(bytes, slots: slots)
+    if let block = try? SignatureBlock.decode(bytes) {
+        precondition((try? SignatureBlock.encode(block)) == bytes, "signature block round trip changed the bytes")
+    }
     let text = String(decoding: bytes, as: UTF8.self)
     if size <= 4096 {
         if let decoded = try? Bech32.decode(text) {

@@ -39,7 +39,8 @@ struct VaultfileCommand: ParsableCommand {
               0   success
               1   entry (or keyslot) not found
               2   other error (I/O, permission, vault missing, bad input)
-              3   wrong password, or no keyslot opens with the sources given
+              3   wrong password, or no keyslot opens with the sources given, or nothing
+                  at hand can sign a write to a signed vault
               4   vault damaged, tampered with, truncated, or not a vault
               5   busy (the vault's lock was not acquired in time)
               6   over a limit (KDF cap, size limit, a regular expression's work budget)

@@ -16,13 +16,15 @@ same() { # label, command args... run with both binaries on copies; compare stat
 doc='{"vaultfile_export":1,"entries":[{"name":"a","value":"va","fields":{"username":"u"},"created":1,"modified":2},{"name":"caf\u00e9","value":"vé","created":3,"modified":4},{"name":"t1","value":"x","fields":{"totp":"otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=8"}},{"name":"t256","value":"x","fields":{"totp":"otpauth://totp/x?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA256&digits=8"}},{"name":"t512","value":"x","fields":{"totp":"otpauth://totp/x?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA512&digits=8&period=60"}}]}'
 for maker in OLD NEW; do
   mb=${!maker}
+  # The new binary makes unsigned vaults here (issue 40): a signed one is what the old binary refuses (checked below).
+  uns=""; [ "$maker" = NEW ] && uns="--unsigned"
   for kdf in "argon-p1:--kdf-memory 8M --kdf-iterations 1 --kdf-parallelism 1 --allow-weak-kdf" \
              "argon-p4:--kdf-memory 16M --kdf-iterations 2 --kdf-parallelism 4 --allow-weak-kdf" \
              "argon-p3:--kdf-memory 1M --kdf-iterations 3 --kdf-parallelism 3 --allow-weak-kdf" \
              "pbkdf2:--kdf pbkdf2 --kdf-iterations 1000 --allow-weak-kdf"; do
     label=${kdf%%:*}; opts=${kdf#*:}
     v="$W/$maker-$label.vault"
-    envrun "$mb" init --vault "$v" --password-file pw $opts >/dev/null 2>&1 || { echo "FAIL init $maker $label"; fails=$((fails+1)); continue; }
+    envrun "$mb" init $uns --vault "$v" --password-file pw $opts >/dev/null 2>&1 || { echo "FAIL init $maker $label"; fails=$((fails+1)); continue; }
     echo "$doc" | envrun "$mb" import --format json --vault "$v" --password-file pw >/dev/null 2>&1 || { echo "FAIL import $maker $label"; fails=$((fails+1)); }
     cp "$v" "$v.orig"
     same "$maker/$label export" export --format json --vault "$v" --password-file pw
@@ -37,7 +39,7 @@ for maker in OLD NEW; do
   v="$W/$maker-slots.vault"
   envrun "$mb" keygen -o "$W/$maker-id.txt" > "$W/$maker-recipient.txt" 2>/dev/null
   envrun "$mb" keygen --keyfile "$W/$maker-key.bin" >/dev/null 2>&1
-  envrun "$mb" init --vault "$v" --password-file pw --kdf-memory 8M --kdf-iterations 1 --kdf-parallelism 1 --allow-weak-kdf >/dev/null 2>&1
+  envrun "$mb" init $uns --vault "$v" --password-file pw --kdf-memory 8M --kdf-iterations 1 --kdf-parallelism 1 --allow-weak-kdf >/dev/null 2>&1
   echo "$doc" | envrun "$mb" import --format json --vault "$v" --password-file pw >/dev/null 2>&1
   envrun "$mb" slot add recipient "$(cat "$W/$maker-recipient.txt")" --vault "$v" --password-file pw >/dev/null 2>&1 || echo "note: slot add recipient failed ($maker)"
   envrun "$mb" slot add keyfile "$W/$maker-key.bin" --vault "$v" --password-file pw >/dev/null 2>&1 || echo "note: slot add keyfile failed ($maker)"
@@ -126,4 +128,8 @@ for b in OLD NEW; do
   eval "agent_$b=\$o"
 done
 if [ "$agent_OLD" != "$agent_NEW" ]; then echo "DIFF agent"; diff <(echo "$agent_OLD") <(echo "$agent_NEW"); fails=$((fails+1)); else echo "same agent: $(echo "$agent_NEW" | tr '\n' ' ' | cut -c1-300)"; fi
+# A signed vault (the new binary's default, format 1.3): the old binary refuses it as unsupported and says to upgrade.
+envrun "$NEW" init --vault "$W/signed.vault" --password-file pw --kdf-memory 8M --kdf-iterations 1 --kdf-parallelism 1 --allow-weak-kdf >/dev/null 2>&1
+o=$(envrun "$OLD" get a --vault "$W/signed.vault" --password-file pw 2>&1; echo "rc=$?")
+if echo "$o" | grep -q "upgrade" && echo "$o" | grep -q "rc=4"; then echo "same signed: the old binary refuses it (upgrade, exit 4)"; else echo "DIFF signed: $o"; fails=$((fails+1)); fi
 echo "fails=$fails"

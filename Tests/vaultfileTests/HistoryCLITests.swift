@@ -21,8 +21,11 @@ import VaultModel
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.write("pw", Array("pw".utf8))
         #expect(try cli.run(["init"] + CLI.fastKDF + cli.unlock("new.vault")).status == 0)
-        #expect(try format(cli, "new.vault").hasSuffix("vaultfile 1.2"))
-        #expect(try cli.run(["init", "--keep-history", "0"] + CLI.fastKDF + cli.unlock("old.vault")).status == 0)
+        // Signed as well since issue 40 (format 1.3, which also has the history flag).
+        #expect(try format(cli, "new.vault").hasSuffix("vaultfile 1.3"))
+        #expect(try cli.run(["init", "--unsigned"] + CLI.fastKDF + cli.unlock("unsigned.vault")).status == 0)
+        #expect(try format(cli, "unsigned.vault").hasSuffix("vaultfile 1.2"))
+        #expect(try cli.run(["init", "--unsigned", "--keep-history", "0"] + CLI.fastKDF + cli.unlock("old.vault")).status == 0)
         #expect(try format(cli, "old.vault").hasSuffix("vaultfile 1.0"))
         try set(cli, "k", "v", vault: "old.vault")
         #expect(try format(cli, "old.vault").hasSuffix("vaultfile 1.0"))

@@ -70,7 +70,7 @@ import Testing
         let created = try cli.run(["init", "--vault", cli.path("t.vault"), "--recipient", alice, "--recipients-file", cli.path("team.txt")])
         #expect(created.status == 0, "\(created.stderr)")
         #expect(created.stderr.contains("skipped a repeat of \(alice)"), "\(created.stderr)")
-        #expect(created.stderr.contains("keyslots: recipient, ssh-ed25519)"), "\(created.stderr)")
+        #expect(created.stderr.contains("keyslots: recipient, ssh-ed25519"), "\(created.stderr)")
     }
 
     // MARK: - slot rm of a vault made before

@@ -193,6 +193,8 @@ struct PreparedMerge {
         }
         sealer = takeTheirKeys ? opened[t] : opened[o]
         sealer.vault = merged.vault
+        // A signed result lists both sides as its parents and keeps both sides' tombstones (a refused side's are not taken).
+        if !(takeTheirKeys ? refused.ours : refused.theirs) { sealer.recordMergeParent(takeTheirKeys ? opened[o] : opened[t]) }
         conflicts = merged.conflicts
         oursFile = files[o].file
         theirsFile = files[t].file

@@ -115,7 +115,7 @@ import Testing
                 let age = try AgeIdentityFile.parse(Array(try Data(contentsOf: URL(fileURLWithPath: key))), source: key)[0]
                 slots.append((.recipient(age.recipient), "alice"))
             }
-            let unlocked = try VaultCodec.create(vault, slots: slots, now: t)
+            let unlocked = try VaultCodec.create(vault, slots: slots, now: t, signed: false)
             try Data(try unlocked.seal()).write(to: URL(fileURLWithPath: path(file)))
             fixtures.append(.init(file: file, password: Self.password12, identityFile: identityFile,
                                   policy: .init(versions: policy.versions, byteBudget: policy.byteBudget, trashLimit: policy.trashLimit),

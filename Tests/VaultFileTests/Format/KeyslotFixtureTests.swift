@@ -119,7 +119,7 @@ import Testing
         var fixtures: [Manifest.Fixture] = []
         let vault = try sampleVault()
         for (file, kinds) in sets {
-            let unlocked = try VaultCodec.create(vault, slots: kinds.map { (slotsOf[$0]!.0, slotsOf[$0]!.1) }, now: now)
+            let unlocked = try VaultCodec.create(vault, slots: kinds.map { (slotsOf[$0]!.0, slotsOf[$0]!.1) }, now: now, signed: false)
             try Data(try unlocked.seal()).write(to: URL(fileURLWithPath: path(file)))
             fixtures.append(.init(file: file, secrets: kinds.map { secrets[$0]! }, slots: Self.slots(unlocked), entries: FixtureTests.entries(of: vault)))
         }

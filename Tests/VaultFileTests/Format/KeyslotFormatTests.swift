@@ -12,10 +12,10 @@ import Testing
 
     static func credential(_ secret: UnlockCredential.Secret) -> [UnlockCredential] { [UnlockCredential(secret, source: "test source")] }
 
-    /// A 1.1 vault of a password slot and a recipient slot, with `sampleVault`'s entries.
+    /// A 1.1 vault of a password slot and a recipient slot, with `sampleVault`'s entries (unsigned: format 1.1 itself).
     static func teamVault(_ identity: AgeIdentity) throws -> [UInt8] {
         try VaultCodec.create(try sampleVault(), slots: [(.password(password("pw"), testKDF), "admin"), (.recipient(identity.recipient), "alice")],
-                              now: now).seal()
+                              now: now, signed: false).seal()
     }
 
     // MARK: - create and open
@@ -30,7 +30,7 @@ import Testing
         let bytes = try VaultCodec.create(try sampleVault(), slots: [
             (.password(password("pw"), testKDF), "admin"), (.recipient(alice.recipient), "alice"), (.sshEd25519(ssh.publicKey), "bob"),
             (.keyfile(path: folder.path("keyfile")), "ci"), (.recovery(code, testKDF), "recovery"),
-        ], now: Self.now).seal()
+        ], now: Self.now, signed: false).seal()
         let (header, _) = try VaultHeader.parse(bytes, path: "t")
         #expect(header.flags == VaultHeader.keyslotsFlag && header.minorVersion == 1)
         #expect(header.keyslots.map(\.typeByte) == [4, 3, 6, 2, 5])

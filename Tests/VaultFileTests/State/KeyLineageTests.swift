@@ -28,7 +28,7 @@ import Testing
         init() throws {
             directory = try TemporaryDirectory()
             try team.create(try sampleVault(), slots: [(.password(password("owner-pw"), testKDF), "owner"), (.recipient(ownerAge.recipient), "owner-age"),
-                                                       (.password(password("alice-pw"), testKDF), "alice")], now: 0)
+                                                       (.password(password("alice-pw"), testKDF), "alice")], now: 0, signed: false)
             try set(team, "db", as: ownerPassword)
             try copy("team.vault", to: "alice.vault")
             _ = try aliceCopy.open(credentials: alice, limits: testLimits, rollback: check(machine: "alice-state"))

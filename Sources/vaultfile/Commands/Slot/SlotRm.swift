@@ -36,18 +36,23 @@ struct SlotRm: ParsableCommand {
 enum Rotation {
     /// Opens the vault with any unlock source, rotates (removing `removing` when given), writes
     /// it, and reports every key the new file key is wrapped to.
-    static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?) throws {
+    /// With `sign` (`rekey --sign`), the rotated vault is signed from then on (format 1.3).
+    static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?, sign: Bool = false) throws {
         // Refuses an older copy as any write does; records the file key this rotation retires.
         // A slot's secret even while an agent holds the file key (`replaceKeys` never asks the
         // agent): a rotation changes who can open the vault. The agent gets the new key after.
         try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription], String?)) in
             let index = try removing.map { try unlocked.slotIndex(named: $0) }
             let removed = index.map { unlocked.slots[$0] }
-            let (rotated, wrappedTo) = try unlocked.rotated(removing: Set(index.map { [$0] } ?? []), dropping: Set(dropping),
-                                                            now: currentTimeMilliseconds())
+            let (rotated, wrappedTo) = sign ? try unlocked.rotatedSigning(dropping: Set(dropping), now: currentTimeMilliseconds())
+                : try unlocked.rotated(removing: Set(index.map { [$0] } ?? []), dropping: Set(dropping), now: currentTimeMilliseconds())
             return (rotated, (removed, wrappedTo, mintedNothing(unlocked, rotated)))
         }, then: { result in
             report(removed: result.0, wrappedTo: result.1, dropping: dropping, path: unlock.location.path)
+            if sign {
+                Messages.info("\(unlock.location.path) is now signed (format 1.3): every write is signed by the slot that opened it; "
+                              + "vaultfile 0.2.0 and older now refuse this vault (upgrade them first)")
+            }
             if let why = result.2 { warnMintedNothing(why, removal: result.0 != nil) }
         })
     }

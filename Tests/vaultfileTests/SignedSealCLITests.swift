@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Signed seals (issue 40) through the real binary: `init` makes a signed vault and says so,
+/// `--unsigned` one that older releases open, `rekey --sign` converts, and an open refuses a seal
+/// changed after signing.
+@Suite struct SignedSealCLITests {
+    private func cli() throws -> CLI {
+        var cli = try CLI()
+        cli.environment["VAULTFILE_NO_AGENT"] = "1"
+        try cli.write("pw", Array("pw".utf8))
+        return cli
+    }
+
+    /// The `format:` line of `info`.
+    private func format(_ cli: CLI, _ name: String = "t.vault") throws -> String {
+        let info = try cli.run(["info", "--vault", cli.path(name)])
+        return info.text.split(separator: "\n").first { $0.hasPrefix("format:") }.map(String.init) ?? info.stderr
+    }
+
+    @Test func test_init_makesASignedVaultThatSetAndGetUse() throws {
+        let cli = try cli(); defer { cli.directory.remove() }
+        let created = try cli.run(["init"] + CLI.fastKDF + cli.unlock())
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stderr.contains("signed (format 1.3; vaultfile 0.2.0 and older cannot open it)"), "\(created.stderr)")
+        #expect(try format(cli).hasSuffix("vaultfile 1.3"))
+        let file = try cli.read("t.vault")
+        #expect(file[9] == 3 && file[37] & 0x0A == 0x0A, "minor 3, flags 0x08 and 0x02")
+        for round in 0..<3 {
+            let set = try cli.run(["set", "db/password"] + cli.unlock(), stdin: Array("value \(round)".utf8))
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+        let got = try cli.run(["get", "db/password"] + cli.unlock())
+        #expect(got.status == 0 && got.text == "value 2", "\(got.stderr)")
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+    }
+
+    @Test func test_init_unsignedMakesAVaultOlderReleasesOpenAndSaysSo() throws {
+        let cli = try cli(); defer { cli.directory.remove() }
+        let created = try cli.run(["init", "--unsigned"] + CLI.fastKDF + cli.unlock())
+        #expect(created.status == 0 && created.stderr.contains(", unsigned (format 1.2"), "\(created.stderr)")
+        #expect(try cli.run(["set", "k"] + cli.unlock(), stdin: Array("v".utf8)).status == 0)
+        #expect(try format(cli).hasSuffix("vaultfile 1.2"))
+        #expect(try cli.read("t.vault")[37] & 0x08 == 0)
+    }
+
+    @Test func test_rekeySign_convertsAnUnsignedVaultAndSaysOlderReleasesRefuseIt() throws {
+        let cli = try cli(); defer { cli.directory.remove() }
+        #expect(try cli.run(["init", "--unsigned"] + CLI.fastKDF + cli.unlock()).status == 0)
+        #expect(try cli.run(["set", "k"] + cli.unlock(), stdin: Array("v".utf8)).status == 0)
+        let rekeyed = try cli.run(["rekey", "--sign"] + cli.unlock())
+        #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
+        #expect(rekeyed.stderr.contains("is now signed (format 1.3)") && rekeyed.stderr.contains("0.2.0 and older now refuse"), "\(rekeyed.stderr)")
+        #expect(try format(cli).hasSuffix("vaultfile 1.3"))
+        #expect(try cli.run(["get", "k"] + cli.unlock()).text == "v")
+        let again = try cli.run(["rekey", "--sign"] + cli.unlock())
+        #expect(again.status == 2 && again.stderr.contains("signed already"), "\(again.stderr)")
+    }
+
+    @Test func test_get_refusesASignedVaultWhoseHeaderWasChangedWithExit4() throws {
+        let cli = try cli(); defer { cli.directory.remove() }
+        #expect(try cli.run(["init"] + CLI.fastKDF + cli.unlock()).status == 0)
+        var file = try cli.read("t.vault")
+        let length = Int(file[10]) | Int(file[11]) << 8
+        file[length - 64 - 200] ^= 1  // inside the encrypted signature block
+        try cli.write("t.vault", file)
+        let got = try cli.run(["get", "k"] + cli.unlock())
+        #expect(got.status == 4, "\(got.stderr)")
+    }
+}
