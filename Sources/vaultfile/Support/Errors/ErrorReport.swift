@@ -230,6 +230,11 @@ struct ErrorReport: Equatable {
         case .agentChangeDenied:
             return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
                 + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
+        case .agentCannotSign(let path, _):
+            return "run 'vaultfile unlock --vault \(shellWord(path))' again with a slot that can sign "
+                + "(any slot but a format-1.0 password slot), or write with --no-agent and a slot's secret"
+        case .agentSignDenied:
+            return "the confirm command the agent holds for this vault decides each signature; --no-agent writes with a slot's secret"
         case .noMatch(_, let searchedValues, let caseSensitive):
             var ways: [String] = []
             if caseSensitive { ways.append("-i ignores case") }
