@@ -10,11 +10,11 @@ import VaultModel
 /// signature block, the MAC and the checksum (so the seal that follows can be exactly this header).
 package struct HeaderPrefix: Sendable {
     /// The flag of signed seals (format 1.3).
-    package static let signedFlag: UInt8 = 0x08
+    package static let signedFlag = VaultHeader.signedFlag
     /// The first minor version that knows `signedFlag`.
-    package static let signedMinorVersion: UInt8 = 3
+    package static let signedMinorVersion = VaultHeader.signedMinorVersion
     /// Bytes of the signature block: length (2), nonce (24), 400 sealed bytes.
-    package static let signatureBlockLength = 2 + 24 + 400
+    package static let signatureBlockLength = 2 + XChaCha20Poly1305.nonceLength + SignatureBlock.sealedLength
     /// Offset of the vault id in a header.
     package static let vaultIDOffset = 12
 
@@ -49,7 +49,7 @@ package struct HeaderPrefix: Sendable {
         generation = try reader.read(UInt64.self, "generation")
         guard try reader.read(UInt8.self, "cipher id") == VaultHeader.secretstreamCipherID else { throw damaged("unknown payload cipher") }
         let flags = try reader.read(UInt8.self, "flags")
-        let known = VaultHeader.keyslotsFlag | VaultHeader.historyFlag | Self.signedFlag
+        let known = VaultHeader.knownFlags
         guard flags & ~known == 0, flags & VaultHeader.keyslotsFlag != 0, flags & Self.signedFlag != 0 else {
             throw damaged("flags 0x\(String(flags, radix: 16)) are not those of a signed vault")
         }
@@ -81,37 +81,10 @@ package struct HeaderPrefix: Sendable {
         guard let plaintext = try? key.withUnsafeBytes({ (bytes) throws(XChaCha20Poly1305.Failure) in
             try XChaCha20Poly1305.open(metadata.sealed, key: bytes, nonce: metadata.nonce, associatedData: metadataAssociatedData)
         }) else { return nil }
-        return try plaintext.withUnsafeBytes { (raw) throws(VaultError) in try Self.entries(Array(raw), slots: keyslots) }
-    }
-
-    /// The entries at the start of a metadata plaintext (`MetadataBlock.encode`'s layout), each
-    /// checked against its slot; what follows them (the seal record, the padding) is the format's
-    /// business and was authenticated with the block: the agent needs only positions, types and keys.
-    private static func entries(_ plaintext: [UInt8], slots: [Keyslot]) throws(VaultError) -> [SlotMetadata] {
-        func damaged(_ why: String) -> VaultError { .headerDamaged("keyslot metadata: \(why)") }
-        var reader = ByteReader(plaintext[...], reading: .header)
-        guard (try? reader.read(UInt8.self, "metadata version")) == MetadataBlock.version,
-              let count = try? reader.read(UInt8.self, "metadata count"), Int(count) == slots.count else {
-            throw damaged("the entries do not match the keyslots")
-        }
-        var entries: [SlotMetadata] = []
-        for (position, slot) in slots.enumerated() {
-            guard let index = try? reader.read(UInt8.self, "position"), let hash = try? reader.read(32, "slot hash"),
-                  let type = try? reader.read(UInt8.self, "type"), let added = try? reader.read(UInt64.self, "time"),
-                  let labelLength = try? reader.read(UInt8.self, "label length"), let label = try? reader.read(Int(labelLength), "label"),
-                  let keyLength = try? reader.read(UInt8.self, "key length"), let key = try? reader.read(Int(keyLength), "key")
-            else { throw damaged("entry \(position) is truncated") }
-            guard Int(index) == position, constantTimeEqual(MetadataBlock.slotHash(slot), hash), type == slot.typeByte,
-                  let text = String(validating: label, as: UTF8.self) else {
-                throw damaged("entry \(position) does not match keyslot \(position)")
-            }
-            entries.append(SlotMetadata(type: type, label: text, publicKey: Array(key), added: Int64(bitPattern: added)))
-        }
-        return entries
+        // The whole plaintext checked as an open checks it (entries, seal record, padding).
+        return try plaintext.withUnsafeBytes { (raw) throws(VaultError) in try MetadataBlock.decode(Array(raw), slots: keyslots, signed: true).0 }
     }
 
     /// The id of `fileKey`: the first 16 bytes of its `vfkey-id` subkey (docs/FORMAT.md §4).
-    package static func fileKeyID(of fileKey: SecureBytes) -> [UInt8] {
-        Subkey.derive(from: fileKey, Subkey.keyID).withUnsafeBytes { Array($0.prefix(16)) }
-    }
+    package static func fileKeyID(of fileKey: SecureBytes) -> [UInt8] { VaultCodec.fileKeyID(of: fileKey) }
 }

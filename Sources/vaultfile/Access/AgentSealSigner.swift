@@ -13,9 +13,23 @@ struct AgentSealSigner: SealSigner {
     /// The vault's path as the command named it (sent to the agent for its confirm command).
     let vaultPath: String
 
+    /// The last refusal of this process's agent signer: the library reports a signer's failure as
+    /// `VaultError.sealSigningFailed` with its text, and `ErrorReport` shows this typed error in its
+    /// place (its own message, hint and exit status).
+    static let lastFailure = LockedValue<CLIError?>(nil)
+
     /// The signature block the agent makes for `request`; throws `agentCannotSign`,
     /// `agentSignDenied` or `agentFailed`, and nothing is written.
     func signSeal(_ request: SealSigningRequest) throws -> SealSignatureBlock {
+        do {
+            return try sign(request)
+        } catch let error as CLIError {
+            Self.lastFailure.withLock { $0 = error }
+            throw error
+        }
+    }
+
+    private func sign(_ request: SealSigningRequest) throws -> SealSignatureBlock {
         let client = AgentClient()
         let response = try client.send(.sign(path: absolutePath(vaultPath), headerPrefix: request.headerPrefix,
                                              payloadHash: request.payloadHash))

@@ -51,10 +51,20 @@ extension VaultfileCommand {
             let socket = AgentSocketPath.current
             try socket.prepareDirectory()
             let store = unlock.location.store
-            let (header, fileKey) = try key(of: store)
             let seconds = AgentTimeout.seconds(timeout)!
-            let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: seconds, onlyIfHeld: false,
+            let (header, fileKey, opened) = try key(of: store)
+            var handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: seconds, onlyIfHeld: false,
                                             path: absolutePath(store.path), confirmCommand: confirmCommand ?? "")
+            // A signed vault: the slot that opened it delegates signing to a fresh key the agent
+            // keeps (never the slot's own secret). A key taken from the agent keeps its delegation.
+            if header.isSigned, let opened {
+                if let signer = opened.sealSigner(in: header) {
+                    handOver.delegation = try AgentDelegations.make(for: header.vaultID, fileKey: fileKey, signer: signer, timeoutSeconds: seconds)
+                } else {
+                    Messages.warning("the slot that opened \(store.path) cannot sign: it is unlocked for reading, and writes through the agent "
+                                     + "will be refused; unlock with a slot that can sign")
+                }
+            }
             let client = AgentClient(socket: socket)
             var response: AgentResponse?
             do {
@@ -85,14 +95,20 @@ extension VaultfileCommand {
 
         /// The file key: from the agent when it holds it already (then only the timeout and the
         /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
-        /// recovery codes, passwords) from the header alone.
-        private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes) {
+        /// recovery codes, passwords) from the header alone, with the slot that opened it. A signed
+        /// vault the agent holds but can no longer sign for (its delegation expired, or none) is
+        /// opened with the unlock sources all the same, so that its slot delegates afresh.
+        private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes, OpenedSlot?) {
             // One header read: the agent is asked for its key (whatever --no-agent's checks, which
             // `validate` made), and the unlock sources are read only when it has none that verifies.
             let unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: store.path),
                                     credentials: unlock.lazyCredentials(UnlockOptions.announce))
-            let unlocked = try store.unlockFileKey(with: unlocker)
-            guard unlocked.opened != nil else { return (unlocked.header, unlocked.fileKey) }
+            var unlocked = try store.unlockFileKey(with: unlocker)
+            if unlocked.opened == nil, unlocked.header.isSigned,
+               AgentDelegations.held(unlocked.header.vaultID)?.signsUntil ?? 0 <= AgentDelegations.now() {
+                unlocked = try store.unlockFileKey(with: Unlocker(credentials: unlock.lazyCredentials(UnlockOptions.announce)))
+            }
+            guard unlocked.opened != nil else { return (unlocked.header, unlocked.fileKey, nil) }
             // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault (once a day).
             for case .password(let slot) in unlocked.header.keyslots where !slot.kdf.meetsRecommendedMinimum {
                 if UnlockOptions.weakKDFWarningIsDue(unlocked.header.vaultID) {
@@ -100,7 +116,7 @@ extension VaultfileCommand {
                 }
                 break
             }
-            return (unlocked.header, unlocked.fileKey)
+            return (unlocked.header, unlocked.fileKey, unlocked.opened)
         }
     }
 }

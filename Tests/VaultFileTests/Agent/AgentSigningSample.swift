@@ -20,6 +20,7 @@ struct SignedPrefixSample {
     init(members count: Int = 1) throws {
         let members = try (0..<count).map { _ in try AgeIdentity(secretKey: X25519.generateSecretKey()) }
         self.members = members
+        // Recipients only: created unsigned (format 1.1), then shaped here into a signed prefix.
         unlocked = try VaultCodec.create(try sampleVault(), slots: members.enumerated().map { (.recipient($1.recipient), "member \($0)") }, now: 0)
     }
 
@@ -38,7 +39,8 @@ struct SignedPrefixSample {
         let key = fileKey ?? self.fileKey
         var header = unlocked.header
         header.generation = generation
-        header.metadata = try MetadataBlock.sealChecked(unlocked.slotMetadata!, for: header, fileKey: key)
+        let record = try self.record()
+        header.metadata = try MetadataBlock.sealChecked(unlocked.slotMetadata!, for: header, fileKey: key, record: record)
         var bytes = header.authenticatedBytes()
         let declared = bytes.count + HeaderPrefix.signatureBlockLength + VaultHeader.trailerLength
         bytes[9] = HeaderPrefix.signedMinorVersion
@@ -49,12 +51,21 @@ struct SignedPrefixSample {
         let sealedLength = header.metadata!.sealed.count
         let nonceOffset = bytes.count - sealedLength - 24
         let nonce = Array(bytes[nonceOffset..<nonceOffset + 24])
-        let plaintext = MetadataBlock.encode(unlocked.slotMetadata!, slots: header.keyslots)
+        let plaintext = MetadataBlock.encode(unlocked.slotMetadata!, slots: header.keyslots, record: record)
         let sealed = try Subkey.derive(from: key, MetadataBlock.subkey).withUnsafeBytes {
             try XChaCha20Poly1305.seal(plaintext, key: $0, nonce: nonce, associatedData: Array(bytes[..<nonceOffset]))
         }
         bytes.replaceSubrange((nonceOffset + 24)..., with: sealed)
         return bytes
+    }
+
+    /// The seal record of a signed file: member 0 attests every slot.
+    private func record() throws -> SealRecord {
+        let attestations = try unlocked.slotMetadata!.map { entry in
+            let message = SealTranscript.attestation(vaultID: vaultID, slotType: entry.type, key: entry.publicKey, label: entry.label)
+            return SlotAttestation(adder: memberKey(0), signature: try XEdDSA.sign(message: message, secret: members[0].secretKey))
+        }
+        return SealRecord(ancestors: [SealAncestor(generation: 4, headerHash: Array(repeating: 9, count: 16))], attestations: attestations)
     }
 
     /// A delegation by member `index` for `fileKeyID` (this vault's key by default), until `expiry`.

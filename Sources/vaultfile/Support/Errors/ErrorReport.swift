@@ -29,7 +29,12 @@ struct ErrorReport: Equatable {
         // conformance up by scanning the binary's conformance records (0.3 M instructions, 7 % of a
         // `get` that ends in "no entry named"). Same report either way.
         case let error as VaultError:
-            self.init(categorized: error)
+            // A write through the agent that it would not sign: the agent signer's own error.
+            if case .sealSigningFailed = error, let refusal = AgentSealSigner.lastFailure.withLock({ $0 }) {
+                self.init(categorized: refusal)
+            } else {
+                self.init(categorized: error)
+            }
         case let error as CLIError:
             self.init(categorized: error)
         case let error as any CategorizedError:
