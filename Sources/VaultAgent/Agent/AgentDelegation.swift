@@ -74,7 +74,8 @@ public struct AgentDelegationHandOver: Sendable {
 public enum AgentSignRefusal: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// No key the agent holds opens this header (the vault is not unlocked, or under another key).
     case notHeld = 1
-    /// The agent holds the key but no delegation for it (unlocked with a slot that cannot sign, or before a rotation it did not hear of).
+    /// The agent holds the key but no delegation for it: it expired (and was wiped), or the vault was
+    /// unlocked with a slot that cannot sign.
     case noDelegation = 2
     /// The delegation for this key has expired.
     case expired = 3
@@ -84,7 +85,8 @@ public enum AgentSignRefusal: UInt8, Sendable, CaseIterable, CustomStringConvert
     public var description: String {
         switch self {
         case .notHeld: return "the agent holds no key of this vault that opens it"
-        case .noDelegation: return "the agent holds this vault's key but may not sign for it (it was unlocked with a slot that cannot sign)"
+        case .noDelegation:
+            return "the agent holds this vault's key but no delegation to sign with it (it expired, or the vault was unlocked with a slot that cannot sign)"
         case .expired: return "the agent's delegation to sign for this vault has expired"
         case .delegatingSlotGone: return "the slot that let the agent sign for this vault is no longer in it"
         }
