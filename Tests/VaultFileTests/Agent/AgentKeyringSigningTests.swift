@@ -69,6 +69,20 @@ import Testing
         #expect(new.fileKeyID == rotatedID && new.signatureBlock(payloadHash: payloadHash).signerKey == second.key.publicKey)
     }
 
+    @Test func test_signer_takesThePrefixTheFormatsSealerSends() throws {
+        // A vault signed by the format's own code (password slot), sealed, its header parsed back:
+        // the agent reads `signedPrefix()` as the sealer sends it, and finds the password slot.
+        let unlocked = try VaultCodec.create(try sampleVault(), slots: [(.password(password("pw"), testKDF), "me")], now: 0)
+        let bytes = try unlocked.seal()
+        let header = try VaultHeader.parse(bytes, path: "t").header
+        #expect(header.isSigned)
+        let parsed = try HeaderPrefix(header.signedPrefix())
+        #expect(parsed.vaultID == header.vaultID && parsed.generation == header.generation)
+        let entries = try #require(try parsed.openMetadata(fileKey: unlocked.fileKey))
+        #expect(entries == unlocked.slotMetadata!)
+        #expect(try parsed.openMetadata(fileKey: SecureBytes(copying: randomBytes(count: 32))) == nil)
+    }
+
     // MARK: - add: what is taken
 
     @Test func test_add_refusesADelegationForAnotherFileKeyAndChangesNothing() throws {
