@@ -127,4 +127,19 @@ import VaultModel
         let value = try read.vault.value(of: "after")
         #expect(read.sealEvidence?.scheme == .delegated && value == Array("2".utf8))
     }
+
+    // MARK: - Merges
+
+    @Test func test_merge_withTheAgentsKeyIsSignedUnderItsDelegation() throws {
+        let cli = try signedVault(); defer { cli.stopAgent(); cli.directory.remove() }
+        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
+        try FileManager.default.copyItem(atPath: cli.path("t.vault"), toPath: cli.path("copy.vault"))
+        #expect(try cli.run(["set", "a", "--vault", cli.path("t.vault")], stdin: Array("1".utf8)).status == 0)
+        // Both sides open with the agent's key: no password source, and the result is the agent's seal.
+        let merged = try cli.run(["merge", cli.path("t.vault"), cli.path("copy.vault")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let read = try opened(cli)
+        let value = try read.vault.value(of: "a")
+        #expect(read.sealEvidence?.scheme == .delegated && value == Array("1".utf8))
+    }
 }

@@ -3,6 +3,7 @@ import SecureMemory
 import VaultAgent
 import VaultFile
 import VaultFormat
+import VaultModel
 
 extension VaultfileCommand {
     /// Hands the vault's file key to the agent, so that later commands need no password.
@@ -18,7 +19,10 @@ extension VaultfileCommand {
                 it asks for a password; writes still happen in the command, under the vault's lock. The agent \
                 forgets the key after --timeout of idle time (since it last handed the key out), on \
                 'vaultfile lock', on 'vaultfile agent stop' and on SIGTERM, SIGINT or SIGHUP. While it holds \
-                a key, any process of yours can ask for it, as with ssh-agent. Prints nothing unless --verbose.
+                a key, any process of yours can ask for it, as with ssh-agent. For a signed vault the slot \
+                that opened it also delegates signing to a fresh key the agent keeps until the timeout from now \
+                (30 days with 0), so that writes through the agent are signed; the slot's own secret never \
+                reaches the agent. Prints nothing unless --verbose.
 
                 The socket: $VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else \
                 /tmp/vaultfile-$UID/agent.sock. See docs/AGENT.md and man vaultfile.
@@ -89,7 +93,8 @@ extension VaultfileCommand {
             }
             if verbose {
                 let duration = seconds == 0 ? "until 'vaultfile lock'" : "for \(AgentTimeout.text(seconds)) of idle time"
-                Messages.info("vaultfile: unlocked \(store.path) (vault \(hex(header.vaultID))) in the agent at \(socket.path), \(duration)")
+                let signing = handOver.delegation.map { "; it signs writes until \(utcText(seconds: Int64(clamping: $0.delegation.expiry)))" } ?? ""
+                Messages.info("vaultfile: unlocked \(store.path) (vault \(hex(header.vaultID))) in the agent at \(socket.path), \(duration)\(signing)")
             }
         }
 
