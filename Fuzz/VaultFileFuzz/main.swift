@@ -42,7 +42,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    recipients, OpenSSH keys and ssh-ed25519 lines, recovery codes) never crash, and a Bech32
 ///    string that decodes encodes back to itself (in its case).
 /// 5. the agent's request and response parsers (docs/AGENT.md) never crash, and a body that
-///    decodes re-encodes to exactly the same bytes; the agent's header lookup never crashes.
+///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
 /// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
 ///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -90,5 +90,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                      "agent response round trip changed the bytes")
     }
     _ = try? keyring.match(header: bytes, now: 0)
+    // The agent's `sign` lookup parses a signed header's prefix (HeaderPrefix) and opens its
+    // metadata block with the held key: never a crash, whatever the bytes.
+    _ = try? keyring.signer(forPrefix: bytes, now: 0, wallClock: 0)
     return 0
 }

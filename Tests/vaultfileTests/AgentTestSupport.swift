@@ -75,10 +75,10 @@ extension CLI {
             s.connect(path)
             s.settimeout(15)
             frames = {
-                'status': struct.pack('<I', 2) + b'\\x02\\x05',
-                'garbage': struct.pack('<I', 5) + b'\\x02\\x09abc',
-                'oversized': struct.pack('<I', 0xFFFFFFFF) + b'\\x02\\x05',
-                'truncated': struct.pack('<I', 100) + b'\\x02\\x02',
+                'status': struct.pack('<I', 2) + b'\\x03\\x05',
+                'garbage': struct.pack('<I', 5) + b'\\x03\\x09abc',
+                'oversized': struct.pack('<I', 0xFFFFFFFF) + b'\\x03\\x05',
+                'truncated': struct.pack('<I', 100) + b'\\x03\\x02',
                 'version': struct.pack('<I', 2) + b'\\x07\\x05',
                 'old-status': struct.pack('<I', 2) + b'\\x01\\x05',
                 'old-stop': struct.pack('<I', 2) + b'\\x01\\x06',

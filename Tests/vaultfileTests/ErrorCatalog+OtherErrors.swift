@@ -56,7 +56,7 @@ enum KDFErrorKind: CaseIterable {
 enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
-    case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied
+    case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
     case stateFolderUnsafe
 
@@ -78,6 +78,8 @@ enum CLIErrorKind: CaseIterable {
         case .agentOfAnotherRelease: self = .agentOfAnotherRelease
         case .agentHoldsOtherKeys: self = .agentHoldsOtherKeys
         case .agentChangeDenied: self = .agentChangeDenied
+        case .agentCannotSign: self = .agentCannotSign
+        case .agentSignDenied: self = .agentSignDenied
         case .noMatch: self = .noMatch
         case .binaryOnTerminal: self = .binaryOnTerminal
         case .emptyValue: self = .emptyValue
@@ -119,6 +121,11 @@ enum CLIErrorKind: CaseIterable {
             return ErrorCaseRow(CLIError.agentHoldsOtherKeys(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing changed"])
         case .agentChangeDenied:
             return ErrorCaseRow(CLIError.agentChangeDenied(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing changed"])
+        case .agentCannotSign:
+            return ErrorCaseRow(CLIError.agentCannotSign(path: "/v/shown.vault", reason: .expired), status: 3, hint: true,
+                                shows: ["/v/shown.vault", "expired", "nothing was written"])
+        case .agentSignDenied:
+            return ErrorCaseRow(CLIError.agentSignDenied(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing was written"])
         case .noMatch:
             return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])

@@ -35,6 +35,9 @@ public struct AgentKeyring: Sendable {
         case tooManyKeys
         /// The vault is held and the hand-over carries none of its keys.
         case unproven
+        /// The delegation handed over does not verify for the vault id, the key handed over and
+        /// the delegated key (a delegation for another file key, or a forged one).
+        case delegationInvalid
 
         public var description: String {
             switch self {
@@ -42,6 +45,7 @@ public struct AgentKeyring: Sendable {
             case .tooManyVaults: return "the agent holds keys of \(AgentKeyring.maxVaults) vaults already; lock one first"
             case .tooManyKeys: return "the agent holds \(AgentKeyring.maxKeysPerVault) keys of this vault already; lock it first"
             case .unproven: return "the agent holds this vault under other keys, and the request carries none of them; nothing changed"
+            case .delegationInvalid: return "the delegation does not verify for this vault's key; nothing changed"
             }
         }
     }
@@ -68,17 +72,21 @@ public struct AgentKeyring: Sendable {
         public let confirmCommand: String?
     }
 
-    private struct Held {
+    /// One vault held: its keys, settings, and the delegations beside its keys (by file key id).
+    struct Held {
         var keys: [SecureBytes]
         var path: String
         var timeoutSeconds: UInt32
         var lastUsed: Double
         var confirmCommand: String
+        /// At most one per key held (so at most `maxKeysPerVault`), keyed by the key's file key id.
+        var delegations: [[UInt8]: AgentDelegationHandOver] = [:]
 
         func expiry() -> Double? { timeoutSeconds == 0 ? nil : lastUsed + Double(timeoutSeconds) }
     }
 
-    private var held: [[UInt8]: Held] = [:]
+    /// The vaults held, by vault id (internal: the delegation extension reads it).
+    var held: [[UInt8]: Held] = [:]
 
     /// An empty keyring.
     public init() {}
@@ -104,12 +112,19 @@ public struct AgentKeyring: Sendable {
         guard handOver.vaultID.count == AgentProtocol.vaultIDLength else { throw .malformed("a vault id is 16 bytes") }
         guard handOver.fileKey.count == AgentProtocol.fileKeyLength else { throw .malformed("a file key is 32 bytes") }
         guard handOver.heldKey.map({ $0.count == AgentProtocol.fileKeyLength }) ?? true else { throw .malformed("a held key is 32 bytes") }
+        // Checked before anything changes: a delegation is kept only for the key it names.
+        let fileKeyID = HeaderPrefix.fileKeyID(of: handOver.fileKey)
+        if let delegation = handOver.delegation, !delegation.verifies(vaultID: handOver.vaultID, fileKeyID: fileKeyID) {
+            throw .delegationInvalid
+        }
         expire(now: now)
         guard var vault = held[handOver.vaultID] else {
             if handOver.onlyIfHeld { return .notHeld }
             guard held.count < Self.maxVaults else { throw .tooManyVaults }
-            held[handOver.vaultID] = Held(keys: [handOver.fileKey], path: handOver.path, timeoutSeconds: handOver.timeoutSeconds,
-                                          lastUsed: now, confirmCommand: handOver.confirmCommand)
+            var vault = Held(keys: [handOver.fileKey], path: handOver.path, timeoutSeconds: handOver.timeoutSeconds,
+                             lastUsed: now, confirmCommand: handOver.confirmCommand)
+            vault.delegations[fileKeyID] = handOver.delegation
+            held[handOver.vaultID] = vault
             return .held
         }
         guard Self.holdsAny(vault.keys, of: [handOver.fileKey] + (handOver.heldKey.map { [$0] } ?? [])) else { throw .unproven }
@@ -121,6 +136,9 @@ public struct AgentKeyring: Sendable {
             guard vault.keys.count < Self.maxKeysPerVault else { throw .tooManyKeys }
             vault.keys.append(handOver.fileKey)
         }
+        // A new delegation replaces the one held for this key; none leaves it as it is (`passwd`
+        // with a slot that cannot sign, or an unlock of it, takes no signing power away).
+        if let delegation = handOver.delegation { vault.delegations[fileKeyID] = delegation }
         vault.path = handOver.path
         vault.lastUsed = now
         if !handOver.onlyIfHeld {
@@ -203,13 +221,15 @@ public struct AgentKeyring: Sendable {
 
     // MARK: Status
 
-    /// The vaults held, ordered by path then id: never a key.
-    public func status(now: Double) -> [AgentStatus.Vault] {
+    /// The vaults held, ordered by path then id: never a key. `signsUntil` is the latest expiry of
+    /// the vault's delegations still valid at `wallClock` (seconds since 1970).
+    public func status(now: Double, wallClock: UInt64 = 0) -> [AgentStatus.Vault] {
         held.map { vaultID, vault in
             let left = vault.expiry().map { max(0, ($0 - now).rounded(.up)) } ?? 0
             return AgentStatus.Vault(vaultID: vaultID, keyCount: UInt16(vault.keys.count), timeoutSeconds: vault.timeoutSeconds,
                                      idleSecondsLeft: UInt32(min(left, Double(UInt32.max))), path: vault.path,
-                                     confirms: !vault.confirmCommand.isEmpty)
+                                     confirms: !vault.confirmCommand.isEmpty,
+                                     signsUntil: vault.delegations.values.map(\.delegation.expiry).filter { $0 > wallClock }.max() ?? 0)
         }
         .sorted { $0.path != $1.path ? $0.path < $1.path : $0.vaultID.lexicographicallyPrecedes($1.vaultID) }
     }

@@ -11,8 +11,9 @@ import VaultFormat
 public enum AgentProtocol {
     /// The version this build speaks. Client and agent talk only in the same version; one of
     /// another version is another release (`AgentVersioning`). Version 1 was release 0.2's;
-    /// version 2 (issue 39) puts a held key in `add`, and answers `unproven`.
-    public static let version: UInt8 = 2
+    /// version 2 (issue 39) puts a held key in `add`, and answers `unproven`; version 3 (issue 40)
+    /// puts a delegation in `add`, asks `sign`, and says in `status` until when a vault can sign.
+    public static let version: UInt8 = 3
     /// The longest request body: a `key` request with the largest header and path fits.
     public static let maxRequestLength = 72 * 1024
     /// The longest response body: a `status` with `AgentKeyring.maxVaults` vaults of the longest path fits.
@@ -25,6 +26,10 @@ public enum AgentProtocol {
     public static let vaultIDLength = 16
     /// The bytes of a file key.
     public static let fileKeyLength = 32
+    /// The bytes of a payload hash (BLAKE2b-512) in a `sign` request.
+    public static let payloadHashLength = 64
+    /// The longest member key a message carries (an ssh-ed25519 wire key is 51 bytes).
+    public static let maxMemberKeyLength = 64
     /// The bytes of the length prefix before every body.
     public static let lengthPrefix = 4
 }
@@ -75,11 +80,15 @@ public struct AgentKeyHandOver: Sendable {
     public var path: String
     /// A command the agent runs before each hand-out of this vault's keys; empty: none.
     public var confirmCommand: String
+    /// A delegation for `fileKey` (`unlock` of a signed vault with a slot that signs, and the
+    /// rotations after it): the agent then signs seals under that key until the delegation expires.
+    public var delegation: AgentDelegationHandOver?
 
     /// A hand-over of `fileKey` for the vault `vaultID`, with `heldKey` when the sender opened the
     /// vault under another key.
     public init(vaultID: [UInt8], fileKey: SecureBytes, heldKey: SecureBytes? = nil, timeoutSeconds: UInt32, onlyIfHeld: Bool,
-                path: String, confirmCommand: String) {
+                path: String, confirmCommand: String, delegation: AgentDelegationHandOver? = nil) {
+        self.delegation = delegation
         self.vaultID = vaultID
         self.fileKey = fileKey
         self.heldKey = heldKey
@@ -104,6 +113,9 @@ public enum AgentRequest: Sendable {
     case status
     /// Type 6: wipe every key and exit (`agent stop`).
     case stop
+    /// Type 7: sign a seal of this header prefix (magic … metadata block) and payload hash under a
+    /// delegation the agent holds (every write through the agent to a signed vault).
+    case sign(path: String, headerPrefix: [UInt8], payloadHash: [UInt8])
 
     /// The type byte.
     var type: UInt8 {
@@ -114,6 +126,7 @@ public enum AgentRequest: Sendable {
         case .lockAll: return 4
         case .status: return 5
         case .stop: return 6
+        case .sign: return 7
         }
     }
 
@@ -134,8 +147,9 @@ public enum AgentRequest: Sendable {
             sink.append(handOver.vaultID)
             handOver.fileKey.withUnsafeBytes { sink.append(raw: $0) }
             sink.append(handOver.timeoutSeconds)
-            sink.append(UInt8(handOver.onlyIfHeld ? 1 : 0) | UInt8(handOver.heldKey == nil ? 0 : 2))
+            sink.append(UInt8(handOver.onlyIfHeld ? 1 : 0) | UInt8(handOver.heldKey == nil ? 0 : 2) | UInt8(handOver.delegation == nil ? 0 : 4))
             handOver.heldKey?.withUnsafeBytes { sink.append(raw: $0) }
+            handOver.delegation?.encode(into: &sink)
             sink.appendAgentString(handOver.path)
             sink.appendAgentString(handOver.confirmCommand)
         case .key(let path, let header):
@@ -145,6 +159,13 @@ public enum AgentRequest: Sendable {
             sink.append(header)
         case .lock(let vaultID):
             sink.append(vaultID)
+        case .sign(let path, let prefix, let payloadHash):
+            precondition(prefix.count <= VaultHeader.maxLength && payloadHash.count == AgentProtocol.payloadHashLength,
+                         "a header prefix is at most 65,535 bytes and a payload hash 64")
+            sink.appendAgentString(path)
+            sink.append(UInt16(prefix.count))
+            sink.append(prefix)
+            sink.append(payloadHash)
         case .lockAll, .status, .stop:
             break
         }
@@ -167,12 +188,13 @@ public enum AgentRequest: Sendable {
             let fileKey = SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the file key"))
             let timeout = try reader.uint32("the timeout")
             let flags = try reader.byte("the flags")
-            guard flags <= 3 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
+            guard flags <= 7 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
             let heldKey = flags & 2 == 0 ? nil : SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the held key"))
+            let delegation = flags & 4 == 0 ? nil : try AgentDelegationHandOver.decode(&reader)
             let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
             let command = try reader.string("the confirm command", limit: AgentProtocol.maxCommandLength)
             request = .add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, heldKey: heldKey, timeoutSeconds: timeout,
-                                            onlyIfHeld: flags & 1 == 1, path: path, confirmCommand: command))
+                                            onlyIfHeld: flags & 1 == 1, path: path, confirmCommand: command, delegation: delegation))
         case 2:
             let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
             let length = Int(try reader.uint16("the header length"))
@@ -183,6 +205,12 @@ public enum AgentRequest: Sendable {
         case 4: request = .lockAll
         case 5: request = .status
         case 6: request = .stop
+        case 7:
+            let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
+            let length = Int(try reader.uint16("the header prefix length"))
+            guard length > 0 else { throw .malformed("the header prefix is empty") }
+            let prefix = try reader.bytes(length, "the header prefix")
+            request = .sign(path: path, headerPrefix: prefix, payloadHash: try reader.bytes(AgentProtocol.payloadHashLength, "the payload hash"))
         default: throw .unknownType(type)
         }
         try reader.expectEnd()
@@ -190,168 +218,3 @@ public enum AgentRequest: Sendable {
     }
 }
 
-// MARK: - Responses
-
-/// What `agent status` shows: never a key.
-public struct AgentStatus: Equatable, Sendable {
-    /// One vault the agent holds keys of.
-    public struct Vault: Equatable, Sendable {
-        /// The vault id.
-        public var vaultID: [UInt8]
-        /// How many keys of it are held (more than one after a `passwd`).
-        public var keyCount: UInt16
-        /// The idle timeout in seconds; 0: until `lock`.
-        public var timeoutSeconds: UInt32
-        /// Seconds until the keys are forgotten unless one is handed out (meaningless when the timeout is 0).
-        public var idleSecondsLeft: UInt32
-        /// The path last seen for it.
-        public var path: String
-        /// Whether a confirm command guards its hand-outs (never the command itself).
-        public var confirms: Bool
-
-        /// A status line's data.
-        public init(vaultID: [UInt8], keyCount: UInt16, timeoutSeconds: UInt32, idleSecondsLeft: UInt32, path: String, confirms: Bool = false) {
-            self.vaultID = vaultID
-            self.keyCount = keyCount
-            self.timeoutSeconds = timeoutSeconds
-            self.idleSecondsLeft = idleSecondsLeft
-            self.path = path
-            self.confirms = confirms
-        }
-    }
-
-    /// The agent's process id.
-    public var pid: UInt32
-    /// Started by `unlock` (exits when it holds no key) rather than by `agent run`.
-    public var startedByUnlock: Bool
-    /// The vaults held, by vault id.
-    public var vaults: [Vault]
-
-    /// A status.
-    public init(pid: UInt32, startedByUnlock: Bool, vaults: [Vault]) {
-        self.pid = pid
-        self.startedByUnlock = startedByUnlock
-        self.vaults = vaults
-    }
-}
-
-/// One answer of the agent.
-public enum AgentResponse: Sendable {
-    /// Type 0: done (`add`, `stop`).
-    case done
-    /// Type 1: the file key that verifies the header sent.
-    case key(SecureBytes)
-    /// Type 2: no key verifies it (or, to an `add` only if held, the vault is not held).
-    case noKey
-    /// Type 3: how many vaults' keys were forgotten (`lock`, `lock --all`).
-    case forgotten(UInt32)
-    /// Type 4: the vaults held.
-    case status(AgentStatus)
-    /// Type 5: the request failed; the text says why (never a secret).
-    case failed(String)
-    /// Type 6: the confirm command refused the hand-out, or the change of an `add`.
-    case denied
-    /// Type 7: an interim answer: the confirm command runs; the answer follows.
-    case confirming
-    /// Type 8: an `add` for a vault the agent holds carried none of its keys; nothing changed.
-    case unproven
-
-    var type: UInt8 {
-        switch self {
-        case .done: return 0
-        case .key: return 1
-        case .noKey: return 2
-        case .forgotten: return 3
-        case .status: return 4
-        case .failed: return 5
-        case .denied: return 6
-        case .confirming: return 7
-        case .unproven: return 8
-        }
-    }
-
-    /// The whole frame (length prefix and body) in guarded memory: a `key` answer carries a key.
-    /// Texts longer than `maxPathLength` bytes are cut at a character boundary.
-    public func frame() -> SecureBytes {
-        var sink = FrameSizer()
-        encode(into: &sink)
-        var writer = SecureFrameWriter(bodyLength: sink.count)
-        encode(into: &writer)
-        return writer.finish()
-    }
-
-    private func encode(into sink: inout some ByteSink) {
-        sink.append(AgentProtocol.version)
-        sink.append(type)
-        switch self {
-        case .key(let fileKey):
-            fileKey.withUnsafeBytes { sink.append(raw: $0) }
-        case .forgotten(let count):
-            sink.append(count)
-        case .status(let status):
-            sink.append(status.pid)
-            sink.append(UInt8(status.startedByUnlock ? 1 : 0))
-            sink.append(UInt16(status.vaults.count))
-            for vault in status.vaults {
-                sink.append(vault.vaultID)
-                sink.append(vault.keyCount)
-                sink.append(vault.timeoutSeconds)
-                sink.append(vault.idleSecondsLeft)
-                sink.appendAgentString(vault.path)
-                sink.append(UInt8(vault.confirms ? 1 : 0))
-            }
-        case .failed(let message):
-            sink.appendAgentString(message)
-        case .done, .noKey, .denied, .confirming, .unproven:
-            break
-        }
-    }
-
-    /// Whether a body of this version is the interim `confirming` (the answer follows).
-    public static func isConfirming(_ body: UnsafeRawBufferPointer) -> Bool {
-        body.count == 2 && body[0] == AgentProtocol.version && body[1] == AgentResponse.confirming.type
-    }
-
-    /// Decodes a response body (the bytes after the length prefix).
-    public static func decode(body: UnsafeRawBufferPointer) throws(AgentProtocolError) -> AgentResponse {
-        guard body.count <= AgentProtocol.maxResponseLength else {
-            throw .tooLong(what: "the response", length: body.count, limit: AgentProtocol.maxResponseLength)
-        }
-        var reader = WireReader(body)
-        let version = try reader.byte("the version")
-        guard version == AgentProtocol.version else { throw .unsupportedVersion(version) }
-        let type = try reader.byte("the message type")
-        let response: AgentResponse
-        switch type {
-        case 0: response = .done
-        case 1: response = .key(SecureBytes(copying: try reader.raw(AgentProtocol.fileKeyLength, "the file key")))
-        case 2: response = .noKey
-        case 3: response = .forgotten(try reader.uint32("the count"))
-        case 4:
-            let pid = try reader.uint32("the process id")
-            let flags = try reader.byte("the flags")
-            guard flags <= 1 else { throw .malformed("unknown flags 0x\(String(flags, radix: 16))") }
-            let count = Int(try reader.uint16("the vault count"))
-            var vaults: [AgentStatus.Vault] = []
-            for index in 0..<count {
-                let vaultID = try reader.bytes(AgentProtocol.vaultIDLength, "the vault id of vault \(index)")
-                let keys = try reader.uint16("the key count of vault \(index)")
-                let timeout = try reader.uint32("the timeout of vault \(index)")
-                let left = try reader.uint32("the idle time left of vault \(index)")
-                let path = try reader.string("the path of vault \(index)", limit: AgentProtocol.maxPathLength)
-                let vaultFlags = try reader.byte("the flags of vault \(index)")
-                guard vaultFlags <= 1 else { throw .malformed("unknown flags 0x\(String(vaultFlags, radix: 16)) of vault \(index)") }
-                vaults.append(AgentStatus.Vault(vaultID: vaultID, keyCount: keys, timeoutSeconds: timeout, idleSecondsLeft: left, path: path,
-                                                confirms: vaultFlags == 1))
-            }
-            response = .status(AgentStatus(pid: pid, startedByUnlock: flags == 1, vaults: vaults))
-        case 5: response = .failed(try reader.string("the message", limit: AgentProtocol.maxPathLength))
-        case 6: response = .denied
-        case 7: response = .confirming
-        case 8: response = .unproven
-        default: throw .unknownType(type)
-        }
-        try reader.expectEnd()
-        return response
-    }
-}

@@ -72,6 +72,8 @@ struct WireReader {
 
     mutating func uint32(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt32 { try integer(UInt32.self, what()) }
 
+    mutating func uint64(_ what: @autoclosure () -> String) throws(AgentProtocolError) -> UInt64 { try integer(UInt64.self, what()) }
+
     private mutating func integer<Value: FixedWidthInteger & UnsignedInteger>(
         _: Value.Type, _ what: @autoclosure () -> String
     ) throws(AgentProtocolError) -> Value {

@@ -52,6 +52,9 @@ public struct Unlocker {
     /// the store's own unlock step hands it to `VaultCodec.open`, which uses it as it is (the MAC
     /// was checked once, on that header).
     package var unlocked: Unlocked?
+    /// Who signs the seals of a signed vault opened with a looked-up key (no slot's secret in
+    /// hand): the agent under its delegation (`AgentSealSigner`, docs/AGENT.md). Nil: nobody.
+    public var lookupSigner: (any SealSigner)?
 
     /// A file key whose header MAC verified, and the slot that gave it (nil for a known or looked-up key).
     public typealias Unlocked = (fileKey: SecureBytes, opened: OpenedSlot?)
@@ -115,7 +118,9 @@ extension VaultCodec {
     /// by chunk; a whole file in memory comes from `parse`.
     package static func open(header: VaultHeader, payload: inout some CiphertextSource, with unlocker: Unlocker) throws -> UnlockedVault {
         let (fileKey, opened) = try unlocker.unlock(header)
-        return try decrypt(header: header, payload: &payload, authenticatedBy: fileKey, opened: opened)
+        let unlocked = try decrypt(header: header, payload: &payload, authenticatedBy: fileKey, opened: opened)
+        if opened == nil, unlocked.sealSigner == nil { unlocked.sealSigner = unlocker.lookupSigner }
+        return unlocked
     }
 
     /// A whole vault file in memory: its size checked against the format's limit, its header

@@ -141,7 +141,7 @@ enum AgentAccess {
             case .failed(let why)?:
                 if warn { Messages.warning("the agent at \(client.socket.path) failed: \(why)") }
                 return nil
-            case .done?, .forgotten?, .status?, .confirming?, .unproven?:
+            case .done?, .forgotten?, .status?, .confirming?, .unproven?, .signature?, .cannotSign?:
                 if warn { Messages.warning("the agent at \(client.socket.path) answered a key request with another kind of answer") }
                 return nil
             }

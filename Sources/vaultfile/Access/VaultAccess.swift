@@ -76,9 +76,19 @@ extension UnlockOptions {
         let unlocker = try unlocker(askingAgent: false)
         defer { Self.report(rollback) }
         var rotated: (header: VaultHeader, fileKey: SecureBytes, previousKey: SecureBytes)?
-        let result = try location.store.replaceKeys(with: unlocker, rollback: rollback, rotated: { rotated = ($0, $1, $2) }, change)
+        var next: UnlockedVault?
+        let result = try location.store.replaceKeys(with: unlocker, rollback: rollback, rotated: { rotated = ($0, $1, $2) }) { unlocked in
+            let changed = try change(unlocked)
+            next = changed.vault
+            return changed
+        }
         try report(result)
-        if let rotated { handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey, previousKey: rotated.previousKey) }
+        if let rotated {
+            // Once sealed, a signed vault's signer is the slot that opened it, under its new key
+            // after a re-salt: it delegates the new key to the agent.
+            handRotatedKeyToAgent(header: rotated.header, fileKey: rotated.fileKey, previousKey: rotated.previousKey,
+                                  signer: next?.sealSigner as? SlotSealSigner)
+        }
     }
 
     // MARK: The unlocker
@@ -90,7 +100,10 @@ extension UnlockOptions {
     func unlocker(askingAgent: Bool = true, announcing: Bool = true, agentPath: String? = nil) throws -> Unlocker {
         let announce = announcing ? Self.announce : nil
         if askingAgent, asksAgent {
-            return Unlocker(lookup: AgentAccess.lookup(vaultPath: agentPath ?? location.path), credentials: lazyCredentials(announce))
+            var unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: agentPath ?? location.path), credentials: lazyCredentials(announce))
+            // A signed vault opened with the agent's key is signed by the agent, under its delegation.
+            unlocker.lookupSigner = AgentSealSigner(vaultPath: agentPath ?? location.path)
+            return unlocker
         }
         let credentials = try credentials()
         return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce)
@@ -100,7 +113,9 @@ extension UnlockOptions {
     /// side (it keeps every key of the vault id; `agentPath` names the vault to it), the unlock
     /// sources read only for a side none of its keys opens, once; no KDF progress.
     func mergeUnlocker(agentPath: String) -> Unlocker {
-        Unlocker(lookup: asksAgent ? AgentAccess.lookup(vaultPath: agentPath) : nil, credentials: lazyCredentials(nil))
+        var unlocker = Unlocker(lookup: asksAgent ? AgentAccess.lookup(vaultPath: agentPath) : nil, credentials: lazyCredentials(nil))
+        if asksAgent { unlocker.lookupSigner = AgentSealSigner(vaultPath: agentPath) }
+        return unlocker
     }
 
     /// The unlock sources and then the caps, read when the unlocker first needs them (never on
@@ -136,10 +151,16 @@ extension UnlockOptions {
     /// takes a key for a vault it holds only from a request that carries one of its keys, and asks
     /// the vault's confirm command (`change-settings`). A vault the agent does not hold stays
     /// locked. A failure is a warning: the rotation happened all the same.
-    func handRotatedKeyToAgent(header: VaultHeader, fileKey: SecureBytes, previousKey: SecureBytes) {
+    func handRotatedKeyToAgent(header: VaultHeader, fileKey: SecureBytes, previousKey: SecureBytes, signer: SlotSealSigner? = nil) {
         guard asksAgent else { return }
-        let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, heldKey: previousKey, timeoutSeconds: 0, onlyIfHeld: true,
+        var handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, heldKey: previousKey, timeoutSeconds: 0, onlyIfHeld: true,
                                         path: absolutePath(location.path), confirmCommand: "")
+        // A signed vault: a delegation for the new key (every rotation ends the old ones), until
+        // the held vault's timeout from now, signed by the slot this command opened it with.
+        if header.isSigned, let signer {
+            handOver.delegation = try? AgentDelegations.make(for: header.vaultID, fileKey: fileKey, signer: signer,
+                                                             timeoutSeconds: AgentDelegations.heldTimeout(of: header.vaultID))
+        }
         let relock = "to use the agent for it, run 'vaultfile lock' and 'vaultfile unlock' for it"
         do {
             switch try AgentClient().send(.add(handOver)) {

@@ -5,8 +5,8 @@ import Glibc
 // MARK: - The confirm command of `unlock --confirm-command`
 
 /// Runs a vault's confirm command before each hand-out of its key, and before a change that weakens
-/// what the agent holds of it: `sh -c CMD` with `VAULTFILE_CONFIRM_ACTION` (`hand-out` or
-/// `change-settings`), `VAULTFILE_CONFIRM_VAULT_ID` (hex), `VAULTFILE_CONFIRM_PATH` (the path the
+/// what the agent holds of it: `sh -c CMD` with `VAULTFILE_CONFIRM_ACTION` (`hand-out`,
+/// `change-settings` or `sign`), `VAULTFILE_CONFIRM_VAULT_ID` (hex), `VAULTFILE_CONFIRM_PATH` (the path the
 /// client named) and `VAULTFILE_CONFIRM_PID` (the client's process id, from SO_PEERCRED) in its
 /// environment. Exit status 0 within `deadline` seconds allows it; anything else refuses it. The
 /// command runs in the client's thread of the agent, so a slow answer holds up no other client.
@@ -20,6 +20,8 @@ enum AgentConfirmation {
         case handOut = "hand-out"
         /// An `add` that drops or changes the confirm command, lengthens the timeout, or adds a key.
         case changeSettings = "change-settings"
+        /// Signing a seal under the vault's delegation (a `sign` request: a write through the agent).
+        case sign = "sign"
     }
 
     /// Whether the command allows `action` on the vault `vaultID` for process `clientPID`.

@@ -36,7 +36,7 @@ final class AgentServer: Sendable {
 
     private let socket: AgentSocketPath
     private let startedByUnlock: Bool
-    private let keyring = LockedValue(AgentKeyring())
+    let keyring = LockedValue(AgentKeyring())
     /// Set once a key was held: an agent started by `unlock` exits when it holds none again.
     private let everHeld = Atomic<Bool>(false)
     private let clients = Atomic<Int>(0)
@@ -81,6 +81,7 @@ final class AgentServer: Sendable {
             let now = Self.now()
             let idle = keyring.withLock { keyring -> Bool in
                 keyring.expire(now: now)
+                keyring.expireDelegations(wallClock: Self.wallClock())
                 return keyring.isEmpty
             }
             if startedByUnlock && idle && (everHeld.load(ordering: .relaxed) || now - started >= Self.firstKeyGrace) {
@@ -197,12 +198,12 @@ final class AgentServer: Sendable {
         switch decoded {
         case .stop: notify("s")
         case .add, .lock, .lockAll: notify("c")
-        case .key, .status: break
+        case .key, .status, .sign: break
         }
     }
 
     /// The deadline of one answer: the client has `requestTimeout` to take it.
-    private static func answerDeadline() -> Double { UnixSocket.now() + requestTimeout }
+    static func answerDeadline() -> Double { UnixSocket.now() + requestTimeout }
 
     /// The answer to one request.
     private func answer(_ request: AgentRequest, fd: Int32, clientPID: Int32) -> AgentResponse {
@@ -215,8 +216,10 @@ final class AgentServer: Sendable {
             return .forgotten(UInt32(keyring.withLock { $0.forget(vaultID: vaultID) }))
         case .lockAll:
             return .forgotten(UInt32(keyring.withLock { $0.forgetAll() }))
+        case .sign(let path, let prefix, let payloadHash):
+            return sign(path: path, headerPrefix: prefix, payloadHash: payloadHash, fd: fd, clientPID: clientPID)
         case .status:
-            let vaults = keyring.withLock { $0.status(now: Self.now()) }
+            let vaults = keyring.withLock { $0.status(now: Self.now(), wallClock: Self.wallClock()) }
             return .status(AgentStatus(pid: UInt32(getpid()), startedByUnlock: startedByUnlock, vaults: vaults))
         case .stop:
             return .done

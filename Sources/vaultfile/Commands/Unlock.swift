@@ -3,6 +3,7 @@ import SecureMemory
 import VaultAgent
 import VaultFile
 import VaultFormat
+import VaultModel
 
 extension VaultfileCommand {
     /// Hands the vault's file key to the agent, so that later commands need no password.
@@ -18,7 +19,10 @@ extension VaultfileCommand {
                 it asks for a password; writes still happen in the command, under the vault's lock. The agent \
                 forgets the key after --timeout of idle time (since it last handed the key out), on \
                 'vaultfile lock', on 'vaultfile agent stop' and on SIGTERM, SIGINT or SIGHUP. While it holds \
-                a key, any process of yours can ask for it, as with ssh-agent. Prints nothing unless --verbose.
+                a key, any process of yours can ask for it, as with ssh-agent. For a signed vault the slot \
+                that opened it also delegates signing to a fresh key the agent keeps until the timeout from now \
+                (30 days with 0), so that writes through the agent are signed; the slot's own secret never \
+                reaches the agent. Prints nothing unless --verbose.
 
                 The socket: $VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else \
                 /tmp/vaultfile-$UID/agent.sock. See docs/AGENT.md and man vaultfile.
@@ -51,10 +55,20 @@ extension VaultfileCommand {
             let socket = AgentSocketPath.current
             try socket.prepareDirectory()
             let store = unlock.location.store
-            let (header, fileKey) = try key(of: store)
             let seconds = AgentTimeout.seconds(timeout)!
-            let handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: seconds, onlyIfHeld: false,
+            let (header, fileKey, opened) = try key(of: store)
+            var handOver = AgentKeyHandOver(vaultID: header.vaultID, fileKey: fileKey, timeoutSeconds: seconds, onlyIfHeld: false,
                                             path: absolutePath(store.path), confirmCommand: confirmCommand ?? "")
+            // A signed vault: the slot that opened it delegates signing to a fresh key the agent
+            // keeps (never the slot's own secret). A key taken from the agent keeps its delegation.
+            if header.isSigned, let opened {
+                if let signer = opened.sealSigner(in: header) {
+                    handOver.delegation = try AgentDelegations.make(for: header.vaultID, fileKey: fileKey, signer: signer, timeoutSeconds: seconds)
+                } else {
+                    Messages.warning("the slot that opened \(store.path) cannot sign: it is unlocked for reading, and writes through the agent "
+                                     + "will be refused; unlock with a slot that can sign")
+                }
+            }
             let client = AgentClient(socket: socket)
             var response: AgentResponse?
             do {
@@ -79,20 +93,27 @@ extension VaultfileCommand {
             }
             if verbose {
                 let duration = seconds == 0 ? "until 'vaultfile lock'" : "for \(AgentTimeout.text(seconds)) of idle time"
-                Messages.info("vaultfile: unlocked \(store.path) (vault \(hex(header.vaultID))) in the agent at \(socket.path), \(duration)")
+                let signing = handOver.delegation.map { "; it signs writes until \(utcText(seconds: Int64(clamping: $0.delegation.expiry)))" } ?? ""
+                Messages.info("vaultfile: unlocked \(store.path) (vault \(hex(header.vaultID))) in the agent at \(socket.path), \(duration)\(signing)")
             }
         }
 
         /// The file key: from the agent when it holds it already (then only the timeout and the
         /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
-        /// recovery codes, passwords) from the header alone.
-        private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes) {
+        /// recovery codes, passwords) from the header alone, with the slot that opened it. A signed
+        /// vault the agent holds but can no longer sign for (its delegation expired, or none) is
+        /// opened with the unlock sources all the same, so that its slot delegates afresh.
+        private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes, OpenedSlot?) {
             // One header read: the agent is asked for its key (whatever --no-agent's checks, which
             // `validate` made), and the unlock sources are read only when it has none that verifies.
             let unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: store.path),
                                     credentials: unlock.lazyCredentials(UnlockOptions.announce))
-            let unlocked = try store.unlockFileKey(with: unlocker)
-            guard unlocked.opened != nil else { return (unlocked.header, unlocked.fileKey) }
+            var unlocked = try store.unlockFileKey(with: unlocker)
+            if unlocked.opened == nil, unlocked.header.isSigned,
+               AgentDelegations.held(unlocked.header.vaultID)?.signsUntil ?? 0 <= AgentDelegations.now() {
+                unlocked = try store.unlockFileKey(with: Unlocker(credentials: unlock.lazyCredentials(UnlockOptions.announce)))
+            }
+            guard unlocked.opened != nil else { return (unlocked.header, unlocked.fileKey, nil) }
             // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault (once a day).
             for case .password(let slot) in unlocked.header.keyslots where !slot.kdf.meetsRecommendedMinimum {
                 if UnlockOptions.weakKDFWarningIsDue(unlocked.header.vaultID) {
@@ -100,7 +121,7 @@ extension VaultfileCommand {
                 }
                 break
             }
-            return (unlocked.header, unlocked.fileKey)
+            return (unlocked.header, unlocked.fileKey, unlocked.opened)
         }
     }
 }

@@ -34,7 +34,7 @@ import Testing
     @Test func test_requestFrame_addIsLaidOutAsDocumented() throws {
         let request = AgentRequest.add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, timeoutSeconds: 900, onlyIfHeld: true,
                                                         path: "/v", confirmCommand: "ok"))
-        let expected: [UInt8] = [2, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0x84, 0x03, 0, 0] + [1]
+        let expected: [UInt8] = [3, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0x84, 0x03, 0, 0] + [1]
             + [2, 0] + Array("/v".utf8) + [2, 0] + Array("ok".utf8)
         #expect(body(request.frame()) == expected)
         #expect(bytes(request.frame()).prefix(4) == [UInt8(expected.count), 0, 0, 0])
@@ -42,16 +42,16 @@ import Testing
         let held = SecureBytes(copying: Array(repeating: UInt8(0xCD), count: 32))
         let proven = AgentRequest.add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, heldKey: held, timeoutSeconds: 0, onlyIfHeld: true,
                                                        path: "", confirmCommand: ""))
-        #expect(body(proven.frame()) == [2, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0, 0, 0, 0] + [3]
+        #expect(body(proven.frame()) == [3, 1] + vaultID + Array(repeating: 0xAB, count: 32) + [0, 0, 0, 0] + [3]
             + Array(repeating: 0xCD, count: 32) + [0, 0, 0, 0])
     }
 
     @Test func test_requestFrame_keyLockAndEmptyRequestsAreLaidOutAsDocumented() throws {
-        #expect(body(AgentRequest.key(path: "p", header: [9, 8, 7]).frame()) == [2, 2, 1, 0, 0x70, 3, 0, 9, 8, 7])
-        #expect(body(AgentRequest.lock(vaultID: vaultID).frame()) == [2, 3] + vaultID)
-        #expect(body(AgentRequest.lockAll.frame()) == [2, 4])
-        #expect(body(AgentRequest.status.frame()) == [2, 5])
-        #expect(body(AgentRequest.stop.frame()) == [2, 6])
+        #expect(body(AgentRequest.key(path: "p", header: [9, 8, 7]).frame()) == [3, 2, 1, 0, 0x70, 3, 0, 9, 8, 7])
+        #expect(body(AgentRequest.lock(vaultID: vaultID).frame()) == [3, 3] + vaultID)
+        #expect(body(AgentRequest.lockAll.frame()) == [3, 4])
+        #expect(body(AgentRequest.status.frame()) == [3, 5])
+        #expect(body(AgentRequest.stop.frame()) == [3, 6])
     }
 
     @Test func test_requestDecode_roundTripsEveryType() throws {
@@ -92,21 +92,21 @@ import Testing
         let length = Int(answer[2]) | Int(answer[3]) << 8
         #expect(length == answer.count - 4)
         let text = String(decoding: answer[4...], as: UTF8.self)
-        #expect(text == "this agent is from another release (it speaks agent protocol 2, this vaultfile 1): "
+        #expect(text == "this agent is from another release (it speaks agent protocol 3, this vaultfile 1): "
             + "run 'vaultfile agent stop', then unlock again")
         // A later client gets `failed` in this version: its first byte tells it another release answered.
-        guard case .failed(let why) = try decodeResponse(body(AgentVersioning.otherVersionAnswer(requestVersion: 3))) else {
+        guard case .failed(let why) = try decodeResponse(body(AgentVersioning.otherVersionAnswer(requestVersion: 4))) else {
             Issue.record("not a failure"); return
         }
-        #expect(why == "protocol version 3 is not supported (this vaultfile speaks version 2)")
+        #expect(why == "protocol version 4 is not supported (this vaultfile speaks version 3)")
     }
 
     @Test func test_requestDecode_refusesOtherVersionsAndTypes() {
         #expect(throws: AgentProtocolError.unsupportedVersion(1)) { try decodeRequest([1, 5]) }
-        #expect(throws: AgentProtocolError.unsupportedVersion(3)) { try decodeRequest([3, 5]) }
-        #expect(throws: AgentProtocolError.unknownType(9)) { try decodeRequest([2, 9]) }
+        #expect(throws: AgentProtocolError.unsupportedVersion(2)) { try decodeRequest([2, 5]) }
+        #expect(throws: AgentProtocolError.unknownType(9)) { try decodeRequest([3, 9]) }
         #expect(throws: AgentProtocolError.truncated("the version")) { try decodeRequest([]) }
-        #expect(throws: AgentProtocolError.truncated("the message type")) { try decodeRequest([2]) }
+        #expect(throws: AgentProtocolError.truncated("the message type")) { try decodeRequest([3]) }
     }
 
     @Test func test_requestDecode_refusesTruncatedAndTrailingBytes() throws {
@@ -117,22 +117,25 @@ import Testing
         }
         #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeRequest(Array(full.prefix(2 + 16 + 5))) }
         #expect(throws: AgentProtocolError.malformed("1 bytes after the last field")) { try decodeRequest(full + [0]) }
-        #expect(throws: AgentProtocolError.malformed("1 bytes after the last field")) { try decodeRequest([2, 5, 0]) }
+        #expect(throws: AgentProtocolError.malformed("1 bytes after the last field")) { try decodeRequest([3, 5, 0]) }
     }
 
     @Test func test_requestDecode_refusesBadFieldsAndOversizedBodies() {
         var flags = body(AgentRequest.add(AgentKeyHandOver(vaultID: vaultID, fileKey: key, timeoutSeconds: 5, onlyIfHeld: false,
                                                             path: "", confirmCommand: "")).frame())
+        flags[2 + 16 + 32 + 4] = 8
+        #expect(throws: AgentProtocolError.malformed("unknown flags 0x8")) { try decodeRequest(flags) }
+        // Bit 2 says a delegation follows (protocol 3): the body then ends inside its key.
         flags[2 + 16 + 32 + 4] = 4
-        #expect(throws: AgentProtocolError.malformed("unknown flags 0x4")) { try decodeRequest(flags) }
+        #expect(throws: AgentProtocolError.truncated("the delegated key")) { try decodeRequest(flags) }
         // Bit 1 says a held key follows: without its 32 bytes the body ends inside it.
         flags[2 + 16 + 32 + 4] = 2
         #expect(throws: AgentProtocolError.truncated("the held key")) { try decodeRequest(flags) }
-        #expect(throws: AgentProtocolError.malformed("the header is empty")) { try decodeRequest([2, 2, 0, 0, 0, 0]) }
-        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([2, 2, 1, 0, 0xFF, 1, 0, 1]) }
-        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([2, 2, 1, 0, 0, 1, 0, 1]) }
+        #expect(throws: AgentProtocolError.malformed("the header is empty")) { try decodeRequest([3, 2, 0, 0, 0, 0]) }
+        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([3, 2, 1, 0, 0xFF, 1, 0, 1]) }
+        #expect(throws: AgentProtocolError.malformed("the path is not UTF-8 text without NUL")) { try decodeRequest([3, 2, 1, 0, 0, 1, 0, 1]) }
         #expect(throws: AgentProtocolError.tooLong(what: "the path", length: 4097, limit: 4096)) {
-            try decodeRequest([2, 2, 0x01, 0x10] + Array(repeating: 0x61, count: 4097) + [1, 0, 1])
+            try decodeRequest([3, 2, 0x01, 0x10] + Array(repeating: 0x61, count: 4097) + [1, 0, 1])
         }
         let oversized = [UInt8](repeating: 0, count: AgentProtocol.maxRequestLength + 1)
         #expect(throws: AgentProtocolError.tooLong(what: "the request", length: oversized.count, limit: AgentProtocol.maxRequestLength)) {
@@ -144,7 +147,7 @@ import Testing
         for length in 0..<300 {
             for _ in 0..<20 {
                 var garbage = randomBytes(count: length)
-                if length > 1, Bool.random() { garbage[0] = AgentProtocol.version; garbage[1] = UInt8.random(in: 1...8) }
+                if length > 1, Bool.random() { garbage[0] = AgentProtocol.version; garbage[1] = UInt8.random(in: 1...10) }
                 _ = try? decodeRequest(garbage)
                 _ = try? decodeResponse(garbage)
             }
@@ -154,19 +157,20 @@ import Testing
     // MARK: - Responses
 
     @Test func test_responseFrame_isLaidOutAsDocumented() {
-        #expect(body(AgentResponse.done.frame()) == [2, 0])
-        #expect(body(AgentResponse.key(key).frame()) == [2, 1] + Array(repeating: 0xAB, count: 32))
-        #expect(body(AgentResponse.noKey.frame()) == [2, 2])
-        #expect(body(AgentResponse.forgotten(2).frame()) == [2, 3, 2, 0, 0, 0])
+        #expect(body(AgentResponse.done.frame()) == [3, 0])
+        #expect(body(AgentResponse.key(key).frame()) == [3, 1] + Array(repeating: 0xAB, count: 32))
+        #expect(body(AgentResponse.noKey.frame()) == [3, 2])
+        #expect(body(AgentResponse.forgotten(2).frame()) == [3, 3, 2, 0, 0, 0])
         let status = AgentStatus(pid: 0x0102, startedByUnlock: true, vaults: [
-            AgentStatus.Vault(vaultID: vaultID, keyCount: 2, timeoutSeconds: 900, idleSecondsLeft: 60, path: "/v", confirms: true),
+            AgentStatus.Vault(vaultID: vaultID, keyCount: 2, timeoutSeconds: 900, idleSecondsLeft: 60, path: "/v", confirms: true,
+                              signsUntil: 1_500_000_000),
         ])
-        #expect(body(AgentResponse.status(status).frame()) == [2, 4, 2, 1, 0, 0, 1, 1, 0] + vaultID + [2, 0, 0x84, 3, 0, 0, 60, 0, 0, 0, 2, 0]
-            + Array("/v".utf8) + [1])
-        #expect(body(AgentResponse.failed("no").frame()) == [2, 5, 2, 0] + Array("no".utf8))
-        #expect(body(AgentResponse.denied.frame()) == [2, 6])
-        #expect(body(AgentResponse.confirming.frame()) == [2, 7])
-        #expect(body(AgentResponse.unproven.frame()) == [2, 8])
+        #expect(body(AgentResponse.status(status).frame()) == [3, 4, 2, 1, 0, 0, 1, 1, 0] + vaultID + [2, 0, 0x84, 3, 0, 0, 60, 0, 0, 0, 2, 0]
+            + Array("/v".utf8) + [1] + [0x00, 0x2F, 0x68, 0x59, 0, 0, 0, 0])
+        #expect(body(AgentResponse.failed("no").frame()) == [3, 5, 2, 0] + Array("no".utf8))
+        #expect(body(AgentResponse.denied.frame()) == [3, 6])
+        #expect(body(AgentResponse.confirming.frame()) == [3, 7])
+        #expect(body(AgentResponse.unproven.frame()) == [3, 8])
     }
 
     @Test func test_responseDecode_roundTripsAndCutsLongMessages() throws {
@@ -196,7 +200,7 @@ import Testing
     }
 
     @Test func test_responseDecode_refusesTruncatedStatus() {
-        #expect(throws: AgentProtocolError.truncated("the vault id of vault 0")) { try decodeResponse([2, 4, 0, 0, 0, 0, 0, 1, 0]) }
-        #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeResponse([2, 1, 0]) }
+        #expect(throws: AgentProtocolError.truncated("the vault id of vault 0")) { try decodeResponse([3, 4, 0, 0, 0, 0, 0, 1, 0]) }
+        #expect(throws: AgentProtocolError.truncated("the file key")) { try decodeResponse([3, 1, 0]) }
     }
 }

@@ -5,7 +5,7 @@ import VaultModel
 struct AgentStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left, confirm command set).",
+        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left, confirm command set, signs until).",
         discussion: "Never shows a key, nor the confirm command itself (only whether one is set). With no agent running it says so and exits 0 ('running': false in JSON).")
 
     @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
@@ -39,6 +39,8 @@ struct AgentStatusCommand: ParsableCommand {
                         ("timeout_seconds", vault.timeoutSeconds == 0 ? .null : .int(Int64(vault.timeoutSeconds))),
                         ("idle_seconds_left", vault.timeoutSeconds == 0 ? .null : .int(Int64(vault.idleSecondsLeft))),
                         ("confirm_command", .bool(vault.confirms)),
+                        ("can_sign", .bool(vault.signsUntil != 0)),
+                        ("signs_until", vault.signsUntil == 0 ? .null : .string(UTCTime.rfc3339(seconds: Int64(clamping: vault.signsUntil)))),
                     ])
                 })),
             ]).text)
@@ -52,7 +54,8 @@ struct AgentStatusCommand: ParsableCommand {
             let left = vault.timeoutSeconds == 0 ? "until 'vaultfile lock'"
                 : "\(AgentTimeout.text(vault.idleSecondsLeft)) of idle time left (timeout \(AgentTimeout.text(vault.timeoutSeconds)))"
             let confirm = vault.confirms ? "a confirm command approves each hand-out" : "no confirm command"
-            lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left), \(confirm)")
+            let signs = vault.signsUntil == 0 ? "cannot sign writes" : "signs writes until \(utcText(seconds: Int64(clamping: vault.signsUntil)))"
+            lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left), \(confirm), \(signs)")
         }
         try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
     }

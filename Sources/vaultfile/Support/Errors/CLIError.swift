@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultAgent
 import VaultFile
 #if canImport(Glibc)
 import Glibc
@@ -60,6 +61,11 @@ enum CLIError: CategorizedError {
     case agentHoldsOtherKeys(path: String)
     /// `unlock`: the vault's confirm command refused a change that weakens what the agent holds.
     case agentChangeDenied(path: String)
+    /// A write through the agent to the signed vault at `path`: the agent would not sign its seal
+    /// (no delegation, expired, the delegating slot gone, the key not held). Nothing was written.
+    case agentCannotSign(path: String, reason: AgentSignRefusal)
+    /// A write through the agent: the vault's confirm command refused the signature. Nothing was written.
+    case agentSignDenied(path: String)
     /// `name` names no entry, but `count` entries lie under the folder `name/` (get, show).
     case folderNotEntry(name: String, count: Int)
     /// `name` names neither an entry nor a folder with entries under it (ls).
@@ -103,6 +109,9 @@ enum CLIError: CategorizedError {
             return "the agent holds \(path) under other keys than the one this unlock opened; nothing changed in the agent"
         case .agentChangeDenied(let path):
             return "the confirm command of \(path) refused to let this unlock change its settings in the agent; nothing changed"
+        case .agentCannotSign(let path, let reason): return "cannot write \(path) through the agent: \(reason); nothing was written"
+        case .agentSignDenied(let path):
+            return "the confirm command of \(path) refused to let the agent sign this write; nothing was written"
         case .folderNotEntry(let name, let count):
             return "'\(name)' is a folder of \(count == 1 ? "1 entry" : "\(count) entries"), not an entry"
         case .noEntryOrFolder(let name):
@@ -121,7 +130,8 @@ enum CLIError: CategorizedError {
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
-             .agentChangeDenied: return .refused
+             .agentChangeDenied, .agentSignDenied: return .refused
+        case .agentCannotSign: return .wrongPassword
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }

@@ -29,7 +29,12 @@ struct ErrorReport: Equatable {
         // conformance up by scanning the binary's conformance records (0.3 M instructions, 7 % of a
         // `get` that ends in "no entry named"). Same report either way.
         case let error as VaultError:
-            self.init(categorized: error)
+            // A write through the agent that it would not sign: the agent signer's own error.
+            if case .sealSigningFailed = error, let refusal = AgentSealSigner.lastFailure.withLock({ $0 }) {
+                self.init(categorized: refusal)
+            } else {
+                self.init(categorized: error)
+            }
         case let error as CLIError:
             self.init(categorized: error)
         case let error as any CategorizedError:
@@ -231,6 +236,11 @@ struct ErrorReport: Equatable {
         case .agentChangeDenied:
             return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
                 + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
+        case .agentCannotSign(let path, _):
+            return "run 'vaultfile unlock --vault \(shellWord(path))' again with a slot that can sign "
+                + "(any slot but a format-1.0 password slot), or write with --no-agent and a slot's secret"
+        case .agentSignDenied:
+            return "the confirm command the agent holds for this vault decides each signature; --no-agent writes with a slot's secret"
         case .noMatch(_, let searchedValues, let caseSensitive):
             var ways: [String] = []
             if caseSensitive { ways.append("-i ignores case") }
