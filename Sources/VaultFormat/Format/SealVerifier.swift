@@ -43,6 +43,11 @@ enum SealVerifier {
                 guard adder.bytes == block.signerKey, adder.type == slot.type else {
                     throw damaged("the signer key is not keyslot \(position)'s key (nor the key it replaced)")
                 }
+                // A key still in a slot replaced nothing: a member who added another slot of its
+                // type must not pass for that slot's old key (and have its own key retired).
+                guard !seal.slots.contains(where: { $0.publicKey == block.signerKey }) else {
+                    throw damaged("the signer key is keyslot \(position)'s adder, which still holds a slot: it replaced no key")
+                }
                 replacedKey = adder
                 signer = adder
             }

@@ -80,6 +80,23 @@ import Testing
         expectDamage(craft, try craft.signedByStranger(), "is not keyslot 0's key (nor the key it replaced)")
     }
 
+    @Test func test_open_aMemberSigningForASlotItAddedIsDamage() throws {
+        // alice added bob (both age recipients); a seal by alice naming bob's slot is not a re-salt
+        // of bob's key: alice's key is still in a slot.
+        let alice = AgeIdentity.generate(), bob = AgeIdentity.generate()
+        let created = try VaultCodec.create(try sampleVault(), slots: [(.password(password("pw"), testKDF), "admin"),
+                                                                       (.recipient(alice.recipient), "alice")], now: 1).seal()
+        let byAlice = try VaultCodec.open(created, path: "t", credentials: [UnlockCredential(.ageIdentity(alice), source: "alice")], limits: testLimits)
+        try byAlice.addSlot(.recipient(bob.recipient), label: "bob", now: 2)
+        let file = try byAlice.seal()
+        let craft = try SignedSealCraft(file: file)
+        let forged = SlotSealSigner(position: 2, key: MemberKey(type: 3, bytes: alice.recipient.publicKey), secret: .x25519(alice.secretKey))
+        let payload = Array(file[craft.headerLength...])
+        let block = try forged.signSeal(SealSigningRequest(headerPrefix: craft.header.signedPrefix(), payloadHash: SealTranscript.blake2b512(payload),
+                                                           fileKeyID: craft.unlocked.sealFileKeyID, slots: []))
+        expectDamage(craft, try craft.resealed(block: block), "still holds a slot")
+    }
+
     // MARK: - Delegations
 
     @Test func test_open_aDelegatedSealVerifiesAndNamesTheDelegatingSlot() throws {

@@ -28,6 +28,14 @@ struct SignedSealCraft {
         unlocked = try VaultCodec.open(base, path: "t", password: VaultFileTests.password(password), limits: testLimits)
     }
 
+    /// The signed vault `file`, opened with `password`.
+    init(file: [UInt8], password: String = "pw") throws {
+        self.password = password
+        base = file
+        (header, headerLength) = try VaultHeader.parse(base, path: "t")
+        unlocked = try VaultCodec.open(base, path: "t", password: VaultFileTests.password(password), limits: testLimits)
+    }
+
     /// The signature block's contents, opened with the file key.
     var block: SealSignatureBlock { get throws { try SignatureBlock.open(header, fileKey: unlocked.fileKey) } }
 
