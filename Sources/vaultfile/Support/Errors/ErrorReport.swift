@@ -150,6 +150,7 @@ struct ErrorReport: Equatable {
             return "no genuine copy gets there (it takes 2^63 writes): if this copy is the one to keep, run the command again with "
                 + "--allow-rollback, which ignores its generation; or merge it into another copy with 'vaultfile merge'"
         case .refusedCopy(_, let why): return hint(for: why)
+        case .untrustedCopy(let path, let why): return trustHint(path: path, why: why)
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
@@ -158,6 +159,19 @@ struct ErrorReport: Equatable {
     /// to both, as a hint says it (`vaultfile merge --both`); with placeholders when one path names both.
     static func mergeCommand(_ ours: String, _ theirs: String) -> String {
         ours == theirs ? "'vaultfile merge --both OURS THEIRS'" : "'vaultfile merge --both \(ours) \(theirs)'"
+    }
+
+    /// What to do with a copy this machine does not trust (`TrustFinding`), after a refused write or
+    /// beside the warning of a read: the merge for a diverged one, else `vaultfile trust` after checking
+    /// the fingerprints with a member, or `--allow-untrusted` for one command.
+    static func trustHint(path: String, why: [TrustFinding]) -> String {
+        let vault = "--vault " + path
+        let pin = "if a member confirms the fingerprints, pin this copy with 'vaultfile trust \(vault)'; "
+            + "or run the command again with --allow-untrusted (for this command only, nothing is pinned)"
+        if why.contains(where: { if case .diverged = $0 { return true } else { return false } }) {
+            return "combine it with the copy seen here with \(mergeCommand(path, path)); \(pin)"
+        }
+        return pin
     }
 
     /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or
