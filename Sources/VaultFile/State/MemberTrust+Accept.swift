@@ -15,13 +15,14 @@ extension MemberTrust.Record {
     ///   them); an older copy never retires keys a newer one added.
     /// - `recordHeader` (outside git work trees) keeps its header, for the ancestry of later copies.
     /// - The first signed generation seen is the lowest accepted.
-    public mutating func accept(_ evidence: SealEvidence, path: String, recordHeader: Bool) {
+    /// `asNewest` (`vaultfile trust`) pins its slot list whatever its generation.
+    public mutating func accept(_ evidence: SealEvidence, path: String, recordHeader: Bool, asNewest: Bool = false) {
         for tombstone in evidence.record.tombstones where !removed.contains(where: { $0.id == tombstone.removed }) {
             removed.append(MemberTrust.LeftMember(id: tombstone.removed, remover: tombstone.remover, generation: tombstone.generation))
         }
         let removedIDs = Set(removed.map(\.id))
         let newest = headers.map(\.generation).max() ?? 0
-        if evidence.generation >= newest || pinned.isEmpty {
+        if asNewest || evidence.generation >= newest || pinned.isEmpty {
             let keys = evidence.slots.filter { !$0.key.isEmpty }.map { MemberTrust.PinnedMember(position: $0.position,
                                                                                                   key: MemberKey(type: $0.type, bytes: $0.key), label: $0.label) }
             let held = Set(keys.map(\.key.id))
