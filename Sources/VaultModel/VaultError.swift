@@ -68,6 +68,11 @@ public enum VaultError: CategorizedError, Equatable {
     case rotationBlocked(slots: [String])
     /// A change to the keyslots that cannot be made (the message says why).
     case slotChangeRefused(String)
+    /// A signed vault (format 1.3) would be sealed, or a slot attested, with nothing to sign: it was
+    /// opened by a file key alone (no slot's secret, no delegation), or by a slot that cannot sign.
+    case noSealSigner
+    /// The signer of a signed seal (the agent, or a slot's key) failed; nothing was written.
+    case sealSigningFailed(String)
 
     // MARK: Storage
     /// The vault file does not exist.
@@ -144,6 +149,9 @@ public enum VaultError: CategorizedError, Equatable {
         case .rotationBlocked(let slots):
             return "rotating the file key would drop \(slots.joined(separator: " and ")), which cannot be re-wrapped without its own secret; nothing was changed"
         case .slotChangeRefused(let why): return why
+        case .sealSigningFailed(let why): return "signing the seal failed: \(why); nothing was written"
+        case .noSealSigner:
+            return "this vault is signed, and nothing that opened it can sign its next seal (no slot's secret, no agent delegation); nothing was written"
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
         case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
@@ -182,10 +190,10 @@ public enum VaultError: CategorizedError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword, .noKeyslotOpens, .fileKeyRejected: return .wrongPassword
+        case .wrongPassword, .noKeyslotOpens, .fileKeyRejected, .noSealSigner: return .wrongPassword
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff: return .refused
-        case .rotationBlocked, .slotChangeRefused: return .refused
+        case .rotationBlocked, .slotChangeRefused, .sealSigningFailed: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy

@@ -52,6 +52,7 @@ enum VaultErrorKind: CaseIterable {
     case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots, untrustedCopy
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
+    case noSealSigner, sealSigningFailed
 
     init(_ error: VaultError) {
         switch error {
@@ -66,6 +67,8 @@ enum VaultErrorKind: CaseIterable {
         case .revisionNotFound: self = .revisionNotFound
         case .rotationBlocked: self = .rotationBlocked
         case .slotChangeRefused: self = .slotChangeRefused
+        case .noSealSigner: self = .noSealSigner
+        case .sealSigningFailed: self = .sealSigningFailed
         case .headerTampered: self = .headerTampered
         case .fileKeyRejected: self = .fileKeyRejected
         case .payloadDamaged: self = .payloadDamaged
@@ -129,6 +132,9 @@ enum VaultErrorKind: CaseIterable {
         case .rotationBlocked:
             return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
         case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
+        case .noSealSigner: return ErrorCaseRow(VaultError.noSealSigner, status: 3, hint: true, shows: ["signed", "nothing was written"])
+        case .sealSigningFailed:
+            return ErrorCaseRow(VaultError.sealSigningFailed("shown-why"), status: 2, hint: false, shows: ["shown-why", "nothing was written"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)
         case .fileKeyRejected: return ErrorCaseRow(VaultError.fileKeyRejected, status: 3, hint: true)
         case .payloadDamaged:

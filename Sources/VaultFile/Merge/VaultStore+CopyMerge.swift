@@ -80,4 +80,9 @@ private final class TeeOutput: SealedOutput {
         try first.write(bytes)
         try second.write(bytes)
     }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(VaultError) {
+        try first.write(bytes, at: offset)
+        try second.write(bytes, at: offset)
+    }
 }

@@ -312,4 +312,18 @@ private final class TemporaryFile: SealedOutput {
             written += count
         }
     }
+
+    /// `pwrite(2)` over bytes already written (a signed seal's header, written last).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(VaultError) {
+        var written = 0
+        while written < bytes.count {
+            let count = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(offset + written))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "writing", path: path, errno: errno)
+            }
+            if count == 0 { throw .io(operation: "writing", path: path, errno: EIO) }
+            written += count
+        }
+    }
 }

@@ -14,11 +14,14 @@ extension VaultStore {
         try create { output throws(VaultError) in try unlocked.seal(to: output) }
     }
 
-    /// Creates a format-1.1 vault opened by `slots` (recipients, keyfiles, passwords…); refuses
-    /// to overwrite an existing file.
-    public func create(_ vault: Vault = Vault(), slots: [(slot: NewSlot, label: String)], now: Int64) throws {
+    /// Creates a vault opened by `slots` (recipients, keyfiles, passwords…): signed (format 1.3)
+    /// when `signed` and a slot's secret is given, else format 1.1; refuses to overwrite an
+    /// existing file. Returns whether the vault is signed.
+    @discardableResult
+    public func create(_ vault: Vault = Vault(), slots: [(slot: NewSlot, label: String)], now: Int64, signed: Bool = true) throws -> Bool {
         if exists { throw VaultError.vaultExists(path: path) }
-        let unlocked = try VaultCodec.create(vault, slots: slots, now: now)
+        let unlocked = try VaultCodec.create(vault, slots: slots, now: now, signed: signed)
         try create { output throws(VaultError) in try unlocked.seal(to: output) }
+        return unlocked.isSigned
     }
 }

@@ -26,8 +26,14 @@ public struct VaultHeader: Equatable, Sendable {
     public static let historyFlag: UInt8 = 0x04
     /// The minor version of entry history (`historyFlag`), written when a vault first gets it.
     public static let historyMinorVersion: UInt8 = 2
-    /// The flag bits this build understands (`historyFlag` only in a file of minor version 2 or later).
-    public static let knownFlags: UInt8 = keyslotsFlag | historyFlag
+    /// Must-understand flag of format 1.3: every seal is signed (docs/FORMAT.md "Signed seals"):
+    /// a signature block follows the metadata block, and the metadata holds the seal record.
+    public static let signedFlag: UInt8 = 0x08
+    /// The minor version of signed seals (`signedFlag`).
+    public static let signedMinorVersion: UInt8 = 3
+    /// The flag bits this build understands (`historyFlag` only in a file of minor version 2 or
+    /// later, `signedFlag` only at 3 or later).
+    public static let knownFlags: UInt8 = keyslotsFlag | historyFlag | signedFlag
     /// The only payload cipher of v1: secretstream XChaCha20-Poly1305, 64 KiB chunks.
     public static let secretstreamCipherID: UInt8 = 1
     /// The largest header, in bytes (the length field is 16 bits).
@@ -57,6 +63,8 @@ public struct VaultHeader: Equatable, Sendable {
     public var keyslots: [Keyslot]
     /// The encrypted keyslot metadata, present exactly when `keyslotsFlag` is set.
     public var metadata: MetadataBlock?
+    /// The encrypted signature block, present exactly when `signedFlag` is set.
+    public var signatureBlock: SignatureBlock?
     /// HMAC-SHA256 under the header subkey, over every byte before it.
     public var mac: [UInt8]
 
@@ -65,6 +73,9 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// Whether the file keeps entry history (`historyFlag`, format 1.2).
     public var keepsHistory: Bool { flags & Self.historyFlag != 0 }
+
+    /// Whether every seal of the file is signed (`signedFlag`, format 1.3).
+    public var isSigned: Bool { flags & Self.signedFlag != 0 }
 
     /// Creates a header; `mac` is filled in by the sealing code.
     init(vaultID: [UInt8], generation: UInt64, streamHeader: [UInt8], keyslots: [Keyslot]) {
@@ -76,17 +87,19 @@ public struct VaultHeader: Equatable, Sendable {
         self.streamHeader = streamHeader
         self.keyslots = keyslots
         self.metadata = nil
+        self.signatureBlock = nil
         self.mac = [UInt8](repeating: 0, count: 32)
     }
 
     // MARK: Serialising
 
-    /// The bytes covered by the MAC: everything from the magic to the last keyslot, and the
-    /// metadata block when there is one.
+    /// The bytes covered by the MAC: everything from the magic to the last keyslot, the
+    /// metadata block when there is one, and the signature block when there is one.
     func authenticatedBytes() -> [UInt8] {
         let slotBytes = keyslots.map { $0.encoded() }
         let metadataLength = metadata.map { 2 + $0.nonce.count + $0.sealed.count } ?? 0
-        let length = Self.fixedPrefixLength + slotBytes.reduce(0) { $0 + $1.count } + metadataLength + Self.trailerLength
+        let length = Self.fixedPrefixLength + slotBytes.reduce(0) { $0 + $1.count } + metadataLength
+            + (signatureBlock?.encodedLength ?? 0) + Self.trailerLength
         var writer = ByteWriter(capacity: length)
         writer.append(Self.magic)
         writer.append(Self.majorVersion)
@@ -104,6 +117,11 @@ public struct VaultHeader: Equatable, Sendable {
             writer.append(metadata.nonce)
             writer.append(metadata.sealed)
         }
+        if let signatureBlock {
+            writer.append(UInt16(signatureBlock.sealed.count))
+            writer.append(signatureBlock.nonce)
+            writer.append(signatureBlock.sealed)
+        }
         return writer.bytes
     }
 
@@ -112,7 +130,23 @@ public struct VaultHeader: Equatable, Sendable {
     func metadataAssociatedData() -> [UInt8] {
         let bytes = authenticatedBytes()
         guard let metadata else { return bytes }
-        return Array(bytes.prefix(bytes.count - metadata.nonce.count - metadata.sealed.count))
+        let after = metadata.nonce.count + metadata.sealed.count + (signatureBlock?.encodedLength ?? 0)
+        return Array(bytes.prefix(bytes.count - after))
+    }
+
+    /// The header bytes a seal signature covers: magic … metadata block, everything before the
+    /// signature block (with the final length and flags).
+    public func signedPrefix() -> [UInt8] {
+        let bytes = authenticatedBytes()
+        return Array(bytes.prefix(bytes.count - (signatureBlock?.encodedLength ?? 0)))
+    }
+
+    /// The associated data of the signature block: every header byte before its nonce (its
+    /// length field included).
+    func signatureAssociatedData() -> [UInt8] {
+        let bytes = authenticatedBytes()
+        guard let signatureBlock else { return bytes }
+        return Array(bytes.prefix(bytes.count - signatureBlock.nonce.count - signatureBlock.sealed.count))
     }
 
     /// The whole header: authenticated bytes, MAC, then a BLAKE2b-256 checksum of both.
@@ -158,8 +192,14 @@ public struct VaultHeader: Equatable, Sendable {
         // Flags are must-understand: a reader that does not know a set bit must refuse.
         // Bit 0x04 was reserved before format 1.2 defined it: in a file of an older minor version
         // it is still the unknown bit that those versions' readers refuse.
-        let understood = minor >= historyMinorVersion ? knownFlags : knownFlags & ~historyFlag
+        // So was 0x08 before format 1.3.
+        var understood = minor >= historyMinorVersion ? knownFlags : knownFlags & ~historyFlag
+        if minor < signedMinorVersion { understood &= ~signedFlag }
         guard flags & ~understood == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
+        // A signed file's signature block and seal record live beside the 1.1 metadata block.
+        guard flags & signedFlag == 0 || flags & keyslotsFlag != 0 else {
+            throw .headerDamaged("flag 0x08 (signed seals) is set without flag 0x02 (keyslots)")
+        }
         // New slot types are read only where the flag says the file has them; elsewhere they stay unknown.
         let extended = flags & keyslotsFlag != 0
         let streamHeader = Array(try reader.read(24, "stream header"))
@@ -180,6 +220,13 @@ public struct VaultHeader: Equatable, Sendable {
             let nonce = Array(try reader.read(XChaCha20Poly1305.nonceLength, "keyslot metadata nonce"))
             metadata = MetadataBlock(nonce: nonce, sealed: Array(try reader.read(sealedLength, "keyslot metadata")))
         }
+        var signatureBlock: SignatureBlock? = nil
+        if flags & signedFlag != 0 {
+            if let index = keyslots.firstIndex(where: { if case .password = $0 { return true } else { return false } }) {
+                throw .headerDamaged("keyslot \(index) is a v1 password slot, which a signed vault never holds")
+            }
+            signatureBlock = try SignatureBlock.parse(&reader)
+        }
         guard reader.remaining == 0 else {
             throw .headerDamaged("\(reader.remaining) unexpected bytes after the keyslots")
         }
@@ -188,6 +235,7 @@ public struct VaultHeader: Equatable, Sendable {
         header.cipherID = cipherID
         header.flags = flags
         header.metadata = metadata
+        header.signatureBlock = signatureBlock
         header.mac = Array(file[length - trailerLength..<length - 32])
         return (header, length)
     }

@@ -278,6 +278,9 @@ package struct CiphertextBytes: CiphertextSource {
 package protocol SealedOutput: AnyObject {
     /// Writes all of `bytes`, in order after what was written before, or throws.
     func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError)
+    /// Overwrites bytes already written, from `offset` on (a signed seal writes its header last,
+    /// over the room it kept at the start: docs/FORMAT.md "Signed seals"), or throws.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(VaultError)
 }
 
 extension SealedOutput {
@@ -286,6 +289,15 @@ extension SealedOutput {
         var failure: VaultError?
         bytes.withUnsafeBytes { raw in
             do throws(VaultError) { try write(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Overwrites the bytes at `offset` with `bytes`.
+    package func write(_ bytes: [UInt8], at offset: Int) throws(VaultError) {
+        var failure: VaultError?
+        bytes.withUnsafeBytes { raw in
+            do throws(VaultError) { try write(raw, at: offset) } catch { failure = error }
         }
         if let failure { throw failure }
     }
@@ -299,4 +311,9 @@ final class SealedBytes: SealedOutput {
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
     func write(_ run: UnsafeRawBufferPointer) { bytes.append(contentsOf: run) }
+
+    func write(_ run: UnsafeRawBufferPointer, at offset: Int) {
+        precondition(offset + run.count <= bytes.count, "overwriting bytes not yet written")
+        bytes.withUnsafeMutableBytes { stored in (stored.baseAddress! + offset).copyMemory(from: run.baseAddress!, byteCount: run.count) }
+    }
 }

@@ -175,6 +175,14 @@ public struct SealEvidence: Sendable {
         public var key: [UInt8]
         /// Whether a slot of this type can sign seals.
         public var canSign: Bool { SealScheme.direct(forSlotType: type) != nil }
+
+        /// A slot as the metadata says it.
+        public init(position: Int, type: UInt8, label: String, key: [UInt8]) {
+            self.position = position
+            self.type = type
+            self.label = label
+            self.key = key
+        }
     }
 
     /// The vault id.

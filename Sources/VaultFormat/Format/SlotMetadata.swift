@@ -48,11 +48,16 @@ public struct MetadataBlock: Equatable, Sendable {
 
     /// Seals `entries` (one per slot of `header`, in order) for `header`: the associated data is
     /// every header byte before the nonce, with this block's length in place.
-    static func sealChecked(_ entries: [SlotMetadata], for header: VaultHeader, fileKey: SecureBytes) throws(VaultError) -> MetadataBlock {
+    /// A signed header's block also holds `record` after the entries.
+    static func sealChecked(_ entries: [SlotMetadata], for header: VaultHeader, fileKey: SecureBytes,
+                            record: SealRecord? = nil) throws(VaultError) -> MetadataBlock {
         guard entries.count == header.keyslots.count else {
             throw .headerDamaged("the keyslot metadata has \(entries.count) entries for \(header.keyslots.count) keyslots")
         }
-        var plaintext = encode(entries, slots: header.keyslots)
+        if let record, record.attestations.count != entries.count {
+            throw .headerDamaged("the seal record has \(record.attestations.count) attestations for \(entries.count) keyslots")
+        }
+        var plaintext = encode(entries, slots: header.keyslots, record: record)
         defer { wipe(&plaintext) }
         var placeholder = header
         placeholder.metadata = MetadataBlock(nonce: [UInt8](repeating: 0, count: 24), sealed: [UInt8](repeating: 0, count: plaintext.count + 16))
@@ -63,9 +68,10 @@ public struct MetadataBlock: Equatable, Sendable {
         return MetadataBlock(nonce: nonce, sealed: sealed)
     }
 
-    /// Opens the block of `header` (whose MAC has been verified) and checks it against the slots.
+    /// Opens the block of `header` (whose MAC has been verified) and checks it against the slots;
+    /// the seal record too in a signed header (nil otherwise).
     /// Any failure is damage: only a holder of the file key could have written it.
-    static func open(_ header: VaultHeader, fileKey: SecureBytes) throws(VaultError) -> [SlotMetadata] {
+    static func open(_ header: VaultHeader, fileKey: SecureBytes) throws(VaultError) -> ([SlotMetadata], SealRecord?) {
         guard let block = header.metadata else { throw .headerDamaged("the keyslot metadata is missing") }
         let key = Subkey.derive(from: fileKey, subkey)
         let plaintext: SecureBytes
@@ -76,7 +82,7 @@ public struct MetadataBlock: Equatable, Sendable {
         } catch {
             throw .headerDamaged("the keyslot metadata fails authentication")
         }
-        return try decode(plaintext.withUnsafeBytes { Array($0) }, slots: header.keyslots)
+        return try decode(plaintext.withUnsafeBytes { Array($0) }, slots: header.keyslots, signed: header.isSigned)
     }
 
     // MARK: Plaintext
@@ -84,7 +90,8 @@ public struct MetadataBlock: Equatable, Sendable {
     /// `01 ‖ count (1) ‖ entry* ‖ zeros` to a multiple of 256 bytes, where
     /// `entry = position (1) ‖ BLAKE2b-256 of the slot's bytes (32) ‖ type (1) ‖ added (8, signed)
     /// ‖ label length (1) ‖ label ‖ key length (1) ‖ key`.
-    static func encode(_ entries: [SlotMetadata], slots: [Keyslot]) -> [UInt8] {
+    /// With `record` (a signed header), the seal record follows the entries (`SealRecordCodec`).
+    static func encode(_ entries: [SlotMetadata], slots: [Keyslot], record: SealRecord? = nil) -> [UInt8] {
         precondition(entries.count == slots.count, "one metadata entry per slot")
         var writer = ByteWriter()
         writer.append(version)
@@ -99,6 +106,7 @@ public struct MetadataBlock: Equatable, Sendable {
             writer.append(UInt8(entry.publicKey.count))
             writer.append(entry.publicKey)
         }
+        if let record { SealRecordCodec.encode(record, into: &writer) }
         var bytes = writer.bytes
         let padded = max(paddingUnit, (bytes.count + paddingUnit - 1) / paddingUnit * paddingUnit)
         bytes += [UInt8](repeating: 0, count: padded - bytes.count)
@@ -109,6 +117,11 @@ public struct MetadataBlock: Equatable, Sendable {
     /// hash of the slot's bytes and its type; labels within the rules; zero padding. Public so
     /// that the fuzzer can reach it.
     public static func decode(_ plaintext: [UInt8], slots: [Keyslot]) throws(VaultError) -> [SlotMetadata] {
+        try decode(plaintext, slots: slots, signed: false).0
+    }
+
+    /// Decodes as `decode(_:slots:)`; with `signed`, the seal record after the entries too.
+    static func decode(_ plaintext: [UInt8], slots: [Keyslot], signed: Bool) throws(VaultError) -> ([SlotMetadata], SealRecord?) {
         func damaged(_ why: String) -> VaultError { .headerDamaged("keyslot metadata: \(why)") }
         var reader = ByteReader(plaintext[...], reading: .header)
         guard let version = try? reader.read(UInt8.self, "metadata version"), version == Self.version else {
@@ -143,9 +156,10 @@ public struct MetadataBlock: Equatable, Sendable {
             }
             entries.append(SlotMetadata(type: type, label: text, publicKey: Array(key), added: Int64(bitPattern: added)))
         }
+        let record = signed ? try SealRecordCodec.decode(&reader, slotCount: slots.count) : nil
         guard plaintext[(plaintext.count - reader.remaining)...].allSatisfy({ $0 == 0 }) else { throw damaged("non-zero padding") }
         guard plaintext.count % paddingUnit == 0 else { throw damaged("the padding does not match") }
-        return entries
+        return (entries, record)
     }
 
     /// BLAKE2b-256 of a keyslot's encoded bytes (type ‖ length ‖ body).

@@ -47,6 +47,15 @@ public struct OpenedSlot: Sendable {
     public let credential: UnlockCredential
     /// The key the credential derives for this slot (what the metadata must hold); nil for a v1 password slot.
     let derivedKey: [UInt8]?
+    /// The slot's signing secret (guarded): signs the seals of a signed vault; nil for a v1 password slot.
+    let signingKey: SlotSigningKey?
+
+    init(index: Int, credential: UnlockCredential, derivedKey: [UInt8]?, signingKey: SlotSigningKey? = nil) {
+        self.index = index
+        self.credential = credential
+        self.derivedKey = derivedKey
+        self.signingKey = signingKey
+    }
 }
 
 // MARK: - Unlocking a header
@@ -58,21 +67,37 @@ extension VaultCodec {
     static func decrypt(
         header: VaultHeader, payload: inout some CiphertextSource, authenticatedBy fileKey: SecureBytes, opened: OpenedSlot?
     ) throws -> UnlockedVault {
-        var metadata: [SlotMetadata]? = nil
+        var metadata: [SlotMetadata]? = nil, record: SealRecord? = nil
         if header.usesKeyslots11 {
-            let entries = try MetadataBlock.open(header, fileKey: fileKey)
+            let (entries, sealRecord) = try MetadataBlock.open(header, fileKey: fileKey)
             // The secret derived this key: the metadata, from which every later rotation wraps
             // the slot, must name it, or a rotation would lock the slot's holder out.
             if let opened, let derived = opened.derivedKey, entries[opened.index].publicKey != derived {
                 throw VaultError.headerDamaged("keyslot \(opened.index)'s public key in the metadata does not match the key its secret derives")
             }
             metadata = entries
+            record = sealRecord
         }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
-        let (plaintext, content, entriesEnd) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey,
-                                                                history: header.keepsHistory)
-        let vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory, historyUnreadFrom: entriesEnd)
-        return UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: opened)
+        let vault: Vault, payloadHash: [UInt8]?
+        if header.isSigned {
+            // The seal signature covers the payload's hash: computed as the chunks are read, once.
+            var hashing = HashingCiphertext(payload)
+            let (plaintext, content, _) = try Payload.open(&hashing, streamHeader: header.streamHeader, key: streamKey, history: header.keepsHistory)
+            guard let hash = hashing.finish() else { throw VaultError.payloadDamaged(chunk: 0, reason: "the payload was not read whole and in order") }
+            vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory, historyUnreadFrom: nil)
+            payloadHash = hash
+        } else {
+            let (plaintext, content, entriesEnd) = try Payload.open(&payload, streamHeader: header.streamHeader, key: streamKey,
+                                                                    history: header.keepsHistory)
+            vault = try EntryCodec.decode(plaintext, content: content, history: header.keepsHistory, historyUnreadFrom: entriesEnd)
+            payloadHash = nil
+        }
+        let unlocked = UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: opened)
+        unlocked.sealState = SealState(opened: header, record: record)
+        unlocked.sealSigner = unlocked.openedSlotSigner()
+        if let record, let payloadHash { try unlocked.verifySeal(record: record, payloadHash: payloadHash) }
+        return unlocked
     }
 
     /// Tries `credentials` in order, each on the slots of its kind (passwords in `passwordOrder`),
@@ -99,9 +124,9 @@ extension VaultCodec {
             return true
         }
         for credential in credentials {
-            func opened(_ index: Int, _ fileKey: SecureBytes?, _ derived: [UInt8]?) -> (SecureBytes, OpenedSlot)? {
+            func opened(_ index: Int, _ fileKey: SecureBytes?, _ derived: [UInt8]?, _ signing: SlotSigningKey?) -> (SecureBytes, OpenedSlot)? {
                 guard let fileKey else { return nil }
-                return (fileKey, OpenedSlot(index: index, credential: credential, derivedKey: derived))
+                return (fileKey, OpenedSlot(index: index, credential: credential, derivedKey: derived, signingKey: signing))
             }
             switch credential.secret {
             case .password(let password):
@@ -114,7 +139,7 @@ extension VaultCodec {
                             try XChaCha20Poly1305.open(slot.wrappedKey, key: key, nonce: slot.nonce,
                                                        associatedData: slot.associatedData(vaultID: header.vaultID))
                         }
-                        if let key, key.count == 32, let result = opened(index, key, nil) { return result }
+                        if let key, key.count == 32, let result = opened(index, key, nil, nil) { return result }
                     case .x25519(let slot):
                         guard let kdf = slot.kdf, admit(kdf) else { continue }
                         let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
@@ -137,14 +162,16 @@ extension VaultCodec {
             case .ageIdentity(let identity):
                 for (index, slot) in x25519Slots(slots, kind: .recipient) {
                     let key = identity.recipient.publicKey
-                    if let result = opened(index, slot.unwrap(secretKey: identity.secretKey, recipientKey: key, vaultID: header.vaultID), key) {
+                    let fileKey = slot.unwrap(secretKey: identity.secretKey, recipientKey: key, vaultID: header.vaultID)
+                    if let result = opened(index, fileKey, key, .x25519(identity.secretKey)) {
                         return result
                     }
                 }
             case .sshIdentity(let identity):
                 for (index, slot) in x25519Slots(slots, kind: .sshEd25519) {
                     let key = identity.publicKey.wireBytes
-                    if let result = opened(index, slot.unwrap(secretKey: identity.x25519SecretKey, recipientKey: key, vaultID: header.vaultID), key) {
+                    let fileKey = slot.unwrap(secretKey: identity.x25519SecretKey, recipientKey: key, vaultID: header.vaultID)
+                    if let result = opened(index, fileKey, key, .ed25519Seed(identity.ed25519Seed)) {
                         return result
                     }
                 }
@@ -160,10 +187,10 @@ extension VaultCodec {
     /// Opens an X25519 slot with the secret a password, recovery code or keyfile derived for it.
     private static func openSlot(
         _ slot: X25519Slot, _ index: Int, secret: SecureBytes, header: VaultHeader,
-        _ opened: (Int, SecureBytes?, [UInt8]?) -> (SecureBytes, OpenedSlot)?
+        _ opened: (Int, SecureBytes?, [UInt8]?, SlotSigningKey?) -> (SecureBytes, OpenedSlot)?
     ) throws -> (SecureBytes, OpenedSlot)? {
         let publicKey = try X25519.publicKey(of: secret)
-        return opened(index, slot.unwrap(secretKey: secret, recipientKey: publicKey, vaultID: header.vaultID), publicKey)
+        return opened(index, slot.unwrap(secretKey: secret, recipientKey: publicKey, vaultID: header.vaultID), publicKey, .x25519(secret))
     }
 
     /// The format-1.1 slots of `kind`, with their positions.
@@ -187,9 +214,14 @@ extension VaultCodec {
 // MARK: - Creating with keyslots
 
 extension VaultCodec {
-    /// Creates a format-1.1 vault holding `vault`, opened by `slots` (each with its label): a
-    /// vault of recipients only, with no password, is allowed (as age allows it).
-    public static func create(_ vault: Vault, slots: [(slot: NewSlot, label: String)], now: Int64) throws -> UnlockedVault {
+    /// Creates a vault holding `vault`, opened by `slots` (each with its label): a vault of
+    /// recipients only, with no password, is allowed (as age allows it).
+    ///
+    /// With `signed` (the default) and a slot whose secret is at hand (a password, keyfile or
+    /// recovery code), the vault is signed (format 1.3): the first such slot attests every slot
+    /// (itself too) and signs the first seal. Without one (recipients only), or with `signed`
+    /// false, it is format 1.1, which older releases open.
+    public static func create(_ vault: Vault, slots: [(slot: NewSlot, label: String)], now: Int64, signed: Bool = true) throws -> UnlockedVault {
         guard !slots.isEmpty else { throw VaultError.slotChangeRefused("a vault needs at least one keyslot") }
         guard slots.count <= VaultHeader.maxKeyslots else {
             throw VaultError.limitExceeded("\(slots.count) keyslots; a vault holds at most \(VaultHeader.maxKeyslots)")
@@ -200,17 +232,25 @@ extension VaultCodec {
         let fileKey = SecureBytes(copying: randomBytes(count: 32))
         let vaultID = randomBytes(count: 16)
         var keyslots: [Keyslot] = [], metadata: [SlotMetadata] = []
+        var signer: SlotSealSigner? = nil
         for (new, label) in slots {
             if let existing = try UnlockedVault.slotHolding(new, keyslots: keyslots, metadata: metadata) {
                 throw UnlockedVault.repeatedKey(new, existing: UnlockedVault.describe(keyslots[existing], index: existing, metadata: metadata[existing]))
             }
-            let (slot, publicKey) = try UnlockedVault.makeSlot(new, fileKey: fileKey, vaultID: vaultID)
+            let (slot, publicKey, secret) = try UnlockedVault.makeSigningSlot(new, fileKey: fileKey, vaultID: vaultID)
+            if signer == nil, let secret {
+                signer = SlotSealSigner(position: keyslots.count, key: MemberKey(type: slot.kind.rawValue, bytes: publicKey), secret: secret)
+            }
             keyslots.append(.x25519(slot))
             metadata.append(SlotMetadata(type: slot.kind.rawValue, label: label, publicKey: publicKey, added: now))
         }
         var header = VaultHeader(vaultID: vaultID, generation: 0, streamHeader: [UInt8](repeating: 0, count: 24), keyslots: keyslots)
         header.flags = VaultHeader.keyslotsFlag
         header.minorVersion = VaultHeader.keyslotsMinorVersion
-        return UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: nil)
+        let unlocked = UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: nil)
+        if signed, let signer {
+            try unlocked.startSigning(by: signer)
+        }
+        return unlocked
     }
 }

@@ -154,16 +154,21 @@ extension UnlockedVault {
             throw VaultError.limitExceeded("the vault has \(header.keyslots.count) keyslots, the most a vault holds")
         }
         if let existing = try slotHolding(new) { throw Self.repeatedKey(new, existing: slots[existing]) }
+        // In a signed vault the slot that opened it attests the new one (docs/FORMAT.md "Signed seals").
+        let attester = isSigned ? try attestingSigner() : nil
         upgradeToKeyslots11(now: now)
         try convertOpenedPasswordSlot()
         let (slot, publicKey) = try Self.makeSlot(new, fileKey: fileKey, vaultID: header.vaultID)
+        if let attester {
+            sealState.attestations.append(try attester.attest(vaultID: header.vaultID, type: slot.kind.rawValue, slotKey: publicKey, label: label))
+        }
         header.keyslots.append(.x25519(slot))
         slotMetadata!.append(SlotMetadata(type: slot.kind.rawValue, label: label, publicKey: publicKey, added: now))
         headerChanged = true
     }
 
     /// Sets the flag and minor version of format 1.1 and gives every slot a metadata entry.
-    private func upgradeToKeyslots11(now: Int64) {
+    func upgradeToKeyslots11(now: Int64) {
         guard !header.usesKeyslots11 else { return }
         header.flags |= VaultHeader.keyslotsFlag
         header.minorVersion = max(header.minorVersion, VaultHeader.keyslotsMinorVersion)
@@ -187,11 +192,18 @@ extension UnlockedVault {
 
     /// A new slot wrapping `fileKey`, and the public key it is wrapped to (for the metadata).
     static func makeSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (X25519Slot, [UInt8]) {
+        let (slot, publicKey, _) = try makeSigningSlot(new, fileKey: fileKey, vaultID: vaultID)
+        return (slot, publicKey)
+    }
+
+    /// As `makeSlot`, with the slot's signing secret when the secret is at hand (a password,
+    /// recovery code or keyfile; nil for a recipient or an ssh public key).
+    static func makeSigningSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (X25519Slot, [UInt8], SlotSigningKey?) {
         let unlimited = KDFLimits(maxMemoryBytes: .max, maxArgon2WorkKiB: .max, maxPBKDF2Iterations: .max)
-        func derived(_ kind: SlotKind, kdf: KDFParameters?, salt: [UInt8], secret: SecureBytes) throws -> (X25519Slot, [UInt8]) {
+        func derived(_ kind: SlotKind, kdf: KDFParameters?, salt: [UInt8], secret: SecureBytes) throws -> (X25519Slot, [UInt8], SlotSigningKey?) {
             let publicKey = try X25519.publicKey(of: secret)
             let slot = try X25519Slot.wrap(fileKey, to: SlotRecipient(x25519: publicKey), kind: kind, kdf: kdf, salt: salt, vaultID: vaultID)
-            return (slot, publicKey)
+            return (slot, publicKey, .x25519(secret))
         }
         switch new {
         case .password(let password, let kdf):
@@ -209,11 +221,11 @@ extension UnlockedVault {
             return try derived(.keyfile, kdf: nil, salt: salt, secret: try Keyfile.slotSecret(path: path, salt: salt))
         case .recipient(let recipient):
             let slot = try X25519Slot.wrap(fileKey, to: SlotRecipient(x25519: recipient.publicKey), kind: .recipient, kdf: nil, salt: [], vaultID: vaultID)
-            return (slot, recipient.publicKey)
+            return (slot, recipient.publicKey, nil)
         case .sshEd25519(let key):
             let recipient = SlotRecipient(ssh: key)
             let slot = try X25519Slot.wrap(fileKey, to: recipient, kind: .sshEd25519, kdf: nil, salt: [], vaultID: vaultID)
-            return (slot, recipient.bound)
+            return (slot, recipient.bound, nil)
         }
     }
 }

@@ -38,6 +38,12 @@ extension UnlockedVault {
             }
         }
         guard blocked.isEmpty else { throw VaultError.rotationBlocked(slots: blocked) }
+        // The seal after a rotation of a signed vault is signed by the key that opened it.
+        let oldSigner: SlotSealSigner? = isSigned ? try attestingSigner() : nil
+        if isSigned, let openedIndex, !remaining.contains(openedIndex) {
+            throw VaultError.slotChangeRefused("keyslot \(openedIndex) opened this signed vault and signs its seals, so it cannot remove itself; "
+                                               + "open the vault with another slot to remove it")
+        }
         if newPassword != nil {
             guard let openedIndex, remaining.contains(openedIndex), slots[openedIndex].passwordRank != nil else {
                 throw VaultError.slotChangeRefused("changing the password needs the vault opened with the password it changes; "
@@ -49,14 +55,22 @@ extension UnlockedVault {
         var keyslots: [Keyslot] = []
         var metadata: [SlotMetadata] = []
         var reopened: OpenedSlot? = nil
+        var attestations: [SlotAttestation] = []
         for index in remaining {
             let entry = slotMetadata?[index]
             if index == openedIndex, let opened = openedSlot {
-                let (slot, publicKey) = try resalted(opened, slots[index], newPassword: newPassword, newKey: newKey)
-                reopened = OpenedSlot(index: keyslots.count, credential: opened.credential, derivedKey: publicKey)
+                let (slot, publicKey, secret) = try resalted(opened, slots[index], newPassword: newPassword, newKey: newKey)
+                reopened = OpenedSlot(index: keyslots.count, credential: opened.credential, derivedKey: publicKey, signingKey: secret)
+                let label = entry?.label ?? ""
+                if let oldSigner {
+                    // A re-salt: the old key attests the new one, and signs this seal (the re-salt rule).
+                    attestations.append(publicKey == oldSigner.key.bytes ? sealState.attestations[index]
+                                        : try oldSigner.attest(vaultID: header.vaultID, type: slot.typeByte, slotKey: publicKey ?? [], label: label))
+                }
                 keyslots.append(slot)
-                metadata.append(SlotMetadata(type: slot.typeByte, label: entry?.label ?? "", publicKey: publicKey ?? [], added: entry?.added ?? now))
+                metadata.append(SlotMetadata(type: slot.typeByte, label: label, publicKey: publicKey ?? [], added: entry?.added ?? now))
             } else {
+                if isSigned { attestations.append(sealState.attestations[index]) }
                 guard case .x25519(let slot) = slots[index], let entry else {
                     throw VaultError.rotationBlocked(slots: ["keyslot \(index) (no public key to re-wrap it to)"])
                 }
@@ -74,6 +88,18 @@ extension UnlockedVault {
         let rotated = UnlockedVault(vault: vault, header: newHeader, fileKey: newKey,
                                     metadata: header.usesKeyslots11 ? metadata : nil, opened: reopened)
         rotated.headerChanged = true
+        rotated.sealState = sealState
+        rotated.sealEvidence = sealEvidence
+        rotated.sealSigner = rotated.openedSlotSigner()
+        if let oldSigner, let reopened {
+            rotated.sealState.attestations = attestations
+            for index in removing.union(dropping).sorted() {
+                guard let key = slotMetadata?[index].publicKey, !key.isEmpty else { continue }
+                rotated.sealState.removals.append((removed: MemberKey.id(of: key), remover: oldSigner.key.id))
+            }
+            rotated.sealState.nextSigner = rotated.sealSigner
+            rotated.sealSigner = oldSigner.moved(to: reopened.index)
+        }
         return (rotated, rotated.slots)
     }
 
@@ -82,7 +108,7 @@ extension UnlockedVault {
     /// 1.0 vault), else re-wrapped to its key. Returns the slot and the key it is wrapped to.
     private func resalted(
         _ opened: OpenedSlot, _ slot: Keyslot, newPassword: (password: SecureBytes, kdf: KDFParameters)?, newKey: SecureBytes
-    ) throws -> (Keyslot, [UInt8]?) {
+    ) throws -> (Keyslot, [UInt8]?, SlotSigningKey?) {
         let currentKDF: KDFParameters? = {
             switch slot {
             case .password(let password): return password.kdf
@@ -95,7 +121,7 @@ extension UnlockedVault {
         case .password(let password):
             let (secret, kdf) = newPassword.map { ($0.password, $0.kdf) } ?? (password, currentKDF ?? .defaults)
             if !header.usesKeyslots11 {
-                return (.password(try VaultCodec.makePasswordSlot(password: secret, kdf: kdf, fileKey: newKey, vaultID: header.vaultID)), nil)
+                return (.password(try VaultCodec.makePasswordSlot(password: secret, kdf: kdf, fileKey: newKey, vaultID: header.vaultID)), nil, nil)
             }
             fresh = .password(secret, kdf)
         case .keyfile(let path): fresh = .keyfile(path: path)
@@ -103,13 +129,13 @@ extension UnlockedVault {
         case .ageIdentity, .sshIdentity: fresh = nil
         }
         if let fresh {
-            let (made, publicKey) = try Self.makeSlot(fresh, fileKey: newKey, vaultID: header.vaultID)
-            return (.x25519(made), publicKey)
+            let (made, publicKey, secret) = try Self.makeSigningSlot(fresh, fileKey: newKey, vaultID: header.vaultID)
+            return (.x25519(made), publicKey, secret)
         }
         guard case .x25519(let x25519) = slot, let key = opened.derivedKey, let recipient = SlotRecipient(kind: x25519.kind, stored: key) else {
             throw VaultError.slotChangeRefused("keyslot \(opened.index) cannot be re-wrapped")
         }
         let rewrapped = try X25519Slot.wrap(newKey, to: recipient, kind: x25519.kind, kdf: nil, salt: [], vaultID: header.vaultID)
-        return (.x25519(rewrapped), key)
+        return (.x25519(rewrapped), key, opened.signingKey)
     }
 }

@@ -23,6 +23,15 @@ public final class UnlockedVault: @unchecked Sendable {
     public internal(set) var openedSlot: OpenedSlot?
     /// Set when the header changed (new keyslots or file key): seal even if the entries did not.
     var headerChanged = false
+    /// Who signs the next seal of a signed vault: the opening slot's own secret (`SlotSealSigner`,
+    /// set by the open), or the agent under a delegation (set by the command line). Nil: a signed
+    /// vault cannot be sealed (`VaultError.noSealSigner`).
+    public var sealSigner: (any SealSigner)?
+    /// What the open of a signed vault established (every signature checked), then what the last
+    /// seal wrote; nil for an unsigned vault.
+    public internal(set) var sealEvidence: SealEvidence?
+    /// What the next signed seal records beside the slots: parents, attestations, tombstones.
+    var sealState = SealState()
     /// The HMAC of `fingerprint` under its subkey, keyed on first use and kept: `git textconv`
     /// fingerprints every value, and deriving the subkey into a guarded allocation per value (three
     /// system calls) and re-keying the HMAC made it 36× a `verify` at 10,000 entries.
@@ -160,13 +169,31 @@ public final class UnlockedVault: @unchecked Sendable {
         // No writer seals above the ceiling (docs/FORMAT.md §2.1): a copy up there would leave
         // every later seal nowhere to go, and a wrapped counter would look older than every copy.
         guard header.generation < Generations.ceiling else { throw .generationCeiling(generation: header.generation) }
+        if header.isSigned { return try sealSigned(to: output, contentLength: contentLength) }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
+        var next = nextHeader(streamHeader: stream.streamHeader)
+        if next.usesKeyslots11 {
+            // Sealed again at every seal: its associated data (generation, stream header) changed.
+            next.metadata = try MetadataBlock.sealChecked(slotMetadata ?? [], for: next, fileKey: fileKey)
+        }
+        next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)
+        try output.write(next.encoded())
+        EntryCodec.encode(vault, into: &stream)
+        try stream.finish()
+        header = next
+        sealedVault = vault
+        headerChanged = false
+    }
+
+    /// The next seal's header before its metadata and MAC: the next generation, `streamHeader`,
+    /// and the history flag as the contents say.
+    func nextHeader(streamHeader: [UInt8]) -> VaultHeader {
         var next = header
         next.generation += 1
         // The minor version and flags stay as they are (docs/FORMAT.md §8): only a command that
         // adds a newer feature changes them, so teammates on an older release keep working.
-        next.streamHeader = stream.streamHeader
+        next.streamHeader = streamHeader
         // History is the one feature whose bit follows the contents: set when the vault keeps
         // history (which only a command that asks for it turns on), cleared when it was turned off.
         if vault.keepsHistory {
@@ -178,15 +205,12 @@ public final class UnlockedVault: @unchecked Sendable {
                 next.minorVersion = next.usesKeyslots11 ? VaultHeader.keyslotsMinorVersion : VaultHeader.minorVersion
             }
         }
-        if next.usesKeyslots11 {
-            // Sealed again at every seal: its associated data (generation, stream header) changed.
-            next.metadata = try MetadataBlock.sealChecked(slotMetadata ?? [], for: next, fileKey: fileKey)
-        }
-        next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)
-        try output.write(next.encoded())
-        EntryCodec.encode(vault, into: &stream)
-        try stream.finish()
-        header = next
+        return next
+    }
+
+    /// Marks the contents as written by a seal whose header is `written`.
+    func didSeal(_ written: VaultHeader) {
+        header = written
         sealedVault = vault
         headerChanged = false
     }

@@ -70,6 +70,8 @@ public struct SSHEd25519Identity: Sendable {
     public let publicKey: SSHEd25519PublicKey
     /// The X25519 secret key the Ed25519 seed maps to.
     public let x25519SecretKey: SecureBytes
+    /// The Ed25519 seed itself (guarded), which signs the seals of a signed vault (scheme 2).
+    public let ed25519Seed: SecureBytes
 
     static let begin = "-----BEGIN OPENSSH PRIVATE KEY-----", end = "-----END OPENSSH PRIVATE KEY-----"
     static let magic = Array("openssh-key-v1".utf8) + [0]
@@ -153,7 +155,7 @@ public struct SSHEd25519Identity: Sendable {
             throw refuse("the private key does not derive its public key")
         }
         let commented = try SSHEd25519PublicKey(key: publicKey.key, comment: String(decoding: comment, as: UTF8.self))
-        return SSHEd25519Identity(publicKey: commented, x25519SecretKey: x25519)
+        return SSHEd25519Identity(publicKey: commented, x25519SecretKey: x25519, ed25519Seed: seed)
     }
 }
 

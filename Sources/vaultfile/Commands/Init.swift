@@ -27,6 +27,12 @@ extension VaultfileCommand {
                 A new vault keeps the earlier versions of its entries (format 1.2: 10 versions and 1 MiB \
                 per entry, see 'vaultfile history'); releases without history, such as 0.1.0, cannot read \
                 it. --keep-history 0 makes a vault they read (format 1.0, or 1.1 with keyslots).
+
+                A new vault is signed (format 1.3): every write is signed by the slot that opened it, so \
+                that only its members can write it; vaultfile 0.2.0 and older cannot open it. --unsigned \
+                makes a vault they still open (it can be signed later with 'vaultfile rekey --sign'). A \
+                vault of recipients only is unsigned: no slot's secret is at hand to sign it. init says \
+                which it made.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -44,6 +50,8 @@ extension VaultfileCommand {
         var anyKeyfile = false
         @Flag(name: Table.askPassword.long, help: "With recipients or a keyfile, also ask for a password on the terminal.")
         var askPassword = false
+        @Flag(name: Table.unsigned.long, help: "Make an unsigned vault, which vaultfile 0.2.0 and older still open (no signed seals).")
+        var unsigned = false
         @OptionGroup var history: HistoryOptions
 
         /// The empty vault to create: with history unless the options turn it off.
@@ -61,7 +69,8 @@ extension VaultfileCommand {
 
         func run() throws {
             let store = unlock.location.store
-            if hasKeyslots { return try createWithKeyslots(store) }
+            // A signed vault holds no v1 password slot: its password gets a format-1.1 slot.
+            if hasKeyslots || !unsigned { return try createWithKeyslots(store, passwordRequired: !hasKeyslots) }
             if store.exists { throw VaultError.vaultExists(path: store.path) }
             let parameters = try kdf.parameters()
             // Before any prompt or KDF: a vault that cannot be created fails here, not after the
@@ -78,16 +87,18 @@ extension VaultfileCommand {
             try Self.createFolders(missing)
             Messages.progress("creating (\(parameters))…")
             try store.create(newVault, password: password, kdf: parameters)
-            Messages.info("created \(store.path) (\(parameters))")
+            Messages.info("created \(store.path), unsigned (format \(newVault.keepsHistory ? "1.2" : "1.0"), \(parameters))")
         }
 
-        /// Creates a format-1.1 vault of recipients, a keyfile, and a password when one is given.
-        private func createWithKeyslots(_ store: VaultStore) throws {
+        /// Creates a vault with format-1.1 keyslots: recipients, a keyfile, and a password when one
+        /// is given (always with `passwordRequired`); signed unless --unsigned.
+        private func createWithKeyslots(_ store: VaultStore, passwordRequired: Bool) throws {
             if store.exists { throw VaultError.vaultExists(path: store.path) }
+            let parameters = passwordRequired ? try kdf.parameters() : nil
             let missing = try Self.missingFolders(for: store.path)
             var slots: [(slot: NewSlot, label: String)] = []
-            if unlock.source.isExplicit || askPassword {
-                let parameters = try kdf.parameters()
+            if passwordRequired || unlock.source.isExplicit || askPassword {
+                let parameters = try parameters ?? kdf.parameters()
                 let password: SecureBytes
                 if case .prompt = unlock.source {
                     password = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the password: ")
@@ -95,6 +106,7 @@ extension VaultfileCommand {
                     password = try unlock.source.read(prompt: "")
                 }
                 guard password.count > 0 else { throw CLIError.emptyPassword }
+                if passwordRequired { PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt) }
                 slots.append((.password(password, parameters), ""))
             }
             for (number, recipient) in recipients.enumerated() {
@@ -116,8 +128,8 @@ extension VaultfileCommand {
                 slots.append((.keyfile(path: withKeyfile), ""))
             }
             try Self.createFolders(missing)
-            Messages.progress("creating…")
-            try store.create(newVault, slots: slots, now: currentTimeMilliseconds())
+            Messages.progress(parameters.map { "creating (\($0))…" } ?? "creating…")
+            let signed = try store.create(newVault, slots: slots, now: currentTimeMilliseconds(), signed: !unsigned)
             let kinds = slots.map { slot -> String in
                 switch slot.slot {
                 case .password: return "password"
@@ -127,7 +139,9 @@ extension VaultfileCommand {
                 case .recovery: return "recovery"
                 }
             }
-            Messages.info("created \(store.path) (format \(newVault.keepsHistory ? "1.2" : "1.1"); keyslots: \(kinds.joined(separator: ", ")))")
+            let kind = signed ? "signed (format 1.3; vaultfile 0.2.0 and older cannot open it)"
+                : "unsigned (format \(newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
+            Messages.info("created \(store.path), \(kind); keyslots: \(kinds.joined(separator: ", "))")
         }
 
         /// Creates `missing` (outermost first, from `missingFolders(for:)`) with mode 0700, saying so on stderr.
@@ -184,11 +198,11 @@ extension VaultfileCommand.Init {
     /// and by its quick reading.
     enum Table: String, QuickOptionTable {
         case recipient, recipientsFile = "recipients-file", withKeyfile = "with-keyfile"
-        case anyKeyfile = "any-keyfile", askPassword = "ask-password"
+        case anyKeyfile = "any-keyfile", askPassword = "ask-password", unsigned
 
         var kind: OptionKind {
             switch self {
-            case .anyKeyfile, .askPassword: .flag
+            case .anyKeyfile, .askPassword, .unsigned: .flag
             case .withKeyfile: .option
             case .recipient, .recipientsFile: .repeatable
             }
@@ -201,6 +215,7 @@ extension VaultfileCommand.Init {
             case .withKeyfile: command.withKeyfile = arguments.string(self)
             case .anyKeyfile: command.anyKeyfile = arguments.flag(self)
             case .askPassword: command.askPassword = arguments.flag(self)
+            case .unsigned: command.unsigned = arguments.flag(self)
             }
         }
     }

@@ -291,4 +291,10 @@ private final class ChunkRecorder: SealedOutput {
         guard attempts < failingFrom else { throw .io(operation: "writing", path: "recorder", errno: ENOSPC) }
         writes.append(Array(bytes))
     }
+
+    /// A signed seal's header, over the room its first write kept.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(VaultError) {
+        guard offset == 0, writes.first?.count == bytes.count else { throw .io(operation: "writing", path: "recorder", errno: EINVAL) }
+        writes[0] = Array(bytes)
+    }
 }

@@ -75,6 +75,7 @@ struct ErrorReport: Equatable {
         case .notAVault: return "check the path; vault files start with the bytes \\x89VAULT\\r\\n"
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
+        case .noSealSigner: return "open it with a slot's secret (its password, --identity, --keyfile or --recovery), or run 'vaultfile unlock' again"
         case .fileKeyRejected: return "forget the agent's keys of this vault with 'vaultfile lock', then 'vaultfile unlock' it again"
         case .noKeyslotOpens:
             return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
@@ -84,7 +85,7 @@ struct ErrorReport: Equatable {
         case .revisionNotFound(let entry, _, _): return "'vaultfile history \(shellWord(entry))' lists the revisions kept"
         case .rotationBlocked:
             return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
-        case .slotChangeRefused: return nil
+        case .slotChangeRefused, .sealSigningFailed: return nil
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):
