@@ -61,7 +61,6 @@ extension MemberTrust {
         let firstOpen = record.firstSigned == nil
         judgement.firstOpen = firstOpen
         if firstOpen, let otherVaultAtPath { judgement.findings.append(.vaultIDChangedAtPath(previousVaultID: otherVaultAtPath)) }
-        if comparesGenerations, let diverged = divergence(evidence, record: record) { judgement.findings.append(.diverged(ancestorGeneration: diverged)) }
 
         // Removals: learned here, and carried by the copy (whoever signed it).
         var removed: [[UInt8]: UInt64] = [:]
@@ -97,6 +96,8 @@ extension MemberTrust {
                 }
             }
         }
+        // Last: who wrote it says more than where its history parted.
+        if comparesGenerations, let diverged = divergence(evidence, record: record) { judgement.findings.append(.diverged(ancestorGeneration: diverged)) }
         return judgement
     }
 

@@ -41,6 +41,9 @@ public struct MemberTrust: Sendable {
     /// The suffix of a record's name.
     static let suffix = ".members"
 
+    /// `bytes` in lowercase hex, as records and messages write a vault id.
+    public static func hex(_ bytes: [UInt8]) -> String { SeenGenerations.Record.hex(bytes) }
+
     /// The name of the record of vault `vaultID`.
     static func recordName(_ vaultID: [UInt8]) -> String { SeenGenerations.Record.hex(vaultID) + suffix }
 

@@ -166,13 +166,22 @@ struct ErrorReport: Equatable {
     /// beside the warning of a read: the merge for a diverged one, else `vaultfile trust` after checking
     /// the fingerprints with a member, or `--allow-untrusted` for one command.
     static func trustHint(path: String, why: [TrustFinding]) -> String {
-        let vault = "--vault " + path
-        let pin = "if a member confirms the fingerprints, pin this copy with 'vaultfile trust \(vault)'; "
-            + "or run the command again with --allow-untrusted (for this command only, nothing is pinned)"
-        if why.contains(where: { if case .diverged = $0 { return true } else { return false } }) {
-            return "combine it with the copy seen here with \(mergeCommand(path, path)); \(pin)"
+        let allow = "run the command again with --allow-untrusted (for this command only, nothing is pinned)"
+        let removal = why.contains { finding in
+            switch finding {
+            case .removedSigner, .removedKeyInside, .retiredSigner: return true
+            default: return false
+            }
         }
-        return pin
+        if removal {
+            return "this copy may have been planted by someone who was removed or whose key was replaced: use a copy the members wrote "
+                + "(from git, or from a member); only if a member confirms that it is theirs, \(allow), or pin it with 'vaultfile trust --vault \(path)'"
+        }
+        if why.allSatisfy({ if case .diverged = $0 { return true } else { return false } }) {
+            return "combine it with the copy seen here with \(mergeCommand(path, path)); or \(allow)"
+        }
+        return "if a member confirms the fingerprints ('vaultfile trust --vault \(path)' shows them), pin this copy with 'vaultfile trust "
+            + "--vault \(path)'; or \(allow)"
     }
 
     /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or
