@@ -179,6 +179,7 @@ public enum VaultError: CategorizedError, Equatable {
                 + "so nothing was written"
         case .untrustedCopy(let path, let why):
             return "\(path) is not trusted as a copy written by the vault's members: " + TrustFinding.joined(why)
+                + "; nothing was written, and no value was handed to a program"
         case .refusedCopy(let path, let why):
             return why.describing(path) + "; nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"

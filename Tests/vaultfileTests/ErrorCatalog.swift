@@ -222,7 +222,7 @@ enum VaultErrorKind: CaseIterable {
         case .untrustedCopy:
             return ErrorCaseRow(VaultError.untrustedCopy(path: "/v/shown.vault", why: [.unknownSigner(fingerprint: "x25519:0123456789abcdef")]),
                                 status: 7, hint: true, shows: ["/v/shown.vault is not trusted", "signed by x25519:0123456789abcdef",
-                                                               "nothing was written", "vaultfile trust --vault /v/shown.vault", "--allow-untrusted"])
+                                                               "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

@@ -13,7 +13,8 @@ extension MemberTrust.Record {
     /// - A copy at least as new as every header accepted here becomes the pinned set: its slot list.
     ///   Pinned keys it no longer holds and that no removal names are retired (a re-salt replaced
     ///   them); an older copy never retires keys a newer one added.
-    /// - `recordHeader` (outside git work trees) keeps its header, for the ancestry of later copies.
+    /// - `recordHeader` keeps its header, for the ancestry of later copies and to know a re-salt accepted here again
+    ///   (inside a git work tree, branches can leave several headers of one generation).
     /// - The first signed generation seen is the lowest accepted.
     /// `asNewest` (`vaultfile trust`) pins its slot list whatever its generation.
     public mutating func accept(_ evidence: SealEvidence, path: String, recordHeader: Bool, asNewest: Bool = false) {
@@ -36,9 +37,8 @@ extension MemberTrust.Record {
             retired.removeAll { held.contains($0.id) }
         }
         pinned.removeAll { removedIDs.contains($0.key.id) }
-        if recordHeader, !headers.contains(where: { $0.generation == evidence.generation }) {
-            headers.append(SealAncestor(generation: evidence.generation, headerHash: evidence.headerHash))
-        }
+        let header = SealAncestor(generation: evidence.generation, headerHash: evidence.headerHash)
+        if recordHeader, !headers.contains(header) { headers.append(header) }
         firstSigned = min(firstSigned ?? evidence.generation, evidence.generation)
         self.path = path
         trim()

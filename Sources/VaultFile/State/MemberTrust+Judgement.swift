@@ -105,9 +105,8 @@ extension MemberTrust {
     private static func divergence(_ evidence: SealEvidence, record: Record) -> UInt64? {
         let own = SealAncestor(generation: evidence.generation, headerHash: evidence.headerHash)
         for ancestor in [own] + evidence.record.ancestors {
-            if let seen = record.headers.first(where: { $0.generation == ancestor.generation }), seen.headerHash != ancestor.headerHash {
-                return ancestor.generation
-            }
+            let seen = record.headers.filter { $0.generation == ancestor.generation }
+            if !seen.isEmpty, !seen.contains(ancestor) { return ancestor.generation }
         }
         return nil
     }

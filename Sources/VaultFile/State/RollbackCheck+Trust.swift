@@ -68,6 +68,14 @@ extension RollbackCheck {
         defer { trust = TrustState() }
         guard let copy = trust.copy, let judgement = trustJudgement(path: path) else { return true }
         guard judgement.isTrusted else {
+            // What the key lineage says of it too (it records nothing of a copy not trusted).
+            if !wrote, lineage.opened != nil {
+                switch lineage.verdict {
+                case .taken: break
+                case .retiredHere(let retired): findings.append(.retiredKey(path: path, retired: retired))
+                case .refused(let why): findings.append(.refusedCopy(path: path, why: why))
+                }
+            }
             findings.append(allowUntrusted ? .untrustedTaken(path: path, why: judgement.findings) : .untrustedCopy(path: path, why: judgement.findings))
             return wrote
         }
@@ -77,8 +85,8 @@ extension RollbackCheck {
         let absolute = seen.absolute(path)
         do {
             try memberTrust.update(copy.vaultID) { record in
-                if let evidence = copy.evidence { record.accept(evidence, path: absolute, recordHeader: comparesGenerations) }
-                if let written { record.accept(written, path: absolute, recordHeader: comparesGenerations) }
+                if let evidence = copy.evidence { record.accept(evidence, path: absolute, recordHeader: true) }
+                if let written { record.accept(written, path: absolute, recordHeader: true) }
             }
         } catch {
             problem = problem ?? error
@@ -95,7 +103,7 @@ extension RollbackCheck {
             // A person vouched for it: the keys it holds and its signer are members again here, and its history is the one kept.
             for key in evidence.slots.map({ MemberKey.id(of: $0.key) }) + [evidence.signer.id] { record.readmit(key) }
             record.headers.removeAll { seen in own.contains { $0.generation == seen.generation && $0.headerHash != seen.headerHash } }
-            record.accept(evidence, path: seen.absolute(path), recordHeader: comparesGenerations, asNewest: true)
+            record.accept(evidence, path: seen.absolute(path), recordHeader: true, asNewest: true)
         }
     }
 }

@@ -145,11 +145,8 @@ public final class RollbackCheck: @unchecked Sendable {
     /// (`checkGeneration`).
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
         rotating = unlocked.fileKeyID != openedKeyID
-        if let refusal = trustRefusal(writing: unlocked, path: path) {
-            refused = true
-            throw refusal
-        }
-        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) {
+        // The key lineage first (its refusals name the rotation that explains them), then the members.
+        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) ?? trustRefusal(writing: unlocked, path: path) {
             refused = true
             throw refusal
         }
