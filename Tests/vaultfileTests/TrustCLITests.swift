@@ -160,6 +160,29 @@ import Testing
         try run(cli, ["set", "k"] + as_(cli, "bob"), stdin: "w", on: "bob")
     }
 
+    // MARK: - Merges
+
+    @Test func test_merge_refusesAnUntrustedOrUnsignedSideNamingItUnlessAllowed() throws {
+        let cli = try team(); defer { cli.directory.remove() }
+        let members = [try recipient(cli, "alice"), try recipient(cli, "bob")]
+        try cli.outsiderCopy(of: "t.vault", to: "eve.vault", recipients: members)
+        try cli.outsiderCopy(of: "t.vault", to: "unsigned.vault", recipients: members, signed: false)
+        #expect(try !cli.isSigned("unsigned.vault"))
+        let bob = ["--identity", cli.path("bob.txt")], state = ["VAULTFILE_STATE_DIR": cli.path("bob-state")]
+        let ours = try cli.read("t.vault")
+        for side in ["eve.vault", "unsigned.vault"] {
+            let merge = try cli.run(["merge", cli.path("t.vault"), cli.path(side)] + bob, extra: state)
+            #expect(merge.status == 7 && merge.stderr.contains("THEIRS") && merge.stderr.contains(side) && merge.stderr.contains("not trusted"),
+                    "\(side): \(merge.stderr)")
+            #expect(try cli.read("t.vault") == ours, "\(side): nothing written")
+        }
+        #expect(try cli.run(["merge", cli.path("t.vault"), cli.path("unsigned.vault")] + bob, extra: state).stderr.contains("unsigned"))
+        let taken = try run(cli, ["merge", "--allow-untrusted", cli.path("t.vault"), cli.path("eve.vault")] + bob, on: "bob")
+        #expect(taken.stderr.contains("merged"), "\(taken.stderr)")
+        #expect(try cli.isSigned("t.vault"), "the result is signed by the merging member")
+        #expect(try run(cli, ["get", "db/password"] + as_(cli, "bob"), on: "bob").stderr.isEmpty, "bob's own merge is trusted")
+    }
+
     // MARK: - Older vaults
 
     @Test func test_set_anOlderFixtureOpensAndStaysUnsigned() throws {

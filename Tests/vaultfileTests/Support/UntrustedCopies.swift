@@ -11,14 +11,14 @@ extension CLI {
     /// An outsider's copy of the vault `name`: eve, who never held a slot, makes a signed vault of her
     /// own (her password slot, labelled `label`, and the members' recipients `recipients`, which are
     /// public), moves it under `name`'s vault id and rotates it so that every slot is wrapped under
-    /// that id, and writes it to `outName`. The members' identities open it; only eve signed it.
-    func outsiderCopy(of name: String, to outName: String, recipients: [String], label: String = "alice") throws {
+    /// that id, and writes it to `outName`. The members' identities open it; only eve signed it (nobody, unless `signed`).
+    func outsiderCopy(of name: String, to outName: String, recipients: [String], label: String = "alice", signed: Bool = true) throws {
         let vaultID = try VaultHeader.parse(try read(name), path: path(name)).header.vaultID
         let eve = SecureBytes(copying: Array("eve's password".utf8))
         let store = VaultStore(path: path(outName))
         var slots: [(slot: NewSlot, label: String)] = [(.password(eve, CLI.testKDF), label)]
         for recipient in recipients { slots.append((.recipient(try AgeRecipient(parsing: recipient)), "")) }
-        _ = try store.create(Vault(), slots: slots, now: 0, signed: true)
+        _ = try store.create(Vault(), slots: slots, now: 0, signed: signed)
         let unlocked = try store.open(password: eve, limits: .defaults)
         unlocked.header.vaultID = vaultID
         let (rotated, _) = try unlocked.rotated(now: 0)
