@@ -160,6 +160,24 @@ import Testing
         try run(cli, ["set", "k"] + as_(cli, "bob"), stdin: "w", on: "bob")
     }
 
+    // MARK: - What slot list and info say
+
+    @Test func test_slotListAndInfo_sayWhoCanSignAndWhatIsPinnedHere() throws {
+        let cli = try team(); defer { cli.directory.remove() }
+        try run(cli, ["slot", "add", "recipient", try recipient(cli, "carol"), "--label", "carol"] + as_(cli, "alice"))
+        let list = try run(cli, ["slot", "list", "--json"] + as_(cli, "bob"), on: "bob")
+        let slots = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout)) as? [[String: Any]])
+        #expect(slots.allSatisfy { $0["can_sign"] as? Bool == true }, "\(slots)")
+        // Carol, traced through alice's attestation, is pinned by this very open (the copy is accepted).
+        #expect(slots.map { $0["pinned_here"] as? Bool } == [true, true, true, true, true, true], "\(slots)")
+        let text = try run(cli, ["slot", "list"] + as_(cli, "bob"), on: "bob").text
+        #expect(text.contains("SIGNS") && text.contains("HERE") && text.contains("pinned"), "\(text)")
+        let info = try jsonObject(try run(cli, ["info", "--json", "--vault", cli.path("t.vault")], on: "bob").stdout)
+        #expect(info["signed"] as? Bool == true && info["members_pinned"] as? Int == 6 && info["first_signed_generation"] as? Int == 2, "\(info)")
+        let plain = try run(cli, ["info", "--vault", cli.path("t.vault")], on: "bob").text
+        #expect(plain.contains("signed:      yes"), "\(plain)")
+    }
+
     // MARK: - Merges
 
     @Test func test_merge_refusesAnUntrustedOrUnsignedSideNamingItUnlessAllowed() throws {
