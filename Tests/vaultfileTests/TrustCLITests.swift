@@ -160,6 +160,28 @@ import Testing
         try run(cli, ["set", "k"] + as_(cli, "bob"), stdin: "w", on: "bob")
     }
 
+    // MARK: - Readmission
+
+    @Test func test_slotAdd_ofARemovedKeyNeedsReadmit() throws {
+        let cli = try team(); defer { cli.directory.remove() }
+        try run(cli, ["slot", "rm", "3"] + as_(cli, "alice"))
+        try run(cli, ["get", "db/password"] + as_(cli, "bob"), on: "bob")
+        let mallory = try recipient(cli, "mallory")
+        let refused = try cli.run(["slot", "add", "recipient", mallory] + as_(cli, "alice"))
+        #expect(refused.status == 2 && refused.stderr.contains("was removed") && refused.stderr.contains("--readmit"), "\(refused.stderr)")
+        let readmitted = try run(cli, ["slot", "add", "recipient", mallory, "--readmit"] + as_(cli, "alice"))
+        #expect(readmitted.stderr.contains("added keyslot"), "\(readmitted.stderr)")
+        let next = try run(cli, ["set", "k"] + as_(cli, "alice"), stdin: "v")
+        #expect(next.stderr.isEmpty, "the copy no longer records her removal, nor does alice's machine: \(next.stderr)")
+        // Bob's machine learned the removal: it refuses the copy (the key lineage too) until a person confirms it there.
+        let bob = try cli.run(["set", "k"] + as_(cli, "bob"), stdin: Array("w".utf8), extra: ["VAULTFILE_STATE_DIR": cli.path("bob-state")])
+        #expect(bob.status == 7, "\(bob.stderr)")
+        let list = try run(cli, ["list"] + as_(cli, "bob"), on: "bob")
+        #expect(list.stderr.contains("a key removed from the vault"), "\(list.stderr)")
+        try run(cli, ["trust", "--yes"] + as_(cli, "bob"), on: "bob")
+        try run(cli, ["set", "k", "--accept-rotation"] + as_(cli, "bob"), stdin: "w", on: "bob")
+    }
+
     // MARK: - What slot list and info say
 
     @Test func test_slotListAndInfo_sayWhoCanSignAndWhatIsPinnedHere() throws {
