@@ -165,7 +165,9 @@ struct ErrorReport: Equatable {
     /// What to do with a copy this machine does not trust (`TrustFinding`), after a refused write or
     /// beside the warning of a read: the merge for a diverged one, else `vaultfile trust` after checking
     /// the fingerprints with a member, or `--allow-untrusted` for one command.
-    static func trustHint(path: String, why: [TrustFinding]) -> String {
+    static func trustHint(path named: String, why: [TrustFinding]) -> String {
+        // A merge names a side as "ROLE at PATH": 'vaultfile trust' takes the path.
+        let path = named.hasPrefix("/") ? named : named.split(separator: " at /", maxSplits: 1).last.map { "/" + $0 } ?? named
         let allow = "run the command again with --allow-untrusted (for this command only, nothing is pinned)"
         let removal = why.contains { finding in
             switch finding {
