@@ -55,3 +55,4 @@ final class Readmission {
         return record.removed.first { $0.id == id }?.generation
     }
 }
+
