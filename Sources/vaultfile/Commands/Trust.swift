@@ -59,6 +59,15 @@ extension VaultfileCommand {
                 throw CLIError.invalidArgument("\(error)")
             }
             Messages.info("pinned \(evidence.slots.count) keyslot\(evidence.slots.count == 1 ? "" : "s") of \(path) as the vault's members on this machine")
+            // What the copy says of itself (its own removals) no pin can change: say so.
+            let copy = MemberTrust.Copy(evidence: evidence, vaultID: unlocked.header.vaultID, generation: unlocked.header.generation)
+            if let record = (try? rollback.memberTrust.record(of: unlocked.header.vaultID)) ?? nil {
+                let after = MemberTrust.judge(copy, record: record, otherVaultAtPath: nil, comparesGenerations: rollback.comparesGenerations)
+                if !after.isTrusted {
+                    Messages.warning("\(path) is still not trusted: " + TrustFinding.joined(after.findings) + "; the copy itself records it, "
+                        + "so writes to it stay refused (exit 7): use a copy the members wrote")
+                }
+            }
         }
 
         /// The vault id, the signer, each slot against `pinned`, and why the copy is not trusted.
