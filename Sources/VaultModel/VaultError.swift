@@ -103,6 +103,9 @@ public enum VaultError: CategorizedError, Equatable {
     /// A write to a copy this machine does not take for the members' (`LineageRefusal`: a
     /// superseded file key, a retired slot key, another lineage than the rotation run here); nothing was written.
     case refusedCopy(path: String, why: LineageRefusal)
+    /// A write to a copy this machine does not trust as written by the vault's members (or a
+    /// program handed its values: `exec`, `inject`), for `why` (`TrustFinding`); nothing was written.
+    case untrustedCopy(path: String, why: [TrustFinding])
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// The new vault was renamed into place but the directory could not be synced.
@@ -174,6 +177,9 @@ public enum VaultError: CategorizedError, Equatable {
         case .generationCeiling(let generation):
             return "the vault is at generation \(generation); another write would pass 2^63, the largest generation a writer seals, "
                 + "so nothing was written"
+        case .untrustedCopy(let path, let why):
+            return "\(path) is not trusted as a copy written by the vault's members: " + TrustFinding.joined(why)
+                + "; nothing was written, and no value was handed to a program"
         case .refusedCopy(let path, let why):
             return why.describing(path) + "; nothing was written"
         case .io(let operation, let path, let code): return "\(operation) \(path) failed: \(errnoText(code))"
@@ -193,7 +199,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded, .generationCeiling: return .overLimit
-        case .staleCopy, .sealedUnderRetiredKey, .divergedCopy, .implausibleGeneration, .refusedCopy: return .stale
+        case .staleCopy, .sealedUnderRetiredKey, .divergedCopy, .implausibleGeneration, .refusedCopy, .untrustedCopy: return .stale
         case .invalidName: return .invalidArgument
         case .malformedInput: return .invalidInput
         case .entryExists, .nameTwin, .environmentVariableClash, .vaultExists, .changedOnDisk, .mergeRefused: return .conflict

@@ -48,7 +48,9 @@ struct VaultfileCommand: ParsableCommand {
                   (--allow-rollback), diverged from it or at an implausible generation
                   (merge --both), sealed under a file key retired here by passwd,
                   slot rm or rekey (rekey, or merge), or possibly planted by a removed
-                  member (--accept-rotation, after 'vaultfile slot list')
+                  member (--accept-rotation, after 'vaultfile slot list'), or a signed
+                  copy not trusted as its members' (also exec, inject: --allow-untrusted,
+                  or 'vaultfile trust' to pin it)
               64  usage error
 
             OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \
@@ -56,7 +58,9 @@ struct VaultfileCommand: ParsableCommand {
             ~/.local/state/vaultfile). Reading an older copy warns; writing to it exits 7 unless \
             --allow-rollback; copies that diverged are combined with 'vaultfile merge --both', which \
             writes the result to both. The state folder must be yours, with no write for group or others, \
-            or writes exit 2. \
+            or writes exit 2. Signed vaults: the first open pins the members (keyslots) here; a copy \
+            not signed by a member pinned here or added by one, or holding a removed key, is warned \
+            about on read and refused on write, exec and inject (exit 7) until 'vaultfile trust'. \
             VAULTFILE_ROLLBACK_CHECK=on|off|auto (default auto: off inside a git work tree). \
             VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault.
 
@@ -66,7 +70,7 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, History.self, Restore.self, Trash.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Slot.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
+            Info.self, Verify.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
             Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
     )

@@ -69,6 +69,8 @@ extension CLI {
             "GIT_CONFIG_NOSYSTEM": "1",
         ]
         try git(cli, "init -q -b main")
+        // The state folder (VAULTFILE_STATE_DIR) lies in the test's folder: never part of the repository, as a user's never is.
+        try git(cli, "config core.excludesFile /dev/null && echo state/ >> .git/info/exclude")
         return cli
     }
 }

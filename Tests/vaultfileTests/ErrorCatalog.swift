@@ -49,7 +49,7 @@ enum VaultErrorKind: CaseIterable {
     case divergedCopy, implausibleGeneration, implausibleJump
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage, refusedCopyHoldsRetiredSlotKey
-    case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots
+    case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots, untrustedCopy
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
     case historyOff, revisionNotFound
     case noSealSigner, sealSigningFailed
@@ -108,6 +108,7 @@ enum VaultErrorKind: CaseIterable {
         case .refusedCopy(_, .holdsRetiredSlotKey): self = .refusedCopyHoldsRetiredSlotKey
         case .refusedCopy(_, .wouldKeepRetiredSlotKey): self = .refusedWriteKeepsRetiredSlotKey
         case .refusedCopy(_, .wouldKeepUnseenSlots): self = .refusedWriteKeepsUnseenSlots
+        case .untrustedCopy: self = .untrustedCopy
         case .io: self = .io
         case .notDurable: self = .notDurable
         }
@@ -218,6 +219,10 @@ enum VaultErrorKind: CaseIterable {
                 .init(index: 3, kind: "keyfile", label: "laptop", fingerprint: "x25519:0123456789abcdef")])), status: 7, hint: true,
                                 shows: ["writing /v/shown.vault would give the new file key to keyslot 3 (keyfile 'laptop', "
                                         + "x25519:0123456789abcdef)", "which the copy taken here last does not hold", "nothing was written"])
+        case .untrustedCopy:
+            return ErrorCaseRow(VaultError.untrustedCopy(path: "/v/shown.vault", why: [.unknownSigner(fingerprint: "x25519:0123456789abcdef")]),
+                                status: 7, hint: true, shows: ["/v/shown.vault is not trusted", "signed by x25519:0123456789abcdef",
+                                                               "nothing was written"])
         case .mergeRefusedLowerKeyDerivation:
             // Status 2 as every refusal; 'vaultfile git merge' exits 1 for it, as for a conflict (GitMerge).
             return ErrorCaseRow(VaultError.mergeRefused(.lowerKeyDerivation(theirs: .pbkdf2SHA256(.init(iterations: 1)), ours: [.defaults])),

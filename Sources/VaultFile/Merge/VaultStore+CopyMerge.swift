@@ -34,7 +34,8 @@ extension VaultStore {
         let (merge, header) = try withLocks(alsoOf: other) { () throws -> (PreparedMerge, VaultHeader) in
             let merge = try PreparedMerge(
                 base: base, ours: path, theirs: theirs, roles: .copies, with: unlocker, allowLowerKDF: allowLowerKDF,
-                retiredKeys: rollback?.retiredKeys, acceptRotation: rollback?.acceptRotation ?? false)
+                retiredKeys: rollback?.retiredKeys, acceptRotation: rollback?.acceptRotation ?? false, memberTrust: rollback?.memberTrust,
+                allowUntrusted: rollback?.allowUntrusted ?? false)
             // A side the key lineage refuses never raises the generation (`keptGenerations`).
             merge.sealer.rebaseGeneration(
                 on: rollback?.mergeBase(of: merge.keptGenerations, vaultID: merge.oursHeader.vaultID)
@@ -53,6 +54,7 @@ extension VaultStore {
         // After the rename, never before: a merge killed earlier leaves OURS and the record as they were.
         rollback?.merged(header, path: path)
         rollback?.lineageMerged(merge.sealer, dropping: merge.droppedKeys)
+        rollback?.trustMerged(merge.sealer, path: path)
         if let side = merge.refusedSide { rollback?.findings.append(.mergeLeftOut(side)) }
         return (conflicts, header.generation)
     }

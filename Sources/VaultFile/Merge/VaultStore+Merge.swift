@@ -36,14 +36,17 @@ extension VaultStore {
     /// key, a retired slot key, another lineage: KeyLineage.swift) refuses the whole merge
     /// (`refusedCopy`, nothing written) unless `acceptRotation`; a side under a file key retired here
     /// gives way to the other, its generation does not count, and `refusedSide` is told the entries it
-    /// brought (only read: nothing is recorded).
+    /// brought (only read: nothing is recorded). With `memberTrust`, a side this machine does not trust
+    /// as its members' refuses the merge (`untrustedCopy`, exit 7) unless `allowUntrusted`
+    /// (`MemberTrust.refuseUntrustedSides`).
     public static func mergeFiles(
         base: String, ours: String, theirs: String, with unlocker: Unlocker, allowLowerKDF: Bool = false, retiredKeys: RetiredKeys? = nil,
-        acceptRotation: Bool = false, refusedSide: ((RefusedMergeSide) -> Void)? = nil
+        acceptRotation: Bool = false, memberTrust: MemberTrust? = nil, allowUntrusted: Bool = false,
+        refusedSide: ((RefusedMergeSide) -> Void)? = nil
     ) throws -> [VaultMerge.Conflict] {
         let merge = try PreparedMerge(
             base: base, ours: ours, theirs: theirs, roles: .git, with: unlocker, allowLowerKDF: allowLowerKDF, retiredKeys: retiredKeys,
-            acceptRotation: acceptRotation)
+            acceptRotation: acceptRotation, memberTrust: memberTrust, allowUntrusted: allowUntrusted)
         if let side = merge.refusedSide { refusedSide?(side) }
         // A side above the ceiling (a crafted copy) or refused by the key lineage is left out: nothing could be sealed past it.
         merge.sealer.rebaseGeneration(on: Generations.successorBase(of: merge.keptGenerations, record: nil))
@@ -117,7 +120,7 @@ struct PreparedMerge {
     /// With `acceptRotation`, a refused side is taken as `--accept-rotation` takes a copy.
     init(
         base: String?, ours: String, theirs: String, roles: VaultStore.MergeRoles, with unlocker: Unlocker, allowLowerKDF: Bool,
-        retiredKeys: RetiredKeys? = nil, acceptRotation: Bool = false
+        retiredKeys: RetiredKeys? = nil, acceptRotation: Bool = false, memberTrust: MemberTrust? = nil, allowUntrusted: Bool = false
     ) throws {
         // BASE first, as git's driver always opened them: the files are opened, and a failing side named, in this order.
         var paths: [(role: String, path: String)] = base.map { [(roles.base, $0)] } ?? []
@@ -184,6 +187,9 @@ struct PreparedMerge {
                 ?? errors.theirs.map { RefusedMergeSide(role: roles.theirs, path: theirs, kept: roles.ours, why: $0, entries: changed(t, other: o)) }
         }
         self.refusedSide = refusedSide
+        // Then the members (as a write: the key lineage's refusals first): a side no member wrote refuses the whole merge.
+        try memberTrust?.refuseUntrustedSides(ours: (opened[o], ours, roles.ours), theirs: (opened[t], theirs, roles.theirs),
+                                              allowUntrusted: allowUntrusted)
         if refused.ours != refused.theirs { takeTheirKeys = refused.ours }
         // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
         // --allow-weak-kdf`): a merge does not take that silently.

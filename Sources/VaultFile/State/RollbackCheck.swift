@@ -38,6 +38,12 @@ public final class RollbackCheck: @unchecked Sendable {
         case mergeLeftOut(RefusedMergeSide)
         /// A copy the key lineage refused for `why`, taken with `--accept-rotation`: this machine now takes it for the vault's.
         case acceptedCopy(path: String, why: LineageRefusal)
+        /// A copy this machine does not trust as its members' (`TrustFinding`), read, and nothing was written to it or recorded of it.
+        case untrustedCopy(path: String, why: [TrustFinding])
+        /// An untrusted copy taken for this command with `--allow-untrusted`: nothing of it was pinned.
+        case untrustedTaken(path: String, why: [TrustFinding])
+        /// A signed vault seen here for the first time: its members are pinned, the signer's fingerprint shown once.
+        case pinnedOnFirstOpen(path: String, signer: String)
 
         public var description: String {
             switch self {
@@ -60,6 +66,13 @@ public final class RollbackCheck: @unchecked Sendable {
             case .acceptedCopy(let path, let why):
                 return "--accept-rotation: this machine now takes \(path) for the vault's copy, and the keys it holds for its lineage; "
                     + "it was refused because " + why.describing(path)
+            case .untrustedCopy(let path, let why):
+                return "\(path) is not trusted as a copy written by the vault's members: " + TrustFinding.joined(why)
+            case .untrustedTaken(let path, let why):
+                return "--allow-untrusted: \(path) was used though it is not trusted (nothing of it was pinned): " + TrustFinding.joined(why)
+            case .pinnedOnFirstOpen(let path, let signer):
+                return "\(path) is a signed vault seen here for the first time: its members are now pinned on this machine; it was signed by "
+                    + "\(signer) (compare this fingerprint with a member's 'vaultfile slot list')"
             }
         }
     }
@@ -81,6 +94,14 @@ public final class RollbackCheck: @unchecked Sendable {
     public var acceptRotation = false
     /// What the key lineage found of the vault unlocked (RollbackCheck+Lineage.swift).
     var lineage = LineageState()
+    /// The members trusted per vault, in the state folder of `seen` (MemberTrust.swift).
+    public let memberTrust: MemberTrust
+    /// Whether an untrusted copy is used anyway, for this command only (`--allow-untrusted`): nothing of it is pinned.
+    public var allowUntrusted = false
+    /// What the judgement of the members found of the vault unlocked (RollbackCheck+Trust.swift).
+    var trust = TrustState()
+    /// The judgement of the members on the copy the last command step unlocked, nil for none (kept after `finished`).
+    public internal(set) var lastJudgement: MemberTrust.Judgement?
 
     /// The header as unlocked, and how it compared with the record (RollbackCheck+Generations.swift).
     private var openedHeader: VaultHeader?
@@ -99,6 +120,7 @@ public final class RollbackCheck: @unchecked Sendable {
         self.allowRollback = allowRollback
         self.comparesGenerations = comparesGenerations
         self.retiredKeys = RetiredKeys(state: seen.state)
+        self.memberTrust = MemberTrust(state: seen.state)
     }
 
     // MARK: The steps of one command
@@ -112,6 +134,7 @@ public final class RollbackCheck: @unchecked Sendable {
         compareGeneration(of: header)
         openedKeyID = unlocked.fileKeyID
         lineageOpened(unlocked)
+        trustOpened(unlocked)
     }
 
     /// Before `unlocked` is sealed over the file at `path`. A new file key (a rotation) is let
@@ -122,7 +145,8 @@ public final class RollbackCheck: @unchecked Sendable {
     /// (`checkGeneration`).
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
         rotating = unlocked.fileKeyID != openedKeyID
-        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) {
+        // The key lineage first (its refusals name the rotation that explains them), then the members.
+        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) ?? trustRefusal(writing: unlocked, path: path) {
             refused = true
             throw refusal
         }
@@ -135,6 +159,11 @@ public final class RollbackCheck: @unchecked Sendable {
         guard let opened = openedHeader, !refused else { return }
         openedHeader = nil
         let wrote = header != opened
+        // The members first: a copy not trusted is reported and records nothing (the lineage and its generation neither).
+        guard trustFinished(wrote: wrote, path: path) else {
+            lineage = LineageState()
+            return
+        }
         // The key lineage, after the rename (never before: a rotation killed earlier leaves the old
         // key current). A copy it refuses is reported and records nothing, its generation neither.
         guard lineageFinished(wrote: wrote, path: path) else { return }

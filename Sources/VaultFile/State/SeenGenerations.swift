@@ -98,7 +98,7 @@ public struct SeenGenerations: Sendable {
     }
 
     /// `path` made absolute against the working folder, so that a message names the file wherever it is read.
-    private func absolute(_ path: String) -> String {
+    func absolute(_ path: String) -> String {
         guard !path.hasPrefix("/"), let folder = getcwd(nil, 0) else { return path }
         defer { free(folder) }
         let base = String(cString: folder)

@@ -22,7 +22,7 @@ public struct StateFolder: Sendable, Equatable {
     /// The name of the lock file inside the folder.
     static let lockName = "state.lock"
     /// The largest record read; a longer file is not a record this build wrote.
-    static let maxRecordLength = 4096
+    public static let maxRecordLength = 4096
     /// How long a write waits for another vaultfile process to release the folder's lock, in seconds.
     static let lockTimeout = 10.0
 
@@ -69,10 +69,10 @@ public struct StateFolder: Sendable, Equatable {
 
     // MARK: Records
 
-    /// The bytes of record `name` (at most `maxRecordLength` + 1 of them), or nil when there is none.
+    /// The bytes of record `name` (at most `limit` + 1 of them), or nil when there is none.
     ///
     /// Takes no lock: records are replaced whole by rename, so a reader sees an old or a new one.
-    public func read(_ name: String) throws(Problem) -> [UInt8]? {
+    public func read(_ name: String, limit: Int = maxRecordLength) throws(Problem) -> [UInt8]? {
         let file = recordPath(name)
         let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
@@ -87,7 +87,7 @@ public struct StateFolder: Sendable, Equatable {
         guard fstat(fd, &info) == 0 else { throw problem("reading the status of", file, errno: errno) }
         // Anything but a regular file (a FIFO someone made, say) is not a record.
         guard info.st_mode & S_IFMT == S_IFREG else { return [] }
-        var bytes = [UInt8](repeating: 0, count: Self.maxRecordLength + 1)
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
         var filled = 0
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
@@ -107,7 +107,7 @@ public struct StateFolder: Sendable, Equatable {
     /// Creates the folder when missing, then holds its lock from the read to the rename, so that
     /// two processes updating one record each see the other's result.
     @discardableResult
-    public func update(_ name: String, _ change: ([UInt8]?) -> [UInt8]?) throws(Problem) -> Bool {
+    public func update(_ name: String, limit: Int = maxRecordLength, _ change: ([UInt8]?) -> [UInt8]?) throws(Problem) -> Bool {
         try createIfMissing()
         // Checked again on the folder written into, once it exists: one that was missing at the
         // command's check may have been made since by another user (during a password prompt).
@@ -119,7 +119,7 @@ public struct StateFolder: Sendable, Equatable {
             throw problem(error)
         }
         defer { lock.release() }
-        guard let bytes = change(try read(name)) else { return false }
+        guard let bytes = change(try read(name, limit: limit)) else { return false }
         let writer = AtomicFileWriter()
         let destination = AtomicFileWriter.Destination(path: recordPath(name), finalLink: .replace)
         // Under the lock no other writer owns a temporary file of this record: one left is a killed writer's.
@@ -132,6 +132,22 @@ public struct StateFolder: Sendable, Equatable {
             throw problem(error)
         }
         return true
+    }
+
+    /// The names of the records in the folder that end in `suffix` (none when there is no folder).
+    func recordNames(endingIn suffix: String) throws(Problem) -> [String] {
+        guard let folder = opendir(path) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return [] }
+            throw problem("listing", path, errno: code)
+        }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(suffix) { names.append(name) }
+        }
+        return names.sorted()
     }
 
     /// The path of record `name`.

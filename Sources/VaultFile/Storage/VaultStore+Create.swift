@@ -16,12 +16,15 @@ extension VaultStore {
 
     /// Creates a vault opened by `slots` (recipients, keyfiles, passwords…): signed (format 1.3)
     /// when `signed` and a slot's secret is given, else format 1.1; refuses to overwrite an
-    /// existing file. Returns whether the vault is signed.
+    /// existing file. Returns whether the vault is signed. `created` is given the vault once it is
+    /// on disk (`init` pins the members of a signed one: MemberTrust).
     @discardableResult
-    public func create(_ vault: Vault = Vault(), slots: [(slot: NewSlot, label: String)], now: Int64, signed: Bool = true) throws -> Bool {
+    public func create(_ vault: Vault = Vault(), slots: [(slot: NewSlot, label: String)], now: Int64, signed: Bool = true,
+                       created: ((UnlockedVault) -> Void)? = nil) throws -> Bool {
         if exists { throw VaultError.vaultExists(path: path) }
         let unlocked = try VaultCodec.create(vault, slots: slots, now: now, signed: signed)
         try create { output throws(VaultError) in try unlocked.seal(to: output) }
+        created?(unlocked)
         return unlocked.isSigned
     }
 }

@@ -146,6 +146,7 @@ extension UnlockOptions {
     func rollbackCheck(writing: Bool) throws -> RollbackCheck? {
         let check = try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback, writing: writing)
         check?.acceptRotation = acceptRotation
+        check?.allowUntrusted = allowUntrusted
         return check
     }
 
@@ -175,6 +176,13 @@ extension UnlockOptions {
                 Messages.info("vaultfile: \(finding)")
             case .mergeLeftOut:
                 Messages.warning("\(finding)")
+            case .untrustedCopy(let path, let why):
+                Messages.warning("\(finding); a write to it, exec and inject are refused (exit 7)")
+                Messages.info("vaultfile: hint: " + ErrorReport.trustHint(path: path, why: why))
+            case .untrustedTaken:
+                Messages.warning("\(finding)")
+            case .pinnedOnFirstOpen:
+                Messages.note("\(finding)")
             }
         }
         if let problem = check.problem { StateWarning.show(problem) }

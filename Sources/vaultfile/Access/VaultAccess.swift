@@ -24,12 +24,16 @@ extension UnlockOptions {
     /// `entriesOnly` for a verb that reads entries and never history nor writes (get, list, ls,
     /// search, inject, exec, totp): a history section is then authenticated but not kept
     /// (`VaultStore.readsEntriesOnly`).
-    func open(entriesOnly: Bool = false) throws -> UnlockedVault {
+    ///
+    /// `handingValues` for a verb that hands values to a program (`exec`, `inject`): a copy this
+    /// machine does not trust as its members' is refused (exit 7) unless `--allow-untrusted`.
+    func open(entriesOnly: Bool = false, handingValues: Bool = false) throws -> UnlockedVault {
         var store = location.store
         store.readsEntriesOnly = entriesOnly
         let rollback = try rollbackCheck(writing: false)
         defer { Self.report(rollback) }
         let unlocked = try store.read(with: try unlocker(), rollback: rollback)
+        if handingValues, let refusal = rollback?.takeUntrustedRefusal(path: location.path) { throw refusal }
         Self.warnIfWeak(unlocked)
         return unlocked
     }

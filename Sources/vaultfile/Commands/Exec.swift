@@ -63,7 +63,7 @@ extension VaultfileCommand {
 
         func run() throws {
             try Self.checkCommand(command[0])
-            let vault = try unlock.open(entriesOnly: true).vault
+            let vault = try unlock.open(entriesOnly: true, handingValues: true).vault
             let prefix = EnvironmentNames.segmentPrefix(self.prefix ?? "")
             let (sources, values) = try exportable(vault, prefix: prefix)
             let bindings = try EnvironmentNames.bindings(for: sources, strippingPrefix: prefix)

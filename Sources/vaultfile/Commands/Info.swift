@@ -27,6 +27,7 @@ extension VaultfileCommand {
             // Recovery codes hold 140 random bits and use a cheap KDF on purpose: only passwords count here.
             let weak = slots.contains { $0.type.hasPrefix("password") && ($0.kdf.map { !$0.meetsRecommendedMinimum } ?? false) }
             let seen = try Self.seen(header, path: store.path)
+            let members = Self.members(header)
             if json {
                 try StandardOutput.line(JSON.object([
                     ("path", .string(store.path)),
@@ -39,7 +40,7 @@ extension VaultfileCommand {
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
                     ("kdf_below_recommendation", .bool(weak)),
-                ] + seen.json).text)
+                ] + seen.json + members.json).text)
                 return
             }
             var lines = [
@@ -47,7 +48,7 @@ extension VaultfileCommand {
                 "format:      vaultfile \(VaultHeader.majorVersion).\(header.minorVersion)",
                 "vault id:    \(hex(header.vaultID))",
                 "generation:  \(header.generation)",
-            ] + seen.lines + ["cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)"]
+            ] + seen.lines + members.lines + ["cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)"]
             for (index, slot) in slots.enumerated() {
                 lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")")
             }

@@ -129,7 +129,9 @@ extension VaultfileCommand {
             }
             try Self.createFolders(missing)
             Messages.progress(parameters.map { "creating (\($0))…" } ?? "creating…")
-            let signed = try store.create(newVault, slots: slots, now: currentTimeMilliseconds(), signed: !unsigned)
+            // Its creator's machine pins the members at once (no first-open note on one's own vault).
+            let signed = try store.create(newVault, slots: slots, now: currentTimeMilliseconds(), signed: !unsigned,
+                                          created: { Self.pinMembers($0, path: store.path) })
             let kinds = slots.map { slot -> String in
                 switch slot.slot {
                 case .password: return "password"

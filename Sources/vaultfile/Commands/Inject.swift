@@ -27,7 +27,7 @@ extension VaultfileCommand {
         func run() throws {
             let template = try input.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             let target = try output.map { try PlaintextOutput($0, vault: unlock.location.path, overwrite: overwrite) }
-            let vault = try unlock.open(entriesOnly: true).vault
+            let vault = try unlock.open(entriesOnly: true, handingValues: true).vault
             var rendered = try Template.render(template, from: vault)
             defer { wipe(&rendered) }
             if let target {

@@ -42,6 +42,7 @@ extension VaultfileCommand {
             // In git (or with the check off) only the retired file keys are consulted, to seal under the newest key.
             let rollback = try RollbackSetting.mergeCheck(forVaultAt: ours)
             rollback?.acceptRotation = unlock.acceptRotation
+            rollback?.allowUntrusted = unlock.allowUntrusted
             defer { UnlockOptions.report(rollback) }
             let store = VaultStore(path: ours, lockTimeout: unlock.location.lockTimeout)
             // The agent's keys first (it keeps every key of the vault id); the unlock sources only

@@ -72,11 +72,11 @@ extension UnlockSourceOptions {
     enum Table: String, QuickOptionTable {
         case passwordFile = "password-file", passwordFD = "password-fd", passwordCommand = "password-command"
         case maxMemory = "kdf-max-memory", maxWork = "kdf-max-work", maxIterations = "kdf-max-iterations"
-        case allowRollback = "allow-rollback", acceptRotation = "accept-rotation", noAgent = "no-agent"
+        case allowRollback = "allow-rollback", acceptRotation = "accept-rotation", allowUntrusted = "allow-untrusted", noAgent = "no-agent"
 
         var kind: OptionKind {
             switch self {
-            case .allowRollback, .acceptRotation, .noAgent: .flag
+            case .allowRollback, .acceptRotation, .allowUntrusted, .noAgent: .flag
             case .passwordFile, .passwordFD, .passwordCommand, .maxMemory, .maxWork, .maxIterations: .option
             }
         }
@@ -91,6 +91,7 @@ extension UnlockSourceOptions {
             case .maxIterations: options.maxIterations = try arguments.value(self)
             case .allowRollback: options.allowRollback = arguments.flag(self)
             case .acceptRotation: options.acceptRotation = arguments.flag(self)
+            case .allowUntrusted: options.allowUntrusted = arguments.flag(self)
             case .noAgent: options.noAgent = arguments.flag(self)
             }
         }
@@ -154,6 +155,8 @@ struct UnlockOptions: ParsableArguments {
     var allowRollback: Bool { options.allowRollback }
     /// `--accept-rotation`.
     var acceptRotation: Bool { options.acceptRotation }
+    /// `--allow-untrusted`.
+    var allowUntrusted: Bool { options.allowUntrusted }
     /// `--no-agent`.
     var noAgent: Bool { options.noAgent }
 
@@ -205,6 +208,10 @@ struct UnlockSourceOptions: ParsableArguments {
     @Flag(name: Table.acceptRotation.long, help: ArgumentHelp(
         "Take a copy rotated on another machine that this machine refuses as possibly planted (else exit 7 on a write); check 'vaultfile slot list' first."))
     var acceptRotation = false
+
+    @Flag(name: Table.allowUntrusted.long, help: ArgumentHelp(
+        "Use a copy this machine does not trust as its members' (else exit 7 on a write, exec or inject), for this command only; nothing is pinned."))
+    var allowUntrusted = false
 
     @Flag(name: Table.noAgent.long, help: "Do not ask the agent for the vault's key (env VAULTFILE_NO_AGENT=1).")
     var noAgent = false

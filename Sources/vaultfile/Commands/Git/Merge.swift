@@ -33,11 +33,12 @@ extension VaultfileCommand.Git {
             let conflicts: [VaultMerge.Conflict]
             do {
                 // The retired file keys are only read: a merge with the rotated copy is sealed under the newest key.
+                let state = try StateFolder.usable(writing: true)
                 conflicts = try VaultStore.mergeFiles(base: base, ours: ours, theirs: theirs,
                                                       with: unlock.mergeUnlocker(agentPath: unlock.location.path),
                                                       allowLowerKDF: environment("VAULTFILE_MERGE_ALLOW_WEAK") == "1",
-                                                      retiredKeys: try StateFolder.usable(writing: true).map(RetiredKeys.init),
-                                                      acceptRotation: unlock.acceptRotation,
+                                                      retiredKeys: state.map(RetiredKeys.init), acceptRotation: unlock.acceptRotation,
+                                                      memberTrust: state.map(MemberTrust.init), allowUntrusted: unlock.allowUntrusted,
                                                       refusedSide: { Messages.warning("\($0)") })
             } catch let error as VaultError {
                 // A lowered KDF, or a conflict with nowhere to park theirs, is for a person to decide,

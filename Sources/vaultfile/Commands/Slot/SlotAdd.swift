@@ -26,8 +26,9 @@ struct SlotAdd: ParsableCommand {
     /// for one key would keep its holder in after `slot rm` of either. With `skippingRepeats`
     /// (a recipients file, re-run after the team file grew) such keys are skipped and named.
     @discardableResult
-    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions, skippingRepeats: Bool = false) throws -> [Int] {
+    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions, skippingRepeats: Bool = false, readmit: Bool = false) throws -> [Int] {
         let path = unlock.location.path
+        let readmitting = Readmission(allowed: readmit)
         // A slot's secret even while an agent holds the file key: a new slot changes who can open
         // the vault. The file key stays, so the agent's copy keeps opening it.
         let (ids, upgraded, skipped) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool, [String]) in
@@ -39,10 +40,12 @@ struct SlotAdd: ParsableCommand {
                     continue
                 }
                 try unlocked.addSlot(slot, label: label, now: currentTimeMilliseconds())
+                try readmitting.check(unlocked, path: path)
                 ids.append(unlocked.header.keyslots.count - 1)
             }
             return (ids, wasOld && !ids.isEmpty, skipped)
         }
+        readmitting.forgetRemovals()
         for line in skipped { Messages.info("skipped \(line)") }
         if ids.isEmpty { Messages.info("no keyslot added to \(path): every key already has one") }
         for id in ids { Messages.info("added keyslot \(id) to \(path)") }
@@ -58,6 +61,9 @@ struct SlotAddOptions: ParsableArguments {
     @Option(name: .customLong("label"), help: ArgumentHelp(
         "A label for people, e.g. a name or 'CI' (at most 64 bytes; encrypted in the vault).", valueName: "text"))
     var label: String?
+
+    @Flag(name: .customLong("readmit"), help: "Add a key that was removed from the vault (a removal this machine learned, or one the vault records).")
+    var readmit = false
 
     func validate() throws {
         if let label, !SlotMetadata.isValidLabel(label) {
@@ -97,7 +103,7 @@ struct SlotAddPassword: ParsableCommand {
         }
         guard new.count > 0 else { throw CLIError.emptyPassword }
         Messages.progress("adding a password (\(parameters))…")
-        try SlotAdd.add([(.password(new, parameters), options.label ?? "")], to: unlock)
+        try SlotAdd.add([(.password(new, parameters), options.label ?? "")], to: unlock, readmit: options.readmit)
     }
 }
 
@@ -113,7 +119,7 @@ struct SlotAddRecipient: ParsableCommand {
 
     func run() throws {
         let slot = try Recipients.parse(recipient, source: nil)
-        try SlotAdd.add([(slot.slot, options.label ?? slot.defaultLabel)], to: unlock)
+        try SlotAdd.add([(slot.slot, options.label ?? slot.defaultLabel)], to: unlock, readmit: options.readmit)
     }
 }
 
@@ -129,7 +135,7 @@ struct SlotAddRecipientsFile: ParsableCommand {
 
     func run() throws {
         let slots = try Recipients.parseFile(file)
-        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock, skippingRepeats: true)
+        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock, skippingRepeats: true, readmit: options.readmit)
     }
 }
 
@@ -150,7 +156,7 @@ struct SlotAddKeyfile: ParsableCommand {
 
     func run() throws {
         try Keyfiles.checkNew(file, anyKeyfile: anyKeyfile)
-        try SlotAdd.add([(.keyfile(path: file), options.label ?? "")], to: unlock)
+        try SlotAdd.add([(.keyfile(path: file), options.label ?? "")], to: unlock, readmit: options.readmit)
     }
 }
 
@@ -170,7 +176,7 @@ struct SlotAddRecovery: ParsableCommand {
 
     func run() throws {
         let code = RecoveryCode.generate()
-        try SlotAdd.add([(.recovery(code, NewSlot.recoveryKDF), options.label ?? "")], to: unlock)
+        try SlotAdd.add([(.recovery(code, NewSlot.recoveryKDF), options.label ?? "")], to: unlock, readmit: options.readmit)
         try StandardOutput.line(code.formatted())
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import KDF
+import VaultFile
+import VaultFormat
 import VaultModel
 
 /// `vaultfile slot list`: every keyslot, after unlocking.
@@ -9,7 +11,10 @@ struct SlotList: ParsableCommand {
         abstract: "List the keyslots: id, kind, label, recipient or KDF, fingerprint, and when each was added.",
         discussion: """
             Needs a secret that opens the vault: who can open it is kept encrypted. The id is the slot's \
-            position; 'slot rm' takes an id or a label. A vault of format 1.0 has no labels or times.
+            position; 'slot rm' takes an id or a label. A vault of format 1.0 has no labels or times. \
+            SIGNS says whether the slot can sign seals (a v1 password slot and unknown kinds cannot: their \
+            holders write through another slot); HERE, for a signed vault, whether its key is a member \
+            pinned on this machine ('vaultfile trust').
             """)
 
     @OptionGroup var unlock: UnlockOptions
@@ -19,6 +24,7 @@ struct SlotList: ParsableCommand {
         listingSlots.withLock { $0 = true }
         let unlocked = try unlock.open()
         let slots = unlocked.slots
+        let here = Self.pinnedHere(unlocked)
         if json {
             try StandardOutput.line(JSON.array(slots.map { slot in
                 var pairs: [(String, JSON)] = [("id", .int(Int64(slot.index))), ("kind", .string(slot.kind)), ("type", .int(Int64(slot.type))),
@@ -28,6 +34,8 @@ struct SlotList: ParsableCommand {
                 if let fingerprint = slot.fingerprint { pairs.append(("fingerprint", .string(fingerprint))) }
                 pairs.append(("added", slot.added.map { .string(timestamp(milliseconds: $0)) } ?? .null))
                 pairs.append(("opened_this_session", .bool(slot.index == unlocked.openedSlot?.index)))
+                pairs.append(("can_sign", .bool(SealScheme.direct(forSlotType: slot.type) != nil && slot.kind != "password (v1)")))
+                pairs.append(("pinned_here", here.map { .bool($0.contains(slot.index)) } ?? .null))
                 return .object(pairs)
             }).text)
             return
@@ -37,10 +45,23 @@ struct SlotList: ParsableCommand {
             let mark = slot.index == unlocked.openedSlot?.index ? " *" : ""
             // A recipient is its own fingerprint; a secret-derived slot's key is told apart by its x25519: one only.
             let fingerprint = slot.recipient == nil ? slot.fingerprint ?? "-" : "-"
+            let signs = SealScheme.direct(forSlotType: slot.type) != nil && slot.kind != "password (v1)" ? "yes" : "no"
+            let pinned = here.map { $0.contains(slot.index) ? "pinned" : "not pinned" } ?? "-"
             return [String(slot.index) + mark, slot.kind, slot.label.isEmpty ? "-" : slot.label, detail, fingerprint,
-                    slot.added.map { timestamp(milliseconds: $0) } ?? "-"]
+                    slot.added.map { timestamp(milliseconds: $0) } ?? "-", signs, pinned]
         }
-        try StandardOutput.line(Self.table(header: ["ID", "KIND", "LABEL", "RECIPIENT OR KDF", "FINGERPRINT", "ADDED"], rows: rows))
+        try StandardOutput.line(Self.table(header: ["ID", "KIND", "LABEL", "RECIPIENT OR KDF", "FINGERPRINT", "ADDED", "SIGNS", "HERE"], rows: rows))
+    }
+
+    /// The ids of the slots whose keys are members pinned on this machine (`vaultfile trust`), nil for
+    /// an unsigned vault or without a readable record.
+    static func pinnedHere(_ unlocked: UnlockedVault) -> Swift.Set<Int>? {
+        guard unlocked.isSigned, let state = try? StateFolder.usable(writing: false),
+              let record = (try? MemberTrust(state: state).record(of: unlocked.header.vaultID)) ?? nil else { return nil }
+        let pinned = Swift.Set(record.pinned.map(\.key.id))
+        return Swift.Set((unlocked.slotMetadata ?? []).enumerated().compactMap { index, entry in
+            !entry.publicKey.isEmpty && pinned.contains(MemberKey.id(of: entry.publicKey)) ? index : nil
+        })
     }
 
     /// Columns padded to their widest cell, two spaces apart.

@@ -156,6 +156,7 @@ struct ErrorReport: Equatable {
             return "no genuine copy gets there (it takes 2^63 writes): if this copy is the one to keep, run the command again with "
                 + "--allow-rollback, which ignores its generation; or merge it into another copy with 'vaultfile merge'"
         case .refusedCopy(_, let why): return hint(for: why)
+        case .untrustedCopy(let path, let why): return trustHint(path: path, why: why)
         case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
         }
     }
@@ -164,6 +165,30 @@ struct ErrorReport: Equatable {
     /// to both, as a hint says it (`vaultfile merge --both`); with placeholders when one path names both.
     static func mergeCommand(_ ours: String, _ theirs: String) -> String {
         ours == theirs ? "'vaultfile merge --both OURS THEIRS'" : "'vaultfile merge --both \(ours) \(theirs)'"
+    }
+
+    /// What to do with a copy this machine does not trust (`TrustFinding`), after a refused write or
+    /// beside the warning of a read: the merge for a diverged one, else `vaultfile trust` after checking
+    /// the fingerprints with a member, or `--allow-untrusted` for one command.
+    static func trustHint(path named: String, why: [TrustFinding]) -> String {
+        // A merge names a side as "ROLE at PATH": 'vaultfile trust' takes the path.
+        let path = named.hasPrefix("/") ? named : named.split(separator: " at /", maxSplits: 1).last.map { "/" + $0 } ?? named
+        let allow = "run the command again with --allow-untrusted (for this command only, nothing is pinned)"
+        let removal = why.contains { finding in
+            switch finding {
+            case .removedSigner, .removedKeyInside, .retiredSigner: return true
+            default: return false
+            }
+        }
+        if removal {
+            return "this copy may have been planted by someone who was removed or whose key was replaced: use a copy the members wrote "
+                + "(from git, or from a member); only if a member confirms that it is theirs, \(allow), or pin it with 'vaultfile trust --vault \(path)'"
+        }
+        if why.allSatisfy({ if case .diverged = $0 { return true } else { return false } }) {
+            return "combine it with the copy seen here with \(mergeCommand(path, path)); or \(allow)"
+        }
+        return "if a member confirms the fingerprints ('vaultfile trust --vault \(path)' shows them), pin this copy with 'vaultfile trust "
+            + "--vault \(path)'; or \(allow)"
     }
 
     /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or
