@@ -55,10 +55,7 @@ import Testing
                 "\(rm.stderr)")
         #expect(try cli.read("t.vault") == planted, "nothing written")
         // Dropped in the same rotation, the copy is the owner's again; alice's keyfile opens nothing.
-        // The clone is signed by the owner's password key from before his own re-salt, which this machine
-        // retired (issue 40): the way out takes --allow-untrusted, and the result is pinned with 'vaultfile trust'.
-        try run(cli, ["slot", "rm", "alice", "--drop-slot", "3", "--allow-untrusted"] + cli.unlock())
-        try run(cli, ["trust", "--yes"] + cli.unlock())
+        try run(cli, ["slot", "rm", "alice", "--drop-slot", "3"] + cli.unlock())
         let set = try cli.run(["set", "db/password"] + cli.unlock(), stdin: Array("secret".utf8))
         #expect(set.status == 0 && set.stderr.isEmpty, "\(set.stderr)")
         let read = try cli.run(["get", "db/password", "--vault", cli.path("t.vault"), "--keyfile", cli.path("akf")],
@@ -96,11 +93,7 @@ import Testing
         let alice = ["--vault", cli.path("alice.vault"), "--password-file", cli.path("alice-pw")]
         for index in 1...22 { try run(cli, ["set", "branch/\(String(format: "%02d", index))"] + alice, stdin: "b", asAlice: true) }
         try run(cli, ["slot", "rm", "alice"] + cli.unlock())
-        // Since issue 40 the side, signed by alice whom this machine saw removed, is refused unless --allow-untrusted.
-        let refused = try cli.run(["merge", cli.path("t.vault"), cli.path("alice.vault"), "--password-file", cli.path("pw")])
-        #expect(refused.status == 7 && refused.stderr.contains("THEIRS (the other copy)") && refused.stderr.contains("not trusted"),
-                "\(refused.stderr)")
-        let merge = try cli.run(["merge", "--allow-untrusted", cli.path("t.vault"), cli.path("alice.vault"), "--password-file", cli.path("pw")])
+        let merge = try cli.run(["merge", cli.path("t.vault"), cli.path("alice.vault"), "--password-file", cli.path("pw")])
         #expect(merge.status == 0, "\(merge.stderr)")
         #expect(merge.stderr.contains("left out the keyslots, file key and generation of THEIRS (the other copy)")
                 && merge.stderr.contains("its entries come from a copy that a removed member could have written")
