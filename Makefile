@@ -7,8 +7,10 @@ SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # Outside tools some tests drive (skipped with a message when missing): the agent's completion
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
-# is checked through a real xclip on a virtual X display (Xvfb).
-TEST_APT_PACKAGES := tmux bash-completion python3 xclip xvfb
+# is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
+# XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV).
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb
+XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
 # and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
 # (docs/PERFORMANCE.md, "Start-up"). SHARED_LIBS=1 links those four libraries shared instead.
@@ -32,11 +34,16 @@ build: deps
 release: deps
 	$(RELEASE) >/dev/null
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb) when missing.
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, PyPI xeddsa) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ]; then \
+	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
+	fi
+	@if [ ! -x $(XEDDSA_VENV)/bin/python ] || ! $(XEDDSA_VENV)/bin/python -c 'import xeddsa' 2>/dev/null; then \
+		echo "vaultfile: installing PyPI xeddsa 1.2.0 into $(XEDDSA_VENV) (the independent check of seal signatures)"; \
+		{ /usr/bin/python3 -m venv $(XEDDSA_VENV) && $(XEDDSA_VENV)/bin/pip install -q xeddsa==1.2.0; } \
+			|| echo "vaultfile: could not install xeddsa: SealVectorTests will say it skipped its independent check"; \
 	fi
 
 ## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then

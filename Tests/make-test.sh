@@ -53,6 +53,11 @@ if [ -z "${VAULTFILE_TEST_BINARY:-}" ]; then
     VAULTFILE_TEST_BINARY=$(SWIFT="$SWIFT" "$(dirname "$0")/../scripts/build-release.sh") || exit 1
 fi
 export VAULTFILE_TEST_BINARY
+# The independent XEdDSA of SealVectorTests, where `make test-deps` installed it.
+if [ -z "${VAULTFILE_XEDDSA_PYTHON:-}" ] && [ -x .build/xeddsa-venv/bin/python ]; then
+    VAULTFILE_XEDDSA_PYTHON=$PWD/.build/xeddsa-venv/bin/python
+    export VAULTFILE_XEDDSA_PYTHON
+fi
 build=$(seconds "$start" "$(now)")
 
 # The main suite runs as SHARDS test processes at once, each with a share of the suites. One
