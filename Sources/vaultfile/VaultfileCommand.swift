@@ -129,4 +129,4 @@ struct VaultfileCommand: ParsableCommand {
 }
 
 /// The version `--version` prints.
-let vaultfileVersion = "0.2.0"
+let vaultfileVersion = "0.3.0"
