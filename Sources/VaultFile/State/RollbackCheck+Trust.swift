@@ -13,6 +13,9 @@ struct TrustState {
     var written: UnlockedVault?
     /// Whether the command turned the judgement into its error (`takeUntrustedRefusal`): no warning then.
     var refusedByCommand = false
+    /// The record the judgement read (nil: none yet), so that a read that teaches nothing new
+    /// takes no lock and writes nothing (`trustFinished`).
+    var record: MemberTrust.Record?
 }
 
 extension RollbackCheck {
@@ -30,6 +33,7 @@ extension RollbackCheck {
         guard let copy = trust.copy else { return nil }
         do {
             let record = try memberTrust.record(of: copy.vaultID)
+            trust.record = record
             // Only a signed vault new here is compared with the vault last seen at its path.
             let other = record == nil && copy.evidence != nil ? try memberTrust.otherVault(lastSeenAt: seen.absolute(path), than: copy.vaultID) : nil
             let judgement = MemberTrust.judge(copy, record: record, otherVaultAtPath: other, comparesGenerations: comparesGenerations)
@@ -83,11 +87,20 @@ extension RollbackCheck {
         guard judgement.signed || written != nil else { return true }
         if judgement.firstOpen, judgement.signed { findings.append(.pinnedOnFirstOpen(path: path, signer: judgement.signerFingerprint)) }
         let absolute = seen.absolute(path)
+        func accept(_ record: inout MemberTrust.Record) {
+            if let evidence = copy.evidence { record.accept(evidence, path: absolute, recordHeader: true) }
+            if let written { record.accept(written, path: absolute, recordHeader: true) }
+        }
+        // The common read (an agent's get): the copy is the one recorded, and the record would not
+        // change. Checked on the record the judgement read, without the state folder's lock.
+        if let before = trust.record {
+            var after = before
+            accept(&after)
+            after.trim()
+            if after == before { return true }
+        }
         do {
-            try memberTrust.update(copy.vaultID) { record in
-                if let evidence = copy.evidence { record.accept(evidence, path: absolute, recordHeader: true) }
-                if let written { record.accept(written, path: absolute, recordHeader: true) }
-            }
+            try memberTrust.update(copy.vaultID, accept)
         } catch {
             problem = problem ?? error
         }

@@ -234,12 +234,22 @@ extension SlotMetadata {
     /// The 16 hex digits of the `x25519:` fingerprint of a secret-derived slot's public key `key`:
     /// the first 8 bytes of its SHA-256 (docs/FORMAT.md).
     public static func fingerprintDigits(of key: [UInt8]) -> String {
-        SHA256.hash(key).prefix(8).map { hexByte($0) }.joined()
+        lowerHex(SHA256.hash(key).prefix(8))
     }
 }
 
 /// Two lower-case hex digits.
-func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+func hexByte(_ byte: UInt8) -> String { lowerHex(CollectionOfOne(byte)) }
+
+/// `bytes` as lower-case hex digits, built as ASCII (no per-byte strings: every open names each
+/// slot's fingerprint for the key lineage, on the agent's `get` path).
+func lowerHex(_ bytes: some Collection<UInt8>) -> String {
+    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    var ascii: [UInt8] = []
+    ascii.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        ascii.append(digits[Int(byte >> 4)])
+        ascii.append(digits[Int(byte & 15)])
+    }
+    return String(decoding: ascii, as: UTF8.self)
 }
