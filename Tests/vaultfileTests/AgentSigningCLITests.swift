@@ -39,7 +39,7 @@ import VaultModel
         let status = try #require((try cli.agentStatus()["vaults"] as? [[String: Any]])?.first)
         #expect(status["can_sign"] as? Bool == true, "\(status)")
         let until = try #require(status["signs_until"] as? String)
-        #expect(until.hasPrefix(UTCTime.rfc3339(seconds: Int64(before + 600)).prefix(15)), "expiry is now + the timeout: \(until)")
+        #expect(until.hasPrefix(UTCTime.rfc3339(seconds: Int64(before + 12 * 3600)).prefix(15)), "expiry is now + 12 hours, the least: \(until)")
         #expect(try cli.run(["agent", "status"]).text.contains("signs writes until"))
         // No password source anywhere: the key and the signature come from the agent.
         let set = try cli.run(["set", "db/password", "--vault", cli.path("t.vault")], stdin: Array("s3cret".utf8))
@@ -90,24 +90,16 @@ import VaultModel
         #expect(try cli.read("t.vault") == before)
     }
 
-    @Test func test_write_withAnExpiredDelegationFailsClearlyAndUnlockRenewsIt() throws {
+    @Test func test_write_throughAVaultInUseOutlivesItsIdleTimeout() throws {
+        // The idle timeout slides with each use; the delegation's expiry is at least 12 hours, so
+        // writes keep being signed while the vault is used (they stopped after the timeout once).
         let cli = try signedVault(); defer { cli.stopAgent(); cli.directory.remove() }
         #expect(try cli.run(["unlock", "--timeout", "3s"] + cli.unlock()).status == 0)
-        // Used before the idle timeout: the key stays, but the delegation ends 3 s after unlock.
-        Thread.sleep(forTimeInterval: 2)
-        #expect(try cli.run(["get", "x", "--vault", cli.path("t.vault")]).status == 1)
-        Thread.sleep(forTimeInterval: 2)
-        let before = try cli.read("t.vault")
-        let set = try cli.run(["set", "a", "--vault", cli.path("t.vault")], stdin: Array("1".utf8))
-        // Wiped at its expiry by the agent (or refused as expired if the agent had not woken yet).
-        #expect(set.status == 3 && set.stderr.contains("through the agent: the agent"), "\(set.stderr)")
-        #expect(set.stderr.contains("no delegation to sign with it (it expired") || set.stderr.contains("has expired"), "\(set.stderr)")
-        #expect(set.stderr.hasSuffix("nothing was written\nvaultfile: hint: run 'vaultfile unlock --vault \(cli.path("t.vault"))' again with a slot that can sign "
-                                     + "(any slot but a format-1.0 password slot), or write with --no-agent and a slot's secret\n"), "\(set.stderr)")
-        #expect(try cli.read("t.vault") == before)
-        // Unlock again: the agent holds the key, but the slot's secret is read to delegate afresh.
-        #expect(try cli.run(["unlock", "--timeout", "1m"] + cli.unlock()).status == 0)
-        #expect(try cli.run(["set", "a", "--vault", cli.path("t.vault")], stdin: Array("1".utf8)).status == 0)
+        for round in 0..<3 {
+            Thread.sleep(forTimeInterval: 2)
+            let set = try cli.run(["set", "a\(round)", "--vault", cli.path("t.vault")], stdin: Array("1".utf8))
+            #expect(set.status == 0, "write \(round), \(2 * (round + 1)) s after a 3 s unlock: \(set.stderr)")
+        }
         #expect(try opened(cli).sealEvidence?.scheme == .delegated)
     }
 

@@ -13,13 +13,19 @@ import Glibc
 enum AgentDelegations {
     /// How long a delegation lasts when the vault is kept until `lock` (`--timeout 0`): 30 days.
     static let untilLockLifetime: UInt64 = 30 * 24 * 3600
+    /// The least a delegation lasts: 12 hours, a working day. The idle timeout slides with each use
+    /// and wipes the delegation with the key when it passes; the expiry, signed into the delegation,
+    /// cannot slide, so one as short as the timeout stopped writes after 15 minutes of steady use.
+    static let leastLifetime: UInt64 = 12 * 3600
 
     /// Seconds since 1970.
     static func now() -> UInt64 { UInt64(max(0, time(nil))) }
 
-    /// The expiry of a delegation made now for a vault unlocked with `timeoutSeconds` (0: until `lock`).
+    /// The expiry of a delegation made now for a vault unlocked with `timeoutSeconds` (0: until
+    /// `lock`): 30 days until `lock`, else the longer of the timeout and `leastLifetime`. The agent
+    /// wipes it earlier with its key (`lock`, the idle timeout, `stop`).
     static func expiry(timeoutSeconds: UInt32, now: UInt64 = now()) -> UInt64 {
-        now + (timeoutSeconds == 0 ? untilLockLifetime : UInt64(timeoutSeconds))
+        now + (timeoutSeconds == 0 ? untilLockLifetime : max(UInt64(timeoutSeconds), leastLifetime))
     }
 
     /// A fresh key pair and `signer`'s delegation of seals under `fileKey` of `vaultID` to it.
