@@ -39,6 +39,9 @@ enum KeyLineage {
         /// Of each slot key: the slot's id, the 16 hex digits of its `x25519:` fingerprint, and whether a
         /// secret (password, keyfile, recovery code: never published, unlike a recipient) derives it.
         let details: [String: (index: Int, fingerprint: String, secret: Bool)]
+        /// Of each slot key of a recipient or ssh-ed25519 slot: the fingerprint `slot list` shows for it
+        /// (`age1…`, `SHA256:…`), which messages name instead of an `x25519:` one shown nowhere else.
+        var published: [String: String] = [:]
 
         /// A view of these values; `secret` lists the secret-derived slot keys (all of them when nil).
         init(vaultID: [UInt8], fileKey: String, generation: UInt64, slotKeys: [String], opened: (index: Int, key: String)?,
@@ -68,6 +71,9 @@ enum KeyLineage {
                 keys.append(key)
                 let fingerprint = SlotMetadata.fingerprintDigits(of: entry.publicKey)
                 if details[key] == nil { details[key] = (index, fingerprint, KeyLineage.secretTypes.contains(entry.type)) }
+                if entry.type == 3 || entry.type == 6, published[key] == nil {
+                    published[key] = MemberKey(type: entry.type, bytes: entry.publicKey).fingerprint
+                }
             }
             slotKeys = keys
             self.details = details
@@ -79,7 +85,7 @@ enum KeyLineage {
         }
 
         /// The `x25519:` fingerprint of the slot key `key`, as `slot list` shows it, or nil.
-        func fingerprint(_ key: String) -> String? { details[key].map { "x25519:" + $0.fingerprint } }
+        func fingerprint(_ key: String) -> String? { published[key] ?? details[key].map { "x25519:" + $0.fingerprint } }
 
         /// The slot keys this copy holds that `record` lists as retired, with their slot ids and
         /// fingerprints, and the earliest time; nil when it holds none. Only the keys in `among` count, when given.

@@ -187,3 +187,17 @@ import Testing
         #expect(try setup.records.record(of: after.header.vaultID).minted?.key == key(after, 0))
     }
 }
+
+/// How the key lineage names the keys of the slots it refuses.
+@Suite struct KeyLineageViewTests {
+    @Test func test_fingerprint_namesRecipientAndSSHSlotsAsSlotListShowsThem() throws {
+        let age = AgeIdentity.generate()
+        let ssh = try SSHEd25519PublicKey(wire: [0, 0, 0, 11] + Array("ssh-ed25519".utf8) + [0, 0, 0, 32] + Ed25519.publicKey(fromSeed: SecureBytes(copying: [UInt8](repeating: 7, count: 32)))!)
+        let vault = try VaultCodec.create(try sampleVault(), slots: [(.password(password("pw"), testKDF), "owner"), (.recipient(age.recipient), "alice"),
+                                                                     (.sshEd25519(ssh), "bob")], now: 0, signed: false)
+        let view = KeyLineage.View(vault)
+        #expect(view.fingerprint(view.slotKeys[1]) == age.recipient.description, "a recipient by its age1… key, as slot list's RECIPIENT column")
+        #expect(view.fingerprint(view.slotKeys[2]) == ssh.fingerprint, "an ssh key by its SHA256: fingerprint")
+        #expect(view.fingerprint(view.slotKeys[0]) == "x25519:" + SlotMetadata.fingerprintDigits(of: vault.slotMetadata![0].publicKey))
+    }
+}

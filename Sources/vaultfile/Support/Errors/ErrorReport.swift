@@ -204,7 +204,7 @@ struct ErrorReport: Equatable {
             if case .unknownLineage(_, let expected) = why {
                 compare = expected.isEmpty ? "" : " (the x25519: fingerprint above is in the FINGERPRINT column of your own copy's list)"
             } else {
-                compare = " (the x25519: fingerprints above are in its FINGERPRINT column)"
+                compare = " (an x25519: fingerprint above is in its FINGERPRINT column, an age1… or SHA256: one in its RECIPIENT column)"
             }
             return "write no secret into it before you know where it came from: \(check)\(compare); if it is a rotation you or another "
                 + "member made on another machine, run the command again with "
