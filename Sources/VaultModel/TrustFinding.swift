@@ -18,6 +18,10 @@ public enum TrustFinding: Equatable, Sendable, CustomStringConvertible {
     case retiredSigner(fingerprint: String)
     /// Keyslot `slot` (fingerprint `fingerprint`) holds a key removed from the vault at `generation`.
     case removedKeyInside(slot: Int, fingerprint: String, generation: UInt64)
+    /// Keyslot `slot` (fingerprint `fingerprint`) holds a key that left the vault's slots here without
+    /// a removal (a re-salt replaced it, or it was the adder of a slot after it left): whoever knew
+    /// the old secret could have put it back.
+    case retiredKeyInside(slot: Int, fingerprint: String)
     /// Keyslot `slot` ('`label`', `fingerprint`) is neither pinned here nor added by a member this
     /// machine can trace; `previous` is the fingerprint pinned at that position (or label) when a
     /// pinned slot's key changed, nil for a slot nobody pinned.
@@ -42,6 +46,9 @@ public enum TrustFinding: Equatable, Sendable, CustomStringConvertible {
             return "it was signed by \(fingerprint), a key a member replaced (passwd, slot rm or rekey): whoever knew the old secret can sign with it"
         case .removedKeyInside(let slot, let fingerprint, let generation):
             return "keyslot \(slot) holds \(fingerprint), a key removed from the vault at generation \(generation)"
+        case .retiredKeyInside(let slot, let fingerprint):
+            return "keyslot \(slot) holds \(fingerprint), a key that left the vault on this machine (a member replaced it with "
+                + "passwd, slot rm or rekey): whoever knew the old secret could have put it back"
         case .untracedSlot(let slot, let label, let fingerprint, let previous):
             let named = label.isEmpty ? "" : " '\(label)'"
             if let previous {

@@ -29,18 +29,24 @@ extension MemberTrust.Record {
             let held = Set(keys.map(\.key.id))
             var leaving = pinned.map(\.key.id).filter { !held.contains($0) }
             if let replaced = evidence.replacedKey, !held.contains(replaced.id) { leaving.append(replaced.id) }
+            // An adder no slot holds any more left the vault: a re-salt's old key (attested the key
+            // that replaced it), or a member since removed. Retired here even if this machine never
+            // pinned it, so that a copy it signs, or one that holds it, is refused.
+            leaving += evidence.record.attestations.map(\.adder.id).filter { !held.contains($0) }
             for id in leaving where !removedIDs.contains(id) && !retired.contains(where: { $0.id == id }) {
                 retired.append(MemberTrust.LeftMember(id: id, remover: nil, generation: evidence.generation))
             }
             pinned = keys.filter { !removedIDs.contains($0.key.id) }
-            // A key back in the slots (readmitted, or a re-salt undone) is no longer retired.
-            retired.removeAll { held.contains($0.id) }
+            // Pinned by a person (`vaultfile trust`): a key back in the slots is no longer retired.
+            // Otherwise a copy holding a retired key is never accepted (`retiredKeyInside`).
+            if asNewest { retired.removeAll { held.contains($0.id) } }
         }
         pinned.removeAll { removedIDs.contains($0.key.id) }
         let header = SealAncestor(generation: evidence.generation, headerHash: evidence.headerHash)
         if recordHeader, !headers.contains(header) { headers.append(header) }
         firstSigned = min(firstSigned ?? evidence.generation, evidence.generation)
-        self.path = path
+        paths.removeAll { $0 == path }
+        paths.append(path)
         trim()
     }
 

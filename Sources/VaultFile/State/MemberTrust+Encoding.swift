@@ -25,15 +25,16 @@ extension MemberTrust.Record {
             guard read(line) else { throw Damage(why: "line \(number + 1) is malformed") }
         }
         guard pinned.count <= MemberTrust.Caps.pinned, removed.count <= MemberTrust.Caps.removed, retired.count <= MemberTrust.Caps.retired,
-              headers.count <= MemberTrust.Caps.headers else { throw Damage(why: "a list is longer than this build keeps") }
+              headers.count <= MemberTrust.Caps.headers, paths.count <= MemberTrust.Caps.paths else { throw Damage(why: "a list is longer than this build keeps") }
     }
 
     /// Reads one line into the record; false when it is not one this build writes.
     private mutating func read(_ line: Substring) -> Bool {
         if line.hasPrefix("path ") {
-            guard path.isEmpty else { return false }
-            path = String(line.dropFirst(5))
-            return !path.isEmpty
+            let path = String(line.dropFirst(5))
+            guard !path.isEmpty, path.utf8.count <= MemberTrust.Caps.pathLength, !paths.contains(path) else { return false }
+            paths.append(path)
+            return true
         }
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
         switch (parts.first, parts.count) {
@@ -74,7 +75,7 @@ extension MemberTrust.Record {
         for member in retired { text += "t \(hex(member.id)) \(member.generation)\n" }
         for header in headers { text += "h \(header.generation) \(hex(header.headerHash))\n" }
         // A path holding a newline cannot be one line: it is left out (the vault id at that path is then not compared).
-        if !path.isEmpty, !path.contains("\n") { text += "path \(path)\n" }
+        for path in paths where !path.isEmpty && !path.contains("\n") { text += "path \(path)\n" }
         return Array(text.utf8)
     }
 

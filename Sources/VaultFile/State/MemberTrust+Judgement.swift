@@ -53,6 +53,9 @@ extension MemberTrust {
         var judgement = Judgement()
         guard let evidence = copy.evidence else {
             if let firstSigned = record?.firstSigned { judgement.findings = [.unsignedAfterSigned(firstSigned: firstSigned)] }
+            // An unsigned vault where a signed one was seen: whoever knows a member's public key can
+            // make one under a vault id of their own (the attack review's first finding).
+            else if let otherVaultAtPath { judgement.findings = [.vaultIDChangedAtPath(previousVaultID: otherVaultAtPath)] }
             return judgement
         }
         judgement.signed = true
@@ -83,6 +86,8 @@ extension MemberTrust {
             let key = MemberKey(type: slot.type, bytes: slot.key)
             if let generation = removed[key.id] {
                 judgement.findings.append(.removedKeyInside(slot: slot.position, fingerprint: key.fingerprint, generation: generation))
+            } else if retired.contains(key.id) {
+                judgement.findings.append(.retiredKeyInside(slot: slot.position, fingerprint: key.fingerprint))
             } else if !firstOpen, !tracer.isRoot(key.id) {
                 if tracer.traces(slot.position) {
                     judgement.traced.append(slot.position)

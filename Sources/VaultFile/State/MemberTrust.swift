@@ -37,7 +37,7 @@ public struct MemberTrust: Sendable {
     }
 
     /// The longest record read or written.
-    static let maxLength = 65_536
+    static let maxLength = 131_072
     /// The suffix of a record's name.
     static let suffix = ".members"
 
@@ -86,7 +86,7 @@ public struct MemberTrust: Sendable {
         let own = Self.recordName(vaultID)
         for name in try state.recordNames(endingIn: Self.suffix) where name != own {
             guard let bytes = try state.read(name, limit: Self.maxLength), let record = try? parse(bytes, name: name),
-                  record.path == path else { continue }
+                  record.paths.contains(path) else { continue }
             return String(name.dropLast(Self.suffix.count))
         }
         return nil
@@ -112,8 +112,13 @@ extension MemberTrust {
         static let pinned = VaultHeader.maxKeyslots
         /// Removals learned (as many as a seal carries).
         static let removed = SealRecord.maxTombstones
-        /// Keys retired.
-        static let retired = 64
+        /// Keys retired: at most 16 leave with each copy accepted, and a key retired must stay so
+        /// (a replaced key that fell out of a short list signed again, found by the attack review).
+        static let retired = 512
+        /// The paths a vault was seen at (clones, work trees), the latest kept.
+        static let paths = 8
+        /// The longest path recorded, in bytes (a longer one is not compared).
+        static let pathLength = 1024
         /// Headers accepted.
         static let headers = 32
     }
@@ -150,8 +155,9 @@ extension MemberTrust {
         public var retired: [LeftMember] = []
         /// Headers accepted here: (generation, BLAKE2b-128 of the header).
         public var headers: [SealAncestor] = []
-        /// The absolute path the vault was last seen at; empty when unknown.
-        public var path = ""
+        /// The absolute paths the vault was seen at, oldest first (at most `Caps.paths`): a vault id
+        /// new here at any of them is not pinned silently.
+        public var paths: [String] = []
 
         /// An empty record.
         public init() {}
@@ -162,6 +168,7 @@ extension MemberTrust {
             removed = Array(removed.sorted { $0.generation < $1.generation }.suffix(Caps.removed))
             retired = Array(retired.suffix(Caps.retired))
             headers = Array(headers.sorted { $0.generation < $1.generation }.suffix(Caps.headers))
+            paths = Array(paths.filter { $0.utf8.count <= Caps.pathLength }.suffix(Caps.paths))
         }
     }
 }

@@ -34,8 +34,9 @@ extension RollbackCheck {
         do {
             let record = try memberTrust.record(of: copy.vaultID)
             trust.record = record
-            // Only a signed vault new here is compared with the vault last seen at its path.
-            let other = record == nil && copy.evidence != nil ? try memberTrust.otherVault(lastSeenAt: seen.absolute(path), than: copy.vaultID) : nil
+            // A vault id with no record here (signed and new, or unsigned) is compared with the signed
+            // vaults seen at its path: a new id there is not taken silently, signed or not.
+            let other = record == nil ? try memberTrust.otherVault(lastSeenAt: seen.absolute(path), than: copy.vaultID) : nil
             let judgement = MemberTrust.judge(copy, record: record, otherVaultAtPath: other, comparesGenerations: comparesGenerations)
             trust.judgement = judgement
             lastJudgement = judgement

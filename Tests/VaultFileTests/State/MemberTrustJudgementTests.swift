@@ -19,7 +19,7 @@ import Testing
         #expect(record.pinned.map(\.key) == [alice.key, bob.key])
         #expect(record.pinned.map(\.label) == ["alice", "bob"])
         #expect(record.firstSigned == 1)
-        #expect(record.path == "/v/team.vault")
+        #expect(record.paths == ["/v/team.vault"])
     }
 
     @Test func test_judge_aCopySignedByAPinnedMemberWithPinnedSlotsIsTrusted() throws {
@@ -163,8 +163,15 @@ import Testing
 
     @Test func test_judge_anUnsignedVaultNeverSeenSignedHasNothingToJudge() {
         let unsigned = MemberTrust.Copy(evidence: nil, vaultID: TrustCopy.vaultID, generation: 9)
-        let judgement = MemberTrust.judge(unsigned, record: nil, otherVaultAtPath: "00ff", comparesGenerations: true)
+        let judgement = MemberTrust.judge(unsigned, record: nil, otherVaultAtPath: nil, comparesGenerations: true)
         #expect(judgement.isTrusted && !judgement.signed && !judgement.firstOpen)
+    }
+
+    @Test func test_judge_anUnsignedVaultWhereASignedOneWasSeenIsNotTrusted() {
+        // Anyone who knows a member's age1… key can make an unsigned vault of a new id (the attack review).
+        let unsigned = MemberTrust.Copy(evidence: nil, vaultID: TrustCopy.vaultID, generation: 1)
+        let judgement = MemberTrust.judge(unsigned, record: nil, otherVaultAtPath: "00ff", comparesGenerations: false)
+        #expect(judgement.findings == [.vaultIDChangedAtPath(previousVaultID: "00ff")])
     }
 
     @Test func test_judge_anAncestorThatIsAnotherHeaderHasDiverged() throws {

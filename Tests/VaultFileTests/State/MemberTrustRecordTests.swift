@@ -32,7 +32,7 @@ import Testing
         #expect(record.pinned.map(\.label) == ["alice", "bob, with spaces\nand a newline"])
         #expect(record.pinned.map(\.key) == [alice.key, bob.key])
         #expect(record.removed.count == 1 && record.removed[0].generation == 6 && record.removed[0].remover == alice.key.id)
-        #expect(record.headers.map(\.generation) == [7] && record.firstSigned == 7 && record.path == "/v/a b.vault")
+        #expect(record.headers.map(\.generation) == [7] && record.firstSigned == 7 && record.paths == ["/v/a b.vault"])
         #expect(try MemberTrust.Record(parsing: record.encoded()) == record)
         #expect(try trust.update(TrustCopy.vaultID) { _ in } == false, "an unchanged record is not rewritten")
     }
@@ -70,15 +70,15 @@ import Testing
     @Test func test_trim_keepsTheNewestOfEveryList() throws {
         var record = MemberTrust.Record()
         let member = try TrustMember("m")
-        for generation in 0..<300 as Range<UInt64> {
+        for generation in 0..<600 as Range<UInt64> {
             var copy = TrustCopy([member], generation: generation)
             copy.tombstones = [Tombstone(removed: randomBytes(16), remover: member.key.id, generation: generation)]
             record.accept(try copy.evidence(), path: "/v", recordHeader: true)
             record.retired.append(MemberTrust.LeftMember(id: randomBytes(16), remover: nil, generation: generation))
         }
         record.trim()
-        #expect(record.removed.count == MemberTrust.Caps.removed && record.removed.first?.generation == 44)
-        #expect(record.headers.count == MemberTrust.Caps.headers && record.headers.last?.generation == 299)
+        #expect(record.removed.count == MemberTrust.Caps.removed && record.removed.first?.generation == 344)
+        #expect(record.headers.count == MemberTrust.Caps.headers && record.headers.last?.generation == 599)
         #expect(record.retired.count == MemberTrust.Caps.retired)
         #expect(record.encoded().count < MemberTrust.maxLength)
         #expect(try MemberTrust.Record(parsing: record.encoded()) == record)
@@ -92,7 +92,7 @@ import Testing
         record.retired = (0..<MemberTrust.Caps.retired).map { _ in MemberTrust.LeftMember(id: randomBytes(16), remover: nil, generation: .max) }
         record.headers = (0..<MemberTrust.Caps.headers).map { SealAncestor(generation: .max - UInt64($0), headerHash: randomBytes(16)) }
         record.firstSigned = .max
-        record.path = "/" + String(repeating: "p", count: 4095)
+        record.paths = (0..<MemberTrust.Caps.paths).map { "/\($0)" + String(repeating: "p", count: MemberTrust.Caps.pathLength - 3) }
         record.trim()
         #expect(record.encoded().count < MemberTrust.maxLength)
         #expect(try MemberTrust.Record(parsing: record.encoded()) == record)
@@ -109,5 +109,25 @@ import Testing
         #expect(try trust.otherVault(lastSeenAt: "/v/team.vault", than: TrustCopy.vaultID) == SeenGenerations.Record.hex(other))
         #expect(try trust.otherVault(lastSeenAt: "/v/team.vault", than: other) == nil, "its own record does not count")
         #expect(try trust.otherVault(lastSeenAt: "/v/elsewhere.vault", than: TrustCopy.vaultID) == nil)
+    }
+}
+
+/// What a copy accepted teaches of keys that left before this machine saw them (the attack review).
+@Suite struct MemberTrustRetiredAdderTests {
+    @Test func test_accept_retiresAnAdderNoSlotHoldsThoughNeverPinnedHere() throws {
+        // mallory re-salted (K0 → K1, K1 attested by K0) before this machine first opened the vault.
+        let alice = try TrustMember("alice"), k0 = try TrustMember("mallory", type: 4)
+        let k1 = try k0.resalted()
+        var copy = TrustCopy([alice, k1])
+        copy.slots[1].adder = k0
+        var record = MemberTrust.Record()
+        record.accept(try copy.evidence(), path: "/v", recordHeader: true)
+        #expect(record.retired.map(\.id) == [k0.key.id], "K0 left the vault: whoever knew it must not sign again here")
+        // Her old copy, where alice attested K0 and K0 signs, is then refused, though alice's attestation traces it.
+        var planted = TrustCopy([alice, k0], signer: k0, generation: 9)
+        planted.slots[1].adder = alice
+        let judgement = MemberTrust.judge(try planted.copy(), record: record, otherVaultAtPath: nil, comparesGenerations: false)
+        #expect(judgement.findings.contains(.retiredSigner(fingerprint: k0.key.fingerprint)), "\(judgement.findings)")
+        #expect(judgement.findings.contains(.retiredKeyInside(slot: 1, fingerprint: k0.key.fingerprint)), "\(judgement.findings)")
     }
 }
