@@ -45,6 +45,17 @@ import Testing
         #expect(try cli.read("t.vault")[37] & 0x08 == 0)
     }
 
+    @Test func test_rekeySign_withAnIdentityGivesNoWarningAboutWhoeverLostAccess() throws {
+        // The warning that a rotation opened with an identity minted no key is about unsigned vaults,
+        // where a removed member's re-keyed copy opens: a signed result refuses it anyway.
+        let cli = try cli(); defer { cli.directory.remove() }
+        let recipient = try cli.run(["keygen", "-o", cli.path("id.txt")]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try cli.run(["init", "--unsigned", "--recipient", recipient] + CLI.fastKDF + cli.unlock()).status == 0)
+        let rekeyed = try cli.run(["rekey", "--sign", "--vault", cli.path("t.vault"), "--identity", cli.path("id.txt")])
+        #expect(rekeyed.status == 0 && rekeyed.stderr.contains("is now signed"), "\(rekeyed.stderr)")
+        #expect(!rekeyed.stderr.contains("gave no slot a new key"), "\(rekeyed.stderr)")
+    }
+
     @Test func test_rekeySign_convertsAnUnsignedVaultAndSaysOlderReleasesRefuseIt() throws {
         let cli = try cli(); defer { cli.directory.remove() }
         #expect(try cli.run(["init", "--unsigned"] + CLI.fastKDF + cli.unlock()).status == 0)

@@ -59,8 +59,10 @@ enum Rotation {
 
     /// Why a rotation of a vault whose slots have public keys gave no slot a key minted here (the
     /// identity that opened it keeps its key, or the slot that opened it was removed); nil when it minted one.
+    /// A signed result needs no such warning: a copy the removed member re-keys is signed by her
+    /// key, which every machine that sees this seal's tombstone refuses (issue 40).
     private static func mintedNothing(_ opened: UnlockedVault, _ rotated: UnlockedVault) -> String? {
-        guard opened.header.usesKeyslots11, let source = opened.openedSlot?.credential.source else { return nil }
+        guard opened.header.usesKeyslots11, !rotated.isSigned, let source = opened.openedSlot?.credential.source else { return nil }
         guard let after = rotated.openedSlotPublicKey else { return "the slot it was opened with (\(source)) was removed" }
         return after == opened.openedSlotPublicKey ? "it was opened with an identity (\(source)), whose slot keeps its public key" : nil
     }
