@@ -36,6 +36,15 @@ public enum TrustFinding: Equatable, Sendable, CustomStringConvertible {
     /// now, seen here for the first time: it is not pinned silently.
     case vaultIDChangedAtPath(previousVaultID: String)
 
+    /// Whether the finding names a signer or key that is no member's (removed, replaced, unknown):
+    /// a planted copy, for which rekey or `--accept-rotation` would be wrong steps.
+    public var namesAnOutsider: Bool {
+        switch self {
+        case .unknownSigner, .removedSigner, .retiredSigner, .removedKeyInside: return true
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .unknownSigner(let fingerprint):

@@ -171,6 +171,9 @@ struct PreparedMerge {
             // Without the ancestor nothing says which side changed the keyslots: ours stay.
             merged = try VaultMerge.merge(ours: opened[o].vault, theirs: opened[t].vault)
         }
+        // The members first (as a write): a side no member wrote refuses the whole merge, whatever its keys.
+        try memberTrust?.refuseUntrustedSides(ours: (opened[o], ours, roles.ours), theirs: (opened[t], theirs, roles.theirs),
+                                              allowUntrusted: allowUntrusted)
         // Only read here: the merge records nothing (`vaultfile merge` records its result after the rename).
         var refused: (ours: Bool, theirs: Bool) = (false, false)
         var refusedSide: RefusedMergeSide?
@@ -187,9 +190,6 @@ struct PreparedMerge {
                 ?? errors.theirs.map { RefusedMergeSide(role: roles.theirs, path: theirs, kept: roles.ours, why: $0, entries: changed(t, other: o)) }
         }
         self.refusedSide = refusedSide
-        // Then the members (as a write: the key lineage's refusals first): a side no member wrote refuses the whole merge.
-        try memberTrust?.refuseUntrustedSides(ours: (opened[o], ours, roles.ours), theirs: (opened[t], theirs, roles.theirs),
-                                              allowUntrusted: allowUntrusted)
         if refused.ours != refused.theirs { takeTheirKeys = refused.ours }
         // Their side may have lowered the KDF (`passwd --kdf pbkdf2 --kdf-iterations 1
         // --allow-weak-kdf`): a merge does not take that silently.

@@ -27,11 +27,16 @@ extension MemberTrust {
 
 extension RollbackCheck {
     /// After a merge run here wrote `result` at `path` (`VaultStore.mergeCopy`): records its seal as
-    /// accepted, a copy signed here by the merging member.
+    /// accepted, a copy signed here by the merging member. Its ancestors (both sides, judged trusted
+    /// before the merge) are recorded too: the merge joined the forks, so the next open of the result
+    /// does not find it diverged from the side this machine had seen.
     func trustMerged(_ result: UnlockedVault, path: String) {
         guard let evidence = result.sealEvidence else { return }
         do {
-            try memberTrust.update(result.header.vaultID) { $0.accept(evidence, path: seen.absolute(path), recordHeader: true) }
+            try memberTrust.update(result.header.vaultID) { record in
+                for ancestor in evidence.record.ancestors where !record.headers.contains(ancestor) { record.headers.append(ancestor) }
+                record.accept(evidence, path: seen.absolute(path), recordHeader: true)
+            }
         } catch {
             problem = problem ?? error
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VaultFormat
 import VaultModel
 
@@ -73,15 +76,17 @@ extension RollbackCheck {
         defer { trust = TrustState() }
         guard let copy = trust.copy, let judgement = trustJudgement(path: path) else { return true }
         guard judgement.isTrusted else {
-            // What the key lineage says of it too (it records nothing of a copy not trusted).
-            if !wrote, lineage.opened != nil {
+            // The members' reason first; then what the key lineage says of it too (it records nothing of a
+            // copy not trusted), unless the copy is signed by or holds a key that is no member's: its hints
+            // (rekey, --accept-rotation) would be wrong steps for a planted copy.
+            findings.append(allowUntrusted ? .untrustedTaken(path: path, why: judgement.findings) : .untrustedCopy(path: path, why: judgement.findings))
+            if !wrote, lineage.opened != nil, !judgement.findings.contains(where: \.namesAnOutsider) {
                 switch lineage.verdict {
                 case .taken: break
                 case .retiredHere(let retired): findings.append(.retiredKey(path: path, retired: retired))
                 case .refused(let why): findings.append(.refusedCopy(path: path, why: why))
                 }
             }
-            findings.append(allowUntrusted ? .untrustedTaken(path: path, why: judgement.findings) : .untrustedCopy(path: path, why: judgement.findings))
             return wrote
         }
         let written = wrote ? trust.written?.sealEvidence : nil
@@ -109,7 +114,8 @@ extension RollbackCheck {
     }
 
     /// Pins the copy `unlocked` at `path` as accepted by a person (`vaultfile trust`), whatever the
-    /// judgement; throws the state folder's problem, since nothing else would be pinned.
+    /// judgement, and has the key lineage adopt it as `--accept-rotation` does; throws the state
+    /// folder's problem, since nothing else would be pinned.
     public func pin(_ unlocked: UnlockedVault, path: String) throws(StateFolder.Problem) {
         guard let evidence = unlocked.sealEvidence else { return }
         let own = [SealAncestor(generation: evidence.generation, headerHash: evidence.headerHash)] + evidence.record.ancestors
@@ -119,5 +125,9 @@ extension RollbackCheck {
             record.headers.removeAll { seen in own.contains { $0.generation == seen.generation && $0.headerHash != seen.headerHash } }
             record.accept(evidence, path: seen.absolute(path), recordHeader: true, asNewest: true)
         }
+        // The person confirmed the copy, keys and all: the key lineage takes it as `--accept-rotation` does,
+        // so that a readmit (a slot key retired here back in the slots) or a rotation made elsewhere is written to.
+        let view = KeyLineage.View(unlocked)
+        _ = try retiredKeys.update(unlocked.header.vaultID) { KeyLineage.adopt(view, from: .accepted, into: &$0, now: Int64(time(nil))) }
     }
 }

@@ -145,8 +145,9 @@ public final class RollbackCheck: @unchecked Sendable {
     /// (`checkGeneration`).
     func willWrite(_ unlocked: UnlockedVault, path: String) throws(VaultError) {
         rotating = unlocked.fileKeyID != openedKeyID
-        // The key lineage first (its refusals name the rotation that explains them), then the members.
-        if let refusal = lineageRefusal(writing: unlocked, rotating: rotating, path: path) ?? trustRefusal(writing: unlocked, path: path) {
+        // The members first: who wrote a copy says more than its keys (a removed member's planted copy is
+        // also under a superseded file key, and rekey or --accept-rotation would be wrong steps for it).
+        if let refusal = trustRefusal(writing: unlocked, path: path) ?? lineageRefusal(writing: unlocked, rotating: rotating, path: path) {
             refused = true
             throw refusal
         }

@@ -40,12 +40,14 @@ struct SealState {
         return Array(result.prefix(SealRecord.maxAncestors))
     }
 
-    /// The tombstones of a seal at `generation`: those kept and the new removals, each once, the
-    /// newest `SealRecord.maxTombstones` by generation.
-    func tombstones(at generation: UInt64) -> [Tombstone] {
+    /// The tombstones of a seal at `generation` whose slots hold the keys `held` (member key ids):
+    /// those kept and the new removals, each once, the newest `SealRecord.maxTombstones` by
+    /// generation. None names a key a slot holds: the signer vouches for its slot list, so a
+    /// readmit (or a merge whose result keeps a readmitted slot) ends the removal.
+    func tombstones(at generation: UInt64, holding held: Set<[UInt8]> = []) -> [Tombstone] {
         var all: [Tombstone] = []
         for tombstone in tombstones + removals.map({ Tombstone(removed: $0.removed, remover: $0.remover, generation: generation) })
-        where !all.contains(tombstone) { all.append(tombstone) }
+        where !all.contains(tombstone) && !held.contains(tombstone.removed) { all.append(tombstone) }
         let sorted = all.enumerated().sorted { ($0.element.generation, $0.offset) < ($1.element.generation, $1.offset) }.map(\.element)
         return Array(sorted.suffix(SealRecord.maxTombstones))
     }
@@ -76,7 +78,9 @@ extension UnlockedVault {
         let hashing = HashingOutput(output)
         var stream = try Payload.SealingStream(key: Subkey.derive(from: fileKey, Subkey.payloadStream), contentLength: contentLength, output: hashing)
         var next = nextHeader(streamHeader: stream.streamHeader)
-        let record = SealRecord(ancestors: sealState.ancestors(), attestations: sealState.attestations, tombstones: sealState.tombstones(at: next.generation))
+        let held = Set(entries.filter { !$0.publicKey.isEmpty }.map { MemberKey.id(of: $0.publicKey) })
+        let record = SealRecord(ancestors: sealState.ancestors(), attestations: sealState.attestations,
+                                tombstones: sealState.tombstones(at: next.generation, holding: held))
         next.signatureBlock = SignatureBlock.placeholder
         next.metadata = try MetadataBlock.sealChecked(entries, for: next, fileKey: fileKey, record: record)
         let length = next.encoded().count

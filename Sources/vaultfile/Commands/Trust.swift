@@ -18,12 +18,16 @@ extension VaultfileCommand {
                 new or changed (with the fingerprint pinned before), then why this machine does not trust the copy, if \
                 it does not. Compare the fingerprints with a member's 'vaultfile slot list' over a channel you trust. \
                 On a terminal it asks before pinning; --yes pins without asking. Pinning makes this copy's keyslots the \
-                members of the vault on this machine: writes to it are then let through. Exit 0 when pinned (or already \
+                members of the vault on this machine (the key lineage takes it too, as --accept-rotation would): writes to \
+                it are then let through. A copy that holds a key removed from the vault, or is signed by one, is pinned only \
+                with --readmit too, unless a pinned member readmitted the key after its removal. Exit 0 when pinned (or already \
                 trusted), 1 when declined or when there is no terminal to ask.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
         @Flag(name: .customLong("yes"), help: "Pin without asking.") var yes = false
+        @Flag(name: .customLong("readmit"), help: "Pin a copy that holds or is signed by a key removed from the vault (a readmission a member confirmed).")
+        var readmit = false
 
         func run() throws {
             guard let rollback = try unlock.rollbackCheck(writing: true) else {
@@ -48,6 +52,12 @@ extension VaultfileCommand {
             if let judgement, judgement.isTrusted, before != nil {
                 Messages.info("\(path) is trusted on this machine: nothing to pin")
                 return
+            }
+            let removed = Self.needingReadmit(evidence, record: before ?? nil)
+            guard removed.isEmpty || readmit else {
+                Messages.warning("\(path) holds or is signed by a key removed from the vault (\(removed.joined(separator: ", "))): "
+                    + "not pinned; pin it only if a member confirms the readmission, with --readmit too")
+                throw ExitCode(.notFound)
             }
             guard yes || Self.ask("Pin these keyslots as the members of this vault on this machine? [y/N] ") else {
                 Messages.info("not pinned: writes to \(path) stay refused (exit 7)")
@@ -76,6 +86,7 @@ extension VaultfileCommand {
             var lines = ["vault id: " + MemberTrust.hex(evidence.vaultID), "generation: \(evidence.generation)",
                          "signed by: \(evidence.signer.fingerprint) (keyslot \(evidence.signerPosition)\(evidence.replacedKey == nil ? "" : ", its key before this seal changed it"))"]
             let pinnedKeys = Swift.Set((pinned?.pinned ?? []).map(\.key.id))
+            let removals = removals(evidence, record: pinned)
             var rows: [[String]] = []
             for slot in evidence.slots {
                 let key = MemberKey(type: slot.type, bytes: slot.key)
@@ -83,6 +94,9 @@ extension VaultfileCommand {
                 var state: String
                 if slot.key.isEmpty {
                     state = "cannot sign"
+                } else if let removal = removals[key.id] {
+                    state = removedState(removal, evidence: evidence, record: pinned)
+                    if readmittedByMember(slot.position, removal: removal, evidence: evidence, record: pinned) { state += ", readmitted by a pinned member" }
                 } else if pinned == nil {
                     state = "new"
                 } else if pinnedKeys.contains(key.id) {

@@ -172,23 +172,31 @@ struct ErrorReport: Equatable {
     /// the fingerprints with a member, or `--allow-untrusted` for one command.
     static func trustHint(path named: String, why: [TrustFinding]) -> String {
         // A merge names a side as "ROLE at PATH": 'vaultfile trust' takes the path.
-        let path = named.hasPrefix("/") ? named : named.split(separator: " at /", maxSplits: 1).last.map { "/" + $0 } ?? named
+        let path = trustPath(named)
         let allow = "run the command again with --allow-untrusted (for this command only, nothing is pinned)"
-        let removal = why.contains { finding in
-            switch finding {
-            case .removedSigner, .removedKeyInside, .retiredSigner: return true
-            default: return false
-            }
+        if why.contains(where: { if case .unsignedAfterSigned = $0 { return true } else { return false } }) {
+            // `vaultfile trust` cannot pin an unsigned copy: the way back is the members' signed copy.
+            return "this machine has seen the vault signed, and an unsigned copy cannot be pinned: take the members' signed copy back "
+                + "(in git: 'git checkout HEAD -- \(path)', or the copy you trust); or \(allow)"
         }
-        if removal {
-            return "this copy may have been planted by someone who was removed or whose key was replaced: use a copy the members wrote "
-                + "(from git, or from a member); only if a member confirms that it is theirs, \(allow), or pin it with 'vaultfile trust --vault \(path)'"
+        if why.contains(where: \.namesAnOutsider) {
+            return "this copy may have been planted by someone who was removed, whose key was replaced, or who is no member: take the "
+                + "genuine copy back (in git: 'git checkout HEAD -- \(path)', or the copy you trust); only if a member confirms that it is "
+                + "theirs, \(allow), or pin it with 'vaultfile trust --vault \(path)' after comparing its fingerprints with theirs"
         }
         if why.allSatisfy({ if case .diverged = $0 { return true } else { return false } }) {
             return "combine it with the copy seen here with \(mergeCommand(path, path)); or \(allow)"
         }
         return "if a member confirms the fingerprints ('vaultfile trust --vault \(path)' shows them), pin this copy with 'vaultfile trust "
             + "--vault \(path)'; or \(allow)"
+    }
+
+    /// The path `vaultfile trust --vault` takes, from a path as the user gave it or a merge side named
+    /// "ROLE (…) at PATH" (`VaultStore.MergeRoles`): the path as given, relative or not.
+    static func trustPath(_ named: String) -> String {
+        let parts = named.split(separator: ") at ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard ["BASE ", "OURS ", "THEIRS "].contains(where: { named.hasPrefix($0) }), parts.count == 2 else { return named }
+        return String(parts[1])
     }
 
     /// What to do with a copy the key lineage refuses (`LineageRefusal`), after a refused write or
