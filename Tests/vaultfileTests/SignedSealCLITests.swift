@@ -45,6 +45,17 @@ import Testing
         #expect(try cli.read("t.vault")[37] & 0x08 == 0)
     }
 
+    @Test func test_init_ofRecipientsOnlySaysUnsignedAndHowToSign() throws {
+        // No slot's secret is at hand to sign a vault of recipients only: init says so and names rekey --sign.
+        let cli = try cli(); defer { cli.directory.remove() }
+        let recipient = try cli.run(["keygen", "-o", cli.path("id.txt")]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let created = try cli.run(["init", "--vault", cli.path("t.vault"), "--recipient", recipient])
+        #expect(created.status == 0 && created.stderr.contains("unsigned (format 1.2; no slot's secret is at hand to sign it)"), "\(created.stderr)")
+        #expect(created.stderr.contains("'vaultfile rekey --sign --vault \(cli.path("t.vault"))'"), "\(created.stderr)")
+        let signed = try cli.run(["rekey", "--sign", "--vault", cli.path("t.vault"), "--identity", cli.path("id.txt")])
+        #expect(signed.status == 0 && signed.stderr.contains("is now signed"), "\(signed.stderr)")
+    }
+
     @Test func test_rekeySign_withAnIdentityGivesNoWarningAboutWhoeverLostAccess() throws {
         // The warning that a rotation opened with an identity minted no key is about unsigned vaults,
         // where a removed member's re-keyed copy opens: a signed result refuses it anyway.

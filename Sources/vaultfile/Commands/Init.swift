@@ -144,6 +144,10 @@ extension VaultfileCommand {
             let kind = signed ? "signed (format 1.3; vaultfile 0.2.0 and older cannot open it)"
                 : "unsigned (format \(newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
             Messages.info("created \(store.path), \(kind); keyslots: \(kinds.joined(separator: ", "))")
+            if !signed, !unsigned {
+                Messages.info("vaultfile: hint: to have its writes signed, run 'vaultfile rekey --sign --vault \(store.path)' "
+                    + "with one of its identities (--identity FILE)")
+            }
         }
 
         /// Creates `missing` (outermost first, from `missingFolders(for:)`) with mode 0700, saying so on stderr.
