@@ -252,6 +252,9 @@ public enum VaultError: CategorizedError, Equatable {
         /// "THEIRS") already hold as an entry of their own (an earlier conflict left unresolved):
         /// parking there would lose one of the two.
         case conflictNameTaken(entry: String, parked: String, holders: [String])
+        /// The slots the merge keeps (`keptBy`'s) hold keyslot `slot` ('`label`'), whose key
+        /// `removedBy` removed at `generation`: merged, the removal would be undone (issue 40).
+        case removedKeyKept(slot: Int, label: String, keptBy: String, removedBy: String, generation: UInt64)
 
         /// How the password source is named among the unlock sources tried.
         public static let password = "the password"
@@ -288,6 +291,10 @@ public enum VaultError: CategorizedError, Equatable {
                 let changed = opens.count == 1 ? "that side" : "those sides"
                 return "the password opens \(opens.joined(separator: " and ")) but not \(fails.joined(separator: " nor ")): "
                     + "it was changed on \(changed) since BASE, which needs the password from before"
+            case .removedKeyKept(let slot, let label, let keptBy, let removedBy, let generation):
+                let named = label.isEmpty ? "keyslot \(slot)" : "keyslot \(slot) ('\(label)')"
+                return "\(removedBy) removed the key that \(keptBy)'s \(named) holds (at generation \(generation)), and the merge keeps "
+                    + "\(keptBy)'s keyslots: merged, the removal would be undone; nothing was merged"
             case .conflictNameTaken(let entry, let parked, let holders):
                 return "a conflict in '\(EntryName.escapingFormatCharacters(entry))' needs '\(EntryName.escapingFormatCharacters(parked))' "
                     + "for their side's version, but \(holders.joined(separator: " and ")) already hold\(holders.count == 1 ? "s" : "") "

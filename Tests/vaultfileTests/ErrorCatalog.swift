@@ -45,7 +45,7 @@ enum VaultErrorKind: CaseIterable {
     case payloadDamaged, contentsDamaged, invalidName, entryNotFound, fieldNotFound, referenceNotFound, entryExists, nameTwin
     case environmentVariableClash, malformedInput, limitExceeded, vaultMissing, notARegularFile, vaultExists, busy, changedOnDisk
     case mergeRefusedUnrelatedVaults, mergeRefusedPasswordFails, mergeRefusedPasswordOpensNone, mergeRefusedPasswordOpensOnly
-    case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, staleCopy, generationCeiling, io, notDurable
+    case mergeRefusedLowerKeyDerivation, mergeRefusedConflictNameTaken, mergeRefusedRemovedKeyKept, staleCopy, generationCeiling, io, notDurable
     case divergedCopy, implausibleGeneration, implausibleJump
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage, refusedCopyHoldsRetiredSlotKey
@@ -96,6 +96,7 @@ enum VaultErrorKind: CaseIterable {
         case .mergeRefused(.passwordOpensOnly): self = .mergeRefusedPasswordOpensOnly
         case .mergeRefused(.lowerKeyDerivation): self = .mergeRefusedLowerKeyDerivation
         case .mergeRefused(.conflictNameTaken): self = .mergeRefusedConflictNameTaken
+        case .mergeRefused(.removedKeyKept): self = .mergeRefusedRemovedKeyKept
         case .staleCopy: self = .staleCopy
         case .sealedUnderRetiredKey: self = .sealedUnderRetiredKey
         case .generationCeiling: self = .generationCeiling
@@ -232,6 +233,10 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.mergeRefused(.conflictNameTaken(entry: "db/password", parked: "db/password.conflict-theirs", holders: ["OURS"])),
                                 status: 2, hint: true, shows: ["'db/password.conflict-theirs'", "OURS already holds", "nothing was merged",
                                                                "neither is lost"])
+        case .mergeRefusedRemovedKeyKept:
+            return ErrorCaseRow(VaultError.mergeRefused(.removedKeyKept(slot: 2, label: "mal", keptBy: "OURS", removedBy: "THEIRS", generation: 7)),
+                                status: 2, hint: true, shows: ["THEIRS removed the key that OURS's keyslot 2 ('mal') holds", "generation 7",
+                                                               "the removal would be undone", "nothing was merged"])
         case .staleCopy:
             let newer = SeenGenerations.Record(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: "/v/newer.vault")
             return ErrorCaseRow(VaultError.staleCopy(path: "/v/shown.vault", generation: 11, newer: newer), status: 7, hint: true,

@@ -79,4 +79,47 @@ import Testing
         try cli.write("t.vault", genuine)
         try run(cli, ["set", "k2"] + bob, on: "bob", stdin: "2")
     }
+
+    // MARK: - The second review
+
+    /// A vault of alice (password, age) with mal and bob (age), copied as base.vault, main.vault and feature.vault.
+    private func branches(_ cli: CLI) throws -> [String] {
+        for name in ["mal", "dave"] { try cli.write(name + ".pub", try cli.run(["keygen", "-o", cli.path(name + ".id")]).stdout) }
+        let alice = ["--vault", cli.path("t.vault"), "--identity", cli.path("alice.id")]
+        try run(cli, ["init", "--vault", cli.path("t.vault"), "--password-file", cli.path("apw"), "--recipient", try key(cli, "alice")] + CLI.fastKDF,
+                on: "alice")
+        for name in ["mal", "bob"] { try run(cli, ["slot", "add", "recipient", "--label", name, try key(cli, name)] + alice, on: "alice") }
+        try run(cli, ["set", "k1"] + alice, on: "alice", stdin: "before")
+        for copy in ["base", "main", "feature"] { try cli.write(copy + ".vault", try cli.read("t.vault")) }
+        return alice
+    }
+
+    @Test func test_merge_ofABranchFromBeforeARemovalThatKeepsItsSlotsIsRefused() throws {
+        let cli = try setUp(); defer { cli.directory.remove() }
+        _ = try branches(cli)
+        try run(cli, ["slot", "add", "recipient", "--label", "dave", try key(cli, "dave"), "--vault", cli.path("feature.vault"),
+                      "--identity", cli.path("bob.id")], on: "bob")
+        let main = ["--vault", cli.path("main.vault"), "--identity", cli.path("alice.id")]
+        try run(cli, ["slot", "rm", "mal"] + main, on: "alice")
+        try run(cli, ["set", "k1"] + main, on: "alice", stdin: "after the removal")
+        let feature = try cli.read("feature.vault")
+        let merge = try run(cli, ["merge", cli.path("feature.vault"), cli.path("main.vault"), "--base", cli.path("base.vault"),
+                                  "--identity", cli.path("bob.id")], on: "bob", status: 2)
+        #expect(merge.stderr.contains("removed the key that OURS's keyslot 2 ('mal') holds") && merge.stderr.contains("would be undone"),
+                "\(merge.stderr)")
+        #expect(try cli.read("feature.vault") == feature, "nothing merged: mal reads nothing written after her removal")
+    }
+
+    @Test func test_set_onABranchWhoseNewMemberANewerCopyLacksStillWrites() throws {
+        // bob adds dave on his branch, then reads alice's newer copy (no dave): dave is unpinned, not retired.
+        let cli = try setUp(); defer { cli.directory.remove() }
+        _ = try branches(cli)
+        let feature = ["--vault", cli.path("feature.vault"), "--identity", cli.path("bob.id")]
+        try run(cli, ["slot", "add", "recipient", "--label", "dave", try key(cli, "dave")] + feature, on: "bob")
+        let main = ["--vault", cli.path("main.vault"), "--identity", cli.path("alice.id")]
+        for index in 0..<3 { try run(cli, ["set", "m\(index)"] + main, on: "alice", stdin: "x") }
+        try run(cli, ["get", "m2", "--vault", cli.path("main.vault"), "--identity", cli.path("bob.id")], on: "bob")
+        try run(cli, ["set", "f"] + feature + ["--allow-rollback"], on: "bob", stdin: "branch work")
+    }
 }
+

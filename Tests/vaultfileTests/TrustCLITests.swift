@@ -179,7 +179,7 @@ import Testing
         #expect(bob.status == 7, "\(bob.stderr)")
         let list = try run(cli, ["list"] + as_(cli, "bob"), on: "bob")
         #expect(list.stderr.contains("a key removed from the vault"), "\(list.stderr)")
-        try run(cli, ["trust", "--yes"] + as_(cli, "bob"), on: "bob")
+        try run(cli, ["trust", "--yes", "--readmit"] + as_(cli, "bob"), on: "bob")
         try run(cli, ["set", "k", "--accept-rotation"] + as_(cli, "bob"), stdin: "w", on: "bob")
     }
 

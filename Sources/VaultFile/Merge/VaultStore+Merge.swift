@@ -200,7 +200,16 @@ struct PreparedMerge {
         sealer = takeTheirKeys ? opened[t] : opened[o]
         sealer.vault = merged.vault
         // A signed result lists both sides as its parents and keeps both sides' tombstones (a refused side's are not taken).
-        if !(takeTheirKeys ? refused.ours : refused.theirs) { sealer.recordMergeParent(takeTheirKeys ? opened[o] : opened[t]) }
+        if !(takeTheirKeys ? refused.ours : refused.theirs) {
+            sealer.recordMergeParent(takeTheirKeys ? opened[o] : opened[t])
+            // The kept slots hold a key the other side removed: the merge would undo the removal.
+            if let (slot, tombstone) = sealer.removedKeyHeld() {
+                let label = sealer.slotMetadata?[slot].label ?? ""
+                let (keeper, remover) = takeTheirKeys ? ("THEIRS", "OURS") : ("OURS", "THEIRS")
+                throw VaultError.mergeRefused(.removedKeyKept(slot: slot, label: label, keptBy: keeper, removedBy: remover,
+                                                               generation: tombstone.generation))
+            }
+        }
         conflicts = merged.conflicts
         oursFile = files[o].file
         theirsFile = files[t].file

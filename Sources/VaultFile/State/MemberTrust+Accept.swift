@@ -27,12 +27,17 @@ extension MemberTrust.Record {
             let keys = evidence.slots.filter { !$0.key.isEmpty }.map { MemberTrust.PinnedMember(position: $0.position,
                                                                                                   key: MemberKey(type: $0.type, bytes: $0.key), label: $0.label) }
             let held = Set(keys.map(\.key.id))
-            var leaving = pinned.map(\.key.id).filter { !held.contains($0) }
+            // Keys a re-salt replaced are retired: the signer's old key, and every adder no slot holds
+            // that attested a slot of its own type (a re-salt's old key attests the new one), even if
+            // this machine never pinned it, so that a copy it signs, or one that holds it, is refused.
+            // A pinned key a newer copy merely lacks (a member added on another branch) is unpinned,
+            // not retired: it stays traceable through its attestation (the second attack review).
+            var leaving: [[UInt8]] = []
             if let replaced = evidence.replacedKey, !held.contains(replaced.id) { leaving.append(replaced.id) }
-            // An adder no slot holds any more left the vault: a re-salt's old key (attested the key
-            // that replaced it), or a member since removed. Retired here even if this machine never
-            // pinned it, so that a copy it signs, or one that holds it, is refused.
-            leaving += evidence.record.attestations.map(\.adder.id).filter { !held.contains($0) }
+            for (slot, attestation) in zip(evidence.slots, evidence.record.attestations)
+            where attestation.adder.type == slot.type && !held.contains(attestation.adder.id) {
+                leaving.append(attestation.adder.id)
+            }
             for id in leaving where !removedIDs.contains(id) && !retired.contains(where: { $0.id == id }) {
                 retired.append(MemberTrust.LeftMember(id: id, remover: nil, generation: evidence.generation))
             }

@@ -44,10 +44,10 @@ struct SealState {
     /// those kept and the new removals, each once, the newest `SealRecord.maxTombstones` by
     /// generation. None names a key a slot holds: the signer vouches for its slot list, so a
     /// readmit (or a merge whose result keeps a readmitted slot) ends the removal.
-    func tombstones(at generation: UInt64, holding held: Set<[UInt8]> = []) -> [Tombstone] {
+    func tombstones(at generation: UInt64) -> [Tombstone] {
         var all: [Tombstone] = []
         for tombstone in tombstones + removals.map({ Tombstone(removed: $0.removed, remover: $0.remover, generation: generation) })
-        where !all.contains(tombstone) && !held.contains(tombstone.removed) { all.append(tombstone) }
+        where !all.contains(tombstone) { all.append(tombstone) }
         let sorted = all.enumerated().sorted { ($0.element.generation, $0.offset) < ($1.element.generation, $1.offset) }.map(\.element)
         return Array(sorted.suffix(SealRecord.maxTombstones))
     }
@@ -61,10 +61,31 @@ extension UnlockedVault {
 
     /// Records `other` (the other side of a merge, opened) as a parent of the next seal: its
     /// header and ancestors join the ancestor list, its tombstones the union.
+    ///
+    /// Only `slot add --readmit` drops a tombstone. A tombstone of the other side for a key a slot
+    /// of this one holds is left out only when this side was readmitted after that removal: its own
+    /// history (parents and ancestors) holds the other side's header at the tombstone's generation,
+    /// the removal seal. Otherwise it joins, and `removedKeyHeld` names the slot: the merge stops.
     public func recordMergeParent(_ other: UnlockedVault) {
+        let own = Set(sealState.parents + sealState.inherited), theirs = other.sealState.parents + other.sealState.inherited
+        let held = Set((slotMetadata ?? []).filter { !$0.publicKey.isEmpty }.map { MemberKey.id(of: $0.publicKey) })
         for parent in other.sealState.parents where !sealState.parents.contains(parent) { sealState.parents.append(parent) }
         sealState.inherited += other.sealState.inherited
-        for tombstone in other.sealState.tombstones where !sealState.tombstones.contains(tombstone) { sealState.tombstones.append(tombstone) }
+        for tombstone in other.sealState.tombstones where !sealState.tombstones.contains(tombstone) {
+            let removal = theirs.filter { $0.generation == tombstone.generation }
+            if held.contains(tombstone.removed), !removal.isEmpty, removal.contains(where: own.contains) { continue }
+            sealState.tombstones.append(tombstone)
+        }
+    }
+
+    /// The first keyslot whose key a tombstone of the next seal names, with that tombstone: a merge
+    /// whose kept slots hold a key the other side removed (and this side did not readmit after).
+    public func removedKeyHeld() -> (slot: Int, tombstone: Tombstone)? {
+        for (index, entry) in (slotMetadata ?? []).enumerated() where !entry.publicKey.isEmpty {
+            let id = MemberKey.id(of: entry.publicKey)
+            if let tombstone = sealState.tombstones.first(where: { $0.removed == id }) { return (index, tombstone) }
+        }
+        return nil
     }
 
     /// Seals a signed vault: the payload first, at the header's offset, hashed as it is
@@ -78,9 +99,8 @@ extension UnlockedVault {
         let hashing = HashingOutput(output)
         var stream = try Payload.SealingStream(key: Subkey.derive(from: fileKey, Subkey.payloadStream), contentLength: contentLength, output: hashing)
         var next = nextHeader(streamHeader: stream.streamHeader)
-        let held = Set(entries.filter { !$0.publicKey.isEmpty }.map { MemberKey.id(of: $0.publicKey) })
         let record = SealRecord(ancestors: sealState.ancestors(), attestations: sealState.attestations,
-                                tombstones: sealState.tombstones(at: next.generation, holding: held))
+                                tombstones: sealState.tombstones(at: next.generation))
         next.signatureBlock = SignatureBlock.placeholder
         next.metadata = try MetadataBlock.sealChecked(entries, for: next, fileKey: fileKey, record: record)
         let length = next.encoded().count

@@ -31,33 +31,17 @@ extension VaultfileCommand.Trust {
     }
 
     /// The keys of `evidence` that need `--readmit` to be pinned (fingerprints): its signer when
-    /// removed, and each slot key removed unless the copy readmitted it on a member's word, which
-    /// `readmittedByMember` tells.
+    /// removed, and each slot key removed. Always a person's word: an attestation carries no time,
+    /// so a member's attestation from before the removal (a stale fork, replayed) would pass for a
+    /// readmit (the second attack review).
     static func needingReadmit(_ evidence: SealEvidence, record: MemberTrust.Record?) -> [String] {
         let removals = removals(evidence, record: record)
         var named: [String] = []
         if removals[evidence.signer.id] != nil { named.append(evidence.signer.fingerprint) }
         for slot in evidence.slots where !slot.key.isEmpty {
             let key = MemberKey(type: slot.type, bytes: slot.key)
-            if let removal = removals[key.id], !readmittedByMember(slot.position, removal: removal, evidence: evidence, record: record) {
-                named.append(key.fingerprint)
-            }
+            if removals[key.id] != nil { named.append(key.fingerprint) }
         }
         return named
-    }
-
-    /// Whether the removed key in keyslot `position` was readmitted on a member's word: the copy is
-    /// newer than the removal, carries no tombstone of the key, its signer is pinned here and not
-    /// removed, and the slot's attestation verifies and is by a member pinned here (not the key itself).
-    /// The pin is still a person's decision: this only spares `--readmit` for a readmit the members made.
-    static func readmittedByMember(_ position: Int, removal: Removal, evidence: SealEvidence, record: MemberTrust.Record?) -> Bool {
-        guard let record, evidence.generation > removal.generation, evidence.slots.indices.contains(position) else { return false }
-        let removed = Set(removals(evidence, record: record).keys)
-        let pinned = Set(record.pinned.map(\.key.id)).subtracting(removed)
-        let key = MemberKey.id(of: evidence.slots[position].key)
-        guard !evidence.record.tombstones.contains(where: { $0.removed == key }), pinned.contains(evidence.signer.id),
-              evidence.record.attestations.indices.contains(position) else { return false }
-        let adder = evidence.record.attestations[position].adder.id
-        return adder != key && pinned.contains(adder) && evidence.attestationVerifies(at: position)
     }
 }

@@ -96,7 +96,6 @@ extension VaultfileCommand {
                     state = "cannot sign"
                 } else if let removal = removals[key.id] {
                     state = removedState(removal, evidence: evidence, record: pinned)
-                    if readmittedByMember(slot.position, removal: removal, evidence: evidence, record: pinned) { state += ", readmitted by a pinned member" }
                 } else if pinned == nil {
                     state = "new"
                 } else if pinnedKeys.contains(key.id) {

@@ -127,6 +127,9 @@ struct ErrorReport: Equatable {
         case .mergeRefused(.passwordOpensOnly):
             return "merge with the password BASE opens with, after 'vaultfile passwd' back to it on the side that changed it; "
                 + "or keep one side with 'git checkout --ours FILE' or '--theirs FILE' and move entries with export/import"
+        case .mergeRefused(.removedKeyKept(let slot, _, let keptBy, _, _)):
+            return "remove it on \(keptBy)'s side first ('vaultfile slot rm \(slot)' on that copy), commit, and merge again; to keep that "
+                + "member, put the key back after the merge on purpose with 'vaultfile slot add --readmit'"
         case .mergeRefused(.conflictNameTaken(let entry, let parked, _)):
             return "settle or rename it on that side first ('vaultfile resolve \(EntryName.escapingFormatCharacters(entry)) --ours' or '--theirs' "
                 + "settles an old conflict, 'vaultfile mv' renames '\(EntryName.escapingFormatCharacters(parked))'), commit, and merge again"
