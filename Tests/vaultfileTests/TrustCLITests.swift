@@ -13,41 +13,23 @@ import Testing
     /// `bob.txt`), mallory (`mallory.txt`) and a keyfile (`team.key`); bob's machine (`bob-state`)
     /// has opened it once. Runs are on alice's machine (the test's state folder) unless `as` names another.
     private func team(inGit: Bool = false) throws -> CLI {
-        var cli = inGit ? try CLI.gitRepository() : try CLI()
-        cli.environment["VAULTFILE_QUIET_WEAK_KDF"] = "1"
-        cli.environment["VAULTFILE_NO_AGENT"] = "1"
-        try cli.write("pw", Array("team-pw".utf8))
-        for member in ["alice", "bob", "carol", "mallory", "eve"] {
-            try cli.write(member + ".pub", try cli.run(["keygen", "-o", cli.path(member + ".txt")]).stdout)
-        }
-        try run(cli, ["keygen", "--keyfile", cli.path("team.key")])
-        let created = try run(cli, ["init", "--vault", cli.path("t.vault"), "--password-file", cli.path("pw"), "--recipient", try recipient(cli, "alice"),
-                                    "--recipient", try recipient(cli, "bob"), "--recipient", try recipient(cli, "mallory"),
-                                    "--with-keyfile", cli.path("team.key")] + CLI.fastKDF)
-        #expect(created.stderr.contains("signed"), "\(created.stderr)")
-        let first = try run(cli, ["set", "db/password"] + as_(cli, "alice"), stdin: "s3cret")
-        #expect(first.stderr.isEmpty, "init pinned the members on the creator's machine: \(first.stderr)")
-        let bobsFirst = try run(cli, ["get", "db/password"] + as_(cli, "bob"), on: "bob")
-        #expect(bobsFirst.stderr.contains("seen here for the first time") && bobsFirst.stderr.contains("pinned"), "\(bobsFirst.stderr)")
-        #expect(try run(cli, ["get", "db/password"] + as_(cli, "bob"), on: "bob").stderr.isEmpty, "the notice is shown once")
-        return cli
+        let made = try TrustTeam.make(members: ["alice", "bob", "carol", "mallory", "eve"], inGit: inGit)
+        #expect(made.firstSet.stderr.isEmpty, "init pinned the members on the creator's machine: \(made.firstSet.stderr)")
+        #expect(made.bobsFirst.stderr.contains("seen here for the first time") && made.bobsFirst.stderr.contains("pinned"), "\(made.bobsFirst.stderr)")
+        #expect(try run(made.cli, ["get", "db/password"] + as_(made.cli, "bob"), on: "bob").stderr.isEmpty, "the notice is shown once")
+        return made.cli
     }
 
-    private func recipient(_ cli: CLI, _ member: String) throws -> String {
-        String(decoding: try cli.read(member + ".pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    private func recipient(_ cli: CLI, _ member: String) throws -> String { try TrustTeam.recipient(cli, member) }
 
     /// The unlock options of `member` (an age identity) on `vault`.
-    private func as_(_ cli: CLI, _ member: String, vault: String = "t.vault") -> [String] {
-        ["--vault", cli.path(vault), "--identity", cli.path(member + ".txt")]
-    }
+    private func as_(_ cli: CLI, _ member: String, vault: String = "t.vault") -> [String] { TrustTeam.as_(cli, member, vault: vault) }
 
     /// Runs `arguments` on the machine of `on` (its own state folder; nil: the test's) and expects success.
     @discardableResult
-    private func run(_ cli: CLI, _ arguments: [String], stdin: String = "", on machine: String? = nil) throws -> CLI.Result {
-        let result = try cli.run(arguments, stdin: Array(stdin.utf8), extra: machine.map { ["VAULTFILE_STATE_DIR": cli.path($0 + "-state")] } ?? [:])
-        #expect(result.status == 0, "\(arguments.prefix(3)): \(result.stderr)")
-        return result
+    private func run(_ cli: CLI, _ arguments: [String], stdin: String = "", on machine: String? = nil,
+                     sourceLocation: SourceLocation = #_sourceLocation) throws -> CLI.Result {
+        try TrustTeam.run(cli, arguments, stdin: stdin, on: machine, sourceLocation: sourceLocation)
     }
 
     /// On bob's machine, the copy at t.vault: every write exits 7 and leaves it as it was, `exec` and

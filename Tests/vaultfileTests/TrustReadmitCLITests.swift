@@ -7,40 +7,14 @@ import Testing
 /// another machine `vaultfile trust --yes` is enough to write to a readmitted copy (the key lineage
 /// takes it too); the hints name the path as given and fit an unsigned copy.
 @Suite struct TrustReadmitCLITests {
-    /// The team of `TrustCLITests`: `t.vault` (password `pw`, alice, bob, mallory at keyslot 3, keyfile
-    /// `team.key`), opened once on bob's machine (`bob-state`).
-    private func team(inGit: Bool = false) throws -> CLI {
-        var cli = inGit ? try CLI.gitRepository() : try CLI()
-        cli.environment["VAULTFILE_QUIET_WEAK_KDF"] = "1"
-        cli.environment["VAULTFILE_NO_AGENT"] = "1"
-        try cli.write("pw", Array("team-pw".utf8))
-        for member in ["alice", "bob", "mallory"] {
-            try cli.write(member + ".pub", try cli.run(["keygen", "-o", cli.path(member + ".txt")]).stdout)
-        }
-        try run(cli, ["keygen", "--keyfile", cli.path("team.key")])
-        try run(cli, ["init", "--vault", cli.path("t.vault"), "--password-file", cli.path("pw"), "--recipient", try recipient(cli, "alice"),
-                      "--recipient", try recipient(cli, "bob"), "--recipient", try recipient(cli, "mallory"),
-                      "--with-keyfile", cli.path("team.key")] + CLI.fastKDF)
-        try run(cli, ["set", "db/password"] + as_(cli, "alice"), stdin: "s3cret")
-        try run(cli, ["get", "db/password"] + as_(cli, "bob"), on: "bob")
-        return cli
-    }
+    private func team(inGit: Bool = false) throws -> CLI { try TrustTeam.make(inGit: inGit).cli }
+    private func recipient(_ cli: CLI, _ member: String) throws -> String { try TrustTeam.recipient(cli, member) }
+    private func as_(_ cli: CLI, _ member: String, vault: String = "t.vault") -> [String] { TrustTeam.as_(cli, member, vault: vault) }
 
-    private func recipient(_ cli: CLI, _ member: String) throws -> String {
-        String(decoding: try cli.read(member + ".pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// The unlock options of `member` (an age identity) on `vault`.
-    private func as_(_ cli: CLI, _ member: String, vault: String = "t.vault") -> [String] {
-        ["--vault", cli.path(vault), "--identity", cli.path(member + ".txt")]
-    }
-
-    /// Runs `arguments` on the machine of `on` (nil: the test's) and expects success.
     @discardableResult
-    private func run(_ cli: CLI, _ arguments: [String], stdin: String = "", on machine: String? = nil) throws -> CLI.Result {
-        let result = try cli.run(arguments, stdin: Array(stdin.utf8), extra: machine.map { ["VAULTFILE_STATE_DIR": cli.path($0 + "-state")] } ?? [:])
-        #expect(result.status == 0, "\(arguments.prefix(3)): \(result.stderr)")
-        return result
+    private func run(_ cli: CLI, _ arguments: [String], stdin: String = "", on machine: String? = nil,
+                     sourceLocation: SourceLocation = #_sourceLocation) throws -> CLI.Result {
+        try TrustTeam.run(cli, arguments, stdin: stdin, on: machine, sourceLocation: sourceLocation)
     }
 
     /// Runs `arguments` on bob's machine, whatever its exit status.
