@@ -6,7 +6,8 @@ import SecureMemory
 /// An Ed25519 key pair made for one delegation (docs/AGENT.md "Delegations"): `vaultfile unlock`
 /// makes it, a slot signs a delegation naming its public key, and the agent keeps the secret in
 /// guarded memory to sign seals (scheme 3) until the delegation expires or the vault is locked.
-/// Only the 32-byte seed travels (in the agent's `add`); both ends derive the pair from it.
+/// Only the 32-byte seed travels (in the agent's `add`); both ends derive the pair from it. An
+/// ssh-ed25519 slot's seed signs through it too (`SlotSigningKey`).
 public struct DelegatedSigningKey: Sendable {
     /// The bytes of a seed.
     public static let seedLength = 32

@@ -20,26 +20,12 @@ public enum SlotSigningKey: Sendable {
                 throw .slotChangeRefused("signing with the slot's key failed: \(error.description)")
             }
         case .ed25519Seed(let seed):
-            guard let signature = Self.ed25519Sign(message, seed: seed) else {
+            // The same seed-derived Ed25519 pair (guarded, wiped) the agent signs with under a delegation.
+            guard let key = DelegatedSigningKey(seed: seed) else {
                 throw .slotChangeRefused("signing with the slot's ssh-ed25519 key failed")
             }
-            return signature
+            return key.sign(message)
         }
-    }
-
-    /// `crypto_sign_detached` with the 64-byte secret key made from `seed` (guarded, wiped).
-    private static func ed25519Sign(_ message: [UInt8], seed: SecureBytes) -> [UInt8]? {
-        guard seed.count == Ed25519.seedLength else { return nil }
-        ensureSodiumInitialised()
-        var publicKey = [UInt8](repeating: 0, count: 32), signature = [UInt8](repeating: 0, count: 64)
-        let secretKey = SecureBytes(count: Int(crypto_sign_secretkeybytes()))
-        let status = secretKey.withUnsafeMutableBytes { sk -> Int32 in
-            let key = sk.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let made = seed.withUnsafeBytes { crypto_sign_seed_keypair(&publicKey, key, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
-            guard made == 0 else { return made }
-            return crypto_sign_detached(&signature, nil, message, UInt64(message.count), key)
-        }
-        return status == 0 ? signature : nil
     }
 }
 
