@@ -86,10 +86,11 @@ fuzz: deps
 ## then ThreadSanitizer over the in-process tests and the agent (the one binary with threads).
 ## Both run the sanitized debug binary beside the tests (a debug build takes ~80 ms a run, hence the scope).
 ASAN_SKIP := HelpManPageCLITests|test_completion_|ManPageTests
-TSAN_FILTER := VaultFileTests\.|KDFTests\.|SecureMemoryTests\.|Agent
-check-sanitizers: deps
-	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no VAULTFILE_TEST_BINARY= $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip '$(ASAN_SKIP)'
-	VAULTFILE_SANITIZER=thread SWIFT_BACKTRACE=enable=no VAULTFILE_TEST_BINARY= $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+## Both run as `make test` does, in test processes at once (Tests/make-test.sh, VAULTFILE_TEST_SANITIZER).
+TSAN_SUITES := ^(VaultFileTests|KDFTests|SecureMemoryTests)\.|Agent
+check-sanitizers: deps test-deps
+	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no VAULTFILE_TEST_SANITIZER=address VAULTFILE_TEST_SKIP='$(ASAN_SKIP)' ./Tests/make-test.sh "$(SWIFT)"
+	VAULTFILE_SANITIZER=thread SWIFT_BACKTRACE=enable=no VAULTFILE_TEST_SANITIZER=thread VAULTFILE_TEST_SUITES='$(TSAN_SUITES)' VAULTFILE_TEST_TOOLS_FILTER='ExternalTools/Agent' ./Tests/make-test.sh "$(SWIFT)"
 
 ## portable: a static binary for USB sticks (no libsodium, libargon2 or libcrypto needed), checked with ldd, nm and selftest.
 portable: deps

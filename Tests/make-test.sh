@@ -47,9 +47,27 @@ counts() {
 # `make demo`, `make install` and `make portable` use, scripts/build-release.sh): a debug swift-argument-parser validates every option
 # group on each run, which made each of the suite's ~1,500 runs of the binary 10x slower.
 # VAULTFILE_TEST_BINARY already set (e.g. to a sanitized build) is kept.
+#
+# VAULTFILE_TEST_SANITIZER=address|thread (`make check-sanitizers`): the tests and the binary they
+# run are the debug build under that sanitizer, in .build-asan or .build-tsan; the shards below
+# serve it too (run one after another, the ASan suite took 12 minutes on two cores).
+# VAULTFILE_TEST_SUITES keeps only the main suite's suites whose names match that extended regex,
+# VAULTFILE_TEST_TOOLS_FILTER narrows the outside tools part (a --filter regex, default
+# ExternalTools), and VAULTFILE_TEST_SKIP is passed to every test process as --skip.
+SANITIZER=${VAULTFILE_TEST_SANITIZER:-}
+set --
+case "$SANITIZER" in
+    "") ;;
+    address) set -- --sanitize=address --scratch-path .build-asan ;;
+    thread) set -- --sanitize=thread --scratch-path .build-tsan ;;
+    *) echo "make-test: VAULTFILE_TEST_SANITIZER must be address or thread, not '$SANITIZER'" >&2; exit 2 ;;
+esac
+SKIP=${VAULTFILE_TEST_SKIP:-}
 start=$(now)
-"$SWIFT" build --build-tests || exit 1
-if [ -z "${VAULTFILE_TEST_BINARY:-}" ]; then
+"$SWIFT" build --build-tests "$@" || exit 1
+if [ -n "$SANITIZER" ]; then
+    VAULTFILE_TEST_BINARY="$("$SWIFT" build "$@" --show-bin-path)/vaultfile"
+elif [ -z "${VAULTFILE_TEST_BINARY:-}" ]; then
     VAULTFILE_TEST_BINARY=$(SWIFT="$SWIFT" "$(dirname "$0")/../scripts/build-release.sh") || exit 1
 fi
 export VAULTFILE_TEST_BINARY
@@ -71,11 +89,12 @@ SLOW_SUITES="vaultfileTests.AgentCLITests=7.0 vaultfileTests.AgentSecurityCLITes
 vaultfileTests.ClipboardCLITests=2.6 vaultfileTests.InstallAndAliasesCLITests=2.0 vaultfileTests.HelpManPageCLITests=1.5
 VaultFileTests.VaultModelTests=1.5 LinearRegexTests.LinearRegexTests=1.1 vaultfileTests.KeyslotCLITests=0.9
 vaultfileTests.HardeningCLITests=0.9 VaultFileTests.EntriesOnlyReadTests=0.8"
-bundle="$("$SWIFT" build --show-bin-path)/vaultfilePackageTests.xctest"
+bundle="$("$SWIFT" build "$@" --show-bin-path)/vaultfilePackageTests.xctest"
 
 # shard_filters: one line per shard, the --filter expression of its suites.
 shard_filters() {
     "$bundle" --testing-library swift-testing --list-tests 2>/dev/null | sed 's|/.*||' | sort -u | grep -vx 'vaultfileTests.ExternalTools' |
+        grep -E "${VAULTFILE_TEST_SUITES:-.}" |
         awk -v shards="$SHARDS" -v slow="$SLOW_SUITES" '
             BEGIN { n = split(slow, pairs, /[ \n]+/); for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); cost[kv[1]] = kv[2]; order[i] = kv[1] }; count = n }
             { if (!($0 in cost)) { cost[$0] = 0.4; order[++count] = $0 } ; present[$0] = 1 }
@@ -98,7 +117,7 @@ start=$(now)
 index=0
 shard_filters >"$logs/shards"
 while IFS= read -r expression; do
-    { "$bundle" --testing-library swift-testing --filter "$expression" --skip ExternalTools >"$logs/shard$index.log" 2>&1
+    { "$bundle" --testing-library swift-testing --filter "$expression" --skip "ExternalTools${SKIP:+|$SKIP}" >"$logs/shard$index.log" 2>&1
       echo $? >"$logs/shard$index.status"; seconds "$start" "$(now)" >"$logs/shard$index.time"; } &
     index=$((index + 1))
 done <"$logs/shards"
@@ -118,7 +137,8 @@ seconds "$start" "$(now)" >"$logs/suite.time"
 shard_times=$(for time in "$logs"/shard*.time; do printf '%s, ' "$(cat "$time")"; done)
 shard_times=${shard_times%, }
 
-part tools --filter ExternalTools
+# The outside tools part: VAULTFILE_TEST_TOOLS_FILTER narrows it (a --filter regex).
+part tools "$@" --filter "${VAULTFILE_TEST_TOOLS_FILTER:-ExternalTools}" ${SKIP:+--skip "$SKIP"}
 
 set -- $(counts suite) $(counts tools)
 total=$(($1 + $3))
