@@ -98,15 +98,18 @@ extension VaultfileCommand {
             }
         }
 
-        /// The file key: from the agent when it holds it already (then only the timeout and the
-        /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
+        /// The file key: from the agent when it holds it already and no source was given on purpose
+        /// (then only the timeout and the confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
         /// recovery codes, passwords) from the header alone, with the slot that opened it. A signed
         /// vault the agent holds but can no longer sign for (its delegation expired, or none) is
         /// opened with the unlock sources all the same, so that its slot delegates afresh.
         private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes, OpenedSlot?) {
             // One header read: the agent is asked for its key (whatever --no-agent's checks, which
             // `validate` made), and the unlock sources are read only when it has none that verifies.
-            let unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: store.path),
+            // A source given on purpose (a password file, descriptor, command or variable, an
+            // identity, a keyfile, a recovery code) is checked even then: a wrong one fails (exit 3).
+            let checksSources = unlock.source.isExplicit || unlock.keys.isGiven
+            let unlocker = Unlocker(lookup: checksSources ? nil : AgentAccess.lookup(vaultPath: store.path),
                                     credentials: unlock.lazyCredentials(UnlockOptions.announce))
             var unlocked = try store.unlockFileKey(with: unlocker)
             if unlocked.opened == nil, unlocked.header.isSigned,
