@@ -96,7 +96,7 @@ import Testing
         try cli.write("wrong", Array("nope".utf8))
         let wrong = try cli.run(["unlock", "--vault", cli.path("t.vault"), "--password-file", cli.path("wrong")])
         #expect(wrong.status == 3, "a wrong password is refused although the agent holds the key: \(wrong.stderr)")
-        try cli.write("wrong.key", Array("not a keyfile".utf8))
+        try cli.write("wrong.key", Array(repeating: 0x41, count: 64))
         #expect(try cli.run(["unlock", "--vault", cli.path("t.vault"), "--keyfile", cli.path("wrong.key")]).status == 3)
         // The right password, and no source at all, still unlock (the latter with the agent's key).
         #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)

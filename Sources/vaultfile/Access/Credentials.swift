@@ -49,8 +49,8 @@ extension UnlockOptions {
         let options = self
         let tries = TryCounter()
         return {
-            tries.count += 1
             guard tries.count < Self.promptTries else { throw CLIError.typedPasswordWrong(tries: tries.count) }
+            tries.count += 1
             Messages.info("Sorry, that password does not open \(options.location.path); try again (\(tries.count + 1) of \(Self.promptTries)).")
             return [UnlockCredential(.password(try options.password()), source: "the password")]
         }
@@ -93,7 +93,7 @@ extension UnlockOptions {
     }
 }
 
-/// The tries of a prompt so far (`passwordRetry`): one counter shared by the retry's calls.
+/// The passwords typed at the prompt so far (`passwordRetry`): one counter shared by the retry's calls.
 private final class TryCounter {
     var count = 1
 }
