@@ -22,7 +22,9 @@ extension VaultfileCommand {
                 a key, any process of yours can ask for it, as with ssh-agent. For a signed vault the slot \
                 that opened it also delegates signing to a fresh key the agent keeps until the timeout from now \
                 (30 days with 0), so that writes through the agent are signed; the slot's own secret never \
-                reaches the agent. Prints nothing unless --verbose.
+                reaches the agent. A source given on purpose (--password-file, --password-fd, --password-command, \
+                their variables, --identity, --keyfile, --recovery) is checked even when the agent holds the \
+                key: a wrong one exits 3. Prints nothing unless --verbose.
 
                 The socket: $VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else \
                 /tmp/vaultfile-$UID/agent.sock. See docs/AGENT.md and man vaultfile.
