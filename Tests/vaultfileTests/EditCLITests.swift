@@ -137,5 +137,39 @@ import Testing
         #expect(result.status == 3, "\(result.stderr)")
         #expect(try cli.run(["get", "svc/key", "--vault", cli.path("t.vault"), "--password-file", cli.path("pw2")]).text == "old")
     }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_ofASignedVaultSignsTheSaveWithTheSlotThatOpenedIt() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(try cli.run(["init"] + cli.unlock() + CLI.fastKDF).status == 0)
+        #expect(try cli.run(["set", "svc/key"] + cli.unlock(), stdin: Array("old".utf8)).status == 0)
+        try Self.editor(cli, running: "printf other | \"$VF\" set svc/other --vault \"$V\" --password-file \"$PW\" --lock-timeout 1 || exit 9",
+                        writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+        #expect(try cli.run(["get", "svc/other"] + cli.unlock()).text == "other")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_withTheAgentsKeyNeedsNoPasswordOnSave() throws {
+        let cli = try CLI(); defer { cli.stopAgent(); cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(try cli.run(["init"] + cli.unlock() + CLI.fastKDF).status == 0)
+        #expect(try cli.run(["set", "svc/key"] + cli.unlock(), stdin: Array("old".utf8)).status == 0)
+        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
+        try Self.editor(cli, running: "printf admin | \"$VF\" set svc/key --field user --vault \"$V\" --lock-timeout 1 || exit 9", writes: "new")
+        var template = Array("/dev/shm/vaultfile-test-XXXXXX".utf8CString)
+        let runtime = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        // No password source at all: the agent's key opens the vault before the editor and again on save.
+        let result = try cli.run(["edit", "svc/key", "--vault", cli.path("t.vault")], extra: ["EDITOR": cli.path("editor.sh"), "XDG_RUNTIME_DIR": runtime])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+        #expect(try cli.run(["get", "svc/key", "--field", "user"] + cli.unlock()).text == "admin")
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+    }
 }
 
