@@ -287,7 +287,8 @@ final class AgentServer: Sendable {
         let path = socket.path + ".lock"
         var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
         var attempts = startedByUnlock ? 100 : 0
-        while true {
+        // Each reopen follows a removal by an agent on its way out: a handful at most.
+        for _ in 0..<100 {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { return false }
             while flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -306,6 +307,7 @@ final class AgentServer: Sendable {
             }
             close(fd)  // the file was removed by the agent that held it: take the lock on the one there now
         }
+        return false
     }
 
     /// Removes `<socket>.lock` while its flock is still held (the process then exits, dropping it):
