@@ -81,8 +81,8 @@ public enum VaultError: CategorizedError, Equatable {
     case notARegularFile(path: String, kind: FileKind)
     /// Creating a vault where a file already exists.
     case vaultExists(path: String)
-    /// The lock was not acquired in time.
-    case busy(lockPath: String, seconds: Double)
+    /// The lock was not acquired in time; `holder` names the process that held it, when known.
+    case busy(lockPath: String, seconds: Double, holder: LockHolder? = nil)
     /// The vault changed on disk since it was read (a writer that ignored the lock).
     case changedOnDisk(path: String)
     /// A merge cannot proceed (different vaults, a side the password does not open).
@@ -156,8 +156,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .vaultMissing(let path): return "no vault at \(path)"
         case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
         case .vaultExists(let path): return "\(path) exists already; refusing to overwrite it"
-        case .busy(let lockPath, let seconds):
-            return "the vault is busy: another vaultfile holds \(lockPath) (waited \(seconds) s)"
+        case .busy(let lockPath, let seconds, let holder):
+            return "the vault is busy: \(holder.map { "\($0) holds" } ?? "another vaultfile process holds") \(lockPath) (waited \(seconds) s)"
         case .changedOnDisk(let path):
             return "\(path) changed on disk while it was being edited; nothing was written"
         case .mergeRefused(let refusal): return refusal.description

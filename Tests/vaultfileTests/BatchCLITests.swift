@@ -60,7 +60,7 @@ import Testing
         let cli = try CLI.withVault(["a": "x"]); defer { cli.directory.remove() }
         let result = try cli.run(["batch"] + cli.unlock(), stdin: Array("get a\nedit a\n".utf8))
         #expect(result.status == 64 && result.stdout.isEmpty)
-        #expect(result.stderr.contains("line 2: 'edit' is not a batch command; batch runs set, get, rm, mv and list"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 2: 'edit' is not a batch command; batch runs set, get, rm, mv, cp and list"), "\(result.stderr)")
     }
 
     // MARK: - The examples, verbatim

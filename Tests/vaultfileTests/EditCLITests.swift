@@ -43,4 +43,133 @@ import Testing
         #expect(edited.status == 0, "\(edited.stderr)")
         #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
     }
+
+    // MARK: - No lock while the editor runs (issue 47)
+
+    /// An editor script that runs `commands` (shell lines; `$VF` is the binary, `$V` the vault,
+    /// `$PW` the password file) while it is open, then writes `text` as the edited value.
+    private static func editor(_ cli: CLI, running commands: String, writes text: String) throws {
+        let script = "#!/bin/sh\nVF='\(CLI.binary)'; V='\(cli.path("t.vault"))'; PW='\(cli.path("pw"))'\n\(commands)\n"
+            + "printf '%s' '\(text)' > \"$1\"\n"
+        try cli.write("editor.sh", Array(script.utf8), mode: 0o700)
+    }
+
+    /// Runs `edit` with the editor script, its private folder made under a fresh 0700 folder of
+    /// /dev/shm, which is checked afterwards: nothing of the edit may be left there, and removed.
+    private static func edit(_ cli: CLI, _ arguments: [String] = ["svc/key"]) throws -> CLI.Result {
+        var template = Array("/dev/shm/vaultfile-test-XXXXXX".utf8CString)
+        let runtime = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let result = try cli.run(["edit"] + arguments + cli.unlock(), extra: ["EDITOR": cli.path("editor.sh"), "XDG_RUNTIME_DIR": runtime])
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []
+        #expect(!left.contains { $0.hasPrefix("vaultfile-edit-") }, "nothing of the edit is left on the tmpfs: \(left)")
+        return result
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_takesNoLockWhileTheEditorRuns() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        // A writer while the editor is open gets the lock at once (it waited 10 s and failed before).
+        try Self.editor(cli, running: "printf other | \"$VF\" set svc/other --vault \"$V\" --password-file \"$PW\" --lock-timeout 1 || exit 9",
+                        writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+        #expect(try cli.run(["get", "svc/other"] + cli.unlock()).text == "other", "the write made while the editor ran is kept")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_mergesAChangeToAnotherPartMadeMeanwhile() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        try Self.editor(cli, running: "printf admin | \"$VF\" set svc/key --field user --vault \"$V\" --password-file \"$PW\" || exit 9",
+                        writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+        #expect(try cli.run(["get", "svc/key", "--field", "user"] + cli.unlock()).text == "admin", "the other part's change is kept")
+        #expect(try cli.run(["list"] + cli.unlock()).text == "svc/key\n", "no conflict entry")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_takesTheSameChangeMadeMeanwhileOnce() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        try Self.editor(cli, running: "printf new | \"$VF\" set svc/key --vault \"$V\" --password-file \"$PW\" || exit 9", writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["list"] + cli.unlock()).text == "svc/key\n")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_storesAConflictingEditAsConflictEditAndExits1() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        try Self.editor(cli, running: "printf theirs | \"$VF\" set svc/key --vault \"$V\" --password-file \"$PW\" || exit 9", writes: "mine")
+        let result = try Self.edit(cli)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("svc/key.conflict-edit") && result.stderr.contains("while the editor ran"), "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "theirs", "the change made meanwhile stays")
+        #expect(try cli.run(["get", "svc/key.conflict-edit"] + cli.unlock()).text == "mine", "the edit is kept beside it")
+        // A second conflict never overwrites the first one's parked edit.
+        try Self.editor(cli, running: "printf third | \"$VF\" set svc/key --vault \"$V\" --password-file \"$PW\" || exit 9", writes: "mine2")
+        #expect(try Self.edit(cli).status == 1)
+        #expect(try cli.run(["get", "svc/key.conflict-edit"] + cli.unlock()).text == "mine")
+        #expect(try cli.run(["get", "svc/key.conflict-edit-2"] + cli.unlock()).text == "mine2")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_unlocksAgainWhenThePasswordChangedMeanwhile() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        try cli.write("pw2", Array("second password".utf8))
+        // passwd rotates the file key; the password file then holds the new password, read again on save.
+        try Self.editor(cli, running: "\"$VF\" passwd --vault \"$V\" --password-file \"$PW\" --new-password-file '\(cli.path("pw2"))' "
+                            + "\(CLI.fastKDF.joined(separator: " ")) || exit 9\ncp '\(cli.path("pw2"))' \"$PW\"", writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_exits3WhenNoSourceOpensTheRotatedVault() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        try cli.write("pw2", Array("second password".utf8))
+        try Self.editor(cli, running: "\"$VF\" passwd --vault \"$V\" --password-file \"$PW\" --new-password-file '\(cli.path("pw2"))' "
+                            + "\(CLI.fastKDF.joined(separator: " ")) || exit 9", writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key", "--vault", cli.path("t.vault"), "--password-file", cli.path("pw2")]).text == "old")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_ofASignedVaultSignsTheSaveWithTheSlotThatOpenedIt() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(try cli.run(["init"] + cli.unlock() + CLI.fastKDF).status == 0)
+        #expect(try cli.run(["set", "svc/key"] + cli.unlock(), stdin: Array("old".utf8)).status == 0)
+        try Self.editor(cli, running: "printf other | \"$VF\" set svc/other --vault \"$V\" --password-file \"$PW\" --lock-timeout 1 || exit 9",
+                        writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+        #expect(try cli.run(["get", "svc/other"] + cli.unlock()).text == "other")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_withTheAgentsKeyNeedsNoPasswordOnSave() throws {
+        let cli = try CLI(); defer { cli.stopAgent(); cli.directory.remove() }
+        try cli.write("pw", Array("pw".utf8))
+        #expect(try cli.run(["init"] + cli.unlock() + CLI.fastKDF).status == 0)
+        #expect(try cli.run(["set", "svc/key"] + cli.unlock(), stdin: Array("old".utf8)).status == 0)
+        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
+        try Self.editor(cli, running: "printf admin | \"$VF\" set svc/key --field user --vault \"$V\" --lock-timeout 1 || exit 9", writes: "new")
+        var template = Array("/dev/shm/vaultfile-test-XXXXXX".utf8CString)
+        let runtime = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        // No password source at all: the agent's key opens the vault before the editor and again on save.
+        let result = try cli.run(["edit", "svc/key", "--vault", cli.path("t.vault")], extra: ["EDITOR": cli.path("editor.sh"), "XDG_RUNTIME_DIR": runtime])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+        #expect(try cli.run(["get", "svc/key", "--field", "user"] + cli.unlock()).text == "admin")
+        #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
+    }
 }
+

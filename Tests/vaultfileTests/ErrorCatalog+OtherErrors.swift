@@ -58,7 +58,7 @@ enum CLIErrorKind: CaseIterable {
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
-    case stateFolderUnsafe
+    case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing
 
     init(_ error: CLIError) {
         switch error {
@@ -90,6 +90,8 @@ enum CLIErrorKind: CaseIterable {
         case .noEntryOrFolder: self = .noEntryOrFolder
         case .nothingUnder: self = .nothingUnder
         case .stateFolderUnsafe: self = .stateFolderUnsafe
+        case .typedPasswordWrong: self = .typedPasswordWrong
+        case .execMatchesNothing: self = .execMatchesNothing
         }
     }
 
@@ -152,6 +154,10 @@ enum CLIErrorKind: CaseIterable {
         case .stateFolderUnsafe:
             return ErrorCaseRow(CLIError.stateFolderUnsafe(.init(folder: "/v/state", owner: 65534, mode: 0o777, othersOwn: true)), status: 2,
                                 hint: true, shows: ["the state folder /v/state", "uid 65534", "mode 0777", "nothing was written"])
+        case .typedPasswordWrong:
+            return ErrorCaseRow(CLIError.typedPasswordWrong(tries: 3), status: 3, hint: true, shows: ["wrong password 3 times"])
+        case .execMatchesNothing:
+            return ErrorCaseRow(CLIError.execMatchesNothing(prefix: "shown/"), status: 1, hint: true, shows: ["--prefix shown/ matches no entry"])
         }
     }
 }

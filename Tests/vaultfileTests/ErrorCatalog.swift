@@ -163,7 +163,8 @@ enum VaultErrorKind: CaseIterable {
                                 shows: ["/v/shown.vault is a named pipe, not a vault file"])
         case .vaultExists: return ErrorCaseRow(VaultError.vaultExists(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
         case .busy:
-            return ErrorCaseRow(VaultError.busy(lockPath: "/v/shown.vault.lock", seconds: 2.5), status: 5, hint: true, shows: ["/v/shown.vault.lock", "2.5"])
+            return ErrorCaseRow(VaultError.busy(lockPath: "/v/shown.vault.lock", seconds: 2.5, holder: LockHolder(pid: 4242, program: "vaultfile")),
+                                status: 5, hint: true, shows: ["/v/shown.vault.lock", "2.5", "another vaultfile process (pid 4242)"])
         case .changedOnDisk: return ErrorCaseRow(VaultError.changedOnDisk(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
         case .mergeRefusedUnrelatedVaults: return ErrorCaseRow(VaultError.mergeRefused(.unrelatedVaults), status: 2, hint: true)
         case .mergeRefusedPasswordFails:

@@ -83,13 +83,13 @@ import Testing
     @Test func test_optionTables_matchEachBatchLineVerbsDumpHelp() throws {
         let verbs: [(verb: any ParsableCommand.Type, grammar: QuickArguments.Grammar)] = [
             (BatchSet.self, BatchSet.quickGrammar), (BatchGet.self, BatchGet.quickGrammar), (BatchRm.self, BatchRm.quickGrammar),
-            (BatchMv.self, BatchMv.quickGrammar), (BatchList.self, BatchList.quickGrammar),
+            (BatchMv.self, BatchMv.quickGrammar), (BatchCp.self, BatchCp.quickGrammar), (BatchList.self, BatchList.quickGrammar),
         ]
         for (verb, grammar) in verbs {
             let dumped = try Self.account(fromJSON: Array(verb._dumpHelp().utf8))
             #expect(dumped == Self.account(of: grammar), "\(verb): ArgumentParser \(dumped) against the tables")
         }
-        #expect(BatchScript.verbs == ["set", "get", "rm", "mv", "list"], "a batch verb without its row above")
+        #expect(BatchScript.verbs == ["set", "get", "rm", "mv", "cp", "list"], "a batch verb without its row above")
     }
 
     /// The generator's defaults pass its checks, which its quick reading therefore runs only when
@@ -131,6 +131,7 @@ import Testing
             "set a --generate", "set a --generate --length 12 --charset hex", "set a --generate --words 4 --separator .",
             "set a --value-file f", "set 'a b' --value ''", "get a", "get a --field f", "get a --field=f", "rm a", "rm a --field f",
             "list", "list prod", "mv a b", "mv a b --force", "mv a b --allow-format-characters --force",
+            "cp a b", "cp prod/ qa/ --force", "cp a b --allow-format-characters",
         ]
         var readAs: Swift.Set<String> = []
         for line in lines {
@@ -141,7 +142,7 @@ import Testing
             #expect(Self.sameReading(quick, parsed), "\(line)")
             readAs.insert("\(type(of: quick))")
         }
-        #expect(readAs == ["BatchQuickSet", "BatchSet", "BatchGet", "BatchRm", "BatchMv", "BatchList"], "\(readAs)")
+        #expect(readAs == ["BatchQuickSet", "BatchSet", "BatchGet", "BatchRm", "BatchMv", "BatchCp", "BatchList"], "\(readAs)")
     }
 
     /// Random batch lines from the options of every batch verb, good and bad values, repeats and

@@ -27,6 +27,9 @@ public struct VaultStore: Sendable {
     /// that a large history costs its decryption only; the vault they return cannot be sealed
     /// and has no history to read.
     public var readsEntriesOnly = false
+    /// Told once when a writer has waited a second for the lock, with the process holding it when
+    /// the kernel lists it: the command says what it waits for (the library prints nothing).
+    public var onLockWait: (@Sendable (LockHolder?) -> Void)?
     /// Told of each lock taken and each header read (tests count them: one of each per command).
     var onStep: (@Sendable (AccessStep) -> Void)?
 
@@ -82,7 +85,7 @@ public struct VaultStore: Sendable {
     /// The temporary file is hard-linked into place, which fails if the name
     /// exists, so two `init`s cannot both succeed.
     func create(_ contents: (any SealedOutput) throws(VaultError) -> Void) throws(VaultError) {
-        let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+        let lock = try FileLock(path: lockPath, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         if exists { throw .vaultExists(path: path) }
         try writer.write(to: destination, mode: 0o600, replacing: .none, keepingOwner: false, contents)
@@ -108,7 +111,7 @@ public struct VaultStore: Sendable {
     /// Takes the vault's lock, waiting up to `lockTimeout` seconds for it; the caller releases it.
     func takeLock() throws(VaultError) -> FileLock {
         let target = destination.target
-        let lock = try FileLock(path: target + ".lock", timeout: lockTimeout, owner: FileOwner(ofFileAt: target))
+        let lock = try FileLock(path: target + ".lock", timeout: lockTimeout, owner: FileOwner(ofFileAt: target), waiting: onLockWait)
         onStep?(.locked)
         return lock
     }

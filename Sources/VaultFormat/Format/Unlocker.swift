@@ -27,6 +27,10 @@ public struct Unlocker {
         public var limits: KDFLimits
         /// Called before each KDF run, so that a caller can say what is happening.
         public var willDeriveKey: ((KDFParameters) -> Void)?
+        /// Asked after a wrong password (`VaultError.wrongPassword`) for the sources of another try
+        /// (a password typed again at a prompt); nil from it, or no `retry`, ends the tries with
+        /// that error, and what it throws ends them with its own.
+        public var retry: (() throws -> [UnlockCredential]?)?
 
         /// Sources under `limits`.
         public init(_ list: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) {
@@ -66,9 +70,12 @@ public struct Unlocker {
         self.credentials = credentials
     }
 
-    /// An unlocker of `credentials` already read, tried in order under `limits`.
-    public init(credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) {
-        let given = Credentials(credentials, limits: limits, willDeriveKey: willDeriveKey)
+    /// An unlocker of `credentials` already read, tried in order under `limits` (and after a wrong
+    /// password, with what `retry` gives: `Credentials.retry`).
+    public init(credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
+                retry: (() throws -> [UnlockCredential]?)? = nil) {
+        var given = Credentials(credentials, limits: limits, willDeriveKey: willDeriveKey)
+        given.retry = retry
         self.init(credentials: { given })
         credentialsInHand = true
     }
@@ -98,11 +105,21 @@ public struct Unlocker {
 
     /// Unlocks `header` with `sources`, failing as `VaultCodec.unlock` says (wrong password, a cap,
     /// no keyslot opens); a key they unwrap under which the MAC fails is a tampered header.
+    /// A wrong password is tried again with what `sources.retry` gives, for as long as it gives some.
     package static func unlock(_ header: VaultHeader, with sources: Credentials) throws -> Unlocked {
-        let (fileKey, opened) = try VaultCodec.unlock(header, credentials: sources.list, limits: sources.limits,
-                                                      willDeriveKey: sources.willDeriveKey)
-        guard constantTimeEqual(VaultCodec.headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
-        return (fileKey, opened)
+        var list = sources.list
+        while true {
+            let fileKey: SecureBytes, opened: OpenedSlot?
+            do {
+                (fileKey, opened) = try VaultCodec.unlock(header, credentials: list, limits: sources.limits, willDeriveKey: sources.willDeriveKey)
+            } catch VaultError.wrongPassword {
+                guard let again = try sources.retry?() else { throw VaultError.wrongPassword }
+                list = again
+                continue
+            }
+            guard constantTimeEqual(VaultCodec.headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
+            return (fileKey, opened)
+        }
     }
 }
 

@@ -38,6 +38,24 @@ extension UnlockOptions {
         return password
     }
 
+    /// The most tries of a password typed at the prompt, as sudo, gpg and ssh allow.
+    static let promptTries = 3
+
+    /// After a wrong password typed at the prompt: the prompt again, up to `promptTries` in all,
+    /// then `CLIError.typedPasswordWrong`. Nil (one try) for a password from a file, a descriptor,
+    /// a command or the environment, which would give the same password again.
+    func passwordRetry() -> (() throws -> [UnlockCredential]?)? {
+        guard case .prompt = source, !keys.isGiven else { return nil }
+        let options = self
+        let tries = TryCounter()
+        return {
+            guard tries.count < Self.promptTries else { throw CLIError.typedPasswordWrong(tries: tries.count) }
+            tries.count += 1
+            Messages.info("Sorry, that password does not open \(options.location.path); try again (\(tries.count + 1) of \(Self.promptTries)).")
+            return [UnlockCredential(.password(try options.password()), source: "the password")]
+        }
+    }
+
     /// The KDF caps from the options, else the environment, else the defaults.
     func limits() throws -> KDFLimits {
         var limits = KDFLimits.defaults
@@ -73,6 +91,11 @@ extension UnlockOptions {
         }
         return nil
     }
+}
+
+/// The passwords typed at the prompt so far (`passwordRetry`): one counter shared by the retry's calls.
+private final class TryCounter {
+    var count = 1
 }
 
 // MARK: - Unlock sources beside the password

@@ -42,11 +42,16 @@ extension UnlockOptions {
     /// to an older copy is refused (exit 7) unless `--allow-rollback`. With the agent's key when
     /// it holds this vault's, unless `askingAgent` is false (`slot add`: changing who can open the
     /// vault takes a slot's secret); else with the unlock sources.
-    func update<R>(askingAgent: Bool = true, _ edit: (UnlockedVault) throws -> R) throws -> R {
+    ///
+    /// `knownKey` (`edit`, which opened the vault before its editor ran): the file key tried first;
+    /// when it no longer opens the vault (a `passwd` rotated it meanwhile), the agent and the
+    /// unlock sources are asked as usual, read only then.
+    func update<R>(askingAgent: Bool = true, knownKey: SecureBytes? = nil, _ edit: (UnlockedVault) throws -> R) throws -> R {
         let rollback = try rollbackCheck(writing: true)
         defer { Self.report(rollback) }
         var ended: [(name: String, versions: Int)] = []
-        let result = try location.store.edit(with: try unlocker(askingAgent: askingAgent), rollback: rollback) { unlocked in
+        let unlocker = try knownKey.map { try self.unlocker(knownKey: $0) } ?? self.unlocker(askingAgent: askingAgent)
+        let result = try location.store.edit(with: unlocker, rollback: rollback) { unlocked in
             Self.warnIfWeak(unlocked)
             let result = try edit(unlocked)
             ended = unlocked.vault.endedRemovedLines
@@ -110,7 +115,16 @@ extension UnlockOptions {
             return unlocker
         }
         let credentials = try credentials()
-        return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce)
+        return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce, retry: passwordRetry())
+    }
+
+    /// The unlocker of a known file key, then (when the key no longer opens the header) the agent's
+    /// lookup and the unlock sources, read only then (`update(knownKey:)`).
+    private func unlocker(knownKey: SecureBytes) throws -> Unlocker {
+        var unlocker = Unlocker(fileKey: knownKey, lookup: asksAgent ? AgentAccess.lookup(vaultPath: location.path) : nil,
+                                credentials: lazyCredentials(Self.announce))
+        if asksAgent { unlocker.lookupSigner = AgentSealSigner(vaultPath: location.path) }
+        return unlocker
     }
 
     /// The unlocker of a merge (git's driver, `vaultfile merge`): the agent's lookup for every
@@ -126,7 +140,11 @@ extension UnlockOptions {
     /// the agent's hit: the caps read the environment and the machine's memory size).
     func lazyCredentials(_ announce: ((KDFParameters) -> Void)?) -> () throws -> Unlocker.Credentials {
         let options = self
-        return { Unlocker.Credentials(try options.credentials(), limits: try options.limits(), willDeriveKey: announce) }
+        return {
+            var credentials = Unlocker.Credentials(try options.credentials(), limits: try options.limits(), willDeriveKey: announce)
+            credentials.retry = options.passwordRetry()
+            return credentials
+        }
     }
 
     /// Whether this command asks the agent: not with `--no-agent` or `VAULTFILE_NO_AGENT`, and only

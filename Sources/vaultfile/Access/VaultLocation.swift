@@ -20,8 +20,17 @@ extension VaultOptions {
         return (environment("HOME") ?? ".") + "/.local/share/vaultfile"
     }
 
-    /// The store for this vault.
-    var store: VaultStore { VaultStore(path: path, lockTimeout: lockTimeout) }
+    /// The store for this vault; a writer that waits a second for the lock says for whom.
+    var store: VaultStore {
+        var store = VaultStore(path: path, lockTimeout: lockTimeout)
+        let (timeout, vault) = (lockTimeout, path)
+        store.onLockWait = { holder in
+            let seconds = timeout.isFinite && timeout < 1e9 && timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
+            Messages.note("waiting for \(holder.map(String.init(describing:)) ?? "another vaultfile process"), which holds the lock of "
+                          + "\(vault) (up to \(seconds) s; --lock-timeout changes the wait)")
+        }
+        return store
+    }
 }
 
 /// A non-empty environment variable, or nil.

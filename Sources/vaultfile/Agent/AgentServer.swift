@@ -40,6 +40,8 @@ final class AgentServer: Sendable {
     /// Set once a key was held: an agent started by `unlock` exits when it holds none again.
     private let everHeld = Atomic<Bool>(false)
     private let clients = Atomic<Int>(0)
+    /// The descriptor holding the flock on `<socket>.lock` (-1 until taken).
+    private let agentLock = Atomic<Int32>(-1)
     /// Written to wake the main loop: `c` something changed, `s` stop, or a signal number.
     private let wake: (read: Int32, write: Int32)
 
@@ -115,6 +117,7 @@ final class AgentServer: Sendable {
             keyring.forgetAll()
             close(listener)
             if ownsSocket(inode) { unlink(socket.path) }
+            removeAgentLock()
             if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) \(reason); every key wiped") }
             exit(ExitStatus.success.rawValue)
         }
@@ -276,18 +279,46 @@ final class AgentServer: Sendable {
     /// The flock on `<socket>.lock`; false when another agent holds it. An agent started by
     /// `unlock` waits up to 2 s for it: the agent holding it may be on its way out (its last key
     /// was just forgotten), and then this one takes over its socket.
+    ///
+    /// The lock file is removed when the agent ends (`removeAgentLock`), so a lock taken on a
+    /// file that was removed (or replaced) meanwhile is dropped and taken again on the file now
+    /// at the path: two agents never hold locks on two different files of one name.
     private func takeAgentLock() -> Bool {
-        let fd = open(socket.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        // Kept open (and locked) until the process ends.
+        let path = socket.path + ".lock"
         var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
         var attempts = startedByUnlock ? 100 : 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard attempts > 0 else { return false }
-            attempts -= 1
-            nanosleep(&pause, nil)
+        // Each reopen follows a removal by an agent on its way out: a handful at most.
+        for _ in 0..<100 {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { return false }
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                guard attempts > 0 else {
+                    close(fd)
+                    return false
+                }
+                attempts -= 1
+                nanosleep(&pause, nil)
+            }
+            var held = stat(), named = stat()
+            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                // Kept open (and locked) until the process ends.
+                agentLock.store(fd, ordering: .relaxed)
+                return true
+            }
+            close(fd)  // the file was removed by the agent that held it: take the lock on the one there now
         }
-        return true
+        return false
+    }
+
+    /// Removes `<socket>.lock` while its flock is still held (the process then exits, dropping it):
+    /// an agent that ended leaves no lock file behind; one waiting on the removed file retries
+    /// on a new one (`takeAgentLock`).
+    private func removeAgentLock() {
+        let fd = agentLock.load(ordering: .relaxed)
+        guard fd >= 0 else { return }
+        var held = stat(), named = stat()
+        let path = socket.path + ".lock"
+        if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino { unlink(path) }
     }
 
     /// Milliseconds until the next vault expires (or, for an agent started by `unlock` that never

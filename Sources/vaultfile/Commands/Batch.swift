@@ -15,9 +15,10 @@ extension VaultfileCommand {
             discussion: """
                 Lines: set NAME [--field F] (--value TEXT | --value-file FILE | --generate [--length N] \
                 [--charset SPEC] [--words N] [--separator S]); get NAME [--field F]; rm NAME [--field F]; \
-                mv OLD NEW [--force]; list [PREFIX]. Quote with '…' or "…"; # starts a comment. \
+                mv OLD NEW [--force]; cp SOURCE DESTINATION [--force]; list [PREFIX]. Quote with '…' or "…"; # starts a comment. \
                 --value exists only in batch scripts, which are not argv. Output of get and list is \
-                printed in order, and only when every line succeeded: back to back by default; with -z each \
+                printed in order, and only when every line succeeded: back to back by default (so a script \
+                of two or more get lines needs -z or --json: without, it is refused, exit 64); with -z each \
                 result ends with a NUL (a value holding a NUL fails its line); with --json one JSON object per \
                 line, {"line", "verb", "ok"} with get's "value" and "encoding" and list's "names", and on a \
                 failure only the failing line's object, with "error" and "status" (docs/JSON.md).
@@ -39,6 +40,7 @@ extension VaultfileCommand {
             var text = try script.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             defer { wipe(&text) }
             let lines = try BatchScript.parse(text)
+            if !json && !nul { try BatchScript.refuseUnframedGets(lines) }
             var output = BatchOutput(framing: json ? .json : nul ? .nul : .plain)
             defer { output.wipe() }
             do {
@@ -105,7 +107,7 @@ protocol BatchVerb: ParsableCommand {
 struct BatchLine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch-line",
-        subcommands: [BatchSet.self, BatchGet.self, BatchRm.self, BatchMv.self, BatchList.self])
+        subcommands: [BatchSet.self, BatchGet.self, BatchRm.self, BatchMv.self, BatchCp.self, BatchList.self])
 }
 
 enum BatchScript {
@@ -155,6 +157,7 @@ enum BatchScript {
         case "get": return try? BatchGet.quick(rest)
         case "rm": return try? BatchRm.quick(rest)
         case "mv": return try? BatchMv.quick(rest)
+        case "cp": return try? BatchCp.quick(rest)
         case "list": return try? BatchList.quick(rest)
         default: return nil
         }
@@ -370,28 +373,5 @@ struct BatchMv: BatchVerb {
 
     func apply(to vault: inout Vault, output: inout BatchOutput) throws {
         try VaultfileCommand.Mv.apply(to: &vault, old: old, new: new, force: force, allowFormatCharacters: formatCharacters.allowFormatCharacters)
-    }
-}
-
-struct BatchList: BatchVerb {
-    static let configuration = CommandConfiguration(commandName: "list")
-    @Argument var prefix: String?
-
-    /// What a `list` line takes: a prefix, or none.
-    static let quickGrammar = QuickArguments.Grammar(optionalPositionals: 1)
-
-    /// A plain `list` line (after the verb), as ArgumentParser reads it; declines (throws) for any other.
-    static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
-        try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
-            var list = Self()
-            list.prefix = arguments.optionalPositional()
-            return list
-        }
-    }
-
-    func apply(to vault: inout Vault, output: inout BatchOutput) throws {
-        var listing = [UInt8]()
-        VaultfileCommand.List.apply(to: vault, prefix: prefix, output: &listing)
-        output.names(listing)
     }
 }

@@ -47,9 +47,16 @@ extension VaultfileCommand {
         }
 
         /// Copies what the command line names and returns what was copied where.
-        /// A new name with format characters is refused as `mv` refuses it (nothing is written).
         private func copy(in vault: inout Vault) throws -> [Relocation] {
-            let allow = formatCharacters.allowFormatCharacters
+            try Self.apply(to: &vault, source: source, destination: destination, force: force,
+                           allowFormatCharacters: formatCharacters.allowFormatCharacters)
+        }
+
+        /// Copies `source` (an entry or a folder) to `destination` and returns what was copied
+        /// where: the one copy of `cp` and of a batch's `cp` line. A new name with format
+        /// characters is refused as `mv` refuses it (nothing is written).
+        static func apply(to vault: inout Vault, source: String, destination: String, force: Bool,
+                          allowFormatCharacters allow: Bool) throws -> [Relocation] {
             if Mv.isFolder(source, in: vault) {
                 // Checked before the copy: afterwards every new name exists and would pass.
                 for step in try vault.folderPlan(from: source, to: destination, overwrite: force, moving: false) {

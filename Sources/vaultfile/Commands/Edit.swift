@@ -20,7 +20,14 @@ extension VaultfileCommand {
                 anything the editor left in the folder, is overwritten and removed; on SIGTERM, SIGHUP or \
                 SIGINT too (the exit status is then 128 + the signal), and a folder left by a killed edit is \
                 wiped by the next vaultfile run. An unchanged value does not rewrite the vault; an editor \
-                that fails leaves the vault as it was. The vault stays locked while the editor runs.
+                that fails leaves the vault as it was.
+
+                The vault is not locked while the editor runs (its file key waits in locked memory): on save \
+                it is opened again under its lock and the edit applied with merge's per-field three-way rule \
+                against the entry as it was when the editor opened. A part someone else changed differently \
+                meanwhile is a conflict: their entry stays, the edited one is stored as NAME.conflict-edit, and \
+                the command exits 1. A file key rotated meanwhile (passwd) is unlocked again through the usual \
+                sources (exit 3 when none opens it; the edited text is wiped).
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -39,25 +46,24 @@ extension VaultfileCommand {
             let base = try PrivateTemporaryFolder.base(allowDisk: allowDiskTemp)
             // Start-up swept the tmpfs base; a disk base (--allow-disk-temp) is swept here.
             if base != PrivateTemporaryFolder.tmpfsBase() { PrivateTemporaryFolder.sweepLeftovers(in: base) }
-            try unlock.update { unlocked in
-                // A name edit creates follows the rules of new names, before the editor opens.
-                try unlocked.vault.checkNewName(name, allowingFormatCharacters: false)
-                let part = EntryPart(field: field)
-                var original = (try? unlocked.vault.value(of: name, part: part)) ?? []  // a missing entry or field starts empty
-                defer { wipe(&original) }
-                let folder = try CleanupOnSignal.makeFolder(in: base)
-                defer { CleanupOnSignal.removeFolder() }
-                let file = folder.path + "/" + Self.fileName(for: name)
-                try CleanupOnSignal.exclusive { try folder.write(original, to: file) }
-                let status = try CleanupOnSignal.runEditor(Self.editorCommand(file: file))
-                guard status == 0 else {
-                    throw CLIError.refused("the editor exited with status \(status); the vault was not changed", hint: "check $VISUAL / $EDITOR")
-                }
-                var edited = try CleanupOnSignal.exclusive { try Input.readFile(file) }
-                defer { wipe(&edited) }
-                guard edited != original else { return }
-                try unlocked.vault.setValue(edited, for: name, part: part)
+            let part = EntryPart(field: field)
+            // Opened without the lock, which is taken only to save (Edit+Save.swift): other writers
+            // never wait on the editor. Only the file key (guarded memory), the seal signer and the
+            // entry are kept from this opening.
+            var start = try EditStart(unlock.open(), name: name, part: part)
+            defer { start.wipe() }
+            let folder = try CleanupOnSignal.makeFolder(in: base)
+            defer { CleanupOnSignal.removeFolder() }
+            let file = folder.path + "/" + Self.fileName(for: name)
+            try CleanupOnSignal.exclusive { try folder.write(start.original, to: file) }
+            let status = try CleanupOnSignal.runEditor(Self.editorCommand(file: file))
+            guard status == 0 else {
+                throw CLIError.refused("the editor exited with status \(status); the vault was not changed", hint: "check $VISUAL / $EDITOR")
             }
+            var edited = try CleanupOnSignal.exclusive { try Input.readFile(file) }
+            defer { wipe(&edited) }
+            guard edited != start.original else { return }
+            try save(edited, part: part, start: start)
         }
 
         /// `sh -c '<editor> "$@"' sh FILE`, so $EDITOR may carry its own arguments; vim gets privacy options.

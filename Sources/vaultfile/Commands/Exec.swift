@@ -20,7 +20,8 @@ extension VaultfileCommand {
                 NAME_FIELD (app/db with field user → APP_DB_USER); fields are never exported without it. Two \
                 entries or fields that map to one variable are an error. An entry whose value is binary (a NUL \
                 byte or invalid UTF-8) cannot be a variable: it is left out with a warning, and is an error \
-                (exit 2) when --only names it. The command's exit status is vaultfile's; a command that is not \
+                (exit 2) when --only names it. A --prefix that matches no entry, or an --only name that names \
+                none, is refused (exit 1) before the command runs, unless --allow-empty. The command's exit status is vaultfile's; a command that is not \
                 found exits 127, one that cannot be run 126, as in shells. Secrets never go into argv.
 
                 An entry is not exported as a variable that makes programs load or run other code (LD_*, \
@@ -40,6 +41,8 @@ extension VaultfileCommand {
             "Only this entry (repeatable). Under --prefix, in full (prod/db) or below the prefix (db).", valueName: "name"),
                 completion: EntryCompletion.names)
         var only: [String] = []
+        @Flag(name: .customLong("allow-empty"), help: "Run the command even when --prefix or --only match no entry (none is exported then).")
+        var allowEmpty = false
         @Flag(name: .customLong("fields"), help: "Also export each field, as NAME_FIELD (e.g. DB_USER for field user of db).")
         var fields = false
         @Option(name: .customLong("allow-env"), help: ArgumentHelp(
@@ -100,9 +103,17 @@ extension VaultfileCommand {
         /// are left out with one warning naming them.
         private func exportable(_ vault: Vault, prefix: String) throws -> (sources: [(name: String, field: String?)], values: [String]) {
             var names = vault.names(withPrefix: prefix)
+            // A typo in --prefix would run the command with no secrets, and exit 0.
+            if names.isEmpty, let given = self.prefix, !allowEmpty { throw CLIError.execMatchesNothing(prefix: given) }
             var chosen: [[UInt8]] = []
             if !only.isEmpty {
-                for name in only { chosen.append(Array(try Self.onlyName(name, prefix: prefix, in: vault).utf8)) }
+                for name in only {
+                    do {
+                        chosen.append(Array(try Self.onlyName(name, prefix: prefix, in: vault).utf8))
+                    } catch VaultError.entryNotFound where allowEmpty {
+                        continue  // --allow-empty: a name that names nothing exports nothing
+                    }
+                }
                 names = names.filter { chosen.contains(Array($0.utf8)) }
             }
             var sources: [(name: String, field: String?)] = [], values: [String] = [], skipped: [String] = []

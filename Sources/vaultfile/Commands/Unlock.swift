@@ -22,7 +22,9 @@ extension VaultfileCommand {
                 a key, any process of yours can ask for it, as with ssh-agent. For a signed vault the slot \
                 that opened it also delegates signing to a fresh key the agent keeps until the timeout from now \
                 (30 days with 0), so that writes through the agent are signed; the slot's own secret never \
-                reaches the agent. Prints nothing unless --verbose.
+                reaches the agent. A source given on purpose (--password-file, --password-fd, --password-command, \
+                their variables, --identity, --keyfile, --recovery) is checked even when the agent holds the \
+                key: a wrong one exits 3. Prints nothing unless --verbose.
 
                 The socket: $VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else \
                 /tmp/vaultfile-$UID/agent.sock. See docs/AGENT.md and man vaultfile.
@@ -98,15 +100,18 @@ extension VaultfileCommand {
             }
         }
 
-        /// The file key: from the agent when it holds it already (then only the timeout and the
-        /// confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
+        /// The file key: from the agent when it holds it already and no source was given on purpose
+        /// (then only the timeout and the confirm command change), else unwrapped with the unlock sources (identities, keyfiles,
         /// recovery codes, passwords) from the header alone, with the slot that opened it. A signed
         /// vault the agent holds but can no longer sign for (its delegation expired, or none) is
         /// opened with the unlock sources all the same, so that its slot delegates afresh.
         private func key(of store: VaultStore) throws -> (VaultHeader, SecureBytes, OpenedSlot?) {
             // One header read: the agent is asked for its key (whatever --no-agent's checks, which
             // `validate` made), and the unlock sources are read only when it has none that verifies.
-            let unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: store.path),
+            // A source given on purpose (a password file, descriptor, command or variable, an
+            // identity, a keyfile, a recovery code) is checked even then: a wrong one fails (exit 3).
+            let checksSources = unlock.source.isExplicit || unlock.keys.isGiven
+            let unlocker = Unlocker(lookup: checksSources ? nil : AgentAccess.lookup(vaultPath: store.path),
                                     credentials: unlock.lazyCredentials(UnlockOptions.announce))
             var unlocked = try store.unlockFileKey(with: unlocker)
             if unlocked.opened == nil, unlocked.header.isSigned,

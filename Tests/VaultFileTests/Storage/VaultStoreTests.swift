@@ -2,6 +2,7 @@ import Foundation
 import KDF
 import SecureMemory
 import TestSupport
+import Synchronization
 import Testing
 @testable import VaultFile
 @testable import VaultFormat
@@ -153,11 +154,35 @@ import Testing
         defer { holder.release() }
         let waiting = VaultStore(path: store.path, lockTimeout: 0.2)
         let start = monotonicSeconds()
-        #expect(throws: VaultError.busy(lockPath: store.lockPath, seconds: 0.2)) {
+        // The holder is this process, as /proc/locks lists it (nil where /proc is not mounted).
+        let probe = open(store.lockPath, O_RDONLY | O_CLOEXEC)
+        defer { close(probe) }
+        let expected = FileLock.holder(of: probe)
+        #expect(expected?.pid == getpid(), "the kernel names this process as the holder")
+        #expect(throws: VaultError.busy(lockPath: store.lockPath, seconds: 0.2, holder: expected)) {
             try waiting.update(password: password("pw"), limits: testLimits) { _ in }
         }
         #expect(monotonicSeconds() - start >= 0.2)
         #expect(VaultError.busy(lockPath: "x", seconds: 1).category == .busy)
+    }
+
+    @Test func test_withLock_tellsAWaitingWriterOnceWhoHoldsTheLock() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try makeVault(directory)
+        let holder = try FileLock(path: store.lockPath, timeout: 0)
+        defer { holder.release() }
+        var waiting = VaultStore(path: store.path, lockTimeout: 1.5)
+        let told = Mutex<[LockHolder?]>([])
+        waiting.onLockWait = { holder in told.withLock { $0.append(holder) } }
+        #expect(throws: VaultError.self) { try waiting.update(password: password("pw"), limits: testLimits) { _ in } }
+        let seen = told.withLock { $0 }
+        #expect(seen.count == 1, "told once, after a second: \(seen)")
+        #expect(seen.first??.pid == getpid() && seen.first??.description.contains("pid \(getpid())") == true, "\(seen)")
+        // A lock that is free at once tells nothing.
+        holder.release()
+        told.withLock { $0 = [] }
+        try waiting.update(password: password("pw"), limits: testLimits) { _ in }
+        #expect(told.withLock { $0.isEmpty })
     }
 
     // MARK: - Failure injection: the original stays byte-identical, no temporary file is left

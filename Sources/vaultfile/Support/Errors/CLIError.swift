@@ -14,6 +14,10 @@ import Glibc
 enum CLIError: CategorizedError {
     /// No password source was given and there is no terminal to prompt on.
     case noPasswordSource
+    /// Every password typed at the prompt (`tries` of them) was wrong.
+    case typedPasswordWrong(tries: Int)
+    /// `exec --prefix` matched no entry (a typo would otherwise run the command with no secrets).
+    case execMatchesNothing(prefix: String)
     /// A password source could not be read.
     case passwordSourceFailed(String)
     /// The password (or a value typed at a prompt) is empty.
@@ -78,6 +82,8 @@ enum CLIError: CategorizedError {
     var description: String {
         switch self {
         case .noPasswordSource: return "no password source, and no terminal to ask on"
+        case .execMatchesNothing(let prefix): return "--prefix \(prefix) matches no entry, so the command would get no secrets; it was not run"
+        case .typedPasswordWrong(let tries): return "wrong password \(tries == 1 ? "once" : "\(tries) times"): no keyslot of the vault opens with what was typed"
         case .passwordSourceFailed(let why): return "could not read the password: \(why)"
         case .emptyPassword: return "the password is empty"
         case .passwordsDiffer: return "the two passwords differ"
@@ -131,8 +137,8 @@ enum CLIError: CategorizedError {
         case .invalidArgument, .cannotRun: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
              .agentChangeDenied, .agentSignDenied: return .refused
-        case .agentCannotSign: return .wrongPassword
-        case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder: return .notFound
+        case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
+        case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }
     }

@@ -261,6 +261,10 @@ struct ErrorReport: Equatable {
             return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD; to open a vault, "
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm' and 'rekey' "
                 + "need one of these sources even while the agent holds the vault's key)"
+        case .typedPasswordWrong:
+            // Typed, not read from a source: the sources' list would only mislead.
+            return "check Caps Lock and the keyboard layout, then run the command again; a vault shared with a key "
+                + "also opens with it (--identity, --keyfile, --recovery)"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .refused(_, let hint): return hint
         case .agentFailed:
@@ -293,6 +297,7 @@ struct ErrorReport: Equatable {
         case .folderNotEntry(let name, _):
             return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
+        case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
              .cannotRun, .standardInputTaken:
