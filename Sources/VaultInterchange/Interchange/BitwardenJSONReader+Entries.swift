@@ -208,6 +208,7 @@ extension BitwardenJSONReader {
 
     /// The key reader of `readKeyedObject`: an ASCII key without an escape not given before in
     /// the object whose keys start at `mark`, by a scan of them, past `keysScanned` by `seen`.
+    @inline(__always)
     private mutating func readKeyOnce(since mark: Int, seen: inout Set<ArraySlice<UInt8>>) -> Range<Int>? {
         guard let key = readASCIIKey() else { return nil }
         if keys.count - mark < Self.keysScanned {
@@ -233,6 +234,7 @@ extension BitwardenJSONReader {
     }
 
     /// Whether the key at `range` is `name`.
+    @inline(__always)
     private func key(_ range: Range<Int>, is name: StaticString) -> Bool {
         guard range.count == name.utf8CodeUnitCount else { return false }
         for offset in 0..<range.count where bytes[range.lowerBound + offset] != name.utf8Start[offset] { return false }

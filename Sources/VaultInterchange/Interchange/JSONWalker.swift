@@ -57,16 +57,29 @@ extension JSONWalker {
         }
     }
 
+    // The steps below read `bytes` and move a local copy of `position`: passing `bytes` beside
+    // `&position` (both of a generic `Self`) made the compiler retain the array at every step.
+
     /// Moves past `byte` when it is next; whether it was.
     @inline(__always)
     mutating func take(_ byte: UInt8) -> Bool {
-        JSONBytes.take(byte, in: bytes, at: &position)
+        let at = position
+        guard at < bytes.count, bytes[at] == byte else { return false }
+        position = at + 1
+        return true
     }
 
     /// Moves past JSON whitespace.
     @inline(__always)
     mutating func skipWhitespace() {
-        JSONBytes.skipWhitespace(in: bytes, at: &position)
+        var at = position
+        while at < bytes.count {
+            switch bytes[at] {
+            case 0x20, 0x0A, 0x0D, 0x09: at += 1
+            default: position = at; return
+            }
+        }
+        position = at
     }
 
     /// Moves past `literal` (`true`, `null`…) when it is next; whether it was.
@@ -83,14 +96,21 @@ extension JSONWalker {
     /// A key as text (escapes resolved), refused when `seen` holds it already; else added to it.
     /// The plain key reader: compares keys as strings, as `JSONDocument`'s scan compares them.
     mutating func readKeyOnce(in seen: inout [String]) -> String? {
-        guard let key = JSONString.read(bytes, at: &position), !seen.contains(key) else { return nil }
+        var at = position
+        let read = JSONString.read(bytes, at: &at)
+        position = at
+        guard let key = read, !seen.contains(key) else { return nil }
         seen.append(key)
         return key
     }
 
     /// A key that is ASCII without an escape, as the place of its bytes; nil for any other key.
+    @inline(__always)
     mutating func readASCIIKey() -> Range<Int>? {
-        guard case .plain(let range, ascii: true)? = JSONString.literal(bytes, at: &position) else { return nil }
+        var at = position
+        let read = JSONString.literal(bytes, at: &at)
+        position = at
+        guard case .plain(let range, ascii: true)? = read else { return nil }
         return range
     }
 }
