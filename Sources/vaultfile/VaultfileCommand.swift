@@ -80,7 +80,8 @@ struct VaultfileCommand: ParsableCommand {
         Hardening.apply()
         do {
             try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
-            let arguments = Array(CommandLine.arguments.dropFirst())
+            // `vaultfile --vault X get a` as `vaultfile get --vault X a` (issue 47).
+            let arguments = try Usage.movingVaultAfterVerb(Array(CommandLine.arguments.dropFirst()), root: Self.self)
             // `vaultfile` alone: a few lines on stderr, not the whole help, and a usage status.
             guard !arguments.isEmpty else {
                 Messages.info(Usage.short)
@@ -114,11 +115,16 @@ struct VaultfileCommand: ParsableCommand {
                 }
                 let code = exitCode(for: error)
                 guard code != .success else { exit(withError: error) }
-                // ArgumentParser's own messages quote argv ("Unknown option '--\u{1B}[2J'"): through
-                // the escaping of every other message, its lines kept, before they reach the terminal.
-                let message = fullMessage(for: error)
-                if !message.isEmpty { Messages.info(message) }
-                exit(withError: code)
+                // ArgumentParser's own errors in vaultfile's style, as every other error: its
+                // message (`message(for:)`, without its "Error:" and usage lines) after
+                // `vaultfile: error:`, escaped (it quotes argv: "Unknown option '--\u{1B}[2J'"), and a
+                // hint naming the help of the verb the arguments reached.
+                let message = message(for: error)
+                if !message.isEmpty {
+                    let lines = message.split(separator: "\n").map { String($0.drop { $0 == " " }) }.filter { !$0.isEmpty }
+                    Messages.error(lines.joined(separator: " "), hint: Usage.helpHint(for: CommandLine.arguments.dropFirst(), root: Self.self))
+                }
+                Glibc.exit(code.rawValue)
             }
             Messages.error(report.description, hint: report.hint)
             // Straight to exit(3): ArgumentParser's exit(withError:) builds the help of the whole

@@ -1,4 +1,4 @@
-import KDF
+@testable import KDF
 import SecureMemory
 import TestSupport
 import Testing
@@ -185,5 +185,31 @@ import Testing
         guard case .pbkdf2SHA256(let p) = result.parameters else { Issue.record("wrong KDF"); return }
         #expect(p.iterations > 10_000)
         #expect(result.measuredSeconds > 0.02 && result.measuredSeconds < 0.5)
+    }
+
+    /// On a model machine (time in proportion to memory × iterations, the first measure slowed by
+    /// warm-up, a measure off by up to 8 % either way), every target from 50 ms to 3 s and every
+    /// pass time lands within 20 %: by iterations when whole passes reach it, else by the memory
+    /// with the iterations kept (a pass of 0.65 s for a 1 s target; one pass already 3 s long).
+    @Test func test_argon2id_landsWithinTwentyPercentOnAModelMachine() throws {
+        var adjusted = 0
+        for passSeconds in [0.004, 0.03, 0.2, 0.45, 0.65, 0.9, 3.0] {
+            for target in [0.05, 0.25, 0.5, 1.0, 3.0] {
+                var measures = 0
+                let result = try Calibration.argon2id(memoryKiB: 65_536, parallelism: 4, targetSeconds: target) { (parameters) throws(KDFError) in
+                    guard case .argon2id(let p) = parameters else { return 0 }
+                    measures += 1
+                    let wobble = [1.0, 1.08, 0.93, 1.05, 0.97][measures % 5] * (measures == 1 ? 1.4 : 1.0)
+                    return passSeconds * Double(p.iterations) * Double(p.memoryKiB) / 65_536 * wobble
+                }
+                guard case .argon2id(let p) = result.parameters else { Issue.record("wrong KDF"); continue }
+                #expect(Calibration.isWithinTolerance(result.measuredSeconds, of: target), "pass \(passSeconds) s, target \(target) s: \(result)")
+                #expect(measures <= 11, "a bounded number of measures: \(measures)")
+                #expect(p.parallelism == 4 && p.iterations >= 1 && p.memoryKiB >= 32)
+                if p.memoryKiB != 65_536 { adjusted += 1 }
+                if p.memoryKiB >= 16_384 && p.memoryKiB != 65_536 { #expect(p.memoryKiB % 1024 == 0, "whole MiB: \(p)") }
+            }
+        }
+        #expect(adjusted > 0 && adjusted < 35, "the memory moves only where iterations cannot land: \(adjusted)")
     }
 }

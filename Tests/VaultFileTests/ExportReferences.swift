@@ -12,10 +12,18 @@ extension Interchange {
     /// `export` through `sortedEntries` (every entry decoded into an `Entry`): the plain reference
     /// that the writers from the stored bytes are tested against.
     static func exportThroughEntries(_ vault: Vault, format: InterchangeFormat, prefix: String = "") throws(VaultError) -> [UInt8] {
+        var skipped: [String] = []
+        return try exportThroughEntries(vault, format: format, prefix: prefix, skipped: &skipped)
+    }
+
+    /// `exportThroughEntries`, naming the entries left out (dotenv's binary values) in `skipped`.
+    static func exportThroughEntries(_ vault: Vault, format: InterchangeFormat, prefix: String = "",
+                                     skipped: inout [String]) throws(VaultError) -> [UInt8] {
+        skipped = []
         let entries = vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) }
         switch format {
         case .json: return try NativeJSON.export(entries)
-        case .dotenv: return try DotEnv.export(entries)
+        case .dotenv: return try DotEnv.export(entries, skipped: &skipped)
         case .csv: return try NativeCSV.export(entries)
         case .keepassxcCSV, .bitwardenJSON:
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")

@@ -329,6 +329,28 @@ import VaultModel
         #expect((json["measured_seconds"] as? Double ?? 0) > 0)
     }
 
+    /// calibrate prints the flags of `init` and, for an existing vault, the same flags for `passwd`,
+    /// which take them as printed; `--json` carries both and whether the measure landed within 20 %.
+    @Test func test_calibrate_printsThePasswdFlagsForAnExistingVault() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let result = try cli.run(["calibrate", "--kdf-memory", "8M", "--kdf-parallelism", "1", "--kdf-time", "200ms"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.text.split(separator: "\n").map(String.init)
+        let initLine = try #require(lines.first { $0.hasPrefix("use: vaultfile init ") }, "\(result.text)")
+        let passwdLine = try #require(lines.first { $0.hasPrefix("for an existing vault: vaultfile passwd ") }, "\(result.text)")
+        let flags = String(initLine.dropFirst("use: vaultfile init ".count))
+        #expect(passwdLine == "for an existing vault: vaultfile passwd \(flags)")
+        try cli.initVault()
+        try cli.write("new", Array("a new password for the test".utf8))
+        let passwd = try cli.run(["passwd", "--new-password-file", cli.path("new")] + flags.split(separator: " ").map(String.init) + cli.unlock())
+        #expect(passwd.status == 0, "the flags run as printed: \(passwd.stderr)")
+        let json = try jsonObject(try cli.run(["calibrate", "--kdf-memory", "8M", "--kdf-parallelism", "1", "--kdf-time", "200ms", "--json"]).stdout)
+        let passwdJSON = try #require(json["passwd"] as? String)
+        #expect(passwdJSON.hasPrefix("vaultfile passwd --kdf argon2id --kdf-memory ") && (json["init"] as? String)?.hasPrefix("vaultfile init --kdf") == true)
+        let measured = try #require(json["measured_seconds"] as? Double)
+        #expect(json["within_tolerance"] as? Bool == (abs(measured - 0.2) <= 0.2 * 0.2), "\(json)")
+    }
+
     @Test func test_help_listsExitStatusesAndEveryVerbIsInTheManPage() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         let help = try cli.run(["--help"])

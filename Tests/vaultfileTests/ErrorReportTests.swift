@@ -125,11 +125,11 @@ import VaultModel
         expectFailure("json, value of the wrong type") { try parse(#"{"vaultfile_export":1,"entries":[{"name":"a","value":["\#(canary)"]}]}"#, .json) }
         var binary = Vault()
         try binary.setValue(Array(canary.utf8) + [0], for: "bin")
-        expectFailure("dotenv export of a binary value") { _ = try Interchange.export(binary, format: .dotenv) }
         expectFailure("csv export of a binary value") { _ = try Interchange.export(binary, format: .csv) }
         expectFailure("batch, open quote") { _ = try BatchScript.parse(Array("set a --value \"\(canary)\n".utf8)) }
         expectFailure("batch, two value sources") { _ = try BatchScript.parse(Array("set a --value \(canary) --generate\n".utf8)) }
-        #expect(failures.count == 12)
+        // A dotenv export of a binary value leaves the entry out with a warning (issue 47): no failure.
+        #expect(failures.count == 11)
         for (what, error) in failures {
             for report in [ErrorReport(error), ErrorReport(BatchError(line: 2, underlying: error))] {
                 let shown = try #require(report, "\(what): \(error) is not mapped")

@@ -35,4 +35,48 @@ import Testing
         #expect(summary["exported"] as? Int == 2 && summary["format"] as? String == "json" && summary["path"] as? String == cli.path("out.json"))
         #expect(try cli.run(["export", "--format", "json", "--json"] + cli.unlock()).status == 64)
     }
+
+    // MARK: - Issue 47: binary values in dotenv, `--out -`
+
+    /// A dotenv export of a vault holding binary values writes every text entry, leaves the binary
+    /// ones out, warns naming each of them, and exits 0; `--json` lists them; json still carries them.
+    @Test func test_exportDotenv_leavesBinaryValuesOutAndNamesThem() throws {
+        let cli = try CLI.withEntriesSet([("app/url", bytes("https://x")), ("certs/p12", [0x30, 0x82, 0xFF, 0x00]),
+                                          ("nul", bytes("a") + [0] + bytes("b")), ("token", bytes("t"))])
+        defer { cli.directory.remove() }
+        let dotenv = try cli.run(["export", "--format", "dotenv"] + cli.unlock())
+        #expect(dotenv.status == 0, "\(dotenv.stderr)")
+        #expect(dotenv.text == "APP_URL=\"https://x\"\nTOKEN=\"t\"\n")
+        #expect(dotenv.stderr.contains("warning: left out 2 entries holding binary data") && dotenv.stderr.contains("'certs/p12', 'nul'"),
+                "\(dotenv.stderr)")
+        #expect(dotenv.stderr.contains("--format json"), "the warning says what carries them")
+        let summary = try cli.run(["export", "--format", "dotenv", "--out", cli.path("out.env"), "--json"] + cli.unlock())
+        #expect(summary.status == 0, "\(summary.stderr)")
+        let object = try jsonObject(summary.stdout)
+        #expect(object["skipped"] as? [String] == ["certs/p12", "nul"] && object["exported"] as? Int == 2)
+        #expect(try cli.read("out.env") == dotenv.stdout)
+        // A vault of binary values only: an empty export, still a warning, still exit 0.
+        let prefixed = try cli.run(["export", "--format", "dotenv", "--prefix", "certs/"] + cli.unlock())
+        #expect(prefixed.status == 0 && prefixed.stdout.isEmpty && prefixed.stderr.contains("'certs/p12'"))
+        // Nothing left out: no warning; json carries the binary values and says nothing skipped.
+        let text = try cli.run(["export", "--format", "dotenv", "--prefix", "app/"] + cli.unlock())
+        #expect(text.status == 0 && !text.stderr.contains("warning"), "\(text.stderr)")
+        let json = try cli.run(["export", "--format", "json", "--out", cli.path("all.json"), "--json"] + cli.unlock())
+        #expect(try jsonObject(json.stdout)["skipped"] as? [String] == [] && (try jsonObject(json.stdout)["exported"] as? Int) == 4)
+        // csv still refuses binary values (a cell could hold them only encoded).
+        #expect(try cli.run(["export", "--format", "csv"] + cli.unlock()).status != 0)
+    }
+
+    /// `--out -` is standard output: the export printed, no file named `-` made, and `--json`
+    /// refused with it as without `--out`; `--out ./-` still writes a file of that name.
+    @Test func test_exportOut_dashIsStandardOutput() throws {
+        let cli = try CLI.withEntriesSet([("a", bytes("x"))]); defer { cli.directory.remove() }
+        let plain = try cli.run(["export", "--format", "dotenv"] + cli.unlock())
+        let dash = try cli.run(["export", "--format", "dotenv", "--out", "-"] + cli.unlock())
+        #expect(dash.status == 0 && dash.stdout == plain.stdout && dash.text == "A=\"x\"\n", "\(dash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("-")), "no file named -")
+        #expect(try cli.run(["export", "--format", "json", "--out", "-", "--json"] + cli.unlock()).status == 64)
+        let file = try cli.run(["export", "--format", "dotenv", "--out", "./-"] + cli.unlock())
+        #expect(file.status == 0 && file.stdout.isEmpty && (try? cli.read("-")) == plain.stdout, "\(file.stderr)")
+    }
 }

@@ -38,4 +38,27 @@ import VaultModel
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text.contains("size:        \(VaultLimits.maxFileLength) bytes"), "\(result.text)")
     }
+
+    /// A vault without a password slot (a recipient and a recovery code) has no KDF judged: the
+    /// line says so, `--json` gives `null` and no slot a `meets_recommendation`; a password vault
+    /// with the tests' weak KDF is still called below the recommendation (issue 47).
+    @Test func test_info_judgesNoKDFOfAVaultWithoutAPasswordSlot() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let recipient = try cli.run(["keygen", "-o", cli.path("alice.txt")]).text.trimmingCharacters(in: .newlines)
+        #expect(try cli.run(["init", "--vault", cli.path("r.vault"), "--recipient", recipient]).status == 0)
+        #expect(try cli.run(["slot", "add", "recovery", "--vault", cli.path("r.vault"), "--identity", cli.path("alice.txt")]).status == 0)
+        let text = try cli.run(["info", "--vault", cli.path("r.vault")])
+        #expect(text.text.contains("kdf:         not judged: no password slot") && !text.text.contains("meets"), "\(text.text)")
+        let json = try jsonObject(try cli.run(["info", "--json", "--vault", cli.path("r.vault")]).stdout)
+        #expect(json["kdf_below_recommendation"] is NSNull, "\(json)")
+        let slots = try #require(json["keyslots"] as? [[String: Any]])
+        #expect(slots.count == 2 && slots.allSatisfy { $0["meets_recommendation"] == nil }, "\(slots)")
+        // A password slot is judged as before.
+        try cli.initVault()
+        let weak = try cli.run(["info", "--vault", cli.path("t.vault")])
+        #expect(weak.text.contains("kdf:         BELOW today's recommendation"), "\(weak.text)")
+        let weakJSON = try jsonObject(try cli.run(["info", "--json", "--vault", cli.path("t.vault")]).stdout)
+        #expect(weakJSON["kdf_below_recommendation"] as? Bool == true)
+        #expect((weakJSON["keyslots"] as? [[String: Any]])?.first?["meets_recommendation"] as? Bool == false)
+    }
 }

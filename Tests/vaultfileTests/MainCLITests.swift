@@ -61,8 +61,58 @@ import Testing
             let result = try cli.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "raw control characters: \(result.stderr)")
-            #expect(result.stderr.contains("Usage: vaultfile"), "the usage lines are kept: \(result.stderr)")
+            #expect(result.stderr.hasPrefix("vaultfile: error: ") && result.stderr.contains("vaultfile: hint: 'vaultfile \(arguments[0]) --help'"),
+                    "vaultfile's own style (issue 47): \(result.stderr)")
         }
         #expect(try cli.run(["list", "--bad\u{1B}[2J"]).stderr.contains("Unknown option '--bad\\x1B[2J'"))
+    }
+
+    // MARK: - Issue 47: the parser's errors in vaultfile's style, --vault before the verb
+
+    /// Every usage error of swift-argument-parser (a missing argument, an unknown option, a value
+    /// that does not read, a verb's own check) is two lines: `vaultfile: error:` with the parser's
+    /// message and `vaultfile: hint:` naming the verb's help; no `Error:`, `Usage:` or `Help:` lines.
+    @Test func test_parserErrors_areShownInVaultfilesStyleWithAHint() throws {
+        let cli = try CLI.withEntriesSet([("a", bytes("x"))]); defer { cli.directory.remove() }
+        let cases: [([String], String, String)] = [
+            (["get"] + cli.unlock(), "Missing expected argument '<name>'", "get"),
+            (["list", "--nope"] + cli.unlock(), "Unknown option '--nope'", "list"),
+            (["generate", "--length", "many"], "many", "generate"),
+            (["export", "--format", "json", "--json"] + cli.unlock(), "--json prints a summary", "export"),
+            (["slot", "rm"] + cli.unlock(), "Missing expected argument '<slot>'", "slot rm"),
+        ]
+        for (arguments, message, verb) in cases {
+            let result = try cli.run(arguments)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(lines.count == 2 && lines[0].hasPrefix("vaultfile: error: ") && lines[0].contains(message), "\(arguments): \(result.stderr)")
+            #expect(lines.last == "vaultfile: hint: 'vaultfile \(verb) --help' shows its arguments and options", "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Error:") && !result.stderr.contains("Usage:") && !result.stderr.contains("Help:"), "\(result.stderr)")
+        }
+        // The same style as vaultfile's own errors.
+        let missing = try cli.run(["get", "nope"] + cli.unlock())
+        #expect(missing.stderr.hasPrefix("vaultfile: error: "), "\(missing.stderr)")
+    }
+
+    /// `--vault PATH` is taken before the verb too (`vaultfile --vault X get a`, `--vault=X`, a verb
+    /// of two words, a quick verb and a parsed one), the forms after the verb keep working, and
+    /// `--vault` both before and after the verb is refused.
+    @Test func test_vaultOption_isTakenBeforeTheVerb() throws {
+        let cli = try CLI.withEntriesSet([("a", bytes("x"))]); defer { cli.directory.remove() }
+        let vault = cli.path("t.vault"), password = ["--password-file", cli.path("pw")]
+        for arguments in [["--vault", vault, "get", "a"], ["--vault=\(vault)", "get", "a"], ["get", "a", "--vault", vault], ["get", "--vault", vault, "a"]] {
+            let result = try cli.run(arguments + password)
+            #expect(result.status == 0 && result.text == "x", "\(arguments): \(result.stderr)")
+        }
+        let export = try cli.run(["--vault", vault, "export", "--format", "dotenv"] + password)
+        #expect(export.status == 0 && export.text == "A=\"x\"\n", "a verb ArgumentParser reads: \(export.stderr)")
+        let slots = try cli.run(["--vault", vault, "slot", "list"] + password)
+        #expect(slots.status == 0 && slots.text.contains("password"), "a verb of two words: \(slots.stderr)")
+        let exec = try cli.run(["--vault", vault, "exec", "--only", "a"] + password + ["--", "/bin/sh", "-c", "printf %s \"$A\""])
+        #expect(exec.status == 0 && exec.text == "x", "\(exec.stderr)")
+        let twice = try cli.run(["--vault", vault, "get", "a", "--vault", vault] + password)
+        #expect(twice.status == 64 && twice.stderr.contains("--vault is given both before the verb and after it"), "\(twice.stderr)")
+        let typo = try cli.run(["--vault", vault, "gett", "a"] + password)
+        #expect(typo.status == 64 && typo.stderr.contains("did you mean 'get'?"), "\(typo.stderr)")
     }
 }

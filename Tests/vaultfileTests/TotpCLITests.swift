@@ -93,4 +93,23 @@ import Testing
         }
         #expect(try cli.run(["totp", "otp", "--at", "59"] + cli.unlock()).status == 0)
     }
+
+    /// `--at` takes an ISO 8601 time as well as seconds: the same code for `59` and
+    /// `1970-01-01T00:00:59Z` (RFC 6238's first vector), an offset and a fraction; a day the month
+    /// does not have, text, and a time before 1970 are usage errors naming what it takes.
+    @Test func test_totp_atTakesAnISO8601Time() throws {
+        let cli = try vaultWithSeed(); defer { cli.directory.remove() }
+        for time in ["59", "1970-01-01T00:00:59Z", "1970-01-01T01:00:59+01:00", "1970-01-01 00:00:59.999Z", "1970-01-01T00:00:59"] {
+            let code = try cli.run(["totp", "site", "--at", time] + cli.unlock())
+            #expect(code.status == 0 && code.text == "94287082", "\(time): \(code.stderr)")
+        }
+        let vector = try cli.run(["totp", "site", "--at", "2005-03-18T01:58:29Z"] + cli.unlock())
+        #expect(vector.text == "07081804", "RFC 6238's 1111111109 vector: \(vector.stderr)")
+        #expect(try cli.run(["totp", "site", "--at", "2005-03-18"] + cli.unlock()).text
+                == cli.run(["totp", "site", "--at", "1111104000"] + cli.unlock()).text, "a date alone is its midnight UTC")
+        for bad in ["2024-02-30T00:00:00Z", "tomorrow", "2024-13-01T00:00:00Z", "1969-12-31T23:59:59Z"] {
+            let result = try cli.run(["totp", "site", "--at", bad] + cli.unlock())
+            #expect(result.status == 64 && result.stderr.contains("--at takes") && result.stderr.contains(bad), "\(bad): \(result.stderr)")
+        }
+    }
 }

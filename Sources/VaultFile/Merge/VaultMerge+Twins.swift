@@ -16,9 +16,14 @@ extension VaultMerge {
     /// (an ASCII name is its own NFC), so only they are normalized and indexed; an ASCII spelling
     /// is found by its bytes. The whole vault's names were normalized here before: 47 % of a
     /// merge of two 100,000-entry sides.
+    ///
+    /// Returns the names moved to their NFC form (old bytes, new bytes): the merge moves their
+    /// history after it, once the sides' histories are merged (`Vault.moveHistory`).
+    @discardableResult
     static func separateTwins(in result: inout Vault, incoming: [String], ours: Vault,
-                              conflicts: inout [Conflict]) throws(VaultError) {
-        guard !incoming.isEmpty else { return }
+                              conflicts: inout [Conflict]) throws(VaultError) -> [(from: [UInt8], to: [UInt8])] {
+        guard !incoming.isEmpty else { return [] }
+        var moved: [(from: [UInt8], to: [UInt8])] = []
         // By bytes throughout: Swift's String equality and hashing would take two spellings for one.
         // NFC bytes → the non-ASCII names of the result with that form, in name order.
         var spellings: [[UInt8]: [String]] = [:]
@@ -44,6 +49,7 @@ extension VaultMerge {
             if twins.isEmpty {
                 guard !key.elementsEqual(name.utf8) else { continue }
                 try move(name, to: normalized, in: &result)
+                moved.append((Array(name.utf8), key))
                 if key.withUnsafeBytes(Vault.hasNonASCII) {
                     spellings[key] = [normalized]
                 } else {
@@ -66,6 +72,7 @@ extension VaultMerge {
             conflicts.append(Conflict(name: name, reason: "the same name as \(others) in another Unicode form; both entries are kept, "
                                       + "rename one with 'vaultfile mv'"))
         }
+        return moved
     }
 
     /// Moves the entry `name` (exact bytes) to `target` (exact bytes).

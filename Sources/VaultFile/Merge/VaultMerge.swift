@@ -114,8 +114,10 @@ public enum VaultMerge {
         var result = ours
         for name in removals { try result.remove(name) }
         for (name, entry) in puts { try result.put(entry, as: name) }
-        try separateTwins(in: &result, incoming: incoming, ours: ours, conflicts: &conflicts)
+        let moved = try separateTwins(in: &result, incoming: incoming, ours: ours, conflicts: &conflicts)
         try result.mergeHistory(base: base, ours: ours, theirs: theirs)
+        // An incoming name stored in NFC keeps the history their side kept under its spelling.
+        for (old, new) in moved { try result.moveHistory(from: old, to: new) }
         return (result, conflicts)
     }
 

@@ -198,33 +198,27 @@ extension BitwardenJSONReader {
     /// `{ "key" : value, … }` whose every key is ASCII without an escape, each once; `member` reads
     /// each value, given where its key lies. False on anything else.
     private mutating func readKeyedObject(_ member: (inout BitwardenJSONReader, Range<Int>) -> Bool) -> Bool {
-        skipWhitespace()
-        guard take(UInt8(ascii: "{")) else { return false }
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return true }
         let mark = keys.count
         defer { keys.removeLast(keys.count - mark) }
         // The object's keys as a set once it has more than a few: comparing each key with every
         // earlier one made an object of n keys cost n² compares (40,000 keys: 2.7 s).
         var seen: Set<ArraySlice<UInt8>> = []
-        while true {
-            skipWhitespace()
-            guard case .plain(let key, ascii: true)? = JSONString.literal(bytes, at: &position) else { return false }
-            if keys.count - mark < Self.keysScanned {
-                guard !isRepeated(key, since: mark) else { return false }
-            } else {
-                if seen.isEmpty { for earlier in keys[mark...] { seen.insert(bytes[earlier]) } }
-                guard seen.insert(bytes[key]).inserted else { return false }
-            }
-            keys.append(key)
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return false }
-            skipWhitespace()
-            guard member(&self, key) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "}"))
+        return walkObject(key: { $0.readKeyOnce(since: mark, seen: &seen) }, member: member)
+    }
+
+    /// The key reader of `readKeyedObject`: an ASCII key without an escape not given before in
+    /// the object whose keys start at `mark`, by a scan of them, past `keysScanned` by `seen`.
+    @inline(__always)
+    private mutating func readKeyOnce(since mark: Int, seen: inout Set<ArraySlice<UInt8>>) -> Range<Int>? {
+        guard let key = readASCIIKey() else { return nil }
+        if keys.count - mark < Self.keysScanned {
+            guard !isRepeated(key, since: mark) else { return nil }
+        } else {
+            if seen.isEmpty { for earlier in keys[mark...] { seen.insert(bytes[earlier]) } }
+            guard seen.insert(bytes[key]).inserted else { return nil }
         }
+        keys.append(key)
+        return key
     }
 
     /// Whether the key at `key` is one of `keys` from `mark` on, byte for byte.
@@ -240,6 +234,7 @@ extension BitwardenJSONReader {
     }
 
     /// Whether the key at `range` is `name`.
+    @inline(__always)
     private func key(_ range: Range<Int>, is name: StaticString) -> Bool {
         guard range.count == name.utf8CodeUnitCount else { return false }
         for offset in 0..<range.count where bytes[range.lowerBound + offset] != name.utf8Start[offset] { return false }

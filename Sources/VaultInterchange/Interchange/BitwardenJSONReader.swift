@@ -13,7 +13,7 @@
 /// value of the wrong type, a syntax error) makes it return nil, and the caller decodes the
 /// document through `JSONDocument.decode`, whose messages name the problem: the plain reference,
 /// tied to this reader by `InterchangeTests.test_bitwardenReader_readsWhatTheDecoderReadsOrDeclines`.
-struct BitwardenJSONReader {
+struct BitwardenJSONReader: JSONWalker {
     /// The deepest nesting of a skipped value.
     static let maxDepth = 16
 
@@ -144,43 +144,22 @@ struct BitwardenJSONReader {
     }
 
     /// `{ "key" : value, … }`, `member` reading each value; false on anything else, a key given
-    /// twice included.
+    /// twice included (keys compared as strings).
     private mutating func readObject(_ member: (inout BitwardenJSONReader, String) -> Bool) -> Bool {
-        skipWhitespace()
-        guard take(UInt8(ascii: "{")) else { return false }
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return true }
         var keys: [String] = []
         keys.reserveCapacity(12)
-        while true {
-            skipWhitespace()
-            guard let key = readString(), !keys.contains(key) else { return false }
-            keys.append(key)
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return false }
-            skipWhitespace()
-            guard member(&self, key) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "}"))
-        }
+        return walkObject(key: { $0.readKeyOnce(in: &keys) }, member: member)
     }
 
     /// `[ element, … ]`; nil on anything else.
     mutating func readArray<T>(_ element: (inout BitwardenJSONReader) -> T?) -> [T]? {
-        skipWhitespace()
-        guard take(UInt8(ascii: "[")) else { return nil }
         var elements: [T] = []
-        skipWhitespace()
-        if take(UInt8(ascii: "]")) { return elements }
-        while true {
-            skipWhitespace()
-            guard let next = element(&self) else { return nil }
+        let complete = walkArray { reader in
+            guard let next = element(&reader) else { return false }
             elements.append(next)
-            skipWhitespace()
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "]")) ? elements : nil
+            return true
         }
+        return complete ? elements : nil
     }
 
     /// A value of a member outside the schema: what the type's comment lists, else false.
@@ -230,23 +209,5 @@ struct BitwardenJSONReader {
     /// A string with its escapes resolved (`JSONString`).
     mutating func readString() -> String? {
         JSONString.read(bytes, at: &position)
-    }
-
-    // MARK: Bytes
-
-    mutating func takeLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - position >= count else { return false }
-        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
-        position += count
-        return true
-    }
-
-    mutating func take(_ byte: UInt8) -> Bool {
-        JSONBytes.take(byte, in: bytes, at: &position)
-    }
-
-    mutating func skipWhitespace() {
-        JSONBytes.skipWhitespace(in: bytes, at: &position)
     }
 }

@@ -13,7 +13,9 @@ enum CSV {
     /// The file is read to its end whatever `body` throws, and a problem of the CSV itself (anywhere)
     /// is thrown before the first error of `body`, as when every record was read first.
     static func forEachRecord(_ bytes: [UInt8], _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("the CSV file is not UTF-8") }
+        // Checked in place: `String(validating:)` made a copy of the whole file, secrets and all,
+        // freed without a wipe.
+        guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("the CSV file is not UTF-8") }
         try bytes.withUnsafeBufferPointer { (bytes) throws(VaultError) in try scan(bytes, runs: true, body) }
     }
 
@@ -25,8 +27,10 @@ enum CSV {
     /// byte-by-byte walk.
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, runs: Bool, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
         let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(0x0D), lf = UInt8(0x0A)
-        // The record being read: its cells' bytes back to back, and where each cell ends.
-        var cells: [UInt8] = [], ends: [Int] = [], inQuotes = false, quotedField = false
+        // The record being read: its cells' bytes back to back (secrets: a buffer wiped as it
+        // grows and when the scan ends, `WipedBuffer`), and where each cell ends.
+        let cells = WipedBuffer()
+        var ends: [Int] = [], inQuotes = false, quotedField = false
         var line = 1, recordLine = 1
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var failure: VaultError?
@@ -35,7 +39,7 @@ enum CSV {
             endField()
             if !(ends.count == 1 && ends[0] == 0 && !quotedField) && failure == nil {
                 do {
-                    try cells.withUnsafeBufferPointer { (cellBytes) throws(VaultError) in
+                    try cells.withBytes { (cellBytes) throws(VaultError) in
                         try ends.withUnsafeBufferPointer { (cellEnds) throws(VaultError) in
                             try body(CSVRecord(line: recordLine, bytes: cellBytes, ends: cellEnds))
                         }
@@ -44,7 +48,7 @@ enum CSV {
                     failure = error  // kept until the scan has found no problem of the CSV itself
                 }
             }
-            cells.removeAll(keepingCapacity: true)
+            cells.removeAll()
             ends.removeAll(keepingCapacity: true)
             quotedField = false
         }

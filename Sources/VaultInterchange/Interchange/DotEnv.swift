@@ -196,19 +196,22 @@ enum DotEnv {
     // MARK: Export
 
     /// The entries of `vault` whose names start with `prefix` as double-quoted `VARIABLE="value"`
-    /// lines: byte for byte what `export(_:)` writes of `sortedEntries`, and the same error.
+    /// lines: byte for byte what `export(_:skipped:)` writes of `sortedEntries`, and the same error.
+    /// An entry whose value is not text (binary data, a NUL) is left out and named in `skipped`
+    /// (in name order): dotenv has no way to carry it, and one such entry used to fail the whole
+    /// export (issue 47). The caller warns with the names.
     ///
     /// Written from each entry's bytes where they lie (`Vault.forEachEntryBytes`); each variable is
     /// written straight into the output and checked against the ones before it by a hash set of its
-    /// bytes there. On a binary value or two entries that share a variable the output is wiped and
-    /// the plain reference runs instead, so that which error is reported, and its words, stay its own.
-    static func export(_ vault: Vault, prefix: String) throws(VaultError) -> [UInt8] {
+    /// bytes there. On two entries that share a variable the output is wiped and the plain reference
+    /// runs instead, so that which error is reported, and its words, stay its own.
+    static func export(_ vault: Vault, prefix: String, skipped: inout [String]) throws(VaultError) -> [UInt8] {
         var out = ExportBuffer(capacity: vault.storedRecordsByteCount + vault.count * 16)
         var variables = ByteRanges(expected: vault.count)
-        var refused = false
+        var refused = false, binary: [String] = []
         vault.forEachEntryBytes(withPrefix: prefix) { entry in
             guard !refused else { return }
-            guard UTF8Bytes.isText(entry.value) else { refused = true; return }
+            guard UTF8Bytes.isText(entry.value) else { binary.append(String(decoding: entry.name, as: UTF8.self)); return }
             let start = out.count
             EnvironmentNames.appendVariable(for: entry.name, to: &out)
             let clashes = out.withBytes { !variables.insert(start..<$0.count, of: $0).inserted }
@@ -227,9 +230,12 @@ enum DotEnv {
             out.append(UnsafeRawBufferPointer(rebasing: value[run...]))
             out.append("\"\n")
         }
-        guard refused else { return out.take() }
+        guard refused else {
+            skipped = binary
+            return out.take()
+        }
         out.wipe()
-        return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) })
+        return try export(vault.sortedEntries.filter { $0.name.utf8.starts(with: prefix.utf8) }, skipped: &skipped)
     }
 
     /// The letter after the backslash that stands for `byte` in a double-quoted value, or nil when
@@ -244,19 +250,19 @@ enum DotEnv {
         }
     }
 
-    /// The entries as double-quoted `VARIABLE="value"` lines; binary values are refused (the plain
-    /// reference of `export(_:prefix:)`).
+    /// The entries as double-quoted `VARIABLE="value"` lines; an entry whose value is not text is
+    /// left out and named in `skipped` (the plain reference of `export(_:prefix:skipped:)`).
     ///
     /// Escapes byte by byte (a CR before an LF is `\r` too, so the value comes back whole).
-    static func export(_ entries: [(name: String, entry: Entry)]) throws(VaultError) -> [UInt8] {
+    static func export(_ entries: [(name: String, entry: Entry)], skipped: inout [String]) throws(VaultError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(entries.count * 48)
+        let isText = { (entry: Entry) in !entry.value.contains(0) && entry.value.withUnsafeBytes(UTF8Bytes.isValid) }
+        skipped = entries.filter { !isText($0.entry) }.map(\.name)
+        let text = entries.filter { isText($0.entry) }
         // One variable per entry, in the entries' order.
-        for ((variable, name), (_, entry)) in zip(try EnvironmentNames.variables(for: entries.map(\.name)), entries) {
+        for ((variable, _), (_, entry)) in zip(try EnvironmentNames.variables(for: text.map(\.name)), text) {
             let value = entry.value
-            guard !value.contains(0), String(validating: value, as: UTF8.self) != nil else {
-                throw .malformedInput("'\(name)' holds binary data, which dotenv cannot carry; export json instead")
-            }
             out += variable.utf8
             out += "=\"".utf8
             // Runs of bytes that need no escape are copied in one piece.

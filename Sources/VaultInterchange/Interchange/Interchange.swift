@@ -102,13 +102,23 @@ public enum Interchange {
     ///
     /// `withHistory` (json only) writes export version 2 with every earlier version (HistoryJSON).
     public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "", withHistory: Bool = false) throws(VaultError) -> [UInt8] {
+        var skipped: [String] = []
+        return try export(vault, format: format, prefix: prefix, withHistory: withHistory, skipped: &skipped)
+    }
+
+    /// `export(_:format:prefix:withHistory:)`, naming in `skipped` the entries left out: dotenv
+    /// leaves out every entry whose value is not text (binary data cannot be a variable), in name
+    /// order; the other formats leave out none (json carries everything, csv refuses binary).
+    public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "", withHistory: Bool = false,
+                              skipped: inout [String]) throws(VaultError) -> [UInt8] {
+        skipped = []
         if withHistory {
             guard format == .json else { throw .malformedInput("only the json format carries history") }
             return try HistoryJSON.export(vault, prefix: prefix)
         }
         switch format {
         case .json: return try NativeJSON.export(vault, prefix: prefix)
-        case .dotenv: return try DotEnv.export(vault, prefix: prefix)
+        case .dotenv: return try DotEnv.export(vault, prefix: prefix, skipped: &skipped)
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
         case .keepassxcCSV, .bitwardenJSON:
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")

@@ -75,12 +75,16 @@ enum JSONDocument {
     }
 
     /// What JSON calls a value of `type`: "a string", "a number", "an object"...
-    private static func jsonKind(of type: Any.Type) -> String {
-        let name = String(describing: type)
-        if name == "String" { return "a string" }
-        if name == "Bool" { return "true or false" }
-        if name.hasPrefix("Array") { return "an array" }
-        if ["Int", "Int64", "Int32", "UInt64", "UInt32", "UInt", "UInt8", "Double", "Float"].contains(name) { return "a number" }
+    ///
+    /// By the type itself, not its printed name: a name says nothing of a type (a struct named
+    /// `ArrayOfThings` is an object; `Int16`, `Set` were missed by a list of names).
+    static func jsonKind(of type: Any.Type) -> String {
+        if type == String.self || type == Substring.self || type == Character.self { return "a string" }
+        if type == Bool.self { return "true or false" }
+        if type is any BinaryInteger.Type || type is any BinaryFloatingPoint.Type { return "a number" }
+        // Array, ContiguousArray, Set...: what JSONDecoder reads from an array (a dictionary is
+        // read from an object and is not one of these).
+        if type is any ExpressibleByArrayLiteral.Type { return "an array" }
         return "an object"
     }
 

@@ -1,3 +1,5 @@
+import SecureMemory
+
 // MARK: - JSON string literals
 
 /// The one reader of JSON string literals over bytes, shared by the importers' two JSON scanners
@@ -11,15 +13,16 @@ enum JSONString {
     /// `wordAtATime` false scans byte by byte: the plain reference of the word-at-a-time scan
     /// (`InterchangeTests.test_jsonString_wordScanMatchesTheByteScan`).
     static func read(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool = true) -> String? {
-        switch literal(bytes, at: &position, wordAtATime: wordAtATime) {
+        switch scan(bytes, at: &position, wordAtATime: wordAtATime) {
         case .plain(let range, let ascii)?:
             return bytes.withUnsafeBufferPointer { buffer in
                 let text = UnsafeBufferPointer(rebasing: buffer[range])
                 // ASCII is UTF-8 as it is: only other text goes through the (unspecialized, slower) validation.
                 return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
             }
-        case .escaped(let text)?:
-            return text
+        case .escaped(var text)?:
+            defer { SecureMemory.wipe(&text) }
+            return String(decoding: text, as: UTF8.self)
         case nil:
             return nil
         }
@@ -28,13 +31,13 @@ enum JSONString {
     /// The UTF-8 bytes of the string `read(_:at:wordAtATime:)` reads, without making a string of
     /// them when the literal is ASCII without an escape (a value's bytes are what an import keeps).
     static func readBytes(_ bytes: [UInt8], at position: inout Int) -> [UInt8]? {
-        switch literal(bytes, at: &position, wordAtATime: true) {
+        switch scan(bytes, at: &position, wordAtATime: true) {
         case .plain(let range, true)?:
             return Array(bytes[range])
         case .plain(let range, false)?:
-            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) } != nil ? Array(bytes[range]) : nil
+            return bytes.withUnsafeBufferPointer { isUTF8(UnsafeBufferPointer(rebasing: $0[range])) } ? Array(bytes[range]) : nil
         case .escaped(let text)?:
-            return Array(text.utf8)
+            return text  // handed over: the caller's to wipe
         case nil:
             return nil
         }
@@ -43,13 +46,13 @@ enum JSONString {
     /// What `readBytes(_:at:)` reads, without copying the bytes of a literal without an escape:
     /// where they lie in `bytes` (the record writer of an import copies them from there).
     static func readImportBytes(_ bytes: [UInt8], at position: inout Int) -> ImportBytes? {
-        switch literal(bytes, at: &position, wordAtATime: true) {
+        switch scan(bytes, at: &position, wordAtATime: true) {
         case .plain(let range, true)?:
             return .input(range)
         case .plain(let range, false)?:
-            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) } != nil ? .input(range) : nil
+            return bytes.withUnsafeBufferPointer { isUTF8(UnsafeBufferPointer(rebasing: $0[range])) } ? .input(range) : nil
         case .escaped(let text)?:
-            return .owned(Array(text.utf8))
+            return .owned(text)  // handed over, not copied
         case nil:
             return nil
         }
@@ -62,7 +65,28 @@ enum JSONString {
         case escaped(String)
     }
 
+    /// The literal whose opening quote is at `position` (`read(_:at:wordAtATime:)`'s rules).
     static func literal(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool = true) -> Literal? {
+        switch scan(bytes, at: &position, wordAtATime: wordAtATime) {
+        case .plain(let range, let ascii)?: return .plain(range, ascii: ascii)
+        case .escaped(var text)?:
+            defer { SecureMemory.wipe(&text) }
+            return .escaped(String(decoding: text, as: UTF8.self))
+        case nil: return nil
+        }
+    }
+
+    /// A literal as scanned: `Literal`, with the text of one with escapes as its UTF-8 bytes
+    /// (checked), which the caller owns and wipes (values are secrets).
+    private enum Scanned {
+        case plain(Range<Int>, ascii: Bool)
+        case escaped([UInt8])
+    }
+
+    /// The scan behind every reader here. The text of a literal with escapes is written into one
+    /// buffer sized to the literal beforehand (escapes only shrink it), so no copy of a secret is
+    /// left behind in memory freed by a growing array; a literal refused half-way wipes it.
+    private static func scan(_ bytes: [UInt8], at position: inout Int, wordAtATime: Bool) -> Scanned? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
@@ -104,14 +128,19 @@ enum JSONString {
             position += 1
             return .plain(start..<position - 1, ascii: high < 0x80)
         }
-        var utf8 = Array(bytes[start..<position])
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(literalLength(bytes, from: start))
+        utf8.append(contentsOf: bytes[start..<position])
+        var done = false
+        defer { if !done { SecureMemory.wipe(&utf8) } }
         while position < bytes.count {
             let byte = bytes[position]
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: utf8, as: UTF8.self) else { return nil }
-                return .escaped(text)
+                guard utf8.withUnsafeBufferPointer(isUTF8) else { return nil }
+                done = true
+                return .escaped(utf8)
             case UInt8(ascii: "\\"):
                 guard position < bytes.count else { return nil }
                 let escaped = bytes[position]
@@ -125,7 +154,7 @@ enum JSONString {
                 case UInt8(ascii: "t"): utf8.append(0x09)
                 case UInt8(ascii: "u"):
                     guard let scalar = escapedScalar(bytes, at: &position) else { return nil }
-                    utf8 += Array(String(scalar).utf8)
+                    UTF8.encode(scalar) { utf8.append($0) }
                 default: return nil
                 }
             case ..<0x20:
@@ -135,6 +164,26 @@ enum JSONString {
             }
         }
         return nil
+    }
+
+    /// Whether `text` is UTF-8 (`UTF8Bytes.isValid`), checked where it lies: a string made only
+    /// to check a value would be one more copy of a secret, freed without a wipe.
+    static func isUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        UTF8Bytes.isValid(UnsafeRawBufferPointer(text))
+    }
+
+    /// The number of bytes between `start` and the closing quote of the literal (to the end of
+    /// `bytes` when there is none): at least the length of its text once its escapes are resolved.
+    private static func literalLength(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""): return index - start
+            case UInt8(ascii: "\\"): index += 2
+            default: index += 1
+            }
+        }
+        return bytes.count - start
     }
 
     /// Eight copies of the bytes the scan looks for.

@@ -12,9 +12,9 @@ import VaultModel
 /// (`null`, other keys, other numbers, a byte-order mark, a repeated key, any syntax error) makes it
 /// return nil, and the caller reads the document through `JSONDocument.decode`, whose messages
 /// name the problem. The plain reference is that path; `InterchangeTests` ties the two.
-struct NativeJSONReader {
-    private let bytes: [UInt8]
-    private var position = 0
+struct NativeJSONReader: JSONWalker {
+    let bytes: [UInt8]
+    var position = 0
 
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -247,38 +247,15 @@ struct NativeJSONReader {
         }
     }
 
-    /// `{ "key" : value, … }`, `member` reading each value; false on anything else.
+    /// `{ "key" : value, … }`, `member` reading each value; false on anything else. A key given
+    /// twice is the member's to refuse (each member read once; the maps by their keys' text).
     private mutating func readObject(_ member: (inout NativeJSONReader, Key) -> Bool) -> Bool {
-        skipWhitespace()
-        guard take(UInt8(ascii: "{")) else { return false }
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return true }
-        while true {
-            skipWhitespace()
-            guard let key = readKey() else { return false }
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return false }
-            skipWhitespace()
-            guard member(&self, key) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "}"))
-        }
+        walkObject(key: { $0.readKey() }, member: member)
     }
 
     /// `[ element, … ]`, `element` reading each; false on anything else.
     private mutating func readArray(_ element: (inout NativeJSONReader) -> Bool) -> Bool {
-        skipWhitespace()
-        guard take(UInt8(ascii: "[")) else { return false }
-        skipWhitespace()
-        if take(UInt8(ascii: "]")) { return true }
-        while true {
-            skipWhitespace()
-            guard element(&self) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "]"))
-        }
+        walkArray(element)
     }
 
     // MARK: Values
@@ -325,15 +302,5 @@ struct NativeJSONReader {
     /// A string's UTF-8 bytes, escapes resolved (`JSONString`).
     private mutating func readBytes() -> [UInt8]? {
         JSONString.readBytes(bytes, at: &position)
-    }
-
-    // MARK: Bytes
-
-    private mutating func take(_ byte: UInt8) -> Bool {
-        JSONBytes.take(byte, in: bytes, at: &position)
-    }
-
-    private mutating func skipWhitespace() {
-        JSONBytes.skipWhitespace(in: bytes, at: &position)
     }
 }

@@ -4,13 +4,15 @@
 /// expanded years `-0001-…`, `+10000-…` that vaultfile prints outside 0000–9999) to
 /// milliseconds since 1970: a vaultfile JSON export's `created`/`modified` as text (what every
 /// newer output writes, docs/JSON.md), and the times of KeePassXC and Bitwarden exports.
-enum Timestamps {
+package enum Timestamps {
     /// Milliseconds since 1970 for `text`, or nil when it is not such a time.
     ///
+    /// A day the month does not have (`2024-02-30`, `2023-02-29`, `2024-04-31`) is no time: it
+    /// was taken as a day past the month's end (`2024-03-01`), a date nobody wrote (issue 47).
     /// The date and time are separated by `T`, `t` or a space; a fraction of a second may have
     /// any number of digits (beyond milliseconds they are dropped); the zone is `Z`, `z`, or an
     /// offset `±HH:MM` (or `±HHMM`), which is subtracted; a time without a zone is taken as UTC.
-    static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { parse(utf8: $0) }
     }
@@ -44,7 +46,8 @@ enum Timestamps {
               bytes[o + 6] == 0x54 || bytes[o + 6] == 0x74 || bytes[o + 6] == 0x20, bytes[o + 9] == 0x3A, bytes[o + 12] == 0x3A,
               let month = number(o + 1..<o + 3), let day = number(o + 4..<o + 6),
               let hour = number(o + 7..<o + 9), let minute = number(o + 10..<o + 12), let second = number(o + 13..<o + 15),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 61 else { return nil }
         var index = o + 15
         var millis: Int64 = 0
         if index < bytes.count, bytes[index] == 0x2E {
@@ -89,6 +92,20 @@ enum Timestamps {
         let (dayStart, over1) = (days < 0 ? days + 1 : days).multipliedReportingOverflow(by: 86_400_000)
         let (result, over2) = dayStart.addingReportingOverflow(days < 0 ? timeOfDay - 86_400_000 : timeOfDay)
         return over1 || over2 ? nil : result
+    }
+}
+
+// MARK: - The calendar
+
+extension Timestamps {
+    /// The number of days of `month` (1–12) in `year` of the proleptic Gregorian calendar (ISO
+    /// 8601's: year 0 is a leap year, as 2000 and -400 are; 1900 and 2100 are not).
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 }
 

@@ -60,5 +60,13 @@ extension Vault {
             return true
         }
     }
-}
 
+    /// Moves the history kept under the name whose bytes are `old` to `new`, joining any kept
+    /// there (newest first): a merge that stores an incoming name in NFC (`VaultMerge.separateTwins`)
+    /// moves the entry, and its earlier versions go with it instead of staying behind under the old
+    /// spelling as a removed entry's (issue 47).
+    package mutating func moveHistory(from old: [UInt8], to new: [UInt8]) throws(VaultError) {
+        guard old != new else { return }
+        try attachHistory(try detachHistory(key: old), key: new)
+    }
+}

@@ -7,7 +7,12 @@ extension VaultfileCommand {
     struct Calibrate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "calibrate",
-            abstract: "Find KDF settings that take a target time to unlock on this machine.")
+            abstract: "Find KDF settings that take a target time to unlock on this machine.",
+            discussion: """
+                Lands within 20 % of the target: by Argon2id iterations, else (whole passes too coarse, or one \
+                pass already too slow) by the memory, which it then says. Prints the flags for a new vault \
+                (init) and for an existing one (passwd).
+                """)
 
         @Option(name: .customLong("kdf"), help: "The key derivation function: argon2id or pbkdf2.") var kdf: KDFName = .argon2id
         @Option(name: .customLong("kdf-memory"), help: ArgumentHelp("Argon2id memory (K/M/G suffixes).", valueName: "size"))
@@ -37,6 +42,24 @@ extension VaultfileCommand {
                 result = try Calibration.pbkdf2(targetSeconds: target)
             }
             let meets = result.parameters.meetsRecommendedMinimum
+            let within = Calibration.isWithinTolerance(result.measuredSeconds, of: target)
+            if case .argon2id(let p) = result.parameters, UInt64(p.memoryKiB) * 1024 != ByteSize.parse(memory) {
+                Messages.note("memory \(ByteSize.format(UInt64(p.memoryKiB) * 1024)) instead of \(memory): whole iterations could not land "
+                              + "within 20 % of the target")
+            }
+            if !within {
+                Messages.warning("measured \(formatSeconds(result.measuredSeconds)), more than 20 % from the target \(formatSeconds(target)) "
+                                 + "(a busy machine, or a setting at its bound); run calibrate again")
+            }
+            var flags: String
+            switch result.parameters {
+            case .argon2id(let p):
+                flags = "--kdf argon2id --kdf-memory \(ByteSize.argument(UInt64(p.memoryKiB) * 1024)) --kdf-iterations \(p.iterations) --kdf-parallelism \(p.parallelism)"
+            case .pbkdf2SHA256(let p):
+                flags = "--kdf pbkdf2 --kdf-iterations \(p.iterations)"
+            }
+            // Settings below the minimum are refused without it: the commands printed run as printed.
+            if !meets { flags += " --allow-weak-kdf" }
             if json {
                 var pairs: [(String, JSON)] = []
                 switch result.parameters {
@@ -47,19 +70,17 @@ extension VaultfileCommand {
                     pairs = [("kdf", .string("pbkdf2-sha256")), ("iterations", .int(Int64(p.iterations)))]
                 }
                 pairs += [("target_seconds", .double(target)), ("measured_seconds", .double(result.measuredSeconds)),
-                          ("meets_recommendation", .bool(meets))]
+                          ("within_tolerance", .bool(within)), ("meets_recommendation", .bool(meets)),
+                          ("init", .string("vaultfile init \(flags)")), ("passwd", .string("vaultfile passwd \(flags)"))]
                 try StandardOutput.line(JSON.object(pairs).text)
                 return
             }
             var line = "\(result.parameters): \(formatSeconds(result.measuredSeconds)) measured (target \(formatSeconds(target)))"
             if !meets { line += "; below OWASP's minimum, raise the time or the memory" }
             try StandardOutput.line(line)
-            switch result.parameters {
-            case .argon2id(let p):
-                try StandardOutput.line("use: vaultfile init --kdf argon2id --kdf-memory \(ByteSize.argument(UInt64(p.memoryKiB) * 1024)) --kdf-iterations \(p.iterations) --kdf-parallelism \(p.parallelism)")
-            case .pbkdf2SHA256(let p):
-                try StandardOutput.line("use: vaultfile init --kdf pbkdf2 --kdf-iterations \(p.iterations)")
-            }
+            try StandardOutput.line("use: vaultfile init \(flags)")
+            // passwd asks the new password (it may be the same one) and seals the vault again.
+            try StandardOutput.line("for an existing vault: vaultfile passwd \(flags)")
         }
     }
 }

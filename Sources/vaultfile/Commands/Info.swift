@@ -24,7 +24,10 @@ extension VaultfileCommand {
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }
-            // Recovery codes hold 140 random bits and use a cheap KDF on purpose: only passwords count here.
+            // Recovery codes hold 140 random bits and use a cheap KDF on purpose, identities and
+            // keyfiles are keys: only passwords are judged, and a vault without a password slot is
+            // not judged at all (issue 47: it was said to meet the recommendation).
+            let hasPassword = slots.contains { $0.type.hasPrefix("password") }
             let weak = slots.contains { $0.type.hasPrefix("password") && ($0.kdf.map { !$0.meetsRecommendedMinimum } ?? false) }
             let seen = try Self.seen(header, path: store.path)
             let members = Self.members(header)
@@ -39,7 +42,7 @@ extension VaultfileCommand {
                     ("file_bytes", .int(Int64(fileSize))),
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
-                    ("kdf_below_recommendation", .bool(weak)),
+                    ("kdf_below_recommendation", hasPassword ? .bool(weak) : .null),
                 ] + seen.json + members.json).text)
                 return
             }
@@ -53,7 +56,9 @@ extension VaultfileCommand {
                 lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")")
             }
             lines.append("size:        \(fileSize) bytes (header \(headerLength), payload \(fileSize - headerLength))")
-            lines.append("kdf:         " + (weak ? "BELOW today's recommendation (OWASP); strengthen with 'vaultfile passwd'" : "meets today's recommendation (OWASP)"))
+            lines.append("kdf:         " + (!hasPassword ? "not judged: no password slot (only a password's KDF is judged)"
+                                            : weak ? "BELOW today's recommendation (OWASP); strengthen with 'vaultfile passwd'"
+                                            : "meets today's recommendation (OWASP)"))
             // The paths (this vault's, the recorded copy's, a work tree's) may hold control characters:
             // escaped like every path a message shows (JSON escapes them itself).
             try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
@@ -70,7 +75,8 @@ extension VaultfileCommand {
             case nil:
                 break
             }
-            if let kdf { pairs.append(("meets_recommendation", .bool(kdf.meetsRecommendedMinimum))) }
+            // Judged for passwords only (a recovery code's cheap KDF is by design).
+            if let kdf, type.hasPrefix("password") { pairs.append(("meets_recommendation", .bool(kdf.meetsRecommendedMinimum))) }
             return .object(pairs)
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultFormat
+import VaultInterchange
 import VaultModel
 
 extension VaultfileCommand {
@@ -18,8 +19,9 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.") var name: String
         // Unconditional: '--at -1' reaches the check in run() instead of reading as an unknown option -1.
         @Option(name: .customLong("at"), parsing: .unconditional,
-                help: ArgumentHelp("The code at this time (seconds since 1970) instead of now.", valueName: "unix-time"))
-        var time: Int64?
+                help: ArgumentHelp("The code at this time (seconds since 1970, or ISO 8601: 2026-11-27T08:00:00Z) instead of now.",
+                                   valueName: "time"))
+        var time: String?
         @Flag(name: .customLong("json"), help: "Print {\"code\":…,\"period\":…,\"seconds_left\":…} and a newline.") var json = false
         @OptionGroup var clipboard: ClipboardOptions
 
@@ -28,9 +30,9 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            if let time, time < 0 { throw CLIError.invalidArgument("--at takes a time of 0 or more (seconds since 1970), not \(time)") }
+            let seconds = try time.map(Self.seconds(at:)) ?? currentTimeMilliseconds() / 1000
             let parameters = try unlock.open(entriesOnly: true).vault.totpParameters(of: name)
-            let (code, secondsLeft) = try OneTimePassword.totp(parameters, at: time ?? currentTimeMilliseconds() / 1000)
+            let (code, secondsLeft) = try OneTimePassword.totp(parameters, at: seconds)
             if clipboard.clip {
                 let clearAfter = try Clipboard.clearAfter(clipboard.clearAfter)
                 Messages.info(try Array(code.utf8).withUnsafeBytes { try Clipboard.copy($0, clearAfter: clearAfter) })
@@ -44,6 +46,23 @@ extension VaultfileCommand {
             }
             try StandardOutput.write(Array(code.utf8))
             if StandardOutput.isTerminal { try StandardOutput.write([0x0A]) }
+        }
+
+        /// The seconds since 1970 `--at` names: digits, or an ISO 8601 / RFC 3339 time
+        /// (`2026-11-27T08:00:00Z`, `2026-11-27 09:00:00+01:00`, a fraction dropped; no zone is UTC)
+        /// or a date alone (its midnight, UTC). Before 1970, or a day the month does not have, is refused.
+        static func seconds(at text: String) throws(CLIError) -> Int64 {
+            let example = "seconds since 1970 or an ISO 8601 time such as 2026-11-27T08:00:00Z"
+            if let seconds = Int64(text) {
+                guard seconds >= 0 else { throw .invalidArgument("--at takes a time of 0 or more (seconds since 1970), not \(seconds)") }
+                return seconds
+            }
+            let dateOnly = text.utf8.count == 10 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
+            guard let milliseconds = Timestamps.parse(dateOnly ? text + "T00:00:00Z" : text) else {
+                throw .invalidArgument("--at takes \(example), not '\(Messages.escaped(text))' (a day the month does not have is no time)")
+            }
+            guard milliseconds >= 0 else { throw .invalidArgument("--at takes a time from 1970 on, not '\(Messages.escaped(text))'") }
+            return milliseconds / 1000
         }
     }
 }

@@ -27,6 +27,29 @@ import Testing
         #expect(Timestamps.parse("not a date") == nil)
     }
 
+    /// A day the month does not have is no time (it was rolled over into the next month); every
+    /// day a month has reads back as itself, leap days by the Gregorian rule (issue 47).
+    @Test func test_timestamps_refuseADayTheMonthDoesNotHave() {
+        for text in ["2024-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2100-02-29T12:00:00+01:00",
+                     "2024-04-31T00:00:00Z", "2024-06-31 10:00:00Z", "2024-09-31T00:00:00Z", "2024-11-31T00:00:00Z", "2024-01-32T00:00:00Z",
+                     "2024-01-00T00:00:00Z", "-0001-02-29T00:00:00Z"] {
+            #expect(Timestamps.parse(text) == nil, "\(text)")
+        }
+        for year in [-401, -400, -100, -4, -1, 0, 1, 1900, 1970, 2000, 2023, 2024, 2100, 9999, 10000] as [Int64] {
+            var days = 0
+            for month in 1...12 {
+                for day in 1...31 {
+                    let date = "\(UTCTime.year(year))-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+                    guard let time = Timestamps.parse(date + "T12:00:00.000Z") else { continue }
+                    days += 1
+                    #expect(UTCTime.rfc3339(milliseconds: time) == date + "T12:00:00.000Z", "no roll-over")
+                }
+            }
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            #expect(days == (leap ? 366 : 365), "\(year)")
+        }
+    }
+
     /// Every time vaultfile prints (`UTCTime.rfc3339`, negative ones and expanded years included)
     /// reads back as the same milliseconds, so `list --json` output imports as `export` wrote it.
     @Test func test_timestamps_parseEveryTimeVaultfilePrints() {

@@ -147,4 +147,28 @@ import Testing
         }
         #expect(moved > 100 && reported > 100, "the cases moved names (\(moved)) and reported twins (\(reported))")
     }
+
+    /// Their side adds an entry under a name not in NFC, with earlier versions: the merge stores it
+    /// in NFC and its history goes with it, nothing left behind under the old spelling as a removed
+    /// entry (issue 47: the history stayed there, in the trash, and the NFC entry had none).
+    @Test func test_merge_movingAnIncomingNameToNFCCarriesItsHistory() throws {
+        let decomposed = "db/e\u{301}", composed = "db/\u{E9}"
+        var theirs = Vault(history: .standard)
+        try theirs.put(Entry(value: [1], created: 1, modified: 1), as: decomposed, now: 1)
+        try theirs.put(Entry(value: [2], created: 1, modified: 2), as: decomposed, now: 2)
+        try theirs.put(Entry(value: [3], created: 1, modified: 3), as: decomposed, now: 3)
+        #expect(try theirs.history(of: decomposed).map(\.entry.value) == [[2], [1]])
+        let (merged, conflicts) = try VaultMerge.merge(base: Vault(history: .standard), ours: Vault(history: .standard), theirs: theirs)
+        #expect(conflicts.isEmpty)
+        #expect(merged.names.map { Array($0.utf8) } == [Array(composed.utf8)], "stored in NFC")
+        #expect(merged.entry(forKey: Array(composed.utf8))?.value == [3])
+        #expect(try merged.history(of: composed).map(\.entry.value) == [[2], [1]], "the history moved with the entry")
+        #expect(try merged.trash().isEmpty, "nothing left under the old spelling")
+        // A name already in NFC keeps its history as before.
+        var plain = Vault(history: .standard)
+        try plain.put(Entry(value: [1], created: 1, modified: 1), as: composed, now: 1)
+        try plain.put(Entry(value: [2], created: 1, modified: 2), as: composed, now: 2)
+        let (same, _) = try VaultMerge.merge(base: Vault(history: .standard), ours: Vault(history: .standard), theirs: plain)
+        #expect(try same.history(of: composed).map(\.entry.value) == [[1]])
+    }
 }

@@ -121,18 +121,22 @@ import Testing
     // MARK: - Exports
 
     /// Every export format from the bytes against the reference through `sortedEntries`: the same
-    /// bytes, or the same error (binary data in dotenv and CSV; two names of one variable in dotenv).
+    /// bytes and the same entries left out (dotenv's binary values), or the same error (binary data
+    /// in CSV; two names of one variable in dotenv).
     @Test func test_export_fromBytesMatchesEntries() throws {
-        func outcome(_ body: () throws(VaultError) -> [UInt8]) -> Result<[UInt8], VaultError> {
-            do { return .success(try body()) } catch { return .failure(error) }
+        func outcome(_ body: (inout [String]) throws(VaultError) -> [UInt8]) -> Result<[UInt8], VaultError> {
+            var skipped: [String] = []
+            do { return .success(try body(&skipped) + Array("\0skipped: \(skipped)".utf8)) } catch { return .failure(error) }
         }
         var successes = [InterchangeFormat: Int]()
         for seed in 0..<30 as Range<UInt64> {
             let vault = try Self.randomVault(seed: 100 + seed, count: seed % 10 == 0 ? 0 : 40, binary: seed % 3 == 0, stored: seed % 5 != 0)
             for format in [InterchangeFormat.json, .dotenv, .csv] {
                 for prefix in Self.prefixes {
-                    let written = outcome { () throws(VaultError) in try Interchange.export(vault, format: format, prefix: prefix) }
-                    let reference = outcome { () throws(VaultError) in try Interchange.exportThroughEntries(vault, format: format, prefix: prefix) }
+                    let written = outcome { (skipped) throws(VaultError) in try Interchange.export(vault, format: format, prefix: prefix, skipped: &skipped) }
+                    let reference = outcome { (skipped) throws(VaultError) in
+                        try Interchange.exportThroughEntries(vault, format: format, prefix: prefix, skipped: &skipped)
+                    }
                     #expect(written == reference, "seed \(seed) \(format) prefix '\(prefix)'")
                     if case .success = written { successes[format, default: 0] += 1 }
                 }
@@ -175,6 +179,13 @@ import Testing
         #expect(throws: VaultError.environmentVariableClash("b-c", "b_c", variable: "B_C")) {
             try Interchange.export(stored, format: .dotenv)
         }
+        // Without the clash, the binary value is left out and named (issue 47), by both writers.
+        var alone = stored
+        _ = try alone.remove("b_c", now: 2)
+        var skipped: [String] = [], referenceSkipped: [String] = []
+        let written = try Interchange.export(alone, format: .dotenv, skipped: &skipped)
+        #expect(written == Array("B_C=\"x\"\n".utf8) && skipped == ["a/binary"])
+        #expect(try Interchange.exportThroughEntries(alone, format: .dotenv, skipped: &referenceSkipped) == written && referenceSkipped == skipped)
         #expect(throws: VaultError.malformedInput("'a/binary' holds binary data, which CSV cannot carry; export json instead")) {
             try Interchange.export(stored, format: .csv)
         }

@@ -39,6 +39,52 @@ enum Usage {
         return nil
     }
 
+    /// `arguments` with a `--vault PATH` (or `--vault=PATH`) given before the verb moved to just
+    /// after the verb's words (`--vault X slot add K` reads as `slot add --vault X K`), where the
+    /// verb's parser takes it; unchanged when the first word is not `--vault`. Refused when `--vault`
+    /// is given after the verb as well (which of the two was meant?).
+    static func movingVaultAfterVerb(_ arguments: [String], root: any ParsableCommand.Type) throws(CLIError) -> [String] {
+        guard let first = arguments.first, first == "--vault" || first.hasPrefix("--vault=") else { return arguments }
+        let taken = first == "--vault" ? 2 : 1
+        guard arguments.count >= taken else { return arguments }  // `--vault` alone: the parser says what is missing
+        let option = Array(arguments.prefix(taken)), rest = Array(arguments.dropFirst(taken))
+        var command = root, verbWords = 0
+        for word in rest {
+            guard !word.hasPrefix("-"), let next = command.configuration.subcommands.first(where: {
+                $0.configuration.commandName == word || $0.configuration.aliases.contains(word)
+            }) else { break }
+            command = next
+            verbWords += 1
+        }
+        // No verb named: the words first, so that an unknown verb is told as one.
+        guard verbWords > 0 else { return rest + option }
+        let afterVerb = rest.dropFirst(verbWords)
+        let end = afterVerb.firstIndex(of: "--") ?? afterVerb.endIndex
+        if afterVerb[..<end].contains(where: { $0 == "--vault" || $0.hasPrefix("--vault=") }) {
+            throw .invalidArgument("--vault is given both before the verb and after it; give it once")
+        }
+        return Array(rest.prefix(verbWords)) + option + afterVerb
+    }
+
+    /// The hint under a usage error: the help of the verb `arguments` name (`'vaultfile slot add
+    /// --help' shows its arguments and options`), or of vaultfile itself when they name none.
+    /// Words are verbs from the first on, past `--vault PATH` given before the verb.
+    static func helpHint(for arguments: some Collection<String>, root: any ParsableCommand.Type) -> String {
+        var command = root, path: [String] = [], skipNext = false
+        for word in arguments {
+            if skipNext { skipNext = false; continue }
+            if path.isEmpty && word == "--vault" { skipNext = true; continue }
+            if path.isEmpty && word.hasPrefix("--vault=") { continue }
+            guard !word.hasPrefix("-"), let next = command.configuration.subcommands.first(where: {
+                $0.configuration.commandName == word || $0.configuration.aliases.contains(word)
+            }) else { break }
+            path.append(next.configuration.commandName ?? word)
+            command = next
+        }
+        if path.isEmpty { return "'vaultfile --help' lists every verb; 'vaultfile VERB --help' shows one" }
+        return "'vaultfile \(path.joined(separator: " ")) --help' shows its arguments and options"
+    }
+
     /// The verbs of pass, keepassxc-cli, Bitwarden's bw and ansible-vault that vaultfile spells
     /// otherwise, with vaultfile's: by spelling alone, `insert` was close to `inject` and `remove`
     /// to `resolve`.

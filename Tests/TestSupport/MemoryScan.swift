@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+// MARK: - Finding a secret left in this process's memory
+
+/// A secret that is never written whole by the test that holds it (only masked, byte by byte), and
+/// a scan of this process's writable memory for it: the heap, the allocator's other arenas, the
+/// stacks. What the scan finds after the code under test wiped its copies is a copy left in memory
+/// freed without a wipe (or still held).
+public struct ScannedSecret: Sendable {
+    private static let mask: UInt8 = 0x5A
+    /// The secret's bytes, each XORed with `mask`: this array is not a copy of the secret.
+    private let masked: [UInt8]
+
+    /// A random secret of `count` letters and digits (bytes JSON and CSV keep as they are).
+    public init(count: Int = 32) {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789".utf8)
+        var generator = SystemRandomNumberGenerator()
+        masked = (0..<count).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] ^ Self.mask }
+    }
+
+    /// The number of bytes of the secret.
+    public var count: Int { masked.count }
+
+    /// Appends the secret to `bytes`, which must have the room (a growing array would leave a copy
+    /// in the block it left).
+    public func append(to bytes: inout [UInt8]) {
+        precondition(bytes.capacity - bytes.count >= masked.count, "reserve the room first")
+        for byte in masked { bytes.append(byte ^ Self.mask) }
+    }
+
+    /// How many copies of the secret lie in this process's private writable memory.
+    public func copiesInMemory() -> Int {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return -1 }
+        let memory = open("/proc/self/mem", O_RDONLY)
+        guard memory >= 0 else { return -1 }
+        defer { close(memory) }
+        let chunkSize = 1 << 20
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize + masked.count)
+        defer {
+            memset(chunk, 0, chunkSize + masked.count)
+            chunk.deallocate()
+        }
+        var copies = 0
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 5, fields[1].hasPrefix("rw"), fields.count == 5 || fields[5].hasPrefix("[heap]") || fields[5].hasPrefix("[stack") else { continue }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt(String($0), radix: 16) }
+            guard bounds.count == 2 else { continue }
+            var address = bounds[0]
+            while address < bounds[1] {
+                // Overlapping reads by the secret's length: a copy across two chunks is found once.
+                let length = Int(min(UInt(chunkSize + masked.count), bounds[1] - address))
+                let result = pread(memory, chunk, length, off_t(Int64(bitPattern: UInt64(address))))
+                if result <= 0 { break }
+                let read = Int(result)
+                copies += count(in: UnsafeBufferPointer(start: chunk, count: read), startingBelow: chunkSize)
+                memset(chunk, 0, read)
+                address += UInt(chunkSize)
+            }
+        }
+        return copies
+    }
+
+    /// The copies in `bytes` that start before `limit` (one that starts later is the next chunk's).
+    private func count(in bytes: UnsafeBufferPointer<UInt8>, startingBelow limit: Int) -> Int {
+        guard bytes.count >= masked.count else { return 0 }
+        let first = masked[0] ^ Self.mask
+        var found = 0, index = 0
+        while index <= bytes.count - masked.count && index < limit {
+            if bytes[index] == first {
+                var offset = 1
+                while offset < masked.count, bytes[index + offset] == masked[offset] ^ Self.mask { offset += 1 }
+                if offset == masked.count { found += 1 }
+            }
+            index += 1
+        }
+        return found
+    }
+}
