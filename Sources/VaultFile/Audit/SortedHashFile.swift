@@ -61,8 +61,7 @@ final class SortedHashFile {
                 throw .notAList(path: path, why: "its first line is not HASH:COUNT")
             }
         } catch {
-            close(fd)
-            buffer.deallocate()
+            // Every property is set by now: `deinit` runs, closes and deallocates.
             throw error
         }
     }
@@ -117,7 +116,7 @@ final class SortedHashFile {
             }
             interpolating = high - low <= span / 2
         }
-        return try scan(key, from: low, before: high, after: lowKey)
+        return try scan(key, from: low, before: high, after: lowKey, until: highKey)
     }
 
     /// Where a uniform spread of hashes would put `key` between the lines at `low` and `high`.
@@ -154,11 +153,13 @@ final class SortedHashFile {
         return (start, (rest[..<key.count].map { PwnedPasswords.hexDigit($0)! }[...], line.order, line.count, line.length))
     }
 
-    /// Reads the lines that start in `from..<before` and looks for `key` among them.
-    private func scan(_ key: [UInt8], from: Int, before: Int, after lowKey: [UInt8]?) throws(BreachListError) -> Int {
+    /// Reads the lines that start in `from..<before` and looks for `key` among them. Every line of
+    /// the window is read, so that its order is checked (against the bounds too) whatever the answer.
+    private func scan(_ key: [UInt8], from: Int, before: Int, after lowKey: [UInt8]?, until highKey: [UInt8]?) throws(BreachListError) -> Int {
         let bytes = try read(at: from, count: before - from + Self.longestLine)
         var offset = 0
         var previous = lowKey
+        var answer = 0
         while from + offset < before && offset < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             guard let line = PwnedPasswords.readLine(rest, comparingWith: key, atEnd: from + bytes.count >= size) else {
@@ -166,11 +167,11 @@ final class SortedHashFile {
             }
             let found = rest[..<key.count].map { PwnedPasswords.hexDigit($0)! }
             if let previous, found.lexicographicallyPrecedes(previous) { throw .notSorted(path: path, offset: from + offset) }
-            if line.order == 0 { return line.count }
-            if line.order > 0 { return 0 }
+            if let highKey, highKey.lexicographicallyPrecedes(found) { throw .notSorted(path: path, offset: from + offset) }
+            if line.order == 0 { answer = line.count }
             previous = found
             offset += line.length
         }
-        return 0
+        return answer
     }
 }

@@ -31,7 +31,7 @@ extension VaultfileCommand {
             "Refuse a list of the other hash kind (sha1 or ntlm); without it the kind is read from the list.", valueName: "kind"))
         var hibpHash: String?
         @Option(name: .customLong("min-bits"), help: ArgumentHelp(
-            "A secret estimated below this many bits is weak (default 50; 0 skips the check).", valueName: "bits"))
+            "A secret estimated below this many bits is weak; 0 skips the check.", valueName: "bits"))
         var minimumBits: Double = PasswordStrength.recommendedBits
         @Option(name: .customLong("max-age"), help: ArgumentHelp(
             "A secret unchanged for longer than this is old: N days, or Nd, Nw, Nm (30 days), Ny (365 days).", valueName: "age"))
