@@ -11,7 +11,7 @@ import VaultModel
 /// use once the key is gone) twice: whole, and without the digits at its end (its stem, when 3
 /// bytes or more are left): `hunter`, `hunter2` and `hunter2024` share a stem. Entries with equal
 /// hashes form a reuse group; entries with equal stems and different secrets a near-reuse group.
-/// The hashes lie in two flat arrays, wiped by `wipeAll`.
+/// The hashes lie in two flat arrays, sized up front and wiped by `wipeAll`.
 struct ReuseIndex {
     private let key = SecureBytes(count: 32)
     private var exact: [UInt8] = []
@@ -22,7 +22,11 @@ struct ReuseIndex {
     /// A stem shorter than this is no sign of reuse (`ab1`, `ab2`).
     static let shortestStem = 3
 
-    init() {
+    /// An index with room for `capacity` secrets, so that the arrays never move (a move would leave
+    /// a copy of the hashes behind, unwiped).
+    init(capacity: Int = 0) {
+        exact.reserveCapacity(capacity * 32)
+        stems.reserveCapacity(capacity * 32)
         var random = randomBytes(count: 32)
         defer { wipe(&random) }
         key.withUnsafeMutableBytes { $0.copyBytes(from: random) }

@@ -102,7 +102,7 @@ public enum VaultAudit {
     public static func run(_ vault: Vault, options: AuditOptions) throws -> AuditReport {
         var report = AuditReport()
         var findings: [AuditFinding] = []
-        var reuse = ReuseIndex()
+        var reuse = ReuseIndex(capacity: options.reuse ? vault.count : 0)
         defer { reuse.wipeAll() }
         let prefix = Array(options.prefix.utf8)
         var failure: (any Error)?

@@ -68,7 +68,8 @@ extension VaultfileCommand {
             // The list is opened (and its first line checked) before the vault: a wrong path fails
             // before a password is asked for.
             if let hibp, kinds.contains(.breached) { options.breachList = try PwnedPasswords(path: hibp, asking: hibpHash.flatMap(Self.hashKind)) }
-            let vault = try unlock.open().vault
+            // History is read only for the age of a secret (--max-age).
+            let vault = try unlock.open(entriesOnly: options.maximumAge == nil).vault
             if let prefix, !prefix.isEmpty, vault.names(atOrUnder: prefix).isEmpty { throw CLIError.noEntryOrFolder(prefix) }
             let report = try VaultAudit.run(vault, options: options)
             let output = AuditOutput(report: report, options: options)
