@@ -105,7 +105,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 }
 
 /// One unlinked file, rewritten with each input, that the breach list opens through /proc/self/fd.
-nonisolated(unsafe) private let breachListFile: Int32 = {
+private let breachListFile: Int32 = {
     var template = Array("/tmp/vaultfile-fuzz-hibp-XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
