@@ -129,7 +129,7 @@ import VaultModel
     @Test func test_audit_refusesMalformedOptions() throws {
         let cli = try setUp(); defer { cli.directory.remove() }
         for arguments in [["--only", "weak,stale"], ["--max-age", "soon"], ["--hibp-hash", "sha1"], ["--hibp-hash", "md5", "--hibp", "x"],
-                          ["--min-bits", "-3"], ["--only", "breached"]] {
+                          ["--min-bits", "-3"], ["--only", "breached"], ["--only", "weak,old"]] {
             let result = try cli.run(["audit"] + arguments + cli.unlock())
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
         }

@@ -52,9 +52,10 @@ extension VaultfileCommand {
                 throw ValidationError("--max-age takes a number of days, or N followed by d, w, m or y (e.g. 365d, 18m, 2y), not '\(maximumAge)'")
             }
             if let field { try EntryName.validateField(field) }
+            // Without --only, breached and old are checked when their option is given; named in --only, they need it.
             let kinds = try selectedKinds()
-            if kinds == [.breached] && hibp == nil { throw ValidationError("--only breached needs --hibp PATH") }
-            if kinds == [.old] && maximumAge == nil { throw ValidationError("--only old needs --max-age AGE") }
+            if only != nil && kinds.contains(.breached) && hibp == nil { throw ValidationError("--only breached needs --hibp PATH") }
+            if only != nil && kinds.contains(.old) && maximumAge == nil { throw ValidationError("--only old needs --max-age AGE") }
         }
 
         func run() throws {
