@@ -8,8 +8,9 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # Outside tools some tests drive (skipped with a message when missing): the agent's completion
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
-# XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV).
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb
+# XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV); keepassxc's
+# keepassxc-cli is the peer audit --hibp is checked against, python3-zxcvbn the estimate's reference.
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
 # and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
@@ -34,9 +35,10 @@ build: deps
 release: deps
 	$(RELEASE) >/dev/null
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, PyPI xeddsa) when missing.
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, keepassxc, python3-zxcvbn, PyPI xeddsa) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
+	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null \
+		|| ! command -v keepassxc-cli >/dev/null || [ ! -e /usr/lib/python3/dist-packages/zxcvbn/__init__.py ]; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
 	fi
@@ -70,12 +72,16 @@ uninstall:
 deb: $(if $(PORTABLE),,portable)
 	./scripts/deb.sh "$(or $(PORTABLE),.build-portable/vaultfile-portable)"
 
-## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min).
+## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min);
+## then audit --hibp against keepassxc-cli analyze --hibp on a 100-million-line file (~4.4 GB, generated once
+## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
+	./bench/audit.sh | tee bench/out/audit.txt
 
 bench-quick: deps
 	./bench/run.sh --quick
+	./bench/audit.sh --quick
 
 ## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
 FUZZ_SECONDS ?= 60

@@ -1,6 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KDF
 import SecureMemory
 import VaultAgent
+import VaultFile
 import VaultFormat
 import VaultModel
 
@@ -45,6 +49,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
 /// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
 ///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
+/// 7. `audit --hibp`'s breach list (the input as the file sorted by hash, in an unlinked temporary file): it opens or
+///    is refused, and lookups anywhere in it (the first and last hash, one in the middle) answer or
+///    throw, never crash (`searchBreachList`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -93,5 +100,25 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // The agent's `sign` lookup parses a signed header's prefix (HeaderPrefix) and opens its
     // metadata block with the held key: never a crash, whatever the bytes.
     _ = try? keyring.signer(forPrefix: bytes, now: 0, wallClock: 0)
+    searchBreachList(bytes)
     return 0
+}
+
+/// One unlinked file, rewritten with each input, that the breach list opens through /proc/self/fd.
+private let breachListFile: Int32 = {
+    var template = Array("/tmp/vaultfile-fuzz-hibp-XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+    return fd
+}()
+
+/// Property 7: the input as a Pwned Passwords file sorted by hash, opened and searched.
+private func searchBreachList(_ bytes: [UInt8]) {
+    let fd = breachListFile
+    guard fd >= 0, ftruncate(fd, 0) == 0,
+          bytes.withUnsafeBytes({ pwrite(fd, $0.baseAddress, $0.count, 0) }) == bytes.count,
+          let list = try? PwnedPasswords(path: "/proc/self/fd/\(fd)") else { return }
+    for fill: UInt8 in [0x00, 0x7F, 0xFF] {
+        _ = try? list.occurrences(ofDigest: [UInt8](repeating: fill, count: list.hash.digestLength))
+    }
 }

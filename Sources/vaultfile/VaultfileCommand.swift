@@ -51,6 +51,7 @@ struct VaultfileCommand: ParsableCommand {
                   member (--accept-rotation, after 'vaultfile slot list'), or a signed
                   copy not trusted as its members' (also exec, inject: --allow-untrusted,
                   or 'vaultfile trust' to pin it)
+              8   audit found a weak, reused, old or breached secret
               64  usage error
 
             OLDER COPIES: outside git, each unlock is compared with the highest generation of that vault \
@@ -62,7 +63,9 @@ struct VaultfileCommand: ParsableCommand {
             not signed by a member pinned here or added by one, or holding a removed key, is warned \
             about on read and refused on write, exec and inject (exit 7) until 'vaultfile trust'. \
             VAULTFILE_ROLLBACK_CHECK=on|off|auto (default auto: off inside a git work tree). \
-            VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault.
+            VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault. \
+            VAULTFILE_QUIET_WEAK_PASSWORD=1 silences the weak-password warning of init, passwd and slot add \
+            password for a password not typed at the prompt.
 
             Shell completions: vaultfile --generate-completion-script bash|zsh|fish. See man vaultfile.
             """,
@@ -70,7 +73,7 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, History.self, Restore.self, Trash.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
+            Info.self, Verify.self, Audit.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
             Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
     )

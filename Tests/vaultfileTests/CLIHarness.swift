@@ -123,7 +123,8 @@ extension CLI {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "TERM": "dumb", "VAULTFILE_STATE_DIR": stateDirectory,
+                   "VAULTFILE_QUIET_WEAK_PASSWORD": "1"].merging(agentEnvironment) { $1 }
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = directory.url
@@ -188,7 +189,10 @@ extension CLI {
     /// Starts `vaultfile arguments…` (or `executable`) without waiting for it.
     func start(_ arguments: [String], stdin: [UInt8] = [], extra: [String: String] = [:], executable: String? = nil) throws -> Running {
         _ = Self.ignoreSIGPIPEOnce
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory].merging(agentEnvironment) { $1 }
+        // VAULTFILE_QUIET_WEAK_PASSWORD=1: the tests' passwords ("pw") are weak on purpose; the tests of the
+        // warning itself set it to "" (AuditCLITests).
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "LANG": "C.UTF-8", "VF": Self.binary, "VAULTFILE_STATE_DIR": stateDirectory,
+                   "VAULTFILE_QUIET_WEAK_PASSWORD": "1"].merging(agentEnvironment) { $1 }
         env.merge(Self.sanitizerOptions) { $1 }
         env.merge(environment) { $1 }
         env.merge(extra) { $1 }

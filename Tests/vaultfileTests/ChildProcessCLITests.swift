@@ -179,7 +179,7 @@ import Testing
                                   "env | grep '^VAULTFILE_' | sort >&2; \"$VF\" get db/password --vault t.vault"], extra: sources)
         #expect(!nested.text.contains("db-secret"), "the child read an entry outside --prefix")
         #expect(nested.status == 2)
-        #expect(nested.stderr.contains("VAULTFILE_AGENT_SOCK=\(cli.path("agent.sock"))\nVAULTFILE_EXEC=1\nVAULTFILE_NO_AGENT=1\nVAULTFILE_STATE_DIR=\(cli.stateDirectory)\nvaultfile: error:"),
+        #expect(nested.stderr.contains("VAULTFILE_AGENT_SOCK=\(cli.path("agent.sock"))\nVAULTFILE_EXEC=1\nVAULTFILE_NO_AGENT=1\nVAULTFILE_QUIET_WEAK_PASSWORD=1\nVAULTFILE_STATE_DIR=\(cli.stateDirectory)\nvaultfile: error:"),
                 "\(nested.stderr)")
         #expect(nested.stderr.contains("inside 'vaultfile exec'") && nested.stderr.contains("--allow-nested"), "\(nested.stderr)")
         let file = try cli.run(["exec", "--vault", cli.path("t.vault"), "--", "sh", "-c", "\"$VF\" list --vault t.vault"],

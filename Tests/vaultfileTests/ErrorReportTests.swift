@@ -4,6 +4,7 @@ import KDF
 import SecureMemory
 import TestSupport
 import Testing
+import VaultFile
 import VaultFormat
 import VaultInterchange
 import VaultModel
@@ -22,6 +23,7 @@ import VaultModel
         for kind in OTPErrorKind.allCases { #expect(OTPErrorKind(kind.row.error as! OTPError) == kind) }
         for kind in X25519FailureKind.allCases { #expect(X25519FailureKind(kind.row.error as! X25519.Failure) == kind) }
         for kind in HKDFFailureKind.allCases { #expect(HKDFFailureKind(kind.row.error as! HKDFSHA256.Failure) == kind) }
+        for kind in BreachListErrorKind.allCases { #expect(BreachListErrorKind(kind.row.error as! BreachListError) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {

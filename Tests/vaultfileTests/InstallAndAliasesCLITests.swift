@@ -254,13 +254,20 @@ import Testing
         #expect(strong.status == 0 && !strong.screen.contains("looks weak"), "\(strong.screen)")
     }
 
-    @Test func test_passwd_scriptedPasswordsKeepStderrClean() throws {
+    @Test func test_passwd_scriptedPasswordsWarnUnlessQuietWeakPassword() throws {
+        // Issue 46: a weak password from a file is warned about too, unless VAULTFILE_QUIET_WEAK_PASSWORD=1
+        // (before, a scripted password never was).
         let cli = try CLI(); defer { cli.directory.remove() }
-        try cli.initVault()  // "pw": weak, but handed over by a file with stderr piped
+        try cli.initVault()  // "pw": weak, handed over by a file with stderr piped
         try cli.write("new", Array("pw2".utf8))
-        let changed = try cli.run(["passwd", "--new-password-file", cli.path("new")] + cli.unlock() + CLI.fastKDF)
-        #expect(changed.status == 0, "\(changed.stderr)")
-        #expect(!changed.stderr.contains("looks weak"))
+        let quiet = try cli.run(["passwd", "--new-password-file", cli.path("new")] + cli.unlock() + CLI.fastKDF,
+                                extra: ["VAULTFILE_QUIET_WEAK_PASSWORD": "1"])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("looks weak"))
+        try cli.write("pw", Array("pw2".utf8))
+        let loud = try cli.run(["passwd", "--new-password-file", cli.path("new")] + cli.unlock() + CLI.fastKDF,
+                               extra: ["VAULTFILE_QUIET_WEAK_PASSWORD": "0"])
+        #expect(loud.status == 0 && loud.stderr.contains("looks weak") && loud.stderr.contains("VAULTFILE_QUIET_WEAK_PASSWORD=1"), "\(loud.stderr)")
     }
 
     // MARK: - make install

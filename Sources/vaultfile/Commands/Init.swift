@@ -106,7 +106,7 @@ extension VaultfileCommand {
                     password = try unlock.source.read(prompt: "")
                 }
                 guard password.count > 0 else { throw CLIError.emptyPassword }
-                if passwordRequired { PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt) }
+                PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt)
                 slots.append((.password(password, parameters), ""))
             }
             for (number, recipient) in recipients.enumerated() {

@@ -102,6 +102,7 @@ struct SlotAddPassword: ParsableCommand {
             new = try Terminal.readNewSecret(prompt: "New password for \(unlock.location.path): ", confirm: "Repeat the new password: ")
         }
         guard new.count > 0 else { throw CLIError.emptyPassword }
+        PasswordAdvice.warnIfWeak(new, typed: newPasswordFile == nil && newPasswordFD == nil)
         Messages.progress("adding a password (\(parameters))…")
         try SlotAdd.add([(.password(new, parameters), options.label ?? "")], to: unlock, readmit: options.readmit)
     }

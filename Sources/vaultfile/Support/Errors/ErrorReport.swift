@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultFile
 import VaultFormat
 import VaultModel
 
@@ -63,6 +64,7 @@ struct ErrorReport: Equatable {
         case let error as KDFError: return hint(for: error)
         case let error as CLIError: return hint(for: error)
         case let error as OTPError: return hint(for: error)
+        case let error as BreachListError: return hint(for: error)
         default: return nil  // XChaCha20Poly1305.Failure: a bug or damage, nothing for the user to do
         }
     }
@@ -72,6 +74,19 @@ struct ErrorReport: Equatable {
         case .noTOTP(let name): return "store one with: vaultfile set \(name) --totp < uri.txt (the otpauth://totp/ URI on stdin)"
         case .malformedURI, .invalidSecret, .unsupportedParameter: return "give an otpauth://totp/LABEL?secret=BASE32[&algorithm=SHA1|SHA256|SHA512&digits=6-10&period=1-3600] URI"
         case .invalidTime: return nil
+        }
+    }
+
+    static func hint(for error: BreachListError) -> String? {
+        let forms = "give --hibp the Pwned Passwords file ordered by hash (SHA-1 or NTLM), or the folder of range files "
+            + "the official downloader writes"
+        switch error {
+        case .unreadable, .notAFileOrFolder, .notAList: return forms
+        case .notSorted: return "download the file ordered by hash, not the one ordered by prevalence; " + forms
+        case .malformedLine: return "the download may be damaged or cut short: download it again"
+        case .hashMismatch: return "leave out --hibp-hash to take the list's own kind, or give the list of the kind asked for"
+        case .rangeFileMissing: return "run the downloader again: it completes a folder it left unfinished"
+        case .rangeFileTooLarge: return nil
         }
     }
 

@@ -26,6 +26,8 @@ enum ExitStatus: Equatable {
     case overLimit
     /// A write to a copy older than one seen on this machine was refused (`--allow-rollback`) (7).
     case staleCopy
+    /// `audit` found a weak, reused, old or breached secret (8), so that CI can gate on it.
+    case auditFound
     /// The command line was malformed (64).
     case usage
     /// `exec`: the command was found but cannot be run (126, as in shells).
@@ -48,6 +50,7 @@ enum ExitStatus: Equatable {
         case .busy: return 5
         case .overLimit: return 6
         case .staleCopy: return 7
+        case .auditFound: return 8
         case .usage: return 64
         case .cannotRun: return 126
         case .commandNotFound: return 127
