@@ -17,6 +17,6 @@ extension VaultfileCommand {
                 ("upgrade vaultfile") instead of dropping the new slots. Labels and public keys are \
                 encrypted in the header: 'vaultfile info' shows only the number and kinds of slots.
                 """,
-            subcommands: [SlotList.self, SlotAdd.self, SlotRm.self])
+            subcommands: [SlotList.self, SlotAdd.self, SlotRm.self, SlotLabel.self])
     }
 }

@@ -85,7 +85,8 @@ struct ErrorReport: Equatable {
         case .noKeyslotOpens:
             return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
                 + "other sources: --identity, --keyfile, --recovery, a password"
-        case .slotNotFound: return "'vaultfile slot list' shows each slot's id and label"
+        case .slotNotFound: return "'vaultfile slot list' shows each slot's id, key and label"
+        case .slotNameAmbiguous: return "name one of them by its id, its key (age1…, an ssh key line, a SHA256: fingerprint) or a longer label"
         case .historyOff: return "turn history on with 'vaultfile history --enable' (releases without history, such as 0.1.0, then say they cannot read the vault)"
         case .revisionNotFound(let entry, _, _): return "'vaultfile history \(shellWord(entry))' lists the revisions kept"
         case .rotationBlocked:
