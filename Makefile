@@ -8,8 +8,9 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # Outside tools some tests drive (skipped with a message when missing): the agent's completion
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
-# XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV).
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb
+# XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV); folder-by-folder
+# completion is typed into zsh and fish too, test-install asks zsh for its fpath, and test-deb runs lintian.
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb zsh fish lintian
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
 # and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
@@ -34,9 +35,9 @@ build: deps
 release: deps
 	$(RELEASE) >/dev/null
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, PyPI xeddsa) when missing.
+## test-deps: install the outside tools of the tests (tmux, bash-completion, zsh, fish, lintian, python3, xclip, Xvfb, PyPI xeddsa) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
+	@if ! command -v tmux >/dev/null || ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v lintian >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
 	fi
@@ -60,10 +61,10 @@ demo: deps
 ## BIN=path installs that binary instead of building the release one.
 install: $(if $(BIN),,deps)
 	bin="$(BIN)"; [ -n "$$bin" ] || bin=$$($(RELEASE)) || exit 1; \
-		BIN="$$bin" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" DEBUG_INFO="$(DEBUG_INFO)" ./scripts/install.sh install
+		BIN="$$bin" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" DEBUG_INFO="$(DEBUG_INFO)" ZSH_COMPLETION_DIR="$(ZSH_COMPLETION_DIR)" ./scripts/install.sh install
 
 uninstall:
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./scripts/install.sh uninstall
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ZSH_COMPLETION_DIR="$(ZSH_COMPLETION_DIR)" ./scripts/install.sh uninstall
 
 ## deb: a .deb of the portable binary with the man page and completions, in .build-deb/ (scripts/deb.sh).
 ## PORTABLE=path packs that binary (CI passes the one `make portable` made) instead of building it.
