@@ -167,7 +167,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .mergeRefused(let refusal): return refusal.description
         case .staleCopy(let path, let generation, let newer):
             return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault was seen here on "
-                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written"
+                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written "
+                + "(copies of one vault, from cp, git or a backup, share its vault id: each is taken as an older or newer state of it)"
         case .sealedUnderRetiredKey(let path, let retired):
             return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                 + "'passwd' on a newer copy): new secrets written there would be readable by whoever lost access then, so nothing was written"

@@ -139,7 +139,9 @@ struct ErrorReport: Equatable {
                 + "else strengthen it on that branch with 'vaultfile passwd'"
         case .staleCopy(let path, _, let newer):
             // Merge first: --allow-rollback would leave the newer copy's changes behind, and this copy may have its own.
-            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest)"
+            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest); "
+                + "if one of the two was meant as a separate vault (a cp to start another), keep both with --allow-rollback once and "
+                + "make that one independent: 'vaultfile init --copy-of \(path) --vault NEW.vault' (a new vault id)"
             guard !newer.path.isEmpty, newer.path != path else {
                 return "to keep both copies' changes, find the newer copy (generation \(newer.generation)) and combine them with "
                     + "\(mergeCommand(path, path)), which writes the result to both; \(rollback)"
