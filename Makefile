@@ -9,8 +9,13 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
 # XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV); keepassxc's
-# keepassxc-cli is the peer audit --hibp is checked against, python3-zxcvbn the estimate's reference.
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn
+# keepassxc-cli is the peer audit --hibp is checked against, python3-zxcvbn the estimate's reference;
+# folder-by-folder completion is typed into zsh and fish too, test-install asks zsh for its fpath,
+# and test-deb runs lintian.
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian
+# What test-deps looks for: a command of each package that has one, then files of those that have none.
+TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian
+TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
 # and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
@@ -18,7 +23,7 @@ XEDDSA_VENV := .build/xeddsa-venv
 RELEASE := SWIFT="$(SWIFT)" SHARED_LIBS="$(SHARED_LIBS)" ./scripts/build-release.sh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: all deps test-deps print-test-packages build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
@@ -35,10 +40,16 @@ build: deps
 release: deps
 	$(RELEASE) >/dev/null
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, keepassxc, python3-zxcvbn, PyPI xeddsa) when missing.
+## print-test-packages: the Debian packages of the tests' outside tools (.ci/run installs them).
+print-test-packages:
+	@echo $(TEST_APT_PACKAGES)
+
+## test-deps: install the outside tools of the tests (TEST_APT_PACKAGES, PyPI xeddsa) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null \
-		|| ! command -v keepassxc-cli >/dev/null || [ ! -e /usr/lib/python3/dist-packages/zxcvbn/__init__.py ]; then \
+	@missing=0; for c in $(TEST_COMMANDS); do command -v $$c >/dev/null || missing=1; done; \
+	for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
+	/usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing=1; \
+	if [ $$missing = 1 ]; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
 	fi
@@ -62,10 +73,10 @@ demo: deps
 ## BIN=path installs that binary instead of building the release one.
 install: $(if $(BIN),,deps)
 	bin="$(BIN)"; [ -n "$$bin" ] || bin=$$($(RELEASE)) || exit 1; \
-		BIN="$$bin" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" DEBUG_INFO="$(DEBUG_INFO)" ./scripts/install.sh install
+		BIN="$$bin" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" DEBUG_INFO="$(DEBUG_INFO)" ZSH_COMPLETION_DIR="$(ZSH_COMPLETION_DIR)" ./scripts/install.sh install
 
 uninstall:
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./scripts/install.sh uninstall
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ZSH_COMPLETION_DIR="$(ZSH_COMPLETION_DIR)" ./scripts/install.sh uninstall
 
 ## deb: a .deb of the portable binary with the man page and completions, in .build-deb/ (scripts/deb.sh).
 ## PORTABLE=path packs that binary (CI passes the one `make portable` made) instead of building it.

@@ -6,7 +6,10 @@
 #
 # The package depends only on what ldd shows the binary needs (libc6, and libstdc++6 or
 # libgcc-s1 if they appear), with libc6's version from the newest GLIBC_ symbol it uses.
-# MAINTAINER overrides the Maintainer field.
+# MAINTAINER overrides the Maintainer field (default: the project's address below, never a
+# localhost one, which lintian refuses). The package is native (no Debian revision), so it carries
+# usr/share/doc/vaultfile/changelog.gz, a Debian changelog made from the version, dated from
+# SOURCE_DATE_EPOCH, else the last git commit, so that two builds of one commit are identical.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-.build-portable/vaultfile-portable}
@@ -20,7 +23,11 @@ stage="$out/vaultfile_${version}_${arch}"
 rm -rf "$stage" && mkdir -p "$stage/DEBIAN"
 umask 022
 
-BIN="$bin" DESTDIR="$stage" PREFIX=/usr MAN_GZIP=1 ./scripts/install.sh install >/dev/null
+maintainer=${MAINTAINER:-vaultfile maintainers <maintainers@vaultfile.example.org>}
+
+# Debian's zsh searches vendor-completions, not site-functions (which it leaves to /usr/local).
+BIN="$bin" DESTDIR="$stage" PREFIX=/usr MAN_GZIP=1 ZSH_COMPLETION_DIR=share/zsh/vendor-completions \
+  ./scripts/install.sh install >/dev/null
 
 # The libraries the binary needs, as package names; anything else means it is not the portable one.
 depends=()
@@ -57,12 +64,25 @@ License: CC-BY-3.0
  'vaultfile generate --words'. https://creativecommons.org/licenses/by/3.0/
 TEXT
 
+# A native package's changelog (lintian: debian-changelog-file-missing), in dpkg-parsechangelog's format.
+epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+{
+  echo "vaultfile ($version) unstable; urgency=medium"
+  echo
+  echo "  * vaultfile $version, built from its sources; the project's README and"
+  echo "    man page describe the release."
+  echo
+  echo " -- $maintainer  $(LC_ALL=C date -u -R -d "@$epoch")"
+} | gzip -9n > "$stage/usr/share/doc/vaultfile/changelog.gz"
+chmod 0644 "$stage/usr/share/doc/vaultfile/changelog.gz"
+touch -d "@$epoch" "$stage/usr/share/doc/vaultfile/changelog.gz"
+
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat > "$stage/DEBIAN/control" <<CONTROL
 Package: vaultfile
 Version: $version
 Architecture: $arch
-Maintainer: ${MAINTAINER:-vaultfile maintainers <vaultfile@localhost>}
+Maintainer: $maintainer
 Installed-Size: $installed_size
 Depends: $depends_line
 Section: utils

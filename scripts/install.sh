@@ -7,7 +7,9 @@
 # Environment: BIN (the binary to install; required for install), PREFIX (default /usr/local),
 # DESTDIR (a staging root, default none), DEBUG_INFO=1 (also keep the binary's debug info in
 # PREFIX/lib/debug, where gdb looks for it through the binary's .gnu_debuglink),
-# MAN_GZIP=1 (install the man page gzip-compressed, as Debian packages do).
+# MAN_GZIP=1 (install the man page gzip-compressed, as Debian packages do),
+# ZSH_COMPLETION_DIR (the zsh folder below PREFIX, default share/zsh/site-functions, which zsh
+# searches under /usr/local; the .deb uses share/zsh/vendor-completions, where Debian's zsh looks).
 #
 # Installed: PREFIX/bin/vaultfile (stripped), PREFIX/share/man/man1/vaultfile.1, and the
 # completions that `vaultfile --generate-completion-script` writes, in the folders bash-completion,
@@ -22,7 +24,7 @@ root="${DESTDIR:-}$prefix"
 bin_path="bin/vaultfile"
 man_path="share/man/man1/vaultfile.1"
 bash_path="share/bash-completion/completions/vaultfile"
-zsh_path="share/zsh/site-functions/_vaultfile"
+zsh_path="${ZSH_COMPLETION_DIR:-share/zsh/site-functions}/_vaultfile"
 fish_path="share/fish/vendor_completions.d/vaultfile.fish"
 # gdb's layout: the debug file's path is the binary's path below lib/debug.
 debug_path="lib/debug$prefix/bin/vaultfile.debug"
@@ -40,6 +42,8 @@ install)
     "$bin" --generate-completion-script "$shell" > "$work/completion.$shell"
     [ -s "$work/completion.$shell" ] || { echo "install: $bin wrote no $shell completion" >&2; exit 1; }
   done
+  # bash-completion sources the file: a #! line means nothing there (lintian: bash-completion-with-hashbang).
+  sed -i '1{/^#!/d}' "$work/completion.bash"
 
   # Strip a copy: the release binary is about 28 MB with its symbols and DWARF, 16 MB without.
   strip --strip-all -o "$work/vaultfile" "$bin"

@@ -29,6 +29,7 @@ field() { dpkg-deb --field "$deb" "$1"; }
 check "Package is vaultfile" test "$(field Package)" = vaultfile
 check "Architecture is this machine's" test "$(field Architecture)" = "$(dpkg --print-architecture)"
 check "Maintainer is set" test -n "$(field Maintainer)"
+check "Maintainer is a name and an address off localhost" sh -c "dpkg-deb --field '$deb' Maintainer | grep -Eq '^[^<]+ <[^@<>]+@[^@<>]+\.[a-z]+>\$' && ! dpkg-deb --field '$deb' Maintainer | grep -q '@localhost'"
 check "Description is set" test -n "$(field Description)"
 only_base_libraries() {
   local package
@@ -64,7 +65,16 @@ else
   echo "test-deb: man is absent (apt-get install man-db): the man page checks are skipped" >&2
 fi
 check "bash completion is installed" test -s "$root/usr/share/bash-completion/completions/vaultfile"
-check "zsh completion is installed" test -s "$root/usr/share/zsh/site-functions/_vaultfile"
+check "zsh completion is installed in vendor-completions" test -s "$root/usr/share/zsh/vendor-completions/_vaultfile"
+check "nothing in site-functions (Debian's zsh does not search it)" test ! -e "$root/usr/share/zsh/site-functions/_vaultfile"
+if command -v zsh >/dev/null; then
+  # Asked of a real zsh: the folder the package uses is on its search path.
+  check "zsh searches /usr/share/zsh/vendor-completions (zsh -c 'print -l \$fpath')" \
+    sh -c "zsh -f -c 'print -l \$fpath' | grep -qx /usr/share/zsh/vendor-completions"
+else
+  echo "test-deb: zsh is absent (apt-get install zsh): the zsh search-path check is skipped" >&2
+fi
+check "a Debian changelog for the version (native package)" sh -c "gzip -dc '$root/usr/share/doc/vaultfile/changelog.gz' | head -1 | grep -qx 'vaultfile ($(field Version)) unstable; urgency=medium'"
 check "fish completion is installed" test -s "$root/usr/share/fish/vendor_completions.d/vaultfile.fish"
 check "bash completion offers the verbs" bash -c "
   source '$root/usr/share/bash-completion/completions/vaultfile'
@@ -72,6 +82,15 @@ check "bash completion offers the verbs" bash -c "
   _vaultfile vaultfile ge vaultfile
   [[ \" \${COMPREPLY[*]} \" == *' get '* && \" \${COMPREPLY[*]} \" == *' generate '* ]]"
 check "the copyright file credits the EFF word list" grep -q 'Electronic Frontier Foundation' "$root/usr/share/doc/vaultfile/copyright"
+
+# lintian: no errors (warnings and notes are printed, not counted).
+if command -v lintian >/dev/null; then
+  lintian_out=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
+  [ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/test-deb: lintian: /' >&2
+  check "lintian reports no error" sh -c "! printf '%s\n' \"\$1\" | grep -q '^E: '" sh "$lintian_out"
+else
+  echo "test-deb: lintian is absent (apt-get install lintian): the lintian check is skipped" >&2
+fi
 
 if "$install" && ! "$previously_installed"; then
   dpkg -r vaultfile >/dev/null

@@ -47,6 +47,21 @@ check "bash completion offers the verbs" bash -c "
   _vaultfile vaultfile c vaultfile
   [[ \" \${COMPREPLY[*]} \" == *' cp '* && \" \${COMPREPLY[*]} \" == *' calibrate '* ]]"
 
+# zsh: `make install PREFIX=/usr/local` keeps site-functions, and a real zsh searches it there
+# (Debian's zsh has /usr/local/share/zsh/site-functions on its fpath, not /usr/share/zsh/site-functions).
+make --no-print-directory install DESTDIR="$stage/local" PREFIX=/usr/local "${bin_arg[@]}" >/dev/null 2>&1
+check "PREFIX=/usr/local puts the zsh completion in site-functions" test -s "$stage/local/usr/local/share/zsh/site-functions/_vaultfile"
+check "the bash completion has no #! line" sh -c "! head -1 '$root/share/bash-completion/completions/vaultfile' | grep -q '^#!'"
+if command -v zsh >/dev/null; then
+  check "zsh searches /usr/local/share/zsh/site-functions (zsh -c 'print -l \$fpath')" \
+    sh -c "zsh -f -c 'print -l \$fpath' | grep -qx /usr/local/share/zsh/site-functions"
+  check "zsh loads _vaultfile from that folder" zsh -f -c "
+    fpath=('$stage/local/usr/local/share/zsh/site-functions' \$fpath); autoload -U compinit; compinit -u -D
+    [[ \${_comps[vaultfile]} == _vaultfile ]]"
+else
+  echo "test-install: zsh is absent (apt-get install zsh): the zsh search-path checks are skipped" >&2
+fi
+
 # The man page: rendered from the file, and found through MANPATH.
 if command -v man >/dev/null; then
   check "man -l renders the page" sh -c "MANPAGER=cat MANWIDTH=80 man -l '$root/share/man/man1/vaultfile.1' 2>/dev/null | grep -q 'an offline, single-file encrypted vault'"

@@ -68,6 +68,8 @@ public enum VaultError: CategorizedError, Equatable {
     case rotationBlocked(slots: [String])
     /// A change to the keyslots that cannot be made (the message says why).
     case slotChangeRefused(String)
+    /// A label prefix (or a repeated label) names several keyslots; each candidate as `ID (kind, label)`.
+    case slotNameAmbiguous(name: String, candidates: [String])
     /// A signed vault (format 1.3) would be sealed, or a slot attested, with nothing to sign: it was
     /// opened by a file key alone (no slot's secret, no delegation), or by a slot that cannot sign.
     case noSealSigner
@@ -145,7 +147,9 @@ public enum VaultError: CategorizedError, Equatable {
         case .revisionNotFound(let entry, let revision, let available):
             let kept = available == 0 ? "no earlier version" : available == 1 ? "1 earlier version" : "\(available) earlier versions"
             return "'\(entry)' has no revision \(revision): its history holds \(kept)"
-        case .slotNotFound(let name): return "no keyslot with the id or label '\(name)'"
+        case .slotNotFound(let name): return "no keyslot with the id, key or label '\(name)'"
+        case .slotNameAmbiguous(let name, let candidates):
+            return "'\(name)' names \(candidates.count) keyslots: \(candidates.joined(separator: ", ")); nothing was changed"
         case .rotationBlocked(let slots):
             return "rotating the file key would drop \(slots.joined(separator: " and ")), which cannot be re-wrapped without its own secret; nothing was changed"
         case .slotChangeRefused(let why): return why
@@ -163,7 +167,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .mergeRefused(let refusal): return refusal.description
         case .staleCopy(let path, let generation, let newer):
             return "\(path) is an older copy: generation \(generation), but generation \(newer.generation) of this vault was seen here on "
-                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written"
+                + "\(newer.seenText) (at \(newer.path)); writing to it would lose the newer copy's changes, so nothing was written "
+                + "(copies of one vault, from cp, git or a backup, share its vault id: each is taken as an older or newer state of it)"
         case .sealedUnderRetiredKey(let path, let retired):
             return "\(path) is sealed under a file key that was retired here on \(utcText(seconds: retired)) ('slot rm', 'rekey' or "
                 + "'passwd' on a newer copy): new secrets written there would be readable by whoever lost access then, so nothing was written"
@@ -194,7 +199,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .wrongPassword, .noKeyslotOpens, .fileKeyRejected, .noSealSigner: return .wrongPassword
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff: return .refused
-        case .rotationBlocked, .slotChangeRefused, .sealSigningFailed: return .refused
+        case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy

@@ -51,7 +51,7 @@ enum VaultErrorKind: CaseIterable {
     case mergeRefusedSourcesFail, mergeRefusedSourcesOpenNone, mergeRefusedSourcesOpenOnly, sealedUnderRetiredKey
     case refusedCopySuperseded, refusedCopyRetiredSlotKey, refusedCopyUnknownLineage, refusedCopyHoldsRetiredSlotKey
     case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots, untrustedCopy
-    case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused
+    case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused, slotNameAmbiguous
     case historyOff, revisionNotFound
     case noSealSigner, sealSigningFailed
 
@@ -68,6 +68,7 @@ enum VaultErrorKind: CaseIterable {
         case .revisionNotFound: self = .revisionNotFound
         case .rotationBlocked: self = .rotationBlocked
         case .slotChangeRefused: self = .slotChangeRefused
+        case .slotNameAmbiguous: self = .slotNameAmbiguous
         case .noSealSigner: self = .noSealSigner
         case .sealSigningFailed: self = .sealSigningFailed
         case .headerTampered: self = .headerTampered
@@ -134,6 +135,9 @@ enum VaultErrorKind: CaseIterable {
         case .rotationBlocked:
             return ErrorCaseRow(VaultError.rotationBlocked(slots: ["keyslot 7 (unknown type 9)"]), status: 2, hint: true, shows: ["keyslot 7", "type 9"])
         case .slotChangeRefused: return ErrorCaseRow(VaultError.slotChangeRefused("shown reason"), status: 2, hint: false, shows: ["shown reason"])
+        case .slotNameAmbiguous:
+            return ErrorCaseRow(VaultError.slotNameAmbiguous(name: "shown-prefix", candidates: ["1 (recipient, shown-one)", "4 (keyfile, shown-two)"]),
+                                status: 2, hint: true, shows: ["shown-prefix", "1 (recipient, shown-one)", "4 (keyfile, shown-two)"])
         case .noSealSigner: return ErrorCaseRow(VaultError.noSealSigner, status: 3, hint: true, shows: ["signed", "nothing was written"])
         case .sealSigningFailed:
             return ErrorCaseRow(VaultError.sealSigningFailed("shown-why"), status: 2, hint: false, shows: ["shown-why", "nothing was written"])

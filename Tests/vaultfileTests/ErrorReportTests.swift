@@ -181,7 +181,9 @@ import VaultModel
         }
         let known = try hint("/v/home.vault")
         #expect(known.hasPrefix("to keep both copies' changes, combine them with 'vaultfile merge --both /v/stick.vault /v/home.vault'"), "\(known)")
-        #expect(known.hasSuffix("if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest)"))
+        #expect(known.contains("if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest)"))
+        // A copy meant as a separate vault (issue 47): the way to make it one.
+        #expect(known.hasSuffix("make that one independent: 'vaultfile init --copy-of /v/stick.vault --vault NEW.vault' (a new vault id)"), "\(known)")
         let samePath = try hint("/v/stick.vault")
         #expect(samePath.contains("find the newer copy (generation 12)") && samePath.contains("'vaultfile merge --both OURS THEIRS'"), "\(samePath)")
         #expect(samePath.range(of: "merge --both")!.lowerBound < samePath.range(of: "--allow-rollback")!.lowerBound)

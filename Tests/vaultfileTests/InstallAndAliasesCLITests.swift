@@ -231,10 +231,12 @@ import Testing
     @Test func test_completion_zshAndFishCompleteFilesForVault() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         let zsh = try cli.run(["--generate-completion-script", "zsh"]).text
-        #expect(zsh.contains("--vault[") && zsh.contains(":path:_files'"))
+        // Files, but not the vaults' lock files (issue 47; CompletionFolderCLITests types it into each shell).
+        #expect(zsh.contains("--vault[") && zsh.contains(":path:_files -F \"(*.lock)\"'"))
         #expect(zsh.contains("'cp:") && zsh.contains("'ls:"))
         let fish = try cli.run(["--generate-completion-script", "fish"]).text
-        #expect(fish.contains("-l 'vault'") && fish.contains("-rF"))
+        #expect(fish.contains("-l 'vault'") && fish.contains("-rfa '(__vaultfile_vault_paths)'") && fish.contains("function __vaultfile_vault_paths"))
+        #expect(fish.contains("-rF"), "other file options keep fish's own file completion")
     }
 
     // MARK: - Strength warning

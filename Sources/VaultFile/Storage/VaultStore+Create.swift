@@ -27,4 +27,11 @@ extension VaultStore {
         created?(unlocked)
         return unlocked.isSigned
     }
+
+    /// Creates a new vault file holding `unlocked` as it is (`init --copy-of`: an independent copy
+    /// made by `UnlockedVault.independentCopy`); refuses to overwrite an existing file.
+    public func create(copy unlocked: UnlockedVault) throws {
+        if exists { throw VaultError.vaultExists(path: path) }
+        try create { output throws(VaultError) in try unlocked.seal(to: output) }
+    }
 }

@@ -94,17 +94,6 @@ extension UnlockedVault {
                                recipient: recipient, fingerprint: fingerprint, added: metadata?.added)
     }
 
-    /// The id of the slot `text` names: a number is an id; anything else must match one label exactly.
-    public func slotIndex(named text: String) throws(VaultError) -> Int {
-        if let index = Int(text), header.keyslots.indices.contains(index) { return index }
-        let matches = slots.filter { !$0.label.isEmpty && $0.label == text }
-        guard let match = matches.first else { throw .slotNotFound(text) }
-        guard matches.count == 1 else {
-            throw .slotChangeRefused("\(matches.count) keyslots have the label '\(text)' (ids \(matches.map { String($0.index) }.joined(separator: ", "))); name one by its id")
-        }
-        return match.index
-    }
-
     // MARK: Repeated keys
 
     /// The id of a slot that already holds the key `new` would be made from: the same age

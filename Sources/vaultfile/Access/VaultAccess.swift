@@ -27,12 +27,15 @@ extension UnlockOptions {
     ///
     /// `handingValues` for a verb that hands values to a program (`exec`, `inject`): a copy this
     /// machine does not trust as its members' is refused (exit 7) unless `--allow-untrusted`.
-    func open(entriesOnly: Bool = false, handingValues: Bool = false) throws -> UnlockedVault {
+    ///
+    /// `askingAgent` false opens it with a slot's secret even while an agent holds its key
+    /// (`init --copy-of`: a signed copy's first seal is signed by that slot).
+    func open(entriesOnly: Bool = false, handingValues: Bool = false, askingAgent: Bool = true) throws -> UnlockedVault {
         var store = location.store
         store.readsEntriesOnly = entriesOnly
         let rollback = try rollbackCheck(writing: false)
         defer { Self.report(rollback) }
-        let unlocked = try store.read(with: try unlocker(), rollback: rollback)
+        let unlocked = try store.read(with: try unlocker(askingAgent: askingAgent), rollback: rollback)
         if handingValues, let refusal = rollback?.takeUntrustedRefusal(path: location.path) { throw refusal }
         Self.warnIfWeak(unlocked)
         return unlocked

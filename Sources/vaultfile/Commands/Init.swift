@@ -33,6 +33,13 @@ extension VaultfileCommand {
                 makes a vault they still open ('vaultfile rekey' can sign it later). A \
                 vault of recipients only is unsigned: no slot's secret is at hand to sign it. init says \
                 which it made.
+
+                --copy-of SOURCE makes an independent copy of an existing vault: the same entries, history \
+                and keyslots (labels too), under a new vault id and a new file key, opened with the unlock \
+                sources (--identity, --keyfile, --recovery, a password). A copy made with cp keeps the vault \
+                id, so vaultfile takes the two files for one vault, and a write to either makes the other \
+                look older (exit 7); --copy-of makes a separate vault, which a signed source's opening slot \
+                signs afresh. The source is not changed.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
@@ -53,11 +60,16 @@ extension VaultfileCommand {
         @Flag(name: Table.unsigned.long, help: "Make an unsigned vault, which vaultfile 0.2.0 and older still open (no signed seals).")
         var unsigned = false
         @OptionGroup var history: HistoryOptions
+        @Option(name: Table.copyOf.long, help: ArgumentHelp(
+            "Make an independent copy of this vault (a new vault id and file key, the same entries and keyslots), opened with the unlock sources.",
+            valueName: "source"), completion: .file())
+        var copyOf: String?
 
         /// The empty vault to create: with history unless the options turn it off.
         private var newVault: Vault { Vault(history: history.policy(from: nil)) }
 
         func validate() throws {
+            if copyOf != nil { return try validateCopy() }
             let keys = unlock.keys
             if !keys.identities.isEmpty || keys.keyfile != nil || keys.recovery || keys.recoveryFile != nil {
                 throw ValidationError("--identity, --keyfile and --recovery open existing vaults; a new vault takes --recipient, --recipients-file and --with-keyfile")
@@ -68,6 +80,7 @@ extension VaultfileCommand {
         private var hasKeyslots: Bool { !recipients.isEmpty || !recipientsFiles.isEmpty || withKeyfile != nil }
 
         func run() throws {
+            if let copyOf { return try createCopy(of: copyOf) }
             let store = unlock.location.store
             // A signed vault holds no v1 password slot: its password gets a format-1.1 slot.
             if hasKeyslots || !unsigned { return try createWithKeyslots(store, passwordRequired: !hasKeyslots) }
@@ -204,12 +217,12 @@ extension VaultfileCommand.Init {
     /// and by its quick reading.
     enum Table: String, QuickOptionTable {
         case recipient, recipientsFile = "recipients-file", withKeyfile = "with-keyfile"
-        case anyKeyfile = "any-keyfile", askPassword = "ask-password", unsigned
+        case anyKeyfile = "any-keyfile", askPassword = "ask-password", unsigned, copyOf = "copy-of"
 
         var kind: OptionKind {
             switch self {
             case .anyKeyfile, .askPassword, .unsigned: .flag
-            case .withKeyfile: .option
+            case .withKeyfile, .copyOf: .option
             case .recipient, .recipientsFile: .repeatable
             }
         }
@@ -222,6 +235,7 @@ extension VaultfileCommand.Init {
             case .anyKeyfile: command.anyKeyfile = arguments.flag(self)
             case .askPassword: command.askPassword = arguments.flag(self)
             case .unsigned: command.unsigned = arguments.flag(self)
+            case .copyOf: command.copyOf = arguments.string(self)
             }
         }
     }

@@ -28,7 +28,7 @@ extension VaultfileCommand {
         var sign = false
 
         func run() throws {
-            try Rotation.run(unlock, dropping: dropSlots, removing: nil, sign: sign)
+            try Rotation.run(unlock, dropping: dropSlots, removing: [], sign: sign)
         }
     }
 }

@@ -5,7 +5,7 @@ extension VaultfileCommand {
     struct Slot: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "slot",
-            abstract: "List, add and remove keyslots: the passwords, age and ssh keys, keyfiles and recovery codes that open the vault.",
+            abstract: "List, add, remove and label keyslots: the passwords, age and ssh keys, keyfiles and recovery codes that open the vault.",
             discussion: """
                 Each keyslot wraps the vault's file key for one secret. 'slot add' keeps the file key; \
                 'slot rm' rotates it and wraps the new key to every remaining slot from its public key, so \
@@ -17,6 +17,6 @@ extension VaultfileCommand {
                 ("upgrade vaultfile") instead of dropping the new slots. Labels and public keys are \
                 encrypted in the header: 'vaultfile info' shows only the number and kinds of slots.
                 """,
-            subcommands: [SlotList.self, SlotAdd.self, SlotRm.self])
+            subcommands: [SlotList.self, SlotAdd.self, SlotRm.self, SlotLabel.self])
     }
 }

@@ -128,7 +128,14 @@ struct SlotAddRecipient: ParsableCommand {
 struct SlotAddRecipientsFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipients-file",
-        abstract: "Add every recipient in a file: age1… or ssh-ed25519 lines, # comments and blank lines skipped (age's recipients files).")
+        abstract: "Add every recipient in a file: age1… or ssh-ed25519 lines, blank lines skipped (age's recipients files).",
+        discussion: """
+            A '# comment' line right before a recipient becomes that slot's label (the last of several \
+            comment lines in a row; a blank line in between ends it), so a team file such as \
+            '# Alice' then 'age1…' labels each member; without one, an ssh key's own comment is the \
+            label. --label gives every slot of the file the same label instead. A key that already \
+            has a slot is skipped and named, so the command can run again after the file grew.
+            """)
 
     @OptionGroup var unlock: UnlockOptions
     @OptionGroup var options: SlotAddOptions
@@ -206,17 +213,40 @@ enum Recipients {
     }
 
     /// The recipients of a file; a bad line is named by its number.
+    ///
+    /// A comment line right before a recipient (`# Alice`, as team recipients files hold them) is
+    /// that recipient's label; of several comment lines in a row the last one counts, and a blank
+    /// line in between ends it. Without one, an ssh key's own comment is the label. A comment
+    /// longer than a label is cut to 64 bytes at a character boundary; tabs become spaces.
     static func parseFile(_ path: String) throws -> [(slot: NewSlot, defaultLabel: String)] {
         let bytes = try KeyFiles.read(path)
         guard let text = String(validating: bytes, as: UTF8.self) else { throw VaultError.malformedInput("\(path) is not UTF-8 text") }
         var result: [(slot: NewSlot, defaultLabel: String)] = []
+        var comment: String? = nil
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(raw).trimmingSpaces()
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            result.append(try parse(line, source: "\(path), line \(index + 1)"))
+            if line.isEmpty { comment = nil; continue }
+            if line.hasPrefix("#") { comment = commentLabel(line); continue }
+            let parsed = try parse(line, source: "\(path), line \(index + 1)")
+            result.append((parsed.slot, comment.flatMap { $0.isEmpty ? nil : $0 } ?? parsed.defaultLabel))
+            comment = nil
         }
         guard !result.isEmpty else { throw VaultError.malformedInput("\(path) holds no recipient") }
         return result
+    }
+
+    /// The label a `# …` comment line gives: the text after the `#`s, trimmed, without control
+    /// characters (tabs become spaces), cut to a label's length at a character boundary.
+    static func commentLabel(_ line: String) -> String {
+        let text = String(line.drop { $0 == "#" }).trimmingSpaces()
+        var label = ""
+        for character in text {
+            let next = character == "\t" ? " " : character
+            if next.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { continue }
+            guard label.utf8.count + String(next).utf8.count <= SlotMetadata.maxLabelLength else { break }
+            label.append(next)
+        }
+        return SlotMetadata.isValidLabel(label) ? label : ""
     }
 }
 

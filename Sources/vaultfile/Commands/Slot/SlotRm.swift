@@ -3,12 +3,19 @@ import SecureMemory
 import VaultFormat
 import VaultModel
 
-/// `vaultfile slot rm ID|LABEL`: remove a keyslot and rotate the file key.
+/// `vaultfile slot rm SLOT…`: remove keyslots and rotate the file key, once.
 struct SlotRm: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Remove a keyslot (by id or label) and rotate the file key.",
+        abstract: "Remove keyslots (by id, key or label) and rotate the file key once.",
         discussion: """
+            A slot is named by its id (see 'vaultfile slot list'), by its key (an age1… recipient, an ssh \
+            public key line in quotes, or a fingerprint as 'slot list' shows it), or by its label: the whole \
+            label, or a prefix of exactly one label. A prefix that several labels share is refused naming \
+            each of them (exit 2). Several slots named in one command are all resolved against the slots as \
+            they are before it and removed in one rotation; ids are positions, so the slots after a removed \
+            one move down (the command lists the new ids).
+
             Everything is re-encrypted under a new file key, wrapped to every remaining slot from its public \
             key; the slot that opened the vault gets a fresh salt. The removed secret cannot open the new \
             file, but copies of the old file (git history, backups, other clones) still open with it: rotate \
@@ -23,10 +30,12 @@ struct SlotRm: ParsableCommand {
     @Option(name: .customLong("drop-slot"), help: ArgumentHelp(
         "Also drop this slot if it cannot be re-wrapped (repeatable); its holder loses access.", valueName: "id"))
     var dropSlots: [Int] = []
-    @Argument(help: "The slot's id (see 'vaultfile slot list') or its label.") var slot: String
+    @Argument(help: ArgumentHelp("The slots: ids, keys (age1…, 'ssh-ed25519 AAAA…', SHA256:…) or labels (a unique prefix is enough).",
+                                 valueName: "slot"))
+    var slots: [String]
 
     func run() throws {
-        try Rotation.run(unlock, dropping: dropSlots, removing: slot)
+        try Rotation.run(unlock, dropping: dropSlots, removing: slots)
     }
 }
 
@@ -34,18 +43,18 @@ struct SlotRm: ParsableCommand {
 
 /// A rotation of the file key (`slot rm`, `rekey`), under the vault's lock, and its report.
 enum Rotation {
-    /// Opens the vault with any unlock source, rotates (removing `removing` when given), writes
-    /// it, and reports every key the new file key is wrapped to.
+    /// Opens the vault with any unlock source, rotates (removing the slots `removing` names, each
+    /// resolved before any is removed), writes it, and reports every key the new file key is wrapped to.
     /// With `sign` (`rekey --sign`), the rotated vault is signed from then on (format 1.3).
-    static func run(_ unlock: UnlockOptions, dropping: [Int], removing: String?, sign: Bool = false) throws {
+    static func run(_ unlock: UnlockOptions, dropping: [Int], removing: [String], sign: Bool = false) throws {
         // Refuses an older copy as any write does; records the file key this rotation retires.
         // A slot's secret even while an agent holds the file key (`replaceKeys` never asks the
         // agent): a rotation changes who can open the vault. The agent gets the new key after.
-        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: (SlotDescription?, [SlotDescription], String?)) in
-            let index = try removing.map { try unlocked.slotIndex(named: $0) }
-            let removed = index.map { unlocked.slots[$0] }
+        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: ([SlotDescription], [SlotDescription], String?)) in
+            let indices = try unlocked.slotIndices(named: removing)
+            let removed = indices.map { unlocked.slots[$0] }
             let (rotated, wrappedTo) = sign ? try unlocked.rotatedSigning(dropping: Set(dropping), now: currentTimeMilliseconds())
-                : try unlocked.rotated(removing: Set(index.map { [$0] } ?? []), dropping: Set(dropping), now: currentTimeMilliseconds())
+                : try unlocked.rotated(removing: Set(indices), dropping: Set(dropping), now: currentTimeMilliseconds())
             return (rotated, (removed, wrappedTo, mintedNothing(unlocked, rotated)))
         }, then: { result in
             report(removed: result.0, wrappedTo: result.1, dropping: dropping, path: unlock.location.path)
@@ -53,7 +62,7 @@ enum Rotation {
                 Messages.info("\(unlock.location.path) is now signed (format 1.3): every write is signed by the slot that opened it; "
                               + "vaultfile 0.2.0 and older now refuse this vault (upgrade them first)")
             }
-            if let why = result.2 { warnMintedNothing(why, removal: result.0 != nil) }
+            if let why = result.2 { warnMintedNothing(why, removal: !result.0.isEmpty) }
         })
     }
 
@@ -76,15 +85,17 @@ enum Rotation {
                          + "or change the password ('vaultfile passwd')")
     }
 
-    /// What a rotation says: the slot removed, those dropped, every key the new file key is wrapped to, and what copies still open with.
-    private static func report(removed: SlotDescription?, wrappedTo: [SlotDescription], dropping: [Int], path: String) {
-        if let removed {
-            // Named by its key too: an id is a position, and the ids after it move down by one.
-            let key = removed.fingerprint.map { ", \($0)" } ?? ""
-            Messages.info("removed keyslot \(removed.index) (\(describe(removed))\(key)) from \(path)")
-            if wrappedTo.contains(where: { $0.index >= removed.index }) {
-                Messages.info("the keyslots after it moved down one id (\(removed.index + 1) is now \(removed.index)); 'vaultfile slot list' shows them")
-            }
+    /// What a rotation says: the slots removed, those dropped, every key the new file key is wrapped to, and what copies still open with.
+    private static func report(removed: [SlotDescription], wrappedTo: [SlotDescription], dropping: [Int], path: String) {
+        for slot in removed.sorted(by: { $0.index < $1.index }) {
+            // Named by its key too: an id is a position, and the ids after it move down.
+            let key = slot.fingerprint.map { ", \($0)" } ?? ""
+            Messages.info("removed keyslot \(slot.index) (\(describe(slot))\(key)) from \(path)")
+        }
+        if removed.count == 1, let gone = removed.first, wrappedTo.contains(where: { $0.index >= gone.index }) {
+            Messages.info("the keyslots after it moved down one id (\(gone.index + 1) is now \(gone.index)); 'vaultfile slot list' shows them")
+        } else if let first = removed.map(\.index).min(), wrappedTo.contains(where: { $0.index >= first }) {
+            Messages.info("the keyslots after them moved down (ids are positions); their new ids are below")
         }
         for id in dropping.sorted() { Messages.info("dropped keyslot \(id) on purpose") }
         Messages.info("the file key was rotated; the new key is wrapped to \(wrappedTo.count) keyslot\(wrappedTo.count == 1 ? "" : "s"):")
@@ -92,13 +103,14 @@ enum Rotation {
             Messages.info("  \(slot.index)  \(describe(slot))  \(slot.fingerprint ?? slot.kdf.map { "\($0)" } ?? "-")")
         }
         // A vault made before repeated keys were refused may hold one key in two slots.
-        if let removed, let key = removed.fingerprint, removed.kind == "recipient" || removed.kind == "ssh-ed25519" {
-            for twin in wrappedTo where twin.kind == removed.kind && twin.fingerprint == key {
+        for gone in removed where gone.kind == "recipient" || gone.kind == "ssh-ed25519" {
+            guard let key = gone.fingerprint else { continue }
+            for twin in wrappedTo where twin.kind == gone.kind && twin.fingerprint == key {
                 Messages.warning("keyslot \(twin.index) (\(describe(twin))) holds the same key as the removed slot, so \(key) still opens "
                                  + "\(path); remove it too: 'vaultfile slot rm \(twin.index)'")
             }
         }
-        if removed != nil || !dropping.isEmpty {
+        if !removed.isEmpty || !dropping.isEmpty {
             Messages.warning("copies of the old file (git history, backups, other clones) still open with the removed secret; "
                              + "change the secrets stored in the vault if its holder must lose them")
         }

@@ -24,8 +24,14 @@ enum CompletionAliases {
         }
     }
 
-    /// The completion script of `root` for `shell`, with every top-level alias added.
+    /// The completion script of `root` for `shell`, with every top-level alias added, entry
+    /// names completing folder by folder and `--vault` leaving lock files out (`CompletionFolders`).
     static func script(for shell: CompletionShell, root: any ParsableCommand.Type) -> String {
+        CompletionFolders.apply(to: withAliases(for: shell, root: root), shell: shell, command: root.configuration.commandName ?? "vaultfile")
+    }
+
+    /// The completion script of `root` for `shell`, with every top-level alias added.
+    private static func withAliases(for shell: CompletionShell, root: any ParsableCommand.Type) -> String {
         let script = root.completionScript(for: shell)
         let verbs = root.configuration.subcommands.map { $0.configuration }.filter(\.shouldDisplay)
         let aliases = verbs.flatMap { verb in verb.aliases.map { (verb: verb.commandName ?? "", alias: $0) } }

@@ -36,7 +36,22 @@ enum EntryCompletion {
             guard let entry = vault.entry(name) else { return [] }
             return entry.fields.keys.filter { $0.hasPrefix(fieldPrefix) }.sorted().map { name + "#" + $0 }
         }
-        return vault.names(withPrefix: prefix)
+        return folderByFolder(vault.names(withPrefix: prefix), prefix: prefix)
+    }
+
+    /// `names` (each starting with `prefix`, sorted) as pass's completion offers them: a name whose
+    /// rest after `prefix` holds a `/` becomes its next folder (`prod/db/`), once; the others stay.
+    /// So `prod/<TAB>` offers `prod/db/` and `prod/api`, not every leaf under `prod/db/`; the shells
+    /// add no space after a folder (the scripts' `/` rule), so the next TAB goes on into it.
+    static func folderByFolder(_ names: [String], prefix: String) -> [String] {
+        let skip = prefix.utf8.count
+        var result: [String] = [], seen = Set<String>()
+        for name in names {
+            let rest = name.utf8.dropFirst(skip)
+            let candidate = rest.firstIndex(of: UInt8(ascii: "/")).map { String(decoding: name.utf8[...$0], as: UTF8.self) } ?? name
+            if seen.insert(candidate).inserted { result.append(candidate) }
+        }
+        return result
     }
 
     /// The fields, starting with `prefix`, of the first word on the line that names an entry.

@@ -100,7 +100,8 @@ struct ErrorReport: Equatable {
         case .noKeyslotOpens:
             return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
                 + "other sources: --identity, --keyfile, --recovery, a password"
-        case .slotNotFound: return "'vaultfile slot list' shows each slot's id and label"
+        case .slotNotFound: return "'vaultfile slot list' shows each slot's id, key and label"
+        case .slotNameAmbiguous: return "name one of them by its id, its key (age1…, an ssh key line, a SHA256: fingerprint) or a longer label"
         case .historyOff: return "turn history on with 'vaultfile history --enable' (releases without history, such as 0.1.0, then say they cannot read the vault)"
         case .revisionNotFound(let entry, _, _): return "'vaultfile history \(shellWord(entry))' lists the revisions kept"
         case .rotationBlocked:
@@ -153,7 +154,9 @@ struct ErrorReport: Equatable {
                 + "else strengthen it on that branch with 'vaultfile passwd'"
         case .staleCopy(let path, _, let newer):
             // Merge first: --allow-rollback would leave the newer copy's changes behind, and this copy may have its own.
-            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest)"
+            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest); "
+                + "if one of the two was meant as a separate vault (a cp to start another), keep both with --allow-rollback once and "
+                + "make that one independent: 'vaultfile init --copy-of \(path) --vault NEW.vault' (a new vault id)"
             guard !newer.path.isEmpty, newer.path != path else {
                 return "to keep both copies' changes, find the newer copy (generation \(newer.generation)) and combine them with "
                     + "\(mergeCommand(path, path)), which writes the result to both; \(rollback)"

@@ -1,0 +1,85 @@
+import VaultModel
+
+// MARK: - Naming a slot
+
+extension UnlockedVault {
+    /// The id of the slot `text` names (`slot rm`, `slot label`), tried in this order:
+    /// - a number that is a slot's id (its position in the header, as `slot list` shows it);
+    /// - a key: `age1…` or an ssh public key line (`ssh-ed25519 AAAA… [comment]`, the comment
+    ///   ignored), matched by the key the slot holds; or a fingerprint as `slot list` shows it
+    ///   (`SHA256:…`, `x25519:…`);
+    /// - a label: one slot's whole label, else the one label that starts with `text`.
+    ///
+    /// A label prefix (or a label) that several slots share is refused naming each candidate
+    /// (`slotNameAmbiguous`), so a command never picks one of two people by chance.
+    public func slotIndex(named text: String) throws(VaultError) -> Int {
+        if let index = Int(text), header.keyslots.indices.contains(index) { return index }
+        let slots = self.slots
+        if let key = try keyNamed(text) {
+            guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else { throw .slotNotFound(text) }
+            return match.index
+        }
+        if text.hasPrefix("SHA256:") || text.hasPrefix("x25519:") {
+            if let match = slots.first(where: { $0.fingerprint == text }) { return match.index }
+        }
+        let whole = slots.filter { !$0.label.isEmpty && $0.label == text }
+        let matches = whole.isEmpty ? slots.filter { !text.isEmpty && $0.label.hasPrefix(text) } : whole
+        guard let match = matches.first else { throw .slotNotFound(text) }
+        guard matches.count == 1 else {
+            throw .slotNameAmbiguous(name: text, candidates: matches.map { "\($0.index) (\($0.label.isEmpty ? $0.kind : "\($0.kind), \($0.label)"))" })
+        }
+        return match.index
+    }
+
+    /// The ids of the slots `names` name, each resolved against the slots as they are now (before
+    /// any removal), in the order given, each once.
+    public func slotIndices(named names: [String]) throws(VaultError) -> [Int] {
+        var result: [Int] = []
+        for name in names {
+            let index = try slotIndex(named: name)
+            if !result.contains(index) { result.append(index) }
+        }
+        return result
+    }
+
+    /// The fingerprint (`age1…` or `SHA256:…`) of the key `text` spells, nil when it spells none;
+    /// an `age1…` or `ssh-…` text that is not a valid key is refused as such (malformed input).
+    private func keyNamed(_ text: String) throws(VaultError) -> String? {
+        if text.hasPrefix("age1") { return try AgeRecipient(parsing: text).description }
+        if text.hasPrefix("ssh-") { return try SSHEd25519PublicKey(parsing: text).fingerprint }
+        return nil
+    }
+
+    // MARK: Relabelling
+
+    /// Gives slot `index` the label `label` (`slot label`). Who can open the vault does not change,
+    /// so the file key stays (no rotation): only the encrypted metadata is sealed anew. In a signed
+    /// vault the slot that opened it attests the slot again under its new label (docs/FORMAT.md,
+    /// "Signed seals"), so that the seal record still verifies and trust still traces it; a vault
+    /// opened without a slot's secret (the agent's file key) cannot attest and is refused
+    /// (`noSealSigner`). Returns the old label; false as `changed` when it was the label already.
+    public func relabelSlot(_ index: Int, label: String) throws -> (old: String, changed: Bool) {
+        guard SlotMetadata.isValidLabel(label) else {
+            throw VaultError.slotChangeRefused("a slot label is at most \(SlotMetadata.maxLabelLength) bytes of UTF-8 without control characters")
+        }
+        guard header.keyslots.indices.contains(index) else { throw VaultError.slotNotFound(String(index)) }
+        guard header.usesKeyslots11, var entries = slotMetadata, entries.indices.contains(index) else {
+            throw VaultError.slotChangeRefused("a vault of format 1.0 keeps no slot labels; adding a slot ('vaultfile slot add') "
+                                               + "moves it to format 1.1, whose slots have labels")
+        }
+        let old = entries[index].label
+        guard old != label else { return (old, false) }
+        if isSigned {
+            let attester = try attestingSigner()
+            guard sealState.attestations.indices.contains(index) else {
+                throw VaultError.headerDamaged("the seal record has no attestation for keyslot \(index)")
+            }
+            sealState.attestations[index] = try attester.attest(vaultID: header.vaultID, type: entries[index].type,
+                                                                slotKey: entries[index].publicKey, label: label)
+        }
+        entries[index].label = label
+        slotMetadata = entries
+        headerChanged = true
+        return (old, true)
+    }
+}
