@@ -38,7 +38,7 @@ extension VaultfileCommand.Import {
         if !existing.isEmpty && !overwrite {
             let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
             throw CLIError.refused("\(ChangeReport.entries(existing.count)) \(existing.count == 1 ? "exists" : "exist") already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
-                                   hint: existing.count == 1 ? "pass --overwrite to replace it, or --skip-existing to keep it" : "pass --overwrite to replace them, or --skip-existing to keep them")
+                                   hint: existing.count == 1 ? "pass --overwrite to replace it (or --skip-existing to keep it)" : "pass --overwrite to replace them (or --skip-existing to keep them)")
         }
         // Every name passed the rules of all names (Interchange.read); what is left is the
         // format characters of new names, which an ASCII name cannot hold.
