@@ -57,9 +57,9 @@ extension VaultfileCommand {
 
         func validate() throws {
             if overwrite && skipExisting {
-                throw CLIError.invalidArgument("--overwrite and --skip-existing contradict each other (replace existing entries, or leave them); give one")
+                throw ValidationError("--overwrite and --skip-existing contradict each other (replace existing entries, or leave them); give one")
             }
-            _ = try prefixFolders()
+            do { _ = try prefixFolders() } catch let error as CLIError { throw ValidationError(error.description) }
         }
 
         /// `--prefix` as folders: a valid name once its trailing '/' is dropped.
