@@ -45,6 +45,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
 /// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
 ///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
+/// 7. otpauth URIs (`TOTPParameters`, Steam's encoder included) never crash, nor a code from one.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -71,6 +72,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = try? AgeRecipient(parsing: text)
         _ = try? SSHEd25519PublicKey(parsing: text)
         _ = try? RecoveryCode(parsing: SecureBytes(copying: bytes))
+        // otpauth URIs (an imported TOTP, encoder=steam included): parsing and a code never crash.
+        if let parameters = try? TOTPParameters(uri: bytes) { _ = try? OneTimePassword.totp(parameters, at: 59) }
     }
     _ = try? AgeIdentityFile.parse(bytes, source: "fuzz")
     _ = try? SSHEd25519Identity.parse(bytes, source: "fuzz")
