@@ -106,7 +106,9 @@ extension VaultfileCommand {
                 guard let reader = DirectoryImportReaders.reader(for: name) else {
                     throw CLIError.invalidArgument("\(file) is a folder; --format \(name) reads a file (folders are read by the formats of pass and passage stores)")
                 }
-                return (try reader.read(directory: file, format: name).entries(now: currentTimeMilliseconds(), options: options), name)
+                var foreign = try reader.read(directory: file, format: name)
+                defer { foreign.wipe() }
+                return (try foreign.entries(now: currentTimeMilliseconds(), options: options), name)
             }
             var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
             defer { wipe(&bytes) }

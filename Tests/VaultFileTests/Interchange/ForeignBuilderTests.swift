@@ -161,6 +161,23 @@ import Testing
         #expect(dropped.history == nil && dropped.warnings == [.historyNotKept(versions: 2, entries: 1)])
     }
 
+    @Test func test_keeping_leavesAForeignImportForeign() throws {
+        var site = item("s")
+        site.history = [ForeignVersion(value: Array("old".utf8), modified: 1)]
+        let kept = try build([site, item("t")], keepsHistory: true).keeping { $0 == "s" }
+        #expect(kept.fromForeign && kept.names == ["s"] && kept.history?.map(\.name) == ["s"])
+        #expect(try build([item("t")], prefix: []).placed(under: ["p"]).fromForeign)
+    }
+
+    @Test func test_wipe_zeroesAndDropsEverySecret() {
+        var source = ForeignImport(format: "test")
+        var site = item("s", value: "secret")
+        site.fields = [ForeignField(label: "pin", value: [1, 2])]
+        source.items = [site]
+        source.wipe()
+        #expect(source.items.isEmpty)
+    }
+
     // MARK: - TOTP
 
     @Test func test_entries_makeABareBase32SecretAWorkingTOTP() throws {

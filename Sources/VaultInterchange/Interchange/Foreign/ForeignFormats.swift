@@ -18,7 +18,8 @@ extension Interchange {
     /// was, then placed under `options.prefix`.
     public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
-        if let foreign = try foreignItems(bytes, format: format, now: now) {
+        if var foreign = try foreignItems(bytes, format: format, now: now) {
+            defer { foreign.wipe() }
             return try foreign.entries(now: now, options: options)
         }
         let imported = try read(bytes, format: format, now: now)
@@ -53,6 +54,7 @@ extension ImportedEntries {
         // The dangerous-variable warnings are found again for the new names; the others stay.
         result.warnings = warnings.filter { if case .dangerousVariable = $0 { return false } else { return true } } + result.warnings
         result.history = history.map { $0.filter { keptNames.contains(Array($0.name.utf8)) }.map { (rename($0.name), $0.versions) } }
+        result.fromForeign = fromForeign
         return result
     }
 }

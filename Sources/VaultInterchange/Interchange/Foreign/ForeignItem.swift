@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultModel
 
 // MARK: - The shared model of other password managers' exports (docs/INTERCHANGE.md)
@@ -122,6 +123,18 @@ public struct ForeignImport: Sendable {
     public mutating func notKeep(_ what: String, count: Int = 1) {
         guard count > 0 else { return }
         notKept[what, default: 0] += count
+    }
+
+    /// Overwrites every secret the items hold (values, fields, attachments, history) with zeros and
+    /// empties them: the caller's copy once the entries are built.
+    public mutating func wipe() {
+        for index in items.indices {
+            SecureMemory.wipe(&items[index].value)
+            for field in items[index].fields.indices { SecureMemory.wipe(&items[index].fields[field].value) }
+            for attachment in items[index].attachments.indices { SecureMemory.wipe(&items[index].attachments[attachment].bytes) }
+            for version in items[index].history.indices { SecureMemory.wipe(&items[index].history[version].value) }
+        }
+        items = []
     }
 
     /// Turns the items into entries (the ONE builder: names, fields, TOTP, times, history,
