@@ -117,7 +117,7 @@ extension VaultfileCommand {
             case .format(let given):
                 chosen = given
                 // A file whose magic number says what it is (a KDBX database, a vault) is no text format.
-                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format == nil { throw mismatch(sniffed, source: source, given: given.rawValue) }
+                if let sniffed = FormatSniffer.sniffMagic(bytes), sniffed.format == nil { throw mismatch(sniffed, source: source, given: given.rawValue) }
             case .directory(let name):
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:

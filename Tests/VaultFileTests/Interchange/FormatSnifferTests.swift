@@ -37,6 +37,16 @@ import Testing
         #expect(FormatSniffer.sniff([0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5])?.advice?.contains("keepassxc-cli export --format xml") == true)
     }
 
+    @Test func test_sniffMagic_agreesWithSniffOnBinaryFilesAndReadsNoText() {
+        for magic in [[0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5, 1], [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A], bytes("age-encryption.org/v1\n"),
+                      bytes("-----BEGIN AGE ENCRYPTED FILE-----\n"), [0x50, 0x4B, 0x03, 0x04] + bytes("export.data")] as [[UInt8]] {
+            #expect(FormatSniffer.sniffMagic(magic) != nil && FormatSniffer.sniffMagic(magic) == FormatSniffer.sniff(magic), "\(magic)")
+        }
+        for text in ["name,url,username,password\n", "A=1\n", "{\"items\": []}", "<KeePassFile>", "abc"] {
+            #expect(FormatSniffer.sniffMagic(bytes(text)) == nil, "\(text)")
+        }
+    }
+
     @Test func test_sniff_tellsNothingOfTextItDoesNotKnow() {
         for text in ["", "hello world\n", "{\"a\": 1}", "<html></html>", "a,b,c\n1,2,3\n"] {
             #expect(FormatSniffer.sniff(bytes(text)) == nil, "\(text)")
