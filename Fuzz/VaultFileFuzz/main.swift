@@ -52,6 +52,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 7. `audit --hibp`'s breach list (the input as the file sorted by hash, in an unlinked temporary file): it opens or
 ///    is refused, and lookups anywhere in it (the first and last hash, one in the middle) answer or
 ///    throw, never crash (`searchBreachList`).
+/// 8. otpauth URIs (`TOTPParameters`, Steam's encoder included) never crash, nor a code from one.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -78,6 +79,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = try? AgeRecipient(parsing: text)
         _ = try? SSHEd25519PublicKey(parsing: text)
         _ = try? RecoveryCode(parsing: SecureBytes(copying: bytes))
+        // otpauth URIs (an imported TOTP, encoder=steam included): parsing and a code never crash.
+        if let parameters = try? TOTPParameters(uri: bytes) { _ = try? OneTimePassword.totp(parameters, at: 59) }
     }
     _ = try? AgeIdentityFile.parse(bytes, source: "fuzz")
     _ = try? SSHEd25519Identity.parse(bytes, source: "fuzz")

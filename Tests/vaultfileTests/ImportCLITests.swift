@@ -37,7 +37,7 @@ import Testing
         #expect(imported.status == 0 && imported.stderr.contains("imported 1 entry from stdin (1 new, 0 replaced)"), "\(imported.stderr)")
         let clash = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: bytes("b=2\n"))
         #expect(clash.status == 2 && clash.stderr.contains("1 entry exists already ('b'); nothing was imported"), "\(clash.stderr)")
-        #expect(clash.stderr.contains("pass --overwrite to replace it\n"), "\(clash.stderr)")
+        #expect(clash.stderr.contains("pass --overwrite to replace it (or --skip-existing to keep it)\n"), "\(clash.stderr)")
     }
 
     @Test func test_importHelp_namesEachFormatAndWhatHappensOnAClash() throws {

@@ -198,3 +198,23 @@ import Testing
         return output
     }
 }
+
+// MARK: - Steam Guard (encoder=steam)
+
+extension TOTPTests {
+    /// Known answers from an independent implementation (Python's hmac) of Steam Guard's published
+    /// algorithm: HOTP-SHA1, period 30, five characters of `23456789BCDFGHJKMNPQRTVWXY`.
+    @Test func test_totp_computesSteamGuardCodes() throws {
+        let parameters = try TOTPParameters(uri: Array("otpauth://totp/Steam:me?secret=JBSWY3DPEHPK3PXP&issuer=Steam&encoder=steam".utf8))
+        #expect(parameters.encoder == .steam && parameters.digits == 5)
+        for (time, code) in [(0, "VH8YJ"), (59, "2YXGV"), (1_111_111_109, "CWDGV"), (1_700_000_000, "2KM2P")] as [(Int64, String)] {
+            #expect(try OneTimePassword.totp(parameters, at: time).code == code, "at \(time)")
+        }
+    }
+
+    @Test func test_init_refusesAnUnknownEncoderAndSteamWithOtherDigits() {
+        for uri in ["otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&encoder=yandex", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP&encoder=steam&digits=6"] {
+            #expect(throws: OTPError.self, "\(uri)") { try TOTPParameters(uri: Array(uri.utf8)) }
+        }
+    }
+}

@@ -285,6 +285,9 @@ struct ErrorReport: Equatable {
                 + "also opens with it (--identity, --keyfile, --recovery)"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .refused(_, let hint): return hint
+        case .importFormatMismatch(_, _, _, let hint): return hint
+        case .importFormatUnknown:
+            return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:
             return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
         case .agentOfAnotherRelease: return nil

@@ -1,0 +1,223 @@
+import Testing
+@testable import VaultFormat
+@testable import VaultInterchange
+@testable import VaultModel
+
+/// The one builder of entries from other password managers' items (`ForeignImport.entries`), on
+/// hand-made items: names, the field `title`, renamings, loss warnings, field collisions and
+/// labels, TOTP, numbering by account, history, prefix, attachments.
+@Suite struct ForeignBuilderTests {
+    private func text(_ bytes: [UInt8]?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+
+    private func build(_ items: [ForeignItem], notKept: [String: Int] = [:], keepsHistory: Bool = false, prefix: [String] = []) throws -> ImportedEntries {
+        var source = ForeignImport(format: "test")
+        source.items = items
+        source.notKept = notKept
+        return try source.entries(now: 1_700_000_000_000, options: ForeignBuildOptions(keepsHistory: keepsHistory, prefix: prefix))
+    }
+
+    private func item(_ title: String, folders: [String] = [], user: String? = nil, url: String? = nil, value: String = "pw") -> ForeignItem {
+        var item = ForeignItem(folders: folders, title: title, value: Array(value.utf8))
+        item.username = user
+        item.urls = url.map { [$0] } ?? []
+        return item
+    }
+
+    private func found(_ imported: ImportedEntries, _ name: String) -> Entry? {
+        imported.entries.first { $0.name == name }?.entry
+    }
+
+    // MARK: - Names and the field title
+
+    @Test func test_entries_keepFolderAndTitleAsTheName() throws {
+        let imported = try build([item("db", folders: ["Work", "Prod"], user: "admin", url: "https://db.example")])
+        #expect(imported.names == ["Work/Prod/db"])
+        let db = try #require(found(imported, "Work/Prod/db"))
+        #expect(text(db.fields["username"]) == "admin" && text(db.fields["url"]) == "https://db.example" && db.fields["title"] == nil)
+        #expect(imported.renamings.isEmpty && imported.warnings.isEmpty)
+    }
+
+    @Test func test_entries_giveAURLTitleAReadableNameAndKeepTheTitle() throws {
+        let imported = try build([item("https://news.ycombinator.com"), item("https://x.example/login/")])
+        #expect(imported.names == ["news.ycombinator.com", "x.example-login"])
+        #expect(text(found(imported, "news.ycombinator.com")?.fields["title"]) == "https://news.ycombinator.com")
+        #expect(imported.renamings.map(\.original) == ["https://news.ycombinator.com", "https://x.example/login/"])
+        #expect(imported.renamings.allSatisfy { $0.reasons.contains(.titleKept) })
+    }
+
+    @Test func test_entries_listEveryCleanedTitleAndKeepIt() throws {
+        let imported = try build([item("a/b", folders: ["F"]), item(" spaced "), item("..")])
+        #expect(imported.names == ["F/a-b", "spaced", "_.."])
+        #expect(imported.renamings.map(\.original) == ["F/a/b", " spaced ", ".."])
+        #expect(imported.renamings.allSatisfy { $0.reasons == [.cleaned, .titleKept] }, "\(imported.renamings.map(\.reasons))")
+        #expect(text(found(imported, "spaced")?.fields["title"]) == " spaced ")
+    }
+
+    @Test func test_entries_nameAnUntitledItemAfterItsSiteThenItsUsername() throws {
+        let imported = try build([item("", url: "https://mail.example.org/inbox?x=1"), item("", user: "bob"), item("   ")])
+        #expect(imported.names == ["mail.example.org-inbox", "bob", "untitled"])
+        #expect(imported.renamings.isEmpty, "no title was lost: \(imported.renamings.map(\.name))")
+    }
+
+    @Test func test_entries_placeEveryNameUnderThePrefix() throws {
+        let imported = try build([item("db", folders: ["Work"]), item("a/b")], prefix: ["imported", "keepass"])
+        #expect(imported.names == ["imported/keepass/Work/db", "imported/keepass/a-b"])
+        #expect(imported.renamings.map(\.original) == ["imported/keepass/a/b"])
+    }
+
+    // MARK: - Numbering by account, never by file order
+
+    @Test func test_entries_numberRepeatedTitlesByUsernameThenURL() throws {
+        let items = [item("t", user: "carol"), item("t", user: "alice", url: "https://b"), item("t", user: "alice", url: "https://a"), item("t", user: "bob")]
+        let imported = try build(items)
+        let byName = Dictionary(uniqueKeysWithValues: imported.entries.map { ($0.name, "\(text($0.entry.fields["username"])!) \(text($0.entry.fields["url"]) ?? "")") })
+        #expect(byName == ["t": "alice https://a", "t (2)": "alice https://b", "t (3)": "bob ", "t (4)": "carol "])
+        #expect(imported.renamings.allSatisfy { $0.reasons == [.numberedByAccount] } && imported.renamings.count == 3)
+        // The same data in every other order gives each account the same name.
+        for order in [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
+            let again = try build(order.map { items[$0] })
+            let names = Dictionary(uniqueKeysWithValues: again.entries.map { ($0.name, "\(text($0.entry.fields["username"])!) \(text($0.entry.fields["url"]) ?? "")") })
+            #expect(names == byName, "order \(order)")
+        }
+    }
+
+    @Test func test_entries_numberBySecretWhenUsernameAndURLAreEqual() throws {
+        let items = [item("t", user: "u", value: "one"), item("t", user: "u", value: "two")]
+        let forward = try build(items).entries.map { "\($0.name)=\(text($0.entry.value)!)" }
+        let backward = try build(items.reversed()).entries.map { "\($0.name)=\(text($0.entry.value)!)" }
+        #expect(Set(forward) == Set(backward) && forward.count == 2)
+    }
+
+    @Test func test_entries_numberingSkipsALiteralNumberedTitle() throws {
+        let imported = try build([item("t", user: "a"), item("t", user: "b"), item("t (2)", user: "c")])
+        let byUser = Dictionary(uniqueKeysWithValues: imported.entries.map { (text($0.entry.fields["username"])!, $0.name) })
+        #expect(byUser == ["a": "t", "b": "t (3)", "c": "t (2)"])
+    }
+
+    // MARK: - Fields
+
+    @Test func test_entries_keepEveryURLAndTheTimes() throws {
+        var site = item("s")
+        site.urls = ["https://a", "https://b", "https://c"]
+        site.created = 5
+        site.modified = 9
+        site.notes = "n"
+        let imported = try build([site, item("t")])
+        let entry = try #require(found(imported, "s"))
+        #expect(text(entry.fields["url"]) == "https://a" && text(entry.fields["url2"]) == "https://b" && text(entry.fields["url3"]) == "https://c")
+        #expect(entry.created == 5 && entry.modified == 9 && text(entry.fields["notes"]) == "n")
+        #expect(self.found(imported, "t")?.created == 1_700_000_000_000)
+    }
+
+    @Test func test_entries_neverLetACustomUsernameReplaceTheLogin() throws {
+        var login = item("site", user: "alice")
+        login.fields = [ForeignField(label: "username", value: Array("other".utf8)), ForeignField(label: "username", value: Array("third".utf8))]
+        let imported = try build([login])
+        let entry = try #require(found(imported, "site"))
+        #expect(text(entry.fields["username"]) == "alice" && text(entry.fields["username_2"]) == "other" && text(entry.fields["username_3"]) == "third")
+        #expect(text(entry.fields["labels"]) == "username_2\tusername\nusername_3\tusername\n")
+        #expect(imported.warnings.contains(.fieldRenamed(label: "username", field: "username_2", count: 1, example: "site", reason: .taken)))
+    }
+
+    @Test func test_entries_cleanNonASCIILabelsAndKeepThemInLabels() throws {
+        var first = item("a"), second = item("b")
+        first.fields = [ForeignField(label: "Mot de passe Wi‑Fi", value: Array("x".utf8), protected: true), ForeignField(label: "PIN-код", value: Array("1".utf8))]
+        second.fields = [ForeignField(label: "Mot de passe Wi‑Fi", value: Array("y".utf8))]
+        let imported = try build([first, second])
+        let entry = try #require(found(imported, "a"))
+        #expect(text(entry.fields["Mot_de_passe_Wi_Fi"]) == "x" && text(entry.fields["PIN-___"]) == "1")
+        #expect(text(entry.fields["labels"]) == "Mot_de_passe_Wi_Fi\tMot de passe Wi‑Fi\nPIN-___\tPIN-код\n")
+        // One warning per label, however many entries had it.
+        #expect(imported.warnings.filter { if case .fieldRenamed = $0 { return true } else { return false } }.count == 2)
+        #expect(imported.warnings.contains(.fieldRenamed(label: "Mot de passe Wi‑Fi", field: "Mot_de_passe_Wi_Fi", count: 2, example: "a", reason: .cleaned)))
+    }
+
+    @Test func test_entries_storeAttachmentsAndExtrasAsFields() throws {
+        var note = item("n")
+        note.attachments = [ForeignAttachment(name: "key.bin", bytes: [0, 0xFF, 10])]
+        note.extras = [("tags", "a,b"), ("favorite", "1")]
+        let imported = try build([note])
+        let entry = try #require(found(imported, "n"))
+        #expect(entry.fields["attachment.key.bin"] == [0, 0xFF, 10] && text(entry.fields["tags"]) == "a,b" && text(entry.fields["favorite"]) == "1")
+    }
+
+    // MARK: - Losses said
+
+    @Test func test_entries_warnOfEveryThingNotKeptWithItsCount() throws {
+        let imported = try build([item("a")], notKept: ["Firefox's guid column": 3, "1Password's archived flag": 1])
+        #expect(imported.warnings == [.notKept(what: "1Password's archived flag", count: 1), .notKept(what: "Firefox's guid column", count: 3)])
+        #expect(imported.warnings[1].description.contains("Firefox's guid column, in 3 items"))
+    }
+
+    @Test func test_entries_keepHistoryOnlyWhenTheVaultDoes() throws {
+        var site = item("s", value: "now")
+        site.modified = 300
+        site.history = [ForeignVersion(value: Array("first".utf8), modified: 100), ForeignVersion(value: Array("second".utf8), username: "u", modified: 200)]
+        let kept = try build([site], keepsHistory: true)
+        let versions = try #require(kept.history?.first?.versions)
+        #expect(versions.map { text($0.entry.value) } == ["second", "first"] && versions.map(\.replaced) == [300, 200])
+        #expect(text(versions[0].entry.fields["username"]) == "u")
+        let dropped = try build([site], keepsHistory: false)
+        #expect(dropped.history == nil && dropped.warnings == [.historyNotKept(versions: 2, entries: 1)])
+    }
+
+    @Test func test_keeping_leavesAForeignImportForeign() throws {
+        var site = item("s")
+        site.history = [ForeignVersion(value: Array("old".utf8), modified: 1)]
+        let kept = try build([site, item("t")], keepsHistory: true).keeping { $0 == "s" }
+        #expect(kept.fromForeign && kept.names == ["s"] && kept.history?.map(\.name) == ["s"])
+        #expect(try build([item("t")], prefix: []).placed(under: ["p"]).fromForeign)
+    }
+
+    @Test func test_wipe_zeroesAndDropsEverySecret() {
+        var source = ForeignImport(format: "test")
+        var site = item("s", value: "secret")
+        site.fields = [ForeignField(label: "pin", value: [1, 2])]
+        source.items = [site]
+        source.wipe()
+        #expect(source.items.isEmpty)
+    }
+
+    // MARK: - TOTP
+
+    @Test func test_entries_makeABareBase32SecretAWorkingTOTP() throws {
+        var site = item("s", user: "alice@example.com")
+        site.totp = " jbsw y3dp ehpk 3pxp\n"
+        let uri = try #require(found(try build([site]), "s")?.fields["totp"])
+        let reference = try TOTPParameters(uri: Array("otpauth://totp/x?secret=JBSWY3DPEHPK3PXP".utf8))
+        #expect(try OneTimePassword.totp(TOTPParameters(uri: uri), at: 59).code == OneTimePassword.totp(reference, at: 59).code)
+        #expect(text(uri)?.hasPrefix("otpauth://totp/alice%40example.com?") == true)
+    }
+
+    @Test func test_entries_makeASteamSecretFiveSteamCharacters() throws {
+        var steam = item("Steam")
+        steam.totp = "steam://JBSWY3DPEHPK3PXP"
+        let imported = try build([steam])
+        let uri = try #require(found(imported, "Steam")?.fields["totp"])
+        // Known answers from an independent implementation of Steam Guard's published algorithm.
+        #expect(try OneTimePassword.totp(TOTPParameters(uri: uri), at: 59).code == "2YXGV")
+        #expect(imported.warnings.isEmpty)
+    }
+
+    @Test func test_entries_keepATOTPThatCannotBeComputedAndSaySo() throws {
+        var counter = item("c"), garbage = item("g")
+        counter.totp = "otpauth://hotp/x?secret=JBSWY3DPEHPK3PXP&counter=1"
+        garbage.totp = "not a secret!"
+        let imported = try build([counter, garbage])
+        #expect(text(found(imported, "c")?.fields["totp"]) == "otpauth://hotp/x?secret=JBSWY3DPEHPK3PXP&counter=1")
+        #expect(text(found(imported, "g")?.fields["totp"]) == "not a secret!")
+        #expect(imported.warnings.count == 2 && imported.warnings.allSatisfy { if case .totpUnusable = $0 { return true } else { return false } })
+    }
+
+    // MARK: - Checked as every import
+
+    @Test func test_entries_refuseAnItemOverTheFieldLimit() {
+        var crowded = item("x")
+        crowded.fields = (0..<70).map { ForeignField(label: "f\($0)", value: [1]) }
+        #expect(throws: VaultError.self) { try build([crowded]) }
+    }
+
+    @Test func test_entries_ofNoItemsAreEmpty() throws {
+        #expect(try build([]).count == 0)
+    }
+}
