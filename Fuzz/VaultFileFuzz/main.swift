@@ -2,6 +2,7 @@ import KDF
 import SecureMemory
 import VaultAgent
 import VaultFormat
+import VaultInterchange
 import VaultModel
 
 // MARK: - libFuzzer entry point
@@ -45,6 +46,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
 /// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
 ///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
+/// 7. the readers of other managers' exports (issue 44: KeePass XML, the CSV families, 1pux,
+///    Enpass JSON) and the inflater, gzip and ZIP reader under them never crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -93,5 +96,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // The agent's `sign` lookup parses a signed header's prefix (HeaderPrefix) and opens its
     // metadata block with the held key: never a crash, whatever the bytes.
     _ = try? keyring.signer(forPrefix: bytes, now: 0, wallClock: 0)
+    for format in [InterchangeFormat.keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
+                   .dashlaneCSV, .enpassJSON] {
+        _ = try? Interchange.readForeign(bytes, format: format, now: 0)
+    }
+    ForeignArchiveFuzzing.exercise(bytes)
     return 0
 }
