@@ -9,7 +9,7 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
 # XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV).
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
 # and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
@@ -34,9 +34,9 @@ build: deps
 release: deps
 	$(RELEASE) >/dev/null
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, PyPI xeddsa) when missing.
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, keepassxc-cli, PyPI xeddsa) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
+	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || ! command -v keepassxc-cli >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
 	fi
