@@ -99,6 +99,9 @@ import Testing
         let read = try EnpassJSONReader.read(Array(odd.utf8), now: 0)
         #expect(read.items[0].title == "" && Self.text(read.items[0].value) == "12" && read.items[0].folders.isEmpty)
         #expect(read.items[0].fields.map(\.label) == ["text"] && read.items[0].created == 1_500_000)
+        let mail = #"{"items": [{"title": "m", "fields": [{"type": "email", "label": "E-mail", "value": "a@b"}, {"type": "text", "label": "x", "value": "a@b"}]}]}"#
+        let login = try EnpassJSONReader.read(Array(mail.utf8), now: 0).items[0]
+        #expect(login.username == "a@b" && login.fields.map(\.label) == ["x"], "an e-mail field is the login when no username field is")
         var generator = SplitMix(seed: 4403)
         let original = try KeePassXMLReaderTests.fixture("enpass.json")
         for _ in 0..<300 {

@@ -219,11 +219,13 @@ enum Inflate {
                 let distance = Inflate.distanceBase[distanceSymbol] + (try take(Inflate.distanceExtra[distanceSymbol]))
                 guard distance <= output.count else { throw damaged("a distance before the start of the data") }
                 try reserve(length)
-                let start = output.count - distance
-                if distance >= length {
-                    output.append(contentsOf: output[start..<start + length])
-                } else {
-                    for offset in 0..<length { output.append(output[start + offset]) }
+                // Copied forwards byte by byte (a distance shorter than the length repeats what is
+                // being written), in place: appending a slice of `output` to itself would copy the
+                // whole array on every match (the slice keeps the old buffer alive).
+                let start = output.count - distance, end = output.count
+                output.append(contentsOf: repeatElement(0, count: length))
+                output.withUnsafeMutableBufferPointer { buffer in
+                    for offset in 0..<length { buffer[end + offset] = buffer[start + offset] }
                 }
             }
         }

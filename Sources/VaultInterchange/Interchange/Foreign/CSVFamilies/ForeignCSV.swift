@@ -99,6 +99,7 @@ enum ForeignCSV {
 /// Export: `name,url,username,password` and, since Chrome 118, `note`. Rows of an older build in a
 /// newer file are ragged (no note cell): padded.
 enum ChromeCSVReader {
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "chrome-csv")
         var header = ForeignCSVHeader([])
@@ -123,6 +124,7 @@ enum ChromeCSVReader {
 /// httpRealm, formActionOrigin, guid, timeCreated, timeLastUsed, timePasswordChanged` (times in
 /// milliseconds). No title: the builder takes the site.
 enum FirefoxCSVReader {
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "firefox-csv")
         var header = ForeignCSVHeader([])

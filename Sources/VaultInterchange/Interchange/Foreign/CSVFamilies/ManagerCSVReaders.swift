@@ -7,6 +7,7 @@ import VaultModel
 /// an organisation's: `collections` instead of `folder` and `favorite`. `fields` holds the custom
 /// fields as `name: value` lines; `login_uri` holds the URIs separated by commas.
 enum BitwardenCSVReader {
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "bitwarden-csv")
         var header = ForeignCSVHeader([])
@@ -69,6 +70,7 @@ enum BitwardenCSVReader {
 /// Favorite,Archived,Tags,Notes`. Older 1Password CSVs, whose columns the user chose, read by the
 /// same names (`website` for the URL, `one-time password` for the TOTP); other columns become fields.
 enum OnePasswordCSVReader {
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "1password-csv")
         var header = ForeignCSVHeader([])
@@ -100,6 +102,7 @@ enum OnePasswordCSVReader {
 /// (`totp` since 2021). `grouping` is the folder path with `\` between folders; `extra` is the
 /// notes; a secure note has the URL `http://sn`, which is no site.
 enum LastPassCSVReader {
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "lastpass-csv")
         var header = ForeignCSVHeader([])
@@ -133,6 +136,7 @@ enum LastPassCSVReader {
 enum DashlaneCSVReader {
     static let headerForm = ["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"]
 
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "dashlane-csv")
         var header: ForeignCSVHeader?

@@ -13,6 +13,7 @@ import VaultModel
 /// is a field (`sensitive` ones protected); `section` fields are headings, not data. The password
 /// field's history becomes the item's history.
 enum EnpassJSONReader {
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         let tape = try JSONTape(bytes, what: "an Enpass JSON export")
         guard tape.kind(tape.root) == .object, let items = tape.member(tape.root, "items"), tape.kind(items) == .array else {
@@ -47,7 +48,7 @@ enum EnpassJSONReader {
         item.notes = tape.string(tape.member(node, "note")).flatMap { $0.isEmpty ? nil : $0 }
         item.created = tape.integer(tape.member(node, "createdAt")).map { $0 * 1000 }
         item.modified = tape.integer(tape.member(node, "updated_at")).map { $0 * 1000 } ?? item.created
-        var email: String?, passwordSeen = false
+        var email: (text: String, field: Int)?, passwordSeen = false
         for field in tape.elements(tape.member(node, "fields")) {
             let type = tape.string(tape.member(field, "type")) ?? "text"
             let label = tape.string(tape.member(field, "label")) ?? type
@@ -72,7 +73,9 @@ enum EnpassJSONReader {
             let text = String(decoding: value, as: UTF8.self)
             switch type {
             case "username" where item.username == nil: item.username = text
-            case "email" where email == nil: email = text; item.fields.append(ForeignField(label: label, value: value))
+            case "email" where email == nil:
+                email = (text, item.fields.count)
+                item.fields.append(ForeignField(label: label, value: value))
             case "url", ".Android#": item.urls.append(text)
             case "totp" where item.totp == nil: item.totp = text
             default: item.fields.append(ForeignField(label: label, value: value, protected: tape.flag(tape.member(field, "sensitive"))))
@@ -81,8 +84,8 @@ enum EnpassJSONReader {
         item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
         // An item with an e-mail field and no username field logs in with the e-mail.
         if item.username == nil, let email {
-            item.username = email
-            item.fields.removeAll { $0.value == Array(email.utf8) && $0.protected == false }
+            item.username = email.text
+            item.fields.remove(at: email.field)
         }
         for attachment in tape.elements(tape.member(node, "attachments")) {
             let name = tape.string(tape.member(attachment, "name")) ?? "attachment"

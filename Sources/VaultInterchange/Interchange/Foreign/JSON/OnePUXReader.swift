@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultModel
 
 // MARK: - 1pux
@@ -20,12 +21,28 @@ enum OnePUXReader {
         "111": "email account", "112": "api credential", "113": "medical record", "114": "ssh key", "115": "crypto wallet",
     ]
 
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         let archive = try ZipArchive(bytes, what: "the 1pux file")
         guard let data = archive.entry(named: "export.data") else {
             throw .malformedInput("the 1pux file holds no export.data: not a 1Password export (an older 1Password writes .1pif or CSV)")
         }
-        let tape = try JSONTape(try archive.contents(of: data), what: "a 1Password export.data")
+        // The inflated export.data holds every secret of the export in one buffer: wiped once read
+        // (the tape that shares it is gone by then, so the wipe is in place).
+        var plaintext = try archive.contents(of: data)
+        do {
+            let result = try items(plaintext, archive: archive)
+            wipe(&plaintext)
+            return result
+        } catch {
+            wipe(&plaintext)
+            throw error
+        }
+    }
+
+    /// The items of `export.data` (`plaintext`) and the files of `archive`.
+    private static func items(_ plaintext: [UInt8], archive: ZipArchive) throws(VaultError) -> ForeignImport {
+        let tape = try JSONTape(plaintext, what: "a 1Password export.data")
         guard tape.kind(tape.root) == .object, let accountsNode = tape.member(tape.root, "accounts") else {
             throw .malformedInput("not a 1Password export.data: no \"accounts\" at the top level")
         }

@@ -10,6 +10,7 @@ public struct KeePassEntry: Sendable {
     public var strings: [KeePassString] = []
     /// Every `Binary` element: an attachment by name, its bytes inline or by reference to the pool.
     public var attachments: [KeePassAttachment] = []
+    /// The entry's `Times`.
     public var times = KeePassTimes()
     /// `Tags`, as written (KeePass separates them with `;`, KeePassXC with `,` or `;`).
     public var tags: String = ""
@@ -28,6 +29,7 @@ public struct KeePassEntry: Sendable {
     /// Earlier versions, oldest first, as `History` lists them.
     public var history: [KeePassEntry] = []
 
+    /// An empty value, filled by the parser.
     public init() {}
 
     /// The value of the string `key` (exact, case-sensitive as KeePass compares), or nil.
@@ -36,45 +38,57 @@ public struct KeePassEntry: Sendable {
 
 /// A `String` element: a key and its value.
 public struct KeePassString: Sendable {
+    /// The attribute's name (Title, UserName, Password, URL, Notes, or a custom one).
     public var key: String
+    /// The value, as text's UTF-8 bytes.
     public var value: [UInt8]
     /// `ProtectInMemory="True"` (an XML export) or `Protected="True"` (inside a KDBX).
     public var protected: Bool
 
+    /// A string element.
     public init(key: String, value: [UInt8], protected: Bool) { (self.key, self.value, self.protected) = (key, value, protected) }
 }
 
 /// A `Binary` element of an entry: the attachment's name and where its bytes are.
 public struct KeePassAttachment: Sendable {
+    /// The file name.
     public var name: String
     /// `Ref="ID"`: an index into the database's binary pool (Meta/Binaries or a KDBX 4 inner header).
     public var reference: Int?
     /// The bytes given inline (older writers), when there is no reference.
     public var bytes: [UInt8]
 
+    /// An attachment.
     public init(name: String, reference: Int?, bytes: [UInt8]) { (self.name, self.reference, self.bytes) = (name, reference, bytes) }
 }
 
 /// An entry's or a group's `Times`, in milliseconds since 1970.
 public struct KeePassTimes: Sendable {
+    /// `CreationTime`.
     public var created: Int64?
+    /// `LastModificationTime`.
     public var modified: Int64?
+    /// `ExpiryTime` (in force only when `expires`).
     public var expiry: Int64?
     /// `Expires` is True: the expiry time is in force.
     public var expires = false
     /// `LastAccessTime`, `UsageCount` above 0 or `LocationChanged` present.
     public var hasUsage = false
 
+    /// An empty value, filled by the parser.
     public init() {}
 }
 
 /// One group as the parser passes through it.
 public struct KeePassGroup: Sendable {
+    /// The group's UUID as written (base64).
     public var uuid: String = ""
+    /// The group's name: a folder of the entries inside it.
     public var name: String = ""
     /// The group's notes, which no entry carries.
     public var notes: String = ""
 
+    /// An empty value, filled by the parser.
     public init() {}
 }
 
@@ -82,7 +96,9 @@ public struct KeePassGroup: Sendable {
 public struct KeePassMeta: Sendable {
     /// `Generator` (KeePass, KeePassXC…).
     public var generator: String = ""
+    /// `DatabaseName`.
     public var databaseName: String = ""
+    /// `DatabaseDescription`.
     public var databaseDescription: String = ""
     /// `RecycleBinUUID` when `RecycleBinEnabled` is not False.
     public var recycleBin: String?
@@ -94,5 +110,6 @@ public struct KeePassMeta: Sendable {
     /// `DeletedObjects` records (UUIDs and times of deleted items, for synchronisation).
     public var deletedObjects = 0
 
+    /// An empty value, filled by the parser.
     public init() {}
 }

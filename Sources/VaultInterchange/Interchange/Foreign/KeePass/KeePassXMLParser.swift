@@ -13,6 +13,8 @@ public struct KeePassXMLParser {
     private var reader: XMLReader
     private let unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
     private var meta = KeePassMeta()
+    /// The last time read and its value (`Timestamps.Cache`).
+    private var timeCache = Timestamps.Cache()
 
     /// A parser of `bytes`; `unprotect` undoes the inner stream of a KDBX file's XML.
     public init(_ bytes: [UInt8], unprotect: ((inout [UInt8]) throws(VaultError) -> Void)? = nil) throws(VaultError) {
@@ -255,9 +257,9 @@ public struct KeePassXMLParser {
         var times = KeePassTimes()
         try children { (parser, name) throws(VaultError) in
             let offset = parser.reader.position
-            if parser.reader.matches(name, "CreationTime") { times.created = try parser.time(try parser.text("CreationTime"), at: offset) }
-            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.time(try parser.text("LastModificationTime"), at: offset) }
-            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.time(try parser.text("ExpiryTime"), at: offset) }
+            if parser.reader.matches(name, "CreationTime") { times.created = try parser.time(try parser.reader.readText("CreationTime"), at: offset) }
+            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.time(try parser.reader.readText("LastModificationTime"), at: offset) }
+            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.time(try parser.reader.readText("ExpiryTime"), at: offset) }
             else if parser.reader.matches(name, "Expires") { times.expires = parser.isTrue(try parser.text("Expires")) }
             else if parser.reader.matches(name, "UsageCount") {
                 let count = try parser.text("UsageCount").trimmingASCIISpaces
@@ -288,8 +290,10 @@ public struct KeePassXMLParser {
 
     /// A time as KeePass writes it: ISO 8601 in an XML export, base64 of seconds since 0001-01-01
     /// (little-endian, 8 bytes) in a KDBX 4 file's XML; empty is no time.
-    private func time(_ text: String, at offset: Int) throws(VaultError) -> Int64? {
-        let text = text.trimmingASCIISpaces
+    private mutating func time(_ bytes: [UInt8], at offset: Int) throws(VaultError) -> Int64? {
+        // Most entries of an export share a handful of times: the last one is remembered.
+        if let milliseconds = bytes.withUnsafeBufferPointer({ timeCache.parse(utf8: $0) }) { return milliseconds }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
         if text.isEmpty { return nil }
         if let milliseconds = Timestamps.parse(text) { return milliseconds }
         if let data = Data(base64Encoded: text), data.count == 8 {
