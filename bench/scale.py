@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+import foreign_inputs
+
 PASSWORD = "benchmark password"
 DEVNULL = subprocess.DEVNULL
 MIN_KDF = ["--kdf-memory", "1024K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
@@ -119,6 +121,7 @@ def write_inputs(work, n, document):
         json.dump({"encrypted": False, "folders": [], "items": [
             {"type": 1, "name": e["name"].replace("/", "-"), "login": {"username": e["fields"]["username"], "password": e["value"]},
              "revisionDate": "2023-11-14T22:13:20.000Z", "creationDate": "2023-11-14T22:13:20.000Z"} for e in entries]}, f)
+    foreign_inputs.write(work, n, entries)
     with open(f"{work}/template-{n}", "w") as f:
         for name in entry_names(n)[:PREFIX_ENTRIES]:
             f.write(f"{name.upper()}={{{{ vf://{name} }}}} user={{{{ vf://{name}#username }}}}\n")
@@ -175,7 +178,7 @@ def rows_for(vf, work, n, pw):
     }
     for label, fmt, suffix in (("import json", "json", "json"), ("import dotenv", "dotenv", "env"), ("import csv", "csv", "csv"),
                                ("import keepassxc-csv", "keepassxc-csv", "kpxc.csv"),
-                               ("import bitwarden-json", "bitwarden-json", "bitwarden.json")):
+                               ("import bitwarden-json", "bitwarden-json", "bitwarden.json")) + tuple(foreign_inputs.ROWS):
         rows[label] = ("write", [vf, "import", "--format", fmt] + write_to(scratch) + [f"{work}/in-{n}.{suffix}"], None,
                        fresh_copy(empty))
     return rows

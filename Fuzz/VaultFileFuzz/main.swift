@@ -6,6 +6,7 @@ import SecureMemory
 import VaultAgent
 import VaultFile
 import VaultFormat
+import VaultInterchange
 import VaultModel
 
 // MARK: - libFuzzer entry point
@@ -53,6 +54,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    is refused, and lookups anywhere in it (the first and last hash, one in the middle) answer or
 ///    throw, never crash (`searchBreachList`).
 /// 8. otpauth URIs (`TOTPParameters`, Steam's encoder included) never crash, nor a code from one.
+/// 9. the readers of other managers' exports (issue 44: KeePass XML, the CSV families, 1pux,
+///    Enpass JSON) and the inflater, gzip and ZIP reader under them never crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -104,6 +107,11 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // metadata block with the held key: never a crash, whatever the bytes.
     _ = try? keyring.signer(forPrefix: bytes, now: 0, wallClock: 0)
     searchBreachList(bytes)
+    for format in [InterchangeFormat.keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
+                   .dashlaneCSV, .enpassJSON] {
+        _ = try? Interchange.readForeign(bytes, format: format, now: 0)
+    }
+    ForeignArchiveFuzzing.exercise(bytes)
     return 0
 }
 

@@ -25,7 +25,7 @@ extension Interchange {
         case .json: return try NativeJSON.export(entries)
         case .dotenv: return try DotEnv.export(entries, skipped: &skipped)
         case .csv: return try NativeCSV.export(entries)
-        case .keepassxcCSV, .bitwardenJSON:
+        default:  // the import-only formats
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }

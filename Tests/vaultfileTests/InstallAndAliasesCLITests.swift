@@ -211,7 +211,9 @@ import Testing
         #expect(try complete(cli, ["vaultfile", "set", "x", "--value-file", "no"]) == ["notes.txt"])
         #expect(try complete(cli, ["vaultfile", "list", "--password-file", "no"]) == ["notes.txt"])
         #expect(Set(try complete(cli, ["vaultfile", "export", "--format", ""])) == ["json", "dotenv", "csv"])
-        #expect(Set(try complete(cli, ["vaultfile", "import", "--format", ""])) == ["json", "dotenv", "csv", "keepassxc-csv", "bitwarden-json", "auto"])
+        #expect(Set(try complete(cli, ["vaultfile", "import", "--format", ""])) == ["json", "dotenv", "csv", "keepassxc-csv", "bitwarden-json",
+                                                                                 "keepass-xml", "bitwarden-csv", "1password-csv", "1pux", "lastpass-csv",
+                                                                                 "chrome-csv", "firefox-csv", "dashlane-csv", "enpass-json", "auto"])
         #expect(try complete(cli, ["vaultfile", "generate", "--charset", "al"]) == ["alnum"])
     }
 

@@ -14,6 +14,24 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case keepassxcCSV = "keepassxc-csv"
     /// Bitwarden's unencrypted JSON export (import only).
     case bitwardenJSON = "bitwarden-json"
+    /// KeePass 2's XML, as KeePass and `keepassxc-cli export --format xml` write it (import only).
+    case keepassXML = "keepass-xml"
+    /// Bitwarden's CSV export (import only).
+    case bitwardenCSV = "bitwarden-csv"
+    /// 1Password 8's CSV export (import only).
+    case onePasswordCSV = "1password-csv"
+    /// 1Password's 1PUX export: a ZIP of export.data and files (import only).
+    case onePUX = "1pux"
+    /// LastPass's CSV export (import only).
+    case lastPassCSV = "lastpass-csv"
+    /// Chrome's (and Edge's, Brave's) CSV export of passwords (import only).
+    case chromeCSV = "chrome-csv"
+    /// Firefox's CSV export of logins (import only).
+    case firefoxCSV = "firefox-csv"
+    /// Dashlane's credentials CSV, with or without its header (import only).
+    case dashlaneCSV = "dashlane-csv"
+    /// Enpass's JSON export (import only).
+    case enpassJSON = "enpass-json"
 
     /// Whether vaultfile can write this format.
     public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
@@ -132,6 +150,9 @@ public enum Interchange {
                 return try ImportedEntries(records: read.records, renamings: read.names.renamings)
             }
             entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
+        case .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV, .dashlaneCSV, .enpassJSON:
+            // Other managers' exports: read into items, then made entries by the one builder.
+            return try readForeign(bytes, format: format, now: now).entries(now: now, options: ForeignBuildOptions())
         }
         return try ImportedEntries(entries, renamings: names.renamings)
     }
@@ -158,7 +179,8 @@ public enum Interchange {
         case .json: return try NativeJSON.export(vault, prefix: prefix)
         case .dotenv: return try DotEnv.export(vault, prefix: prefix, skipped: &skipped)
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
-        case .keepassxcCSV, .bitwardenJSON:
+        case .keepassxcCSV, .bitwardenJSON, .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
+             .dashlaneCSV, .enpassJSON:
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }

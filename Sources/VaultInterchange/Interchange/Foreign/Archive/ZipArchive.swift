@@ -1,0 +1,143 @@
+import VaultModel
+
+// MARK: - ZIP, read with limits
+
+/// The files of a ZIP archive held in memory (APPNOTE 6.3: stored and deflated entries, one disk,
+/// no encryption, no ZIP64), as 1Password's `.1pux` export is one.
+///
+/// A ZIP bomb is refused before anything is inflated: the central directory is read through
+/// bounds, the entries' data must lie inside the file without overlapping (an overlapped archive
+/// inflates one compressed run many times over), every declared size counts against
+/// `maxTotalBytes`, and an entry above `ratioFloor` bytes may declare at most `maxRatio` times its
+/// compressed size. The inflater then never writes past the declared size, and the CRC-32 and
+/// the size are checked after it.
+struct ZipArchive {
+    /// The most entries read from a central directory.
+    static let maxEntries = 1_000_000
+    /// The most bytes all entries together may declare.
+    static let maxTotalBytes = VaultLimits.maxContentLength
+    /// The highest ratio of declared to compressed size for an entry larger than `ratioFloor`.
+    static let maxRatio = 250
+    static let ratioFloor = 1 << 20
+
+    /// One file of the archive, as the central directory describes it.
+    struct Entry {
+        let name: String
+        let method: Int
+        let flags: Int
+        let crc: UInt32
+        let compressedSize: Int
+        let size: Int
+        let localHeader: Int
+    }
+
+    let bytes: [UInt8]
+    /// The entries in central-directory order.
+    let entries: [Entry]
+    /// What messages call the archive ("the 1pux file").
+    let what: String
+
+    /// Reads the central directory of `bytes` and checks it against the limits above.
+    init(_ bytes: [UInt8], what: String) throws(VaultError) {
+        self.bytes = bytes
+        self.what = what
+        func bad(_ why: String) -> VaultError { .malformedInput("\(what) is not a ZIP archive vaultfile reads (\(why))") }
+        // The end-of-central-directory record: 22 bytes and a comment of at most 65,535.
+        guard bytes.count >= 22 else { throw bad("it is too short") }
+        var end = -1
+        var index = bytes.count - 22
+        while index >= max(0, bytes.count - 22 - 65_535) {
+            if Self.u32(bytes, index) == 0x0605_4B50 { end = index; break }
+            index -= 1
+        }
+        guard end >= 0 else { throw bad("no end-of-central-directory record") }
+        let disk = Self.u16(bytes, end + 4), cdDisk = Self.u16(bytes, end + 6)
+        let count = Self.u16(bytes, end + 10), cdSize = Int(Self.u32(bytes, end + 12)), cdOffset = Int(Self.u32(bytes, end + 16))
+        guard disk == 0, cdDisk == 0 else { throw bad("it spans several disks") }
+        guard count != 0xFFFF, cdSize != 0xFFFF_FFFF, cdOffset != 0xFFFF_FFFF else { throw bad("a ZIP64 archive") }
+        guard cdOffset <= end, cdSize <= end - cdOffset else { throw bad("its central directory lies outside the file") }
+        var entries: [Entry] = []
+        var position = cdOffset, total = 0
+        for _ in 0..<count {
+            guard end - position >= 46, Self.u32(bytes, position) == 0x0201_4B50 else { throw bad("a damaged central directory") }
+            let flags = Self.u16(bytes, position + 8), method = Self.u16(bytes, position + 10)
+            let crc = Self.u32(bytes, position + 16)
+            let compressed = Int(Self.u32(bytes, position + 20)), size = Int(Self.u32(bytes, position + 24))
+            let nameLength = Self.u16(bytes, position + 28), extra = Self.u16(bytes, position + 30), comment = Self.u16(bytes, position + 32)
+            let local = Int(Self.u32(bytes, position + 42))
+            guard end - position - 46 >= nameLength + extra + comment else { throw bad("a damaged central directory") }
+            let name = String(decoding: bytes[position + 46..<position + 46 + nameLength], as: UTF8.self)
+            guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, local != 0xFFFF_FFFF else { throw bad("a ZIP64 entry") }
+            guard entries.count < Self.maxEntries else { throw .limitExceeded("\(what) has more than \(Self.maxEntries) files") }
+            total += size
+            guard total <= Self.maxTotalBytes else {
+                throw .limitExceeded("\(what) declares more than \(Self.maxTotalBytes >> 20) MiB of uncompressed files; refused before inflating")
+            }
+            if size > Self.ratioFloor && size / max(compressed, 1) > Self.maxRatio {
+                throw .limitExceeded("\(what): '\(name.prefix(80))' would inflate \(size / max(compressed, 1)) times over (a ZIP bomb?); "
+                                     + "refused before inflating (the limit is \(Self.maxRatio) times)")
+            }
+            entries.append(Entry(name: name, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
+            position += 46 + nameLength + extra + comment
+        }
+        // Every entry's local header and data inside the file, before the central directory, and
+        // no two overlapping.
+        var spans: [Range<Int>] = []
+        spans.reserveCapacity(entries.count)
+        for entry in entries {
+            let start = entry.localHeader
+            guard start <= cdOffset, cdOffset - start >= 30, Self.u32(bytes, start) == 0x0403_4B50 else { throw bad("a damaged local header") }
+            let dataStart = start + 30 + Self.u16(bytes, start + 26) + Self.u16(bytes, start + 28)
+            guard dataStart <= cdOffset, entry.compressedSize <= cdOffset - dataStart else { throw bad("an entry's data lies outside the file") }
+            spans.append(start..<dataStart + entry.compressedSize)
+        }
+        spans.sort { $0.lowerBound < $1.lowerBound }
+        for (first, second) in zip(spans, spans.dropFirst()) where first.upperBound > second.lowerBound {
+            throw .limitExceeded("\(what) has entries whose data overlap (a ZIP bomb?); refused before inflating")
+        }
+        self.entries = entries
+    }
+
+    /// The entry named `name`, if any.
+    func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
+
+    /// The bytes of `entry`, inflated and checked.
+    func contents(of entry: Entry) throws(VaultError) -> [UInt8] {
+        let label = "\(what): '\(entry.name.prefix(80))'"
+        guard entry.flags & 1 == 0 else { throw .malformedInput("\(label) is encrypted; export it without a ZIP password") }
+        let start = entry.localHeader + 30 + Self.u16(bytes, entry.localHeader + 26) + Self.u16(bytes, entry.localHeader + 28)
+        let data = bytes[start..<start + entry.compressedSize]
+        let output: [UInt8]
+        switch entry.method {
+        case 0:
+            guard entry.size == entry.compressedSize else { throw .malformedInput("\(label): a stored entry whose two sizes differ") }
+            output = Array(data)
+        case 8:
+            output = try Inflate.inflate(data, limit: entry.size, what: label).output
+        default:
+            throw .malformedInput("\(label) is compressed with method \(entry.method); vaultfile reads stored and deflated entries")
+        }
+        guard output.count == entry.size else { throw .malformedInput("\(label) is not as long as its header says") }
+        guard CRC32.checksum(output) == entry.crc else { throw .malformedInput("\(label) is damaged (its CRC-32 does not match)") }
+        return output
+    }
+
+    private static func u16(_ bytes: [UInt8], _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    private static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+    }
+}
+
+// MARK: - For the fuzz target
+
+/// The archive readers run on any bytes, for `make fuzz` (Fuzz/VaultFileFuzz): never a crash.
+package enum ForeignArchiveFuzzing {
+    /// Inflates, gunzips and reads as a ZIP archive `bytes`, ignoring every error, with small limits.
+    package static func exercise(_ bytes: [UInt8]) {
+        _ = try? Inflate.inflate(bytes[...], limit: 1 << 20, what: "fuzz")
+        _ = try? Gzip.decompress(bytes, limit: 1 << 20, what: "fuzz")
+        if let archive = try? ZipArchive(bytes, what: "fuzz") {
+            for entry in archive.entries.prefix(8) where entry.size <= 1 << 20 { _ = try? archive.contents(of: entry) }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import VaultModel
+
+// MARK: - The readers of other managers' exports
+
+extension Interchange {
+    /// What a peer's export holds, read by its format's reader (`ForeignImport`: items and what
+    /// could not be kept); throws for vaultfile's own formats and the two older readers
+    /// (keepassxc-csv, bitwarden-json), which `read` handles directly.
+    public static func readForeign(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) throws(VaultError) -> ForeignImport {
+        switch format {
+        case .keepassXML: return try KeePassXMLReader.read(bytes, now: now)
+        case .bitwardenCSV: return try BitwardenCSVReader.read(bytes, now: now)
+        case .onePasswordCSV: return try OnePasswordCSVReader.read(bytes, now: now)
+        case .onePUX: return try OnePUXReader.read(bytes, now: now)
+        case .lastPassCSV: return try LastPassCSVReader.read(bytes, now: now)
+        case .chromeCSV: return try ChromeCSVReader.read(bytes, now: now)
+        case .firefoxCSV: return try FirefoxCSVReader.read(bytes, now: now)
+        case .dashlaneCSV: return try DashlaneCSVReader.read(bytes, now: now)
+        case .enpassJSON: return try EnpassJSONReader.read(bytes, now: now)
+        case .json, .dotenv, .csv, .keepassxcCSV, .bitwardenJSON:
+            throw .malformedInput("\(format.rawValue) is read by Interchange.read, not as another manager's export")
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import VaultModel
+
+// MARK: - A JSON document as a flat tape
+
+/// A whole JSON document checked and laid out as one array of nodes (a "tape"), for the readers of
+/// deeply structured exports (1Password's 1pux, Enpass) that walk it by key.
+///
+/// One pass over the bytes, an explicit stack, no recursion: strict JSON (RFC 8259) in UTF-8, at most
+/// `maxDepth` levels, and no object that names one key twice (compared as `JSONDocument` compares
+/// them, escapes decoded) — the same rules as every JSON import. Strings are kept as ranges of the
+/// input and decoded when a reader asks (`JSONString`), so the tape costs one small node per value.
+struct JSONTape {
+    static let maxDepth = JSONDocument.maxDepth
+
+    enum Kind: UInt8 { case object, array, string, number, literalTrue, literalFalse, null }
+
+    /// One value: its kind, where it lies in the input, and (for an object or array) the index of
+    /// the node after its last descendant and the number of its members or elements.
+    struct Node {
+        var kind: Kind
+        var count: Int32 = 0
+        var start: Int
+        var end: Int
+    }
+
+    let bytes: [UInt8]
+    private(set) var nodes: [Node] = []
+    /// What messages call the document ("the Enpass export").
+    let what: String
+
+    /// Reads `bytes`, or throws naming the line of the first problem.
+    init(_ bytes: [UInt8], what: String) throws(VaultError) {
+        self.bytes = bytes
+        self.what = what
+        // Every string's bytes UTF-8, checked once for the whole document (a literal without an
+        // escape is kept as its bytes and decoded only when read).
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("not \(what): the JSON is not UTF-8") }
+        nodes.reserveCapacity(bytes.count / 16)
+        try scan()
+    }
+
+    private func fail(_ why: String, at offset: Int) -> VaultError {
+        .malformedInput("not \(what): line \(XMLReader.line(of: offset, in: bytes)): \(why)")
+    }
+
+    // MARK: The scan
+
+    private mutating func scan() throws(VaultError) {
+        var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        /// Open containers: their node, whether an object, and (for objects) where their keys start in `keys`.
+        var stack: [(node: Int, object: Bool, keys: Int)] = []
+        /// The keys of the open objects, as ranges of their literals (decoded only to compare).
+        var keys: [Range<Int>] = []
+        /// The decoded keys of a large open object, by its depth.
+        var keySets: [Int: Set<String>] = [:]
+        var expectValue = true
+        while true {
+            JSONBytes.skipWhitespace(in: bytes, at: &position)
+            if expectValue {
+                // A key first, inside an object.
+                if let top = stack.last, top.object, nodes[top.node].count % 2 == 0 {
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes", at: position) }
+                    let start = position
+                    guard JSONString.literal(bytes, at: &position) != nil else { throw fail("a key that is not a valid string", at: start) }
+                    // Pairwise for a small object; through a set of the decoded keys for a larger
+                    // one, so that an object of a million keys costs no more than a million lookups.
+                    let repeated: Bool
+                    if keys.count - top.keys < 16 {
+                        var found = false
+                        for earlier in keys[top.keys...] where try sameKey(earlier, start..<position) { found = true; break }
+                        repeated = found
+                    } else {
+                        if keySets[stack.count] == nil {
+                            keySets[stack.count] = Set(keys[top.keys...].map { var at = $0.lowerBound; return JSONString.read(bytes, at: &at) ?? "" })
+                        }
+                        var at = start
+                        repeated = !keySets[stack.count]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
+                    }
+                    if repeated {
+                        throw fail("the key '\(displayed(start..<position))' appears twice in one object; refusing to guess which of the two was meant", at: start)
+                    }
+                    keys.append(start..<position)
+                    nodes.append(Node(kind: .string, start: start, end: position))
+                    nodes[top.node].count += 1
+                    JSONBytes.skipWhitespace(in: bytes, at: &position)
+                    guard JSONBytes.take(UInt8(ascii: ":"), in: bytes, at: &position) else { throw fail("expected ':' after a key", at: position) }
+                    continue
+                }
+                guard position < bytes.count else { throw fail("the document ends where a value was expected", at: position) }
+                let start = position
+                if let top = stack.last { nodes[top.node].count += 1 }
+                switch bytes[position] {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    let object = bytes[position] == UInt8(ascii: "{")
+                    guard stack.count < Self.maxDepth else { throw fail("objects and arrays nest more than \(Self.maxDepth) levels deep", at: start) }
+                    position += 1
+                    nodes.append(Node(kind: object ? .object : .array, start: start, end: 0))
+                    stack.append((nodes.count - 1, object, keys.count))
+                    JSONBytes.skipWhitespace(in: bytes, at: &position)
+                    if JSONBytes.take(object ? UInt8(ascii: "}") : UInt8(ascii: "]"), in: bytes, at: &position) {
+                        stack.removeLast()
+                        nodes[nodes.count - 1].end = nodes.count
+                        expectValue = false
+                    }
+                    continue
+                case UInt8(ascii: "\""):
+                    guard JSONString.literal(bytes, at: &position) != nil else { throw fail("a string that is not valid (an unknown escape, a control character, a lone surrogate or bytes that are not UTF-8)", at: start) }
+                    nodes.append(Node(kind: .string, start: start, end: position))
+                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    let literals: [(StaticString, Kind)] = [("true", .literalTrue), ("false", .literalFalse), ("null", .null)]
+                    guard let (literal, kind) = literals.first(where: { take($0.0, at: &position) }) else { throw fail("an unknown word", at: start) }
+                    _ = literal
+                    nodes.append(Node(kind: kind, start: start, end: position))
+                default:
+                    guard skipNumber(at: &position) else { throw fail("expected a value", at: start) }
+                    nodes.append(Node(kind: .number, start: start, end: position))
+                }
+                expectValue = false
+                continue
+            }
+            // After a value: a comma, the end of its container, or the end of the document.
+            guard let top = stack.last else {
+                guard position == bytes.count else { throw fail("more after the end of the document", at: position) }
+                return
+            }
+            if JSONBytes.take(UInt8(ascii: ","), in: bytes, at: &position) {
+                expectValue = true
+            } else if JSONBytes.take(top.object ? UInt8(ascii: "}") : UInt8(ascii: "]"), in: bytes, at: &position) {
+                stack.removeLast()
+                nodes[top.node].end = nodes.count
+                if top.object {
+                    keys.removeSubrange(top.keys...)
+                    keySets[stack.count + 1] = nil
+                }
+            } else {
+                throw fail("expected ',' or the end of \(top.object ? "an object" : "an array")", at: position)
+            }
+        }
+    }
+
+    /// Whether two key literals name the same key: equal bytes, or equal strings once decoded.
+    private func sameKey(_ a: Range<Int>, _ b: Range<Int>) throws(VaultError) -> Bool {
+        if bytes[a] == bytes[b] { return true }
+        let plain: (Range<Int>) -> Bool = { range in !bytes[range].contains { $0 == UInt8(ascii: "\\") || $0 >= 0x80 } }
+        if plain(a) && plain(b) { return false }
+        var first = a.lowerBound, second = b.lowerBound
+        return JSONString.read(bytes, at: &first) == JSONString.read(bytes, at: &second)
+    }
+
+    private func take(_ literal: StaticString, at position: inout Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { return false }
+        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
+        position += count
+        return true
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    private func skipNumber(at position: inout Int) -> Bool {
+        func digits() -> Int {
+            let start = position
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+            return position - start
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let start = position
+        let integer = digits()
+        guard integer > 0, integer == 1 || bytes[start] != UInt8(ascii: "0") else { return false }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits() > 0 else { return false }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return true
+    }
+
+    private func displayed(_ range: Range<Int>) -> String {
+        var position = range.lowerBound
+        let key = JSONString.read(bytes, at: &position) ?? ""
+        return String(key.unicodeScalars.prefix(64).map { $0.value < 0x20 ? "?" : Character($0) })
+    }
+
+    // MARK: Reading the tape
+
+    /// The root value.
+    var root: Int { 0 }
+
+    func kind(_ node: Int) -> Kind { nodes[node].kind }
+
+    /// The node after `node` and its descendants.
+    func next(after node: Int) -> Int {
+        let kind = nodes[node].kind
+        return kind == .object || kind == .array ? nodes[node].end : node + 1
+    }
+
+    /// The members of an object, in order: each key decoded and its value's node.
+    func members(_ node: Int) -> [(key: String, value: Int)] {
+        guard nodes[node].kind == .object else { return [] }
+        var result: [(key: String, value: Int)] = []
+        var child = node + 1
+        for _ in 0..<Int(nodes[node].count) / 2 {
+            var position = nodes[child].start
+            let key = JSONString.read(bytes, at: &position) ?? ""
+            result.append((key, child + 1))
+            child = next(after: child + 1)
+        }
+        return result
+    }
+
+    /// The value of `key` in the object `node`, if it has one.
+    func member(_ node: Int?, _ key: StaticString) -> Int? {
+        guard let node, nodes[node].kind == .object else { return nil }
+        var child = node + 1
+        for _ in 0..<Int(nodes[node].count) / 2 {
+            let literal = nodes[child]
+            if literal.end - literal.start == key.utf8CodeUnitCount + 2,
+               (0..<key.utf8CodeUnitCount).allSatisfy({ bytes[literal.start + 1 + $0] == key.utf8Start[$0] }) {
+                return child + 1
+            }
+            child = next(after: child + 1)
+        }
+        return nil
+    }
+
+    /// The elements of the array `node` (none when it is not an array).
+    func elements(_ node: Int?) -> [Int] {
+        guard let node, nodes[node].kind == .array else { return [] }
+        var result: [Int] = []
+        result.reserveCapacity(Int(nodes[node].count))
+        var child = node + 1
+        for _ in 0..<Int(nodes[node].count) {
+            result.append(child)
+            child = next(after: child)
+        }
+        return result
+    }
+
+    /// The string at `node`, decoded; nil when it is not a string.
+    func string(_ node: Int?) -> String? {
+        guard let node, nodes[node].kind == .string else { return nil }
+        var position = nodes[node].start
+        return JSONString.read(bytes, at: &position)
+    }
+
+    /// The string at `node` as its UTF-8 bytes.
+    func stringBytes(_ node: Int?) -> [UInt8]? {
+        guard let node, nodes[node].kind == .string else { return nil }
+        var position = nodes[node].start
+        return JSONString.readBytes(bytes, at: &position)
+    }
+
+    /// A number, a string, true or false as text (`null` and containers: nil).
+    func text(_ node: Int?) -> String? {
+        guard let node else { return nil }
+        switch nodes[node].kind {
+        case .string: return string(node)
+        case .number: return String(decoding: bytes[nodes[node].start..<nodes[node].end], as: UTF8.self)
+        case .literalTrue: return "true"
+        case .literalFalse: return "false"
+        case .null, .object, .array: return nil
+        }
+    }
+
+    /// An integer number (a fraction dropped), or nil.
+    func integer(_ node: Int?) -> Int64? {
+        guard let node, nodes[node].kind == .number, let text = text(node) else { return nil }
+        if let exact = Int64(text) { return exact }
+        return Double(text).flatMap { $0.isFinite && abs($0) < 9e18 ? Int64($0) : nil }
+    }
+
+    /// Whether `node` is `true`, or a number other than 0 (Enpass writes flags as 0 and 1).
+    func flag(_ node: Int?) -> Bool {
+        guard let node else { return false }
+        switch nodes[node].kind {
+        case .literalTrue: return true
+        case .number: return integer(node).map { $0 != 0 } ?? false
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import SecureMemory
+import VaultModel
+
+// MARK: - 1pux
+
+/// `--format 1pux`: 1Password's unencrypted export (1Password 8: File > Export > 1PUX), a ZIP
+/// archive of `export.data` (JSON: `accounts` → `vaults` → `items`) and `files/` (documents and
+/// attached files, named by their document id).
+///
+/// An item's `overview` gives the title, URLs, tags; its `details` the login fields (the ones
+/// designated username and password), `notesPlain`, `sections` of fields (each value an object
+/// naming its kind: `string`, `concealed`, `totp`, `email`, `url`, `date`, `file`…), the
+/// `passwordHistory`, and for a document its file. Folders: the vault's name when the export holds
+/// more than one vault (with the account's name first when it holds more than one account).
+enum OnePUXReader {
+    /// The 1Password categories by uuid, for the `category` of items that are not logins, passwords or notes.
+    private static let categories: [String: String] = [
+        "002": "credit card", "004": "identity", "006": "document", "100": "software license", "101": "bank account",
+        "102": "database", "103": "driver license", "104": "outdoor license", "105": "membership", "106": "passport",
+        "107": "reward program", "108": "social security number", "109": "wireless router", "110": "server",
+        "111": "email account", "112": "api credential", "113": "medical record", "114": "ssh key", "115": "crypto wallet",
+    ]
+
+    /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
+    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+        let archive = try ZipArchive(bytes, what: "the 1pux file")
+        guard let data = archive.entry(named: "export.data") else {
+            throw .malformedInput("the 1pux file holds no export.data: not a 1Password export (an older 1Password writes .1pif or CSV)")
+        }
+        // The inflated export.data holds every secret of the export in one buffer: wiped once read
+        // (the tape that shares it is gone by then, so the wipe is in place).
+        var plaintext = try archive.contents(of: data)
+        do {
+            let result = try items(plaintext, archive: archive)
+            wipe(&plaintext)
+            return result
+        } catch {
+            wipe(&plaintext)
+            throw error
+        }
+    }
+
+    /// The items of `export.data` (`plaintext`) and the files of `archive`.
+    private static func items(_ plaintext: [UInt8], archive: ZipArchive) throws(VaultError) -> ForeignImport {
+        let tape = try JSONTape(plaintext, what: "a 1Password export.data")
+        guard tape.kind(tape.root) == .object, let accountsNode = tape.member(tape.root, "accounts") else {
+            throw .malformedInput("not a 1Password export.data: no \"accounts\" at the top level")
+        }
+        var result = ForeignImport(format: "1pux")
+        let accounts = tape.elements(accountsNode)
+        let vaultCount = accounts.reduce(0) { $0 + tape.elements(tape.member($1, "vaults")).count }
+        var reader = Reader(tape: tape, archive: archive)
+        for account in accounts {
+            let accountName = tape.string(tape.member(tape.member(account, "attrs"), "accountName")) ?? tape.string(tape.member(tape.member(account, "attrs"), "name")) ?? ""
+            for vault in tape.elements(tape.member(account, "vaults")) {
+                var folders: [String] = []
+                if accounts.count > 1 && !accountName.isEmpty { folders.append(accountName) }
+                if vaultCount > 1, let name = tape.string(tape.member(tape.member(vault, "attrs"), "name")), !name.isEmpty { folders.append(name) }
+                for item in tape.elements(tape.member(vault, "items")) {
+                    // Older exports wrap each item: { "item": {…} }.
+                    let node = tape.member(item, "item") ?? item
+                    guard tape.kind(node) == .object else { throw .malformedInput("not a 1Password export.data: an item that is not an object") }
+                    if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); continue }
+                    result.items.append(try reader.item(node, folders: folders, result: &result))
+                }
+            }
+        }
+        return result
+    }
+
+    private struct Reader {
+        let tape: JSONTape
+        let archive: ZipArchive
+        /// The archive's files by document id (`files/ID__NAME` or `files/ID`).
+        let files: [String: Int]
+
+        init(tape: JSONTape, archive: ZipArchive) {
+            (self.tape, self.archive) = (tape, archive)
+            var files: [String: Int] = [:]
+            for (index, entry) in archive.entries.enumerated() where entry.name.hasPrefix("files/") {
+                let rest = entry.name.dropFirst(6)
+                let id = rest.firstRange(of: "__").map { String(rest[..<$0.lowerBound]) } ?? String(rest)
+                files[id] = files[id] ?? index
+            }
+            self.files = files
+        }
+
+        mutating func item(_ node: Int, folders: [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem {
+            let overview = tape.member(node, "overview"), details = tape.member(node, "details")
+            var item = ForeignItem(folders: folders, title: tape.string(tape.member(overview, "title")) ?? "")
+            item.created = tape.integer(tape.member(node, "createdAt")).map { $0 * 1000 }
+            item.modified = tape.integer(tape.member(node, "updatedAt")).map { $0 * 1000 } ?? item.created
+            // URLs: the primary one, then the others in order, each once.
+            if let url = tape.string(tape.member(overview, "url")), !url.isEmpty { item.urls.append(url) }
+            for entry in tape.elements(tape.member(overview, "urls")) {
+                if let url = tape.string(tape.member(entry, "url")), !url.isEmpty, !item.urls.contains(url) { item.urls.append(url) }
+            }
+            let tags = tape.elements(tape.member(overview, "tags")).compactMap { tape.string($0) }
+            if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
+            if (tape.integer(tape.member(node, "favIndex")) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
+            if tape.string(tape.member(node, "state")) == "archived" { item.extras.append((label: "archived", value: "yes")) }
+            if let category = tape.string(tape.member(node, "categoryUuid")), let name = OnePUXReader.categories[category] {
+                item.extras.append((label: "category", value: name))
+            }
+            for field in tape.elements(tape.member(details, "loginFields")) {
+                let value = tape.stringBytes(tape.member(field, "value")) ?? []
+                switch tape.string(tape.member(field, "designation")) {
+                case "username"? where item.username == nil: item.username = String(decoding: value, as: UTF8.self)
+                case "password"? where item.value.isEmpty: item.value = value
+                default:
+                    // A web form's other fields (a checkbox, a second name): kept when they hold something.
+                    guard !value.isEmpty else { continue }
+                    let label = tape.string(tape.member(field, "name")) ?? tape.string(tape.member(field, "id")) ?? "form field"
+                    item.fields.append(ForeignField(label: label, value: value, protected: tape.string(tape.member(field, "fieldType")) == "P"))
+                }
+            }
+            if item.value.isEmpty, let password = tape.stringBytes(tape.member(details, "password")) { item.value = password }
+            item.notes = tape.string(tape.member(details, "notesPlain")).flatMap { $0.isEmpty ? nil : $0 }
+            for section in tape.elements(tape.member(details, "sections")) {
+                for field in tape.elements(tape.member(section, "fields")) {
+                    try sectionField(field, into: &item, result: &result)
+                }
+            }
+            for version in tape.elements(tape.member(details, "passwordHistory")) {
+                item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
+                                                   modified: tape.integer(tape.member(version, "time")).map { $0 * 1000 }))
+            }
+            item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
+            if let document = tape.member(details, "documentAttributes") {
+                try attach(document, to: &item, result: &result)
+            }
+            return item
+        }
+
+        /// One field of a section: its value object names its kind.
+        private func sectionField(_ field: Int, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+            let label = tape.string(tape.member(field, "title")).flatMap { $0.isEmpty ? nil : $0 } ?? tape.string(tape.member(field, "id")) ?? "field"
+            guard let value = tape.member(field, "value"), let (kind, content) = tape.members(value).first else { return }
+            if kind == "file" { try attach(content, to: &item, result: &result); return }
+            if kind == "totp", item.totp == nil, let totp = tape.string(content), !totp.isEmpty { item.totp = totp; return }
+            let text: String
+            switch tape.kind(content) {
+            case .object:
+                // An address, an e-mail with its provider, an SSH key: its parts, one a line.
+                if kind == "sshKey", let key = tape.string(tape.member(content, "privateKey")) {
+                    text = key
+                } else if kind == "email", let address = tape.string(tape.member(content, "email_address")) {
+                    text = address
+                } else {
+                    text = tape.members(content).compactMap { member in tape.text(member.value).flatMap { $0.isEmpty ? nil : "\(member.key): \($0)" } }
+                        .joined(separator: "\n")
+                }
+            case .array:
+                text = tape.elements(content).compactMap { tape.text($0) }.joined(separator: "\n")
+            default:
+                text = tape.text(content) ?? ""
+            }
+            guard !text.isEmpty else { return }
+            item.fields.append(ForeignField(label: label, value: Array(text.utf8), protected: kind == "concealed" || kind == "sshKey"))
+        }
+
+        /// A file of `files/` (`{ "fileName", "documentId", "decryptedSize" }`) as an attachment.
+        private func attach(_ document: Int, to item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+            guard let id = tape.string(tape.member(document, "documentId")), !id.isEmpty else { return }
+            let name = tape.string(tape.member(document, "fileName")) ?? id
+            guard let index = files[id] else {
+                result.notKeep("1Password files the 1pux archive does not hold")
+                return
+            }
+            item.attachments.append(ForeignAttachment(name: name, bytes: try archive.contents(of: archive.entries[index])))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+// MARK: - KeePass 2 database model (the XML of KeePass 2.x and KeePassXC)
+
+/// One entry of a KeePass database as its XML holds it: what `KeePassXMLParser` hands over for
+/// each entry, and what a KDBX reader (whose payload is this XML) reuses.
+public struct KeePassEntry: Sendable {
+    /// The entry's UUID, as the XML spells it (base64 of 16 bytes).
+    public var uuid: String = ""
+    /// Every `String` element in document order: the standard keys (Title, UserName, Password,
+    /// URL, Notes) and the custom ones, values already unprotected.
+    public var strings: [KeePassString] = []
+    /// Every `Binary` element: an attachment by name, its bytes inline or by reference to the pool.
+    public var attachments: [KeePassAttachment] = []
+    /// The entry's `Times`.
+    public var times = KeePassTimes()
+    /// `Tags`, as written (KeePass separates them with `;`, KeePassXC with `,` or `;`).
+    public var tags: String = ""
+    /// `IconID` other than 0, or a `CustomIconUUID`.
+    public var hasIcon = false
+    /// `ForegroundColor`, `BackgroundColor`: either not empty.
+    public var hasColors = false
+    /// `OverrideURL` not empty.
+    public var overrideURL: String = ""
+    /// An `AutoType` element that is not KeePass's default (disabled, an own sequence, associations).
+    public var hasAutoTypeSettings = false
+    /// `CustomData` items (plugin and browser-integration settings).
+    public var customDataItems = 0
+    /// `QualityCheck` set to False, `PreviousParentGroup` and other elements not read.
+    public var otherElements = 0
+    /// Earlier versions, oldest first, as `History` lists them.
+    public var history: [KeePassEntry] = []
+
+    /// An empty value, filled by the parser.
+    public init() {}
+
+    /// The value of the string `key` (exact, case-sensitive as KeePass compares), or nil.
+    public func string(_ key: String) -> [UInt8]? { strings.first { $0.key == key }?.value }
+}
+
+/// A `String` element: a key and its value.
+public struct KeePassString: Sendable {
+    /// The attribute's name (Title, UserName, Password, URL, Notes, or a custom one).
+    public var key: String
+    /// The value, as text's UTF-8 bytes.
+    public var value: [UInt8]
+    /// `ProtectInMemory="True"` (an XML export) or `Protected="True"` (inside a KDBX).
+    public var protected: Bool
+
+    /// A string element.
+    public init(key: String, value: [UInt8], protected: Bool) { (self.key, self.value, self.protected) = (key, value, protected) }
+}
+
+/// A `Binary` element of an entry: the attachment's name and where its bytes are.
+public struct KeePassAttachment: Sendable {
+    /// The file name.
+    public var name: String
+    /// `Ref="ID"`: an index into the database's binary pool (Meta/Binaries or a KDBX 4 inner header).
+    public var reference: Int?
+    /// The bytes given inline (older writers), when there is no reference.
+    public var bytes: [UInt8]
+
+    /// An attachment.
+    public init(name: String, reference: Int?, bytes: [UInt8]) { (self.name, self.reference, self.bytes) = (name, reference, bytes) }
+}
+
+/// An entry's or a group's `Times`, in milliseconds since 1970.
+public struct KeePassTimes: Sendable {
+    /// `CreationTime`.
+    public var created: Int64?
+    /// `LastModificationTime`.
+    public var modified: Int64?
+    /// `ExpiryTime` (in force only when `expires`).
+    public var expiry: Int64?
+    /// `Expires` is True: the expiry time is in force.
+    public var expires = false
+    /// `LastAccessTime`, `UsageCount` above 0 or `LocationChanged` present.
+    public var hasUsage = false
+
+    /// An empty value, filled by the parser.
+    public init() {}
+}
+
+/// One group as the parser passes through it.
+public struct KeePassGroup: Sendable {
+    /// The group's UUID as written (base64).
+    public var uuid: String = ""
+    /// The group's name: a folder of the entries inside it.
+    public var name: String = ""
+    /// The group's notes, which no entry carries.
+    public var notes: String = ""
+
+    /// An empty value, filled by the parser.
+    public init() {}
+}
+
+/// What the database holds besides its groups and entries.
+public struct KeePassMeta: Sendable {
+    /// `Generator` (KeePass, KeePassXC…).
+    public var generator: String = ""
+    /// `DatabaseName`.
+    public var databaseName: String = ""
+    /// `DatabaseDescription`.
+    public var databaseDescription: String = ""
+    /// `RecycleBinUUID` when `RecycleBinEnabled` is not False.
+    public var recycleBin: String?
+    /// Meta/Binaries, by ID, decompressed (KDBX 3.1 and XML exports).
+    public var binaries: [Int: [UInt8]] = [:]
+    /// Custom icons and Meta/CustomData items, which no entry carries.
+    public var customIcons = 0
+    public var customDataItems = 0
+    /// `DeletedObjects` records (UUIDs and times of deleted items, for synchronisation).
+    public var deletedObjects = 0
+
+    /// An empty value, filled by the parser.
+    public init() {}
+}

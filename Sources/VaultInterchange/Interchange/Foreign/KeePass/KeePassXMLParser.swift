@@ -1,0 +1,330 @@
+import FoundationEssentials
+import VaultModel
+
+// MARK: - KeePass 2 XML, one entry at a time
+
+/// Reads the XML of a KeePass 2 database (`KeePassFile`: `Meta`, then `Root` with its groups) and
+/// hands over each entry with the groups it lies in, without keeping the tree.
+///
+/// An XML export holds its protected values in the clear (`ProtectInMemory="True"`); the XML inside
+/// a KDBX file holds them XOR-ed with the inner stream (`Protected="True"`), which `unprotect`
+/// undoes in document order (a KDBX reader passes it; without it such a value is refused).
+public struct KeePassXMLParser {
+    private var reader: XMLReader
+    private let unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
+    private var meta = KeePassMeta()
+    /// The last time read and its value (`Timestamps.Cache`).
+    private var timeCache = Timestamps.Cache()
+
+    /// A parser of `bytes`; `unprotect` undoes the inner stream of a KDBX file's XML.
+    public init(_ bytes: [UInt8], unprotect: ((inout [UInt8]) throws(VaultError) -> Void)? = nil) throws(VaultError) {
+        reader = try XMLReader(bytes)
+        self.unprotect = unprotect
+    }
+
+    /// Reads the document, calling `entry` with each entry (its history inside it) and the groups
+    /// it lies in, outermost first, the root group included; returns what `Meta` and the rest held.
+    public mutating func parse(_ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) -> KeePassMeta {
+        guard case .start(let name) = try nextElement(), reader.matches(name, "KeePassFile") else {
+            throw .malformedInput("line \(reader.line): not a KeePass XML file (its root element is not KeePassFile)")
+        }
+        try children { (parser, name) throws(VaultError) in
+            if parser.reader.matches(name, "Meta") {
+                try parser.readMeta()
+            } else if parser.reader.matches(name, "Root") {
+                try parser.children { (parser, name) throws(VaultError) in
+                    if parser.reader.matches(name, "Group") {
+                        try parser.readGroup(path: [], entry)
+                    } else if parser.reader.matches(name, "DeletedObjects") {
+                        try parser.children { (parser, _) throws(VaultError) in parser.meta.deletedObjects += 1; try parser.reader.skipElement() }
+                    } else {
+                        try parser.reader.skipElement()
+                    }
+                }
+            } else {
+                try parser.reader.skipElement()
+            }
+        }
+        // Nothing but comments may follow the root element (a second root is refused by the reader).
+        guard case .endOfDocument = try nextElement() else { throw .malformedInput("line \(reader.line): more after the KeePassFile element") }
+        return meta
+    }
+
+    // MARK: Structure
+
+    /// The next start tag or end, skipping whitespace between elements; text there is refused.
+    private mutating func nextElement() throws(VaultError) -> XMLReader.Event {
+        while true {
+            let event = try reader.next()
+            switch event {
+            case .text(let range, _) where reader.bytes[range].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }):
+                continue
+            case .text, .cdata:
+                throw .malformedInput("line \(reader.line): text where KeePass XML has only elements")
+            default:
+                return event
+            }
+        }
+    }
+
+    /// Calls `body` with each child element's name, its start tag just read; `body` reads the
+    /// element to its end. Returns at the end of the current element.
+    private mutating func children(_ body: (inout KeePassXMLParser, Range<Int>) throws(VaultError) -> Void) throws(VaultError) {
+        while true {
+            switch try nextElement() {
+            case .start(let name):
+                let depth = reader.depth
+                try body(&self, name)
+                guard reader.depth == depth - 1 else { throw .malformedInput("line \(reader.line): KeePass XML read out of step") }
+            case .end, .endOfDocument:
+                return
+            case .text, .cdata:
+                continue  // nextElement never returns these
+            }
+        }
+    }
+
+    private mutating func text(_ what: StaticString) throws(VaultError) -> String {
+        String(decoding: try reader.readText("\(what)"), as: UTF8.self)
+    }
+
+    /// The 1-based line of `offset` (counted only for a message).
+    private func line(_ offset: Int) -> Int { XMLReader.line(of: offset, in: reader.bytes) }
+
+    private func isTrue(_ text: String) -> Bool { text.trimmingASCIISpaces.lowercased() == "true" }
+
+    // MARK: Meta
+
+    private mutating func readMeta() throws(VaultError) {
+        var recycleBinEnabled = true, recycleBin: String?
+        try children { (parser, name) throws(VaultError) in
+            if parser.reader.matches(name, "Generator") { parser.meta.generator = try parser.text("Generator") }
+            else if parser.reader.matches(name, "DatabaseName") { parser.meta.databaseName = try parser.text("DatabaseName") }
+            else if parser.reader.matches(name, "DatabaseDescription") { parser.meta.databaseDescription = try parser.text("DatabaseDescription") }
+            else if parser.reader.matches(name, "RecycleBinEnabled") { recycleBinEnabled = parser.isTrue(try parser.text("RecycleBinEnabled")) }
+            else if parser.reader.matches(name, "RecycleBinUUID") { recycleBin = try parser.text("RecycleBinUUID").trimmingASCIISpaces }
+            else if parser.reader.matches(name, "Binaries") {
+                try parser.children { (parser, _) throws(VaultError) in try parser.readPoolBinary() }
+            } else if parser.reader.matches(name, "CustomIcons") {
+                try parser.children { (parser, _) throws(VaultError) in parser.meta.customIcons += 1; try parser.reader.skipElement() }
+            } else if parser.reader.matches(name, "CustomData") {
+                try parser.children { (parser, _) throws(VaultError) in parser.meta.customDataItems += 1; try parser.reader.skipElement() }
+            } else {
+                try parser.reader.skipElement()
+            }
+        }
+        if recycleBinEnabled, let recycleBin, !recycleBin.isEmpty, recycleBin != "AAAAAAAAAAAAAAAAAAAAAA==" { meta.recycleBin = recycleBin }
+    }
+
+    /// `<Binary ID="0" Compressed="True">base64</Binary>` of Meta/Binaries.
+    private mutating func readPoolBinary() throws(VaultError) {
+        let offset = reader.position
+        guard let idText = try reader.attribute("ID"), let id = Int(String(decoding: idText, as: UTF8.self)), id >= 0 else {
+            throw .malformedInput("line \(line(offset)): a binary of Meta/Binaries without a numeric ID")
+        }
+        let compressed = isTrue(String(decoding: try reader.attribute("Compressed") ?? [], as: UTF8.self))
+        let protected = isTrue(String(decoding: try reader.attribute("Protected") ?? [], as: UTF8.self))
+        var bytes = try base64(try reader.readText("Binary"), at: offset, what: "the binary \(id)")
+        if protected { try unprotectValue(&bytes, at: offset, what: "the binary \(id)") }
+        if compressed {
+            let packed = bytes
+            bytes = try Gzip.decompress(packed, limit: VaultLimits.maxValueLength, what: "line \(line(offset)): the binary \(id)")
+        }
+        guard meta.binaries[id] == nil else { throw .malformedInput("line \(line(offset)): two binaries with the ID \(id)") }
+        meta.binaries[id] = bytes
+    }
+
+    // MARK: Groups and entries
+
+    private mutating func readGroup(path: [KeePassGroup], _ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) {
+        var group = KeePassGroup()
+        var contentSeen = false
+        try children { (parser, name) throws(VaultError) in
+            if parser.reader.matches(name, "Name") {
+                // Folders are named as the entries are read: a name after them would come too late.
+                guard !contentSeen else { throw .malformedInput("line \(parser.reader.line): a group's Name after its entries or groups") }
+                group.name = try parser.text("Name")
+            } else if parser.reader.matches(name, "UUID") {
+                group.uuid = try parser.text("UUID").trimmingASCIISpaces
+            } else if parser.reader.matches(name, "Notes") {
+                group.notes = try parser.text("Notes")
+            } else if parser.reader.matches(name, "Entry") {
+                contentSeen = true
+                try entry(try parser.readEntry(inHistory: false), path + [group])
+            } else if parser.reader.matches(name, "Group") {
+                contentSeen = true
+                try parser.readGroup(path: path + [group], entry)
+            } else {
+                try parser.reader.skipElement()
+            }
+        }
+    }
+
+    private mutating func readEntry(inHistory: Bool) throws(VaultError) -> KeePassEntry {
+        var entry = KeePassEntry()
+        try children { (parser, name) throws(VaultError) in
+            if parser.reader.matches(name, "String") {
+                entry.strings.append(try parser.readString())
+            } else if parser.reader.matches(name, "UUID") {
+                entry.uuid = try parser.text("UUID").trimmingASCIISpaces
+            } else if parser.reader.matches(name, "Times") {
+                entry.times = try parser.readTimes()
+            } else if parser.reader.matches(name, "Binary") {
+                entry.attachments.append(try parser.readAttachment())
+            } else if parser.reader.matches(name, "Tags") {
+                entry.tags = try parser.text("Tags")
+            } else if parser.reader.matches(name, "IconID") {
+                if !["", "0"].contains(try parser.text("IconID").trimmingASCIISpaces) { entry.hasIcon = true }
+            } else if parser.reader.matches(name, "CustomIconUUID") {
+                entry.hasIcon = true
+                try parser.reader.skipElement()
+            } else if parser.reader.matches(name, "ForegroundColor") || parser.reader.matches(name, "BackgroundColor") {
+                if !(try parser.text("Color")).trimmingASCIISpaces.isEmpty { entry.hasColors = true }
+            } else if parser.reader.matches(name, "OverrideURL") {
+                entry.overrideURL = try parser.text("OverrideURL")
+            } else if parser.reader.matches(name, "AutoType") {
+                entry.hasAutoTypeSettings = try parser.readAutoType()
+            } else if parser.reader.matches(name, "CustomData") {
+                try parser.children { (parser, _) throws(VaultError) in entry.customDataItems += 1; try parser.reader.skipElement() }
+            } else if parser.reader.matches(name, "History") {
+                guard !inHistory else { throw .malformedInput("line \(parser.reader.line): a history inside a history entry") }
+                try parser.children { (parser, name) throws(VaultError) in
+                    guard parser.reader.matches(name, "Entry") else { try parser.reader.skipElement(); return }
+                    entry.history.append(try parser.readEntry(inHistory: true))
+                }
+            } else if parser.reader.matches(name, "QualityCheck") {
+                if !parser.isTrue(try parser.text("QualityCheck")) { entry.otherElements += 1 }
+            } else {
+                entry.otherElements += 1
+                try parser.reader.skipElement()
+            }
+        }
+        return entry
+    }
+
+    /// `<String><Key>…</Key><Value ProtectInMemory="True">…</Value></String>`.
+    private mutating func readString() throws(VaultError) -> KeePassString {
+        let offset = reader.position
+        var key: String?, value: [UInt8]?, protected = false
+        try children { (parser, name) throws(VaultError) in
+            if parser.reader.matches(name, "Key") {
+                key = try parser.text("Key")
+            } else if parser.reader.matches(name, "Value") {
+                let inMemory = parser.isTrue(String(decoding: try parser.reader.attribute("ProtectInMemory") ?? [], as: UTF8.self))
+                let streamed = parser.isTrue(String(decoding: try parser.reader.attribute("Protected") ?? [], as: UTF8.self))
+                var bytes = try parser.reader.readText("Value")
+                if streamed {
+                    bytes = try parser.base64(bytes, at: offset, what: "a protected value")
+                    try parser.unprotectValue(&bytes, at: offset, what: "the value of '\(key ?? "?")'")
+                }
+                (value, protected) = (bytes, inMemory || streamed)
+            } else {
+                try parser.reader.skipElement()
+            }
+        }
+        guard let key else { throw .malformedInput("line \(line(offset)): a String without a Key") }
+        return KeePassString(key: key, value: value ?? [], protected: protected)
+    }
+
+    /// `<Binary><Key>name</Key><Value Ref="0"/></Binary>`, or the bytes inline in base64.
+    private mutating func readAttachment() throws(VaultError) -> KeePassAttachment {
+        let offset = reader.position
+        var key: String?, reference: Int?, bytes: [UInt8] = []
+        try children { (parser, name) throws(VaultError) in
+            if parser.reader.matches(name, "Key") {
+                key = try parser.text("Key")
+            } else if parser.reader.matches(name, "Value") {
+                if let ref = try parser.reader.attribute("Ref") {
+                    guard let id = Int(String(decoding: ref, as: UTF8.self)), id >= 0 else {
+                        throw .malformedInput("line \(parser.line(offset)): an attachment's Ref is not a number")
+                    }
+                    reference = id
+                    try parser.reader.skipElement()
+                } else {
+                    let streamed = parser.isTrue(String(decoding: try parser.reader.attribute("Protected") ?? [], as: UTF8.self))
+                    bytes = try parser.base64(try parser.reader.readText("Value"), at: offset, what: "an attachment")
+                    if streamed { try parser.unprotectValue(&bytes, at: offset, what: "an attachment") }
+                }
+            } else {
+                try parser.reader.skipElement()
+            }
+        }
+        guard let key else { throw .malformedInput("line \(line(offset)): an attachment without a Key (its file name)") }
+        return KeePassAttachment(name: key, reference: reference, bytes: bytes)
+    }
+
+    private mutating func readTimes() throws(VaultError) -> KeePassTimes {
+        var times = KeePassTimes()
+        try children { (parser, name) throws(VaultError) in
+            let offset = parser.reader.position
+            if parser.reader.matches(name, "CreationTime") { times.created = try parser.time(try parser.reader.readText("CreationTime"), at: offset) }
+            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.time(try parser.reader.readText("LastModificationTime"), at: offset) }
+            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.time(try parser.reader.readText("ExpiryTime"), at: offset) }
+            else if parser.reader.matches(name, "Expires") { times.expires = parser.isTrue(try parser.text("Expires")) }
+            else if parser.reader.matches(name, "UsageCount") {
+                let count = try parser.text("UsageCount").trimmingASCIISpaces
+                if !["", "0"].contains(count) { times.hasUsage = true }
+            } else if parser.reader.matches(name, "LastAccessTime") || parser.reader.matches(name, "LocationChanged") {
+                if !(try parser.text("time")).trimmingASCIISpaces.isEmpty { times.hasUsage = true }
+            } else {
+                try parser.reader.skipElement()
+            }
+        }
+        return times
+    }
+
+    /// Whether an `AutoType` element says more than KeePass's default (enabled, no own sequence, no associations).
+    private mutating func readAutoType() throws(VaultError) -> Bool {
+        var special = false
+        try children { (parser, name) throws(VaultError) in
+            // Every element's text is read (a short-circuit would leave it unread and the walk out of step).
+            if parser.reader.matches(name, "Enabled") { if !parser.isTrue(try parser.text("Enabled")) { special = true } }
+            else if parser.reader.matches(name, "DataTransferObfuscation") { if !["", "0"].contains(try parser.text("Obfuscation").trimmingASCIISpaces) { special = true } }
+            else if parser.reader.matches(name, "DefaultSequence") { if !(try parser.text("DefaultSequence")).isEmpty { special = true } }
+            else { special = true; try parser.reader.skipElement() }
+        }
+        return special
+    }
+
+    // MARK: Values
+
+    /// A time as KeePass writes it: ISO 8601 in an XML export, base64 of seconds since 0001-01-01
+    /// (little-endian, 8 bytes) in a KDBX 4 file's XML; empty is no time.
+    private mutating func time(_ bytes: [UInt8], at offset: Int) throws(VaultError) -> Int64? {
+        // Most entries of an export share a handful of times: the last one is remembered.
+        if let milliseconds = bytes.withUnsafeBufferPointer({ timeCache.parse(utf8: $0) }) { return milliseconds }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
+        if text.isEmpty { return nil }
+        if let milliseconds = Timestamps.parse(text) { return milliseconds }
+        if let data = Data(base64Encoded: text), data.count == 8 {
+            let seconds = data.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            // 62,135,596,800 s from 0001-01-01 to 1970-01-01; times beyond a sane range are refused below.
+            if (0...315_537_897_599).contains(seconds) { return (seconds - 62_135_596_800) * 1000 }
+        }
+        throw .malformedInput("line \(line(offset)): the time '\(text.prefix(40))' is neither ISO 8601 nor KDBX 4's base64 form")
+    }
+
+    private func base64(_ text: [UInt8], at offset: Int, what: String) throws(VaultError) -> [UInt8] {
+        let compact = text.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        guard let data = Data(base64Encoded: Data(compact)) else { throw .malformedInput("line \(line(offset)): \(what) is not valid base64") }
+        return Array(data)
+    }
+
+    private func unprotectValue(_ bytes: inout [UInt8], at offset: Int, what: String) throws(VaultError) {
+        guard let unprotect else {
+            throw .malformedInput("line \(line(offset)): \(what) is encrypted with a KDBX file's inner stream (Protected=\"True\"); "
+                                  + "this is not a KeePass XML export: export the database as XML (keepassxc-cli export --format xml, or KeePass's File > Export > KeePass XML (2.x))")
+        }
+        try unprotect(&bytes)
+    }
+}
+
+extension String {
+    /// The text without ASCII spaces, tabs and line ends at either end.
+    var trimmingASCIISpaces: String {
+        let utf8 = Array(self.utf8)
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return first == 0 && last == utf8.count - 1 ? self : String(decoding: utf8[first...last], as: UTF8.self)
+    }
+}

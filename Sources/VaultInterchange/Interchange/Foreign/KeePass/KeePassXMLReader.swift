@@ -1,0 +1,103 @@
+import VaultModel
+
+// MARK: - keepass-xml
+
+/// `--format keepass-xml`: the XML that KeePass 2 (File > Export > KeePass XML (2.x)) and
+/// `keepassxc-cli export --format xml` write. Groups become folders (the root group dropped,
+/// whatever its name); Title, UserName, Password, URL (and Keepass2Android's `KP2A_URL*`, which
+/// KeePassXC uses for more URLs), Notes, the TOTP attributes, custom attributes (protected or not),
+/// attachments, tags, the expiry time, creation and modification times and each entry's history
+/// are kept; everything else is counted in `notKept`.
+enum KeePassXMLReader {
+    /// The standard string keys, which become the item's own parts rather than fields.
+    private static let standardKeys: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
+
+    /// Everything `bytes` holds, as items.
+    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+        var result = ForeignImport(format: "keepass-xml")
+        var parser = try KeePassXMLParser(bytes)
+        /// Attachments given by reference: item, attachment, pool ID (the pool may come after them).
+        var references: [(item: Int, attachment: Int, id: Int)] = []
+        var notKept: [String: Int] = [:]
+        var groupsWithNotes: Set<String> = []
+        let meta = try parser.parse { (entry, groups) throws(VaultError) in
+            for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
+            var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
+            for (index, attachment) in entry.attachments.enumerated() {
+                if let id = attachment.reference { references.append((result.items.count, index, id)) }
+                item.attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
+            }
+            result.items.append(item)
+        }
+        for reference in references {
+            guard let bytes = meta.binaries[reference.id] else {
+                throw .malformedInput("an attachment of '\(result.items[reference.item].title)' refers to the binary \(reference.id), which Meta/Binaries does not hold")
+            }
+            result.items[reference.item].attachments[reference.attachment].bytes = bytes
+        }
+        func lost(_ what: String, _ count: Int) { if count > 0 { notKept[what, default: 0] += count } }
+        lost("KeePass's group notes", groupsWithNotes.count)
+        lost("KeePass's database name and description", meta.databaseName.isEmpty && meta.databaseDescription.isEmpty ? 0 : 1)
+        lost("KeePass's custom icons", meta.customIcons)
+        lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
+        lost("KeePass's deleted-object records", meta.deletedObjects)
+        result.notKept = notKept
+        return result
+    }
+
+    /// One entry as an item; what it holds that the item cannot is counted in `notKept`.
+    private static func item(_ entry: KeePassEntry, folders: [String], notKept: inout [String: Int]) -> ForeignItem {
+        func text(_ key: String) -> String? { entry.string(key).flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) } }
+        let title = text("Title") ?? ""
+        var item = ForeignItem(folders: folders, title: title, value: entry.string("Password") ?? [])
+        item.username = text("UserName")
+        item.notes = text("Notes")
+        let totp = KeePassTOTP.totp(of: entry.strings, title: title)
+        item.totp = totp?.totp
+        let consumed = totp?.keys ?? []
+        if let url = text("URL") { item.urls.append(url) }
+        for string in entry.strings where !standardKeys.contains(string.key) && !consumed.contains(string.key) {
+            if string.key == "KP2A_URL" || string.key.hasPrefix("KP2A_URL_"), !string.value.isEmpty {
+                item.urls.append(String(decoding: string.value, as: UTF8.self))
+            } else {
+                item.fields.append(ForeignField(label: string.key, value: string.value, protected: string.protected))
+            }
+        }
+        item.created = entry.times.created
+        item.modified = entry.times.modified ?? entry.times.created
+        let tags = entry.tags.trimmingASCIISpaces
+        if !tags.isEmpty { item.extras.append((label: "tags", value: tags)) }
+        if entry.times.expires, let expiry = entry.times.expiry {
+            item.extras.append((label: "expires", value: UTCTime.rfc3339(milliseconds: expiry)))
+        }
+        var versionsWithMore = 0
+        for version in entry.history {
+            item.history.append(ForeignVersion(value: version.string("Password") ?? [],
+                                               username: version.string("UserName").flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) },
+                                               notes: version.string("Notes").flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) },
+                                               modified: version.times.modified))
+            if carriesMore(version, than: entry) { versionsWithMore += 1 }
+        }
+        func lost(_ what: String, _ yes: Bool) { if yes { notKept[what, default: 0] += 1 } }
+        lost("KeePass's entry UUIDs", !entry.uuid.isEmpty)
+        lost("KeePass's entry icons", entry.hasIcon)
+        lost("KeePass's entry colours", entry.hasColors)
+        lost("KeePass's override URLs", !entry.overrideURL.isEmpty)
+        lost("KeePass's auto-type settings", entry.hasAutoTypeSettings)
+        lost("KeePass's entry custom data (plugin and browser settings)", entry.customDataItems > 0)
+        lost("KeePass's last-access times, usage counts and location-change times", entry.times.hasUsage)
+        lost("other KeePass entry elements", entry.otherElements > 0)
+        if versionsWithMore > 0 {
+            notKept["KeePass history versions' titles, URLs, custom attributes and attachments", default: 0] += versionsWithMore
+        }
+        return item
+    }
+
+    /// Whether a history version holds a title, URL, custom attribute or attachment that the
+    /// current entry does not (a version keeps only the value, username, notes and time).
+    private static func carriesMore(_ version: KeePassEntry, than entry: KeePassEntry) -> Bool {
+        if version.string("Title") != entry.string("Title") || version.string("URL") != entry.string("URL") { return true }
+        for string in version.strings where !standardKeys.contains(string.key) && entry.string(string.key) != string.value { return true }
+        return version.attachments.contains { attachment in !entry.attachments.contains { $0.name == attachment.name } }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import VaultInterchange
+@testable import VaultModel
+
+/// The bounded inflater, gzip and ZIP reader under 1pux and KeePass attachments: known streams,
+/// ZIP bombs refused before inflating, damage never a crash.
+@Suite struct ForeignArchiveTests {
+    // MARK: - Building test archives
+
+    /// Bits into bytes, least significant first, as DEFLATE packs them.
+    struct BitWriter {
+        var bytes: [UInt8] = []
+        var bit = 0
+        mutating func write(_ value: Int, _ count: Int) {
+            for index in 0..<count {
+                if bit == 0 { bytes.append(0) }
+                if value >> index & 1 == 1 { bytes[bytes.count - 1] |= 1 << UInt8(bit) }
+                bit = (bit + 1) % 8
+            }
+        }
+        /// A Huffman code: its bits from the top one down.
+        mutating func code(_ value: Int, _ count: Int) {
+            for index in stride(from: count - 1, through: 0, by: -1) { write(value >> index & 1, 1) }
+        }
+    }
+
+    /// A fixed-Huffman DEFLATE stream of one zero byte and `matches` copies of 258 bytes: 1 + 258 × matches zeros.
+    static func zeros(matches: Int) -> [UInt8] {
+        var writer = BitWriter()
+        writer.write(1, 1); writer.write(1, 2)           // the last block, fixed codes
+        writer.code(0x30, 8)                               // literal 0
+        for _ in 0..<matches { writer.code(0xC5, 8); writer.code(0, 5) }  // length 258 (symbol 285), distance 1
+        writer.code(0, 7)                                  // end of block
+        return writer.bytes
+    }
+
+    /// A ZIP archive of `files`: (name, method, data as stored, declared size, CRC-32).
+    static func zip(_ files: [(name: String, method: Int, data: [UInt8], size: Int, crc: UInt32)], overlap: Bool = false) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16 & 0xFFFF) }
+        var out: [UInt8] = [], central: [UInt8] = [], offsets: [Int] = []
+        for file in files {
+            offsets.append(overlap && !offsets.isEmpty ? offsets[0] : out.count)
+            let name = Array(file.name.utf8)
+            let common = u16(20) + u16(0) + u16(file.method) + u16(0) + u16(0) + u32(Int(file.crc)) + u32(file.data.count) + u32(file.size) + u16(name.count) + u16(0)
+            out += u32(0x0403_4B50) + common + name + file.data
+            central += u32(0x0201_4B50) + u16(20) + common + u16(0) + u16(0) + u16(0) + u32(0) + u32(offsets.last!) + name
+        }
+        return out + central + u32(0x0605_4B50) + u16(0) + u16(0) + u16(files.count) + u16(files.count) + u32(central.count) + u32(out.count) + u16(0)
+    }
+
+    // MARK: - Success
+
+    @Test func test_inflate_readsFixedDynamicAndStoredBlocks() throws {
+        let zeros = try Inflate.inflate(Self.zeros(matches: 10)[...], limit: 10_000, what: "t")
+        #expect(zeros.output == [UInt8](repeating: 0, count: 2581))
+        // KeePassXC's gzip of "hello attachment\n" (fixed codes), and the 1pux fixture (dynamic codes).
+        let gzip = Array(Data(base64Encoded: "H4sIAAAAAAAAA8tIzcnJV0gsKUlMzshNzSvhAgCOHcmKEQAAAA==")!)
+        #expect(try Gzip.decompress(gzip, limit: 100, what: "t") == Array("hello attachment\n".utf8))
+        let archive = try ZipArchive(try KeePassXMLReaderTests.fixture("1password.1pux"), what: "the 1pux file")
+        #expect(archive.entries.map(\.name) == ["export.attributes", "export.data", "files/doc1__codes.txt"])
+        let data = try archive.contents(of: try #require(archive.entry(named: "export.data")))
+        #expect(data.count == 10165 && data.starts(with: Array("{\n  \"accounts\"".utf8)))
+        // A stored block: 5 bytes after the byte boundary.
+        let stored: [UInt8] = [0x01, 0x05, 0x00, 0xFA, 0xFF] + Array("hello".utf8)
+        #expect(try Inflate.inflate(stored[...], limit: 5, what: "t").output == Array("hello".utf8))
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+
+    @Test func test_zip_readsStoredEntries() throws {
+        let text = Array("plain".utf8)
+        let archive = try ZipArchive(Self.zip([("a.txt", 0, text, text.count, CRC32.checksum(text))]), what: "t")
+        #expect(try archive.contents(of: archive.entries[0]) == text)
+    }
+
+    // MARK: - Failure
+
+    @Test func test_zip_refusesBombsBeforeInflating() throws {
+        let stream = Self.zeros(matches: 1000)
+        // Declares 100 MiB from a few hundred bytes: refused by the ratio, nothing inflated.
+        do {
+            _ = try ZipArchive(Self.zip([("export.data", 8, stream, 100 << 20, 0)]), what: "the 1pux file")
+            Issue.record("a bomb accepted")
+        } catch { #expect(error.description.contains("refused before inflating") && error.description.contains("times over"), "\(error)") }
+        // Declares less than it inflates to: the inflater stops at the declared size.
+        let archive = try ZipArchive(Self.zip([("export.data", 8, stream, 1000, 0)]), what: "the 1pux file")
+        do { _ = try archive.contents(of: archive.entries[0]); Issue.record("inflated past its size") } catch {
+            #expect(error.description.contains("inflates to more than 1000 bytes"), "\(error)")
+        }
+        // Many entries over one compressed run (an overlapped bomb).
+        let small = Self.zeros(matches: 3)
+        let overlapped = Self.zip([("a", 8, small, 775, 0), ("b", 8, small, 775, 0)], overlap: true)
+        do { _ = try ZipArchive(overlapped, what: "the 1pux file"); Issue.record("overlap accepted") } catch {
+            #expect(error.description.contains("overlap"), "\(error)")
+        }
+        // More than the total limit, declared by stored entries of one byte each would be slow; one entry suffices.
+        #expect(throws: VaultError.self) { try ZipArchive(Self.zip([("big", 0, [1], ZipArchive.maxTotalBytes + 1, 0)]), what: "t") }
+    }
+
+    @Test func test_zip_refusesDamage() throws {
+        let text = Array("plain".utf8)
+        let good = Self.zip([("a.txt", 0, text, text.count, CRC32.checksum(text))])
+        var wrongCRC = Self.zip([("a.txt", 0, text, text.count, 1234)])
+        let archive = try ZipArchive(wrongCRC, what: "t")
+        do { _ = try archive.contents(of: archive.entries[0]); Issue.record("a wrong CRC accepted") } catch {
+            #expect(error.description.contains("CRC-32"), "\(error)")
+        }
+        wrongCRC[40 + 8] = 1  // the encrypted flag, in the central directory (after a local header of 30 + 5 + 5 bytes)
+        #expect(throws: VaultError.self) { try ZipArchive(wrongCRC, what: "t").contents(of: ZipArchive(wrongCRC, what: "t").entries[0]) }
+        for length in [0, 10, good.count - 1] {
+            #expect(throws: VaultError.self) { try ZipArchive(Array(good.prefix(length)), what: "t") }
+        }
+        #expect(throws: VaultError.self) { try Inflate.inflate([0x07][...], limit: 10, what: "t") }  // block type 3
+        #expect(throws: VaultError.self) { try Inflate.inflate(Array(Self.zeros(matches: 3).dropLast())[...], limit: 10_000, what: "t") }
+        #expect(throws: VaultError.self) { try Gzip.decompress(Array(repeating: 0, count: 20), limit: 10, what: "t") }
+    }
+
+    // MARK: - Edge cases
+
+    @Test func test_inflate_neverCrashesOnRandomOrDamagedStreams() throws {
+        var generator = SplitMix(seed: 4402)
+        let real = try KeePassXMLReaderTests.fixture("1password.1pux")
+        for round in 0..<2_000 {
+            var bytes = (0..<(Int(generator.nextByte()) + 1)).map { _ in generator.nextByte() }
+            if round % 2 == 0 {
+                bytes = real
+                for _ in 0..<4 { bytes[(Int(generator.nextByte()) << 8 | Int(generator.nextByte())) % bytes.count] = generator.nextByte() }
+                _ = try? OnePUXReader.read(bytes, now: 0)
+            }
+            _ = try? Inflate.inflate(bytes[...], limit: 1 << 16, what: "t")
+            _ = try? Gzip.decompress([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0] + bytes, limit: 1 << 16, what: "t")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `vaultfile import --format keepass-xml` of what the real keepassxc-cli writes: a database made
+/// with `keepassxc-cli` (groups, an entry with username, URL, notes, an attachment and an edited
+/// password), exported with `keepassxc-cli export --format xml`, imported in one command.
+/// Skipped (and says so) when keepassxc-cli is not installed (`apt-get install keepassxc`).
+@Suite struct KeePassXMLImportCLITests {
+    static let keepassxcCLI = ["/usr/bin/keepassxc-cli", "/usr/local/bin/keepassxc-cli"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Makes `kp.xml` in the test's folder with keepassxc-cli; the script's result.
+    static func makeExport(_ cli: CLI, tool: String) throws -> CLI.Result {
+        try cli.shell("""
+            set -e
+            cd "\(cli.directory.url.path)"
+            KP="\(tool)"
+            printf 'pw\\npw\\n' | "$KP" db-create -q -p kp.kdbx
+            echo pw | "$KP" mkdir -q kp.kdbx Email
+            echo pw | "$KP" mkdir -q kp.kdbx Email/Work
+            printf 'pw\\nfirst <secret> & "more"\\n' | "$KP" add -q -u alice --url https://mail.example.com --notes 'line one
+            line two' -p kp.kdbx Email/Work/Mail
+            printf 'hello attachment\\n' > a.txt
+            echo pw | "$KP" attachment-import -q kp.kdbx Email/Work/Mail a.txt a.txt
+            printf 'pw\\nsecond secret\\n' | "$KP" edit -q -p kp.kdbx Email/Work/Mail
+            printf 'pw\\nhn\\n' | "$KP" add -q -u bob -p kp.kdbx Web
+            echo pw | "$KP" export -q -f xml kp.kdbx > kp.xml
+            """, extra: ["HOME": cli.directory.url.path, "QT_QPA_PLATFORM": "offscreen"])
+    }
+
+    @Test func test_import_keepassXMLOfKeePassXCExport() throws {
+        guard let tool = Self.keepassxcCLI else { print("skipped: needs keepassxc-cli (apt-get install keepassxc)"); return }
+        let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+        let made = try Self.makeExport(cli, tool: tool)
+        #expect(made.status == 0, "\(made.stderr)")
+        let result = try cli.run(["import", "--format", "keepass-xml"] + cli.unlock() + [cli.path("kp.xml")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let listed = try names(cli)
+        #expect(listed.contains("Email/Work/Mail") && listed.contains("Web"), "\(listed)")
+        #expect(try cli.run(["get", "Email/Work/Mail"] + cli.unlock()).stdout == Array("second secret".utf8))
+        #expect(try cli.run(["get", "Email/Work/Mail", "--field", "username"] + cli.unlock()).text == "alice")
+        #expect(try cli.run(["get", "Email/Work/Mail", "--field", "url"] + cli.unlock()).text == "https://mail.example.com")
+        #expect(try cli.run(["get", "Email/Work/Mail", "--field", "notes"] + cli.unlock()).text == "line one\nline two")
+    }
+
+    @Test func test_import_keepassXMLRefusesAKDBXAndHostileXML() throws {
+        let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+        try cli.write("laughs.xml", Array("<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaa\">]><KeePassFile>&a;</KeePassFile>".utf8))
+        let laughs = try cli.run(["import", "--format", "keepass-xml"] + cli.unlock() + [cli.path("laughs.xml")])
+        #expect(laughs.status != 0 && laughs.stderr.contains("document type declaration"), "\(laughs.stderr)")
+        try cli.write("bad.xml", [0x3C, 0x4B, 0xFF, 0x3E])
+        let bad = try cli.run(["import", "--format", "keepass-xml"] + cli.unlock() + [cli.path("bad.xml")])
+        #expect(bad.status != 0 && bad.stderr.contains("not UTF-8"), "\(bad.stderr)")
+        #expect(try names(cli).isEmpty, "nothing imported")
+    }
+}
