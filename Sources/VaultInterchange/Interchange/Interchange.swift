@@ -14,6 +14,14 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case keepassxcCSV = "keepassxc-csv"
     /// Bitwarden's unencrypted JSON export (import only).
     case bitwardenJSON = "bitwarden-json"
+    /// A pass or gopass store: a folder of `.gpg` files, decrypted by the user's gpg (import only; PassReader).
+    case pass
+    /// A passage store: a folder of `.age` files, decrypted by the user's age (import only; PassReader).
+    case passage
+    /// An ansible-vault file, or a YAML file with inline `!vault` values (import only; AnsibleVaultReader).
+    case ansibleVault = "ansible-vault"
+    /// A sops YAML or JSON file encrypted to an age key (import only; SopsReader).
+    case sops
 
     /// Whether vaultfile can write this format.
     public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
@@ -94,6 +102,9 @@ public enum Interchange {
                 return try ImportedEntries(records: read.records, renamings: read.names.renamings)
             }
             entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
+        case .pass, .passage, .ansibleVault, .sops:
+            // They need gpg, age or a second password: the import command reads them (CryptImport).
+            throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs gpg or age or asks for the file's password")
         }
         return try ImportedEntries(entries, renamings: names.renamings)
     }
@@ -110,7 +121,7 @@ public enum Interchange {
         case .json: return try NativeJSON.export(vault, prefix: prefix)
         case .dotenv: return try DotEnv.export(vault, prefix: prefix)
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
-        case .keepassxcCSV, .bitwardenJSON:
+        case .keepassxcCSV, .bitwardenJSON, .pass, .passage, .ansibleVault, .sops:
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }
