@@ -132,6 +132,7 @@ def write(outdir, name, tree, recipient, style):
         text = json.dumps(document, indent=4) + "\n"
     with open(os.path.join(outdir, name), "w") as out:
         out.write(text)
+    return key.hex()
 
 
 def main():
@@ -148,8 +149,11 @@ def main():
             ("ratio", 1.5),
             ("empty", ""),
             ("note", "é ünïcode")]
-    write(outdir, "secrets.yaml", tree, recipient, "yaml")
-    write(outdir, "secrets.json", tree, recipient, "json")
+    # The data keys too, so that the library's tests (which run no program) can open the files;
+    # the CLI's tests get them from the age stanzas with keys.txt, as a user does.
+    datakeys = {name: write(outdir, name, tree, recipient, style) for name, style in (("secrets.yaml", "yaml"), ("secrets.json", "json"))}
+    with open(os.path.join(outdir, "datakeys.json"), "w") as out:
+        out.write(json.dumps(datakeys, indent=4) + "\n")
 
 
 if __name__ == "__main__":
