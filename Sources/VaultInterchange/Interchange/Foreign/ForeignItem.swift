@@ -1,0 +1,147 @@
+import VaultModel
+
+// MARK: - The shared model of other password managers' exports (docs/INTERCHANGE.md)
+
+/// One item as another password manager holds it, before it becomes an entry.
+public struct ForeignItem: Sendable {
+    /// Folder path from the source, outermost first, the root group already dropped; may be empty.
+    public var folders: [String]
+    /// The item's title as the source has it (may be empty: the builder then uses the site, the username, or "untitled").
+    public var title: String
+    /// The secret (password). Empty when the item has none (a note).
+    public var value: [UInt8]
+    /// The login name, when the source has one.
+    public var username: String?
+    /// Every URL in source order; the first becomes field `url`, the next `url2`, `url3`…
+    public var urls: [String]
+    /// Free text the source keeps with the item.
+    public var notes: String?
+    /// A TOTP as the source holds it: an otpauth:// URI, a bare Base32 secret, or steam://SECRET.
+    public var totp: String?
+    /// Custom fields in source order, labels as the source has them (any Unicode); `protected` when the source marked them so.
+    public var fields: [ForeignField]
+    /// Files attached to the item.
+    public var attachments: [ForeignAttachment]
+    /// Milliseconds since the Unix epoch, when the source has them.
+    public var created: Int64?
+    /// Milliseconds since the Unix epoch, when the source has them.
+    public var modified: Int64?
+    /// Earlier versions, oldest first (KeePass entry history, 1Password/Bitwarden password history).
+    public var history: [ForeignVersion]
+    /// Source-specific facts with no vaultfile home that the reader chose to keep as fields
+    /// (e.g. "tags", "favorite", "archived"): label → text; the builder stores them as fields.
+    public var extras: [(label: String, value: String)]
+
+    /// An item with a title and a value, everything else empty.
+    public init(folders: [String] = [], title: String = "", value: [UInt8] = []) {
+        self.folders = folders
+        self.title = title
+        self.value = value
+        self.username = nil
+        self.urls = []
+        self.notes = nil
+        self.totp = nil
+        self.fields = []
+        self.attachments = []
+        self.created = nil
+        self.modified = nil
+        self.history = []
+        self.extras = []
+    }
+}
+
+/// A custom field of an item: its label as the source has it, its value, and whether the source hid it.
+public struct ForeignField: Sendable {
+    /// The label as the source has it (any Unicode).
+    public var label: String
+    /// The field's value.
+    public var value: [UInt8]
+    /// Whether the source marked it protected (hidden, concealed).
+    public var protected: Bool
+
+    /// Creates a field.
+    public init(label: String, value: [UInt8], protected: Bool = false) {
+        self.label = label
+        self.value = value
+        self.protected = protected
+    }
+}
+
+/// A file attached to an item.
+public struct ForeignAttachment: Sendable {
+    /// The file's name as the source has it.
+    public var name: String
+    /// The file's bytes.
+    public var bytes: [UInt8]
+
+    /// Creates an attachment.
+    public init(name: String, bytes: [UInt8]) {
+        self.name = name
+        self.bytes = bytes
+    }
+}
+
+/// An earlier version of an item.
+public struct ForeignVersion: Sendable {
+    /// The secret the item had.
+    public var value: [UInt8]
+    /// The login name it had, when the source says.
+    public var username: String?
+    /// The notes it had, when the source says.
+    public var notes: String?
+    /// When it was modified (or replaced), milliseconds since the Unix epoch, when the source says.
+    public var modified: Int64?
+
+    /// Creates a version.
+    public init(value: [UInt8], username: String? = nil, notes: String? = nil, modified: Int64? = nil) {
+        self.value = value
+        self.username = username
+        self.notes = notes
+        self.modified = modified
+    }
+}
+
+/// Everything one reader got out of one source, and everything it saw but could not keep.
+public struct ForeignImport: Sendable {
+    /// The format's `--format` name ("keepass-xml", "pass"…), used in messages.
+    public var format: String
+    /// The items in source order.
+    public var items: [ForeignItem]
+    /// What the source carries that no item keeps, by a human name ("Firefox's guid column",
+    /// "1Password's archived flag" …) → how many items had it. The builder prints one warning each.
+    public var notKept: [String: Int]
+
+    /// An import of `format` with no items yet.
+    public init(format: String) {
+        self.format = format
+        self.items = []
+        self.notKept = [:]
+    }
+
+    /// Adds one to the count of something not kept (a reader's shorthand for `notKept[what, default: 0] += 1`).
+    public mutating func notKeep(_ what: String, count: Int = 1) {
+        guard count > 0 else { return }
+        notKept[what, default: 0] += count
+    }
+
+    /// Turns the items into entries (the ONE builder: names, fields, TOTP, times, history,
+    /// renamings and warnings), checked as every import is (ForeignBuilder.swift).
+    public func entries(now: Int64, options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
+        try ForeignBuilder.build(self, now: now, options: options)
+    }
+}
+
+/// How the builder makes entries of foreign items.
+public struct ForeignBuildOptions: Sendable {
+    /// Whether the target vault keeps history: then each item's `history` becomes its earlier
+    /// versions; otherwise they are counted in a loss warning.
+    public var keepsHistory: Bool
+    /// Folders every entry is placed under (`import --prefix`), outermost first; may be empty.
+    public var prefix: [String]
+
+    /// Creates options.
+    public init(keepsHistory: Bool = false, prefix: [String] = []) {
+        self.keepsHistory = keepsHistory
+        self.prefix = prefix
+    }
+}
