@@ -9,7 +9,7 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
 # XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV).
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb gpg pass age ansible-core
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
 # and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
@@ -17,7 +17,7 @@ XEDDSA_VENV := .build/xeddsa-venv
 RELEASE := SWIFT="$(SWIFT)" SHARED_LIBS="$(SHARED_LIBS)" ./scripts/build-release.sh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: sops-fixtures all deps test-deps build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
@@ -34,9 +34,10 @@ build: deps
 release: deps
 	$(RELEASE) >/dev/null
 
-## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, PyPI xeddsa) when missing.
+## test-deps: install the outside tools of the tests (tmux, bash-completion, python3, xclip, Xvfb, gpg, pass, age,
+## ansible-core for the importers of issue 44, PyPI xeddsa) when missing.
 test-deps:
-	@if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
+	@if ! command -v tmux >/dev/null || ! command -v gpg >/dev/null || ! command -v pass >/dev/null || ! command -v age >/dev/null || ! command -v ansible-vault >/dev/null || ! command -v python3 >/dev/null || ! command -v xclip >/dev/null || ! command -v Xvfb >/dev/null || [ ! -e /usr/share/bash-completion/bash_completion ] || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
 		echo "vaultfile: installing $(TEST_APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_APT_PACKAGES) || true; \
 	fi
@@ -100,3 +101,11 @@ ci: test fuzz check-sanitizers
 
 clean:
 	rm -rf .build .build-asan .build-tsan .build-fuzz .build-portable .build-deb
+
+## sops-fixtures: rewrite Fixtures/import/sops/ (sops is not in Debian: scripts/make-sops-fixtures.py
+## writes sops' format from its source, with PyPI cryptography in .build/sops-venv and the real age).
+SOPS_VENV := .build/sops-venv
+sops-fixtures:
+	@if [ ! -x $(SOPS_VENV)/bin/python ] || ! $(SOPS_VENV)/bin/python -c 'import cryptography' 2>/dev/null; then \
+		/usr/bin/python3 -m venv $(SOPS_VENV) && $(SOPS_VENV)/bin/pip install -q cryptography; fi
+	$(SOPS_VENV)/bin/python scripts/make-sops-fixtures.py Fixtures/import/sops

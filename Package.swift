@@ -90,6 +90,6 @@ let package = Package(
 // The libFuzzer target exists only when asked for: a plain `swift build` cannot link it.
 // `make fuzz` sets VAULTFILE_FUZZ=1 and builds it with --sanitize=fuzzer --sanitize=address.
 if Context.environment["VAULTFILE_FUZZ"] == "1" {
-    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultModel", "VaultFormat", "VaultAgent", "KDF", "SecureMemory"],
+    package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultModel", "VaultFormat", "VaultAgent", "VaultInterchange", "KDF", "SecureMemory"],
                                                    path: "Fuzz/VaultFileFuzz"))
 }

@@ -15,6 +15,7 @@ The data key is encrypted by the real `age` (-r RECIPIENT --armor). Needs PyPI `
 (`make sops-fixtures` installs it into .build/sops-venv) and age.
 
 Usage: scripts/make-sops-fixtures.py [OUTDIR]   (default Fixtures/import/sops)
+       SOPS_FIXTURE_DATA_KEY=4242…42 scripts/make-sops-fixtures.py DIR   (the fuzz seeds' fixed key)
 """
 import base64
 import hashlib
@@ -114,7 +115,9 @@ def age_encrypt(recipient, data):
 
 
 def write(outdir, name, tree, recipient, style):
-    key = os.urandom(32)
+    # SOPS_FIXTURE_DATA_KEY (hex) fixes the data key: the fuzz seeds use the fuzzer's own key.
+    fixed = os.environ.get("SOPS_FIXTURE_DATA_KEY")
+    key = bytes.fromhex(fixed) if fixed else os.urandom(32)
     mac = hashlib.sha512()
     encrypted = walk(key, tree, [], mac)
     mac_value = encrypt(key, mac.hexdigest().upper(), LASTMODIFIED)

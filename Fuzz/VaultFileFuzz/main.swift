@@ -2,6 +2,7 @@ import KDF
 import SecureMemory
 import VaultAgent
 import VaultFormat
+import VaultInterchange
 import VaultModel
 
 // MARK: - libFuzzer entry point
@@ -43,6 +44,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    string that decodes encodes back to itself (in its case).
 /// 5. the agent's request and response parsers (docs/AGENT.md) never crash, and a body that
 ///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
+/// 7. the importers of encrypted sources (issue 44): a pass file's content, an ansible-vault
+///    envelope or YAML file with `!vault` values, a sops YAML/JSON file (its tree, metadata, values
+///    and MAC under a fixed data key) never crash.
 /// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
 ///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -93,5 +97,24 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // The agent's `sign` lookup parses a signed header's prefix (HeaderPrefix) and opens its
     // metadata block with the held key: never a crash, whatever the bytes.
     _ = try? keyring.signer(forPrefix: bytes, now: 0, wallClock: 0)
+    fuzzEncryptedImports(bytes)
     return 0
+}
+
+// MARK: - Importers of encrypted sources
+
+/// The fixed vault password and sops data key the importers are fuzzed with (the seeds in
+/// Fuzz/import-seeds use them, so mutations reach the HMAC, the values and the MAC).
+private let importPassword = SecureBytes(copying: Array("fixture-password".utf8))
+private let sopsDataKey = SecureBytes(copying: [UInt8](repeating: 0x42, count: 32))
+
+/// Property 7: never a crash, whatever the bytes.
+private func fuzzEncryptedImports(_ bytes: [UInt8]) {
+    _ = try? PassReader.item(PassReader.File(path: ["fuzz"], content: bytes))
+    if bytes.count <= 1 << 16 {
+        _ = try? AnsibleVaultReader.read(bytes, file: "fuzz", name: "fuzz", password: importPassword)
+    }
+    if let document = try? SopsReader.parse(bytes, file: "fuzz") {
+        _ = try? SopsReader.read(document, dataKey: sopsDataKey, file: "fuzz", name: "fuzz")
+    }
 }

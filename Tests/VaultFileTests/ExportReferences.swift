@@ -17,7 +17,7 @@ extension Interchange {
         case .json: return try NativeJSON.export(entries)
         case .dotenv: return try DotEnv.export(entries)
         case .csv: return try NativeCSV.export(entries)
-        case .keepassxcCSV, .bitwardenJSON:
+        default:  // every other format is import only
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }

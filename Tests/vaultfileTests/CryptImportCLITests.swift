@@ -64,7 +64,7 @@ extension ExternalTools {
         private func get(_ cli: CLI, _ name: String, field: String? = nil) throws -> String {
             let result = try cli.run(["get", name] + (field.map { ["--field", $0] } ?? []) + cli.unlock())
             #expect(result.status == 0, "get \(name) \(field ?? ""): \(result.stderr)")
-            return result.stdout
+            return result.text
         }
 
         // MARK: - pass
@@ -81,7 +81,7 @@ extension ExternalTools {
             #expect(try get(cli, "web/example.com", field: "notes") == "first\nsecond")
             #expect(try get(cli, "web/example.com", field: "totp").hasPrefix("otpauth://totp/"))
             #expect(try get(cli, "notes-only", field: "notes") == "just a note")
-            #expect(try cli.run(["list"] + cli.unlock()).stdout.split(separator: "\n").contains("empty"))
+            #expect(try cli.run(["list"] + cli.unlock()).text.split(separator: "\n").contains("empty"))
             // What was skipped is said: the .gpg-id, the README, the link out of the store.
             #expect(result.stderr.contains(".gpg-id"), "\(result.stderr)")
             #expect(result.stderr.contains("not .gpg files"), "\(result.stderr)")
