@@ -94,15 +94,16 @@ import VaultFormat
     }
 
     @Test func test_parse_refusesHugeBodiesBeforeDecoding() throws {
+        // The real limit (1 GiB of hex, four times the largest value) with a small stand-in: the
+        // check runs on the text's length before any line is split or decoded.
         let line = String(repeating: "0", count: 80) + "\n"
-        let count = AnsibleVaultReader.maxHexLength / 80 + 2
-        let text = "$ANSIBLE_VAULT;1.1;AES256\n" + String(repeating: line, count: count)
-        #expect {
-            try AnsibleVaultReader.parse(envelope: text, file: "huge")
-        } throws: { error in
-            guard case VaultError.limitExceeded = error else { return false }
-            return true
+        for (count, overLimit) in [(40, false), (60, true), (1_000, true)] {  // 3,200, 4,800 and 80,000 hex digits against 4,096
+            let text = "$ANSIBLE_VAULT;1.1;AES256\n" + String(repeating: line, count: count)
+            var limited = false
+            do { _ = try AnsibleVaultReader.parse(envelope: text, file: "huge", maxHexLength: 4_096) } catch { if case .limitExceeded = error { limited = true } }
+            #expect(limited == overLimit, "\(count) lines")
         }
+        #expect(AnsibleVaultReader.maxHexLength >= 2 * VaultLimits.maxValueLength)
     }
 
     // MARK: - Edge cases

@@ -82,8 +82,12 @@ public enum AnsibleVaultReader {
         var ciphertext: [UInt8]
     }
 
-    /// Parses the header and the hex-of-hex body; every size checked before it is used.
-    static func parse(envelope: String, file: String) throws(VaultError) -> Envelope {
+    /// Parses the header and the hex-of-hex body; every size checked before it is used, the
+    /// whole text's first (`maxHexLength`: a parameter for the tests).
+    static func parse(envelope: String, file: String, maxHexLength: Int = maxHexLength) throws(VaultError) -> Envelope {
+        guard envelope.utf8.count <= maxHexLength + 4_096 else {
+            throw .limitExceeded("\(file): the vault holds \(envelope.utf8.count) bytes; the most read is \(maxHexLength)")
+        }
         var lines = envelope.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { $0.trimmingBlanks() }.filter { !$0.isEmpty }[...]
         guard let header = lines.popFirst() else { throw .malformedInput("\(file): empty ansible-vault data") }
         let fields = header.split(separator: ";", omittingEmptySubsequences: false)
