@@ -110,7 +110,7 @@ private let sopsDataKey = SecureBytes(copying: [UInt8](repeating: 0x42, count: 3
 
 /// Property 7: never a crash, whatever the bytes.
 private func fuzzEncryptedImports(_ bytes: [UInt8]) {
-    _ = try? PassReader.item(PassReader.File(path: ["fuzz"], content: bytes))
+    _ = try? PassReader.item(ForeignStoreFile(path: ["fuzz"], bytes: bytes))
     if bytes.count <= 1 << 16 {
         _ = try? AnsibleVaultReader.read(bytes, file: "fuzz", name: "fuzz", password: importPassword)
     }

@@ -58,7 +58,7 @@ enum CLIErrorKind: CaseIterable {
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
-    case stateFolderUnsafe
+    case stateFolderUnsafe, importFormatMismatch, importFormatUnknown
     case sourceDecryptionFailed, sourceDecryptionTooLarge
 
     init(_ error: CLIError) {
@@ -92,6 +92,8 @@ enum CLIErrorKind: CaseIterable {
         case .noEntryOrFolder: self = .noEntryOrFolder
         case .nothingUnder: self = .nothingUnder
         case .stateFolderUnsafe: self = .stateFolderUnsafe
+        case .importFormatMismatch: self = .importFormatMismatch
+        case .importFormatUnknown: self = .importFormatUnknown
         }
     }
 
@@ -121,6 +123,12 @@ enum CLIErrorKind: CaseIterable {
             return ErrorCaseRow(CLIError.cannotRun(command: "shown-command", errno: E2BIG), status: 64, hint: false,
                                 shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])
         case .refused: return ErrorCaseRow(CLIError.refused("shown-reason", hint: "shown-hint"), status: 2, hint: true, shows: ["shown-reason"])
+        case .importFormatMismatch:
+            return ErrorCaseRow(CLIError.importFormatMismatch(source: "/v/shown.csv", given: "csv", looksLike: "a Chrome CSV export", hint: "shown-hint"),
+                                status: 2, hint: true, shows: ["/v/shown.csv", "a Chrome CSV export", "nothing was imported"])
+        case .importFormatUnknown:
+            return ErrorCaseRow(CLIError.importFormatUnknown(source: "/v/shown.txt", why: "shown-reason"), status: 64, hint: true,
+                                shows: ["/v/shown.txt", "shown-reason"])
         case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
         case .agentOfAnotherRelease:
             return ErrorCaseRow(CLIError.agentOfAnotherRelease(agentVersion: 1), status: 2, hint: false,

@@ -26,6 +26,9 @@ public struct TOTPParameters: Sendable {
     public let digits: Int
     /// Seconds per code (default 30).
     public let period: Int
+    /// How the truncated HMAC becomes a code: decimal digits (RFC 4226), or Steam Guard's five
+    /// characters (`encoder=steam`, as KeePassXC and Bitwarden write Steam's TOTP).
+    public let encoder: OTPEncoder
     /// The `issuer` parameter, or the label's part before ':'.
     public let issuer: String?
     /// The label (account name), percent-decoded.
@@ -59,7 +62,7 @@ public struct TOTPParameters: Sendable {
             for pair in rest[(question + 1)...].split(separator: 0x26, omittingEmptySubsequences: true) {
                 let equals = pair.firstIndex(of: 0x3D) ?? pair.endIndex
                 let key = String(decoding: pair[pair.startIndex..<equals].map(Self.lower), as: UTF8.self)
-                guard ["secret", "algorithm", "digits", "period", "issuer"].contains(key) else { continue }
+                guard ["secret", "algorithm", "digits", "period", "issuer", "encoder"].contains(key) else { continue }
                 guard values[key] == nil else { throw .malformedURI("the parameter '\(key)' appears twice") }
                 let raw = equals < pair.endIndex ? Array(pair[(equals + 1)...]) : []
                 guard let decoded = Self.percentDecodedBytes(raw) else { throw .malformedURI("the parameter '\(key)' has a bad %-escape") }
@@ -79,7 +82,19 @@ public struct TOTPParameters: Sendable {
             throw .unsupportedParameter("algorithm must be SHA1, SHA256 or SHA512")
         }
         self.algorithm = algorithm
-        self.digits = try Self.number(values["digits"], name: "digits", default: 6, range: Self.digitRange)
+        // An encoder this build does not know is refused: computed as digits it would give a wrong code.
+        let encoderName = values["encoder"].map { String(decoding: $0.map(Self.lower), as: UTF8.self) }
+        switch encoderName {
+        case nil: self.encoder = .decimal
+        case "steam"?: self.encoder = .steam
+        default: throw .unsupportedParameter("encoder must be steam (Steam Guard) when given")
+        }
+        if encoder == .steam {
+            // Steam's codes are always five characters; another digits value is a different, unknown scheme.
+            self.digits = try Self.number(values["digits"], name: "digits", default: 5, range: 5...5)
+        } else {
+            self.digits = try Self.number(values["digits"], name: "digits", default: 6, range: Self.digitRange)
+        }
         self.period = try Self.number(values["period"], name: "period", default: 30, range: Self.periodRange)
         let issuer = values["issuer"].map { String(decoding: $0, as: UTF8.self) }
         self.issuer = issuer ?? label.firstIndex(of: ":").map { String(label[..<$0]) }

@@ -55,6 +55,10 @@ enum BitwardenJSON {
         guard export.encrypted != true else {
             throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
         }
+        // `{}` (or `"items": null`) is no export: importing nothing with success hid a wrong file.
+        guard export.items != nil else {
+            throw .malformedInput("the document has no 'items' list, so it is not a Bitwarden JSON export (Bitwarden writes \"items\": [] even when empty)")
+        }
         let folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var result: [(String, Entry)] = []
         for (index, item) in (export.items ?? []).enumerated() {

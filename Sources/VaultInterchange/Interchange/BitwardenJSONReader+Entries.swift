@@ -28,7 +28,8 @@ extension BitwardenJSONReader {
         -> (output: Output, names: ImportedNameCleaner.Names)? {
         var reader = BitwardenJSONReader(bytes)
         var sink = EntrySink(now: now, names: names, output: output)
-        guard reader.readEntriesDocument(into: &sink) else { return nil }
+        // No `items` list: the reference refuses the document, and says why.
+        guard reader.readEntriesDocument(into: &sink), sink.sawItems else { return nil }
         reader.skipWhitespace()
         return reader.position == bytes.count ? (sink.output, sink.names) : nil
     }
@@ -46,7 +47,7 @@ extension BitwardenJSONReader {
             }
             if reader.key(key, is: "items") {
                 sink.sawItems = true
-                if reader.takeLiteral("null") { return true }
+                if reader.takeLiteral("null") { return false }  // the reference refuses it
                 return reader.readArray { reader -> Bool? in reader.readEntry(into: &sink) ? true : nil } != nil
             }
             return reader.skipValue(depth: 0)

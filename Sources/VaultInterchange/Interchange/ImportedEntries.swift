@@ -14,13 +14,20 @@ public struct ImportRenaming: Sendable {
         case normalized
         /// An earlier item of the same import had the name: " (2)", " (3)"… was added.
         case numbered
+        /// Other items of the same import have the name: " (2)", " (3)"… was added in the order of
+        /// the items' usernames, then URLs, then values, never of the file (other password managers).
+        case numberedByAccount
+        /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
+        /// original title is kept in the field `title` (imports of other password managers).
+        case titleKept
 
         /// The reason in `import --json` (docs/JSON.md).
         public var name: String {
             switch self {
             case .cleaned: return "cleaned"
             case .normalized: return "normalized"
-            case .numbered: return "numbered"
+            case .numbered, .numberedByAccount: return "numbered"
+            case .titleKept: return "title_kept"
             }
         }
 
@@ -30,6 +37,8 @@ public struct ImportRenaming: Sendable {
             case .cleaned: return "characters a name cannot hold were replaced"
             case .normalized: return "put in Unicode NFC"
             case .numbered: return "an earlier item has that name"
+            case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs"
+            case .titleKept: return "the original title is kept in the field 'title'"
             }
         }
     }
@@ -69,6 +78,10 @@ public struct ImportedEntries: Sendable {
     /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
     /// every other file.
     public var history: [(name: String, versions: [EntryVersion])]?
+    /// Whether the entries came from another password manager through `ForeignImport.entries`:
+    /// their history (KeePass, 1Password) is then dropped with a warning when the vault keeps none,
+    /// where a vaultfile export with history is refused.
+    public internal(set) var fromForeign = false
     /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check, and
     /// for records whose names increase):
     /// `Vault.put(contentsOf:now:)` merges by it without sorting again.

@@ -88,7 +88,7 @@ enum ImportedNameCleaner {
             let title = parts[0]
             let count = used.increment(title)
             guard count > 1 else { return title }
-            let unique = "\(title) (\(count))"
+            let unique = numbered(title, count: count)
             renamings.append(ImportRenaming(original: title, name: unique, reasons: [.numbered]))
             return unique
         }
@@ -102,9 +102,22 @@ enum ImportedNameCleaner {
             let count = used.increment(title)
             guard count > 1 else { return nil }
             let original = String(decoding: title, as: UTF8.self)
-            let unique = "\(original) (\(count))"
+            let unique = numbered(original, count: count)
             renamings.append(ImportRenaming(original: original, name: unique, reasons: [.numbered]))
             return unique
+        }
+
+        /// `base (count)`, or the next number whose name no item took yet: a literal `t (2)` before
+        /// the second `t` keeps its name, and the second `t` becomes `t (3)`. Each numbered name is
+        /// counted as given, so a literal `t (2)` after it is numbered in turn (`t (2) (2)`) and
+        /// the two never clash (issue 47).
+        private mutating func numbered(_ base: String, count: Int) -> String {
+            var count = count
+            while true {
+                let candidate = "\(base) (\(count))"
+                if used.increment(candidate) == 1 { return candidate }
+                count = used.increment(base)
+            }
         }
 
         /// Whether cleaning, trimming and NFC leave `part` as it is, byte for byte.
@@ -125,7 +138,9 @@ enum ImportedNameCleaner {
             let original = parts.count == 1 ? parts[0] : parts.joined(separator: "/")
             let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
             let normalized = EntryName.normalized(cleaned)
-            let unique = used.uniqueName(normalized)
+            let base = normalized.isEmpty ? "untitled" : normalized
+            let count = used.increment(base)
+            let unique = count == 1 ? base : numbered(base, count: count)
             var reasons: [ImportRenaming.Reason] = []
             if !sameUTF8(cleaned, original) { reasons.append(.cleaned) }
             if !sameUTF8(normalized, cleaned) { reasons.append(.normalized) }

@@ -14,10 +14,6 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case keepassxcCSV = "keepassxc-csv"
     /// Bitwarden's unencrypted JSON export (import only).
     case bitwardenJSON = "bitwarden-json"
-    /// A pass or gopass store: a folder of `.gpg` files, decrypted by the user's gpg (import only; PassReader).
-    case pass
-    /// A passage store: a folder of `.age` files, decrypted by the user's age (import only; PassReader).
-    case passage
     /// An ansible-vault file, or a YAML file with inline `!vault` values (import only; AnsibleVaultReader).
     case ansibleVault = "ansible-vault"
     /// A sops YAML or JSON file encrypted to an age key (import only; SopsReader).
@@ -32,11 +28,49 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// `vaultfile exec` would export the entry `name` as `variable`, which makes programs load or run
     /// other code (`DangerousEnvironmentNames`).
     case dangerousVariable(name: String, variable: String)
+    /// Something the source carries that no entry keeps (`ForeignImport.notKept`): what, in how many items.
+    case notKept(what: String, count: Int)
+    /// Custom fields stored under another field name: the label `label` became `field` in `count`
+    /// entries, the first of them `example` (ForeignBuilder.swift).
+    case fieldRenamed(label: String, field: String, count: Int, example: String, reason: ForeignFieldRenaming)
+    /// A TOTP that `vaultfile totp` cannot compute, stored as it is in the field `totp` (`why`).
+    case totpUnusable(name: String, why: String)
+    /// Earlier versions of `entries` entries (`versions` in all) not kept: the vault keeps no history.
+    case historyNotKept(versions: Int, entries: Int)
 
     public var description: String {
         switch self {
         case .dangerousVariable(let name, let variable):
             return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
+        case .notKept(let what, let count):
+            return "not kept: \(what), in \(count == 1 ? "1 item" : "\(count) items") (vaultfile has no place for it)"
+        case .fieldRenamed(let label, let field, let count, let example, let reason):
+            let entries = count == 1 ? "entry '\(EntryName.escapingFormatCharacters(example))'"
+                : "\(count) entries ('\(EntryName.escapingFormatCharacters(example))', …)"
+            switch reason {
+            case .cleaned:
+                return "field '\(EntryName.escapingFormatCharacters(label))' stored as '\(field)' in \(entries): a field name holds only A–Z a–z 0–9 _ . - "
+                    + "(the label is kept in the field 'labels')"
+            case .taken:
+                return "field '\(EntryName.escapingFormatCharacters(label))' stored as '\(field)' in \(entries): another field of the entry has that name "
+                    + "(the label is kept in the field 'labels')"
+            }
+        case .totpUnusable(let name, let why):
+            return "entry '\(EntryName.escapingFormatCharacters(name))': its TOTP is stored as it is in the field 'totp', but 'vaultfile totp' cannot compute it (\(why))"
+        case .historyNotKept(let versions, let entries):
+            return "not kept: \(versions == 1 ? "1 earlier version" : "\(versions) earlier versions") of \(entries == 1 ? "1 entry" : "\(entries) entries") "
+                + "(the vault keeps no history; 'vaultfile history --enable' first keeps them)"
+        }
+    }
+
+    /// The warning's kind in `import --json` (docs/JSON.md).
+    public var kind: String {
+        switch self {
+        case .dangerousVariable: return "dangerous_variable"
+        case .notKept: return "not_kept"
+        case .fieldRenamed: return "field_renamed"
+        case .totpUnusable: return "totp_unusable"
+        case .historyNotKept: return "history_not_kept"
         }
     }
 }
@@ -102,9 +136,9 @@ public enum Interchange {
                 return try ImportedEntries(records: read.records, renamings: read.names.renamings)
             }
             entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
-        case .pass, .passage, .ansibleVault, .sops:
-            // They need gpg, age or a second password: the import command reads them (CryptImport).
-            throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs gpg or age or asks for the file's password")
+        case .ansibleVault, .sops:
+            // They need age or the file's own password: the import command reads them (CryptImport).
+            throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")
         }
         return try ImportedEntries(entries, renamings: names.renamings)
     }
@@ -121,7 +155,7 @@ public enum Interchange {
         case .json: return try NativeJSON.export(vault, prefix: prefix)
         case .dotenv: return try DotEnv.export(vault, prefix: prefix)
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
-        case .keepassxcCSV, .bitwardenJSON, .pass, .passage, .ansibleVault, .sops:
+        case .keepassxcCSV, .bitwardenJSON, .ansibleVault, .sops:
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }

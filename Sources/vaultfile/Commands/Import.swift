@@ -9,14 +9,14 @@ import Glibc
 extension InterchangeFormat: ExpressibleByArgument {}
 
 extension VaultfileCommand {
-    /// Brings entries in from vaultfile JSON, dotenv, CSV, KeePassXC CSV or Bitwarden JSON; all or nothing.
+    /// Brings entries in from vaultfile's own formats and other password managers' exports; all or nothing.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Import entries from json, dotenv, csv, keepassxc-csv or bitwarden-json; all or nothing.",
+            abstract: "Import entries from json, dotenv, csv or another password manager's export; all or nothing.",
             discussion: """
-                Reads FILE (or stdin) in the format --format names, checks all of it, then stores every \
-                entry in one change, or none:
+                Reads FILE (or stdin, or a store folder) in the format --format names, checks all of it, then \
+                stores every entry in one change, or none:
                   json            vaultfile's 'export --format json': values, fields, times
                   dotenv          KEY=value lines; each KEY is an entry name as it is
                   csv             a header line: name, value, then one column per field
@@ -29,93 +29,151 @@ extension VaultfileCommand {
                   ansible-vault   an ansible-vault file, or a YAML file's !vault values; its password from \
                 --source-password-file/-fd/-command or a prompt
                   sops            a sops YAML or JSON file encrypted to an age key (SOPS_AGE_KEY_FILE)
-                Details and samples of each: docs/INTERCHANGE.md.
+                  auto            told from the content (the default): a format is chosen only when the \
+                content is unambiguous
+                Details and samples of each: docs/INTERCHANGE.md. A file given with the wrong --format is \
+                refused with what it looks like and the command that imports it.
 
                 Clashes: when a name in the file is already an entry of the vault, nothing is imported and \
                 the command lists those names (exit 2); with --overwrite each such entry is replaced whole \
-                (value and fields), and the others are added. A name that is an existing entry's name in \
-                another Unicode form is refused (exit 2) whatever the options.
+                (value and fields), and the others are added; with --skip-existing only names not yet in the \
+                vault are added. A name that is an existing entry's name in another Unicode form is refused \
+                (exit 2) whatever the options.
 
-                Names are stored in Unicode NFC. Titles from keepassxc-csv and bitwarden-json are cleaned \
-                ('/' in a title becomes '-'), and a title that repeats within its folder is numbered \
-                ('db01 (2)'). Each name stored differently from the file is printed on stderr, and listed \
-                by --json (docs/JSON.md).
+                Names are stored in Unicode NFC. Titles from other password managers are cleaned ('/' in a \
+                title becomes '-'; a URL as a title becomes its site, the title kept in the field 'title'), and \
+                a title that repeats within its folder is numbered ('db01 (2)'). Each name stored differently \
+                from the file is printed on stderr, each thing the file holds that no entry keeps is named in \
+                a warning with its count, and --json lists both (docs/JSON.md). --dry-run shows all of it and \
+                changes nothing.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("format"), help: "The file's format: json, dotenv, csv, keepassxc-csv or bitwarden-json (see above).") var format: InterchangeFormat
-        @Argument(help: "The file to import (default: stdin).", completion: .file()) var file: String?
+        @Option(name: .customLong("format"),
+                help: ArgumentHelp("The input's format (see above); auto, the default, tells it from the content.", valueName: "format"))
+        var format: ImportFormatChoice = .auto
+        @Argument(help: "The file or store folder to import (default: stdin).", completion: .file()) var file: String?
         @Flag(name: .customLong("overwrite"), help: "Replace entries whose names exist already (without it, such a clash imports nothing).") var overwrite = false
-        @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries included (docs/JSON.md).") var json = false
+        @Flag(name: .customLong("skip-existing"), help: "Add only names not yet in the vault; leave existing entries as they are.") var skipExisting = false
+        @Option(name: .customLong("prefix"),
+                help: ArgumentHelp("Place every imported entry under this folder (unlike export/exec --prefix, which select).", valueName: "folder"))
+        var prefix: String?
+        @Flag(name: .customLong("dry-run"), help: "Print what would be imported, replaced, skipped, renamed and lost; change nothing.") var dryRun = false
+        @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries and warnings included (docs/JSON.md).") var json = false
         @OptionGroup var formatCharacters: FormatCharacterOption
         @OptionGroup(title: "The imported file's own password (ansible-vault)") var sourcePassword: SourcePasswordOptions
 
         func validate() throws {
-            if sourcePassword.isGiven && format != .ansibleVault {
-                throw ValidationError("--source-password-file, --source-password-fd and --source-password-command go with --format ansible-vault")
+            if sourcePassword.isGiven, ![.format(.ansibleVault), .auto].contains(format) {
+                throw CLIError.invalidArgument("--source-password-file, --source-password-fd and --source-password-command go with --format ansible-vault")
             }
+            if overwrite && skipExisting {
+                throw CLIError.invalidArgument("--overwrite and --skip-existing contradict each other (replace existing entries, or leave them); give one")
+            }
+            _ = try prefixFolders()
+        }
+
+        /// `--prefix` as folders: a valid name once its trailing '/' is dropped.
+        func prefixFolders() throws -> [String] {
+            guard var folder = prefix else { return [] }
+            while folder.hasSuffix("/") { folder.removeLast() }
+            guard EntryName.isValid(folder) else {
+                do { _ = try EntryName.validate(folder) } catch { throw CLIError.invalidArgument("--prefix '\(EntryName.escapingFormatCharacters(prefix ?? ""))': \(error.description)") }
+                throw CLIError.invalidArgument("--prefix needs a folder name")
+            }
+            return folder.split(separator: "/").map(String.init)
         }
 
         func run() throws {
-            let imported: ImportedEntries
-            if CryptImport.handles(format) {
-                // pass, passage, ansible-vault, sops: decrypted here (gpg, age, the file's password), built by the one builder.
-                let foreign = try CryptImport.read(format: format, path: file, sourcePassword: sourcePassword)
-                imported = try foreign.entries(now: currentTimeMilliseconds(), options: ForeignBuildOptions())
-                // Until the builder reports losses itself (issue 44's framework part): each one said.
-                for (what, count) in foreign.notKept.sorted(by: { $0.key < $1.key }) {
-                    Messages.warning("not imported: \(what) (\(count))")
+            let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
+            let (imported, formatName) = try load(options: options)
+            if dryRun {
+                let plan = try planned(imported, in: unlock.open().vault)
+                try report(plan, imported: imported, format: formatName)
+                return
+            }
+            let plan = try unlock.update { unlocked -> ImportPlan in
+                let plan = try planned(imported, in: unlocked.vault)
+                try unlocked.vault.put(contentsOf: plan.entries)
+                for (name, versions) in plan.entries.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
+                return plan
+            }
+            try report(plan, imported: imported, format: formatName)
+        }
+
+        /// The entries of the input, built with `options`, and the format they were read in.
+        private func load(options: ForeignBuildOptions) throws -> (ImportedEntries, String) {
+            // pass and passage read their default store when no folder is given (CryptImport).
+            let file = self.file ?? CryptImport.defaultStore(for: format.name)
+            let source = file ?? "stdin"
+            if let file, file != Input.standardInputName, DirectoryImportReaders.isDirectory(file) {
+                let name: String
+                if format == .auto {
+                    guard let found = DirectoryImportReaders.recognize(directory: file) else {
+                        throw CLIError.importFormatUnknown(source: file, why: "it is a folder, and no store marker (.gpg-id for pass, .age-recipients for passage) is in it")
+                    }
+                    name = found
+                } else {
+                    name = format.name
                 }
+                guard let reader = DirectoryImportReaders.reader(for: name) else {
+                    throw CLIError.invalidArgument("\(file) is a folder; --format \(name) reads a file (folders are read by the formats of pass and passage stores)")
+                }
+                return (try reader.read(directory: file, format: name).entries(now: currentTimeMilliseconds(), options: options), name)
+            }
+            var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
+            defer { wipe(&bytes) }
+            let chosen: InterchangeFormat
+            switch format {
+            case .format(let given):
+                chosen = given
+                // A file whose magic number says what it is (a KDBX database, a vault) is no text format.
+                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format == nil { throw mismatch(sniffed, source: source, given: given.rawValue) }
+            case .directory(let name):
+                throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
+            case .auto:
+                chosen = try detected(bytes, source: source)
+            }
+            if CryptImport.handles(chosen) {  // ansible-vault, sops: the file's password or the user's age identities
+                return (try CryptImport.read(bytes, format: chosen, file: file, sourcePassword: sourcePassword)
+                    .entries(now: currentTimeMilliseconds(), options: options), chosen.rawValue)
+            }
+            let read = Result { () throws(VaultError) -> ImportedEntries in try Interchange.read(bytes, format: chosen, options: options) }
+            switch read {
+            case .success(let imported): return (imported, chosen.rawValue)
+            case .failure(let error):
+                // Said as the parser said it, unless the content is recognised as another format.
+                guard case .malformedInput = error, let sniffed = FormatSniffer.sniff(bytes), sniffed.format != chosen.rawValue else { throw error }
+                throw mismatch(sniffed, source: source, given: chosen.rawValue)
+            }
+        }
+
+        /// The format of `bytes` (`--format auto`), when the content tells it.
+        private func detected(_ bytes: [UInt8], source: String) throws -> InterchangeFormat {
+            guard let sniffed = FormatSniffer.sniff(bytes) else {
+                throw CLIError.importFormatUnknown(source: source, why: "it matches none of the formats import reads")
+            }
+            guard let name = sniffed.format else {
+                throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which import does not read as it is"
+                                                   + (sniffed.advice.map { " (\($0))" } ?? ""))
+            }
+            guard let format = InterchangeFormat(rawValue: name) else {
+                throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which this build does not import")
+            }
+            return format
+        }
+
+        /// The error for input that looks like `sniffed` but was given as `given`.
+        private func mismatch(_ sniffed: SniffedFormat, source: String, given: String) -> CLIError {
+            let hint: String
+            if let name = sniffed.format, InterchangeFormat(rawValue: name) != nil || DirectoryImportReaders.reader(for: name) != nil {
+                hint = "import it with: vaultfile import --format \(name)" + (file.map { " \(shellWord($0))" } ?? " < FILE")
+            } else if let advice = sniffed.advice {
+                hint = advice
             } else {
-                var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
-                defer { wipe(&bytes) }
-                imported = try Interchange.read(bytes, format: format)
+                hint = "this build does not import \(sniffed.format ?? "it") yet; 'vaultfile import --help' lists the formats it reads"
             }
-            let (added, replaced) = try unlock.update { unlocked -> (Int, Int) in
-                // The names as strings only where a check needs them: an import into an empty vault
-                // of ASCII names needs none (the entries may be records, ImportRecords.swift).
-                let names = unlocked.vault.count == 0 && !imported.hasNonASCIIName ? [] : imported.names
-                let existing = unlocked.vault.count == 0 ? [] : names.filter { unlocked.vault.contains($0) }
-                if !existing.isEmpty && !overwrite {
-                    let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
-                    throw CLIError.refused("\(ChangeReport.entries(existing.count)) \(existing.count == 1 ? "exists" : "exist") already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
-                                           hint: existing.count == 1 ? "pass --overwrite to replace it" : "pass --overwrite to replace them")
-                }
-                // Every name passed the rules of all names (Interchange.read); what is left is the
-                // format characters of new names, which an ASCII name cannot hold.
-                for name in names where name.utf8.contains(where: { $0 >= 0x80 }) {
-                    try unlocked.vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
-                }
-                // An empty vault has no twin of any name.
-                if unlocked.vault.count > 0, let twin = unlocked.vault.canonicalTwins(of: names).first {
-                    throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
-                }
-                if imported.history != nil && !unlocked.vault.keepsHistory {
-                    throw CLIError.refused("the file holds earlier versions (an export made with --with-history), and \(unlock.location.path) keeps no history; nothing was imported",
-                                           hint: "turn history on with 'vaultfile history --enable' first (older releases then cannot read the vault), or export again without --with-history")
-                }
-                try unlocked.vault.put(contentsOf: imported)
-                for (name, versions) in imported.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
-                return (imported.count - existing.count, existing.count)
-            }
-            for renaming in imported.renamings {
-                Messages.info("vaultfile: renamed '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
-            }
-            for warning in imported.warnings { Messages.warning(warning.description) }
-            Messages.info("imported \(ChangeReport.entries(imported.count)) from \(file ?? "stdin") (\(added) new, \(replaced) replaced)")
-            if json {
-                try StandardOutput.line(JSON.object([
-                    ("source", file.map(JSON.string) ?? .null),
-                    ("format", .string(format.rawValue)),
-                    ("imported", .int(Int64(imported.count))),
-                    ("added", .int(Int64(added))),
-                    ("replaced", .int(Int64(replaced))),
-                    ("renamed", .array(imported.renamings.map { renaming in
-                        .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
-                                 ("reasons", .array(renaming.reasons.map { .string($0.name) }))])
-                    })),
-                ]).text)
-            }
+            return .importFormatMismatch(source: source, given: given, looksLike: sniffed.description, hint: hint)
         }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// The content rules of a pass/passage file (issue 44): `PassReader.item`.
 @Suite struct PassReaderTests {
     private func item(_ text: String, path: [String] = ["web", "example.com"]) throws(VaultError) -> ForeignItem {
-        try PassReader.item(PassReader.File(path: path, content: Array(text.utf8)))
+        try PassReader.item(ForeignStoreFile(path: path, bytes: Array(text.utf8)))
     }
 
     // MARK: - Success
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func test_read_keepsEmptyFilesAndCountsSkipped() throws {
-        let files = [PassReader.File(path: ["empty"], content: []), PassReader.File(path: ["a", "b"], content: Array("v\n".utf8))]
+        let files = [ForeignStoreFile(path: ["empty"], bytes: []), ForeignStoreFile(path: ["a", "b"], bytes: Array("v\n".utf8))]
         let result = try PassReader.read(files, format: "pass", skipped: [".gpg-id files": 2, "nothing": 0])
         #expect(result.format == "pass")
         #expect(result.items.count == 2)
@@ -73,11 +73,11 @@ import Testing
     @Test func test_item_refusesNULAndInvalidUTF8OutsideTheValue() throws {
         var content = Array("pw\nnote".utf8)
         content.append(0)
-        #expect(throws: VaultError.self) { try PassReader.item(PassReader.File(path: ["x"], content: content)) }
+        #expect(throws: VaultError.self) { try PassReader.item(ForeignStoreFile(path: ["x"], bytes: content)) }
         var invalid = Array("pw\n".utf8)
         invalid += [0xFF, 0xFE]
         do {
-            _ = try PassReader.item(PassReader.File(path: ["dir", "x"], content: invalid))
+            _ = try PassReader.item(ForeignStoreFile(path: ["dir", "x"], bytes: invalid))
             Issue.record("invalid UTF-8 was accepted")
         } catch {
             #expect(error.description.contains("dir/x: line 2"))
@@ -89,7 +89,7 @@ import Testing
     @Test func test_item_binaryValueAndCRLFLines() throws {
         var content: [UInt8] = [0x00, 0xFF, 0x41]
         content += Array("\r\nlogin: eve\r\nurl: https://crlf.example\r\n".utf8)
-        let read = try PassReader.item(PassReader.File(path: ["bin"], content: content))
+        let read = try PassReader.item(ForeignStoreFile(path: ["bin"], bytes: content))
         #expect(read.value == [0x00, 0xFF, 0x41, 0x0D])  // the value is line 1 byte for byte
         #expect(read.username == "eve")
         #expect(read.urls == ["https://crlf.example"])

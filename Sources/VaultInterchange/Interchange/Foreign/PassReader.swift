@@ -28,23 +28,10 @@ public enum PassReader {
     /// The longest key of a `KEY: value` line; a longer text before ':' is a line of notes.
     static let maxKeyLength = 64
 
-    /// One decrypted file: its path in the store, split at '/' and without the extension, and its bytes.
-    public struct File: Sendable {
-        /// Folders then the file's name without `.gpg`/`.age`, e.g. ["web", "github.com"].
-        public var path: [String]
-        /// The decrypted content (a secret: the caller wipes it after `read`).
-        public var content: [UInt8]
-        /// Creates a file.
-        public init(path: [String], content: [UInt8]) {
-            self.path = path
-            self.content = content
-        }
-    }
-
     /// The items of `files`, in their order, as format `format` ("pass" or "passage").
     /// `skipped` carries what the walk of the store saw and did not read (e.g. ".gpg-id files") → count,
     /// which the builder reports as losses.
-    public static func read(_ files: [File], format: String, skipped: [String: Int] = [:]) throws(VaultError) -> ForeignImport {
+    public static func read(_ files: [ForeignStoreFile], format: String, skipped: [String: Int] = [:]) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: format)
         result.items.reserveCapacity(files.count)
         for file in files {
@@ -55,16 +42,16 @@ public enum PassReader {
     }
 
     /// The item of one decrypted file; an error names the file (its path in the store) and the line.
-    public static func item(_ file: File) throws(VaultError) -> ForeignItem {
+    public static func item(_ file: ForeignStoreFile) throws(VaultError) -> ForeignItem {
         guard let title = file.path.last, !title.isEmpty else {
             throw .malformedInput("a file of the store has an empty name")
         }
-        guard file.content.count <= VaultLimits.maxValueLength else {
-            throw .limitExceeded("\(file.path.joined(separator: "/")): the decrypted file holds \(file.content.count) bytes; the most an entry holds is \(VaultLimits.maxValueLength)")
+        guard file.bytes.count <= VaultLimits.maxValueLength else {
+            throw .limitExceeded("\(file.path.joined(separator: "/")): the decrypted file holds \(file.bytes.count) bytes; the most an entry holds is \(VaultLimits.maxValueLength)")
         }
         var item = ForeignItem(folders: Array(file.path.dropLast()), title: title)
         var notes: [String] = []
-        for (index, line) in lines(file.content).enumerated() {
+        for (index, line) in lines(file.bytes).enumerated() {
             let lineNumber = index + 1
             if lineNumber == 1 {
                 if let (key, _) = keyValue(line), fieldKeysOfFirstLine.contains(key.lowercased()) {
@@ -135,7 +122,7 @@ public enum PassReader {
     }
 
     /// A line other than the value as text: UTF-8 without NUL, one trailing '\r' dropped.
-    private static func text(_ line: ArraySlice<UInt8>, file: File, line number: Int) throws(VaultError) -> String {
+    private static func text(_ line: ArraySlice<UInt8>, file: ForeignStoreFile, line number: Int) throws(VaultError) -> String {
         var bytes = line
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         let name = file.path.joined(separator: "/")

@@ -40,6 +40,10 @@ enum CLIError: CategorizedError {
     case cannotRun(command: String, errno: Int32)
     /// Refused to do something without an explicit option.
     case refused(String, hint: String)
+    /// `import`: the input is not in the format `--format` names; it looks like `looksLike` (exit 2).
+    case importFormatMismatch(source: String, given: String, looksLike: String, hint: String)
+    /// `import --format auto` (or no `--format`): the format cannot be told from the content (exit 64).
+    case importFormatUnknown(source: String, why: String)
     /// `search --regex` spent its work budget (`LinearRegex.WorkBudget`): more than `initialSteps`
     /// steps of its automaton plus `stepsPerCharacter` for each character read.
     case regexWorkLimit(pattern: String, initialSteps: Int, stepsPerCharacter: Int)
@@ -100,6 +104,9 @@ enum CLIError: CategorizedError {
             let reason = code == E2BIG ? "its environment and arguments are larger than the system allows" : String(cString: strerror(code))
             return "cannot run '\(command)': \(reason)"
         case .refused(let why, _): return why
+        case .importFormatMismatch(let source, let given, let looksLike, _):
+            return "\(source) is not \(given) input: it looks like \(looksLike); nothing was imported"
+        case .importFormatUnknown(let source, let why): return "cannot tell the format of \(source): \(why); nothing was imported"
         case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
         case .regexWorkLimit(let pattern, let initial, let perCharacter):
             return "limit exceeded: the regular expression \(pattern) needs more than \(perCharacter) steps per character read "
@@ -136,6 +143,8 @@ enum CLIError: CategorizedError {
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun: return .invalidArgument
+        case .importFormatMismatch: return .invalidInput
+        case .importFormatUnknown: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
              .agentChangeDenied, .agentSignDenied: return .refused
         case .agentCannotSign: return .wrongPassword

@@ -273,6 +273,9 @@ struct ErrorReport: Equatable {
                 : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
                     + "SOPS_AGE_KEY_FILE or the documented default file"
         case .refused(_, let hint): return hint
+        case .importFormatMismatch(_, _, _, let hint): return hint
+        case .importFormatUnknown:
+            return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:
             return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
         case .agentOfAnotherRelease: return nil

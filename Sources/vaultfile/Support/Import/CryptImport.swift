@@ -12,42 +12,59 @@ import Glibc
 /// ansible-vault files with their vault password, sops files with the user's age identities.
 /// Plaintext only ever lives in memory (pipes from the tools), and is wiped once parsed.
 enum CryptImport {
-    /// Whether `format` is one of the four.
+    /// Whether `format` is one of the file formats read here (ansible-vault, sops).
     static func handles(_ format: InterchangeFormat) -> Bool {
-        [.pass, .passage, .ansibleVault, .sops].contains(format)
+        format == .ansibleVault || format == .sops
     }
 
-    /// The items of `path` (a store folder for pass/passage, where nil means the tool's default
-    /// store; a file for ansible-vault/sops, where nil or `-` means stdin).
-    static func read(format: InterchangeFormat, path: String?, sourcePassword: SourcePasswordOptions) throws -> ForeignImport {
+    /// The store `import --format pass|passage` reads when no folder is given, as pass and passage
+    /// find theirs: `$PASSWORD_STORE_DIR` or `~/.password-store`; `$PASSAGE_DIR` or `~/.passage/store`.
+    static func defaultStore(for format: String) -> String? {
         switch format {
-        case .pass:
-            let root = path ?? environment("PASSWORD_STORE_DIR") ?? home(".password-store")
-            return try readStore(root: root, suffix: ".gpg", format: "pass", tool: "gpg") { file in
-                ["gpg", "--decrypt", "--batch", "--quiet", "--", file]
-            }
-        case .passage:
-            let root = path ?? environment("PASSAGE_DIR") ?? home(".passage/store")
-            let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
-            return try readStore(root: root, suffix: ".age", format: "passage", tool: "age") { file in
-                ["age", "--decrypt", "-i", identities, "--", file]
-            }
+        case "pass": return environment("PASSWORD_STORE_DIR") ?? home(".password-store")
+        case "passage": return environment("PASSAGE_DIR") ?? home(".passage/store")
+        default: return nil
+        }
+    }
+
+    /// The items of an ansible-vault or sops file already read (`bytes`), from `file` (nil or `-`: stdin).
+    static func read(_ bytes: [UInt8], format: InterchangeFormat, file: String?, sourcePassword: SourcePasswordOptions) throws -> ForeignImport {
+        let path = file ?? Input.standardInputName
+        let shown = path == Input.standardInputName ? "standard input" : path
+        switch format {
         case .ansibleVault:
-            let file = path ?? Input.standardInputName
-            var bytes = try Input.readFile(file)
-            defer { wipe(&bytes) }
-            let shown = file == Input.standardInputName ? "standard input" : file
             let password = try sourcePassword.read(for: shown)
-            return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: file), password: password)
+            return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), password: password)
         case .sops:
-            let file = path ?? Input.standardInputName
-            let bytes = try Input.readFile(file)
-            let shown = file == Input.standardInputName ? "standard input" : file
             let document = try SopsReader.parse(bytes, file: shown)
             let dataKey = try sopsDataKey(document, file: shown)
-            return try SopsReader.read(document, dataKey: dataKey, file: shown, name: stem(of: file))
+            return try SopsReader.read(document, dataKey: dataKey, file: shown, name: stem(of: path))
         default:
-            throw CLIError.invalidArgument("\(format.rawValue) is not an encrypted source")
+            throw CLIError.invalidArgument("\(format.rawValue) is not an encrypted file format")
+        }
+    }
+
+    /// pass and passage stores, as a reader of folders (`DirectoryImportReaders`).
+    enum StoreReader: DirectoryImportReader {
+        static let formats = ["pass", "passage"]
+
+        /// A `.gpg-id` marks a pass (or gopass) store, `.age-recipients` a passage store.
+        static func recognize(directory: String) -> String? {
+            if access(directory + "/.gpg-id", F_OK) == 0 { return "pass" }
+            if access(directory + "/.age-recipients", F_OK) == 0 { return "passage" }
+            return nil
+        }
+
+        static func read(directory: String, format: String) throws -> ForeignImport {
+            if format == "passage" {
+                let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
+                return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age") { file in
+                    ["age", "--decrypt", "-i", identities, "--", file]
+                }
+            }
+            return try readStore(root: directory, suffix: ".gpg", format: "pass", tool: "gpg") { file in
+                ["gpg", "--decrypt", "--batch", "--quiet", "--", file]
+            }
         }
     }
 
@@ -58,8 +75,8 @@ enum CryptImport {
         let walk = try StoreWalk(root: root, suffix: suffix)
         var outputs = try ParallelDecryption.run(walk.files.map { ParallelDecryption.Job(arguments: arguments($0.path), file: $0.path) }, tool: tool)
         defer { for index in outputs.indices { wipe(&outputs[index]) } }
-        var files = zip(walk.files, outputs).map { PassReader.File(path: $0.name, content: $1) }
-        defer { for index in files.indices { wipe(&files[index].content) } }
+        var files = zip(walk.files, outputs).map { ForeignStoreFile(path: $0.name, bytes: $1) }
+        defer { for index in files.indices { wipe(&files[index].bytes) } }
         return try PassReader.read(files, format: format, skipped: walk.skipped)
     }
 

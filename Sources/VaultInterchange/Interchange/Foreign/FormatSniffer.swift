@@ -1,0 +1,126 @@
+import VaultModel
+
+// MARK: - What a file looks like
+
+/// A format recognised from a file's content (`import --format auto`, and the message of a file
+/// given with the wrong `--format`).
+public struct SniffedFormat: Sendable, Equatable {
+    /// The `--format` name that imports it ("keepass-xml"), or nil when no format imports it as
+    /// it is (a KDBX database, an age file, a vaultfile vault).
+    public var format: String?
+    /// What it is, for a message ("a KeePass 2 XML export").
+    public var description: String
+    /// What to do when no format imports it as it is.
+    public var advice: String?
+
+    /// Creates a recognised format.
+    public init(format: String?, description: String, advice: String? = nil) {
+        self.format = format
+        self.description = description
+        self.advice = advice
+    }
+}
+
+/// Recognises the formats of issue 44 from their first bytes, magic numbers and CSV headers. It
+/// reads at most the first 64 KiB and never decodes the whole file: a guess to name, never a parse.
+public enum FormatSniffer {
+    /// How much of the file is looked at.
+    static let window = 64 << 10
+
+    /// What `bytes` look like, or nil when nothing is recognised for certain.
+    public static func sniff(_ bytes: [UInt8]) -> SniffedFormat? {
+        var head = Array(bytes.prefix(window))
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
+        if let binary = binary(head) { return binary }
+        let text = String(decoding: head, as: UTF8.self)
+        let start = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        if start.hasPrefix("{") { return json(String(start)) }
+        if start.hasPrefix("<") {
+            return text.contains("<KeePassFile") ? SniffedFormat(format: "keepass-xml", description: "a KeePass 2 XML export") : nil
+        }
+        if start.hasPrefix("$ANSIBLE_VAULT;") { return SniffedFormat(format: "ansible-vault", description: "an Ansible Vault file") }
+        if text.contains("\nsops:") && text.contains("ENC[AES256_GCM,") {
+            return SniffedFormat(format: "sops", description: "a sops-encrypted file")
+        }
+        if let csv = csvHeader(String(start)) { return csv }
+        return dotenv(String(start))
+    }
+
+    /// Files recognised by their magic number.
+    private static func binary(_ head: [UInt8]) -> SniffedFormat? {
+        if head.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5]) {
+            return SniffedFormat(format: nil, description: "a KeePass database (KDBX)",
+                                 advice: "export it as XML with 'keepassxc-cli export --format xml DATABASE > FILE.xml', import that "
+                                     + "with '--format keepass-xml', then delete it")
+        }
+        if head.starts(with: [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]) {
+            return SniffedFormat(format: nil, description: "a vaultfile vault",
+                                 advice: "copy its entries with 'vaultfile --vault OTHER export --format json | vaultfile import --format json'")
+        }
+        if head.starts(with: Array("age-encryption.org/v1".utf8)) || head.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)) {
+            return SniffedFormat(format: nil, description: "an age-encrypted file", advice: "decrypt it with age first, then import what it holds")
+        }
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            let name = Array("export.data".utf8)
+            let holdsExport = head.count >= name.count && (0...(head.count - name.count)).contains { head[$0..<$0 + name.count].elementsEqual(name) }
+            return holdsExport ? SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)") : nil
+        }
+        return nil
+    }
+
+    /// JSON documents, by the keys that mark each export.
+    private static func json(_ text: String) -> SniffedFormat? {
+        if text.contains("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
+        if text.contains("\"sops\"") && text.contains("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
+        guard text.contains("\"items\"") else { return nil }
+        if text.contains("\"template_type\"") || text.contains("\"auto_submit\"") {
+            return SniffedFormat(format: "enpass-json", description: "an Enpass JSON export")
+        }
+        if text.contains("\"login\"") || text.contains("\"folders\"") || text.contains("\"encrypted\"") {
+            return SniffedFormat(format: "bitwarden-json", description: "a Bitwarden JSON export")
+        }
+        return nil
+    }
+
+    /// The CSV headers each tool writes, by their columns (lower case, without quotes or spaces).
+    private static let headers: [(columns: [String], format: String, description: String)] = [
+        (["group", "title", "username", "password", "url", "notes"], "keepassxc-csv", "a KeePassXC CSV export"),
+        (["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden CSV export"),
+        (["url", "username", "password", "httprealm", "formactionorigin", "guid"], "firefox-csv", "a Firefox CSV export"),
+        (["url", "username", "password", "totp", "extra", "name", "grouping", "fav"], "lastpass-csv", "a LastPass CSV export"),
+        (["url", "username", "password", "extra", "name", "grouping", "fav"], "lastpass-csv", "a LastPass CSV export"),
+        (["title", "url", "username", "password", "otpauth"], "1password-csv", "a 1Password CSV export"),
+        (["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"], "dashlane-csv", "a Dashlane CSV export"),
+        (["name", "url", "username", "password"], "chrome-csv", "a Chrome (or Chromium, Edge) CSV export"),
+    ]
+
+    /// A CSV whose first line is a header some tool writes (every column of the row above present).
+    private static func csvHeader(_ text: String) -> SniffedFormat? {
+        let line = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
+        guard line.contains(",") else { return nil }
+        let columns = Set(line.split(separator: ",", omittingEmptySubsequences: false).map {
+            String($0.unicodeScalars.filter { $0 != "\"" && $0 != " " && $0 != "\r" }.map(Character.init)).lowercased()
+        })
+        for header in headers where header.columns.allSatisfy(columns.contains) {
+            return SniffedFormat(format: header.format, description: header.description)
+        }
+        if columns.contains("name") && columns.contains("value") { return SniffedFormat(format: "csv", description: "a vaultfile CSV file") }
+        return nil
+    }
+
+    /// Text whose every line (comments and blank ones aside) is `KEY=value`.
+    private static func dotenv(_ text: String) -> SniffedFormat? {
+        var lines = 0
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).prefix(200) {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let body = trimmed.hasPrefix("export ") ? trimmed.dropFirst(7) : trimmed
+            guard let equals = body.firstIndex(of: "="), equals > body.startIndex,
+                  body[..<equals].unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
+                return nil
+            }
+            lines += 1
+        }
+        return lines > 0 ? SniffedFormat(format: "dotenv", description: "a dotenv file (KEY=value lines)") : nil
+    }
+}

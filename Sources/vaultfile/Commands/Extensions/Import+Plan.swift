@@ -1,0 +1,122 @@
+import VaultInterchange
+import VaultModel
+
+// MARK: - What an import does to one vault
+
+/// What `import` does (or, with `--dry-run`, would do) to a vault: the entries to put, which of them
+/// replace existing ones, which were skipped, and the warnings the vault itself adds.
+struct ImportPlan {
+    /// The entries to put (without those `--skip-existing` left out).
+    var entries: ImportedEntries
+    /// The names that replace an existing entry (`--overwrite`).
+    var replaced: [String]
+    /// The names left out because the vault has them (`--skip-existing`).
+    var skipped: [String]
+    /// Warnings found against the vault (history it does not keep).
+    var warnings: [ImportWarning]
+
+    /// The number of entries added, new to the vault.
+    var added: Int { entries.count - replaced.count }
+}
+
+extension VaultfileCommand.Import {
+    /// What importing `imported` does to `vault`, checked as the import is: clashes, names in
+    /// another Unicode form, format characters, history. Throws what the import would throw.
+    func planned(_ imported: ImportedEntries, in vault: Vault) throws -> ImportPlan {
+        var entries = imported
+        // The names as strings only where a check needs them: an import into an empty vault
+        // of ASCII names needs none (the entries may be records, ImportRecords.swift).
+        var names = vault.count == 0 && !entries.hasNonASCIIName ? [] : entries.names
+        var existing = vault.count == 0 ? [] : names.filter { vault.contains($0) }
+        var skipped: [String] = []
+        if !existing.isEmpty && skipExisting {
+            skipped = existing
+            entries = try entries.keeping { !vault.contains($0) }
+            names = entries.names
+            existing = []
+        }
+        if !existing.isEmpty && !overwrite {
+            let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
+            throw CLIError.refused("\(ChangeReport.entries(existing.count)) \(existing.count == 1 ? "exists" : "exist") already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
+                                   hint: existing.count == 1 ? "pass --overwrite to replace it, or --skip-existing to keep it" : "pass --overwrite to replace them, or --skip-existing to keep them")
+        }
+        // Every name passed the rules of all names (Interchange.read); what is left is the
+        // format characters of new names, which an ASCII name cannot hold.
+        for name in names where name.utf8.contains(where: { $0 >= 0x80 }) {
+            try vault.checkNewName(name, allowingFormatCharacters: formatCharacters.allowFormatCharacters)
+        }
+        // An empty vault has no twin of any name.
+        if vault.count > 0, let twin = vault.canonicalTwins(of: names).first {
+            throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
+        }
+        var warnings: [ImportWarning] = []
+        if let history = entries.history, !history.isEmpty, !vault.keepsHistory {
+            // Another password manager's history is one more thing not kept, said as such; a
+            // vaultfile export made --with-history was asked for, and is refused.
+            guard entries.fromForeign else {
+                throw CLIError.refused("the file holds earlier versions (an export made with --with-history), and \(unlock.location.path) keeps no history; nothing was imported",
+                                       hint: "turn history on with 'vaultfile history --enable' first (older releases then cannot read the vault), or export again without --with-history")
+            }
+            warnings.append(.historyNotKept(versions: history.reduce(0) { $0 + $1.versions.count }, entries: history.count))
+            entries.history = nil
+        }
+        return ImportPlan(entries: entries, replaced: existing, skipped: skipped, warnings: warnings)
+    }
+
+    /// Says what the import did (or would do, `--dry-run`): renamings and warnings on stderr, a
+    /// summary, the plan's lines on stdout for a dry run, and `--json`'s object.
+    func report(_ plan: ImportPlan, imported: ImportedEntries, format: String) throws {
+        let entries = plan.entries
+        let warnings = entries.warnings + plan.warnings
+        let verb = dryRun ? "would be renamed" : "renamed"
+        for renaming in entries.renamings {
+            Messages.info("vaultfile: \(verb) '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
+        }
+        for warning in warnings { Messages.warning(warning.description) }
+        let source = file ?? "stdin"
+        let skipped = plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped"
+        if dryRun {
+            if !json { try printPlanLines(plan) }
+            Messages.info("would import \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replaced.count) replaced\(skipped)); nothing was changed (--dry-run)")
+        } else {
+            Messages.info("imported \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replaced.count) replaced\(skipped))")
+        }
+        guard json else { return }
+        var members: [(String, JSON)] = [
+            ("source", file.map(JSON.string) ?? .null),
+            ("format", .string(format)),
+            ("imported", .int(Int64(entries.count))),
+            ("added", .int(Int64(plan.added))),
+            ("replaced", .int(Int64(plan.replaced.count))),
+            ("skipped", .int(Int64(plan.skipped.count))),
+            ("dry_run", .bool(dryRun)),
+            ("renamed", .array(entries.renamings.map { renaming in
+                .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
+                         ("reasons", .array(renaming.reasons.map { .string($0.name) }))])
+            })),
+            ("warnings", .array(warnings.map { .object([("kind", .string($0.kind)), ("message", .string($0.description))]) })),
+        ]
+        if dryRun {
+            let replaced = Set(plan.replaced.map { Array($0.utf8) })
+            members.append(("entries", .array(entries.names.map { name in
+                .object([("name", .string(name)), ("action", .string(replaced.contains(Array(name.utf8)) ? "replace" : "add"))])
+            })))
+            members.append(("skipped_names", .array(plan.skipped.map(JSON.string))))
+            members.append(("history", .array((entries.history ?? []).map { .object([("name", .string($0.name)), ("versions", .int(Int64($0.versions.count)))]) })))
+        }
+        try StandardOutput.line(JSON.object(members).text)
+    }
+
+    /// `--dry-run`'s lines: `add NAME`, `replace NAME`, `skip NAME`, `history NAME (N versions)`.
+    private func printPlanLines(_ plan: ImportPlan) throws {
+        let replaced = Set(plan.replaced.map { Array($0.utf8) })
+        for name in plan.entries.names {
+            let action = replaced.contains(Array(name.utf8)) ? "replace" : "add"
+            try StandardOutput.line("\(action) \(EntryName.escapingFormatCharacters(name))")
+        }
+        for name in plan.skipped { try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(name)) (already in the vault)") }
+        for (name, versions) in plan.entries.history ?? [] {
+            try StandardOutput.line("history \(EntryName.escapingFormatCharacters(name)) (\(versions.count == 1 ? "1 earlier version" : "\(versions.count) earlier versions") merged)")
+        }
+    }
+}
