@@ -211,7 +211,8 @@ import Testing
         #expect(try complete(cli, ["vaultfile", "set", "x", "--value-file", "no"]) == ["notes.txt"])
         #expect(try complete(cli, ["vaultfile", "list", "--password-file", "no"]) == ["notes.txt"])
         #expect(Set(try complete(cli, ["vaultfile", "export", "--format", ""])) == ["json", "dotenv", "csv"])
-        #expect(Set(try complete(cli, ["vaultfile", "import", "--format", ""])) == ["json", "dotenv", "csv", "keepassxc-csv", "bitwarden-json"])
+        #expect(Set(try complete(cli, ["vaultfile", "import", "--format", ""])) == ["json", "dotenv", "csv", "keepassxc-csv", "bitwarden-json",
+                                                                                   "ansible-vault", "sops", "pass", "passage", "auto"])
         #expect(try complete(cli, ["vaultfile", "generate", "--charset", "al"]) == ["alnum"])
     }
 

@@ -76,7 +76,7 @@ struct StoreWalk {
                 kind = S_IFREG
             }
             if kind == S_IFDIR {
-                if entryName.hasPrefix(".") { skip(entryName == ".git" ? "the store's .git folder" : "hidden folders (\(entryName)…)"); continue }
+                if entryName.hasPrefix(".") { skip(entryName == ".git" ? "the store's .git folder" : "the hidden folder \(entryName)"); continue }
                 try walk(folder: path, name: name + [entryName], realRoot: realRoot, suffix: suffix, depth: depth + 1)
                 continue
             }
