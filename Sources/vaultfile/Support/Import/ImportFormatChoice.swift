@@ -22,6 +22,9 @@ enum ImportFormatChoice: Equatable, ExpressibleByArgument {
         InterchangeFormat.allCases.map(\.rawValue) + DirectoryImportReaders.all.flatMap { $0.formats }.filter { InterchangeFormat(rawValue: $0) == nil } + ["auto"]
     }
 
+    /// Shell completion offers every name `allValueStrings` gives.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+
     /// The `--format` name.
     var name: String {
         switch self {
