@@ -118,6 +118,15 @@ import VaultFormat
 
     // MARK: - Edge cases
 
+    @Test func test_read_countsEncryptedCommentsAndNullsAsNotKept() throws {
+        // A comment sops encrypted and a null value: neither is in the MAC, neither becomes an entry.
+        let text = String(decoding: try fixture("secrets.yaml"), as: UTF8.self)
+            .replacingOccurrences(of: "\nenabled: ", with: "\n#ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:comment]\nnothing: null\nenabled: ")
+        let result = try read(Array(text.utf8), key: "secrets.yaml")
+        #expect(named(result).map(\.0) == Self.expected.map(\.0))
+        #expect(result.notKept == ["sops encrypted comments": 1, "sops null values": 1])
+    }
+
     @Test func test_withoutFraction_matchesGoRFC3339() {
         #expect(SopsReader.withoutFraction("2024-09-04T13:43:30.123456Z") == "2024-09-04T13:43:30Z")
         #expect(SopsReader.withoutFraction("2024-09-04T13:43:30+02:00") == "2024-09-04T13:43:30+02:00")

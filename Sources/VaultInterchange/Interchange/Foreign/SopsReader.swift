@@ -32,6 +32,8 @@ public enum SopsReader {
         var mac: String
         var rule: Rule
         var macOnlyEncrypted: Bool
+        /// YAML comments sops encrypted (`#ENC[…]` lines): not imported, counted.
+        var encryptedComments: Int
         /// Other key groups the file has (pgp, kms…), which vaultfile cannot use.
         public var otherKeyKinds: [String]
     }
@@ -109,8 +111,12 @@ public enum SopsReader {
         if macOnly, case .byContent = rule {
             throw .unsupportedFeature("sops' mac_only_encrypted with a regular-expression rule (in \(file)); decrypt it with sops and import the result")
         }
+        // The YAML reader drops comments (sops leaves them out of the MAC too); the encrypted ones are counted.
+        let comments = first == UInt8(ascii: "{") ? 0 : String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter {
+            $0.drop { $0 == " " }.hasPrefix("#ENC[AES256_GCM,")
+        }.count
         return Document(ageDataKeys: keys, ageRecipients: recipients, tree: items, lastModified: lastModified, mac: mac, rule: rule,
-                        macOnlyEncrypted: macOnly, otherKeyKinds: others)
+                        macOnlyEncrypted: macOnly, encryptedComments: comments, otherKeyKinds: others)
     }
 
     /// The items of `document`, decrypted with the 32-byte `dataKey`, named under `name`; the MAC
@@ -137,7 +143,7 @@ public enum SopsReader {
         var result = ForeignImport(format: "sops")
         result.items = walk.items
         if walk.nulls > 0 { result.notKept["sops null values", default: 0] += walk.nulls }
-        if walk.comments > 0 { result.notKept["sops encrypted comments", default: 0] += walk.comments }
+        if document.encryptedComments > 0 { result.notKept["sops encrypted comments", default: 0] += document.encryptedComments }
         return result
     }
 
@@ -151,7 +157,6 @@ public enum SopsReader {
         let hasher = SHA512Hasher()
         var items: [ForeignItem] = []
         var nulls = 0
-        var comments = 0
 
         init(document: Document, key: SecureBytes, file: String, name: String) {
             self.document = document
