@@ -11,10 +11,11 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
 # XEdDSA (PyPI xeddsa, libxeddsa) that checks vaultfile's seal signatures (XEDDSA_VENV); keepassxc's
 # keepassxc-cli is the peer audit --hibp is checked against, python3-zxcvbn the estimate's reference;
 # folder-by-folder completion is typed into zsh and fish too, test-install asks zsh for its fpath,
-# and test-deb runs lintian.
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian
+# and test-deb runs lintian; gpg, pass, age and ansible-core make the stores and files the importers
+# of issue 44 read.
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
-TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian
+TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault
 TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
@@ -23,7 +24,7 @@ XEDDSA_VENV := .build/xeddsa-venv
 RELEASE := SWIFT="$(SWIFT)" SHARED_LIBS="$(SHARED_LIBS)" ./scripts/build-release.sh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps print-test-packages build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: sops-fixtures all deps test-deps print-test-packages build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
 
 all: build
 
@@ -118,3 +119,11 @@ ci: test fuzz check-sanitizers
 
 clean:
 	rm -rf .build .build-asan .build-tsan .build-fuzz .build-portable .build-deb
+
+## sops-fixtures: rewrite Fixtures/import/sops/ (sops is not in Debian: scripts/make-sops-fixtures.py
+## writes sops' format from its source, with PyPI cryptography in .build/sops-venv and the real age).
+SOPS_VENV := .build/sops-venv
+sops-fixtures:
+	@if [ ! -x $(SOPS_VENV)/bin/python ] || ! $(SOPS_VENV)/bin/python -c 'import cryptography' 2>/dev/null; then \
+		/usr/bin/python3 -m venv $(SOPS_VENV) && $(SOPS_VENV)/bin/pip install -q cryptography; fi
+	$(SOPS_VENV)/bin/python scripts/make-sops-fixtures.py Fixtures/import/sops

@@ -56,6 +56,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 8. otpauth URIs (`TOTPParameters`, Steam's encoder included) never crash, nor a code from one.
 /// 9. the readers of other managers' exports (issue 44: KeePass XML, the CSV families, 1pux,
 ///    Enpass JSON) and the inflater, gzip and ZIP reader under them never crash.
+/// 10. the importers of encrypted sources (issue 44): a pass file's content, an ansible-vault
+///    envelope or YAML file with `!vault` values, a sops YAML/JSON file (its tree, metadata, values
+///    and MAC under a fixed data key) never crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -112,8 +115,26 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = try? Interchange.readForeign(bytes, format: format, now: 0)
     }
     ForeignArchiveFuzzing.exercise(bytes)
+    fuzzEncryptedImports(bytes)
     return 0
 }
+
+// MARK: - Importers of encrypted sources
+
+/// The fixed vault password and sops data key the importers are fuzzed with (the seeds in
+/// Fuzz/import-seeds use them, so mutations reach the HMAC, the values and the MAC).
+private let importPassword = SecureBytes(copying: Array("fixture-password".utf8))
+private let sopsDataKey = SecureBytes(copying: [UInt8](repeating: 0x42, count: 32))
+
+/// Property 7: never a crash, whatever the bytes.
+private func fuzzEncryptedImports(_ bytes: [UInt8]) {
+    _ = try? PassReader.item(ForeignStoreFile(path: ["fuzz"], bytes: bytes))
+    if bytes.count <= 1 << 16 {
+        _ = try? AnsibleVaultReader.read(bytes, file: "fuzz", name: "fuzz", password: importPassword)
+    }
+    if let document = try? SopsReader.parse(bytes, file: "fuzz") {
+        _ = try? SopsReader.read(document, dataKey: sopsDataKey, file: "fuzz", name: "fuzz")
+
 
 /// One unlinked file, rewritten with each input, that the breach list opens through /proc/self/fd.
 private let breachListFile: Int32 = {

@@ -53,6 +53,12 @@ public enum VaultError: CategorizedError, Equatable {
     case malformedInput(String)
     /// A documented size or count limit was exceeded.
     case limitExceeded(String)
+    /// Another tool's encrypted file (ansible-vault, sops) does not open with `what` (e.g. "the
+    /// vault password"): its authentication tag does not verify under the key that secret gives.
+    case sourceSecretRejected(file: String, what: String)
+    /// Another tool's encrypted file (ansible-vault, sops) fails a check after it opened: its
+    /// values or its MAC do not authenticate, or its plaintext is malformed (`why`).
+    case sourceDamaged(file: String, why: String)
 
     // MARK: History
     /// The command needs entry history and this vault keeps none (`history --enable` turns it on).
@@ -143,6 +149,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .environmentVariableClash(let first, let second, let variable):
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
+        case .sourceSecretRejected(let file, let what): return "\(file) does not open with \(what): its authentication tag does not verify under it; nothing was imported"
+        case .sourceDamaged(let file, let why): return "\(file) is damaged or was modified: \(why); nothing was imported"
         case .historyOff: return "this vault keeps no history of its entries"
         case .revisionNotFound(let entry, let revision, let available):
             let kept = available == 0 ? "no earlier version" : available == 1 ? "1 earlier version" : "\(available) earlier versions"
@@ -196,11 +204,11 @@ public enum VaultError: CategorizedError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
-        case .wrongPassword, .noKeyslotOpens, .fileKeyRejected, .noSealSigner: return .wrongPassword
+        case .wrongPassword, .noKeyslotOpens, .fileKeyRejected, .noSealSigner, .sourceSecretRejected: return .wrongPassword
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff: return .refused
         case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed: return .refused
-        case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return .damaged
+        case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged, .sourceDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded, .generationCeiling: return .overLimit

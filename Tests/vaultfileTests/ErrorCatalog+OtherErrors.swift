@@ -59,6 +59,7 @@ enum CLIErrorKind: CaseIterable {
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown
+    case sourceDecryptionFailed, sourceDecryptionTooLarge
 
     init(_ error: CLIError) {
         switch error {
@@ -66,6 +67,7 @@ enum CLIErrorKind: CaseIterable {
         case .passwordSourceFailed: self = .passwordSourceFailed
         case .emptyPassword: self = .emptyPassword
         case .passwordsDiffer: self = .passwordsDiffer
+        case .sourceDecryptionFailed(_, _, let status, _): self = status == nil ? .sourceDecryptionTooLarge : .sourceDecryptionFailed
         case .passwordCommandFailed: self = .passwordCommandFailed
         case .inputFailed: self = .inputFailed
         case .inputTooLarge: self = .inputTooLarge
@@ -113,6 +115,12 @@ enum CLIErrorKind: CaseIterable {
                                 shows: ["shown-operation", "/v/shown.txt", "No such file or directory"])
         case .outputFailed: return ErrorCaseRow(CLIError.outputFailed(errno: EPIPE), status: 2, hint: false, shows: ["Broken pipe"])
         case .invalidArgument: return ErrorCaseRow(CLIError.invalidArgument("shown-reason"), status: 64, hint: false, shows: ["shown-reason"])
+        case .sourceDecryptionFailed:
+            return ErrorCaseRow(CLIError.sourceDecryptionFailed(tool: "gpg", file: "shown/file.gpg", status: 2, limit: 1), status: 3, hint: true,
+                                shows: ["shown/file.gpg", "exit status 2"])
+        case .sourceDecryptionTooLarge:
+            return ErrorCaseRow(CLIError.sourceDecryptionFailed(tool: "age", file: "shown/file.age", status: nil, limit: 77), status: 6, hint: true,
+                                shows: ["shown/file.age", "77"])
         case .cannotRun:
             return ErrorCaseRow(CLIError.cannotRun(command: "shown-command", errno: E2BIG), status: 64, hint: false,
                                 shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])

@@ -54,6 +54,7 @@ enum VaultErrorKind: CaseIterable {
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused, slotNameAmbiguous
     case historyOff, revisionNotFound
     case noSealSigner, sealSigningFailed
+    case sourceSecretRejected, sourceDamaged
 
     init(_ error: VaultError) {
         switch error {
@@ -84,6 +85,8 @@ enum VaultErrorKind: CaseIterable {
         case .environmentVariableClash: self = .environmentVariableClash
         case .malformedInput: self = .malformedInput
         case .limitExceeded: self = .limitExceeded
+        case .sourceSecretRejected: self = .sourceSecretRejected
+        case .sourceDamaged: self = .sourceDamaged
         case .vaultMissing: self = .vaultMissing
         case .notARegularFile: self = .notARegularFile
         case .vaultExists: self = .vaultExists
@@ -162,6 +165,9 @@ enum VaultErrorKind: CaseIterable {
                                 shows: ["'shown/a'", "'shown-a'", "SHOWN_A"])
         case .malformedInput: return ErrorCaseRow(VaultError.malformedInput("line 3: shown-reason"), status: 2, hint: false, shows: ["line 3: shown-reason"])
         case .limitExceeded: return ErrorCaseRow(VaultError.limitExceeded("shown-reason"), status: 6, hint: false, shows: ["shown-reason"])
+        case .sourceSecretRejected:
+            return ErrorCaseRow(VaultError.sourceSecretRejected(file: "shown.yml", what: "the vault password"), status: 3, hint: true, shows: ["shown.yml"])
+        case .sourceDamaged: return ErrorCaseRow(VaultError.sourceDamaged(file: "shown.yml", why: "shown-reason"), status: 4, hint: true, shows: ["shown.yml", "shown-reason"])
         case .vaultMissing: return ErrorCaseRow(VaultError.vaultMissing(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
         case .notARegularFile:
             return ErrorCaseRow(VaultError.notARegularFile(path: "/v/shown.vault", kind: .namedPipe), status: 2, hint: false,

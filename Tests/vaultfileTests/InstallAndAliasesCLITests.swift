@@ -213,7 +213,8 @@ import Testing
         #expect(Set(try complete(cli, ["vaultfile", "export", "--format", ""])) == ["json", "dotenv", "csv"])
         #expect(Set(try complete(cli, ["vaultfile", "import", "--format", ""])) == ["json", "dotenv", "csv", "keepassxc-csv", "bitwarden-json",
                                                                                  "keepass-xml", "bitwarden-csv", "1password-csv", "1pux", "lastpass-csv",
-                                                                                 "chrome-csv", "firefox-csv", "dashlane-csv", "enpass-json", "auto"])
+                                                                                 "chrome-csv", "firefox-csv", "dashlane-csv", "enpass-json",
+                                                                                 "ansible-vault", "sops", "pass", "passage", "auto"])
         #expect(try complete(cli, ["vaultfile", "generate", "--charset", "al"]) == ["alnum"])
     }
 

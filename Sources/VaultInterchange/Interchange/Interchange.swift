@@ -32,6 +32,10 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case dashlaneCSV = "dashlane-csv"
     /// Enpass's JSON export (import only).
     case enpassJSON = "enpass-json"
+    /// An ansible-vault file, or a YAML file with inline `!vault` values (import only; AnsibleVaultReader).
+    case ansibleVault = "ansible-vault"
+    /// A sops YAML or JSON file encrypted to an age key (import only; SopsReader).
+    case sops
 
     /// Whether vaultfile can write this format.
     public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
@@ -153,6 +157,9 @@ public enum Interchange {
         case .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV, .dashlaneCSV, .enpassJSON:
             // Other managers' exports: read into items, then made entries by the one builder.
             return try readForeign(bytes, format: format, now: now).entries(now: now, options: ForeignBuildOptions())
+        case .ansibleVault, .sops:
+            // They need age or the file's own password: the import command reads them (CryptImport).
+            throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")
         }
         return try ImportedEntries(entries, renamings: names.renamings)
     }
@@ -180,7 +187,7 @@ public enum Interchange {
         case .dotenv: return try DotEnv.export(vault, prefix: prefix, skipped: &skipped)
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
         case .keepassxcCSV, .bitwardenJSON, .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
-             .dashlaneCSV, .enpassJSON:
+             .dashlaneCSV, .enpassJSON, .ansibleVault, .sops:
             throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
         }
     }

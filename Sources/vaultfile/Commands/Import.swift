@@ -22,6 +22,13 @@ extension VaultfileCommand {
                   csv             a header line: name, value, then one column per field
                   keepassxc-csv   'keepassxc-cli export --format csv'; name: group/title
                   bitwarden-json  Bitwarden's unencrypted JSON export; name: folder/item
+                  pass            a pass/gopass store folder (default ~/.password-store), each .gpg file \
+                decrypted by your own gpg
+                  passage         a passage store folder, each .age file decrypted by age with \
+                PASSAGE_IDENTITIES_FILE (default ~/.passage/identities)
+                  ansible-vault   an ansible-vault file, or a YAML file's !vault values; its password from \
+                --source-password-file/-fd/-command or a prompt
+                  sops            a sops YAML or JSON file encrypted to an age key (SOPS_AGE_KEY_FILE)
                   auto            told from the content (the default): a format is chosen only when the \
                 content is unambiguous
                 Details and samples of each: docs/INTERCHANGE.md. A file given with the wrong --format is \
@@ -54,8 +61,12 @@ extension VaultfileCommand {
         @Flag(name: .customLong("dry-run"), help: "Print what would be imported, replaced, skipped, renamed and lost; change nothing.") var dryRun = false
         @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries and warnings included (docs/JSON.md).") var json = false
         @OptionGroup var formatCharacters: FormatCharacterOption
+        @OptionGroup(title: "The imported file's own password (ansible-vault)") var sourcePassword: SourcePasswordOptions
 
         func validate() throws {
+            if sourcePassword.isGiven, ![.format(.ansibleVault), .auto].contains(format) {
+                throw CLIError.invalidArgument("--source-password-file, --source-password-fd and --source-password-command go with --format ansible-vault")
+            }
             if overwrite && skipExisting {
                 throw ValidationError("--overwrite and --skip-existing contradict each other (replace existing entries, or leave them); give one")
             }
@@ -92,6 +103,8 @@ extension VaultfileCommand {
 
         /// The entries of the input, built with `options`, and the format they were read in.
         private func load(options: ForeignBuildOptions) throws -> (ImportedEntries, String) {
+            // pass and passage read their default store when no folder is given (CryptImport).
+            let file = self.file ?? CryptImport.defaultStore(for: format.name)
             let source = file ?? "stdin"
             if let file, file != Input.standardInputName, DirectoryImportReaders.isDirectory(file) {
                 let name: String
@@ -122,6 +135,10 @@ extension VaultfileCommand {
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:
                 chosen = try detected(bytes, source: source)
+            }
+            if CryptImport.handles(chosen) {  // ansible-vault, sops: the file's password or the user's age identities
+                return (try CryptImport.read(bytes, format: chosen, file: file, sourcePassword: sourcePassword)
+                    .entries(now: currentTimeMilliseconds(), options: options), chosen.rawValue)
             }
             let read = Result { () throws(VaultError) -> ImportedEntries in try Interchange.read(bytes, format: chosen, options: options) }
             switch read {

@@ -22,6 +22,9 @@ enum CLIError: CategorizedError {
     case passwordSourceFailed(String)
     /// The password (or a value typed at a prompt) is empty.
     case emptyPassword
+    /// `tool` (gpg, age) could not decrypt `file` of an import: it exited with `status` (its own
+    /// message went to stderr before), or its output passed `limit` bytes (`status` nil).
+    case sourceDecryptionFailed(tool: String, file: String, status: Int32?, limit: Int)
     /// The two typed passwords differ.
     case passwordsDiffer
     /// `--password-command` exited unsuccessfully.
@@ -90,6 +93,10 @@ enum CLIError: CategorizedError {
         case .typedPasswordWrong(let tries): return "wrong password \(tries == 1 ? "once" : "\(tries) times"): no keyslot of the vault opens with what was typed"
         case .passwordSourceFailed(let why): return "could not read the password: \(why)"
         case .emptyPassword: return "the password is empty"
+        case .sourceDecryptionFailed(let tool, let file, let status?, _):
+            return "\(tool) could not decrypt \(file) (exit status \(status)); nothing was imported"
+        case .sourceDecryptionFailed(let tool, let file, nil, let limit):
+            return "\(tool) decrypted \(file) to more than \(limit) bytes, the most one file of a store may hold; nothing was imported"
         case .passwordsDiffer: return "the two passwords differ"
         case .passwordCommandFailed(let status): return "the password command failed (exit status \(status))"
         case .inputFailed(let why): return why
@@ -147,6 +154,7 @@ enum CLIError: CategorizedError {
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
              .agentChangeDenied, .agentSignDenied: return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
+        case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }

@@ -107,6 +107,10 @@ struct ErrorReport: Equatable {
         case .rotationBlocked:
             return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .slotChangeRefused, .sealSigningFailed: return nil
+        case .sourceSecretRejected:
+            return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
+                + "a file under several vault ids needs one import per password"
+        case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):
@@ -284,6 +288,12 @@ struct ErrorReport: Equatable {
             return "check Caps Lock and the keyboard layout, then run the command again; a vault shared with a key "
                 + "also opens with it (--identity, --keyfile, --recovery)"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
+        case .sourceDecryptionFailed(let tool, let file, let status, _):
+            guard status != nil else { return "a store's files hold passwords and notes; decrypt this one by hand to see what it holds" }
+            return tool == "gpg"
+                ? "check that gpg decrypts it by hand ('gpg --decrypt \(shellWord(file))'): the secret key and gpg-agent must be available"
+                : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
+                    + "SOPS_AGE_KEY_FILE or the documented default file"
         case .refused(_, let hint): return hint
         case .importFormatMismatch(_, _, _, let hint): return hint
         case .importFormatUnknown:

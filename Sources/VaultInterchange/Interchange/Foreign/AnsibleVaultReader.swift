@@ -1,0 +1,184 @@
+import SecureMemory
+import VaultFormat
+import VaultModel
+
+// MARK: - ansible-vault files and inline `!vault` values
+
+/// Reads ansible-vault's encrypted files (`$ANSIBLE_VAULT;1.1;AES256`, and `1.2;AES256;ID` with a
+/// vault id), and the inline `!vault |` values of a YAML variables file, with one vault password.
+///
+/// The format (ansible's `lib/ansible/parsing/vault/__init__.py`, `VaultAES256`): after the header
+/// line, lines of hex; their text decodes to three hex strings on three lines: the salt, the
+/// HMAC-SHA256 of the ciphertext and the ciphertext. PBKDF2-HMAC-SHA256 of the password and the
+/// salt, 10,000 iterations, gives 80 bytes: the AES-256 key, the HMAC key, the CTR IV. The HMAC
+/// is checked (in constant time) before anything is decrypted; then AES-256-CTR, then PKCS#7
+/// padding (16-byte blocks) removed and checked.
+public enum AnsibleVaultReader {
+    /// ansible's PBKDF2 iterations (fixed by the format).
+    static let iterations: UInt32 = 10_000
+    /// The most bytes of hex text one vault may hold (its plaintext is at most an entry's value).
+    static let maxHexLength = 4 * VaultLimits.maxValueLength + 4_096
+    /// The longest salt accepted (ansible writes 32 bytes).
+    static let maxSaltLength = 1_024
+
+    /// Whether `bytes` is a whole ansible-vault file (it starts with `$ANSIBLE_VAULT;`).
+    public static func isVaultFile(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("$ANSIBLE_VAULT;".utf8)) }
+
+    /// The items of one file named `file` (its path as the user gave it, for messages): a whole vault
+    /// file is one item named `name`; a YAML file gives one item per `!vault` value, named
+    /// `name/key/path` (list items by their index). Plain (unencrypted) values are not imported and
+    /// are counted in `notKept`.
+    public static func read(_ bytes: [UInt8], file: String, name: String, password: SecureBytes) throws(VaultError) -> ForeignImport {
+        var result = ForeignImport(format: "ansible-vault")
+        if isVaultFile(bytes) {
+            var item = ForeignItem(folders: [], title: name)
+            item.value = try decrypt(envelope: String(decoding: bytes, as: UTF8.self), file: file, password: password)
+            result.items.append(item)
+            return result
+        }
+        let root = try ConfigYAML.parse(bytes, what: file)
+        var plain = 0
+        try collect(root, path: [], file: file, name: name, password: password, into: &result, plain: &plain)
+        guard !result.items.isEmpty else {
+            throw .malformedInput("\(file) is neither an ansible-vault file ('$ANSIBLE_VAULT;…' on its first line) nor a YAML file with '!vault' values")
+        }
+        if plain > 0 { result.notKept["plain (unencrypted) YAML values", default: 0] += plain }
+        return result
+    }
+
+    /// The plaintext of one vault (`$ANSIBLE_VAULT;…` header then hex lines), checked.
+    public static func decrypt(envelope: String, file: String, password: SecureBytes) throws(VaultError) -> [UInt8] {
+        let parts = try parse(envelope: envelope, file: file)
+        guard let derived = ForeignKeyDerivation.pbkdf2SHA256(password: password, salt: parts.salt, iterations: iterations, outputLength: 80) else {
+            throw .sourceDamaged(file: file, why: "PBKDF2 refused the salt")
+        }
+        let verified = derived.withUnsafeBytes { keys in
+            HMACSHA256.verify(parts.hmac, message: parts.ciphertext[...], key: UnsafeRawBufferPointer(rebasing: keys[32..<64]))
+        }
+        guard verified else {
+            throw .sourceSecretRejected(file: file, what: "the vault password" + (parts.vaultID.map { " (vault id '\($0)')" } ?? ""))
+        }
+        guard let padded = derived.withUnsafeBytes({ keys in
+            AES256CTR.decrypt(parts.ciphertext[...], key: UnsafeRawBufferPointer(rebasing: keys[0..<32]), iv: UnsafeRawBufferPointer(rebasing: keys[64..<80]))
+        }) else { throw .sourceDamaged(file: file, why: "AES-256-CTR refused the data") }
+        return try padded.withUnsafeBytes { (bytes) throws(VaultError) -> [UInt8] in
+            // PKCS#7: n bytes of value n, 1 ≤ n ≤ 16. The HMAC passed, so a bad padding is a faulty writer.
+            guard let last = bytes.last, (1...16).contains(last), Int(last) <= bytes.count,
+                  bytes.suffix(Int(last)).allSatisfy({ $0 == last }) else {
+                throw .sourceDamaged(file: file, why: "the decrypted data has no valid PKCS#7 padding")
+            }
+            return Array(bytes.prefix(bytes.count - Int(last)))
+        }
+    }
+
+    // MARK: The envelope
+
+    /// The fields of one vault's text.
+    struct Envelope {
+        var version: String
+        var vaultID: String?
+        var salt: [UInt8]
+        var hmac: [UInt8]
+        var ciphertext: [UInt8]
+    }
+
+    /// Parses the header and the hex-of-hex body; every size checked before it is used, the
+    /// whole text's first (`maxHexLength`: a parameter for the tests).
+    static func parse(envelope: String, file: String, maxHexLength: Int = maxHexLength) throws(VaultError) -> Envelope {
+        guard envelope.utf8.count <= maxHexLength + 4_096 else {
+            throw .limitExceeded("\(file): the vault holds \(envelope.utf8.count) bytes; the most read is \(maxHexLength)")
+        }
+        var lines = envelope.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { $0.trimmingBlanks() }.filter { !$0.isEmpty }[...]
+        guard let header = lines.popFirst() else { throw .malformedInput("\(file): empty ansible-vault data") }
+        let fields = header.split(separator: ";", omittingEmptySubsequences: false)
+        guard fields.count >= 3, fields[0] == "$ANSIBLE_VAULT" else {
+            throw .malformedInput("\(file): the header '\(header.prefix(40))' is not '$ANSIBLE_VAULT;1.1;AES256' or '$ANSIBLE_VAULT;1.2;AES256;ID'")
+        }
+        let version = String(fields[1])
+        guard version == "1.1" || version == "1.2" else {
+            throw .malformedInput("\(file): ansible-vault format \(version.prefix(10)) is not supported (1.1 and 1.2 are)")
+        }
+        guard fields[2] == "AES256" else { throw .malformedInput("\(file): the cipher '\(fields[2].prefix(20))' is not supported (AES256 is)") }
+        var vaultID: String?
+        if version == "1.2" {
+            guard fields.count == 4, !fields[3].isEmpty else { throw .malformedInput("\(file): a 1.2 header names a vault id: '$ANSIBLE_VAULT;1.2;AES256;ID'") }
+            vaultID = String(fields[3])
+        } else if fields.count != 3 {
+            throw .malformedInput("\(file): a 1.1 header has three fields: '$ANSIBLE_VAULT;1.1;AES256'")
+        }
+        let hexLength = lines.reduce(0) { $0 + $1.utf8.count }
+        guard hexLength <= maxHexLength else {
+            throw .limitExceeded("\(file): the vault holds \(hexLength) bytes of hex; the most read is \(maxHexLength)")
+        }
+        var outer: [UInt8] = []
+        outer.reserveCapacity(hexLength / 2)
+        for line in lines {
+            guard let bytes = hexDecode(line.utf8) else { throw .malformedInput("\(file): the vault body is not hexadecimal") }
+            outer += bytes
+        }
+        guard hexLength % 2 == 0 else { throw .malformedInput("\(file): the vault body has an odd number of hex digits") }
+        let inner = outer.split(separator: 0x0A, omittingEmptySubsequences: false)
+        guard inner.count == 3 else {
+            throw .malformedInput("\(file): the decoded body holds \(inner.count) lines; an ansible vault holds three (salt, HMAC, ciphertext)")
+        }
+        guard let salt = hexDecode(inner[0]), let hmac = hexDecode(inner[1]), let ciphertext = hexDecode(inner[2]) else {
+            throw .malformedInput("\(file): the salt, HMAC or ciphertext is not hexadecimal")
+        }
+        guard (1...maxSaltLength).contains(salt.count) else { throw .malformedInput("\(file): the salt is \(salt.count) bytes") }
+        guard hmac.count == 32 else { throw .malformedInput("\(file): the HMAC is \(hmac.count) bytes; HMAC-SHA256 has 32") }
+        guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else {
+            throw .malformedInput("\(file): the ciphertext is \(ciphertext.count) bytes, not a positive multiple of 16 (the padded block size)")
+        }
+        return Envelope(version: version, vaultID: vaultID, salt: salt, hmac: hmac, ciphertext: ciphertext)
+    }
+
+    /// The bytes of a hex string (either case); nil for an odd length or a non-hex digit.
+    static func hexDecode<C: Collection<UInt8>>(_ text: C) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var result = [UInt8]()
+        result.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        for byte in text {
+            let nibble: UInt8
+            switch byte {
+            case 0x30...0x39: nibble = byte - 0x30
+            case 0x41...0x46: nibble = byte - 0x41 + 10
+            case 0x61...0x66: nibble = byte - 0x61 + 10
+            default: return nil
+            }
+            if let first = high { result.append(first << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return result
+    }
+
+    // MARK: Inline values
+
+    private static func collect(_ node: ConfigNode, path: [String], file: String, name: String, password: SecureBytes,
+                                into result: inout ForeignImport, plain: inout Int) throws(VaultError) {
+        switch node {
+        case .mapping(let items):
+            for item in items { try collect(item.value, path: path + [item.key], file: file, name: name, password: password, into: &result, plain: &plain) }
+        case .sequence(let items):
+            for (index, item) in items.enumerated() {
+                try collect(item, path: path + [String(index)], file: file, name: name, password: password, into: &result, plain: &plain)
+            }
+        case .scalar(let scalar) where scalar.tag == "!vault":
+            let place = "\(file), line \(scalar.line) ('\(path.joined(separator: "."))')"
+            guard let title = path.last else { throw .malformedInput("\(place): a '!vault' value needs a key") }
+            var item = ForeignItem(folders: [name] + path.dropLast(), title: title)
+            item.value = try decrypt(envelope: scalar.text, file: place, password: password)
+            result.items.append(item)
+        case .scalar(let scalar):
+            if scalar.kind != .null { plain += 1 }
+        }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    func trimmingBlanks() -> Substring {
+        let start = firstIndex { $0 != " " && $0 != "\t" } ?? endIndex
+        let end = self[start...].lastIndex { $0 != " " && $0 != "\t" }.map { index(after: $0) } ?? start
+        return self[start..<end]
+    }
+}

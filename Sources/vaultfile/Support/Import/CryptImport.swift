@@ -1,0 +1,136 @@
+import SecureMemory
+import VaultInterchange
+import VaultModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Sources that are encrypted: pass, passage, ansible-vault, sops
+
+/// Reads the four encrypted sources of `import` into a `ForeignImport` (the one builder then
+/// makes entries of it): the folders of pass and passage decrypted by the user's own gpg and age,
+/// ansible-vault files with their vault password, sops files with the user's age identities.
+/// Plaintext only ever lives in memory (pipes from the tools), and is wiped once parsed.
+enum CryptImport {
+    /// Whether `format` is one of the file formats read here (ansible-vault, sops).
+    static func handles(_ format: InterchangeFormat) -> Bool {
+        format == .ansibleVault || format == .sops
+    }
+
+    /// The store `import --format pass|passage` reads when no folder is given, as pass and passage
+    /// find theirs: `$PASSWORD_STORE_DIR` or `~/.password-store`; `$PASSAGE_DIR` or `~/.passage/store`.
+    static func defaultStore(for format: String) -> String? {
+        switch format {
+        case "pass": return environment("PASSWORD_STORE_DIR") ?? home(".password-store")
+        case "passage": return environment("PASSAGE_DIR") ?? home(".passage/store")
+        default: return nil
+        }
+    }
+
+    /// The items of an ansible-vault or sops file already read (`bytes`), from `file` (nil or `-`: stdin).
+    static func read(_ bytes: [UInt8], format: InterchangeFormat, file: String?, sourcePassword: SourcePasswordOptions) throws -> ForeignImport {
+        let path = file ?? Input.standardInputName
+        let shown = path == Input.standardInputName ? "standard input" : path
+        switch format {
+        case .ansibleVault:
+            let password = try sourcePassword.read(for: shown)
+            return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), password: password)
+        case .sops:
+            let document = try SopsReader.parse(bytes, file: shown)
+            let dataKey = try sopsDataKey(document, file: shown)
+            return try SopsReader.read(document, dataKey: dataKey, file: shown, name: stem(of: path))
+        default:
+            throw CLIError.invalidArgument("\(format.rawValue) is not an encrypted file format")
+        }
+    }
+
+    /// pass and passage stores, as a reader of folders (`DirectoryImportReaders`).
+    enum StoreReader: DirectoryImportReader {
+        static let formats = ["pass", "passage"]
+
+        /// A `.gpg-id` marks a pass (or gopass) store, `.age-recipients` a passage store.
+        static func recognize(directory: String) -> String? {
+            if access(directory + "/.gpg-id", F_OK) == 0 { return "pass" }
+            if access(directory + "/.age-recipients", F_OK) == 0 { return "passage" }
+            return nil
+        }
+
+        static func read(directory: String, format: String) throws -> ForeignImport {
+            if format == "passage" {
+                let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
+                return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age") { file in
+                    ["age", "--decrypt", "-i", identities, "--", file]
+                }
+            }
+            return try readStore(root: directory, suffix: ".gpg", format: "pass", tool: "gpg") { file in
+                ["gpg", "--decrypt", "--batch", "--quiet", "--", file]
+            }
+        }
+    }
+
+    // MARK: Stores
+
+    private static func readStore(root: String, suffix: String, format: String, tool: String,
+                                  arguments: (String) -> [String]) throws -> ForeignImport {
+        let walk = try StoreWalk(root: root, suffix: suffix)
+        var outputs = try ParallelDecryption.run(walk.files.map { ParallelDecryption.Job(arguments: arguments($0.path), file: $0.path) }, tool: tool)
+        defer { for index in outputs.indices { wipe(&outputs[index]) } }
+        var files = zip(walk.files, outputs).map { ForeignStoreFile(path: $0.name, bytes: $1) }
+        defer { for index in files.indices { wipe(&files[index].bytes) } }
+        return try PassReader.read(files, format: format, skipped: walk.skipped)
+    }
+
+    // MARK: sops
+
+    /// The data key of `document`: each of its age stanzas given to `age --decrypt -i KEYS` until
+    /// one opens (KEYS: SOPS_AGE_KEY_FILE, else sops' default `$XDG_CONFIG_HOME/sops/age/keys.txt`).
+    private static func sopsDataKey(_ document: SopsReader.Document, file: String) throws -> SecureBytes {
+        guard !document.ageDataKeys.isEmpty else {
+            let others = document.otherKeyKinds.isEmpty ? "no key" : document.otherKeyKinds.joined(separator: ", ")
+            throw CLIError.refused("\(file) is encrypted to \(others) and to no age key; vaultfile imports sops files encrypted to age",
+                                   hint: "add an age recipient with 'sops updatekeys' or 'sops -r -i --add-age age1…', or decrypt it with sops and import the result")
+        }
+        let configHome = environment("XDG_CONFIG_HOME") ?? home(".config")
+        let keys = try identityFile(variable: "SOPS_AGE_KEY_FILE", fallback: configHome + "/sops/age/keys.txt", format: "sops")
+        var lastError: (any Error)?
+        for armored in document.ageDataKeys {
+            do {
+                var output = try ParallelDecryption.run([ParallelDecryption.Job(arguments: ["age", "--decrypt", "-i", keys], file: file + " (its sops data key)",
+                                                                                input: Array(armored.utf8))], tool: "age", limit: 1024)
+                defer { for index in output.indices { wipe(&output[index]) } }
+                return SecureBytes(copying: output[0])
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError!
+    }
+
+    // MARK: Paths
+
+    /// An age identity file from `variable`, else `fallback`; refused when it does not exist.
+    private static func identityFile(variable: String, fallback: String, format: String) throws -> String {
+        let path = environment(variable) ?? fallback
+        guard access(path, R_OK) == 0 else {
+            throw CLIError.refused("--format \(format) decrypts with the age identities in \(path), which cannot be read (\(String(cString: strerror(errno))))",
+                                   hint: "set \(variable) to the file that holds your age identities (age-keygen's output)")
+        }
+        return path
+    }
+
+    /// The file's name without its folders and its last extension (`group_vars/all/vault.yml` → `vault`).
+    static func stem(of path: String) -> String {
+        guard path != Input.standardInputName else { return "stdin" }
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = base.lastIndex(of: "."), dot > base.startIndex else { return base }
+        return String(base[..<dot])
+    }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private static func home(_ relative: String) -> String {
+        (environment("HOME") ?? "/") + "/" + relative
+    }
+}

@@ -1,0 +1,117 @@
+import SecureMemory
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Running the user's gpg or age on many files at once
+
+/// Decrypts files by running the user's own tool (`gpg --decrypt --batch --quiet`, `age --decrypt
+/// -i …`), several at once, each plaintext read from a pipe into memory (never a file), through
+/// a size limit. The tools' stderr is the user's, so gpg-agent's and pinentry's messages show as
+/// they do for pass. The first failure stops the run: the other children are ended, every
+/// plaintext read so far is wiped, and the error names the file.
+enum ParallelDecryption {
+    /// One decryption: the arguments (the first looked up in PATH), the file shown in messages,
+    /// and bytes written to the tool's stdin (sops' armored data key), if any.
+    struct Job {
+        let arguments: [String]
+        let file: String
+        var input: [UInt8]? = nil
+    }
+
+    /// The most bytes one decrypted file may hold (a store's file is a password and notes).
+    static let maxOutput = 16 << 20
+
+    /// How many tools run at once: twice the processors online (gpg spends most of its time
+    /// starting and waiting for gpg-agent), between 2 and 16; `VAULTFILE_IMPORT_JOBS` overrides.
+    static var parallelism: Int {
+        if let text = getenv("VAULTFILE_IMPORT_JOBS").map({ String(cString: $0) }), let jobs = Int(text), (1...64).contains(jobs) { return jobs }
+        return min(max(2 * sysconf(Int32(_SC_NPROCESSORS_ONLN)), 2), 16)
+    }
+
+    /// The plaintexts of `jobs`, in their order. The caller wipes them.
+    static func run(_ jobs: [Job], tool: String, limit: Int = maxOutput) throws(CLIError) -> [[UInt8]] {
+        var outputs = [[UInt8]](repeating: [], count: jobs.count)
+        var running: [(job: Int, child: Subprocess.Child)] = []
+        var next = 0
+        func stop() {
+            for (_, child) in running {
+                kill(child.pid, SIGTERM)
+                if let fd = child.output { close(fd) }
+                _ = Subprocess.wait(child.pid)
+            }
+            running.removeAll()
+            for index in outputs.indices { wipe(&outputs[index]) }
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        defer { wipe(&chunk) }
+        while next < jobs.count || !running.isEmpty {
+            while next < jobs.count && running.count < parallelism {
+                let job = jobs[next]
+                do {
+                    var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil)
+                    if let input = job.input, let fd = child.input {
+                        writeAll(fd, input)
+                        close(fd)
+                        child.input = nil
+                    }
+                    running.append((next, child))
+                } catch {
+                    stop()
+                    throw error
+                }
+                next += 1
+            }
+            var polls = running.map { pollfd(fd: $0.child.output!, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&polls, nfds_t(polls.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                stop()
+                throw .io(operation: "waiting for", path: tool, errno: code)
+            }
+            var finished: [Int] = []
+            for (slot, entry) in polls.enumerated() where entry.revents != 0 {
+                let (job, child) = running[slot]
+                let count = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress!, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count > 0 {
+                    guard outputs[job].count + count <= limit else {
+                        stop()
+                        throw .sourceDecryptionFailed(tool: tool, file: jobs[job].file, status: nil, limit: limit)
+                    }
+                    append(chunk[0..<count], to: &outputs[job])
+                    continue
+                }
+                close(entry.fd)
+                let status = Subprocess.wait(child.pid)
+                finished.append(slot)
+                if status != 0 {
+                    for done in finished.sorted(by: >) { running.remove(at: done) }
+                    stop()
+                    throw .sourceDecryptionFailed(tool: tool, file: jobs[job].file, status: status, limit: limit)
+                }
+            }
+            for slot in finished.sorted(by: >) { running.remove(at: slot) }
+        }
+        return outputs
+    }
+
+    /// Appends, growing by hand so that the old buffer is wiped before it is freed.
+    private static func append(_ bytes: ArraySlice<UInt8>, to output: inout [UInt8]) {
+        if output.capacity < output.count + bytes.count {
+            var larger = [UInt8]()
+            larger.reserveCapacity(max(output.count * 2, output.count + bytes.count, 4096))
+            larger.append(contentsOf: output)
+            wipe(&output)
+            output = larger
+        }
+        output.append(contentsOf: bytes)
+    }
+
+    /// Writes all of `bytes` to `fd` (a pipe to a child) without dying of SIGPIPE; a child that
+    /// closed its stdin early simply gets less (its exit status then says so).
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Clipboard.writeWithoutSIGPIPE($0, to: fd) }
+    }
+}

@@ -1,0 +1,97 @@
+import VaultInterchange
+import VaultModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - The files of a pass or passage store
+
+/// The encrypted files of a password store folder (pass, gopass: `.gpg`; passage: `.age`), found
+/// without following a symbolic link out of the store, and what was skipped, by kind.
+///
+/// - `.gpg-id` (pass, gopass), `.age-recipients` and `.age-identities` (passage) say who a folder
+///   is encrypted to: skipped and counted;
+/// - the `.git` folder of a store kept in git, and every other hidden folder (gopass's
+///   `.public-keys`), are skipped and counted;
+/// - any other file that does not end in the store's extension is skipped and counted;
+/// - a symbolic link is followed only when it resolves inside the store (pass allows linking one
+///   entry to another); one that leaves the store, or names a folder, is skipped and counted.
+struct StoreWalk {
+    /// One encrypted file: its path to open and its name in the store (folders, then the title).
+    struct File {
+        let path: String
+        let name: [String]
+    }
+
+    private(set) var files: [File] = []
+    /// What was not read → how many (the import's loss warnings say each).
+    private(set) var skipped: [String: Int] = [:]
+
+    /// The most files one store may hold (the most entries a vault holds).
+    static let maxFiles = VaultLimits.maxEntries
+    /// How deep folders may nest.
+    static let maxDepth = 64
+
+    /// Walks `root` for files ending in `suffix` (".gpg" or ".age").
+    init(root: String, suffix: String) throws {
+        var info = stat()
+        guard stat(root, &info) == 0 else { throw CLIError.io(operation: "reading the store", path: root, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CLIError.invalidArgument("\(root) is not a folder; --format pass and passage read a password store folder (e.g. ~/.password-store)")
+        }
+        guard let real = realpath(root, nil) else { throw CLIError.io(operation: "resolving", path: root, errno: errno) }
+        let realRoot = String(cString: real)
+        free(real)
+        try walk(folder: root, name: [], realRoot: realRoot, suffix: suffix, depth: 0)
+        files.sort { $0.name.lexicographicallyPrecedes($1.name) }
+    }
+
+    private mutating func skip(_ what: String) { skipped[what, default: 0] += 1 }
+
+    private mutating func walk(folder: String, name: [String], realRoot: String, suffix: String, depth: Int) throws {
+        guard depth < Self.maxDepth else { throw CLIError.invalidArgument("\(folder): folders nest deeper than \(Self.maxDepth) levels") }
+        guard let directory = opendir(folder) else { throw CLIError.io(operation: "reading the folder", path: folder, errno: errno) }
+        defer { closedir(directory) }
+        var entries: [String] = []
+        while let entry = readdir(directory) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if entryName != "." && entryName != ".." { entries.append(entryName) }
+        }
+        for entryName in entries.sorted() {
+            let path = folder.hasSuffix("/") ? folder + entryName : folder + "/" + entryName
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw CLIError.io(operation: "reading", path: path, errno: errno) }
+            var kind = info.st_mode & S_IFMT
+            if kind == S_IFLNK {
+                // Followed only when it stays inside the store and names a file.
+                guard let target = realpath(path, nil) else { skip("broken symbolic links"); continue }
+                let resolved = String(cString: target)
+                free(target)
+                guard resolved.hasPrefix(realRoot + "/"), stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                    skip("symbolic links out of the store or to folders (not followed)")
+                    continue
+                }
+                kind = S_IFREG
+            }
+            if kind == S_IFDIR {
+                if entryName.hasPrefix(".") { skip(entryName == ".git" ? "the store's .git folder" : "the hidden folder \(entryName)"); continue }
+                try walk(folder: path, name: name + [entryName], realRoot: realRoot, suffix: suffix, depth: depth + 1)
+                continue
+            }
+            if [".gpg-id", ".gpg-id.sig", ".age-recipients", ".age-identities"].contains(entryName) {
+                skip("\(entryName) files (who the store is encrypted to)")
+                continue
+            }
+            guard kind == S_IFREG, entryName.hasSuffix(suffix), entryName.count > suffix.count else {
+                skip("files that are not \(suffix) files")
+                continue
+            }
+            guard files.count < Self.maxFiles else {
+                throw CLIError.inputTooLarge(what: "the store (files)", limit: Self.maxFiles)
+            }
+            files.append(File(path: path, name: name + [String(entryName.dropLast(suffix.count))]))
+        }
+    }
+}
