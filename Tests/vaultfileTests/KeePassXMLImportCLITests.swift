@@ -41,6 +41,23 @@ import Testing
         #expect(try cli.run(["get", "Email/Work/Mail", "--field", "username"] + cli.unlock()).text == "alice")
         #expect(try cli.run(["get", "Email/Work/Mail", "--field", "url"] + cli.unlock()).text == "https://mail.example.com")
         #expect(try cli.run(["get", "Email/Work/Mail", "--field", "notes"] + cli.unlock()).text == "line one\nline two")
+        // The entry's own history (the password before `keepassxc-cli edit`) joins the vault's.
+        #expect(try cli.run(["get", "Email/Work/Mail", "--revision", "1"] + cli.unlock()).stdout == Array("first <secret> & \"more\"".utf8))
+    }
+
+    /// `--prefix` and the history of a keepass-xml import go through the import's options (the
+    /// readers' formats were first read with the builder's defaults: no history, no prefix).
+    @Test func test_import_keepassXMLTakesThePrefixAndKeepsHistory() throws {
+        let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/import/keepass2.xml").path
+        let result = try cli.run(["import", "--format", "keepass-xml", "--prefix", "kp"] + cli.unlock() + [fixture])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("earlier versions"), "history kept, not reported lost: \(result.stderr)")
+        let listed = try names(cli)
+        #expect(!listed.isEmpty && listed.allSatisfy { $0.hasPrefix("kp/") }, "\(listed)")
+        let revisions = try listed.filter { try cli.run(["get", $0, "--revision", "1"] + cli.unlock()).status == 0 }
+        #expect(!revisions.isEmpty, "a history version of keepass2.xml is in the vault")
     }
 
     @Test func test_import_keepassXMLRefusesAKDBXAndHostileXML() throws {
