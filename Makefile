@@ -4,7 +4,7 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 # age: the tests check vaultfile's keys against the real age and age-keygen (skipped when absent).
-APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev age
+APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # Outside tools some tests drive (skipped with a message when missing): the agent's completion
 # test types into bash under tmux; its hostile-client tests speak raw bytes from python3; get --clip
 # is checked through a real xclip on a virtual X display (Xvfb); python3-venv holds the independent
@@ -18,9 +18,9 @@ TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepas
 TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault
 TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
-# The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto
-# and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
-# (docs/PERFORMANCE.md, "Start-up"). SHARED_LIBS=1 links those four libraries shared instead.
+# The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto,
+# zlib and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
+# (docs/PERFORMANCE.md, "Start-up"). SHARED_LIBS=1 links those five libraries shared instead.
 RELEASE := SWIFT="$(SWIFT)" SHARED_LIBS="$(SHARED_LIBS)" ./scripts/build-release.sh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -28,9 +28,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-## deps: install libsodium, libargon2 and libcrypto headers (and age) when pkg-config (or PATH) cannot find them.
+## deps: install libsodium, libargon2, libcrypto and zlib headers (and age) when pkg-config (or PATH) cannot find them.
 deps:
-	@if ! pkg-config --exists libsodium libargon2 libcrypto 2>/dev/null || ! command -v age-keygen >/dev/null; then \
+	@if ! pkg-config --exists libsodium libargon2 libcrypto zlib 2>/dev/null || ! command -v age-keygen >/dev/null; then \
 		echo "vaultfile: installing $(APT_PACKAGES) (apt-get)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) pkg-config; \
 	fi
@@ -110,7 +110,7 @@ check-sanitizers: deps test-deps
 	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no VAULTFILE_TEST_SANITIZER=address VAULTFILE_TEST_SKIP='$(ASAN_SKIP)' ./Tests/make-test.sh "$(SWIFT)"
 	VAULTFILE_SANITIZER=thread SWIFT_BACKTRACE=enable=no VAULTFILE_TEST_SANITIZER=thread VAULTFILE_TEST_SUITES='$(TSAN_SUITES)' VAULTFILE_TEST_TOOLS_FILTER='ExternalTools/Agent' ./Tests/make-test.sh "$(SWIFT)"
 
-## portable: a static binary for USB sticks (no libsodium, libargon2 or libcrypto needed), checked with ldd, nm and selftest.
+## portable: a static binary for USB sticks (no libsodium, libargon2, libcrypto or zlib needed), checked with ldd, nm and selftest.
 portable: deps
 	./scripts/portable.sh
 

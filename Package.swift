@@ -35,6 +35,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .systemLibrary(name: "CPlatform"),
 
         // MARK: - Swift modules
@@ -51,7 +56,7 @@ let package = Package(
         .target(name: "VaultModel", dependencies: ["KDF", "SecureMemory"]),
         .target(name: "VaultFormat", dependencies: ["VaultModel", "KDF", "SecureMemory", "CSodium", "CLibCrypto"]),
         .target(name: "VaultFile", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory"]),
-        .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),
+        .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "SecureMemory", "CZlib"]),
         .target(name: "VaultAgent", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),
         // The linear-time regular expressions of `search --regex`: pure Swift, no dependency.
         .target(name: "LinearRegex"),

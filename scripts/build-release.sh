@@ -5,12 +5,12 @@
 #   scripts/build-release.sh [scratch-path]        (default .build)
 #
 # What it links in statically, and why (docs/PERFORMANCE.md, "Start-up"): the Swift runtime,
-# libsodium, libargon2, OpenSSL's libcrypto and libstdc++. A start then maps no shared library but
-# libc, libm and libgcc_s: the loader had been binding 3,400 of libcrypto's symbols and 1,700 of
-# libstdc++'s on every run (5.4 M of the 11.2 M instructions of a `get`), and the binary runs on a
-# Debian machine without vaultfile's libraries installed.
-# SHARED_LIBS=1 links libsodium, libargon2, libcrypto and libstdc++ as shared libraries instead, for
-# a packager who wants the system's security updates of those libraries to reach vaultfile without
+# libsodium, libargon2, OpenSSL's libcrypto, zlib (the importers' inflate) and libstdc++. A start
+# then maps no shared library but libc, libm and libgcc_s: the loader had been binding 3,400 of
+# libcrypto's symbols and 1,700 of libstdc++'s on every run (5.4 M of the 11.2 M instructions of a
+# `get`), and the binary runs on a Debian machine without vaultfile's libraries installed.
+# SHARED_LIBS=1 links libsodium, libargon2, libcrypto, zlib and libstdc++ as shared libraries
+# instead, for a packager who wants the system's security updates of those libraries to reach vaultfile without
 # a rebuild; a start then costs about twice the instructions (`get` on an empty vault 8.9 M against 4.3 M).
 #
 # The compiler flag -disable-concrete-type-metadata-mangled-name-accessors makes Swift code build
@@ -43,20 +43,21 @@ deps="$PWD/$scratch/static-deps"
 libsodium_a="$(pkg-config --variable=libdir libsodium)/libsodium.a"
 libargon2_a="$(pkg-config --variable=libdir libargon2)/libargon2.a"
 libcrypto_a="$(pkg-config --variable=libdir libcrypto)/libcrypto.a"
+libz_a="$(pkg-config --variable=libdir zlib)/libz.a"
 libstdcxx_a=$( { gcc -print-file-name=libstdc++.a || clang -print-file-name=libstdc++.a; } 2>/dev/null | grep / | head -n 1 || true)
-for archive in "$libsodium_a" "$libargon2_a" "$libcrypto_a" "$libstdcxx_a"; do
-  [ -f "$archive" ] || { echo "build-release: $archive is missing (make deps installs libsodium-dev, libargon2-dev, libssl-dev; libstdc++.a comes with g++'s libstdc++-dev)" >&2; exit 1; }
+for archive in "$libsodium_a" "$libargon2_a" "$libcrypto_a" "$libz_a" "$libstdcxx_a"; do
+  [ -f "$archive" ] || { echo "build-release: $archive is missing (make deps installs libsodium-dev, libargon2-dev, libssl-dev, zlib1g-dev; libstdc++.a comes with g++'s libstdc++-dev)" >&2; exit 1; }
 done
 stamp="$deps/.made"
 if [ ! -f "$stamp" ] || [ "$libsodium_a" -nt "$stamp" ] || [ "$libargon2_a" -nt "$stamp" ] \
-   || [ "$libcrypto_a" -nt "$stamp" ] || [ "$libstdcxx_a" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
+   || [ "$libcrypto_a" -nt "$stamp" ] || [ "$libz_a" -nt "$stamp" ] || [ "$libstdcxx_a" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
   rm -rf "$deps" && mkdir -p "$deps"
   ld -r --whole-archive "$libsodium_a" -o "$deps/sodium-all.o"
   objcopy -w --keep-global-symbol='crypto_*' --keep-global-symbol='sodium_*' --keep-global-symbol='randombytes*' \
     --keep-global-symbol='_crypto_*' --keep-global-symbol='_sodium_*' "$deps/sodium-all.o" "$deps/sodium-api.o"
   ar rcs "$deps/libsodium.a" "$deps/sodium-api.o"
   rm "$deps/sodium-all.o"
-  cp "$libargon2_a" "$libcrypto_a" "$deps/"
+  cp "$libargon2_a" "$libcrypto_a" "$libz_a" "$deps/"
   # The Swift runtime's link line asks for -lstdc++; the linker searches this folder first and
   # finds only the archive there.
   cp "$libstdcxx_a" "$deps/"
@@ -81,13 +82,20 @@ Version: $(pkg-config --modversion libcrypto)
 Cflags: $(pkg-config --cflags libcrypto)
 Libs: -L$deps -lcrypto -ldl -lpthread
 PC
+  cat >"$deps/zlib.pc" <<PC
+Name: zlib
+Description: zlib (static)
+Version: $(pkg-config --modversion zlib)
+Cflags: $(pkg-config --cflags zlib)
+Libs: -L$deps -lz
+PC
   touch "$stamp"
 fi
 
 flags+=(-Xlinker -L"$deps")
 PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" >&2
 bin="$(PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
-if ldd "$bin" | grep -E 'libsodium|libargon2|libcrypto|libstdc\+\+|libswift' >&2; then
+if ldd "$bin" | grep -E 'libsodium|libargon2|libcrypto|libz\.so|libstdc\+\+|libswift' >&2; then
   echo "build-release: $bin still needs the shared libraries above" >&2
   exit 1
 fi

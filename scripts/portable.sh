@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The portable vaultfile for USB sticks and the .deb: the release build (scripts/build-release.sh:
-# the Swift runtime, libsodium, libargon2, OpenSSL's libcrypto and libstdc++ linked in statically),
+# the Swift runtime, libsodium, libargon2, OpenSSL's libcrypto, zlib and libstdc++ linked in statically),
 # stripped, and checked. Result: .build-portable/vaultfile-portable
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,10 +11,10 @@ out="$scratch/vaultfile-portable"
 cp "$bin" "$out"
 strip "$out"
 
-# The checks: no shared libsodium, libargon2, libcrypto or libstdc++; argon2 bound to libargon2's code; known answers.
+# The checks: no shared libsodium, libargon2, libcrypto, zlib or libstdc++; argon2 bound to libargon2's code; known answers.
 echo "== ldd $out"
 ldd "$out" | tee "$scratch/ldd.txt"
-if grep -E 'libsodium|libargon2|libcrypto|libstdc\+\+|libswift' "$scratch/ldd.txt"; then
+if grep -E 'libsodium|libargon2|libcrypto|libz\.so|libstdc\+\+|libswift' "$scratch/ldd.txt"; then
   echo "portable: FAILED: the binary still needs the shared libraries above" >&2; exit 1
 fi
 # The KDF module's calls (Swift symbols $s3KDF…) to argon2_ctx must reach libargon2's definition (the one beside
@@ -27,5 +27,8 @@ echo "== libargon2's argon2_ctx at 0x$libargon2_ctx; the Swift wrapper calls: $c
 [ -n "$libargon2_ctx" ] && [ -n "$called" ] && [ "$called" = "$libargon2_ctx" ] \
   || { echo "portable: FAILED: the Argon2 calls do not reach libargon2's code" >&2; exit 1; }
 nm .build/static-deps/sodium-api.o | grep -qE ' T argon2_ctx$' && { echo "portable: FAILED: libsodium still exports argon2_ctx" >&2; exit 1; }
+# zlib (the importers' inflate) is inside the binary (its symbols local there), not a shared libz.
+grep -qE ' [Tt] inflate$' "$scratch/nm.txt" && grep -qE ' [Tt] crc32_z$' "$scratch/nm.txt" \
+  || { echo "portable: FAILED: zlib's inflate is not linked into the binary" >&2; exit 1; }
 "$out" selftest
 echo "portable: $out ($(du -h "$out" | cut -f1)) is ready"

@@ -60,6 +60,35 @@ import Testing
         #expect(!revisions.isEmpty, "a history version of keepass2.xml is in the vault")
     }
 
+    @Test func test_import_keepassXMLLeavesTheRecycleBinOut() throws {
+        guard let tool = Self.keepassxcCLI else { print("skipped: needs keepassxc-cli (apt-get install keepassxc)"); return }
+        let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+        // keepassxc-cli rm and rmdir move an entry and a group (with its entry) into the recycle bin.
+        let made = try cli.shell("""
+            set -e
+            cd "\(cli.directory.url.path)"
+            KP="\(tool)"
+            printf 'pw\\npw\\n' | "$KP" db-create -q -p kp.kdbx
+            printf 'pw\\nkept-pw\\n' | "$KP" add -q -u a -p kp.kdbx Keep
+            printf 'pw\\ngone-pw\\n' | "$KP" add -q -u b -p kp.kdbx Gone
+            echo pw | "$KP" mkdir -q kp.kdbx Old
+            printf 'pw\\nold-pw\\n' | "$KP" add -q -p kp.kdbx Old/Forum
+            echo pw | "$KP" rm -q kp.kdbx Gone
+            echo pw | "$KP" rmdir -q kp.kdbx Old
+            echo pw | "$KP" export -q -f xml kp.kdbx > kp.xml
+            """, extra: ["HOME": cli.directory.url.path, "QT_QPA_PLATFORM": "offscreen"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let xml = String(decoding: try cli.read("kp.xml"), as: UTF8.self)
+        #expect(xml.contains("<Name>Recycle Bin</Name>") && xml.contains("gone-pw"), "the export holds the bin")
+        let result = try cli.run(["import", "--format", "keepass-xml"] + cli.unlock() + [cli.path("kp.xml")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try names(cli) == ["Keep"])
+        #expect(result.stderr.contains("not kept: entries in KeePass's recycle bin, in 2 items"), "\(result.stderr)")
+        let json = try cli.run(["import", "--format", "keepass-xml", "--dry-run", "--overwrite", "--json"] + cli.unlock() + [cli.path("kp.xml")])
+        let warnings = (try jsonObject(json.stdout)["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("entries in KeePass's recycle bin, in 2 items") }, "\(warnings)")
+    }
+
     @Test func test_import_keepassXMLRefusesAKDBXAndHostileXML() throws {
         let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
         try cli.write("laughs.xml", Array("<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaa\">]><KeePassFile>&a;</KeePassFile>".utf8))

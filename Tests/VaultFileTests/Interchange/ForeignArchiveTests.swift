@@ -4,8 +4,9 @@ import Testing
 @testable import VaultInterchange
 @testable import VaultModel
 
-/// The bounded inflater, gzip and ZIP reader under 1pux and KeePass attachments: known streams,
-/// ZIP bombs refused before inflating, damage never a crash.
+/// The bounded inflater (the system zlib), gzip and ZIP reader under 1pux and KeePass attachments:
+/// known streams, ZIP bombs refused before inflating, output held to the declared size, damage
+/// never a crash.
 @Suite struct ForeignArchiveTests {
     // MARK: - Building test archives
 
@@ -54,7 +55,7 @@ import Testing
     // MARK: - Success
 
     @Test func test_inflate_readsFixedDynamicAndStoredBlocks() throws {
-        let zeros = try Inflate.inflate(Self.zeros(matches: 10)[...], limit: 10_000, what: "t")
+        let zeros = try Inflate.inflate(Self.zeros(matches: 10)[...], size: 2581, wrapper: .raw, what: "t")
         #expect(zeros.output == [UInt8](repeating: 0, count: 2581))
         // KeePassXC's gzip of "hello attachment\n" (fixed codes), and the 1pux fixture (dynamic codes).
         let gzip = Array(Data(base64Encoded: "H4sIAAAAAAAAA8tIzcnJV0gsKUlMzshNzSvhAgCOHcmKEQAAAA==")!)
@@ -65,8 +66,18 @@ import Testing
         #expect(data.count == 10165 && data.starts(with: Array("{\n  \"accounts\"".utf8)))
         // A stored block: 5 bytes after the byte boundary.
         let stored: [UInt8] = [0x01, 0x05, 0x00, 0xFA, 0xFF] + Array("hello".utf8)
-        #expect(try Inflate.inflate(stored[...], limit: 5, what: "t").output == Array("hello".utf8))
+        #expect(try Inflate.inflate(stored[...], size: 5, wrapper: .raw, what: "t").output == Array("hello".utf8))
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+
+    @Test func test_inflate_fillsALargeDeclaredSizeInChunks() throws {
+        // 258,001 bytes: several of the 64 KiB chunks zlib is given at a time, into one buffer of the declared size.
+        let result = try Inflate.inflate(Self.zeros(matches: 1000)[...], size: 258_001, wrapper: .raw, what: "t")
+        #expect(result.output.count == 258_001 && result.output.allSatisfy { $0 == 0 })
+        #expect(result.consumed == Self.zeros(matches: 1000).count)
+        // An empty gzip member (`printf '' | gzip -n`) declares and inflates to nothing.
+        let empty: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        #expect(try Gzip.decompress(empty, limit: 0, what: "t") == [])
     }
 
     @Test func test_zip_readsStoredEntries() throws {
@@ -99,6 +110,50 @@ import Testing
         #expect(throws: VaultError.self) { try ZipArchive(Self.zip([("big", 0, [1], ZipArchive.maxTotalBytes + 1, 0)]), what: "t") }
     }
 
+    @Test func test_inflate_refusesOutputOtherThanTheDeclaredSize() throws {
+        let stream = Self.zeros(matches: 1000)[...]
+        do { _ = try Inflate.inflate(stream, size: 258_000, wrapper: .raw, what: "t"); Issue.record("inflated past its size") } catch {
+            guard case .malformedInput = error else { Issue.record("\(error)"); return }
+            #expect(error.description.contains("inflates to more than 258000 bytes, its declared size"), "\(error)")
+        }
+        do { _ = try Inflate.inflate(stream, size: 258_002, wrapper: .raw, what: "t"); Issue.record("a short stream accepted") } catch {
+            #expect(error.description.contains("inflates to 258001 bytes, not the 258002 declared"), "\(error)")
+        }
+        do { _ = try Inflate.inflate(stream.dropLast(), size: 258_001, wrapper: .raw, what: "t"); Issue.record("a truncated stream accepted") } catch {
+            #expect(error.description.contains("it ends early"), "\(error)")
+        }
+    }
+
+    @Test func test_gzip_refusesDamageAndSizesPastTheLimit() throws {
+        // KeePassXC's gzip of "hello attachment\n": CRC-32 8A C9 1D 8E, length 17, in its last 8 bytes.
+        let good = Array(Data(base64Encoded: "H4sIAAAAAAAAA8tIzcnJV0gsKUlMzshNzSvhAgCOHcmKEQAAAA==")!)
+        do { _ = try Gzip.decompress(good, limit: 16, what: "t"); Issue.record("a size past the limit accepted") } catch {
+            guard case .limitExceeded = error else { Issue.record("\(error)"); return }
+            #expect(error.description.contains("declares 17 bytes") && error.description.contains("refused before inflating"), "\(error)")
+        }
+        // A length field of 4 GiB − 1 (a bomb's claim) is refused without allocating it.
+        var bomb = good
+        bomb.replaceSubrange(bomb.count - 4..<bomb.count, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: VaultError.self) { try Gzip.decompress(bomb, limit: VaultLimits.maxValueLength, what: "t") }
+        var wrongCRC = good
+        wrongCRC[good.count - 8] ^= 1
+        do { _ = try Gzip.decompress(wrongCRC, limit: 100, what: "t"); Issue.record("a wrong CRC-32 accepted") } catch {
+            #expect(error.description.contains("incorrect data check"), "\(error)")
+        }
+        var shorter = good
+        shorter[good.count - 4] = 16
+        do { _ = try Gzip.decompress(shorter, limit: 100, what: "t"); Issue.record("a wrong length accepted") } catch {
+            #expect(error.description.contains("more than 16 bytes"), "\(error)")
+        }
+        let trailing = good + good.suffix(4)
+        do { _ = try Gzip.decompress(trailing, limit: 100, what: "t"); Issue.record("trailing data accepted") } catch {
+            #expect(error.description.contains("4 bytes after its end"), "\(error)")
+        }
+        var notDeflate = good
+        notDeflate[2] = 7
+        #expect(throws: VaultError.self) { try Gzip.decompress(notDeflate, limit: 100, what: "t") }
+    }
+
     @Test func test_zip_refusesDamage() throws {
         let text = Array("plain".utf8)
         let good = Self.zip([("a.txt", 0, text, text.count, CRC32.checksum(text))])
@@ -112,8 +167,8 @@ import Testing
         for length in [0, 10, good.count - 1] {
             #expect(throws: VaultError.self) { try ZipArchive(Array(good.prefix(length)), what: "t") }
         }
-        #expect(throws: VaultError.self) { try Inflate.inflate([0x07][...], limit: 10, what: "t") }  // block type 3
-        #expect(throws: VaultError.self) { try Inflate.inflate(Array(Self.zeros(matches: 3).dropLast())[...], limit: 10_000, what: "t") }
+        #expect(throws: VaultError.self) { try Inflate.inflate([0x07][...], size: 10, wrapper: .raw, what: "t") }  // block type 3
+        #expect(throws: VaultError.self) { try Inflate.inflate(Array(Self.zeros(matches: 3).dropLast())[...], size: 775, wrapper: .raw, what: "t") }
         #expect(throws: VaultError.self) { try Gzip.decompress(Array(repeating: 0, count: 20), limit: 10, what: "t") }
     }
 
@@ -129,7 +184,8 @@ import Testing
                 for _ in 0..<4 { bytes[(Int(generator.nextByte()) << 8 | Int(generator.nextByte())) % bytes.count] = generator.nextByte() }
                 _ = try? OnePUXReader.read(bytes, now: 0)
             }
-            _ = try? Inflate.inflate(bytes[...], limit: 1 << 16, what: "t")
+            _ = try? Inflate.inflate(bytes[...], size: 1 << 16, wrapper: .raw, what: "t")
+            _ = try? Inflate.inflate(bytes[...], size: bytes.count, wrapper: .gzip, what: "t")
             _ = try? Gzip.decompress([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0] + bytes, limit: 1 << 16, what: "t")
         }
     }

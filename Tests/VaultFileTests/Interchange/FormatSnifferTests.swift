@@ -28,6 +28,8 @@ import Testing
             (bytes("{\n  \"entries\" : [],\n  \"vaultfile_export\" : 1\n}"), "json"),
             (bytes("# comment\nexport DB_PASSWORD=x\nAPI_KEY='y'\n"), "dotenv"),
             (bytes("$ANSIBLE_VAULT;1.1;AES256\n6162\n"), "ansible-vault"),
+            (bytes("app: demo\npassword: !vault |\n    $ANSIBLE_VAULT;1.1;AES256\n    6162\n"), "ansible-vault"),
+            (bytes("collections,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"), "bitwarden-csv"),
         ]
         for sample in samples {
             let sniffed = FormatSniffer.sniff(sample.input)

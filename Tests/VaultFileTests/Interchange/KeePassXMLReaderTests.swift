@@ -78,6 +78,27 @@ import Testing
         }
     }
 
+    @Test func test_read_leavesTheRecycleBinOutAndCountsIt() throws {
+        func entry(_ title: String) -> String { "<Entry><String><Key>Title</Key><Value>\(title)</Value></String></Entry>" }
+        let groups = """
+            \(entry("live"))<Group><UUID>BINBINBINBINBINBINBINA==</UUID><Name>Trash</Name>\(entry("gone"))
+            <Group><UUID>SUBSUBSUBSUBSUBSUBSUBA==</UUID><Name>Old</Name>\(entry("gone too"))</Group></Group>
+            <Group><UUID>OTHEROTHEROTHEROTHERAA==</UUID><Name>Recycle Bin</Name>\(entry("named so"))</Group>
+            <Group><Name>x</Name><Group><Name>Recycle Bin</Name>\(entry("deeper"))</Group></Group>
+            """
+        // Meta/RecycleBinUUID names the bin: its entries and its groups' entries stay out, whatever its name.
+        let byUUID = try Self.read(Self.document(groups, meta: "<RecycleBinEnabled>True</RecycleBinEnabled><RecycleBinUUID>BINBINBINBINBINBINBINA==</RecycleBinUUID>"))
+        #expect(byUUID.items.map(\.title) == ["live", "named so", "deeper"])
+        #expect(byUUID.notKept["entries in KeePass's recycle bin"] == 2)
+        // No bin UUID (KeePass's zero UUID) but the bin enabled: the "Recycle Bin" group under the root.
+        let byName = try Self.read(Self.document(groups, meta: "<RecycleBinUUID>AAAAAAAAAAAAAAAAAAAAAA==</RecycleBinUUID>"))
+        #expect(byName.items.map(\.title) == ["live", "gone", "gone too", "deeper"])
+        #expect(byName.notKept["entries in KeePass's recycle bin"] == 1)
+        // The bin turned off: every entry is the user's.
+        let off = try Self.read(Self.document(groups, meta: "<RecycleBinEnabled>False</RecycleBinEnabled><RecycleBinUUID>BINBINBINBINBINBINBINA==</RecycleBinUUID>"))
+        #expect(off.items.count == 5 && off.notKept["entries in KeePass's recycle bin"] == nil)
+    }
+
     @Test func test_base32_encodesRFC4648Vectors() {
         for (plain, encoded) in [("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI")] {
             #expect(KeePassTOTP.base32(Array(plain.utf8)) == encoded)

@@ -39,6 +39,9 @@ public enum FormatSniffer {
             return text.contains("<KeePassFile") ? SniffedFormat(format: "keepass-xml", description: "a KeePass 2 XML export") : nil
         }
         if start.hasPrefix("$ANSIBLE_VAULT;") { return SniffedFormat(format: "ansible-vault", description: "an Ansible Vault file") }
+        if text.contains("!vault") && text.contains("$ANSIBLE_VAULT;") {
+            return SniffedFormat(format: "ansible-vault", description: "a YAML file with Ansible Vault values")
+        }
         if text.contains("\nsops:") && text.contains("ENC[AES256_GCM,") {
             return SniffedFormat(format: "sops", description: "a sops-encrypted file")
         }
@@ -94,6 +97,7 @@ public enum FormatSniffer {
     private static let headers: [(columns: [String], format: String, description: String)] = [
         (["group", "title", "username", "password", "url", "notes"], "keepassxc-csv", "a KeePassXC CSV export"),
         (["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden CSV export"),
+        (["collections", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden organisation CSV export"),
         (["url", "username", "password", "httprealm", "formactionorigin", "guid"], "firefox-csv", "a Firefox CSV export"),
         (["url", "username", "password", "totp", "extra", "name", "grouping", "fav"], "lastpass-csv", "a LastPass CSV export"),
         (["url", "username", "password", "extra", "name", "grouping", "fav"], "lastpass-csv", "a LastPass CSV export"),

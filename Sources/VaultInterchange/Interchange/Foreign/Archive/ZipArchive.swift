@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultModel
 
 // MARK: - ZIP, read with limits
@@ -9,8 +10,8 @@ import VaultModel
 /// bounds, the entries' data must lie inside the file without overlapping (an overlapped archive
 /// inflates one compressed run many times over), every declared size counts against
 /// `maxTotalBytes`, and an entry above `ratioFloor` bytes may declare at most `maxRatio` times its
-/// compressed size. The inflater then never writes past the declared size, and the CRC-32 and
-/// the size are checked after it.
+/// compressed size. The inflater (the system zlib) then never writes past the declared size, and
+/// the CRC-32 (zlib's) and the size are checked after it.
 struct ZipArchive {
     /// The most entries read from a central directory.
     static let maxEntries = 1_000_000
@@ -107,18 +108,21 @@ struct ZipArchive {
         guard entry.flags & 1 == 0 else { throw .malformedInput("\(label) is encrypted; export it without a ZIP password") }
         let start = entry.localHeader + 30 + Self.u16(bytes, entry.localHeader + 26) + Self.u16(bytes, entry.localHeader + 28)
         let data = bytes[start..<start + entry.compressedSize]
-        let output: [UInt8]
+        var output: [UInt8]
         switch entry.method {
         case 0:
             guard entry.size == entry.compressedSize else { throw .malformedInput("\(label): a stored entry whose two sizes differ") }
             output = Array(data)
         case 8:
-            output = try Inflate.inflate(data, limit: entry.size, what: label).output
+            output = try Inflate.inflate(data, size: entry.size, wrapper: .raw, what: label).output
         default:
             throw .malformedInput("\(label) is compressed with method \(entry.method); vaultfile reads stored and deflated entries")
         }
         guard output.count == entry.size else { throw .malformedInput("\(label) is not as long as its header says") }
-        guard CRC32.checksum(output) == entry.crc else { throw .malformedInput("\(label) is damaged (its CRC-32 does not match)") }
+        guard CRC32.checksum(output) == entry.crc else {
+            wipe(&output)
+            throw .malformedInput("\(label) is damaged (its CRC-32 does not match)")
+        }
         return output
     }
 
@@ -134,7 +138,7 @@ struct ZipArchive {
 package enum ForeignArchiveFuzzing {
     /// Inflates, gunzips and reads as a ZIP archive `bytes`, ignoring every error, with small limits.
     package static func exercise(_ bytes: [UInt8]) {
-        _ = try? Inflate.inflate(bytes[...], limit: 1 << 20, what: "fuzz")
+        _ = try? Inflate.inflate(bytes[...], size: min(bytes.count * 4, 1 << 20), wrapper: .raw, what: "fuzz")
         _ = try? Gzip.decompress(bytes, limit: 1 << 20, what: "fuzz")
         if let archive = try? ZipArchive(bytes, what: "fuzz") {
             for entry in archive.entries.prefix(8) where entry.size <= 1 << 20 { _ = try? archive.contents(of: entry) }

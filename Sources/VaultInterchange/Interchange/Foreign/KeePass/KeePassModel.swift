@@ -87,6 +87,10 @@ public struct KeePassGroup: Sendable {
     public var name: String = ""
     /// The group's notes, which no entry carries.
     public var notes: String = ""
+    /// The database's recycle bin: the group whose UUID is Meta/RecycleBinUUID, or, when the
+    /// database names none and RecycleBinEnabled is not False, a group named "Recycle Bin" right
+    /// under the root group. Set by the parser before the group's first entry or group is handed on.
+    public var isRecycleBin = false
 
     /// An empty value, filled by the parser.
     public init() {}
@@ -102,6 +106,8 @@ public struct KeePassMeta: Sendable {
     public var databaseDescription: String = ""
     /// `RecycleBinUUID` when `RecycleBinEnabled` is not False.
     public var recycleBin: String?
+    /// `RecycleBinEnabled` is not False (KeePass's default: true).
+    public var recycleBinEnabled = true
     /// Meta/Binaries, by ID, decompressed (KDBX 3.1 and XML exports).
     public var binaries: [Int: [UInt8]] = [:]
     /// Custom icons and Meta/CustomData items, which no entry carries.

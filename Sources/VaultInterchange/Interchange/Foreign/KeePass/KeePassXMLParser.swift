@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SecureMemory
 import VaultModel
 
 // MARK: - KeePass 2 XML, one entry at a time
@@ -113,6 +114,7 @@ public struct KeePassXMLParser {
                 try parser.reader.skipElement()
             }
         }
+        meta.recycleBinEnabled = recycleBinEnabled
         if recycleBinEnabled, let recycleBin, !recycleBin.isEmpty, recycleBin != "AAAAAAAAAAAAAAAAAAAAAA==" { meta.recycleBin = recycleBin }
     }
 
@@ -127,7 +129,8 @@ public struct KeePassXMLParser {
         var bytes = try base64(try reader.readText("Binary"), at: offset, what: "the binary \(id)")
         if protected { try unprotectValue(&bytes, at: offset, what: "the binary \(id)") }
         if compressed {
-            let packed = bytes
+            var packed = bytes
+            defer { wipe(&packed) }
             bytes = try Gzip.decompress(packed, limit: VaultLimits.maxValueLength, what: "line \(line(offset)): the binary \(id)")
         }
         guard meta.binaries[id] == nil else { throw .malformedInput("line \(line(offset)): two binaries with the ID \(id)") }
@@ -150,14 +153,23 @@ public struct KeePassXMLParser {
                 group.notes = try parser.text("Notes")
             } else if parser.reader.matches(name, "Entry") {
                 contentSeen = true
+                group.isRecycleBin = parser.isRecycleBin(group, depth: path.count)
                 try entry(try parser.readEntry(inHistory: false), path + [group])
             } else if parser.reader.matches(name, "Group") {
                 contentSeen = true
+                group.isRecycleBin = parser.isRecycleBin(group, depth: path.count)
                 try parser.readGroup(path: path + [group], entry)
             } else {
                 try parser.reader.skipElement()
             }
         }
+    }
+
+    /// Whether `group`, `depth` groups deep (1: right under the root group), is the recycle bin
+    /// (`KeePassGroup.isRecycleBin`). Meta comes before Root, as KeePass and KeePassXC write it.
+    private func isRecycleBin(_ group: KeePassGroup, depth: Int) -> Bool {
+        if let bin = meta.recycleBin { return group.uuid == bin }
+        return meta.recycleBinEnabled && depth == 1 && group.name == "Recycle Bin"
     }
 
     private mutating func readEntry(inHistory: Bool) throws(VaultError) -> KeePassEntry {

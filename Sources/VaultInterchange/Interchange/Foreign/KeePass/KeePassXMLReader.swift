@@ -7,7 +7,8 @@ import VaultModel
 /// whatever its name); Title, UserName, Password, URL (and Keepass2Android's `KP2A_URL*`, which
 /// KeePassXC uses for more URLs), Notes, the TOTP attributes, custom attributes (protected or not),
 /// attachments, tags, the expiry time, creation and modification times and each entry's history
-/// are kept; everything else is counted in `notKept`.
+/// are kept; everything else is counted in `notKept`. Entries in the recycle bin (and its groups)
+/// are not imported: they are counted as "entries in KeePass's recycle bin".
 enum KeePassXMLReader {
     /// The standard string keys, which become the item's own parts rather than fields.
     private static let standardKeys: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
@@ -20,7 +21,10 @@ enum KeePassXMLReader {
         var references: [(item: Int, attachment: Int, id: Int)] = []
         var notKept: [String: Int] = [:]
         var groupsWithNotes: Set<String> = []
+        var inRecycleBin = 0
         let meta = try parser.parse { (entry, groups) throws(VaultError) in
+            // What the user deleted in KeePass stays deleted: not imported, counted.
+            if groups.contains(where: \.isRecycleBin) { inRecycleBin += 1; return }
             for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
             var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
             for (index, attachment) in entry.attachments.enumerated() {
@@ -41,6 +45,7 @@ enum KeePassXMLReader {
         lost("KeePass's custom icons", meta.customIcons)
         lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
         lost("KeePass's deleted-object records", meta.deletedObjects)
+        lost("entries in KeePass's recycle bin", inRecycleBin)
         result.notKept = notKept
         return result
     }

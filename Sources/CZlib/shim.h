@@ -1,0 +1,40 @@
+#include <zlib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+/* zlib's memory for inflating holds the last 32 KiB of what it inflated (the window) and the
+ * state: decrypted secrets when the stream is a 1pux's export.data or a KeePass attachment. These
+ * two functions are the stream's zalloc and zfree: each block carries its size in front of it and
+ * is zeroed (explicit_bzero, which the compiler may not drop) before it goes back to malloc. */
+static inline voidpf vaultfile_zlib_alloc(voidpf opaque, uInt items, uInt size) {
+    (void)opaque;
+    size_t bytes = (size_t)items * (size_t)size;
+    if (size != 0 && bytes / size != items) return Z_NULL;
+    if (bytes > SIZE_MAX - 16) return Z_NULL;
+    unsigned char *block = malloc(bytes + 16);
+    if (block == NULL) return Z_NULL;
+    memcpy(block, &bytes, sizeof bytes);
+    return block + 16;
+}
+
+static inline void vaultfile_zlib_free(voidpf opaque, voidpf address) {
+    (void)opaque;
+    if (address == Z_NULL) return;
+    unsigned char *block = (unsigned char *)address - 16;
+    size_t bytes;
+    memcpy(&bytes, block, sizeof bytes);
+    explicit_bzero(block, bytes + 16);
+    free(block);
+}
+
+/* inflateInit2 is a macro (it passes zlib's version and the stream's size), which Swift cannot
+ * call: this sets the wiping allocator above and starts an inflate stream. windowBits -15 reads
+ * raw deflate (a ZIP entry), 31 (15 + 16) one gzip member whose CRC-32 and length zlib checks. */
+static inline int vaultfile_inflate_init(z_stream *stream, int windowBits) {
+    memset(stream, 0, sizeof *stream);
+    stream->zalloc = vaultfile_zlib_alloc;
+    stream->zfree = vaultfile_zlib_free;
+    stream->opaque = Z_NULL;
+    return inflateInit2(stream, windowBits);
+}
