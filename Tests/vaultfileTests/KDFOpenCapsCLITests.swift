@@ -18,7 +18,7 @@ import Testing
         let memory = try #require(json["memory_kib"] as? Int), iterations = try #require(json["iterations"] as? Int)
         #expect(memory * iterations <= 2048, "\(json)")
         #expect(json["capped"] as? Bool == true, "\(json)")
-        #expect(result.stderr.contains("iterations capped at") && result.stderr.contains("--kdf-max-work"), "\(result.stderr)")
+        #expect(result.stderr.contains("capped at 1 MiB and 2 iterations") && result.stderr.contains("every open would then need --kdf-max-work"), "\(result.stderr)")
         let initCommand = try #require(json["init"] as? String)
         #expect(initCommand.contains("--kdf-iterations \(iterations) "), "\(initCommand)")
     }

@@ -12,16 +12,28 @@ extension Calibration.Result {
         var result = self
         switch parameters {
         case .argon2id(var p):
+            // Calibration may have raised the memory (whole passes too coarse): memory first, then passes.
+            let asked = p
+            var options: [String] = []
+            if UInt64(p.memoryKiB) * 1024 > limits.maxMemoryBytes {
+                p.memoryKiB = UInt32(limits.maxMemoryBytes / 1024)
+                options.append("--kdf-max-memory")
+            }
             let most = limits.maxArgon2WorkKiB / UInt64(max(p.memoryKiB, 1))
-            guard UInt64(p.iterations) > most, most >= 1 else { return (self, nil) }
-            let asked = p.iterations
-            p.iterations = UInt32(most)
+            if UInt64(p.iterations) > most, most >= 1 {
+                p.iterations = UInt32(most)
+                options.append("--kdf-max-work")
+            }
+            guard p != asked else { return (self, nil) }
             result.parameters = .argon2id(p)
-            result.measuredSeconds = measuredSeconds * Double(most) / Double(asked)
-            let cap = ByteSize.format(ByteSize.bytes(kibibytes: limits.maxArgon2WorkKiB))
-            return (result, "iterations capped at \(most) instead of \(asked) (about \(formatSeconds(result.measuredSeconds))): more is over "
-                    + "the \(cap) of Argon2id work (memory × iterations) that opening a vault allows (the default, or VAULTFILE_KDF_MAX_WORK), and every open "
-                    + "would then need --kdf-max-work")
+            let ratio = Double(UInt64(p.memoryKiB) * UInt64(p.iterations)) / Double(UInt64(asked.memoryKiB) * UInt64(asked.iterations))
+            result.measuredSeconds = measuredSeconds * ratio
+            let memory = ByteSize.format(limits.maxMemoryBytes), work = ByteSize.format(ByteSize.bytes(kibibytes: limits.maxArgon2WorkKiB))
+            return (result, "capped at \(ByteSize.format(UInt64(p.memoryKiB) * 1024)) and \(p.iterations) iterations instead of "
+                    + "\(ByteSize.format(UInt64(asked.memoryKiB) * 1024)) and \(asked.iterations) (about \(formatSeconds(result.measuredSeconds))): "
+                    + "more is over what opening a vault allows (\(memory) of memory, \(work) of Argon2id work, memory × iterations; "
+                    + "the defaults or VAULTFILE_KDF_MAX_*), and every open would then need "
+                    + options.joined(separator: " and "))
         case .pbkdf2SHA256(var p):
             guard UInt64(p.iterations) > limits.maxPBKDF2Iterations else { return (self, nil) }
             let asked = p.iterations
