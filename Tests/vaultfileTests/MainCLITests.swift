@@ -79,7 +79,7 @@ import Testing
             (["list", "--nope"] + cli.unlock(), "Unknown option '--nope'", "list"),
             (["generate", "--length", "many"], "many", "generate"),
             (["export", "--format", "json", "--json"] + cli.unlock(), "--json prints a summary", "export"),
-            (["slot", "rm"] + cli.unlock(), "Missing expected argument '<slot>'", "slot rm"),
+            (["slot", "rm"] + cli.unlock(), "Missing expected argument '<slot> ...'", "slot rm"),
         ]
         for (arguments, message, verb) in cases {
             let result = try cli.run(arguments)

@@ -11,7 +11,7 @@ extension VaultfileCommand {
             discussion: """
                 Lands within 20 % of the target: by Argon2id iterations, else (whole passes too coarse, or one \
                 pass already too slow) by the memory, which it then says. Prints the flags for a new vault \
- (init) and for an existing one (passwd). Never suggests settings over the caps that opening a vault \
+                (init) and for an existing one (passwd). Never suggests settings over the caps that opening a vault \
                 applies (the defaults, or VAULTFILE_KDF_MAX_MEMORY, _WORK, _ITERATIONS): a target past them is capped, \
                 and it says so, naming --kdf-max-memory, --kdf-max-work or --kdf-max-iterations.
                 """)
