@@ -27,12 +27,14 @@ import Testing
         #expect(try cli.run(["get", "a"] + vault).text == "1")
         try cli.write("pw2", Array("second-password".utf8))
         for arguments in [["slot", "add", "password", "--new-password-file", cli.path("pw2")], ["slot", "add", "recovery"],
-                          ["slot", "rm", "laptop"], ["rekey"], ["passwd", "--new-password-file", cli.path("pw2")]] {
+                          ["slot", "rm", "laptop"], ["slot", "label", "laptop", "desk"], ["rekey"],
+                          ["passwd", "--new-password-file", cli.path("pw2")]] {
             let result = try cli.run(arguments + vault)
             #expect(result.status == 2 && result.stderr.contains(noSource), "\(arguments): \(result.status) \(result.stderr)")
             // The hint names the key sources and why the agent's key is not enough here.
             #expect(result.stderr.contains("--identity FILE, --keyfile FILE or --recovery-file FILE")
                     && result.stderr.contains("even while the agent holds the vault's key"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("'passwd', 'slot add', 'slot rm', 'slot label' and 'rekey'"), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments): nothing printed (a recovery code least of all)")
         }
         #expect(try cli.read("t.vault") == before, "nothing was written")

@@ -49,9 +49,23 @@ import VaultModel
         let lines = result.text.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("NAME") == true && lines.first?.contains("WEAK") == true && lines.first?.contains("REUSED") == true)
         #expect(lines.dropFirst().map { String($0.prefix { $0 != " " }) } == ["mail", "web/github", "web/gitlab"])
-        #expect(lines[2].contains("common password") && lines[2].contains("group 1 of 2"))
+        #expect(lines[2].contains("common password") && lines[2].contains("reused with 1 other (group 1)"), "\(lines)")
         #expect(result.stderr.contains("audit: 5 entries checked: 3 weak, 2 reused"), "\(result.stderr)")
         expectNoValue(result)
+    }
+
+    @Test func test_audit_tableNamesHowManyOthersAndNumbersExactAndNearGroupsInOneSeries() throws {
+        let values = ["a": "Zq!9rT#uV-same-Kw", "b": "Zq!9rT#uV-same-Kw", "c": "Pk$2mW@hunter-Qe7", "d": "Pk$2mW@hunter-Qe7",
+                      "e": "Pk$2mW@hunter-Qe7", "f": "Lx%4nB&orbit-Jd1", "g": "Lx%4nB&orbit-Jd22"]
+        let cli = try setUp(values); defer { cli.directory.remove() }
+        let result = try cli.run(["audit"] + cli.unlock())
+        #expect(result.status == 8, "\(result.stderr)")
+        let rows = Dictionary(result.text.split(separator: "\n").dropFirst().map { (String($0.prefix { $0 != " " }), String($0)) }) { $1 }
+        for name in ["a", "b"] { #expect(rows[name]?.contains("reused with 1 other (group 1)") == true, "\(result.text)") }
+        for name in ["c", "d", "e"] { #expect(rows[name]?.contains("reused with 2 others (group 2)") == true, "\(result.text)") }
+        for name in ["f", "g"] { #expect(rows[name]?.contains("near 1 other (group 3)") == true, "\(result.text)") }
+        #expect(!result.text.contains(" of "), "no 'group N of M' left: \(result.text)")
+        expectNoValue(result, values)
     }
 
     @Test func test_audit_jsonHasOneObjectPerEntryFoundWithItsDetails() throws {

@@ -15,8 +15,11 @@ import Testing
 
     @Test func test_batch_defaultOutputStaysBackToBack() throws {
         let cli = try CLI.withEntriesSet([("a", bytes("x")), ("Work/GitHub", bytes("g"))]); defer { cli.directory.remove() }
-        let result = try cli.run(["batch"] + cli.unlock(), stdin: bytes("get a\nlist Work\n"))
-        #expect(result.text == "xWork/GitHub\n", "scripts such as x=$(echo 'get a' | vaultfile batch) keep working")
+        let result = try cli.run(["batch"] + cli.unlock(), stdin: bytes("get a\n"))
+        #expect(result.text == "x", "scripts such as x=$(echo 'get a' | vaultfile batch) keep working")
+        // A get beside a list ran into its names ("xWork/GitHub"): refused now (DailyUseCLITests).
+        #expect(try cli.run(["batch"] + cli.unlock(), stdin: bytes("get a\nlist Work\n")).status == 64)
+        #expect(try cli.run(["batch"] + cli.unlock(), stdin: bytes("list Work\n")).text == "Work/GitHub\n")
     }
 
     @Test func test_batch_jsonPrintsOneObjectPerLine() throws {

@@ -94,6 +94,12 @@ import Testing
         #expect(wrong.status == 3, "\(wrong.stderr)")
         let same = try cli.run(["init", "--copy-of", cli.path("a.vault"), "--vault", cli.path("a.vault"), "--password-file", cli.path("pw")])
         #expect(same.status != 0)
+        // Without --vault the copy would land at the default vault: refused, VAULTFILE_PATH set or not.
+        for extra in [[:], ["VAULTFILE_PATH": cli.path("n.vault")], ["HOME": cli.path("home")]] {
+            let noVault = try cli.run(["init", "--copy-of", cli.path("a.vault"), "--password-file", cli.path("pw")], extra: extra)
+            #expect(noVault.status == 64 && noVault.stderr.contains("--copy-of needs --vault NEW"), "\(extra): \(noVault.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: cli.path("home")), "no default vault made")
         #expect(!FileManager.default.fileExists(atPath: cli.path("n.vault")), "nothing created")
     }
 

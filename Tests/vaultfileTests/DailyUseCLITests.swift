@@ -47,6 +47,23 @@ import Testing
         #expect(try cli.run(["list"] + cli.unlock()).text == "a\nb\n", "nothing was changed")
     }
 
+    @Test func test_batch_refusesAPlainGetBesideAListAndChangesNothing() throws {
+        let cli = try CLI.withEntriesSet(["a": "x", "b": "y"]); defer { cli.directory.remove() }
+        for (script, lines) in [("get a\nset c --value z\nlist\n", "lines 1 and 3 are get and list"),
+                                ("list\nget a\n", "lines 1 and 2 are list and get")] {
+            let result = try cli.run(["batch"] + cli.unlock(), stdin: Array(script.utf8))
+            #expect(result.status == 64 && result.stdout.isEmpty, "\(script): \(result.stderr)")
+            #expect(result.stderr.contains(lines) && result.stderr.contains("the value and the names")
+                    && result.stderr.contains("-z") && result.stderr.contains("--json"), "\(script): \(result.stderr)")
+        }
+        #expect(try cli.run(["list"] + cli.unlock()).text == "a\nb\n", "nothing was changed")
+        // A get with lines that print nothing, and list lines alone, print as before; -z frames a get and a list.
+        #expect(try cli.run(["batch"] + cli.unlock(), stdin: Array("set c --value z\nget a\n".utf8)).text == "x")
+        #expect(try cli.run(["batch"] + cli.unlock(), stdin: Array("list\nlist\n".utf8)).text == "a\nb\nc\na\nb\nc\n")
+        let nul = try cli.run(["batch", "-z"] + cli.unlock(), stdin: Array("get a\nlist\n".utf8))
+        #expect(nul.status == 0 && nul.stdout.starts(with: Array("x\0".utf8)), "\(nul.stderr)")
+    }
+
     @Test func test_batch_oneGetPrintsAsBeforeAndFramedGetsRun() throws {
         let cli = try CLI.withEntriesSet(["a": "x", "b": "y"]); defer { cli.directory.remove() }
         #expect(try cli.run(["batch"] + cli.unlock(), stdin: Array("get a\n".utf8)).text == "x")

@@ -58,7 +58,7 @@ enum CLIErrorKind: CaseIterable {
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
-    case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown
+    case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge
 
     init(_ error: CLIError) {
@@ -94,6 +94,7 @@ enum CLIErrorKind: CaseIterable {
         case .stateFolderUnsafe: self = .stateFolderUnsafe
         case .typedPasswordWrong: self = .typedPasswordWrong
         case .execMatchesNothing: self = .execMatchesNothing
+        case .kdfOverOpenCaps: self = .kdfOverOpenCaps
         case .importFormatMismatch: self = .importFormatMismatch
         case .importFormatUnknown: self = .importFormatUnknown
         }
@@ -174,6 +175,9 @@ enum CLIErrorKind: CaseIterable {
             return ErrorCaseRow(CLIError.typedPasswordWrong(tries: 3), status: 3, hint: true, shows: ["wrong password 3 times"])
         case .execMatchesNothing:
             return ErrorCaseRow(CLIError.execMatchesNothing(prefix: "shown/"), status: 1, hint: true, shows: ["--prefix shown/ matches no entry"])
+        case .kdfOverOpenCaps:
+            return ErrorCaseRow(CLIError.kdfOverOpenCaps(settings: "Argon2id shown", cap: .workOverCap(asked: 48 << 20, cap: 32 << 20)), status: 64,
+                                hint: true, shows: ["Argon2id shown is over the Argon2id work limit", "every later open would fail"])
         }
     }
 }

@@ -36,6 +36,18 @@ import Testing
         #expect(result.text == "m|unset|unset", "\(result.stderr)")
     }
 
+    @Test func test_exec_anEmptyPrefixIsRefusedUnlessAllowEmpty() throws {
+        let cli = try CLI.withVault(["prod/db": "d", "other/x": "o"]); defer { cli.directory.remove() }
+        let show = ["--", "sh", "-c", "printf '%s|%s' \"${PROD_DB-unset}\" \"${OTHER_X-unset}\""]
+        let refused = try cli.run(["exec", "--prefix", ""] + cli.unlock() + show)
+        #expect(refused.status == 64 && refused.text.isEmpty, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--prefix is empty") && refused.stderr.contains("--allow-empty"), "\(refused.stderr)")
+        let allowed = try cli.run(["exec", "--prefix", "", "--allow-empty"] + cli.unlock() + show)
+        #expect(allowed.status == 0 && allowed.text == "d|o", "\(allowed.stderr)")
+        let noPrefix = try cli.run(["exec"] + cli.unlock() + show)
+        #expect(noPrefix.status == 0 && noPrefix.text == "d|o", "\(noPrefix.stderr)")
+    }
+
     // MARK: - Binary entries
 
     @Test func test_exec_skipsABinaryEntryWithAWarning() throws {

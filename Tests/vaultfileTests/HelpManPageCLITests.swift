@@ -149,6 +149,22 @@ import Testing
         }
     }
 
+    /// A help text's "See man vaultfile: …" names sections the page has (audit said "AUDIT", which it has not).
+    @Test func test_help_seeManNamesSectionsThatExist() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let man = try manPage
+        let help = try cli.run(["audit", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let reference = try #require(help.range(of: "See man vaultfile").map { String(help[$0.upperBound...]) }, "\(help)")
+        #expect(reference.hasPrefix(": audit under VERBS, and STRENGTH ESTIMATE."), "\(reference)")
+        for section in ["VERBS", "STRENGTH ESTIMATE"] { #expect(man.contains("\n.SH \(section)\n"), "\(section)") }
+        #expect(manSection(man, "audit") != nil)
+    }
+
+    /// No troff special character for a stray "|" (the import paragraph had "export\(or)").
+    @Test func test_manPage_hasNoStrayOrCharacter() throws {
+        #expect(!(try manPage).contains("\\(or"))
+    }
+
     @Test func test_manPage_setSynopsisNamesGenerate() throws {
         let set = try #require(manSection(try manPage, "set"))
         let synopsis = set.components(separatedBy: "\n.PP\n").first ?? ""

@@ -61,6 +61,22 @@ import Testing
         #expect(bobTries.status == 3, "\(bobTries.stderr)")
     }
 
+    @Test func test_slotRm_namesEveryIdThatMoved() throws {
+        let (cli, alice) = try KeyslotCLITests.vaultAndIdentity(); defer { cli.directory.remove() }
+        #expect(try cli.run(["slot", "add", "recipient", alice] + cli.unlock()).status == 0)
+        for name in ["b", "c", "d"] {
+            let key = try cli.run(["keygen", "-o", cli.path("\(name).txt")]).text.trimmingCharacters(in: .newlines)
+            #expect(try cli.run(["slot", "add", "recipient", key] + cli.unlock()).status == 0)
+        }
+        #expect(try slotCount(cli) == 5)
+        let one = try cli.run(["slot", "rm", "1"] + cli.unlock())
+        #expect(one.status == 0 && one.stderr.contains("the keyslots after it moved down one id (2–4 are now 1–3)"), "\(one.stderr)")
+        let two = try cli.run(["slot", "rm", "1", "2"] + cli.unlock())
+        #expect(two.status == 0 && two.stderr.contains("the keyslots after them moved down (3 is now 1)"), "\(two.stderr)")
+        let last = try cli.run(["slot", "rm", "1"] + cli.unlock())
+        #expect(last.status == 0 && !last.stderr.contains("moved down"), "the last slot: nothing moved: \(last.stderr)")
+    }
+
     // MARK: - init
 
     @Test func test_init_aRecipientGivenTwiceGetsOneSlot() throws {

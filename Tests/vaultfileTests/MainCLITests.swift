@@ -115,4 +115,23 @@ import Testing
         let typo = try cli.run(["--vault", vault, "gett", "a"] + password)
         #expect(typo.status == 64 && typo.stderr.contains("did you mean 'get'?"), "\(typo.stderr)")
     }
+
+    /// `--vault` with no path and the global options with no verb say what is missing, never
+    /// "Unknown option '--vault'"; `--no-agent` is taken before the verb as `--vault` is.
+    @Test func test_globalOptions_beforeTheVerbSayWhatIsMissingAndTakeNoAgent() throws {
+        let cli = try CLI.withEntriesSet([("a", bytes("x"))]); defer { cli.directory.remove() }
+        let vault = cli.path("t.vault"), password = ["--password-file", cli.path("pw")]
+        for (arguments, says) in [(["--vault"], "--vault needs the vault's path"), (["--vault", vault], "--vault is given but no verb"),
+                                  (["--vault=\(vault)"], "--vault is given but no verb"), (["--no-agent"], "--no-agent is given but no verb"),
+                                  (["--vault", vault, "--vault", vault, "get", "a"], "--vault is given twice before the verb")] {
+            let result = try cli.run(arguments)
+            #expect(result.status == 64 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Unknown option"), "\(arguments): \(result.stderr)")
+        }
+        for arguments in [["--no-agent", "get", "a", "--vault", vault], ["--no-agent", "--vault", vault, "get", "a"],
+                          ["--vault", vault, "--no-agent", "get", "a", "--no-agent"], ["--no-agent", "list", "--vault", vault]] {
+            let result = try cli.run(arguments + password)
+            #expect(result.status == 0 && (result.text == "x" || result.text == "a\n"), "\(arguments): \(result.stderr)")
+        }
+    }
 }

@@ -17,7 +17,13 @@ extension ExternalTools {
             #expect(session.status == 0, "\(session.screen)")
             #expect(session.screen.contains("value-on-tty"), "\(session.screen)")
             #expect(session.screen.components(separatedBy: "try again (").count == 3, "two retries announced: \(session.screen)")
-            #expect(session.screen.contains("(3 of 3)"), "\(session.screen)")
+            let path = cli.path("t.vault")
+            let second = "Sorry, that password does not open \(path); try again (2 of 3)."
+            let third = "Sorry, that password does not open \(path); try again (3 of 3)."
+            let secondAt = try #require(session.screen.range(of: second), "\(session.screen)")
+            let thirdAt = try #require(session.screen.range(of: third), "\(session.screen)")
+            #expect(secondAt.upperBound <= thirdAt.lowerBound, "(2 of 3) comes before (3 of 3): \(session.screen)")
+            #expect(!session.screen.contains("(4 of 3)") && !session.screen.contains("(1 of 3)"), "\(session.screen)")
             #expect(!session.screen.contains("wrong password"), "\(session.screen)")
         }
 
@@ -29,6 +35,11 @@ extension ExternalTools {
                 ("Password for", "one"), ("Password for", "two"), ("Password for", "three"),
             ])
             #expect(session.status == 3, "\(session.screen)")
+            let path = cli.path("t.vault")
+            for n in 2...3 {
+                #expect(session.screen.contains("Sorry, that password does not open \(path); try again (\(n) of 3)."), "\(session.screen)")
+            }
+            #expect(!session.screen.contains("(4 of 3)"), "no fourth try announced: \(session.screen)")
             #expect(session.screen.contains("wrong password 3 times") && session.screen.contains("Caps Lock"), "\(session.screen)")
             for source in ["--password-file", "--password-fd", "VAULTFILE_PASSWORD"] {
                 #expect(!session.screen.contains(source), "the hint after typed passwords names \(source): \(session.screen)")

@@ -67,6 +67,18 @@ import Testing
         #expect(!rekeyed.stderr.contains("gave no slot a new key"), "\(rekeyed.stderr)")
     }
 
+    @Test func test_slotRm_ofASignedVaultWithAnIdentityGivesNoMintedNothingWarning() throws {
+        // README: the warning is for unsigned vaults; a signed one refuses a removed member's re-keyed copy by its signature.
+        let cli = try cli(); defer { cli.directory.remove() }
+        let owner = try cli.run(["keygen", "-o", cli.path("id.txt")]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let other = try cli.run(["keygen", "-o", cli.path("other.txt")]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let made = try cli.run(["init", "--recipient", owner, "--recipient", other] + CLI.fastKDF + cli.unlock())
+        #expect(made.status == 0 && made.stderr.contains("signed (format 1.3"), "\(made.stderr)")
+        let rm = try cli.run(["slot", "rm", other, "--vault", cli.path("t.vault"), "--identity", cli.path("id.txt")])
+        #expect(rm.status == 0 && rm.stderr.contains("removed keyslot"), "\(rm.stderr)")
+        #expect(!rm.stderr.contains("gave no slot a new key") && !rm.stderr.contains("protects nothing"), "\(rm.stderr)")
+    }
+
     @Test func test_rekeySign_convertsAnUnsignedVaultAndSaysOlderReleasesRefuseIt() throws {
         let cli = try cli(); defer { cli.directory.remove() }
         #expect(try cli.run(["init", "--unsigned"] + CLI.fastKDF + cli.unlock()).status == 0)

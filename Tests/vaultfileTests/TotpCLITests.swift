@@ -112,4 +112,20 @@ import Testing
             #expect(result.status == 64 && result.stderr.contains("--at takes") && result.stderr.contains(bad), "\(bad): \(result.stderr)")
         }
     }
+
+    /// Only a day the month lacks is told so; other bad times (text, month 13) say nothing of days.
+    @Test func test_totp_atSaysAMonthLacksADayOnlyWhenItDoes() throws {
+        let cli = try vaultWithSeed(); defer { cli.directory.remove() }
+        for (bad, why) in [("2024-02-30T00:00:00Z", "2024-02 has no day 30"), ("2023-02-29", "2023-02 has no day 29"),
+                           ("2024-04-31T12:00:00Z", "2024-04 has no day 31")] {
+            let result = try cli.run(["totp", "site", "--at", bad] + cli.unlock())
+            #expect(result.status == 64 && result.stderr.contains("(\(why))"), "\(bad): \(result.stderr)")
+        }
+        #expect(try cli.run(["totp", "site", "--at", "2024-02-29"] + cli.unlock()).status == 0, "a leap year has 29 February")
+        for bad in ["abc", "2024-13-01", "2024-13-01T00:00:00Z", "2024-01-00", "2024-01-32T00:00:00Z"] {
+            let result = try cli.run(["totp", "site", "--at", bad] + cli.unlock())
+            #expect(result.status == 64 && result.stderr.contains("--at takes"), "\(bad): \(result.stderr)")
+            #expect(!result.stderr.contains("has no day") && !result.stderr.contains("does not have"), "\(bad): \(result.stderr)")
+        }
+    }
 }

@@ -7,19 +7,23 @@ extension KDFOptions {
     /// Whether any KDF option was given (passwd keeps the current settings otherwise).
     var isSpecified: Bool { kdf != nil || memory != nil || iterations != nil || parallelism != nil || time != nil }
 
-    /// The settings asked for, calibrated if `--kdf-time` was given, checked against the creation floor.
-    func parameters() throws -> KDFParameters {
-        let parameters = try unchecked()
+    /// The settings asked for, calibrated if `--kdf-time` was given (its iterations kept within
+    /// `limits`), checked against the creation floor and against `limits`, the caps an open with the
+    /// same options and environment applies: a vault no later open admits is never sealed.
+    func parameters(within limits: KDFLimits) throws -> KDFParameters {
+        let parameters = try unchecked(limits)
         try parameters.checkCreationFloor(allowWeak: allowWeak)
+        try parameters.checkOpenCaps(limits)
         return parameters
     }
 
-    private func unchecked() throws -> KDFParameters {
+    private func unchecked(_ limits: KDFLimits) throws -> KDFParameters {
         let target = time.flatMap(TimeSpan.parseSeconds)
         switch kdf ?? .argon2id {
         case .pbkdf2:
             if let target {
-                let result = try Calibration.pbkdf2(targetSeconds: target)
+                let (result, note) = try Calibration.pbkdf2(targetSeconds: target).capped(to: limits)
+                if let note { Messages.note(note) }
                 Messages.info("calibrated: \(result.parameters) takes \(formatSeconds(result.measuredSeconds)) here")
                 return result.parameters
             }
@@ -30,7 +34,8 @@ extension KDFOptions {
             let lanes = parallelism ?? defaults.parallelism
             if let target {
                 try Argon2idParameters(memoryKiB: memoryKiB, iterations: 1, parallelism: lanes).validate()
-                let result = try Calibration.argon2id(memoryKiB: memoryKiB, parallelism: lanes, targetSeconds: target)
+                let (result, note) = try Calibration.argon2id(memoryKiB: memoryKiB, parallelism: lanes, targetSeconds: target).capped(to: limits)
+                if let note { Messages.note(note) }
                 Messages.info("calibrated: \(result.parameters) takes \(formatSeconds(result.measuredSeconds)) here")
                 return result.parameters
             }

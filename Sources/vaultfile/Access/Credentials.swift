@@ -51,7 +51,8 @@ extension UnlockOptions {
         return {
             guard tries.count < Self.promptTries else { throw CLIError.typedPasswordWrong(tries: tries.count) }
             tries.count += 1
-            Messages.info("Sorry, that password does not open \(options.location.path); try again (\(tries.count + 1) of \(Self.promptTries)).")
+            // `count` is now the number of the try about to be asked: 2 after the first wrong one.
+            Messages.info("Sorry, that password does not open \(options.location.path); try again (\(tries.count) of \(Self.promptTries)).")
             return [UnlockCredential(.password(try options.password()), source: "the password")]
         }
     }

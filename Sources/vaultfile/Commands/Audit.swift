@@ -18,7 +18,7 @@ extension VaultfileCommand {
                 (with --hibp: Have I Been Pwned's Pwned Passwords downloaded beforehand, either the file \
                 ordered by hash or the folder of range files; SHA-1 or NTLM, read from the list). Nothing \
                 leaves the machine. A table on stdout, a summary on stderr; --json for scripts (docs/JSON.md). \
-                Exits 0 when nothing is found, 8 when something is. See man vaultfile, AUDIT.
+                Exits 0 when nothing is found, 8 when something is. See man vaultfile: audit under VERBS, and STRENGTH ESTIMATE.
                 """)
 
         @OptionGroup var unlock: UnlockOptions

@@ -18,7 +18,7 @@ extension VaultfileCommand {
                 mv OLD NEW [--force]; cp SOURCE DESTINATION [--force]; list [PREFIX]. Quote with '…' or "…"; # starts a comment. \
                 --value exists only in batch scripts, which are not argv. Output of get and list is \
                 printed in order, and only when every line succeeded: back to back by default (so a script \
-                of two or more get lines needs -z or --json: without, it is refused, exit 64); with -z each \
+                of a get line beside another get or a list needs -z or --json: without, it is refused, exit 64); with -z each \
                 result ends with a NUL (a value holding a NUL fails its line); with --json one JSON object per \
                 line, {"line", "verb", "ok"} with get's "value" and "encoding" and list's "names", and on a \
                 failure only the failing line's object, with "error" and "status" (docs/JSON.md).

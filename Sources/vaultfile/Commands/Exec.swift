@@ -21,7 +21,8 @@ extension VaultfileCommand {
                 entries or fields that map to one variable are an error. An entry whose value is binary (a NUL \
                 byte or invalid UTF-8) cannot be a variable: it is left out with a warning, and is an error \
                 (exit 2) when --only names it. A --prefix that matches no entry, or an --only name that names \
-                none, is refused (exit 1) before the command runs, unless --allow-empty. The command's exit status is vaultfile's; a command that is not \
+                none, is refused (exit 1) before the command runs, unless --allow-empty; an empty --prefix (an unset \
+                variable's "$X") is refused (exit 64) unless --allow-empty. The command's exit status is vaultfile's; a command that is not \
                 found exits 127, one that cannot be run 126, as in shells. Secrets never go into argv.
 
                 An entry is not exported as a variable that makes programs load or run other code (LD_*, \
@@ -41,7 +42,7 @@ extension VaultfileCommand {
             "Only this entry (repeatable). Under --prefix, in full (prod/db) or below the prefix (db).", valueName: "name"),
                 completion: EntryCompletion.names)
         var only: [String] = []
-        @Flag(name: .customLong("allow-empty"), help: "Run the command even when --prefix or --only match no entry (none is exported then).")
+        @Flag(name: .customLong("allow-empty"), help: "Run the command even when --prefix or --only match no entry (none is exported then), or with an empty --prefix (all are).")
         var allowEmpty = false
         @Flag(name: .customLong("fields"), help: "Also export each field, as NAME_FIELD (e.g. DB_USER for field user of db).")
         var fields = false
@@ -62,6 +63,11 @@ extension VaultfileCommand {
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the command after --, e.g. vaultfile exec -- ./deploy.sh") }
+            // `--prefix "$UNSET"` would export every entry: an empty prefix is a mistake unless said.
+            if prefix == "" && !allowEmpty {
+                throw ValidationError("--prefix is empty, which would export every entry (an unset variable?): "
+                                      + "give a prefix, drop --prefix to export all, or add --allow-empty")
+            }
         }
 
         func run() throws {

@@ -85,7 +85,7 @@ extension VaultfileCommand {
             // A signed vault holds no v1 password slot: its password gets a format-1.1 slot.
             if hasKeyslots || !unsigned { return try createWithKeyslots(store, passwordRequired: !hasKeyslots) }
             if store.exists { throw VaultError.vaultExists(path: store.path) }
-            let parameters = try kdf.parameters()
+            let parameters = try kdf.parameters(within: unlock.limits())
             // Before any prompt or KDF: a vault that cannot be created fails here, not after the
             // password was typed twice and the KDF ran.
             let missing = try Self.missingFolders(for: store.path)
@@ -107,11 +107,11 @@ extension VaultfileCommand {
         /// is given (always with `passwordRequired`); signed unless --unsigned.
         private func createWithKeyslots(_ store: VaultStore, passwordRequired: Bool) throws {
             if store.exists { throw VaultError.vaultExists(path: store.path) }
-            let parameters = passwordRequired ? try kdf.parameters() : nil
+            let parameters = passwordRequired ? try kdf.parameters(within: unlock.limits()) : nil
             let missing = try Self.missingFolders(for: store.path)
             var slots: [(slot: NewSlot, label: String)] = []
             if passwordRequired || unlock.source.isExplicit || askPassword {
-                let parameters = try parameters ?? kdf.parameters()
+                let parameters = try parameters ?? kdf.parameters(within: unlock.limits())
                 let password: SecureBytes
                 if case .prompt = unlock.source {
                     password = try Terminal.readNewSecret(prompt: "New password for \(store.path): ", confirm: "Repeat the password: ")

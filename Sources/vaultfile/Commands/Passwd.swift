@@ -49,7 +49,7 @@ extension VaultfileCommand {
             // slot's secret (`replaceKeys` never asks the agent); the agent gets the new key after.
             try unlock.replaceKeys(beforeUnlock: {
                 // Without KDF options the vault keeps its current settings.
-                requested = kdf.isSpecified ? try kdf.parameters() : nil
+                requested = kdf.isSpecified ? try kdf.parameters(within: unlock.limits()) : nil
                 // A new password from a file or descriptor is read first (a missing file fails before
                 // the KDF runs); one typed at the terminal is asked for only once the old credentials
                 // have opened the vault (under the lock), so a wrong old password fails before anyone

@@ -59,10 +59,28 @@ extension VaultfileCommand {
             }
             let dateOnly = text.utf8.count == 10 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
             guard let milliseconds = Timestamps.parse(dateOnly ? text + "T00:00:00Z" : text) else {
-                throw .invalidArgument("--at takes \(example), not '\(Messages.escaped(text))' (a day the month does not have is no time)")
+                let why = dayTheMonthLacks(text).map { " (\($0) has no day \($1))" } ?? ""
+                throw .invalidArgument("--at takes \(example), not '\(Messages.escaped(text))'\(why)")
             }
             guard milliseconds >= 0 else { throw .invalidArgument("--at takes a time from 1970 on, not '\(Messages.escaped(text))'") }
             return milliseconds / 1000
+        }
+
+        /// The month ("2023-02") and the day of a text starting with a date whose month is real
+        /// but lacks that day (2023-02-29, 2024-04-31); nil for any other text.
+        static func dayTheMonthLacks(_ text: String) -> (month: String, day: Int)? {
+            let head = Array(text.utf8.prefix(10))
+            guard head.count == 10, head[4] == UInt8(ascii: "-"), head[7] == UInt8(ascii: "-") else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                let digits = head[range]
+                guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+                return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            }
+            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+                  (1...12).contains(month), (1...31).contains(day) else { return nil }
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+            return day > days ? (String(decoding: head[0..<7], as: UTF8.self), day) : nil
         }
     }
 }

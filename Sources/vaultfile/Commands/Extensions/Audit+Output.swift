@@ -40,8 +40,10 @@ struct AuditOutput {
             return "\(Self.bits(weak.bits)) bits" + patterns
         case .reused:
             var parts: [String] = []
-            if let group = finding.reuse { parts.append("group \(group.number) of \(group.size)") }
-            if let group = finding.nearReuse { parts.append("near group \(group.number) of \(group.size)") }
+            // "group 3 of 2" read as the 3rd of 2 groups: say how many others. Exact and near groups
+            // are numbered in one series (VaultAudit+Reuse), so a group number names one group.
+            if let group = finding.reuse { parts.append("reused with \(Self.others(group.size)) (group \(group.number))") }
+            if let group = finding.nearReuse { parts.append("near \(Self.others(group.size)) (group \(group.number))") }
             return parts.isEmpty ? "-" : parts.joined(separator: ", ")
         case .old:
             guard let age = finding.age else { return "-" }
@@ -51,6 +53,9 @@ struct AuditOutput {
             return count == 1 ? "1 time" : "\(count) times"
         }
     }
+
+    /// "1 other", "2 others": the other entries of a group of `size`.
+    static func others(_ size: Int) -> String { size == 2 ? "1 other" : "\(size - 1) others" }
 
     /// Bits to one decimal.
     static func bits(_ value: Double) -> String {

@@ -4,15 +4,22 @@ import VaultModel
 // MARK: - The plain output's one get
 
 extension BatchScript {
-    /// Refuses a script of two or more `get` lines under the plain framing, which prints the
-    /// values back to back with nothing between them (a script could not tell where one ends):
-    /// `-z` or `--json` frame them. One `get` prints exactly as before.
+    /// Refuses a script where a `get` line prints beside another line that prints (`get` or
+    /// `list`) under the plain framing, which prints the results back to back with nothing between
+    /// them (a script could not tell where a value ends): `-z` or `--json` frame them. One `get`,
+    /// alone or with lines that print nothing, prints exactly as before; `list` lines alone too.
     static func refuseUnframedGets(_ lines: [(number: Int, command: BatchVerb)]) throws {
-        let gets = lines.filter { $0.command is BatchGet }.map(\.number)
-        guard gets.count >= 2 else { return }
-        throw CLIError.invalidArgument("lines \(gets.prefix(2).map(String.init).joined(separator: " and ")) are both get: "
-            + "without -z or --json their values would be printed back to back with nothing between them; "
-            + "run the batch with -z (each value ends with a NUL) or --json (one object a line), or one get per batch")
+        let printing = lines.filter { $0.command is BatchGet || $0.command is BatchList }
+        guard let get = printing.first(where: { $0.command is BatchGet }), printing.count >= 2 else { return }
+        let other = printing.first { $0.number != get.number }!
+        let (first, second) = get.number < other.number ? (get, other) : (other, get)
+        func verb(_ line: (number: Int, command: BatchVerb)) -> String { line.command is BatchGet ? "get" : "list" }
+        let what = verb(first) == verb(second) ? "are both get" : "are \(verb(first)) and \(verb(second))"
+        let result = other.command is BatchGet ? "their values" : "the value and the names"
+        throw CLIError.invalidArgument("lines \(first.number) and \(second.number) \(what): "
+            + "without -z or --json \(result) would be printed back to back with nothing between them; "
+            + "run the batch with -z (each value ends with a NUL) or --json (one object a line), or one get per batch "
+            + "with no list")
     }
 }
 

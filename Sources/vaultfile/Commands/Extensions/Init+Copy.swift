@@ -9,6 +9,11 @@ extension VaultfileCommand.Init {
     /// `--copy-of` keeps the source's slots: the options that choose a new vault's slots, and
     /// `--unsigned`, do not go with it.
     func validateCopy() throws {
+        // Never the default vault (VAULTFILE_PATH or the standard path): a copy lands where it is named.
+        guard unlock.location.vault != nil else {
+            throw ValidationError("--copy-of needs --vault NEW, the path of the copy to create: it is never written to "
+                                  + "the default vault (VAULTFILE_PATH or the standard path)")
+        }
         let chosen = [(!recipients.isEmpty, "--recipient"), (!recipientsFiles.isEmpty, "--recipients-file"), (withKeyfile != nil, "--with-keyfile"),
                       (askPassword, "--ask-password"), (unsigned, "--unsigned")].filter(\.0).map(\.1)
         if !chosen.isEmpty {

@@ -91,7 +91,7 @@ struct SlotAddPassword: ParsableCommand {
     }
 
     func run() throws {
-        let parameters = try kdf.parameters()
+        let parameters = try kdf.parameters(within: unlock.limits())
         // The new password is read before the vault is opened, so a failing source changes nothing.
         let new: SecureBytes
         if let newPasswordFile {

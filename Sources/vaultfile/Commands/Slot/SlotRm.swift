@@ -92,8 +92,9 @@ enum Rotation {
             let key = slot.fingerprint.map { ", \($0)" } ?? ""
             Messages.info("removed keyslot \(slot.index) (\(describe(slot))\(key)) from \(path)")
         }
-        if removed.count == 1, let gone = removed.first, wrappedTo.contains(where: { $0.index >= gone.index }) {
-            Messages.info("the keyslots after it moved down one id (\(gone.index + 1) is now \(gone.index)); 'vaultfile slot list' shows them")
+        if dropping.isEmpty, let moves = moves(removed: removed.map(\.index), kept: wrappedTo.count) {
+            let what = removed.count == 1 ? "it moved down one id" : "them moved down"
+            Messages.info("the keyslots after \(what) (\(moves)); 'vaultfile slot list' shows them")
         } else if let first = removed.map(\.index).min(), wrappedTo.contains(where: { $0.index >= first }) {
             Messages.info("the keyslots after them moved down (ids are positions); their new ids are below")
         }
@@ -114,6 +115,26 @@ enum Rotation {
             Messages.warning("copies of the old file (git history, backups, other clones) still open with the removed secret; "
                              + "change the secrets stored in the vault if its holder must lose them")
         }
+    }
+
+    /// Every id that moved when the slots `removed` (old ids) went and `kept` slots stayed, in
+    /// runs: "2 is now 1", "2–4 are now 1–3", "3 is now 2, 5–6 are now 3–4"; nil when none moved.
+    static func moves(removed: [Int], kept: Int) -> String? {
+        let gone = Set(removed)
+        let olds = (0..<(kept + gone.count)).filter { !gone.contains($0) }
+        var runs: [(old: Int, new: Int, count: Int)] = []
+        for (new, old) in olds.enumerated() where old != new {
+            if let last = runs.last, last.old + last.count == old, last.new + last.count == new {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append((old, new, 1))
+            }
+        }
+        guard !runs.isEmpty else { return nil }
+        return runs.map { run in
+            run.count == 1 ? "\(run.old) is now \(run.new)"
+                : "\(run.old)–\(run.old + run.count - 1) are now \(run.new)–\(run.new + run.count - 1)"
+        }.joined(separator: ", ")
     }
 
     /// `kind, label`.

@@ -18,6 +18,9 @@ enum CLIError: CategorizedError {
     case typedPasswordWrong(tries: Int)
     /// `exec --prefix` matched no entry (a typo would otherwise run the command with no secrets).
     case execMatchesNothing(prefix: String)
+    /// init, passwd or slot add was asked for KDF `settings` that the caps on open refuse (`cap`):
+    /// every later open of the vault would fail.
+    case kdfOverOpenCaps(settings: String, cap: KDFError)
     /// A password source could not be read.
     case passwordSourceFailed(String)
     /// The password (or a value typed at a prompt) is empty.
@@ -89,6 +92,16 @@ enum CLIError: CategorizedError {
     var description: String {
         switch self {
         case .noPasswordSource: return "no password source, and no terminal to ask on"
+        case .kdfOverOpenCaps(let settings, let cap):
+            let limit: String
+            switch cap {
+            case .memoryOverCap(_, let bytes): limit = "memory limit (\(ByteSize.format(bytes)))"
+            case .workOverCap(_, let kib), .workTotalOverCap(_, _, let kib):
+                limit = "Argon2id work limit (\(ByteSize.format(kibibytes: kib)) of memory × iterations)"
+            case .iterationsOverCap(_, let most), .iterationsTotalOverCap(_, _, let most): limit = "PBKDF2 limit (\(most) iterations)"
+            default: limit = "limits"
+            }
+            return "\(settings) is over the \(limit) that opening a vault applies, so every later open would fail; nothing was written"
         case .execMatchesNothing(let prefix): return "--prefix \(prefix) matches no entry, so the command would get no secrets; it was not run"
         case .typedPasswordWrong(let tries): return "wrong password \(tries == 1 ? "once" : "\(tries) times"): no keyslot of the vault opens with what was typed"
         case .passwordSourceFailed(let why): return "could not read the password: \(why)"
@@ -148,7 +161,7 @@ enum CLIError: CategorizedError {
         case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
-        case .invalidArgument, .cannotRun: return .invalidArgument
+        case .invalidArgument, .cannotRun, .kdfOverOpenCaps: return .invalidArgument
         case .importFormatMismatch: return .invalidInput
         case .importFormatUnknown: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,

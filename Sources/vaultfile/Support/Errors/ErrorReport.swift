@@ -281,7 +281,7 @@ struct ErrorReport: Equatable {
         switch error {
         case .noPasswordSource:
             return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD; to open a vault, "
-                + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm' and 'rekey' "
+                + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "
                 + "need one of these sources even while the agent holds the vault's key)"
         case .typedPasswordWrong:
             // Typed, not read from a source: the sources' list would only mislead.
@@ -328,6 +328,18 @@ struct ErrorReport: Equatable {
         case .folderNotEntry(let name, _):
             return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
+        case .kdfOverOpenCaps(_, let cap):
+            let option: String
+            switch cap {
+            case .memoryOverCap(let asked, _): option = "--kdf-max-memory \(ByteSize.argument(asked)) (or VAULTFILE_KDF_MAX_MEMORY)"
+            case .workOverCap(let asked, _), .workTotalOverCap(_, let asked, _):
+                option = "--kdf-max-work \(ByteSize.argument(ByteSize.bytes(kibibytes: asked))) (or VAULTFILE_KDF_MAX_WORK)"
+            case .iterationsOverCap(let asked, _), .iterationsTotalOverCap(_, let asked, _):
+                option = "--kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
+            default: option = "the --kdf-max-* options"
+            }
+            return "choose cheaper settings ('vaultfile calibrate' stays within the limits), or give \(option) here "
+                + "and on every open of this vault"
         case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,

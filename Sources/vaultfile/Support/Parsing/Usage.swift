@@ -39,15 +39,39 @@ enum Usage {
         return nil
     }
 
-    /// `arguments` with a `--vault PATH` (or `--vault=PATH`) given before the verb moved to just
-    /// after the verb's words (`--vault X slot add K` reads as `slot add --vault X K`), where the
-    /// verb's parser takes it; unchanged when the first word is not `--vault`. Refused when `--vault`
-    /// is given after the verb as well (which of the two was meant?).
+    /// `arguments` with the global options given before the verb (`--vault PATH`, `--vault=PATH`,
+    /// `--no-agent`) moved to just after the verb's words (`--vault X slot add K` reads as
+    /// `slot add --vault X K`), where the verb's parser takes them; unchanged when the first word is
+    /// none of them. `--vault` without a path, or these options with no verb after them, are told
+    /// as such (not as an unknown option); `--vault` given after the verb as well is refused (which
+    /// of the two was meant?), a second `--no-agent` is dropped.
     static func movingVaultAfterVerb(_ arguments: [String], root: any ParsableCommand.Type) throws(CLIError) -> [String] {
-        guard let first = arguments.first, first == "--vault" || first.hasPrefix("--vault=") else { return arguments }
-        let taken = first == "--vault" ? 2 : 1
-        guard arguments.count >= taken else { return arguments }  // `--vault` alone: the parser says what is missing
-        let option = Array(arguments.prefix(taken)), rest = Array(arguments.dropFirst(taken))
+        var option: [String] = [], index = 0, vaults = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--vault" {
+                guard index + 1 < arguments.count else {
+                    throw .invalidArgument("--vault needs the vault's path: vaultfile --vault PATH VERB …")
+                }
+                option += [word, arguments[index + 1]]
+                index += 2
+                vaults += 1
+            } else if word.hasPrefix("--vault=") || word == "--no-agent" {
+                option.append(word)
+                index += 1
+                if word != "--no-agent" { vaults += 1 }
+            } else {
+                break
+            }
+        }
+        guard !option.isEmpty else { return arguments }
+        if vaults > 1 { throw .invalidArgument("--vault is given twice before the verb; give it once") }
+        let rest = Array(arguments.dropFirst(index))
+        guard !rest.isEmpty else {
+            let given = option.contains("--no-agent") && vaults == 0 ? "--no-agent" : "--vault"
+            throw .invalidArgument("\(given) is given but no verb: put the verb after it (vaultfile \(option.joined(separator: " ")) list, "
+                                   + "or another verb)")
+        }
         var command = root, verbWords = 0
         for word in rest {
             guard !word.hasPrefix("-"), let next = command.configuration.subcommands.first(where: {
@@ -60,9 +84,10 @@ enum Usage {
         guard verbWords > 0 else { return rest + option }
         let afterVerb = rest.dropFirst(verbWords)
         let end = afterVerb.firstIndex(of: "--") ?? afterVerb.endIndex
-        if afterVerb[..<end].contains(where: { $0 == "--vault" || $0.hasPrefix("--vault=") }) {
+        if vaults > 0, afterVerb[..<end].contains(where: { $0 == "--vault" || $0.hasPrefix("--vault=") }) {
             throw .invalidArgument("--vault is given both before the verb and after it; give it once")
         }
+        if afterVerb[..<end].contains("--no-agent") { option.removeAll { $0 == "--no-agent" } }
         return Array(rest.prefix(verbWords)) + option + afterVerb
     }
 
@@ -74,7 +99,7 @@ enum Usage {
         for word in arguments {
             if skipNext { skipNext = false; continue }
             if path.isEmpty && word == "--vault" { skipNext = true; continue }
-            if path.isEmpty && word.hasPrefix("--vault=") { continue }
+            if path.isEmpty && (word.hasPrefix("--vault=") || word == "--no-agent") { continue }
             guard !word.hasPrefix("-"), let next = command.configuration.subcommands.first(where: {
                 $0.configuration.commandName == word || $0.configuration.aliases.contains(word)
             }) else { break }
