@@ -171,5 +171,64 @@ import Testing
         #expect(try cli.run(["get", "svc/key", "--field", "user"] + cli.unlock()).text == "admin")
         #expect(try cli.run(["verify"] + cli.unlock()).status == 0)
     }
-}
 
+    // MARK: - The attack review (h-fixatk)
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_wipesAFileTheEditorMadeUnderANameThatIsNotUTF8() throws {
+        // A backup named by raw bytes (\377\376) beside the value: removed by its own bytes (it was left on the tmpfs).
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        try Self.editor(cli, running: "cp \"$1\" \"$(dirname \"$1\")/bak$(printf '\\377\\376')\"", writes: "new")
+        let result = try Self.edit(cli)  // checks that nothing of the edit is left
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "svc/key"] + cli.unlock()).text == "new")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_sweep_removesALeftoverFolderHoldingANameThatIsNotUTF8() throws {
+        let cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        var template = Array("/dev/shm/vaultfile-test-XXXXXX".utf8CString)
+        let runtime = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        // A folder a killed edit left (no lock file, older than an hour), holding a value under a raw name.
+        let folder = runtime + "/vaultfile-edit-old123"
+        #expect(mkdir(folder, 0o700) == 0)
+        let name = Array((folder + "/bak").utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), CChar(bitPattern: 0xFE), 0]
+        let fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(fd >= 0 && write(fd, "secret", 6) == 6)
+        close(fd)
+        var times = [timeval(tv_sec: time(nil) - 7_200, tv_usec: 0), timeval(tv_sec: time(nil) - 7_200, tv_usec: 0)]
+        #expect(utimes(folder, &times) == 0)
+        #expect(try cli.run(["list"] + cli.unlock(), extra: ["XDG_RUNTIME_DIR": runtime]).status == 0)
+        #expect(access(folder, F_OK) != 0, "the leftover folder is swept whole")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_conflictOnALongNameKeepsTheEditUnderAShortenedName() throws {
+        // 1011 bytes, ending in a 2-byte character: NAME.conflict-edit would pass the 1024-byte limit (exit 64, the edit lost).
+        let long = "svc/" + String(repeating: "k", count: 1_005) + "é"
+        let cli = try CLI.withEntriesSet([long: "old"]); defer { cli.directory.remove() }
+        try Self.editor(cli, running: "printf theirs | \"$VF\" set \"$N\" --vault \"$V\" --password-file \"$PW\" || exit 9", writes: "mine")
+        let script = try cli.read("editor.sh")
+        try cli.write("editor.sh", Array("#!/bin/sh\nN='\(long)'\n".utf8) + script.dropFirst("#!/bin/sh\n".utf8.count), mode: 0o700)
+        let result = try Self.edit(cli, [long])
+        #expect(result.status == 1, "\(result.stderr)")
+        let names = try cli.run(["list"] + cli.unlock()).text.split(separator: "\n").map(String.init)
+        let parked = try #require(names.first { $0.hasSuffix(".conflict-edit") }, "\(names.map(\.utf8.count))")
+        #expect(parked.utf8.count <= 1_024 && long.hasPrefix(parked.dropLast(".conflict-edit".count)))
+        #expect(try cli.run(["get", parked] + cli.unlock()).text == "mine")
+        #expect(try cli.run(["get", long] + cli.unlock()).text == "theirs")
+    }
+
+    @Test(.enabled(if: ChildProcessCLITests.hasTmpfs, "/dev/shm is not tmpfs: edit tests skipped"))
+    func test_edit_saveRefusedOnAnOlderCopySaysTheEditWasNotSaved() throws {
+        var cli = try CLI.withEntriesSet(["svc/key": "old"]); defer { cli.directory.remove() }
+        cli.environment["VAULTFILE_ROLLBACK_CHECK"] = "on"
+        try cli.write("older.vault", try cli.read("t.vault"))
+        #expect(try cli.run(["set", "svc/other"] + cli.unlock(), stdin: Array("x".utf8)).status == 0)
+        try Self.editor(cli, running: "cp '\(cli.path("older.vault"))' \"$V\" || exit 9", writes: "new")
+        let result = try Self.edit(cli)
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("your edit was not saved"), "\(result.stderr)")
+    }
+}

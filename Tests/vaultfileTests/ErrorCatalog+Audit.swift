@@ -7,7 +7,7 @@ import VaultFile
 
 /// The failures of a Pwned Passwords list given to `audit --hibp`.
 enum BreachListErrorKind: CaseIterable {
-    case unreadable, notAFileOrFolder, notAList, malformedLine, notSorted, hashMismatch, rangeFileMissing, rangeFileTooLarge
+    case unreadable, notAFileOrFolder, notAList, malformedLine, notSorted, hashMismatch, rangeFileMissing, rangeFileTooLarge, rangeFileNotRegular
 
     init(_ error: BreachListError) {
         switch error {
@@ -19,6 +19,7 @@ enum BreachListErrorKind: CaseIterable {
         case .hashMismatch: self = .hashMismatch
         case .rangeFileMissing: self = .rangeFileMissing
         case .rangeFileTooLarge: self = .rangeFileTooLarge
+        case .rangeFileNotRegular: self = .rangeFileNotRegular
         }
     }
 
@@ -31,18 +32,20 @@ enum BreachListErrorKind: CaseIterable {
         case .notAList:
             return ErrorCaseRow(BreachListError.notAList(path: "/h/shown.txt", why: "shown-reason"), status: 2, hint: true, shows: ["/h/shown.txt", "shown-reason"])
         case .malformedLine:
-            return ErrorCaseRow(BreachListError.malformedLine(path: "/h/shown.txt", offset: 4711), status: 2, hint: true, shows: ["/h/shown.txt", "4711"])
+            return ErrorCaseRow(BreachListError.malformedLine(path: "/h/shown", inRangeFolder: true), status: 2, hint: true, shows: ["/h/shown", "SUFFIX:COUNT"])
         case .notSorted:
-            return ErrorCaseRow(BreachListError.notSorted(path: "/h/shown.txt", offset: 4711), status: 2, hint: true, shows: ["/h/shown.txt", "4711", "not sorted"])
+            return ErrorCaseRow(BreachListError.notSorted(path: "/h/shown.txt"), status: 2, hint: true, shows: ["/h/shown.txt", "not sorted"])
         case .hashMismatch:
             return ErrorCaseRow(BreachListError.hashMismatch(path: "/h/shown.txt", found: .ntlm, asked: .sha1), status: 2, hint: true,
                                 shows: ["/h/shown.txt", "NTLM", "SHA-1"])
         case .rangeFileMissing:
-            return ErrorCaseRow(BreachListError.rangeFileMissing(folder: "/h/ranges", file: "ABCDE.txt"), status: 2, hint: true,
-                                shows: ["/h/ranges", "ABCDE.txt", "incomplete"])
+            return ErrorCaseRow(BreachListError.rangeFileMissing(folder: "/h/ranges"), status: 2, hint: true,
+                                shows: ["/h/ranges", "1,048,576", "incomplete"])
         case .rangeFileTooLarge:
-            return ErrorCaseRow(BreachListError.rangeFileTooLarge(path: "/h/ranges/ABCDE.txt", bytes: 9_999_999, limit: 4_194_304), status: 2,
-                                hint: false, shows: ["ABCDE.txt", "9999999", "4194304"])
+            return ErrorCaseRow(BreachListError.rangeFileTooLarge(folder: "/h/ranges", limit: 4_194_304), status: 2,
+                                hint: true, shows: ["/h/ranges", "4194304"])
+        case .rangeFileNotRegular:
+            return ErrorCaseRow(BreachListError.rangeFileNotRegular(folder: "/h/ranges"), status: 2, hint: true, shows: ["/h/ranges", "FIFO"])
         }
     }
 }

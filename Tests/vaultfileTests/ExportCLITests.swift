@@ -79,4 +79,42 @@ import Testing
         let file = try cli.run(["export", "--format", "dotenv", "--out", "./-"] + cli.unlock())
         #expect(file.status == 0 && file.stdout.isEmpty && (try? cli.read("-")) == plain.stdout, "\(file.stderr)")
     }
+
+    // MARK: - The attack review: what sh does with the file
+
+    /// Values with every character `sh` treats specially inside double quotes, and the escapes.
+    private static let special: [(String, String)] = [
+        ("BACKTICK", "a`touch PWNED`b"), ("DOLLAR", "$HOME and $(touch PWNED) and ${X:-y}"), ("BACKSLASH", "c:\\dir\\ end\\"),
+        ("QUOTE", "say \"hi\" 'there'"), ("MIXED", "\\`\\$\\\"!#;|&<> *?~"), ("BANG", "!!"),
+    ]
+
+    @Test func test_exportDotenv_sourcedBySHExpandsAndRunsNothing() throws {
+        let cli = try CLI.withEntriesSet(Self.special.map { ($0.0, bytes($0.1)) }); defer { cli.directory.remove() }
+        let export = try cli.run(["export", "--format", "dotenv", "--out", cli.path("x.env")] + cli.unlock())
+        #expect(export.status == 0, "\(export.stderr)")
+        for (name, value) in Self.special {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "set -a; . ./x.env; printf %s \"$\(name)\""]
+            process.currentDirectoryURL = cli.directory.url
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0 && String(decoding: data, as: UTF8.self) == value, "\(name): \(String(decoding: data, as: UTF8.self))")
+        }
+        #expect(!FileManager.default.fileExists(atPath: cli.path("PWNED")), "sourcing the file ran a command")
+    }
+
+    @Test func test_exportDotenv_importReadsBackEverySpecialCharacter() throws {
+        let values = Self.special + [("LINES", "one\ntwo\r\nthree\tfour"), ("ENDS", "\\n is not a line end\\")]
+        let cli = try CLI.withEntriesSet(values.map { ($0.0, bytes($0.1)) }); defer { cli.directory.remove() }
+        let export = try cli.run(["export", "--format", "dotenv"] + cli.unlock())
+        #expect(export.status == 0, "\(export.stderr)")
+        let other = try CLI.withEntriesSet([]); defer { other.directory.remove() }
+        let imported = try other.run(["import", "--format", "dotenv"] + other.unlock(), stdin: export.stdout)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        for (name, value) in values { #expect(try other.run(["get", name] + other.unlock()).stdout == bytes(value), "\(name)") }
+    }
 }

@@ -110,6 +110,15 @@ import Testing
         #expect(generate.contains("(default: 24)") && !generate.contains("(default 24)"))
     }
 
+    @Test func test_help_noLineEndsInABackslash() throws {
+        // A `\\` at a line end of a discussion is printed as it is (slot label did, issue fixatk 7).
+        let cli = try CLI(); defer { cli.directory.remove() }
+        for help in try everyVerbHelp() {
+            let lines = help.text.split(separator: "\n").filter { $0.hasSuffix("\\") }
+            #expect(lines.isEmpty, "\(help.verb.joined(separator: " ")): \(lines)")
+        }
+    }
+
     @Test func test_help_vaultOptionsComeAfterTheVerbsOwnUnderAHeading() throws {
         let unlocking = ["--vault", "--lock-timeout", "--identity", "--keyfile", "--recovery", "--recovery-file",
                          "--password-file", "--password-fd", "--password-command",

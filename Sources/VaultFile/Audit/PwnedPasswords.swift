@@ -97,7 +97,8 @@ public final class PwnedPasswords {
     /// Reads the line `HEX:COUNT` (CR LF or LF, or the end of the bytes) at the start of `line`:
     /// the hexadecimal digits (compared with `key`: -1, 0, 1 as the line's sorts before, equal or
     /// after), the count, and the line's length with its end; nil when it is not such a line with
-    /// exactly `key.count` digits.
+    /// exactly `key.count` digits, or its count has more than 19 digits or does not fit in an
+    /// `Int` (such a count is no real list's: the line is refused as malformed, not saturated).
     static func readLine(_ line: UnsafeRawBufferPointer, comparingWith key: [UInt8], atEnd: Bool)
         -> (order: Int, count: Int, length: Int)? {
         guard line.count > key.count, line[key.count] == UInt8(ascii: ":") else { return nil }
@@ -109,7 +110,10 @@ public final class PwnedPasswords {
         var count = 0, index = key.count + 1
         while index < line.count, (0x30...0x39).contains(line[index]) {
             guard index - key.count <= 19 else { return nil }
-            count = count * 10 + Int(line[index] - 0x30)
+            let (tens, overflowTens) = count.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = tens.addingReportingOverflow(Int(line[index] - 0x30))
+            guard !overflowTens && !overflowSum else { return nil }
+            count = sum
             index += 1
         }
         guard index > key.count + 1 else { return nil }

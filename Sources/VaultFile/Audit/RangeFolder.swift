@@ -40,30 +40,35 @@ final class RangeFolder {
     private func fileName(_ prefix: String) -> String { path + (path.hasSuffix("/") ? "" : "/") + prefix + ".txt" }
 
     /// Reads the range file of `prefix` (upper-case name, else lower-case) into the buffer.
+    ///
+    /// Errors name the folder, never the file: its 5 digits are the first 5 of a hash looked up.
+    /// Only a regular file is read: it is opened with O_NONBLOCK (a FIFO would block the open, or
+    /// the first read, for ever) and O_NOFOLLOW (the downloader writes no symbolic links; the
+    /// folder itself may be one), and anything else is refused.
     private func rangeFile(_ prefix: String) throws(BreachListError) -> Int {
-        var name = fileName(prefix)
-        var fd = open(name, O_RDONLY | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT {
-            let lower = fileName(prefix.lowercased())
-            fd = open(lower, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 { name = lower }
-        }
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW
+        var fd = open(fileName(prefix), flags)
+        if fd < 0 && errno == ENOENT { fd = open(fileName(prefix.lowercased()), flags) }
         guard fd >= 0 else {
-            if errno == ENOENT { throw .rangeFileMissing(folder: path, file: prefix + ".txt") }
-            throw .unreadable(path: name, operation: "opening", errno: errno)
+            switch errno {
+            case ENOENT: throw .rangeFileMissing(folder: path)
+            case ELOOP, ENXIO, ENODEV: throw .rangeFileNotRegular(folder: path)
+            case let code: throw .unreadable(path: path, operation: "opening a range file of", errno: code)
+            }
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .unreadable(path: name, operation: "reading the status of", errno: errno) }
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, operation: "reading the status of a range file of", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .rangeFileNotRegular(folder: path) }
         let size = Int(info.st_size)
-        guard size <= Self.largestRangeFile else { throw .rangeFileTooLarge(path: name, bytes: size, limit: Self.largestRangeFile) }
+        guard size <= Self.largestRangeFile else { throw .rangeFileTooLarge(folder: path, limit: Self.largestRangeFile) }
         if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
         var filled = 0
         while filled < size {
             let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, size - filled, off_t(filled)) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw .unreadable(path: name, operation: "reading", errno: errno)
+                throw .unreadable(path: path, operation: "reading a range file of", errno: errno)
             }
             if got == 0 { break }
             filled += got
@@ -91,7 +96,7 @@ final class RangeFolder {
             }
             return (0, nil)
         }
-        if let badLine { throw .malformedLine(path: fileName(prefix), offset: badLine) }
+        if badLine != nil { throw .malformedLine(path: path, inRangeFolder: true) }
         return count
     }
 }

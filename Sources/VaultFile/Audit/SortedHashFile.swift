@@ -32,7 +32,9 @@ final class SortedHashFile {
 
     init(path: String) throws(BreachListError) {
         self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO swapped in after the caller's stat must not hang the open (it is
+        // refused below); reads of a regular file ignore the flag.
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             buffer.deallocate()
             throw .unreadable(path: path, operation: "opening", errno: errno)
@@ -43,6 +45,11 @@ final class SortedHashFile {
             close(fd)
             buffer.deallocate()
             throw .unreadable(path: path, operation: "reading the status of", errno: code)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            buffer.deallocate()
+            throw .notAFileOrFolder(path: path)
         }
         size = Int(info.st_size)
         hash = .sha1
@@ -107,8 +114,8 @@ final class SortedHashFile {
                 continue
             }
             let found = Array(line.bytes)
-            if let lowKey, found.lexicographicallyPrecedes(lowKey) { throw .notSorted(path: path, offset: start) }
-            if let highKey, highKey.lexicographicallyPrecedes(found) { throw .notSorted(path: path, offset: start) }
+            if let lowKey, found.lexicographicallyPrecedes(lowKey) { throw .notSorted(path: path) }
+            if let highKey, highKey.lexicographicallyPrecedes(found) { throw .notSorted(path: path) }
             switch line.order {
             case 0: return line.count
             case ..<0: (low, lowKey) = (start + line.length, found)
@@ -141,14 +148,14 @@ final class SortedHashFile {
         let bytes = try read(at: offset - 1, count: 2 * Self.longestLine + 1)
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
             if offset - 1 + bytes.count >= size { return nil }
-            throw .malformedLine(path: path, offset: offset)
+            throw .malformedLine(path: path, inRangeFolder: false)
         }
         let start = offset + newline
         guard start < limit, start < size else { return nil }
         var rest = UnsafeRawBufferPointer(rebasing: bytes[(newline + 1)...])
         if rest.count < Self.longestLine && start + rest.count < size { rest = try read(at: start, count: Self.longestLine) }
         guard let line = PwnedPasswords.readLine(rest, comparingWith: key, atEnd: start + rest.count >= size) else {
-            throw .malformedLine(path: path, offset: start)
+            throw .malformedLine(path: path, inRangeFolder: false)
         }
         return (start, (rest[..<key.count].map { PwnedPasswords.hexDigit($0)! }[...], line.order, line.count, line.length))
     }
@@ -163,11 +170,11 @@ final class SortedHashFile {
         while from + offset < before && offset < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             guard let line = PwnedPasswords.readLine(rest, comparingWith: key, atEnd: from + bytes.count >= size) else {
-                throw .malformedLine(path: path, offset: from + offset)
+                throw .malformedLine(path: path, inRangeFolder: false)
             }
             let found = rest[..<key.count].map { PwnedPasswords.hexDigit($0)! }
-            if let previous, found.lexicographicallyPrecedes(previous) { throw .notSorted(path: path, offset: from + offset) }
-            if let highKey, highKey.lexicographicallyPrecedes(found) { throw .notSorted(path: path, offset: from + offset) }
+            if let previous, found.lexicographicallyPrecedes(previous) { throw .notSorted(path: path) }
+            if let highKey, highKey.lexicographicallyPrecedes(found) { throw .notSorted(path: path) }
             if line.order == 0 { answer = line.count }
             previous = found
             offset += line.length

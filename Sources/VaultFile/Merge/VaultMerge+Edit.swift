@@ -29,6 +29,8 @@ extension VaultMerge {
     /// part changed alike is taken once; a part changed differently is a conflict: the current
     /// entry stays at `name` and the edited one goes to `NAME.conflict-edit` (the first free of
     /// `NAME.conflict-edit`, `NAME.conflict-edit-2`, …: an earlier conflict is never overwritten).
+    /// A NAME too long for the suffix within the 1024-byte name limit is cut, at a character
+    /// boundary, before it (`parkingName`), so that the edit is always kept.
     public static func applyEdit(
         _ edited: [UInt8], part: EntryPart, of name: String, base: Entry?, to vault: inout Vault,
         now: Int64 = currentTimeMilliseconds()
@@ -60,10 +62,10 @@ extension VaultMerge {
             try vault.put(entry, as: stored, now: now)
             return .applied
         }
-        var parked = stored + editConflictSuffix
+        var parked = parkingName(stored, editConflictSuffix)
         var number = 2
         while vault.existingName(for: parked) != nil {
-            parked = stored + editConflictSuffix + "-\(number)"
+            parked = parkingName(stored, editConflictSuffix + "-\(number)")
             number += 1
         }
         var theirs = merged.theirs
@@ -71,5 +73,22 @@ extension VaultMerge {
         theirs.modified = now
         try vault.put(theirs, as: parked, now: now)
         return .conflict(parked: parked, parts: merged.conflicts)
+    }
+
+    /// `stored` followed by `suffix`; `stored` cut at a character boundary when the whole would
+    /// pass the name limit (`VaultLimits.maxNameLength`). Any cut of a valid name followed by the
+    /// suffix is a valid name: no component of it becomes empty, `.` or `..`.
+    static func parkingName(_ stored: String, _ suffix: String) -> String {
+        let room = VaultLimits.maxNameLength - suffix.utf8.count
+        guard stored.utf8.count > room else { return stored + suffix }
+        var end = stored.startIndex, used = 0
+        for index in stored.indices {
+            let next = stored.index(after: index)
+            let length = stored.utf8.distance(from: index, to: next)
+            guard used + length <= room else { break }
+            used += length
+            end = next
+        }
+        return String(stored[..<end]) + suffix
     }
 }

@@ -16,7 +16,10 @@ extension UnlockedVault {
     /// attesting every slot under the new id (no ancestors, no tombstones), so the copy's members
     /// are pinned as a new vault's are. Throws `noSealSigner` for a signed vault opened without a
     /// slot's secret. Seal the result to write it; this vault is not changed.
-    public func independentCopy(now: Int64) throws -> UnlockedVault {
+    ///
+    /// The slots at `dropping` are left out (`init --copy-of`: keys this machine knows were
+    /// removed from the team), as `rotated(dropping:)` leaves them out.
+    public func independentCopy(dropping: Set<Int> = [], now: Int64) throws -> UnlockedVault {
         let signs = isSigned
         if signs, openedSlotSigner() == nil { throw VaultError.noSealSigner }
         var fresh = header
@@ -26,7 +29,7 @@ extension UnlockedVault {
         // seals (made for its id) is carried over; signing starts again below.
         fresh.flags &= ~VaultHeader.signedFlag
         let base = UnlockedVault(vault: vault, header: fresh, fileKey: fileKey, metadata: slotMetadata, opened: openedSlot)
-        let (copy, _) = try base.rotated(now: now)
+        let (copy, _) = try base.rotated(dropping: dropping, now: now)
         copy.sealState = SealState()
         copy.sealEvidence = nil
         copy.sealSigner = nil

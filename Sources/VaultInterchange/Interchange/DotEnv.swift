@@ -6,7 +6,7 @@ import VaultModel
 // MARK: - dotenv
 
 /// `.env` files: `KEY=value`, `export KEY=value`, `#` comments, blank lines, unquoted,
-/// 'single-quoted' (literal) and "double-quoted" values (escapes `\n \r \t \" \\ \$`, may span lines);
+/// 'single-quoted' (literal) and "double-quoted" values (escapes `\n \r \t \" \\ \$ \``, may span lines);
 /// a UTF-8 byte order mark at the start is skipped.
 enum DotEnv {
     /// The variables of a dotenv file, as entries named by the variables.
@@ -78,6 +78,7 @@ enum DotEnv {
         static let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), hash = UInt8(ascii: "#"), equals = UInt8(ascii: "=")
         static let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        static let dollar = UInt8(ascii: "$"), backtick = UInt8(ascii: "`")
 
         static func isVariableASCII(_ byte: UInt8) -> Bool {
             switch byte {
@@ -175,7 +176,8 @@ enum DotEnv {
                     case UInt8(ascii: "n")?: value.append(Byte.newline)
                     case UInt8(ascii: "r")?: value.append(Byte.carriageReturn)
                     case UInt8(ascii: "t")?: value.append(Byte.tab)
-                    case let escaped? where escaped == Byte.doubleQuote || escaped == Byte.backslash || escaped == UInt8(ascii: "$"):
+                    case let escaped? where escaped == Byte.doubleQuote || escaped == Byte.backslash || escaped == Byte.dollar
+                        || escaped == Byte.backtick:
                         value.append(escaped)
                     default:
                         // Not an escape: the backslash stays, and what follows is read as usual.
@@ -240,9 +242,13 @@ enum DotEnv {
 
     /// The letter after the backslash that stands for `byte` in a double-quoted value, or nil when
     /// `byte` is written as it is (the escapes `parse` reads back).
+    ///
+    /// Every byte that `sh` treats specially inside double quotes is escaped — `$`, `` ` ``, `\`
+    /// and `"` — so a file sourced with `set -a; . FILE` expands nothing and runs nothing; line
+    /// ends become `\n`/`\r` (sh keeps those two characters as they are, never a command break).
     private static func escape(_ byte: UInt8) -> UInt8? {
         switch byte {
-        case Byte.backslash, Byte.doubleQuote, UInt8(ascii: "$"): return byte
+        case Byte.backslash, Byte.doubleQuote, Byte.dollar, Byte.backtick: return byte
         case Byte.newline: return UInt8(ascii: "n")
         case Byte.carriageReturn: return UInt8(ascii: "r")
         case Byte.tab: return UInt8(ascii: "t")

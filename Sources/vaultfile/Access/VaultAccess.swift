@@ -25,8 +25,9 @@ extension UnlockOptions {
     /// search, inject, exec, totp): a history section is then authenticated but not kept
     /// (`VaultStore.readsEntriesOnly`).
     ///
-    /// `handingValues` for a verb that hands values to a program (`exec`, `inject`): a copy this
-    /// machine does not trust as its members' is refused (exit 7) unless `--allow-untrusted`.
+    /// `handingValues` for a verb that hands values to a program (`exec`, `inject`) or into a new
+    /// vault (`init --copy-of`): a copy this machine does not trust as its members' is refused
+    /// (exit 7) unless `--allow-untrusted`.
     ///
     /// `askingAgent` false opens it with a slot's secret even while an agent holds its key
     /// (`init --copy-of`: a signed copy's first seal is signed by that slot).

@@ -45,16 +45,29 @@ struct EditStart {
 
 // MARK: - Saving
 
+/// A save of `edit` that failed (a copy older than one seen here, exit 7; a rotated key no source
+/// opens, exit 3; …): reported as `underlying` is, saying that the edit was not saved and its
+/// text is wiped, with `underlying`'s hint and exit status.
+struct EditNotSavedError: Error {
+    /// Why the save failed.
+    let underlying: any Error
+}
+
 extension VaultfileCommand.Edit {
     /// Opens the vault again under its lock (the one unlock-and-seal path: the kept key first, then
     /// the agent and the unlock sources when a `passwd` rotated it meanwhile) and applies the edit
     /// with merge's three-way rule against the entry as it was (`VaultMerge.applyEdit`). A conflict
     /// leaves the edit in `NAME.conflict-edit` and exits 1, as a merge with conflicts does.
     func save(_ edited: [UInt8], part: EntryPart, start: EditStart) throws {
-        let outcome = try unlock.update(knownKey: start.fileKey) { unlocked in
-            // Opened with the same key: the slot that opened it before the editor signs the seal.
-            if let signer = start.signer, unlocked.fileKey.constantTimeEquals(start.fileKey) { unlocked.sealSigner = signer }
-            return try VaultMerge.applyEdit(edited, part: part, of: name, base: start.entry, to: &unlocked.vault)
+        let outcome: VaultMerge.EditOutcome
+        do {
+            outcome = try unlock.update(knownKey: start.fileKey) { unlocked in
+                // Opened with the same key: the slot that opened it before the editor signs the seal.
+                if let signer = start.signer, unlocked.fileKey.constantTimeEquals(start.fileKey) { unlocked.sealSigner = signer }
+                return try VaultMerge.applyEdit(edited, part: part, of: name, base: start.entry, to: &unlocked.vault)
+            }
+        } catch let error where ErrorReport(error) != nil {
+            throw EditNotSavedError(underlying: error)
         }
         switch outcome {
         case .applied, .unchanged:

@@ -8,12 +8,12 @@ struct SlotLabel: ParsableCommand {
         commandName: "label",
         abstract: "Give a keyslot a new label (an empty TEXT removes it); the file key stays.",
         discussion: """
-            The slot is named as 'slot rm' names it: id, key or label (a unique prefix is enough). A label \\
-            only tells people apart: it opens nothing, so no rotation is needed, and copies of the old \\
-            file keep the old label. In a signed vault the slot that opened it attests the slot again \\
-            under its new label, so the seal and every member's trust of the slot stay valid; opening it \\
-            with a slot's own secret is therefore needed: it never asks the agent, and with no other source \\
-            it fails with "no password source" (exit 2), as slot add does. \\
+            The slot is named as 'slot rm' names it: id, key or label (a unique prefix is enough). A label \
+            only tells people apart: it opens nothing, so no rotation is needed, and copies of the old \
+            file keep the old label. In a signed vault the slot that opened it attests the slot again \
+            under its new label, so the seal and every member's trust of the slot stay valid; opening it \
+            with a slot's own secret is therefore needed: it never asks the agent, and with no other source \
+            it fails with "no password source" (exit 2), as slot add does. \
             A vault of format 1.0 has no labels (exit 2).
             """)
 

@@ -26,6 +26,10 @@ struct ErrorReport: Equatable {
             let inner = ErrorReport(batch.underlying)
                 ?? ErrorReport(description: String(describing: batch.underlying), hint: nil, status: .failure)
             self.init(description: "line \(batch.line): \(inner.description); nothing was changed", hint: inner.hint, status: inner.status)
+        case let failed as EditNotSavedError:
+            let inner = ErrorReport(failed.underlying)
+                ?? ErrorReport(description: String(describing: failed.underlying), hint: nil, status: .failure)
+            self.init(description: "\(inner.description); your edit was not saved (its text was wiped)", hint: inner.hint, status: inner.status)
         // The two common types first, by their concrete type: a cast to the protocol looks the
         // conformance up by scanning the binary's conformance records (0.3 M instructions, 7 % of a
         // `get` that ends in "no entry named"). Same report either way.
@@ -86,7 +90,8 @@ struct ErrorReport: Equatable {
         case .malformedLine: return "the download may be damaged or cut short: download it again"
         case .hashMismatch: return "leave out --hibp-hash to take the list's own kind, or give the list of the kind asked for"
         case .rangeFileMissing: return "run the downloader again: it completes a folder it left unfinished"
-        case .rangeFileTooLarge: return nil
+        case .rangeFileTooLarge, .rangeFileNotRegular:
+            return "the official downloader writes regular files of under 100 KiB: run it again into an empty folder"
         }
     }
 

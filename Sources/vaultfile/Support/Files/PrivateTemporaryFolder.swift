@@ -181,7 +181,8 @@ final class PrivateTemporaryFolder: Sendable {
     static func sweepLeftovers(in base: String? = nil) {
         guard let base = base ?? tmpfsBase(), let baseFD = try? openCheckedBase(base) else { return }
         defer { close(baseFD) }
-        for name in Shredder.names(in: baseFD) where name.hasPrefix(namePrefix) {
+        let prefix = Array(namePrefix.utf8).map { CChar(bitPattern: $0) }
+        for name in Shredder.names(in: baseFD) where name.starts(with: prefix) {
             var info = stat()
             guard fstatat(baseFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFDIR,
                   info.st_uid == geteuid() else { continue }
@@ -213,14 +214,17 @@ final class PrivateTemporaryFolder: Sendable {
 // MARK: - Wiping files
 
 /// Overwrites files with zeros and removes them, folder by folder, through descriptors: a symbolic
-/// link is removed, never followed.
+/// link is removed, never followed. Names are handled as the kernel gives them, raw bytes and a
+/// NUL: a name that is not UTF-8 (an editor's backup named `bak\377\376`) is removed by its own
+/// bytes, never by a decoded (and so different) name that would leave the file behind.
 enum Shredder {
     /// How deep folders are followed; deeper ones are left.
     private static let maxDepth = 32
 
     /// Wipes and removes everything in the open folder `folder` but `keeping`.
     static func removeContents(of folder: Int32, keeping: String? = nil, depth: Int = 0) {
-        for name in names(in: folder) where name != keeping {
+        let kept = keeping.map { Array($0.utf8CString) }
+        for name in names(in: folder) where name != kept {
             var info = stat()
             guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             switch info.st_mode & S_IFMT {
@@ -240,25 +244,27 @@ enum Shredder {
         }
     }
 
-    /// The names in the open folder `folder`, "." and ".." left out; read whole before anything is removed.
-    static func names(in folder: Int32) -> [String] {
+    /// The names in the open folder `folder` as their bytes with a closing NUL (ready for `openat`,
+    /// `unlinkat`), "." and ".." left out; read whole before anything is removed.
+    static func names(in folder: Int32) -> [[CChar]] {
         let copy = dup(folder)
         guard copy >= 0 else { return [] }
         _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
         guard let handle = fdopendir(copy) else { close(copy); return [] }
         defer { closedir(handle) }
         rewinddir(handle)
-        var result: [String] = []
+        var result: [[CChar]] = []
+        let dot = CChar(bitPattern: 0x2E)
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { result.append(name) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { $0.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0] }
+            if name != [dot, 0] && name != [dot, dot, 0] { result.append(name) }
         }
         return result
     }
 
     /// Overwrites a regular file with zeros to its length (a file with other links is only unlinked:
     /// its contents belong to the other name too).
-    private static func zero(_ name: String, in folder: Int32, info: stat) {
+    private static func zero(_ name: [CChar], in folder: Int32, info: stat) {
         guard info.st_nlink == 1, info.st_size > 0 else { return }
         if info.st_mode & 0o200 == 0 { fchmodat(folder, name, 0o600, 0) }
         let fd = openat(folder, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
