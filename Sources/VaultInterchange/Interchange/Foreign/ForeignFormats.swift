@@ -8,8 +8,10 @@ extension Interchange {
     /// (vaultfile's own, keepassxc-csv, bitwarden-json: their fast record paths stay theirs).
     static func foreignItems(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) throws(VaultError) -> ForeignImport? {
         switch format {
-        // Readers of issue 44 join here, e.g. `case .keepassXML: return try KeePassXMLReader.read(bytes, now: now)`.
-        default: return nil
+        case .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV, .dashlaneCSV, .enpassJSON:
+            return try readForeign(bytes, format: format, now: now)
+        case .json, .dotenv, .csv, .keepassxcCSV, .bitwardenJSON, .ansibleVault, .sops:
+            return nil
         }
     }
 

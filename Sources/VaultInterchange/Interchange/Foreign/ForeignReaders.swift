@@ -19,6 +19,8 @@ extension Interchange {
         case .enpassJSON: return try EnpassJSONReader.read(bytes, now: now)
         case .json, .dotenv, .csv, .keepassxcCSV, .bitwardenJSON:
             throw .malformedInput("\(format.rawValue) is read by Interchange.read, not as another manager's export")
+        case .ansibleVault, .sops:
+            throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")
         }
     }
 }
