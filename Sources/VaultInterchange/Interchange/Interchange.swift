@@ -156,7 +156,10 @@ public enum Interchange {
             entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
         case .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV, .dashlaneCSV, .enpassJSON:
             // Other managers' exports: read into items, then made entries by the one builder.
-            return try readForeign(bytes, format: format, now: now).entries(now: now, options: ForeignBuildOptions())
+            // The items' secrets wiped once built (`ForeignImport.wipe`).
+            var foreign = try readForeign(bytes, format: format, now: now)
+            defer { foreign.wipe() }
+            return try foreign.entries(now: now, options: ForeignBuildOptions())
         case .ansibleVault, .sops:
             // They need age or the file's own password: the import command reads them (CryptImport).
             throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")

@@ -19,16 +19,66 @@ enum ForeignBuilder {
     /// The field that keeps the labels of custom fields stored under another name: one line
     /// `FIELD<TAB>LABEL` each.
     static let labelsField = "labels"
+    /// What an attachment's field name starts with: `attachment.NAME`, NAME cleaned as a label.
+    static let attachmentPrefix = "attachment."
+    /// The losses the builder itself names (`notKept`): attachments no field can hold.
+    static let largeAttachments = "attachments larger than \(VaultLimits.maxValueLength >> 20) MiB (the most a field holds)"
+    static let crowdedAttachments = "attachments beyond an entry's \(VaultLimits.maxFieldsPerEntry) fields"
 
     /// The entries of `source`, named, filled and checked (`ImportedEntries`).
+    ///
+    /// Written straight as vault records (`ImportRecordWriter`: no `Entry`, fields dictionary or
+    /// second check of every name) when every entry allows it; otherwise, from the first entry the
+    /// writer declines (a non-ASCII name, a limit), built again as entries through
+    /// `build(asEntries:)`, the plain reference, whose check names the problem.
+    /// `ForeignRecordsTests` ties the two.
     static func build(_ source: ForeignImport, now: Int64, options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         let (named, renamings) = ForeignNaming.names(of: source.items, prefix: options.prefix)
-        var fieldRenamings = FieldRenamingTally()
-        var totpWarnings: [ImportWarning] = []
+        if var writer = ImportRecordWriter(capacity: source.items.count * 96) {
+            var accepted = true
+            let outcome = fill(source, named: named, now: now, options: options) { name, item, fields, created, modified in
+                var list = fields.importFields
+                accepted = writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value), fields: &list,
+                                      in: UnsafeRawBufferPointer(start: nil, count: 0))
+                return accepted
+            }
+            if accepted {
+                return finish(try ImportedEntries(records: writer.records(), renamings: renamings), outcome, source: source)
+            }
+        }
+        return try build(asEntries: source, named: named, renamings: renamings, now: now, options: options)
+    }
+
+    /// `build(_:now:options:)` with an `Entry` per item: the plain reference of the record path.
+    static func build(asEntries source: ForeignImport, now: Int64, options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
+        let (named, renamings) = ForeignNaming.names(of: source.items, prefix: options.prefix)
+        return try build(asEntries: source, named: named, renamings: renamings, now: now, options: options)
+    }
+
+    private static func build(asEntries source: ForeignImport, named: [ForeignNaming.Named], renamings: [ImportRenaming], now: Int64,
+                              options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         var parsed: [(String, Entry)] = []
         parsed.reserveCapacity(source.items.count)
+        let outcome = fill(source, named: named, now: now, options: options) { name, item, fields, created, modified in
+            parsed.append((name, Entry(value: item.value, fields: fields.values, created: created, modified: modified)))
+            return true
+        }
+        return finish(try ImportedEntries(parsed, renamings: renamings), outcome, source: source)
+    }
+
+    /// What filling the entries found besides their fields: warnings, history, losses.
+    private struct Outcome {
+        var fieldRenamings = FieldRenamingTally()
+        var totpWarnings: [ImportWarning] = []
         var history: [(name: String, versions: [EntryVersion])] = []
         var versionsLost = 0, entriesLost = 0
+        var attachmentsLost: [String: Int] = [:]
+    }
+
+    /// Fills each item's fields in item order and hands them to `put` (which returns false to stop).
+    private static func fill(_ source: ForeignImport, named: [ForeignNaming.Named], now: Int64, options: ForeignBuildOptions,
+                             put: (String, ForeignItem, FieldSet, Int64, Int64) -> Bool) -> Outcome {
+        var outcome = Outcome()
         for (index, item) in source.items.enumerated() {
             let name = named[index].name
             var fields = FieldSet()
@@ -40,35 +90,52 @@ enum ForeignBuilder {
                 case .uri(let uri)?: fields.put("totp", uri)
                 case .unusable(let text, let why)?:
                     fields.put("totp", text)
-                    totpWarnings.append(.totpUnusable(name: name, why: why))
+                    outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
                 case nil: break
                 }
             }
             fields.put("title", named[index].title)
-            for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &fieldRenamings) }
-            for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &fieldRenamings) }
+            for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings) }
+            for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
             for attachment in item.attachments {
-                fields.putCustom(label: "attachment." + attachment.name, attachment.bytes, entry: name, tally: &fieldRenamings)
+                // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
+                // kept for `labels`): an attachment beyond either is counted, never a failed import.
+                if attachment.bytes.count > VaultLimits.maxValueLength {
+                    outcome.attachmentsLost[Self.largeAttachments, default: 0] += 1
+                } else if fields.count >= VaultLimits.maxFieldsPerEntry - 1 {
+                    outcome.attachmentsLost[Self.crowdedAttachments, default: 0] += 1
+                } else {
+                    // An empty file is kept as an empty field: it exists, and its name says something.
+                    fields.putCustom(label: Self.attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &outcome.fieldRenamings,
+                                     keepEmpty: true)
+                }
             }
-            fields.putLabels(tally: &fieldRenamings, entry: name)
+            fields.putLabels()
             let created = item.created ?? item.modified ?? now
             let modified = item.modified ?? created
-            parsed.append((name, Entry(value: item.value, fields: fields.values, created: created, modified: modified)))
+            guard put(name, item, fields, created, modified) else { return outcome }
             guard !item.history.isEmpty else { continue }
             if options.keepsHistory {
-                history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
+                outcome.history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
             } else {
-                versionsLost += item.history.count
-                entriesLost += 1
+                outcome.versionsLost += item.history.count
+                outcome.entriesLost += 1
             }
         }
-        var imported = try ImportedEntries(parsed, renamings: renamings)
-        var warnings: [ImportWarning] = source.notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value) }
-        warnings += fieldRenamings.warnings
-        warnings += totpWarnings
-        if versionsLost > 0 { warnings.append(.historyNotKept(versions: versionsLost, entries: entriesLost)) }
+        return outcome
+    }
+
+    /// The checked entries with the builder's warnings first, their history, and the mark of a foreign import.
+    private static func finish(_ checked: ImportedEntries, _ outcome: Outcome, source: ForeignImport) -> ImportedEntries {
+        var imported = checked
+        var notKept = source.notKept
+        notKept.merge(outcome.attachmentsLost, uniquingKeysWith: +)
+        var warnings: [ImportWarning] = notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value) }
+        warnings += outcome.fieldRenamings.warnings
+        warnings += outcome.totpWarnings
+        if outcome.versionsLost > 0 { warnings.append(.historyNotKept(versions: outcome.versionsLost, entries: outcome.entriesLost)) }
         imported.warnings = warnings + imported.warnings
-        if !history.isEmpty { imported.history = history }
+        if !outcome.history.isEmpty { imported.history = outcome.history }
         imported.fromForeign = true
         return imported
     }
@@ -94,40 +161,54 @@ enum ForeignBuilder {
 /// The fields of one entry as the builder fills them: the builder's own names first, then custom
 /// labels made field names, each name once.
 private struct FieldSet {
-    private(set) var values: [String: [UInt8]] = [:]
+    /// The fields in the order put (an entry has a handful: a list searched in turn costs less than a dictionary).
+    private var list: [(name: String, value: [UInt8])] = []
     /// `FIELD<TAB>LABEL` for each custom field stored under a name that is not its label.
     private var labels: [String] = []
+
+    /// The number of fields put so far.
+    var count: Int { list.count }
+
+    /// The fields by name, for an `Entry`.
+    var values: [String: [UInt8]] { Dictionary(list, uniquingKeysWith: { $1 }) }
+
+    /// The fields for `ImportRecordWriter`.
+    var importFields: [ImportField] { list.map { ImportField(name: .string($0.name), value: .owned($0.value)) } }
+
+    /// Whether a field is called `name` (names are ASCII: `==` is their bytes').
+    private func has(_ name: String) -> Bool { list.contains { $0.name == name } }
 
     /// Puts a field of the builder's own (`username`, `url`…), unless empty.
     mutating func put(_ field: String, _ text: String?) {
         guard let text, !text.isEmpty else { return }
-        values[field] = Array(text.utf8)
+        list.append((field, Array(text.utf8)))
     }
 
-    /// Puts a custom field under its label made a field name, numbered when taken; each change tallied.
-    mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally) {
-        guard !value.isEmpty else { return }
+    /// Puts a custom field under its label made a field name, numbered when taken; each change
+    /// tallied. An empty value puts nothing unless `keepEmpty` (an attachment).
+    mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally, keepEmpty: Bool = false) {
+        guard keepEmpty || !value.isEmpty else { return }
         let cleaned = ImportedNameCleaner.fieldName(fromLabel: label)
         var field = cleaned
-        if values[field] != nil || field == ForeignBuilder.labelsField {
+        if has(field) || field == ForeignBuilder.labelsField {
             var number = 2
             repeat {
                 let suffix = "_\(number)"
                 field = String(cleaned.prefix(VaultLimits.maxFieldNameLength - suffix.count)) + suffix
                 number += 1
-            } while values[field] != nil
+            } while has(field)
             tally.add(label: label, field: field, entry: entry, reason: .taken)
         } else if !sameUTF8(field, label) {
             tally.add(label: label, field: field, entry: entry, reason: .cleaned)
         }
         if !sameUTF8(field, label) { labels.append("\(field)\t\(label)") }
-        values[field] = value
+        list.append((field, value))
     }
 
     /// Puts the field `labels` when a label was not kept as its field's name.
-    mutating func putLabels(tally: inout FieldRenamingTally, entry: String) {
+    mutating func putLabels() {
         guard !labels.isEmpty else { return }
-        values[ForeignBuilder.labelsField] = Array((labels.joined(separator: "\n") + "\n").utf8)
+        list.append((ForeignBuilder.labelsField, Array((labels.joined(separator: "\n") + "\n").utf8)))
     }
 }
 

@@ -20,8 +20,13 @@ enum ForeignNaming {
     static func names(of items: [ForeignItem], prefix: [String]) -> (named: [Named], renamings: [ImportRenaming]) {
         var named: [Named] = []
         named.reserveCapacity(items.count)
-        var originals: [String?] = []
+        var derivedTitles: [Bool] = []
+        derivedTitles.reserveCapacity(items.count)
         var reasons: [[ImportRenaming.Reason]] = []
+        reasons.reserveCapacity(items.count)
+        // Each name's first item; the items of a name given more than once (few: no array per name).
+        var first: [String: Int] = [:]
+        first.reserveCapacity(items.count)
         var groups: [String: [Int]] = [:]
         for item in items {
             let given = item.title
@@ -33,44 +38,71 @@ enum ForeignNaming {
                 title = site(of: item.urls.first) ?? item.username.flatMap { $0.isEmpty ? nil : $0 } ?? "untitled"
                 derived = true
             }
-            let parts = prefix + item.folders + [title]
-            let cleaned = ImportedNameCleaner.entryName(fromParts: parts)
+            let inFolders = !prefix.isEmpty || !item.folders.isEmpty
+            let cleaned = ImportedNameCleaner.entryName(fromParts: inFolders ? prefix + item.folders + [title] : [title])
             var base = EntryName.normalized(cleaned)
             if base.isEmpty { base = "untitled" }
             var why: [ImportRenaming.Reason] = []
-            let original = (prefix + item.folders + [given]).joined(separator: "/")
-            if !sameUTF8(cleaned, original) && !derived { why.append(.cleaned) }
+            if !derived && !sameUTF8(cleaned, original(given, folders: item.folders, prefix: prefix)) { why.append(.cleaned) }
             if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
             // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
-            let keptTitle = derived || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given))
-                && sameUTF8(title, given)
+            // A plain title (most) is its own cleaned and NFC form: nothing to compute.
+            let keptTitle = derived || sameUTF8(title, given)
+                && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
             if !keptTitle { why.append(.titleKept) }
-            groups[base, default: []].append(named.count)
+            if let earlier = first[base] {
+                groups[base, default: [earlier]].append(named.count)
+            } else {
+                first[base] = named.count
+            }
             named.append(Named(name: base, title: keptTitle ? nil : given))
-            originals.append(derived ? nil : original)
+            derivedTitles.append(derived)
             reasons.append(why)
         }
-        number(&named, groups: groups, items: items, reasons: &reasons)
+        number(&named, taken: first, groups: groups, items: items, reasons: &reasons)
         var renamings: [ImportRenaming] = []
         for index in named.indices where !reasons[index].isEmpty {
-            let original = originals[index] ?? (prefix + items[index].folders + [""]).joined(separator: "/")
-            renamings.append(ImportRenaming(original: original, name: named[index].name, reasons: reasons[index]))
+            let item = items[index]
+            renamings.append(ImportRenaming(original: original(derivedTitles[index] ? "" : item.title, folders: item.folders, prefix: prefix),
+                                            name: named[index].name, reasons: reasons[index]))
         }
         return (named, renamings)
     }
 
+    /// The name as the source has it: prefix, folders and title joined with '/'.
+    private static func original(_ title: String, folders: [String], prefix: [String]) -> String {
+        prefix.isEmpty && folders.isEmpty ? title : (prefix + folders + [title]).joined(separator: "/")
+    }
+
+    /// Whether cleaning and NFC keep `title` as it is, by its bytes: printable ASCII without '/',
+    /// no space or tab at either end, not empty, `.` or `..` (ImportedNameCleaner's plain titles).
+    private static func isPlain(_ title: String) -> Bool {
+        var title = title
+        return title.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }
+            if bytes.count <= 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
+            for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "/") { return false }
+            return true
+        }
+    }
+
     /// Numbers each name that several items share, in the order of `key(of:)`.
-    private static func number(_ named: inout [Named], groups: [String: [Int]], items: [ForeignItem], reasons: inout [[ImportRenaming.Reason]]) {
-        var taken = Set(groups.keys)
+    /// `taken` holds every name as given (each one's first item); `groups` the items of each name given more than once.
+    private static func number(_ named: inout [Named], taken given: [String: Int], groups: [String: [Int]], items: [ForeignItem],
+                               reasons: inout [[ImportRenaming.Reason]]) {
+        // The numbered names given so far; with `given`, every name taken.
+        var taken: Set<String> = []
         // Groups in the order of their names' bytes, so that the numbers given never depend on the
         // dictionary's order (two groups may compete for one numbered name).
         let shared = groups.filter { $0.value.count > 1 }.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
         for (base, indices) in shared {
-            let ordered = indices.sorted { precedes(items[$0], items[$1], $0, $1) }
+            // Each item's key made once (not at each of the sort's n log n comparisons).
+            let keys = Dictionary(uniqueKeysWithValues: indices.map { ($0, SortKey(items[$0])) })
+            let ordered = indices.sorted { keys[$0]!.precedes(keys[$1]!, $0, $1) }
             var number = 2
             for index in ordered.dropFirst() {
                 var candidate = "\(base) (\(number))"
-                while taken.contains(candidate) {
+                while taken.contains(candidate) || given[candidate] != nil {
                     number += 1
                     candidate = "\(base) (\(number))"
                 }
@@ -82,16 +114,26 @@ enum ForeignNaming {
         }
     }
 
-    /// Whether item `a` comes before `b`: by username, then first URL, then a hash of the value,
-    /// all compared by bytes; items equal in all three keep their file order (they are the same account).
-    private static func precedes(_ a: ForeignItem, _ b: ForeignItem, _ indexA: Int, _ indexB: Int) -> Bool {
-        let userA = Array((a.username ?? "").utf8), userB = Array((b.username ?? "").utf8)
-        if userA != userB { return userA.lexicographicallyPrecedes(userB) }
-        let urlA = Array((a.urls.first ?? "").utf8), urlB = Array((b.urls.first ?? "").utf8)
-        if urlA != urlB { return urlA.lexicographicallyPrecedes(urlB) }
-        let hashA = fnv1a(a.value), hashB = fnv1a(b.value)
-        if hashA != hashB { return hashA < hashB }
-        return indexA < indexB
+    /// What orders the items of one name: username, then first URL (their bytes), then a hash of the value.
+    private struct SortKey {
+        let user: [UInt8]
+        let url: [UInt8]
+        let hash: UInt64
+
+        init(_ item: ForeignItem) {
+            user = Array((item.username ?? "").utf8)
+            url = Array((item.urls.first ?? "").utf8)
+            hash = ForeignNaming.fnv1a(item.value)
+        }
+
+        /// Whether this item comes before `other`: by username, then first URL, then a hash of the
+        /// value, all compared by bytes; items equal in all three keep their file order (they are the same account).
+        func precedes(_ other: SortKey, _ index: Int, _ otherIndex: Int) -> Bool {
+            if user != other.user { return user.lexicographicallyPrecedes(other.user) }
+            if url != other.url { return url.lexicographicallyPrecedes(other.url) }
+            if hash != other.hash { return hash < other.hash }
+            return index < otherIndex
+        }
     }
 
     /// FNV-1a, 64 bits: a fixed hash (never seeded per process), so the order is the same in every run.
@@ -107,15 +149,29 @@ enum ForeignNaming {
     /// and path (`news.ycombinator.com`): the scheme and its `//`, which would make an empty name
     /// segment, dropped; a path's '/' becomes '-' as in every title. Any other title as it is.
     static func readable(_ title: String) -> String {
-        let trimmed = title.trimmedByCharacters
+        // Most titles name no URL: no "://" in their bytes, nothing to do (and no String search).
+        guard containsSchemeSeparator(title) else { return title }
+        let trimmed = title.trimmed
         guard let site = site(of: trimmed), trimmed.contains("://") else { return title }
         return site
+    }
+
+    /// Whether `text` holds "://" (by its bytes: the three are ASCII, so never part of a larger character).
+    private static func containsSchemeSeparator(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= 3 else { return false }
+            for index in 0..<(bytes.count - 2) where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/") {
+                return true
+            }
+            return false
+        }
     }
 
     /// The host and path of a URL (`https://x.example/a/` → `x.example/a`), without scheme,
     /// user, query or fragment; nil when `url` has no `scheme://` or no host.
     static func site(of url: String?) -> String? {
-        guard let url, let schemeEnd = url.firstRange(of: "://") else { return nil }
+        guard let url, containsSchemeSeparator(url), let schemeEnd = url.firstRange(of: "://") else { return nil }
         let scheme = url[..<schemeEnd.lowerBound]
         guard !scheme.isEmpty, scheme.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || "+-.".unicodeScalars.contains($0) || ("0"..."9").contains($0) }) else {
             return nil
@@ -128,7 +184,7 @@ enum ForeignNaming {
             rest = rest[rest.index(after: at)...]
         }
         while rest.hasSuffix("/") { rest = rest.dropLast() }
-        let text = String(rest).trimmedByCharacters
+        let text = String(rest).trimmed
         guard !text.isEmpty, !text.hasPrefix("/") else { return nil }
         return text
     }

@@ -1,0 +1,75 @@
+import Testing
+@testable import VaultInterchange
+@testable import VaultModel
+
+/// The builder's record path (`ForeignBuilder.build`, entries written as vault records) against its
+/// plain reference (`build(asEntries:)`, an `Entry` per item): the same entries, renamings,
+/// warnings, history and errors, and the same vault once put.
+@Suite struct ForeignRecordsTests {
+    /// Everything an import gives a user, as text; or the error.
+    private func described(_ build: () throws(VaultError) -> ImportedEntries) -> String {
+        do {
+            let imported = try build()
+            var vault = Vault(history: HistoryPolicy(versions: 5, byteBudget: 1 << 20, trashLimit: 2))
+            try vault.put(contentsOf: imported, now: 9)
+            let entries = imported.entries.map { "\(Array($0.name.utf8))=\($0.entry.value)|\($0.entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })|\($0.entry.created),\($0.entry.modified)" }
+            return "\(entries)|\(imported.renamings.map { "\($0.original)>\($0.name):\($0.reasons.map(\.name))" })|\(imported.warnings.map(\.description))"
+                + "|\((imported.history ?? []).map { "\($0.name):\($0.versions.count)" })|\(imported.fromForeign)|\(try vault.encodedContent())"
+        } catch {
+            return "error: \(error.description)"
+        }
+    }
+
+    private func same(_ items: [ForeignItem], keepsHistory: Bool = false, prefix: [String] = [], notKept: [String: Int] = [:]) {
+        var source = ForeignImport(format: "test")
+        source.items = items
+        source.notKept = notKept
+        let options = ForeignBuildOptions(keepsHistory: keepsHistory, prefix: prefix)
+        let records = described { () throws(VaultError) in try ForeignBuilder.build(source, now: 5, options: options) }
+        let entries = described { () throws(VaultError) in try ForeignBuilder.build(asEntries: source, now: 5, options: options) }
+        #expect(records == entries)
+        #expect(!records.isEmpty)
+    }
+
+    private func item(_ title: String, folders: [String] = [], user: String? = nil, url: String? = nil, value: String = "pw") -> ForeignItem {
+        var item = ForeignItem(folders: folders, title: title, value: Array(value.utf8))
+        item.username = user
+        item.urls = url.map { [$0] } ?? []
+        return item
+    }
+
+    // MARK: - Success
+
+    @Test func test_build_recordsMatchEntriesForPlainItems() {
+        var full = item("Mail", folders: ["Work"], user: "alice", url: "https://mail.example.com")
+        full.notes = "n"
+        full.totp = "JBSWY3DPEHPK3PXP"
+        full.fields = [ForeignField(label: "PIN", value: [1, 2], protected: true), ForeignField(label: "username", value: Array("x".utf8))]
+        full.extras = [(label: "tags", value: "a, b")]
+        full.attachments = [ForeignAttachment(name: "a b.bin", bytes: [0, 0xFF]), ForeignAttachment(name: "e", bytes: [])]
+        full.created = 1_000
+        full.history = [ForeignVersion(value: Array("old".utf8), username: "alice", modified: 500)]
+        same([full, item("", url: "https://x.example/a/"), item("", user: "bob"), item(""), item("https://news.ycombinator.com")])
+        same([full], keepsHistory: true, prefix: ["imported"], notKept: ["a column": 2])
+    }
+
+    @Test func test_build_recordsMatchEntriesWhenNumbering() {
+        same([item("t", user: "b"), item("t", user: "a"), item("t (2)"), item("t", user: "a", url: "u"), item("", user: ""), item("")])
+    }
+
+    // MARK: - Failure
+
+    @Test func test_build_recordsMatchEntriesOnErrors() {
+        same([item(String(repeating: "n", count: VaultLimits.maxNameLength + 1))])
+        var crowded = item("c")
+        crowded.fields = (0..<70).map { ForeignField(label: "f\($0)", value: [1]) }
+        same([item("a"), crowded])
+    }
+
+    // MARK: - Edge
+
+    @Test func test_build_recordsMatchEntriesForNonASCIINames() {
+        same([item("café", folders: ["Ünïcode"]), item("plain"), item("DYLD_INSERT_LIBRARIES"), item(" spaced "), item(".."), item("a/b")])
+        same([item("café"), item("cafe\u{301}")])
+    }
+}
