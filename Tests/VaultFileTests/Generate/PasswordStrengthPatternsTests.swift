@@ -72,7 +72,7 @@ import Testing
     // MARK: The dictionaries
 
     @Test func test_dictionary_isTheShippedDataFile() throws {
-        // scripts/common-passwords.sh writes CommonPasswords.swift from data/common-passwords.txt.
+        // scripts/common-passwords.sh writes CommonPasswordWordLists.swift from data/common-passwords.txt.
         let text = try String(contentsOf: ProjectPaths.root.appendingPathComponent("data/common-passwords.txt"), encoding: .utf8)
         var lists: [String: [Substring]] = [:], current = ""
         for line in text.split(separator: "\n") {
