@@ -33,6 +33,8 @@ import Testing
         let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
         let made = try Self.makeExport(cli, tool: tool)
         #expect(made.status == 0, "\(made.stderr)")
+        // The harness's vault keeps no history until asked (as a vault of format 1.1).
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
         let result = try cli.run(["import", "--format", "keepass-xml"] + cli.unlock() + [cli.path("kp.xml")])
         #expect(result.status == 0, "\(result.stderr)")
         let listed = try names(cli)
@@ -51,6 +53,7 @@ import Testing
         let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/import/keepass2.xml").path
+        #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
         let result = try cli.run(["import", "--format", "keepass-xml", "--prefix", "kp"] + cli.unlock() + [fixture])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("earlier versions"), "history kept, not reported lost: \(result.stderr)")
