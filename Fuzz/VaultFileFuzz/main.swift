@@ -126,7 +126,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 private let importPassword = SecureBytes(copying: Array("fixture-password".utf8))
 private let sopsDataKey = SecureBytes(copying: [UInt8](repeating: 0x42, count: 32))
 
-/// Property 7: never a crash, whatever the bytes.
+/// Property 10: never a crash, whatever the bytes.
 private func fuzzEncryptedImports(_ bytes: [UInt8]) {
     _ = try? PassReader.item(ForeignStoreFile(path: ["fuzz"], bytes: bytes))
     if bytes.count <= 1 << 16 {
@@ -134,7 +134,10 @@ private func fuzzEncryptedImports(_ bytes: [UInt8]) {
     }
     if let document = try? SopsReader.parse(bytes, file: "fuzz") {
         _ = try? SopsReader.read(document, dataKey: sopsDataKey, file: "fuzz", name: "fuzz")
+    }
+}
 
+// MARK: - The breach list of audit --hibp
 
 /// One unlinked file, rewritten with each input, that the breach list opens through /proc/self/fd.
 private let breachListFile: Int32 = {
