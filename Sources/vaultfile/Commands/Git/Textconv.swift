@@ -95,12 +95,14 @@ extension VaultfileCommand.Git.Textconv {
 // MARK: - Without a password
 
 extension VaultfileCommand.Git.Textconv {
-    /// Whether `error` says that no password source exists at all: no option or variable names
-    /// one and there is no terminal to ask on (also inside 'vaultfile exec', which withholds them).
+    /// Whether `error` says that no source exists at all: no option or variable names one, the
+    /// default identities (if any) open nothing, and there is no terminal to ask on or no password
+    /// slot to ask for (also inside 'vaultfile exec', which withholds them).
     static func meansNoSource(_ error: CLIError, source: PasswordSource) -> Bool {
         guard case .prompt = source else { return false }
         switch error {
         case .noPasswordSource: return true
+        case .nothingOpens(let report): return report.noSourceGiven
         case .refused: return PasswordSource.runsInsideExec
         default: return false
         }
@@ -122,7 +124,8 @@ extension VaultfileCommand.Git.Textconv {
                 lines.append("keyslot \(index)  another kind")
             }
         }
-        lines.append("# to see the entries, start an agent with 'vaultfile unlock' or set VAULTFILE_PASSWORD_COMMAND (see 'vaultfile git setup')")
+        lines.append("# to see the entries, start an agent with 'vaultfile unlock', keep your identity in "
+                     + "\(DefaultIdentity.file ?? "~/.config/vaultfile/identity.txt"), or set VAULTFILE_PASSWORD_COMMAND (see 'vaultfile git setup')")
         return lines
     }
 }
