@@ -32,8 +32,8 @@ struct NothingOpens: Equatable {
     /// Whether no source was given (no option, no variable): only default identities, if any, were tried.
     let noSourceGiven: Bool
 
-    /// Whether every source tried was a password (or none was tried) on a vault with a password slot.
-    private var onlyPasswords: Bool { hasPasswordSlot && tried.allSatisfy { $0 == Self.password } }
+    /// Whether every source tried was a password (or none was tried).
+    private var onlyPasswords: Bool { tried.allSatisfy { $0 == Self.password } }
 
     /// How `UnlockCredential` names every password.
     private static let password = "the password"
@@ -47,7 +47,9 @@ struct NothingOpens: Equatable {
             parts.append("no password source, and no terminal to ask on")
             if !named.isEmpty { parts.append("no keyslot of the vault opens with \(Self.list(named, or: true))") }
         } else if onlyPasswords, !named.isEmpty {
-            parts.append("wrong password: no keyslot of the vault opens with \(Self.list(named, or: true))")
+            // A password given to a vault that has no password slot: said plainly, since the user gave it.
+            parts.append("wrong password: no keyslot of the vault opens with \(Self.list(named, or: true))"
+                         + (hasPasswordSlot ? "" : "; the vault has no password slot"))
         } else if named.isEmpty {
             parts.append("nothing to open the vault with: no identity or key was given, and none was found in \(identityLocations)")
         } else {
@@ -69,7 +71,13 @@ struct NothingOpens: Equatable {
     var hint: String? {
         var steps: [String] = []
         if agentMiss != nil { steps.append("run 'vaultfile unlock' to hand the agent the vault's key again") }
-        if !tried.isEmpty, !onlyPasswords { steps.append("'vaultfile slot list' on a machine that opens it shows whose keys it takes") }
+        if noTerminal {
+            // As with no source at all (scripts and people know that hint), and where identities are looked for.
+            steps.append(ErrorReport.hint(for: CLIError.noPasswordSource) ?? "")
+            steps.append("identities are also looked for in \(identityLocations)")
+            return steps.joined(separator: "; ")
+        }
+        if !tried.isEmpty, !onlyPasswords || !hasPasswordSlot { steps.append("'vaultfile slot list' on a machine that opens it shows whose keys it takes") }
         var ways: [String] = []
         if hasPasswordSlot {
             ways.append("a password (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, "
