@@ -19,7 +19,9 @@ extension VaultfileCommand.Git {
                 which values changed. --show-secrets prints the values instead. A vault of format 1.1 also \
                 lists its keyslots (kind, label, recipient), so a diff shows who was given or lost access.
 
-                With no password source at all (no option, no variable, no terminal to ask on, as when git \
+                It finds the default identities ($XDG_CONFIG_HOME/vaultfile/identity.txt) as every verb \
+                does, so git's configuration needs no --identity. With no source at all (no option, no \
+                variable, no default identity that opens the vault, and no terminal to ask on, as when git \
                 runs a diff in a pager or a GUI), it prints what the header tells without a password \
                 (generation, size, keyslots and their KDF) and one line saying how to see the entries, and \
                 exits 0, so that 'git diff' and 'git log -p' still work. A wrong password is still an error.
