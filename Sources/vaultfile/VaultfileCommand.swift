@@ -35,6 +35,11 @@ struct VaultfileCommand: ParsableCommand {
             When one is given, the password is tried only if a password source is given too. \
             'vaultfile slot' adds and removes them; 'vaultfile keygen' makes identities and keyfiles.
 
+            DEFAULT IDENTITIES, after the sources given and before the prompt, when the vault has a slot \
+            of their kind: $XDG_CONFIG_HOME/vaultfile/identity.txt (else ~/.config/vaultfile/identity.txt; \
+            one identity a line) and the files of $XDG_CONFIG_HOME/vaultfile/identities/. They do not count \
+            as a given source: a vault with a password slot still prompts when they open nothing.
+
             EXIT STATUS:
               0   success
               1   entry (or keyslot) not found

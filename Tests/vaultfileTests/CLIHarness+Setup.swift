@@ -70,7 +70,8 @@ extension CLI {
         ]
         try git(cli, "init -q -b main")
         // The state folder (VAULTFILE_STATE_DIR) lies in the test's folder: never part of the repository, as a user's never is.
-        try git(cli, "config core.excludesFile /dev/null && echo state/ >> .git/info/exclude")
+        // So does its configuration folder (XDG_CONFIG_HOME, where a test may keep a default identity).
+        try git(cli, "config core.excludesFile /dev/null && printf 'state/\\nconfig/\\n' >> .git/info/exclude")
         return cli
     }
 }

@@ -103,10 +103,15 @@ struct CLI {
     func unlock(_ name: String = "t.vault") -> [String] { ["--vault", path(name), "--password-file", path("pw")] }
 
     /// The agent's socket and runtime folder of this test alone, so that the suite's runs, tests run
-    /// in parallel and a developer's own agent never meet on one socket.
+    /// in parallel and a developer's own agent never meet on one socket; and its own configuration
+    /// folder (XDG_CONFIG_HOME), so that a developer's default identity never reaches a test (a test
+    /// of the default `~/.config` sets it to "", which counts as unset).
     var agentEnvironment: [String: String] {
-        ["VAULTFILE_AGENT_SOCK": path("agent.sock"), "XDG_RUNTIME_DIR": directory.url.path]
+        ["VAULTFILE_AGENT_SOCK": path("agent.sock"), "XDG_RUNTIME_DIR": directory.url.path, "XDG_CONFIG_HOME": configDirectory]
     }
+
+    /// XDG_CONFIG_HOME of every run: `config` in the test's folder (the default identity is `config/vaultfile/identity.txt`).
+    var configDirectory: String { path("config") }
 }
 
 

@@ -59,11 +59,12 @@ enum CLIErrorKind: CaseIterable {
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
-    case sourceDecryptionFailed, sourceDecryptionTooLarge
+    case sourceDecryptionFailed, sourceDecryptionTooLarge, nothingOpens, nothingOpensNoTerminal
 
     init(_ error: CLIError) {
         switch error {
         case .noPasswordSource: self = .noPasswordSource
+        case .nothingOpens(let report): self = report.noTerminal ? .nothingOpensNoTerminal : .nothingOpens
         case .passwordSourceFailed: self = .passwordSourceFailed
         case .emptyPassword: self = .emptyPassword
         case .passwordsDiffer: self = .passwordsDiffer
@@ -173,6 +174,20 @@ enum CLIErrorKind: CaseIterable {
                                 hint: true, shows: ["the state folder /v/state", "uid 65534", "mode 0777", "nothing was written"])
         case .typedPasswordWrong:
             return ErrorCaseRow(CLIError.typedPasswordWrong(tries: 3), status: 3, hint: true, shows: ["wrong password 3 times"])
+        case .nothingOpens:
+            let report = NothingOpens(tried: ["--identity /v/shown.txt"], hasPasswordSlot: false, otherKinds: [.recipient], unknownTypes: [9],
+                                      passwordFrom: "typed at the prompt", agentMiss: .notHeld(socket: "/run/shown.sock"),
+                                      identityLocations: "/h/.config/vaultfile/identity.txt and /h/.config/vaultfile/identities/",
+                                      noTerminal: false, noSourceGiven: false)
+            return ErrorCaseRow(CLIError.nothingOpens(report), status: 3, hint: true,
+                                shows: ["no keyslot of the vault opens with --identity /v/shown.txt", "keyslots of type 9",
+                                        "the agent at /run/shown.sock does not hold this vault"])
+        case .nothingOpensNoTerminal:
+            let report = NothingOpens(tried: ["the default identity /h/id.txt"], hasPasswordSlot: true, otherKinds: [], unknownTypes: [],
+                                      passwordFrom: "typed at the prompt", agentMiss: nil, identityLocations: "/h/id.txt and /h/ids/",
+                                      noTerminal: true, noSourceGiven: true)
+            return ErrorCaseRow(CLIError.nothingOpens(report), status: 2, hint: true,
+                                shows: ["no password source, and no terminal to ask on", "no keyslot of the vault opens with the default identity /h/id.txt"])
         case .execMatchesNothing:
             return ErrorCaseRow(CLIError.execMatchesNothing(prefix: "shown/"), status: 1, hint: true, shows: ["--prefix shown/ matches no entry"])
         case .kdfOverOpenCaps:

@@ -139,16 +139,32 @@ extension VaultStore {
     /// changed meanwhile is read again, so that what opens is the vault as it is once they are in
     /// hand, never a copy a writer replaced or a `passwd` rotated away meanwhile. When the file did
     /// not change, its header is not read twice.
+    ///
+    /// A later step of the sources (`Unlocker.Credentials.next`: the command line's password prompt
+    /// after its default identity) is asked the same way: without the lock, the file read again
+    /// when it changed meanwhile, the step's sources tried on the header read then.
     private func unlock(_ opened: inout OpenedHeader, with unlocker: Unlocker, lock: inout FileLock?) throws -> Unlocker.Unlocked {
         if let key = try unlocker.verifiedKey(for: opened.header) { return (key, nil) }
-        guard !unlocker.credentialsInHand else { return try Unlocker.unlock(opened.header, with: unlocker.readCredentials()) }
+        let sources = unlocker.credentialsInHand ? try unlocker.readCredentials() : try withoutLock(&opened, &lock) { try unlocker.readCredentials() }
+        var current = opened
+        var held = lock
+        defer { opened = current; lock = held }
+        return try Unlocker.unlock(opened.header, with: sources) { _, step in
+            let more = try withoutLock(&current, &held, step)
+            return (current.header, more)
+        }
+    }
+
+    /// Runs `body` (which may prompt or run a command) without the vault's lock when it is held,
+    /// taking it again after; reads the file again when it changed meanwhile.
+    private func withoutLock<T>(_ opened: inout OpenedHeader, _ lock: inout FileLock?, _ body: () throws -> T) throws -> T {
         let relock = lock != nil
         lock?.release()
         lock = nil
-        let sources = try unlocker.readCredentials()
+        let result = try body()
         if relock { lock = try takeLock() }
         if !isStill(opened.file) { opened = try openHeader() }
-        return try Unlocker.unlock(opened.header, with: sources)
+        return result
     }
 
     /// Whether the vault's path still names `file`, unchanged (device, inode, size, modification time).

@@ -31,6 +31,13 @@ public struct Unlocker {
         /// (a password typed again at a prompt); nil from it, or no `retry`, ends the tries with
         /// that error, and what it throws ends them with its own.
         public var retry: (() throws -> [UnlockCredential]?)?
+        /// Asked, with the header, when the sources tried so far opened nothing (`retry` included),
+        /// for the sources of a later step: the command line's default identity, then its password
+        /// prompt, each only when the vault has a slot of its kind. Nil from it ends the tries with
+        /// `wrongPassword` (every source tried a password) or `noKeyslotOpens` naming every source
+        /// tried; what it throws ends them with its own error. A store asks it without the vault's
+        /// lock, since a step may prompt (`StepRunner`).
+        public var next: ((UnlockProgress) throws -> [UnlockCredential]?)?
 
         /// Sources under `limits`.
         public init(_ list: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil) {
@@ -71,11 +78,12 @@ public struct Unlocker {
     }
 
     /// An unlocker of `credentials` already read, tried in order under `limits` (and after a wrong
-    /// password, with what `retry` gives: `Credentials.retry`).
+    /// password, with what `retry` gives: `Credentials.retry`; then the later steps of `next`).
     public init(credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)? = nil,
-                retry: (() throws -> [UnlockCredential]?)? = nil) {
+                retry: (() throws -> [UnlockCredential]?)? = nil, next: ((UnlockProgress) throws -> [UnlockCredential]?)? = nil) {
         var given = Credentials(credentials, limits: limits, willDeriveKey: willDeriveKey)
         given.retry = retry
+        given.next = next
         self.init(credentials: { given })
         credentialsInHand = true
     }
@@ -103,22 +111,91 @@ public struct Unlocker {
         return try credentials()
     }
 
+    /// Runs a later step (`Credentials.next`, which may prompt) on `header`: the store runs it
+    /// without the vault's lock and hands back the header of the file as it is after the step (read
+    /// again when the file changed meanwhile), else `header` itself.
+    package typealias StepRunner = (_ header: VaultHeader, _ step: () throws -> [UnlockCredential]?) throws
+        -> (header: VaultHeader, sources: [UnlockCredential]?)
+
     /// Unlocks `header` with `sources`, failing as `VaultCodec.unlock` says (wrong password, a cap,
     /// no keyslot opens); a key they unwrap under which the MAC fails is a tampered header.
-    /// A wrong password is tried again with what `sources.retry` gives, for as long as it gives some.
-    package static func unlock(_ header: VaultHeader, with sources: Credentials) throws -> Unlocked {
+    /// A wrong password is tried again with what `sources.retry` gives, for as long as it gives some;
+    /// when nothing opened, `sources.next` is asked for the sources of a later step (run through
+    /// `runStep`), for as long as it gives some. A cap or any other error ends the tries at once.
+    package static func unlock(_ header: VaultHeader, with sources: Credentials, runStep: StepRunner? = nil) throws -> Unlocked {
+        var header = header
         var list = sources.list
+        var tried: [UnlockCredential] = []
+        var steps = 0
+        while true {
+            let failure: VaultError
+            do {
+                return try unlockOnce(header, with: &list, sources)
+            } catch let error as VaultError where error.meansNothingOpened {
+                failure = error
+            }
+            tried += list
+            guard let next = sources.next else { throw failure }
+            let progress = UnlockProgress(header: header, step: steps, tried: tried.map(\.source), failure: Self.nothingOpened(header, tried: tried))
+            steps += 1
+            let asked = { try next(progress) }
+            let (current, more) = try runStep?(header, asked) ?? (header, try asked())
+            guard let more else { throw Self.nothingOpened(header, tried: tried) }
+            header = current
+            list = more
+        }
+    }
+
+    /// The sources in `list` on `header`, then `retry`'s after a wrong password; `list` is left
+    /// holding the last sources tried.
+    private static func unlockOnce(_ header: VaultHeader, with list: inout [UnlockCredential], _ sources: Credentials) throws -> Unlocked {
         while true {
             let fileKey: SecureBytes, opened: OpenedSlot?
             do {
                 (fileKey, opened) = try VaultCodec.unlock(header, credentials: list, limits: sources.limits, willDeriveKey: sources.willDeriveKey)
             } catch VaultError.wrongPassword {
-                guard let again = try sources.retry?() else { throw VaultError.wrongPassword }
+                guard !list.isEmpty, let again = try sources.retry?() else { throw VaultError.wrongPassword }
                 list = again
                 continue
             }
             guard constantTimeEqual(VaultCodec.headerMAC(header, fileKey: fileKey), header.mac) else { throw VaultError.headerTampered }
             return (fileKey, opened)
+        }
+    }
+
+    /// What nothing opening `header` with `tried` is: `wrongPassword` when every source was a
+    /// password and the vault has no slot this build skipped, else `noKeyslotOpens` naming each source once.
+    static func nothingOpened(_ header: VaultHeader, tried: [UnlockCredential]) -> VaultError {
+        let unknownTypes = header.keyslots.compactMap { slot -> UInt8? in if case .unknown(let type, _) = slot { return type } else { return nil } }
+        if tried.allSatisfy(\.isPassword) && unknownTypes.isEmpty { return .wrongPassword }
+        var names: [String] = []
+        for source in tried.map(\.source) where !names.contains(source) { names.append(source) }
+        return .noKeyslotOpens(sources: names, unknownTypes: unknownTypes)
+    }
+}
+
+// MARK: - A later step
+
+/// Where an unlock stands when the sources tried so far opened nothing: what
+/// `Unlocker.Credentials.next` is asked with.
+public struct UnlockProgress {
+    /// The header being opened.
+    public let header: VaultHeader
+    /// How many later steps were taken before this one in this unlock (0 for the first).
+    public let step: Int
+    /// Every source tried so far, named (never its secret), in order; a name may repeat.
+    public let tried: [String]
+    /// What nothing opening with every source tried so far means: `wrongPassword` when each was a
+    /// password (and the vault has no slot this build skipped), else `noKeyslotOpens` naming each once.
+    public let failure: VaultError
+}
+
+extension VaultError {
+    /// Whether the error says that no source opened a keyslot (as opposed to a cap, damage or tampering).
+    var meansNothingOpened: Bool {
+        switch self {
+        case .wrongPassword, .noKeyslotOpens: return true
+        default: return false
         }
     }
 }

@@ -111,8 +111,9 @@ enum AgentAccess {
     /// prompts and never starts an agent; when no agent runs it costs one failed `connect`.
     /// Problems (a refused folder, an agent of another user, no answer in time) are warnings
     /// and mean "no key": the verb goes on to the password sources.
-    static func lookup(vaultPath: String) -> Unlocker.FileKeyLookup {
-        { header in try key(for: header, vaultPath: vaultPath, warn: true) }
+    /// `missed` hears why an agent whose socket exists had no key (`NothingOpens` says it).
+    static func lookup(vaultPath: String, missed: ((AgentMiss) -> Void)? = nil) -> Unlocker.FileKeyLookup {
+        { header in try key(for: header, vaultPath: vaultPath, warn: true, missed: missed) }
     }
 
     /// Throws `agentOfAnotherRelease` when the agent that listens is of another release (asked
@@ -128,13 +129,18 @@ enum AgentAccess {
     /// The agent's key for `header`, or nil; problems are warnings when `warn`, else silent
     /// (shell completion must print nothing but candidates). An agent of another release is an
     /// error when `warn` (the verb stops: it never falls back silently to the password).
-    static func key(for header: VaultHeader, vaultPath: String, warn: Bool) throws(CLIError) -> SecureBytes? {
+    static func key(for header: VaultHeader, vaultPath: String, warn: Bool, missed: ((AgentMiss) -> Void)? = nil) throws(CLIError) -> SecureBytes? {
         let client = AgentClient()
         do {
             guard try client.socket.directoryExists() else { return nil }
             switch try client.send(.key(path: absolutePath(vaultPath), header: header.encoded())) {
             case .key(let key)?: return key
-            case .noKey?, nil: return nil
+            case .noKey?:
+                missed?(.notHeld(socket: client.socket.path))
+                return nil
+            case nil:
+                if client.socket.socketExists { missed?(.noAnswer(socket: client.socket.path)) }
+                return nil
             case .denied?:
                 if warn { Messages.warning("the agent's confirm command refused to hand out the key of \(vaultPath)") }
                 return nil

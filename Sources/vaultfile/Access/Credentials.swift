@@ -21,11 +21,12 @@ extension UnlockOptions {
     }
 
     /// Every unlock source given, in the order they are tried: identities, keyfiles and a
-    /// recovery code first, then the password: from its source when one is given (an option or a
-    /// variable), or from the terminal prompt when no other source is. Never the agent (VaultAccess.swift).
+    /// recovery code first, then the password from its source when one is given (an option or a
+    /// variable). The default identities and the prompt come after, once the header is read
+    /// (`UnlockSteps`). Never the agent (VaultAccess.swift).
     func credentials() throws -> [UnlockCredential] {
         var result = try keys.credentials(vaultPath: location.path)
-        if result.isEmpty || source.isExplicit {
+        if source.isExplicit {
             result.append(UnlockCredential(.password(try password()), source: "the password"))
         }
         return result
@@ -36,25 +37,6 @@ extension UnlockOptions {
         let password = try source.read(prompt: "Password for \(location.path): ")
         guard password.count > 0 else { throw CLIError.emptyPassword }
         return password
-    }
-
-    /// The most tries of a password typed at the prompt, as sudo, gpg and ssh allow.
-    static let promptTries = 3
-
-    /// After a wrong password typed at the prompt: the prompt again, up to `promptTries` in all,
-    /// then `CLIError.typedPasswordWrong`. Nil (one try) for a password from a file, a descriptor,
-    /// a command or the environment, which would give the same password again.
-    func passwordRetry() -> (() throws -> [UnlockCredential]?)? {
-        guard case .prompt = source, !keys.isGiven else { return nil }
-        let options = self
-        let tries = TryCounter()
-        return {
-            guard tries.count < Self.promptTries else { throw CLIError.typedPasswordWrong(tries: tries.count) }
-            tries.count += 1
-            // `count` is now the number of the try about to be asked: 2 after the first wrong one.
-            Messages.info("Sorry, that password does not open \(options.location.path); try again (\(tries.count) of \(Self.promptTries)).")
-            return [UnlockCredential(.password(try options.password()), source: "the password")]
-        }
     }
 
     /// The KDF caps from the options, else the environment, else the defaults.
@@ -92,11 +74,6 @@ extension UnlockOptions {
         }
         return nil
     }
-}
-
-/// The passwords typed at the prompt so far (`passwordRetry`): one counter shared by the retry's calls.
-private final class TryCounter {
-    var count = 1
 }
 
 // MARK: - Unlock sources beside the password

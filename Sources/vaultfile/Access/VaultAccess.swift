@@ -17,8 +17,9 @@ import Glibc
 /// to the unlock sources (identities, keyfiles, recovery codes, then passwords: `credentials()`)
 /// when the agent has none (or is not running): read then without the vault's lock, the header read
 /// again only when the file changed meanwhile (Storage/VaultStore+Access.swift);
-/// `--no-agent` and `VAULTFILE_NO_AGENT=1` skip it. Without an agent socket the verb runs
-/// password first: the header is not even read until the password is in hand.
+/// `--no-agent` and `VAULTFILE_NO_AGENT=1` skip it. Without an agent socket the verb reads the
+/// sources given first: the header is not even read until they are in hand. The default
+/// identities and the prompt come last, with the header (`UnlockSteps`), also without the lock.
 extension UnlockOptions {
     /// Opens the vault read-only (no lock), warning about weak KDF settings and older copies.
     /// `entriesOnly` for a verb that reads entries and never history nor writes (get, list, ls,
@@ -112,21 +113,24 @@ extension UnlockOptions {
     /// `announcing` shows each KDF run on a terminal.
     func unlocker(askingAgent: Bool = true, announcing: Bool = true, agentPath: String? = nil) throws -> Unlocker {
         let announce = announcing ? Self.announce : nil
+        let steps = UnlockSteps(self)
         if askingAgent, asksAgent {
-            var unlocker = Unlocker(lookup: AgentAccess.lookup(vaultPath: agentPath ?? location.path), credentials: lazyCredentials(announce))
+            let lookup = AgentAccess.lookup(vaultPath: agentPath ?? location.path) { steps.agentMiss = $0 }
+            var unlocker = Unlocker(lookup: lookup, credentials: lazyCredentials(announce, steps: steps))
             // A signed vault opened with the agent's key is signed by the agent, under its delegation.
             unlocker.lookupSigner = AgentSealSigner(vaultPath: agentPath ?? location.path)
             return unlocker
         }
         let credentials = try credentials()
-        return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce, retry: passwordRetry())
+        return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce, next: steps.next)
     }
 
     /// The unlocker of a known file key, then (when the key no longer opens the header) the agent's
     /// lookup and the unlock sources, read only then (`update(knownKey:)`).
     private func unlocker(knownKey: SecureBytes) throws -> Unlocker {
-        var unlocker = Unlocker(fileKey: knownKey, lookup: asksAgent ? AgentAccess.lookup(vaultPath: location.path) : nil,
-                                credentials: lazyCredentials(Self.announce))
+        let steps = UnlockSteps(self)
+        var unlocker = Unlocker(fileKey: knownKey, lookup: asksAgent ? AgentAccess.lookup(vaultPath: location.path) { steps.agentMiss = $0 } : nil,
+                                credentials: lazyCredentials(Self.announce, steps: steps))
         if asksAgent { unlocker.lookupSigner = AgentSealSigner(vaultPath: location.path) }
         return unlocker
     }
@@ -135,18 +139,22 @@ extension UnlockOptions {
     /// side (it keeps every key of the vault id; `agentPath` names the vault to it), the unlock
     /// sources read only for a side none of its keys opens, once; no KDF progress.
     func mergeUnlocker(agentPath: String) -> Unlocker {
-        var unlocker = Unlocker(lookup: asksAgent ? AgentAccess.lookup(vaultPath: agentPath) : nil, credentials: lazyCredentials(nil))
+        // The library's errors, not `NothingOpens`: the merge names each side that none of the sources opens.
+        let steps = UnlockSteps(self, endsWithReport: false)
+        var unlocker = Unlocker(lookup: asksAgent ? AgentAccess.lookup(vaultPath: agentPath) : nil, credentials: lazyCredentials(nil, steps: steps))
         if asksAgent { unlocker.lookupSigner = AgentSealSigner(vaultPath: agentPath) }
         return unlocker
     }
 
     /// The unlock sources and then the caps, read when the unlocker first needs them (never on
-    /// the agent's hit: the caps read the environment and the machine's memory size).
-    func lazyCredentials(_ announce: ((KDFParameters) -> Void)?) -> () throws -> Unlocker.Credentials {
+    /// the agent's hit: the caps read the environment and the machine's memory size); then the
+    /// later steps (`steps`, else this command's own: the default identities, the prompt).
+    func lazyCredentials(_ announce: ((KDFParameters) -> Void)?, steps: UnlockSteps? = nil) -> () throws -> Unlocker.Credentials {
         let options = self
+        let steps = steps ?? UnlockSteps(self)
         return {
             var credentials = Unlocker.Credentials(try options.credentials(), limits: try options.limits(), willDeriveKey: announce)
-            credentials.retry = options.passwordRetry()
+            credentials.next = steps.next
             return credentials
         }
     }

@@ -10,7 +10,9 @@ extension VaultfileCommand {
                 Run 'vaultfile git setup' once in a repository. git then calls 'git textconv' for diffs and \
                 'git merge' for merges; both need a secret that opens the vault, from the environment \
                 (VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, VAULTFILE_KEYFILE, VAULTFILE_PASSWORD_COMMAND, \
-                VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD) or a prompt on the terminal. A branch that \
+                VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD), the default identities \
+                ($XDG_CONFIG_HOME/vaultfile/identity.txt, so git's configuration needs no --identity) or a \
+                prompt on the terminal. A branch that \
                 removed a keyslot (a new file key) merges with one that edited entries; the result keeps \
                 the new key.
 

@@ -175,18 +175,19 @@ extension VaultfileCommand {
         }
 
         /// The folders on the way to `path` that do not exist, outermost first; throws when the
-        /// nearest one that exists is not a folder this user may create files in.
-        static func missingFolders(for path: String) throws -> [String] {
+        /// nearest one that exists is not a folder this user may create files in (`what`: the
+        /// file to create, for the message; `keygen -o` makes its folders the same way).
+        static func missingFolders(for path: String, what: String = "the vault") throws -> [String] {
             var missing: [String] = []
             var folder = parent(of: path)
             while true {
                 var info = stat()
                 if stat(folder, &info) == 0 {
                     guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                        throw CLIError.io(operation: "creating the vault in", path: folder, errno: ENOTDIR)
+                        throw CLIError.io(operation: "creating \(what) in", path: folder, errno: ENOTDIR)
                     }
                     guard access(folder, W_OK | X_OK) == 0 else {
-                        throw CLIError.io(operation: "creating the vault in", path: folder, errno: errno)
+                        throw CLIError.io(operation: "creating \(what) in", path: folder, errno: errno)
                     }
                     return missing.reversed()
                 }

@@ -15,7 +15,10 @@ extension VaultfileCommand {
             abstract: "Make an age identity (as age-keygen does), or with --keyfile a 64-byte keyfile.",
             discussion: """
                 With -o FILE the identity is written to FILE (mode 0600; an existing file is never \
-                replaced) and its recipient (age1…) alone goes to standard output. Without -o the identity \
+                replaced; missing folders on its way are made with mode 0700, as init makes them) and its \
+                recipient (age1…) alone goes to standard output. An identity kept in \
+                $XDG_CONFIG_HOME/vaultfile/identity.txt (~/.config/vaultfile/identity.txt) is tried by \
+                every command without --identity. Without -o the identity \
                 goes to standard output and 'Public key: age1…' to standard error. The identity works with \
                 age itself (age -d -i FILE), and its recipient with 'vaultfile slot add recipient' and age -r.
 
@@ -23,7 +26,7 @@ extension VaultfileCommand {
                 bytes and an 8-byte mark vaultfile recognises (mode 0600, never replacing a file).
                 """)
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("Write the identity to this file (0600; refuses to replace one).", valueName: "file"))
+        @Option(name: .customShort("o"), help: ArgumentHelp("Write the identity to this file (0600; refuses to replace one; makes missing folders, 0700).", valueName: "file"))
         var output: String?
         @Option(name: .customLong("keyfile"), help: ArgumentHelp("Write a new keyfile here instead (0600; refuses to replace one).", valueName: "file"))
         var keyfile: String?
@@ -59,12 +62,14 @@ extension VaultfileCommand {
             return String(stamp.prefix(19)) + "Z"
         }
 
-        /// Creates `path` with mode 0600 and writes `bytes`; never replaces an existing file.
+        /// Creates `path` with mode 0600 and writes `bytes`; never replaces an existing file. Missing
+        /// folders on its way are made first with mode 0700 (`Init.createFolders`, said on stderr).
         ///
         /// Its folder is walked and held open as `--out`'s is (`OutputFolder`: a secret key is never
         /// put where another user could swap a folder on its way), and the file is written whole
         /// there and hard-linked into place, which never replaces a name.
         static func createPrivately(_ path: String, _ bytes: [UInt8]) throws {
+            try Init.createFolders(try Init.missingFolders(for: path, what: path))
             let folder = try OutputFolder(for: path)
             do throws(VaultError) {
                 try AtomicFileWriter().write(bytes, in: folder.descriptor, name: folder.name, path: path, mode: 0o600, replacingExisting: false)

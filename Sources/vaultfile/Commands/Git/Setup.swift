@@ -34,6 +34,7 @@ extension VaultfileCommand.Git {
                   export VAULTFILE_PASSWORD_COMMAND='pass show vaultfile'   (or any command that prints it)
                   export VAULTFILE_PASSWORD_FILE=~/.config/vaultfile/password (a 0600 file)
                 or VAULTFILE_PASSWORD (least safe). Without one, vaultfile asks on the terminal when there is one.
+                A vault shared with your age identity needs none of these: keep it in \(DefaultIdentity.file ?? "~/.config/vaultfile/identity.txt").
                 """)
         }
 

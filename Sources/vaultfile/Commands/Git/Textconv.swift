@@ -19,7 +19,9 @@ extension VaultfileCommand.Git {
                 which values changed. --show-secrets prints the values instead. A vault of format 1.1 also \
                 lists its keyslots (kind, label, recipient), so a diff shows who was given or lost access.
 
-                With no password source at all (no option, no variable, no terminal to ask on, as when git \
+                It finds the default identities ($XDG_CONFIG_HOME/vaultfile/identity.txt) as every verb \
+                does, so git's configuration needs no --identity. With no source at all (no option, no \
+                variable, no default identity that opens the vault, and no terminal to ask on, as when git \
                 runs a diff in a pager or a GUI), it prints what the header tells without a password \
                 (generation, size, keyslots and their KDF) and one line saying how to see the entries, and \
                 exits 0, so that 'git diff' and 'git log -p' still work. A wrong password is still an error.
@@ -95,12 +97,14 @@ extension VaultfileCommand.Git.Textconv {
 // MARK: - Without a password
 
 extension VaultfileCommand.Git.Textconv {
-    /// Whether `error` says that no password source exists at all: no option or variable names
-    /// one and there is no terminal to ask on (also inside 'vaultfile exec', which withholds them).
+    /// Whether `error` says that no source exists at all: no option or variable names one, the
+    /// default identities (if any) open nothing, and there is no terminal to ask on or no password
+    /// slot to ask for (also inside 'vaultfile exec', which withholds them).
     static func meansNoSource(_ error: CLIError, source: PasswordSource) -> Bool {
         guard case .prompt = source else { return false }
         switch error {
         case .noPasswordSource: return true
+        case .nothingOpens(let report): return report.noSourceGiven
         case .refused: return PasswordSource.runsInsideExec
         default: return false
         }
@@ -122,7 +126,8 @@ extension VaultfileCommand.Git.Textconv {
                 lines.append("keyslot \(index)  another kind")
             }
         }
-        lines.append("# to see the entries, start an agent with 'vaultfile unlock' or set VAULTFILE_PASSWORD_COMMAND (see 'vaultfile git setup')")
+        lines.append("# to see the entries, start an agent with 'vaultfile unlock', keep your identity in "
+                     + "\(DefaultIdentity.file ?? "~/.config/vaultfile/identity.txt"), or set VAULTFILE_PASSWORD_COMMAND (see 'vaultfile git setup')")
         return lines
     }
 }

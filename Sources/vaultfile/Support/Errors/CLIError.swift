@@ -14,6 +14,8 @@ import Glibc
 enum CLIError: CategorizedError {
     /// No password source was given and there is no terminal to prompt on.
     case noPasswordSource
+    /// No source opened the vault: the one wording of that (`NothingOpens`), naming the sources tried.
+    case nothingOpens(NothingOpens)
     /// Every password typed at the prompt (`tries` of them) was wrong.
     case typedPasswordWrong(tries: Int)
     /// `exec --prefix` matched no entry (a typo would otherwise run the command with no secrets).
@@ -92,6 +94,7 @@ enum CLIError: CategorizedError {
     var description: String {
         switch self {
         case .noPasswordSource: return "no password source, and no terminal to ask on"
+        case .nothingOpens(let report): return report.description
         case .kdfOverOpenCaps(let settings, let cap):
             let limit: String
             switch cap {
@@ -159,6 +162,7 @@ enum CLIError: CategorizedError {
     var category: ErrorCategory {
         switch self {
         case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
+        case .nothingOpens(let report): return report.category
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun, .kdfOverOpenCaps: return .invalidArgument

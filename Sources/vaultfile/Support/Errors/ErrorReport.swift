@@ -288,6 +288,7 @@ struct ErrorReport: Equatable {
             return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD; to open a vault, "
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "
                 + "need one of these sources even while the agent holds the vault's key)"
+        case .nothingOpens(let report): return report.hint
         case .typedPasswordWrong:
             // Typed, not read from a source: the sources' list would only mislead.
             return "check Caps Lock and the keyboard layout, then run the command again; a vault shared with a key "
