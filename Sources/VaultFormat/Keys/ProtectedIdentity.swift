@@ -1,0 +1,84 @@
+import SecureMemory
+import VaultModel
+
+// MARK: - Where a passphrase comes from
+
+/// Gives the passphrase of a protected identity: the command line's sources (a file, a
+/// descriptor, the terminal). The library never reads one itself.
+public protocol PassphraseProvider: Sendable {
+    /// The passphrase for the identity read from `source`, for try number `attempt` (1 first; a
+    /// later try follows a wrong passphrase), or nil when there is no further try (a file gives
+    /// one passphrase; a prompt three). Throws when there is no way to get one at all (no source
+    /// and no terminal): the caller stops there.
+    func passphrase(for source: String, attempt: Int) throws -> SecureBytes?
+}
+
+// MARK: - A protected identity, opened when needed
+
+/// An identity under a passphrase (`OpenSSHProtectedKey`; age `-p` identity files later), read
+/// and checked when its file is, and decrypted only when a vault has a keyslot of its kind
+/// (`slotKind`): its passphrase is never asked for a vault it cannot open. `VaultCodec.unlock`
+/// calls `open()` at that point.
+///
+/// Decrypted once: the identities are kept (in guarded memory) for the rest of this value's
+/// life, so a second unlock in one command (a header read again) asks nothing again.
+public final class ProtectedIdentity: Sendable {
+    /// What is under the passphrase.
+    public enum Sealed: Sendable {
+        /// A passphrase-protected OpenSSH ed25519 key.
+        case openSSH(OpenSSHProtectedKey)
+    }
+
+    /// The protected contents.
+    public let sealed: Sealed
+    /// Where it came from, for messages and prompts ("--identity ~/.ssh/id_ed25519").
+    public let source: String
+    private let passphrases: any PassphraseProvider
+    private let opened = LockedValue<[UnlockCredential.Secret]?>(nil)
+
+    /// `sealed` from `source`, its passphrase asked of `passphrases` when first needed.
+    public init(_ sealed: Sealed, source: String, passphrases: any PassphraseProvider) {
+        self.sealed = sealed
+        self.source = source
+        self.passphrases = passphrases
+    }
+
+    /// The kind of keyslot the identities inside open: the vault must have one before the passphrase is asked for.
+    public var slotKind: SlotKind {
+        switch sealed {
+        case .openSSH: .sshEd25519
+        }
+    }
+
+    /// Whether `header` has a keyslot this identity may open (of `slotKind`).
+    public func mayOpen(_ header: VaultHeader) -> Bool {
+        header.keyslots.contains { slot in
+            if case .x25519(let x25519) = slot { return x25519.kind == slotKind }
+            return false
+        }
+    }
+
+    /// The identities inside, decrypted on the first call with a passphrase from the provider,
+    /// tried as often as it gives one; `VaultError.identityPassphraseWrong` when none decrypts.
+    /// A malformed contents error, or the provider's own, ends the tries at once.
+    public func open() throws -> [UnlockCredential.Secret] {
+        if let done = opened.withLock({ $0 }) { return done }
+        var attempt = 1
+        while let passphrase = try passphrases.passphrase(for: source, attempt: attempt) {
+            if let secrets = try decrypt(with: passphrase) {
+                opened.withLock { $0 = secrets }
+                return secrets
+            }
+            attempt += 1
+        }
+        throw VaultError.identityPassphraseWrong(source: source, tries: attempt - 1)
+    }
+
+    /// The identities under `passphrase`, or nil when it is the wrong one.
+    private func decrypt(with passphrase: SecureBytes) throws(VaultError) -> [UnlockCredential.Secret]? {
+        switch sealed {
+        case .openSSH(let key):
+            return try key.decrypt(passphrase: passphrase).map { [.sshIdentity($0)] }
+        }
+    }
+}
