@@ -12,7 +12,7 @@ extension VaultCodec {
     /// ordinary identity. Nil when none opens a slot.
     static func openProtected(_ protected: ProtectedIdentity, header: VaultHeader, limits: KDFLimits) throws -> (SecureBytes, OpenedSlot)? {
         guard protected.mayOpen(header) else { return nil }
-        let inside = try protected.open().map { UnlockCredential($0, source: protected.source) }
+        let inside = try protected.open(limits: limits).map { UnlockCredential($0, source: protected.source) }
         do {
             // The identities inside run no KDF: the caps and the budget are not touched.
             return try unlock(header, credentials: inside, limits: limits, willDeriveKey: nil)

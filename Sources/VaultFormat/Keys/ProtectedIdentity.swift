@@ -1,3 +1,4 @@
+import KDF
 import SecureMemory
 import VaultModel
 
@@ -15,7 +16,7 @@ public protocol PassphraseProvider: Sendable {
 
 // MARK: - A protected identity, opened when needed
 
-/// An identity under a passphrase (`OpenSSHProtectedKey`; age `-p` identity files later), read
+/// An identity under a passphrase (`OpenSSHProtectedKey`, `AgeProtectedIdentityFile`), read
 /// and checked when its file is, and decrypted only when a vault has a keyslot of its kind
 /// (`slotKind`): its passphrase is never asked for a vault it cannot open. `VaultCodec.unlock`
 /// calls `open()` at that point.
@@ -27,6 +28,8 @@ public final class ProtectedIdentity: Sendable {
     public enum Sealed: Sendable {
         /// A passphrase-protected OpenSSH ed25519 key.
         case openSSH(OpenSSHProtectedKey)
+        /// An age identity file encrypted with a passphrase (`age -p`).
+        case ageFile(AgeProtectedIdentityFile)
     }
 
     /// The protected contents.
@@ -47,6 +50,7 @@ public final class ProtectedIdentity: Sendable {
     public var slotKind: SlotKind {
         switch sealed {
         case .openSSH: .sshEd25519
+        case .ageFile: .recipient
         }
     }
 
@@ -60,12 +64,14 @@ public final class ProtectedIdentity: Sendable {
 
     /// The identities inside, decrypted on the first call with a passphrase from the provider,
     /// tried as often as it gives one; `VaultError.identityPassphraseWrong` when none decrypts.
-    /// A malformed contents error, or the provider's own, ends the tries at once.
-    public func open() throws -> [UnlockCredential.Secret] {
+    /// A KDF over `limits` is refused before the passphrase is asked for (exit 6); a malformed
+    /// contents error, or the provider's own, ends the tries at once.
+    public func open(limits: KDFLimits) throws -> [UnlockCredential.Secret] {
         if let done = opened.withLock({ $0 }) { return done }
+        if case .ageFile(let file) = sealed { try file.checkWork(limits) }
         var attempt = 1
         while let passphrase = try passphrases.passphrase(for: source, attempt: attempt) {
-            if let secrets = try decrypt(with: passphrase) {
+            if let secrets = try decrypt(with: passphrase, limits: limits) {
                 opened.withLock { $0 = secrets }
                 return secrets
             }
@@ -75,10 +81,12 @@ public final class ProtectedIdentity: Sendable {
     }
 
     /// The identities under `passphrase`, or nil when it is the wrong one.
-    private func decrypt(with passphrase: SecureBytes) throws(VaultError) -> [UnlockCredential.Secret]? {
+    private func decrypt(with passphrase: SecureBytes, limits: KDFLimits) throws -> [UnlockCredential.Secret]? {
         switch sealed {
         case .openSSH(let key):
             return try key.decrypt(passphrase: passphrase).map { [.sshIdentity($0)] }
+        case .ageFile(let file):
+            return try file.decrypt(passphrase: passphrase, limits: limits).map { $0.map { .ageIdentity($0) } }
         }
     }
 }

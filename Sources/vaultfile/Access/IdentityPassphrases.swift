@@ -6,16 +6,24 @@ import VaultModel
 
 extension KeySourceOptions {
     /// The credential of a passphrase-protected identity in `bytes` (an OpenSSH key whose cipher is
-    /// not "none"), or nil when they hold none (an unencrypted key, an age identity file: the
-    /// caller reads those). The key is read and checked now (its rounds against the cap: exit 6),
+    /// not "none", or an age file encrypted with a passphrase, as `age-keygen | age -p` makes), or
+    /// nil when they hold none (an unencrypted key, an age identity file: the caller reads those).
+    /// The key is read and checked now (an OpenSSH key's rounds against the cap: exit 6),
     /// its passphrase asked of `passphrases` only when a vault has a slot of its kind
     /// (`ProtectedIdentity`). `name` names the key in the prompt ("Passphrase for NAME: ").
     ///
     /// Every identity source calls this: --identity, the identity variables, and the default identity file.
     static func protectedIdentity(in bytes: [UInt8], source: String, name: String,
                                   passphrases: IdentityPassphraseSource) throws -> [UnlockCredential]? {
-        guard let key = try OpenSSHProtectedKey.parseIfProtected(bytes, source: source) else { return nil }
-        let identity = ProtectedIdentity(.openSSH(key), source: source, passphrases: passphrases.provider(naming: name))
+        let sealed: ProtectedIdentity.Sealed
+        if let key = try OpenSSHProtectedKey.parseIfProtected(bytes, source: source) {
+            sealed = .openSSH(key)
+        } else if let file = try AgeProtectedIdentityFile.parseIfProtected(bytes, source: source) {
+            sealed = .ageFile(file)
+        } else {
+            return nil
+        }
+        let identity = ProtectedIdentity(sealed, source: source, passphrases: passphrases.provider(naming: name))
         return [UnlockCredential(.protectedIdentity(identity), source: source)]
     }
 

@@ -169,8 +169,8 @@ import Testing
     @Test func test_open_decryptsOnceForSeveralUnlocks() throws {
         let passphrases = ListedPassphrases(["correct horse"])
         let identity = ProtectedIdentity(.openSSH(try Self.parse(ProtectedKeyBuilder().pem())), source: "k", passphrases: passphrases)
-        _ = try identity.open()
-        _ = try identity.open()
+        _ = try identity.open(limits: testLimits)
+        _ = try identity.open(limits: testLimits)
         #expect(passphrases.asked == 1)
     }
 }
