@@ -123,7 +123,7 @@ public struct SSHEd25519Identity: Sendable {
             throw refuse("the key file is truncated")
         }
         guard cipher.elementsEqual("none".utf8), kdf.elementsEqual("none".utf8) else {
-            throw refuse("the key is encrypted (protected by a passphrase): read it with OpenSSHProtectedKey, which asks for its passphrase")
+            throw refuse("the key is encrypted (protected by a passphrase): it is read as a protected identity, which asks for its passphrase")
         }
         guard count == 1 else { throw refuse("the file holds \(count) keys; vaultfile reads files of one key") }
         guard let publicWire = reader.string(), var privateSection = reader.string().map(Array.init), reader.isAtEnd else {
