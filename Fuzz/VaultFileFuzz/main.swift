@@ -44,7 +44,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 3. content that decodes (version 1, and version 2 with its history section checked) re-encodes
 ///    to exactly the same bytes (one encoding per vault);
 /// 4. the parsers of unlock secrets and keyslot metadata (Bech32, age identity files and
-///    recipients, OpenSSH keys and ssh-ed25519 lines, recovery codes) never crash, and a Bech32
+///    recipients, OpenSSH keys and ssh-ed25519 lines, passphrase-protected OpenSSH keys (decrypted
+///    too when of at most 2 rounds) and age -p identity files, recovery codes) never crash, and a Bech32
 ///    string that decodes encodes back to itself (in its case).
 /// 5. the agent's request and response parsers (docs/AGENT.md) never crash, and a body that
 ///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
@@ -90,6 +91,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     _ = try? AgeIdentityFile.parse(bytes, source: "fuzz")
     _ = try? SSHEd25519Identity.parse(bytes, source: "fuzz")
+    // Passphrase-protected identities: every field checked before any work. A key of at most
+    // 2 bcrypt rounds is decrypted too (a wrong passphrase, or damage: never a crash).
+    if let key = try? OpenSSHProtectedKey.parseIfProtected(bytes, source: "fuzz"), key.rounds <= 2 {
+        _ = try? key.decrypt(passphrase: SecureBytes(copying: Array("fuzz".utf8)))
+    }
+    _ = try? AgeProtectedIdentityFile.parseIfProtected(bytes, source: "fuzz")
     if let vault = try? Vault(decodingContent: bytes) {
         precondition((try? vault.encodedContent()) == bytes, "content round trip changed the bytes")
     }

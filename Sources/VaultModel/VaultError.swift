@@ -56,6 +56,12 @@ public enum VaultError: CategorizedError, Equatable {
     /// Another tool's encrypted file (ansible-vault, sops) does not open with `what` (e.g. "the
     /// vault password"): its authentication tag does not verify under the key that secret gives.
     case sourceSecretRejected(file: String, what: String)
+    /// A passphrase-protected identity (`source`) does not decrypt with the passphrase given
+    /// (`tries` of them, typed or read); nothing was tried on the vault with it.
+    case identityPassphraseWrong(source: String, tries: Int)
+    /// A passphrase-protected identity (`source`) asks its KDF for more work than this build runs
+    /// (`asked` `unit`, e.g. 100000 "bcrypt-pbkdf rounds", over `limit`): refused before any work.
+    case identityWorkOverCap(source: String, unit: String, asked: UInt64, limit: UInt64)
     /// Another tool's encrypted file (ansible-vault, sops) fails a check after it opened: its
     /// values or its MAC do not authenticate, or its plaintext is malformed (`why`).
     case sourceDamaged(file: String, why: String)
@@ -150,6 +156,10 @@ public enum VaultError: CategorizedError, Equatable {
             return "'\(first)' and '\(second)' both map to the environment variable \(variable)"
         case .limitExceeded(let why): return "limit exceeded: \(why)"
         case .sourceSecretRejected(let file, let what): return "\(file) does not open with \(what): its authentication tag does not verify under it; nothing was imported"
+        case .identityPassphraseWrong(let source, let tries):
+            return "the passphrase does not decrypt the protected key of \(source)" + (tries > 1 ? " (\(tries) tries)" : "") + "; no keyslot was tried with it"
+        case .identityWorkOverCap(let source, let unit, let asked, let limit):
+            return "\(source) asks for \(asked) \(unit) to derive its key; vaultfile runs at most \(limit), so it was refused before any work"
         case .sourceDamaged(let file, let why): return "\(file) is damaged or was modified: \(why); nothing was imported"
         case .historyOff: return "this vault keeps no history of its entries"
         case .revisionNotFound(let entry, let revision, let available):
@@ -205,6 +215,8 @@ public enum VaultError: CategorizedError, Equatable {
         switch self {
         case .entryNotFound, .fieldNotFound, .referenceNotFound: return .notFound
         case .wrongPassword, .noKeyslotOpens, .fileKeyRejected, .noSealSigner, .sourceSecretRejected: return .wrongPassword
+        case .identityPassphraseWrong: return .wrongPassword
+        case .identityWorkOverCap: return .overLimit
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff: return .refused
         case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed: return .refused

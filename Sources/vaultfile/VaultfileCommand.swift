@@ -29,9 +29,12 @@ struct VaultfileCommand: ParsableCommand {
             $VAULTFILE_PASSWORD (least safe), else a prompt on the terminal. One trailing newline \
             is removed from file, descriptor and command sources.
 
-            OTHER UNLOCK SOURCES, tried first, in order: --identity FILE (age identity or unencrypted \
-            OpenSSH ed25519 key; repeatable), $VAULTFILE_IDENTITY_FILE, $VAULTFILE_IDENTITY (the key \
+            OTHER UNLOCK SOURCES, tried first, in order: --identity FILE (age identity or OpenSSH \
+            ed25519 key; repeatable), $VAULTFILE_IDENTITY_FILE, $VAULTFILE_IDENTITY (the key \
             itself), --keyfile FILE, $VAULTFILE_KEYFILE, --recovery (asked) or --recovery-file FILE. \
+            A passphrase-protected identity (ssh-keygen -N, age -p) is asked for on the terminal only \
+            when the vault has a slot of its kind, or read from --identity-passphrase-file FILE, \
+            --identity-passphrase-fd N or $VAULTFILE_IDENTITY_PASSPHRASE_FILE. \
             When one is given, the password is tried only if a password source is given too. \
             'vaultfile slot' adds and removes them; 'vaultfile keygen' makes identities and keyfiles.
 

@@ -54,6 +54,7 @@ enum KDFErrorKind: CaseIterable {
 // MARK: - CLIError
 
 enum CLIErrorKind: CaseIterable {
+    case noIdentityPassphraseSource, identityPassphraseSourceFailed
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
@@ -65,6 +66,8 @@ enum CLIErrorKind: CaseIterable {
         switch error {
         case .noPasswordSource: self = .noPasswordSource
         case .nothingOpens(let report): self = report.noTerminal ? .nothingOpensNoTerminal : .nothingOpens
+        case .noIdentityPassphraseSource: self = .noIdentityPassphraseSource
+        case .identityPassphraseSourceFailed: self = .identityPassphraseSourceFailed
         case .passwordSourceFailed: self = .passwordSourceFailed
         case .emptyPassword: self = .emptyPassword
         case .passwordsDiffer: self = .passwordsDiffer
@@ -104,6 +107,11 @@ enum CLIErrorKind: CaseIterable {
     var row: ErrorCaseRow {
         switch self {
         case .noPasswordSource: return ErrorCaseRow(CLIError.noPasswordSource, status: 2, hint: true)
+        case .noIdentityPassphraseSource:
+            return ErrorCaseRow(CLIError.noIdentityPassphraseSource(identity: "--identity shown.key"), status: 2, hint: true, shows: ["--identity shown.key"])
+        case .identityPassphraseSourceFailed:
+            return ErrorCaseRow(CLIError.identityPassphraseSourceFailed(source: "--identity-passphrase-fd 7", why: "shown-reason"), status: 2,
+                                hint: false, shows: ["--identity-passphrase-fd 7", "shown-reason"])
         case .passwordSourceFailed: return ErrorCaseRow(CLIError.passwordSourceFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
         case .emptyPassword: return ErrorCaseRow(CLIError.emptyPassword, status: 2, hint: false)
         case .passwordsDiffer: return ErrorCaseRow(CLIError.passwordsDiffer, status: 2, hint: false)

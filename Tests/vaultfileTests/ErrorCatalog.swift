@@ -55,6 +55,7 @@ enum VaultErrorKind: CaseIterable {
     case historyOff, revisionNotFound
     case noSealSigner, sealSigningFailed
     case sourceSecretRejected, sourceDamaged
+    case identityPassphraseWrong, identityWorkOverCap
 
     init(_ error: VaultError) {
         switch error {
@@ -87,6 +88,8 @@ enum VaultErrorKind: CaseIterable {
         case .limitExceeded: self = .limitExceeded
         case .sourceSecretRejected: self = .sourceSecretRejected
         case .sourceDamaged: self = .sourceDamaged
+        case .identityPassphraseWrong: self = .identityPassphraseWrong
+        case .identityWorkOverCap: self = .identityWorkOverCap
         case .vaultMissing: self = .vaultMissing
         case .notARegularFile: self = .notARegularFile
         case .vaultExists: self = .vaultExists
@@ -168,6 +171,12 @@ enum VaultErrorKind: CaseIterable {
         case .sourceSecretRejected:
             return ErrorCaseRow(VaultError.sourceSecretRejected(file: "shown.yml", what: "the vault password"), status: 3, hint: true, shows: ["shown.yml"])
         case .sourceDamaged: return ErrorCaseRow(VaultError.sourceDamaged(file: "shown.yml", why: "shown-reason"), status: 4, hint: true, shows: ["shown.yml", "shown-reason"])
+        case .identityPassphraseWrong:
+            return ErrorCaseRow(VaultError.identityPassphraseWrong(source: "--identity shown.key", tries: 3), status: 3, hint: true,
+                                shows: ["--identity shown.key", "3 tries"])
+        case .identityWorkOverCap:
+            return ErrorCaseRow(VaultError.identityWorkOverCap(source: "--identity shown.key", unit: "bcrypt-pbkdf rounds", asked: 100_000, limit: 1_024),
+                                status: 6, hint: true, shows: ["--identity shown.key", "100000 bcrypt-pbkdf rounds", "1024"])
         case .vaultMissing: return ErrorCaseRow(VaultError.vaultMissing(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault"])
         case .notARegularFile:
             return ErrorCaseRow(VaultError.notARegularFile(path: "/v/shown.vault", kind: .namedPipe), status: 2, hint: false,

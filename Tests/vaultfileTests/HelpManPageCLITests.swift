@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func test_help_vaultOptionsComeAfterTheVerbsOwnUnderAHeading() throws {
-        let unlocking = ["--vault", "--lock-timeout", "--identity", "--keyfile", "--recovery", "--recovery-file",
+        let unlocking = ["--vault", "--lock-timeout", "--identity", "--identity-passphrase-file", "--identity-passphrase-fd", "--keyfile", "--recovery", "--recovery-file",
                          "--password-file", "--password-fd", "--password-command",
                          "--kdf-max-memory", "--kdf-max-work", "--kdf-max-iterations", "--allow-rollback", "--accept-rotation", "--allow-untrusted", "--no-agent"]
         var vaultVerbs = 0

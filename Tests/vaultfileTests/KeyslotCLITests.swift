@@ -181,13 +181,16 @@ import Testing
         #expect(refused.status == 2 && refused.stderr.contains("group 2 of the recovery code is mistyped"), "\(refused.stderr)")
     }
 
-    @Test func test_identity_encryptedOpenSSHKeyIsRefusedSayingSo() throws {
+    /// Protected keys are read since issue 41 (ProtectedIdentityCLITests): one is asked for only
+    /// when the vault has an ssh-ed25519 slot, so a password-only vault just does not open with it.
+    @Test func test_identity_encryptedOpenSSHKeyIsNotAskedForAVaultWithoutAnSshSlot() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.initVault()
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ssh-keygen") else { return }
         _ = try cli.shell("ssh-keygen -q -t ed25519 -N secret-passphrase -f locked")
         let result = try cli.run(["list", "--vault", cli.path("t.vault"), "--identity", cli.path("locked")])
-        #expect(result.status == 2 && result.stderr.contains("encrypted"), "\(result.stderr)")
+        #expect(result.status == 3 && result.stderr.contains("no keyslot of the vault opens with --identity"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Passphrase for"), "\(result.stderr)")
     }
 
     @Test func test_fixtures_everySecretOpensThroughTheBinary() throws {

@@ -19,6 +19,8 @@ public struct UnlockCredential: Sendable {
         case keyfile(path: String)
         /// A recovery code: opens recovery slots.
         case recovery(RecoveryCode)
+        /// An identity under a passphrase, decrypted only for a vault with a slot of its kind.
+        case protectedIdentity(ProtectedIdentity)
     }
 
     /// The secret.
@@ -175,6 +177,8 @@ extension VaultCodec {
                         return result
                     }
                 }
+            case .protectedIdentity(let protected):
+                if let result = try openProtected(protected, header: header, limits: limits) { return result }
             }
         }
         if let capError { throw capError }

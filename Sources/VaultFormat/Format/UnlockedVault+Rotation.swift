@@ -126,7 +126,7 @@ extension UnlockedVault {
             fresh = .password(secret, kdf)
         case .keyfile(let path): fresh = .keyfile(path: path)
         case .recovery(let code): fresh = .recovery(code, currentKDF ?? NewSlot.recoveryKDF)
-        case .ageIdentity, .sshIdentity: fresh = nil
+        case .ageIdentity, .sshIdentity, .protectedIdentity: fresh = nil
         }
         if let fresh {
             let (made, publicKey, secret) = try Self.makeSigningSlot(fresh, fileKey: newKey, vaultID: header.vaultID)

@@ -123,19 +123,28 @@ public struct SSHEd25519Identity: Sendable {
             throw refuse("the key file is truncated")
         }
         guard cipher.elementsEqual("none".utf8), kdf.elementsEqual("none".utf8) else {
-            throw refuse("the key is encrypted (protected by a passphrase); vaultfile reads only unencrypted OpenSSH keys")
+            throw refuse("the key is encrypted (protected by a passphrase): it is read as a protected identity, which asks for its passphrase")
         }
         guard count == 1 else { throw refuse("the file holds \(count) keys; vaultfile reads files of one key") }
         guard let publicWire = reader.string(), var privateSection = reader.string().map(Array.init), reader.isAtEnd else {
             throw refuse("the key file is truncated or has bytes after its key")
         }
         defer { wipe(&privateSection) }
+        return try fromPrivateSection(privateSection, publicWire: publicWire, blockSize: 8, refuse: refuse)
+    }
+
+    /// The identity in a decrypted private section (`check1 ‖ check2 ‖ key ‖ comment ‖ padding`,
+    /// padded to `blockSize`: 8 unencrypted, the cipher's block when encrypted), after the file's
+    /// public key `publicWire`. Both checks must pass: equal check integers, then a seed that
+    /// derives the public key (all a wrong passphrase leaves to catch under aes256-ctr).
+    static func fromPrivateSection(_ privateSection: [UInt8], publicWire: ArraySlice<UInt8>, blockSize: Int,
+                                   refuse: (String) -> VaultError) throws(VaultError) -> SSHEd25519Identity {
         var typeReader = SSHReader(publicWire)
         guard let type = typeReader.string(), type.elementsEqual(SSHEd25519PublicKey.typeName.utf8) else {
             throw refuse("the key is not an ssh-ed25519 key; vaultfile reads ssh-ed25519 keys")
         }
         let publicKey = try SSHEd25519PublicKey(wire: Array(publicWire))
-        guard privateSection.count % 8 == 0 else { throw refuse("the private section is not a whole number of blocks") }
+        guard privateSection.count % blockSize == 0 else { throw refuse("the private section is not a whole number of blocks") }
         var secret = SSHReader(privateSection[...])
         guard let check1 = secret.uint32(), let check2 = secret.uint32() else { throw refuse("the private section is truncated") }
         guard check1 == check2 else { throw refuse("the key's check integers differ (damaged, or a wrong passphrase)") }
@@ -147,7 +156,7 @@ public struct SSHEd25519Identity: Sendable {
             throw refuse("the private key's public half differs from the key's public key")
         }
         let padding = secret.rest
-        guard padding.count < 8, padding.enumerated().allSatisfy({ $0.element == UInt8($0.offset + 1) }) else {
+        guard padding.count < blockSize, padding.enumerated().allSatisfy({ $0.element == UInt8($0.offset + 1) }) else {
             throw refuse("the private section's padding is malformed")
         }
         let seed = SecureBytes(copying: pair.prefix(32))

@@ -24,8 +24,10 @@ extension UnlockOptions {
     /// recovery code first, then the password from its source when one is given (an option or a
     /// variable). The default identities and the prompt come after, once the header is read
     /// (`UnlockSteps`). Never the agent (VaultAccess.swift).
-    func credentials() throws -> [UnlockCredential] {
-        var result = try keys.credentials(vaultPath: location.path)
+    /// `passphrases` is the passphrase source of protected identities, shared with the later steps
+    /// (`UnlockSteps`) so that a descriptor is read once; a new one when nil.
+    func credentials(passphrases: IdentityPassphraseSource? = nil) throws -> [UnlockCredential] {
+        var result = try keys.credentials(vaultPath: location.path, passphrases: passphrases ?? keys.identityPassphrases())
         if source.isExplicit {
             result.append(UnlockCredential(.password(try password()), source: "the password"))
         }
@@ -94,19 +96,21 @@ extension KeySourceOptions {
     /// A source on the command line that cannot be read or parsed is an error. One from the
     /// environment is skipped with a warning instead: such variables are often set for every
     /// vault of a session or a CI job, and another source may open this one.
-    func credentials(vaultPath: String) throws -> [UnlockCredential] {
+    func credentials(vaultPath: String, passphrases: IdentityPassphraseSource) throws -> [UnlockCredential] {
         var result: [UnlockCredential] = []
         for path in identities {
-            result += try Self.identities(in: try KeyFiles.read(path), source: "--identity \(path)")
+            result += try Self.identities(in: try KeyFiles.read(path), source: "--identity \(path)", name: path, passphrases: passphrases)
         }
         if let path = environment("VAULTFILE_IDENTITY_FILE") {
             let source = "VAULTFILE_IDENTITY_FILE (\(path))"
-            result += Self.skippingFailure(source) { try Self.identities(in: try KeyFiles.read(path), source: source) }
+            result += Self.skippingFailure(source) { try Self.identities(in: try KeyFiles.read(path), source: source, name: path, passphrases: passphrases) }
         }
         if let secret = EnvironmentIdentity.identity {
             var bytes = secret.withUnsafeBytes { Array($0) }
             defer { wipe(&bytes) }
-            result += Self.skippingFailure("VAULTFILE_IDENTITY") { try Self.identities(in: bytes, source: "VAULTFILE_IDENTITY") }
+            result += Self.skippingFailure("VAULTFILE_IDENTITY") {
+                try Self.identities(in: bytes, source: "VAULTFILE_IDENTITY", name: "VAULTFILE_IDENTITY", passphrases: passphrases)
+            }
         }
         // A keyfile is read whole for each keyfile slot tried; it is checked here (type and size)
         // so that one that cannot be read is an error, or from the environment skipped, like an
@@ -142,8 +146,10 @@ extension KeySourceOptions {
         }
     }
 
-    /// The identities in an identity source: an OpenSSH private key, or an age identity file.
-    static func identities(in bytes: [UInt8], source: String) throws -> [UnlockCredential] {
+    /// The identities in an identity source: an OpenSSH private key (protected by a passphrase or
+    /// not: `protectedIdentity`), or an age identity file. `name` names it in a passphrase prompt.
+    static func identities(in bytes: [UInt8], source: String, name: String, passphrases: IdentityPassphraseSource) throws -> [UnlockCredential] {
+        if let protected = try protectedIdentity(in: bytes, source: source, name: name, passphrases: passphrases) { return protected }
         if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }

@@ -44,17 +44,18 @@ enum DefaultIdentity {
     // MARK: Reading
 
     /// The identities of every default file that can be read, in order: the file, then the
-    /// folder's files by name. Problems are warnings (`DefaultIdentity` says which).
-    static func credentials() -> [UnlockCredential] {
+    /// folder's files by name. Problems are warnings (`DefaultIdentity` says which). A protected
+    /// one (`IdentityPassphrases`) asks `passphrases` only once the vault has a slot of its kind.
+    static func credentials(passphrases: IdentityPassphraseSource) -> [UnlockCredential] {
         guard let file, let folder else { return [] }
-        var result = read(file, missingIsSilent: true)
-        for name in folderFiles(folder) { result += read(folder + "/" + name, missingIsSilent: false) }
+        var result = read(file, missingIsSilent: true, passphrases: passphrases)
+        for name in folderFiles(folder) { result += read(folder + "/" + name, missingIsSilent: false, passphrases: passphrases) }
         return result
     }
 
     /// The identities in `path`; none, with a warning, when it cannot be read or parsed (none,
     /// silently, when it does not exist and `missingIsSilent`).
-    private static func read(_ path: String, missingIsSilent: Bool) -> [UnlockCredential] {
+    private static func read(_ path: String, missingIsSilent: Bool, passphrases: IdentityPassphraseSource) -> [UnlockCredential] {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT && missingIsSilent { return [] }
@@ -66,7 +67,7 @@ enum DefaultIdentity {
         do {
             var bytes = try KeyFiles.read(path)
             defer { wipe(&bytes) }
-            return try KeySourceOptions.identities(in: bytes, source: source)
+            return try KeySourceOptions.identities(in: bytes, source: source, name: path, passphrases: passphrases)
         } catch {
             // The parsers name the source ("the default identity PATH, line 3: …") and never quote a key.
             Messages.warning("\(ErrorReport(error)?.description ?? "the default identity \(path) cannot be read"); this default identity is skipped")
@@ -119,11 +120,12 @@ enum DefaultIdentity {
     /// Whether `credential` may open a slot of `header`: an age identity a recipient slot, an
     /// ssh-ed25519 key an ssh-ed25519 slot. A kind added later is tried (it says no itself).
     ///
-    /// The seam for identities that need a passphrase: one is unlocked (asked for) only once this
-    /// says the vault has a slot of its kind, never for a vault it cannot open.
+    /// A protected identity is asked for its passphrase only when the vault has a slot of its kind
+    /// (`ProtectedIdentity.mayOpen`), never for a vault it cannot open.
     static func mayOpen(_ credential: UnlockCredential, in header: VaultHeader) -> Bool {
         if case .ageIdentity = credential.secret { return header.hasSlot(of: .recipient) }
         if case .sshIdentity = credential.secret { return header.hasSlot(of: .sshEd25519) }
+        if case .protectedIdentity(let protected) = credential.secret { return protected.mayOpen(header) }
         return true
     }
 }

@@ -32,6 +32,9 @@ final class UnlockSteps {
     /// Why the agent had no key, when it was asked (`AgentAccess.lookup`).
     var agentMiss: AgentMiss?
     private var identities: [UnlockCredential]?
+    /// The passphrase source of protected identities, the given ones' and the default ones':
+    /// one per unlock, so that a descriptor is read once.
+    let passphrases: IdentityPassphraseSource
     private var typed: [UnlockCredential] = []
 
     /// The steps of `options`' unlock; `endsWithReport` false for a merge.
@@ -39,6 +42,7 @@ final class UnlockSteps {
         self.options = options
         prompts = !options.keys.isGiven && !options.source.isExplicit
         self.endsWithReport = endsWithReport
+        passphrases = options.keys.identityPassphrases()
     }
 
     /// The most tries of a password typed at the prompt, as sudo, gpg and ssh allow.
@@ -60,7 +64,7 @@ final class UnlockSteps {
 
     /// The steps for `header`: the default identities that may open one of its slots, then the prompts.
     private func plan(for header: VaultHeader) -> [Step] {
-        if identities == nil { identities = DefaultIdentity.credentials() }
+        if identities == nil { identities = DefaultIdentity.credentials(passphrases: passphrases) }
         let usable = (identities ?? []).filter { DefaultIdentity.mayOpen($0, in: header) }
         var plan: [Step] = usable.isEmpty ? [] : [.defaultIdentities(usable)]
         if prompts, header.hasPasswordSlot { plan += (1...Self.promptTries).map { Step.prompt(try: $0) } }

@@ -121,7 +121,7 @@ extension UnlockOptions {
             unlocker.lookupSigner = AgentSealSigner(vaultPath: agentPath ?? location.path)
             return unlocker
         }
-        let credentials = try credentials()
+        let credentials = try credentials(passphrases: steps.passphrases)
         return Unlocker(credentials: credentials, limits: try limits(), willDeriveKey: announce, next: steps.next)
     }
 
@@ -153,7 +153,7 @@ extension UnlockOptions {
         let options = self
         let steps = steps ?? UnlockSteps(self)
         return {
-            var credentials = Unlocker.Credentials(try options.credentials(), limits: try options.limits(), willDeriveKey: announce)
+            var credentials = Unlocker.Credentials(try options.credentials(passphrases: steps.passphrases), limits: try options.limits(), willDeriveKey: announce)
             credentials.next = steps.next
             return credentials
         }

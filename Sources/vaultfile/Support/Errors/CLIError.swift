@@ -18,6 +18,11 @@ enum CLIError: CategorizedError {
     case nothingOpens(NothingOpens)
     /// Every password typed at the prompt (`tries` of them) was wrong.
     case typedPasswordWrong(tries: Int)
+    /// A protected identity (`identity`, its source) needs its passphrase: no passphrase source
+    /// was given and there is no terminal to ask on.
+    case noIdentityPassphraseSource(identity: String)
+    /// The passphrase source of protected identities (`source`) could not be read (`why`).
+    case identityPassphraseSourceFailed(source: String, why: String)
     /// `exec --prefix` matched no entry (a typo would otherwise run the command with no secrets).
     case execMatchesNothing(prefix: String)
     /// init, passwd or slot add was asked for KDF `settings` that the caps on open refuse (`cap`):
@@ -108,6 +113,9 @@ enum CLIError: CategorizedError {
         case .execMatchesNothing(let prefix): return "--prefix \(prefix) matches no entry, so the command would get no secrets; it was not run"
         case .typedPasswordWrong(let tries): return "wrong password \(tries == 1 ? "once" : "\(tries) times"): no keyslot of the vault opens with what was typed"
         case .passwordSourceFailed(let why): return "could not read the password: \(why)"
+        case .noIdentityPassphraseSource(let identity):
+            return "\(identity) is protected by a passphrase, and there is no passphrase source and no terminal to ask on"
+        case .identityPassphraseSourceFailed(let source, let why): return "could not read the identity passphrase from \(source): \(why)"
         case .emptyPassword: return "the password is empty"
         case .sourceDecryptionFailed(let tool, let file, let status?, _):
             return "\(tool) could not decrypt \(file) (exit status \(status)); nothing was imported"
@@ -161,7 +169,8 @@ enum CLIError: CategorizedError {
 
     var category: ErrorCategory {
         switch self {
-        case .noPasswordSource, .emptyPassword, .passwordsDiffer: return .invalidInput
+        case .noPasswordSource, .emptyPassword, .passwordsDiffer, .noIdentityPassphraseSource: return .invalidInput
+        case .identityPassphraseSourceFailed: return .io
         case .nothingOpens(let report): return report.category
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit

@@ -115,6 +115,11 @@ struct ErrorReport: Equatable {
         case .sourceSecretRejected:
             return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
                 + "a file under several vault ids needs one import per password"
+        case .identityPassphraseWrong:
+            return "check the key's passphrase (--identity-passphrase-file, --identity-passphrase-fd, or typed at the prompt); "
+                + "'ssh-keygen -y -f KEY' asks for it and prints the public key when it is right"
+        case .identityWorkOverCap:
+            return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
         case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
@@ -289,6 +294,10 @@ struct ErrorReport: Equatable {
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "
                 + "need one of these sources even while the agent holds the vault's key)"
         case .nothingOpens(let report): return report.hint
+        case .noIdentityPassphraseSource:
+            return "give the key's passphrase with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
+                + "VAULTFILE_IDENTITY_PASSPHRASE_FILE, or run the command on a terminal to be asked for it"
+        case .identityPassphraseSourceFailed: return nil
         case .typedPasswordWrong:
             // Typed, not read from a source: the sources' list would only mislead.
             return "check Caps Lock and the keyboard layout, then run the command again; a vault shared with a key "

@@ -1,0 +1,95 @@
+import KDF
+import SecureMemory
+import VaultModel
+
+// MARK: - age v1 files
+
+/// Reads and writes age v1 files (age-encryption.org/v1, the C2SP age spec): binary or armored,
+/// for X25519 (`age1…`), ssh-ed25519 and scrypt (passphrase) stanzas, and any further
+/// `AgeFileRecipient`/`AgeFileIdentity` kind.
+///
+/// Reading is all or nothing: the header is parsed in full and bounded, the scrypt rule checked,
+/// a file key unwrapped, the header MAC verified, and every payload chunk authenticated before
+/// the plaintext is returned; on any failure nothing of it is. The library never reads files
+/// or a terminal: callers hand it bytes and secrets.
+public enum AgeFile {
+    /// The largest plaintext `decrypt` returns unless told otherwise: an entry value's limit (256 MiB).
+    public static let defaultPlaintextLimit = VaultLimits.maxValueLength
+
+    // MARK: Reading
+
+    /// The plaintext of the age file `bytes` (binary, or armored as age -a writes it).
+    ///
+    /// - Parameters:
+    ///   - identities: tried in order against every stanza (X25519 `AgeIdentity`,
+    ///     `SSHEd25519Identity`, or any other conformance); stanzas of other kinds are skipped.
+    ///   - passphrase: used when the file's one stanza is scrypt; the work factor is refused
+    ///     above `limits.maxMemoryBytes` before any work.
+    ///   - maxPlaintext: a larger plaintext is refused before anything is decrypted.
+    /// - Returns: the plaintext, in guarded memory.
+    /// - Throws: `AgeFileError`; its category says damaged (hostile or broken input), wrong
+    ///   password (no identity or passphrase opens it), over limit or unsupported.
+    public static func decrypt(_ bytes: [UInt8], identities: [any AgeFileIdentity], passphrase: SecureBytes? = nil,
+                               limits: KDFLimits = .defaults, maxPlaintext: Int = defaultPlaintextLimit) throws(AgeFileError) -> SecureBytes {
+        let binary = AgeArmor.looksArmored(bytes[...]) ? try AgeArmor.decode(bytes[...]) : bytes
+        let header = try parseHeader(binary)
+        var tried: [any AgeFileIdentity] = identities
+        if header.stanzas.first?.kind == .scrypt {
+            guard let passphrase else { throw .passphraseRequired }
+            tried = [AgeScryptPassphrase(passphrase: passphrase, limits: limits)]
+        } else if identities.isEmpty, passphrase != nil {
+            throw .passphraseNotUsable
+        }
+        let fileKey = try unwrapFileKey(header, identities: tried)
+        try header.verifyMAC(fileKey: fileKey)
+        return try AgePayload.open(binary[header.length...], fileKey: fileKey, limit: maxPlaintext)
+    }
+
+    /// Whether the age file `bytes` is for a passphrase (its one stanza is scrypt), so that a
+    /// caller asks for one only then. Parses the header (throwing what `decrypt` would throw for it).
+    public static func needsPassphrase(_ bytes: [UInt8]) throws(AgeFileError) -> Bool {
+        let binary = AgeArmor.looksArmored(bytes[...]) ? try AgeArmor.decode(bytes[...]) : bytes
+        return try parseHeader(binary).stanzas.first?.kind == .scrypt
+    }
+
+    /// The header of `binary`, with age's rule that an scrypt stanza is the only one.
+    static func parseHeader(_ binary: [UInt8]) throws(AgeFileError) -> AgeHeader {
+        let header = try AgeHeader.parse(binary[...])
+        if header.stanzas.contains(where: { $0.kind == .scrypt }), header.stanzas.count != 1 { throw .scryptNotAlone }
+        return header
+    }
+
+    /// The file key from the first identity, in order, that opens a stanza.
+    private static func unwrapFileKey(_ header: AgeHeader, identities: [any AgeFileIdentity]) throws(AgeFileError) -> SecureBytes {
+        for identity in identities {
+            for stanza in header.stanzas {
+                if let fileKey = try identity.unwrap(stanza) { return fileKey }
+            }
+        }
+        throw .noIdentityMatches(kinds: header.stanzas.map(\.type))
+    }
+
+    // MARK: Writing
+
+    /// An age v1 file of `plaintext` for `recipients`: a fresh 16-byte file key, its stanzas,
+    /// the header MAC, the payload under a fresh nonce, and the armor when `armor` is set.
+    ///
+    /// Refuses no recipient, and a recipient that must be alone (a passphrase) beside others.
+    public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient], armor: Bool = false) throws(AgeFileError) -> [UInt8] {
+        guard !recipients.isEmpty else { throw .invalidRecipients("an age file needs at least one recipient or a passphrase") }
+        if recipients.count > 1, recipients.contains(where: \.mustBeAlone) {
+            throw .invalidRecipients("a passphrase must be the age file's only recipient (age's rule): give either --passphrase or recipients")
+        }
+        let fileKey = AgeCrypto.generateFileKey()
+        var stanzas: [AgeStanza] = []
+        for recipient in recipients { stanzas += try recipient.wrap(fileKey) }
+        var file = AgeHeader.encode(stanzas: stanzas, fileKey: fileKey)
+        file += AgePayload.seal(plaintext, fileKey: fileKey)
+        return armor ? AgeArmor.encode(file) : file
+    }
+
+    /// `encrypt` of the bytes in `plaintext`.
+    public static func encrypt(_ plaintext: SecureBytes, to recipients: [any AgeFileRecipient], armor: Bool = false) throws(AgeFileError) -> [UInt8] {
+        try plaintext.withUnsafeBytes { (bytes) throws(AgeFileError) in try encrypt(bytes, to: recipients, armor: armor) }
+    }
+}

@@ -1,0 +1,103 @@
+import SecureMemory
+
+// MARK: - The payload: STREAM of ChaCha20-Poly1305 chunks
+
+/// The payload of an age file: a 16-byte nonce, then the plaintext in chunks of 64 KiB, each
+/// sealed with ChaCha20-Poly1305 under `HKDF-SHA-256(ikm = file key, salt = nonce, info =
+/// "payload")` and the nonce `counter (11 bytes, big-endian) ‖ last-chunk flag`.
+///
+/// The whole payload is at hand, so the last chunk is the one that ends the bytes: every chunk
+/// before it must open with the flag 0 and it with the flag 1. That refuses, as age does, a
+/// payload cut at a chunk boundary (its new last chunk has flag 0), appended data, and two
+/// final chunks.
+enum AgePayload {
+    /// The plaintext bytes of a full chunk.
+    static let chunkLength = 64 * 1024
+    /// The bytes of a full sealed chunk.
+    static let sealedChunkLength = chunkLength + AgeCrypto.tagLength
+    /// The size of the payload nonce.
+    static let nonceLength = 16
+
+    /// The payload of `plaintext` under `fileKey`, with a fresh nonce.
+    static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes) -> [UInt8] {
+        let nonce = AgeCrypto.randomBytes(count: nonceLength)
+        let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
+        let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
+        var out = [UInt8](repeating: 0, count: nonceLength + plaintext.count + chunks * AgeCrypto.tagLength)
+        out.withUnsafeMutableBytes { output in
+            output.copyBytes(from: nonce)
+            key.withUnsafeBytes { key in
+                for index in 0..<chunks {
+                    let start = index * chunkLength
+                    let end = min(start + chunkLength, plaintext.count)
+                    let sealedStart = nonceLength + index * sealedChunkLength
+                    let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
+                    let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
+                    AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The plaintext of `payload` (the bytes after the header), in guarded memory, or the first
+    /// chunk that fails; nothing of a payload that fails is returned. Refuses a plaintext larger
+    /// than `limit` before decrypting anything.
+    static func open(_ payload: ArraySlice<UInt8>, fileKey: SecureBytes, limit: Int) throws(AgeFileError) -> SecureBytes {
+        guard payload.count >= nonceLength else {
+            throw .missingNonce
+        }
+        let nonce = Array(payload.prefix(nonceLength))
+        let sealed = payload.dropFirst(nonceLength)
+        guard !sealed.isEmpty else { throw .payloadDamaged(chunk: 0, why: "the payload holds no chunk (a file always ends with a final one)") }
+        let full = sealed.count / sealedChunkLength
+        let rest = sealed.count % sealedChunkLength
+        let chunks = full + (rest == 0 ? 0 : 1)
+        guard rest == 0 || rest >= AgeCrypto.tagLength else {
+            throw .payloadDamaged(chunk: chunks - 1, why: "the last chunk is shorter than its 16-byte tag (truncated)")
+        }
+        let plaintextLength = sealed.count - chunks * AgeCrypto.tagLength
+        guard plaintextLength <= limit else { throw .plaintextTooLarge(limit: limit) }
+        // "The final chunk MUST NOT be empty unless the whole payload is empty": one encoding per payload.
+        if chunks > 1, rest == AgeCrypto.tagLength {
+            throw .payloadDamaged(chunk: chunks - 1, why: "the last chunk is empty, which only an empty payload may have")
+        }
+        let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
+        let plaintext = SecureBytes(count: plaintextLength)
+        // The index of the first chunk that fails, or nil (closures over buffers rethrow untyped errors: return instead).
+        let failed: Int? = plaintext.withUnsafeMutableBytes { output in
+            key.withUnsafeBytes { key in
+                sealed.withUnsafeBytes { input -> Int? in
+                    for index in 0..<chunks {
+                        let start = index * sealedChunkLength
+                        let end = min(start + sealedChunkLength, input.count)
+                        let outStart = index * chunkLength
+                        let target = UnsafeMutableRawBufferPointer(rebasing: output[outStart..<(outStart + end - start - AgeCrypto.tagLength)])
+                        guard AgeCrypto.open(into: target, UnsafeRawBufferPointer(rebasing: input[start..<end]), key: key,
+                                             nonce: chunkNonce(index, last: index == chunks - 1)) else { return index }
+                    }
+                    return nil
+                }
+            }
+        }
+        if let failed {
+            // The chunks before it were decrypted into `plaintext`, which is wiped as it goes.
+            let why = failed == chunks - 1 ? "it does not authenticate as the final chunk (damaged, truncated or extended)"
+                : "it does not authenticate (damaged, or a final chunk followed by more data)"
+            throw .payloadDamaged(chunk: failed, why: why)
+        }
+        return plaintext
+    }
+
+    /// The 12-byte nonce of chunk `index`: an 11-byte big-endian counter, then 1 for the last chunk, else 0.
+    static func chunkNonce(_ index: Int, last: Bool) -> [UInt8] {
+        var nonce = [UInt8](repeating: 0, count: AgeCrypto.nonceLength)
+        var counter = UInt64(index)
+        for position in stride(from: 10, through: 3, by: -1) {
+            nonce[position] = UInt8(counter & 0xFF)
+            counter >>= 8
+        }
+        nonce[11] = last ? 1 : 0
+        return nonce
+    }
+}

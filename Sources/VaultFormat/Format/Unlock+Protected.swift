@@ -1,0 +1,23 @@
+import KDF
+import SecureMemory
+import VaultModel
+
+// MARK: - Protected identities in the unlock loop
+
+extension VaultCodec {
+    /// Tries a protected identity on `header`: nothing (and no passphrase asked) unless the vault
+    /// has a keyslot of its kind; else the identities inside, decrypted now (`ProtectedIdentity.open`),
+    /// each tried as an identity given unprotected would be. The slot that opens is credited to the
+    /// decrypted identity under the protected one's source, so rotations and signing see an
+    /// ordinary identity. Nil when none opens a slot.
+    static func openProtected(_ protected: ProtectedIdentity, header: VaultHeader, limits: KDFLimits) throws -> (SecureBytes, OpenedSlot)? {
+        guard protected.mayOpen(header) else { return nil }
+        let inside = try protected.open(limits: limits).map { UnlockCredential($0, source: protected.source) }
+        do {
+            // The identities inside run no KDF: the caps and the budget are not touched.
+            return try unlock(header, credentials: inside, limits: limits, willDeriveKey: nil)
+        } catch VaultError.noKeyslotOpens {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import KDF
+import SecureMemory
+import VaultModel
+
+// MARK: - Where a passphrase comes from
+
+/// Gives the passphrase of a protected identity: the command line's sources (a file, a
+/// descriptor, the terminal). The library never reads one itself.
+public protocol PassphraseProvider: Sendable {
+    /// The passphrase for the identity read from `source`, for try number `attempt` (1 first; a
+    /// later try follows a wrong passphrase), or nil when there is no further try (a file gives
+    /// one passphrase; a prompt three). Throws when there is no way to get one at all (no source
+    /// and no terminal): the caller stops there.
+    func passphrase(for source: String, attempt: Int) throws -> SecureBytes?
+}
+
+// MARK: - A protected identity, opened when needed
+
+/// An identity under a passphrase (`OpenSSHProtectedKey`, `AgeProtectedIdentityFile`), read
+/// and checked when its file is, and decrypted only when a vault has a keyslot of its kind
+/// (`slotKind`): its passphrase is never asked for a vault it cannot open. `VaultCodec.unlock`
+/// calls `open()` at that point.
+///
+/// Decrypted once: the identities are kept (in guarded memory) for the rest of this value's
+/// life, so a second unlock in one command (a header read again) asks nothing again.
+public final class ProtectedIdentity: Sendable {
+    /// What is under the passphrase.
+    public enum Sealed: Sendable {
+        /// A passphrase-protected OpenSSH ed25519 key.
+        case openSSH(OpenSSHProtectedKey)
+        /// An age identity file encrypted with a passphrase (`age -p`).
+        case ageFile(AgeProtectedIdentityFile)
+    }
+
+    /// The protected contents.
+    public let sealed: Sealed
+    /// Where it came from, for messages and prompts ("--identity ~/.ssh/id_ed25519").
+    public let source: String
+    private let passphrases: any PassphraseProvider
+    private let opened = LockedValue<[UnlockCredential.Secret]?>(nil)
+
+    /// `sealed` from `source`, its passphrase asked of `passphrases` when first needed.
+    public init(_ sealed: Sealed, source: String, passphrases: any PassphraseProvider) {
+        self.sealed = sealed
+        self.source = source
+        self.passphrases = passphrases
+    }
+
+    /// The kind of keyslot the identities inside open: the vault must have one before the passphrase is asked for.
+    public var slotKind: SlotKind {
+        switch sealed {
+        case .openSSH: .sshEd25519
+        case .ageFile: .recipient
+        }
+    }
+
+    /// Whether `header` has a keyslot this identity may open (of `slotKind`).
+    public func mayOpen(_ header: VaultHeader) -> Bool {
+        header.keyslots.contains { slot in
+            if case .x25519(let x25519) = slot { return x25519.kind == slotKind }
+            return false
+        }
+    }
+
+    /// The identities inside, decrypted on the first call with a passphrase from the provider,
+    /// tried as often as it gives one; `VaultError.identityPassphraseWrong` when none decrypts.
+    /// A KDF over `limits` is refused before the passphrase is asked for (exit 6); a malformed
+    /// contents error, or the provider's own, ends the tries at once.
+    public func open(limits: KDFLimits) throws -> [UnlockCredential.Secret] {
+        if let done = opened.withLock({ $0 }) { return done }
+        if case .ageFile(let file) = sealed { try file.checkWork(limits) }
+        var attempt = 1
+        while let passphrase = try passphrases.passphrase(for: source, attempt: attempt) {
+            if let secrets = try decrypt(with: passphrase, limits: limits) {
+                opened.withLock { $0 = secrets }
+                return secrets
+            }
+            attempt += 1
+        }
+        throw VaultError.identityPassphraseWrong(source: source, tries: attempt - 1)
+    }
+
+    /// The identities under `passphrase`, or nil when it is the wrong one.
+    private func decrypt(with passphrase: SecureBytes, limits: KDFLimits) throws -> [UnlockCredential.Secret]? {
+        switch sealed {
+        case .openSSH(let key):
+            return try key.decrypt(passphrase: passphrase).map { [.sshIdentity($0)] }
+        case .ageFile(let file):
+            return try file.decrypt(passphrase: passphrase, limits: limits).map { $0.map { .ageIdentity($0) } }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import SecureMemory
+import VaultFormat
+import VaultModel
+
+// MARK: - Protected identities among the identity sources
+
+extension KeySourceOptions {
+    /// The credential of a passphrase-protected identity in `bytes` (an OpenSSH key whose cipher is
+    /// not "none", or an age file encrypted with a passphrase, as `age-keygen | age -p` makes), or
+    /// nil when they hold none (an unencrypted key, an age identity file: the caller reads those).
+    /// The key is read and checked now (an OpenSSH key's rounds against the cap: exit 6),
+    /// its passphrase asked of `passphrases` only when a vault has a slot of its kind
+    /// (`ProtectedIdentity`). `name` names the key in the prompt ("Passphrase for NAME: ").
+    ///
+    /// Every identity source calls this: --identity, the identity variables, and the default identity file.
+    static func protectedIdentity(in bytes: [UInt8], source: String, name: String,
+                                  passphrases: IdentityPassphraseSource) throws -> [UnlockCredential]? {
+        let sealed: ProtectedIdentity.Sealed
+        if let key = try OpenSSHProtectedKey.parseIfProtected(bytes, source: source) {
+            sealed = .openSSH(key)
+        } else if let file = try AgeProtectedIdentityFile.parseIfProtected(bytes, source: source) {
+            sealed = .ageFile(file)
+        } else {
+            return nil
+        }
+        let identity = ProtectedIdentity(sealed, source: source, passphrases: passphrases.provider(naming: name))
+        return [UnlockCredential(.protectedIdentity(identity), source: source)]
+    }
+
+    /// Where the protected identities of one unlock get their passphrase: `--identity-passphrase-file`,
+    /// else `--identity-passphrase-fd`, else `VAULTFILE_IDENTITY_PASSPHRASE_FILE`, else the terminal.
+    /// Make it once per list of credentials and hand it to each identity source.
+    func identityPassphrases() -> IdentityPassphraseSource {
+        if let identityPassphraseFile {
+            return IdentityPassphraseSource(.file(identityPassphraseFile, named: "--identity-passphrase-file \(identityPassphraseFile)"))
+        }
+        if let identityPassphraseFD { return IdentityPassphraseSource(.descriptor(identityPassphraseFD)) }
+        if let path = environment("VAULTFILE_IDENTITY_PASSPHRASE_FILE") {
+            return IdentityPassphraseSource(.file(path, named: "VAULTFILE_IDENTITY_PASSPHRASE_FILE (\(path))"))
+        }
+        return IdentityPassphraseSource(.prompt)
+    }
+}
+
+// MARK: - The passphrase source
+
+/// One passphrase source of protected identities, shared by every protected identity of one list
+/// of credentials: a file or descriptor is read once (a descriptor can be read only once), when the
+/// first protected identity needs it, and kept in guarded memory, zeroed when the credentials are
+/// released at the end of the unlock; the terminal is asked for each key, three tries each, as the
+/// password prompt allows.
+final class IdentityPassphraseSource: Sendable {
+    /// Where the passphrase is read.
+    enum Origin: Hashable, Sendable {
+        /// A file (`-`: standard input), named in messages by `named`.
+        case file(String, named: String)
+        /// An open descriptor, read to its end and closed.
+        case descriptor(Int32)
+        /// The terminal, without echo.
+        case prompt
+
+        /// The origin as messages name it.
+        var name: String {
+            switch self {
+            case .file(_, let named): named
+            case .descriptor(let fd): "--identity-passphrase-fd \(fd)"
+            case .prompt: "the terminal"
+            }
+        }
+    }
+
+    let origin: Origin
+    private let passphrase = LockedValue<SecureBytes?>(nil)
+
+    /// The source of `origin`.
+    init(_ origin: Origin) { self.origin = origin }
+
+    /// The provider of one key, named `name` in its prompt.
+    func provider(naming name: String) -> IdentityPassphrase { IdentityPassphrase(source: self, name: name) }
+
+    /// The passphrase of a file or descriptor: read on the first call, the same after.
+    fileprivate func read() throws -> SecureBytes {
+        try passphrase.withLock { held in
+            if let held { return held }
+            let read: SecureBytes
+            do {
+                switch origin {
+                case .file(let path, _): read = try PasswordSource.file(path).read(prompt: "")
+                case .descriptor(let fd): read = try PasswordSource.descriptor(fd).read(prompt: "")
+                case .prompt: preconditionFailure("the terminal is asked for each key, not read once")
+                }
+            } catch CLIError.passwordSourceFailed(let why) {
+                throw CLIError.identityPassphraseSourceFailed(source: origin.name, why: why)
+            }
+            held = read
+            return read
+        }
+    }
+}
+
+/// The passphrase of one protected key: from its source once, or typed at the terminal up to
+/// `UnlockSteps.promptTries` times ("Passphrase for NAME: ", no echo).
+struct IdentityPassphrase: PassphraseProvider {
+    let source: IdentityPassphraseSource
+    let name: String
+
+    func passphrase(for identity: String, attempt: Int) throws -> SecureBytes? {
+        guard case .prompt = source.origin else { return attempt == 1 ? try source.read() : nil }
+        guard attempt <= UnlockSteps.promptTries else { return nil }
+        if attempt > 1 {
+            Messages.info("Sorry, that passphrase does not decrypt \(name); try again (\(attempt) of \(UnlockSteps.promptTries)).")
+        }
+        do {
+            return try Terminal.readSecret(prompt: "Passphrase for \(name): ")
+        } catch .noPasswordSource {
+            throw CLIError.noIdentityPassphraseSource(identity: identity)
+        }
+    }
+}
