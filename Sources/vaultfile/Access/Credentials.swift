@@ -167,6 +167,9 @@ extension KeySourceOptions {
 
     /// The identities in an identity source: an OpenSSH private key, or an age identity file.
     static func identities(in bytes: [UInt8], source: String) throws -> [UnlockCredential] {
+        if SSHRSAIdentity.holdsRSAKey(bytes) {
+            return [UnlockCredential(.sshRSAIdentity(try SSHRSAIdentity.parse(bytes, source: source)), source: source)]
+        }
         if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }

@@ -21,6 +21,7 @@ extension VaultfileCommand {
                 switch slot {
                 case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
                 case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
+                case .sshRSA(let rsa): return ("ssh-rsa (\(rsa.ciphertext.count * 8) bits)", nil)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }

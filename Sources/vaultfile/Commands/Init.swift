@@ -150,6 +150,7 @@ extension VaultfileCommand {
                 case .password: return "password"
                 case .recipient: return "recipient"
                 case .sshEd25519: return "ssh-ed25519"
+                case .sshRSA: return "ssh-rsa"
                 case .keyfile: return "keyfile"
                 case .recovery: return "recovery"
                 }

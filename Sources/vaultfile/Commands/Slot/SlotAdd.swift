@@ -201,6 +201,10 @@ enum Recipients {
     static func parse(_ text: String, source: String?) throws -> (slot: NewSlot, defaultLabel: String) {
         let trimmed = text.trimmingSpaces()
         do throws(VaultError) {
+            if trimmed.hasPrefix(SSHRSAPublicKey.typeName + " ") {
+                let key = try SSHRSAPublicKey(parsing: trimmed)
+                return (.sshRSA(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
+            }
             if trimmed.hasPrefix("ssh-") {
                 let key = try SSHEd25519PublicKey(parsing: trimmed)
                 return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
