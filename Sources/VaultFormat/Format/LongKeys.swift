@@ -58,7 +58,7 @@ extension UnlockedVault {
     func checkHeaderFits() throws(VaultError) {
         let length = projectedHeaderLength()
         guard length <= VaultHeader.maxLength else {
-            throw .limitExceeded("the vault header would be \(grouped(length)) bytes; a header holds at most \(grouped(VaultHeader.maxLength)) "
+            throw .limitExceeded("the vault header would be \(grouped(length)) bytes; a header holds at most \(grouped(VaultHeader.maxLength))"
                                  + "; remove a slot, or use a smaller ssh-rsa key")
         }
     }
