@@ -38,7 +38,10 @@ struct SSHRSACLITests {
             #expect(get.status == 0 && get.text == "s3cret", "\(name): \(get.stderr)")
         }
         let info = try cli.run(["info", "--vault", cli.path("t.vault")])
-        #expect(info.text.contains("keyslot 1:   ssh-rsa (2048 bits)") && info.text.contains("keyslot 2:   ssh-rsa (4096 bits)"), "\(info.text)")
+        #expect(info.text.contains("keyslot 1:   ssh-rsa, 2048-bit key") && info.text.contains("keyslot 2:   ssh-rsa, 4096-bit key"), "\(info.text)")
+        let json = try jsonObject(try cli.run(["info", "--json", "--vault", cli.path("t.vault")]).stdout)
+        let slots = json["keyslots"] as? [[String: Any]]
+        #expect(slots?[2]["type"] as? String == "ssh-rsa" && slots?[2]["modulus_bytes"] as? Int == 512, "\(json)")
         #expect(info.text.contains("format:      vaultfile 1.4"), "\(info.text)")
         let list = try cli.run(["slot", "list", "--json"] + Self.identity(cli, "carol"))
         let fingerprint = try cli.shell("ssh-keygen -lf carol.pub | cut -d' ' -f2").text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -64,7 +67,7 @@ struct SSHRSACLITests {
         let cli = try Self.setUp(keys: [("carol", 2048)]); defer { cli.directory.remove() }
         #expect(try cli.run(["slot", "add", "recipient", "--label", "carol", try Self.publicLine(cli, "carol")] + cli.unlock()).status == 0)
         #expect(try cli.read("t.vault")[37] & 0x10 != 0)
-        let rm = try cli.run(["slot", "rm", "carol"] + cli.unlock())
+        let rm = try cli.run(["slot", "rm", try Self.publicLine(cli, "carol")] + cli.unlock())
         #expect(rm.status == 0, "\(rm.stderr)")
         #expect(try cli.read("t.vault")[37] & 0x10 == 0)
         #expect(try cli.run(["get", "db/password"] + Self.identity(cli, "carol")).status == 3)
