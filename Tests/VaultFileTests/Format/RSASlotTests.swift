@@ -137,6 +137,19 @@ import Testing
         }
     }
 
+    @Test func test_seal_throughADelegationInALongKeysVaultUsesTheVersion2BlockAndTheAgentsPrefix() throws {
+        let craft = try LongKeysCraft.signedByRSA()
+        let byAdmin = try VaultCodec.open(craft.base, path: "v", password: password("pw"), limits: testLimits)
+        // The agent's view of the header it is asked to sign: the prefix parses, its metadata (version 2) opens.
+        let prefix = try HeaderPrefix(byAdmin.header.signedPrefix())
+        #expect(try prefix.openMetadata(fileKey: byAdmin.fileKey)?.map(\.type) == [4, 3, 7])
+        byAdmin.sealSigner = DelegatedTestSigner(slot: try requireSigner(byAdmin), expiry: 1_800_000_000)
+        try byAdmin.vault.setValue([7], for: "through/agent", now: 9)
+        let reopened = try VaultCodec.open(try byAdmin.seal(), path: "v", credentials: [Self.rsaCredential()], limits: testLimits)
+        #expect(reopened.sealEvidence?.scheme == .delegated && reopened.sealEvidence?.signerPosition == 0)
+        #expect(try reopened.vault.value(of: "through/agent") == [7] && reopened.header.usesLongKeys)
+    }
+
     // MARK: - Older readers and unknown types
 
     @Test func test_parse_type7WithoutFlag0x10IsUnknownKeptAndBlocksARotation() throws {
