@@ -13,9 +13,9 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # folder-by-folder completion is typed into zsh and fish too, test-install asks zsh for its fpath,
 # and test-deb runs lintian; gpg, pass, age and ansible-core make the stores and files the importers
 # of issue 44 read.
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
-TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault
+TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen
 TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto,

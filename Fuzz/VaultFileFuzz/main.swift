@@ -19,6 +19,17 @@ private let password = SecureBytes(copying: Array("damaged-corpus".utf8))
 /// for: mutations reach the X25519 unwrap and the metadata block.
 private let identity = try! AgeIdentity(parsing: "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX")
 
+/// The 2,048-bit ssh-rsa key of Fixtures/v1.4, which the corpus's long-keys vaults have a slot
+/// for (read from the working folder, the repository's root, as scripts/fuzz.sh runs): mutations
+/// reach the RSA-OAEP unwrap and the metadata of version 2. Nil when the file is not there.
+private let rsaIdentity: SSHRSAIdentity? = {
+    guard let file = fopen("Fixtures/v1.4/ssh-rsa-2048.key", "r") else { return nil }
+    defer { fclose(file) }
+    var bytes = [UInt8](repeating: 0, count: 8192)
+    let count = fread(&bytes, 1, bytes.count, file)
+    return try? SSHRSAIdentity.parse(Array(bytes.prefix(count)), source: "fuzz")
+}()
+
 /// Tiny caps: a mutated header may ask for any KDF cost, and the fuzzer must stay fast.
 private let limits = KDFLimits(maxMemoryBytes: 64 << 10, maxArgon2WorkKiB: 256, maxPBKDF2Iterations: 1_000)
 
@@ -50,7 +61,10 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 5. the agent's request and response parsers (docs/AGENT.md) never crash, and a body that
 ///    decodes re-encodes to exactly the same bytes; the agent's header and sign lookups never crash.
 /// 6. the signed seal's parsers (format 1.3): the seal record in a metadata plaintext, and the
-///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes.
+///    signature block's plaintext, which re-encodes to exactly the same bytes when it decodes;
+///    and those of format 1.4's long keys (metadata version 2, the signature block of version 2,
+///    with the same round trip), ssh-rsa public keys (lines and wire encodings) and OpenSSH RSA
+///    private keys (whole files, and a public key and private section as a decryptor hands them).
 /// 7. `audit --hibp`'s breach list (the input as the file sorted by hash, in an unlinked temporary file): it opens or
 ///    is refused, and lookups anywhere in it (the first and last hash, one in the middle) answer or
 ///    throw, never crash (`searchBreachList`).
@@ -71,11 +85,20 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     open(bytes, with: Unlocker(credentials: [UnlockCredential(.password(password), source: "the password")], limits: limits))
     open(bytes, with: Unlocker(credentials: [UnlockCredential(.ageIdentity(identity), source: "fuzz")], limits: limits))
+    if let rsaIdentity, slots.contains(where: { $0.typeByte == 7 }) {
+        open(bytes, with: Unlocker(credentials: [UnlockCredential(.sshRSAIdentity(rsaIdentity), source: "fuzz")], limits: limits))
+    }
     _ = try? MetadataBlock.decode(bytes, slots: slots)
+    _ = try? MetadataBlock.decode(bytes, slots: slots, longKeys: true)
     _ = try? SealRecordCodec.decodeMetadata(bytes, slots: slots)
+    _ = try? SealRecordCodec.decodeMetadata(bytes, slots: slots, longKeys: true)
     if let block = try? SignatureBlock.decode(bytes) {
         precondition((try? SignatureBlock.encode(block)) == bytes, "signature block round trip changed the bytes")
     }
+    if let block = try? SignatureBlock.decodeLongKeys(bytes) {
+        precondition((try? SignatureBlock.encodeLongKeys(block, plaintextLength: bytes.count)) == bytes, "long-keys signature block round trip changed the bytes")
+    }
+    fuzzRSAKeys(bytes)
     let text = String(decoding: bytes, as: UTF8.self)
     if size <= 4096 {
         if let decoded = try? Bech32.decode(text) {
@@ -134,6 +157,24 @@ private let importPassword = SecureBytes(copying: Array("fixture-password".utf8)
 private let sopsDataKey = SecureBytes(copying: [UInt8](repeating: 0x42, count: 32))
 
 /// Property 10: never a crash, whatever the bytes.
+/// ssh-rsa public keys and OpenSSH RSA private keys: parsing never crashes; a wire key that
+/// parses re-encodes to exactly its bytes (one encoding per key).
+private func fuzzRSAKeys(_ bytes: [UInt8]) {
+    if let key = try? SSHRSAPublicKey(wire: bytes) {
+        precondition(key.wireBytes == bytes, "ssh-rsa wire key round trip changed the bytes")
+    }
+    if bytes.count <= 8192 {
+        _ = try? SSHRSAPublicKey(parsing: String(decoding: bytes, as: UTF8.self))
+        _ = SSHRSAIdentity.holdsRSAKey(bytes)
+        _ = try? SSHRSAIdentity.parse(bytes, source: "fuzz")
+        // The seam a protected key's decryptor uses: the first length-prefixed part as the public key.
+        if bytes.count >= 4 {
+            let length = min(Int(bytes[0]) << 8 | Int(bytes[1]), bytes.count - 2)
+            _ = try? SSHRSAIdentity.parse(publicWire: Array(bytes[2..<(2 + length)]), privateSection: Array(bytes[(2 + length)...]), source: "fuzz")
+        }
+    }
+}
+
 private func fuzzEncryptedImports(_ bytes: [UInt8]) {
     _ = try? PassReader.item(ForeignStoreFile(path: ["fuzz"], bytes: bytes))
     if bytes.count <= 1 << 16 {

@@ -98,8 +98,8 @@ import Testing
         try VaultStore(path: cli.path("t.vault")).update(password: SecureBytes(copying: Array("pw".utf8)), limits: .defaults) { unlocked in
             let (slot, publicKey) = try UnlockedVault.makeSlot(.recipient(try AgeRecipient(parsing: alice)), fileKey: unlocked.fileKey,
                                                                vaultID: unlocked.header.vaultID)
-            unlocked.header.keyslots.append(.x25519(slot))
-            unlocked.slotMetadata!.append(SlotMetadata(type: slot.kind.rawValue, label: "twin", publicKey: publicKey, added: 0))
+            unlocked.header.keyslots.append(slot)
+            unlocked.slotMetadata!.append(SlotMetadata(type: slot.typeByte, label: "twin", publicKey: publicKey, added: 0))
             unlocked.headerChanged = true
         }
         let rm = try cli.run(["slot", "rm", "alice"] + cli.unlock())

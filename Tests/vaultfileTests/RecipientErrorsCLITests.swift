@@ -49,7 +49,9 @@ import Testing
             ("age1qqqq", "not an age recipient"),
             (String(Self.valid.dropLast()) + "q", "fails its checksum"),
             (Self.valid.uppercased(), "(lower case)"),
-            ("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ== me@host", "'ssh-rsa' keys are not supported"),
+            // An ssh-rsa key cut after its exponent (ssh-rsa keys are taken since format 1.4).
+            ("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ== me@host", "the ssh-rsa key's numbers are truncated"),
+            ("ssh-dss AAAAB3NzaC1kc3M= me@host", "'ssh-dss' keys are not supported"),
             (Self.smallOrderSSH, "not a valid Ed25519 public key (not on the curve, or of small order)"),
             ("ssh-ed25519 !!!", "not valid base64"),
         ]

@@ -50,7 +50,8 @@ public struct AgentDelegationHandOver: Sendable {
     static func decode(_ reader: inout WireReader) throws(AgentProtocolError) -> AgentDelegationHandOver {
         let seed = SecureBytes(copying: try reader.raw(DelegatedSigningKey.seedLength, "the delegated key"))
         let scheme = try reader.byte("the delegating scheme")
-        guard let delegatingScheme = SealScheme(rawValue: scheme), delegatingScheme != .delegated else {
+        // This wire carries 64-byte signatures: only XEd25519 and Ed25519 slots delegate (not ssh-rsa, scheme 4).
+        guard let delegatingScheme = SealScheme(rawValue: scheme), delegatingScheme == .xeddsa || delegatingScheme == .ed25519 else {
             throw .malformed("delegating scheme \(scheme) is not 1 or 2")
         }
         let expiry = try reader.uint64("the delegation's expiry")
@@ -114,7 +115,8 @@ extension SealSignatureBlock {
 
     static func decode(_ reader: inout WireReader) throws(AgentProtocolError) -> SealSignatureBlock {
         let schemeByte = try reader.byte("the scheme")
-        guard let scheme = SealScheme(rawValue: schemeByte) else { throw .malformed("unknown scheme \(schemeByte)") }
+        // 64-byte signatures only: an ssh-rsa seal (scheme 4) never crosses this wire.
+        guard let scheme = SealScheme(rawValue: schemeByte), scheme != .rsaPSS else { throw .malformed("unknown scheme \(schemeByte)") }
         let position = Int(try reader.byte("the signer position"))
         guard position < VaultHeader.maxKeyslots else { throw .malformed("signer position \(position) is past the last keyslot") }
         let type = try reader.byte("the signer type")
@@ -124,7 +126,7 @@ extension SealSignatureBlock {
         var delegation: SealDelegation?
         if scheme == .delegated {
             let delegating = try reader.byte("the delegating scheme")
-            guard let delegatingScheme = SealScheme(rawValue: delegating), delegatingScheme != .delegated else {
+            guard let delegatingScheme = SealScheme(rawValue: delegating), delegatingScheme == .xeddsa || delegatingScheme == .ed25519 else {
                 throw .malformed("delegating scheme \(delegating) is not 1 or 2")
             }
             delegation = SealDelegation(delegatingScheme: delegatingScheme, expiry: try reader.uint64("the delegation's expiry"),

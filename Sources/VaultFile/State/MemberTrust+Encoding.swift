@@ -43,7 +43,7 @@ extension MemberTrust.Record {
             firstSigned = generation
         case ("m", 5):
             guard let position = Self.number(parts[1]), position < VaultHeader.maxKeyslots, let type = Self.number(parts[2]), type <= 255,
-                  let key = Self.bytes(parts[3]), !key.isEmpty, key.count <= 255,
+                  let key = Self.bytes(parts[3]), !key.isEmpty, key.count <= MemberTrust.Caps.keyLength,
                   let label = parts[4] == "-" ? [] : Self.bytes(parts[4]), label.count <= 255,
                   let text = String(validating: label, as: UTF8.self) else { return false }
             pinned.append(MemberTrust.PinnedMember(position: Int(position), key: MemberKey(type: UInt8(type), bytes: key), label: text))

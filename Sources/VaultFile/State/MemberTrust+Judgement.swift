@@ -189,6 +189,7 @@ extension MemberKey {
         switch type {
         case 3: if let recipient = AgeRecipient(publicKey: bytes) { return recipient.description }
         case 6: if let ssh = try? SSHEd25519PublicKey(wire: bytes) { return ssh.fingerprint }
+        case 7: if let rsa = try? SSHRSAPublicKey(wire: bytes) { return rsa.fingerprint }
         default: break
         }
         return "x25519:" + SlotMetadata.fingerprintDigits(of: bytes)

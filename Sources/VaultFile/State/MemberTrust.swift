@@ -121,6 +121,8 @@ extension MemberTrust {
         static let pathLength = 1024
         /// Headers accepted.
         static let headers = 32
+        /// The longest member key, in bytes: an 8,192-bit ssh-rsa wire key is 1,047 (format 1.4's long keys).
+        static let keyLength = 2_048
     }
 
     /// A member pinned here: a slot of the copy accepted last.

@@ -31,9 +31,15 @@ public struct VaultHeader: Equatable, Sendable {
     public static let signedFlag: UInt8 = 0x08
     /// The minor version of signed seals (`signedFlag`).
     public static let signedMinorVersion: UInt8 = 3
+    /// Must-understand flag of format 1.4: the metadata block's version 2 (a u16 length for each
+    /// slot's public key) and the slot types whose keys need it (ssh-rsa, type 7). Set exactly when
+    /// a slot's key is longer than 255 bytes (docs/FORMAT.md §3.11).
+    public static let longKeysFlag: UInt8 = 0x10
+    /// The minor version of long slot keys (`longKeysFlag`).
+    public static let longKeysMinorVersion: UInt8 = 4
     /// The flag bits this build understands (`historyFlag` only in a file of minor version 2 or
-    /// later, `signedFlag` only at 3 or later).
-    public static let knownFlags: UInt8 = keyslotsFlag | historyFlag | signedFlag
+    /// later, `signedFlag` only at 3 or later, `longKeysFlag` only at 4 or later).
+    public static let knownFlags: UInt8 = keyslotsFlag | historyFlag | signedFlag | longKeysFlag
     /// The only payload cipher of v1: secretstream XChaCha20-Poly1305, 64 KiB chunks.
     public static let secretstreamCipherID: UInt8 = 1
     /// The largest header, in bytes (the length field is 16 bits).
@@ -76,6 +82,9 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// Whether every seal of the file is signed (`signedFlag`, format 1.3).
     public var isSigned: Bool { flags & Self.signedFlag != 0 }
+
+    /// Whether the file's metadata is version 2, with long slot keys (`longKeysFlag`, format 1.4).
+    public var usesLongKeys: Bool { flags & Self.longKeysFlag != 0 }
 
     /// Creates a header; `mac` is filled in by the sealing code.
     init(vaultID: [UInt8], generation: UInt64, streamHeader: [UInt8], keyslots: [Keyslot]) {
@@ -195,13 +204,18 @@ public struct VaultHeader: Equatable, Sendable {
         // So was 0x08 before format 1.3.
         var understood = minor >= historyMinorVersion ? knownFlags : knownFlags & ~historyFlag
         if minor < signedMinorVersion { understood &= ~signedFlag }
+        if minor < longKeysMinorVersion { understood &= ~longKeysFlag }
         guard flags & ~understood == 0 else { throw .unsupportedFeature("header flags 0x\(String(flags, radix: 16))") }
         // A signed file's signature block and seal record live beside the 1.1 metadata block.
         guard flags & signedFlag == 0 || flags & keyslotsFlag != 0 else {
             throw .headerDamaged("flag 0x08 (signed seals) is set without flag 0x02 (keyslots)")
         }
+        // Long keys live in the 1.1 metadata block (its version 2).
+        guard flags & longKeysFlag == 0 || flags & keyslotsFlag != 0 else {
+            throw .headerDamaged("flag 0x10 (long slot keys) is set without flag 0x02 (keyslots)")
+        }
         // New slot types are read only where the flag says the file has them; elsewhere they stay unknown.
-        let extended = flags & keyslotsFlag != 0
+        let extended = flags & keyslotsFlag != 0, longKeys = flags & longKeysFlag != 0
         let streamHeader = Array(try reader.read(24, "stream header"))
         let slotCount = Int(try reader.read(UInt8.self, "keyslot count"))
         guard (1...maxKeyslots).contains(slotCount) else {
@@ -209,7 +223,7 @@ public struct VaultHeader: Equatable, Sendable {
         }
         var keyslots: [Keyslot] = []
         for index in 0..<slotCount {
-            keyslots.append(try Keyslot.parse(&reader, index: index, extended: extended))
+            keyslots.append(try Keyslot.parse(&reader, index: index, extended: extended, longKeys: longKeys))
         }
         var metadata: MetadataBlock? = nil
         if extended {
@@ -225,7 +239,7 @@ public struct VaultHeader: Equatable, Sendable {
             if let index = keyslots.firstIndex(where: { if case .password = $0 { return true } else { return false } }) {
                 throw .headerDamaged("keyslot \(index) is a v1 password slot, which a signed vault never holds")
             }
-            signatureBlock = try SignatureBlock.parse(&reader)
+            signatureBlock = try SignatureBlock.parse(&reader, sealedLength: SignatureBlock.expectedSealedLength(longKeys: longKeys, keyslots: keyslots))
         }
         guard reader.remaining == 0 else {
             throw .headerDamaged("\(reader.remaining) unexpected bytes after the keyslots")
@@ -250,6 +264,8 @@ public enum Keyslot: Equatable, Sendable {
     case password(PasswordSlot)
     /// A format-1.1 slot (types 2-6, read only in a file with `VaultHeader.keyslotsFlag`).
     case x25519(X25519Slot)
+    /// An ssh-rsa slot (type 7, read only in a file with `VaultHeader.longKeysFlag`).
+    case sshRSA(RSASlot)
     /// A slot type this version does not know (or a 1.1 type in a file without the flag); preserved byte for byte.
     case unknown(type: UInt8, body: [UInt8])
 
@@ -261,6 +277,7 @@ public enum Keyslot: Equatable, Sendable {
         switch self {
         case .password: return Self.passwordType
         case .x25519(let slot): return slot.kind.rawValue
+        case .sshRSA: return RSASlot.type
         case .unknown(let type, _): return type
         }
     }
@@ -270,6 +287,7 @@ public enum Keyslot: Equatable, Sendable {
         switch self {
         case .password(let slot): body = slot.body()
         case .x25519(let slot): body = slot.body()
+        case .sshRSA(let slot): body = slot.body()
         case .unknown(_, let unknownBody): body = unknownBody
         }
         var writer = ByteWriter(capacity: 3 + body.count)
@@ -279,7 +297,7 @@ public enum Keyslot: Equatable, Sendable {
         return writer.bytes
     }
 
-    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, index: Int, extended: Bool) throws(VaultError) -> Keyslot {
+    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, index: Int, extended: Bool, longKeys: Bool = false) throws(VaultError) -> Keyslot {
         let type = try reader.read(UInt8.self, "keyslot \(index) type")
         let length = Int(try reader.read(UInt16.self, "keyslot \(index) length"))
         let body = try reader.read(length, "keyslot \(index) body")
@@ -288,6 +306,8 @@ public enum Keyslot: Equatable, Sendable {
         if extended, let kind = SlotKind(rawValue: type) {
             return .x25519(try X25519Slot.parse(kind: kind, body: body, index: index))
         }
+        // An ssh-rsa key needs the metadata's long keys: without flag 0x10 the type is unknown, kept as it is.
+        if extended, longKeys, type == RSASlot.type { return .sshRSA(try RSASlot.parse(body: body, index: index)) }
         return .unknown(type: type, body: Array(body))
     }
 }

@@ -13,7 +13,8 @@ package struct HeaderPrefix: Sendable {
     package static let signedFlag = VaultHeader.signedFlag
     /// The first minor version that knows `signedFlag`.
     package static let signedMinorVersion = VaultHeader.signedMinorVersion
-    /// Bytes of the signature block: length (2), nonce (24), 400 sealed bytes.
+    /// Bytes of the signature block without flag 0x10: length (2), nonce (24), 400 sealed bytes.
+    /// With it, the length follows the slots (`SignatureBlock.expectedSealedLength`).
     package static let signatureBlockLength = 2 + XChaCha20Poly1305.nonceLength + SignatureBlock.sealedLength
     /// Offset of the vault id in a header.
     package static let vaultIDOffset = 12
@@ -24,6 +25,8 @@ package struct HeaderPrefix: Sendable {
     package let generation: UInt64
     /// The keyslots, in order.
     package let keyslots: [Keyslot]
+    /// Whether the header has flag 0x10 (metadata version 2).
+    private let longKeys: Bool
     /// The metadata block's nonce and sealed bytes.
     private let metadata: MetadataBlock
     /// Every byte before the metadata block's nonce: the block's associated data.
@@ -41,30 +44,34 @@ package struct HeaderPrefix: Sendable {
             throw damaged("version \(major).\(minor) has no signed seals")
         }
         let declared = Int(try reader.read(UInt16.self, "header length"))
-        // The seal that follows is this prefix, its signature block, the MAC and the checksum.
-        guard declared == bytes.count + Self.signatureBlockLength + VaultHeader.trailerLength else {
-            throw damaged("the declared header length \(declared) does not fit a prefix of \(bytes.count) bytes")
-        }
         vaultID = Array(try reader.read(16, "vault id"))
         generation = try reader.read(UInt64.self, "generation")
         guard try reader.read(UInt8.self, "cipher id") == VaultHeader.secretstreamCipherID else { throw damaged("unknown payload cipher") }
         let flags = try reader.read(UInt8.self, "flags")
         let known = VaultHeader.knownFlags
-        guard flags & ~known == 0, flags & VaultHeader.keyslotsFlag != 0, flags & Self.signedFlag != 0 else {
+        guard flags & ~known == 0, flags & VaultHeader.keyslotsFlag != 0, flags & Self.signedFlag != 0,
+              flags & VaultHeader.longKeysFlag == 0 || minor >= VaultHeader.longKeysMinorVersion else {
             throw damaged("flags 0x\(String(flags, radix: 16)) are not those of a signed vault")
         }
+        let longKeys = flags & VaultHeader.longKeysFlag != 0
         _ = try reader.read(24, "stream header")
         let slotCount = Int(try reader.read(UInt8.self, "keyslot count"))
         guard (1...VaultHeader.maxKeyslots).contains(slotCount) else { throw damaged("keyslot count \(slotCount) is outside 1…16") }
         var keyslots: [Keyslot] = []
-        for index in 0..<slotCount { keyslots.append(try Keyslot.parse(&reader, index: index, extended: true)) }
+        for index in 0..<slotCount { keyslots.append(try Keyslot.parse(&reader, index: index, extended: true, longKeys: longKeys)) }
         self.keyslots = keyslots
+        self.longKeys = longKeys
         let sealedLength = Int(try reader.read(UInt16.self, "keyslot metadata length"))
         guard MetadataBlock.isValidSealedLength(sealedLength) else { throw damaged("keyslot metadata length \(sealedLength) is not valid") }
         let nonceOffset = bytes.count - reader.remaining
         let nonce = Array(try reader.read(XChaCha20Poly1305.nonceLength, "keyslot metadata nonce"))
         metadata = MetadataBlock(nonce: nonce, sealed: Array(try reader.read(sealedLength, "keyslot metadata")))
         guard reader.remaining == 0 else { throw damaged("\(reader.remaining) bytes follow the keyslot metadata") }
+        // The seal that follows is this prefix, its signature block (sized by the slots), the MAC and the checksum.
+        let blockLength = 2 + XChaCha20Poly1305.nonceLength + SignatureBlock.expectedSealedLength(longKeys: longKeys, keyslots: keyslots)
+        guard declared == bytes.count + blockLength + VaultHeader.trailerLength else {
+            throw damaged("the declared header length \(declared) does not fit a prefix of \(bytes.count) bytes")
+        }
         metadataAssociatedData = Array(bytes[..<nonceOffset])
     }
 
@@ -82,7 +89,7 @@ package struct HeaderPrefix: Sendable {
             try XChaCha20Poly1305.open(metadata.sealed, key: bytes, nonce: metadata.nonce, associatedData: metadataAssociatedData)
         }) else { return nil }
         // The whole plaintext checked as an open checks it (entries, seal record, padding).
-        return try plaintext.withUnsafeBytes { (raw) throws(VaultError) in try MetadataBlock.decode(Array(raw), slots: keyslots, signed: true).0 }
+        return try plaintext.withUnsafeBytes { (raw) throws(VaultError) in try MetadataBlock.decode(Array(raw), slots: keyslots, signed: true, longKeys: longKeys).0 }
     }
 
     /// The id of `fileKey`: the first 16 bytes of its `vfkey-id` subkey (docs/FORMAT.md §4).

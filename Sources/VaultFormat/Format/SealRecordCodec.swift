@@ -11,8 +11,10 @@ public enum SealRecordCodec {
     /// The record's version byte.
     static let version: UInt8 = 1
 
-    /// Appends `record` (one attestation per slot, in slot order) to `writer`.
-    static func encode(_ record: SealRecord, into writer: inout ByteWriter) {
+    /// Appends `record` (one attestation per slot, in slot order) to `writer`. With `longKeys`
+    /// (flag 0x10) an attestation's key and signature lengths are u16s (an ssh-rsa adder's key and
+    /// RSA-PSS signature are longer than 255 and 64 bytes).
+    static func encode(_ record: SealRecord, into writer: inout ByteWriter, longKeys: Bool = false) {
         writer.append(version)
         writer.append(UInt8(record.ancestors.count))
         for ancestor in record.ancestors {
@@ -21,8 +23,9 @@ public enum SealRecordCodec {
         }
         for attestation in record.attestations {
             writer.append(attestation.adder.type)
-            writer.append(UInt8(attestation.adder.bytes.count))
+            if longKeys { writer.append(UInt16(attestation.adder.bytes.count)) } else { writer.append(UInt8(attestation.adder.bytes.count)) }
             writer.append(attestation.adder.bytes)
+            if longKeys { writer.append(UInt16(attestation.signature.count)) }
             writer.append(attestation.signature)
         }
         writer.append(UInt16(record.tombstones.count))
@@ -34,12 +37,16 @@ public enum SealRecordCodec {
     }
 
     /// The encoded record's length in bytes.
-    static func encodedLength(_ record: SealRecord) -> Int {
-        4 + record.ancestors.count * 24 + record.attestations.reduce(0) { $0 + 66 + $1.adder.bytes.count } + record.tombstones.count * 40
+    static func encodedLength(_ record: SealRecord, longKeys: Bool = false) -> Int {
+        4 + record.ancestors.count * 24 + record.tombstones.count * 40
+            + record.attestations.reduce(0) { $0 + (longKeys ? 5 + $1.signature.count : 66) + $1.adder.bytes.count }
     }
 
+    /// The longest signature an attestation of version 2 holds: an 8,192-bit RSA-PSS signature.
+    static let maxSignatureLength = SSHRSAPublicKey.maximumBits / 8
+
     /// Decodes a record of `slotCount` attestations from `reader`, leaving it after the record.
-    static func decode(_ reader: inout ByteReader<ArraySlice<UInt8>>, slotCount: Int) throws(VaultError) -> SealRecord {
+    static func decode(_ reader: inout ByteReader<ArraySlice<UInt8>>, slotCount: Int, longKeys: Bool = false) throws(VaultError) -> SealRecord {
         func damaged(_ why: String) -> VaultError { .headerDamaged("seal record: \(why)") }
         func read(_ count: Int, _ what: String) throws(VaultError) -> [UInt8] {
             guard let bytes = try? reader.read(count, what) else { throw damaged("truncated in the \(what)") }
@@ -48,6 +55,10 @@ public enum SealRecordCodec {
         func byte(_ what: String) throws(VaultError) -> UInt8 { try read(1, what)[0] }
         func u64(_ what: String) throws(VaultError) -> UInt64 {
             try read(8, what).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        }
+        func u16(_ what: String) throws(VaultError) -> Int {
+            let bytes = try read(2, what)
+            return Int(bytes[0]) | Int(bytes[1]) << 8
         }
         guard try byte("version") == version else { throw damaged("unknown record version") }
         let ancestorCount = Int(try byte("ancestor count"))
@@ -61,10 +72,18 @@ public enum SealRecordCodec {
         }
         for position in 0..<slotCount {
             let type = try byte("attestation \(position) adder type")
-            let length = Int(try byte("attestation \(position) key length"))
+            let length = longKeys ? try u16("attestation \(position) key length") : Int(try byte("attestation \(position) key length"))
             guard length > 0 else { throw damaged("attestation \(position) has an empty adder key") }
             let key = try read(length, "attestation \(position) adder key")
-            record.attestations.append(SlotAttestation(adder: MemberKey(type: type, bytes: key), signature: try read(64, "attestation \(position) signature")))
+            var signatureLength = 64
+            if longKeys {
+                signatureLength = try u16("attestation \(position) signature length")
+                guard (1...maxSignatureLength).contains(signatureLength) else {
+                    throw damaged("attestation \(position) has a \(signatureLength)-byte signature (1 to \(maxSignatureLength))")
+                }
+            }
+            let signature = try read(signatureLength, "attestation \(position) signature")
+            record.attestations.append(SlotAttestation(adder: MemberKey(type: type, bytes: key), signature: signature))
         }
         let counted = try read(2, "tombstone count")
         let tombstoneCount = Int(counted[0]) | Int(counted[1]) << 8
@@ -80,8 +99,8 @@ public enum SealRecordCodec {
 
     /// Decodes a whole metadata plaintext of a signed file: the slot entries, then the record,
     /// then zero padding. Public so that the fuzzer can reach it.
-    public static func decodeMetadata(_ plaintext: [UInt8], slots: [Keyslot]) throws(VaultError) -> ([SlotMetadata], SealRecord) {
-        let (entries, record) = try MetadataBlock.decode(plaintext, slots: slots, signed: true)
+    public static func decodeMetadata(_ plaintext: [UInt8], slots: [Keyslot], longKeys: Bool = false) throws(VaultError) -> ([SlotMetadata], SealRecord) {
+        let (entries, record) = try MetadataBlock.decode(plaintext, slots: slots, signed: true, longKeys: longKeys)
         return (entries, record!)
     }
 }
@@ -106,15 +125,18 @@ public struct SignatureBlock: Equatable, Sendable {
     /// The block's bytes in the header: length, nonce, sealed.
     var encodedLength: Int { 2 + nonce.count + sealed.count }
 
-    /// A block of the right size whose bytes are zero: stands in while the payload is written,
-    /// so that the header's length and the signed prefix are final before signing.
-    static let placeholder = SignatureBlock(nonce: [UInt8](repeating: 0, count: 24), sealed: [UInt8](repeating: 0, count: sealedLength))
+    /// A block of `sealedLength` zero bytes: stands in while the payload is written, so that the
+    /// header's length and the signed prefix are final before signing.
+    static func placeholder(sealedLength: Int = sealedLength) -> SignatureBlock {
+        SignatureBlock(nonce: [UInt8](repeating: 0, count: 24), sealed: [UInt8](repeating: 0, count: sealedLength))
+    }
 
-    /// Reads a block at the reader's position (after the metadata block).
-    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>) throws(VaultError) -> SignatureBlock {
+    /// Reads a block at the reader's position (after the metadata block), whose sealed length must
+    /// be `sealedLength` exactly (`expectedSealedLength(longKeys:keyslots:)`).
+    static func parse(_ reader: inout ByteReader<ArraySlice<UInt8>>, sealedLength expected: Int = sealedLength) throws(VaultError) -> SignatureBlock {
         guard reader.remaining >= 2 else { throw .headerDamaged("the signature block is missing (the header has flag 0x08)") }
         let length = Int(try reader.read(UInt16.self, "signature block length"))
-        guard length == sealedLength else { throw .headerDamaged("signature block length \(length) is not \(sealedLength)") }
+        guard length == expected else { throw .headerDamaged("signature block length \(length) is not \(expected)") }
         let nonce = Array(try reader.read(XChaCha20Poly1305.nonceLength, "signature block nonce"))
         return SignatureBlock(nonce: nonce, sealed: Array(try reader.read(length, "signature block")))
     }
@@ -124,9 +146,10 @@ public struct SignatureBlock: Equatable, Sendable {
     /// Seals `contents` for `header` (whose signature block, a placeholder or not, has the final
     /// size): the associated data is every header byte before the block's nonce.
     static func seal(_ contents: SealSignatureBlock, for header: VaultHeader, fileKey: SecureBytes) throws(VaultError) -> SignatureBlock {
+        let length = expectedSealedLength(longKeys: header.usesLongKeys, keyslots: header.keyslots)
         var placed = header
-        placed.signatureBlock = placeholder
-        let plaintext = try encode(contents)
+        placed.signatureBlock = placeholder(sealedLength: length)
+        let plaintext = header.usesLongKeys ? try encodeLongKeys(contents, plaintextLength: length - 16) : try encode(contents)
         let nonce = randomBytes(count: XChaCha20Poly1305.nonceLength)
         let key = Subkey.derive(from: fileKey, subkey)
         let sealed = try! key.withUnsafeBytes { try XChaCha20Poly1305.seal(plaintext, key: $0, nonce: nonce, associatedData: placed.signatureAssociatedData()) }
@@ -145,7 +168,8 @@ public struct SignatureBlock: Equatable, Sendable {
         } catch {
             throw .headerDamaged("the signature block fails authentication")
         }
-        return try decode(plaintext.withUnsafeBytes { Array($0) })
+        let bytes = plaintext.withUnsafeBytes { Array($0) }
+        return header.usesLongKeys ? try decodeLongKeys(bytes) : try decode(bytes)
     }
 
     // MARK: Plaintext

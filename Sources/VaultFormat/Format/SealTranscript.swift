@@ -84,8 +84,13 @@ public enum SealTranscript {
 public enum SealVerification {
     /// Whether `signature` is `key`'s over `message`.
     public static func verifies(signature: [UInt8], message: [UInt8], by key: MemberKey) -> Bool {
-        guard signature.count == 64 else { return false }
         switch SealScheme.direct(forSlotType: key.type) {
+        case .rsaPSS?:
+            // The signature is exactly as long as the modulus; the key is checked as a slot's is.
+            guard let rsa = try? SSHRSAPublicKey(wire: key.bytes) else { return false }
+            return rsa.pssVerifies(signature, message: message)
+        case _ where signature.count != 64:
+            return false
         case .xeddsa?:
             guard key.bytes.count == 32 else { return false }
             return XEdDSA.verify(signature: signature, message: message, publicKey: key.bytes)

@@ -12,12 +12,15 @@ public enum SealScheme: UInt8, Sendable, CaseIterable {
     case ed25519 = 2
     /// Ed25519 by a key the agent holds under a delegation a slot signed.
     case delegated = 3
+    /// RSA-PSS-SHA-256 (MGF1-SHA-256, 32-byte salt) by an ssh-rsa slot key (type 7, format 1.4).
+    case rsaPSS = 4
 
     /// The scheme a slot key of `type` signs with directly; nil for a type that cannot sign.
     public static func direct(forSlotType type: UInt8) -> SealScheme? {
         switch type {
         case 2, 3, 4, 5: return .xeddsa
         case 6: return .ed25519
+        case RSASlot.type: return .rsaPSS
         default: return nil
         }
     }

@@ -34,7 +34,7 @@ enum SealVerifier {
         var signer = slotKey, replacedKey: MemberKey? = nil
         let verifyingKey: [UInt8]
         switch block.scheme {
-        case .xeddsa, .ed25519:
+        case .xeddsa, .ed25519, .rsaPSS:
             guard block.scheme == direct else { throw damaged("scheme \(block.scheme.rawValue) cannot be keyslot \(position)'s (type \(slot.type))") }
             if block.signerKey != slot.publicKey {
                 // A seal that changed its signer's own key (a re-salt) is signed by the old key,
@@ -53,7 +53,8 @@ enum SealVerifier {
             }
             verifyingKey = block.signerKey
         case .delegated:
-            guard let delegation = block.delegation, delegation.delegatingScheme == direct, block.signerKey.count == 32 else {
+            guard let delegation = block.delegation, delegation.delegatingScheme == direct, block.signerKey.count == 32,
+                  block.signature.count == 64 else {
                 throw damaged("a delegated signature without a delegation by keyslot \(position)")
             }
             let message = SealTranscript.delegation(vaultID: header.vaultID, fileKeyID: seal.fileKeyID, delegatedKey: block.signerKey,
@@ -68,7 +69,7 @@ enum SealVerifier {
                                              headerPrefix: header.signedPrefix(), payloadHash: seal.payloadHash)
         let verifies: Bool
         switch block.scheme {
-        case .xeddsa, .ed25519: verifies = SealVerification.verifies(signature: block.signature, message: transcript, by: MemberKey(type: slot.type, bytes: verifyingKey))
+        case .xeddsa, .ed25519, .rsaPSS: verifies = SealVerification.verifies(signature: block.signature, message: transcript, by: MemberKey(type: slot.type, bytes: verifyingKey))
         case .delegated: verifies = SealVerification.ed25519Verifies(signature: block.signature, message: transcript, publicKey: verifyingKey)
         }
         guard verifies else { throw damaged("the signature does not verify (the header or payload was changed after signing)") }

@@ -38,6 +38,10 @@ public struct MetadataBlock: Equatable, Sendable {
     static let subkey = (context: "vfslotmd", id: UInt64(1))
     /// The plaintext encoding's version byte.
     static let version: UInt8 = 1
+    /// The version byte of format 1.4's long keys (flag 0x10): each key's length is a u16.
+    static let longKeysVersion: UInt8 = 2
+    /// The longest key an entry of version 1 holds (its length is one byte).
+    public static let shortKeyLimit = 255
 
     /// Whether `length` (of `sealed`) can be a block: a whole number of padding units and a tag.
     static func isValidSealedLength(_ length: Int) -> Bool {
@@ -57,7 +61,7 @@ public struct MetadataBlock: Equatable, Sendable {
         if let record, record.attestations.count != entries.count {
             throw .headerDamaged("the seal record has \(record.attestations.count) attestations for \(entries.count) keyslots")
         }
-        var plaintext = encode(entries, slots: header.keyslots, record: record)
+        var plaintext = encode(entries, slots: header.keyslots, record: record, longKeys: header.usesLongKeys)
         defer { wipe(&plaintext) }
         var placeholder = header
         placeholder.metadata = MetadataBlock(nonce: [UInt8](repeating: 0, count: 24), sealed: [UInt8](repeating: 0, count: plaintext.count + 16))
@@ -82,19 +86,21 @@ public struct MetadataBlock: Equatable, Sendable {
         } catch {
             throw .headerDamaged("the keyslot metadata fails authentication")
         }
-        return try decode(plaintext.withUnsafeBytes { Array($0) }, slots: header.keyslots, signed: header.isSigned)
+        return try decode(plaintext.withUnsafeBytes { Array($0) }, slots: header.keyslots, signed: header.isSigned, longKeys: header.usesLongKeys)
     }
 
     // MARK: Plaintext
 
     /// `01 ‖ count (1) ‖ entry* ‖ zeros` to a multiple of 256 bytes, where
     /// `entry = position (1) ‖ BLAKE2b-256 of the slot's bytes (32) ‖ type (1) ‖ added (8, signed)
-    /// ‖ label length (1) ‖ label ‖ key length (1) ‖ key`.
+    /// ‖ label length (1) ‖ label ‖ key length (1) ‖ key`; with `longKeys` (flag 0x10) the version
+    /// byte is `02` and the key length a u16.
     /// With `record` (a signed header), the seal record follows the entries (`SealRecordCodec`).
-    static func encode(_ entries: [SlotMetadata], slots: [Keyslot], record: SealRecord? = nil) -> [UInt8] {
+    static func encode(_ entries: [SlotMetadata], slots: [Keyslot], record: SealRecord? = nil, longKeys: Bool = false) -> [UInt8] {
         precondition(entries.count == slots.count, "one metadata entry per slot")
+        precondition(longKeys || entries.allSatisfy { $0.publicKey.count <= shortKeyLimit }, "a long key needs flag 0x10")
         var writer = ByteWriter()
-        writer.append(version)
+        writer.append(longKeys ? longKeysVersion : version)
         writer.append(UInt8(entries.count))
         for (position, (entry, slot)) in zip(entries, slots).enumerated() {
             writer.append(UInt8(position))
@@ -103,10 +109,10 @@ public struct MetadataBlock: Equatable, Sendable {
             writer.append(UInt64(bitPattern: entry.added))
             writer.append(UInt8(entry.label.utf8.count))
             writer.append(Array(entry.label.utf8))
-            writer.append(UInt8(entry.publicKey.count))
+            if longKeys { writer.append(UInt16(entry.publicKey.count)) } else { writer.append(UInt8(entry.publicKey.count)) }
             writer.append(entry.publicKey)
         }
-        if let record { SealRecordCodec.encode(record, into: &writer) }
+        if let record { SealRecordCodec.encode(record, into: &writer, longKeys: longKeys) }
         var bytes = writer.bytes
         let padded = max(paddingUnit, (bytes.count + paddingUnit - 1) / paddingUnit * paddingUnit)
         bytes += [UInt8](repeating: 0, count: padded - bytes.count)
@@ -116,16 +122,20 @@ public struct MetadataBlock: Equatable, Sendable {
     /// Decodes a plaintext and checks each entry against its slot: the count, each position, the
     /// hash of the slot's bytes and its type; labels within the rules; zero padding. Public so
     /// that the fuzzer can reach it.
-    public static func decode(_ plaintext: [UInt8], slots: [Keyslot]) throws(VaultError) -> [SlotMetadata] {
-        try decode(plaintext, slots: slots, signed: false).0
+    public static func decode(_ plaintext: [UInt8], slots: [Keyslot], longKeys: Bool = false) throws(VaultError) -> [SlotMetadata] {
+        try decode(plaintext, slots: slots, signed: false, longKeys: longKeys).0
     }
 
-    /// Decodes as `decode(_:slots:)`; with `signed`, the seal record after the entries too.
-    static func decode(_ plaintext: [UInt8], slots: [Keyslot], signed: Bool) throws(VaultError) -> ([SlotMetadata], SealRecord?) {
+    /// Decodes as `decode(_:slots:)`; with `signed`, the seal record after the entries too. With
+    /// `longKeys` (flag 0x10) the version must be 2 and key lengths are u16s; without, version 1.
+    static func decode(_ plaintext: [UInt8], slots: [Keyslot], signed: Bool, longKeys: Bool = false) throws(VaultError) -> ([SlotMetadata], SealRecord?) {
         func damaged(_ why: String) -> VaultError { .headerDamaged("keyslot metadata: \(why)") }
         var reader = ByteReader(plaintext[...], reading: .header)
-        guard let version = try? reader.read(UInt8.self, "metadata version"), version == Self.version else {
-            throw damaged("unknown encoding version")
+        guard let version = try? reader.read(UInt8.self, "metadata version") else { throw damaged("unknown encoding version") }
+        // One encoding per file: version 2 exactly when the header has flag 0x10.
+        guard version == (longKeys ? longKeysVersion : Self.version) else {
+            throw damaged(version == longKeysVersion ? "version 2 (long keys) in a header without flag 0x10"
+                          : version == Self.version && longKeys ? "version 1 in a header with flag 0x10 (long keys)" : "unknown encoding version")
         }
         guard let count = try? reader.read(UInt8.self, "metadata count"), Int(count) == slots.count else {
             throw damaged("the number of entries differs from the number of keyslots")
@@ -139,7 +149,8 @@ public struct MetadataBlock: Equatable, Sendable {
                 type = try reader.read(UInt8.self, "type")
                 added = try reader.read(UInt64.self, "time")
                 label = try reader.read(Int(try reader.read(UInt8.self, "label length")), "label")
-                key = try reader.read(Int(try reader.read(UInt8.self, "key length")), "key")
+                let keyLength = longKeys ? Int(try reader.read(UInt16.self, "key length")) : Int(try reader.read(UInt8.self, "key length"))
+                key = try reader.read(keyLength, "key")
             } catch {
                 throw damaged("entry \(position) is truncated")
             }
@@ -156,7 +167,7 @@ public struct MetadataBlock: Equatable, Sendable {
             }
             entries.append(SlotMetadata(type: type, label: text, publicKey: Array(key), added: Int64(bitPattern: added)))
         }
-        let record = signed ? try SealRecordCodec.decode(&reader, slotCount: slots.count) : nil
+        let record = signed ? try SealRecordCodec.decode(&reader, slotCount: slots.count, longKeys: longKeys) : nil
         guard plaintext[(plaintext.count - reader.remaining)...].allSatisfy({ $0 == 0 }) else { throw damaged("non-zero padding") }
         guard plaintext.count % paddingUnit == 0 else { throw damaged("the padding does not match") }
         return (entries, record)

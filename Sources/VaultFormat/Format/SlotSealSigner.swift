@@ -11,6 +11,8 @@ public enum SlotSigningKey: Sendable {
     case x25519(SecureBytes)
     /// An Ed25519 seed (slot type 6): signs with Ed25519.
     case ed25519Seed(SecureBytes)
+    /// An ssh-rsa private key (slot type 7): signs with RSA-PSS-SHA-256.
+    case rsa(SSHRSAIdentity)
 
     /// Signs `message`; throws only when the secret is malformed.
     func sign(_ message: [UInt8]) throws(VaultError) -> [UInt8] {
@@ -25,6 +27,9 @@ public enum SlotSigningKey: Sendable {
                 throw .slotChangeRefused("signing with the slot's ssh-ed25519 key failed")
             }
             return key.sign(message)
+        case .rsa(let identity):
+            guard let signature = identity.pssSign(message) else { throw .slotChangeRefused("signing with the slot's ssh-rsa key failed") }
+            return signature
         }
     }
 }
@@ -72,7 +77,8 @@ public struct SlotSealSigner: SealSigner {
 
     /// Signs a delegation of seals under `fileKeyID` to `delegatedKey` until `expiry` (the agent's).
     public func delegate(vaultID: [UInt8], fileKeyID: [UInt8], delegatedKey: [UInt8], expiry: UInt64) throws -> SealDelegation {
-        guard let scheme = SealScheme.direct(forSlotType: key.type) else { throw VaultError.noSealSigner }
+        // The agent's wire carries 64-byte delegation signatures: an ssh-rsa slot does not delegate.
+        guard let scheme = SealScheme.direct(forSlotType: key.type), scheme != .rsaPSS else { throw VaultError.noSealSigner }
         let transcript = SealTranscript.delegation(vaultID: vaultID, fileKeyID: fileKeyID, delegatedKey: delegatedKey, expiry: expiry)
         return SealDelegation(delegatingScheme: scheme, expiry: expiry, signature: try secret.sign(transcript))
     }

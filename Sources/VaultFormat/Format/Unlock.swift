@@ -15,6 +15,8 @@ public struct UnlockCredential: Sendable {
         case ageIdentity(AgeIdentity)
         /// An unencrypted OpenSSH ed25519 key: opens ssh-ed25519 slots.
         case sshIdentity(SSHEd25519Identity)
+        /// An OpenSSH ssh-rsa key: opens ssh-rsa slots.
+        case sshRSAIdentity(SSHRSAIdentity)
         /// A keyfile, read (streamed) for each keyfile slot tried.
         case keyfile(path: String)
         /// A recovery code: opens recovery slots.
@@ -146,7 +148,7 @@ extension VaultCodec {
                         guard let kdf = slot.kdf, admit(kdf) else { continue }
                         let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
                         if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
-                    case .unknown:
+                    case .sshRSA, .unknown:
                         continue
                     }
                 }
@@ -179,6 +181,12 @@ extension VaultCodec {
                 }
             case .protectedIdentity(let protected):
                 if let result = try openProtected(protected, header: header, limits: limits) { return result }
+            case .sshRSAIdentity(let identity):
+                for (index, keyslot) in slots.enumerated() {
+                    guard case .sshRSA(let slot) = keyslot else { continue }
+                    let fileKey = slot.unwrap(with: identity, vaultID: header.vaultID)
+                    if let result = opened(index, fileKey, identity.publicKey.wireBytes, .rsa(identity)) { return result }
+                }
             }
         }
         if let capError { throw capError }
@@ -243,18 +251,21 @@ extension VaultCodec {
             }
             let (slot, publicKey, secret) = try UnlockedVault.makeSigningSlot(new, fileKey: fileKey, vaultID: vaultID)
             if signer == nil, let secret {
-                signer = SlotSealSigner(position: keyslots.count, key: MemberKey(type: slot.kind.rawValue, bytes: publicKey), secret: secret)
+                signer = SlotSealSigner(position: keyslots.count, key: MemberKey(type: slot.typeByte, bytes: publicKey), secret: secret)
             }
-            keyslots.append(.x25519(slot))
-            metadata.append(SlotMetadata(type: slot.kind.rawValue, label: label, publicKey: publicKey, added: now))
+            keyslots.append(slot)
+            metadata.append(SlotMetadata(type: slot.typeByte, label: label, publicKey: publicKey, added: now))
         }
         var header = VaultHeader(vaultID: vaultID, generation: 0, streamHeader: [UInt8](repeating: 0, count: 24), keyslots: keyslots)
         header.flags = VaultHeader.keyslotsFlag
         header.minorVersion = VaultHeader.keyslotsMinorVersion
+        // An ssh-rsa recipient needs the long keys of format 1.4; a vault without one is written as before.
+        header.setLongKeys(LongKeys.needed(metadata: metadata, attestations: []))
         let unlocked = UnlockedVault(vault: vault, header: header, fileKey: fileKey, metadata: metadata, opened: nil)
         if signed, let signer {
             try unlocked.startSigning(by: signer)
         }
+        try unlocked.checkHeaderFits()
         return unlocked
     }
 }

@@ -12,6 +12,8 @@ public enum NewSlot: Sendable {
     case recipient(AgeRecipient)
     /// An ssh-ed25519 public key.
     case sshEd25519(SSHEd25519PublicKey)
+    /// An ssh-rsa public key (format 1.4).
+    case sshRSA(SSHRSAPublicKey)
     /// A keyfile (hashed with a fresh salt).
     case keyfile(path: String)
     /// A recovery code with its (cheap) KDF settings.
@@ -27,6 +29,7 @@ public enum NewSlot: Sendable {
         switch self {
         case .recipient(let recipient): recipient.description
         case .sshEd25519(let key): key.fingerprint
+        case .sshRSA(let key): key.fingerprint
         case .keyfile(let path): path
         case .password, .recovery: nil
         }
@@ -41,7 +44,7 @@ public struct SlotDescription: Equatable, Sendable {
     public let index: Int
     /// The slot's type byte.
     public let type: UInt8
-    /// `password`, `password (v1)`, `recipient`, `ssh-ed25519`, `keyfile`, `recovery`, `unknown type N`.
+    /// `password`, `password (v1)`, `recipient`, `ssh-ed25519`, `ssh-rsa`, `keyfile`, `recovery`, `unknown type N`.
     public let kind: String
     /// The label (empty when none, and always for a 1.0 vault).
     public let label: String
@@ -87,6 +90,11 @@ extension UnlockedVault {
             case .password, .keyfile, .recovery:
                 fingerprint = key.isEmpty ? nil : "x25519:" + SlotMetadata.fingerprintDigits(of: key)
             }
+        case .sshRSA:
+            kind = SSHRSAPublicKey.typeName
+            let parsed = try? SSHRSAPublicKey(wire: key)
+            recipient = parsed?.description
+            fingerprint = parsed?.fingerprint
         case .unknown(let type, _):
             kind = "unknown type \(type)"
         }
@@ -106,8 +114,10 @@ extension UnlockedVault {
 
     static func slotHolding(_ new: NewSlot, keyslots: [Keyslot], metadata: [SlotMetadata]) throws -> Int? {
         for (index, keyslot) in keyslots.enumerated() {
-            guard case .x25519(let slot) = keyslot, index < metadata.count, !metadata[index].publicKey.isEmpty else { continue }
+            guard index < metadata.count, !metadata[index].publicKey.isEmpty else { continue }
             let stored = metadata[index].publicKey
+            if case .sshRSA = keyslot, case .sshRSA(let key) = new, stored == key.wireBytes { return index }
+            guard case .x25519(let slot) = keyslot else { continue }
             switch (new, slot.kind) {
             case (.recipient(let recipient), .recipient):
                 if stored == recipient.publicKey { return index }
@@ -148,11 +158,20 @@ extension UnlockedVault {
         upgradeToKeyslots11(now: now)
         try convertOpenedPasswordSlot()
         let (slot, publicKey) = try Self.makeSlot(new, fileKey: fileKey, vaultID: header.vaultID)
+        let before = (header, slotMetadata, sealState.attestations)
         if let attester {
-            sealState.attestations.append(try attester.attest(vaultID: header.vaultID, type: slot.kind.rawValue, slotKey: publicKey, label: label))
+            sealState.attestations.append(try attester.attest(vaultID: header.vaultID, type: slot.typeByte, slotKey: publicKey, label: label))
         }
-        header.keyslots.append(.x25519(slot))
-        slotMetadata!.append(SlotMetadata(type: slot.kind.rawValue, label: label, publicKey: publicKey, added: now))
+        header.keyslots.append(slot)
+        slotMetadata!.append(SlotMetadata(type: slot.typeByte, label: label, publicKey: publicKey, added: now))
+        // An ssh-rsa slot (a key over 255 bytes) is the explicit upgrade to format 1.4 (flag 0x10).
+        header.setLongKeys(LongKeys.needed(metadata: slotMetadata!, attestations: sealState.attestations))
+        do {
+            try checkHeaderFits()
+        } catch {
+            (header, slotMetadata, sealState.attestations) = before
+            throw error
+        }
         headerChanged = true
     }
 
@@ -170,8 +189,8 @@ extension UnlockedVault {
         guard let opened = openedSlot, case .password(let old) = header.keyslots[opened.index],
               case .password(let password) = opened.credential.secret else { return }
         let (slot, publicKey) = try Self.makeSlot(.password(password, old.kdf), fileKey: fileKey, vaultID: header.vaultID)
-        header.keyslots[opened.index] = .x25519(slot)
-        slotMetadata![opened.index].type = slot.kind.rawValue
+        header.keyslots[opened.index] = slot
+        slotMetadata![opened.index].type = slot.typeByte
         slotMetadata![opened.index].publicKey = publicKey
         openedSlot = OpenedSlot(index: opened.index, credential: opened.credential, derivedKey: publicKey)
         headerChanged = true
@@ -180,19 +199,19 @@ extension UnlockedVault {
     // MARK: Making slots
 
     /// A new slot wrapping `fileKey`, and the public key it is wrapped to (for the metadata).
-    static func makeSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (X25519Slot, [UInt8]) {
+    static func makeSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (Keyslot, [UInt8]) {
         let (slot, publicKey, _) = try makeSigningSlot(new, fileKey: fileKey, vaultID: vaultID)
         return (slot, publicKey)
     }
 
     /// As `makeSlot`, with the slot's signing secret when the secret is at hand (a password,
     /// recovery code or keyfile; nil for a recipient or an ssh public key).
-    static func makeSigningSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (X25519Slot, [UInt8], SlotSigningKey?) {
+    static func makeSigningSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (Keyslot, [UInt8], SlotSigningKey?) {
         let unlimited = KDFLimits(maxMemoryBytes: .max, maxArgon2WorkKiB: .max, maxPBKDF2Iterations: .max)
-        func derived(_ kind: SlotKind, kdf: KDFParameters?, salt: [UInt8], secret: SecureBytes) throws -> (X25519Slot, [UInt8], SlotSigningKey?) {
+        func derived(_ kind: SlotKind, kdf: KDFParameters?, salt: [UInt8], secret: SecureBytes) throws -> (Keyslot, [UInt8], SlotSigningKey?) {
             let publicKey = try X25519.publicKey(of: secret)
             let slot = try X25519Slot.wrap(fileKey, to: SlotRecipient(x25519: publicKey), kind: kind, kdf: kdf, salt: salt, vaultID: vaultID)
-            return (slot, publicKey, .x25519(secret))
+            return (.x25519(slot), publicKey, .x25519(secret))
         }
         switch new {
         case .password(let password, let kdf):
@@ -210,11 +229,13 @@ extension UnlockedVault {
             return try derived(.keyfile, kdf: nil, salt: salt, secret: try Keyfile.slotSecret(path: path, salt: salt))
         case .recipient(let recipient):
             let slot = try X25519Slot.wrap(fileKey, to: SlotRecipient(x25519: recipient.publicKey), kind: .recipient, kdf: nil, salt: [], vaultID: vaultID)
-            return (slot, recipient.publicKey, nil)
+            return (.x25519(slot), recipient.publicKey, nil)
         case .sshEd25519(let key):
             let recipient = SlotRecipient(ssh: key)
             let slot = try X25519Slot.wrap(fileKey, to: recipient, kind: .sshEd25519, kdf: nil, salt: [], vaultID: vaultID)
-            return (slot, recipient.bound, nil)
+            return (.x25519(slot), recipient.bound, nil)
+        case .sshRSA(let key):
+            return (.sshRSA(try RSASlot.wrap(fileKey, to: key, vaultID: vaultID)), key.wireBytes, nil)
         }
     }
 }

@@ -34,7 +34,7 @@ extension UnlockedVault {
             switch slots[index] {
             case .password: return "keyslot \(index) (a v1 password slot that did not open the vault)"
             case .unknown(let type, _): return "keyslot \(index) (of type \(type), unknown to this vaultfile)"
-            case .x25519: return nil
+            case .x25519, .sshRSA: return nil
             }
         }
         guard blocked.isEmpty else { throw VaultError.rotationBlocked(slots: blocked) }
@@ -71,14 +71,10 @@ extension UnlockedVault {
                 metadata.append(SlotMetadata(type: slot.typeByte, label: label, publicKey: publicKey ?? [], added: entry?.added ?? now))
             } else {
                 if isSigned { attestations.append(sealState.attestations[index]) }
-                guard case .x25519(let slot) = slots[index], let entry else {
+                guard let entry else {
                     throw VaultError.rotationBlocked(slots: ["keyslot \(index) (no public key to re-wrap it to)"])
                 }
-                guard let recipient = SlotRecipient(kind: slot.kind, stored: entry.publicKey) else {
-                    throw VaultError.headerDamaged("keyslot \(index)'s public key in the metadata is malformed")
-                }
-                let rewrapped = try X25519Slot.wrap(newKey, to: recipient, kind: slot.kind, kdf: slot.kdf, salt: slot.salt, vaultID: header.vaultID)
-                keyslots.append(.x25519(rewrapped))
+                keyslots.append(try Self.rewrapped(slots[index], index: index, to: entry.publicKey, newKey: newKey, vaultID: header.vaultID))
                 metadata.append(entry)
             }
         }
@@ -113,7 +109,7 @@ extension UnlockedVault {
             switch slot {
             case .password(let password): return password.kdf
             case .x25519(let x25519): return x25519.kdf
-            case .unknown: return nil
+            case .sshRSA, .unknown: return nil
             }
         }()
         let fresh: NewSlot?
@@ -126,16 +122,35 @@ extension UnlockedVault {
             fresh = .password(secret, kdf)
         case .keyfile(let path): fresh = .keyfile(path: path)
         case .recovery(let code): fresh = .recovery(code, currentKDF ?? NewSlot.recoveryKDF)
-        case .ageIdentity, .sshIdentity, .protectedIdentity: fresh = nil
+        case .ageIdentity, .sshIdentity, .protectedIdentity, .sshRSAIdentity: fresh = nil
         }
         if let fresh {
             let (made, publicKey, secret) = try Self.makeSigningSlot(fresh, fileKey: newKey, vaultID: header.vaultID)
-            return (.x25519(made), publicKey, secret)
+            return (made, publicKey, secret)
+        }
+        if case .sshRSA = slot, let key = opened.derivedKey {
+            return (try Self.rewrapped(slot, index: opened.index, to: key, newKey: newKey, vaultID: header.vaultID), key, opened.signingKey)
         }
         guard case .x25519(let x25519) = slot, let key = opened.derivedKey, let recipient = SlotRecipient(kind: x25519.kind, stored: key) else {
             throw VaultError.slotChangeRefused("keyslot \(opened.index) cannot be re-wrapped")
         }
         let rewrapped = try X25519Slot.wrap(newKey, to: recipient, kind: x25519.kind, kdf: nil, salt: [], vaultID: header.vaultID)
         return (.x25519(rewrapped), key, opened.signingKey)
+    }
+
+    /// A slot that did not open the vault, wrapped to `newKey` for the public key its metadata
+    /// holds (a fresh ephemeral key or fresh OAEP randomness; its derivation unchanged).
+    private static func rewrapped(_ slot: Keyslot, index: Int, to stored: [UInt8], newKey: SecureBytes, vaultID: [UInt8]) throws -> Keyslot {
+        let malformed = VaultError.headerDamaged("keyslot \(index)'s public key in the metadata is malformed")
+        switch slot {
+        case .x25519(let x25519):
+            guard let recipient = SlotRecipient(kind: x25519.kind, stored: stored) else { throw malformed }
+            return .x25519(try X25519Slot.wrap(newKey, to: recipient, kind: x25519.kind, kdf: x25519.kdf, salt: x25519.salt, vaultID: vaultID))
+        case .sshRSA:
+            guard let key = try? SSHRSAPublicKey(wire: stored) else { throw malformed }
+            return .sshRSA(try RSASlot.wrap(newKey, to: key, vaultID: vaultID))
+        case .password, .unknown:
+            throw VaultError.rotationBlocked(slots: ["keyslot \(index) (no public key to re-wrap it to)"])
+        }
     }
 }

@@ -101,7 +101,7 @@ extension UnlockedVault {
         var next = nextHeader(streamHeader: stream.streamHeader)
         let record = SealRecord(ancestors: sealState.ancestors(), attestations: sealState.attestations,
                                 tombstones: sealState.tombstones(at: next.generation))
-        next.signatureBlock = SignatureBlock.placeholder
+        next.signatureBlock = SignatureBlock.placeholder(sealedLength: SignatureBlock.expectedSealedLength(longKeys: next.usesLongKeys, keyslots: next.keyslots))
         next.metadata = try MetadataBlock.sealChecked(entries, for: next, fileKey: fileKey, record: record)
         let length = next.encoded().count
         // Room for the header, written over once the payload is signed.

@@ -5,7 +5,7 @@ import VaultModel
 extension UnlockedVault {
     /// The id of the slot `text` names (`slot rm`, `slot label`), tried in this order:
     /// - a number that is a slot's id (its position in the header, as `slot list` shows it);
-    /// - a key: `age1…` or an ssh public key line (`ssh-ed25519 AAAA… [comment]`, the comment
+    /// - a key: `age1…` or an ssh public key line (`ssh-ed25519 AAAA… [comment]`, `ssh-rsa AAAA…`, the comment
     ///   ignored), matched by the key the slot holds; or a fingerprint as `slot list` shows it
     ///   (`SHA256:…`, `x25519:…`);
     /// - a label: one slot's whole label, else the one label that starts with `text`.
@@ -46,6 +46,7 @@ extension UnlockedVault {
     /// an `age1…` or `ssh-…` text that is not a valid key is refused as such (malformed input).
     private func keyNamed(_ text: String) throws(VaultError) -> String? {
         if text.hasPrefix("age1") { return try AgeRecipient(parsing: text).description }
+        if text.hasPrefix(SSHRSAPublicKey.typeName + " ") { return try SSHRSAPublicKey(parsing: text).fingerprint }
         if text.hasPrefix("ssh-") { return try SSHEd25519PublicKey(parsing: text).fingerprint }
         return nil
     }

@@ -169,6 +169,8 @@ public final class UnlockedVault: @unchecked Sendable {
         // No writer seals above the ceiling (docs/FORMAT.md §2.1): a copy up there would leave
         // every later seal nowhere to go, and a wrapped counter would look older than every copy.
         guard header.generation < Generations.ceiling else { throw .generationCeiling(generation: header.generation) }
+        // The header's length field is 16 bits: a seal whose header would not fit writes nothing.
+        try checkHeaderFits()
         if header.isSigned { return try sealSigned(to: output, contentLength: contentLength) }
         let streamKey = Subkey.derive(from: fileKey, Subkey.payloadStream)
         var stream = try Payload.SealingStream(key: streamKey, contentLength: contentLength, output: output)
@@ -194,6 +196,8 @@ public final class UnlockedVault: @unchecked Sendable {
         // The minor version and flags stay as they are (docs/FORMAT.md §8): only a command that
         // adds a newer feature changes them, so teammates on an older release keep working.
         next.streamHeader = streamHeader
+        // Long keys (flag 0x10) follow the slots: set with the first key that needs them.
+        updateLongKeys(of: &next)
         // History is the one feature whose bit follows the contents: set when the vault keeps
         // history (which only a command that asks for it turns on), cleared when it was turned off.
         if vault.keepsHistory {

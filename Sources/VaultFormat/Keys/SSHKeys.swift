@@ -44,7 +44,7 @@ public struct SSHEd25519PublicKey: Equatable, Sendable, CustomStringConvertible 
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
         guard parts.count >= 2 else { throw .malformedInput("not an ssh public key line (TYPE BASE64 [COMMENT])") }
         guard parts[0] == Self.typeName else {
-            throw .malformedInput("'\(parts[0])' keys are not supported; vaultfile takes ssh-ed25519 keys (and age1… recipients)")
+            throw .malformedInput("'\(parts[0])' keys are not supported; vaultfile takes ssh-ed25519 and ssh-rsa keys (and age1… recipients)")
         }
         guard let wire = base64Decode(Array(parts[1].utf8)) else { throw .malformedInput("the ssh-ed25519 key is not valid base64") }
         let parsed = try SSHEd25519PublicKey(wire: wire)

@@ -146,10 +146,14 @@ extension KeySourceOptions {
         }
     }
 
-    /// The identities in an identity source: an OpenSSH private key (protected by a passphrase or
-    /// not: `protectedIdentity`), or an age identity file. `name` names it in a passphrase prompt.
+    /// The identities in an identity source: an OpenSSH private key (ed25519 protected by a
+    /// passphrase or not: `protectedIdentity`; RSA unencrypted), or an age identity file. `name`
+    /// names it in a passphrase prompt.
     static func identities(in bytes: [UInt8], source: String, name: String, passphrases: IdentityPassphraseSource) throws -> [UnlockCredential] {
         if let protected = try protectedIdentity(in: bytes, source: source, name: name, passphrases: passphrases) { return protected }
+        if SSHRSAIdentity.holdsRSAKey(bytes) {
+            return [UnlockCredential(.sshRSAIdentity(try SSHRSAIdentity.parse(bytes, source: source)), source: source)]
+        }
         if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }

@@ -126,6 +126,9 @@ enum DefaultIdentity {
         if case .ageIdentity = credential.secret { return header.hasSlot(of: .recipient) }
         if case .sshIdentity = credential.secret { return header.hasSlot(of: .sshEd25519) }
         if case .protectedIdentity(let protected) = credential.secret { return protected.mayOpen(header) }
+        if case .sshRSAIdentity = credential.secret {
+            return header.keyslots.contains { if case .sshRSA = $0 { return true } else { return false } }
+        }
         return true
     }
 }

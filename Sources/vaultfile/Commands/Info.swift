@@ -21,6 +21,7 @@ extension VaultfileCommand {
                 switch slot {
                 case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
                 case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
+                case .sshRSA: return ("ssh-rsa", nil)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }
@@ -38,7 +39,7 @@ extension VaultfileCommand {
                     ("vault_id", .string(hex(header.vaultID))),
                     ("generation", .uint(header.generation)),
                     ("cipher", .string("XChaCha20-Poly1305 secretstream, 64 KiB chunks")),
-                    ("keyslots", .array(slots.map { Self.json(type: $0.type, kdf: $0.kdf) })),
+                    ("keyslots", .array(slots.enumerated().map { Self.json(type: $1.type, kdf: $1.kdf, rsa: header.keyslots[$0]) })),
                     ("file_bytes", .int(Int64(fileSize))),
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
@@ -53,7 +54,8 @@ extension VaultfileCommand {
                 "generation:  \(header.generation)",
             ] + seen.lines + members.lines + ["cipher:      XChaCha20-Poly1305 (secretstream, 64 KiB chunks)"]
             for (index, slot) in slots.enumerated() {
-                lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")")
+                let size = Self.modulusBytes(header.keyslots[index]).map { ", \($0 * 8)-bit key" } ?? ""
+                lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")\(size)")
             }
             lines.append("size:        \(fileSize) bytes (header \(headerLength), payload \(fileSize - headerLength))")
             lines.append("kdf:         " + (!hasPassword ? "not judged: no password slot (only a password's KDF is judged)"
@@ -64,8 +66,15 @@ extension VaultfileCommand {
             try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
         }
 
-        private static func json(type: String, kdf: KDFParameters?) -> JSON {
+        /// The modulus length of an ssh-rsa slot (its wrap is exactly that long; the key is in the metadata).
+        private static func modulusBytes(_ slot: Keyslot) -> Int? {
+            if case .sshRSA(let rsa) = slot { return rsa.ciphertext.count }
+            return nil
+        }
+
+        private static func json(type: String, kdf: KDFParameters?, rsa slot: Keyslot) -> JSON {
             var pairs: [(String, JSON)] = [("type", .string(type))]
+            if let bytes = modulusBytes(slot) { pairs.append(("modulus_bytes", .int(Int64(bytes)))) }
             switch kdf {
             case .argon2id(let p)?:
                 pairs += [("kdf", .string("argon2id")), ("memory_kib", .int(Int64(p.memoryKiB))),

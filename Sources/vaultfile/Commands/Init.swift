@@ -45,7 +45,7 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
         @Option(name: Table.recipient.long, help: ArgumentHelp(
-            "Also open the vault with this age recipient (age1…) or ssh-ed25519 public key line (repeatable).", valueName: "recipient"))
+            "Also open the vault with this age recipient (age1…) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: Table.recipientsFile.long, help: ArgumentHelp(
             "Also open the vault with every recipient in this file (repeatable).", valueName: "file"))
@@ -150,12 +150,14 @@ extension VaultfileCommand {
                 case .password: return "password"
                 case .recipient: return "recipient"
                 case .sshEd25519: return "ssh-ed25519"
+                case .sshRSA: return "ssh-rsa"
                 case .keyfile: return "keyfile"
                 case .recovery: return "recovery"
                 }
             }
-            let kind = signed ? "signed (format 1.3; vaultfile 0.2.0 and older cannot open it)"
-                : "unsigned (format \(newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
+            let rsa = slots.contains { if case .sshRSA = $0.slot { true } else { false } }
+            let kind = signed ? "signed (format \(rsa ? "1.4" : "1.3"); vaultfile \(rsa ? "0.3.0" : "0.2.0") and older cannot open it)"
+                : "unsigned (format \(rsa ? "1.4" : newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
             Messages.info("created \(store.path), \(kind); keyslots: \(kinds.joined(separator: ", "))")
             if !signed, !unsigned {
                 Messages.info("vaultfile: hint: to have its writes signed, run 'vaultfile rekey --sign --vault \(store.path)' "

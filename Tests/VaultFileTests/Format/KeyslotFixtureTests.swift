@@ -70,6 +70,9 @@ import Testing
         case "recovery": return UnlockCredential(.recovery(try RecoveryCode(parsing: password(secret.code!))), source: "recovery")
         default:
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path!)))
+            if SSHRSAIdentity.holdsRSAKey(bytes) {
+                return UnlockCredential(.sshRSAIdentity(try SSHRSAIdentity.parse(bytes, source: path!)), source: "identity")
+            }
             if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
                 return UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: path!)), source: "identity")
             }

@@ -16,7 +16,8 @@ struct SlotAdd: ParsableCommand {
             Opening the vault needs one of its secrets (any unlock source: --identity, --keyfile, \
             --recovery, a password). The new slot wraps the same file key, so nothing else changes; \
             the first slot added sets the keyslots flag (format 1.1, or 1.2 with history), which \
-            vaultfile 0.1.0 cannot open.
+            vaultfile 0.1.0 cannot open; an ssh-rsa key (2,048 to 8,192 bits, e = 65537) sets the \
+            long-keys flag (format 1.4), which vaultfile 0.3.0 and older cannot open.
             """,
         subcommands: [SlotAddPassword.self, SlotAddRecipient.self, SlotAddRecipientsFile.self, SlotAddKeyfile.self, SlotAddRecovery.self])
 
@@ -31,8 +32,8 @@ struct SlotAdd: ParsableCommand {
         let readmitting = Readmission(allowed: readmit)
         // A slot's secret even while an agent holds the file key: a new slot changes who can open
         // the vault. The file key stays, so the agent's copy keeps opening it.
-        let (ids, upgraded, skipped) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool, [String]) in
-            let wasOld = !unlocked.header.usesKeyslots11
+        let (ids, upgraded, skipped, longKeys) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool, [String], Bool) in
+            let wasOld = !unlocked.header.usesKeyslots11, hadLongKeys = unlocked.header.usesLongKeys
             var ids: [Int] = [], skipped: [String] = []
             for (slot, label) in slots {
                 if skippingRepeats, let existing = try unlocked.slotHolding(slot) {
@@ -43,7 +44,7 @@ struct SlotAdd: ParsableCommand {
                 try readmitting.check(unlocked, path: path)
                 ids.append(unlocked.header.keyslots.count - 1)
             }
-            return (ids, wasOld && !ids.isEmpty, skipped)
+            return (ids, wasOld && !ids.isEmpty, skipped, !hadLongKeys && unlocked.header.usesLongKeys)
         }
         readmitting.forgetRemovals()
         for line in skipped { Messages.info("skipped \(line)") }
@@ -51,6 +52,9 @@ struct SlotAdd: ParsableCommand {
         for id in ids { Messages.info("added keyslot \(id) to \(path)") }
         if upgraded {
             Messages.info("\(path) now uses format 1.1 (keyslots); vaultfile 0.1.0 refuses it and asks to upgrade")
+        }
+        if longKeys {
+            Messages.info("\(path) now uses format 1.4 (an ssh-rsa key); vaultfile 0.3.0 and older refuse it and ask to upgrade")
         }
         return ids
     }
@@ -108,15 +112,15 @@ struct SlotAddPassword: ParsableCommand {
     }
 }
 
-/// `slot add recipient R`: an age recipient (`age1…`) or an ssh-ed25519 public key.
+/// `slot add recipient R`: an age recipient (`age1…`) or an ssh-ed25519 or ssh-rsa public key.
 struct SlotAddRecipient: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipient",
-        abstract: "Add an age recipient (age1…) or an ssh-ed25519 public key ('ssh-ed25519 AAAA… [comment]', quoted).")
+        abstract: "Add an age recipient (age1…) or an ssh-ed25519 or ssh-rsa public key ('ssh-ed25519 AAAA… [comment]', quoted).")
 
     @OptionGroup var unlock: UnlockOptions
     @OptionGroup var options: SlotAddOptions
-    @Argument(help: "The recipient: age1…, or one ssh-ed25519 public key line in quotes.") var recipient: String
+    @Argument(help: "The recipient: age1…, or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
 
     func run() throws {
         let slot = try Recipients.parse(recipient, source: nil)
@@ -128,7 +132,7 @@ struct SlotAddRecipient: ParsableCommand {
 struct SlotAddRecipientsFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipients-file",
-        abstract: "Add every recipient in a file: age1… or ssh-ed25519 lines, blank lines skipped (age's recipients files).",
+        abstract: "Add every recipient in a file: age1…, ssh-ed25519 or ssh-rsa lines, blank lines skipped (age's recipients files).",
         discussion: """
             A '# comment' line right before a recipient becomes that slot's label (the last of several \
             comment lines in a row; a blank line in between ends it), so a team file such as \
@@ -201,6 +205,10 @@ enum Recipients {
     static func parse(_ text: String, source: String?) throws -> (slot: NewSlot, defaultLabel: String) {
         let trimmed = text.trimmingSpaces()
         do throws(VaultError) {
+            if trimmed.hasPrefix(SSHRSAPublicKey.typeName + " ") {
+                let key = try SSHRSAPublicKey(parsing: trimmed)
+                return (.sshRSA(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
+            }
             if trimmed.hasPrefix("ssh-") {
                 let key = try SSHEd25519PublicKey(parsing: trimmed)
                 return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")

@@ -104,7 +104,7 @@ enum Rotation {
             Messages.info("  \(slot.index)  \(describe(slot))  \(slot.fingerprint ?? slot.kdf.map { "\($0)" } ?? "-")")
         }
         // A vault made before repeated keys were refused may hold one key in two slots.
-        for gone in removed where gone.kind == "recipient" || gone.kind == "ssh-ed25519" {
+        for gone in removed where gone.kind == "recipient" || gone.kind == "ssh-ed25519" || gone.kind == "ssh-rsa" {
             guard let key = gone.fingerprint else { continue }
             for twin in wrappedTo where twin.kind == gone.kind && twin.fingerprint == key {
                 Messages.warning("keyslot \(twin.index) (\(describe(twin))) holds the same key as the removed slot, so \(key) still opens "
