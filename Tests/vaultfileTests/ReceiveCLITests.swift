@@ -73,6 +73,20 @@ import VaultFormat
         #expect(try Self.get(cli, "b").stdout == bytes("round trip"))
     }
 
+    @Test(.enabled(if: CLI.hasScript, "util-linux 'script' is absent: terminal prompt tests skipped"))
+    func test_receive_asksForThePassphraseOnTheTerminalOnlyForAPassphraseFile() throws {
+        let cli = try CLI.withVault([:])
+        let limits = KDFLimits(maxMemoryBytes: 1 << 30, maxArgon2WorkKiB: 1, maxPBKDF2Iterations: 1)
+        let file = try bytes("typed in").withUnsafeBytes {
+            try AgeFile.encrypt($0, to: [AgeScryptPassphrase(passphrase: SecureBytes(copying: bytes("at the prompt")), limits: limits, logN: 12)])
+        }
+        try cli.write("p.age", file)
+        let (status, screen) = try cli.interactive(["receive", "p", cli.path("p.age")] + cli.unlock(),
+                                                   answers: [("Passphrase for the age file", "at the prompt")])
+        #expect(status == 0, "\(screen)")
+        #expect(try Self.get(cli, "p").stdout == bytes("typed in"))
+    }
+
     // MARK: - receive: failure
 
     @Test func test_receive_storesNothingFromAFileThatFails() throws {
@@ -106,6 +120,10 @@ import VaultFormat
         let none = try cli.run(["receive", "b", cli.path("a.age")] + cli.unlock())
         #expect(none.status != 0)
         #expect(none.stderr.contains("--identity"))
+        try cli.write("phrase", bytes("p"))
+        let phrase = try cli.run(["receive", "b", cli.path("a.age"), "--passphrase-file", cli.path("phrase")] + cli.unlock())
+        #expect(phrase.status == 2)
+        #expect(phrase.stderr.contains("not with a passphrase"))
         let kept = try cli.run(["receive", "a", cli.path("a.age"), "--identity", cli.path("me.txt")] + cli.unlock())
         #expect(kept.status != 0)
         #expect(kept.stderr.contains("--replace"))

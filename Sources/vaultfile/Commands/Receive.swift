@@ -46,12 +46,12 @@ extension VaultfileCommand {
             let bytes = try Input.readFile(file ?? Input.standardInputName, purpose: "the age file", limit: Self.maxFileLength)
             // The header is read before anything else: a file that is no age file costs no unlock.
             let needsPassphrase = try AgeFile.needsPassphrase(bytes)
-            let identities = needsPassphrase ? [] : try ageIdentities()
-            let secret = needsPassphrase ? try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false) : nil
             if !needsPassphrase && passphrase.isGiven {
                 throw CLIError.refused("the age file is encrypted to recipients, not with a passphrase",
                                        hint: "leave out --passphrase; open it with the identity it was made for (--identity FILE)")
             }
+            let identities = needsPassphrase ? [] : try ageIdentities()
+            let secret = needsPassphrase ? try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false) : nil
             let contents = try AgeFile.decrypt(bytes, identities: identities, passphrase: secret, limits: unlock.limits())
             var value = contents.withUnsafeBytes { Array($0) }
             defer { wipe(&value) }
