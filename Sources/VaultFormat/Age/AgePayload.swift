@@ -24,27 +24,50 @@ enum AgePayload {
 
     /// The payload of `plaintext` under `fileKey`, with a fresh nonce.
     static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes) -> [UInt8] {
+        let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
+        var out: [UInt8] = []
+        out.reserveCapacity(nonceLength + plaintext.count + chunks * AgeCrypto.tagLength)
+        // The sink only appends: it cannot throw.
+        try! seal(plaintext, fileKey: fileKey) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    /// Chunks sealed at a time by the streaming `seal`: 4 MiB of plaintext.
+    static let batchChunks = 64
+
+    /// Seals the payload of `plaintext` under `fileKey` (a fresh nonce) and hands it to `sink` in
+    /// pieces of at most 4 MiB, in order: a large value needs no second buffer of its size.
+    static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let nonce = AgeCrypto.randomBytes(count: nonceLength)
         let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
+        try nonce.withUnsafeBytes { try sink($0) }
         let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
-        var out = [UInt8](repeating: 0, count: nonceLength + plaintext.count + chunks * AgeCrypto.tagLength)
-        out.withUnsafeMutableBytes { output in
-            output.copyBytes(from: nonce)
-            key.withUnsafeBytes { key in
-                _ = inParallel(chunks: chunks) { range in
-                    for index in range {
-                        let start = index * chunkLength
-                        let end = min(start + chunkLength, plaintext.count)
-                        let sealedStart = nonceLength + index * sealedChunkLength
-                        let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
-                        let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
-                        AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1))
+        var buffer = [UInt8](repeating: 0, count: min(chunks, batchChunks) * sealedChunkLength)
+        var first = 0
+        while first < chunks {
+            let last = min(first + batchChunks, chunks)
+            let length = try buffer.withUnsafeMutableBytes { output in
+                key.withUnsafeBytes { key in
+                    _ = inParallel(chunks: last - first) { range in
+                        for offset in range {
+                            let index = first + offset
+                            let start = index * chunkLength
+                            let end = min(start + chunkLength, plaintext.count)
+                            let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
+                            let sealedStart = offset * sealedChunkLength
+                            let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
+                            AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1))
+                        }
+                        return nil
                     }
-                    return nil
                 }
+                let length = min(last * chunkLength, plaintext.count) - first * chunkLength + (last - first) * AgeCrypto.tagLength
+                try sink(UnsafeRawBufferPointer(rebasing: output[0..<length]))
+                return length
             }
+            precondition(length > 0 || plaintext.count == 0)
+            first = last
         }
-        return out
     }
 
     /// The plaintext of `payload` (the bytes after the header), in guarded memory, or the first

@@ -62,12 +62,16 @@ extension VaultfileCommand {
                 let secret = try passphrase.read(prompt: "Passphrase for the age file of \(name): ", confirm: true)
                 ageRecipients = [AgeScryptPassphrase(passphrase: secret, limits: limits, logN: Self.workFactor(within: limits))]
             }
-            let bytes = try unlocked.vault.withValue(of: name, part: part) { try AgeFile.encrypt($0, to: ageRecipients, armor: armor) }
             if let target {
-                try target.write(bytes)
+                try target.write(try unlocked.vault.withValue(of: name, part: part) { try AgeFile.encrypt($0, to: ageRecipients, armor: armor) })
                 Messages.info("wrote an age file of '\(Messages.escaped(name))'\(field.map { " (field '\(Messages.escaped($0))')" } ?? "") to \(file ?? "")")
+            } else if armor {
+                try StandardOutput.write(try unlocked.vault.withValue(of: name, part: part) { try AgeFile.encrypt($0, to: ageRecipients, armor: true) })
             } else {
-                try StandardOutput.write(bytes)
+                // Streamed: the file of a large value is never held whole.
+                try unlocked.vault.withValue(of: name, part: part) { value in
+                    try AgeFile.encrypt(value, to: ageRecipients) { try StandardOutput.write($0) }
+                }
             }
         }
 
