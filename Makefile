@@ -12,7 +12,8 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # keepassxc-cli is the peer audit --hibp is checked against, python3-zxcvbn the estimate's reference;
 # folder-by-folder completion is typed into zsh and fish too, test-install asks zsh for its fpath,
 # and test-deb runs lintian; gpg, pass, age and ansible-core make the stores and files the importers
-# of issue 44 read.
+# of issue 44 read; openssh-client's ssh-keygen makes the keys age and vaultfile share and receive
+# age files to (issue 41), and python3 inflates the zlib-compressed C2SP CCTV age vectors.
 TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
 TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen
@@ -86,14 +87,17 @@ deb: $(if $(PORTABLE),,portable)
 
 ## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min);
 ## then audit --hibp against keepassxc-cli analyze --hibp on a 100-million-line file (~4.4 GB, generated once
-## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh).
+## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh); then share of 100 MiB against
+## age -e to the same recipient (bench/share.sh, issue 41).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
+	./bench/share.sh | tee bench/out/share.txt
 
 bench-quick: deps
 	./bench/run.sh --quick
 	./bench/audit.sh --quick
+	./bench/share.sh --quick
 
 ## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
 FUZZ_SECONDS ?= 60

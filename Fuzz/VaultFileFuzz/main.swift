@@ -74,6 +74,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 10. the importers of encrypted sources (issue 44): a pass file's content, an ansible-vault
 ///    envelope or YAML file with `!vault` values, a sops YAML/JSON file (its tree, metadata, values
 ///    and MAC under a fixed data key) never crash.
+/// 11. age v1 files (`receive`, and `age -p` identity files): binary or armored, with the CCTV
+///    vectors' identity and passphrase, never crash; a header that parses re-encodes to exactly
+///    its bytes (one encoding per header); and nothing is returned from a file that fails.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -146,7 +149,26 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     ForeignArchiveFuzzing.exercise(bytes)
     fuzzEncryptedImports(bytes)
+    fuzzAgeFile(bytes)
     return 0
+}
+
+// MARK: - age files
+
+/// The identity and passphrase of C2SP's CCTV age vectors (the seeds in Fuzz/age-seeds are those
+/// vectors' files), so mutations reach the unwrap, the MAC and the payload.
+private let ageIdentity = try! AgeIdentity(parsing: "AGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0")
+private let agePassphrase = SecureBytes(copying: Array("password".utf8))
+/// scrypt up to 2^10 (1 MiB, the vectors' work factor): anything more is refused, fast.
+private let ageLimits = KDFLimits(maxMemoryBytes: 1 << 20, maxArgon2WorkKiB: 1, maxPBKDF2Iterations: 1)
+
+/// Property 11: never a crash; the header's one encoding.
+private func fuzzAgeFile(_ bytes: [UInt8]) {
+    if let header = try? AgeHeader.parse(bytes[...]) {
+        precondition(header.encoded().elementsEqual(bytes.prefix(header.length)), "age header round trip changed the bytes")
+    }
+    _ = try? AgeFile.needsPassphrase(bytes)
+    _ = try? AgeFile.decrypt(bytes, identities: [ageIdentity], passphrase: agePassphrase, limits: ageLimits, maxPlaintext: 1 << 20)
 }
 
 // MARK: - Importers of encrypted sources

@@ -24,6 +24,7 @@ import VaultModel
         for kind in X25519FailureKind.allCases { #expect(X25519FailureKind(kind.row.error as! X25519.Failure) == kind) }
         for kind in HKDFFailureKind.allCases { #expect(HKDFFailureKind(kind.row.error as! HKDFSHA256.Failure) == kind) }
         for kind in BreachListErrorKind.allCases { #expect(BreachListErrorKind(kind.row.error as! BreachListError) == kind) }
+        for kind in AgeFileErrorKind.allCases { #expect(AgeFileErrorKind(kind.row.error as! AgeFileError) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {

@@ -13,9 +13,14 @@ public enum AgeArmor {
     /// Base64 columns of a full line.
     static let columns = 64
 
-    /// Whether `bytes` look armored: after leading whitespace they start with `-----BEGIN`.
+    /// Whether `bytes` are meant as armor, to be read strictly (and refused as armor when wrong):
+    /// after leading whitespace they start with `-----`, or their first KiB holds the begin line
+    /// (after text that is no age header: garbage before an armor is the armor's fault).
     public static func looksArmored(_ bytes: ArraySlice<UInt8>) -> Bool {
-        bytes.drop(while: isWhitespace).starts(with: "-----BEGIN".utf8)
+        if bytes.drop(while: isWhitespace).starts(with: "-----".utf8) { return true }
+        guard !bytes.starts(with: AgeHeader.versionPrefix) else { return false }
+        let head = Array(bytes.prefix(1024))
+        return head.count >= begin.count && (0...(head.count - begin.count)).contains { head[$0..<($0 + begin.count)].elementsEqual(begin) }
     }
 
     /// The binary age file inside the armor `bytes`.

@@ -76,16 +76,33 @@ public enum AgeFile {
     ///
     /// Refuses no recipient, and a recipient that must be alone (a passphrase) beside others.
     public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient], armor: Bool = false) throws(AgeFileError) -> [UInt8] {
-        guard !recipients.isEmpty else { throw .invalidRecipients("an age file needs at least one recipient or a passphrase") }
-        if recipients.count > 1, recipients.contains(where: \.mustBeAlone) {
-            throw .invalidRecipients("a passphrase must be the age file's only recipient (age's rule): give either --passphrase or recipients")
-        }
-        let fileKey = AgeCrypto.generateFileKey()
+        let fileKey = try fileKey(for: recipients)
         var stanzas: [AgeStanza] = []
         for recipient in recipients { stanzas += try recipient.wrap(fileKey) }
         var file = AgeHeader.encode(stanzas: stanzas, fileKey: fileKey)
         file += AgePayload.seal(plaintext, fileKey: fileKey)
         return armor ? AgeArmor.encode(file) : file
+    }
+
+    /// `encrypt` without armor, handed to `sink` in order, in pieces of at most 4 MiB: the file of a
+    /// large value is never held whole (`share` to standard output). Throws what `encrypt` throws,
+    /// before `sink` is first called, or what `sink` throws.
+    public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient],
+                               writing sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fileKey = try fileKey(for: recipients)
+        var stanzas: [AgeStanza] = []
+        for recipient in recipients { stanzas += try recipient.wrap(fileKey) }
+        try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey).withUnsafeBytes { try sink($0) }
+        try AgePayload.seal(plaintext, fileKey: fileKey, into: sink)
+    }
+
+    /// A fresh file key, once `recipients` are checked: at least one, and one that must be alone is.
+    private static func fileKey(for recipients: [any AgeFileRecipient]) throws(AgeFileError) -> SecureBytes {
+        guard !recipients.isEmpty else { throw .invalidRecipients("an age file needs at least one recipient or a passphrase") }
+        if recipients.count > 1, recipients.contains(where: \.mustBeAlone) {
+            throw .invalidRecipients("a passphrase must be the age file's only recipient (age's rule): give either --passphrase or recipients")
+        }
+        return AgeCrypto.generateFileKey()
     }
 
     /// `encrypt` of the bytes in `plaintext`.

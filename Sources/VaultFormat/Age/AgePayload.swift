@@ -1,4 +1,8 @@
+import Dispatch
 import SecureMemory
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // MARK: - The payload: STREAM of ChaCha20-Poly1305 chunks
 
@@ -20,24 +24,50 @@ enum AgePayload {
 
     /// The payload of `plaintext` under `fileKey`, with a fresh nonce.
     static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes) -> [UInt8] {
+        let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
+        var out: [UInt8] = []
+        out.reserveCapacity(nonceLength + plaintext.count + chunks * AgeCrypto.tagLength)
+        // The sink only appends: it cannot throw.
+        try! seal(plaintext, fileKey: fileKey) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    /// Chunks sealed at a time by the streaming `seal`: 4 MiB of plaintext.
+    static let batchChunks = 64
+
+    /// Seals the payload of `plaintext` under `fileKey` (a fresh nonce) and hands it to `sink` in
+    /// pieces of at most 4 MiB, in order: a large value needs no second buffer of its size.
+    static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let nonce = AgeCrypto.randomBytes(count: nonceLength)
         let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
+        try nonce.withUnsafeBytes { try sink($0) }
         let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
-        var out = [UInt8](repeating: 0, count: nonceLength + plaintext.count + chunks * AgeCrypto.tagLength)
-        out.withUnsafeMutableBytes { output in
-            output.copyBytes(from: nonce)
-            key.withUnsafeBytes { key in
-                for index in 0..<chunks {
-                    let start = index * chunkLength
-                    let end = min(start + chunkLength, plaintext.count)
-                    let sealedStart = nonceLength + index * sealedChunkLength
-                    let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
-                    let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
-                    AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1))
+        var buffer = [UInt8](repeating: 0, count: min(chunks, batchChunks) * sealedChunkLength)
+        var first = 0
+        while first < chunks {
+            let last = min(first + batchChunks, chunks)
+            let length = try buffer.withUnsafeMutableBytes { output in
+                key.withUnsafeBytes { key in
+                    _ = inParallel(chunks: last - first) { range in
+                        for offset in range {
+                            let index = first + offset
+                            let start = index * chunkLength
+                            let end = min(start + chunkLength, plaintext.count)
+                            let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
+                            let sealedStart = offset * sealedChunkLength
+                            let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
+                            AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1))
+                        }
+                        return nil
+                    }
                 }
+                let length = min(last * chunkLength, plaintext.count) - first * chunkLength + (last - first) * AgeCrypto.tagLength
+                try sink(UnsafeRawBufferPointer(rebasing: output[0..<length]))
+                return length
             }
+            precondition(length > 0 || plaintext.count == 0)
+            first = last
         }
-        return out
     }
 
     /// The plaintext of `payload` (the bytes after the header), in guarded memory, or the first
@@ -68,15 +98,17 @@ enum AgePayload {
         let failed: Int? = plaintext.withUnsafeMutableBytes { output in
             key.withUnsafeBytes { key in
                 sealed.withUnsafeBytes { input -> Int? in
-                    for index in 0..<chunks {
-                        let start = index * sealedChunkLength
-                        let end = min(start + sealedChunkLength, input.count)
-                        let outStart = index * chunkLength
-                        let target = UnsafeMutableRawBufferPointer(rebasing: output[outStart..<(outStart + end - start - AgeCrypto.tagLength)])
-                        guard AgeCrypto.open(into: target, UnsafeRawBufferPointer(rebasing: input[start..<end]), key: key,
-                                             nonce: chunkNonce(index, last: index == chunks - 1)) else { return index }
+                    inParallel(chunks: chunks) { range in
+                        for index in range {
+                            let start = index * sealedChunkLength
+                            let end = min(start + sealedChunkLength, input.count)
+                            let outStart = index * chunkLength
+                            let target = UnsafeMutableRawBufferPointer(rebasing: output[outStart..<(outStart + end - start - AgeCrypto.tagLength)])
+                            guard AgeCrypto.open(into: target, UnsafeRawBufferPointer(rebasing: input[start..<end]), key: key,
+                                                 nonce: chunkNonce(index, last: index == chunks - 1)) else { return index }
+                        }
+                        return nil
                     }
-                    return nil
                 }
             }
         }
@@ -87,6 +119,27 @@ enum AgePayload {
             throw .payloadDamaged(chunk: failed, why: why)
         }
         return plaintext
+    }
+
+    /// Runs `body` over `0..<chunks` split into consecutive runs, one per processor (up to 4) for
+    /// payloads of 2 MiB and more: chunks are independent, so a large `share` or `receive` takes a
+    /// fraction of the time. Returns the smallest index a run reported (its first failure), or nil.
+    static func inParallel(chunks: Int, _ body: (Range<Int>) -> Int?) -> Int? {
+        let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let runs = chunks >= 32 ? min(processors, 4, chunks / 16) : 1
+        guard runs > 1 else { return body(0..<chunks) }
+        let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: runs)
+        defer { results.deallocate() }
+        results.initialize(repeating: -1)
+        withoutActuallyEscaping(body) { body in
+            // Each run writes its own slot of `results` and its own chunks of the buffers `body`
+            // holds: nothing is shared between the threads but what they only read.
+            let shared = ParallelRuns(body: body, results: results)
+            DispatchQueue.concurrentPerform(iterations: runs) { run in
+                shared.results[run] = shared.body((chunks * run / runs)..<(chunks * (run + 1) / runs)) ?? -1
+            }
+        }
+        return results.filter { $0 >= 0 }.min()
     }
 
     /// The 12-byte nonce of chunk `index`: an 11-byte big-endian counter, then 1 for the last chunk, else 0.
@@ -100,4 +153,11 @@ enum AgePayload {
         nonce[11] = last ? 1 : 0
         return nonce
     }
+}
+
+/// The work of `AgePayload.inParallel` handed to its threads.
+private struct ParallelRuns: @unchecked Sendable {
+    // @unchecked: each thread calls `body` on its own range and writes its own slot of `results`.
+    let body: (Range<Int>) -> Int?
+    let results: UnsafeMutableBufferPointer<Int>
 }

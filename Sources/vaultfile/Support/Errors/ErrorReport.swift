@@ -69,6 +69,7 @@ struct ErrorReport: Equatable {
         case let error as CLIError: return hint(for: error)
         case let error as OTPError: return hint(for: error)
         case let error as BreachListError: return hint(for: error)
+        case let error as AgeFileError: return hint(for: error)
         default: return nil  // XChaCha20Poly1305.Failure: a bug or damage, nothing for the user to do
         }
     }
@@ -78,6 +79,21 @@ struct ErrorReport: Equatable {
         case .noTOTP(let name): return "store one with: vaultfile set \(name) --totp < uri.txt (the otpauth://totp/ URI on stdin)"
         case .malformedURI, .invalidSecret, .unsupportedParameter: return "give an otpauth://totp/LABEL?secret=BASE32[&algorithm=SHA1|SHA256|SHA512&digits=6-10&period=1-3600] URI"
         case .invalidTime: return nil
+        }
+    }
+
+    static func hint(for error: AgeFileError) -> String? {
+        switch error {
+        case .noIdentityMatches: return "give the identity the file was made for: --identity FILE (an age identity file or an OpenSSH ed25519 key)"
+        case .passphraseRequired: return "give --passphrase-file or --passphrase-fd, or run it on a terminal to be asked"
+        case .passphraseNotUsable: return "leave out the passphrase; open it with --identity FILE"
+        case .wrongPassphrase: return "check the passphrase with whoever made the file"
+        case .workFactorOverCap(_, let asked, _):
+            return "if you trust this file, raise the limit with --kdf-max-memory \(ByteSize.argument(asked)) (or VAULTFILE_KDF_MAX_MEMORY)"
+        case .plaintextTooLarge: return "an entry's value holds at most 256 MiB"
+        case .notAnAgeFile, .unsupportedVersion, .headerMalformed, .headerTooLarge, .stanzaMalformed, .scryptNotAlone, .headerMACFailed,
+             .missingNonce, .payloadDamaged, .armorMalformed, .invalidRecipients, .scryptFailed:
+            return nil
         }
     }
 

@@ -15,7 +15,7 @@ import Glibc
 enum Input {
     /// Reads until end of file; refuses more than the largest value a vault holds. `purpose`
     /// names what standard input is read for, should something else want it too.
-    static func readAll(_ fd: Int32, what: String, purpose: String = "the input") throws -> [UInt8] {
+    static func readAll(_ fd: Int32, what: String, purpose: String = "the input", limit: Int = VaultLimits.maxValueLength) throws -> [UInt8] {
         if fd == STDIN_FILENO { try claimStandardInput(for: purpose) }
         var bytes: [UInt8] = []
         // A regular file (a redirect, --value-file) says its size: one buffer of that size, no growing copies.
@@ -23,7 +23,7 @@ enum Input {
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             let position = lseek(fd, 0, SEEK_CUR)
             let left = Int(info.st_size) - Int(max(position, 0))
-            if left > 0 && left <= VaultLimits.maxValueLength { bytes.reserveCapacity(left + 1) }
+            if left > 0 && left <= limit { bytes.reserveCapacity(left + 1) }
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         defer { wipe(&chunk) }
@@ -34,9 +34,9 @@ enum Input {
                 throw CLIError.inputFailed("reading \(what) failed: \(String(cString: strerror(errno)))")
             }
             if count == 0 { return bytes }
-            guard bytes.count + count <= VaultLimits.maxValueLength else {
+            guard bytes.count + count <= limit else {
                 wipe(&bytes)
-                throw CLIError.inputTooLarge(what: what, limit: VaultLimits.maxValueLength)
+                throw CLIError.inputTooLarge(what: what, limit: limit)
             }
             if bytes.capacity < bytes.count + count {
                 // Grow by hand so the old buffer can be wiped before it is freed.
@@ -54,12 +54,12 @@ enum Input {
     static func readFile(_ path: String) throws -> [UInt8] { try readFile(path, purpose: "the file '-'") }
 
     /// Reads a whole file; `-` is standard input, read for `purpose` (e.g. "the value").
-    static func readFile(_ path: String, purpose: String) throws -> [UInt8] {
-        if path == standardInputName { return try readAll(STDIN_FILENO, what: "standard input", purpose: purpose) }
+    static func readFile(_ path: String, purpose: String, limit: Int = VaultLimits.maxValueLength) throws -> [UInt8] {
+        if path == standardInputName { return try readAll(STDIN_FILENO, what: "standard input", purpose: purpose, limit: limit) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CLIError.io(operation: "opening", path: path, errno: errno) }
         defer { close(fd) }
-        return try readAll(fd, what: path)
+        return try readAll(fd, what: path, limit: limit)
     }
 
     // MARK: Standard input, read once

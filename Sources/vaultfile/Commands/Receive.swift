@@ -1,0 +1,92 @@
+import ArgumentParser
+import SecureMemory
+import VaultFormat
+import VaultModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension VaultfileCommand {
+    /// Stores the contents of an age file (a secret someone shared) as an entry, never writing them anywhere else.
+    struct Receive: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "receive",
+            abstract: "Store the contents of an age file shared with you as an entry's value (or a field).",
+            discussion: """
+                The age file (binary or armored; FILE, or standard input when FILE is - or left out) is \
+                opened with the identities the vault's unlock sources name (--identity, \
+                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY), age1… X25519 and ssh-ed25519 ones, or, when it \
+                was made with a passphrase (age -p), with one asked on the terminal or read from \
+                --passphrase-file/--passphrase-fd. The file is checked whole (header MAC, every chunk) before \
+                anything is stored; its contents go into the vault and nowhere else. An entry (or field) \
+                that already has a value is replaced only with --replace.
+                """)
+
+        @OptionGroup var unlock: UnlockOptions
+        @Argument(help: "The new entry's name.", completion: EntryCompletion.names) var name: String
+        @Argument(help: ArgumentHelp("The age file; - or none is standard input.", valueName: "file"), completion: .file()) var file: String?
+        @Option(name: .customLong("field"), help: ArgumentHelp("Store the contents as this named field instead of the value.", valueName: "field"))
+        var field: String?
+        @OptionGroup var passphrase: AgePassphraseOptions
+        @Flag(name: .customLong("replace"), help: "Replace the entry's value (or the field) when it has one.") var replace = false
+        @Flag(name: .customLong("allow-empty"), help: "Store empty contents (refused without this flag).") var allowEmpty = false
+        @OptionGroup var formatCharacters: FormatCharacterOption
+
+        /// An age file of the largest value, armored: the value, a tag per 64 KiB, base64's third, and a header.
+        static let maxFileLength = VaultLimits.maxValueLength / 3 * 4 + (8 << 20)
+
+        func validate() throws {
+            try validateEntryArguments(name: name, field: field)
+        }
+
+        func run() throws {
+            if file == nil || file == Input.standardInputName, Stream.isTerminal(STDIN_FILENO) {
+                throw CLIError.refused("no age file: standard input is a terminal", hint: "give the age file's path, or pipe it in")
+            }
+            let bytes = try Input.readFile(file ?? Input.standardInputName, purpose: "the age file", limit: Self.maxFileLength)
+            // The header is read before anything else: a file that is no age file costs no unlock.
+            let needsPassphrase = try AgeFile.needsPassphrase(bytes)
+            if !needsPassphrase && passphrase.isGiven {
+                throw CLIError.refused("the age file is encrypted to recipients, not with a passphrase",
+                                       hint: "leave out --passphrase; open it with the identity it was made for (--identity FILE)")
+            }
+            let identities = needsPassphrase ? [] : try ageIdentities()
+            let secret = needsPassphrase ? try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false) : nil
+            let contents = try AgeFile.decrypt(bytes, identities: identities, passphrase: secret, limits: unlock.limits())
+            var value = contents.withUnsafeBytes { Array($0) }
+            defer { wipe(&value) }
+            try unlock.update { unlocked in
+                if value.isEmpty && !allowEmpty { throw CLIError.emptyValue(name: name, field: field) }
+                let part = EntryPart(field: field)
+                if !replace, (try? unlocked.vault.withValue(of: name, part: part) { _ in }) != nil {
+                    throw CLIError.refused("'\(Messages.escaped(name))'\(field.map { " already has a field '\(Messages.escaped($0))'" } ?? " already has a value")",
+                                           hint: "pass --replace to replace it, or choose another name")
+                }
+                try VaultfileCommand.Set.apply(to: &unlocked.vault, name: name, part: part, value: value,
+                                               allowFormatCharacters: formatCharacters.allowFormatCharacters)
+            }
+            Messages.info("stored the age file's contents in '\(Messages.escaped(name))'\(field.map { " (field '\(Messages.escaped($0))')" } ?? "")")
+        }
+
+        /// The age and ssh identities among the unlock sources (options, variables, and whatever
+        /// further identity sources the vault's unlock reads); no recovery code is asked for.
+        private func ageIdentities() throws -> [any AgeFileIdentity] {
+            var keys = unlock.keys
+            keys.recovery = false
+            keys.recoveryFile = nil
+            let credentials = try keys.credentials(vaultPath: unlock.location.path)
+            let identities: [any AgeFileIdentity] = credentials.compactMap { credential in
+                switch credential.secret {
+                case .ageIdentity(let identity): return identity
+                case .sshIdentity(let identity): return identity
+                default: return nil
+                }
+            }
+            guard !identities.isEmpty else {
+                throw CLIError.refused("the age file is encrypted to recipients, and no identity was given to open it",
+                                       hint: "give the identity it was made for: --identity FILE (an age identity file or an OpenSSH ed25519 key)")
+            }
+            return identities
+        }
+    }
+}
