@@ -21,7 +21,12 @@ enum BitwardenJSON {
         var fields: [CustomField]?
         var revisionDate: String?
         var creationDate: String?
+        var favorite: Bool? = nil
+        var reprompt: Int? = nil
+        var passwordHistory: [PasswordVersion]? = nil
     }
+    /// An earlier password of a login, with the time it was replaced.
+    struct PasswordVersion: Decodable, Equatable { var password: String?; var lastUsedDate: String? }
     struct Login: Decodable, Equatable {
         var username: String?
         var password: String?
