@@ -95,6 +95,10 @@ extension BitwardenJSONReader {
                 }
             }
             if reader.key(key, is: "card") || reader.key(key, is: "identity") { return reader.takeLiteral("null") }
+            // Read by `BitwardenJSON.read` since issue 44: declined here unless absent in effect.
+            if reader.key(key, is: "favorite") { return reader.readNullable { $0.readBool() } != nil }
+            if reader.key(key, is: "reprompt") { return reader.readNullable { $0.readInteger().flatMap { Int(exactly: $0) } } != nil }
+            if reader.key(key, is: "passwordHistory") { return reader.takeLiteral("null") }
             if reader.key(key, is: "fields") {
                 if reader.takeLiteral("null") { return true }
                 return reader.readArray { reader -> Bool? in

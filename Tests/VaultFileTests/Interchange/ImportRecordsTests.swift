@@ -175,7 +175,8 @@ extension InterchangeTests {
                 #expect(Self.putInto(base, fastImport) == Self.putInto(base, plainImport), "\(format) base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
             }
         }
-        #expect(taken[.json, default: 0] > 60 && taken[.keepassxcCSV, default: 0] > 60 && taken[.bitwardenJSON, default: 0] > 60, "\(taken)")
+        // Since issue 44 keepassxc-csv and bitwarden-json go through the one builder: no records.
+        #expect(taken[.json, default: 0] > 60 && taken[.keepassxcCSV] == nil && taken[.bitwardenJSON] == nil, "\(taken)")
         #expect(failed > 50, "\(failed) failed")
     }
 
