@@ -3,8 +3,10 @@ import TestSupport
 import Testing
 
 /// Issue 44's small leftovers: KeePassXC's CSV writes Steam's TOTP as `…&digits=6&encoder=steam`
-/// (imported as Steam's five characters, as KeePassXC computes it), and a title holding a newline
-/// is shown escaped in its renaming message (one line each).
+/// (imported as Steam's five characters, as KeePassXC computes it); a title holding a newline is
+/// shown escaped in its renaming message (one line each); Bitwarden CSV's `fields` cell with CR LF
+/// line ends; a 1pux ZIP with two `export.data` refused; a pass store's file whose name is not
+/// UTF-8 skipped and named, escaped.
 @Suite struct ImportSmallFixesCLITests {
     private static let keepassHeader = "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\",\"TOTP\"\n"
     private static let steamAlphabet = Set("23456789BCDFGHJKMNPQRTVWXY")
@@ -30,7 +32,25 @@ import Testing
         }
     }
 
+    @Test func test_import_bitwardenCSVFieldsCellWithCRLFGivesOneFieldPerLine() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let csv = "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\r\n"
+            + ",,login,Site,,\"pin: 1234\r\nquestion: first pet\r\nRex\",0,https://example.com,u,pw,\r\n"
+        let result = try cli.run(["import", "--format", "bitwarden-csv"] + cli.unlock(), stdin: bytes(csv))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "Site", "--field", "pin"] + cli.unlock()).stdout == bytes("1234"))
+        #expect(try cli.run(["get", "Site", "--field", "question"] + cli.unlock()).stdout == bytes("first pet\nRex"))
+    }
+
     // MARK: - Failure
+
+    @Test func test_import_1puxWithTwoExportDataIsRefused() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let path = ProjectPaths.fixtures.appendingPathComponent("import/hostile/duplicate-export-data.1pux").path
+        let result = try cli.run(["import", "--format", "1pux", path] + cli.unlock())
+        #expect(result.status == 2 && result.stderr.contains("two files named 'export.data'"), "\(result.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
 
     @Test func test_import_digits6WithoutTheSteamEncoderStaysSixDigits() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
@@ -45,6 +65,16 @@ import Testing
     }
 
     // MARK: - Edge
+
+    @Test func test_importPass_fileNameThatIsNotUTF8IsSkippedAndNamedEscaped() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        // No gpg runs: the one .gpg file's name is Latin-1 'café', skipped before decrypting.
+        try cli.shell("mkdir -p store && echo someone > store/.gpg-id && printf x > \"store/$(printf 'caf\\351.gpg')\"")
+        let result = try cli.run(["import", "--format", "pass", cli.path("store")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("files whose names are not UTF-8 (not read; e.g. 'caf\\xE9.gpg')"), "\(result.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
 
     @Test func test_import_renamingOfATitleWithANewlineIsOneEscapedLine() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }

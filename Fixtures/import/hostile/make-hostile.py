@@ -44,6 +44,17 @@ zip_file(os.path.join(out, "shared-file-500.1pux"),
 zip_file(os.path.join(out, "shared-file-3.1pux"),
          [("export.data", json.dumps(pux_items(3, "doc1"))), ("files/doc1__zeros.bin", bytes(MIB))])
 
+# Two members named export.data: which one an unzip tool shows differs, so the archive is refused.
+with zipfile.ZipFile(os.path.join(out, "duplicate-export-data.1pux"), "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    import warnings
+    warnings.simplefilter("ignore")  # zipfile warns of the duplicate name: it is the point
+    for title in ("shown", "hidden"):
+        info = zipfile.ZipInfo("export.data", date_time=(2023, 11, 14, 22, 13, 20))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        data = {"accounts": [{"attrs": {"name": "A"}, "vaults": [{"attrs": {"name": "V"}, "items": [
+            {"uuid": title, "state": "active", "details": {"password": title}, "overview": {"title": title}}]}]}]}
+        archive.writestr(info, json.dumps(data))
+
 
 def keepass(binaries, entries):
     pool = "".join('<Binary ID="%d" Compressed="True">%s</Binary>' % (i, base64.b64encode(b).decode()) for i, b in enumerate(binaries))
