@@ -130,7 +130,7 @@ public enum Interchange {
             imported.history = parsed.history.map { (name: EntryName.normalized($0.name), versions: $0.versions) }
             return imported
         }
-        var names = ImportedNameCleaner.Names()
+        let names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]
         switch format {
         case .json:  // one the direct reader declined (or a version 2 claim): the decoder names the problem
