@@ -100,6 +100,23 @@ extension ExternalTools {
             #expect(try cli.run(["list"] + cli.unlock()).stdout.isEmpty)
         }
 
+        @Test(.enabled(if: hasPass, "gpg or pass is absent: pass import tests skipped"))
+        func test_importPass_refusesAStoreWhosePlaintextPassesTheTotalLimit() throws {
+            let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+            let environment = try passStore(cli)
+            // 17 files of 25 KB that gpg decompresses to 16 MiB each (the most one file may hold):
+            // 272 MiB in all, above the 256 MiB one import of a store reads.
+            try sh(cli, "mkdir -p store/big && head -c 16777216 /dev/zero | gpg --batch --quiet -e -r throwaway@example.invalid -o store/big/00.gpg"
+                   + " && for n in $(seq 1 16); do cp store/big/00.gpg store/big/$n.gpg; done", environment)
+            let started = Date()
+            let result = try cli.run(["import", "--format", "pass", cli.path("store")] + cli.unlock(), extra: environment)
+            #expect(result.status == 6, "\(result.stderr)")
+            #expect(result.stderr.contains("files of the store come to more than 268435456 bytes (256 MiB) once gpg decrypts them"), "\(result.stderr)")
+            #expect(result.stderr.contains("nothing was imported"), "\(result.stderr)")
+            #expect(Date().timeIntervalSince(started) < 60)
+            #expect(try cli.run(["list"] + cli.unlock()).stdout.isEmpty)
+        }
+
         // MARK: - passage
 
         @Test(.enabled(if: hasAge, "age is absent: passage import tests skipped"))

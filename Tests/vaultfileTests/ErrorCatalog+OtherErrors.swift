@@ -60,7 +60,7 @@ enum CLIErrorKind: CaseIterable {
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
-    case sourceDecryptionFailed, sourceDecryptionTooLarge, nothingOpens, nothingOpensNoTerminal
+    case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, nothingOpens, nothingOpensNoTerminal
 
     init(_ error: CLIError) {
         switch error {
@@ -72,6 +72,7 @@ enum CLIErrorKind: CaseIterable {
         case .emptyPassword: self = .emptyPassword
         case .passwordsDiffer: self = .passwordsDiffer
         case .sourceDecryptionFailed(_, _, let status, _): self = status == nil ? .sourceDecryptionTooLarge : .sourceDecryptionFailed
+        case .sourceDecryptionTotalOverLimit: self = .sourceDecryptionTotalOverLimit
         case .passwordCommandFailed: self = .passwordCommandFailed
         case .inputFailed: self = .inputFailed
         case .inputTooLarge: self = .inputTooLarge
@@ -131,6 +132,9 @@ enum CLIErrorKind: CaseIterable {
         case .sourceDecryptionTooLarge:
             return ErrorCaseRow(CLIError.sourceDecryptionFailed(tool: "age", file: "shown/file.age", status: nil, limit: 77), status: 6, hint: true,
                                 shows: ["shown/file.age", "77"])
+        case .sourceDecryptionTotalOverLimit:
+            return ErrorCaseRow(CLIError.sourceDecryptionTotalOverLimit(tool: "gpg", files: 17, limit: 268_435_456), status: 6, hint: true,
+                                shows: ["17 files", "268435456", "256 MiB"])
         case .cannotRun:
             return ErrorCaseRow(CLIError.cannotRun(command: "shown-command", errno: E2BIG), status: 64, hint: false,
                                 shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])

@@ -79,6 +79,14 @@ struct BitwardenJSONReader: JSONWalker {
             case "card": return reader.readNullable { $0.readStringMap() }.map { item.card = $0 } != nil
             case "identity": return reader.readNullable { $0.readStringMap() }.map { item.identity = $0 } != nil
             case "fields": return reader.readNullable { $0.readArray { $0.readCustomField() } }.map { item.fields = $0 } != nil
+            case "favorite": return reader.readNullable { $0.readBool() }.map { item.favorite = $0 } != nil
+            case "reprompt":
+                guard let number = reader.readNullable({ $0.readInteger() }) else { return false }
+                guard let number else { return true }
+                guard let fits = Int(exactly: number) else { return false }
+                item.reprompt = fits
+                return true
+            case "passwordHistory": return reader.readNullable { $0.readArray { $0.readPasswordVersion() } }.map { item.passwordHistory = $0 } != nil
             default: return reader.skipValue(depth: 1)
             }
         }
@@ -122,6 +130,18 @@ struct BitwardenJSONReader: JSONWalker {
             }
         }
         return complete ? field : nil
+    }
+
+    private mutating func readPasswordVersion() -> BitwardenJSON.PasswordVersion? {
+        var version = BitwardenJSON.PasswordVersion(password: nil, lastUsedDate: nil)
+        let complete = readObject { (reader, key) -> Bool in
+            switch key {
+            case "password": return reader.readNullable { $0.readString() }.map { version.password = $0 } != nil
+            case "lastUsedDate": return reader.readNullable { $0.readString() }.map { version.lastUsedDate = $0 } != nil
+            default: return reader.skipValue(depth: 2)
+            }
+        }
+        return complete ? version : nil
     }
 
     /// An object of strings or nulls (`card`, `identity`).

@@ -130,7 +130,7 @@ public enum Interchange {
             imported.history = parsed.history.map { (name: EntryName.normalized($0.name), versions: $0.versions) }
             return imported
         }
-        var names = ImportedNameCleaner.Names()
+        let names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]
         switch format {
         case .json:  // one the direct reader declined (or a version 2 claim): the decoder names the problem
@@ -142,18 +142,12 @@ public enum Interchange {
                 return try ImportedEntries(records: records, renamings: [])
             }
             entries = try NativeCSV.parse(bytes, now: now)
-        case .keepassxcCSV:
-            // Written straight as vault records when every entry allows it (ImportRecords.swift).
-            if asRecords, let read = try KeePassXCCSV.records(bytes, now: now, names: names) {
-                return try ImportedEntries(records: read.records, renamings: read.names.renamings)
-            }
-            entries = try KeePassXCCSV.parse(bytes, now: now, names: &names)
-        case .bitwardenJSON:
-            // Written straight as vault records when every entry allows it (ImportRecords.swift).
-            if asRecords, let read = BitwardenJSONReader.records(bytes, now: now, names: names) {
-                return try ImportedEntries(records: read.records, renamings: read.names.renamings)
-            }
-            entries = try BitwardenJSON.parse(bytes, now: now, names: &names)
+        case .keepassxcCSV, .bitwardenJSON:
+            // Read into items and made entries by the one builder, as every other manager's export
+            // (docs/INTERCHANGE.md, "Other password managers"): one rule set for names, fields, TOTP.
+            var foreign = try foreignItems(bytes, format: format, now: now)!
+            defer { foreign.wipe() }
+            return try foreign.entries(now: now, options: ForeignBuildOptions())
         case .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV, .dashlaneCSV, .enpassJSON:
             // Other managers' exports: read into items, then made entries by the one builder.
             // The items' secrets wiped once built (`ForeignImport.wipe`).

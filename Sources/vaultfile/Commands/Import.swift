@@ -129,8 +129,12 @@ extension VaultfileCommand {
             switch format {
             case .format(let given):
                 chosen = given
-                // A file whose magic number says what it is (a KDBX database, a vault) is no text format.
-                if let sniffed = FormatSniffer.sniffMagic(bytes), sniffed.format == nil { throw mismatch(sniffed, source: source, given: given.rawValue) }
+                // A file the sniffer recognises as another format (a KDBX database, a Chrome CSV
+                // given as dashlane-csv) is refused before a lenient reader imports it wrongly;
+                // a dotenv guess (any KEY=value lines) is too weak to refuse on.
+                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue, sniffed.format != "dotenv" {
+                    throw mismatch(sniffed, source: source, given: given.rawValue)
+                }
             case .directory(let name):
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:

@@ -15,7 +15,9 @@ extension VaultfileCommand {
             discussion: """
                 The age file (binary or armored; FILE, or standard input when FILE is - or left out) is \
                 opened with the identities the vault's unlock sources name (--identity, \
-                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY), age1… X25519 and ssh-ed25519 ones, or, when it \
+                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities), age1… X25519 and \
+                ssh-ed25519 ones (a protected one is asked for its passphrase only when the others open \
+                nothing), or, when it \
                 was made with a passphrase (age -p), with one asked on the terminal or read from \
                 --passphrase-file/--passphrase-fd. The file is checked whole (header MAC, every chunk) before \
                 anything is stored; its contents go into the vault and nowhere else. An entry (or field) \
@@ -50,9 +52,13 @@ extension VaultfileCommand {
                 throw CLIError.refused("the age file is encrypted to recipients, not with a passphrase",
                                        hint: "leave out --passphrase; open it with the identity it was made for (--identity FILE)")
             }
-            let identities = needsPassphrase ? [] : try ageIdentities()
-            let secret = needsPassphrase ? try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false) : nil
-            let contents = try AgeFile.decrypt(bytes, identities: identities, passphrase: secret, limits: unlock.limits())
+            let contents: SecureBytes
+            if needsPassphrase {
+                let secret = try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false)
+                contents = try AgeFile.decrypt(bytes, identities: [], passphrase: secret, limits: unlock.limits())
+            } else {
+                contents = try decryptWithIdentities(bytes)
+            }
             var value = contents.withUnsafeBytes { Array($0) }
             defer { wipe(&value) }
             try unlock.update { unlocked in
@@ -68,25 +74,44 @@ extension VaultfileCommand {
             Messages.info("stored the age file's contents in '\(Messages.escaped(name))'\(field.map { " (field '\(Messages.escaped($0))')" } ?? "")")
         }
 
-        /// The age and ssh identities among the unlock sources (options, variables, and whatever
-        /// further identity sources the vault's unlock reads); no recovery code is asked for.
-        private func ageIdentities() throws -> [any AgeFileIdentity] {
+        /// `bytes` opened with the identities of the unlock sources (options, variables, then the
+        /// default identities): the unprotected ones first; protected ones (a key with a
+        /// passphrase, an `age -p` identity file) are asked for their passphrase only when those
+        /// open nothing. No recovery code is asked for.
+        private func decryptWithIdentities(_ bytes: [UInt8]) throws -> SecureBytes {
             var keys = unlock.keys
             keys.recovery = false
             keys.recoveryFile = nil
-            let credentials = try keys.credentials(vaultPath: unlock.location.path)
-            let identities: [any AgeFileIdentity] = credentials.compactMap { credential in
-                switch credential.secret {
-                case .ageIdentity(let identity): return identity
-                case .sshIdentity(let identity): return identity
-                default: return nil
-                }
+            let passphrases = keys.identityPassphrases()
+            let credentials = try keys.credentials(vaultPath: unlock.location.path, passphrases: passphrases)
+                + DefaultIdentity.credentials(passphrases: passphrases)
+            var plain: [any AgeFileIdentity] = [], protected: [ProtectedIdentity] = []
+            for credential in credentials {
+                if case .protectedIdentity(let identity) = credential.secret { protected.append(identity) }
+                if let identity = Self.ageIdentity(credential.secret) { plain.append(identity) }
             }
-            guard !identities.isEmpty else {
+            guard !plain.isEmpty || !protected.isEmpty else {
                 throw CLIError.refused("the age file is encrypted to recipients, and no identity was given to open it",
-                                       hint: "give the identity it was made for: --identity FILE (an age identity file or an OpenSSH ed25519 key)")
+                                       hint: "give the identity it was made for: --identity FILE (an age identity file or an OpenSSH ed25519 key), "
+                                           + "or keep it in \(DefaultIdentity.locations)")
             }
-            return identities
+            let limits = try unlock.limits()
+            do {
+                return try AgeFile.decrypt(bytes, identities: plain, passphrase: nil, limits: limits)
+            } catch {
+                guard case .noIdentityMatches = error, !protected.isEmpty else { throw error }
+            }
+            let opened = try protected.flatMap { try $0.open(limits: limits) }.compactMap(Self.ageIdentity)
+            return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
+        }
+
+        /// The age-file identity of an unlock secret: an age X25519 identity or an ssh-ed25519 key.
+        private static func ageIdentity(_ secret: UnlockCredential.Secret) -> (any AgeFileIdentity)? {
+            switch secret {
+            case .ageIdentity(let identity): identity
+            case .sshIdentity(let identity): identity
+            default: nil
+            }
         }
     }
 }

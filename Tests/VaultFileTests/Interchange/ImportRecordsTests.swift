@@ -170,11 +170,13 @@ extension InterchangeTests {
             #expect(fast == plain, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
             guard let fastImport, let plainImport else { failed += 1; continue }
             if fastImport.records != nil { taken[format, default: 0] += 1 }
-            #expect(plainImport.records == nil)
+            // The one builder (keepassxc-csv, bitwarden-json since issue 44) writes records whichever path is asked.
+            if format == .json { #expect(plainImport.records == nil) }
             for (index, base) in bases.enumerated() {
                 #expect(Self.putInto(base, fastImport) == Self.putInto(base, plainImport), "\(format) base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
             }
         }
+        // Since issue 44 keepassxc-csv and bitwarden-json go through the one builder, which writes records.
         #expect(taken[.json, default: 0] > 60 && taken[.keepassxcCSV, default: 0] > 60 && taken[.bitwardenJSON, default: 0] > 60, "\(taken)")
         #expect(failed > 50, "\(failed) failed")
     }
@@ -284,96 +286,5 @@ extension InterchangeTests {
         var fromRecords = Vault()
         try fromRecords.put(contentsOf: imported, now: 0)
         #expect(try fromRecords.encodedContent() == encoded)
-    }
-}
-
-// MARK: - Bitwarden items of many custom fields
-
-extension InterchangeTests {
-    /// Items of many custom fields (past `BitwardenJSONReader.fieldsScanned`, where the one-pass
-    /// reader finds an earlier field of the same name by a dictionary instead of a scan), whose
-    /// labels repeat, clean to one name (`a b`, `a_b`) or to a login field's (`username`, `url`):
-    /// the one-pass reader, as entries and as records, against the reference parse. The scan per
-    /// put made an item of 40,000 custom fields cost 27 s of CPU (0.01 s for the reference).
-    @Test func test_bitwardenEntries_manyCustomFieldsMatchTheReference() throws {
-        var generator = SplitMix(seed: 211)
-        func byte() -> UInt8 { generator.nextByte() }
-        let labels = ["username", "url", "totp", "notes", "a b", "a_b", "a/b", "PIN", "pin", "é", "", "x", "field"]
-            + (0..<70).map { "f\($0)" }
-        var taken = 0, failed = 0
-        for round in 0..<300 {
-            var items: [String] = []
-            for item in 0..<Int(byte() % 3 + 1) {
-                // Up to 300 fields, from a pool of 70 labels or of all 83: over 64 names fails the entry.
-                let count = [0, 1, 15, 16, 17, 40, 64, 80, 200, 300][Int(byte()) % 10]
-                let pool = byte() % 2 == 0 ? 40 : labels.count
-                var fields: [String] = []
-                for _ in 0..<count {
-                    let label = labels[Int(UInt16(byte()) << 8 | UInt16(byte())) % pool]
-                    let value = ["\"v\(byte() % 7)\"", "\"\"", "null", "\"w\\u0000\""][Int(byte()) % 4]
-                    fields.append(#"{"name":"\#(label)","value":\#(value),"type":0}"#)
-                }
-                let login = byte() % 2 == 0 ? #","login":{"username":"u","password":"p","totp":"t","uris":[{"uri":"https://x"}]}"# : ""
-                items.append(#"{"id":"\#(item)","type":\#(byte() % 4 == 0 ? 2 : 1),"name":"item\#(round)-\#(item)","notes":"n"\#(login),"fields":[\#(fields.joined(separator: ","))]}"#)
-            }
-            let bytes = Array(#"{"encrypted":false,"folders":[],"items":[\#(items.joined(separator: ","))]}"#.utf8)
-            func outcome(_ body: (inout ImportedNameCleaner.Names) throws(VaultError) -> [(String, Entry)]?) -> String {
-                var names = ImportedNameCleaner.Names()
-                do {
-                    guard let entries = try body(&names) else { return "declined" }
-                    return "\(entries.map { Array($0.0.utf8) })|\(entries.map(\.1.value))|\(entries.map { $0.1.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } })"
-                } catch {
-                    return "error: \(error.description)"
-                }
-            }
-            let reference = outcome { (names) throws(VaultError) in try BitwardenJSON.parseReference(bytes, now: 42, names: &names) }
-            let onePass = outcome { (names) in BitwardenJSONReader.entries(bytes, now: 42, names: names)?.entries }
-            #expect(onePass == reference, "\(String(decoding: bytes, as: UTF8.self))")
-            let (fast, _) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .bitwardenJSON, now: 42, asRecords: true) }
-            let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .bitwardenJSON, now: 42, asRecords: false) }
-            #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self))")
-            if BitwardenJSONReader.records(bytes, now: 42, names: ImportedNameCleaner.Names()) != nil { taken += 1 }
-            if plainImport == nil { failed += 1 }
-        }
-        #expect(taken > 50 && failed > 20, "\(taken) read as records, \(failed) failed")
-    }
-}
-
-// MARK: - Bitwarden objects of many keys
-
-extension InterchangeTests {
-    /// Objects of many keys (past `BitwardenJSONReader.keysScanned`, where the one-pass reader finds
-    /// a repeated key by a set instead of a scan), at the top, in an item and in its login, some
-    /// with one key repeated anywhere: the one-pass reader declines exactly the documents with a
-    /// repeat (the reference then names it), and reads the others as the reference does. The scan
-    /// made an object of 40,000 keys cost 2.7 s of CPU.
-    @Test func test_bitwardenEntries_manyKeysMatchTheReference() throws {
-        var generator = SplitMix(seed: 223)
-        func byte() -> UInt8 { generator.nextByte() }
-        var declined = 0, read = 0
-        for round in 0..<300 {
-            func keys(_ prefix: String) -> (text: String, repeated: Bool) {
-                let count = [0, 1, 15, 16, 17, 40, 100][Int(byte()) % 7]
-                var names = (0..<count).map { "\(prefix)\($0)" }
-                let repeated = count > 0 && byte() % 3 == 0
-                if repeated { names.insert(names[Int(byte()) % count], at: Int(byte()) % (count + 1)) }
-                return (names.map { #""\#($0)":\#(["1", "null", "\"s\"", "{\"a\":1}"][Int(byte()) % 4])"# }.joined(separator: ","), repeated)
-            }
-            let top = keys("t"), item = keys("i"), login = keys("l")
-            func joined(_ parts: String...) -> String { parts.filter { !$0.isEmpty }.joined(separator: ",") }
-            let loginObject = "{" + joined(#""username":"u","password":"p""#, login.text) + "}"
-            let itemObject = "{" + joined(#""id":"1","type":1,"name":"x\#(round)""#, item.text, #""login":\#(loginObject)"#) + "}"
-            let bytes = Array(("{" + joined(#""encrypted":false,"folders":[]"#, top.text, #""items":[\#(itemObject)]"#) + "}").utf8)
-            let repeated = top.repeated || item.repeated || login.repeated
-            let onePass = BitwardenJSONReader.entries(bytes, now: 42, names: ImportedNameCleaner.Names())
-            #expect((onePass == nil) == repeated, "\(String(decoding: bytes, as: UTF8.self))")
-            var plain = ImportedNameCleaner.Names(), fast = ImportedNameCleaner.Names()
-            let reference: String, parsed: String
-            do { reference = "\(try BitwardenJSON.parseReference(bytes, now: 42, names: &plain).map { "\($0.0)=\($0.1.value)\($0.1.fields.sorted { $0.key < $1.key })" })" } catch { reference = "error: \(error.description)" }
-            do { parsed = "\(try BitwardenJSON.parse(bytes, now: 42, names: &fast).map { "\($0.0)=\($0.1.value)\($0.1.fields.sorted { $0.key < $1.key })" })" } catch { parsed = "error: \(error.description)" }
-            #expect(parsed == reference, "\(String(decoding: bytes, as: UTF8.self))")
-            if let onePass { read += 1; #expect("\(onePass.entries.map { "\($0.0)=\($0.1.value)\($0.1.fields.sorted { $0.key < $1.key })" })" == reference) } else { declined += 1 }
-        }
-        #expect(declined > 50 && read > 50, "\(declined) declined, \(read) read")
     }
 }

@@ -5,12 +5,15 @@ import VaultModel
 extension Interchange {
     /// The items of `bytes` when `format` is another password manager's, read by its reader (one
     /// `case` per reader, added by the helper who writes it); nil for the formats read otherwise
-    /// (vaultfile's own, keepassxc-csv, bitwarden-json: their fast record paths stay theirs).
+    /// (vaultfile's own, read as they always were).
     static func foreignItems(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) throws(VaultError) -> ForeignImport? {
         switch format {
         case .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV, .dashlaneCSV, .enpassJSON:
             return try readForeign(bytes, format: format, now: now)
-        case .json, .dotenv, .csv, .keepassxcCSV, .bitwardenJSON, .ansibleVault, .sops:
+        // The two older readers follow the builder's rules too (issue 44, "Nothing lost, every loss said").
+        case .keepassxcCSV: return try KeePassXCCSV.read(bytes, now: now)
+        case .bitwardenJSON: return try BitwardenJSON.read(bytes, now: now)
+        case .json, .dotenv, .csv, .ansibleVault, .sops:
             return nil
         }
     }

@@ -128,13 +128,22 @@ public struct ForeignImport: Sendable {
     /// Overwrites every secret the items hold (values, fields, attachments, history) with zeros and
     /// empties them: the caller's copy once the entries are built.
     public mutating func wipe() {
+        // A file several items name shares one buffer (1pux, KeePass's pool): each buffer is taken
+        // out of its items first, then wiped once in place (wiping a shared array would copy it).
+        var files: [[UInt8]] = []
+        var seen: Set<UnsafeRawPointer> = []
         for index in items.indices {
             SecureMemory.wipe(&items[index].value)
             for field in items[index].fields.indices { SecureMemory.wipe(&items[index].fields[field].value) }
-            for attachment in items[index].attachments.indices { SecureMemory.wipe(&items[index].attachments[attachment].bytes) }
+            for attachment in items[index].attachments.indices {
+                let bytes = items[index].attachments[attachment].bytes
+                items[index].attachments[attachment].bytes = []
+                if let base = bytes.withUnsafeBytes({ $0.baseAddress }), seen.insert(base).inserted { files.append(bytes) }
+            }
             for version in items[index].history.indices { SecureMemory.wipe(&items[index].history[version].value) }
         }
         items = []
+        for index in files.indices { SecureMemory.wipe(&files[index]) }
     }
 
     /// Turns the items into entries (the ONE builder: names, fields, TOTP, times, history,

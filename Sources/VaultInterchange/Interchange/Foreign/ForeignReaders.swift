@@ -4,8 +4,8 @@ import VaultModel
 
 extension Interchange {
     /// What a peer's export holds, read by its format's reader (`ForeignImport`: items and what
-    /// could not be kept); throws for vaultfile's own formats and the two older readers
-    /// (keepassxc-csv, bitwarden-json), which `read` handles directly.
+    /// could not be kept), the two older readers (keepassxc-csv, bitwarden-json) included; throws
+    /// for vaultfile's own formats.
     public static func readForeign(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) throws(VaultError) -> ForeignImport {
         switch format {
         case .keepassXML: return try KeePassXMLReader.read(bytes, now: now)
@@ -17,7 +17,9 @@ extension Interchange {
         case .firefoxCSV: return try FirefoxCSVReader.read(bytes, now: now)
         case .dashlaneCSV: return try DashlaneCSVReader.read(bytes, now: now)
         case .enpassJSON: return try EnpassJSONReader.read(bytes, now: now)
-        case .json, .dotenv, .csv, .keepassxcCSV, .bitwardenJSON:
+        case .keepassxcCSV: return try KeePassXCCSV.read(bytes, now: now)
+        case .bitwardenJSON: return try BitwardenJSON.read(bytes, now: now)
+        case .json, .dotenv, .csv:
             throw .malformedInput("\(format.rawValue) is read by Interchange.read, not as another manager's export")
         case .ansibleVault, .sops:
             throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")

@@ -24,7 +24,7 @@ enum ForeignTOTP {
         guard !trimmed.isEmpty else { return nil }
         let lower = trimmed.lowercased()
         if lower.hasPrefix("otpauth://") {
-            return check(trimmed, original: trimmed)
+            return check(steamDigitsFixed(trimmed), original: trimmed)
         }
         if lower.hasPrefix("steam://") {
             let secret = compact(String(trimmed.dropFirst("steam://".count)))
@@ -35,6 +35,17 @@ enum ForeignTOTP {
             return .unusable(text: trimmed, why: "it is neither an otpauth:// URI, a steam:// secret nor a Base32 secret")
         }
         return check("otpauth://totp/\(percentEncoded(label))?secret=\(secret)", original: trimmed)
+    }
+
+    /// `uri` with `digits=5` when it says `encoder=steam` with another digits value: KeePassXC's
+    /// CSV export writes Steam's TOTP as `…&digits=6&encoder=steam`, and KeePassXC (as Steam)
+    /// computes five characters whatever the digits say; any other URI as it is.
+    static func steamDigitsFixed(_ uri: String) -> String {
+        guard let question = uri.firstIndex(of: "?") else { return uri }
+        var parameters = uri[uri.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map(String.init)
+        guard parameters.contains(where: { $0.lowercased() == "encoder=steam" }) else { return uri }
+        for index in parameters.indices where parameters[index].lowercased().hasPrefix("digits=") { parameters[index] = "digits=5" }
+        return String(uri[...question]) + parameters.joined(separator: "&")
     }
 
     /// `uri` when `vaultfile totp` computes it, else the original text and the reason.

@@ -84,10 +84,14 @@ public enum FormatSniffer {
         if text.contains("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
         if text.contains("\"sops\"") && text.contains("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
         guard text.contains("\"items\"") else { return nil }
-        if text.contains("\"template_type\"") || text.contains("\"auto_submit\"") {
-            return SniffedFormat(format: "enpass-json", description: "an Enpass JSON export")
-        }
-        if text.contains("\"login\"") || text.contains("\"folders\"") || text.contains("\"encrypted\"") {
+        // Keys only one of the two writes: Enpass's items, fields and folders (`template_type`,
+        // `sensitive`, `parent_uuid`…), Bitwarden's (`revisionDate`, `folderId`…); then the
+        // weaker `login` object or `folders` list of Bitwarden (an Enpass category is "login" too).
+        let enpass = ["\"template_type\"", "\"auto_submit\"", "\"sensitive\"", "\"parent_uuid\"", "\"value_updated_at\""].contains { text.contains($0) }
+        let bitwarden = ["\"revisionDate\"", "\"creationDate\"", "\"folderId\"", "\"collectionIds\"", "\"encrypted\""].contains { text.contains($0) }
+        if enpass && !bitwarden { return SniffedFormat(format: "enpass-json", description: "an Enpass JSON export") }
+        if bitwarden && !enpass { return SniffedFormat(format: "bitwarden-json", description: "a Bitwarden JSON export") }
+        if !enpass && (text.contains("\"login\"") || text.contains("\"folders\"")) {
             return SniffedFormat(format: "bitwarden-json", description: "a Bitwarden JSON export")
         }
         return nil
@@ -110,13 +114,16 @@ public enum FormatSniffer {
     private static func csvHeader(_ text: String) -> SniffedFormat? {
         let line = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
         guard line.contains(",") else { return nil }
-        let columns = Set(line.split(separator: ",", omittingEmptySubsequences: false).map {
+        let cells = line.split(separator: ",", omittingEmptySubsequences: false).map {
             String($0.unicodeScalars.filter { $0 != "\"" && $0 != " " && $0 != "\r" }.map(Character.init)).lowercased()
-        })
+        }
+        // vaultfile's own CSV has `name` and `value`, whatever fields (url, username…) follow: no
+        // other tool's header has a `value` column.
+        let columns = Set(cells)
+        if columns.contains("name") && columns.contains("value") { return SniffedFormat(format: "csv", description: "a vaultfile CSV file") }
         for header in headers where header.columns.allSatisfy(columns.contains) {
             return SniffedFormat(format: header.format, description: header.description)
         }
-        if columns.contains("name") && columns.contains("value") { return SniffedFormat(format: "csv", description: "a vaultfile CSV file") }
         return nil
     }
 

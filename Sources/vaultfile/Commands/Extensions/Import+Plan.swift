@@ -70,7 +70,9 @@ extension VaultfileCommand.Import {
         let warnings = entries.warnings + plan.warnings
         let verb = dryRun ? "would be renamed" : "renamed"
         for renaming in entries.renamings {
-            Messages.info("vaultfile: \(verb) '\(renaming.original)' to '\(renaming.name)' (\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
+            // Names come from the file: a newline or other control in a title is shown escaped, so one renaming is one line.
+            Messages.info("vaultfile: \(verb) '\(Messages.escaped(renaming.original))' to '\(Messages.escaped(renaming.name))' "
+                          + "(\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
         }
         for warning in warnings { Messages.warning(warning.description) }
         let source = file ?? "stdin"

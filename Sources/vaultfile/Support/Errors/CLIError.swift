@@ -35,6 +35,8 @@ enum CLIError: CategorizedError {
     /// `tool` (gpg, age) could not decrypt `file` of an import: it exited with `status` (its own
     /// message went to stderr before), or its output passed `limit` bytes (`status` nil).
     case sourceDecryptionFailed(tool: String, file: String, status: Int32?, limit: Int)
+    /// The `files` files `tool` decrypted for an import came to more than `limit` bytes in all (exit 6).
+    case sourceDecryptionTotalOverLimit(tool: String, files: Int, limit: Int)
     /// The two typed passwords differ.
     case passwordsDiffer
     /// `--password-command` exited unsuccessfully.
@@ -121,6 +123,9 @@ enum CLIError: CategorizedError {
             return "\(tool) could not decrypt \(file) (exit status \(status)); nothing was imported"
         case .sourceDecryptionFailed(let tool, let file, nil, let limit):
             return "\(tool) decrypted \(file) to more than \(limit) bytes, the most one file of a store may hold; nothing was imported"
+        case .sourceDecryptionTotalOverLimit(let tool, let files, let limit):
+            return "limit exceeded: the \(files) files of the store come to more than \(limit) bytes (\(limit >> 20) MiB) once \(tool) "
+                + "decrypts them, the most one import reads in all; nothing was imported"
         case .passwordsDiffer: return "the two passwords differ"
         case .passwordCommandFailed(let status): return "the password command failed (exit status \(status))"
         case .inputFailed(let why): return why
@@ -181,6 +186,7 @@ enum CLIError: CategorizedError {
              .agentChangeDenied, .agentSignDenied: return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
+        case .sourceDecryptionTotalOverLimit: return .overLimit
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }

@@ -319,6 +319,8 @@ struct ErrorReport: Equatable {
             return "check Caps Lock and the keyboard layout, then run the command again; a vault shared with a key "
                 + "also opens with it (--identity, --keyfile, --recovery)"
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
+        case .sourceDecryptionTotalOverLimit:
+            return "a store's files hold passwords and notes; import its folders one at a time ('vaultfile import --format pass STORE/FOLDER --prefix FOLDER')"
         case .sourceDecryptionFailed(let tool, let file, let status, _):
             guard status != nil else { return "a store's files hold passwords and notes; decrypt this one by hand to see what it holds" }
             return tool == "gpg"

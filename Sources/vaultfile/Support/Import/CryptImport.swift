@@ -56,6 +56,7 @@ enum CryptImport {
         }
 
         static func read(directory: String, format: String) throws -> ForeignImport {
+            try refuseOtherKind(directory, format: format)
             if format == "passage" {
                 let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
                 return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age") { file in
@@ -65,6 +66,17 @@ enum CryptImport {
             return try readStore(root: directory, suffix: ".gpg", format: "pass", tool: "gpg") { file in
                 ["gpg", "--decrypt", "--batch", "--quiet", "--", file]
             }
+        }
+
+        /// A store of the other kind (`.gpg` files given as passage, `.age` as pass) would import
+        /// nothing with exit 0: refused, naming the format that reads it, before any tool runs.
+        private static func refuseOtherKind(_ root: String, format: String) throws {
+            let (suffix, other, otherSuffix, kind) = format == "pass" ? (".gpg", "passage", ".age", "a passage store (.age files)")
+                : (".age", "pass", ".gpg", "a pass store (.gpg files)")
+            guard try StoreWalk(root: root, suffix: suffix).files.isEmpty,
+                  let found = try? StoreWalk(root: root, suffix: otherSuffix), !found.files.isEmpty else { return }
+            throw CLIError.importFormatMismatch(source: root, given: format, looksLike: kind,
+                                               hint: "import it with: vaultfile import --format \(other) \(shellWord(root))")
         }
     }
 

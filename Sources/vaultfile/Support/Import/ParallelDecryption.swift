@@ -21,6 +21,10 @@ enum ParallelDecryption {
 
     /// The most bytes one decrypted file may hold (a store's file is a password and notes).
     static let maxOutput = 16 << 20
+    /// The most bytes all the decrypted files of one import may hold together: a store's files
+    /// are small, and a store of small encrypted files that each decrypt (gpg decompresses) to
+    /// the per-file limit would otherwise hold gigabytes in memory.
+    static let maxTotalOutput = 256 << 20
 
     /// How many tools run at once: twice the processors online (gpg spends most of its time
     /// starting and waiting for gpg-agent), between 2 and 16; `VAULTFILE_IMPORT_JOBS` overrides.
@@ -30,8 +34,9 @@ enum ParallelDecryption {
     }
 
     /// The plaintexts of `jobs`, in their order. The caller wipes them.
-    static func run(_ jobs: [Job], tool: String, limit: Int = maxOutput) throws(CLIError) -> [[UInt8]] {
+    static func run(_ jobs: [Job], tool: String, limit: Int = maxOutput, totalLimit: Int = maxTotalOutput) throws(CLIError) -> [[UInt8]] {
         var outputs = [[UInt8]](repeating: [], count: jobs.count)
+        var total = 0
         var running: [(job: Int, child: Subprocess.Child)] = []
         var next = 0
         func stop() {
@@ -79,6 +84,11 @@ enum ParallelDecryption {
                     guard outputs[job].count + count <= limit else {
                         stop()
                         throw .sourceDecryptionFailed(tool: tool, file: jobs[job].file, status: nil, limit: limit)
+                    }
+                    total += count
+                    guard total <= totalLimit else {
+                        stop()
+                        throw .sourceDecryptionTotalOverLimit(tool: tool, files: jobs.count, limit: totalLimit)
                     }
                     append(chunk[0..<count], to: &outputs[job])
                     continue

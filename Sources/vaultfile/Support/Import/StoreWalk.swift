@@ -15,7 +15,8 @@ import Glibc
 ///   `.public-keys`), are skipped and counted;
 /// - any other file that does not end in the store's extension is skipped and counted;
 /// - a symbolic link is followed only when it resolves inside the store (pass allows linking one
-///   entry to another); one that leaves the store, or names a folder, is skipped and counted.
+///   entry to another); one that leaves the store, or names a folder, is skipped and counted;
+/// - a file or folder whose name is not UTF-8 is skipped and counted, the first named escaped.
 struct StoreWalk {
     /// One encrypted file: its path to open and its name in the store (folders, then the title).
     struct File {
@@ -26,6 +27,8 @@ struct StoreWalk {
     private(set) var files: [File] = []
     /// What was not read → how many (the import's loss warnings say each).
     private(set) var skipped: [String: Int] = [:]
+    /// The first name found that is not UTF-8, escaped (the warning names it).
+    private var skippedNonUTF8: String?
 
     /// The most files one store may hold (the most entries a vault holds).
     static let maxFiles = VaultLimits.maxEntries
@@ -54,8 +57,17 @@ struct StoreWalk {
         defer { closedir(directory) }
         var entries: [String] = []
         while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            // A name that is not UTF-8 cannot be an entry name (nor be opened again through a
+            // String): skipped, and named with its other bytes escaped.
+            guard let entryName = String(validating: raw, as: UTF8.self) else {
+                let shown = raw.map { byte in
+                    (0x20..<0x7F).contains(byte) && byte != 0x5C ? String(UnicodeScalar(byte))
+                        : "\\x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                }.joined()
+                if skippedNonUTF8 == nil { skippedNonUTF8 = shown }
+                skip("files whose names are not UTF-8 (not read; e.g. '\(skippedNonUTF8!)')")
+                continue
             }
             if entryName != "." && entryName != ".." { entries.append(entryName) }
         }

@@ -134,10 +134,10 @@ enum CRC32 {
 
 /// gzip members (RFC 1952), as KeePass compresses attachments (`Compressed="True"`).
 enum Gzip {
-    /// The decompressed bytes of the gzip member `bytes`, checked by zlib against its CRC-32 and
-    /// length. The length field (the last four bytes) is the declared size: above `limit` the
-    /// member is refused before anything is inflated, and the inflater stops there.
-    static func decompress(_ bytes: [UInt8], limit: Int, what: String) throws(VaultError) -> [UInt8] {
+    /// The uncompressed size the gzip member `bytes` declares (its last four bytes, ISIZE), once
+    /// its header, that size (at most `limit`) and its ratio (above 1 MiB, at most `ZipArchive.maxRatio`
+    /// times the member's size) are checked: nothing is inflated.
+    static func declaredSize(_ bytes: [UInt8], limit: Int, what: String) throws(VaultError) -> Int {
         func damaged(_ why: String) -> VaultError { .malformedInput("\(what): not gzip data (\(why))") }
         guard bytes.count >= 18, bytes[0] == 0x1F, bytes[1] == 0x8B else { throw damaged("no gzip header") }
         guard bytes[2] == 8 else { throw damaged("a compression method other than deflate") }
@@ -146,10 +146,23 @@ enum Gzip {
         guard size <= limit else {
             throw .limitExceeded("\(what) declares \(size) bytes uncompressed, more than the \(limit) allowed; refused before inflating")
         }
+        if size > ZipArchive.ratioFloor && size / bytes.count > ZipArchive.maxRatio {
+            throw .limitExceeded("\(what) would inflate \(size / bytes.count) times over (a gzip bomb?); refused before inflating "
+                                 + "(the limit is \(ZipArchive.maxRatio) times for data above 1 MiB)")
+        }
+        return size
+    }
+
+    /// The decompressed bytes of the gzip member `bytes`, checked by zlib against its CRC-32 and
+    /// length. The length field (the last four bytes) is the declared size, checked first
+    /// (`declaredSize`): a member above `limit` or inflating too many times over is refused
+    /// before anything is inflated, and the inflater stops at that size.
+    static func decompress(_ bytes: [UInt8], limit: Int, what: String) throws(VaultError) -> [UInt8] {
+        let size = try declaredSize(bytes, limit: limit, what: what)
         var (output, consumed) = try Inflate.inflate(bytes[...], size: size, wrapper: .gzip, what: what)
         guard consumed == bytes.count else {
             wipe(&output)
-            throw damaged("\(bytes.count - consumed) bytes after its end")
+            throw .malformedInput("\(what): not gzip data (\(bytes.count - consumed) bytes after its end)")
         }
         return output
     }

@@ -11,7 +11,7 @@ import VaultModel
 /// inflates one compressed run many times over), every declared size counts against
 /// `maxTotalBytes`, and an entry above `ratioFloor` bytes may declare at most `maxRatio` times its
 /// compressed size. The inflater (the system zlib) then never writes past the declared size, and
-/// the CRC-32 (zlib's) and the size are checked after it.
+/// the CRC-32 (zlib's) and the size are checked after it. Two files of one name are refused.
 struct ZipArchive {
     /// The most entries read from a central directory.
     static let maxEntries = 1_000_000
@@ -58,6 +58,7 @@ struct ZipArchive {
         guard count != 0xFFFF, cdSize != 0xFFFF_FFFF, cdOffset != 0xFFFF_FFFF else { throw bad("a ZIP64 archive") }
         guard cdOffset <= end, cdSize <= end - cdOffset else { throw bad("its central directory lies outside the file") }
         var entries: [Entry] = []
+        var names: Set<String> = []
         var position = cdOffset, total = 0
         for _ in 0..<count {
             guard end - position >= 46, Self.u32(bytes, position) == 0x0201_4B50 else { throw bad("a damaged central directory") }
@@ -70,6 +71,11 @@ struct ZipArchive {
             let name = String(decoding: bytes[position + 46..<position + 46 + nameLength], as: UTF8.self)
             guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, local != 0xFFFF_FFFF else { throw bad("a ZIP64 entry") }
             guard entries.count < Self.maxEntries else { throw .limitExceeded("\(what) has more than \(Self.maxEntries) files") }
+            // Two files of one name: which one a tool reads differs (the first, the last), so
+            // what vaultfile imports could differ from what the user checked with unzip.
+            guard names.insert(name).inserted else {
+                throw .malformedInput("\(what) holds two files named '\(ExpansionBudget.shown(name))'; an archive is refused when one name could mean either")
+            }
             total += size
             guard total <= Self.maxTotalBytes else {
                 throw .limitExceeded("\(what) declares more than \(Self.maxTotalBytes >> 20) MiB of uncompressed files; refused before inflating")

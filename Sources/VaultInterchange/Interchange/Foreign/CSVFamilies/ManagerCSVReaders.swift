@@ -50,7 +50,8 @@ enum BitwardenCSVReader {
     /// the value before it (a value of several lines).
     static func customFields(_ text: String) -> [ForeignField] {
         var fields: [ForeignField] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift: split on it as on "\n" (a cell written on Windows).
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let line = line.hasSuffix("\r") ? line.dropLast() : line
             if let separator = line.firstRange(of: ": ") {
                 fields.append(ForeignField(label: String(line[..<separator.lowerBound]), value: Array(line[separator.upperBound...].utf8), protected: false))

@@ -11,7 +11,8 @@ import VaultModel
 /// The first `username` (or, with none, `email`) field is the login, the first `password` field the
 /// value, `url` fields the URLs, the first `totp` field the TOTP; every other field with a value
 /// is a field (`sensitive` ones protected); `section` fields are headings, not data. The password
-/// field's history becomes the item's history.
+/// field's history becomes the item's history. Items in the trash (`trashed`) are not imported:
+/// they are counted, as every source's trash is.
 enum EnpassJSONReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
@@ -36,6 +37,8 @@ enum EnpassJSONReader {
         }
         for node in tape.elements(items) {
             guard tape.kind(node) == .object else { throw .malformedInput("not an Enpass JSON export: an item that is not an object") }
+            // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
+            if tape.flag(tape.member(node, "trashed")) { result.notKeep("Enpass items in the trash (not imported)"); continue }
             result.items.append(try item(node, tape: tape, path: path, result: &result))
         }
         return result
@@ -97,7 +100,6 @@ enum EnpassJSONReader {
         }
         if tape.flag(tape.member(node, "favorite")) { item.extras.append((label: "favorite", value: "yes")) }
         if tape.flag(tape.member(node, "archived")) { item.extras.append((label: "archived", value: "yes")) }
-        if tape.flag(tape.member(node, "trashed")) { item.extras.append((label: "trashed", value: "yes")) }
         if let category = tape.string(tape.member(node, "category")), !["login", "password", "note", ""].contains(category) {
             item.extras.append((label: "category", value: category))
         }

@@ -27,11 +27,15 @@ enum OnePUXReader {
         guard let data = archive.entry(named: "export.data") else {
             throw .malformedInput("the 1pux file holds no export.data: not a 1Password export (an older 1Password writes .1pif or CSV)")
         }
+        // Everything inflated or copied counts against one budget (ExpansionBudget): export.data
+        // once, each file once for every item that names it.
+        var budget = ExpansionBudget(inputBytes: bytes.count, what: "the 1pux file")
+        try budget.spend(data.size, on: data.name)
         // The inflated export.data holds every secret of the export in one buffer: wiped once read
         // (the tape that shares it is gone by then, so the wipe is in place).
         var plaintext = try archive.contents(of: data)
         do {
-            let result = try items(plaintext, archive: archive)
+            let result = try items(plaintext, archive: archive, budget: budget)
             wipe(&plaintext)
             return result
         } catch {
@@ -41,7 +45,7 @@ enum OnePUXReader {
     }
 
     /// The items of `export.data` (`plaintext`) and the files of `archive`.
-    private static func items(_ plaintext: [UInt8], archive: ZipArchive) throws(VaultError) -> ForeignImport {
+    private static func items(_ plaintext: [UInt8], archive: ZipArchive, budget: ExpansionBudget) throws(VaultError) -> ForeignImport {
         let tape = try JSONTape(plaintext, what: "a 1Password export.data")
         guard tape.kind(tape.root) == .object, let accountsNode = tape.member(tape.root, "accounts") else {
             throw .malformedInput("not a 1Password export.data: no \"accounts\" at the top level")
@@ -49,21 +53,30 @@ enum OnePUXReader {
         var result = ForeignImport(format: "1pux")
         let accounts = tape.elements(accountsNode)
         let vaultCount = accounts.reduce(0) { $0 + tape.elements(tape.member($1, "vaults")).count }
-        var reader = Reader(tape: tape, archive: archive)
-        for account in accounts {
-            let accountName = tape.string(tape.member(tape.member(account, "attrs"), "accountName")) ?? tape.string(tape.member(tape.member(account, "attrs"), "name")) ?? ""
-            for vault in tape.elements(tape.member(account, "vaults")) {
-                var folders: [String] = []
-                if accounts.count > 1 && !accountName.isEmpty { folders.append(accountName) }
-                if vaultCount > 1, let name = tape.string(tape.member(tape.member(vault, "attrs"), "name")), !name.isEmpty { folders.append(name) }
-                for item in tape.elements(tape.member(vault, "items")) {
-                    // Older exports wrap each item: { "item": {…} }.
-                    let node = tape.member(item, "item") ?? item
-                    guard tape.kind(node) == .object else { throw .malformedInput("not a 1Password export.data: an item that is not an object") }
-                    if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); continue }
-                    result.items.append(try reader.item(node, folders: folders, result: &result))
+        var reader = Reader(tape: tape, archive: archive, budget: budget)
+        do throws(VaultError) {
+            for account in accounts {
+                let attrs = tape.member(account, "attrs")
+                let accountName = tape.string(tape.member(attrs, "accountName")) ?? tape.string(tape.member(attrs, "name")) ?? ""
+                for vault in tape.elements(tape.member(account, "vaults")) {
+                    var folders: [String] = []
+                    if accounts.count > 1 && !accountName.isEmpty { folders.append(accountName) }
+                    if vaultCount > 1, let name = tape.string(tape.member(tape.member(vault, "attrs"), "name")), !name.isEmpty { folders.append(name) }
+                    for item in tape.elements(tape.member(vault, "items")) {
+                        // Older exports wrap each item: { "item": {…} }.
+                        let node = tape.member(item, "item") ?? item
+                        guard tape.kind(node) == .object else { throw VaultError.malformedInput("not a 1Password export.data: an item that is not an object") }
+                        // What the user deleted stays deleted (docs/INTERCHANGE.md: one rule for every source's trash).
+                        if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); continue }
+                        result.items.append(try reader.item(node, folders: folders, result: &result))
+                    }
                 }
             }
+        } catch {
+            // The files shared by the items are wiped once, in place, with the items.
+            reader.dropInflated()
+            result.wipe()
+            throw error
         }
         return result
     }
@@ -73,9 +86,13 @@ enum OnePUXReader {
         let archive: ZipArchive
         /// The archive's files by document id (`files/ID__NAME` or `files/ID`).
         let files: [String: Int]
+        /// What inflating and copying files may still spend.
+        var budget: ExpansionBudget
+        /// Each file inflated once, by entry index: every item naming it shares these bytes.
+        private var inflated: [Int: [UInt8]] = [:]
 
-        init(tape: JSONTape, archive: ZipArchive) {
-            (self.tape, self.archive) = (tape, archive)
+        init(tape: JSONTape, archive: ZipArchive, budget: ExpansionBudget) {
+            (self.tape, self.archive, self.budget) = (tape, archive, budget)
             var files: [String: Int] = [:]
             for (index, entry) in archive.entries.enumerated() where entry.name.hasPrefix("files/") {
                 let rest = entry.name.dropFirst(6)
@@ -132,8 +149,11 @@ enum OnePUXReader {
             return item
         }
 
+        /// Lets go of the files inflated: the items hold them now, and wipe them (`ForeignImport.wipe`).
+        mutating func dropInflated() { inflated = [:] }
+
         /// One field of a section: its value object names its kind.
-        private func sectionField(_ field: Int, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+        private mutating func sectionField(_ field: Int, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
             let label = tape.string(tape.member(field, "title")).flatMap { $0.isEmpty ? nil : $0 } ?? tape.string(tape.member(field, "id")) ?? "field"
             guard let value = tape.member(field, "value"), let (kind, content) = tape.members(value).first else { return }
             if kind == "file" { try attach(content, to: &item, result: &result); return }
@@ -160,14 +180,18 @@ enum OnePUXReader {
         }
 
         /// A file of `files/` (`{ "fileName", "documentId", "decryptedSize" }`) as an attachment.
-        private func attach(_ document: Int, to item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+        private mutating func attach(_ document: Int, to item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
             guard let id = tape.string(tape.member(document, "documentId")), !id.isEmpty else { return }
             let name = tape.string(tape.member(document, "fileName")) ?? id
             guard let index = files[id] else {
                 result.notKeep("1Password files the 1pux archive does not hold")
                 return
             }
-            item.attachments.append(ForeignAttachment(name: name, bytes: try archive.contents(of: archive.entries[index])))
+            // Counted for every item that names it (each holds a copy in the vault), inflated once.
+            let entry = archive.entries[index]
+            try budget.spend(entry.size, on: entry.name)
+            if inflated[index] == nil { inflated[index] = try archive.contents(of: entry) }
+            item.attachments.append(ForeignAttachment(name: name, bytes: inflated[index]!))
         }
     }
 }

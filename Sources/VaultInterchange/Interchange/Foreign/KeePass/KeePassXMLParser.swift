@@ -16,11 +16,15 @@ public struct KeePassXMLParser {
     private var meta = KeePassMeta()
     /// The last time read and its value (`Timestamps.Cache`).
     private var timeCache = Timestamps.Cache()
+    /// What inflating the pool's compressed binaries has spent of the document's budget; the
+    /// reader goes on counting the copies that references make.
+    private(set) var budget: ExpansionBudget
 
     /// A parser of `bytes`; `unprotect` undoes the inner stream of a KDBX file's XML.
     public init(_ bytes: [UInt8], unprotect: ((inout [UInt8]) throws(VaultError) -> Void)? = nil) throws(VaultError) {
         reader = try XMLReader(bytes)
         self.unprotect = unprotect
+        budget = ExpansionBudget(inputBytes: bytes.count, what: "the KeePass XML")
     }
 
     /// Reads the document, calling `entry` with each entry (its history inside it) and the groups
@@ -131,7 +135,10 @@ public struct KeePassXMLParser {
         if compressed {
             var packed = bytes
             defer { wipe(&packed) }
-            bytes = try Gzip.decompress(packed, limit: VaultLimits.maxValueLength, what: "line \(line(offset)): the binary \(id)")
+            let what = "line \(line(offset)): the binary \(id)"
+            // The declared size and ratio checked, and counted, before anything is inflated.
+            try budget.spend(try Gzip.declaredSize(packed, limit: VaultLimits.maxValueLength, what: what), on: "the binary \(id)")
+            bytes = try Gzip.decompress(packed, limit: VaultLimits.maxValueLength, what: what)
         }
         guard meta.binaries[id] == nil else { throw .malformedInput("line \(line(offset)): two binaries with the ID \(id)") }
         meta.binaries[id] = bytes

@@ -10,6 +10,10 @@ import VaultModel
 /// are kept; everything else is counted in `notKept`. Entries in the recycle bin (and its groups)
 /// are not imported: they are counted as "entries in KeePass's recycle bin".
 enum KeePassXMLReader {
+    /// The loss warning of attachments whose data the file does not hold.
+    static let missingPoolData = "KeePass attachments whose data the XML does not hold (KeePassXC's XML export leaves it out: "
+        + "export the attachments with 'keepassxc-cli attachment-export')"
+
     /// The standard string keys, which become the item's own parts rather than fields.
     private static let standardKeys: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
 
@@ -33,12 +37,17 @@ enum KeePassXMLReader {
             }
             result.items.append(item)
         }
+        // Each reference copies its binary into an entry: counted against the document's budget.
+        // KeePassXC's XML export leaves the pool out (its attachments are references to nothing):
+        // such attachments are not kept, counted, and the entries imported.
+        var budget = parser.budget
+        var missing: [(item: Int, attachment: Int)] = []
         for reference in references {
-            guard let bytes = meta.binaries[reference.id] else {
-                throw .malformedInput("an attachment of '\(result.items[reference.item].title)' refers to the binary \(reference.id), which Meta/Binaries does not hold")
-            }
+            guard let bytes = meta.binaries[reference.id] else { missing.append((reference.item, reference.attachment)); continue }
+            try budget.spend(bytes.count, on: result.items[reference.item].attachments[reference.attachment].name)
             result.items[reference.item].attachments[reference.attachment].bytes = bytes
         }
+        for gone in missing.reversed() { result.items[gone.item].attachments.remove(at: gone.attachment) }
         func lost(_ what: String, _ count: Int) { if count > 0 { notKept[what, default: 0] += count } }
         lost("KeePass's group notes", groupsWithNotes.count)
         lost("KeePass's database name and description", meta.databaseName.isEmpty && meta.databaseDescription.isEmpty ? 0 : 1)
@@ -46,6 +55,7 @@ enum KeePassXMLReader {
         lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
         lost("KeePass's deleted-object records", meta.deletedObjects)
         lost("entries in KeePass's recycle bin", inRecycleBin)
+        lost(Self.missingPoolData, Set(missing.map(\.item)).count)
         result.notKept = notKept
         return result
     }

@@ -1,0 +1,71 @@
+import VaultModel
+
+// MARK: - Bitwarden JSON as items of the one builder
+
+extension BitwardenJSON {
+    /// The items of an unencrypted Bitwarden export for the one builder (`ForeignImport.entries`),
+    /// which names, numbers and fills them as it does for every other manager's export (a custom
+    /// field `username` beside the login becomes `username_2`, a bare Base32 TOTP an otpauth://
+    /// URI, a URL title its site). Folders split at '/'. Logins: password → value, username, every
+    /// URI, TOTP, notes. Secure notes: notes → value. Cards: number → value, the other card
+    /// properties → fields. Identities: each property → a field. Custom fields in order, labels as
+    /// they are. `creationDate` and `revisionDate` are kept; `passwordHistory` becomes the item's
+    /// history, `favorite` the field `favorite`, and a master-password re-prompt is counted as not kept.
+    ///
+    /// The document is read directly when `BitwardenJSONReader.export` takes it, else decoded
+    /// (`JSONDocument.decode`), whose messages name the problem.
+    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+        let export: Export
+        if let direct = BitwardenJSONReader.export(bytes) {
+            export = direct
+        } else {
+            export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
+        }
+        guard export.encrypted != true else {
+            throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
+        }
+        // `{}` (or `"items": null`) is no export: importing nothing with success hid a wrong file.
+        guard let items = export.items else {
+            throw .malformedInput("the document has no 'items' list, so it is not a Bitwarden JSON export (Bitwarden writes \"items\": [] even when empty)")
+        }
+        let folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var result = ForeignImport(format: InterchangeFormat.bitwardenJSON.rawValue)
+        result.items.reserveCapacity(items.count)
+        for (index, source) in items.enumerated() {
+            let folder = source.folderId.flatMap { folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
+            var item = ForeignItem(folders: folder, title: source.name ?? "")
+            func field(_ label: String, _ text: String??) {
+                guard let text = text ?? nil, !text.isEmpty else { return }
+                item.fields.append(ForeignField(label: label, value: Array(text.utf8)))
+            }
+            switch source.type {
+            case 1:
+                item.value = Array((source.login?.password ?? "").utf8)
+                item.username = source.login?.username
+                item.urls = (source.login?.uris ?? []).compactMap { uri in uri.uri.flatMap { $0.isEmpty ? nil : $0 } }
+                item.totp = source.login?.totp.flatMap { $0.isEmpty ? nil : $0 }
+            case 2:
+                item.value = Array((source.notes ?? "").utf8)
+            case 3:
+                item.value = Array(((source.card?["number"] ?? nil) ?? "").utf8)
+                for (key, text) in (source.card ?? [:]).sorted(by: { $0.key < $1.key }) where key != "number" { field(key, text) }
+            case 4:
+                for (key, text) in (source.identity ?? [:]).sorted(by: { $0.key < $1.key }) { field(key, text) }
+            default:
+                throw .malformedInput("item \(index + 1) ('\(source.name ?? "")') has unknown type \(source.type)")
+            }
+            if source.type != 2 { item.notes = source.notes }
+            for custom in source.fields ?? [] { field(custom.name ?? "field", custom.value) }
+            if source.favorite == true { item.extras.append((label: "favorite", value: "yes")) }
+            if let reprompt = source.reprompt, reprompt != 0 { result.notKeep("Bitwarden's master-password re-prompt") }
+            // Earlier passwords, oldest first (Bitwarden lists them newest first).
+            item.history = (source.passwordHistory ?? []).compactMap { version in
+                version.password.map { ForeignVersion(value: Array($0.utf8), modified: version.lastUsedDate.flatMap(Timestamps.parse)) }
+            }.sorted { ($0.modified ?? 0) < ($1.modified ?? 0) }
+            item.created = source.creationDate.flatMap(Timestamps.parse) ?? source.revisionDate.flatMap(Timestamps.parse)
+            item.modified = source.revisionDate.flatMap(Timestamps.parse) ?? item.created
+            result.items.append(item)
+        }
+        return result
+    }
+}
