@@ -146,4 +146,4 @@ struct VaultfileCommand: ParsableCommand {
 }
 
 /// The version `--version` prints.
-let vaultfileVersion = "0.3.0"
+let vaultfileVersion = "0.4.0"

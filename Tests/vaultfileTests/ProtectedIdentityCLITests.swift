@@ -180,4 +180,50 @@ import Testing
         #expect(session.status == 3, "\(session.screen)")
         #expect(session.screen.contains("(3 tries)") && !session.screen.contains("(4 of 3)"), "\(session.screen)")
     }
+
+    // MARK: - A protected default identity is passed over, never a stop
+
+    /// A vault (password "pw") with slots for the protected ssh key and for a plain age identity;
+    /// the key is `a-protected.key` and the age identity `b-age.txt` in the default folder.
+    static func defaultsOfBothKinds(_ cli: CLI) throws {
+        let plain = try DefaultIdentityCLITests.newIdentity(cli)
+        try vault(cli, slotFor: try publicLine(fixture("ssh-ed25519-gcm.key")))
+        let added = try cli.run(["slot", "add", "recipient", plain.recipient, "--label", "plain"] + cli.unlock())
+        #expect(added.status == 0, "\(added.stderr)")
+        try DefaultIdentityCLITests.writeDefault(cli, "identities/a-protected.key",
+                                                 Array(try Data(contentsOf: URL(fileURLWithPath: fixture("ssh-ed25519-gcm.key")))))
+        try DefaultIdentityCLITests.writeDefault(cli, "identities/b-age.txt", plain.text)
+    }
+
+    @Test func test_defaultIdentity_protectedWithNoTerminalIsSkippedAndTheNextOneOpens() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.defaultsOfBothKinds(cli)
+        let result = try cli.run(["--wait", CLI.binary, "get", "db/password", "--vault", cli.path("t.vault")], executable: "/usr/bin/setsid")
+        #expect(result.status == 0 && result.text == "s3cret", "\(result.stderr)")
+        #expect(result.stderr.contains("no terminal to ask it on; this default identity is skipped"), "\(result.stderr)")
+        #expect(result.stderr.contains("VAULTFILE_IDENTITY_PASSPHRASE_FILE"), "\(result.stderr)")
+    }
+
+    @Test func test_defaultIdentity_aWrongPassphraseFileSkipsItAndTheNextOneOpens() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.defaultsOfBothKinds(cli)
+        let wrong = cli.path("wrong.txt")
+        #expect(FileManager.default.createFile(atPath: wrong, contents: Data("not it\n".utf8)))
+        let result = try cli.run(["get", "db/password", "--vault", cli.path("t.vault")], extra: ["VAULTFILE_IDENTITY_PASSPHRASE_FILE": wrong])
+        #expect(result.status == 0 && result.text == "s3cret", "\(result.stderr)")
+        #expect(result.stderr.contains("does not decrypt") && result.stderr.contains("this default identity is skipped"), "\(result.stderr)")
+        #expect(!result.stderr.contains("not it"), "\(result.stderr)")
+    }
+
+    @Test(.enabled(if: CLI.hasScript, "util-linux 'script' is absent: terminal prompt tests skipped"))
+    func test_defaultIdentity_enterAtItsPromptSkipsItAndThePasswordPromptFollows() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let key = Self.fixture("ssh-ed25519-gcm.key")
+        try Self.vault(cli, slotFor: try Self.publicLine(key))
+        try DefaultIdentityCLITests.writeDefault(cli, "identities/a-protected.key", Array(try Data(contentsOf: URL(fileURLWithPath: key))))
+        let session = try cli.interactive(["get", "db/password", "--vault", cli.path("t.vault")],
+                                          answers: [("(Enter skips it): ", ""), ("Password for", "pw")])
+        #expect(session.status == 0 && session.screen.contains("s3cret"), "\(session.screen)")
+        #expect(!session.screen.contains("(2 of 3)"), "Enter skips at once: \(session.screen)")
+    }
 }

@@ -13,6 +13,8 @@ extension VaultCodec {
     static func openProtected(_ protected: ProtectedIdentity, header: VaultHeader, limits: KDFLimits) throws -> (SecureBytes, OpenedSlot)? {
         guard protected.mayOpen(header) else { return nil }
         let inside = try protected.open(limits: limits).map { UnlockCredential($0, source: protected.source) }
+        // A skippable identity passed over opens nothing (and an empty list would read as "wrong password").
+        guard !inside.isEmpty else { return nil }
         do {
             // The identities inside run no KDF: the caps and the budget are not touched.
             return try unlock(header, credentials: inside, limits: limits, willDeriveKey: nil)

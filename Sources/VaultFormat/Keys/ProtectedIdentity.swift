@@ -36,14 +36,19 @@ public final class ProtectedIdentity: Sendable {
     public let sealed: Sealed
     /// Where it came from, for messages and prompts ("--identity ~/.ssh/id_ed25519").
     public let source: String
+    /// Whether the identity may be passed over (a default identity): when its provider gives no
+    /// passphrase (none at hand, or the user skipped it) or none it gives decrypts it, it opens
+    /// nothing instead of stopping the unlock, so that the sources after it are still tried.
+    public let skippable: Bool
     private let passphrases: any PassphraseProvider
     private let opened = LockedValue<[UnlockCredential.Secret]?>(nil)
 
     /// `sealed` from `source`, its passphrase asked of `passphrases` when first needed.
-    public init(_ sealed: Sealed, source: String, passphrases: any PassphraseProvider) {
+    public init(_ sealed: Sealed, source: String, passphrases: any PassphraseProvider, skippable: Bool = false) {
         self.sealed = sealed
         self.source = source
         self.passphrases = passphrases
+        self.skippable = skippable
     }
 
     /// The kind of keyslot the identities inside open: the vault must have one before the passphrase is asked for.
@@ -65,19 +70,31 @@ public final class ProtectedIdentity: Sendable {
     /// The identities inside, decrypted on the first call with a passphrase from the provider,
     /// tried as often as it gives one; `VaultError.identityPassphraseWrong` when none decrypts.
     /// A KDF over `limits` is refused before the passphrase is asked for (exit 6); a malformed
-    /// contents error, or the provider's own, ends the tries at once.
+    /// contents error, or the provider's own, ends the tries at once. A `skippable` identity
+    /// opens nothing (an empty list, kept) where the others throw the provider's error or
+    /// `identityPassphraseWrong`.
     public func open(limits: KDFLimits) throws -> [UnlockCredential.Secret] {
         if let done = opened.withLock({ $0 }) { return done }
         if case .ageFile(let file) = sealed { try file.checkWork(limits) }
         var attempt = 1
-        while let passphrase = try passphrases.passphrase(for: source, attempt: attempt) {
+        while true {
+            let given: SecureBytes?
+            do {
+                given = try passphrases.passphrase(for: source, attempt: attempt)
+            } catch {
+                guard skippable else { throw error }
+                break
+            }
+            guard let passphrase = given else { break }
             if let secrets = try decrypt(with: passphrase, limits: limits) {
                 opened.withLock { $0 = secrets }
                 return secrets
             }
             attempt += 1
         }
-        throw VaultError.identityPassphraseWrong(source: source, tries: attempt - 1)
+        guard skippable else { throw VaultError.identityPassphraseWrong(source: source, tries: attempt - 1) }
+        opened.withLock { $0 = [] }
+        return []
     }
 
     /// The identities under `passphrase`, or nil when it is the wrong one.

@@ -149,8 +149,12 @@ extension KeySourceOptions {
     /// The identities in an identity source: an OpenSSH private key (ed25519 protected by a
     /// passphrase or not: `protectedIdentity`; RSA unencrypted), or an age identity file. `name`
     /// names it in a passphrase prompt.
-    static func identities(in bytes: [UInt8], source: String, name: String, passphrases: IdentityPassphraseSource) throws -> [UnlockCredential] {
-        if let protected = try protectedIdentity(in: bytes, source: source, name: name, passphrases: passphrases) { return protected }
+    /// `skippable` for the default identities (`ProtectedIdentity.skippable`).
+    static func identities(in bytes: [UInt8], source: String, name: String, passphrases: IdentityPassphraseSource,
+                           skippable: Bool = false) throws -> [UnlockCredential] {
+        if let protected = try protectedIdentity(in: bytes, source: source, name: name, passphrases: passphrases, skippable: skippable) {
+            return protected
+        }
         if SSHRSAIdentity.holdsRSAKey(bytes) {
             return [UnlockCredential(.sshRSAIdentity(try SSHRSAIdentity.parse(bytes, source: source)), source: source)]
         }

@@ -67,7 +67,7 @@ enum DefaultIdentity {
         do {
             var bytes = try KeyFiles.read(path)
             defer { wipe(&bytes) }
-            return try KeySourceOptions.identities(in: bytes, source: source, name: path, passphrases: passphrases)
+            return try KeySourceOptions.identities(in: bytes, source: source, name: path, passphrases: passphrases, skippable: true)
         } catch {
             // The parsers name the source ("the default identity PATH, line 3: …") and never quote a key.
             Messages.warning("\(ErrorReport(error)?.description ?? "the default identity \(path) cannot be read"); this default identity is skipped")

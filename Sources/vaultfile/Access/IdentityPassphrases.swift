@@ -12,9 +12,11 @@ extension KeySourceOptions {
     /// its passphrase asked of `passphrases` only when a vault has a slot of its kind
     /// (`ProtectedIdentity`). `name` names the key in the prompt ("Passphrase for NAME: ").
     ///
-    /// Every identity source calls this: --identity, the identity variables, and the default identity file.
+    /// Every identity source calls this: --identity, the identity variables, and the default
+    /// identity files, which are `skippable`: passed over, with a note, when no passphrase is at
+    /// hand, the user skips it at the prompt (Enter) or none given decrypts it.
     static func protectedIdentity(in bytes: [UInt8], source: String, name: String,
-                                  passphrases: IdentityPassphraseSource) throws -> [UnlockCredential]? {
+                                  passphrases: IdentityPassphraseSource, skippable: Bool = false) throws -> [UnlockCredential]? {
         let sealed: ProtectedIdentity.Sealed
         if let key = try OpenSSHProtectedKey.parseIfProtected(bytes, source: source) {
             sealed = .openSSH(key)
@@ -23,7 +25,8 @@ extension KeySourceOptions {
         } else {
             return nil
         }
-        let identity = ProtectedIdentity(sealed, source: source, passphrases: passphrases.provider(naming: name))
+        let identity = ProtectedIdentity(sealed, source: source, passphrases: passphrases.provider(naming: name, skippable: skippable),
+                                         skippable: skippable)
         return [UnlockCredential(.protectedIdentity(identity), source: source)]
     }
 
@@ -75,8 +78,10 @@ final class IdentityPassphraseSource: Sendable {
     /// The source of `origin`.
     init(_ origin: Origin) { self.origin = origin }
 
-    /// The provider of one key, named `name` in its prompt.
-    func provider(naming name: String) -> IdentityPassphrase { IdentityPassphrase(source: self, name: name) }
+    /// The provider of one key, named `name` in its prompt; `skippable` for a default identity.
+    func provider(naming name: String, skippable: Bool = false) -> IdentityPassphrase {
+        IdentityPassphrase(source: self, name: name, skippable: skippable)
+    }
 
     /// The passphrase of a file or descriptor: read on the first call, the same after.
     fileprivate func read() throws -> SecureBytes {
@@ -100,20 +105,35 @@ final class IdentityPassphraseSource: Sendable {
 
 /// The passphrase of one protected key: from its source once, or typed at the terminal up to
 /// `UnlockSteps.promptTries` times ("Passphrase for NAME: ", no echo).
+///
+/// A `skippable` key (a default identity) is passed over instead of stopping the command: its
+/// prompt says Enter skips it, and a note says when it is skipped and why.
 struct IdentityPassphrase: PassphraseProvider {
     let source: IdentityPassphraseSource
     let name: String
+    var skippable = false
 
     func passphrase(for identity: String, attempt: Int) throws -> SecureBytes? {
-        guard case .prompt = source.origin else { return attempt == 1 ? try source.read() : nil }
-        guard attempt <= UnlockSteps.promptTries else { return nil }
+        guard case .prompt = source.origin else {
+            if attempt == 1 { return try source.read() }
+            if skippable { Messages.info("the passphrase from \(source.origin.name) does not decrypt \(name); this default identity is skipped") }
+            return nil
+        }
+        guard attempt <= UnlockSteps.promptTries else {
+            if skippable { Messages.info("no passphrase decrypted \(name); this default identity is skipped") }
+            return nil
+        }
         if attempt > 1 {
             Messages.info("Sorry, that passphrase does not decrypt \(name); try again (\(attempt) of \(UnlockSteps.promptTries)).")
         }
-        do {
-            return try Terminal.readSecret(prompt: "Passphrase for \(name): ")
-        } catch .noPasswordSource {
-            throw CLIError.noIdentityPassphraseSource(identity: identity)
+        let prompt = skippable ? "Passphrase for \(name) (Enter skips it): " : "Passphrase for \(name): "
+        guard let typed = try? Terminal.readSecret(prompt: prompt) else {
+            // readSecret fails only when there is no terminal to ask on.
+            guard skippable else { throw CLIError.noIdentityPassphraseSource(identity: identity) }
+            Messages.info("\(name) is protected by a passphrase and there is no terminal to ask it on; this default identity is skipped "
+                          + "(set VAULTFILE_IDENTITY_PASSPHRASE_FILE to use it without a terminal)")
+            return nil
         }
+        return skippable && typed.count == 0 ? nil : typed
     }
 }
