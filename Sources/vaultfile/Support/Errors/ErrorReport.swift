@@ -131,9 +131,10 @@ struct ErrorReport: Equatable {
         case .sourceSecretRejected:
             return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
                 + "a file under several vault ids needs one import per password"
-        case .identityPassphraseWrong:
+        case .identityPassphraseWrong(let source, _):
             return "check the key's passphrase (--identity-passphrase-file, --identity-passphrase-fd, or typed at the prompt); "
-                + "'ssh-keygen -y -f KEY' asks for it and prints the public key when it is right"
+                + (source.hasSuffix(".age") ? "'age -d KEY' asks for it and prints the identity when it is right"
+                                            : "'ssh-keygen -y -f KEY' (an ssh key) or 'age -d KEY' (an age -p file) asks for it and prints the key when it is right")
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
         case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
