@@ -75,7 +75,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    envelope or YAML file with `!vault` values, a sops YAML/JSON file (its tree, metadata, values
 ///    and MAC under a fixed data key) never crash.
 /// 11. age v1 files (`receive`, and `age -p` identity files): binary or armored, with the CCTV
-///    vectors' identity and passphrase, never crash; a header that parses re-encodes to exactly
+///    vectors' identity and passphrase (and the ssh-rsa key above, for ssh-rsa stanzas), never crash; a header that parses re-encodes to exactly
 ///    its bytes (one encoding per header); and nothing is returned from a file that fails.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -169,6 +169,8 @@ private func fuzzAgeFile(_ bytes: [UInt8]) {
     }
     _ = try? AgeFile.needsPassphrase(bytes)
     _ = try? AgeFile.decrypt(bytes, identities: [ageIdentity], passphrase: agePassphrase, limits: ageLimits, maxPlaintext: 1 << 20)
+    // The ssh-rsa stanza's checks and OAEP unwrap (the Fixtures/v1.4 key, when the file is there).
+    if let rsaIdentity { _ = try? AgeFile.decrypt(bytes, identities: [rsaIdentity], passphrase: nil, limits: ageLimits, maxPlaintext: 1 << 20) }
 }
 
 // MARK: - Importers of encrypted sources

@@ -47,6 +47,18 @@ import VaultFormat
         #expect(try Self.get(cli, "web").stdout == bytes("pw"))
     }
 
+    @Test(.enabled(if: ShareCLITests.hasSSH, "age or ssh-keygen is not installed: skipped"))
+    func test_receive_storesAnAgeDashRFileForAnSSHRSAKey() throws {
+        let cli = try CLI.withVault([:])
+        _ = try ShareCLITests.rsaKey(cli, "id_rsa")
+        let made = try ShareCLITests.tool(cli, ShareCLITests.age, ["-e", "-R", "id_rsa.pub", "-o", "in.age"], stdin: bytes("for an RSA key\n"))
+        #expect(made.ending == .exit(0))
+        #expect(try cli.read("in.age").starts(with: bytes("age-encryption.org/v1\n-> ssh-rsa ")))
+        let result = try cli.run(["receive", "shared/rsa", cli.path("in.age"), "--identity", cli.path("id_rsa")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.get(cli, "shared/rsa").stdout == bytes("for an RSA key\n"))
+    }
+
     @Test(.enabled(if: ShareCLITests.hasAge && CLI.hasScript, "age or script (util-linux) is not installed: skipped"))
     func test_receive_opensAnAgeDashPFileWithAPassphraseFile() throws {
         let cli = try CLI.withVault([:])
@@ -102,6 +114,20 @@ import VaultFormat
         #expect(try names(cli) == ["kept"])
     }
 
+    @Test(.enabled(if: ShareCLITests.hasSSH, "age or ssh-keygen is not installed: skipped"))
+    func test_receive_withTheWrongRSAKeyMatchesNoIdentityAndStoresNothing() throws {
+        let cli = try CLI.withVault(["kept": "k"])
+        _ = try ShareCLITests.rsaKey(cli, "id_rsa")
+        _ = try ShareCLITests.rsaKey(cli, "other_rsa")
+        let made = try ShareCLITests.tool(cli, ShareCLITests.age, ["-e", "-a", "-R", "id_rsa.pub", "-o", "in.age"], stdin: bytes("not yours"))
+        #expect(made.ending == .exit(0))
+        let result = try cli.run(["receive", "taken", cli.path("in.age"), "--identity", cli.path("other_rsa")] + cli.unlock())
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("ssh-rsa"))
+        #expect(try Self.get(cli, "taken").status == 1)
+        #expect(try names(cli) == ["kept"])
+    }
+
     @Test func test_receive_refusesAWorkFactorOverTheMemoryCapWithExit6() throws {
         let cli = try CLI.withVault([:])
         try cli.write("w23", try Self.vectorFile("scrypt_work_factor_23"))
@@ -133,6 +159,24 @@ import VaultFormat
     }
 
     // MARK: - receive: edge cases
+
+    @Test func test_receive_readsWhatShareWritesToAnSSHRSAKeyAndRefusesAMalformedStanza() throws {
+        let cli = try CLI.withVault(["a": "rsa round trip"])
+        let key = ProjectPaths.fixtures.appendingPathComponent("v1.4/ssh-rsa-2048.key").path
+        let line = String(decoding: try Data(contentsOf: URL(fileURLWithPath: key + ".pub")), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let shared = try cli.run(["share", "a", "--recipient", line, "--out", cli.path("a.age")] + cli.unlock())
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(try cli.run(["receive", "b", cli.path("a.age"), "--identity", key] + cli.unlock()).status == 0)
+        #expect(try Self.get(cli, "b").stdout == bytes("rsa round trip"))
+        // The same file with its tag made 6 bytes long: refused as damaged (exit 4), nothing stored.
+        var file = try cli.read("a.age")
+        file.insert(contentsOf: bytes("AA"), at: "age-encryption.org/v1\n-> ssh-rsa ".utf8.count + 6)
+        try cli.write("bad.age", file)
+        let bad = try cli.run(["receive", "c", cli.path("bad.age"), "--identity", key] + cli.unlock())
+        #expect(bad.status == 4, "\(bad.stderr)")
+        #expect(bad.stderr.contains("ssh-rsa stanza is malformed"))
+        #expect(try Self.get(cli, "c").status == 1)
+    }
 
     @Test func test_receive_refusesAFileThatIsNoAgeFileBeforeUnlocking() throws {
         let cli = try CLI.withVault([:])

@@ -29,6 +29,12 @@ import VaultFormat
         return String(decoding: try cli.read(name + ".pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A new 2,048-bit ssh-rsa key in `name` (no passphrase), as `ssh-keygen -t rsa -b 2048 -N ''` makes it; returns its public line.
+    static func rsaKey(_ cli: CLI, _ name: String) throws -> String {
+        #expect(try tool(cli, sshKeygen, ["-q", "-t", "rsa", "-b", "2048", "-N", "", "-C", "rsa colleague", "-f", name]).ending == .exit(0))
+        return String(decoding: try cli.read(name + ".pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// `age -d -i identity` of `file`'s bytes.
     static func ageDecrypt(_ cli: CLI, identity: String, _ bytes: [UInt8]) throws -> ChildProcess.Output {
         try tool(cli, age, ["-d", "-i", identity], stdin: bytes)
@@ -60,6 +66,23 @@ import VaultFormat
         #expect(result.stdout.starts(with: bytes("age-encryption.org/v1\n-> ssh-ed25519 ")))
         let opened = try Self.ageDecrypt(cli, identity: "id", result.stdout)
         #expect(opened.stdout == bytes("tok-123"))
+    }
+
+    @Test(.enabled(if: hasSSH, "age or ssh-keygen is not installed: skipped"))
+    func test_share_toAnSSHRSAKeyOpensWithAgeDashDOnlyWithThatKey() throws {
+        let cli = try CLI.withVault(["api/token": "rsa-tok-456"])
+        let line = try Self.rsaKey(cli, "id_rsa")
+        _ = try Self.rsaKey(cli, "other_rsa")
+        let result = try cli.run(["share", "api/token", "--recipient", line, "--out", cli.path("t.age")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        let file = try cli.read("t.age")
+        #expect(file.starts(with: bytes("age-encryption.org/v1\n-> ssh-rsa ")))
+        let opened = try Self.ageDecrypt(cli, identity: "id_rsa", file)
+        #expect(opened.ending == .exit(0), "\(String(decoding: opened.stderr, as: UTF8.self))")
+        #expect(opened.stdout == bytes("rsa-tok-456"))
+        let wrong = try Self.ageDecrypt(cli, identity: "other_rsa", file)
+        #expect(wrong.ending != .exit(0))
+        #expect(wrong.stdout.isEmpty)
     }
 
     @Test(.enabled(if: hasSSH, "age or ssh-keygen is not installed: skipped"))

@@ -5,13 +5,15 @@ import SecureMemory
 /// The kind of a recipient stanza, by its first argument: the seam where new kinds slot in.
 ///
 /// Kinds this build reads have a case; every other stanza (age 1.3's `mlkem768x25519`, a
-/// plugin's own type, `ssh-rsa` until it is read here, grease) is `.other` and is skipped by
+/// plugin's own type, grease) is `.other` and is skipped by
 /// identities, as the age spec requires of unrecognised stanzas.
 public enum AgeStanzaKind: Hashable, Sendable, CustomStringConvertible {
     /// `X25519`: an age1… recipient.
     case x25519
     /// `ssh-ed25519`: an OpenSSH ed25519 key.
     case sshEd25519
+    /// `ssh-rsa`: an OpenSSH RSA key.
+    case sshRSA
     /// `scrypt`: a passphrase; the only stanza of its file.
     case scrypt
     /// Any other type, by its exact (case-sensitive) name.
@@ -22,6 +24,7 @@ public enum AgeStanzaKind: Hashable, Sendable, CustomStringConvertible {
         switch type {
         case "X25519": self = .x25519
         case "ssh-ed25519": self = .sshEd25519
+        case "ssh-rsa": self = .sshRSA
         case "scrypt": self = .scrypt
         default: self = .other(type)
         }
@@ -32,6 +35,7 @@ public enum AgeStanzaKind: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .x25519: return "X25519"
         case .sshEd25519: return "ssh-ed25519"
+        case .sshRSA: return "ssh-rsa"
         case .scrypt: return "scrypt"
         case .other(let type): return type
         }

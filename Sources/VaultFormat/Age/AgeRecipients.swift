@@ -5,7 +5,7 @@ import VaultModel
 
 /// Something an age file can be encrypted to: it wraps the 16-byte file key into stanzas.
 ///
-/// X25519, ssh-ed25519 and scrypt conform here; post-quantum (`mlkem768x25519`) and plugin
+/// X25519, ssh-ed25519 and scrypt conform here, ssh-rsa in AgeSSHRSA.swift; post-quantum (`mlkem768x25519`) and plugin
 /// recipients are further conformances, with no change to `AgeFile`.
 public protocol AgeFileRecipient: Sendable {
     /// The stanzas that carry `fileKey` to this recipient (fresh randomness every call).

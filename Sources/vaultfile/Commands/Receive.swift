@@ -15,8 +15,8 @@ extension VaultfileCommand {
             discussion: """
                 The age file (binary or armored; FILE, or standard input when FILE is - or left out) is \
                 opened with the identities the vault's unlock sources name (--identity, \
-                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities), age1… X25519 and \
-                ssh-ed25519 ones (a protected one is asked for its passphrase only when the others open \
+                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities), age1… X25519, \
+                ssh-ed25519 and ssh-rsa ones (a protected one is asked for its passphrase only when the others open \
                 nothing), or, when it \
                 was made with a passphrase (age -p), with one asked on the terminal or read from \
                 --passphrase-file/--passphrase-fd. The file is checked whole (header MAC, every chunk) before \
@@ -92,7 +92,7 @@ extension VaultfileCommand {
             }
             guard !plain.isEmpty || !protected.isEmpty else {
                 throw CLIError.refused("the age file is encrypted to recipients, and no identity was given to open it",
-                                       hint: "give the identity it was made for: --identity FILE (an age identity file or an OpenSSH ed25519 key), "
+                                       hint: "give the identity it was made for: --identity FILE (an age identity file or an OpenSSH ed25519 or RSA key), "
                                            + "or keep it in \(DefaultIdentity.locations)")
             }
             let limits = try unlock.limits()
@@ -105,11 +105,12 @@ extension VaultfileCommand {
             return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
         }
 
-        /// The age-file identity of an unlock secret: an age X25519 identity or an ssh-ed25519 key.
+        /// The age-file identity of an unlock secret: an age X25519 identity, an ssh-ed25519 or an ssh-rsa key.
         private static func ageIdentity(_ secret: UnlockCredential.Secret) -> (any AgeFileIdentity)? {
             switch secret {
             case .ageIdentity(let identity): identity
             case .sshIdentity(let identity): identity
+            case .sshRSAIdentity(let identity): identity
             default: nil
             }
         }

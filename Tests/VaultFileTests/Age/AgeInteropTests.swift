@@ -100,4 +100,26 @@ import Testing
         #expect(theirs.ending == .exit(0))
         #expect(try AgeFile.decrypt(theirs.stdout, identities: [identity]).withUnsafeBytes { Array($0) } == Self.message)
     }
+
+    @Test(.enabled(if: installed && FileManager.default.isExecutableFile(atPath: "/usr/bin/ssh-keygen"), "age or ssh-keygen is not installed: skipped"))
+    func test_encrypt_givesSSHRSAFilesAgeReadsAndReadsAgesOwn() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let keygen = try ChildProcess(executable: "/usr/bin/ssh-keygen", arguments: ["-q", "-t", "rsa", "-b", "3072", "-N", "", "-C", "me", "-f", "id"],
+                                      environment: [:], directory: folder.url.path).finish()
+        #expect(keygen.ending == .exit(0))
+        let publicLine = String(decoding: try Data(contentsOf: folder.url.appendingPathComponent("id.pub")), as: UTF8.self)
+        let recipient = try SSHRSAPublicKey(parsing: publicLine.trimmingCharacters(in: .whitespacesAndNewlines))
+        let identity = try SSHRSAIdentity.parse(Array(try Data(contentsOf: folder.url.appendingPathComponent("id"))), source: "id")
+        let file = try Self.message.withUnsafeBytes { try AgeFile.encrypt($0, to: [recipient, AgeIdentity.generate().recipient]) }
+        let opened = try ChildProcess(executable: AgeTool.age, arguments: ["-d", "-i", "id"], environment: [:], directory: folder.url.path, stdin: file).finish()
+        #expect(opened.ending == .exit(0), "\(String(decoding: opened.stderr, as: UTF8.self))")
+        #expect(opened.stdout == Self.message)
+        for armor in [false, true] {
+            let theirs = try ChildProcess(executable: AgeTool.age, arguments: ["-e", "-R", "id.pub"] + (armor ? ["-a"] : []), environment: [:],
+                                          directory: folder.url.path, stdin: Self.message).finish()
+            #expect(theirs.ending == .exit(0))
+            #expect(try AgeFile.decrypt(theirs.stdout, identities: [identity]).withUnsafeBytes { Array($0) } == Self.message)
+        }
+    }
 }

@@ -84,7 +84,7 @@ struct ErrorReport: Equatable {
 
     static func hint(for error: AgeFileError) -> String? {
         switch error {
-        case .noIdentityMatches: return "give the identity the file was made for: --identity FILE (an age identity file or an OpenSSH ed25519 key)"
+        case .noIdentityMatches: return "give the identity the file was made for: --identity FILE (an age identity file or an OpenSSH ed25519 or RSA key)"
         case .passphraseRequired: return "give --passphrase-file or --passphrase-fd, or run it on a terminal to be asked"
         case .passphraseNotUsable: return "leave out the passphrase; open it with --identity FILE"
         case .wrongPassphrase: return "check the passphrase with whoever made the file"
