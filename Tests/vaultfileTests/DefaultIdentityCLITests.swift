@@ -153,4 +153,19 @@ import Testing
         #expect(result.stderr.contains("\(cli.configDirectory)/vaultfile/identity.txt is not a regular file"), "\(result.stderr)")
         #expect(result.stderr.contains("this default identity is skipped"), "\(result.stderr)")
     }
+
+    @Test func test_defaultIdentity_aDeviceOrADanglingLinkIsSkippedWithNoChmodAdvice() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let own = try Self.newIdentity(cli)
+        try Self.recipientVault(cli, "r.vault", recipient: own.recipient)
+        let folder = cli.configDirectory + "/vaultfile"
+        try FileManager.default.createDirectory(atPath: folder + "/identities", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/identity.txt", withDestinationPath: "/dev/zero")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/identities/gone", withDestinationPath: folder + "/nowhere")
+        let result = try cli.run(["list", "--vault", cli.path("r.vault")])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("\(folder)/identity.txt is not a regular file; this default identity is skipped"), "\(result.stderr)")
+        #expect(!result.stderr.contains("chmod"), "no advice to chmod a device: \(result.stderr)")
+        #expect(result.stderr.contains("\(folder)/identities/gone cannot be read"), "a dangling link is named: \(result.stderr)")
+    }
 }

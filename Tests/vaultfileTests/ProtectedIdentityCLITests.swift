@@ -226,4 +226,21 @@ import Testing
         #expect(session.status == 0 && session.screen.contains("s3cret"), "\(session.screen)")
         #expect(!session.screen.contains("(2 of 3)"), "Enter skips at once: \(session.screen)")
     }
+
+    @Test func test_defaultIdentity_anAgeDashPFileOverTheMemoryCapIsSkippedAndTheNextOneOpens() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let plain = try DefaultIdentityCLITests.newIdentity(cli)
+        try Self.vault(cli, slotFor: Self.ageRecipient)
+        #expect(try cli.run(["slot", "add", "recipient", plain.recipient] + cli.unlock()).status == 0)
+        // identity.age with its work factor raised from 2^18 to 2^20: over a 512 MiB cap.
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.fixture("identity.age"))))
+        let marker = Array(" 18\n".utf8)
+        let offset = try #require((0...(bytes.count - marker.count)).first { Array(bytes[$0..<($0 + marker.count)]) == marker })
+        bytes.replaceSubrange((offset + 1)..<(offset + 3), with: Array("20".utf8))
+        try DefaultIdentityCLITests.writeDefault(cli, "identities/a-big.age", bytes)
+        try DefaultIdentityCLITests.writeDefault(cli, "identities/b-age.txt", plain.text)
+        let result = try cli.run(["get", "db/password", "--vault", cli.path("t.vault"), "--kdf-max-memory", "512M"])
+        #expect(result.status == 0 && result.text == "s3cret", "\(result.stderr)")
+        #expect(result.stderr.contains("2^20") && result.stderr.contains("a-big.age) is skipped"), "\(result.stderr)")
+    }
 }

@@ -12,6 +12,15 @@ public protocol PassphraseProvider: Sendable {
     /// one passphrase; a prompt three). Throws when there is no way to get one at all (no source
     /// and no terminal): the caller stops there.
     func passphrase(for source: String, attempt: Int) throws -> SecureBytes?
+
+    /// Told that a skippable identity (`ProtectedIdentity.skippable`) is passed over before any
+    /// passphrase is asked, and why (its work over a cap): the command line says so.
+    func passedOver(because error: any Error)
+}
+
+extension PassphraseProvider {
+    /// Nothing to say by default.
+    public func passedOver(because error: any Error) {}
 }
 
 // MARK: - A protected identity, opened when needed
@@ -75,7 +84,16 @@ public final class ProtectedIdentity: Sendable {
     /// `identityPassphraseWrong`.
     public func open(limits: KDFLimits) throws -> [UnlockCredential.Secret] {
         if let done = opened.withLock({ $0 }) { return done }
-        if case .ageFile(let file) = sealed { try file.checkWork(limits) }
+        if case .ageFile(let file) = sealed {
+            do {
+                try file.checkWork(limits)
+            } catch {
+                guard skippable else { throw error }
+                passphrases.passedOver(because: error)
+                opened.withLock { $0 = [] }
+                return []
+            }
+        }
         var attempt = 1
         while true {
             let given: SecureBytes?

@@ -58,8 +58,14 @@ enum DefaultIdentity {
     private static func read(_ path: String, missingIsSilent: Bool, passphrases: IdentityPassphraseSource) -> [UnlockCredential] {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if errno == ENOENT && missingIsSilent { return [] }
+            var link = stat()
+            if errno == ENOENT && missingIsSilent && lstat(path, &link) != 0 { return [] }
             Messages.warning("the default identity \(path) cannot be read (\(String(cString: strerror(errno)))); it is skipped")
+            return []
+        }
+        // A FIFO, a device or a folder is no identity file (and a mode warning would advise a chmod of it).
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Messages.warning("the default identity \(path) is not a regular file; this default identity is skipped")
             return []
         }
         warnIfExposed(path, info)

@@ -113,6 +113,10 @@ struct IdentityPassphrase: PassphraseProvider {
     let name: String
     var skippable = false
 
+    func passedOver(because error: any Error) {
+        Messages.info("\(ErrorReport(error)?.description ?? "\(name) cannot be opened"); this default identity (\(name)) is skipped")
+    }
+
     func passphrase(for identity: String, attempt: Int) throws -> SecureBytes? {
         guard case .prompt = source.origin else {
             if attempt == 1 { return try source.read() }
