@@ -215,6 +215,15 @@ import Testing
         #expect(!result.stderr.contains("not it"), "\(result.stderr)")
     }
 
+    @Test func test_defaultIdentity_anUnreadablePassphraseFileSkipsItSayingWhyAndTheNextOneOpens() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.defaultsOfBothKinds(cli)
+        let missing = cli.path("no-such-passphrase.txt")
+        let result = try cli.run(["get", "db/password", "--vault", cli.path("t.vault")], extra: ["VAULTFILE_IDENTITY_PASSPHRASE_FILE": missing])
+        #expect(result.status == 0 && result.text == "s3cret", "\(result.stderr)")
+        #expect(result.stderr.contains(missing) && result.stderr.contains("this default identity"), "\(result.stderr)")
+    }
+
     @Test(.enabled(if: CLI.hasScript, "util-linux 'script' is absent: terminal prompt tests skipped"))
     func test_defaultIdentity_enterAtItsPromptSkipsItAndThePasswordPromptFollows() throws {
         let cli = try CLI(); defer { cli.directory.remove() }

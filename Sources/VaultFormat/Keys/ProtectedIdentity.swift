@@ -101,6 +101,7 @@ public final class ProtectedIdentity: Sendable {
                 given = try passphrases.passphrase(for: source, attempt: attempt)
             } catch {
                 guard skippable else { throw error }
+                passphrases.passedOver(because: error)
                 break
             }
             guard let passphrase = given else { break }
