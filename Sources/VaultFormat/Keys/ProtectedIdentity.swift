@@ -69,12 +69,7 @@ public final class ProtectedIdentity: Sendable {
     }
 
     /// Whether `header` has a keyslot this identity may open (of `slotKind`).
-    public func mayOpen(_ header: VaultHeader) -> Bool {
-        header.keyslots.contains { slot in
-            if case .x25519(let x25519) = slot { return x25519.kind == slotKind }
-            return false
-        }
-    }
+    public func mayOpen(_ header: VaultHeader) -> Bool { header.hasSlot(of: slotKind) }
 
     /// The identities inside, decrypted on the first call with a passphrase from the provider,
     /// tried as often as it gives one; `VaultError.identityPassphraseWrong` when none decrypts.

@@ -132,23 +132,7 @@ enum DefaultIdentity {
         if case .ageIdentity = credential.secret { return header.hasSlot(of: .recipient) }
         if case .sshIdentity = credential.secret { return header.hasSlot(of: .sshEd25519) }
         if case .protectedIdentity(let protected) = credential.secret { return protected.mayOpen(header) }
-        if case .sshRSAIdentity = credential.secret {
-            return header.keyslots.contains { if case .sshRSA = $0 { return true } else { return false } }
-        }
+        if case .sshRSAIdentity = credential.secret { return header.hasSSHRSASlot }
         return true
-    }
-}
-
-// MARK: - The slots of a header
-
-extension VaultHeader {
-    /// Whether the vault has a format-1.1 slot of `kind`.
-    func hasSlot(of kind: SlotKind) -> Bool {
-        keyslots.contains { if case .x25519(let slot) = $0 { return slot.kind == kind } else { return false } }
-    }
-
-    /// Whether a password opens a slot of the vault: a format-1.0 password slot or a 1.1 one.
-    var hasPasswordSlot: Bool {
-        keyslots.contains { if case .password = $0 { return true } else { return false } } || hasSlot(of: .password)
     }
 }

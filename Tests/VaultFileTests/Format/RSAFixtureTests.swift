@@ -13,11 +13,8 @@ import Testing
 /// overwrite); a released fixture never changes.
 @Suite struct RSAFixtureTests {
     struct Manifest: Codable {
-        struct Slot: Codable, Equatable {
-            var type: UInt8
-            var label: String
-            var keyHex: String
-        }
+        /// A slot as format 1.3's manifest lists it.
+        typealias Slot = SignedFixtureTests.Manifest.Slot
         struct Fixture: Codable {
             var file: String
             /// Secrets as `KeyslotFixtureTests` names them; files relative to Fixtures/.
