@@ -41,6 +41,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(name: "CPlatform"),
+        // bcrypt_pbkdf's Blowfish loops, header-only C (Sources/CBlowfish/blowfish.h says why).
+        .systemLibrary(name: "CBlowfish"),
 
         // MARK: - Swift modules
         .target(
@@ -54,7 +56,7 @@ let package = Package(
 
         // MARK: - The vault library, bottom up
         .target(name: "VaultModel", dependencies: ["KDF", "SecureMemory"]),
-        .target(name: "VaultFormat", dependencies: ["VaultModel", "KDF", "SecureMemory", "CSodium", "CLibCrypto"]),
+        .target(name: "VaultFormat", dependencies: ["VaultModel", "KDF", "SecureMemory", "CSodium", "CLibCrypto", "CBlowfish"]),
         .target(name: "VaultFile", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory"]),
         .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "SecureMemory", "CZlib"]),
         .target(name: "VaultAgent", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),

@@ -13,7 +13,27 @@
 set -u
 SWIFT=${1:-swift}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/vaultfile-make-test.XXXXXX") || exit 1
-trap 'rm -rf "$logs"' EXIT INT TERM
+trap 'rm -rf "$logs"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A test process that runs longer than VAULTFILE_TEST_TIMEOUT seconds (default 1,800; 0: no bound)
+# is stopped with its process group, and the tests it had started and not finished are named in
+# its log: a hang then fails in minutes, with its name, instead of using up CI's time unseen.
+LIMIT=${VAULTFILE_TEST_TIMEOUT:-1800}
+bounded() {
+    if [ "$LIMIT" = 0 ]; then "$@"; else timeout -k 20 "$LIMIT" "$@"; fi
+}
+# unfinished LOG STATUS: when STATUS says `timeout` stopped the process, the line saying so and the
+# tests of LOG that started and never passed or failed (Swift Testing's "started" and "after" lines).
+unfinished() {
+    case "$2" in 124|137) ;; *) return 0 ;; esac
+    echo "make test: a test process ran over $LIMIT s (VAULTFILE_TEST_TIMEOUT) and was stopped; started and not finished:"
+    awk '
+        / Test .* started\.$/ { name = $0; sub(/^.* Test /, "", name); sub(/ started\.$/, "", name); open[name]++ }
+        / Test .* (passed|failed) after / { name = $0; sub(/^.* Test /, "", name); sub(/ (passed|failed) after .*$/, "", name); open[name]-- }
+        END { for (name in open) if (open[name] > 0) print "  " name }' "$1"
+}
 
 now() { date +%s.%N; }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -24,7 +44,8 @@ part() {
     name=$1
     shift
     start=$(now)
-    { "$SWIFT" test --skip-build "$@" 2>&1; echo $? >"$logs/$name.status"; } | tee "$logs/$name.log"
+    { bounded "$SWIFT" test --skip-build "$@" 2>&1; echo $? >"$logs/$name.status"; } | tee "$logs/$name.log"
+    unfinished "$logs/$name.log" "$(cat "$logs/$name.status")" | tee -a "$logs/$name.log"
     seconds "$start" "$(now)" >"$logs/$name.time"
 }
 
@@ -117,8 +138,9 @@ start=$(now)
 index=0
 shard_filters >"$logs/shards"
 while IFS= read -r expression; do
-    { "$bundle" --testing-library swift-testing --filter "$expression" --skip "ExternalTools${SKIP:+|$SKIP}" >"$logs/shard$index.log" 2>&1
-      echo $? >"$logs/shard$index.status"; seconds "$start" "$(now)" >"$logs/shard$index.time"; } &
+    { bounded "$bundle" --testing-library swift-testing --filter "$expression" --skip "ExternalTools${SKIP:+|$SKIP}" >"$logs/shard$index.log" 2>&1
+      status=$?; echo $status >"$logs/shard$index.status"; unfinished "$logs/shard$index.log" $status >>"$logs/shard$index.log"
+      seconds "$start" "$(now)" >"$logs/shard$index.time"; } &
     index=$((index + 1))
 done <"$logs/shards"
 wait

@@ -1,3 +1,4 @@
+import CBlowfish
 import CSodium
 import SecureMemory
 
@@ -77,22 +78,22 @@ public enum BcryptPBKDF {
     /// The 32 bytes bcrypt_pbkdf's hash makes of two SHA-512 digests: Blowfish keyed by the
     /// expensive key schedule (salted by `saltHash`, keyed by `passwordHash`, then 64 times
     /// re-keyed by each), then "OxychromaticBlowfishSwatDynamite" enciphered 64 times, its eight
-    /// words written little-endian (OpenSSH's byte order, unlike bcrypt's).
+    /// words written little-endian (OpenSSH's byte order, unlike bcrypt's). The loops are C
+    /// (`CBlowfish`): see its header for why.
     static func bcryptHash(passwordHash: [UInt8], saltHash: [UInt8]) -> [UInt8] {
-        let state = EksBlowfish()
-        state.expand(key: passwordHash, data: saltHash)
-        for _ in 0..<64 {
-            state.expand(key: saltHash)
-            state.expand(key: passwordHash)
+        precondition(passwordHash.count == 64 && saltHash.count == 64, "bcrypt_pbkdf hashes two SHA-512 digests")
+        let state = BlowfishState()
+        var output = [UInt8](repeating: 0, count: hashLength)
+        passwordHash.withUnsafeBufferPointer { password in
+            saltHash.withUnsafeBufferPointer { salt in
+                magic.withUnsafeBufferPointer { magic in
+                    output.withUnsafeMutableBufferPointer { out in
+                        vaultfile_bcrypt_hash(state.words, password.baseAddress, salt.baseAddress, magic.baseAddress, out.baseAddress)
+                    }
+                }
+            }
         }
-        var cursor = 0
-        var words = (0..<8).map { _ in EksBlowfish.word(from: magic, at: &cursor) }
-        for _ in 0..<64 {
-            for pair in Swift.stride(from: 0, to: 8, by: 2) { (words[pair], words[pair + 1]) = state.encipher(words[pair], words[pair + 1]) }
-        }
-        let bytes = words.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8 & 0xFF), UInt8($0 >> 16 & 0xFF), UInt8($0 >> 24)] }
-        for index in words.indices { words[index] = 0 }
-        return bytes
+        return output
     }
 
     /// The text bcrypt enciphers.
@@ -106,75 +107,24 @@ public enum BcryptPBKDF {
     }
 }
 
-// MARK: - Blowfish with the expensive key schedule
+// MARK: - Blowfish's state
 
-/// Blowfish's state (the P-array and four S-boxes, one run of 1,042 words, as `BlowfishConstants`
-/// lays them out), its encipherment of one 64-bit block, and bcrypt's key expansion. The state is
-/// derived from the passphrase: it is zeroed when released.
-final class EksBlowfish {
+/// Blowfish's state for one bcrypt hash: the P-array and four S-boxes, one run of 1,042 words as
+/// `BlowfishConstants` lays them out, initialised to Blowfish's constants. It is derived from the
+/// passphrase once the key schedule has run: zeroed when released.
+private final class BlowfishState {
     /// P1…P18 at 0…17, then S-box 1…4 at 18…1041.
-    private let state: UnsafeMutablePointer<UInt32>
-    private static let count = BlowfishConstants.pArrayCount + 4 * BlowfishConstants.sBoxCount
-    /// S-box 1, S-boxes 2 to 4 after it (a stored pointer: the round function reads it 64 times a block).
-    private let sBoxes: UnsafeMutablePointer<UInt32>
+    let words: UnsafeMutablePointer<UInt32>
+    private static let count = Int(VAULTFILE_BLOWFISH_WORDS)
 
-    /// Blowfish's initial state.
     init() {
-        state = .allocate(capacity: Self.count)
-        sBoxes = state + BlowfishConstants.pArrayCount
         precondition(BlowfishConstants.initialState.count == Self.count, "Blowfish's initial state is 1,042 words")
-        BlowfishConstants.initialState.withUnsafeBufferPointer { state.initialize(from: $0.baseAddress!, count: Self.count) }
+        words = .allocate(capacity: Self.count)
+        BlowfishConstants.initialState.withUnsafeBufferPointer { words.initialize(from: $0.baseAddress!, count: Self.count) }
     }
 
     deinit {
-        sodium_memzero(state, Self.count * MemoryLayout<UInt32>.size)
-        state.deallocate()
-    }
-
-    /// Blowfish's round function: F(x) = ((S1[a] + S2[b]) ⊕ S3[c]) + S4[d], a…d the bytes of x, high first.
-    @inline(__always) private func f(_ x: UInt32) -> UInt32 {
-        let s = sBoxes
-        return ((s[Int(x >> 24)] &+ s[256 + Int(x >> 16 & 0xFF)]) ^ s[512 + Int(x >> 8 & 0xFF)]) &+ s[768 + Int(x & 0xFF)]
-    }
-
-    /// The encipherment of the block (`left`, `right`): 16 Feistel rounds.
-    func encipher(_ left: UInt32, _ right: UInt32) -> (UInt32, UInt32) {
-        var l = left ^ state[0], r = right
-        for round in Swift.stride(from: 1, through: 15, by: 2) {
-            r ^= f(l) ^ state[round]
-            l ^= f(r) ^ state[round + 1]
-        }
-        return (r ^ state[17], l)
-    }
-
-    /// The next big-endian word of `bytes` from `cursor`, wrapping to its start as bcrypt's key
-    /// schedule reads keys and salts (`Blowfish_stream2word`).
-    static func word(from bytes: [UInt8], at cursor: inout Int) -> UInt32 {
-        var word: UInt32 = 0
-        for _ in 0..<4 {
-            if cursor >= bytes.count { cursor = 0 }
-            word = word << 8 | UInt32(bytes[cursor])
-            cursor += 1
-        }
-        return word
-    }
-
-    /// bcrypt's key expansion (`Blowfish_expandstate`, or `Blowfish_expand0state` when `data` is
-    /// empty): the P-array XORed with `key`'s words, then every word of the state, two at a time,
-    /// replaced by the encipherment of the previous pair XORed with the next two words of `data`.
-    func expand(key: [UInt8], data: [UInt8] = []) {
-        var cursor = 0
-        for index in 0..<BlowfishConstants.pArrayCount { state[index] ^= Self.word(from: key, at: &cursor) }
-        cursor = 0
-        var left: UInt32 = 0, right: UInt32 = 0
-        for index in Swift.stride(from: 0, to: Self.count, by: 2) {
-            if !data.isEmpty {
-                left ^= Self.word(from: data, at: &cursor)
-                right ^= Self.word(from: data, at: &cursor)
-            }
-            (left, right) = encipher(left, right)
-            state[index] = left
-            state[index + 1] = right
-        }
+        sodium_memzero(words, Self.count * MemoryLayout<UInt32>.size)
+        words.deallocate()
     }
 }
