@@ -90,7 +90,7 @@ struct VaultfileCommand: ParsableCommand {
     static func main() {
         Hardening.apply()
         // Started through a link of another name (age-plugin-vaultfile, …): that program (LinkedNames.swift).
-        if let program = CommandLine.arguments.first, let run = LinkedNames.handler(for: program) {
+        if let program = CommandLine.arguments.first, let run = LinkedNames.handler(for: program, arguments: CommandLine.arguments.dropFirst()) {
             Glibc.exit(run(Array(CommandLine.arguments.dropFirst())))
         }
         do {

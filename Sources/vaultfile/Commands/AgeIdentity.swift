@@ -92,8 +92,9 @@ extension VaultfileCommand {
                 do {
                     return try AgeIdentityFile.parse(value, source: "the value of '\(Messages.escaped(name))'")
                 } catch {
-                    throw CLIError.invalidArgument("\(String(describing: error)); age-identity lends an entry whose value is an age identity "
-                                                   + "(AGE-SECRET-KEY-1…, or an age-keygen file)")
+                    throw CLIError.refused("\(String(describing: error)); age-identity lends an entry whose value is an age identity "
+                                           + "(AGE-SECRET-KEY-1…, or an age-keygen file)",
+                                           hint: "store one with 'age-keygen | vaultfile set \(name)'")
                 }
             }
         }
