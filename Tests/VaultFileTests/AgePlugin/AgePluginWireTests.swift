@@ -143,7 +143,7 @@ import Testing
             if name.hasPrefix("ok-") {
                 #expect(outcome != nil && outcome! >= 1, "\(name)")
             } else {
-                #expect(outcome == nil, "\(name)")
+                #expect(outcome == nil, "\(name) \(String(describing: outcome))")
             }
         }
     }
