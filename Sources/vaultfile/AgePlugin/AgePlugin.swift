@@ -41,7 +41,7 @@ enum AgePlugin {
                            hint: "'vaultfile age-identity NAME --recipient' prints it (age1…)")
             return ExitStatus.usage.rawValue
         default:
-            Messages.error("age-plugin-vaultfile does not know the state machine '\(Messages.escaped(String(arguments[0].dropFirst(13).prefix(64))))'")
+            Messages.error("age-plugin-vaultfile does not know the state machine '\(Messages.escaped(String(arguments[0].dropFirst("--age-plugin=".count).prefix(64))))'")
             return ExitStatus.usage.rawValue
         }
     }
