@@ -19,6 +19,8 @@ TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepas
 TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen
 TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
+# PyPI pyrage: the second age client age-plugin-vaultfile is checked with (AgePluginCLITests; skipped when absent).
+PYRAGE_VENV := .build/pyrage-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto,
 # zlib and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
 # (docs/PERFORMANCE.md, "Start-up"). SHARED_LIBS=1 links those five libraries shared instead.
@@ -46,7 +48,7 @@ release: deps
 print-test-packages:
 	@echo $(TEST_APT_PACKAGES)
 
-## test-deps: install the outside tools of the tests (TEST_APT_PACKAGES, PyPI xeddsa) when missing.
+## test-deps: install the outside tools of the tests (TEST_APT_PACKAGES, PyPI xeddsa and pyrage) when missing.
 test-deps:
 	@missing=0; for c in $(TEST_COMMANDS); do command -v $$c >/dev/null || missing=1; done; \
 	for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
@@ -59,6 +61,11 @@ test-deps:
 		echo "vaultfile: installing PyPI xeddsa 1.2.0 into $(XEDDSA_VENV) (the independent check of seal signatures)"; \
 		{ /usr/bin/python3 -m venv $(XEDDSA_VENV) && $(XEDDSA_VENV)/bin/pip install -q xeddsa==1.2.0; } \
 			|| echo "vaultfile: could not install xeddsa: SealVectorTests will say it skipped its independent check"; \
+	fi
+	@if [ ! -x $(PYRAGE_VENV)/bin/python ] || ! $(PYRAGE_VENV)/bin/python -c 'import pyrage.plugin' 2>/dev/null; then \
+		echo "vaultfile: installing PyPI pyrage 1.4.0 into $(PYRAGE_VENV) (a second client of age-plugin-vaultfile)"; \
+		{ /usr/bin/python3 -m venv $(PYRAGE_VENV) && $(PYRAGE_VENV)/bin/pip install -q pyrage==1.4.0; } \
+			|| echo "vaultfile: could not install pyrage: AgePluginCLITests will say it skipped its pyrage check"; \
 	fi
 
 ## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
@@ -88,16 +95,19 @@ deb: $(if $(PORTABLE),,portable)
 ## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min);
 ## then audit --hibp against keepassxc-cli analyze --hibp on a 100-million-line file (~4.4 GB, generated once
 ## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh); then share of 100 MiB against
-## age -e to the same recipient (bench/share.sh, issue 41).
+## age -e to the same recipient (bench/share.sh, issue 41); then age -d through age-plugin-vaultfile against age -d -i
+## (bench/age-plugin.sh, issue 43).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
 	./bench/share.sh | tee bench/out/share.txt
+	./bench/age-plugin.sh | tee bench/out/age-plugin.txt
 
 bench-quick: deps
 	./bench/run.sh --quick
 	./bench/audit.sh --quick
 	./bench/share.sh --quick
+	./bench/age-plugin.sh --quick
 
 ## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
 FUZZ_SECONDS ?= 60

@@ -11,7 +11,9 @@
 # ZSH_COMPLETION_DIR (the zsh folder below PREFIX, default share/zsh/site-functions, which zsh
 # searches under /usr/local; the .deb uses share/zsh/vendor-completions, where Debian's zsh looks).
 #
-# Installed: PREFIX/bin/vaultfile (stripped), PREFIX/share/man/man1/vaultfile.1, and the
+# Installed: PREFIX/bin/vaultfile (stripped), PREFIX/share/man/man1/vaultfile.1, the links the
+# binary also answers to (`links`: each PREFIX/bin/NAME -> vaultfile, its man page a link to
+# vaultfile's; Sources/vaultfile/Support/Parsing/LinkedNames.swift has the same table), and the
 # completions that `vaultfile --generate-completion-script` writes, in the folders bash-completion,
 # zsh and fish search under PREFIX.
 set -euo pipefail
@@ -22,6 +24,8 @@ prefix=${PREFIX:-/usr/local}
 root="${DESTDIR:-}$prefix"
 
 bin_path="bin/vaultfile"
+# The names the binary also runs as (LinkedNames.swift): age-plugin-vaultfile for age's plugin protocol.
+links=(age-plugin-vaultfile)
 man_path="share/man/man1/vaultfile.1"
 bash_path="share/bash-completion/completions/vaultfile"
 zsh_path="${ZSH_COMPLETION_DIR:-share/zsh/site-functions}/_vaultfile"
@@ -63,6 +67,12 @@ install)
   else
     install -m 0644 man/vaultfile.1 "$root/$man_path"
   fi
+  man_suffix=""
+  [ "${MAN_GZIP:-}" = 1 ] && man_suffix=.gz
+  for link in "${links[@]}"; do
+    ln -sfn vaultfile "$root/bin/$link"
+    ln -sfn "vaultfile.1$man_suffix" "$root/$(dirname "$man_path")/$link.1$man_suffix"
+  done
   install -m 0644 "$work/completion.bash" "$root/$bash_path"
   install -m 0644 "$work/completion.zsh" "$root/$zsh_path"
   install -m 0644 "$work/completion.fish" "$root/$fish_path"
@@ -78,6 +88,9 @@ install)
 uninstall)
   rm -f "$root/$bin_path" "$root/$man_path" "$root/$man_path.gz" "$root/$bash_path" "$root/$zsh_path" \
     "$root/$fish_path" "$root/$debug_path"
+  for link in "${links[@]}"; do
+    rm -f "$root/bin/$link" "$root/$(dirname "$man_path")/$link.1" "$root/$(dirname "$man_path")/$link.1.gz"
+  done
   echo "removed vaultfile, its man page, completions and debug info from $root"
   ;;
 *)

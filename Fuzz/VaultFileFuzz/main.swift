@@ -77,6 +77,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 11. age v1 files (`receive`, and `age -p` identity files): binary or armored, with the CCTV
 ///    vectors' identity and passphrase (and the ssh-rsa key above, for ssh-rsa stanzas), never crash; a header that parses re-encodes to exactly
 ///    its bytes (one encoding per header); and nothing is returned from a file that fails.
+/// 12. age-plugin conversations (AgePluginFuzz.swift): never a crash; one encoding per stanza.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -150,6 +151,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     ForeignArchiveFuzzing.exercise(bytes)
     fuzzEncryptedImports(bytes)
     fuzzAgeFile(bytes)
+    if size <= 1 << 20 { fuzzAgePlugin(bytes) }
     return 0
 }
 

@@ -80,7 +80,7 @@ struct VaultfileCommand: ParsableCommand {
         version: vaultfileVersion,
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, History.self, Restore.self, Trash.self, Search.self,
-            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Share.self, Receive.self, Batch.self, Merge.self, Git.self, Resolve.self,
+            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Share.self, Receive.self, AgeIdentityVerb.self, Batch.self, Merge.self, Git.self, Resolve.self,
             Info.self, Verify.self, Audit.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
             Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
@@ -89,6 +89,10 @@ struct VaultfileCommand: ParsableCommand {
     /// Hardens the process, runs the command, and turns errors into messages and exit statuses.
     static func main() {
         Hardening.apply()
+        // Started through a link of another name (age-plugin-vaultfile, …): that program (LinkedNames.swift).
+        if let program = CommandLine.arguments.first, let run = LinkedNames.handler(for: program, arguments: CommandLine.arguments.dropFirst()) {
+            Glibc.exit(run(Array(CommandLine.arguments.dropFirst())))
+        }
         do {
             try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
             // `vaultfile --vault X get a` as `vaultfile get --vault X a` (issue 47).

@@ -103,8 +103,9 @@ public struct AgentKeyHandOver: Sendable {
 public enum AgentRequest: Sendable {
     /// Type 1: keep this key (`unlock`).
     case add(AgentKeyHandOver)
-    /// Type 2: the key whose header MAC verifies this header, if any (every verb that unlocks).
-    case key(path: String, header: [UInt8])
+    /// Type 2: the key whose header MAC verifies this header, if any (every verb that unlocks);
+    /// `use` says what for, when not an unlock (the age plugin: `AgentKeyUse`).
+    case key(path: String, header: [UInt8], use: AgentKeyUse? = nil)
     /// Type 3: forget and wipe every key of this vault id (`lock`).
     case lock(vaultID: [UInt8])
     /// Type 4: forget and wipe every key (`lock --all`).
@@ -152,11 +153,12 @@ public enum AgentRequest: Sendable {
             handOver.delegation?.encode(into: &sink)
             sink.appendAgentString(handOver.path)
             sink.appendAgentString(handOver.confirmCommand)
-        case .key(let path, let header):
+        case .key(let path, let header, let use):
             precondition(header.count <= VaultHeader.maxLength, "a header is at most 65,535 bytes")
             sink.appendAgentString(path)
             sink.append(UInt16(header.count))
             sink.append(header)
+            use?.encode(into: &sink)
         case .lock(let vaultID):
             sink.append(vaultID)
         case .sign(let path, let prefix, let payloadHash):
@@ -199,7 +201,8 @@ public enum AgentRequest: Sendable {
             let path = try reader.string("the path", limit: AgentProtocol.maxPathLength)
             let length = Int(try reader.uint16("the header length"))
             guard length > 0 else { throw .malformed("the header is empty") }
-            request = .key(path: path, header: try reader.bytes(length, "the header"))
+            let header = try reader.bytes(length, "the header")
+            request = .key(path: path, header: header, use: try AgentKeyUse.decode(&reader))
         case 3:
             request = .lock(vaultID: try reader.bytes(AgentProtocol.vaultIDLength, "the vault id"))
         case 4: request = .lockAll

@@ -93,6 +93,9 @@ struct WireReader {
         return text
     }
 
+    /// Whether every byte was read.
+    var isAtEnd: Bool { reader.remaining == 0 }
+
     func expectEnd() throws(AgentProtocolError) {
         guard reader.remaining == 0 else { throw .malformed("\(reader.remaining) bytes after the last field") }
     }

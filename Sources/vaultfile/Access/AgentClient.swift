@@ -101,6 +101,10 @@ struct AgentClient {
 
 /// How a verb that unlocks a vault asks the agent first (every verb but `passwd`'s old password).
 enum AgentAccess {
+    /// What this process's `key` requests say the key is for (`AgentKeyUse`); nil: an unlock.
+    /// Set by the age plugin, one thread, before it asks the agent.
+    nonisolated(unsafe) static var keyUse: AgentKeyUse?
+
     /// Whether `VAULTFILE_NO_AGENT` is set (to anything but 0): the agent is not asked.
     static var disabledByEnvironment: Bool {
         guard let value = environment("VAULTFILE_NO_AGENT") else { return false }
@@ -133,7 +137,7 @@ enum AgentAccess {
         let client = AgentClient()
         do {
             guard try client.socket.directoryExists() else { return nil }
-            switch try client.send(.key(path: absolutePath(vaultPath), header: header.encoded())) {
+            switch try client.send(.key(path: absolutePath(vaultPath), header: header.encoded(), use: keyUse)) {
             case .key(let key)?: return key
             case .noKey?:
                 missed?(.notHeld(socket: client.socket.path))

@@ -1,3 +1,4 @@
+import VaultAgent
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,12 +26,20 @@ enum AgentConfirmation {
     }
 
     /// Whether the command allows `action` on the vault `vaultID` for process `clientPID`.
-    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32) -> Bool {
+    ///
+    /// A hand-out for a `use` (the age plugin's `age-unwrap`) names that action instead,
+    /// the entry in `VAULTFILE_CONFIRM_ENTRY`, and as `VAULTFILE_CONFIRM_PID` the program that
+    /// started the requester (the requester itself in `VAULTFILE_CONFIRM_CLIENT_PID`): `age -d`, sops.
+    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32, use: AgentKeyUse? = nil) -> Bool {
         var environment = VaultfileCommand.Exec.currentEnvironment()
-        environment["VAULTFILE_CONFIRM_ACTION"] = action.rawValue
+        environment["VAULTFILE_CONFIRM_ACTION"] = use?.action.name ?? action.rawValue
         environment["VAULTFILE_CONFIRM_VAULT_ID"] = hex(vaultID)
         environment["VAULTFILE_CONFIRM_PATH"] = path
-        environment["VAULTFILE_CONFIRM_PID"] = String(clientPID)
+        environment["VAULTFILE_CONFIRM_PID"] = String(use == nil ? clientPID : ProcessParent.of(clientPID) ?? clientPID)
+        if let use {
+            environment["VAULTFILE_CONFIRM_ENTRY"] = use.entry
+            environment["VAULTFILE_CONFIRM_CLIENT_PID"] = String(clientPID)
+        }
         guard let child = try? Subprocess.start(["/bin/sh", "-c", command], environment: environment) else { return false }
         var waited: Double = 0
         while waited < deadline {

@@ -213,8 +213,8 @@ final class AgentServer: Sendable {
         switch request {
         case .add(let handOver):
             return add(handOver, fd: fd, clientPID: clientPID)
-        case .key(let path, let header):
-            return handOut(path: path, header: header, fd: fd, clientPID: clientPID)
+        case .key(let path, let header, let use):
+            return handOut(path: path, header: header, use: use, fd: fd, clientPID: clientPID)
         case .lock(let vaultID):
             return .forgotten(UInt32(keyring.withLock { $0.forget(vaultID: vaultID) }))
         case .lockAll:
@@ -256,7 +256,7 @@ final class AgentServer: Sendable {
     }
 
     /// The key that verifies `header`, after the vault's confirm command approves, or why not.
-    private func handOut(path: String, header: [UInt8], fd: Int32, clientPID: Int32) -> AgentResponse {
+    private func handOut(path: String, header: [UInt8], use: AgentKeyUse?, fd: Int32, clientPID: Int32) -> AgentResponse {
         let match: AgentKeyring.Match?
         do {
             match = try keyring.withLock { keyring throws(VaultError) in try keyring.match(header: header, now: Self.now()) }
@@ -266,7 +266,7 @@ final class AgentServer: Sendable {
         guard let match else { return .noKey }
         if let command = match.confirmCommand {
             UnixSocket.send(AgentResponse.confirming.frame(), to: fd, deadline: Self.answerDeadline())
-            guard AgentConfirmation.approves(command: command, action: .handOut, vaultID: match.vaultID, path: path, clientPID: clientPID)
+            guard AgentConfirmation.approves(command: command, action: .handOut, vaultID: match.vaultID, path: path, clientPID: clientPID, use: use)
             else { return .denied }
         }
         // Locked or expired while the command ran: then it is not handed out.
