@@ -146,8 +146,7 @@ public enum KDBXReader {
         var streamID: UInt32?, streamKey: [UInt8]?, binaries: [[UInt8]] = []
         while true {
             let type = try reader.u8()
-            let length = try reader.length(try reader.u32(), limit: reader.remaining)
-            let data = try reader.take(length, "inner header field \(type)")
+            let data = try reader.take(Int(try reader.u32()), "inner header field \(type)")
             switch type {
             case 0:
                 guard let streamID, let streamKey else { throw reader.damaged("the protected stream's ID or key is missing") }

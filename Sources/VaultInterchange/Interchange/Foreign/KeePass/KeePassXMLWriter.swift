@@ -188,14 +188,14 @@ struct KeePassXMLWriter {
 
     private func uuid() -> String { Data(randomBytes(count: 16)).base64EncodedString() }
 
-    /// KDBX 4's times: base64 of the seconds since 0001-01-01 as 8 little-endian bytes.
+    /// KDBX 4's times: base64 of the seconds since 0001-01-01 as 8 little-endian bytes. No access
+    /// time, usage count or location change: vaultfile keeps none, and an invented one would mislead.
     private func times(created: Int64, modified: Int64, expiry: Int64? = nil) -> String {
         func time(_ milliseconds: Int64) -> String {
             let seconds = UInt64(max(0, milliseconds / 1000 + 62_135_596_800))
             return Data(KDBXBytes.le64(seconds)).base64EncodedString()
         }
         return "<CreationTime>\(time(created))</CreationTime><LastModificationTime>\(time(modified))</LastModificationTime>"
-            + "<LastAccessTime>\(time(modified))</LastAccessTime><ExpiryTime>\(time(expiry ?? modified))</ExpiryTime>"
-            + "<Expires>\(expiry == nil ? "False" : "True")</Expires><UsageCount>0</UsageCount><LocationChanged>\(time(modified))</LocationChanged>"
+            + "<ExpiryTime>\(time(expiry ?? modified))</ExpiryTime><Expires>\(expiry == nil ? "False" : "True")</Expires>"
     }
 }
