@@ -23,8 +23,9 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("format"), help: "json, dotenv, csv or kdbx.",
-                completion: .list(InterchangeFormat.allCases.filter(\.canExport).map(\.rawValue))) var format: InterchangeFormat
+        @Option(name: .customLong("format"), help: ArgumentHelp("json, dotenv, csv or kdbx.", valueName: "format")) var choice: ExportFormatChoice
+        /// The format `--format` names.
+        private var format: InterchangeFormat { choice.format }
         @Option(name: .customLong("out"), help: ArgumentHelp("Write here (mode 0600, atomically) instead of stdout; - is stdout.", valueName: "file"), completion: .file())
         var output: String?
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?

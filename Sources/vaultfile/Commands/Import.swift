@@ -71,7 +71,7 @@ extension VaultfileCommand {
                 throw CLIError.invalidArgument("--source-password-file, --source-password-fd and --source-password-command go with --format ansible-vault")
             }
             if kdbxSource.isGiven, ![.format(.kdbx), .auto].contains(format) {
-                throw CLIError.invalidArgument("--kdbx-password-file, --kdbx-keyfile and --kdbx-no-password go with --format kdbx")
+                throw ValidationError("--kdbx-password-file, --kdbx-keyfile and --kdbx-no-password go with --format kdbx")
             }
             if overwrite && skipExisting {
                 throw ValidationError("--overwrite and --skip-existing contradict each other (replace existing entries, or leave them); give one")

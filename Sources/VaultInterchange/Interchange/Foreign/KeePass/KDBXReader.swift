@@ -34,10 +34,14 @@ public enum KDBXReader {
         if header.compressed {
             let what = "\(file): the payload"
             try budget.spend(try Gzip.declaredSize(plain, limit: budget.limit, what: what), on: "the payload")
-            let packed = plain
-            plain = try Gzip.decompress(packed, limit: budget.limit, what: what)
-            var spent = packed
-            wipe(&spent)
+            var packed = plain
+            defer { wipe(&packed) }
+            // The payload was authenticated (HMAC blocks, or 3.1's hashes): a gzip stream that
+            // does not inflate to its declared size is damage of the file, not a malformed export.
+            do { plain = try Gzip.decompress(packed, limit: budget.limit, what: what) } catch {
+                if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: why) }
+                throw error
+            }
         }
         var stream: KDBXInnerStream?
         var pool: [[UInt8]]?

@@ -107,17 +107,31 @@ struct KeePassXMLWriter {
         string("URL", entry.fields["url"] ?? [], protected: false)
         string("Notes", entry.fields["notes"] ?? [], protected: false)
         if let totp = entry.fields["totp"] { string("otp", Self.otp(totp, title: title), protected: true) }
+        // An import kept the labels it had to rename (`Recovery PIN` stored as `Recovery_PIN`): the
+        // field `labels`, one `stored<TAB>label` line each; KeePass gets the label back.
+        var labels: [String: String] = [:]
+        if let kept = entry.fields[ForeignBuilder.labelsField], let text = String(validating: kept, as: UTF8.self) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "\t", maxSplits: 1)
+                if parts.count == 2, entry.fields[String(parts[0])] != nil { labels[String(parts[0])] = String(parts[1]) }
+            }
+        }
         var extraURLs = 0
         for (field, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
             if ["title", "username", "url", "notes", "totp", "tags"].contains(field) { continue }
+            if field == ForeignBuilder.labelsField, !labels.isEmpty { continue }
             if field == "expires", expiry != nil { continue }
-            if field.hasPrefix("attachment.") { attachments.append((String(field.dropFirst("attachment.".count)), value)); continue }
+            if field.hasPrefix(ForeignBuilder.attachmentPrefix) {
+                attachments.append((labels[field] ?? String(field.dropFirst(ForeignBuilder.attachmentPrefix.count)), value))
+                continue
+            }
             if field.hasPrefix("url"), let number = Int(field.dropFirst(3)), number >= 2 {
                 string(extraURLs == 0 ? "KP2A_URL" : "KP2A_URL_\(extraURLs)", value, protected: false)
                 extraURLs += 1
                 continue
             }
-            string(Self.reserved.contains(field) ? field + " (field)" : field, value, protected: true)
+            let key = labels[field] ?? field
+            string(Self.reserved.contains(key) ? key + " (field)" : key, value, protected: true)
         }
         for (name, bytes) in attachments {
             text("<Binary><Key>")
