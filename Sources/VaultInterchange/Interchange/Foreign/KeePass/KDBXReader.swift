@@ -47,9 +47,10 @@ public enum KDBXReader {
         var pool: [[UInt8]]?
         var xmlStart = 0
         if header.major == 4 {
-            let inner = try innerHeader(plain, file: file)
+            var inner = try innerHeader(plain, file: file)
             (xmlStart, pool) = (inner.end, inner.binaries)
             stream = try innerStream(id: inner.streamID, key: inner.streamKey, file: file)
+            wipe(&inner.streamKey)
         } else {
             stream = try innerStream(id: header.innerStream, key: header.protectedStreamKey, file: file)
         }
