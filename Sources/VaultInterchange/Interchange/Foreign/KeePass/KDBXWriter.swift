@@ -47,9 +47,8 @@ public enum KDBXWriter {
         inner(2, innerKey)
         for binary in writer.pool { inner(3, [0x00], binary) }
         inner(0)
-        var xml = writer.xml
-        payload.append(contentsOf: xml)
-        wipe(&xml)
+        payload.append(contentsOf: writer.xml)
+        writer.wipe()
         var packed = try Deflate.gzip(payload)
         defer { wipe(&packed) }
 

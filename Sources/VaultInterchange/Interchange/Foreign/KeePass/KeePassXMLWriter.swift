@@ -33,6 +33,14 @@ struct KeePassXMLWriter {
     /// A writer that protects values with `stream` (KDBX 4's inner ChaCha20).
     init(stream: KDBXInnerStream) { self.stream = stream }
 
+    /// Overwrites the XML and the attachments with zeros, in place (the index that shares the
+    /// attachments' buffers is emptied first, so that no wipe is made on a copy).
+    mutating func wipe() {
+        poolIndex.removeAll()
+        SecureMemory.wipe(&xml)
+        for index in pool.indices { SecureMemory.wipe(&pool[index]) }
+    }
+
     // MARK: The document
 
     /// The document of `vault`'s entries under `prefix` (all of them for ""), with their history
@@ -74,10 +82,13 @@ struct KeePassXMLWriter {
         escaped(Array(name.utf8))
         text("</Name><Times>\(times(created: now, modified: now))</Times>")
         for (full, leaf) in group.entries {
-            guard let entry = vault.entry(full) else { continue }
-            let history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []) : []
-            try writeEntry(entry, title: leaf, history: history.reversed().map(\.entry))
+            guard var entry = vault.entry(full) else { continue }
+            var history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []).reversed().map(\.entry) : []
+            try writeEntry(entry, title: leaf, history: history)
             entries += 1
+            // The copies the vault made for this entry (an attachment the pool shares is wiped there).
+            Self.wipe(&entry)
+            for index in history.indices { Self.wipe(&history[index]) }
         }
         for (childName, child) in group.children { try writeGroup(child, name: childName, vault: vault, now: now) }
         text("</Group>")
@@ -154,7 +165,7 @@ struct KeePassXMLWriter {
             var masked = value
             stream.apply(&masked)
             text("</Key><Value Protected=\"True\">" + Data(masked).base64EncodedString() + "</Value></String>")
-            wipe(&masked)
+            SecureMemory.wipe(&masked)
         } else {
             text("</Key><Value>")
             escaped(value)
@@ -187,6 +198,11 @@ struct KeePassXMLWriter {
     }
 
     private mutating func text(_ string: String) { xml.append(contentsOf: string.utf8) }
+
+    private static func wipe(_ entry: inout Entry) {
+        SecureMemory.wipe(&entry.value)
+        for key in Array(entry.fields.keys) { SecureMemory.wipe(&entry.fields[key]!) }
+    }
 
     private mutating func escaped(_ bytes: [UInt8]) {
         for byte in bytes {
