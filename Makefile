@@ -13,11 +13,12 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # folder-by-folder completion is typed into zsh and fish too, test-install asks zsh for its fpath,
 # and test-deb runs lintian; gpg, pass, age and ansible-core make the stores and files the importers
 # of issue 44 read; openssh-client's ssh-keygen makes the keys age and vaultfile share and receive
-# age files to (issue 41), and python3 inflates the zlib-compressed C2SP CCTV age vectors.
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client
+# age files to (issue 41), and python3 inflates the zlib-compressed C2SP CCTV age vectors;
+# python3-pykeepass is the second reader of the KDBX files export writes (issue 45).
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client python3-pykeepass
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
 TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen
-TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
+TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py /usr/lib/python3/dist-packages/pykeepass/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # PyPI pyrage: the second age client age-plugin-vaultfile is checked with (AgePluginCLITests; skipped when absent).
 PYRAGE_VENV := .build/pyrage-venv

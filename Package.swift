@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "VaultModel", dependencies: ["KDF", "SecureMemory"]),
         .target(name: "VaultFormat", dependencies: ["VaultModel", "KDF", "SecureMemory", "CSodium", "CLibCrypto", "CBlowfish"]),
         .target(name: "VaultFile", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory"]),
-        .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "SecureMemory", "CZlib"]),
+        .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory", "CZlib"]),
         .target(name: "VaultAgent", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),
         // The linear-time regular expressions of `search --regex`: pure Swift, no dependency.
         .target(name: "LinearRegex"),

@@ -181,6 +181,12 @@ def rows_for(vf, work, n, pw):
                                ("import bitwarden-json", "bitwarden-json", "bitwarden.json")) + tuple(foreign_inputs.ROWS):
         rows[label] = ("write", [vf, "import", "--format", fmt] + write_to(scratch) + [f"{work}/in-{n}.{suffix}"], None,
                        fresh_copy(empty))
+    # Issue 45: a KDBX 4 database (Argon2id 1 MiB, what export writes with MIN_KDF) in and out.
+    kdbx = f"{work}/vf-{n}.kdbx"
+    rows["import kdbx"] = ("write", [vf, "import", "--format", "kdbx", "--kdbx-password-file", pw] + write_to(scratch) + [kdbx], None,
+                           fresh_copy(empty))
+    rows["export kdbx"] = ("read", [vf, "export", "--format", "kdbx", "--out", f"{work}/out-{n}.kdbx", "--overwrite",
+                                    "--new-password-file", pw] + MIN_KDF + unlock, None, None)
     return rows
 
 
@@ -200,6 +206,10 @@ def peer_rows(work, n, pw):
     if shutil.which("keepassxc-cli") and os.path.exists(f"{work}/kp-{n}.kdbx"):
         rows["keepassxc-cli export csv"] = ("read", ["sh", "-c", f"keepassxc-cli export -q -f csv {work}/kp-{n}.kdbx < {work}/pwline"],
                                             None, None)
+    if shutil.which("keepassxc-cli") and os.path.exists(f"{work}/vf-{n}.kdbx"):
+        # The KDBX 4 database of the `import kdbx` row, exported by keepassxc-cli (issue 45's yardstick).
+        rows["keepassxc-cli export xml (kdbx 4)"] = ("read", ["sh", "-c", f"keepassxc-cli export -q -f xml {work}/vf-{n}.kdbx < {work}/pwline"],
+                                                     None, None)
     if shutil.which("keepassxc-cli") and os.path.exists(f"{work}/kp-{n}.xml"):
         # The same entries from KeePass XML into a new database (keepassxc-cli has no CSV import).
         out = f"{work}/kp-import.kdbx"
@@ -275,6 +285,8 @@ def run(args, out):
             shutil.copyfile(f"{work}/vf-{n}.vault", f"{work}/{side}-{n}.vault")
             subprocess.run([vf, "set", f"added/{side}", "--vault", f"{work}/{side}-{n}.vault", "--password-file", pw],
                            input=side.encode(), check=True, stdout=DEVNULL, stderr=DEVNULL)
+        subprocess.run([vf, "export", "--format", "kdbx", "--out", f"{work}/vf-{n}.kdbx", "--overwrite", "--new-password-file", pw]
+                       + MIN_KDF + ["--vault", f"{work}/vf-{n}.vault", "--password-file", pw], check=True, stdout=DEVNULL, stderr=DEVNULL)
         prepare_peers(work, n, pw)
         rows = rows_for(vf, work, n, pw)
         rows.update(peer_rows(work, n, pw))

@@ -38,3 +38,14 @@ static inline int vaultfile_inflate_init(z_stream *stream, int windowBits) {
     stream->opaque = Z_NULL;
     return inflateInit2(stream, windowBits);
 }
+
+/* deflateInit2 is a macro too: this starts a deflate stream that writes one gzip member
+ * (windowBits 15 + 16) at `level`, with the wiping allocator above (the input is a KDBX
+ * export's decrypted XML). */
+static inline int vaultfile_deflate_init(z_stream *stream, int level) {
+    memset(stream, 0, sizeof *stream);
+    stream->zalloc = vaultfile_zlib_alloc;
+    stream->zfree = vaultfile_zlib_free;
+    stream->opaque = Z_NULL;
+    return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}

@@ -79,9 +79,11 @@ public enum Argon2id {
         return output
     }
 
-    private static func viaLibargon2(
+    /// libargon2's `argon2_ctx`: Argon2id (or, for another tool's file, `type` Argon2d) of `version`.
+    static func viaLibargon2(
         password: UnsafeRawBufferPointer, salt: [UInt8], parameters: Argon2idParameters,
-        secret: [UInt8], associatedData: [UInt8], outputLength: Int
+        secret: [UInt8], associatedData: [UInt8], outputLength: Int,
+        type: argon2_type = Argon2_id, version: UInt32 = UInt32(ARGON2_VERSION_13.rawValue)
     ) throws(KDFError) -> SecureBytes {
         let output = SecureBytes(count: outputLength)
         // libargon2 reads but does not modify these; it wipes only when asked by flags (0 here).
@@ -105,11 +107,11 @@ public enum Argon2id {
                         context.m_cost = parameters.memoryKiB
                         context.lanes = parameters.parallelism
                         context.threads = parameters.parallelism
-                        context.version = UInt32(ARGON2_VERSION_13.rawValue)
+                        context.version = version
                         context.allocate_cbk = allocateWorkArea
                         context.free_cbk = freeWorkArea
                         context.flags = 0  // ARGON2_DEFAULT_FLAGS, a macro Swift does not import
-                        return argon2_ctx(&context, Argon2_id)
+                        return argon2_ctx(&context, type)
                     }
                 }
             }

@@ -36,9 +36,12 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case ansibleVault = "ansible-vault"
     /// A sops YAML or JSON file encrypted to an age key (import only; SopsReader).
     case sops
+    /// A KeePass database, KDBX 3.1 or 4.x (import: KDBXReader, with its password and/or key file;
+    /// export: KDBX 4, KDBXWriter, under a new password).
+    case kdbx
 
     /// Whether vaultfile can write this format.
-    public var canExport: Bool { self == .json || self == .dotenv || self == .csv }
+    public var canExport: Bool { self == .json || self == .dotenv || self == .csv || self == .kdbx }
 }
 
 /// Something about an imported entry that its owner should know.
@@ -154,7 +157,7 @@ public enum Interchange {
             var foreign = try readForeign(bytes, format: format, now: now)
             defer { foreign.wipe() }
             return try foreign.entries(now: now, options: ForeignBuildOptions())
-        case .ansibleVault, .sops:
+        case .ansibleVault, .sops, .kdbx:
             // They need age or the file's own password: the import command reads them (CryptImport).
             throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")
         }
@@ -185,7 +188,9 @@ public enum Interchange {
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
         case .keepassxcCSV, .bitwardenJSON, .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
              .dashlaneCSV, .enpassJSON, .ansibleVault, .sops:
-            throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv or csv")
+            throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv, csv or kdbx")
+        case .kdbx:
+            throw .malformedInput("kdbx is written under a new password by 'vaultfile export --format kdbx' (KDBXWriter)")
         }
     }
 }

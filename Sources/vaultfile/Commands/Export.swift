@@ -3,22 +3,29 @@ import SecureMemory
 import VaultInterchange
 
 extension VaultfileCommand {
-    /// Writes the vault out as vaultfile JSON, dotenv or CSV.
+    /// Writes the vault out as vaultfile JSON, dotenv, CSV, or a KeePass database (KDBX 4).
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Export the vault as json (lossless), dotenv or csv; this writes secrets in plain text.",
+            abstract: "Export the vault as json (lossless), dotenv or csv (secrets in plain text), or as a KeePass database (kdbx).",
             discussion: """
                 To a terminal only with --force. --out files are written 0600, atomically; an existing file is \
                 replaced only with --overwrite, and a symbolic link there is replaced itself, never followed. \
                 Never over a vault or a path git treats as a vault, nor in a folder every user may write to \
                 without the sticky bit. --out - is standard output. dotenv leaves out an entry whose value is \
                 binary (not UTF-8 text, or a NUL), with a warning naming it; json carries it.
+
+                kdbx writes a KDBX 4 database (Argon2id, ChaCha20) to --out, under a new password \
+                (--new-password-file or -fd, else asked twice) and/or a key file (--new-keyfile); its KDF is \
+                vaultfile's default Argon2id (64 MiB, t=3, p=4) unless --kdf-memory/--kdf-iterations/\
+                --kdf-parallelism/--kdf-time say otherwise. Folders become groups, fields KeePass's strings \
+                (totp: KeePassXC's otp), attachment.NAME fields attachments, earlier versions the history.
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("format"), help: "json, dotenv or csv.",
-                completion: .list(InterchangeFormat.allCases.filter(\.canExport).map(\.rawValue))) var format: InterchangeFormat
+        @Option(name: .customLong("format"), help: ArgumentHelp("json, dotenv, csv or kdbx.", valueName: "format")) var choice: ExportFormatChoice
+        /// The format `--format` names.
+        private var format: InterchangeFormat { choice.format }
         @Option(name: .customLong("out"), help: ArgumentHelp("Write here (mode 0600, atomically) instead of stdout; - is stdout.", valueName: "file"), completion: .file())
         var output: String?
         @Option(name: .customLong("prefix"), help: ArgumentHelp("Only entries under this prefix.", valueName: "prefix")) var prefix: String?
@@ -27,13 +34,33 @@ extension VaultfileCommand {
         @Flag(name: .customLong("json"), help: "With --out: print a summary as JSON on stdout (docs/JSON.md).") var json = false
         @Flag(name: .customLong("with-history"), help: "With --format json: also every earlier version and the trash (export version 2).")
         var withHistory = false
+        @Option(name: .customLong("new-password-file"), help: ArgumentHelp("kdbx: read the database's new password from this file.", valueName: "file"),
+                completion: .file()) var newPasswordFile: String?
+        @Option(name: .customLong("new-password-fd"), help: ArgumentHelp("kdbx: read the database's new password from this descriptor.", valueName: "n"))
+        var newPasswordFD: Int32?
+        @Option(name: .customLong("new-keyfile"), help: ArgumentHelp("kdbx: protect the database with this key file too (KeePass's key file forms).", valueName: "file"),
+                completion: .file()) var newKeyFile: String?
+        @Flag(name: .customLong("no-new-password"), help: "kdbx: no password, the key file alone (--new-keyfile) opens the database.")
+        var noNewPassword = false
+        @OptionGroup(title: "The KeePass database's key derivation (kdbx; default Argon2id 64M, t=3, p=4)") var kdf: KDFOptions
 
         /// The file `--out` names: none for `-`, which means standard output, as for most tools
         /// (a file named `-` is `--out ./-`).
         private var file: String? { output == "-" ? nil : output }
 
         func validate() throws {
-            guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv or csv") }
+            guard format.canExport else { throw ValidationError("\(format.rawValue) is an import format only; export json, dotenv, csv or kdbx") }
+            let kdbxOnly = newPasswordFile != nil || newPasswordFD != nil || newKeyFile != nil || noNewPassword || kdf.isSpecified
+            if kdbxOnly && format != .kdbx {
+                throw ValidationError("--new-password-file, --new-password-fd, --new-keyfile, --no-new-password and the --kdf options go with --format kdbx")
+            }
+            if format == .kdbx {
+                guard file != nil else { throw ValidationError("--format kdbx writes a database file: give --out FILE") }
+                if newPasswordFile != nil && newPasswordFD != nil { throw ValidationError("give at most one of --new-password-file and --new-password-fd") }
+                if noNewPassword && (newKeyFile == nil || newPasswordFile != nil || newPasswordFD != nil) {
+                    throw ValidationError("--no-new-password needs --new-keyfile and no new password option")
+                }
+            }
             if json && file == nil {
                 throw ValidationError("--json prints a summary of an --out export; without --out, standard output holds the export itself")
             }
@@ -45,6 +72,7 @@ extension VaultfileCommand {
                 throw CLIError.refused("refusing to print every secret to the terminal", hint: "redirect the output, use --out FILE, or pass --force")
             }
             let target = try file.map { try PlaintextOutput($0, vault: unlock.location.path, overwrite: overwrite) }
+            if format == .kdbx, let file, let target { return try exportKDBX(to: file, target: target) }
             let vault = try unlock.open().vault
             var skipped: [String] = []
             var bytes = try Interchange.export(vault, format: format, prefix: prefix ?? "", withHistory: withHistory, skipped: &skipped)

@@ -29,6 +29,8 @@ extension VaultfileCommand {
                   ansible-vault   an ansible-vault file, or a YAML file's !vault values; its password from \
                 --source-password-file/-fd/-command or a prompt
                   sops            a sops YAML or JSON file encrypted to an age key (SOPS_AGE_KEY_FILE)
+                  kdbx            a KeePass database (KDBX 3.1 or 4), opened with --kdbx-password-file (or a \
+                prompt) and/or --kdbx-keyfile; decrypted in memory only
                   auto            told from the content (the default): a format is chosen only when the \
                 content is unambiguous
                 Details and samples of each: docs/INTERCHANGE.md. A file given with the wrong --format is \
@@ -62,10 +64,14 @@ extension VaultfileCommand {
         @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries and warnings included (docs/JSON.md).") var json = false
         @OptionGroup var formatCharacters: FormatCharacterOption
         @OptionGroup(title: "The imported file's own password (ansible-vault)") var sourcePassword: SourcePasswordOptions
+        @OptionGroup(title: "The KeePass database's password and key file (kdbx)") var kdbxSource: KDBXSourceOptions
 
         func validate() throws {
             if sourcePassword.isGiven, ![.format(.ansibleVault), .auto].contains(format) {
                 throw CLIError.invalidArgument("--source-password-file, --source-password-fd and --source-password-command go with --format ansible-vault")
+            }
+            if kdbxSource.isGiven, ![.format(.kdbx), .auto].contains(format) {
+                throw ValidationError("--kdbx-password-file, --kdbx-keyfile and --kdbx-no-password go with --format kdbx")
             }
             if overwrite && skipExisting {
                 throw ValidationError("--overwrite and --skip-existing contradict each other (replace existing entries, or leave them); give one")
@@ -139,6 +145,11 @@ extension VaultfileCommand {
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:
                 chosen = try detected(bytes, source: source)
+            }
+            if chosen == .kdbx {  // its password and/or key file, under the vault's KDF caps
+                var foreign = try KDBXImport.read(bytes, file: file, options: kdbxSource, limits: unlock.limits())
+                defer { foreign.wipe() }
+                return (try foreign.entries(now: currentTimeMilliseconds(), options: options), chosen.rawValue)
             }
             if CryptImport.handles(chosen) {  // ansible-vault, sops: the file's password or the user's age identities
                 return (try CryptImport.read(bytes, format: chosen, file: file, sourcePassword: sourcePassword)

@@ -11,7 +11,7 @@ import Testing
 
     @Test func test_sniff_recognisesEachFormatByItsContent() {
         let samples: [(input: [UInt8], format: String?)] = [
-            ([0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5, 0, 0], nil),
+            ([0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5, 0, 0], "kdbx"),
             ([0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A, 1], nil),
             (bytes("age-encryption.org/v1\n-> X25519 abc\n"), nil),
             (bytes("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<KeePassFile>\n<Meta/>"), "keepass-xml"),
@@ -36,7 +36,8 @@ import Testing
             #expect(sniffed != nil, "\(sample)")
             #expect(sniffed?.format == sample.format, "\(String(decoding: sample.input, as: UTF8.self))")
         }
-        #expect(FormatSniffer.sniff([0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5])?.advice?.contains("keepassxc-cli export --format xml") == true)
+        // Issue 45: a KDBX database is imported directly (--format kdbx), no longer through an XML export.
+        #expect(FormatSniffer.sniff([0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5])?.format == "kdbx")
     }
 
     @Test func test_sniffMagic_agreesWithSniffOnBinaryFilesAndReadsNoText() {

@@ -13,7 +13,7 @@ extension Interchange {
         // The two older readers follow the builder's rules too (issue 44, "Nothing lost, every loss said").
         case .keepassxcCSV: return try KeePassXCCSV.read(bytes, now: now)
         case .bitwardenJSON: return try BitwardenJSON.read(bytes, now: now)
-        case .json, .dotenv, .csv, .ansibleVault, .sops:
+        case .json, .dotenv, .csv, .ansibleVault, .sops, .kdbx:
             return nil
         }
     }

@@ -21,7 +21,7 @@ extension Interchange {
         case .bitwardenJSON: return try BitwardenJSON.read(bytes, now: now)
         case .json, .dotenv, .csv:
             throw .malformedInput("\(format.rawValue) is read by Interchange.read, not as another manager's export")
-        case .ansibleVault, .sops:
+        case .ansibleVault, .sops, .kdbx:
             throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")
         }
     }

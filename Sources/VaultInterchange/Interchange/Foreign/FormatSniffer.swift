@@ -60,9 +60,7 @@ public enum FormatSniffer {
     /// Files recognised by their magic number.
     private static func binary(_ head: [UInt8]) -> SniffedFormat? {
         if head.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5]) {
-            return SniffedFormat(format: nil, description: "a KeePass database (KDBX)",
-                                 advice: "export it as XML with 'keepassxc-cli export --format xml DATABASE > FILE.xml', import that "
-                                     + "with '--format keepass-xml', then delete it")
+            return SniffedFormat(format: "kdbx", description: "a KeePass database (KDBX)")
         }
         if head.starts(with: [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]) {
             return SniffedFormat(format: nil, description: "a vaultfile vault",

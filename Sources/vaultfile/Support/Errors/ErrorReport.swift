@@ -128,6 +128,10 @@ struct ErrorReport: Equatable {
         case .rotationBlocked:
             return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .slotChangeRefused, .sealSigningFailed: return nil
+        case .sourceSecretRejected(_, let what) where what.contains("key file"):
+            // A KeePass database (import --format kdbx): its password and/or key file.
+            return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; "
+                + "--kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
         case .sourceSecretRejected:
             return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
                 + "a file under several vault ids needs one import per password"

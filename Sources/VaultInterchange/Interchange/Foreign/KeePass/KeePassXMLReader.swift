@@ -19,8 +19,16 @@ enum KeePassXMLReader {
 
     /// Everything `bytes` holds, as items.
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
-        var result = ForeignImport(format: "keepass-xml")
-        var parser = try KeePassXMLParser(bytes)
+        try read(bytes, now: now, format: "keepass-xml", unprotect: nil, pool: nil)
+    }
+
+    /// Everything the XML `bytes` holds, as items of `format`: a KDBX file's XML passes the inner
+    /// stream that undoes its protected values (`unprotect`) and, for KDBX 4, the binaries of its
+    /// inner header (`pool`, which attachments' `Ref` index instead of Meta/Binaries).
+    static func read(_ bytes: [UInt8], now: Int64, format: String, unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?,
+                     pool: [[UInt8]]?) throws(VaultError) -> ForeignImport {
+        var result = ForeignImport(format: format)
+        var parser = try KeePassXMLParser(bytes, unprotect: unprotect)
         /// Attachments given by reference: item, attachment, pool ID (the pool may come after them).
         var references: [(item: Int, attachment: Int, id: Int)] = []
         var notKept: [String: Int] = [:]
@@ -42,8 +50,9 @@ enum KeePassXMLReader {
         // such attachments are not kept, counted, and the entries imported.
         var budget = parser.budget
         var missing: [(item: Int, attachment: Int)] = []
+        let binaries = pool.map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0.offset, $0.element) }) } ?? meta.binaries
         for reference in references {
-            guard let bytes = meta.binaries[reference.id] else { missing.append((reference.item, reference.attachment)); continue }
+            guard let bytes = binaries[reference.id] else { missing.append((reference.item, reference.attachment)); continue }
             try budget.spend(bytes.count, on: result.items[reference.item].attachments[reference.attachment].name)
             result.items[reference.item].attachments[reference.attachment].bytes = bytes
         }

@@ -1,0 +1,235 @@
+import KDF
+import SecureMemory
+import VaultFormat
+import VaultModel
+
+// MARK: - kdbx: KeePass databases, KDBX 3.1 and 4.x
+
+/// `--format kdbx`: a KeePass database opened with its password and/or key file, decrypted in
+/// memory, its XML read by the keepass-xml reader (`KeePassXMLReader`), so that everything an
+/// XML import keeps, a KDBX import keeps — and attachments too, which KeePassXC's XML export
+/// leaves out.
+///
+/// KDBX 4 (KeePass 2.35+, KeePassXC 2.3+): header, its SHA-256 and its HMAC; the payload in
+/// HMAC-SHA-256 blocks, then AES-256-CBC or ChaCha20, then gzip; an inner header (the protected
+/// stream's key, the attachments) before the XML. KDBX 3.1: header, then AES-256-CBC (or ChaCha20)
+/// over the stream start bytes and SHA-256-hashed blocks, then gzip; attachments in Meta/Binaries.
+///
+/// Every check comes before the work it guards: the KDF's parameters against the caps before the
+/// KDF runs, each block's length against what remains and its HMAC before it is kept, the inflated
+/// size against the import's growth limit before anything is inflated.
+public enum KDBXReader {
+    /// Everything the database `bytes` holds, as items; `file` names it in messages.
+    /// Throws `KDFError` when its KDF asks for more than `limits` allow, `VaultError` otherwise.
+    public static func read(_ bytes: [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,
+                            now: Int64 = currentTimeMilliseconds()) throws -> ForeignImport {
+        let header = try KDBXHeader.parse(bytes, file: file)
+        var transformed = try transformedKey(header, credentials: credentials, limits: limits, file: file)
+        defer { wipe(&transformed) }
+        var plain = header.major == 4
+            ? try payload4(bytes, header: header, transformed: transformed, file: file, credentials: credentials)
+            : try payload3(bytes, header: header, transformed: transformed, file: file, credentials: credentials)
+        defer { wipe(&plain) }
+        var budget = ExpansionBudget(inputBytes: bytes.count, what: file)
+        if header.compressed {
+            let what = "\(file): the payload"
+            try budget.spend(try Gzip.declaredSize(plain, limit: budget.limit, what: what), on: "the payload")
+            var packed = plain
+            defer { wipe(&packed) }
+            // The payload was authenticated (HMAC blocks, or 3.1's hashes): a gzip stream that
+            // does not inflate to its declared size is damage of the file, not a malformed export.
+            do { plain = try Gzip.decompress(packed, limit: budget.limit, what: what) } catch {
+                if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: why) }
+                throw error
+            }
+        }
+        var stream: KDBXInnerStream?
+        var pool: [[UInt8]]?
+        var xmlStart = 0
+        if header.major == 4 {
+            var inner = try innerHeader(plain, file: file)
+            (xmlStart, pool) = (inner.end, inner.binaries)
+            stream = try innerStream(id: inner.streamID, key: inner.streamKey, file: file)
+            wipe(&inner.streamKey)
+        } else {
+            stream = try innerStream(id: header.innerStream, key: header.protectedStreamKey, file: file)
+        }
+        defer { if var binaries = pool { for index in binaries.indices { wipe(&binaries[index]) } } }
+        var unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
+        if let stream { unprotect = { (bytes: inout [UInt8]) in stream.apply(&bytes) } }
+        var xml = Array(plain[xmlStart...])
+        defer { wipe(&xml) }
+        return try KeePassXMLReader.read(xml, now: now, format: "kdbx", unprotect: unprotect, pool: pool)
+    }
+
+    // MARK: The key
+
+    /// The composite key through the file's KDF, once its parameters are within `limits`.
+    static func transformedKey(_ header: KDBXHeader, credentials: KDBXCredentials, limits: KDFLimits, file: String) throws -> [UInt8] {
+        var composite = credentials.composite()
+        defer { wipe(&composite) }
+        switch header.kdf {
+        case .aes(let seed, let rounds):
+            // AES-KDF rounds count against the iterations cap (one round costs far less than one
+            // PBKDF2 iteration: two AES blocks against two SHA-256 compressions).
+            let cap = limits.maxPBKDF2Iterations.multipliedReportingOverflow(by: 4)
+            let most = cap.overflow ? UInt64.max : cap.partialValue
+            guard rounds <= most else { throw KDFError.iterationsOverCap(asked: rounds / 4, cap: limits.maxPBKDF2Iterations) }
+            var key = composite
+            guard KDBXCrypto.aesKDF(seed: seed, key: &key, rounds: rounds) else { throw VaultError.unsupportedFeature("OpenSSL refused AES-KDF") }
+            defer { wipe(&key) }
+            return KDBXCrypto.sha256([key[...]])
+        case .argon2(let variant, let salt, let memoryBytes, let iterations, let parallelism, let version, let secret, let associatedData):
+            // The caps before anything else: a header asking for 4 TiB is refused, never allocated.
+            guard memoryBytes <= limits.maxMemoryBytes else { throw KDFError.memoryOverCap(asked: memoryBytes, cap: limits.maxMemoryBytes) }
+            let (work, overflow) = (memoryBytes / 1024).multipliedReportingOverflow(by: iterations)
+            guard !overflow, work <= limits.maxArgon2WorkKiB else { throw KDFError.workOverCap(asked: overflow ? UInt64.max : work, cap: limits.maxArgon2WorkKiB) }
+            guard memoryBytes % 1024 == 0, iterations <= UInt64(UInt32.max) else {
+                throw VaultError.sourceDamaged(file: file, why: "Argon2's memory is not whole KiB or its iterations are out of range")
+            }
+            let parameters = Argon2idParameters(memoryKiB: UInt32(memoryBytes / 1024), iterations: UInt32(iterations), parallelism: parallelism)
+            let derived = try composite.withUnsafeBytes { password in
+                try Argon2id.deriveForeign(password: password, salt: salt, parameters: parameters, variant: variant, version: version,
+                                           secret: secret, associatedData: associatedData)
+            }
+            return derived.withUnsafeBytes { Array($0) }
+        }
+    }
+
+    // MARK: KDBX 4
+
+    /// The decrypted (still compressed) payload of a KDBX 4 file, once the header's hash and HMAC
+    /// and every block's HMAC verify.
+    private static func payload4(_ bytes: [UInt8], header: KDBXHeader, transformed: [UInt8], file: String,
+                                 credentials: KDBXCredentials) throws(VaultError) -> [UInt8] {
+        var reader = KDBXBytes(bytes, file: file, what: "the header's check")
+        reader.offset = header.end
+        let hash = try reader.take(32, "the header's SHA-256")
+        let mac = try reader.take(32, "the header's HMAC")
+        guard KDBXCrypto.equal(KDBXCrypto.sha256([bytes[..<header.end]]), hash) else {
+            throw reader.damaged("the header's SHA-256 does not match (the header was damaged or changed)")
+        }
+        var base = KDBXCrypto.sha512([header.masterSeed[...], transformed[...], [0x01]])
+        defer { wipe(&base) }
+        func blockKey(_ index: UInt64) -> [UInt8] { KDBXCrypto.sha512([KDBXBytes.le64(index)[...], base[...]]) }
+        var headerKey = blockKey(UInt64.max)
+        defer { wipe(&headerKey) }
+        guard KDBXCrypto.equal(KDBXCrypto.hmacSHA256(key: headerKey, [bytes[..<header.end]]), mac) else {
+            throw .sourceSecretRejected(file: file, what: credentials.described)
+        }
+        var cipherKey = KDBXCrypto.sha256([header.masterSeed[...], transformed[...]])
+        defer { wipe(&cipherKey) }
+        // The blocks: HMAC, length (i32), data; an empty block ends the stream.
+        reader = KDBXBytes(bytes, file: file, what: "the payload")
+        reader.offset = header.end + 64
+        var ciphertext: [UInt8] = []
+        ciphertext.reserveCapacity(reader.remaining)
+        var index: UInt64 = 0
+        while true {
+            let tag = try reader.take(32, "block \(index)'s HMAC")
+            let length = KDBXBytes.u32(try reader.take(4, "block \(index)'s length"))
+            guard length <= Int32.max else { throw reader.damaged("block \(index) has a negative length") }
+            let data = try reader.take(Int(length), "block \(index)")
+            var key = blockKey(index)
+            let expected = KDBXCrypto.hmacSHA256(key: key, [KDBXBytes.le64(index)[...], KDBXBytes.le32(length)[...], data])
+            wipe(&key)
+            guard KDBXCrypto.equal(expected, tag) else {
+                throw reader.damaged("block \(index)'s HMAC does not verify (the file was damaged or changed after it was written)")
+            }
+            if length == 0 { break }
+            ciphertext.append(contentsOf: data)
+            index += 1
+        }
+        guard reader.remaining == 0 else { throw reader.damaged("\(reader.remaining) bytes follow the last block") }
+        return try decrypt(ciphertext[...], header: header, key: cipherKey, file: file, credentials: credentials)
+    }
+
+    /// The inner header of a decrypted KDBX 4 payload: the protected stream and the attachments.
+    private static func innerHeader(_ plain: [UInt8], file: String) throws(VaultError)
+        -> (streamID: UInt32, streamKey: [UInt8], binaries: [[UInt8]], end: Int) {
+        var reader = KDBXBytes(plain, file: file, what: "the inner header")
+        var streamID: UInt32?, streamKey: [UInt8]?, binaries: [[UInt8]] = []
+        while true {
+            let type = try reader.u8()
+            let data = try reader.take(Int(try reader.u32()), "inner header field \(type)")
+            switch type {
+            case 0:
+                guard let streamID, let streamKey else { throw reader.damaged("the protected stream's ID or key is missing") }
+                return (streamID, streamKey, binaries, reader.offset)
+            case 1:
+                guard data.count == 4 else { throw reader.damaged("the protected stream's ID is \(data.count) bytes") }
+                streamID = KDBXBytes.u32(data)
+            case 2: streamKey = Array(data)
+            case 3:
+                guard !data.isEmpty else { throw reader.damaged("an attachment without its flags byte") }
+                binaries.append(Array(data.dropFirst()))
+            default: continue
+            }
+        }
+    }
+
+    // MARK: KDBX 3.1
+
+    /// The decrypted payload of a KDBX 3.1 file: its stream start bytes checked (the password's
+    /// test), then each block's SHA-256.
+    private static func payload3(_ bytes: [UInt8], header: KDBXHeader, transformed: [UInt8], file: String,
+                                 credentials: KDBXCredentials) throws(VaultError) -> [UInt8] {
+        var cipherKey = KDBXCrypto.sha256([header.masterSeed[...], transformed[...]])
+        defer { wipe(&cipherKey) }
+        var plain = try decrypt(bytes[header.end...], header: header, key: cipherKey, file: file, credentials: credentials)
+        defer { wipe(&plain) }
+        guard plain.count >= 32, KDBXCrypto.equal(header.streamStartBytes, plain[0..<32]) else {
+            throw .sourceSecretRejected(file: file, what: credentials.described)
+        }
+        var reader = KDBXBytes(plain, file: file, what: "the payload")
+        reader.offset = 32
+        var out: [UInt8] = []
+        out.reserveCapacity(reader.remaining)
+        var index: UInt32 = 0
+        while true {
+            guard KDBXBytes.u32(try reader.take(4, "block \(index)'s index")) == index else { throw reader.damaged("block \(index) is out of order") }
+            let hash = try reader.take(32, "block \(index)'s hash")
+            let length = KDBXBytes.u32(try reader.take(4, "block \(index)'s length"))
+            let data = try reader.take(Int(length), "block \(index)")
+            if length == 0 {
+                guard hash.allSatisfy({ $0 == 0 }) else { throw reader.damaged("the last block's hash is not zero") }
+                break
+            }
+            guard KDBXCrypto.equal(KDBXCrypto.sha256([data]), hash) else { throw reader.damaged("block \(index)'s SHA-256 does not match") }
+            out.append(contentsOf: data)
+            index += 1
+        }
+        return out
+    }
+
+    // MARK: Shared
+
+    private static func decrypt(_ ciphertext: ArraySlice<UInt8>, header: KDBXHeader, key: [UInt8], file: String,
+                                credentials: KDBXCredentials) throws(VaultError) -> [UInt8] {
+        switch header.cipher {
+        case .chacha20:
+            var plain = Array(ciphertext)
+            guard KDBXCrypto.chacha20(&plain, key: key, nonce: header.encryptionIV) else { throw .sourceDamaged(file: file, why: "the ChaCha20 IV") }
+            return plain
+        case .aes256CBC:
+            guard ciphertext.count % 16 == 0 else {
+                throw .sourceDamaged(file: file, why: "the encrypted payload is \(ciphertext.count) bytes, not whole AES blocks (it is truncated)")
+            }
+            // KDBX 4 has verified the key by the header's HMAC: bad padding there is damage; in 3.1 it is the key.
+            guard let plain = KDBXCrypto.aes256CBCDecrypt(ciphertext, key: key, iv: header.encryptionIV) else {
+                if header.major == 3 { throw .sourceSecretRejected(file: file, what: credentials.described) }
+                throw .sourceDamaged(file: file, why: "the decrypted payload has no valid padding")
+            }
+            return plain
+        }
+    }
+
+    private static func innerStream(id: UInt32, key: [UInt8], file: String) throws(VaultError) -> KDBXInnerStream? {
+        switch id {
+        case 0: return nil
+        case 2: return KDBXInnerStream(kind: .salsa20, innerKey: key)
+        case 3: return KDBXInnerStream(kind: .chacha20, innerKey: key)
+        default: throw .unsupportedFeature("\(file) protects its values with inner stream \(id) (ArcFour?); vaultfile reads Salsa20 and ChaCha20")
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import FoundationEssentials
+import SecureMemory
+import VaultFormat
+import VaultModel
+
+// MARK: - The XML inside a written KDBX 4 file
+
+/// Writes a vault's entries as the XML of a KDBX 4 database (KeePass 2's `KeePassFile`), the
+/// inverse of what `KeePassXMLReader` keeps: folders become groups, the value the Password,
+/// `username`/`url`/`notes`/`title` the standard strings, `url2`… KeePassXC's `KP2A_URL` strings,
+/// `totp` KeePassXC's `otp` attribute, `attachment.NAME` fields attachments (in the inner header's
+/// pool, each distinct content once), `tags` the Tags, `expires` the expiry time, every other field
+/// a protected custom string, each earlier version an entry of its History.
+///
+/// Protected values are XORed with the inner stream in document order as they are written (the
+/// reader undoes them in the same order). A value or field that is not text (binary, or a control
+/// character XML cannot hold) becomes an attachment of its name (the value: `value.bin`), and is counted.
+struct KeePassXMLWriter {
+    /// The XML so far (wiped by the caller after use).
+    private(set) var xml: [UInt8] = []
+    /// The attachments' contents, in pool order (the inner header's binaries).
+    private(set) var pool: [[UInt8]] = []
+    /// Values and fields written as attachments because they are not text.
+    private(set) var binaryAsAttachment = 0
+    /// Entries written, history versions not counted.
+    private(set) var entries = 0
+    private var poolIndex: [[UInt8]: Int] = [:]
+    private let stream: KDBXInnerStream
+
+    /// The standard strings' keys, which a custom field of the same name must not take.
+    private static let reserved: Set<String> = ["Title", "UserName", "Password", "URL", "Notes", "otp"]
+
+    /// A writer that protects values with `stream` (KDBX 4's inner ChaCha20).
+    init(stream: KDBXInnerStream) { self.stream = stream }
+
+    /// Overwrites the XML and the attachments with zeros, in place (the index that shares the
+    /// attachments' buffers is emptied first, so that no wipe is made on a copy).
+    mutating func wipe() {
+        poolIndex.removeAll()
+        SecureMemory.wipe(&xml)
+        for index in pool.indices { SecureMemory.wipe(&pool[index]) }
+    }
+
+    // MARK: The document
+
+    /// The document of `vault`'s entries under `prefix` (all of them for ""), with their history
+    /// when the vault keeps it; `now` is the time of the groups.
+    mutating func write(_ vault: Vault, prefix: String, now: Int64) throws(VaultError) {
+        let root = Group()
+        for name in vault.names(withPrefix: prefix) {
+            var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let leaf = parts.removeLast()
+            var group = root
+            for part in parts { group = group.child(part) }
+            group.entries.append((name, leaf))
+        }
+        text("<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n<KeePassFile><Meta><Generator>vaultfile</Generator>")
+        text("<DatabaseName>vaultfile export</DatabaseName><MemoryProtection><ProtectTitle>False</ProtectTitle>"
+             + "<ProtectUserName>False</ProtectUserName><ProtectPassword>True</ProtectPassword><ProtectURL>False</ProtectURL>"
+             + "<ProtectNotes>False</ProtectNotes></MemoryProtection><RecycleBinEnabled>False</RecycleBinEnabled></Meta><Root>")
+        try writeGroup(root, name: "Root", vault: vault, now: now)
+        text("</Root></KeePassFile>\n")
+    }
+
+    /// One group of the tree the names make, in name order.
+    private final class Group {
+        var children: [(name: String, group: Group)] = []
+        var entries: [(name: String, leaf: String)] = []
+        private var index: [String: Int] = [:]
+
+        func child(_ name: String) -> Group {
+            if let position = index[name] { return children[position].group }
+            let group = Group()
+            index[name] = children.count
+            children.append((name, group))
+            return group
+        }
+    }
+
+    private mutating func writeGroup(_ group: Group, name: String, vault: Vault, now: Int64) throws(VaultError) {
+        text("<Group><UUID>\(uuid())</UUID><Name>")
+        escaped(Array(name.utf8))
+        text("</Name><Times>\(times(created: now, modified: now))</Times>")
+        for (full, leaf) in group.entries {
+            guard var entry = vault.entry(full) else { continue }
+            var history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []).reversed().map(\.entry) : []
+            try writeEntry(entry, title: leaf, history: history)
+            entries += 1
+            // The copies the vault made for this entry (an attachment the pool shares is wiped there).
+            Self.wipe(&entry)
+            for index in history.indices { Self.wipe(&history[index]) }
+        }
+        for (childName, child) in group.children { try writeGroup(child, name: childName, vault: vault, now: now) }
+        text("</Group>")
+    }
+
+    // MARK: Entries
+
+    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], uuid given: String? = nil) throws(VaultError) {
+        let id = given ?? uuid()
+        text("<Entry><UUID>\(id)</UUID>")
+        var expiry: Int64?
+        if let expires = entry.fields["expires"], let text = String(validating: expires, as: UTF8.self) { expiry = Timestamps.parse(text) }
+        text("<Times>\(times(created: entry.created, modified: entry.modified, expiry: expiry))</Times>")
+        if let tags = entry.fields["tags"], let text = String(validating: tags, as: UTF8.self), Self.isText(tags) {
+            self.text("<Tags>")
+            escaped(Array(text.utf8))
+            self.text("</Tags>")
+        }
+        var attachments: [(String, [UInt8])] = []
+        func string(_ key: String, _ value: [UInt8], protected: Bool) {
+            guard Self.isText(value) else { attachments.append((key == "Password" ? "value.bin" : key, value)); binaryAsAttachment += 1; return }
+            self.string(key, value, protected: protected)
+        }
+        string("Title", entry.fields["title"] ?? Array(title.utf8), protected: false)
+        string("UserName", entry.fields["username"] ?? [], protected: false)
+        string("Password", entry.value, protected: true)
+        string("URL", entry.fields["url"] ?? [], protected: false)
+        string("Notes", entry.fields["notes"] ?? [], protected: false)
+        if let totp = entry.fields["totp"] { string("otp", Self.otp(totp, title: title), protected: true) }
+        // An import kept the labels it had to rename (`Recovery PIN` stored as `Recovery_PIN`): the
+        // field `labels`, one `stored<TAB>label` line each; KeePass gets the label back.
+        var labels: [String: String] = [:]
+        if let kept = entry.fields[ForeignBuilder.labelsField], let text = String(validating: kept, as: UTF8.self) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "\t", maxSplits: 1)
+                if parts.count == 2, entry.fields[String(parts[0])] != nil { labels[String(parts[0])] = String(parts[1]) }
+            }
+        }
+        var extraURLs = 0
+        for (field, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
+            if ["title", "username", "url", "notes", "totp", "tags"].contains(field) { continue }
+            if field == ForeignBuilder.labelsField, !labels.isEmpty { continue }
+            if field == "expires", expiry != nil { continue }
+            if field.hasPrefix(ForeignBuilder.attachmentPrefix) {
+                attachments.append((labels[field] ?? String(field.dropFirst(ForeignBuilder.attachmentPrefix.count)), value))
+                continue
+            }
+            if field.hasPrefix("url"), let number = Int(field.dropFirst(3)), number >= 2 {
+                string(extraURLs == 0 ? "KP2A_URL" : "KP2A_URL_\(extraURLs)", value, protected: false)
+                extraURLs += 1
+                continue
+            }
+            let key = labels[field] ?? field
+            string(Self.reserved.contains(key) ? key + " (field)" : key, value, protected: true)
+        }
+        for (name, bytes) in attachments {
+            text("<Binary><Key>")
+            escaped(Array(name.utf8))
+            text("</Key><Value Ref=\"\(reference(bytes))\"/></Binary>")
+        }
+        if !history.isEmpty {
+            text("<History>")
+            for version in history { try writeEntry(version, title: title, history: [], uuid: id) }
+            text("</History>")
+        }
+        text("</Entry>")
+    }
+
+    /// `<String><Key>key</Key><Value>…</Value></String>`; a protected value XORed with the stream, in base64.
+    private mutating func string(_ key: String, _ value: [UInt8], protected: Bool) {
+        text("<String><Key>")
+        escaped(Array(key.utf8))
+        if protected {
+            var masked = value
+            stream.apply(&masked)
+            text("</Key><Value Protected=\"True\">" + Data(masked).base64EncodedString() + "</Value></String>")
+            SecureMemory.wipe(&masked)
+        } else {
+            text("</Key><Value>")
+            escaped(value)
+            text("</Value></String>")
+        }
+    }
+
+    /// The pool index of an attachment's contents, added on first use.
+    private mutating func reference(_ bytes: [UInt8]) -> Int {
+        if let index = poolIndex[bytes] { return index }
+        pool.append(bytes)
+        poolIndex[bytes] = pool.count - 1
+        return pool.count - 1
+    }
+
+    /// KeePassXC's `otp` attribute: an `otpauth://` URI as it is; a bare Base32 secret made one.
+    static func otp(_ value: [UInt8], title: String) -> [UInt8] {
+        if value.starts(with: Array("otpauth://".utf8)) { return value }
+        let secret = value.filter { $0 != 0x20 && $0 != 0x2D }.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
+        let label = title.utf8.map { byte in (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) ? String(UnicodeScalar(byte)) : "_" }.joined()
+        return Array("otpauth://totp/\(label)?secret=".utf8) + secret
+    }
+
+    // MARK: Text
+
+    /// Whether `bytes` can be an XML text value: UTF-8 without control characters but tab, LF and CR.
+    static func isText(_ bytes: [UInt8]) -> Bool {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        return !bytes.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D || $0 == 0x7F }
+    }
+
+    private mutating func text(_ string: String) { xml.append(contentsOf: string.utf8) }
+
+    private static func wipe(_ entry: inout Entry) {
+        SecureMemory.wipe(&entry.value)
+        for key in Array(entry.fields.keys) { SecureMemory.wipe(&entry.fields[key]!) }
+    }
+
+    private mutating func escaped(_ bytes: [UInt8]) {
+        for byte in bytes {
+            switch byte {
+            case 0x26: xml.append(contentsOf: "&amp;".utf8)
+            case 0x3C: xml.append(contentsOf: "&lt;".utf8)
+            case 0x3E: xml.append(contentsOf: "&gt;".utf8)
+            case 0x0D: xml.append(contentsOf: "&#13;".utf8)
+            default: xml.append(byte)
+            }
+        }
+    }
+
+    private func uuid() -> String { Data(randomBytes(count: 16)).base64EncodedString() }
+
+    /// KDBX 4's times: base64 of the seconds since 0001-01-01 as 8 little-endian bytes. No access
+    /// time, usage count or location change: vaultfile keeps none, and an invented one would mislead.
+    private func times(created: Int64, modified: Int64, expiry: Int64? = nil) -> String {
+        func time(_ milliseconds: Int64) -> String {
+            let seconds = UInt64(max(0, milliseconds / 1000 + 62_135_596_800))
+            return Data(KDBXBytes.le64(seconds)).base64EncodedString()
+        }
+        return "<CreationTime>\(time(created))</CreationTime><LastModificationTime>\(time(modified))</LastModificationTime>"
+            + "<ExpiryTime>\(time(expiry ?? modified))</ExpiryTime><Expires>\(expiry == nil ? "False" : "True")</Expires>"
+    }
+}
