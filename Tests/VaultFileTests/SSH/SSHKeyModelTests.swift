@@ -135,7 +135,10 @@ import Testing
         let folder = try TemporaryDirectory(); defer { folder.remove() }
         let key = try SSHPrivateKey.generate(type, rsaBits: 2048, comment: "made in the vault")
         #expect(key.publicKey.bits == (type == .rsa ? 2048 : type == .ed25519 ? 256 : type.curve!.bits))
-        try writePrivate(try key.openSSHText().withUnsafeBytes { Array($0) }, to: folder.path("k"))
+        let text = try key.openSSHText().withUnsafeBytes { Array($0) }
+        let again = try SSHPrivateKey.parse(text, source: "again")
+        #expect(again.publicKey == key.publicKey && again.comment == key.comment, "read back with every check")
+        try writePrivate(text, to: folder.path("k"))
         #expect(try SSHKeygen.publicLine(of: folder.path("k")) == key.authorizedKeysLine)
         #expect(key.authorizedKeysLine.hasSuffix(" made in the vault"))
         let signature = try SSHSig.sign([7], key: key, namespace: "file")
