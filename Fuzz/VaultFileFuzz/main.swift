@@ -84,6 +84,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 13. KDBX files (`import --format kdbx`): with the password of Fixtures/kdbx (make-kdbx.py: tiny
 ///    KDFs within the caps above), mutations reach the header, the HMAC blocks, gzip, the inner
 ///    header and the XML; never a crash, whatever the bytes.
+/// 14. ssh private keys kept as entries (`SSHKeyFile`, `SSHPublicKey`, signature blobs): see SSHKeys.swift.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -109,6 +110,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition((try? SignatureBlock.encodeLongKeys(block, plaintextLength: bytes.count)) == bytes, "long-keys signature block round trip changed the bytes")
     }
     fuzzRSAKeys(bytes)
+    fuzzSSHKeys(bytes)
     let text = String(decoding: bytes, as: UTF8.self)
     if size <= 4096 {
         if let decoded = try? Bech32.decode(text) {
