@@ -22,11 +22,15 @@ enum AgentConfirmation {
         case changeSettings = "change-settings"
         /// Signing a seal under the vault's delegation (a `sign` request: a write through the agent).
         case sign = "sign"
+        /// Signing with a served ssh key (`unlock --ssh --ssh-confirm`); the `VAULTFILE_CONFIRM_SSH_*`
+        /// variables say what (docs/AGENT.md).
+        case sshSign = "ssh-sign"
     }
 
     /// Whether the command allows `action` on the vault `vaultID` for process `clientPID`.
-    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32) -> Bool {
-        var environment = VaultfileCommand.Exec.currentEnvironment()
+    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32,
+                         extra: [String: String] = [:]) -> Bool {
+        var environment = VaultfileCommand.Exec.currentEnvironment().merging(extra) { $1 }
         environment["VAULTFILE_CONFIRM_ACTION"] = action.rawValue
         environment["VAULTFILE_CONFIRM_VAULT_ID"] = hex(vaultID)
         environment["VAULTFILE_CONFIRM_PATH"] = path
