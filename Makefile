@@ -14,10 +14,10 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # and test-deb runs lintian; gpg, pass, age and ansible-core make the stores and files the importers
 # of issue 44 read; openssh-client's ssh-keygen makes the keys age and vaultfile share and receive
 # age files to (issue 41), and python3 inflates the zlib-compressed C2SP CCTV age vectors.
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client openssh-server python3-paramiko
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
-TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen
-TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py
+TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen ssh-add
+TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py /usr/sbin/sshd /usr/lib/python3/dist-packages/paramiko/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto,
 # zlib and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
@@ -88,11 +88,13 @@ deb: $(if $(PORTABLE),,portable)
 ## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min);
 ## then audit --hibp against keepassxc-cli analyze --hibp on a 100-million-line file (~4.4 GB, generated once
 ## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh); then share of 100 MiB against
-## age -e to the same recipient (bench/share.sh, issue 41).
+## age -e to the same recipient (bench/share.sh, issue 41); a signature and a listing through the agent's ssh socket
+## against OpenSSH's ssh-agent holding the same key (bench/ssh_agent.sh, issue 42).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
 	./bench/share.sh | tee bench/out/share.txt
+	./bench/ssh_agent.sh | tee bench/out/ssh_agent.txt
 
 bench-quick: deps
 	./bench/run.sh --quick
