@@ -58,6 +58,9 @@ public enum SSHAgentKeys {
         }
     }
 
+    /// An ssh-ed25519 key of `signer`'s seed (the fuzzer's fixed key).
+    public static func ed25519(_ signer: DelegatedSigningKey) -> any SSHAgentKey { SSHEd25519AgentKey(signer: signer) }
+
     /// The key type named in an OpenSSH private key file's public half, when it can be read.
     static func keyType(of privateKey: [UInt8]) -> String? {
         let lines = privateKey.split(separator: 0x0A).map { $0.last == 0x0D ? $0.dropLast() : $0 }

@@ -44,6 +44,9 @@ extension VaultfileCommand.Unlock {
             case .noKey?, nil: throw CLIError.agentFailed("the agent at \(socket.path) no longer holds \(unlock.location.path); nothing served")
             case .unproven?: throw CLIError.agentHoldsOtherKeys(path: unlock.location.path)
             case .denied?: throw CLIError.agentChangeDenied(path: unlock.location.path)
+            case .failed(let why)? where why == AgentProtocolError.unknownType(8).description:
+                // An agent of an earlier build of this protocol version, from before `ssh keys`.
+                throw CLIError.agentOfAnotherRelease(agentVersion: AgentProtocol.version)
             case .failed(let why)?: throw CLIError.agentFailed("the agent did not take the ssh keys: \(why)")
             default: throw CLIError.agentFailed("the agent at \(socket.path) answered the ssh keys with something other than 'done'")
             }
