@@ -81,6 +81,7 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 11. age v1 files (`receive`, and `age -p` identity files): binary or armored, with the CCTV
 ///    vectors' identity and passphrase (and the ssh-rsa key above, for ssh-rsa stanzas), never crash; a header that parses re-encodes to exactly
 ///    its bytes (one encoding per header); and nothing is returned from a file that fails.
+/// 12. ssh private keys kept as entries (`SSHKeyFile`, `SSHPublicKey`, signature blobs): see SSHKeys.swift.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -106,6 +107,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition((try? SignatureBlock.encodeLongKeys(block, plaintextLength: bytes.count)) == bytes, "long-keys signature block round trip changed the bytes")
     }
     fuzzRSAKeys(bytes)
+    fuzzSSHKeys(bytes)
     let text = String(decoding: bytes, as: UTF8.self)
     if size <= 4096 {
         if let decoded = try? Bech32.decode(text) {

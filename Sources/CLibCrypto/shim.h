@@ -7,6 +7,7 @@
 #include <openssl/hmac.h>
 #include <string.h>
 #include "rsa_shim.h"
+#include "ssh_shim.h"
 
 /* PBKDF2-HMAC-SHA256 iterations 2…n for one output block: U(j) = HMAC(U(j-1)) as two
  * compressions from the pre-keyed HMAC states, XORed into sum. `block` holds U1 padded to one

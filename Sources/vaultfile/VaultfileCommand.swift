@@ -81,7 +81,7 @@ struct VaultfileCommand: ParsableCommand {
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, History.self, Restore.self, Trash.self, Search.self,
             Generate.self, Exec.self, Inject.self, Import.self, Export.self, Share.self, Receive.self, Batch.self, Merge.self, Git.self, Resolve.self,
-            Info.self, Verify.self, Audit.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, Calibrate.self, Selftest.self,
+            Info.self, Verify.self, Audit.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, SSHKeygen.self, Calibrate.self, Selftest.self,
             Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
     )

@@ -25,6 +25,7 @@ import VaultModel
         for kind in HKDFFailureKind.allCases { #expect(HKDFFailureKind(kind.row.error as! HKDFSHA256.Failure) == kind) }
         for kind in BreachListErrorKind.allCases { #expect(BreachListErrorKind(kind.row.error as! BreachListError) == kind) }
         for kind in AgeFileErrorKind.allCases { #expect(AgeFileErrorKind(kind.row.error as! AgeFileError) == kind) }
+        for kind in SSHKeyErrorKind.allCases { #expect(SSHKeyErrorKind(kind.row.error as! SSHKeyError) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {

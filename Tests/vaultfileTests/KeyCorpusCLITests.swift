@@ -4,7 +4,8 @@ import Testing
 
 /// Every hostile key file of `Fixtures/damaged/keys/` through the binary: identity files and
 /// OpenSSH keys (--identity), recipients files (slot add recipients-file), recovery codes
-/// (--recovery-file), against a copy of the corpus's intact vault.
+/// (--recovery-file), OpenSSH private keys stored as entries (set --ssh-key), against a copy of
+/// the corpus's intact vault.
 @Suite struct KeyCorpusCLITests {
     struct Case: Decodable, Sendable, CustomTestStringConvertible {
         var file: String
@@ -19,7 +20,7 @@ import Testing
     static let cases: [Case] = (try? JSONDecoder().decode([Case].self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))) ?? []
 
     @Test func test_corpus_coversEveryParser() {
-        #expect(Set(Self.cases.map(\.use)) == ["identity", "recipients", "recovery"], "Fixtures/damaged/keys/manifest.json is missing or short")
+        #expect(Set(Self.cases.map(\.use)) == ["identity", "recipients", "recovery", "ssh-key"], "Fixtures/damaged/keys/manifest.json is missing or short")
         #expect(Self.cases.count >= 20)
     }
 
@@ -35,6 +36,7 @@ import Testing
         switch item.use {
         case "identity": arguments = ["get", "canary/secret", "--vault", cli.path("v.vault"), "--identity", key]
         case "recipients": arguments = ["slot", "add", "recipients-file", key, "--vault", cli.path("v.vault"), "--password-file", cli.path("pw")]
+        case "ssh-key": arguments = ["set", "probe/key", "--ssh-key", "--value-file", key, "--vault", cli.path("v.vault"), "--password-file", cli.path("pw")]
         default: arguments = ["get", "canary/secret", "--vault", cli.path("v.vault"), "--recovery-file", key]
         }
         let result = try cli.run(arguments)

@@ -14,7 +14,7 @@ final class RSAKeyHandle: @unchecked Sendable {
     /// The modulus size in bytes: every OAEP ciphertext and PSS signature has this length.
     let modulusBytes: Int
 
-    private init(_ pointer: OpaquePointer) {
+    init(_ pointer: OpaquePointer) {
         self.pointer = pointer
         self.modulusBytes = Int(EVP_PKEY_get_size(pointer))
     }

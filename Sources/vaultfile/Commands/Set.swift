@@ -33,6 +33,8 @@ extension VaultfileCommand {
         @Flag(name: Table.print.long, help: "With --generate: also print the stored value.") var print = false
         @Flag(name: Table.totp.long, help: "Store an otpauth://totp/ URI (checked first) in the entry's 'totp' field.")
         var totp = false
+        @Flag(name: Table.sshKey.long, help: "Store an OpenSSH private key (checked; a protected one decrypted once) with its public key in fields.")
+        var sshKey = false
         @OptionGroup var generator: GeneratorOptions
         @OptionGroup var formatCharacters: FormatCharacterOption
 
@@ -40,10 +42,12 @@ extension VaultfileCommand {
             if generate && valueFile != nil { throw ValidationError("give either --generate or --value-file, not both") }
             if print && !generate { throw ValidationError("--print goes with --generate") }
             if totp && (generate || field != nil) { throw ValidationError("--totp stores the 'totp' field; give neither --field nor --generate") }
+            if sshKey && (generate || field != nil || totp) { throw ValidationError("--ssh-key stores a key and its fields; give none of --field, --generate, --totp") }
             try validateEntryArguments(name: name, field: field)
         }
 
         func run() throws {
+            if sshKey { return try storeSSHKey() }
             var value = try readValue()
             defer { wipe(&value) }
             if totp {
@@ -84,11 +88,11 @@ extension VaultfileCommand.Set {
     /// `set`'s own options (its groups have their own tables): named by the declarations above,
     /// by its quick reading and by `batch`'s set lines.
     enum Table: String, QuickOptionTable {
-        case field, valueFile = "value-file", allowEmpty = "allow-empty", generate, print, totp
+        case field, valueFile = "value-file", allowEmpty = "allow-empty", generate, print, totp, sshKey = "ssh-key"
 
         var kind: OptionKind {
             switch self {
-            case .allowEmpty, .generate, .print, .totp: .flag
+            case .allowEmpty, .generate, .print, .totp, .sshKey: .flag
             case .field, .valueFile: .option
             }
         }
@@ -101,6 +105,7 @@ extension VaultfileCommand.Set {
             case .generate: set.generate = arguments.flag(self)
             case .print: set.print = arguments.flag(self)
             case .totp: set.totp = arguments.flag(self)
+            case .sshKey: set.sshKey = arguments.flag(self)
             }
         }
     }
