@@ -76,8 +76,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    and MAC under a fixed data key) never crash.
 /// 12. the ssh-agent socket (issue 42): a message body answered by `SSHAgentResponder` over a keyring
 ///    serving one ed25519 key (listing, signing, binding, and the rest) on one connection that
-///    keeps its bindings across inputs, what a SIGN_REQUEST's data is (`SSHSignedData`), and the
-///    served keys' parser: never a crash; a signature only for the served key.
+///    keeps its bindings across inputs, and what a SIGN_REQUEST's data is (`SSHSignedData`): never a
+///    crash; a signature only for the served key.
 /// 11. age v1 files (`receive`, and `age -p` identity files): binary or armored, with the CCTV
 ///    vectors' identity and passphrase (and the ssh-rsa key above, for ssh-rsa stanzas), never crash; a header that parses re-encodes to exactly
 ///    its bytes (one encoding per header); and nothing is returned from a file that fails.
@@ -245,7 +245,7 @@ private let sshKeyring: LockedValue<AgentKeyring> = {
     let vaultID = Array(repeating: UInt8(1), count: 16), fileKey = SecureBytes(count: 32)
     keyring.withLock { _ = try? $0.add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, timeoutSeconds: 0, onlyIfHeld: false,
                                                          path: "fuzz", confirmCommand: ""), now: 0) }
-    let key = SSHAgentKeys.ed25519(DelegatedSigningKey(seed: SecureBytes(copying: Array(repeating: 7, count: 32)))!)
+    guard let key = try? SSHPrivateKey.generate(.ed25519, comment: "fuzz") else { return keyring }
     let handOver = SSHKeyHandOver(name: "ssh/fuzz", comment: "fuzz", options: [.allowSHA1], lifetimeSeconds: 0, privateKey: SecureBytes(count: 1))
     let request = SSHKeysHandOver(vaultID: vaultID, fileKey: fileKey, replacing: true, prefix: "", keys: [handOver])
     keyring.withLock { _ = try? $0.serveSSHKeys(request, keys: [SSHServedKey(handOver, key: key, now: 0)], now: 0) }
@@ -261,5 +261,4 @@ private func fuzzSSHAgent(_ bytes: [UInt8]) {
     }
     if sshSession.binds.count >= SSHAgentProtocol.maxBinds || sshSession.bindFailed { sshSession = SSHAgentSession() }
     _ = SSHSignedData.classify(bytes)
-    _ = try? SSHAgentKeys.parse(privateKey: bytes)
 }

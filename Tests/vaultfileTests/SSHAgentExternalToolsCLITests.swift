@@ -60,14 +60,19 @@ extension ExternalTools {
         }
 
         @Test(.enabled(if: CLI.hasSSHClients, "openssh-client is absent: ssh-agent client tests skipped"))
-        func test_unlockSSH_skipsAKeyTypeThisBuildDoesNotServeAndSaysSo() throws {
+        func test_unlockSSH_servesEveryKeyTypeAndOnlyEntriesStoredAsSSHKeys() throws {
             let cli = try CLI.withVault([:]); defer { cli.stopAgent(); cli.directory.remove() }
-            try cli.storeGeneratedSSHKeys(1)
-            try cli.storeKeygenSSHKey("ssh/old", type: "rsa", file: "id_rsa", comment: "rsa")
+            var lines = [try cli.storeKeygenSSHKey("ssh/rsa", type: "rsa", file: "id_rsa", comment: "rsa-key")]
+            lines.append(try cli.storeKeygenSSHKey("ssh/ecdsa", type: "ecdsa", file: "id_ecdsa", comment: "ecdsa-key"))
+            lines += try cli.storeGeneratedSSHKeys(1, prefix: "ssh/ed")
+            // A private key stored as a plain value (no --ssh-key) is not an ssh key entry: not served.
+            try SSHKeygen.make("ed25519", comment: "plain", at: cli.path("id_plain"))
+            #expect(try cli.run(["set", "ssh/plain"] + cli.unlock(), stdin: try cli.read("id_plain")).status == 0)
             let unlocked = try cli.unlockSSH()
             #expect(unlocked.status == 0, "\(unlocked.stderr)")
-            #expect(unlocked.stderr.contains("ssh/old is not served: keys of type ssh-rsa are not served by this build"), "\(unlocked.stderr)")
-            #expect(try cli.withAgent(["/usr/bin/ssh-add", "-l"]).text.split(separator: "\n").count == 1)
+            #expect(Set(try cli.withAgent(["/usr/bin/ssh-add", "-L"]).text.split(separator: "\n").map(String.init)) == Set(lines))
+            let listed = try cli.withAgent(["/usr/bin/ssh-add", "-l"]).text
+            #expect(listed.contains("rsa-key (RSA)") && listed.contains("ecdsa-key (ECDSA)") && listed.contains("(ED25519)"), "\(listed)")
         }
 
         @Test func test_unlockSSH_refusesAFolderAShellWouldNeedQuotedAndOptionsWithoutSSH() throws {
@@ -145,20 +150,28 @@ extension ExternalTools {
         // MARK: - ssh and a real sshd
 
         @Test(.enabled(if: ThrowawaySSHD.available, "sshd (openssh-server) is absent or the tests do not run as root: ssh login tests skipped"))
-        func test_ssh_logsInToARealSSHDAndOffersOnlyTheVaultsKeys() throws {
+        func test_ssh_logsInToARealSSHDWithEachKeyTypeAndOffersOnlyTheVaultsKeys() throws {
             let cli = try CLI.withVault([:]); defer { cli.stopAgent(); cli.directory.remove() }
-            let line = try cli.storeKeygenSSHKey("ssh/server", file: "id_server", comment: "server-key")
-            try FileManager.default.removeItem(atPath: cli.path("id_server"))
+            var lines: [String] = []
+            for type in ["ed25519", "ecdsa", "rsa"] {
+                lines.append(try cli.storeKeygenSSHKey("ssh/\(type)", type: type, file: "id_\(type)", comment: "\(type)-key"))
+                try FileManager.default.removeItem(atPath: cli.path("id_\(type)"))
+            }
             try SSHKeygen.make("ed25519", comment: "disk-only", at: cli.path("id_disk"))
             #expect(try cli.unlockSSH().status == 0)
-            let sshd = try ThrowawaySSHD(cli: cli, authorizedKeys: [line]); defer { sshd.stop() }
-            let login = try sshd.ssh(["echo", "logged-in"], socket: cli.sshSocket, options: ["-v"])
-            #expect(login.status == 0 && login.text == "logged-in\n", "\(login.status) \(login.stderr)")
-            let disk = String(decoding: try cli.read("id_disk.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(!login.stderr.contains(try cli.fingerprint(ofPublicLine: disk)), "a key not in the vault was offered")
-            let served = try cli.fingerprint(ofPublicLine: line)
-            #expect(login.stderr.contains("Server accepts key: ") && login.stderr.contains(served), "\(login.stderr)")
+            // One server per key type, each letting in only that key: the agent signs with each
+            // (ssh asks rsa-sha2-512 of the RSA key), on a connection ssh bound to the session.
+            for line in lines {
+                let sshd = try ThrowawaySSHD(cli: cli, authorizedKeys: [line]); defer { sshd.stop() }
+                let login = try sshd.ssh(["echo", "logged-in"], socket: cli.sshSocket, options: ["-v"])
+                #expect(login.status == 0 && login.text == "logged-in\n", "\(line): \(login.status) \(login.stderr)")
+                let served = try cli.fingerprint(ofPublicLine: line)
+                #expect(login.stderr.contains("Server accepts key: ") && login.stderr.contains(served), "\(login.stderr)")
+                let disk = String(decoding: try cli.read("id_disk.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(!login.stderr.contains(try cli.fingerprint(ofPublicLine: disk)), "a key not in the vault was offered")
+            }
             // A server that knows only a key the vault does not hold lets nobody in.
+            let disk = String(decoding: try cli.read("id_disk.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             let other = try ThrowawaySSHD(cli: cli, authorizedKeys: [disk]); defer { other.stop() }
             let refused = try other.ssh(["echo", "logged-in"], socket: cli.sshSocket)
             #expect(refused.status == 255 && refused.text.isEmpty, "\(refused.status) \(refused.stderr)")

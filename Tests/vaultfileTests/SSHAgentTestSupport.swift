@@ -15,28 +15,28 @@ extension CLI {
     /// The ssh socket of this test's agent (beside `agent.sock` in the test's folder).
     var sshSocket: String { path("ssh-agent.sock") }
 
-    /// Stores `count` fresh ed25519 keys in `t.vault` as `ssh/key000`…, one update; returns each
-    /// entry's `authorized_keys` line (comment `keyNNN@test`), in order.
+    /// Stores `count` fresh keys of `type` in `t.vault` as `ssh/key000`… (as `set --ssh-key` stores
+    /// them: the key and its fields), in one update; returns each entry's `authorized_keys` line
+    /// (comment `keyNNN@test`), in order.
     @discardableResult
-    func storeGeneratedSSHKeys(_ count: Int, prefix: String = "ssh/key") throws -> [String] {
+    func storeGeneratedSSHKeys(_ count: Int, prefix: String = "ssh/key", type: SSHKeyType = .ed25519) throws -> [String] {
         var lines: [String] = []
         try VaultStore(path: path("t.vault")).update(password: SecureBytes(copying: Array("pw".utf8)), limits: .defaults) { unlocked in
             for index in 0..<count {
-                let signer = DelegatedSigningKey()
                 let number = String(format: "%03d", index)
-                let text = signer.seed.withUnsafeBytes { OpenSSHKeyText.ed25519(seed: Array($0), publicKey: signer.publicKey, comment: "key\(number)@test") }
-                try unlocked.vault.setValue(text.privateKey, for: prefix + number)
-                lines.append(text.publicLine)
+                let key = try SSHPrivateKey.generate(type, comment: "key\(number)@test")
+                try SSHKeyEntry.store(key, as: prefix + number, in: &unlocked.vault)
+                lines.append(key.authorizedKeysLine)
             }
         }
         return lines
     }
 
-    /// Makes a key with ssh-keygen at `file` and stores its private half as entry `name`; returns its public line.
+    /// Makes a key with ssh-keygen at `file` and stores it as entry `name` with `set --ssh-key`; returns its public line.
     @discardableResult
     func storeKeygenSSHKey(_ name: String, type: String = "ed25519", file: String, comment: String) throws -> String {
         try SSHKeygen.make(type, comment: comment, at: path(file))
-        let result = try run(["set", name] + unlock(), stdin: try read(file))
+        let result = try run(["set", name, "--ssh-key"] + unlock(), stdin: try read(file))
         precondition(result.status == 0, result.stderr)
         return String(decoding: try read(file + ".pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

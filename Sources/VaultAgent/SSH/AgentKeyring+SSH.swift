@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultFormat
 import VaultModel
 
 // MARK: - ssh keys handed to the agent
@@ -75,10 +76,10 @@ public struct SSHServedKey: Sendable {
     /// When it stops being served (on the keyring's clock); nil: with the vault.
     let expiry: Double?
     /// The key.
-    public let key: any SSHAgentKey
+    public let key: SSHPrivateKey
 
     /// A key parsed from `handOver` at `now`.
-    public init(_ handOver: SSHKeyHandOver, key: any SSHAgentKey, now: Double) {
+    public init(_ handOver: SSHKeyHandOver, key: SSHPrivateKey, now: Double) {
         name = handOver.name
         comment = handOver.comment
         options = handOver.options
@@ -151,7 +152,7 @@ extension AgentKeyring {
         guard var vault = held[match.vaultID],
               let served = vault.sshKeys.first(where: { $0.name == match.served.name && $0.key.publicBlob == match.served.key.publicBlob })
         else { return nil }
-        guard let signature = served.key.sign(data, flags: flags) else { return nil }
+        guard let signature = served.key.agentSignature(of: data, flags: flags, allowSHA1: served.options.contains(.allowSHA1)) else { return nil }
         vault.lastUsed = now
         held[match.vaultID] = vault
         return signature

@@ -102,7 +102,7 @@ public enum SSHAgentResponder {
         // Flags: only the two RSA hash choices, never both; an ssh-rsa key without one means SHA-1.
         let rsaFlags = SSHAgentProtocol.rsaSHA2_256 | SSHAgentProtocol.rsaSHA2_512
         guard flags & ~rsaFlags == 0, flags != rsaFlags else { return .failure }
-        if match.served.key.isRSA && flags == 0 && !options.contains(.allowSHA1) { return .failure }
+        if match.served.key.type == .rsa && flags == 0 && !options.contains(.allowSHA1) { return .failure }
         if session.isForwarded && !options.contains(.allowForwarding) { return .failure }
         let signed = SSHSignedData.classify(data)
         var destination: [UInt8]?
@@ -118,9 +118,9 @@ public enum SSHAgentResponder {
             var user: String?, namespace: String?
             if case .userauth(_, let name, _) = signed { user = name }
             if case .sshsig(let name) = signed { namespace = name }
-            let request = SSHConfirmRequest(command: command, vaultID: match.vaultID, path: match.path, fingerprint: match.served.key.fingerprint,
+            let request = SSHConfirmRequest(command: command, vaultID: match.vaultID, path: match.path, fingerprint: match.served.key.publicKey.fingerprint,
                                             comment: match.served.comment, purpose: signed.purpose,
-                                            hostKeyFingerprint: destination.map(SSHFingerprint.sha256), user: user, namespace: namespace,
+                                            hostKeyFingerprint: destination.flatMap(SSHHostKeys.fingerprint), user: user, namespace: namespace,
                                             forwarded: session.isForwarded)
             guard confirm(request) else { return .failure }
         }

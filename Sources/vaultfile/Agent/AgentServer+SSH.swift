@@ -1,5 +1,6 @@
 import SecureMemory
 import VaultAgent
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,10 +16,8 @@ extension AgentServer {
         let now = Self.now()
         var served: [SSHServedKey] = []
         for key in handOver.keys {
-            var bytes = key.privateKey.withUnsafeBytes { Array($0) }
-            defer { wipe(&bytes) }
             do {
-                served.append(SSHServedKey(key, key: try SSHAgentKeys.parse(privateKey: bytes).key, now: now))
+                served.append(SSHServedKey(key, key: try SSHPrivateKey.parse(key.privateKey, source: "the ssh key of \(key.name)"), now: now))
             } catch {
                 return .failed("the ssh key of \(key.name) is not served: \(error.description); nothing changed")
             }

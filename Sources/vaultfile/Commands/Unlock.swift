@@ -26,7 +26,7 @@ extension VaultfileCommand {
                 their variables, --identity, --keyfile, --recovery) is checked even when the agent holds the \
                 key: a wrong one exits 3. Prints nothing unless --verbose.
 
-                With --ssh it also serves the vault's ssh keys (entries holding an OpenSSH private key) on the \
+                With --ssh it also serves the vault's ssh keys (entries stored with set --ssh-key) on the \
                 agent's ssh socket, ssh-agent.sock beside its own: it prints each key's fingerprint and comment on \
                 stderr and 'SSH_AUTH_SOCK=PATH; export SSH_AUTH_SOCK;' on stdout, for eval "$(vaultfile unlock --ssh)". \
                 Locking the vault, or its timeout, stops serving them at once.

@@ -8,49 +8,40 @@ import Testing
 /// signing, the SIGN_REQUEST flags, session binding, forwarding, the vaultfile prefix, the confirm
 /// command's information, and a vault locked while its confirm command runs.
 @Suite struct SSHAgentResponderTests {
-    /// A keyring holding one vault with `keys` served (each with `options`), and the keys' signers.
+    /// A keyring holding one vault with `keys` keys of `type` served (each with `options`).
     private struct Served {
         let keyring = LockedValue(AgentKeyring())
         let vaultID = Array(repeating: UInt8(7), count: 16)
         let fileKey = SecureBytes(copying: Array(repeating: UInt8(9), count: 32))
-        var signers: [DelegatedSigningKey] = []
+        var keys: [SSHPrivateKey] = []
 
-        init(keys: Int = 1, options: SSHKeyOptions = [], confirmCommand: String = "", rsaDouble: Bool = false) throws {
+        init(keys count: Int = 1, type: SSHKeyType = .ed25519, options: SSHKeyOptions = [], confirmCommand: String = "") throws {
             try keyring.withLock { keyring in
                 try keyring.add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, timeoutSeconds: 0, onlyIfHeld: false, path: "/v",
                                                  confirmCommand: confirmCommand), now: 0)
             }
             var served: [SSHServedKey] = []
             var handOvers: [SSHKeyHandOver] = []
-            for index in 0..<keys {
-                let signer = DelegatedSigningKey()
-                signers.append(signer)
-                let text = signer.seed.withUnsafeBytes { OpenSSHKeyText.ed25519(seed: Array($0), publicKey: signer.publicKey, comment: "key\(index)") }
+            for index in 0..<count {
+                let key = try SSHPrivateKey.generate(type, rsaBits: 2048, comment: "key\(index)")
+                keys.append(key)
                 let handOver = SSHKeyHandOver(name: "ssh/k\(index)", comment: "key\(index)", options: options, lifetimeSeconds: 0,
-                                              privateKey: SecureBytes(copying: text.privateKey))
-                let key: any SSHAgentKey = rsaDouble ? RSADouble(inner: try SSHAgentKeys.parse(privateKey: text.privateKey).key)
-                    : try SSHAgentKeys.parse(privateKey: text.privateKey).key
+                                              privateKey: try key.openSSHText())
                 handOvers.append(handOver)
-                served.append(SSHServedKey(handOver, key: key, now: 0))
+                served.append(SSHServedKey(handOver, key: try SSHPrivateKey.parse(handOver.privateKey, source: "test"), now: 0))
             }
             let handOver = SSHKeysHandOver(vaultID: vaultID, fileKey: fileKey, replacing: true, prefix: "", keys: handOvers)
             _ = try keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.serveSSHKeys(handOver, keys: served, now: 0) }
         }
 
-        func blob(_ index: Int = 0) -> [UInt8] { SSHEd25519AgentKey(signer: signers[index]).publicBlob }
+        func blob(_ index: Int = 0) -> [UInt8] { keys[index].publicKey.wireBytes }
 
         func answer(_ body: [UInt8], session: inout SSHAgentSession, confirm: (SSHConfirmRequest) -> Bool = { _ in true }) -> SSHAgentResponse {
             SSHAgentResponder.answer(body, session: &session, keyring: keyring, now: { 1 }, confirm: confirm)
         }
     }
 
-    /// The key protocol with an ssh-rsa type (the flags' rules are the key type's), signing as ed25519.
-    private struct RSADouble: SSHAgentKey {
-        let inner: any SSHAgentKey
-        var keyType: String { "ssh-rsa" }
-        var publicBlob: [UInt8] { inner.publicBlob }
-        func sign(_ data: [UInt8], flags: UInt32) -> [UInt8]? { inner.sign(data, flags: flags) }
-    }
+    private static func host() throws -> SSHPrivateKey { try SSHPrivateKey.generate(.ed25519, comment: "host") }
 
     private static func string(_ bytes: [UInt8]) -> [UInt8] {
         var writer = SSHWireWriter()
@@ -62,11 +53,11 @@ import Testing
         [13] + string(blob) + string(data) + [UInt8(flags >> 24), UInt8(flags >> 16 & 0xFF), UInt8(flags >> 8 & 0xFF), UInt8(flags & 0xFF)]
     }
 
-    /// A host key and a `session-bind@openssh.com` body for `sessionID`, signed by it (or by `forger`).
-    private static func bind(_ host: DelegatedSigningKey, sessionID: [UInt8], forwarding: Bool = false, forger: DelegatedSigningKey? = nil) -> [UInt8] {
-        let hostBlob = SSHEd25519AgentKey(signer: host).publicBlob
-        let signature = SSHEd25519AgentKey(signer: forger ?? host).sign(sessionID, flags: 0)!
-        return [27] + string(Array("session-bind@openssh.com".utf8)) + string(hostBlob) + string(sessionID) + string(signature) + [forwarding ? 1 : 0]
+    /// A `session-bind@openssh.com` body for `sessionID`, signed by `host` (or by `forger`).
+    private static func bind(_ host: SSHPrivateKey, sessionID: [UInt8], forwarding: Bool = false, forger: SSHPrivateKey? = nil) throws -> [UInt8] {
+        let signature = try (forger ?? host).sign(sessionID, flags: 4)  // rsa-sha2-512 for an RSA host key, as sshd signs
+        return [27] + string(Array("session-bind@openssh.com".utf8)) + string(host.publicKey.wireBytes) + string(sessionID) + string(signature)
+            + [forwarding ? 1 : 0]
     }
 
     /// A userauth request's signed data for `sessionID`, host-bound to `hostKey` when given.
@@ -76,11 +67,9 @@ import Testing
             + string(Array("ssh-ed25519".utf8)) + string(key) + (hostKey.map(string) ?? [])
     }
 
-    private static func verifies(_ response: SSHAgentResponse, data: [UInt8], signer: DelegatedSigningKey) -> Bool {
+    private static func verifies(_ response: SSHAgentResponse, data: [UInt8], key: SSHPrivateKey) -> Bool {
         guard case .signature(let blob) = response else { return false }
-        var reader = SSHWireReader(blob[...])
-        guard reader.string()?.elementsEqual("ssh-ed25519".utf8) == true, let raw = reader.string(), reader.isAtEnd else { return false }
-        return SealVerification.ed25519Verifies(signature: Array(raw), message: data, publicKey: signer.publicKey)
+        return key.publicKey.verifies(signature: blob, of: data)
     }
 
     // MARK: - Listing and signing
@@ -98,27 +87,54 @@ import Testing
         let served = try Served()
         var session = SSHAgentSession()
         let data = Array("some data".utf8)
-        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), data), session: &session), data: data, signer: served.signers[0]))
+        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), data), session: &session), data: data, key: served.keys[0]))
     }
 
     @Test func test_answer_refusesAKeyNotServedUnknownFlagsAndBothRSAFlags() throws {
         let served = try Served()
         var session = SSHAgentSession()
-        let other = SSHEd25519AgentKey(signer: DelegatedSigningKey()).publicBlob
+        let other = try Self.host().publicKey.wireBytes
         #expect(served.answer(Self.signRequest(other, [1]), session: &session) == .failure)
         #expect(served.answer(Self.signRequest(served.blob(), [1], flags: 1), session: &session) == .failure)
         #expect(served.answer(Self.signRequest(served.blob(), [1], flags: 8), session: &session) == .failure)
         #expect(served.answer(Self.signRequest(served.blob(), [1], flags: 6), session: &session) == .failure)
     }
 
-    @Test func test_answer_refusesSHA1ForRSAUnlessAllowed() throws {
+    @Test func test_answer_signsRSAWithSHA2AndRefusesSHA1UnlessAllowed() throws {
         var session = SSHAgentSession()
-        let strict = try Served(rsaDouble: true)
+        let strict = try Served(type: .rsa)
         #expect(strict.answer(Self.signRequest(strict.blob(), [1]), session: &session) == .failure)
-        #expect(strict.answer(Self.signRequest(strict.blob(), [1], flags: 2), session: &session) != .failure)
-        #expect(strict.answer(Self.signRequest(strict.blob(), [1], flags: 4), session: &session) != .failure)
-        let loose = try Served(options: .allowSHA1, rsaDouble: true)
-        #expect(loose.answer(Self.signRequest(loose.blob(), [1]), session: &session) != .failure)
+        for (flags, algorithm) in [(UInt32(2), "rsa-sha2-256"), (4, "rsa-sha2-512")] {
+            let answer = strict.answer(Self.signRequest(strict.blob(), [1], flags: flags), session: &session)
+            #expect(Self.verifies(answer, data: [1], key: strict.keys[0]))
+            guard case .signature(let blob) = answer else { continue }
+            #expect(blob.dropFirst(4).starts(with: algorithm.utf8))
+        }
+        let loose = try Served(type: .rsa, options: .allowSHA1)
+        guard case .signature(let blob) = loose.answer(Self.signRequest(loose.blob(), [1]), session: &session) else {
+            Issue.record("no SHA-1 signature with --ssh-allow-sha1"); return
+        }
+        #expect(blob.dropFirst(4).starts(with: "ssh-rsa".utf8))
+    }
+
+    @Test func test_answer_signsWithECDSAKeysWhoseSignaturesVerify() throws {
+        for type in [SSHKeyType.ecdsaP256, .ecdsaP384, .ecdsaP521] {
+            let served = try Served(type: type)
+            var session = SSHAgentSession()
+            #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), [5, 6]), session: &session), data: [5, 6], key: served.keys[0]), "\(type)")
+        }
+    }
+
+    @Test func test_sessionBind_verifiesECDSAAndRSAHostKeys() throws {
+        let served = try Served()
+        for type in [SSHKeyType.ecdsaP256, .rsa] {
+            let host = try SSHPrivateKey.generate(type, rsaBits: 2048, comment: "host")
+            var session = SSHAgentSession()
+            #expect(served.answer(try Self.bind(host, sessionID: [1, 2, 3]), session: &session) == .success, "\(type)")
+            var forged = SSHAgentSession()
+            #expect(served.answer(try Self.bind(host, sessionID: [1, 2, 3], forger: try SSHPrivateKey.generate(type, rsaBits: 2048, comment: "f")),
+                                  session: &forged) == .extensionFailure)
+        }
     }
 
     @Test func test_answer_neverSignsDataWithAVaultfilePrefix() throws {
@@ -149,7 +165,7 @@ import Testing
         #expect(served.answer([11, 0], session: &session) == .failure)
         #expect(served.answer([13, 0xFF, 0xFF, 0xFF, 0xFF], session: &session) == .failure)
         // The connection still works after all of them.
-        #expect(Self.verifies(served.answer(good, session: &session), data: [1, 2], signer: served.signers[0]))
+        #expect(Self.verifies(served.answer(good, session: &session), data: [1, 2], key: served.keys[0]))
     }
 
     // MARK: - session-bind@openssh.com
@@ -157,23 +173,23 @@ import Testing
     @Test func test_sessionBind_acceptsAVerifiedBindAndUserauthMustCarryItsSessionID() throws {
         let served = try Served()
         var session = SSHAgentSession()
-        let host = DelegatedSigningKey(), sid = Array(repeating: UInt8(0x42), count: 32)
-        #expect(served.answer(Self.bind(host, sessionID: sid), session: &session) == .success)
-        let hostBlob = SSHEd25519AgentKey(signer: host).publicBlob
+        let host = try Self.host(), sid = Array(repeating: UInt8(0x42), count: 32)
+        #expect(served.answer(try Self.bind(host, sessionID: sid), session: &session) == .success)
+        let hostBlob = host.publicKey.wireBytes
         let right = Self.userauth(sessionID: sid, key: served.blob(), hostKey: hostBlob)
-        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), right), session: &session), data: right, signer: served.signers[0]))
+        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), right), session: &session), data: right, key: served.keys[0]))
         let plain = Self.userauth(sessionID: sid, key: served.blob())
-        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), plain), session: &session), data: plain, signer: served.signers[0]))
+        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), plain), session: &session), data: plain, key: served.keys[0]))
         let otherSession = Self.userauth(sessionID: Array(repeating: 1, count: 32), key: served.blob())
         #expect(served.answer(Self.signRequest(served.blob(), otherSession), session: &session) == .failure)
-        let otherHost = Self.userauth(sessionID: sid, key: served.blob(), hostKey: SSHEd25519AgentKey(signer: DelegatedSigningKey()).publicBlob)
+        let otherHost = Self.userauth(sessionID: sid, key: served.blob(), hostKey: try Self.host().publicKey.wireBytes)
         #expect(served.answer(Self.signRequest(served.blob(), otherHost), session: &session) == .failure)
     }
 
     @Test func test_sessionBind_aBadSignatureFailsAndTheConnectionSignsNothingAfter() throws {
         let served = try Served()
         var session = SSHAgentSession()
-        let forged = Self.bind(DelegatedSigningKey(), sessionID: [1, 2, 3], forger: DelegatedSigningKey())
+        let forged = try Self.bind(try Self.host(), sessionID: [1, 2, 3], forger: try Self.host())
         #expect(served.answer(forged, session: &session) == .extensionFailure)
         #expect(served.answer(Self.signRequest(served.blob(), [1]), session: &session) == .failure)
     }
@@ -181,25 +197,25 @@ import Testing
     @Test func test_sessionBind_keepsAtMost16AndRefusesASessionIDUnderAnotherHostKey() throws {
         let served = try Served()
         var session = SSHAgentSession()
-        let host = DelegatedSigningKey()
-        for index in 0..<16 { #expect(served.answer(Self.bind(host, sessionID: [UInt8(index), 1]), session: &session) == .success) }
-        #expect(served.answer(Self.bind(host, sessionID: [0, 1]), session: &session) == .success, "the same binding again")
-        #expect(served.answer(Self.bind(host, sessionID: [99, 1]), session: &session) == .extensionFailure)
+        let host = try Self.host()
+        for index in 0..<16 { #expect(served.answer(try Self.bind(host, sessionID: [UInt8(index), 1]), session: &session) == .success) }
+        #expect(served.answer(try Self.bind(host, sessionID: [0, 1]), session: &session) == .success, "the same binding again")
+        #expect(served.answer(try Self.bind(host, sessionID: [99, 1]), session: &session) == .extensionFailure)
         var second = SSHAgentSession()
-        #expect(served.answer(Self.bind(host, sessionID: [5]), session: &second) == .success)
-        #expect(served.answer(Self.bind(DelegatedSigningKey(), sessionID: [5]), session: &second) == .extensionFailure)
+        #expect(served.answer(try Self.bind(host, sessionID: [5]), session: &second) == .success)
+        #expect(served.answer(try Self.bind(try Self.host(), sessionID: [5]), session: &second) == .extensionFailure)
         #expect(second.bindFailed)
     }
 
     @Test func test_sessionBind_aForwardedConnectionSignsOnlyWithKeysThatAllowIt() throws {
         let strict = try Served()
         var session = SSHAgentSession()
-        #expect(strict.answer(Self.bind(DelegatedSigningKey(), sessionID: [1], forwarding: true), session: &session) == .success)
+        #expect(strict.answer(try Self.bind(try Self.host(), sessionID: [1], forwarding: true), session: &session) == .success)
         #expect(strict.answer(Self.signRequest(strict.blob(), [1]), session: &session) == .failure)
         let loose = try Served(options: .allowForwarding)
         var forwarded = SSHAgentSession()
-        #expect(loose.answer(Self.bind(DelegatedSigningKey(), sessionID: [1], forwarding: true), session: &forwarded) == .success)
-        #expect(Self.verifies(loose.answer(Self.signRequest(loose.blob(), [1]), session: &forwarded), data: [1], signer: loose.signers[0]))
+        #expect(loose.answer(try Self.bind(try Self.host(), sessionID: [1], forwarding: true), session: &forwarded) == .success)
+        #expect(Self.verifies(loose.answer(Self.signRequest(loose.blob(), [1]), session: &forwarded), data: [1], key: loose.keys[0]))
     }
 
     // MARK: - The confirm command
@@ -207,8 +223,8 @@ import Testing
     @Test func test_confirm_isToldTheFingerprintPurposeDestinationAndForwarding() throws {
         let served = try Served(options: .confirm, confirmCommand: "true")
         var session = SSHAgentSession()
-        let host = DelegatedSigningKey(), sid: [UInt8] = [7, 7]
-        #expect(served.answer(Self.bind(host, sessionID: sid), session: &session) == .success)
+        let host = try Self.host(), sid: [UInt8] = [7, 7]
+        #expect(served.answer(try Self.bind(host, sessionID: sid), session: &session) == .success)
         var seen: [SSHConfirmRequest] = []
         let auth = Self.userauth(sessionID: sid, key: served.blob())
         _ = served.answer(Self.signRequest(served.blob(), auth), session: &session) { seen.append($0); return true }
@@ -216,9 +232,9 @@ import Testing
         _ = served.answer(Self.signRequest(served.blob(), sshsig), session: &session) { seen.append($0); return true }
         #expect(served.answer(Self.signRequest(served.blob(), [9]), session: &session) { seen.append($0); return false } == .failure)
         #expect(seen.map(\.purpose) == ["userauth", "sshsig", "other"])
-        #expect(seen[0].hostKeyFingerprint == SSHFingerprint.sha256(SSHEd25519AgentKey(signer: host).publicBlob) && seen[0].user == "git")
+        #expect(seen[0].hostKeyFingerprint == host.publicKey.fingerprint && seen[0].user == "git")
         #expect(seen[1].namespace == "git" && seen[1].hostKeyFingerprint == nil)
-        #expect(seen.allSatisfy { $0.fingerprint == SSHFingerprint.sha256(served.blob()) && $0.command == "true" && !$0.forwarded && $0.path == "/v" })
+        #expect(seen.allSatisfy { $0.fingerprint == served.keys[0].publicKey.fingerprint && $0.command == "true" && !$0.forwarded && $0.path == "/v" })
     }
 
     @Test func test_confirm_aVaultLockedWhileItRunsSignsNothing() throws {
@@ -245,11 +261,10 @@ import Testing
 
     @Test func test_serveSSHKeys_aLifetimeEndsServingAndReplacingDropsThePrefix() throws {
         let served = try Served(keys: 2)
-        let signer = DelegatedSigningKey()
-        let text = signer.seed.withUnsafeBytes { OpenSSHKeyText.ed25519(seed: Array($0), publicKey: signer.publicKey, comment: "brief") }
-        let handOver = SSHKeyHandOver(name: "ssh/k0", comment: "brief", options: [], lifetimeSeconds: 10, privateKey: SecureBytes(copying: text.privateKey))
+        let brief = try SSHPrivateKey.generate(.ed25519, comment: "brief")
+        let handOver = SSHKeyHandOver(name: "ssh/k0", comment: "brief", options: [], lifetimeSeconds: 10, privateKey: try brief.openSSHText())
         let request = SSHKeysHandOver(vaultID: served.vaultID, fileKey: served.fileKey, replacing: true, prefix: "ssh/k0", keys: [handOver])
-        let key = SSHServedKey(handOver, key: try SSHAgentKeys.parse(privateKey: text.privateKey).key, now: 5)
+        let key = SSHServedKey(handOver, key: brief, now: 5)
         _ = try served.keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.serveSSHKeys(request, keys: [key], now: 5) }
         #expect(served.keyring.withLock { $0.sshIdentities(now: 6).map(\.comment) } == ["brief", "key1"])
         #expect(served.keyring.withLock { $0.nextExpiry } == 15)

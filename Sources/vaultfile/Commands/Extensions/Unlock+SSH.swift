@@ -30,7 +30,7 @@ extension VaultfileCommand.Unlock {
         let prefix = ssh.prefix ?? ""
         var keys: [SSHKeyHandOver] = []
         var lines: [String] = []
-        for name in unlocked.vault.names(withPrefix: prefix) {
+        for name in SSHKeyEntry.names(in: unlocked.vault, prefix: prefix) {
             guard let (key, fingerprint) = try Self.sshKey(named: name, in: unlocked.vault, options: ssh.keyOptions, lifetime: ssh.lifetimeSeconds)
             else { continue }
             keys.append(key)
@@ -58,34 +58,26 @@ extension VaultfileCommand.Unlock {
         try StandardOutput.line("SSH_AUTH_SOCK=\(sshSocket); export SSH_AUTH_SOCK;")
     }
 
-    /// The hand-over of entry `name` and its fingerprint, when its value is an OpenSSH private key;
-    /// a key of a type this build does not serve is skipped with a warning, a damaged one fails.
+    /// The hand-over of the ssh key entry `name` (marked by `set --ssh-key` or `ssh-keygen`) and its
+    /// fingerprint, the key read and checked as `set --ssh-key` checked it; an entry whose key this
+    /// build cannot read is skipped with a warning, a damaged one fails.
     private static func sshKey(named name: String, in vault: Vault, options: SSHKeyOptions,
                                lifetime: UInt32) throws -> (SSHKeyHandOver, String)? {
-        let privateKey: SecureBytes? = try vault.withValue(of: name) { raw in
-            raw.starts(with: "-----BEGIN OPENSSH PRIVATE KEY-----".utf8) ? SecureBytes(copying: raw) : nil
+        let key: SSHPrivateKey
+        do {
+            key = try SSHKeyEntry.key(of: name, in: vault)
+        } catch let error as SSHKeyError {
+            guard case .unsupported = error else { throw error }
+            Messages.warning("\(name) is not served: \(error.description)")
+            return nil
         }
-        guard let privateKey else { return nil }
-        guard privateKey.count <= SSHKeysHandOver.maxPrivateKeyLength else {
+        let text = try key.openSSHText()
+        guard text.count <= SSHKeysHandOver.maxPrivateKeyLength else {
             Messages.warning("\(name) is not served: its key is over \(SSHKeysHandOver.maxPrivateKeyLength) bytes")
             return nil
         }
-        var bytes = privateKey.withUnsafeBytes { Array($0) }
-        defer { wipe(&bytes) }
-        let parsed: (key: any SSHAgentKey, comment: String)
-        do {
-            parsed = try SSHAgentKeys.parse(privateKey: bytes)
-        } catch {
-            if case .unsupportedType = error {
-                Messages.warning("\(name) is not served: \(error.description)")
-                return nil
-            }
-            throw CLIError.invalidArgument("the ssh key in \(name) cannot be read: \(error.description)")
-        }
-        let stored = try? vault.withValue(of: name, part: .field("comment")) { String(decoding: $0, as: UTF8.self) }
-        let handOver = SSHKeyHandOver(name: name, comment: stored ?? parsed.comment, options: options, lifetimeSeconds: lifetime,
-                                      privateKey: privateKey)
-        return (handOver, parsed.key.fingerprint)
+        let handOver = SSHKeyHandOver(name: name, comment: key.comment, options: options, lifetimeSeconds: lifetime, privateKey: text)
+        return (handOver, key.publicKey.fingerprint)
     }
 
     /// `keys` in requests that each stay under the agent's request limit; one empty request when
