@@ -34,7 +34,7 @@ for spec in ed25519 rsa:3072; do
   type=${spec%%:*} bits=${spec#*:}
   [ "$bits" = "$spec" ] && bits=""
   ssh-keygen -q -t "$type" ${bits:+-b "$bits"} -N '' -C "bench-$type" -f "$work/id_$type"
-  "$vf" set "ssh/$type" --vault "$work/b.vault" --password-file "$work/pw" < "$work/id_$type" 2>/dev/null
+  "$vf" set "ssh/$type" --ssh-key --vault "$work/b.vault" --password-file "$work/pw" < "$work/id_$type" 2>/dev/null
   SSH_AUTH_SOCK="$work/openssh.sock" ssh-add -q "$work/id_$type" 2>/dev/null
 done
 vf_sock=$(eval "$("$vf" unlock --ssh --vault "$work/b.vault" --password-file "$work/pw" 2>/dev/null)"; echo "$SSH_AUTH_SOCK")
