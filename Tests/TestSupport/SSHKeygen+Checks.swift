@@ -18,9 +18,11 @@ extension SSHKeygen {
     }
 
     /// Makes a key of `type` (`ed25519`, `ecdsa`, `rsa`) at `file` with optional `bits`,
-    /// `passphrase` (empty: none), `cipher` (`-Z`, e.g. aes256-gcm@openssh.com) and `comment`.
+    /// `passphrase` (empty: none; else under 2 bcrypt-pbkdf rounds, `-a 2`: ssh-keygen's 16 take
+    /// seconds in a debug build), `cipher` (`-Z`, e.g. aes256-gcm@openssh.com) and `comment`.
     public static func make(_ type: String, bits: Int?, passphrase: String, cipher: String?, comment: String, at file: String) throws {
         let arguments = ["-q", "-t", type] + (bits.map { ["-b", String($0)] } ?? []) + (cipher.map { ["-Z", $0] } ?? [])
+            + (passphrase.isEmpty ? [] : ["-a", "2"])
             + ["-N", passphrase, "-C", comment, "-f", file]
         let output = try run(arguments)
         guard output.status == 0 else { throw ChildProcess.SpawnFailed(description: "ssh-keygen failed: \(String(decoding: output.stderr, as: UTF8.self))") }

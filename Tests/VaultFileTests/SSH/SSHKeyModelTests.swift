@@ -33,7 +33,7 @@ import Testing
             let made = try KeygenKey(shape); defer { made.folder.remove() }
             guard case .protected(let sealed) = try SSHKeyFile.read(made.bytes, source: "id") else { Issue.record("not protected"); continue }
             #expect(try sealed.decrypt(passphrase: SecureBytes(copying: Array("wrong".utf8))) == nil, "\(shape)")
-            #expect(sealed.rounds == 16)
+            #expect(sealed.rounds == 2)
         }
     }
 
@@ -45,7 +45,7 @@ import Testing
 
     // MARK: - openSSHText
 
-    @Test(arguments: KeygenShape.plain + [KeygenShape.protected[0], KeygenShape.protected[4]])
+    @Test(arguments: KeygenShape.plain + [KeygenShape.protected[2], KeygenShape.protected[3]])
     func test_openSSHText_isReadBySSHKeygenAndByReadAsTheSameKey(shape: KeygenShape) throws {
         guard SSHKeygen.path != nil else { print(Self.skip); return }
         let made = try KeygenKey(shape); defer { made.folder.remove() }
@@ -135,7 +135,10 @@ import Testing
         let folder = try TemporaryDirectory(); defer { folder.remove() }
         let key = try SSHPrivateKey.generate(type, rsaBits: 2048, comment: "made in the vault")
         #expect(key.publicKey.bits == (type == .rsa ? 2048 : type == .ed25519 ? 256 : type.curve!.bits))
-        try writePrivate(try key.openSSHText().withUnsafeBytes { Array($0) }, to: folder.path("k"))
+        let text = try key.openSSHText().withUnsafeBytes { Array($0) }
+        let again = try SSHPrivateKey.parse(text, source: "again")
+        #expect(again.publicKey == key.publicKey && again.comment == key.comment, "read back with every check")
+        try writePrivate(text, to: folder.path("k"))
         #expect(try SSHKeygen.publicLine(of: folder.path("k")) == key.authorizedKeysLine)
         #expect(key.authorizedKeysLine.hasSuffix(" made in the vault"))
         let signature = try SSHSig.sign([7], key: key, namespace: "file")
