@@ -75,6 +75,19 @@ extension ExternalTools {
             #expect(listed.contains("rsa-key (RSA)") && listed.contains("ecdsa-key (ECDSA)") && listed.contains("(ED25519)"), "\(listed)")
         }
 
+        @Test(.enabled(if: CLI.hasSSHClients, "openssh-client is absent: ssh-agent client tests skipped"))
+        func test_unlockSSH_lifetimeStopsServingTheKeysWhileTheVaultStaysUnlocked() throws {
+            let cli = try CLI.withVault(["a": "alpha"]); defer { cli.stopAgent(); cli.directory.remove() }
+            try cli.storeGeneratedSSHKeys(1, prefix: "ssh/brief/")
+            let kept = try cli.storeGeneratedSSHKeys(1, prefix: "ssh/kept/")
+            #expect(try cli.unlockSSH(["--ssh-keys", "ssh/kept/"]).status == 0)
+            #expect(try cli.run(["unlock", "--ssh", "--ssh-keys", "ssh/brief/", "--ssh-lifetime", "2s", "--vault", cli.path("t.vault")]).status == 0)
+            #expect(try cli.withAgent(["/usr/bin/ssh-add", "-l"]).text.split(separator: "\n").count == 2)
+            #expect(CLI.waitFor(10) { (try? cli.withAgent(["/usr/bin/ssh-add", "-L"]).text) == kept[0] + "\n" }, "the brief key outlived its lifetime")
+            let get = try cli.run(["get", "a", "--vault", cli.path("t.vault")])
+            #expect(get.status == 0 && get.text == "alpha", "the vault stays unlocked: \(get.stderr)")
+        }
+
         @Test func test_unlockSSH_refusesAFolderAShellWouldNeedQuotedAndOptionsWithoutSSH() throws {
             let cli = try CLI.withVault([:]); defer { cli.stopAgent(); cli.directory.remove() }
             let quoted = try cli.unlockSSH(environment: ["VAULTFILE_AGENT_SOCK": cli.path("a b/agent.sock")])
