@@ -14,11 +14,12 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # and test-deb runs lintian; gpg, pass, age and ansible-core make the stores and files the importers
 # of issue 44 read; openssh-client's ssh-keygen makes the keys age and vaultfile share and receive
 # age files to (issue 41), and python3 inflates the zlib-compressed C2SP CCTV age vectors;
-# python3-pykeepass is the second reader of the KDBX files export writes (issue 45).
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client python3-pykeepass
+# python3-pykeepass is the second reader of the KDBX files export writes (issue 45); openssh-server
+# and python3-paramiko are the sshd and second client of the agent's ssh socket (issue 42).
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client python3-pykeepass openssh-server python3-paramiko
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
-TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen
-TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py /usr/lib/python3/dist-packages/pykeepass/__init__.py
+TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen ssh-add
+TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py /usr/lib/python3/dist-packages/pykeepass/__init__.py /usr/sbin/sshd /usr/lib/python3/dist-packages/paramiko/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # PyPI pyrage: the second age client age-plugin-vaultfile is checked with (AgePluginCLITests; skipped when absent).
 PYRAGE_VENV := .build/pyrage-venv
@@ -97,12 +98,14 @@ deb: $(if $(PORTABLE),,portable)
 ## then audit --hibp against keepassxc-cli analyze --hibp on a 100-million-line file (~4.4 GB, generated once
 ## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh); then share of 100 MiB against
 ## age -e to the same recipient (bench/share.sh, issue 41); then age -d through age-plugin-vaultfile against age -d -i
-## (bench/age-plugin.sh, issue 43).
+## (bench/age-plugin.sh, issue 43); a signature and a listing through the agent's ssh socket against OpenSSH's
+## ssh-agent holding the same key (bench/ssh_agent.sh, issue 42).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
 	./bench/share.sh | tee bench/out/share.txt
 	./bench/age-plugin.sh | tee bench/out/age-plugin.txt
+	./bench/ssh_agent.sh | tee bench/out/ssh_agent.txt
 
 bench-quick: deps
 	./bench/run.sh --quick

@@ -85,6 +85,10 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    KDFs within the caps above), mutations reach the header, the HMAC blocks, gzip, the inner
 ///    header and the XML; never a crash, whatever the bytes.
 /// 14. ssh private keys kept as entries (`SSHKeyFile`, `SSHPublicKey`, signature blobs): see SSHKeys.swift.
+/// 15. the ssh-agent socket (issue 42): a message body answered by `SSHAgentResponder` over a keyring
+///    serving one ed25519 key (listing, signing, binding, and the rest) on one connection that
+///    keeps its bindings across inputs, and what a SIGN_REQUEST's data is (`SSHSignedData`): never a
+///    crash; a signature only for the served key.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -151,6 +155,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // The agent's `sign` lookup parses a signed header's prefix (HeaderPrefix) and opens its
     // metadata block with the held key: never a crash, whatever the bytes.
     _ = try? keyring.signer(forPrefix: bytes, now: 0, wallClock: 0)
+    fuzzSSHAgent(bytes)
     searchBreachList(bytes)
     for format in [InterchangeFormat.keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
                    .dashlaneCSV, .enpassJSON] {
@@ -239,4 +244,30 @@ private func searchBreachList(_ bytes: [UInt8]) {
     for fill: UInt8 in [0x00, 0x7F, 0xFF] {
         _ = try? list.occurrences(ofDigest: [UInt8](repeating: fill, count: list.hash.digestLength))
     }
+}
+
+// MARK: - The ssh-agent socket
+
+/// One ed25519 key served from a held vault (its seed fixed), and one connection's state.
+private let sshKeyring: LockedValue<AgentKeyring> = {
+    let keyring = LockedValue(AgentKeyring())
+    let vaultID = Array(repeating: UInt8(1), count: 16), fileKey = SecureBytes(count: 32)
+    keyring.withLock { _ = try? $0.add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, timeoutSeconds: 0, onlyIfHeld: false,
+                                                         path: "fuzz", confirmCommand: ""), now: 0) }
+    guard let key = try? SSHPrivateKey.generate(.ed25519, comment: "fuzz") else { return keyring }
+    let handOver = SSHKeyHandOver(name: "ssh/fuzz", comment: "fuzz", options: [.allowSHA1], lifetimeSeconds: 0, privateKey: SecureBytes(count: 1))
+    let request = SSHKeysHandOver(vaultID: vaultID, fileKey: fileKey, replacing: true, prefix: "", keys: [handOver])
+    keyring.withLock { _ = try? $0.serveSSHKeys(request, keys: [SSHServedKey(handOver, key: key, now: 0)], now: 0) }
+    return keyring
+}()
+nonisolated(unsafe) private var sshSession = SSHAgentSession()
+
+/// Property 12.
+private func fuzzSSHAgent(_ bytes: [UInt8]) {
+    let answer = SSHAgentResponder.answer(bytes, session: &sshSession, keyring: sshKeyring, now: { 1 }, confirm: { _ in true })
+    if case .signature = answer, case .sign(let blob, _, _)? = SSHAgentRequest.decode(bytes) {
+        precondition(sshKeyring.withLock { $0.sshKey(blob: blob, now: 1) } != nil, "signed with a key that is not served")
+    }
+    if sshSession.binds.count >= SSHAgentProtocol.maxBinds || sshSession.bindFailed { sshSession = SSHAgentSession() }
+    _ = SSHSignedData.classify(bytes)
 }

@@ -38,6 +38,9 @@ public struct AgentKeyring: Sendable {
         /// The delegation handed over does not verify for the vault id, the key handed over and
         /// the delegated key (a delegation for another file key, or a forged one).
         case delegationInvalid
+        /// Serving these ssh keys would list more than `maxSSHKeys` keys, or more than one
+        /// IDENTITIES_ANSWER holds.
+        case tooManySSHKeys
 
         public var description: String {
             switch self {
@@ -46,6 +49,8 @@ public struct AgentKeyring: Sendable {
             case .tooManyKeys: return "the agent holds \(AgentKeyring.maxKeysPerVault) keys of this vault already; lock it first"
             case .unproven: return "the agent holds this vault under other keys, and the request carries none of them; nothing changed"
             case .delegationInvalid: return "the delegation does not verify for this vault's key; nothing changed"
+            case .tooManySSHKeys:
+                return "the agent would serve more than \(AgentKeyring.maxSSHKeys) ssh keys, or more than one answer to ssh holds; serve fewer (--ssh-keys PREFIX)"
             }
         }
     }
@@ -81,6 +86,8 @@ public struct AgentKeyring: Sendable {
         var confirmCommand: String
         /// At most one per key held (so at most `maxKeysPerVault`), keyed by the key's file key id.
         var delegations: [[UInt8]: AgentDelegationHandOver] = [:]
+        /// The ssh keys served from this vault (`unlock --ssh`), by entry name: gone with the vault.
+        var sshKeys: [SSHServedKey] = []
 
         func expiry() -> Double? { timeoutSeconds == 0 ? nil : lastUsed + Double(timeoutSeconds) }
     }
@@ -213,11 +220,12 @@ public struct AgentKeyring: Sendable {
     public mutating func expire(now: Double) -> Int {
         let expired = held.filter { $0.value.expiry().map { $0 <= now } ?? false }.map(\.key)
         for vaultID in expired { held.removeValue(forKey: vaultID) }
+        expireSSHKeys(now: now)
         return expired.count
     }
 
     /// When the next vault expires, if any has a timeout.
-    public var nextExpiry: Double? { held.values.compactMap { $0.expiry() }.min() }
+    public var nextExpiry: Double? { (held.values.compactMap { $0.expiry() } + [nextSSHExpiry].compactMap { $0 }).min() }
 
     // MARK: Status
 

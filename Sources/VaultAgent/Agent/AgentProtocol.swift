@@ -117,6 +117,8 @@ public enum AgentRequest: Sendable {
     /// Type 7: sign a seal of this header prefix (magic … metadata block) and payload hash under a
     /// delegation the agent holds (every write through the agent to a signed vault).
     case sign(path: String, headerPrefix: [UInt8], payloadHash: [UInt8])
+    /// Type 8: serve these ssh keys of a vault held on the ssh socket (`unlock --ssh`).
+    case serveSSHKeys(SSHKeysHandOver)
 
     /// The type byte.
     var type: UInt8 {
@@ -128,6 +130,7 @@ public enum AgentRequest: Sendable {
         case .status: return 5
         case .stop: return 6
         case .sign: return 7
+        case .serveSSHKeys: return 8
         }
     }
 
@@ -168,6 +171,8 @@ public enum AgentRequest: Sendable {
             sink.append(UInt16(prefix.count))
             sink.append(prefix)
             sink.append(payloadHash)
+        case .serveSSHKeys(let handOver):
+            handOver.encode(into: &sink)
         case .lockAll, .status, .stop:
             break
         }
@@ -214,6 +219,7 @@ public enum AgentRequest: Sendable {
             guard length > 0 else { throw .malformed("the header prefix is empty") }
             let prefix = try reader.bytes(length, "the header prefix")
             request = .sign(path: path, headerPrefix: prefix, payloadHash: try reader.bytes(AgentProtocol.payloadHashLength, "the payload hash"))
+        case 8: request = .serveSSHKeys(try SSHKeysHandOver.decode(&reader))
         default: throw .unknownType(type)
         }
         try reader.expectEnd()

@@ -23,6 +23,9 @@ enum AgentConfirmation {
         case changeSettings = "change-settings"
         /// Signing a seal under the vault's delegation (a `sign` request: a write through the agent).
         case sign = "sign"
+        /// Signing with a served ssh key (`unlock --ssh --ssh-confirm`); the `VAULTFILE_CONFIRM_SSH_*`
+        /// variables say what (docs/AGENT.md).
+        case sshSign = "ssh-sign"
     }
 
     /// Whether the command allows `action` on the vault `vaultID` for process `clientPID`.
@@ -30,8 +33,10 @@ enum AgentConfirmation {
     /// A hand-out for a `use` (the age plugin's `age-unwrap`) names that action instead,
     /// the entry in `VAULTFILE_CONFIRM_ENTRY`, and as `VAULTFILE_CONFIRM_PID` the program that
     /// started the requester (the requester itself in `VAULTFILE_CONFIRM_CLIENT_PID`): `age -d`, sops.
-    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32, use: AgentKeyUse? = nil) -> Bool {
-        var environment = VaultfileCommand.Exec.currentEnvironment()
+    /// `extra` adds variables (an ssh signature's `VAULTFILE_CONFIRM_SSH_*`).
+    static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32,
+                         use: AgentKeyUse? = nil, extra: [String: String] = [:]) -> Bool {
+        var environment = VaultfileCommand.Exec.currentEnvironment().merging(extra) { $1 }
         environment["VAULTFILE_CONFIRM_ACTION"] = use?.action.name ?? action.rawValue
         environment["VAULTFILE_CONFIRM_VAULT_ID"] = hex(vaultID)
         environment["VAULTFILE_CONFIRM_PATH"] = path

@@ -34,8 +34,10 @@ final class AgentServer: Sendable {
     /// How often, at the longest, the agent checks that its socket is still there, in seconds.
     static let socketCheckInterval: Double = 30
 
-    private let socket: AgentSocketPath
+    let socket: AgentSocketPath
     private let startedByUnlock: Bool
+    /// `agent run --ssh`: the ssh socket listens from the start (else from the first `unlock --ssh`).
+    private let sshAtStart: Bool
     let keyring = LockedValue(AgentKeyring())
     /// Set once a key was held: an agent started by `unlock` exits when it holds none again.
     private let everHeld = Atomic<Bool>(false)
@@ -46,9 +48,10 @@ final class AgentServer: Sendable {
     private let wake: (read: Int32, write: Int32)
 
     /// An agent for `socket`; `startedByUnlock` for the one `unlock` starts in the background.
-    init(socket: AgentSocketPath, startedByUnlock: Bool) throws(CLIError) {
+    init(socket: AgentSocketPath, startedByUnlock: Bool, sshAtStart: Bool = false) throws(CLIError) {
         self.socket = socket
         self.startedByUnlock = startedByUnlock
+        self.sshAtStart = sshAtStart
         var fds: [Int32] = [-1, -1]
         // Made before any thread exists, so setting close-on-exec after pipe(2) races with no spawn.
         guard pipe(&fds) == 0 else { throw .io(operation: "creating a pipe for", path: socket.path, errno: errno) }
@@ -74,6 +77,7 @@ final class AgentServer: Sendable {
         let (listener, inode) = try UnixSocket.listen(at: socket.path)
         startSignalThread()
         signal(SIGPIPE, SIG_IGN)
+        if sshAtStart { try SSHAgentListener.start(path: sshSocketPath, keyring: keyring) }
         if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) listening on \(socket.path)") }
         let started = Self.now()
         var reason = "stopped"
@@ -117,6 +121,7 @@ final class AgentServer: Sendable {
             keyring.forgetAll()
             close(listener)
             if ownsSocket(inode) { unlink(socket.path) }
+            SSHAgentListener.removeSocket()
             removeAgentLock()
             if !startedByUnlock { Messages.info("vaultfile: agent \(getpid()) \(reason); every key wiped") }
             exit(ExitStatus.success.rawValue)
@@ -200,7 +205,7 @@ final class AgentServer: Sendable {
         // last key forgotten), and an exit before the send would leave the client without one.
         switch decoded {
         case .stop: notify("s")
-        case .add, .lock, .lockAll: notify("c")
+        case .add, .lock, .lockAll, .serveSSHKeys: notify("c")
         case .key, .status, .sign: break
         }
     }
@@ -221,6 +226,8 @@ final class AgentServer: Sendable {
             return .forgotten(UInt32(keyring.withLock { $0.forgetAll() }))
         case .sign(let path, let prefix, let payloadHash):
             return sign(path: path, headerPrefix: prefix, payloadHash: payloadHash, fd: fd, clientPID: clientPID)
+        case .serveSSHKeys(let handOver):
+            return serveSSHKeys(handOver)
         case .status:
             let vaults = keyring.withLock { $0.status(now: Self.now(), wallClock: Self.wallClock()) }
             return .status(AgentStatus(pid: UInt32(getpid()), startedByUnlock: startedByUnlock, vaults: vaults))

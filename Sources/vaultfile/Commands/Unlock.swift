@@ -26,6 +26,11 @@ extension VaultfileCommand {
                 their variables, --identity, --keyfile, --recovery) is checked even when the agent holds the \
                 key: a wrong one exits 3. Prints nothing unless --verbose.
 
+                With --ssh it also serves the vault's ssh keys (entries stored with set --ssh-key) on the \
+                agent's ssh socket, ssh-agent.sock beside its own: it prints each key's fingerprint and comment on \
+                stderr and 'SSH_AUTH_SOCK=PATH; export SSH_AUTH_SOCK;' on stdout, for eval "$(vaultfile unlock --ssh)". \
+                Locking the vault, or its timeout, stops serving them at once.
+
                 The socket: $VAULTFILE_AGENT_SOCK, else $XDG_RUNTIME_DIR/vaultfile/agent.sock, else \
                 /tmp/vaultfile-$UID/agent.sock. See docs/AGENT.md and man vaultfile.
                 """)
@@ -38,6 +43,7 @@ extension VaultfileCommand {
             "Run this command with 'sh -c' before each hand-out of the key; exit status 0 allows it.", valueName: "command"))
         var confirmCommand: String?
         @Flag(name: .customLong("verbose"), help: "Say what was unlocked, where, and for how long.") var verbose = false
+        @OptionGroup var ssh: SSHServeOptions
 
         func validate() throws {
             guard AgentTimeout.seconds(timeout) != nil else {
@@ -48,6 +54,9 @@ extension VaultfileCommand {
                     throw ValidationError("--confirm-command takes a command of 1 to \(AgentProtocol.maxCommandLength) bytes")
                 }
             }
+            if ssh.confirm && confirmCommand == nil {
+                throw ValidationError("--ssh-confirm runs the vault's confirm command: give it with --confirm-command")
+            }
             if unlock.noAgent || AgentAccess.disabledByEnvironment {
                 throw ValidationError("unlock hands the key to the agent, which --no-agent and VAULTFILE_NO_AGENT turn off")
             }
@@ -55,6 +64,7 @@ extension VaultfileCommand {
 
         func run() throws {
             let socket = AgentSocketPath.current
+            let sshSocket = ssh.ssh ? try Self.sshSocketPath(socket) : nil
             try socket.prepareDirectory()
             let store = unlock.location.store
             let seconds = AgentTimeout.seconds(timeout)!
@@ -98,6 +108,7 @@ extension VaultfileCommand {
                 let signing = handOver.delegation.map { "; it signs writes until \(utcText(seconds: Int64(clamping: $0.delegation.expiry)))" } ?? ""
                 Messages.info("vaultfile: unlocked \(store.path) (vault \(hex(header.vaultID))) in the agent at \(socket.path), \(duration)\(signing)")
             }
+            if let sshSocket { try serveSSHKeys(vaultID: header.vaultID, fileKey: fileKey, socket: socket, sshSocket: sshSocket) }
         }
 
         /// The file key: from the agent when it holds it already and no source was given on purpose

@@ -16,6 +16,8 @@ struct AgentRun: ParsableCommand {
             """)
 
     @Flag(name: .customLong("background"), help: .private) var background = false
+    @Flag(name: .customLong("ssh"), help: "Listen on the ssh socket (ssh-agent.sock beside the agent's) from the start, not from the first 'unlock --ssh'.")
+    var ssh = false
 
     func run() throws {
         if background {
@@ -23,7 +25,7 @@ struct AgentRun: ParsableCommand {
             _ = setsid()
             _ = chdir("/")
         }
-        let server = try AgentServer(socket: .current, startedByUnlock: background)
+        let server = try AgentServer(socket: .current, startedByUnlock: background, sshAtStart: ssh)
         try server.run()
     }
 }
