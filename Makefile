@@ -88,11 +88,13 @@ deb: $(if $(PORTABLE),,portable)
 ## bench: vaultfile against argon2, openssl, keepassxc-cli, ansible-vault, age and a C floor (ratios from one run, ~10 min);
 ## then audit --hibp against keepassxc-cli analyze --hibp on a 100-million-line file (~4.4 GB, generated once
 ## into $$VAULTFILE_BENCH_CACHE, default ~/.cache/vaultfile-bench; bench/audit.sh); then share of 100 MiB against
-## age -e to the same recipient (bench/share.sh, issue 41).
+## age -e to the same recipient (bench/share.sh, issue 41); then git credential fill through the helper with the agent
+## against git's own store helper (bench/git-credential.sh, issue 43).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
 	./bench/share.sh | tee bench/out/share.txt
+	./bench/git-credential.sh | tee bench/out/git-credential.txt
 
 bench-quick: deps
 	./bench/run.sh --quick

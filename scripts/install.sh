@@ -11,8 +11,9 @@
 # ZSH_COMPLETION_DIR (the zsh folder below PREFIX, default share/zsh/site-functions, which zsh
 # searches under /usr/local; the .deb uses share/zsh/vendor-completions, where Debian's zsh looks).
 #
-# Installed: PREFIX/bin/vaultfile (stripped), PREFIX/share/man/man1/vaultfile.1, and the
-# completions that `vaultfile --generate-completion-script` writes, in the folders bash-completion,
+# Installed: PREFIX/bin/vaultfile (stripped), the links beside it under which it runs one of its
+# verbs (link_names: git-credential-vaultfile, git's credential helper), each with a man page link to
+# vaultfile.1, PREFIX/share/man/man1/vaultfile.1, and the completions that `vaultfile --generate-completion-script` writes, in the folders bash-completion,
 # zsh and fish search under PREFIX.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,9 @@ man_path="share/man/man1/vaultfile.1"
 bash_path="share/bash-completion/completions/vaultfile"
 zsh_path="${ZSH_COMPLETION_DIR:-share/zsh/site-functions}/_vaultfile"
 fish_path="share/fish/vendor_completions.d/vaultfile.fish"
+# The names the binary answers to besides vaultfile (Sources/vaultfile/Support/Parsing/LinkNames.swift):
+# one relative symbolic link each in bin/ and in the man folder.
+link_names=(git-credential-vaultfile)
 # gdb's layout: the debug file's path is the binary's path below lib/debug.
 debug_path="lib/debug$prefix/bin/vaultfile.debug"
 
@@ -63,10 +67,16 @@ install)
   else
     install -m 0644 man/vaultfile.1 "$root/$man_path"
   fi
+  man_suffix=""
+  [ "${MAN_GZIP:-}" = 1 ] && man_suffix=".gz"
+  for link in "${link_names[@]}"; do
+    ln -sf vaultfile "$root/bin/$link"
+    ln -sf "vaultfile.1$man_suffix" "$root/$(dirname "$man_path")/$link.1$man_suffix"
+  done
   install -m 0644 "$work/completion.bash" "$root/$bash_path"
   install -m 0644 "$work/completion.zsh" "$root/$zsh_path"
   install -m 0644 "$work/completion.fish" "$root/$fish_path"
-  echo "installed $root/$bin_path ($(du -h "$root/$bin_path" | cut -f1), stripped), the man page and bash, zsh and fish completions"
+  echo "installed $root/$bin_path ($(du -h "$root/$bin_path" | cut -f1), stripped), its links (${link_names[*]}), the man page and bash, zsh and fish completions"
 
   # man finds the page only if PREFIX's man folder is on its search path (manpath(1)).
   if ! (manpath -q 2>/dev/null || true) | tr ':' '\n' | grep -qxF "$prefix/share/man"; then
@@ -78,6 +88,9 @@ install)
 uninstall)
   rm -f "$root/$bin_path" "$root/$man_path" "$root/$man_path.gz" "$root/$bash_path" "$root/$zsh_path" \
     "$root/$fish_path" "$root/$debug_path"
+  for link in "${link_names[@]}"; do
+    rm -f "$root/bin/$link" "$root/$(dirname "$man_path")/$link.1" "$root/$(dirname "$man_path")/$link.1.gz"
+  done
   echo "removed vaultfile, its man page, completions and debug info from $root"
   ;;
 *)

@@ -77,6 +77,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 11. age v1 files (`receive`, and `age -p` identity files): binary or armored, with the CCTV
 ///    vectors' identity and passphrase (and the ssh-rsa key above, for ssh-rsa stanzas), never crash; a header that parses re-encodes to exactly
 ///    its bytes (one encoding per header); and nothing is returned from a file that fails.
+/// 12. git's credential requests (`GitCredentialRequest`: framing and parsing) and the reference
+///    grammar (`SecretReference`, `exec --env-file` files) never crash; a reference that parses
+///    writes back to a text that parses to it again (issue 43).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -150,7 +153,26 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     ForeignArchiveFuzzing.exercise(bytes)
     fuzzEncryptedImports(bytes)
     fuzzAgeFile(bytes)
+    fuzzReferences(bytes)
     return 0
+}
+
+// MARK: - git credential requests and references
+
+/// Property 12.
+private func fuzzReferences(_ bytes: [UInt8]) {
+    _ = try? GitCredentialRequest.end(in: bytes)
+    if var request = try? GitCredentialRequest.parse(bytes) {
+        var vault = Vault()
+        try? vault.setValue(Array("p".utf8), for: "git/h")
+        _ = GitCredentialEntries.lookUp(request, in: vault)
+        _ = try? GitCredentialEntries.storePlan(for: request, in: vault)
+        request.wipePassword()
+    }
+    _ = try? ReferenceEnvFile.parse(bytes)
+    if bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self), let reference = SecretReference.parse(text) {
+        precondition(SecretReference.parse(reference.text) == reference, "a reference written back parses to another")
+    }
 }
 
 // MARK: - age files
