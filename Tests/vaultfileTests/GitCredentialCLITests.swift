@@ -152,14 +152,24 @@ import Testing
         #expect(try cli.read("t.vault") == before)
     }
 
-    /// Even on a terminal, store and erase never ask for the vault's password.
-    @Test(.enabled(if: CLI.hasScript, "util-linux 'script' is absent: terminal prompt tests skipped"))
+    /// Even on a terminal, store and erase never ask for the vault's password: run under a
+    /// pseudo-terminal (util-linux `script`), the request from a file; a `get` of the vault there
+    /// does prompt (the terminal is real). Each run is killed after a few seconds if it waits.
+    @Test(.enabled(if: CLI.hasScript && FileManager.default.isExecutableFile(atPath: "/usr/bin/timeout"),
+                   "util-linux 'script' or timeout is absent: terminal prompt tests skipped"))
     func test_store_neverPromptsOnATerminal() throws {
         let cli = try Self.helperFolder(["git/h": ("old", ["username": "u"])]); defer { cli.directory.remove() }
-        // The request typed on the terminal (its blank line ends it), as a person testing the helper would.
-        let run = try cli.interactive(["git", "credential", "--vault", cli.path("t.vault"), "--allow-write", "store"],
-                                      answers: [(prompt: "", line: "protocol=https\nhost=h\nusername=u\npassword=new\n")])
-        #expect(!run.screen.lowercased().contains("password for"), "\(run.screen)")
+        try cli.write("req", Array("protocol=https\nhost=h\nusername=u\npassword=new\n\n".utf8))
+        func onTerminal(_ command: String, seconds: Int) throws -> CLI.Result {
+            let line = "timeout --foreground -s KILL \(seconds) '\(CLI.binary)' \(command) --vault '\(cli.path("t.vault"))'"
+            return try cli.run(["-q", "-e", "-c", line, "/dev/null"], executable: "/usr/bin/script")
+        }
+        let prompted = try onTerminal("get git/h", seconds: 3)
+        #expect(prompted.text.contains("Password for"), "the control: a get on this terminal prompts (\(prompted.text))")
+        for operation in ["store", "erase"] {
+            let run = try onTerminal("git credential --allow-write \(operation) < '\(cli.path("req"))'", seconds: 10)
+            #expect(!run.text.contains("Password for") && run.text.contains("no password source"), "\(operation): \(run.text)")
+        }
         #expect(try cli.run(["get", "git/h"] + cli.unlock()).text == "old")
     }
 }
