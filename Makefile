@@ -100,12 +100,15 @@ deb: $(if $(PORTABLE),,portable)
 ## age -e to the same recipient (bench/share.sh, issue 41); then age -d through age-plugin-vaultfile against age -d -i
 ## (bench/age-plugin.sh, issue 43); a signature and a listing through the agent's ssh socket against OpenSSH's
 ## ssh-agent holding the same key (bench/ssh_agent.sh, issue 42).
+## Then git credential fill through the helper with the agent against git's own store helper
+## (bench/git-credential.sh, issue 43).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
 	./bench/share.sh | tee bench/out/share.txt
 	./bench/age-plugin.sh | tee bench/out/age-plugin.txt
 	./bench/ssh_agent.sh | tee bench/out/ssh_agent.txt
+	./bench/git-credential.sh | tee bench/out/git-credential.txt
 
 bench-quick: deps
 	./bench/run.sh --quick

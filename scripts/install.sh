@@ -24,8 +24,9 @@ prefix=${PREFIX:-/usr/local}
 root="${DESTDIR:-}$prefix"
 
 bin_path="bin/vaultfile"
-# The names the binary also runs as (LinkedNames.swift): age-plugin-vaultfile for age's plugin protocol.
-links=(age-plugin-vaultfile)
+# The names the binary also runs as (Sources/vaultfile/Support/Parsing/LinkedNames.swift):
+# age-plugin-vaultfile for age's plugin protocol, git-credential-vaultfile for git's credential helper.
+links=(age-plugin-vaultfile git-credential-vaultfile)
 man_path="share/man/man1/vaultfile.1"
 bash_path="share/bash-completion/completions/vaultfile"
 zsh_path="${ZSH_COMPLETION_DIR:-share/zsh/site-functions}/_vaultfile"
@@ -76,7 +77,7 @@ install)
   install -m 0644 "$work/completion.bash" "$root/$bash_path"
   install -m 0644 "$work/completion.zsh" "$root/$zsh_path"
   install -m 0644 "$work/completion.fish" "$root/$fish_path"
-  echo "installed $root/$bin_path ($(du -h "$root/$bin_path" | cut -f1), stripped), the man page and bash, zsh and fish completions"
+  echo "installed $root/$bin_path ($(du -h "$root/$bin_path" | cut -f1), stripped), its links (${links[*]}), the man page and bash, zsh and fish completions"
 
   # man finds the page only if PREFIX's man folder is on its search path (manpath(1)).
   if ! (manpath -q 2>/dev/null || true) | tr ':' '\n' | grep -qxF "$prefix/share/man"; then

@@ -58,6 +58,9 @@ version=$(field Version)
 check "vaultfile --version runs and prints the package's version" test "$("$root/usr/bin/vaultfile" --version)" = "$version"
 check "the binary is stripped" sh -c "! readelf -S '$root/usr/bin/vaultfile' | grep -q '\.symtab'"
 check "selftest passes" "$root/usr/bin/vaultfile" selftest
+check "git-credential-vaultfile links to vaultfile" test "$(readlink "$root/usr/bin/git-credential-vaultfile")" = vaultfile
+check "git-credential-vaultfile runs the credential helper (an unknown operation: exit 0, silent)" \
+  sh -c "[ -z \"\$('$root/usr/bin/git-credential-vaultfile' capability </dev/null 2>&1)\" ]"
 if command -v man >/dev/null; then
   check "man vaultfile finds the page" sh -c "man -aw vaultfile | grep -qx '$root/usr/share/man/man1/vaultfile.1.gz'"
   check "man vaultfile renders it" sh -c "MANPAGER=cat MANWIDTH=80 man vaultfile 2>/dev/null | grep -q 'an offline, single-file encrypted vault'"
@@ -95,6 +98,7 @@ fi
 if "$install" && ! "$previously_installed"; then
   dpkg -r vaultfile >/dev/null
   check "dpkg -r removes the binary" test ! -e /usr/bin/vaultfile
+  check "dpkg -r removes the credential helper's link" test ! -e /usr/bin/git-credential-vaultfile
 fi
 
 echo "test-deb: $passed passed, $failed failed"

@@ -31,6 +31,10 @@ for file in bin/vaultfile share/man/man1/vaultfile.1 share/bash-completion/compl
 done
 check "the binary is executable" test -x "$root/bin/vaultfile"
 check "the binary runs" "$root/bin/vaultfile" --version
+check "git-credential-vaultfile is a relative link to vaultfile" test "$(readlink "$root/bin/git-credential-vaultfile")" = vaultfile
+check "the link runs the credential helper (an unknown operation: exit 0, silent)" \
+  sh -c "[ -z \"\$('$root/bin/git-credential-vaultfile' capability </dev/null 2>&1)\" ]"
+check "git-credential-vaultfile.1 links to the man page" test "$(readlink "$root/share/man/man1/git-credential-vaultfile.1")" = vaultfile.1
 
 # Stripped: no symbol table, no DWARF.
 check "file(1) says stripped" sh -c "file '$root/bin/vaultfile' | grep -q ', stripped'"
@@ -88,7 +92,7 @@ check "the MANPATH note for a PREFIX man does not search" grep -q 'MANPATH=/opt/
 # Uninstall removes everything install put there.
 make --no-print-directory uninstall DESTDIR="$stage" PREFIX=/usr >/dev/null
 make --no-print-directory uninstall DESTDIR="$stage/debug" PREFIX=/usr >/dev/null
-left=$(find "$stage/usr" "$stage/debug" -type f | wc -l)
+left=$(find "$stage/usr" "$stage/debug" \( -type f -o -type l \) | wc -l)
 check "uninstall leaves no file behind ($left left)" test "$left" = 0
 
 echo "test-install: $passed passed, $failed failed"

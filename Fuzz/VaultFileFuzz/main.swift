@@ -89,6 +89,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    serving one ed25519 key (listing, signing, binding, and the rest) on one connection that
 ///    keeps its bindings across inputs, and what a SIGN_REQUEST's data is (`SSHSignedData`): never a
 ///    crash; a signature only for the served key.
+/// 16. git's credential requests (`GitCredentialRequest`: framing and parsing) and the reference
+///    grammar (`SecretReference`, `exec --env-file` files) never crash; a reference that parses
+///    writes back to a text that parses to it again (issue 43).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -166,7 +169,26 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     fuzzAgeFile(bytes)
     if size <= 1 << 20 { fuzzAgePlugin(bytes) }
     _ = try? KDBXReader.read(bytes, file: "fuzz", credentials: kdbxPassword, limits: limits, now: 0)
+    fuzzReferences(bytes)
     return 0
+}
+
+// MARK: - git credential requests and references
+
+/// Property 12.
+private func fuzzReferences(_ bytes: [UInt8]) {
+    _ = try? GitCredentialRequest.end(in: bytes)
+    if var request = try? GitCredentialRequest.parse(bytes) {
+        var vault = Vault()
+        try? vault.setValue(Array("p".utf8), for: "git/h")
+        _ = GitCredentialEntries.lookUp(request, in: vault)
+        _ = try? GitCredentialEntries.storePlan(for: request, in: vault)
+        request.wipePassword()
+    }
+    _ = try? ReferenceEnvFile.parse(bytes)
+    if bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self), let reference = SecretReference.parse(text) {
+        precondition(SecretReference.parse(reference.text) == reference, "a reference written back parses to another")
+    }
 }
 
 // MARK: - age files

@@ -80,7 +80,7 @@ struct VaultfileCommand: ParsableCommand {
         version: vaultfileVersion,
         subcommands: [
             Init.self, Set.self, Get.self, Totp.self, List.self, Ls.self, Rm.self, Mv.self, Cp.self, Edit.self, History.self, Restore.self, Trash.self, Search.self,
-            Generate.self, Exec.self, Inject.self, Import.self, Export.self, Share.self, Receive.self, AgeIdentityVerb.self, Batch.self, Merge.self, Git.self, Resolve.self,
+            Generate.self, Exec.self, Inject.self, Read.self, Import.self, Export.self, Share.self, Receive.self, AgeIdentityVerb.self, Batch.self, Merge.self, Git.self, Resolve.self,
             Info.self, Verify.self, Audit.self, Passwd.self, Slot.self, Trust.self, Rekey.self, Keygen.self, SSHKeygen.self, Calibrate.self, Selftest.self,
             Unlock.self, Lock.self, Agent.self, ClipboardClear.self,
         ]
@@ -96,7 +96,9 @@ struct VaultfileCommand: ParsableCommand {
         do {
             try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
             // `vaultfile --vault X get a` as `vaultfile get --vault X a` (issue 47).
-            let arguments = try Usage.movingVaultAfterVerb(Array(CommandLine.arguments.dropFirst()), root: Self.self)
+            // Started as a link (git-credential-vaultfile, …): that link's verb (Support/Parsing/LinkedNames.swift).
+            let given = LinkedNames.arguments(program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
+            let arguments = try Usage.movingVaultAfterVerb(given, root: Self.self)
             // `vaultfile` alone: a few lines on stderr, not the whole help, and a usage status.
             guard !arguments.isEmpty else {
                 Messages.info(Usage.short)

@@ -58,7 +58,7 @@ enum CLIErrorKind: CaseIterable {
     case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
-    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder
+    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, nothingOpens, nothingOpensNoTerminal
 
@@ -96,6 +96,7 @@ enum CLIErrorKind: CaseIterable {
         case .folderNotEntry: self = .folderNotEntry
         case .noEntryOrFolder: self = .noEntryOrFolder
         case .nothingUnder: self = .nothingUnder
+        case .referenceNotFound: self = .referenceNotFound
         case .stateFolderUnsafe: self = .stateFolderUnsafe
         case .typedPasswordWrong: self = .typedPasswordWrong
         case .execMatchesNothing: self = .execMatchesNothing
@@ -181,6 +182,9 @@ enum CLIErrorKind: CaseIterable {
             return ErrorCaseRow(CLIError.noEntryOrFolder("shown/name"), status: 1, hint: true, shows: ["no entry or folder named 'shown/name' (nothing under 'shown/name/')"])
         case .nothingUnder:
             return ErrorCaseRow(CLIError.nothingUnder(folder: "shown/", entry: nil), status: 1, hint: true, shows: ["nothing under 'shown/'"])
+        case .referenceNotFound:
+            return ErrorCaseRow(CLIError.referenceNotFound(reference: "vf://shown#f", why: "shown-why", place: "SHOWN_VAR in shown.env"),
+                                status: 1, hint: true, shows: ["vf://shown#f", "shown-why", "SHOWN_VAR in shown.env"])
         case .stateFolderUnsafe:
             return ErrorCaseRow(CLIError.stateFolderUnsafe(.init(folder: "/v/state", owner: 65534, mode: 0o777, othersOwn: true)), status: 2,
                                 hint: true, shows: ["the state folder /v/state", "uid 65534", "mode 0777", "nothing was written"])

@@ -6,8 +6,9 @@ import VaultModel
 /// Renders templates in which `{{ vf://NAME }}` and `{{ vf://NAME#FIELD }}` stand for stored bytes,
 /// and `{{ vf-totp://NAME }}` for the current TOTP code of the entry (`Vault.totpParameters(of:)`).
 ///
-/// Spaces inside the braces are optional. Other `{{ … }}` text is left alone, so
-/// templates for other engines pass through.
+/// Spaces inside the braces are optional (blanks before `}}` are not part of the reference: end
+/// the name with `#` to keep them). Other `{{ … }}` text is left alone, so templates for other
+/// engines pass through. The reference grammar and its escapes are `SecretReference`'s.
 public enum Template {
     /// One reference found in a template.
     public struct Reference: Equatable, Sendable {
@@ -113,11 +114,10 @@ public enum Template {
             let column = bodyStart - (bytes[..<bodyStart].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
             throw .malformedInput("line \(line), column \(column) (byte offset \(bodyStart)): a template reference is not valid UTF-8")
         }
-        guard !text.isEmpty else { return nil }
-        let parts = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        // A code has no field: `vf-totp://NAME#F` is not a reference, and stays as text.
-        if isTOTP && parts.count > 1 { return nil }
-        let reference = Reference(name: String(parts[0]), field: parts.count > 1 ? String(parts[1]) : nil, line: line, isTOTP: isTOTP)
+        // The one grammar of references (SecretReference: `##` and a closing `#` are its escapes);
+        // a code has no field: `vf-totp://NAME#F` is not a reference, and stays as text.
+        guard let parsed = SecretReference.parse(body: text, isTOTP: isTOTP) else { return nil }
+        let reference = Reference(name: parsed.name, field: parsed.field, line: line, isTOTP: isTOTP)
         return (reference, index + 2)
     }
 }

@@ -50,6 +50,10 @@ extension VaultfileCommand {
             "Allow an entry to set this variable although it can make programs run other code, e.g. PATH (repeatable).",
             valueName: "name"))
         var allowEnv: [String] = []
+        @Option(name: .customLong("env-file"), help: ArgumentHelp(
+            "Set the variables of this file: VAR=vf://NAME#FIELD lines (and plain VAR=text), as op run --env-file (repeatable; a later line wins).",
+            valueName: "file"), completion: .file())
+        var envFiles: [String] = []
         @Flag(name: .customLong("allow-nested"), help: """
             Pass the password sources of the environment (VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, \
             VAULTFILE_IDENTITY*, VAULTFILE_KEYFILE, VAULTFILE_PASSWORD) and the agent on to the command, for a command that runs vaultfile.
@@ -63,6 +67,10 @@ extension VaultfileCommand {
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the command after --, e.g. vaultfile exec -- ./deploy.sh") }
+            // With --env-file, entries are exported only when chosen: --fields alone chooses none.
+            if !envFiles.isEmpty && fields && prefix == nil && only.isEmpty {
+                throw ValidationError("--fields with --env-file needs --prefix or --only: with --env-file only the entries they choose are exported")
+            }
             // `--prefix "$UNSET"` would export every entry: an empty prefix is a mistake unless said.
             if prefix == "" && !allowEmpty {
                 throw ValidationError("--prefix is empty, which would export every entry (an unset variable?): "
@@ -72,10 +80,15 @@ extension VaultfileCommand {
 
         func run() throws {
             try Self.checkCommand(command[0])
+            // The files are read before the vault is unlocked: a typo in one costs no unlock.
+            let fileLines = try envFiles.map { ($0, try Self.readEnvFile($0)) }
             let vault = try unlock.open(entriesOnly: true, handingValues: true).vault
             let prefix = EnvironmentNames.segmentPrefix(self.prefix ?? "")
-            let (sources, values) = try exportable(vault, prefix: prefix)
+            // With --env-file the file names the variables; entries come too only when --prefix or --only chooses them.
+            let choosesEntries = envFiles.isEmpty || self.prefix != nil || !only.isEmpty
+            let (sources, values) = choosesEntries ? try exportable(vault, prefix: prefix) : ([], [])
             let bindings = try EnvironmentNames.bindings(for: sources, strippingPrefix: prefix)
+            let fromFiles = try Self.resolve(fileLines, in: vault, beside: bindings, allowEnv: allowEnv)
             for binding in bindings where Self.isGuarded(binding.variable) && !allowEnv.contains(binding.variable) {
                 throw CLIError.refused(
                     "refusing to export the entry '\(binding.reference)' as \(binding.variable) without --allow-env \(binding.variable): "
@@ -85,6 +98,7 @@ extension VaultfileCommand {
             }
             var environment = Self.currentEnvironment()
             for (binding, value) in zip(bindings, values) { environment[binding.variable] = value }
+            for variable in fromFiles { environment[variable.name] = variable.value }
             // Marks the child, so a vaultfile inside it that finds no password source says why.
             environment["VAULTFILE_EXEC"] = "1"
             // Nor may it ask the agent: a nested vaultfile would reach entries outside --prefix/--only.

@@ -5,7 +5,7 @@ extension VaultfileCommand {
     struct Git: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "git",
-            abstract: "Git integration: setup, textconv (readable diffs), merge (a three-way merge driver).",
+            abstract: "Git integration: setup, textconv (readable diffs), merge (a three-way merge driver), credential (a credential helper).",
             discussion: """
                 Run 'vaultfile git setup' once in a repository. git then calls 'git textconv' for diffs and \
                 'git merge' for merges; both need a secret that opens the vault, from the environment \
@@ -20,6 +20,6 @@ extension VaultfileCommand {
                 being merged) stops with exit 1 and leaves the file as it was; set \
                 VAULTFILE_MERGE_ALLOW_WEAK=1 to take them. See 'vaultfile git merge --help'.
                 """,
-            subcommands: [Setup.self, Textconv.self, Merge.self])
+            subcommands: [Setup.self, Textconv.self, Merge.self, Credential.self])
     }
 }

@@ -95,6 +95,9 @@ enum CLIError: CategorizedError {
     case noEntryOrFolder(String)
     /// No entry lies under `folder` (rm -r); `entry` is the entry NAME that was looked for too, if any.
     case nothingUnder(folder: String, entry: String?)
+    /// A `vf://` reference (`read`, `exec --env-file`) names an entry or field the vault lacks:
+    /// `reference` as written back, `why` the lookup's own words, `place` where it was written (or nil).
+    case referenceNotFound(reference: String, why: String, place: String?)
     /// A command that writes a vault, with a state folder another user owns or others may write.
     case stateFolderUnsafe(StateFolder.Unsafe)
 
@@ -169,6 +172,8 @@ enum CLIError: CategorizedError {
         case .nothingUnder(let folder, let entry):
             return entry.map { "no entry named '\($0)' and nothing under '\(folder)'" } ?? "nothing under '\(folder)'"
         case .stateFolderUnsafe(let unsafe): return "\(unsafe); refusing to write through it, so nothing was written"
+        case .referenceNotFound(let reference, let why, let place):
+            return "\(reference)\(place.map { " (\($0))" } ?? ""): \(why)"
         }
     }
 
@@ -187,7 +192,7 @@ enum CLIError: CategorizedError {
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
         case .sourceDecryptionTotalOverLimit: return .overLimit
-        case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing: return .notFound
+        case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing, .referenceNotFound: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }
     }

@@ -366,6 +366,7 @@ struct ErrorReport: Equatable {
         case .folderNotEntry(let name, _):
             return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
+        case .referenceNotFound: return "'vaultfile ls' shows the names in the vault; in a reference '##' stands for a '#' in a name"
         case .kdfOverOpenCaps(_, let cap):
             let option: String
             switch cap {

@@ -16,8 +16,14 @@ enum Terminal {
     /// The longest secret a prompt accepts.
     static let maxSecretLength = 4_096
 
+    /// Whether a prompt may open the terminal at all. False in the git credential helper's `store`
+    /// and `erase` (they write only with a vault that opens without a prompt) and in its `get`
+    /// under GIT_TERMINAL_PROMPT=0: every prompt then fails as with no terminal (`noPasswordSource`).
+    nonisolated(unsafe) static var promptsAllowed = true
+
     /// Asks for a secret on `/dev/tty` without echo; the final newline is not part of it.
     static func readSecret(prompt: String) throws(CLIError) -> SecureBytes {
+        guard promptsAllowed else { throw .noPasswordSource }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw .noPasswordSource }
         defer { close(fd) }

@@ -254,6 +254,8 @@ enum QuickCommand {
             return try? VaultfileCommand.Rm.quick(rest)
         case "verify":
             return try? VaultfileCommand.Verify.quick(rest)
+        case "git" where rest.first == "credential":
+            return try? VaultfileCommand.Git.Credential.quick(rest.dropFirst())
         default:
             return nil
         }
