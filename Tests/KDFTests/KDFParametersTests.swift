@@ -173,11 +173,13 @@ import Testing
 
 /// Calibration finds settings near a target time (loose bounds: this is not a benchmark, and
 /// the upper ones leave room for a machine loaded by other builds, where 1.0 s was missed).
+/// Argon2id at 1 MiB: one pass is a few milliseconds even on a loaded machine, so the memory
+/// asked for is kept (at 8 MiB, a pass over the target under load made calibration lower it).
 @Suite struct CalibrationTests {
     @Test func test_argon2id_reachesTheTargetOrder() throws {
-        let result = try Calibration.argon2id(memoryKiB: 8 * 1024, parallelism: 1, targetSeconds: 0.2)
+        let result = try Calibration.argon2id(memoryKiB: 1024, parallelism: 1, targetSeconds: 0.2)
         guard case .argon2id(let p) = result.parameters else { Issue.record("wrong KDF"); return }
-        #expect(p.memoryKiB == 8 * 1024 && p.parallelism == 1 && p.iterations >= 1)
+        #expect(p.memoryKiB == 1024 && p.parallelism == 1 && p.iterations >= 1)
         #expect(result.measuredSeconds > 0.05 && result.measuredSeconds < 2.5)
     }
 
