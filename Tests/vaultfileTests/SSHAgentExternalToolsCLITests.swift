@@ -94,6 +94,12 @@ extension ExternalTools {
             #expect(quoted.status == 2 && quoted.text.isEmpty, "\(quoted.status) \(quoted.stderr)")
             #expect(quoted.stderr.contains("would need quoted"), "\(quoted.stderr)")
             #expect(!FileManager.default.fileExists(atPath: cli.path("a b")), "nothing was unlocked")
+            // A folder where agent.sock fits a socket address (107 bytes) and ssh-agent.sock does not.
+            let base = cli.path("")
+            let folder = base + String(repeating: "d", count: max(1, 95 - base.utf8.count))
+            let long = try cli.unlockSSH(environment: ["VAULTFILE_AGENT_SOCK": folder + "/agent.sock"])
+            #expect(long.status == 2 && long.text.isEmpty && long.stderr.contains("longer than 107 bytes"), "\(long.status) \(long.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder), "nothing was unlocked")
             #expect(try cli.run(["unlock", "--ssh-keys", "ssh/"] + cli.unlock()).status == 64)
             #expect(try cli.run(["unlock", "--ssh", "--ssh-confirm"] + cli.unlock()).status == 64)
             #expect(try cli.run(["unlock", "--ssh", "--ssh-lifetime", "soon"] + cli.unlock()).status == 64)

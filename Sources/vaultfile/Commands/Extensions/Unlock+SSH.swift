@@ -7,7 +7,8 @@ import VaultModel
 
 extension VaultfileCommand.Unlock {
     /// The ssh socket's path, beside the agent's; refused when a shell would need it quoted
-    /// (`eval "$(vaultfile unlock --ssh)"` takes the line as it is, as ssh-agent prints it).
+    /// (`eval "$(vaultfile unlock --ssh)"` takes the line as it is, as ssh-agent prints it) or when
+    /// it is too long for a socket address: both before anything is unlocked.
     static func sshSocketPath(_ socket: AgentSocketPath) throws(CLIError) -> String {
         let path = socket.directory + "/ssh-agent.sock"
         let plain = path.unicodeScalars.allSatisfy { $0.isASCII && (Self.unquoted.contains(Character($0))) }
@@ -15,6 +16,10 @@ extension VaultfileCommand.Unlock {
             throw .refused("the agent's folder \(socket.directory) holds characters a shell would need quoted, so the line "
                            + "'SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK;' cannot be printed as ssh-agent prints it",
                            hint: "point VAULTFILE_AGENT_SOCK at a path of letters, digits and / . _ - + : @ % = ,")
+        }
+        guard path.utf8.count <= AgentSocketPath.maxLength else {
+            throw .refused("the ssh socket path \(path) is longer than \(AgentSocketPath.maxLength) bytes, the most a socket address holds",
+                           hint: "point VAULTFILE_AGENT_SOCK at a shorter folder")
         }
         return path
     }
