@@ -59,7 +59,11 @@ public enum KDBXReader {
         if let stream { unprotect = { (bytes: inout [UInt8]) in stream.apply(&bytes) } }
         var xml = Array(plain[xmlStart...])
         defer { wipe(&xml) }
-        return try KeePassXMLReader.read(xml, now: now, format: "kdbx", unprotect: unprotect, pool: pool)
+        // The budget goes on: what the payload inflated to is spent, and every Ref copy into an
+        // entry is counted against the same 250 times the file's bytes.
+        // KDBX 3.1 authenticates its header by Meta/HeaderHash, the SHA-256 of the header's bytes.
+        let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
+        return try KeePassXMLReader.read(xml, now: now, format: "kdbx", unprotect: unprotect, pool: pool, budget: budget, headerHash: headerHash)
     }
 
     // MARK: The key
