@@ -44,6 +44,14 @@ extension VaultfileCommand.Export {
             Messages.warning("\(written.binaryAsAttachment) values or fields are not text (binary data) and were written as attachments of their entries "
                              + "(a value as 'value.bin'), which KeePass shows in its attachments")
         }
+        if written.renamed > 0 {
+            Messages.warning("\(written.renamed) fields or attachments were written as 'NAME (2)', 'NAME (3)'… because another of the same entry "
+                             + "already had their KeePass name (KeePass holds each name once per entry; docs/INTERCHANGE.md, \"kdbx\")")
+        }
+        if written.labelsReplaced > 0 {
+            Messages.warning("\(written.labelsReplaced) field labels hold characters XML cannot (control characters, U+FFFE, U+FFFF) and were "
+                             + "written under the fields' own names")
+        }
         Messages.info("exported \(ChangeReport.entries(written.entries)) to \(path) (KDBX 4, Argon2id \(parameters.memoryKiB / 1024) MiB, "
                       + "t=\(parameters.iterations), p=\(parameters.parallelism), ChaCha20)")
         if json {

@@ -141,6 +141,7 @@ struct ErrorReport: Equatable {
                                             : "'ssh-keygen -y -f KEY' (an ssh key) or 'age -d KEY' (an age -p file) asks for it and prints the key when it is right")
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
+        case .notExportable: return "rename the entry ('vaultfile mv OLD NEW'), or leave it out of the export (--prefix)"
         case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
