@@ -186,3 +186,6 @@ write("ref-amplification.kdbx", kdbx4(binaries=(bytes(4 << 20), rand(24 << 10)),
 write("kdbx31-header-hash-wrong.kdbx", kdbx31(header_hash="wrong"))
 out = os.path.dirname(hostile)
 write("kdbx31-header-hash.kdbx", kdbx31(header_hash="right"))
+# Authenticated KDBX 4 (every HMAC right) whose XML is not well-formed: damage of the file, named.
+out = hostile
+write("xml-malformed.kdbx", kdbx4(make_xml=lambda stream: b'<?xml version="1.0"?><KeePassFile><Meta></KeePassFile>'))

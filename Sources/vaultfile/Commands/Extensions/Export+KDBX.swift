@@ -32,7 +32,12 @@ extension VaultfileCommand.Export {
         if let given = password, given.count == 0 { throw CLIError.emptyPassword }
         let vault = try unlock.open().vault
         if password == nil && !noNewPassword {
-            let typed = try Terminal.readNewSecret(prompt: "Password for the KeePass database \(path): ", confirm: "Repeat the password: ")
+            let typed: SecureBytes
+            do { typed = try Terminal.readNewSecret(prompt: "Password for the KeePass database \(path): ", confirm: "Repeat the password: ") } catch {
+                guard case .noPasswordSource = error else { throw error }
+                throw CLIError.noForeignPasswordSource(what: "the KeePass database \(path)",
+                                                       options: "--new-password-file FILE or --new-password-fd N, or protect it with a key file alone: --new-keyfile FILE --no-new-password")
+            }
             guard typed.count > 0 else { throw CLIError.emptyPassword }
             password = typed
         }

@@ -303,6 +303,10 @@ struct ErrorReport: Equatable {
             return "if you trust this file, raise the limit with --kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .iterationsTotalOverCap(let spent, let asked, _):
             return "if you trust this file, raise the limit on the total with --kdf-max-iterations \(KDFError.total(spent, asked)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
+        case .aesKDFRoundsOverCap(_, let rounds, _):
+            // The cap is four times the option: the rounds divided by four, rounded up, let it open.
+            let needed = rounds / 4 + (rounds % 4 == 0 ? 0 : 1)
+            return "if you trust this file, raise the limit with --kdf-max-iterations \(needed) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .belowMinimum: return "use stronger settings, or pass --allow-weak-kdf if you accept faster guessing"
         case .unknownAlgorithm: return "upgrade vaultfile"
         case .invalidParameters, .invalidSaltLength, .derivationFailed: return nil
@@ -311,6 +315,7 @@ struct ErrorReport: Equatable {
 
     static func hint(for error: CLIError) -> String? {
         switch error {
+        case .noForeignPasswordSource(_, let options): return "give it with \(options)"
         case .noPasswordSource:
             return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD; to open a vault, "
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "

@@ -36,7 +36,11 @@ enum KDBXImport {
             case .success(let typed): password = typed
             case .failure(let error):
                 // No terminal: a key file alone opens the database, as keepassxc-cli's --no-password.
-                guard case .noPasswordSource = error, keyFileKey != nil else { throw error }
+                guard case .noPasswordSource = error else { throw error }
+                guard keyFileKey != nil else {
+                    throw CLIError.noForeignPasswordSource(what: "the KeePass database \(file)",
+                                                           options: "--kdbx-password-file FILE ('-': standard input), and/or its key file with --kdbx-keyfile FILE")
+                }
             }
             if keyFileKey != nil, password?.count == 0 { password = nil }
         }
