@@ -20,11 +20,7 @@ extension VaultfileCommand.Export {
             throw CLIError.invalidArgument("a KDBX database derives its key with Argon2 or AES-KDF; --kdf pbkdf2 cannot apply (leave out --kdf, or give argon2id)")
         }
         var keyFileKey: SecureBytes?
-        if let newKeyFile {
-            var bytes = try Input.readFile(newKeyFile)
-            defer { wipe(&bytes) }
-            keyFileKey = try KDBXKeyFile.key(of: bytes, file: newKeyFile)
-        }
+        if let newKeyFile { keyFileKey = try KDBXKeyFileInput.key(newKeyFile, refuseEmpty: true) }
         // Read before the vault opens (a missing file fails before any KDF), as passwd does.
         var password: SecureBytes?
         if let newPasswordFile { password = try PasswordSource.file(newPasswordFile).read(prompt: "") }

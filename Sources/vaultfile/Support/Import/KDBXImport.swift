@@ -22,11 +22,7 @@ enum KDBXImport {
     /// keepassxc-cli asks; without a terminal, the key file alone is used.
     private static func credentials(for file: String, options: KDBXSourceOptions) throws -> KDBXCredentials {
         var keyFileKey: SecureBytes?
-        if let keyFile = options.keyFile {
-            var bytes = try Input.readFile(keyFile)
-            defer { wipe(&bytes) }
-            keyFileKey = try KDBXKeyFile.key(of: bytes, file: keyFile)
-        }
+        if let keyFile = options.keyFile { keyFileKey = try KDBXKeyFileInput.key(keyFile) }
         let prompt = "Password of the KeePass database \(file): "
         var password: SecureBytes?
         if let passwordFile = options.passwordFile {
