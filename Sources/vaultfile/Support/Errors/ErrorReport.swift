@@ -60,7 +60,6 @@ struct ErrorReport: Equatable {
     }
 
     // MARK: Hints
-
     /// The next step for `error`, by its type.
     static func hint(for error: any CategorizedError) -> String? {
         switch error {
@@ -128,10 +127,8 @@ struct ErrorReport: Equatable {
         case .rotationBlocked:
             return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .slotChangeRefused, .sealSigningFailed: return nil
-        case .sourceSecretRejected(_, let what) where what.contains("key file"):
-            // A KeePass database (import --format kdbx): its password and/or key file.
-            return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; "
-                + "--kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
+        case .sourceSecretRejected(_, let what) where what.contains("key file"):  // a KeePass database (import --format kdbx)
+            return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; --kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
         case .sourceSecretRejected:
             return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
                 + "a file under several vault ids needs one import per password"
@@ -303,10 +300,7 @@ struct ErrorReport: Equatable {
             return "if you trust this file, raise the limit with --kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .iterationsTotalOverCap(let spent, let asked, _):
             return "if you trust this file, raise the limit on the total with --kdf-max-iterations \(KDFError.total(spent, asked)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
-        case .aesKDFRoundsOverCap(_, let rounds, _):
-            // The cap is four times the option: the rounds divided by four, rounded up, let it open.
-            let needed = rounds / 4 + (rounds % 4 == 0 ? 0 : 1)
-            return "if you trust this file, raise the limit with --kdf-max-iterations \(needed) (or VAULTFILE_KDF_MAX_ITERATIONS)"
+        case .aesKDFRoundsOverCap(_, let rounds, _): return "if you trust this file, raise the limit with --kdf-max-iterations \(rounds / 4 + min(rounds % 4, 1)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .belowMinimum: return "use stronger settings, or pass --allow-weak-kdf if you accept faster guessing"
         case .unknownAlgorithm: return "upgrade vaultfile"
         case .invalidParameters, .invalidSaltLength, .derivationFailed: return nil
