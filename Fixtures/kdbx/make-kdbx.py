@@ -56,11 +56,11 @@ class Stream:
         return base64.b64encode(self.cipher.encrypt(value)).decode()
 
 
-def xml(stream, pool_in_meta=False, attachment=b"attached bytes\n"):
+def xml(stream, pool_in_meta=False, attachment=b"attached bytes\n", meta_extra=""):
     import base64
-    meta_binaries = ""
+    meta_binaries = meta_extra
     if pool_in_meta:
-        meta_binaries = '<Binaries><Binary ID="0" Compressed="True">%s</Binary></Binaries>' % base64.b64encode(gzip.compress(attachment, mtime=0)).decode()
+        meta_binaries += '<Binaries><Binary ID="0" Compressed="True">%s</Binary></Binaries>' % base64.b64encode(gzip.compress(attachment, mtime=0)).decode()
     t = base64.b64encode(struct.pack("<Q", 63_800_000_000)).decode()
     times = "<Times><CreationTime>%s</CreationTime><LastModificationTime>%s</LastModificationTime></Times>" % (t, t)
     return ('<?xml version="1.0" encoding="utf-8" standalone="yes"?><KeePassFile><Meta><Generator>make-kdbx.py</Generator>%s</Meta>'
@@ -81,7 +81,8 @@ def variant_dict(items):
     return out + b"\0"
 
 
-def kdbx4(cipher=CHACHA, kdf=ARGON2ID, block=1 << 20, mutate=None, inner_mutate=None, payload_gzip=None, extra_header=b""):
+def kdbx4(cipher=CHACHA, kdf=ARGON2ID, block=1 << 20, mutate=None, inner_mutate=None, payload_gzip=None, extra_header=b"",
+          binaries=(b"attached bytes\n",), make_xml=None):
     seed, salt, inner_key = rand(32), rand(32), rand(64)
     iv = rand(12 if cipher == CHACHA else 16)
     if kdf == AESKDF:
@@ -97,9 +98,9 @@ def kdbx4(cipher=CHACHA, kdf=ARGON2ID, block=1 << 20, mutate=None, inner_mutate=
         + field(11, params) + extra_header + field(0, b"\r\n\r\n")
     stream = Stream(3, inner_key)
     inner = struct.pack("<BI", 1, 4) + struct.pack("<I", 3) + struct.pack("<BI", 2, 64) + inner_key
-    attachment = b"attached bytes\n"
-    inner += struct.pack("<BI", 3, 1 + len(attachment)) + b"\0" + attachment + struct.pack("<BI", 0, 0)
-    plain = inner + xml(stream)
+    for attachment in binaries: inner += struct.pack("<BI", 3, 1 + len(attachment)) + b"\0" + attachment
+    inner += struct.pack("<BI", 0, 0)
+    plain = inner + (make_xml or xml)(stream)
     if inner_mutate: plain = inner_mutate(plain)
     packed = payload_gzip if payload_gzip is not None else gzip.compress(plain, mtime=0)
     key = hashlib.sha256(seed + transformed).digest()
@@ -120,13 +121,20 @@ def kdbx4(cipher=CHACHA, kdf=ARGON2ID, block=1 << 20, mutate=None, inner_mutate=
     return out
 
 
-def kdbx31():
+def kdbx31(header_hash=None):
+    """KDBX 3.1; header_hash "right" writes Meta/HeaderHash (the header's SHA-256, as KeePass 2.20+
+    does), "wrong" the hash of a header that differs in one byte."""
+    import base64
     seed, transform_seed, stream_key, start, iv = rand(32), rand(32), rand(32), rand(32), rand(16)
     def field(i, data): return struct.pack("<BH", i, len(data)) + data
     header = SIG + struct.pack("<HH", 1, 3) + field(2, AES_CBC) + field(3, struct.pack("<I", 1)) + field(4, seed) + field(5, transform_seed) \
         + field(6, struct.pack("<Q", 100)) + field(7, iv) + field(8, stream_key) + field(9, start) + field(10, struct.pack("<I", 2)) \
         + field(0, b"\r\n\r\n")
-    packed = gzip.compress(xml(Stream(2, stream_key), pool_in_meta=True), mtime=0)
+    meta_extra = ""
+    if header_hash:
+        hashed = header if header_hash == "right" else header[:-5] + bytes([header[-5] ^ 1]) + header[-4:]
+        meta_extra = "<HeaderHash>%s</HeaderHash>" % base64.b64encode(hashlib.sha256(hashed).digest()).decode()
+    packed = gzip.compress(xml(Stream(2, stream_key), pool_in_meta=True, meta_extra=meta_extra), mtime=0)
     body = start + struct.pack("<I", 0) + hashlib.sha256(packed).digest() + struct.pack("<I", len(packed)) + packed \
         + struct.pack("<I", 1) + bytes(32) + struct.pack("<I", 0)
     key = hashlib.sha256(seed + aes_kdf(transform_seed, 100)).digest()
@@ -159,3 +167,25 @@ bomb = bytearray(gzip.compress(bytes(64 << 20), mtime=0)); bomb[-4:] = struct.pa
 write("gzip-lying-size.kdbx", kdbx4(payload_gzip=bytes(bomb)))
 # The inner header cut inside its attachment field (a length past the end of the payload).
 write("truncated-inner-header.kdbx", kdbx4(inner_mutate=lambda plain: plain[:5 + 4 + 5 + 64 + 5 + 3]))
+
+
+def amplifying_xml(stream):
+    """Ten entries that each name inner binary 0 (Ref="0"), after 512 KiB of whitespace."""
+    entries = "".join('<Entry><String><Key>Title</Key><Value>copy %d</Value></String><Binary><Key>zeros.bin</Key><Value Ref="0"/></Binary></Entry>' % i
+                      for i in range(10))
+    return ('<?xml version="1.0" encoding="utf-8"?><KeePassFile><Meta><Generator>make-kdbx.py</Generator></Meta>%s'
+            '<Root><Group><Name>Root</Name>%s</Group></Root></KeePassFile>' % (" " * (512 << 10), entries)).encode()
+
+
+# Appended after the fixtures above, so that their bytes do not change (the random stream goes on).
+# A 4 MiB zero-filled inner binary that ten entries name (40 MiB of copies), 512 KiB of XML
+# whitespace, and 24 KiB of random bytes (unreferenced) that keep the payload's ratio under 250:
+# a file of about 30 KB whose copies pass 250 times its size (the growth limit follows the file).
+write("ref-amplification.kdbx", kdbx4(binaries=(bytes(4 << 20), rand(24 << 10)), make_xml=amplifying_xml))
+# KDBX 3.1 with Meta/HeaderHash: the right hash (valid), and the hash of another header (hostile).
+write("kdbx31-header-hash-wrong.kdbx", kdbx31(header_hash="wrong"))
+out = os.path.dirname(hostile)
+write("kdbx31-header-hash.kdbx", kdbx31(header_hash="right"))
+# Authenticated KDBX 4 (every HMAC right) whose XML is not well-formed: damage of the file, named.
+out = hostile
+write("xml-malformed.kdbx", kdbx4(make_xml=lambda stream: b'<?xml version="1.0"?><KeePassFile><Meta></KeePassFile>'))

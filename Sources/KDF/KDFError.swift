@@ -22,6 +22,9 @@ public enum KDFError: CategorizedError, Equatable {
     /// The next keyslot's PBKDF2 iterations (`asked`) on top of those of the slots tried before
     /// it (`spent`) would pass the cap on the total.
     case iterationsTotalOverCap(spent: UInt64, asked: UInt64, cap: UInt64)
+    /// Another tool's file (`source`, a KDBX database) asks AES-KDF for `rounds` rounds, over
+    /// `cap` (four times the PBKDF2 iterations cap: a round costs far less than an iteration).
+    case aesKDFRoundsOverCap(source: String, rounds: UInt64, cap: UInt64)
     /// Creation with parameters below OWASP's minimum, without an explicit override.
     case belowMinimum(String)
     /// The underlying library reported a failure (for example, out of memory).
@@ -52,6 +55,8 @@ public enum KDFError: CategorizedError, Equatable {
         case .iterationsTotalOverCap(let spent, let asked, let cap):
             return "the vault's keyslots ask for \(Self.total(spent, asked)) PBKDF2 iterations to unlock, in total over the "
                 + "slots tried (\(spent) before the next slot, \(asked) for it); the limit on the total is \(cap)"
+        case .aesKDFRoundsOverCap(let source, let rounds, let cap):
+            return "\(source) asks AES-KDF for \(rounds) rounds to open; the limit is \(cap) rounds (four times --kdf-max-iterations)"
         case .belowMinimum(let what):
             return "the key derivation settings \(what) are below OWASP's minimum"
         case .derivationFailed(let why):
@@ -61,7 +66,7 @@ public enum KDFError: CategorizedError, Equatable {
 
     public var category: ErrorCategory {
         switch self {
-        case .memoryOverCap, .workOverCap, .iterationsOverCap, .workTotalOverCap, .iterationsTotalOverCap: return .overLimit
+        case .memoryOverCap, .workOverCap, .iterationsOverCap, .workTotalOverCap, .iterationsTotalOverCap, .aesKDFRoundsOverCap: return .overLimit
         case .unknownAlgorithm: return .unsupported
         case .invalidParameters, .invalidSaltLength: return .damaged
         case .belowMinimum: return .invalidArgument

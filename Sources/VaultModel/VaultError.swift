@@ -65,6 +65,9 @@ public enum VaultError: CategorizedError, Equatable {
     /// Another tool's encrypted file (ansible-vault, sops) fails a check after it opened: its
     /// values or its MAC do not authenticate, or its plaintext is malformed (`why`).
     case sourceDamaged(file: String, why: String)
+    /// An export's format cannot hold something of the vault (`why`: the entry named, never a
+    /// value; e.g. a name XML 1.0 cannot hold in a KDBX file); nothing was written.
+    case notExportable(format: String, why: String)
 
     // MARK: History
     /// The command needs entry history and this vault keeps none (`history --enable` turns it on).
@@ -161,6 +164,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .identityWorkOverCap(let source, let unit, let asked, let limit):
             return "\(source) asks for \(asked) \(unit) to derive its key; vaultfile runs at most \(limit), so it was refused before any work"
         case .sourceDamaged(let file, let why): return "\(file) is damaged or was modified: \(why); nothing was imported"
+        case .notExportable(let format, let why): return "a \(format) export cannot hold \(why); nothing was written"
         case .historyOff: return "this vault keeps no history of its entries"
         case .revisionNotFound(let entry, let revision, let available):
             let kept = available == 0 ? "no earlier version" : available == 1 ? "1 earlier version" : "\(available) earlier versions"
@@ -218,7 +222,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .identityPassphraseWrong: return .wrongPassword
         case .identityWorkOverCap: return .overLimit
         case .slotNotFound, .revisionNotFound: return .notFound
-        case .historyOff: return .refused
+        case .historyOff, .notExportable: return .refused
         case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged, .sourceDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported

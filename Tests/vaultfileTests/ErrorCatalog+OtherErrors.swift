@@ -13,7 +13,7 @@ import VaultModel
 
 enum KDFErrorKind: CaseIterable {
     case unknownAlgorithm, invalidParameters, invalidSaltLength, memoryOverCap, workOverCap, iterationsOverCap
-    case workTotalOverCap, iterationsTotalOverCap, belowMinimum, derivationFailed
+    case workTotalOverCap, iterationsTotalOverCap, belowMinimum, derivationFailed, aesKDFRoundsOverCap
 
     init(_ error: KDFError) {
         switch error {
@@ -26,6 +26,7 @@ enum KDFErrorKind: CaseIterable {
         case .workTotalOverCap: self = .workTotalOverCap
         case .iterationsTotalOverCap: self = .iterationsTotalOverCap
         case .belowMinimum: self = .belowMinimum
+        case .aesKDFRoundsOverCap: self = .aesKDFRoundsOverCap
         case .derivationFailed: self = .derivationFailed
         }
     }
@@ -45,6 +46,9 @@ enum KDFErrorKind: CaseIterable {
         case .iterationsTotalOverCap:
             return ErrorCaseRow(KDFError.iterationsTotalOverCap(spent: 40_000_000, asked: 30_000_000, cap: 50_000_000), status: 6, hint: true,
                                 shows: ["70000000", "40000000", "30000000", "50000000", "in total over the slots tried"])
+        case .aesKDFRoundsOverCap:
+            return ErrorCaseRow(KDFError.aesKDFRoundsOverCap(source: "shown.kdbx", rounds: 800_000_003, cap: 800_000_000), status: 6, hint: true,
+                                shows: ["shown.kdbx", "800000003", "AES-KDF", "--kdf-max-iterations"])
         case .belowMinimum: return ErrorCaseRow(KDFError.belowMinimum("(shown-settings)"), status: 64, hint: true, shows: ["(shown-settings)"])
         case .derivationFailed: return ErrorCaseRow(KDFError.derivationFailed("shown-reason"), status: 2, hint: false, shows: ["shown-reason"])
         }
@@ -55,7 +59,7 @@ enum KDFErrorKind: CaseIterable {
 
 enum CLIErrorKind: CaseIterable {
     case noIdentityPassphraseSource, identityPassphraseSourceFailed
-    case noPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
+    case noPasswordSource, noForeignPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
@@ -65,6 +69,7 @@ enum CLIErrorKind: CaseIterable {
     init(_ error: CLIError) {
         switch error {
         case .noPasswordSource: self = .noPasswordSource
+        case .noForeignPasswordSource: self = .noForeignPasswordSource
         case .nothingOpens(let report): self = report.noTerminal ? .nothingOpensNoTerminal : .nothingOpens
         case .noIdentityPassphraseSource: self = .noIdentityPassphraseSource
         case .identityPassphraseSourceFailed: self = .identityPassphraseSourceFailed
@@ -109,6 +114,9 @@ enum CLIErrorKind: CaseIterable {
     var row: ErrorCaseRow {
         switch self {
         case .noPasswordSource: return ErrorCaseRow(CLIError.noPasswordSource, status: 2, hint: true)
+        case .noForeignPasswordSource:
+            return ErrorCaseRow(CLIError.noForeignPasswordSource(what: "the KeePass database shown.kdbx", options: "--shown-option"), status: 2, hint: true,
+                                shows: ["shown.kdbx"])
         case .noIdentityPassphraseSource:
             return ErrorCaseRow(CLIError.noIdentityPassphraseSource(identity: "--identity shown.key"), status: 2, hint: true, shows: ["--identity shown.key"])
         case .identityPassphraseSourceFailed:

@@ -54,7 +54,7 @@ enum VaultErrorKind: CaseIterable {
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused, slotNameAmbiguous
     case historyOff, revisionNotFound
     case noSealSigner, sealSigningFailed
-    case sourceSecretRejected, sourceDamaged
+    case sourceSecretRejected, sourceDamaged, notExportable
     case identityPassphraseWrong, identityWorkOverCap
 
     init(_ error: VaultError) {
@@ -88,6 +88,7 @@ enum VaultErrorKind: CaseIterable {
         case .limitExceeded: self = .limitExceeded
         case .sourceSecretRejected: self = .sourceSecretRejected
         case .sourceDamaged: self = .sourceDamaged
+        case .notExportable: self = .notExportable
         case .identityPassphraseWrong: self = .identityPassphraseWrong
         case .identityWorkOverCap: self = .identityWorkOverCap
         case .vaultMissing: self = .vaultMissing
@@ -171,6 +172,7 @@ enum VaultErrorKind: CaseIterable {
         case .sourceSecretRejected:
             return ErrorCaseRow(VaultError.sourceSecretRejected(file: "shown.yml", what: "the vault password"), status: 3, hint: true, shows: ["shown.yml"])
         case .sourceDamaged: return ErrorCaseRow(VaultError.sourceDamaged(file: "shown.yml", why: "shown-reason"), status: 4, hint: true, shows: ["shown.yml", "shown-reason"])
+        case .notExportable: return ErrorCaseRow(VaultError.notExportable(format: "KDBX", why: "shown-entry"), status: 2, hint: true, shows: ["KDBX", "shown-entry"])
         case .identityPassphraseWrong:
             return ErrorCaseRow(VaultError.identityPassphraseWrong(source: "--identity shown.key", tries: 3), status: 3, hint: true,
                                 shows: ["--identity shown.key", "3 tries"])

@@ -21,6 +21,30 @@ public enum KDBXCrypto {
         return digest
     }
 
+    /// SHA-256 of a stream fed in parts (a KeePass key file too large to hold: hashed as it is read).
+    public struct SHA256Stream {
+        private var state = crypto_hash_sha256_state()
+
+        /// A hash of nothing yet.
+        public init() {
+            ensureSodiumInitialised()
+            crypto_hash_sha256_init(&state)
+        }
+
+        /// Adds `bytes` to what is hashed.
+        public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            _ = crypto_hash_sha256_update(&state, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        }
+
+        /// The digest (the caller's to wipe); the state is wiped.
+        public mutating func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            crypto_hash_sha256_final(&state, &digest)
+            sodium_memzero(&state, MemoryLayout<crypto_hash_sha256_state>.size)
+            return digest
+        }
+    }
+
     /// SHA-512 of the concatenation of `parts`.
     public static func sha512(_ parts: [ArraySlice<UInt8>]) -> [UInt8] {
         ensureSodiumInitialised()

@@ -58,9 +58,14 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     case totpUnusable(name: String, why: String)
     /// Earlier versions of `entries` entries (`versions` in all) not kept: the vault keeps no history.
     case historyNotKept(versions: Int, entries: Int)
+    /// A KDBX 3.1 file without Meta/HeaderHash: its header could not be checked (KeePass before 2.20).
+    case headerNotAuthenticated(file: String)
 
     public var description: String {
         switch self {
+        case .headerNotAuthenticated(let file):
+            return "\(file) is KDBX 3.1 without Meta/HeaderHash (KeePass before 2.20 wrote none): its header could not be checked "
+                + "against tampering, only its payload (block hashes); saving it once in KeePassXC or KeePass 2.20+ adds the hash"
         case .dangerousVariable(let name, let variable):
             return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
         case .notKept(let what, let count):
@@ -92,6 +97,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"
+        case .headerNotAuthenticated: return "header_not_authenticated"
         }
     }
 }

@@ -130,7 +130,7 @@ enum ForeignBuilder {
         var imported = checked
         var notKept = source.notKept
         notKept.merge(outcome.attachmentsLost, uniquingKeysWith: +)
-        var warnings: [ImportWarning] = notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value) }
+        var warnings: [ImportWarning] = source.warnings + notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value) }
         warnings += outcome.fieldRenamings.warnings
         warnings += outcome.totpWarnings
         if outcome.versionsLost > 0 { warnings.append(.historyNotKept(versions: outcome.versionsLost, entries: outcome.entriesLost)) }

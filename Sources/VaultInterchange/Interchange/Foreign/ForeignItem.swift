@@ -111,6 +111,8 @@ public struct ForeignImport: Sendable {
     /// What the source carries that no item keeps, by a human name ("Firefox's guid column",
     /// "1Password's archived flag" …) → how many items had it. The builder prints one warning each.
     public var notKept: [String: Int]
+    /// Warnings about the source itself (a KDBX 3.1 header without its hash), printed with the builder's.
+    public var warnings: [ImportWarning] = []
 
     /// An import of `format` with no items yet.
     public init(format: String) {

@@ -20,11 +20,7 @@ extension VaultfileCommand.Export {
             throw CLIError.invalidArgument("a KDBX database derives its key with Argon2 or AES-KDF; --kdf pbkdf2 cannot apply (leave out --kdf, or give argon2id)")
         }
         var keyFileKey: SecureBytes?
-        if let newKeyFile {
-            var bytes = try Input.readFile(newKeyFile)
-            defer { wipe(&bytes) }
-            keyFileKey = try KDBXKeyFile.key(of: bytes, file: newKeyFile)
-        }
+        if let newKeyFile { keyFileKey = try KDBXKeyFileInput.key(newKeyFile, refuseEmpty: true) }
         // Read before the vault opens (a missing file fails before any KDF), as passwd does.
         var password: SecureBytes?
         if let newPasswordFile { password = try PasswordSource.file(newPasswordFile).read(prompt: "") }
@@ -32,7 +28,12 @@ extension VaultfileCommand.Export {
         if let given = password, given.count == 0 { throw CLIError.emptyPassword }
         let vault = try unlock.open().vault
         if password == nil && !noNewPassword {
-            let typed = try Terminal.readNewSecret(prompt: "Password for the KeePass database \(path): ", confirm: "Repeat the password: ")
+            let typed: SecureBytes
+            do { typed = try Terminal.readNewSecret(prompt: "Password for the KeePass database \(path): ", confirm: "Repeat the password: ") } catch {
+                guard case .noPasswordSource = error else { throw error }
+                throw CLIError.noForeignPasswordSource(what: "the KeePass database \(path)",
+                                                       options: "--new-password-file FILE or --new-password-fd N, or protect it with a key file alone: --new-keyfile FILE --no-new-password")
+            }
             guard typed.count > 0 else { throw CLIError.emptyPassword }
             password = typed
         }
@@ -43,6 +44,14 @@ extension VaultfileCommand.Export {
         if written.binaryAsAttachment > 0 {
             Messages.warning("\(written.binaryAsAttachment) values or fields are not text (binary data) and were written as attachments of their entries "
                              + "(a value as 'value.bin'), which KeePass shows in its attachments")
+        }
+        if written.renamed > 0 {
+            Messages.warning("\(written.renamed) fields or attachments were written as 'NAME (2)', 'NAME (3)'… because another of the same entry "
+                             + "already had their KeePass name (KeePass holds each name once per entry; docs/INTERCHANGE.md, \"kdbx\")")
+        }
+        if written.labelsReplaced > 0 {
+            Messages.warning("\(written.labelsReplaced) field labels hold characters XML cannot (control characters, U+FFFE, U+FFFF) and were "
+                             + "written under the fields' own names")
         }
         Messages.info("exported \(ChangeReport.entries(written.entries)) to \(path) (KDBX 4, Argon2id \(parameters.memoryKiB / 1024) MiB, "
                       + "t=\(parameters.iterations), p=\(parameters.parallelism), ChaCha20)")

@@ -14,6 +14,9 @@ import Glibc
 enum CLIError: CategorizedError {
     /// No password source was given and there is no terminal to prompt on.
     case noPasswordSource
+    /// No password was given for another tool's file (`what`: "the KeePass database F") and there is
+    /// no terminal to ask on; `options` are the options that give it (not the vault's own).
+    case noForeignPasswordSource(what: String, options: String)
     /// No source opened the vault: the one wording of that (`NothingOpens`), naming the sources tried.
     case nothingOpens(NothingOpens)
     /// Every password typed at the prompt (`tries` of them) was wrong.
@@ -104,6 +107,7 @@ enum CLIError: CategorizedError {
     var description: String {
         switch self {
         case .noPasswordSource: return "no password source, and no terminal to ask on"
+        case .noForeignPasswordSource(let what, _): return "no password for \(what), and no terminal to ask on"
         case .nothingOpens(let report): return report.description
         case .kdfOverOpenCaps(let settings, let cap):
             let limit: String
@@ -179,7 +183,7 @@ enum CLIError: CategorizedError {
 
     var category: ErrorCategory {
         switch self {
-        case .noPasswordSource, .emptyPassword, .passwordsDiffer, .noIdentityPassphraseSource: return .invalidInput
+        case .noPasswordSource, .noForeignPasswordSource, .emptyPassword, .passwordsDiffer, .noIdentityPassphraseSource: return .invalidInput
         case .identityPassphraseSourceFailed: return .io
         case .nothingOpens(let report): return report.category
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io

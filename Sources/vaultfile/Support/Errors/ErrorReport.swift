@@ -60,7 +60,6 @@ struct ErrorReport: Equatable {
     }
 
     // MARK: Hints
-
     /// The next step for `error`, by its type.
     static func hint(for error: any CategorizedError) -> String? {
         switch error {
@@ -128,10 +127,8 @@ struct ErrorReport: Equatable {
         case .rotationBlocked:
             return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .slotChangeRefused, .sealSigningFailed: return nil
-        case .sourceSecretRejected(_, let what) where what.contains("key file"):
-            // A KeePass database (import --format kdbx): its password and/or key file.
-            return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; "
-                + "--kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
+        case .sourceSecretRejected(_, let what) where what.contains("key file"):  // a KeePass database (import --format kdbx)
+            return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; --kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
         case .sourceSecretRejected:
             return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
                 + "a file under several vault ids needs one import per password"
@@ -141,6 +138,7 @@ struct ErrorReport: Equatable {
                                             : "'ssh-keygen -y -f KEY' (an ssh key) or 'age -d KEY' (an age -p file) asks for it and prints the key when it is right")
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
+        case .notExportable: return "rename the entry ('vaultfile mv OLD NEW'), or leave it out of the export (--prefix)"
         case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
@@ -302,6 +300,7 @@ struct ErrorReport: Equatable {
             return "if you trust this file, raise the limit with --kdf-max-iterations \(asked) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .iterationsTotalOverCap(let spent, let asked, _):
             return "if you trust this file, raise the limit on the total with --kdf-max-iterations \(KDFError.total(spent, asked)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
+        case .aesKDFRoundsOverCap(_, let rounds, _): return "if you trust this file, raise the limit with --kdf-max-iterations \(rounds / 4 + min(rounds % 4, 1)) (or VAULTFILE_KDF_MAX_ITERATIONS)"
         case .belowMinimum: return "use stronger settings, or pass --allow-weak-kdf if you accept faster guessing"
         case .unknownAlgorithm: return "upgrade vaultfile"
         case .invalidParameters, .invalidSaltLength, .derivationFailed: return nil
@@ -310,6 +309,7 @@ struct ErrorReport: Equatable {
 
     static func hint(for error: CLIError) -> String? {
         switch error {
+        case .noForeignPasswordSource(_, let options): return "give it with \(options)"
         case .noPasswordSource:
             return "use --password-file FILE, --password-fd N, --password-command CMD or VAULTFILE_PASSWORD; to open a vault, "
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "

@@ -22,11 +22,7 @@ enum KDBXImport {
     /// keepassxc-cli asks; without a terminal, the key file alone is used.
     private static func credentials(for file: String, options: KDBXSourceOptions) throws -> KDBXCredentials {
         var keyFileKey: SecureBytes?
-        if let keyFile = options.keyFile {
-            var bytes = try Input.readFile(keyFile)
-            defer { wipe(&bytes) }
-            keyFileKey = try KDBXKeyFile.key(of: bytes, file: keyFile)
-        }
+        if let keyFile = options.keyFile { keyFileKey = try KDBXKeyFileInput.key(keyFile) }
         let prompt = "Password of the KeePass database \(file): "
         var password: SecureBytes?
         if let passwordFile = options.passwordFile {
@@ -36,7 +32,11 @@ enum KDBXImport {
             case .success(let typed): password = typed
             case .failure(let error):
                 // No terminal: a key file alone opens the database, as keepassxc-cli's --no-password.
-                guard case .noPasswordSource = error, keyFileKey != nil else { throw error }
+                guard case .noPasswordSource = error else { throw error }
+                guard keyFileKey != nil else {
+                    throw CLIError.noForeignPasswordSource(what: "the KeePass database \(file)",
+                                                           options: "--kdbx-password-file FILE ('-': standard input), and/or its key file with --kdbx-keyfile FILE")
+                }
             }
             if keyFileKey != nil, password?.count == 0 { password = nil }
         }

@@ -23,6 +23,8 @@ struct ExpansionBudget {
     let limit: Int
     /// What messages call the input ("the 1pux file").
     let what: String
+    /// The size of the input the limit follows (the file as read, not anything decrypted or inflated from it).
+    let inputBytes: Int
     /// Bytes counted so far.
     private(set) var spent = 0
 
@@ -30,6 +32,7 @@ struct ExpansionBudget {
     init(inputBytes: Int, what: String) {
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.ratio)
         limit = min(Self.ceiling, max(Self.floor, overflow ? Int.max : scaled))
+        self.inputBytes = inputBytes
         self.what = what
     }
 
@@ -40,8 +43,8 @@ struct ExpansionBudget {
         guard spent <= limit else {
             throw .limitExceeded("\(what) grows to more than \(limit) bytes (\(Self.mebibytes(limit))) once its compressed data is inflated "
                                  + "and its files are copied into every item that names them ('\(Self.shown(name))' passed it): the import "
-                                 + "limit is \(Self.ratio) times the file's size, at least \(Self.mebibytes(Self.floor)) and at most "
-                                 + "\(Self.mebibytes(Self.ceiling)) (docs/INTERCHANGE.md); refused before inflating it")
+                                 + "limit is \(Self.ratio) times the file's size (\(inputBytes) bytes), at least \(Self.mebibytes(Self.floor)) and at most "
+                                 + "\(Self.mebibytes(Self.ceiling)) (docs/INTERCHANGE.md); refused before inflating or copying it")
         }
     }
 

@@ -59,7 +59,18 @@ public enum KDBXReader {
         if let stream { unprotect = { (bytes: inout [UInt8]) in stream.apply(&bytes) } }
         var xml = Array(plain[xmlStart...])
         defer { wipe(&xml) }
-        return try KeePassXMLReader.read(xml, now: now, format: "kdbx", unprotect: unprotect, pool: pool)
+        // The budget goes on: what the payload inflated to is spent, and every Ref copy into an
+        // entry is counted against the same 250 times the file's bytes.
+        // KDBX 3.1 authenticates its header by Meta/HeaderHash, the SHA-256 of the header's bytes.
+        let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
+        do {
+            return try KeePassXMLReader.read(xml, now: now, format: "kdbx", unprotect: unprotect, pool: pool, budget: budget, headerHash: headerHash)
+        } catch {
+            // The XML was authenticated with the key (HMAC blocks, or 3.1's hashes under the
+            // cipher): what is wrong in it is damage of this file, named, not a malformed export.
+            if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: "its XML: \(why)") }
+            throw error
+        }
     }
 
     // MARK: The key
@@ -74,7 +85,7 @@ public enum KDBXReader {
             // PBKDF2 iteration: two AES blocks against two SHA-256 compressions).
             let cap = limits.maxPBKDF2Iterations.multipliedReportingOverflow(by: 4)
             let most = cap.overflow ? UInt64.max : cap.partialValue
-            guard rounds <= most else { throw KDFError.iterationsOverCap(asked: rounds / 4, cap: limits.maxPBKDF2Iterations) }
+            guard rounds <= most else { throw KDFError.aesKDFRoundsOverCap(source: file, rounds: rounds, cap: most) }
             var key = composite
             guard KDBXCrypto.aesKDF(seed: seed, key: &key, rounds: rounds) else { throw VaultError.unsupportedFeature("OpenSSL refused AES-KDF") }
             defer { wipe(&key) }
@@ -176,7 +187,8 @@ public enum KDBXReader {
                                  credentials: KDBXCredentials) throws(VaultError) -> [UInt8] {
         var cipherKey = KDBXCrypto.sha256([header.masterSeed[...], transformed[...]])
         defer { wipe(&cipherKey) }
-        var plain = try decrypt(bytes[header.end...], header: header, key: cipherKey, file: file, credentials: credentials)
+        let keyChecked = try checkKey3(bytes[header.end...], header: header, key: cipherKey, file: file, credentials: credentials)
+        var plain = try decrypt(bytes[header.end...], header: header, key: cipherKey, file: file, credentials: credentials, keyChecked: keyChecked)
         defer { wipe(&plain) }
         guard plain.count >= 32, KDBXCrypto.equal(header.streamStartBytes, plain[0..<32]) else {
             throw .sourceSecretRejected(file: file, what: credentials.described)
@@ -202,10 +214,29 @@ public enum KDBXReader {
         return out
     }
 
+    /// KDBX 3.1 with AES-256-CBC: the key checked on the first two blocks alone (they decrypt to
+    /// the stream start bytes), before the whole payload and its padding, so that a file cut short
+    /// with the right password is damage (exit 4), not a wrong password (exit 3). The two blocks
+    /// are decrypted with a third made for them under the key (PKCS#7's full padding block after
+    /// the second). Returns whether the key was checked so; a wrong key throws.
+    private static func checkKey3(_ ciphertext: ArraySlice<UInt8>, header: KDBXHeader, key: [UInt8], file: String,
+                                  credentials: KDBXCredentials) throws(VaultError) -> Bool {
+        guard header.cipher == .aes256CBC, ciphertext.count >= 32, ciphertext.count % 16 == 0 else { return false }
+        let start = ciphertext.startIndex
+        guard let padding = KDBXCrypto.aes256CBCEncrypt([UInt8](repeating: 16, count: 16)[...], key: key, iv: Array(ciphertext[(start + 16)..<(start + 32)])),
+              var first = KDBXCrypto.aes256CBCDecrypt((Array(ciphertext[start..<(start + 32)]) + padding.prefix(16))[...], key: key, iv: header.encryptionIV)
+        else { return false }
+        defer { wipe(&first) }
+        guard first.count == 32, KDBXCrypto.equal(header.streamStartBytes, first[...]) else {
+            throw .sourceSecretRejected(file: file, what: credentials.described)
+        }
+        return true
+    }
+
     // MARK: Shared
 
     private static func decrypt(_ ciphertext: ArraySlice<UInt8>, header: KDBXHeader, key: [UInt8], file: String,
-                                credentials: KDBXCredentials) throws(VaultError) -> [UInt8] {
+                                credentials: KDBXCredentials, keyChecked: Bool = false) throws(VaultError) -> [UInt8] {
         switch header.cipher {
         case .chacha20:
             var plain = Array(ciphertext)
@@ -217,7 +248,7 @@ public enum KDBXReader {
             }
             // KDBX 4 has verified the key by the header's HMAC: bad padding there is damage; in 3.1 it is the key.
             guard let plain = KDBXCrypto.aes256CBCDecrypt(ciphertext, key: key, iv: header.encryptionIV) else {
-                if header.major == 3 { throw .sourceSecretRejected(file: file, what: credentials.described) }
+                if header.major == 3 && !keyChecked { throw .sourceSecretRejected(file: file, what: credentials.described) }
                 throw .sourceDamaged(file: file, why: "the decrypted payload has no valid padding")
             }
             return plain

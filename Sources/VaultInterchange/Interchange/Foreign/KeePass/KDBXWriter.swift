@@ -20,6 +20,10 @@ public enum KDBXWriter {
         public var entries: Int
         /// Values and fields written as attachments because they are not text.
         public var binaryAsAttachment: Int
+        /// String keys and attachment names written as `NAME (2)`… because the entry had taken theirs.
+        public var renamed: Int = 0
+        /// Labels XML cannot hold, written under the field's own name.
+        public var labelsReplaced: Int = 0
     }
 
     /// The blocks' size: KeePass's and KeePassXC's own.
@@ -86,7 +90,8 @@ public enum KDBXWriter {
             if data.isEmpty { break }
             (start, index) = (end, index + 1)
         }
-        return Written(bytes: out, entries: writer.entries, binaryAsAttachment: writer.binaryAsAttachment)
+        return Written(bytes: out, entries: writer.entries, binaryAsAttachment: writer.binaryAsAttachment, renamed: writer.renamed,
+                       labelsReplaced: writer.labelsReplaced)
     }
 
     /// The outer header: signatures, version 4.0, cipher, compression, seed, IV, KDF parameters, end.

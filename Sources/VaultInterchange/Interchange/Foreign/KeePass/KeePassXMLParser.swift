@@ -19,12 +19,24 @@ public struct KeePassXMLParser {
     /// What inflating the pool's compressed binaries has spent of the document's budget; the
     /// reader goes on counting the copies that references make.
     private(set) var budget: ExpansionBudget
+    /// KDBX 3.1: the SHA-256 of the file's header, which Meta/HeaderHash must repeat (KeePass
+    /// 2.20+ and KeePassXC write it); checked as Meta is read, before any entry.
+    var expectedHeaderHash: [UInt8]?
+    /// Whether Meta held a HeaderHash (and it matched `expectedHeaderHash`, when one is set).
+    private(set) var headerHashSeen = false
 
     /// A parser of `bytes`; `unprotect` undoes the inner stream of a KDBX file's XML.
     public init(_ bytes: [UInt8], unprotect: ((inout [UInt8]) throws(VaultError) -> Void)? = nil) throws(VaultError) {
+        try self.init(bytes, unprotect: unprotect, budget: ExpansionBudget(inputBytes: bytes.count, what: "the KeePass XML"))
+    }
+
+    /// A parser of `bytes` that counts what it inflates against `budget`: a KDBX file's XML is
+    /// decrypted and inflated from the file, so its budget follows the file's bytes (and carries
+    /// what inflating the payload spent), never the XML's own size.
+    init(_ bytes: [UInt8], unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?, budget: ExpansionBudget) throws(VaultError) {
         reader = try XMLReader(bytes)
         self.unprotect = unprotect
-        budget = ExpansionBudget(inputBytes: bytes.count, what: "the KeePass XML")
+        self.budget = budget
     }
 
     /// Reads the document, calling `entry` with each entry (its history inside it) and the groups
@@ -108,6 +120,7 @@ public struct KeePassXMLParser {
             else if parser.reader.matches(name, "DatabaseDescription") { parser.meta.databaseDescription = try parser.text("DatabaseDescription") }
             else if parser.reader.matches(name, "RecycleBinEnabled") { recycleBinEnabled = parser.isTrue(try parser.text("RecycleBinEnabled")) }
             else if parser.reader.matches(name, "RecycleBinUUID") { recycleBin = try parser.text("RecycleBinUUID").trimmingASCIISpaces }
+            else if parser.reader.matches(name, "HeaderHash") { try parser.checkHeaderHash() }
             else if parser.reader.matches(name, "Binaries") {
                 try parser.children { (parser, _) throws(VaultError) in try parser.readPoolBinary() }
             } else if parser.reader.matches(name, "CustomIcons") {
@@ -120,6 +133,21 @@ public struct KeePassXMLParser {
         }
         meta.recycleBinEnabled = recycleBinEnabled
         if recycleBinEnabled, let recycleBin, !recycleBin.isEmpty, recycleBin != "AAAAAAAAAAAAAAAAAAAAAA==" { meta.recycleBin = recycleBin }
+    }
+
+    /// `<HeaderHash>base64 of SHA-256</HeaderHash>`: in a KDBX 3.1 file, the hash of its header,
+    /// which authenticates it (the payload was encrypted with the key: only the key's holder wrote
+    /// it). A hash that differs is damage of the file, as KeePassXC's "Header doesn't match hash".
+    private mutating func checkHeaderHash() throws(VaultError) {
+        let offset = reader.position
+        let text = try reader.readText("HeaderHash")
+        headerHashSeen = true
+        guard let expected = expectedHeaderHash else { return }
+        let hash = (try? base64(text, at: offset, what: "HeaderHash")) ?? []
+        guard hash == expected else {
+            throw .sourceDamaged(file: budget.what, why: "Meta/HeaderHash does not match the SHA-256 of its KDBX 3.1 header "
+                                 + "(the header was damaged or changed after the database was written)")
+        }
     }
 
     /// `<Binary ID="0" Compressed="True">base64</Binary>` of Meta/Binaries.

@@ -19,16 +19,20 @@ enum KeePassXMLReader {
 
     /// Everything `bytes` holds, as items.
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
-        try read(bytes, now: now, format: "keepass-xml", unprotect: nil, pool: nil)
+        try read(bytes, now: now, format: "keepass-xml", unprotect: nil, pool: nil,
+                 budget: ExpansionBudget(inputBytes: bytes.count, what: "the KeePass XML"))
     }
 
     /// Everything the XML `bytes` holds, as items of `format`: a KDBX file's XML passes the inner
     /// stream that undoes its protected values (`unprotect`) and, for KDBX 4, the binaries of its
-    /// inner header (`pool`, which attachments' `Ref` index instead of Meta/Binaries).
+    /// inner header (`pool`, which attachments' `Ref` index instead of Meta/Binaries). What Meta's
+    /// compressed binaries inflate to and every copy a `Ref` makes into an entry count against
+    /// `budget`, which follows the size of the file as read (a KDBX file's, not its XML's).
     static func read(_ bytes: [UInt8], now: Int64, format: String, unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?,
-                     pool: [[UInt8]]?) throws(VaultError) -> ForeignImport {
+                     pool: [[UInt8]]?, budget: ExpansionBudget, headerHash: [UInt8]? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: format)
-        var parser = try KeePassXMLParser(bytes, unprotect: unprotect)
+        var parser = try KeePassXMLParser(bytes, unprotect: unprotect, budget: budget)
+        parser.expectedHeaderHash = headerHash
         /// Attachments given by reference: item, attachment, pool ID (the pool may come after them).
         var references: [(item: Int, attachment: Int, id: Int)] = []
         var notKept: [String: Int] = [:]
@@ -66,6 +70,9 @@ enum KeePassXMLReader {
         lost("entries in KeePass's recycle bin", inRecycleBin)
         lost(Self.missingPoolData, Set(missing.map(\.item)).count)
         result.notKept = notKept
+        // KDBX 3.1 without Meta/HeaderHash (KeePass before 2.20 wrote none): opened, as KeePass and
+        // KeePassXC open it, and said.
+        if headerHash != nil, !parser.headerHashSeen { result.warnings.append(.headerNotAuthenticated(file: budget.what)) }
         return result
     }
 

@@ -13,8 +13,15 @@ import VaultModel
 /// a protected custom string, each earlier version an entry of its History.
 ///
 /// Protected values are XORed with the inner stream in document order as they are written (the
-/// reader undoes them in the same order). A value or field that is not text (binary, or a control
-/// character XML cannot hold) becomes an attachment of its name (the value: `value.bin`), and is counted.
+/// reader undoes them in the same order). A value or field that is not text (binary, or a character
+/// XML 1.0 cannot hold: C0 controls but tab, LF and CR, U+FFFE, U+FFFF) becomes an attachment of its
+/// name (the value: `value.bin`), and is counted. A label XML cannot hold gives way to the field's
+/// own name (always ASCII), counted; an entry name XML cannot hold refuses the export, naming it.
+///
+/// Keys are unique within an entry, as KeePassXC requires ("Duplicate custom attribute found"):
+/// the standard strings first, then the fields in name order; a string key or attachment name
+/// already taken in the entry gets " (2)", " (3)"…, and is counted (extra URLs take the next free
+/// `KP2A_URL_n` instead, so that they stay URLs).
 struct KeePassXMLWriter {
     /// The XML so far (wiped by the caller after use).
     private(set) var xml: [UInt8] = []
@@ -24,6 +31,10 @@ struct KeePassXMLWriter {
     private(set) var binaryAsAttachment = 0
     /// Entries written, history versions not counted.
     private(set) var entries = 0
+    /// Keys and attachment names written under another name because the entry had taken theirs.
+    private(set) var renamed = 0
+    /// Labels (kept by an import) that XML cannot hold, written under the field's own name.
+    private(set) var labelsReplaced = 0
     private var poolIndex: [[UInt8]: Int] = [:]
     private let stream: KDBXInnerStream
 
@@ -48,6 +59,11 @@ struct KeePassXMLWriter {
     mutating func write(_ vault: Vault, prefix: String, now: Int64) throws(VaultError) {
         let root = Group()
         for name in vault.names(withPrefix: prefix) {
+            // A name is a group's or a title: no place to put it aside, so the export stops here.
+            guard Self.isXMLText(name) else {
+                throw .notExportable(format: "KDBX", why: "the entry '\(Self.shown(name))': its name holds a character that XML 1.0, "
+                                     + "and so KeePass, cannot hold (a control character, U+FFFE or U+FFFF)")
+            }
             var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             let leaf = parts.removeLast()
             var group = root
@@ -102,15 +118,29 @@ struct KeePassXMLWriter {
         var expiry: Int64?
         if let expires = entry.fields["expires"], let text = String(validating: expires, as: UTF8.self) { expiry = Timestamps.parse(text) }
         text("<Times>\(times(created: entry.created, modified: entry.modified, expiry: expiry))</Times>")
-        if let tags = entry.fields["tags"], let text = String(validating: tags, as: UTF8.self), Self.isText(tags) {
-            self.text("<Tags>")
-            escaped(Array(text.utf8))
-            self.text("</Tags>")
-        }
         var attachments: [(String, [UInt8])] = []
+        if let tags = entry.fields["tags"] {
+            if Self.isText(tags) {
+                self.text("<Tags>")
+                escaped(tags)
+                self.text("</Tags>")
+            } else {
+                attachments.append(("tags", tags))
+                binaryAsAttachment += 1
+            }
+        }
+        // Every key once in the entry: a taken one gets " (2)", " (3)"… (`unique`).
+        var keys: Set<String> = [], names: Set<String> = []
+        func unique(_ key: String, in taken: inout Set<String>) -> String {
+            var candidate = key, number = 1
+            while taken.contains(candidate) { number += 1; candidate = "\(key) (\(number))" }
+            if number > 1 { renamed += 1 }
+            taken.insert(candidate)
+            return candidate
+        }
         func string(_ key: String, _ value: [UInt8], protected: Bool) {
             guard Self.isText(value) else { attachments.append((key == "Password" ? "value.bin" : key, value)); binaryAsAttachment += 1; return }
-            self.string(key, value, protected: protected)
+            self.string(unique(key, in: &keys), value, protected: protected)
         }
         string("Title", entry.fields["title"] ?? Array(title.utf8), protected: false)
         string("UserName", entry.fields["username"] ?? [], protected: false)
@@ -120,24 +150,30 @@ struct KeePassXMLWriter {
         if let totp = entry.fields["totp"] { string("otp", Self.otp(totp, title: title), protected: true) }
         // An import kept the labels it had to rename (`Recovery PIN` stored as `Recovery_PIN`): the
         // field `labels`, one `stored<TAB>label` line each; KeePass gets the label back.
-        var labels: [String: String] = [:]
+        var labels: [String: String] = [:], labelsRead = false
         if let kept = entry.fields[ForeignBuilder.labelsField], let text = String(validating: kept, as: UTF8.self) {
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "\t", maxSplits: 1)
-                if parts.count == 2, entry.fields[String(parts[0])] != nil { labels[String(parts[0])] = String(parts[1]) }
+                guard parts.count == 2, entry.fields[String(parts[0])] != nil else { continue }
+                labelsRead = true
+                // A label XML cannot hold (a NUL an import carried): the field's own name instead.
+                if Self.isXMLText(String(parts[1])) { labels[String(parts[0])] = String(parts[1]) } else { labelsReplaced += 1 }
             }
         }
         var extraURLs = 0
         for (field, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
             if ["title", "username", "url", "notes", "totp", "tags"].contains(field) { continue }
-            if field == ForeignBuilder.labelsField, !labels.isEmpty { continue }
+            if field == ForeignBuilder.labelsField, labelsRead { continue }
             if field == "expires", expiry != nil { continue }
             if field.hasPrefix(ForeignBuilder.attachmentPrefix) {
                 attachments.append((labels[field] ?? String(field.dropFirst(ForeignBuilder.attachmentPrefix.count)), value))
                 continue
             }
             if field.hasPrefix("url"), let number = Int(field.dropFirst(3)), number >= 2 {
-                string(extraURLs == 0 ? "KP2A_URL" : "KP2A_URL_\(extraURLs)", value, protected: false)
+                // The next KP2A_URL name no other string of the entry took: it stays a URL.
+                var key = extraURLs == 0 ? "KP2A_URL" : "KP2A_URL_\(extraURLs)"
+                while keys.contains(key) { extraURLs += 1; key = "KP2A_URL_\(extraURLs)" }
+                string(key, value, protected: false)
                 extraURLs += 1
                 continue
             }
@@ -146,7 +182,7 @@ struct KeePassXMLWriter {
         }
         for (name, bytes) in attachments {
             text("<Binary><Key>")
-            escaped(Array(name.utf8))
+            escaped(Array(unique(name, in: &names).utf8))
             text("</Key><Value Ref=\"\(reference(bytes))\"/></Binary>")
         }
         if !history.isEmpty {
@@ -191,10 +227,29 @@ struct KeePassXMLWriter {
 
     // MARK: Text
 
-    /// Whether `bytes` can be an XML text value: UTF-8 without control characters but tab, LF and CR.
+    /// Whether `bytes` can be an XML text value: UTF-8 without the characters XML 1.0 forbids
+    /// (C0 controls but tab, LF and CR; U+FFFE and U+FFFF) nor DEL.
     static func isText(_ bytes: [UInt8]) -> Bool {
-        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
-        return !bytes.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D || $0 == 0x7F }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+        return isXMLText(text) && !bytes.contains(0x7F)
+    }
+
+    /// Whether XML 1.0 can hold every character of `text` (its `Char` production: no C0 control
+    /// but tab, LF and CR, no U+FFFE or U+FFFF; Swift strings hold no lone surrogates).
+    static func isXMLText(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            let value = scalar.value
+            return value < 0x20 && value != 0x09 && value != 0x0A && value != 0x0D || value == 0xFFFE || value == 0xFFFF
+        }
+    }
+
+    /// A name for a message: at most 80 characters, those XML or a terminal cannot show escaped.
+    private static func shown(_ name: String) -> String {
+        String(name.prefix(80).unicodeScalars.map { scalar in
+            let value = scalar.value
+            return value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value) || value == 0xFFFE || value == 0xFFFF
+                ? "\\u{\(String(value, radix: 16))}" : String(scalar)
+        }.joined())
     }
 
     private mutating func text(_ string: String) { xml.append(contentsOf: string.utf8) }
