@@ -97,6 +97,8 @@ enum CLIError: CategorizedError {
     case nothingUnder(folder: String, entry: String?)
     /// A command that writes a vault, with a state folder another user owns or others may write.
     case stateFolderUnsafe(StateFolder.Unsafe)
+    /// The age plugin runs where another program can read its memory (`why`: a tracer, a loader variable).
+    case pluginObserved(String)
 
     var description: String {
         switch self {
@@ -169,6 +171,9 @@ enum CLIError: CategorizedError {
         case .nothingUnder(let folder, let entry):
             return entry.map { "no entry named '\($0)' and nothing under '\(folder)'" } ?? "nothing under '\(folder)'"
         case .stateFolderUnsafe(let unsafe): return "\(unsafe); refusing to write through it, so nothing was written"
+        case .pluginObserved(let why):
+            return "age-plugin-vaultfile refuses to unwrap: \(why), so another program could read the vault's file key "
+                + "from this process; neither the agent nor the vault was asked"
         }
     }
 
@@ -183,7 +188,7 @@ enum CLIError: CategorizedError {
         case .importFormatMismatch: return .invalidInput
         case .importFormatUnknown: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
-             .agentChangeDenied, .agentSignDenied: return .refused
+             .agentChangeDenied, .agentSignDenied, .pluginObserved: return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
         case .sourceDecryptionTotalOverLimit: return .overLimit
