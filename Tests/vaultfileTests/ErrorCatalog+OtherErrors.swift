@@ -160,8 +160,8 @@ enum CLIErrorKind: CaseIterable {
         case .agentSignDenied:
             return ErrorCaseRow(CLIError.agentSignDenied(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing was written"])
         case .pluginObserved:
-            return ErrorCaseRow(CLIError.pluginObserved("LD_PRELOAD is set"), status: 2, hint: true,
-                                shows: ["refuses to unwrap: LD_PRELOAD is set", "file key", "neither the agent nor the vault was asked"])
+            return ErrorCaseRow(CLIError.pluginObserved("LD_PRELOAD is set"), status: 2, hint: false,
+                                shows: ["refuses to unwrap: LD_PRELOAD is set", "file key", "neither the agent nor the vault was asked", "env -u LD_PRELOAD"])
         case .noMatch:
             return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])

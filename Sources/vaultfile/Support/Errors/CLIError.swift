@@ -173,7 +173,8 @@ enum CLIError: CategorizedError {
         case .stateFolderUnsafe(let unsafe): return "\(unsafe); refusing to write through it, so nothing was written"
         case .pluginObserved(let why):
             return "age-plugin-vaultfile refuses to unwrap: \(why), so another program could read the vault's file key "
-                + "from this process; neither the agent nor the vault was asked"
+                + "from this process; neither the agent nor the vault was asked. Run age with no tracer (strace, gdb) "
+                + "and without the variable ('env -u LD_PRELOAD age -d …')"
         }
     }
 

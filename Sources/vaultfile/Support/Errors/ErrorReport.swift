@@ -380,9 +380,8 @@ struct ErrorReport: Equatable {
                 + "and on every open of this vault"
         case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
-        case .pluginObserved: return "run age with no tracer (strace, gdb) and without the variable ('env -u LD_PRELOAD age -d …')"
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
-             .cannotRun, .standardInputTaken:
+             .cannotRun, .standardInputTaken, .pluginObserved:
             return nil
         }
     }
