@@ -61,7 +61,7 @@ enum CLIErrorKind: CaseIterable {
     case noIdentityPassphraseSource, identityPassphraseSourceFailed
     case noPasswordSource, noForeignPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
-    case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied
+    case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied, pluginObserved
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, nothingOpens, nothingOpensNoTerminal
@@ -92,6 +92,7 @@ enum CLIErrorKind: CaseIterable {
         case .agentChangeDenied: self = .agentChangeDenied
         case .agentCannotSign: self = .agentCannotSign
         case .agentSignDenied: self = .agentSignDenied
+        case .pluginObserved: self = .pluginObserved
         case .noMatch: self = .noMatch
         case .binaryOnTerminal: self = .binaryOnTerminal
         case .emptyValue: self = .emptyValue
@@ -167,6 +168,9 @@ enum CLIErrorKind: CaseIterable {
                                 shows: ["/v/shown.vault", "expired", "nothing was written"])
         case .agentSignDenied:
             return ErrorCaseRow(CLIError.agentSignDenied(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing was written"])
+        case .pluginObserved:
+            return ErrorCaseRow(CLIError.pluginObserved("LD_PRELOAD is set"), status: 2, hint: false,
+                                shows: ["refuses to unwrap: LD_PRELOAD is set", "file key", "neither the agent nor the vault was asked", "env -u LD_PRELOAD"])
         case .noMatch:
             return ErrorCaseRow(CLIError.noMatch(pattern: "'shown-pattern'", searchedValues: false, caseSensitive: false), status: 1, hint: true,
                                 shows: ["no entry matches 'shown-pattern'"])

@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultModel
 
 // MARK: - AGE-PLUGIN-VAULTFILE-1… lines
 
@@ -44,6 +45,7 @@ public struct VaultfilePluginIdentity: Sendable, Hashable {
         guard !entry.isEmpty, entry.utf8.count <= Self.maxNameLength else {
             throw .overLimit("an entry name of \(entry.utf8.count) bytes; a plugin identity carries names of 1 to \(Self.maxNameLength) bytes")
         }
+        try Self.checkName(entry)
         self.vaultID = vaultID
         self.entry = entry
         mac = Self.mac(vaultID: vaultID, entry: entry, lendKey: lendKey)
@@ -69,6 +71,8 @@ public struct VaultfilePluginIdentity: Sendable, Hashable {
               name.utf8.count <= Self.maxNameLength else {
             throw .malformed("its entry name is not UTF-8 of at most \(Self.maxNameLength) bytes")
         }
+        // Before any vault is asked: the name reaches the confirm command before the MAC is checked.
+        try Self.checkName(name)
         vaultID = Array(data[1...Self.vaultIDLength])
         entry = name
         mac = Array(data.suffix(Self.macLength))
@@ -102,6 +106,25 @@ public struct VaultfilePluginIdentity: Sendable, Hashable {
     /// A new lend key as an `age-lent` field's value: 64 lower-case hex digits of 32 random bytes.
     public static func newLendField() -> [UInt8] {
         AgeCrypto.randomBytes(count: lendKeyLength).flatMap { [hexDigit($0 >> 4), hexDigit($0 & 0x0F)] }
+    }
+
+    /// Why a line cannot carry `name`, or nil: it is 1 to `maxNameLength` bytes and one that
+    /// `set` would create (no control characters, bidi controls or other invisible format
+    /// characters, no empty or dot components). A line with another name was not made by vaultfile.
+    public static func nameProblem(_ name: String) -> String? {
+        guard name.utf8.count <= maxNameLength else {
+            return "its name is \(name.utf8.count) bytes, and a plugin identity carries entry names of at most \(maxNameLength) bytes"
+        }
+        do {
+            _ = try EntryName.validateNew(name)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    private static func checkName(_ name: String) throws(AgePluginError) {
+        if let problem = nameProblem(name) { throw .malformed("its entry name is not one vaultfile lends: \(problem)") }
     }
 
     private static func mac(vaultID: [UInt8], entry: String, lendKey: [UInt8]) -> [UInt8] {

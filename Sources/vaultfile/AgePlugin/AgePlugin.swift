@@ -37,8 +37,13 @@ enum AgePlugin {
                 return (error.category == .overLimit ? ExitStatus.overLimit : ExitStatus.failure).rawValue
             }
         case "recipient-v1":
-            Messages.error("age-plugin-vaultfile only decrypts (identity-v1): encrypt to the entry's own recipient instead",
-                           hint: "'vaultfile age-identity NAME --recipient' prints it (age1…)")
+            let text = "age-plugin-vaultfile only decrypts (identity-v1): encrypt to the entry's own recipient instead"
+            let hint = "'vaultfile age-identity NAME --recipient' prints it (age1…)"
+            Messages.error(text, hint: hint)
+            // age shows an `error` of the plugin, not its standard error.
+            var channel = AgePluginChannel()
+            defer { channel.close() }
+            AgePluginRecipientRefusal.answer(&channel, message: "\(text); \(hint)")
             return ExitStatus.usage.rawValue
         default:
             Messages.error("age-plugin-vaultfile does not know the state machine '\(Messages.escaped(String(arguments[0].dropFirst("--age-plugin=".count).prefix(64))))'")
@@ -65,7 +70,12 @@ enum AgePlugin {
         }
         guard !candidates.isEmpty, !request.identities.isEmpty else { return try finish(&channel) }
         let identities: [[AgeIdentity]]
-        switch AgePluginKeys.load(request.identities) {
+        // Warnings of the open (an older copy, an unsafe agent folder) reach the user as `msg`.
+        Messages.relayed = []
+        let loaded = AgePluginKeys.load(request.identities)
+        for text in Messages.relayed ?? [] { try channel.send(.message("age-plugin-vaultfile: " + text)) }
+        Messages.relayed = nil
+        switch loaded {
         case .success(let loaded): identities = loaded
         case .failure(let list):
             // The spec: an unusable identity stops every unwrap of this run.

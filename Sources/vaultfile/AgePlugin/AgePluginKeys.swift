@@ -29,15 +29,25 @@ enum AgePluginKeys {
             do {
                 parsed.append((index, try VaultfilePluginIdentity(parsing: line)))
             } catch {
-                failures.append(Failure(index: index, message: "not a vaultfile plugin identity: \(error.description)"))
+                failures.append(Failure(index: index, message: "not a vaultfile plugin identity: \(Messages.escaped(error.description))"))
             }
         }
         // Nothing is opened while a line is malformed: the spec stops every unwrap then.
         guard failures.isEmpty else { return .failure(FailureList(failures)) }
+        // A tracer or injected code would read the vault's file key out of this process.
+        if let refusal = AgePluginObservers.refusal() {
+            Messages.error(refusal.description)
+            return .failure(FailureList(parsed.map { Failure(index: $0.index, message: refusal.description) }))
+        }
         var loaded: [[AgeIdentity]] = []
         // One open per entry: each passes the confirm command with its own entry's name.
         var seen: [VaultfilePluginIdentity: [AgeIdentity]] = [:]
         for (index, identity) in parsed {
+            // One failure stops every unwrap of the run: the lines after it ask no confirm command.
+            if let first = failures.first {
+                failures.append(Failure(index: index, message: "not tried: identity \(first.index) failed first, which stops every unwrap of this run"))
+                continue
+            }
             if let known = seen[identity] {
                 loaded.append(known)
                 continue

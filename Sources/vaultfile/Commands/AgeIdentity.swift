@@ -49,6 +49,7 @@ extension VaultfileCommand {
                 try StandardOutput.write(Array(identities.map { "\($0.recipient)\n" }.joined().utf8))
             } else {
                 let stored = unlocked.vault.existingName(for: name) ?? name
+                try Self.checkLendable(stored)
                 guard let key = try Self.lendKey(in: unlocked.vault, name: stored) else {
                     throw CLIError.refused("'\(Messages.escaped(stored))' is not lent to age", hint: "'vaultfile age-identity \(stored) --lend' lends it and prints its identity")
                 }
@@ -60,6 +61,7 @@ extension VaultfileCommand {
         private func change(_ unlocked: UnlockedVault) throws -> String? {
             let stored = unlocked.vault.existingName(for: name) ?? name
             let identities = try Self.identities(in: unlocked.vault, name: stored)
+            if !unlend { try Self.checkLendable(stored) }
             if unlend {
                 guard try Self.lendKey(in: unlocked.vault, name: stored) != nil else {
                     Messages.info("'\(Messages.escaped(stored))' was not lent")
@@ -96,6 +98,14 @@ extension VaultfileCommand {
                                            + "(AGE-SECRET-KEY-1…, or an age-keygen file)",
                                            hint: "store one with 'age-keygen | vaultfile set \(name)'")
                 }
+            }
+        }
+
+        /// Refuses, before anything is changed or noted, a name no plugin identity can carry.
+        static func checkLendable(_ name: String) throws {
+            if let problem = VaultfilePluginIdentity.nameProblem(name) {
+                throw CLIError.refused("'\(Messages.escaped(name))' cannot be lent to age: \(problem); nothing was changed",
+                                       hint: "rename it ('vaultfile mv') to a name of at most \(VaultfilePluginIdentity.maxNameLength) bytes without control or format characters")
             }
         }
 

@@ -25,7 +25,10 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            try unlock.update { unlocked in try unlocked.vault.restore(name, revision: revision) }
+            try unlock.update { unlocked in
+                LentEntryNotes.noteIfRestoreLends(unlocked.vault, name: name, revision: revision)
+                try unlocked.vault.restore(name, revision: revision)
+            }
             Messages.info("restored revision \(revision) of '\(name)'")
         }
     }

@@ -60,6 +60,7 @@ extension VaultfileCommand {
                 if value.isEmpty && !allowEmpty { throw CLIError.emptyValue(name: name, field: field) }
                 try Self.apply(to: &unlocked.vault, name: name, part: EntryPart(field: totp ? "totp" : field), value: value,
                                allowFormatCharacters: formatCharacters.allowFormatCharacters)
+                LentEntryNotes.warnIfValueReplaced(unlocked.vault, name: name, part: EntryPart(field: totp ? "totp" : field))
             }
             if print { try GeneratedOutput.write(value) }
         }

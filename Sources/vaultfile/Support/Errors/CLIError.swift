@@ -103,6 +103,8 @@ enum CLIError: CategorizedError {
     case referenceNotFound(reference: String, why: String, place: String?)
     /// A command that writes a vault, with a state folder another user owns or others may write.
     case stateFolderUnsafe(StateFolder.Unsafe)
+    /// The age plugin runs where another program can read its memory (`why`: a tracer, a loader variable).
+    case pluginObserved(String)
 
     var description: String {
         switch self {
@@ -178,6 +180,10 @@ enum CLIError: CategorizedError {
         case .stateFolderUnsafe(let unsafe): return "\(unsafe); refusing to write through it, so nothing was written"
         case .referenceNotFound(let reference, let why, let place):
             return "\(reference)\(place.map { " (\($0))" } ?? ""): \(why)"
+        case .pluginObserved(let why):
+            return "age-plugin-vaultfile refuses to unwrap: \(why), so another program could read the vault's file key "
+                + "from this process; neither the agent nor the vault was asked. Run age with no tracer (strace, gdb) "
+                + "and without the variable ('env -u LD_PRELOAD age -d …')"
         }
     }
 
@@ -192,7 +198,7 @@ enum CLIError: CategorizedError {
         case .importFormatMismatch: return .invalidInput
         case .importFormatUnknown: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
-             .agentChangeDenied, .agentSignDenied: return .refused
+             .agentChangeDenied, .agentSignDenied, .pluginObserved: return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
         case .sourceDecryptionTotalOverLimit: return .overLimit

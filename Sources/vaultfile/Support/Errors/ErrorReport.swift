@@ -382,8 +382,7 @@ struct ErrorReport: Equatable {
         case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
-             .cannotRun, .standardInputTaken:
-            return nil
+             .cannotRun, .standardInputTaken, .pluginObserved: return nil
         }
     }
 }

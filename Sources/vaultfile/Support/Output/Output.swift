@@ -61,12 +61,18 @@ enum Messages {
     /// `vaultfile: warning: …`.
     static func warning(_ text: String) {
         write("vaultfile: warning: " + escaped(text))
+        relayed?.append("warning: " + escaped(text))
     }
 
     /// `vaultfile: note: …`: something the command did that the user may not expect (one line).
     static func note(_ text: String) {
         write("vaultfile: note: " + escaped(text))
+        relayed?.append("note: " + escaped(text))
     }
+
+    /// When not nil, warnings and notes are also kept here: the age plugin, whose standard error
+    /// age 1.1.1 does not show, sends them to its client as `msg` commands.
+    nonisolated(unsafe) static var relayed: [String]?
 
     /// A plain informational line on stderr. The one kind of message that may span lines (the
     /// advice of `git setup`): its newlines are kept, every other control is escaped.
