@@ -84,11 +84,14 @@ public enum BcryptPBKDF {
         precondition(passwordHash.count == 64 && saltHash.count == 64, "bcrypt_pbkdf hashes two SHA-512 digests")
         let state = BlowfishState()
         var output = [UInt8](repeating: 0, count: hashLength)
-        passwordHash.withUnsafeBufferPointer { password in
-            saltHash.withUnsafeBufferPointer { salt in
-                magic.withUnsafeBufferPointer { magic in
-                    output.withUnsafeMutableBufferPointer { out in
-                        vaultfile_bcrypt_hash(state.words, password.baseAddress, salt.baseAddress, magic.baseAddress, out.baseAddress)
+        // The state lives until the C call returns (its deinit zeroes and frees the words).
+        withExtendedLifetime(state) {
+            passwordHash.withUnsafeBufferPointer { password in
+                saltHash.withUnsafeBufferPointer { salt in
+                    magic.withUnsafeBufferPointer { magic in
+                        output.withUnsafeMutableBufferPointer { out in
+                            vaultfile_bcrypt_hash(state.words, password.baseAddress, salt.baseAddress, magic.baseAddress, out.baseAddress)
+                        }
                     }
                 }
             }
