@@ -1,3 +1,5 @@
+import VaultFormat
+
 // MARK: - The ssh-agent protocol's messages
 
 /// The message numbers and limits of the SSH agent protocol (draft-miller-ssh-agent, RFC 9987;
@@ -53,7 +55,7 @@ public enum SSHAgentRequest: Equatable, Sendable {
     /// Decodes one message body (after the length); nil when the body is malformed (a field runs
     /// past the end, bytes follow the last field, a bool is neither 0 nor 1).
     public static func decode(_ body: [UInt8]) -> SSHAgentRequest? {
-        var reader = SSHWireReader(body[...])
+        var reader = SSHReader(body[...])
         guard let type = reader.byte() else { return nil }
         switch type {
         case SSHAgentProtocol.requestIdentities:
@@ -131,45 +133,7 @@ public struct SSHAgentIdentity: Equatable, Sendable {
     var encodedLength: Int { 8 + publicBlob.count + comment.utf8.count }
 }
 
-// MARK: - Wire reading and writing
-
-/// A cursor over untrusted SSH wire bytes: big-endian integers and 32-bit-length strings, never
-/// past the end (a length is checked against what is left before anything is taken).
-struct SSHWireReader {
-    private var bytes: ArraySlice<UInt8>
-
-    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
-
-    var isAtEnd: Bool { bytes.isEmpty }
-    var rest: ArraySlice<UInt8> { bytes }
-
-    mutating func byte() -> UInt8? {
-        guard let first = bytes.first else { return nil }
-        bytes = bytes.dropFirst()
-        return first
-    }
-
-    mutating func uint32() -> UInt32? {
-        guard bytes.count >= 4 else { return nil }
-        let value = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        bytes = bytes.dropFirst(4)
-        return value
-    }
-
-    mutating func string() -> ArraySlice<UInt8>? {
-        guard let length = uint32(), Int(length) <= bytes.count else { return nil }
-        let value = bytes.prefix(Int(length))
-        bytes = bytes.dropFirst(Int(length))
-        return value
-    }
-
-    /// `count` raw bytes.
-    mutating func raw(_ count: Int) -> ArraySlice<UInt8>? {
-        guard bytes.count >= count else { return nil }
-        defer { bytes = bytes.dropFirst(count) }
-        return bytes.prefix(count)
-    }
-}
+// MARK: - Wire writing (reading: VaultFormat's SSHReader)
 
 /// Builds SSH wire bytes.
 struct SSHWireWriter {

@@ -1,3 +1,5 @@
+import VaultFormat
+
 // MARK: - What a SIGN_REQUEST asks to sign
 
 /// What the data of a SIGN_REQUEST is, as far as the agent can tell: an ssh user authentication
@@ -25,12 +27,12 @@ public enum SSHSignedData: Equatable, Sendable {
     /// Reads `data`; bytes that are not exactly one of the known shapes are `other`.
     public static func classify(_ data: [UInt8]) -> SSHSignedData {
         if data.starts(with: sshsigMagic) {
-            var reader = SSHWireReader(data[sshsigMagic.count...])
+            var reader = SSHReader(data[sshsigMagic.count...])
             guard let namespace = reader.string(), reader.string() != nil, reader.string() != nil, reader.string() != nil,
                   reader.isAtEnd else { return .other }
             return .sshsig(namespace: printable(namespace))
         }
-        var reader = SSHWireReader(data[...])
+        var reader = SSHReader(data[...])
         guard let sessionID = reader.string(), reader.byte() == userauthRequest, let user = reader.string(),
               reader.string() != nil, let method = reader.string(), reader.byte() == 1,
               reader.string() != nil, reader.string() != nil else { return .other }

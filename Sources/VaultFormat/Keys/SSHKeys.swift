@@ -170,27 +170,42 @@ public struct SSHEd25519Identity: Sendable {
 
 // MARK: - SSH wire reading
 
-/// Reads SSH wire data: big-endian `uint32`s and length-prefixed strings, never past the end.
-struct SSHReader {
+/// Reads untrusted SSH wire data: bytes, big-endian `uint32`s and 32-bit-length strings, never
+/// past the end (a length is checked against what is left before anything is taken). The key
+/// files' parsers and the agent's ssh socket (VaultAgent) read through it.
+package struct SSHReader {
     private var bytes: ArraySlice<UInt8>
 
-    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    package init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
 
-    var isAtEnd: Bool { bytes.isEmpty }
-    var rest: ArraySlice<UInt8> { bytes }
+    package var isAtEnd: Bool { bytes.isEmpty }
+    package var rest: ArraySlice<UInt8> { bytes }
 
-    mutating func uint32() -> UInt32? {
+    package mutating func byte() -> UInt8? {
+        guard let first = bytes.first else { return nil }
+        bytes = bytes.dropFirst()
+        return first
+    }
+
+    package mutating func uint32() -> UInt32? {
         guard bytes.count >= 4 else { return nil }
         let value = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         bytes = bytes.dropFirst(4)
         return value
     }
 
-    mutating func string() -> ArraySlice<UInt8>? {
+    package mutating func string() -> ArraySlice<UInt8>? {
         guard let length = uint32(), Int(length) <= bytes.count else { return nil }
         let value = bytes.prefix(Int(length))
         bytes = bytes.dropFirst(Int(length))
         return value
+    }
+
+    /// `count` raw bytes.
+    package mutating func raw(_ count: Int) -> ArraySlice<UInt8>? {
+        guard bytes.count >= count else { return nil }
+        defer { bytes = bytes.dropFirst(count) }
+        return bytes.prefix(count)
     }
 }
 
