@@ -75,12 +75,16 @@ counts() {
 # VAULTFILE_TEST_SUITES keeps only the main suite's suites whose names match that extended regex,
 # VAULTFILE_TEST_TOOLS_FILTER narrows the outside tools part (a --filter regex, default
 # ExternalTools), and VAULTFILE_TEST_SKIP is passed to every test process as --skip.
+#
+# No index store and no DWARF: nothing here reads them (a test failure names its file and line
+# from the source, a sanitizer report names functions from the symbol table), and together they
+# cost 13 % of a build (measured on VaultFormat: 325 s against 282 s on a loaded machine).
 SANITIZER=${VAULTFILE_TEST_SANITIZER:-}
-set --
+set -- --disable-index-store -debug-info-format none
 case "$SANITIZER" in
     "") ;;
-    address) set -- --sanitize=address --scratch-path .build-asan ;;
-    thread) set -- --sanitize=thread --scratch-path .build-tsan ;;
+    address) set -- "$@" --sanitize=address --scratch-path .build-asan ;;
+    thread) set -- "$@" --sanitize=thread --scratch-path .build-tsan ;;
     *) echo "make-test: VAULTFILE_TEST_SANITIZER must be address or thread, not '$SANITIZER'" >&2; exit 2 ;;
 esac
 SKIP=${VAULTFILE_TEST_SKIP:-}

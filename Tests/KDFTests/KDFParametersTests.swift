@@ -173,13 +173,15 @@ import Testing
 
 /// Calibration finds settings near a target time (loose bounds: this is not a benchmark, and
 /// the upper ones leave room for a machine loaded by other builds, where 1.0 s was missed).
-/// Argon2id at 1 MiB: one pass is a few milliseconds even on a loaded machine, so the memory
-/// asked for is kept (at 8 MiB, a pass over the target under load made calibration lower it).
+/// Argon2id at 1 MiB: one pass is a few milliseconds on a quiet machine, so the memory asked for
+/// is kept there; on a machine loaded twenty times over (under a sanitizer, beside other builds) a
+/// pass passed the target and calibration lowered the memory, as it should: the memory is checked
+/// to be at most what was asked, the exact rule is the model machine's test below.
 @Suite struct CalibrationTests {
     @Test func test_argon2id_reachesTheTargetOrder() throws {
         let result = try Calibration.argon2id(memoryKiB: 1024, parallelism: 1, targetSeconds: 0.2)
         guard case .argon2id(let p) = result.parameters else { Issue.record("wrong KDF"); return }
-        #expect(p.memoryKiB == 1024 && p.parallelism == 1 && p.iterations >= 1)
+        #expect(p.memoryKiB >= 8 && p.memoryKiB <= 1024 && p.parallelism == 1 && p.iterations >= 1)
         #expect(result.measuredSeconds > 0.05 && result.measuredSeconds < 2.5)
     }
 
