@@ -9,7 +9,7 @@ export VAULTFILE_FUZZ=1 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
 # objects uninstrumented in some fresh builds, and libFuzzer then mutates blindly ("no interesting
 # inputs were found") while still reporting success.
 flags=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
-       --product VaultFileFuzz --scratch-path .build-fuzz)
+       --disable-index-store -debug-info-format none --product VaultFileFuzz --scratch-path .build-fuzz)
 swift build "${flags[@]}"
 bin="$(swift build "${flags[@]}" --show-bin-path)/VaultFileFuzz"
 # grep reads all of objdump's output: with -q it would stop early and pipefail would see SIGPIPE.
