@@ -18,7 +18,10 @@ import Testing
         let memory = try #require(json["memory_kib"] as? Int), iterations = try #require(json["iterations"] as? Int)
         #expect(memory * iterations <= 2048, "\(json)")
         #expect(json["capped"] as? Bool == true, "\(json)")
-        #expect(result.stderr.contains("capped at 1 MiB and 2 iterations") && result.stderr.contains("every open would then need --kdf-max-work"), "\(result.stderr)")
+        // On a quiet machine 1 MiB and 2 iterations; under load calibration may settle on other
+        // memory within the same work cap, and the message names whatever it chose.
+        #expect(result.stderr.contains("capped at ") && result.stderr.contains(" and \(iterations) iteration")
+                && result.stderr.contains("every open would then need --kdf-max-work"), "\(result.stderr)")
         let initCommand = try #require(json["init"] as? String)
         #expect(initCommand.contains("--kdf-iterations \(iterations) "), "\(initCommand)")
     }
