@@ -15,7 +15,10 @@ private let verifiers: [SSHPublicKey] = [SSHKeyType.ed25519, .ecdsaP256, .rsa].c
 ///   refusal, never a crash;
 /// - `SSHPublicKey(wire:)` of the input, when it parses, keeps exactly its bytes; its line parser
 ///   never crashes;
-/// - each verifier reads the input as a signature blob and never crashes (nor accepts it).
+/// - each verifier reads the input as a signature blob and never crashes (nor accepts it);
+/// - `SSHHostKey(wire:)` (a session-bind's host key: plain or an OpenSSH certificate) never
+///   crashes; one that parses keeps a plain key that `SSHHostKey` reads again as a plain key of
+///   its type with the same fingerprint, and accepts no input as a signature.
 func fuzzSSHKeys(_ bytes: [UInt8]) {
     switch try? SSHKeyFile.read(bytes, source: "fuzz") {
     case .plain(let key)?:
@@ -31,6 +34,11 @@ func fuzzSSHKeys(_ bytes: [UInt8]) {
     }
     if let key = try? SSHPublicKey(wire: bytes) {
         precondition(key.wireBytes == bytes, "ssh public key round trip changed the bytes")
+    }
+    if let host = try? SSHHostKey(wire: bytes) {
+        let plain = try? SSHHostKey(wire: host.plainKey)
+        precondition(plain?.isCertificate == false && plain?.type == host.type && plain?.fingerprint == host.fingerprint, "a host key's plain key differs")
+        precondition(!host.verifies(signature: bytes, of: Array("fuzz".utf8), allowSHA1: true), "a host key blob verified as its own signature")
     }
     if bytes.count <= 16_384 {
         _ = try? SSHPublicKey.parse(line: String(decoding: bytes, as: UTF8.self))

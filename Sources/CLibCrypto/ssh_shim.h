@@ -11,14 +11,16 @@
 #include <openssl/crypto.h>
 
 /* An EC key of `group` ("P-256", "P-384", "P-521") from its encoded public point and, when `priv`
- * is not NULL, its private scalar (a big-endian magnitude). NULL on any failure, and unless
- * libcrypto's full checks pass: the point is on the curve, not at infinity and of the group's
- * order (EVP_PKEY_public_check), the scalar lies in [1, order − 1] (EVP_PKEY_private_check) and
- * the point is scalar·G (EVP_PKEY_pairwise_check). */
+ * is not NULL, its private scalar (a big-endian magnitude). NULL on any failure, and, when `check`
+ * is 1, unless libcrypto's full checks pass: the point is on the curve, not at infinity and of the
+ * group's order (EVP_PKEY_public_check), the scalar lies in [1, order − 1]
+ * (EVP_PKEY_private_check) and the point is scalar·G (EVP_PKEY_pairwise_check). A key already
+ * checked when it was read is rebuilt for one signature with `check` 0. The scalar's parameters
+ * sit in the builder's secure block (it came from a secure BIGNUM), which OSSL_PARAM_free clears. */
 static inline EVP_PKEY *vaultfile_ec_key(const char *group, const unsigned char *pub, size_t pubLength,
-                                         const unsigned char *priv, size_t privLength) {
+                                         const unsigned char *priv, size_t privLength, int check) {
     EVP_PKEY *key = NULL;
-    EVP_PKEY_CTX *ctx = NULL, *check = NULL;
+    EVP_PKEY_CTX *ctx = NULL, *checker = NULL;
     OSSL_PARAM *params = NULL;
     OSSL_PARAM_BLD *build = OSSL_PARAM_BLD_new();
     BIGNUM *scalar = NULL;
@@ -32,10 +34,10 @@ static inline EVP_PKEY *vaultfile_ec_key(const char *group, const unsigned char 
     if (ok) ok = (params = OSSL_PARAM_BLD_to_param(build)) != NULL;
     if (ok) ok = (ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) != NULL && EVP_PKEY_fromdata_init(ctx) == 1
         && EVP_PKEY_fromdata(ctx, &key, priv != NULL ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) == 1;
-    if (ok) ok = (check = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL)) != NULL && EVP_PKEY_public_check(check) == 1;
-    if (ok && priv != NULL) ok = EVP_PKEY_private_check(check) == 1 && EVP_PKEY_pairwise_check(check) == 1;
+    if (ok && check) ok = (checker = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL)) != NULL && EVP_PKEY_public_check(checker) == 1;
+    if (ok && check && priv != NULL) ok = EVP_PKEY_private_check(checker) == 1 && EVP_PKEY_pairwise_check(checker) == 1;
     if (!ok) { EVP_PKEY_free(key); key = NULL; }
-    EVP_PKEY_CTX_free(check);
+    EVP_PKEY_CTX_free(checker);
     EVP_PKEY_CTX_free(ctx);
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(build);

@@ -21,6 +21,12 @@ public struct ScannedSecret: Sendable {
         masked = (0..<count).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] ^ Self.mask }
     }
 
+    /// A secret the code under test holds (a prime of a key, as libcrypto would lay it out), given
+    /// as a view that is not itself a copy in memory (`buffer.reversed()`): only its masked form is kept.
+    public init(masking bytes: some Sequence<UInt8>) {
+        masked = bytes.map { $0 ^ Self.mask }
+    }
+
     /// The number of bytes of the secret.
     public var count: Int { masked.count }
 

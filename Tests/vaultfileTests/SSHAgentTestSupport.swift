@@ -77,21 +77,35 @@ final class ThrowawaySSHD {
     private let process: CLI.Running
     private let cli: CLI
 
-    /// Starts sshd letting in the keys of `authorizedKeys` for this user.
-    init(cli: CLI, authorizedKeys: [String]) throws {
+    /// The host key's public line (`host_key.pub`).
+    let hostKeyLine: String
+
+    /// Starts sshd letting in the keys of `authorizedKeys` for this user, with a host key of
+    /// `hostKeyType` (and `hostKeyBits`); with `certificateAuthority` (a private key file), the host
+    /// key is certified by it (`ssh-keygen -s … -h`) and served as sshd's `HostCertificate`.
+    init(cli: CLI, authorizedKeys: [String], hostKeyType: String = "ed25519", hostKeyBits: Int? = nil,
+         certificateAuthority: String? = nil) throws {
         self.cli = cli
         // A folder of its own: a test may start two.
         let folder = "sshd-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)
-        try SSHKeygen.make("ed25519", comment: "host", at: cli.path(folder + "/host_key"))
+        let hostKey = cli.path(folder + "/host_key")
+        try SSHKeygen.make(hostKeyType, bits: hostKeyBits, comment: "host", at: hostKey)
+        hostKeyLine = String(decoding: try cli.read(folder + "/host_key.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var certificate = ""
+        if let certificateAuthority {
+            let signed = try SSHKeygen.run(["-q", "-s", certificateAuthority, "-I", "throwaway-host", "-h", "-n", "127.0.0.1", hostKey + ".pub"])
+            guard signed.status == 0 else { throw POSIXError(.EINVAL) }  // ssh-keygen -s failed: the test fails here
+            certificate = "HostCertificate \(hostKey)-cert.pub\n"
+        }
         try cli.write(folder + "/authorized_keys", Array((authorizedKeys.joined(separator: "\n") + "\n").utf8))
         if !FileManager.default.fileExists(atPath: "/run/sshd") { mkdir("/run/sshd", 0o755) }
         port = try Self.freePort()
         try cli.write(folder + "/config", Array("""
             Port \(port)
             ListenAddress 127.0.0.1
-            HostKey \(cli.path(folder + "/host_key"))
-            AuthorizedKeysFile \(cli.path(folder + "/authorized_keys"))
+            HostKey \(hostKey)
+            \(certificate)AuthorizedKeysFile \(cli.path(folder + "/authorized_keys"))
             PidFile none
             StrictModes no
             UsePAM no
@@ -113,11 +127,13 @@ final class ThrowawaySSHD {
     /// Kills sshd (SIGKILL, by pid) and reaps it.
     func stop() { process.kill() }
 
-    /// `ssh` to this sshd as this user, through the agent at `socket` only, running `command`.
-    func ssh(_ command: [String], socket: String, options: [String] = []) throws -> CLI.Result {
+    /// `ssh` to this sshd as this user, through the agent at `socket` only, running `command`; with
+    /// `knownHosts`, the host key is checked strictly against that file.
+    func ssh(_ command: [String], socket: String, options: [String] = [], knownHosts: String? = nil) throws -> CLI.Result {
         let user = String(cString: getpwuid(getuid())!.pointee.pw_name)
         return try cli.run(["-k", "1", "20", "/usr/bin/ssh", "-F", "/dev/null", "-o", "IdentityAgent=\(socket)", "-o", "BatchMode=yes",
-                            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=5",
+                            "-o", "StrictHostKeyChecking=\(knownHosts == nil ? "no" : "yes")", "-o", "UserKnownHostsFile=\(knownHosts ?? "/dev/null")",
+                            "-o", "ConnectTimeout=5",
                             "-o", "PreferredAuthentications=publickey", "-p", String(port)] + options + ["\(user)@127.0.0.1"] + command,
                            executable: "/usr/bin/timeout")
     }

@@ -38,7 +38,7 @@ struct SSHKeyCLITests {
         let set = try cli.run(["set", "ssh/bob", "--ssh-key", "--value-file", cli.path("id")] + cli.unlock())
         #expect(set.status == 0 && set.stdout.isEmpty, "\(set.stderr)")
         let pub = try Self.text(cli, "id.pub")
-        #expect(try cli.run(["get", "ssh/bob", "--field", "public"] + cli.unlock()).text == pub, "no newline added")
+        #expect(try cli.run(["get", "ssh/bob", "--field", "public"] + cli.unlock()).text == pub + "\n", "a line, as ssh-keygen -y prints it")
         #expect(try cli.run(["get", "ssh/bob", "--field", "fingerprint"] + cli.unlock()).text == (try SSHKeygen.fingerprint(of: cli.path("id"))))
         #expect(try cli.run(["get", "ssh/bob", "--field", "comment"] + cli.unlock()).text == "bob@laptop")
         #expect(try cli.run(["get", "ssh/bob", "--field", "ssh-key"] + cli.unlock()).text == String(pub.split(separator: " ")[0]))
@@ -55,7 +55,7 @@ struct SSHKeyCLITests {
         let again = try cli.run(["set", "ssh/k", "--ssh-key"] + cli.unlock(), stdin: try cli.read("b"))
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try cli.run(["get", "ssh/k", "--field", "notes"] + cli.unlock()).text == "for github")
-        #expect(try cli.run(["get", "ssh/k", "--field", "public"] + cli.unlock()).text == (try Self.text(cli, "b.pub")))
+        #expect(try cli.run(["get", "ssh/k", "--field", "public"] + cli.unlock()).text == (try Self.text(cli, "b.pub")) + "\n")
         #expect(try cli.run(["get", "ssh/k", "--field", "comment"] + cli.unlock()).status == 1, "the old key's comment is gone")
     }
 
@@ -100,7 +100,7 @@ struct SSHKeyCLITests {
         let made = try cli.run(["ssh-keygen", "ssh/new", "-C", "made here"] + options + cli.unlock())
         #expect(made.status == 0 && made.text.hasSuffix(" made here\n"), "\(made.stderr)")
         let line = made.text.trimmingCharacters(in: .newlines)
-        #expect(try cli.run(["get", "ssh/new", "--field", "public"] + cli.unlock()).text == line)
+        #expect(try cli.run(["get", "ssh/new", "--field", "public"] + cli.unlock()).text == line + "\n")
         #expect(try Self.publicLineOfStoredKey(cli, "ssh/new", file: "out") == line)
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.directory.url.path).filter { $0.hasPrefix("ssh") }.isEmpty, "no key file written")
     }

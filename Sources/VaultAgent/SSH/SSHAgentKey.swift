@@ -17,16 +17,19 @@ extension SSHPrivateKey {
 
 // MARK: - Host keys
 
-/// Verifies a host key's signature over a session id (`session-bind@openssh.com`).
+/// Verifies a host key's signature over a session id (`session-bind@openssh.com`), as OpenSSH's
+/// ssh-agent does: the host key may be any key ssh accepts from a server that the key model checks
+/// (`SSHHostKey`: ssh-ed25519, ECDSA, ssh-rsa of 1,024 bits and up, and OpenSSH certificates of
+/// those, whose CA signature must verify and whose certified key must have signed). Key size is
+/// not the agent's policy here: the client already took the key; the binding only records it.
 public enum SSHHostKeys {
-    /// Whether `signature` (an SSH signature blob) is `hostKey`'s over `data`, for a host key of any
-    /// type the key model reads (ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa: with
-    /// rsa-sha2-256/512, or ssh-rsa's SHA-1 as the server signed its key exchange).
+    /// Whether `signature` (an SSH signature blob) is `hostKey`'s over `data` (ssh-rsa's SHA-1
+    /// included, as a server may sign its key exchange with it).
     public static func verifies(hostKey: [UInt8], signature: [UInt8], data: [UInt8]) -> Bool {
-        guard let key = try? SSHPublicKey(wire: hostKey) else { return false }
+        guard let key = try? SSHHostKey(wire: hostKey) else { return false }
         return key.verifies(signature: signature, of: data, allowSHA1: true)
     }
 
-    /// The fingerprint of a host key blob, when it is a key the model reads.
-    static func fingerprint(_ hostKey: [UInt8]) -> String? { (try? SSHPublicKey(wire: hostKey))?.fingerprint }
+    /// The fingerprint of a host key blob (a certificate's is its key's, as `ssh-keygen -l` prints it).
+    static func fingerprint(_ hostKey: [UInt8]) -> String? { (try? SSHHostKey(wire: hostKey))?.fingerprint }
 }

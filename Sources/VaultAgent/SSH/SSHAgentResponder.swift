@@ -18,22 +18,31 @@ public struct SSHAgentSession: Sendable {
 
     /// The bindings, oldest first (at most `SSHAgentProtocol.maxBinds`).
     public private(set) var binds: [Bind] = []
-    /// A bind failed on this connection (a bad signature, another host key for a session, too
-    /// many): it gets no signature any more.
+    /// A bind failed on this connection (a signature that does not verify, a host key the agent
+    /// cannot check, a session id under another host key, a binding after one for user
+    /// authentication, too many): answered EXTENSION_FAILURE, the bindings already made stand.
     public private(set) var bindFailed = false
+    /// A bind failed while nothing was bound: the connection may be one that ssh forwarded and
+    /// bound as such, so it counts as forwarded from then on (OpenSSH's ssh-agent likewise refuses
+    /// its destination-restricted keys on a connection whose bind failed). Keys allowed to sign on
+    /// forwarded connections still sign; no later binding undoes it.
+    public private(set) var failedUnbound = false
 
     /// A fresh, unbound connection.
     public init() {}
 
-    /// Whether any binding says the connection was forwarded.
-    public var isForwarded: Bool { binds.contains { $0.forwarding } }
+    /// Whether any binding says the connection was forwarded, or a bind failed before any binding.
+    public var isForwarded: Bool { failedUnbound || binds.contains { $0.forwarding } }
 
-    /// Takes a binding after the host key's signature over the session id verifies.
+    /// Takes a binding after the host key's signature over the session id verifies, under
+    /// OpenSSH's rules: a connection bound for user authentication (not forwarding) takes no other
+    /// binding; the same session id and host key again is harmless, a session id under another host
+    /// key is not; 16 bindings at most.
     mutating func bind(hostKey: [UInt8], sessionID: [UInt8], signature: [UInt8], forwarding: Bool) -> SSHAgentResponse {
         guard !sessionID.isEmpty, SSHHostKeys.verifies(hostKey: hostKey, signature: signature, data: sessionID) else { return failBind() }
-        if let known = binds.first(where: { $0.sessionID == sessionID }) {
-            // The same binding again is harmless; one session id for two host keys is not.
-            return known.hostKey == hostKey && known.forwarding == forwarding ? .success : failBind()
+        for known in binds {
+            guard known.forwarding else { return failBind() }
+            if known.sessionID == sessionID { return known.hostKey == hostKey ? .success : failBind() }
         }
         guard binds.count < SSHAgentProtocol.maxBinds else { return failBind() }
         binds.append(Bind(hostKey: hostKey, sessionID: sessionID, forwarding: forwarding))
@@ -42,6 +51,7 @@ public struct SSHAgentSession: Sendable {
 
     mutating func failBind() -> SSHAgentResponse {
         bindFailed = true
+        if binds.isEmpty { failedUnbound = true }
         return .extensionFailure
     }
 }
@@ -95,14 +105,15 @@ public enum SSHAgentResponder {
     /// A signature, or FAILURE for any rule it breaks (each check says which rule).
     static func sign(blob: [UInt8], data: [UInt8], flags: UInt32, session: SSHAgentSession, keyring: LockedValue<AgentKeyring>,
                      now: () -> Double, confirm: (SSHConfirmRequest) -> Bool) -> SSHAgentResponse {
-        // A connection whose binding failed signs nothing, and nothing may pass for a vaultfile signature.
-        guard !session.bindFailed, !SSHSignedData.hasVaultfilePrefix(data) else { return .failure }
+        // Nothing may pass for a vaultfile signature.
+        guard !SSHSignedData.hasVaultfilePrefix(data) else { return .failure }
         guard let match = keyring.withLock({ $0.sshKey(blob: blob, now: now()) }) else { return .failure }
         let options = match.served.options
         // Flags: only the two RSA hash choices, never both; an ssh-rsa key without one means SHA-1.
         let rsaFlags = SSHAgentProtocol.rsaSHA2_256 | SSHAgentProtocol.rsaSHA2_512
         guard flags & ~rsaFlags == 0, flags != rsaFlags else { return .failure }
         if match.served.key.type == .rsa && flags == 0 && !options.contains(.allowSHA1) { return .failure }
+        // Forwarded, or a bind failed before any binding (it may have been the forwarding one).
         if session.isForwarded && !options.contains(.allowForwarding) { return .failure }
         let signed = SSHSignedData.classify(data)
         var destination: [UInt8]?

@@ -17,13 +17,14 @@ final class ECKeyHandle: @unchecked Sendable {
 
     /// The key on `curve` with the uncompressed point `point` and, when given, the scalar
     /// `scalar` (a big-endian magnitude); nil unless libcrypto's full public, private and
-    /// pairwise checks pass (`vaultfile_ec_key`).
-    static func make(curve: SSHKeyType.Curve, point: [UInt8], scalar: UnsafeRawBufferPointer?) -> ECKeyHandle? {
+    /// pairwise checks pass (`vaultfile_ec_key`). With `checked` false (a key checked when it was
+    /// read, rebuilt for one signature) the checks are skipped.
+    static func make(curve: SSHKeyType.Curve, point: [UInt8], scalar: UnsafeRawBufferPointer?, checked: Bool = true) -> ECKeyHandle? {
         let made: OpaquePointer? = curve.group.withCString { group in
             if let scalar {
-                return vaultfile_ec_key(group, point, point.count, scalar.baseAddress?.assumingMemoryBound(to: UInt8.self), scalar.count)
+                return vaultfile_ec_key(group, point, point.count, scalar.baseAddress?.assumingMemoryBound(to: UInt8.self), scalar.count, checked ? 1 : 0)
             }
-            return vaultfile_ec_key(group, point, point.count, nil, 0)
+            return vaultfile_ec_key(group, point, point.count, nil, 0, 1)
         }
         return made.map(ECKeyHandle.init)
     }

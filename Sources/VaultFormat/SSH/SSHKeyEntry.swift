@@ -46,6 +46,15 @@ public enum SSHKeyEntry {
         vault.names(withPrefix: prefix).filter { vault.entry($0).map(isSSHKey) == true }
     }
 
+    /// The comment the agent lists for the entry `name`: its `comment` field as stored (by
+    /// `set --ssh-key`, or as a user changed it since), empty when the field is absent; refused
+    /// (`SSHKeyError.damaged`) when a key's comment could not be it (not UTF-8, control
+    /// characters, over `SSHPrivateKey.maxCommentLength` bytes).
+    public static func storedComment(of name: String, in vault: Vault) throws(SSHKeyError) -> String {
+        guard let bytes = try? vault.value(of: name, part: .field(commentField)) else { return "" }
+        return try SSHPrivateKey.checkedComment(bytes) { SSHKeyError.damaged("the comment field of '\(name)': \($0)") }
+    }
+
     /// The key the entry `name` holds, read and checked as `set --ssh-key` checked it; refuses an
     /// entry without the marker (`SSHKeyError.damaged`: not an ssh key entry).
     public static func key(of name: String, in vault: Vault) throws -> SSHPrivateKey {

@@ -35,23 +35,14 @@ extension SSHPrivateKey {
         case .ed25519(let secretKey):
             appendString(&section, Array(publicKey.wireBytes.suffix(32)))
             secretKey.withUnsafeBytes { appendString(&section, $0) }
-        case .ecdsa(let handle):
-            let curve = type.curve!
-            var reader = SSHReader(publicKey.wireBytes[...])
-            _ = reader.string(); _ = reader.string()
-            appendString(&section, Array(curve.sshName.utf8))
-            appendString(&section, Array(reader.string() ?? []))
-            guard let scalar = handle.scalar(curve: curve) else { wipe(&section); throw .cryptoFailure("reading the ECDSA key") }
-            scalar.withUnsafeBytes { appendMPInt(&section, $0) }
-        case .rsa(let handle):
-            guard let n = handle.publicNumber("n"), let e = handle.publicNumber("e"), let d = handle.number("d"),
-                  let iqmp = handle.number("rsa-coefficient1"), let p = handle.number("rsa-factor1"), let q = handle.number("rsa-factor2") else {
-                wipe(&section)
-                throw .cryptoFailure("reading the RSA key")
-            }
-            appendMPInt(&section, n)
-            appendMPInt(&section, e)
-            for number in [d, iqmp, p, q] { number.withUnsafeBytes { appendMPInt(&section, $0) } }
+        case .ecdsa(let parts):
+            appendString(&section, Array(type.curve!.sshName.utf8))
+            appendString(&section, parts.point)
+            parts.scalar.withUnsafeBytes { appendMPInt(&section, $0) }
+        case .rsa(let numbers):
+            appendMPInt(&section, numbers.n)
+            appendMPInt(&section, SSHRSAPublicKey.exponent)
+            for number in [numbers.d, numbers.iqmp, numbers.p, numbers.q] { number.withUnsafeBytes { appendMPInt(&section, $0) } }
         }
         appendString(&section, Array(comment.utf8))
         var pad: UInt8 = 1

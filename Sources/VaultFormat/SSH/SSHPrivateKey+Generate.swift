@@ -23,24 +23,25 @@ extension SSHPrivateKey {
             return SSHPrivateKey(publicKey: try SSHPublicKey(wire: wire), comment: checked, secret: .ed25519(pair.secretKey))
         case .ecdsaP256, .ecdsaP384, .ecdsaP521:
             let curve = type.curve!
-            guard let handle = ECKeyHandle.generate(curve: curve), let point = handle.point(curve: curve) else {
+            // The new key leaves libcrypto at once (freed, its scalar cleared) for guarded memory.
+            guard let parts = ECKeyHandle.generate(curve: curve).flatMap({ ECDSAPrivateParts(handle: $0, curve: curve) }) else {
                 throw .cryptoFailure("making an ECDSA key")
             }
             var wire: [UInt8] = []
             appendString(&wire, Array(type.rawValue.utf8))
             appendString(&wire, Array(curve.sshName.utf8))
-            appendString(&wire, point)
-            return SSHPrivateKey(publicKey: try SSHPublicKey(wire: wire), comment: checked, secret: .ecdsa(handle))
+            appendString(&wire, parts.point)
+            return SSHPrivateKey(publicKey: try SSHPublicKey(wire: wire), comment: checked, secret: .ecdsa(parts))
         case .rsa:
             guard (SSHRSAPublicKey.minimumBits...SSHRSAPublicKey.maximumBits).contains(rsaBits) else {
                 throw .invalidRequest("an RSA key of \(grouped(rsaBits)) bits is not made; vaultfile makes RSA keys of "
                                       + "\(grouped(SSHRSAPublicKey.minimumBits)) to \(grouped(SSHRSAPublicKey.maximumBits)) bits")
             }
-            guard let handle = RSAKeyHandle.generate(bits: rsaBits), let n = handle.publicNumber("n"), let e = handle.publicNumber("e"),
-                  let rsa = try? SSHRSAPublicKey(modulus: n, exponent: e) else {
+            guard let numbers = RSAKeyHandle.generate(bits: rsaBits).flatMap(RSAPrivateNumbers.init(handle:)),
+                  let rsa = try? SSHRSAPublicKey(modulus: numbers.n, exponent: SSHRSAPublicKey.exponent) else {
                 throw .cryptoFailure("making an RSA key")
             }
-            return SSHPrivateKey(publicKey: try SSHPublicKey(wire: rsa.wireBytes), comment: checked, secret: .rsa(handle))
+            return SSHPrivateKey(publicKey: try SSHPublicKey(wire: rsa.wireBytes), comment: checked, secret: .rsa(numbers))
         }
     }
 }

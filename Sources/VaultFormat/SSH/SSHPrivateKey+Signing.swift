@@ -15,7 +15,8 @@ extension SSHPrivateKey {
     /// (derived from the private key, the digest and fresh random bytes, so neither a weak random
     /// source nor a fault alone repeats a nonce), `mpint r ‖ mpint s` as RFC 5656 §3.1.2 encodes
     /// it; RSA PKCS#1 v1.5 with libcrypto, blinded, the signature exactly the modulus's length
-    /// (RFC 8332). `.rsaSHA1` is made only because the caller named it.
+    /// (RFC 8332). `.rsaSHA1` is made only because the caller named it. An ECDSA or RSA key is
+    /// built in libcrypto from its guarded numbers for this one signature and freed right after.
     public func sign(_ data: [UInt8], algorithm: SSHSignatureAlgorithm) throws(SSHKeyError) -> [UInt8] {
         guard algorithm.keyType == type else {
             throw .signingRefused("a \(type.rawValue) key does not make \(algorithm.rawValue) signatures")
@@ -25,14 +26,15 @@ extension SSHPrivateKey {
         switch secret {
         case .ed25519(let secretKey):
             appendString(&blob, Ed25519Signing.sign(data, secretKey: secretKey))
-        case .ecdsa(let handle):
-            guard let (r, s) = handle.sign(data, curve: type.curve!) else { throw .cryptoFailure("an ECDSA signature") }
+        case .ecdsa(let parts):
+            let curve = type.curve!
+            guard let (r, s) = parts.withHandle(curve: curve, { $0.sign(data, curve: curve) }) else { throw .cryptoFailure("an ECDSA signature") }
             var inner: [UInt8] = []
             appendMPInt(&inner, r)
             appendMPInt(&inner, s)
             appendString(&blob, inner)
-        case .rsa(let handle):
-            guard let signature = handle.pkcs1Sign(data, digest: algorithm.rsaDigest!) else { throw .cryptoFailure("an RSA signature") }
+        case .rsa(let numbers):
+            guard let signature = numbers.withHandle({ $0.pkcs1Sign(data, digest: algorithm.rsaDigest!) }) else { throw .cryptoFailure("an RSA signature") }
             appendString(&blob, signature)
         }
         return blob
@@ -46,29 +48,11 @@ extension SSHPublicKey {
     /// algorithm one of this key's type (RSA: rsa-sha2-256, rsa-sha2-512, or ssh-rsa only when
     /// `allowSHA1`), its encoding strict (nothing trailing; ECDSA mpints canonical and under the
     /// order's length; an RSA signature of the modulus's length, or shorter and left-padded with
-    /// zeros as OpenSSH accepts). For tests, and the agent's check of a host key's signature over
-    /// a session id (session-bind@openssh.com).
+    /// zeros as OpenSSH accepts). Checked by `SSHHostKey`, which the agent's session-bind check
+    /// uses directly.
     public func verifies(signature: [UInt8], of data: [UInt8], allowSHA1: Bool = false) -> Bool {
-        var reader = SSHReader(signature[...])
-        guard let name = reader.string(), let algorithm = SSHSignatureAlgorithm(rawValue: String(decoding: name, as: UTF8.self)),
-              algorithm.keyType == type, algorithm != .rsaSHA1 || allowSHA1, let body = reader.string(), reader.isAtEnd else { return false }
-        var keyReader = SSHReader(wireBytes[...])
-        _ = keyReader.string()
-        switch type {
-        case .ed25519:
-            return Ed25519Signing.verifies(Array(body), message: data, publicKey: Array(keyReader.string() ?? []))
-        case .ecdsaP256, .ecdsaP384, .ecdsaP521:
-            let curve = type.curve!
-            _ = keyReader.string()
-            var numbers = SSHReader(body)
-            guard let point = keyReader.string(), let r = numbers.mpint(), let s = numbers.mpint(), numbers.isAtEnd,
-                  r.count <= curve.scalarLength, s.count <= curve.scalarLength,
-                  let handle = ECKeyHandle.make(curve: curve, point: Array(point), scalar: nil) else { return false }
-            return handle.verifies(r: r, s: s, message: data, curve: curve)
-        case .rsa:
-            guard let rsa = try? SSHRSAPublicKey(wire: wireBytes), body.count <= rsa.modulusBytes else { return false }
-            let padded = [UInt8](repeating: 0, count: rsa.modulusBytes - body.count) + body
-            return rsa.handle.pkcs1Verifies(padded, message: data, digest: algorithm.rsaDigest!)
-        }
+        // One implementation of the checks: a kept key is a host key too (with narrower bounds).
+        guard let key = try? SSHHostKey(wire: wireBytes) else { return false }
+        return key.verifies(signature: signature, of: data, allowSHA1: allowSHA1)
     }
 }

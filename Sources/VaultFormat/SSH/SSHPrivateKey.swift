@@ -5,9 +5,11 @@ import VaultModel
 
 /// An OpenSSH private key of a kept type (`SSHKeyType`), checked: the key an entry made with
 /// `set --ssh-key` holds, which the agent signs with. Its private part lives in guarded memory
-/// (Ed25519's 64-byte secret key in `SecureBytes`) or in libcrypto (ECDSA and RSA keys, whose
-/// numbers libcrypto clears when the last reference goes); nothing private is kept in a Swift
-/// array beyond the call that reads or writes it, and those arrays are wiped.
+/// (`SecureBytes`: locked, fenced, zeroed when freed): Ed25519's 64-byte secret key, the ECDSA
+/// scalar, the RSA numbers. libcrypto holds an ECDSA or RSA key only for the moment of one
+/// operation (a check on reading, a signature), built from those bytes and freed right after with
+/// the functions that clear its numbers; nothing private is kept in a Swift array beyond the call
+/// that reads or writes it, and those arrays are wiped.
 ///
 /// Read with `SSHKeyFile.read` (a whole key file, protected or not) or `parse(_:source:)` (an
 /// unencrypted one, as entries hold them); written back with `openSSHText()`, the unencrypted
@@ -17,10 +19,10 @@ public final class SSHPrivateKey: Sendable {
     enum Secret: Sendable {
         /// Ed25519's 64-byte secret key (seed ‖ public key).
         case ed25519(SecureBytes)
-        /// An ECDSA key (scalar and point) in libcrypto.
-        case ecdsa(ECKeyHandle)
-        /// An RSA key (n, e, d, p, q, CRT numbers) in libcrypto.
-        case rsa(RSAKeyHandle)
+        /// An ECDSA key's scalar (and point).
+        case ecdsa(ECDSAPrivateParts)
+        /// An RSA key's private numbers (and modulus).
+        case rsa(RSAPrivateNumbers)
     }
 
     /// The public key.
@@ -145,10 +147,11 @@ public final class SSHPrivateKey: Sendable {
         guard scalar.count <= curve.scalarLength, scalarBits > curve.bits / 2 else {
             throw refuse("the private key's scalar is out of range for \(curve.group)")
         }
-        guard let handle = scalar.withUnsafeBytes({ ECKeyHandle.make(curve: curve, point: point, scalar: $0) }) else {
+        // libcrypto checks the key and frees it at once: the scalar stays only in guarded memory.
+        guard scalar.withUnsafeBytes({ ECKeyHandle.make(curve: curve, point: point, scalar: $0) }) != nil else {
             throw refuse("the private key's scalar does not make its public point on \(curve.group) (or is out of range)")
         }
-        return .ecdsa(handle)
+        return .ecdsa(ECDSAPrivateParts(point: point, scalar: SecureBytes(copying: scalar)))
     }
 
     /// `mpint n ‖ mpint e ‖ mpint d ‖ mpint iqmp ‖ mpint p ‖ mpint q`: n and e equal the file's,
@@ -162,9 +165,11 @@ public final class SSHPrivateKey: Sendable {
         }
         defer { wipe(&d); wipe(&iqmp); wipe(&p); wipe(&q) }
         guard d.count <= n.count, p.count <= n.count, q.count <= n.count, iqmp.count <= n.count,
-              let handle = RSAKeyHandle.privateKey(n: n, e: e, d: d, iqmp: iqmp, p: p, q: q) else {
+              RSAKeyHandle.privateKey(n: n, e: e, d: d, iqmp: iqmp, p: p, q: q) != nil else {
             throw refuse("the private key's numbers do not make one RSA key (n is not p·q, or d or iqmp is wrong)")
         }
-        return .rsa(handle)
+        // Checked by libcrypto and freed at once: the numbers stay only in guarded memory.
+        return .rsa(RSAPrivateNumbers(n: n, d: SecureBytes(copying: d), iqmp: SecureBytes(copying: iqmp),
+                                      p: SecureBytes(copying: p), q: SecureBytes(copying: q)))
     }
 }

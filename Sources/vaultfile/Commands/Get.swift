@@ -1,5 +1,6 @@
 import ArgumentParser
 import KDF
+import VaultFormat
 import VaultModel
 
 extension VaultfileCommand {
@@ -10,6 +11,7 @@ extension VaultfileCommand {
             abstract: "Print an entry's value (or a field) to stdout, byte for byte.",
             discussion: """
                 Nothing is added when stdout is not a terminal; on a terminal a final newline is added if missing. \
+                An ssh key entry's public field (its authorized_keys line) always ends with a newline, as ssh-keygen -y prints it. \
                 A binary value (not UTF-8, or control characters other than tab and newline) is not written \
                 to a terminal, where it could garble the screen or drive the terminal, unless --force is given. \
                 'show' is another name for get, as in pass.
@@ -67,8 +69,24 @@ extension VaultfileCommand {
                 Messages.info(said)
                 return
             }
+            if Self.isPublicKeyLine(vault, name: name, field: field) { return try withBytes(writeLine) }
             if revision != nil { return try withBytes(write) }
             try Self.apply(to: vault, name: name, part: part, write)
+        }
+
+        /// Whether `field` of `name` is an ssh key entry's `public` field: an `authorized_keys` line
+        /// derived from the key (never a value typed in), printed as a line, final newline and all,
+        /// as `ssh-keygen -y` prints it, so that `>> authorized_keys` twice makes two lines.
+        static func isPublicKeyLine(_ vault: Vault, name: String, field: String?) -> Bool {
+            guard field == SSHKeyEntry.publicField else { return false }
+            return (try? vault.withValue(of: name, part: .field(SSHKeyEntry.markerField)) { _ in true }) ?? false
+        }
+
+        /// Writes `bytes` and a final newline when they lack one, to a pipe or a terminal alike.
+        private func writeLine(_ bytes: UnsafeRawBufferPointer) throws {
+            if StandardOutput.isTerminal && !force && !Self.isText(bytes) { throw CLIError.binaryOnTerminal(name: name, field: field) }
+            try StandardOutput.write(bytes)
+            if bytes.last != 0x0A { try StandardOutput.write([0x0A]) }
         }
 
         /// Writes `bytes` to stdout: as they are to a pipe or file; on a terminal only text, with a final newline.

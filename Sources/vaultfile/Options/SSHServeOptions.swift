@@ -21,7 +21,8 @@ struct SSHServeOptions: ParsableArguments {
     var confirm = false
 
     @Option(name: .customLong("ssh-lifetime"), help: ArgumentHelp(
-        "Stop serving these keys after this long (90s, 15m, 2h, 1d), even while the vault stays unlocked.", valueName: "duration"))
+        "Stop serving these keys after this long (90s, 15m, 2h, 1d), even while the vault stays unlocked; 0: no lifetime (as ssh-add -t 0).",
+        valueName: "duration"))
     var lifetime: String?
 
     @Flag(name: .customLong("ssh-allow-sha1"), help: ArgumentHelp(
@@ -41,7 +42,7 @@ struct SSHServeOptions: ParsableArguments {
         return options
     }
 
-    /// `--ssh-lifetime` in seconds; 0 when not given.
+    /// `--ssh-lifetime` in seconds; 0 (served as long as the vault is held) when not given or given as 0.
     var lifetimeSeconds: UInt32 { lifetime.flatMap(AgentTimeout.seconds) ?? 0 }
 
     func validate() throws {
@@ -49,8 +50,9 @@ struct SSHServeOptions: ParsableArguments {
             throw ValidationError("--ssh-keys, --ssh-confirm, --ssh-lifetime, --ssh-allow-sha1 and --ssh-allow-forwarding go with --ssh")
         }
         if let lifetime {
-            guard let seconds = AgentTimeout.seconds(lifetime), seconds > 0 else {
-                throw ValidationError("--ssh-lifetime takes a duration such as 90s, 15m, 2h or 1d, not '\(lifetime)'")
+            // 0 means no lifetime, as `ssh-add -t 0` and `ssh-agent -t 0` read it (and `unlock --timeout 0`).
+            guard AgentTimeout.seconds(lifetime) != nil else {
+                throw ValidationError("--ssh-lifetime takes a duration such as 90s, 15m, 2h or 1d (at most 365d; 0: no lifetime), not '\(lifetime)'")
             }
         }
     }

@@ -186,25 +186,60 @@ import Testing
         #expect(served.answer(Self.signRequest(served.blob(), otherHost), session: &session) == .failure)
     }
 
-    @Test func test_sessionBind_aBadSignatureFailsAndTheConnectionSignsNothingAfter() throws {
-        let served = try Served()
+    @Test func test_sessionBind_aFailedBindBeforeAnyBindingCountsAsForwarded() throws {
+        // As OpenSSH's ssh-agent: a failed bind is no reason to stop every signature, but the
+        // connection may be a forwarded one whose bind failed, so keys kept from forwarded
+        // connections refuse, and a later binding does not undo it.
+        let strict = try Served()
         var session = SSHAgentSession()
         let forged = try Self.bind(try Self.host(), sessionID: [1, 2, 3], forger: try Self.host())
-        #expect(served.answer(forged, session: &session) == .extensionFailure)
-        #expect(served.answer(Self.signRequest(served.blob(), [1]), session: &session) == .failure)
+        #expect(strict.answer(forged, session: &session) == .extensionFailure)
+        #expect(session.bindFailed && session.failedUnbound && session.isForwarded)
+        #expect(strict.answer(Self.signRequest(strict.blob(), [1]), session: &session) == .failure)
+        #expect(strict.answer(try Self.bind(try Self.host(), sessionID: [4]), session: &session) == .success)
+        #expect(strict.answer(Self.signRequest(strict.blob(), [1]), session: &session) == .failure, "a later binding does not undo it")
+        let loose = try Served(options: .allowForwarding)
+        var other = SSHAgentSession()
+        #expect(loose.answer(forged, session: &other) == .extensionFailure)
+        #expect(Self.verifies(loose.answer(Self.signRequest(loose.blob(), [1]), session: &other), data: [1], key: loose.keys[0]))
+    }
+
+    @Test func test_sessionBind_aFailureAfterABindingLeavesTheBindingAsItWas() throws {
+        let served = try Served()
+        var session = SSHAgentSession()
+        let host = try Self.host(), sid = Array(repeating: UInt8(3), count: 32)
+        #expect(served.answer(try Self.bind(host, sessionID: sid), session: &session) == .success)
+        #expect(served.answer(try Self.bind(host, sessionID: [9], forger: try Self.host()), session: &session) == .extensionFailure)
+        #expect(session.bindFailed && !session.failedUnbound && !session.isForwarded)
+        let auth = Self.userauth(sessionID: sid, key: served.blob())
+        #expect(Self.verifies(served.answer(Self.signRequest(served.blob(), auth), session: &session), data: auth, key: served.keys[0]))
+    }
+
+    @Test func test_sessionBind_aConnectionBoundForAuthenticationTakesNoOtherBinding() throws {
+        let served = try Served()
+        var session = SSHAgentSession()
+        let host = try Self.host()
+        #expect(served.answer(try Self.bind(host, sessionID: [1]), session: &session) == .success)
+        // OpenSSH's rule: not even the same binding again, nor a forwarding one after it.
+        #expect(served.answer(try Self.bind(host, sessionID: [1]), session: &session) == .extensionFailure)
+        #expect(served.answer(try Self.bind(host, sessionID: [2], forwarding: true), session: &session) == .extensionFailure)
+        #expect(session.binds.count == 1 && !session.isForwarded)
     }
 
     @Test func test_sessionBind_keepsAtMost16AndRefusesASessionIDUnderAnotherHostKey() throws {
         let served = try Served()
         var session = SSHAgentSession()
         let host = try Self.host()
-        for index in 0..<16 { #expect(served.answer(try Self.bind(host, sessionID: [UInt8(index), 1]), session: &session) == .success) }
-        #expect(served.answer(try Self.bind(host, sessionID: [0, 1]), session: &session) == .success, "the same binding again")
-        #expect(served.answer(try Self.bind(host, sessionID: [99, 1]), session: &session) == .extensionFailure)
+        // Forwarding bindings, one per hop: an authentication binding takes no other after it.
+        for index in 0..<16 {
+            #expect(served.answer(try Self.bind(host, sessionID: [UInt8(index), 1], forwarding: true), session: &session) == .success)
+        }
+        #expect(served.answer(try Self.bind(host, sessionID: [0, 1], forwarding: true), session: &session) == .success, "the same binding again")
+        #expect(served.answer(try Self.bind(host, sessionID: [99, 1], forwarding: true), session: &session) == .extensionFailure)
         var second = SSHAgentSession()
-        #expect(served.answer(try Self.bind(host, sessionID: [5]), session: &second) == .success)
-        #expect(served.answer(try Self.bind(try Self.host(), sessionID: [5]), session: &second) == .extensionFailure)
-        #expect(second.bindFailed)
+        #expect(served.answer(try Self.bind(host, sessionID: [5], forwarding: true), session: &second) == .success)
+        #expect(served.answer(try Self.bind(try Self.host(), sessionID: [5], forwarding: true), session: &second) == .extensionFailure)
+        #expect(second.bindFailed && !second.failedUnbound)
     }
 
     @Test func test_sessionBind_aForwardedConnectionSignsOnlyWithKeysThatAllowIt() throws {

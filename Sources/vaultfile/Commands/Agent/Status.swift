@@ -5,8 +5,12 @@ import VaultModel
 struct AgentStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left, confirm command set, signs until).",
-        discussion: "Never shows a key, nor the confirm command itself (only whether one is set). With no agent running it says so and exits 0 ('running': false in JSON).")
+        abstract: "Show the agent's process and the vaults it holds keys of (id, path last seen, idle time left, confirm command set, signs until), and its ssh socket's keys.",
+        discussion: """
+            Never shows a key, nor the confirm command itself (only whether one is set). The ssh socket (ssh-agent.sock beside the agent's) \
+            is shown with the keys it serves, as ssh-add -l lists them: fingerprint, comment and type. With no agent running it says so \
+            and exits 0 ('running': false in JSON).
+            """)
 
     @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
 
@@ -25,6 +29,7 @@ struct AgentStatusCommand: ParsableCommand {
             if case .failed(let why) = response { throw CLIError.agentFailed("the agent did not give its status: \(why)") }
             throw CLIError.agentFailed("the agent at \(client.socket.path) answered with something other than its status")
         }
+        let ssh = try SSHSocketListing.ask(beside: client.socket)
         if json {
             try StandardOutput.line(JSON.object([
                 ("running", .bool(true)),
@@ -43,6 +48,11 @@ struct AgentStatusCommand: ParsableCommand {
                         ("signs_until", vault.signsUntil == 0 ? .null : .string(UTCTime.rfc3339(seconds: Int64(clamping: vault.signsUntil)))),
                     ])
                 })),
+                ("ssh_socket", .string(ssh.path)),
+                ("ssh_listening", .bool(ssh.listening)),
+                ("ssh_keys", .array(ssh.keys.map { key in
+                    .object([("fingerprint", .string(key.fingerprint)), ("comment", .string(key.comment)), ("type", .string(key.type))])
+                })),
             ]).text)
             return
         }
@@ -56,6 +66,13 @@ struct AgentStatusCommand: ParsableCommand {
             let confirm = vault.confirms ? "a confirm command approves each hand-out" : "no confirm command"
             let signs = vault.signsUntil == 0 ? "cannot sign writes" : "signs writes until \(utcText(seconds: Int64(clamping: vault.signsUntil)))"
             lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left), \(confirm), \(signs)")
+        }
+        if ssh.listening {
+            let count = ssh.keys.count == 1 ? "1 ssh key" : "\(ssh.keys.count) ssh keys"
+            lines.append("ssh socket \(ssh.path): \(count) served" + (ssh.keys.isEmpty ? " ('vaultfile unlock --ssh' serves a vault's keys)" : ""))
+            for key in ssh.keys { lines.append("  \(key.fingerprint) \(key.comment.isEmpty ? "(no comment)" : key.comment) (\(key.type))") }
+        } else {
+            lines.append("ssh socket \(ssh.path): not listening ('vaultfile unlock --ssh' starts it)")
         }
         try StandardOutput.line(lines.map { Messages.escaped($0) }.joined(separator: "\n"))
     }
