@@ -89,14 +89,21 @@ extension VaultfileCommand {
                 slots.append(try Recipients.parse(text, source: texts.count > 1 ? "--recipient \(index + 1)" : nil).slot)
             }
             for path in files { slots += try Recipients.parseFile(path).map(\.slot) }
-            return try slots.map { slot throws -> any AgeFileRecipient in
+            var plugins: [AgePluginRecipient] = []
+            let native = try slots.compactMap { slot throws -> (any AgeFileRecipient)? in
                 switch slot {
                 case .recipient(let recipient): return recipient
                 case .sshEd25519(let key): return key
                 case .sshRSA(let key): return key
-                default: throw CLIError.invalidArgument("share writes to age1…, ssh-ed25519 and ssh-rsa recipients")
+                case .plugin(let recipient):
+                    plugins.append(recipient)
+                    return nil
+                default: throw CLIError.invalidArgument("share writes to age1…, age1NAME1… (plugins), ssh-ed25519 and ssh-rsa recipients")
                 }
             }
+            // One plugin run per plugin, for all of its recipients (a PIN or a touch asked once).
+            let grouped: [any AgeFileRecipient] = AgePluginFileRecipient.grouped(plugins, launcher: PluginLauncher()).map { $0 }
+            return native + grouped
         }
     }
 }
