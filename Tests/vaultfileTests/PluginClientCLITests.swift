@@ -143,4 +143,25 @@ import Testing
         #expect(plugin.takeLog().isEmpty, "textconv started the plugin")
         #expect(shown.text.contains("entries not shown"), "\(shown.text)")
     }
+    // MARK: - The golden fixture
+
+    @Test(.enabled(if: PluginHarness.hasPython, "python3 is not installed: skipped"))
+    func test_fixture_thePluginSlotVaultOpensThroughThePluginAndWithItsPassword() throws {
+        let folder = ProjectPaths.fixtures.appendingPathComponent("v1.4")
+        let description = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("plugin-slot.json"))) as! [String: Any]
+        let cli = try CLI()
+        let plugin = try PluginHarness(cli, seed: description["seed"] as! String)
+        #expect(plugin.recipient == description["recipient"] as? String)
+        // A copy: the fixture itself is never written.
+        try cli.write("f.vault", Array(try Data(contentsOf: folder.appendingPathComponent(description["file"] as! String))))
+        try cli.write("fpw", Array((description["password"] as! String).utf8))
+        let info = try cli.run(["info", "--vault", cli.path("f.vault")])
+        #expect(info.text.contains("format:      vaultfile 1.4") && info.text.contains("keyslot 1:   plugin"), "\(info.text)")
+        for (name, value) in description["entries"] as! [String: String] {
+            let byPlugin = try plugin.runBounded(["get", name, "--vault", cli.path("f.vault"), "--identity", cli.path("id.txt")], extra: plugin.environment())
+            #expect(byPlugin.stdout == Array(value.utf8), "\(byPlugin.stderr)")
+            let byPassword = try cli.run(["get", name, "--vault", cli.path("f.vault"), "--password-file", cli.path("fpw")])
+            #expect(byPassword.stdout == Array(value.utf8), "\(byPassword.stderr)")
+        }
+    }
 }
