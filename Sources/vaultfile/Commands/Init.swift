@@ -45,7 +45,7 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
         @Option(name: Table.recipient.long, help: ArgumentHelp(
-            "Also open the vault with this age recipient (age1…) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
+            "Also open the vault with this age recipient (age1…; age1NAME1… for an age plugin) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: Table.recipientsFile.long, help: ArgumentHelp(
             "Also open the vault with every recipient in this file (repeatable).", valueName: "file"))

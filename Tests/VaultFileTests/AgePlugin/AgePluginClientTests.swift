@@ -128,6 +128,17 @@ private func stanza(_ type: String, _ arguments: [String] = [], _ body: [UInt8] 
         }
     }
 
+    @Test func test_wrap_takesAtMost8StanzasForAFileKeyWhateverTheRecipients() throws {
+        let nine = (0..<9).map { "age1t1r\($0)" }
+        let eight = Array(repeating: stanza("recipient-stanza", ["0", "t"]), count: 8)
+        let wrapped = try AgePluginClient.wrap([SecureBytes(count: 16)], plugin: "t", recipients: nine, launcher: ScriptedPlugin(eight + [stanza("done")]))
+        #expect(wrapped.stanzas[0].count == 8)
+        let plugin = ScriptedPlugin(eight + [stanza("recipient-stanza", ["0", "t"]), stanza("done")])
+        #expect(throws: AgePluginClientError.protocolViolation(plugin: "t", why: "more than 8 stanzas for one file key")) {
+            _ = try AgePluginClient.wrap([SecureBytes(count: 16)], plugin: "t", recipients: nine, launcher: plugin)
+        }
+    }
+
     @Test func test_wrap_refusesADoneWithNoStanzaAndABadName() {
         #expect(throws: AgePluginClientError.noStanza(plugin: "t")) {
             _ = try AgePluginClient.wrap([SecureBytes(count: 16)], plugin: "t", recipients: ["r"], launcher: ScriptedPlugin([stanza("done")]))

@@ -120,7 +120,7 @@ struct SlotAddRecipient: ParsableCommand {
 
     @OptionGroup var unlock: UnlockOptions
     @OptionGroup var options: SlotAddOptions
-    @Argument(help: "The recipient: age1…, or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
+    @Argument(help: "The recipient: age1…, an age plugin recipient (age1NAME1…, runs age-plugin-NAME), or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
 
     func run() throws {
         let slot = try Recipients.parse(recipient, source: nil)
