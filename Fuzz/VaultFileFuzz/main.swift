@@ -92,6 +92,9 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 16. git's credential requests (`GitCredentialRequest`: framing and parsing) and the reference
 ///    grammar (`SecretReference`, `exec --env-file` files) never crash; a reference that parses
 ///    writes back to a text that parses to it again (issue 43).
+/// 18. the age-plugin client (PluginClientFuzz.swift): a plugin's replies, plugin slot bodies and
+///    plugin recipients and identities never crash; only 16-byte file keys for indices sent, wraps
+///    within their limits, one encoding per slot body (issue 41).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -168,6 +171,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     fuzzEncryptedImports(bytes)
     fuzzAgeFile(bytes)
     if size <= 1 << 20 { fuzzAgePlugin(bytes) }
+    if size <= 1 << 20 { fuzzPluginClient(bytes) }
     _ = try? KDBXReader.read(bytes, file: "fuzz", credentials: kdbxPassword, limits: limits, now: 0)
     fuzzReferences(bytes)
     return 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import KDF
 import VaultModel
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,7 +74,9 @@ struct VaultfileCommand: ParsableCommand {
             VAULTFILE_ROLLBACK_CHECK=on|off|auto (default auto: off inside a git work tree). \
             VAULTFILE_QUIET_WEAK_KDF=1 silences the weak-KDF warning, else shown once a day per vault. \
             VAULTFILE_QUIET_WEAK_PASSWORD=1 silences the weak-password warning of init, passwd and slot add \
-            password for a password not typed at the prompt.
+            password for a password not typed at the prompt. \
+            VAULTFILE_PLUGIN_TIMEOUT=SECONDS (default 120) bounds each phase of an age plugin \
+            (age1NAME1… recipients, AGE-PLUGIN-NAME-1… identities: age-plugin-NAME from PATH's absolute folders).
 
             Shell completions: vaultfile --generate-completion-script bash|zsh|fish. See man vaultfile.
             """,
@@ -93,6 +96,9 @@ struct VaultfileCommand: ParsableCommand {
         if let program = CommandLine.arguments.first, let run = LinkedNames.handler(for: program, arguments: CommandLine.arguments.dropFirst()) {
             Glibc.exit(run(Array(CommandLine.arguments.dropFirst())))
         }
+        // Plugin keyslots and plugin recipients run age-plugin-NAME through this launcher; textconv,
+        // the merge driver and the agent take it away (PluginLauncher.forbid).
+        AgePluginSlots.launcher = PluginLauncher()
         do {
             try ArgumentEncoding.check(ArgumentEncoding.rawArguments)
             // `vaultfile --vault X get a` as `vaultfile get --vault X a` (issue 47).

@@ -47,7 +47,7 @@ enum HKDFFailureKind: CaseIterable {
 enum AgeFileErrorKind: CaseIterable {
     case notAnAgeFile, unsupportedVersion, headerMalformed, headerTooLarge, stanzaMalformed, scryptNotAlone, headerMACFailed
     case noIdentityMatches, passphraseRequired, passphraseNotUsable, wrongPassphrase, workFactorOverCap, scryptFailed
-    case missingNonce, payloadDamaged, plaintextTooLarge, armorMalformed, invalidRecipients
+    case missingNonce, payloadDamaged, plaintextTooLarge, armorMalformed, invalidRecipients, plugin
 
     init(_ error: AgeFileError) {
         switch error {
@@ -69,6 +69,7 @@ enum AgeFileErrorKind: CaseIterable {
         case .plaintextTooLarge: self = .plaintextTooLarge
         case .armorMalformed: self = .armorMalformed
         case .invalidRecipients: self = .invalidRecipients
+        case .plugin: self = .plugin
         }
     }
 
@@ -93,6 +94,9 @@ enum AgeFileErrorKind: CaseIterable {
         case .plaintextTooLarge: return ErrorCaseRow(AgeFileError.plaintextTooLarge(limit: 99), status: 6, hint: true, shows: ["99"])
         case .armorMalformed: return ErrorCaseRow(AgeFileError.armorMalformed("line 2"), status: 4, hint: false, shows: ["line 2"])
         case .invalidRecipients: return ErrorCaseRow(AgeFileError.invalidRecipients("no recipient"), status: 64, hint: false, shows: ["no recipient"])
+        case .plugin:
+            return ErrorCaseRow(AgeFileError.plugin(.timedOut(plugin: "yk", phase: "phase 2", seconds: 9)), status: 2, hint: true,
+                                shows: ["age-plugin-yk", "9 s", "phase 2"])
         }
     }
 }

@@ -33,3 +33,49 @@ enum SSHKeyErrorKind: CaseIterable {
         }
     }
 }
+
+// MARK: - AgePluginClientError
+
+/// The failures of an age plugin vaultfile runs as a client: a missing binary exits 1, a reply
+/// that breaks the protocol 4, a bad name 64, the plugin's own error, a refusal, a hang or an exit 2.
+enum AgePluginClientErrorKind: CaseIterable {
+    case invalidName, notFound, notAllowed, cannotStart, pluginReported, protocolViolation, timedOut, exited, noStanza, exclusive
+
+    init(_ error: AgePluginClientError) {
+        switch error {
+        case .invalidName: self = .invalidName
+        case .notFound: self = .notFound
+        case .notAllowed: self = .notAllowed
+        case .cannotStart: self = .cannotStart
+        case .pluginReported: self = .pluginReported
+        case .protocolViolation: self = .protocolViolation
+        case .timedOut: self = .timedOut
+        case .exited: self = .exited
+        case .noStanza: self = .noStanza
+        case .exclusive: self = .exclusive
+        }
+    }
+
+    var row: ErrorCaseRow {
+        switch self {
+        case .invalidName: return ErrorCaseRow(AgePluginClientError.invalidName, status: 64, hint: true, shows: ["plugin name"])
+        case .notFound:
+            return ErrorCaseRow(AgePluginClientError.notFound(plugin: "yk", searched: ["/usr/bin"]), status: 1, hint: true,
+                                shows: ["age-plugin-yk", "/usr/bin", "relative"])
+        case .notAllowed:
+            return ErrorCaseRow(AgePluginClientError.notAllowed(plugin: "yk", context: "git textconv"), status: 2, hint: true, shows: ["git textconv", "age-plugin-yk"])
+        case .cannotStart: return ErrorCaseRow(AgePluginClientError.cannotStart(plugin: "yk", why: "EACCES"), status: 2, hint: false, shows: ["EACCES"])
+        case .pluginReported:
+            return ErrorCaseRow(AgePluginClientError.pluginReported(plugin: "yk", kind: "identity", message: "no key"), status: 2, hint: false,
+                                shows: ["age-plugin-yk", "(identity)", "no key"])
+        case .protocolViolation:
+            return ErrorCaseRow(AgePluginClientError.protocolViolation(plugin: "yk", why: "odd"), status: 4, hint: false, shows: ["odd"])
+        case .timedOut:
+            return ErrorCaseRow(AgePluginClientError.timedOut(plugin: "yk", phase: "phase 2", seconds: 3), status: 2, hint: true, shows: ["3 s"])
+        case .exited: return ErrorCaseRow(AgePluginClientError.exited(plugin: "yk", phase: "phase 2"), status: 2, hint: false, shows: ["phase 2"])
+        case .noStanza: return ErrorCaseRow(AgePluginClientError.noStanza(plugin: "yk"), status: 4, hint: false, shows: ["no stanza"])
+        case .exclusive:
+            return ErrorCaseRow(AgePluginClientError.exclusive(plugin: "yk", others: "X25519"), status: 2, hint: true, shows: ["not be mixed", "X25519"])
+        }
+    }
+}

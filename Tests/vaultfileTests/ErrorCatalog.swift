@@ -36,6 +36,7 @@ enum ErrorCatalog {
             + CLIErrorKind.allCases.map(\.row) + AEADFailureKind.allCases.map(\.row) + OTPErrorKind.allCases.map(\.row)
             + X25519FailureKind.allCases.map(\.row) + HKDFFailureKind.allCases.map(\.row)
             + BreachListErrorKind.allCases.map(\.row) + AgeFileErrorKind.allCases.map(\.row) + SSHKeyErrorKind.allCases.map(\.row)
+            + AgePluginClientErrorKind.allCases.map(\.row)
     }
 }
 

@@ -26,6 +26,7 @@ import VaultModel
         for kind in BreachListErrorKind.allCases { #expect(BreachListErrorKind(kind.row.error as! BreachListError) == kind) }
         for kind in AgeFileErrorKind.allCases { #expect(AgeFileErrorKind(kind.row.error as! AgeFileError) == kind) }
         for kind in SSHKeyErrorKind.allCases { #expect(SSHKeyErrorKind(kind.row.error as! SSHKeyError) == kind) }
+        for kind in AgePluginClientErrorKind.allCases { #expect(AgePluginClientErrorKind(kind.row.error as! AgePluginClientError) == kind) }
     }
 
     @Test func test_init_givesEveryCaseItsDocumentedExitStatus() throws {

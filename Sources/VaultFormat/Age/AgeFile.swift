@@ -62,9 +62,7 @@ public enum AgeFile {
     /// The file key from the first identity, in order, that opens a stanza.
     private static func unwrapFileKey(_ header: AgeHeader, identities: [any AgeFileIdentity]) throws(AgeFileError) -> SecureBytes {
         for identity in identities {
-            for stanza in header.stanzas {
-                if let fileKey = try identity.unwrap(stanza) { return fileKey }
-            }
+            if let fileKey = try identity.unwrap(stanzas: header.stanzas) { return fileKey }
         }
         throw .noIdentityMatches(kinds: header.stanzas.map(\.type))
     }
@@ -77,8 +75,7 @@ public enum AgeFile {
     /// Refuses no recipient, and a recipient that must be alone (a passphrase) beside others.
     public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient], armor: Bool = false) throws(AgeFileError) -> [UInt8] {
         let fileKey = try fileKey(for: recipients)
-        var stanzas: [AgeStanza] = []
-        for recipient in recipients { stanzas += try recipient.wrap(fileKey) }
+        let stanzas = try wrappedStanzas(for: recipients, fileKey: fileKey)
         var file = AgeHeader.encode(stanzas: stanzas, fileKey: fileKey)
         file += AgePayload.seal(plaintext, fileKey: fileKey)
         return armor ? AgeArmor.encode(file) : file
@@ -90,10 +87,27 @@ public enum AgeFile {
     public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient],
                                writing sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let fileKey = try fileKey(for: recipients)
-        var stanzas: [AgeStanza] = []
-        for recipient in recipients { stanzas += try recipient.wrap(fileKey) }
+        let stanzas = try wrappedStanzas(for: recipients, fileKey: fileKey)
         try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey).withUnsafeBytes { try sink($0) }
         try AgePayload.seal(plaintext, fileKey: fileKey, into: sink)
+    }
+
+    /// Every recipient's stanzas, once their labels agree (age's rule: a recipient whose labels
+    /// ask to stay apart, a plugin's or a post-quantum one, is never mixed with others).
+    private static func wrappedStanzas(for recipients: [any AgeFileRecipient], fileKey: SecureBytes) throws(AgeFileError) -> [AgeStanza] {
+        var stanzas: [AgeStanza] = []
+        var firstLabels: Set<String>?
+        for recipient in recipients {
+            let wrapped = try recipient.wrapWithLabels(fileKey)
+            if let firstLabels, firstLabels != wrapped.labels {
+                let plugin = (recipient as? AgePluginFileRecipient)?.plugin ?? (recipients.first as? AgePluginFileRecipient)?.plugin
+                throw plugin.map { AgeFileError.plugin(.exclusive(plugin: $0, others: "recipients of other labels")) }
+                    ?? AgeFileError.invalidRecipients("the recipients' labels differ: they cannot share one age file")
+            }
+            firstLabels = wrapped.labels
+            stanzas += wrapped.stanzas
+        }
+        return stanzas
     }
 
     /// A fresh file key, once `recipients` are checked: at least one, and one that must be alone is.

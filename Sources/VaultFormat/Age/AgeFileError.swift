@@ -46,6 +46,8 @@ public enum AgeFileError: CategorizedError, Equatable {
     case armorMalformed(String)
     /// What was asked to write is not an age file (no recipient, a passphrase mixed with recipients).
     case invalidRecipients(String)
+    /// An age plugin run for a recipient or an identity failed.
+    case plugin(AgePluginClientError)
 
     public var description: String {
         switch self {
@@ -70,6 +72,7 @@ public enum AgeFileError: CategorizedError, Equatable {
         case .plaintextTooLarge(let limit): return "the age file's contents are larger than \(limit) bytes"
         case .armorMalformed(let why): return "the age file's armor is malformed: \(why)"
         case .invalidRecipients(let why): return why
+        case .plugin(let error): return error.description
         }
     }
 
@@ -85,6 +88,7 @@ public enum AgeFileError: CategorizedError, Equatable {
         case .workFactorOverCap, .plaintextTooLarge: return .overLimit
         case .invalidRecipients: return .invalidArgument
         case .scryptFailed: return .internalFailure
+        case .plugin(let error): return error.category
         }
     }
 }

@@ -12,6 +12,9 @@ public protocol AgeFileRecipient: Sendable {
     func wrap(_ fileKey: SecureBytes) throws(AgeFileError) -> [AgeStanza]
     /// Whether this recipient's stanza must be the file's only one (scrypt: a passphrase).
     var mustBeAlone: Bool { get }
+    /// The stanzas and the recipient's labels (age's `RecipientWithLabels`: every recipient of a
+    /// file must carry the same set; none for the native kinds, a plugin's own through `labels`).
+    func wrapWithLabels(_ fileKey: SecureBytes) throws(AgeFileError) -> (stanzas: [AgeStanza], labels: Set<String>)
 }
 
 /// Something that may open a stanza of an age file.
@@ -20,10 +23,25 @@ public protocol AgeFileIdentity: Sendable {
     /// another key, a body that does not authenticate). Throws when a stanza of this identity's
     /// kind breaks the kind's rules (arguments, lengths, a low-order share): the file is refused.
     func unwrap(_ stanza: AgeStanza) throws(AgeFileError) -> SecureBytes?
+    /// The file key in any of a file's `stanzas` (a plugin sees them all in one run).
+    func unwrap(stanzas: [AgeStanza]) throws(AgeFileError) -> SecureBytes?
 }
 
 extension AgeFileRecipient {
     public var mustBeAlone: Bool { false }
+    public func wrapWithLabels(_ fileKey: SecureBytes) throws(AgeFileError) -> (stanzas: [AgeStanza], labels: Set<String>) {
+        (try wrap(fileKey), [])
+    }
+}
+
+extension AgeFileIdentity {
+    /// Each stanza in file order, through `unwrap(_:)`.
+    public func unwrap(stanzas: [AgeStanza]) throws(AgeFileError) -> SecureBytes? {
+        for stanza in stanzas {
+            if let fileKey = try unwrap(stanza) { return fileKey }
+        }
+        return nil
+    }
 }
 
 // MARK: - X25519

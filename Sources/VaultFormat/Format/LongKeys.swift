@@ -9,7 +9,7 @@ import VaultModel
 enum LongKeys {
     /// Whether these metadata entries and attestations need flag 0x10.
     static func needed(metadata: [SlotMetadata], attestations: [SlotAttestation]) -> Bool {
-        metadata.contains { $0.publicKey.count > MetadataBlock.shortKeyLimit }
+        metadata.contains { $0.publicKey.count > MetadataBlock.shortKeyLimit || $0.type == PluginSlot.type }
             || attestations.contains { $0.adder.bytes.count > MetadataBlock.shortKeyLimit || $0.signature.count != 64 }
     }
 }

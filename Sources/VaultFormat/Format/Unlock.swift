@@ -23,6 +23,8 @@ public struct UnlockCredential: Sendable {
         case recovery(RecoveryCode)
         /// An identity under a passphrase, decrypted only for a vault with a slot of its kind.
         case protectedIdentity(ProtectedIdentity)
+        /// An age plugin identity (`AGE-PLUGIN-NAME-1…`): opens plugin slots through its plugin.
+        case pluginIdentity(AgePluginIdentity)
     }
 
     /// The secret.
@@ -148,7 +150,7 @@ extension VaultCodec {
                         guard let kdf = slot.kdf, admit(kdf) else { continue }
                         let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
                         if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
-                    case .sshRSA, .unknown:
+                    case .sshRSA, .plugin, .unknown:
                         continue
                     }
                 }
@@ -186,6 +188,10 @@ extension VaultCodec {
                     guard case .sshRSA(let slot) = keyslot else { continue }
                     let fileKey = slot.unwrap(with: identity, vaultID: header.vaultID)
                     if let result = opened(index, fileKey, identity.publicKey.wireBytes, .rsa(identity)) { return result }
+                }
+            case .pluginIdentity(let identity):
+                if let found = try openPluginSlots(header, identity: identity), let result = opened(found.0, found.1, nil, nil) {
+                    return result
                 }
             }
         }
@@ -249,7 +255,7 @@ extension VaultCodec {
             if let existing = try UnlockedVault.slotHolding(new, keyslots: keyslots, metadata: metadata) {
                 throw UnlockedVault.repeatedKey(new, existing: UnlockedVault.describe(keyslots[existing], index: existing, metadata: metadata[existing]))
             }
-            let (slot, publicKey, secret) = try UnlockedVault.makeSigningSlot(new, fileKey: fileKey, vaultID: vaultID)
+            let (slot, publicKey, secret) = try UnlockedVault.makeSigningSlot(new, fileKey: fileKey, vaultID: vaultID, alone: slots.count == 1)
             if signer == nil, let secret {
                 signer = SlotSealSigner(position: keyslots.count, key: MemberKey(type: slot.typeByte, bytes: publicKey), secret: secret)
             }

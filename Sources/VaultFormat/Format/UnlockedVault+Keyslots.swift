@@ -14,6 +14,8 @@ public enum NewSlot: Sendable {
     case sshEd25519(SSHEd25519PublicKey)
     /// An ssh-rsa public key (format 1.4).
     case sshRSA(SSHRSAPublicKey)
+    /// An age plugin recipient, `age1NAME1…` (format 1.4, slot type 9).
+    case plugin(AgePluginRecipient)
     /// A keyfile (hashed with a fresh salt).
     case keyfile(path: String)
     /// A recovery code with its (cheap) KDF settings.
@@ -30,6 +32,7 @@ public enum NewSlot: Sendable {
         case .recipient(let recipient): recipient.description
         case .sshEd25519(let key): key.fingerprint
         case .sshRSA(let key): key.fingerprint
+        case .plugin(let recipient): recipient.description
         case .keyfile(let path): path
         case .password, .recovery: nil
         }
@@ -95,6 +98,11 @@ extension UnlockedVault {
             let parsed = try? SSHRSAPublicKey(wire: key)
             recipient = parsed?.description
             fingerprint = parsed?.fingerprint
+        case .plugin:
+            kind = "plugin"
+            let parsed = try? AgePluginRecipient(parsing: String(decoding: key, as: UTF8.self))
+            recipient = parsed?.description
+            fingerprint = parsed?.description
         case .unknown(let type, _):
             kind = "unknown type \(type)"
         }
@@ -117,6 +125,7 @@ extension UnlockedVault {
             guard index < metadata.count, !metadata[index].publicKey.isEmpty else { continue }
             let stored = metadata[index].publicKey
             if case .sshRSA = keyslot, case .sshRSA(let key) = new, stored == key.wireBytes { return index }
+            if case .plugin = keyslot, case .plugin(let recipient) = new, stored == Array(recipient.encoding.utf8) { return index }
             guard case .x25519(let slot) = keyslot else { continue }
             switch (new, slot.kind) {
             case (.recipient(let recipient), .recipient):
@@ -206,7 +215,8 @@ extension UnlockedVault {
 
     /// As `makeSlot`, with the slot's signing secret when the secret is at hand (a password,
     /// recovery code or keyfile; nil for a recipient or an ssh public key).
-    static func makeSigningSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8]) throws -> (Keyslot, [UInt8], SlotSigningKey?) {
+    /// A plugin slot whose plugin sends labels is made only when it is to be the vault's one slot (`alone`).
+    static func makeSigningSlot(_ new: NewSlot, fileKey: SecureBytes, vaultID: [UInt8], alone: Bool = false) throws -> (Keyslot, [UInt8], SlotSigningKey?) {
         let unlimited = KDFLimits(maxMemoryBytes: .max, maxArgon2WorkKiB: .max, maxPBKDF2Iterations: .max)
         func derived(_ kind: SlotKind, kdf: KDFParameters?, salt: [UInt8], secret: SecureBytes) throws -> (Keyslot, [UInt8], SlotSigningKey?) {
             let publicKey = try X25519.publicKey(of: secret)
@@ -236,6 +246,9 @@ extension UnlockedVault {
             return (.x25519(slot), recipient.bound, nil)
         case .sshRSA(let key):
             return (.sshRSA(try RSASlot.wrap(fileKey, to: key, vaultID: vaultID)), key.wireBytes, nil)
+        case .plugin(let recipient):
+            // The recipient is the slot's public key: every rotation runs its plugin again (§3.12).
+            return (.plugin(try PluginSlot.wrap(fileKey, to: recipient, vaultID: vaultID, alone: alone)), Array(recipient.encoding.utf8), nil)
         }
     }
 }

@@ -34,10 +34,12 @@ extension UnlockedVault {
             switch slots[index] {
             case .password: return "keyslot \(index) (a v1 password slot that did not open the vault)"
             case .unknown(let type, _): return "keyslot \(index) (of type \(type), unknown to this vaultfile)"
-            case .x25519, .sshRSA: return nil
+            case .x25519, .sshRSA, .plugin: return nil
             }
         }
         guard blocked.isEmpty else { throw VaultError.rotationBlocked(slots: blocked) }
+        // Every plugin slot that stays is wrapped again by its plugin: each is found (and named) first.
+        try announcePlugins(remaining)
         // The seal after a rotation of a signed vault is signed by the key that opened it.
         let oldSigner: SlotSealSigner? = isSigned ? try attestingSigner() : nil
         if isSigned, let openedIndex, !remaining.contains(openedIndex) {
@@ -59,7 +61,8 @@ extension UnlockedVault {
         for index in remaining {
             let entry = slotMetadata?[index]
             if index == openedIndex, let opened = openedSlot {
-                let (slot, publicKey, secret) = try resalted(opened, slots[index], newPassword: newPassword, newKey: newKey)
+                let (slot, publicKey, secret) = try resalted(opened, slots[index], newPassword: newPassword, newKey: newKey,
+                                                             alone: remaining.count == 1)
                 reopened = OpenedSlot(index: keyslots.count, credential: opened.credential, derivedKey: publicKey, signingKey: secret)
                 let label = entry?.label ?? ""
                 if let oldSigner {
@@ -74,7 +77,8 @@ extension UnlockedVault {
                 guard let entry else {
                     throw VaultError.rotationBlocked(slots: ["keyslot \(index) (no public key to re-wrap it to)"])
                 }
-                keyslots.append(try Self.rewrapped(slots[index], index: index, to: entry.publicKey, newKey: newKey, vaultID: header.vaultID))
+                keyslots.append(try Self.rewrapped(slots[index], index: index, to: entry.publicKey, newKey: newKey, vaultID: header.vaultID,
+                                                   alone: remaining.count == 1))
                 metadata.append(entry)
             }
         }
@@ -103,13 +107,13 @@ extension UnlockedVault {
     /// secret allows (a v1 password slot becomes a 1.1 password slot in a 1.1 vault, stays v1 in a
     /// 1.0 vault), else re-wrapped to its key. Returns the slot and the key it is wrapped to.
     private func resalted(
-        _ opened: OpenedSlot, _ slot: Keyslot, newPassword: (password: SecureBytes, kdf: KDFParameters)?, newKey: SecureBytes
+        _ opened: OpenedSlot, _ slot: Keyslot, newPassword: (password: SecureBytes, kdf: KDFParameters)?, newKey: SecureBytes, alone: Bool
     ) throws -> (Keyslot, [UInt8]?, SlotSigningKey?) {
         let currentKDF: KDFParameters? = {
             switch slot {
             case .password(let password): return password.kdf
             case .x25519(let x25519): return x25519.kdf
-            case .sshRSA, .unknown: return nil
+            case .sshRSA, .plugin, .unknown: return nil
             }
         }()
         let fresh: NewSlot?
@@ -122,7 +126,7 @@ extension UnlockedVault {
             fresh = .password(secret, kdf)
         case .keyfile(let path): fresh = .keyfile(path: path)
         case .recovery(let code): fresh = .recovery(code, currentKDF ?? NewSlot.recoveryKDF)
-        case .ageIdentity, .sshIdentity, .protectedIdentity, .sshRSAIdentity: fresh = nil
+        case .ageIdentity, .sshIdentity, .protectedIdentity, .sshRSAIdentity, .pluginIdentity: fresh = nil
         }
         if let fresh {
             let (made, publicKey, secret) = try Self.makeSigningSlot(fresh, fileKey: newKey, vaultID: header.vaultID)
@@ -130,6 +134,9 @@ extension UnlockedVault {
         }
         if case .sshRSA = slot, let key = opened.derivedKey {
             return (try Self.rewrapped(slot, index: opened.index, to: key, newKey: newKey, vaultID: header.vaultID), key, opened.signingKey)
+        }
+        if case .plugin = slot, let stored = slotMetadata?[opened.index].publicKey {
+            return (try Self.rewrapped(slot, index: opened.index, to: stored, newKey: newKey, vaultID: header.vaultID, alone: alone), stored, nil)
         }
         guard case .x25519(let x25519) = slot, let key = opened.derivedKey, let recipient = SlotRecipient(kind: x25519.kind, stored: key) else {
             throw VaultError.slotChangeRefused("keyslot \(opened.index) cannot be re-wrapped")
@@ -140,7 +147,7 @@ extension UnlockedVault {
 
     /// A slot that did not open the vault, wrapped to `newKey` for the public key its metadata
     /// holds (a fresh ephemeral key or fresh OAEP randomness; its derivation unchanged).
-    private static func rewrapped(_ slot: Keyslot, index: Int, to stored: [UInt8], newKey: SecureBytes, vaultID: [UInt8]) throws -> Keyslot {
+    private static func rewrapped(_ slot: Keyslot, index: Int, to stored: [UInt8], newKey: SecureBytes, vaultID: [UInt8], alone: Bool = false) throws -> Keyslot {
         let malformed = VaultError.headerDamaged("keyslot \(index)'s public key in the metadata is malformed")
         switch slot {
         case .x25519(let x25519):
@@ -149,6 +156,9 @@ extension UnlockedVault {
         case .sshRSA:
             guard let key = try? SSHRSAPublicKey(wire: stored) else { throw malformed }
             return .sshRSA(try RSASlot.wrap(newKey, to: key, vaultID: vaultID))
+        case .plugin:
+            guard let recipient = try? AgePluginRecipient(parsing: String(decoding: stored, as: UTF8.self)) else { throw malformed }
+            return .plugin(try PluginSlot.wrap(newKey, to: recipient, vaultID: vaultID, alone: alone))
         case .password, .unknown:
             throw VaultError.rotationBlocked(slots: ["keyslot \(index) (no public key to re-wrap it to)"])
         }

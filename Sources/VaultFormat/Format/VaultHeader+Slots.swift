@@ -15,4 +15,9 @@ extension VaultHeader {
     public var hasSSHRSASlot: Bool {
         keyslots.contains { if case .sshRSA = $0 { return true } else { return false } }
     }
+
+    /// Whether the vault has an age plugin slot (format 1.4, type 9).
+    public var hasPluginSlot: Bool {
+        keyslots.contains { if case .plugin = $0 { return true } else { return false } }
+    }
 }

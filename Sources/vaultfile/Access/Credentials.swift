@@ -161,7 +161,9 @@ extension KeySourceOptions {
         if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }
-        return try AgeIdentityFile.parse(bytes, source: source).map { UnlockCredential(.ageIdentity($0), source: source) }
+        // age identity files may hold plugin identities (AGE-PLUGIN-NAME-1…) beside native ones.
+        let (native, plugins) = try AgeIdentityFile.parseWithPlugins(bytes, source: source)
+        return native.map { UnlockCredential(.ageIdentity($0), source: source) } + plugins.map { UnlockCredential(.pluginIdentity($0), source: source) }
     }
 }
 

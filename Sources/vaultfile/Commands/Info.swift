@@ -22,6 +22,7 @@ extension VaultfileCommand {
                 case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
                 case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
                 case .sshRSA: return ("ssh-rsa", nil)
+                case .plugin: return ("plugin", nil)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
             }

@@ -45,7 +45,7 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
         @Option(name: Table.recipient.long, help: ArgumentHelp(
-            "Also open the vault with this age recipient (age1…) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
+            "Also open the vault with this age recipient (age1…; age1NAME1… for an age plugin) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: Table.recipientsFile.long, help: ArgumentHelp(
             "Also open the vault with every recipient in this file (repeatable).", valueName: "file"))
@@ -151,11 +151,12 @@ extension VaultfileCommand {
                 case .recipient: return "recipient"
                 case .sshEd25519: return "ssh-ed25519"
                 case .sshRSA: return "ssh-rsa"
+                case .plugin: return "plugin"
                 case .keyfile: return "keyfile"
                 case .recovery: return "recovery"
                 }
             }
-            let rsa = slots.contains { if case .sshRSA = $0.slot { true } else { false } }
+            let rsa = slots.contains { switch $0.slot { case .sshRSA, .plugin: true; default: false } }
             let kind = signed ? "signed (format \(rsa ? "1.4" : "1.3"); vaultfile \(rsa ? "0.3.0" : "0.2.0") and older cannot open it)"
                 : "unsigned (format \(rsa ? "1.4" : newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
             Messages.info("created \(store.path), \(kind); keyslots: \(kinds.joined(separator: ", "))")

@@ -16,7 +16,8 @@ extension VaultfileCommand {
                 The age file (binary or armored; FILE, or standard input when FILE is - or left out) is \
                 opened with the identities the vault's unlock sources name (--identity, \
                 VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities), age1… X25519, \
-                ssh-ed25519 and ssh-rsa ones (a protected one is asked for its passphrase only when the others open \
+                ssh-ed25519 and ssh-rsa ones, and age plugin identities (AGE-PLUGIN-NAME-1…, which run age-plugin-NAME from \
+                an absolute PATH folder) (a protected one is asked for its passphrase only when the others open \
                 nothing), or, when it \
                 was made with a passphrase (age -p), with one asked on the terminal or read from \
                 --passphrase-file/--passphrase-fd. The file is checked whole (header MAC, every chunk) before \
@@ -90,6 +91,8 @@ extension VaultfileCommand {
                 if case .protectedIdentity(let identity) = credential.secret { protected.append(identity) }
                 if let identity = Self.ageIdentity(credential.secret) { plain.append(identity) }
             }
+            // Plugins last: a native identity that opens the file spares a PIN or a touch.
+            plain += Self.pluginIdentities(credentials)
             guard !plain.isEmpty || !protected.isEmpty else {
                 throw CLIError.refused("the age file is encrypted to recipients, and no identity was given to open it",
                                        hint: "give the identity it was made for: --identity FILE (an age identity file or an OpenSSH ed25519 or RSA key), "
@@ -113,6 +116,14 @@ extension VaultfileCommand {
             case .sshRSAIdentity(let identity): identity
             default: nil
             }
+        }
+
+        /// The plugin identities among `credentials`, one age-file identity per plugin (one run each).
+        private static func pluginIdentities(_ credentials: [UnlockCredential]) -> [any AgeFileIdentity] {
+            let identities = credentials.compactMap { credential -> AgePluginIdentity? in
+                if case .pluginIdentity(let identity) = credential.secret { return identity } else { return nil }
+            }
+            return AgePluginFileIdentity.grouped(identities, launcher: PluginLauncher()).map { $0 as any AgeFileIdentity }
         }
     }
 }

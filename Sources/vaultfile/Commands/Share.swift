@@ -12,7 +12,8 @@ extension VaultfileCommand {
             abstract: "Write an entry's value (or a field) as an age file for recipients or a passphrase.",
             discussion: """
                 The file is an age v1 file (age-encryption.org/v1) that the real 'age -d' opens: to age1… \
-                (X25519), ssh-ed25519 and ssh-rsa recipients (--recipient, repeatable; --recipients-file: one a line, \
+                (X25519), age plugin (age1NAME1…: runs age-plugin-NAME from PATH's absolute folders), ssh-ed25519 \
+                and ssh-rsa recipients (--recipient, repeatable; --recipients-file: one a line, \
                 '#' comments), or to a passphrase (--passphrase: asked twice on the terminal, or \
                 --passphrase-file/--passphrase-fd), which, as age requires, is then the only recipient. Only \
                 that value leaves the vault, which is opened read-only. --out files are written 0600, \
@@ -24,7 +25,7 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Share this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
-        @Option(name: .customLong("recipient"), help: ArgumentHelp("An age1… recipient or an 'ssh-ed25519 AAAA…' or 'ssh-rsa AAAA…' public key; repeatable.", valueName: "recipient"))
+        @Option(name: .customLong("recipient"), help: ArgumentHelp("An age1… recipient, an age plugin recipient (age1NAME1…), or an 'ssh-ed25519 AAAA…' or 'ssh-rsa AAAA…' public key; repeatable.", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Every recipient in this file (one a line, # comments); repeatable.", valueName: "file"), completion: .file())
         var recipientsFiles: [String] = []
@@ -89,14 +90,21 @@ extension VaultfileCommand {
                 slots.append(try Recipients.parse(text, source: texts.count > 1 ? "--recipient \(index + 1)" : nil).slot)
             }
             for path in files { slots += try Recipients.parseFile(path).map(\.slot) }
-            return try slots.map { slot throws -> any AgeFileRecipient in
+            var plugins: [AgePluginRecipient] = []
+            let native = try slots.compactMap { slot throws -> (any AgeFileRecipient)? in
                 switch slot {
                 case .recipient(let recipient): return recipient
                 case .sshEd25519(let key): return key
                 case .sshRSA(let key): return key
-                default: throw CLIError.invalidArgument("share writes to age1…, ssh-ed25519 and ssh-rsa recipients")
+                case .plugin(let recipient):
+                    plugins.append(recipient)
+                    return nil
+                default: throw CLIError.invalidArgument("share writes to age1…, age1NAME1… (plugins), ssh-ed25519 and ssh-rsa recipients")
                 }
             }
+            // One plugin run per plugin, for all of its recipients (a PIN or a touch asked once).
+            let grouped: [any AgeFileRecipient] = AgePluginFileRecipient.grouped(plugins, launcher: PluginLauncher()).map { $0 }
+            return native + grouped
         }
     }
 }

@@ -71,7 +71,8 @@ import Testing
         try add("identity-bad-checksum.txt", "identity", "one character changed", 2, "fails its checksum", broken + [0x0A])
         try add("identity-lower-case.txt", "identity", "the identity in lower case (age refuses it)", 2, "upper case", text(spec.lowercased() + "\n"))
         try add("identity-mixed-case.txt", "identity", "upper and lower case mixed", 2, "mixes upper and lower case", text(String(spec.prefix(20)) + spec.dropFirst(20).lowercased() + "\n"))
-        try add("identity-plugin.txt", "identity", "an age plugin identity", 2, "plugin identities are not supported", text("AGE-PLUGIN-YUBIKEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQ\n"))
+        try add("identity-plugin.txt", "identity", "an age plugin identity whose Bech32 checksum fails (plugin identities are read since issue 41)", 2,
+                "the age plugin identity is not valid Bech32", text("AGE-PLUGIN-YUBIKEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQ\n"))
         try add("identity-31-bytes.txt", "identity", "a valid Bech32 identity of 31 bytes", 2, "holds 31 bytes",
                 text(Bech32.encode(humanReadablePart: "AGE-SECRET-KEY-", data: [UInt8](repeating: 9, count: 31), upperCase: true) + "\n"))
         try add("identity-too-long.txt", "identity", "a Bech32 identity of 93 characters (BIP 173 allows 90)", 2, "longer than 90",

@@ -20,6 +20,7 @@ struct AgentRun: ParsableCommand {
     var ssh = false
 
     func run() throws {
+        PluginLauncher.forbid("the agent")
         if background {
             // Started by `unlock`: a session of its own (no terminal's SIGHUP), and no folder kept busy.
             _ = setsid()

@@ -28,6 +28,7 @@ extension VaultfileCommand.Git {
         @Argument(help: "Their version (%B).") var theirs: String
 
         func run() throws {
+            PluginLauncher.forbid("the git merge driver")
             // The agent's keys first (it keeps every key of the vault id, so sides on both sides of a
             // passwd or slot rm open); the unlock sources only for a side none of them opens, read once.
             let conflicts: [VaultMerge.Conflict]

@@ -32,6 +32,7 @@ extension VaultfileCommand.Git {
         @Flag(name: .customLong("show-secrets"), help: "Print values instead of fingerprints.") var showSecrets = false
 
         func run() throws {
+            PluginLauncher.forbid("git textconv")
             // git shows old versions too (`git log -p`): the agent keeps every key of the vault id.
             // No rollback check (git's history is full of older copies), no KDF progress, no warning.
             let unlocked: UnlockedVault

@@ -54,7 +54,7 @@ struct SlotAdd: ParsableCommand {
             Messages.info("\(path) now uses format 1.1 (keyslots); vaultfile 0.1.0 refuses it and asks to upgrade")
         }
         if longKeys {
-            Messages.info("\(path) now uses format 1.4 (an ssh-rsa key); vaultfile 0.3.0 and older refuse it and ask to upgrade")
+            Messages.info("\(path) now uses format 1.4 (long slot keys: an ssh-rsa key or an age plugin slot); vaultfile 0.3.0 and older refuse it and ask to upgrade")
         }
         return ids
     }
@@ -120,7 +120,7 @@ struct SlotAddRecipient: ParsableCommand {
 
     @OptionGroup var unlock: UnlockOptions
     @OptionGroup var options: SlotAddOptions
-    @Argument(help: "The recipient: age1…, or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
+    @Argument(help: "The recipient: age1…, an age plugin recipient (age1NAME1…, runs age-plugin-NAME), or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
 
     func run() throws {
         let slot = try Recipients.parse(recipient, source: nil)
@@ -213,6 +213,7 @@ enum Recipients {
                 let key = try SSHEd25519PublicKey(parsing: trimmed)
                 return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
             }
+            if AgePluginRecipient.looksLikePlugin(trimmed) { return (.plugin(try AgePluginRecipient(parsing: trimmed)), "") }
             return (.recipient(try AgeRecipient(parsing: trimmed)), "")
         } catch {
             guard let source, case .malformedInput(let why) = error else { throw error }

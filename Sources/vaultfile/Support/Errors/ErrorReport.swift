@@ -59,8 +59,7 @@ struct ErrorReport: Equatable {
         self.status = status
     }
 
-    // MARK: Hints
-    /// The next step for `error`, by its type.
+    /// The next step for `error`, by its type (MARK: Hints).
     static func hint(for error: any CategorizedError) -> String? {
         switch error {
         case let error as VaultError: return hint(for: error)
@@ -69,6 +68,7 @@ struct ErrorReport: Equatable {
         case let error as OTPError: return hint(for: error)
         case let error as BreachListError: return hint(for: error)
         case let error as AgeFileError: return hint(for: error)
+        case let error as AgePluginClientError: return PluginHints.hint(for: error)
         default: return nil  // XChaCha20Poly1305.Failure: a bug or damage, nothing for the user to do
         }
     }
@@ -90,9 +90,9 @@ struct ErrorReport: Equatable {
         case .workFactorOverCap(_, let asked, _):
             return "if you trust this file, raise the limit with --kdf-max-memory \(ByteSize.argument(asked)) (or VAULTFILE_KDF_MAX_MEMORY)"
         case .plaintextTooLarge: return "an entry's value holds at most 256 MiB"
+        case .plugin(let error): return PluginHints.hint(for: error)
         case .notAnAgeFile, .unsupportedVersion, .headerMalformed, .headerTooLarge, .stanzaMalformed, .scryptNotAlone, .headerMACFailed,
-             .missingNonce, .payloadDamaged, .armorMalformed, .invalidRecipients, .scryptFailed:
-            return nil
+             .missingNonce, .payloadDamaged, .armorMalformed, .invalidRecipients, .scryptFailed: return nil
         }
     }
 
