@@ -326,6 +326,9 @@ struct ErrorReport: Equatable {
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .sourceDecryptionTotalOverLimit:
             return "a store's files hold passwords and notes; import its folders one at a time ('vaultfile import --format pass STORE/FOLDER --prefix FOLDER')"
+        case .storeEncryptionFailed:
+            return "gpg's message above says why: each --gpg-id (or the store's .gpg-id) must name a public key in your keyring that "
+                + "gpg trusts ('gpg --list-keys ID'; 'gpg --edit-key ID trust')"
         case .sourceDecryptionFailed(let tool, let file, let status, _):
             guard status != nil else { return "a store's files hold passwords and notes; decrypt this one by hand to see what it holds" }
             return tool == "gpg"
