@@ -47,7 +47,7 @@ extension ExternalTools {
             let out = try cli.run(["export", "--format", "keepass-xml", "--out", cli.path("db.xml"), "--json"] + cli.unlock())
             #expect(out.status == 0 && out.stderr.contains("exported 2 entries"), "\(out.stderr)")
             #expect(out.text.contains("\"not_carried\":[]"), "KeePass XML carries everything here: \(out.text)")
-            let made = try KDBXImportCLITests.keepass(cli, tool, "printf 'pw\\npw\\n' | $KP import -q db.xml kp.kdbx")
+            let made = try KDBXImportCLITests.keepass(cli, tool, "printf 'pw\\npw\\n' | $KP import -q -p db.xml kp.kdbx")
             #expect(made.status == 0, "\(made.stderr)")
             func kp(_ command: String) throws -> String {
                 let result = try KDBXImportCLITests.keepass(cli, tool, "echo pw | $KP \(command)")
@@ -59,7 +59,8 @@ extension ExternalTools {
             var same = false
             for _ in 0..<2 where !same {  // read twice in case a 30-second step passed between them
                 let theirs = try kp("show -q --totp kp.kdbx Work/Mail").trimmingCharacters(in: .whitespacesAndNewlines)
-                same = theirs.count == 6 && theirs == (try cli.run(["totp", "Work/Mail"] + cli.unlock()).text.trimmingCharacters(in: .whitespacesAndNewlines))
+                let ours = try cli.run(["totp", "Work/Mail"] + cli.unlock()).text.trimmingCharacters(in: .whitespacesAndNewlines)
+                same = theirs.count == 6 && theirs == ours
             }
             #expect(same, "keepassxc-cli show --totp and vaultfile totp agree")
             _ = try kp("attachment-export -q kp.kdbx Work/Mail key.bin out.bin")
@@ -74,7 +75,19 @@ extension ExternalTools {
                 #expect(try Self.get(again, "Work/Mail", field) == Self.get(cli, "Work/Mail", field), "\(field ?? "value")")
             }
             #expect(try again.run(["get", "Work/Mail", "--field", "attachment.key.bin"] + again.unlock()).stdout == [0x00, 0x01, 0xFF, 0x0A])
-            #expect(try again.run(["get", "Work/Mail", "--revision", "1"] + again.unlock()).text == "first")
+            // Every earlier value comes back in order, the oldest "first". (vaultfile's keepass-xml reader keeps a
+            // version's value, username and notes; versions that differed only in other fields, which it counts
+            // in a warning as not kept, come back as one.)
+            func values(_ vault: CLI) throws -> [String] {
+                var values: [String] = [], revision = 1
+                while true {
+                    let result = try vault.run(["get", "Work/Mail", "--revision", "\(revision)"] + vault.unlock())
+                    guard result.status == 0 else { return values }
+                    if values.last != result.text { values.append(result.text) }
+                    revision += 1
+                }
+            }
+            #expect(try values(again) == values(cli) && values(cli) == ["s3cret <&>", "first"])
         }
 
         // MARK: - bitwarden-json
@@ -113,7 +126,7 @@ extension ExternalTools {
             let out = try cli.run(["export", "--format", "pass", "--out", cli.path("store"), "--gpg-id", "throwaway@example.invalid"] + cli.unlock(),
                                   extra: environment)
             #expect(out.status == 0, "\(out.stderr)")
-            #expect(out.stderr.contains("1 attachment not written") && out.stderr.contains("1 earlier version not written"), "\(out.stderr)")
+            #expect(out.stderr.contains("1 attachment not written") && out.stderr.contains("earlier versions not written"), "\(out.stderr)")
             let files = try cli.shell("cd store && find . -type f | sort && stat -c %a .gpg-id Work/Mail.gpg Work && cat .gpg-id")
             #expect(files.text == "./.gpg-id\n./Work/Mail.gpg\n./top.gpg\n600\n600\n700\nthrowaway@example.invalid\n", "\(files.text)")
             let shown = try cli.shell("timeout 30 pass show Work/Mail", extra: environment.merging(["PASSWORD_STORE_DIR": cli.path("store")]) { $1 })
@@ -122,8 +135,9 @@ extension ExternalTools {
                 var same = false
                 for _ in 0..<2 where !same {  // read twice in case a 30-second step passed between them
                     let theirs = try cli.shell("timeout 30 pass otp Work/Mail", extra: environment.merging(["PASSWORD_STORE_DIR": cli.path("store")]) { $1 })
-                    let ours = try cli.run(["totp", "Work/Mail"] + cli.unlock()).text
-                    same = theirs.text.count == 7 && theirs.text == ours
+                    let ours = try cli.run(["totp", "Work/Mail"] + cli.unlock()).text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let code = theirs.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    same = code.count == 6 && code == ours
                 }
                 #expect(same, "pass otp and vaultfile totp agree")
             } else {
@@ -168,7 +182,7 @@ extension ExternalTools {
 
         @Test func test_exportHelp_listsExactlyWhatExportWrites() throws {
             let cli = try CLI(); defer { cli.directory.remove() }
-            let help = try cli.run(["export", "--help"]).text
+            let help = try cli.run(["export", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(help.contains("json, dotenv, csv, kdbx, keepass-xml, bitwarden-json or pass"))
             #expect(!help.contains("keepassxc-csv") && !help.contains("1password"))
             let refused = try cli.run(["export", "--format", "bitwarden-csv"])

@@ -17,8 +17,8 @@ import VaultModel
 /// - `notes` the notes, `favorite: yes` the favourite mark, every other text field a custom field
 ///   (hidden, type 1, but `tags`, `expires` and `email`: text, type 0), under the label an import
 ///   kept in `labels`;
-/// - earlier versions' text values the `passwordHistory` (newest first, `lastUsedDate` when each
-///   was replaced); `created`/`modified` the creation and revision dates.
+/// - earlier passwords the `passwordHistory` (newest first, `lastUsedDate` when each was replaced;
+///   an edit of fields only adds none); `created`/`modified` the creation and revision dates.
 ///
 /// What Bitwarden's JSON cannot hold is counted (`losses`): binary values and fields, attachments
 /// (a JSON export carries none), earlier versions' fields other than the value, the trash.
@@ -180,31 +180,33 @@ public enum BitwardenJSONExport {
         out.append(", \"deletedDate\": null, \"collectionIds\": null")
     }
 
-    /// Earlier text values, newest first, each with when it was replaced; what a version held
-    /// besides its value is counted.
+    /// Earlier passwords, newest first, each with when it was replaced: a version whose value is
+    /// the one after it (an edit of fields only) adds none. What a version held besides its value
+    /// is counted, as is a value that is not text.
     private static func passwordHistory(_ history: [EntryVersion], current: Entry, to out: inout ExportBuffer, tally: inout ExportLossTally) {
-        guard !history.isEmpty else { out.append("null"); return }
-        out.append("[")
         var first = true
+        var newer = current.value
         for version in history {
+            if version.entry.fields != current.fields {
+                tally.add("version_fields", 1) {
+                    "\(ExportLossTally.counted($0, "earlier version holds", "earlier versions hold")) fields other than the current entry's; "
+                        + "Bitwarden's password history keeps passwords only: their other fields not written"
+                }
+            }
+            defer { newer = version.entry.value }
+            guard version.entry.value != newer else { continue }
             guard isText(version.entry.value) else {
                 tally.add("binary_versions", 1) { "\(ExportLossTally.counted($0, "earlier version's value is", "earlier versions' values are")) not text (binary data): not written" }
                 continue
             }
-            out.append(first ? "{\"lastUsedDate\": " : ", {\"lastUsedDate\": ")
+            out.append(first ? "[{\"lastUsedDate\": " : ", {\"lastUsedDate\": ")
             string(UTCTime.rfc3339(milliseconds: version.replaced), to: &out)
             out.append(", \"password\": ")
             bytes(version.entry.value, to: &out)
             out.append("}")
             first = false
-            if version.entry.fields != current.fields {
-                tally.add("version_fields", 1) {
-                    "\(ExportLossTally.counted($0, "earlier version holds", "earlier versions hold")) fields other than the current entry's; "
-                        + "Bitwarden's password history keeps only the password: their fields not written"
-                }
-            }
         }
-        out.append("]")
+        out.append(first ? "null" : "]")
     }
 
     // MARK: Helpers

@@ -25,7 +25,11 @@ struct ExportFormatChoice: ExpressibleByArgument {
     /// The name given.
     var name: String { format?.rawValue ?? Self.passStore }
 
-    static var allValueStrings: [String] { InterchangeFormat.allCases.filter(\.canExport).map(\.rawValue) + [passStore] }
+    /// vaultfile's own formats first, then the peers'.
+    static var allValueStrings: [String] {
+        let order: [InterchangeFormat] = [.json, .dotenv, .csv, .kdbx, .keepassXML, .bitwardenJSON]
+        return (order + InterchangeFormat.allCases.filter { $0.canExport && !order.contains($0) }).map(\.rawValue) + [passStore]
+    }
 
     /// The list a message names.
     static var writtenList: String { allValueStrings.dropLast().joined(separator: ", ") + " or " + allValueStrings.last! }

@@ -10,8 +10,10 @@ import Glibc
 /// pipes are served at once (poll), so a value larger than a pipe's buffer cannot deadlock. gpg's
 /// stderr is the user's, so its own message (an unknown or untrusted key) shows as it does for pass.
 enum GPGEncryption {
-    /// The options pass gives gpg (`--quiet --yes --compress-algo=none --no-encrypt-to`), in batch mode.
-    static let options = ["--encrypt", "--batch", "--quiet", "--yes", "--compress-algo=none", "--no-encrypt-to"]
+    /// The options pass gives gpg (`--quiet --yes --compress-algo=none --no-encrypt-to`), in batch
+    /// mode, and `--auto-key-locate local`: a key id that is not in the keyring fails at once
+    /// instead of being looked up on the network (WKD, keyservers) by an offline tool.
+    static let options = ["--encrypt", "--batch", "--quiet", "--yes", "--compress-algo=none", "--no-encrypt-to", "--auto-key-locate", "local"]
 
     /// Whether `id` may be handed to gpg as a key id: not empty, no blank at either end, no
     /// control character, and not starting with '-' (which gpg would read as an option).
