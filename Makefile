@@ -16,10 +16,10 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev zlib1g-dev age
 # age files to (issue 41), and python3 inflates the zlib-compressed C2SP CCTV age vectors;
 # python3-pykeepass is the second reader of the KDBX files export writes (issue 45); openssh-server
 # and python3-paramiko are the sshd and second client of the agent's ssh socket (issue 42).
-TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass age ansible-core openssh-client python3-pykeepass openssh-server python3-paramiko strace
+TEST_APT_PACKAGES := tmux bash-completion python3 python3-venv xclip xvfb keepassxc python3-zxcvbn zsh fish lintian gpg pass pass-extension-otp age ansible-core openssh-client python3-pykeepass openssh-server python3-paramiko strace
 # What test-deps looks for: a command of each package that has one, then files of those that have none.
 TEST_COMMANDS := tmux python3 xclip Xvfb keepassxc-cli zsh fish lintian gpg pass age ansible-vault ssh-keygen ssh-add strace
-TEST_FILES := /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py /usr/lib/python3/dist-packages/pykeepass/__init__.py /usr/sbin/sshd /usr/lib/python3/dist-packages/paramiko/__init__.py
+TEST_FILES := /usr/lib/password-store/extensions/otp.bash /usr/share/bash-completion/bash_completion /usr/lib/python3/dist-packages/zxcvbn/__init__.py /usr/lib/python3/dist-packages/pykeepass/__init__.py /usr/sbin/sshd /usr/lib/python3/dist-packages/paramiko/__init__.py
 XEDDSA_VENV := .build/xeddsa-venv
 # PyPI pyrage: the second age client age-plugin-vaultfile is checked with (AgePluginCLITests; skipped when absent).
 PYRAGE_VENV := .build/pyrage-venv

@@ -83,7 +83,7 @@ public enum Argon2id {
     static func viaLibargon2(
         password: UnsafeRawBufferPointer, salt: [UInt8], parameters: Argon2idParameters,
         secret: [UInt8], associatedData: [UInt8], outputLength: Int,
-        type: argon2_type = Argon2_id, version: UInt32 = UInt32(ARGON2_VERSION_13.rawValue)
+        type: argon2_type = Argon2_id, version: UInt32 = UInt32(ARGON2_VERSION_13.rawValue), threads: UInt32? = nil
     ) throws(KDFError) -> SecureBytes {
         let output = SecureBytes(count: outputLength)
         // libargon2 reads but does not modify these; it wipes only when asked by flags (0 here).
@@ -106,7 +106,7 @@ public enum Argon2id {
                         context.t_cost = parameters.iterations
                         context.m_cost = parameters.memoryKiB
                         context.lanes = parameters.parallelism
-                        context.threads = parameters.parallelism
+                        context.threads = threads ?? parameters.parallelism
                         context.version = version
                         context.allocate_cbk = allocateWorkArea
                         context.free_cbk = freeWorkArea

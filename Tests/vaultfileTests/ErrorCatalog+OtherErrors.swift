@@ -65,6 +65,7 @@ enum CLIErrorKind: CaseIterable {
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, nothingOpens, nothingOpensNoTerminal
+    case storeEncryptionFailed
 
     init(_ error: CLIError) {
         switch error {
@@ -78,6 +79,7 @@ enum CLIErrorKind: CaseIterable {
         case .passwordsDiffer: self = .passwordsDiffer
         case .sourceDecryptionFailed(_, _, let status, _): self = status == nil ? .sourceDecryptionTooLarge : .sourceDecryptionFailed
         case .sourceDecryptionTotalOverLimit: self = .sourceDecryptionTotalOverLimit
+        case .storeEncryptionFailed: self = .storeEncryptionFailed
         case .passwordCommandFailed: self = .passwordCommandFailed
         case .inputFailed: self = .inputFailed
         case .inputTooLarge: self = .inputTooLarge
@@ -139,6 +141,9 @@ enum CLIErrorKind: CaseIterable {
         case .sourceDecryptionFailed:
             return ErrorCaseRow(CLIError.sourceDecryptionFailed(tool: "gpg", file: "shown/file.gpg", status: 2, limit: 1), status: 3, hint: true,
                                 shows: ["shown/file.gpg", "exit status 2"])
+        case .storeEncryptionFailed:
+            return ErrorCaseRow(CLIError.storeEncryptionFailed(entry: "shown/entry", status: 2), status: 2, hint: true,
+                                shows: ["shown/entry", "exit status 2", "no store was written"])
         case .sourceDecryptionTooLarge:
             return ErrorCaseRow(CLIError.sourceDecryptionFailed(tool: "age", file: "shown/file.age", status: nil, limit: 77), status: 6, hint: true,
                                 shows: ["shown/file.age", "77"])

@@ -210,7 +210,7 @@ import Testing
         #expect(try complete(cli, ["vaultfile", "get", "--vault", "te"]) == ["team.vault"])
         #expect(try complete(cli, ["vaultfile", "set", "x", "--value-file", "no"]) == ["notes.txt"])
         #expect(try complete(cli, ["vaultfile", "list", "--password-file", "no"]) == ["notes.txt"])
-        #expect(Set(try complete(cli, ["vaultfile", "export", "--format", ""])) == ["json", "dotenv", "csv", "kdbx"])
+        #expect(Set(try complete(cli, ["vaultfile", "export", "--format", ""])) == ["json", "dotenv", "csv", "kdbx", "keepass-xml", "bitwarden-json", "pass"])
         #expect(Set(try complete(cli, ["vaultfile", "import", "--format", ""])) == ["json", "dotenv", "csv", "keepassxc-csv", "bitwarden-json",
                                                                                  "keepass-xml", "bitwarden-csv", "1password-csv", "1pux", "lastpass-csv",
                                                                                  "chrome-csv", "firefox-csv", "dashlane-csv", "enpass-json",

@@ -37,7 +37,7 @@ extension ExternalTools {
             try set(cli, "Site", "attachment.cert", Array("PEM\n".utf8))
             let result = try export(cli)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("1 fields or attachments were written as 'NAME (2)'"), "\(result.stderr)")
+            #expect(result.stderr.contains("1 field or attachment was written as 'NAME (2)'"), "\(result.stderr)")
             guard let tool = KDBXImportCLITests.keepassxc else { print(KDBXImportCLITests.skipped); return }
             let shown = try kp(cli, tool, "show -q -a KP2A_URL -a KP2A_URL_1 db.kdbx Site")
             #expect(shown.status == 0 && shown.text == "https://kp2a.example\nhttps://two.example\n", "\(shown.stderr)")
@@ -71,7 +71,7 @@ extension ExternalTools {
             try set(cli, "E", "labels", Array("PIN\tbad\u{0}label\n".utf8))
             let result = try export(cli)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("2 values or fields are not text") && result.stderr.contains("1 field labels hold characters XML cannot"),
+            #expect(result.stderr.contains("2 values or fields are not text") && result.stderr.contains("1 field label holds characters XML cannot"),
                     "\(result.stderr)")
             let written = try cli.read("db.kdbx")
             #expect(!written.isEmpty)

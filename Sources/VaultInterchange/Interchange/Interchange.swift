@@ -12,9 +12,10 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case csv
     /// The CSV that `keepassxc-cli export --format csv` writes (import only).
     case keepassxcCSV = "keepassxc-csv"
-    /// Bitwarden's unencrypted JSON export (import only).
+    /// Bitwarden's unencrypted JSON export (import: BitwardenJSON; export: BitwardenJSONExport).
     case bitwardenJSON = "bitwarden-json"
-    /// KeePass 2's XML, as KeePass and `keepassxc-cli export --format xml` write it (import only).
+    /// KeePass 2's XML, as KeePass and `keepassxc-cli export --format xml` write it (import:
+    /// KeePassXMLReader; export: KeePassXMLExport, which `keepassxc-cli import` reads).
     case keepassXML = "keepass-xml"
     /// Bitwarden's CSV export (import only).
     case bitwardenCSV = "bitwarden-csv"
@@ -41,7 +42,8 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case kdbx
 
     /// Whether vaultfile can write this format.
-    public var canExport: Bool { self == .json || self == .dotenv || self == .csv || self == .kdbx }
+    /// (A pass store, a folder, is written too: `export --format pass`, not a format of one file.)
+    public var canExport: Bool { [.json, .dotenv, .csv, .kdbx, .keepassXML, .bitwardenJSON].contains(self) }
 }
 
 /// Something about an imported entry that its owner should know.
@@ -180,7 +182,8 @@ public enum Interchange {
 
     /// `export(_:format:prefix:withHistory:)`, naming in `skipped` the entries left out: dotenv
     /// leaves out every entry whose value is not text (binary data cannot be a variable), in name
-    /// order; the other formats leave out none (json carries everything, csv refuses binary).
+    /// order; the other formats leave out none (json carries everything, csv refuses binary;
+    /// keepass-xml and bitwarden-json say what they could not carry in their writers' `losses`).
     public static func export(_ vault: Vault, format: InterchangeFormat, prefix: String = "", withHistory: Bool = false,
                               skipped: inout [String]) throws(VaultError) -> [UInt8] {
         skipped = []
@@ -192,9 +195,11 @@ public enum Interchange {
         case .json: return try NativeJSON.export(vault, prefix: prefix)
         case .dotenv: return try DotEnv.export(vault, prefix: prefix, skipped: &skipped)
         case .csv: return try NativeCSV.export(vault, prefix: prefix)
-        case .keepassxcCSV, .bitwardenJSON, .keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
+        case .keepassXML: return try KeePassXMLExport.write(vault, prefix: prefix).bytes
+        case .bitwardenJSON: return try BitwardenJSONExport.write(vault, prefix: prefix).bytes
+        case .keepassxcCSV, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
              .dashlaneCSV, .enpassJSON, .ansibleVault, .sops:
-            throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv, csv or kdbx")
+            throw .malformedInput("\(format.rawValue) is an import format only; export json, dotenv, csv, kdbx, keepass-xml, bitwarden-json or pass")
         case .kdbx:
             throw .malformedInput("kdbx is written under a new password by 'vaultfile export --format kdbx' (KDBXWriter)")
         }

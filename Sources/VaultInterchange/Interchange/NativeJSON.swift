@@ -171,7 +171,7 @@ enum NativeJSON {
 
     /// `appendString(_:to:)` into an export's buffer, runs that need no escape copied in one piece:
     /// eight bytes at a time are checked for a control, `"` or `\\` (most text holds none).
-    private static func appendString(_ text: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
+    static func appendString(_ text: UnsafeRawBufferPointer, to out: inout ExportBuffer) {
         let digits: StaticString = "0123456789abcdef"
         out.append(UInt8(ascii: "\""))
         var run = 0, index = 0

@@ -122,6 +122,7 @@ extension VaultfileCommand {
                 } else {
                     name = format.name
                 }
+                try refuseUnusedSourceOptions(format: name, source: file)
                 guard let reader = DirectoryImportReaders.reader(for: name) else {
                     throw CLIError.invalidArgument("\(file) is a folder; --format \(name) reads a file (folders are read by the formats of pass and passage stores)")
                 }
@@ -146,6 +147,7 @@ extension VaultfileCommand {
             case .auto:
                 chosen = try detected(bytes, source: source)
             }
+            try refuseUnusedSourceOptions(format: chosen.rawValue, source: source)
             if chosen == .kdbx {  // its password and/or key file, under the vault's KDF caps
                 var foreign = try KDBXImport.read(bytes, file: file, options: kdbxSource, limits: unlock.limits())
                 defer { foreign.wipe() }
@@ -162,6 +164,20 @@ extension VaultfileCommand {
                 // Said as the parser said it, unless the content is recognised as another format.
                 guard case .malformedInput = error, let sniffed = FormatSniffer.sniff(bytes), sniffed.format != chosen.rawValue else { throw error }
                 throw mismatch(sniffed, source: source, given: chosen.rawValue)
+            }
+        }
+
+        /// Under `--format auto` the input's own options (`--kdbx-*`, `--source-password-*`) are
+        /// accepted before the format is known: once it is, those of another format are refused
+        /// (exit 64), naming them, rather than silently ignored.
+        private func refuseUnusedSourceOptions(format name: String, source: String) throws {
+            if kdbxSource.isGiven, name != InterchangeFormat.kdbx.rawValue {
+                throw CLIError.invalidArgument("\(kdbxSource.given.joined(separator: " and ")) \(kdbxSource.given.count == 1 ? "goes" : "go") with a KeePass "
+                                               + "database (kdbx), but \(source) is \(name) input; nothing was imported")
+            }
+            if sourcePassword.isGiven, name != InterchangeFormat.ansibleVault.rawValue {
+                throw CLIError.invalidArgument("--source-password-file, --source-password-fd and --source-password-command go with an "
+                                               + "ansible-vault file, but \(source) is \(name) input; nothing was imported")
             }
         }
 

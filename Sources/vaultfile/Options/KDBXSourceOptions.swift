@@ -25,4 +25,9 @@ struct KDBXSourceOptions: ParsableArguments {
 
     /// Whether any of the options was given.
     var isGiven: Bool { passwordFile != nil || keyFile != nil || noPassword }
+
+    /// The options given, by name (`--kdbx-password-file`…), for a refusal that names them.
+    var given: [String] {
+        (passwordFile != nil ? ["--kdbx-password-file"] : []) + (keyFile != nil ? ["--kdbx-keyfile"] : []) + (noPassword ? ["--kdbx-no-password"] : [])
+    }
 }

@@ -41,24 +41,13 @@ extension VaultfileCommand.Export {
         let written = try KDBXWriter.write(vault, prefix: prefix ?? "", credentials: KDBXCredentials(password: password, keyFileKey: keyFileKey),
                                            parameters: parameters)
         try target.write(written.bytes)
-        if written.binaryAsAttachment > 0 {
-            Messages.warning("\(written.binaryAsAttachment) values or fields are not text (binary data) and were written as attachments of their entries "
-                             + "(a value as 'value.bin'), which KeePass shows in its attachments")
-        }
-        if written.renamed > 0 {
-            Messages.warning("\(written.renamed) fields or attachments were written as 'NAME (2)', 'NAME (3)'… because another of the same entry "
-                             + "already had their KeePass name (KeePass holds each name once per entry; docs/INTERCHANGE.md, \"kdbx\")")
-        }
-        if written.labelsReplaced > 0 {
-            Messages.warning("\(written.labelsReplaced) field labels hold characters XML cannot (control characters, U+FFFE, U+FFFF) and were "
-                             + "written under the fields' own names")
-        }
+        for loss in written.losses { Messages.warning("kdbx: \(loss.description)") }
         Messages.info("exported \(ChangeReport.entries(written.entries)) to \(path) (KDBX 4, Argon2id \(parameters.memoryKiB / 1024) MiB, "
                       + "t=\(parameters.iterations), p=\(parameters.parallelism), ChaCha20)")
         if json {
             try StandardOutput.line(JSON.object([
                 ("path", .string(path)), ("format", .string("kdbx")), ("prefix", prefix.map(JSON.string) ?? .null),
-                ("exported", .int(Int64(written.entries))), ("skipped", .array([])),
+                ("exported", .int(Int64(written.entries))), ("skipped", .array([])), ("not_carried", Self.notCarriedJSON(written.losses)),
             ]).text)
         }
     }

@@ -38,6 +38,9 @@ enum CLIError: CategorizedError {
     /// `tool` (gpg, age) could not decrypt `file` of an import: it exited with `status` (its own
     /// message went to stderr before), or its output passed `limit` bytes (`status` nil).
     case sourceDecryptionFailed(tool: String, file: String, status: Int32?, limit: Int)
+    /// `export --format pass`: gpg could not encrypt the file of `entry` (it exited with `status`,
+    /// its own message on stderr before, or wrote nothing); no store was written (exit 2).
+    case storeEncryptionFailed(entry: String, status: Int32)
     /// The `files` files `tool` decrypted for an import came to more than `limit` bytes in all (exit 6).
     case sourceDecryptionTotalOverLimit(tool: String, files: Int, limit: Int)
     /// The two typed passwords differ.
@@ -132,6 +135,8 @@ enum CLIError: CategorizedError {
             return "\(tool) could not decrypt \(file) (exit status \(status)); nothing was imported"
         case .sourceDecryptionFailed(let tool, let file, nil, let limit):
             return "\(tool) decrypted \(file) to more than \(limit) bytes, the most one file of a store may hold; nothing was imported"
+        case .storeEncryptionFailed(let entry, let status):
+            return "gpg could not encrypt the entry '\(entry)' (exit status \(status)); no store was written"
         case .sourceDecryptionTotalOverLimit(let tool, let files, let limit):
             return "limit exceeded: the \(files) files of the store come to more than \(limit) bytes (\(limit >> 20) MiB) once \(tool) "
                 + "decrypts them, the most one import reads in all; nothing was imported"
@@ -192,7 +197,7 @@ enum CLIError: CategorizedError {
         case .noPasswordSource, .noForeignPasswordSource, .emptyPassword, .passwordsDiffer, .noIdentityPassphraseSource: return .invalidInput
         case .identityPassphraseSourceFailed: return .io
         case .nothingOpens(let report): return report.category
-        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed: return .io
+        case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed, .storeEncryptionFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun, .kdfOverOpenCaps: return .invalidArgument
         case .importFormatMismatch: return .invalidInput

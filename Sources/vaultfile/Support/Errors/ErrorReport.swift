@@ -326,14 +326,14 @@ struct ErrorReport: Equatable {
         case .passwordCommandFailed: return "run the command by hand to see why; its stdout must be the password"
         case .sourceDecryptionTotalOverLimit:
             return "a store's files hold passwords and notes; import its folders one at a time ('vaultfile import --format pass STORE/FOLDER --prefix FOLDER')"
+        case .storeEncryptionFailed: return "gpg's message above says why: each --gpg-id (or the store's .gpg-id) must name a public key in your keyring that gpg trusts ('gpg --list-keys ID'; 'gpg --edit-key ID trust')"
         case .sourceDecryptionFailed(let tool, let file, let status, _):
             guard status != nil else { return "a store's files hold passwords and notes; decrypt this one by hand to see what it holds" }
             return tool == "gpg"
                 ? "check that gpg decrypts it by hand ('gpg --decrypt \(shellWord(file))'): the secret key and gpg-agent must be available"
                 : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
                     + "SOPS_AGE_KEY_FILE or the documented default file"
-        case .refused(_, let hint): return hint
-        case .importFormatMismatch(_, _, _, let hint): return hint
+        case .refused(_, let hint), .importFormatMismatch(_, _, _, let hint): return hint
         case .importFormatUnknown:
             return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:

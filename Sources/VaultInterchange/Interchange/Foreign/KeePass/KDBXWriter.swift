@@ -24,6 +24,8 @@ public enum KDBXWriter {
         public var renamed: Int = 0
         /// Labels XML cannot hold, written under the field's own name.
         public var labelsReplaced: Int = 0
+        /// Everything written otherwise than the vault holds it, or not at all, one warning each.
+        public var losses: [ExportLoss] = []
     }
 
     /// The blocks' size: KeePass's and KeePassXC's own.
@@ -38,6 +40,8 @@ public enum KDBXWriter {
         defer { wipe(&innerKey) }
         var writer = KeePassXMLWriter(stream: KDBXInnerStream(kind: .chacha20, innerKey: innerKey))
         try writer.write(vault, prefix: prefix, now: now)
+        var tally = KeePassXMLWriter.losses(of: writer, format: "KeePass")
+        tally.addTrash(of: vault, prefix: prefix, format: "a KeePass database")
         // The inner header: the protected stream (ChaCha20) and its key, the attachments, the end.
         var payload: [UInt8] = []
         defer { wipe(&payload) }
@@ -91,7 +95,7 @@ public enum KDBXWriter {
             (start, index) = (end, index + 1)
         }
         return Written(bytes: out, entries: writer.entries, binaryAsAttachment: writer.binaryAsAttachment, renamed: writer.renamed,
-                       labelsReplaced: writer.labelsReplaced)
+                       labelsReplaced: writer.labelsReplaced, losses: tally.losses)
     }
 
     /// The outer header: signatures, version 4.0, cipher, compression, seed, IV, KDF parameters, end.

@@ -12,8 +12,12 @@ import VaultModel
 /// pool, each distinct content once), `tags` the Tags, `expires` the expiry time, every other field
 /// a protected custom string, each earlier version an entry of its History.
 ///
-/// Protected values are XORed with the inner stream in document order as they are written (the
-/// reader undoes them in the same order). A value or field that is not text (binary, or a character
+/// Two forms, one writer (`Form`): the XML inside a KDBX 4 file, whose protected values are XORed
+/// with the inner stream in document order as they are written (the reader undoes them in the same
+/// order), times are base64 seconds and attachments index the inner header's pool; and KeePass 2's
+/// XML file (`export --format keepass-xml`, what KeePass's "KeePass XML (2.x)" export and
+/// `keepassxc-cli import` take), whose protected values are in the clear (`ProtectInMemory`), times
+/// ISO 8601 and attachments in Meta/Binaries. A value or field that is not text (binary, or a character
 /// XML 1.0 cannot hold: C0 controls but tab, LF and CR, U+FFFE, U+FFFF) becomes an attachment of its
 /// name (the value: `value.bin`), and is counted. A label XML cannot hold gives way to the field's
 /// own name (always ASCII), counted; an entry name XML cannot hold refuses the export, naming it.
@@ -35,14 +39,31 @@ struct KeePassXMLWriter {
     private(set) var renamed = 0
     /// Labels (kept by an import) that XML cannot hold, written under the field's own name.
     private(set) var labelsReplaced = 0
+    /// Earlier versions written into the entries' histories.
+    private(set) var versions = 0
+    /// Tags that are not text, written as an attachment `tags` (counted in `binaryAsAttachment` too).
+    private(set) var tagsAsAttachment = 0
     private var poolIndex: [[UInt8]: Int] = [:]
-    private let stream: KDBXInnerStream
+    private let form: Form
+    /// False while an entry's history is written: its versions' losses are their entry's, counted once.
+    private var counting = true
+
+    /// Which of KeePass's two XML forms is written.
+    enum Form {
+        /// Inside a KDBX 4 file: protected values XORed with this inner stream.
+        case kdbx(KDBXInnerStream)
+        /// A KeePass 2 XML file: protected values in the clear, marked `ProtectInMemory`.
+        case xmlFile
+    }
 
     /// The standard strings' keys, which a custom field of the same name must not take.
     private static let reserved: Set<String> = ["Title", "UserName", "Password", "URL", "Notes", "otp"]
 
     /// A writer that protects values with `stream` (KDBX 4's inner ChaCha20).
-    init(stream: KDBXInnerStream) { self.stream = stream }
+    init(stream: KDBXInnerStream) { self.form = .kdbx(stream) }
+
+    /// A writer of `form`.
+    init(form: Form) { self.form = form }
 
     /// Overwrites the XML and the attachments with zeros, in place (the index that shares the
     /// attachments' buffers is emptied first, so that no wipe is made on a copy).
@@ -50,6 +71,13 @@ struct KeePassXMLWriter {
         poolIndex.removeAll()
         SecureMemory.wipe(&xml)
         for index in pool.indices { SecureMemory.wipe(&pool[index]) }
+    }
+
+    /// The XML written, moved out to the caller (who wipes it); the writer keeps none of it.
+    mutating func takeXML() -> [UInt8] {
+        let taken = xml
+        xml = []
+        return taken
     }
 
     // MARK: The document
@@ -70,12 +98,28 @@ struct KeePassXMLWriter {
             for part in parts { group = group.child(part) }
             group.entries.append((name, leaf))
         }
+        try writeGroup(root, name: "Root", vault: vault, now: now)
+        text("</Root></KeePassFile>\n")
+        // The head last, so that an XML file's Meta can hold the attachments the entries named.
+        var body = xml
+        xml = []
+        xml.reserveCapacity(body.count + pool.reduce(1024) { $0 + $1.count * 4 / 3 + 64 })
         text("<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n<KeePassFile><Meta><Generator>vaultfile</Generator>")
         text("<DatabaseName>vaultfile export</DatabaseName><MemoryProtection><ProtectTitle>False</ProtectTitle>"
              + "<ProtectUserName>False</ProtectUserName><ProtectPassword>True</ProtectPassword><ProtectURL>False</ProtectURL>"
-             + "<ProtectNotes>False</ProtectNotes></MemoryProtection><RecycleBinEnabled>False</RecycleBinEnabled></Meta><Root>")
-        try writeGroup(root, name: "Root", vault: vault, now: now)
-        text("</Root></KeePassFile>\n")
+             + "<ProtectNotes>False</ProtectNotes></MemoryProtection><RecycleBinEnabled>False</RecycleBinEnabled>")
+        if case .xmlFile = form, !pool.isEmpty {
+            text("<Binaries>")
+            for (index, binary) in pool.enumerated() {
+                text("<Binary ID=\"\(index)\" Compressed=\"False\">")
+                base64(binary)
+                text("</Binary>")
+            }
+            text("</Binaries>")
+        }
+        text("</Meta><Root>")
+        xml.append(contentsOf: body)
+        SecureMemory.wipe(&body)
     }
 
     /// One group of the tree the names make, in name order.
@@ -102,6 +146,7 @@ struct KeePassXMLWriter {
             var history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []).reversed().map(\.entry) : []
             try writeEntry(entry, title: leaf, history: history)
             entries += 1
+            if !history.isEmpty { versions += history.count }
             // The copies the vault made for this entry (an attachment the pool shares is wiped there).
             Self.wipe(&entry)
             for index in history.indices { Self.wipe(&history[index]) }
@@ -126,7 +171,7 @@ struct KeePassXMLWriter {
                 self.text("</Tags>")
             } else {
                 attachments.append(("tags", tags))
-                binaryAsAttachment += 1
+                if counting { binaryAsAttachment += 1; tagsAsAttachment += 1 }
             }
         }
         // Every key once in the entry: a taken one gets " (2)", " (3)"… (`unique`).
@@ -134,12 +179,16 @@ struct KeePassXMLWriter {
         func unique(_ key: String, in taken: inout Set<String>) -> String {
             var candidate = key, number = 1
             while taken.contains(candidate) { number += 1; candidate = "\(key) (\(number))" }
-            if number > 1 { renamed += 1 }
+            if number > 1 && counting { renamed += 1 }
             taken.insert(candidate)
             return candidate
         }
         func string(_ key: String, _ value: [UInt8], protected: Bool) {
-            guard Self.isText(value) else { attachments.append((key == "Password" ? "value.bin" : key, value)); binaryAsAttachment += 1; return }
+            guard Self.isText(value) else {
+                attachments.append((key == "Password" ? "value.bin" : key, value))
+                if counting { binaryAsAttachment += 1 }
+                return
+            }
             self.string(unique(key, in: &keys), value, protected: protected)
         }
         string("Title", entry.fields["title"] ?? Array(title.utf8), protected: false)
@@ -157,7 +206,7 @@ struct KeePassXMLWriter {
                 guard parts.count == 2, entry.fields[String(parts[0])] != nil else { continue }
                 labelsRead = true
                 // A label XML cannot hold (a NUL an import carried): the field's own name instead.
-                if Self.isXMLText(String(parts[1])) { labels[String(parts[0])] = String(parts[1]) } else { labelsReplaced += 1 }
+                if Self.isXMLText(String(parts[1])) { labels[String(parts[0])] = String(parts[1]) } else if counting { labelsReplaced += 1 }
             }
         }
         var extraURLs = 0
@@ -187,6 +236,8 @@ struct KeePassXMLWriter {
         }
         if !history.isEmpty {
             text("<History>")
+            counting = false
+            defer { counting = true }
             for version in history { try writeEntry(version, title: title, history: [], uuid: id) }
             text("</History>")
         }
@@ -197,11 +248,15 @@ struct KeePassXMLWriter {
     private mutating func string(_ key: String, _ value: [UInt8], protected: Bool) {
         text("<String><Key>")
         escaped(Array(key.utf8))
-        if protected {
+        if protected, case .kdbx(let stream) = form {
             var masked = value
             stream.apply(&masked)
             text("</Key><Value Protected=\"True\">" + Data(masked).base64EncodedString() + "</Value></String>")
             SecureMemory.wipe(&masked)
+        } else if protected {
+            text("</Key><Value ProtectInMemory=\"True\">")
+            escaped(value)
+            text("</Value></String>")
         } else {
             text("</Key><Value>")
             escaped(value)
@@ -271,14 +326,39 @@ struct KeePassXMLWriter {
         }
     }
 
+    /// Standard base64 of `bytes`, appended where they go: no `String` copy of an attachment.
+    private mutating func base64(_ bytes: [UInt8]) {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let word = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { xml.append(alphabet[Int(word >> UInt32(shift) & 63)]) }
+            index += 3
+        }
+        let rest = bytes.count - index
+        guard rest > 0 else { return }
+        let word = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+        xml.append(alphabet[Int(word >> 18 & 63)])
+        xml.append(alphabet[Int(word >> 12 & 63)])
+        xml.append(rest == 2 ? alphabet[Int(word >> 6 & 63)] : UInt8(ascii: "="))
+        xml.append(UInt8(ascii: "="))
+    }
+
     private func uuid() -> String { Data(randomBytes(count: 16)).base64EncodedString() }
 
     /// KDBX 4's times: base64 of the seconds since 0001-01-01 as 8 little-endian bytes. No access
     /// time, usage count or location change: vaultfile keeps none, and an invented one would mislead.
+    /// A KeePass 2 XML file's times are ISO 8601 to the second, as KeePass writes them.
     private func times(created: Int64, modified: Int64, expiry: Int64? = nil) -> String {
+        let iso: Bool
+        if case .xmlFile = form { iso = true } else { iso = false }
         func time(_ milliseconds: Int64) -> String {
-            let seconds = UInt64(max(0, milliseconds / 1000 + 62_135_596_800))
-            return Data(KDBXBytes.le64(seconds)).base64EncodedString()
+            let seconds = max(0, milliseconds / 1000 + 62_135_596_800)
+            if iso {
+                let (day, millisecondOfDay) = UTCTime.split(milliseconds: (seconds - 62_135_596_800) * 1000)
+                return UTCTime.dateText(ofDay: day) + "T" + UTCTime.timeText(millisecondOfDay: millisecondOfDay) + "Z"
+            }
+            return Data(KDBXBytes.le64(UInt64(seconds))).base64EncodedString()
         }
         return "<CreationTime>\(time(created))</CreationTime><LastModificationTime>\(time(modified))</LastModificationTime>"
             + "<ExpiryTime>\(time(expiry ?? modified))</ExpiryTime><Expires>\(expiry == nil ? "False" : "True")</Expires>"

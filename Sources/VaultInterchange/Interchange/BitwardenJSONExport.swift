@@ -1,0 +1,256 @@
+import SecureMemory
+import VaultModel
+
+// MARK: - export --format bitwarden-json
+
+/// `export --format bitwarden-json`: Bitwarden's unencrypted JSON export (`"encrypted": false`,
+/// `folders`, `items`), which Bitwarden's importer ("Bitwarden (json)") and vaultfile's own
+/// bitwarden-json reader take. The inverse of `BitwardenJSON.read`:
+///
+/// - an entry's folders are one Bitwarden folder, named `a/b` as Bitwarden names nested folders;
+///   its last part (or its `title` field) the item's name;
+/// - an entry whose fields are a card's (`cardholderName`, `brand`, `expMonth`, `expYear`, `code`)
+///   is a card (type 3, the value its number); one whose fields are an identity's, without a value,
+///   an identity (type 4); an entry with a value, a username, a URL or a TOTP is a login (type 1:
+///   value → password, username, url/url2… → uris, totp); any other (no value) a secure note (type
+///   2: notes);
+/// - `notes` the notes, `favorite: yes` the favourite mark, every other text field a custom field
+///   (hidden, type 1, but `tags`, `expires` and `email`: text, type 0), under the label an import
+///   kept in `labels`;
+/// - earlier passwords the `passwordHistory` (newest first, `lastUsedDate` when each was replaced;
+///   an edit of fields only adds none); `created`/`modified` the creation and revision dates.
+///
+/// What Bitwarden's JSON cannot hold is counted (`losses`): binary values and fields, attachments
+/// (a JSON export carries none), earlier versions' fields other than the value, the trash.
+public enum BitwardenJSONExport {
+    /// The document and what it could not carry.
+    public struct Written {
+        /// The JSON (every secret in the clear: the caller writes, then wipes it).
+        public var bytes: [UInt8]
+        /// Items written.
+        public var entries: Int
+        /// What was written otherwise than the vault holds it, or not at all.
+        public var losses: [ExportLoss]
+    }
+
+    /// A card's properties in Bitwarden's export (the number is the value).
+    static let cardKeys: Set<String> = ["cardholderName", "brand", "expMonth", "expYear", "code"]
+    /// An identity's properties in Bitwarden's export, but `title` and `username`, which are
+    /// vaultfile's own fields too.
+    static let identityKeys: Set<String> = ["firstName", "middleName", "lastName", "address1", "address2", "address3", "city", "state",
+                                            "postalCode", "country", "company", "email", "phone", "ssn", "passportNumber", "licenseNumber"]
+    /// Fields written as text (type 0) custom fields; every other is hidden (type 1).
+    static let plainFields: Set<String> = ["tags", "expires", "email"]
+
+    /// The entries of `vault` under `prefix` as a Bitwarden JSON export.
+    public static func write(_ vault: Vault, prefix: String) throws(VaultError) -> Written {
+        var out = ExportBuffer(capacity: 4096)
+        var tally = ExportLossTally()
+        let names = vault.names(withPrefix: prefix)
+        var folderIDs: [String: String] = [:]
+        for name in names {
+            guard let slash = name.lastIndex(of: "/") else { continue }
+            let folder = String(name[..<slash])
+            if folderIDs[folder] == nil { folderIDs[folder] = uuid() }
+        }
+        out.append("{\n  \"encrypted\": false,\n  \"folders\": [")
+        for (index, folder) in folderIDs.keys.sorted().enumerated() {
+            out.append(index == 0 ? "\n    {\"id\": " : ",\n    {\"id\": ")
+            string(folderIDs[folder]!, to: &out)
+            out.append(", \"name\": ")
+            string(folder, to: &out)
+            out.append("}")
+        }
+        out.append(folderIDs.isEmpty ? "],\n  \"items\": [" : "\n  ],\n  \"items\": [")
+        for (index, name) in names.enumerated() {
+            guard var entry = vault.entry(name) else { continue }
+            defer { wipe(&entry) }
+            var history = vault.keepsHistory ? ((try? vault.history(of: name)) ?? []) : []
+            defer { for position in history.indices { wipe(&history[position].entry) } }
+            out.append(index == 0 ? "\n    {" : ",\n    {")
+            item(entry, name: name, folderID: name.lastIndex(of: "/").map { folderIDs[String(name[..<$0])]! }, history: history,
+                 to: &out, tally: &tally)
+            out.append("}")
+        }
+        out.append(names.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
+        tally.addTrash(of: vault, prefix: prefix, format: "Bitwarden's JSON")
+        return Written(bytes: out.take(), entries: names.count, losses: tally.losses)
+    }
+
+    // MARK: One item
+
+    private static func item(_ entry: Entry, name: String, folderID: String?, history: [EntryVersion],
+                             to out: inout ExportBuffer, tally: inout ExportLossTally) {
+        var fields = entry.fields
+        let labels = takeLabels(&fields)
+        func text(_ key: String) -> [UInt8]? {
+            guard let value = fields.removeValue(forKey: key) else { return nil }
+            guard isText(value) else { binaryField(&tally); return nil }
+            return value
+        }
+        let leaf = name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? name
+        let title = text("title") ?? Array(leaf.utf8)
+        let notes = text("notes")
+        var favorite = false
+        if fields["favorite"] == Array("yes".utf8) { fields["favorite"] = nil; favorite = true }
+        var value: [UInt8]? = entry.value
+        if !isText(entry.value) {
+            value = nil
+            tally.add("binary_values", 1) { "\(ExportLossTally.counted($0, "value is", "values are")) not text (binary data), which Bitwarden's JSON cannot hold: not written" }
+        }
+        let attachments = fields.keys.filter { $0.hasPrefix(ForeignBuilder.attachmentPrefix) }
+        for key in attachments { fields[key] = nil }
+        tally.add("attachments", attachments.count) { "\(ExportLossTally.counted($0, "attachment", "attachments")) not written: a Bitwarden JSON export carries no attachments (attach them in Bitwarden)" }
+        let keys = Set(fields.keys)
+        let hasValue = !(value ?? []).isEmpty
+        let type: Int
+        if hasValue, !keys.isEmpty, keys.isSubset(of: cardKeys) { type = 3 }
+        else if !hasValue, !keys.isEmpty, keys.isSubset(of: identityKeys), !keys.isDisjoint(with: ["firstName", "lastName"]) { type = 4 }
+        else if hasValue || keys.contains("username") || keys.contains("totp") || keys.contains(where: isURL) { type = 1 }
+        else { type = 2 }
+        out.append("\"id\": ")
+        string(uuid(), to: &out)
+        out.append(", \"organizationId\": null, \"folderId\": ")
+        if let folderID { string(folderID, to: &out) } else { out.append("null") }
+        out.append(", \"type\": ")
+        out.appendDecimal(Int64(type))
+        out.append(", \"reprompt\": 0, \"name\": ")
+        bytes(title, to: &out)
+        out.append(", \"notes\": ")
+        if let notes { bytes(notes, to: &out) } else { out.append("null") }
+        out.append(favorite ? ", \"favorite\": true" : ", \"favorite\": false")
+        switch type {
+        case 1:
+            out.append(", \"login\": {\"fido2Credentials\": [], \"uris\": [")
+            let urls = fields.keys.filter(isURL).sorted { urlOrder($0) < urlOrder($1) }
+            var first = true
+            for key in urls {
+                guard let url = text(key) else { continue }
+                out.append(first ? "{\"match\": null, \"uri\": " : ", {\"match\": null, \"uri\": ")
+                bytes(url, to: &out)
+                out.append("}")
+                first = false
+            }
+            out.append("], \"username\": ")
+            if let username = text("username") { bytes(username, to: &out) } else { out.append("null") }
+            out.append(", \"password\": ")
+            if let value, hasValue { bytes(value, to: &out) } else { out.append("null") }
+            out.append(", \"totp\": ")
+            if let totp = text("totp") { bytes(totp, to: &out) } else { out.append("null") }
+            out.append("}")
+        case 3:
+            out.append(", \"card\": {\"number\": ")
+            bytes(value ?? [], to: &out)
+            for key in cardKeys.sorted() {
+                out.append(", ")
+                string(key, to: &out)
+                out.append(": ")
+                if let field = text(key) { bytes(field, to: &out) } else { out.append("null") }
+            }
+            out.append("}")
+        case 4:
+            out.append(", \"identity\": {")
+            for (position, key) in identityKeys.sorted().enumerated() {
+                if position > 0 { out.append(", ") }
+                string(key, to: &out)
+                out.append(": ")
+                if let field = text(key) { bytes(field, to: &out) } else { out.append("null") }
+            }
+            out.append("}")
+        default:
+            out.append(", \"secureNote\": {\"type\": 0}")
+        }
+        out.append(", \"fields\": [")
+        var first = true
+        for key in fields.keys.sorted() {
+            guard let field = text(key) else { continue }
+            out.append(first ? "{\"name\": " : ", {\"name\": ")
+            string(labels[key] ?? key, to: &out)
+            out.append(", \"value\": ")
+            bytes(field, to: &out)
+            out.append(plainFields.contains(key) ? ", \"type\": 0, \"linkedId\": null}" : ", \"type\": 1, \"linkedId\": null}")
+            first = false
+        }
+        out.append("], \"passwordHistory\": ")
+        passwordHistory(history, current: entry, to: &out, tally: &tally)
+        out.append(", \"creationDate\": ")
+        string(UTCTime.rfc3339(milliseconds: entry.created), to: &out)
+        out.append(", \"revisionDate\": ")
+        string(UTCTime.rfc3339(milliseconds: entry.modified), to: &out)
+        out.append(", \"deletedDate\": null, \"collectionIds\": null")
+    }
+
+    /// Earlier passwords, newest first, each with when it was replaced: a version whose value is
+    /// the one after it (an edit of fields only) adds none. What a version held besides its value
+    /// is counted, as is a value that is not text.
+    private static func passwordHistory(_ history: [EntryVersion], current: Entry, to out: inout ExportBuffer, tally: inout ExportLossTally) {
+        var first = true
+        var newer = current.value
+        for version in history {
+            if version.entry.fields != current.fields {
+                tally.add("version_fields", 1) {
+                    "\(ExportLossTally.counted($0, "earlier version holds", "earlier versions hold")) fields other than the current entry's; "
+                        + "Bitwarden's password history keeps passwords only: their other fields not written"
+                }
+            }
+            defer { newer = version.entry.value }
+            guard version.entry.value != newer else { continue }
+            guard isText(version.entry.value) else {
+                tally.add("binary_versions", 1) { "\(ExportLossTally.counted($0, "earlier version's value is", "earlier versions' values are")) not text (binary data): not written" }
+                continue
+            }
+            out.append(first ? "[{\"lastUsedDate\": " : ", {\"lastUsedDate\": ")
+            string(UTCTime.rfc3339(milliseconds: version.replaced), to: &out)
+            out.append(", \"password\": ")
+            bytes(version.entry.value, to: &out)
+            out.append("}")
+            first = false
+        }
+        out.append(first ? "null" : "]")
+    }
+
+    // MARK: Helpers
+
+    /// The labels an import kept (`labels`: `FIELD<TAB>LABEL` lines), taken out of `fields`.
+    static func takeLabels(_ fields: inout [String: [UInt8]]) -> [String: String] {
+        guard let kept = fields[ForeignBuilder.labelsField], let text = String(validating: kept, as: UTF8.self) else { return [:] }
+        var labels: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            if parts.count == 2, fields[String(parts[0])] != nil { labels[String(parts[0])] = String(parts[1]) }
+        }
+        if !labels.isEmpty { fields[ForeignBuilder.labelsField] = nil }
+        return labels
+    }
+
+    private static func binaryField(_ tally: inout ExportLossTally) {
+        tally.add("binary_fields", 1) { "\(ExportLossTally.counted($0, "field is", "fields are")) not text (binary data), which Bitwarden's JSON cannot hold: not written" }
+    }
+
+    /// `url`, `url2`, `url3`…
+    static func isURL(_ key: String) -> Bool { key == "url" || key.hasPrefix("url") && Int(key.dropFirst(3)).map { $0 >= 2 } == true }
+    private static func urlOrder(_ key: String) -> Int { key == "url" ? 1 : Int(key.dropFirst(3)) ?? 0 }
+
+    private static func isText(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { UTF8Bytes.isValid($0) } }
+
+    private static func string(_ text: String, to out: inout ExportBuffer) { bytes(Array(text.utf8), to: &out) }
+
+    private static func bytes(_ bytes: [UInt8], to out: inout ExportBuffer) {
+        bytes.withUnsafeBytes { NativeJSON.appendString($0, to: &out) }
+    }
+
+    private static func wipe(_ entry: inout Entry) {
+        SecureMemory.wipe(&entry.value)
+        for key in Array(entry.fields.keys) { SecureMemory.wipe(&entry.fields[key]!) }
+    }
+
+    /// A random version 4 UUID, as Bitwarden's ids are.
+    static func uuid() -> String {
+        var bytes = randomBytes(count: 16)
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+}
