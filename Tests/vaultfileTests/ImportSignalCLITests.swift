@@ -8,9 +8,6 @@ import Testing
 extension ExternalTools {
     @Suite struct ImportSignalCLITests {
         static let hasGpg = FileManager.default.isExecutableFile(atPath: "/usr/bin/gpg")
-        /// Files in the store: enough that gpg runs for a while, two at a time.
-        private static let files = 300
-
         /// Runs `script` with `sh -c` in the test's folder; fails the test on a non-zero exit.
         private func sh(_ cli: CLI, _ script: String, _ environment: [String: String], stdin: String = "") throws {
             let process = Process()
@@ -46,13 +43,28 @@ extension ExternalTools {
             let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
             let home = cli.path("gnupg"), store = cli.path("store")
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let environment = ["GNUPGHOME": home, "VAULTFILE_IMPORT_JOBS": "2"]
+            let environment = ["GNUPGHOME": home]
             defer {
                 for pid in gpgProcesses(naming: store) { kill(pid, SIGKILL) }
                 try? sh(cli, "gpgconf --kill all", environment)
             }
-            try sh(cli, "gpg --batch --quiet --gen-key", environment, stdin: """
-                %no-protection
+            // A user who has not typed the passphrase yet: gpg-agent's pinentry answers after 10 s,
+            // so each gpg decrypting for the import waits (as it would with a prompt or a smartcard
+            // open). Before the fix, vaultfile died by the signal and left these gpg running.
+            try cli.write("slow-pinentry", Array("""
+                #!/bin/sh
+                echo "OK Pleased to meet you"
+                while read -r command rest; do
+                    case "$command" in
+                        GETPIN) sleep 10; echo "D passphrase-of-test"; echo "OK" ;;
+                        BYE) echo "OK"; exit 0 ;;
+                        *) echo "OK" ;;
+                    esac
+                done
+
+                """.utf8), mode: 0o700)
+            try cli.write("gnupg/gpg-agent.conf", Array("pinentry-program \(cli.path("slow-pinentry"))\n".utf8))
+            try sh(cli, "gpg --batch --quiet --pinentry-mode loopback --gen-key", environment, stdin: """
                 Key-Type: eddsa
                 Key-Curve: ed25519
                 Subkey-Type: ecdh
@@ -60,21 +72,19 @@ extension ExternalTools {
                 Name-Real: Throwaway
                 Name-Email: throwaway@example.invalid
                 Expire-Date: 0
+                Passphrase: passphrase-of-test
                 %commit
 
                 """)
-            try sh(cli, "mkdir -p store/many && printf 'secret\\n' | gpg --batch --quiet -e -r throwaway@example.invalid -o store/many/0.gpg",
-                   environment)
-            // One ciphertext under many names: each still costs gpg a whole decryption.
-            for number in 1..<Self.files {
-                try FileManager.default.copyItem(atPath: store + "/many/0.gpg", toPath: store + "/many/\(number).gpg")
-            }
+            // The agent that cached the passphrase while making the key is ended: decrypting asks the pinentry.
+            try sh(cli, "mkdir -p store/web && printf 'secret\\n' | gpg --batch --quiet -e -r throwaway@example.invalid -o store/web/a.gpg"
+                   + " && cp store/web/a.gpg store/web/b.gpg && gpgconf --kill gpg-agent", environment)
             let before = try cli.read("t.vault")
             let importing = try cli.start(["import", "--format", "pass", store] + cli.unlock(), extra: environment)
             defer { if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() } }
-            // Waits (at most 20 s) for a gpg child of the import, then sends SIGTERM mid-import.
+            // Waits (at most 20 s) for a gpg child of the import, then sends SIGTERM while it waits.
             let deadline = Date().addingTimeInterval(20)
-            while gpgProcesses(naming: store).isEmpty && importing.isRunning && Date() < deadline { usleep(5_000) }
+            while gpgProcesses(naming: store).isEmpty && importing.isRunning && Date() < deadline { usleep(10_000) }
             try #require(importing.isRunning, "the import ended before a gpg child was seen")
             try #require(!gpgProcesses(naming: store).isEmpty, "no gpg child of the import within 20 s")
             kill(importing.pid, SIGTERM)
@@ -83,7 +93,7 @@ extension ExternalTools {
             try #require(!importing.isRunning, "the import did not end within 20 s of SIGTERM")
             let result = importing.finish()
             #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
-            // vaultfile reaped its children before exiting: none is left running.
+            // vaultfile ended and reaped its children before exiting: none is left.
             #expect(gpgProcesses(naming: store).isEmpty, "gpg left running: \(gpgProcesses(naming: store))")
             #expect(try cli.read("t.vault") == before, "the vault was written")
             #expect(try cli.run(["list"] + cli.unlock()).text.split(separator: "\n") == ["kept"])

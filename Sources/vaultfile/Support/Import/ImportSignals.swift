@@ -9,6 +9,9 @@ import Glibc
 /// run and taken with `sigtimedwait(2)` between reads, so the run can end and reap its children
 /// before exiting. Signals inherited as ignored (`nohup`) stay ignored; children start with the
 /// caller's own mask (`Subprocess`), so gpg still gets Ctrl-C from the terminal.
+///
+/// The mask is the calling thread's: it holds because `import` reads its source before it opens
+/// the vault, so no other thread (Argon2's, Dispatch's) exists yet to take the signal instead.
 struct ImportSignals {
     /// The signals taken: those that end a process by default, as for `edit` (`CleanupOnSignal`).
     private static let fatal = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR]
