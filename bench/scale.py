@@ -325,6 +325,10 @@ def run(args, out):
             target = None
         peak = results[largest]["peaks"].get(label)
         peak_text = f"{(peak - startup):,} KiB" if peak is not None else "—"
+        # Issue 44: an import's peak memory against its input (target: within 2×).
+        source = row[1][-1]
+        if peak is not None and label.startswith("import") and os.path.isfile(source):
+            peak_text += f" ({(peak - startup) * 1024 / os.path.getsize(source):.1f}× input)"
         out(f"| {label} | {' | '.join(cells)} | {f'{growth:.1f}' if growth else '—'} | "
             f"{f'{ratio:.2f}×' if ratio else '—'} | {f'≤ {target:g}×' if target else '—'} | {peak_text} |")
         if target and ratio:

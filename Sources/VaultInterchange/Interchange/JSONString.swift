@@ -233,13 +233,22 @@ enum JSONString {
 
 // MARK: - Bytes between the values
 
-/// The two steps every direct JSON reader (`NativeJSONReader`, `BitwardenJSONReader`) takes
-/// between values, over a document's bytes and a position in them.
+/// The steps every JSON reader (`NativeJSONReader`, `BitwardenJSONReader` through `JSONWalker`,
+/// and `JSONTape`) takes between values, over a document's bytes and a position in them.
 enum JSONBytes {
     /// Moves past `byte` when it is next; whether it was.
     static func take(_ byte: UInt8, in bytes: [UInt8], at position: inout Int) -> Bool {
         guard position < bytes.count, bytes[position] == byte else { return false }
         position += 1
+        return true
+    }
+
+    /// Moves past `literal` (`true`, `null`…) when it is next; whether it was.
+    static func takeLiteral(_ literal: StaticString, in bytes: [UInt8], at position: inout Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { return false }
+        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
+        position += count
         return true
     }
 

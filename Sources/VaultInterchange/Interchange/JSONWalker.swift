@@ -84,11 +84,9 @@ extension JSONWalker {
 
     /// Moves past `literal` (`true`, `null`…) when it is next; whether it was.
     mutating func takeLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - position >= count else { return false }
-        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
-        position += count
-        return true
+        var at = position
+        defer { position = at }
+        return JSONBytes.takeLiteral(literal, in: bytes, at: &at)
     }
 
     // MARK: Key readers

@@ -28,22 +28,24 @@ enum ForeignNaming {
         var first: [String: Int] = [:]
         first.reserveCapacity(items.count)
         var groups: [String: [Int]] = [:]
-        for item in items {
-            let given = item.title
+        for index in items.indices {
+            // Read in place: binding the whole item would copy (retain) every one of its arrays.
+            let given = items[index].title
             let title: String, derived: Bool
             if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) {
                 title = readable(given)
                 derived = false
             } else {
-                title = site(of: item.urls.first) ?? item.username.flatMap { $0.isEmpty ? nil : $0 } ?? "untitled"
+                title = site(of: items[index].urls.first) ?? items[index].username.flatMap { $0.isEmpty ? nil : $0 } ?? "untitled"
                 derived = true
             }
-            let inFolders = !prefix.isEmpty || !item.folders.isEmpty
-            let cleaned = ImportedNameCleaner.entryName(fromParts: inFolders ? prefix + item.folders + [title] : [title])
+            let folders = items[index].folders
+            let inFolders = !prefix.isEmpty || !folders.isEmpty
+            let cleaned = ImportedNameCleaner.entryName(fromParts: inFolders ? prefix + folders + [title] : [title])
             var base = EntryName.normalized(cleaned)
             if base.isEmpty { base = "untitled" }
             var why: [ImportRenaming.Reason] = []
-            if !derived && !sameUTF8(cleaned, original(given, folders: item.folders, prefix: prefix)) { why.append(.cleaned) }
+            if !derived && !sameUTF8(cleaned, original(given, folders: folders, prefix: prefix)) { why.append(.cleaned) }
             if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
             // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
             // A plain title (most) is its own cleaned and NFC form: nothing to compute.
@@ -171,7 +173,17 @@ enum ForeignNaming {
     /// The host and path of a URL (`https://x.example/a/` → `x.example/a`), without scheme,
     /// user, query or fragment; nil when `url` has no `scheme://` or no host.
     static func site(of url: String?) -> String? {
-        guard let url, containsSchemeSeparator(url), let schemeEnd = url.firstRange(of: "://") else { return nil }
+        guard let url, containsSchemeSeparator(url) else { return nil }
+        // An ASCII URL (most) by its bytes: the same steps, without Character indexing.
+        var bytes = url
+        if let found = bytes.withUTF8({ asciiSite($0) }) { return found }
+        return siteByCharacters(of: url)
+    }
+
+    /// `site(of:)` Character by Character: any URL (the plain reference of `asciiSite`;
+    /// `ForeignNamingTests.test_site_asciiBytesAgreeWithTheCharacterSteps` ties the two).
+    static func siteByCharacters(of url: String) -> String? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
         let scheme = url[..<schemeEnd.lowerBound]
         guard !scheme.isEmpty, scheme.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || "+-.".unicodeScalars.contains($0) || ("0"..."9").contains($0) }) else {
             return nil
@@ -187,5 +199,34 @@ enum ForeignNaming {
         let text = String(rest).trimmed
         guard !text.isEmpty, !text.hasPrefix("/") else { return nil }
         return text
+    }
+
+    /// `site(of:)` of an ASCII URL, step for step on its bytes (in ASCII each byte is one
+    /// Character, so the steps find what the Character ones do); nil when `url` is not ASCII (the
+    /// caller then takes the Character steps), `.some(nil)` when it names no site.
+    private static func asciiSite(_ url: UnsafeBufferPointer<UInt8>) -> String?? {
+        guard !url.contains(where: { $0 >= 0x80 }) else { return nil }
+        let count = url.count
+        var schemeEnd = 0
+        while schemeEnd + 2 < count, !(url[schemeEnd] == UInt8(ascii: ":") && url[schemeEnd + 1] == UInt8(ascii: "/") && url[schemeEnd + 2] == UInt8(ascii: "/")) {
+            schemeEnd += 1
+        }
+        guard schemeEnd + 2 < count, schemeEnd > 0 else { return .some(nil) }
+        for byte in url[0..<schemeEnd] {
+            let letter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+            let digit = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            guard letter || digit || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") else { return .some(nil) }
+        }
+        var start = schemeEnd + 3, end = count
+        if let cut = url[start..<end].firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { end = cut }
+        if let slash = url[start..<end].firstIndex(of: UInt8(ascii: "/")) {
+            if let at = url[start..<slash].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+        } else if let at = url[start..<end].lastIndex(of: UInt8(ascii: "@")) {
+            start = at + 1
+        }
+        while end > start, url[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: url[start..<end]), as: UTF8.self).trimmed
+        guard !text.isEmpty, !text.hasPrefix("/") else { return .some(nil) }
+        return .some(text)
     }
 }

@@ -10,6 +10,11 @@ import Glibc
 /// a size limit. The tools' stderr is the user's, so gpg-agent's and pinentry's messages show as
 /// they do for pass. The first failure stops the run: the other children are ended, every
 /// plaintext read so far is wiped, and the error names the file.
+///
+/// A signal that would end vaultfile (SIGTERM, SIGINT, SIGHUP… `ImportSignals`) while tools run
+/// ends them first: the signals are blocked for the run and taken between reads, then every
+/// child is sent SIGTERM and reaped, every plaintext wiped, and vaultfile exits with 128 + the
+/// signal, having written nothing (the vault is sealed only after the run).
 enum ParallelDecryption {
     /// One decryption: the arguments (the first looked up in PATH), the file shown in messages,
     /// and bytes written to the tool's stdin (sops' armored data key), if any.
@@ -43,14 +48,20 @@ enum ParallelDecryption {
             for (_, child) in running {
                 kill(child.pid, SIGTERM)
                 if let fd = child.output { close(fd) }
-                _ = Subprocess.wait(child.pid)
             }
+            for (_, child) in running { reap(child.pid) }
             running.removeAll()
             for index in outputs.indices { wipe(&outputs[index]) }
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         defer { wipe(&chunk) }
+        let signals = ImportSignals.block()
+        defer { signals.restore() }
         while next < jobs.count || !running.isEmpty {
+            if let received = signals.taken() {
+                stop()
+                ImportSignals.exit(received)
+            }
             while next < jobs.count && running.count < parallelism {
                 let job = jobs[next]
                 do {
@@ -68,7 +79,8 @@ enum ParallelDecryption {
                 next += 1
             }
             var polls = running.map { pollfd(fd: $0.child.output!, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&polls, nfds_t(polls.count), -1)
+            // Woken at least every 50 ms to take a signal (blocked, it cannot interrupt the poll).
+            let ready = poll(&polls, nfds_t(polls.count), 50)
             if ready < 0 {
                 if errno == EINTR { continue }
                 let code = errno
@@ -105,6 +117,19 @@ enum ParallelDecryption {
             for slot in finished.sorted(by: >) { running.remove(at: slot) }
         }
         return outputs
+    }
+
+    /// Waits for a child sent SIGTERM; one still running after `grace` seconds gets SIGKILL.
+    private static func reap(_ pid: pid_t, grace: Double = 2) {
+        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        for _ in 0..<Int(grace * 100) {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result < 0 && errno != EINTR) { return }
+            nanosleep(&pause, nil)
+        }
+        kill(pid, SIGKILL)
+        _ = Subprocess.wait(pid)
     }
 
     /// Appends, growing by hand so that the old buffer is wiped before it is freed.

@@ -9,19 +9,42 @@ import VaultModel
 /// `maxDepth` levels, and no object that names one key twice (compared as `JSONDocument` compares
 /// them, escapes decoded) — the same rules as every JSON import. Strings are kept as ranges of the
 /// input and decoded when a reader asks (`JSONString`), so the tape costs one small node per value.
+///
+/// Not a `JSONWalker`: a walker reads a document once, in file order, each key as it comes (vaultfile's
+/// and Bitwarden's flat exports), while these readers look members up by name in their own order,
+/// several levels down (an item's `overview` after its `details`, a section's fields), which a
+/// one-pass walk could only do by keeping what it passed — the tape. The two share the steps
+/// between values (`JSONBytes`) and the string reader (`JSONString`).
 struct JSONTape {
     static let maxDepth = JSONDocument.maxDepth
 
     enum Kind: UInt8 { case object, array, string, number, literalTrue, literalFalse, null }
 
     /// One value: its kind, where it lies in the input, and (for an object or array) the index of
-    /// the node after its last descendant and the number of its members or elements.
+    /// the node after its last descendant and the number of its members or elements. 16 bytes
+    /// (offsets and indices in 32 bits: `maxInput`), a node per value of a document of millions.
     struct Node {
         var kind: Kind
         var count: Int32 = 0
-        var start: Int
-        var end: Int
+        private var startOffset: UInt32
+        private var endOffset: UInt32
+
+        init(kind: Kind, start: Int, end: Int) {
+            (self.kind, startOffset, endOffset) = (kind, UInt32(start), UInt32(end))
+        }
+
+        /// Where the value starts in the input.
+        var start: Int { Int(startOffset) }
+        /// Where it ends in the input; for an object or array, the node after its last descendant.
+        var end: Int {
+            get { Int(endOffset) }
+            set { endOffset = UInt32(newValue) }
+        }
     }
+
+    /// The largest document a tape holds (its offsets are 32 bits): 4 GiB, well above what an
+    /// import reads.
+    static let maxInput = Int(UInt32.max)
 
     let bytes: [UInt8]
     private(set) var nodes: [Node] = []
@@ -32,10 +55,14 @@ struct JSONTape {
     init(_ bytes: [UInt8], what: String) throws(VaultError) {
         self.bytes = bytes
         self.what = what
-        // Every string's bytes UTF-8, checked once for the whole document (a literal without an
-        // escape is kept as its bytes and decoded only when read).
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("not \(what): the JSON is not UTF-8") }
-        nodes.reserveCapacity(bytes.count / 16)
+        guard bytes.count <= Self.maxInput else { throw .limitExceeded("\(what) is larger than \(Self.maxInput) bytes") }
+        // Every string's bytes UTF-8, checked once for the whole document where it lies (a literal
+        // without an escape is kept as its bytes and decoded only when read); never a String of
+        // it, which would be one more copy of every secret, freed without a wipe.
+        guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("not \(what): the JSON is not UTF-8") }
+        // Exports run at about 10 bytes a value: room for a value every 4 bytes is never copied
+        // to a larger array (the copy held both at once), and the pages never written take no memory.
+        nodes.reserveCapacity(bytes.count / 4 + 16)
         try scan()
     }
 
@@ -49,8 +76,9 @@ struct JSONTape {
         var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         /// Open containers: their node, whether an object, and (for objects) where their keys start in `keys`.
         var stack: [(node: Int, object: Bool, keys: Int)] = []
-        /// The keys of the open objects, as ranges of their literals (decoded only to compare).
-        var keys: [Range<Int>] = []
+        /// The keys of the open objects, as ranges of their literals (decoded only to compare),
+        /// each with whether it is plain (ASCII without an escape: its bytes are its text).
+        var keys: [(range: Range<Int>, plain: Bool)] = []
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
         var expectValue = true
@@ -61,17 +89,18 @@ struct JSONTape {
                 if let top = stack.last, top.object, nodes[top.node].count % 2 == 0 {
                     guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes", at: position) }
                     let start = position
-                    guard JSONString.literal(bytes, at: &position) != nil else { throw fail("a key that is not a valid string", at: start) }
+                    guard let literal = JSONString.literal(bytes, at: &position) else { throw fail("a key that is not a valid string", at: start) }
+                    let key = (range: start..<position, plain: { if case .plain(_, true) = literal { return true } else { return false } }())
                     // Pairwise for a small object; through a set of the decoded keys for a larger
                     // one, so that an object of a million keys costs no more than a million lookups.
                     let repeated: Bool
                     if keys.count - top.keys < 16 {
                         var found = false
-                        for earlier in keys[top.keys...] where try sameKey(earlier, start..<position) { found = true; break }
+                        for earlier in keys[top.keys...] where sameKey(earlier, key) { found = true; break }
                         repeated = found
                     } else {
                         if keySets[stack.count] == nil {
-                            keySets[stack.count] = Set(keys[top.keys...].map { var at = $0.lowerBound; return JSONString.read(bytes, at: &at) ?? "" })
+                            keySets[stack.count] = Set(keys[top.keys...].map { var at = $0.range.lowerBound; return JSONString.read(bytes, at: &at) ?? "" })
                         }
                         var at = start
                         repeated = !keySets[stack.count]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
@@ -79,7 +108,7 @@ struct JSONTape {
                     if repeated {
                         throw fail("the key '\(displayed(start..<position))' appears twice in one object; refusing to guess which of the two was meant", at: start)
                     }
-                    keys.append(start..<position)
+                    keys.append(key)
                     nodes.append(Node(kind: .string, start: start, end: position))
                     nodes[top.node].count += 1
                     JSONBytes.skipWhitespace(in: bytes, at: &position)
@@ -108,7 +137,7 @@ struct JSONTape {
                     nodes.append(Node(kind: .string, start: start, end: position))
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     let literals: [(StaticString, Kind)] = [("true", .literalTrue), ("false", .literalFalse), ("null", .null)]
-                    guard let (literal, kind) = literals.first(where: { take($0.0, at: &position) }) else { throw fail("an unknown word", at: start) }
+                    guard let (literal, kind) = literals.first(where: { JSONBytes.takeLiteral($0.0, in: bytes, at: &position) }) else { throw fail("an unknown word", at: start) }
                     _ = literal
                     nodes.append(Node(kind: kind, start: start, end: position))
                 default:
@@ -138,21 +167,14 @@ struct JSONTape {
         }
     }
 
-    /// Whether two key literals name the same key: equal bytes, or equal strings once decoded.
-    private func sameKey(_ a: Range<Int>, _ b: Range<Int>) throws(VaultError) -> Bool {
-        if bytes[a] == bytes[b] { return true }
-        let plain: (Range<Int>) -> Bool = { range in !bytes[range].contains { $0 == UInt8(ascii: "\\") || $0 >= 0x80 } }
-        if plain(a) && plain(b) { return false }
-        var first = a.lowerBound, second = b.lowerBound
+    /// Whether two key literals name the same key: equal bytes, or equal strings once decoded
+    /// (two plain keys of different bytes never do).
+    private func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool)) -> Bool {
+        let equalBytes = a.range.count == b.range.count && bytes.withUnsafeBufferPointer { $0[a.range].elementsEqual($0[b.range]) }
+        if equalBytes { return true }
+        if a.plain && b.plain { return false }
+        var first = a.range.lowerBound, second = b.range.lowerBound
         return JSONString.read(bytes, at: &first) == JSONString.read(bytes, at: &second)
-    }
-
-    private func take(_ literal: StaticString, at position: inout Int) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - position >= count else { return false }
-        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
-        position += count
-        return true
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`

@@ -68,7 +68,9 @@ public struct XMLReader {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             throw .malformedInput("line 1: the XML is in UTF-16; vaultfile reads XML in UTF-8 (save it as UTF-8)")
         }
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("the XML file is not UTF-8") }
+        // Checked where it lies: a String of it would be one more copy of every secret (a KDBX's
+        // decrypted XML too), freed without a wipe.
+        guard bytes.withUnsafeBytes(UTF8Bytes.isValid) else { throw .malformedInput("the XML file is not UTF-8") }
         if let bad = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
             throw .malformedInput("line \(Self.line(of: bad, in: bytes)): a control character (byte \(bytes[bad])) that XML does not allow")
         }

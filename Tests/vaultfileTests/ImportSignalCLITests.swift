@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A signal while `import --format pass` runs gpg (issue 44): every gpg child is ended and
+/// reaped before vaultfile exits, and nothing is written. Real gpg under a throw-away key in a
+/// temporary GNUPGHOME, as CryptImportCLITests; every wait is bounded.
+extension ExternalTools {
+    @Suite struct ImportSignalCLITests {
+        static let hasGpg = FileManager.default.isExecutableFile(atPath: "/usr/bin/gpg")
+        /// Runs `script` with `sh -c` in the test's folder; fails the test on a non-zero exit.
+        private func sh(_ cli: CLI, _ script: String, _ environment: [String: String], stdin: String = "") throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script]
+            process.environment = ["PATH": "/usr/bin:/bin", "HOME": cli.directory.url.path].merging(environment) { $1 }
+            process.currentDirectoryURL = cli.directory.url
+            let input = Pipe(), errors = Pipe()
+            process.standardInput = input
+            process.standardError = errors
+            try process.run()
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(script): \(String(decoding: err, as: UTF8.self))")
+        }
+
+        /// The gpg processes whose command line names `store` (none but vaultfile's children do).
+        private func gpgProcesses(naming store: String) -> [pid_t] {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.compactMap { entry -> pid_t? in
+                guard let pid = pid_t(entry),
+                      let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), command.hasPrefix("gpg"),
+                      let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                      String(decoding: line, as: UTF8.self).contains(store) else { return nil }
+                return pid
+            }
+        }
+
+        @Test(.enabled(if: hasGpg, "gpg is absent: the pass import signal test skipped"))
+        func test_importPass_sigtermMidImportEndsEveryGpgChildAndWritesNothing() throws {
+            let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            let home = cli.path("gnupg"), store = cli.path("store")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let environment = ["GNUPGHOME": home]
+            defer {
+                for pid in gpgProcesses(naming: store) { kill(pid, SIGKILL) }
+                try? sh(cli, "gpgconf --kill all", environment)
+            }
+            // A user who has not typed the passphrase yet: gpg-agent's pinentry answers after 10 s,
+            // so each gpg decrypting for the import waits (as it would with a prompt or a smartcard
+            // open). Before the fix, vaultfile died by the signal and left these gpg running.
+            try cli.write("slow-pinentry", Array("""
+                #!/bin/sh
+                echo "OK Pleased to meet you"
+                while read -r command rest; do
+                    case "$command" in
+                        GETPIN) sleep 10; echo "D passphrase-of-test"; echo "OK" ;;
+                        BYE) echo "OK"; exit 0 ;;
+                        *) echo "OK" ;;
+                    esac
+                done
+
+                """.utf8), mode: 0o700)
+            try cli.write("gnupg/gpg-agent.conf", Array("pinentry-program \(cli.path("slow-pinentry"))\n".utf8))
+            try sh(cli, "gpg --batch --quiet --pinentry-mode loopback --gen-key", environment, stdin: """
+                Key-Type: eddsa
+                Key-Curve: ed25519
+                Subkey-Type: ecdh
+                Subkey-Curve: cv25519
+                Name-Real: Throwaway
+                Name-Email: throwaway@example.invalid
+                Expire-Date: 0
+                Passphrase: passphrase-of-test
+                %commit
+
+                """)
+            // The agent that cached the passphrase while making the key is ended: decrypting asks the pinentry.
+            try sh(cli, "mkdir -p store/web && printf 'secret\\n' | gpg --batch --quiet -e -r throwaway@example.invalid -o store/web/a.gpg"
+                   + " && cp store/web/a.gpg store/web/b.gpg && gpgconf --kill gpg-agent", environment)
+            let before = try cli.read("t.vault")
+            let importing = try cli.start(["import", "--format", "pass", store] + cli.unlock(), extra: environment)
+            defer { if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() } }
+            // Waits (at most 20 s) for a gpg child of the import, then sends SIGTERM while it waits.
+            let deadline = Date().addingTimeInterval(20)
+            while gpgProcesses(naming: store).isEmpty && importing.isRunning && Date() < deadline { usleep(10_000) }
+            try #require(importing.isRunning, "the import ended before a gpg child was seen")
+            try #require(!gpgProcesses(naming: store).isEmpty, "no gpg child of the import within 20 s")
+            kill(importing.pid, SIGTERM)
+            let stopBy = Date().addingTimeInterval(20)
+            while importing.isRunning && Date() < stopBy { usleep(10_000) }
+            try #require(!importing.isRunning, "the import did not end within 20 s of SIGTERM")
+            let result = importing.finish()
+            #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
+            // vaultfile ended and reaped its children before exiting: none is left.
+            #expect(gpgProcesses(naming: store).isEmpty, "gpg left running: \(gpgProcesses(naming: store))")
+            #expect(try cli.read("t.vault") == before, "the vault was written")
+            #expect(try cli.run(["list"] + cli.unlock()).text.split(separator: "\n") == ["kept"])
+        }
+    }
+}
