@@ -315,6 +315,9 @@ struct ErrorReport: Equatable {
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "
                 + "need one of these sources even while the agent holds the vault's key)"
         case .nothingOpens(let report): return report.hint
+        case .gitCredentialVaultLocked(let path, let vaultOption, _, _):
+            return "run 'vaultfile unlock\(vaultOption == nil ? "" : " --vault " + shellWord(path))' once: the agent then answers git "
+                + "without a prompt (the helper itself never asks for the vault's password when git cannot show a prompt)"
         case .noIdentityPassphraseSource:
             return "give the key's passphrase with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
                 + "VAULTFILE_IDENTITY_PASSPHRASE_FILE, or run the command on a terminal to be asked for it"
