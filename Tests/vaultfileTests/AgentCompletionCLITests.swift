@@ -102,8 +102,6 @@ extension ExternalTools {
             #expect(several.contains("password  port") && !several.contains("token"), "\(several)")
             let field = try terminal.complete("vaultfile get --vault t.vault db/password#us", expecting: "db/password#username")
             #expect(field.contains("db/password#username"), "\(field)")
-            let reference = try terminal.complete("vaultfile read --vault t.vault vf://db/password#us", expecting: "vf://db/password#username")
-            #expect(reference.contains("$ vaultfile read --vault t.vault vf://db/password#username"), "\(reference)")
             let option = try terminal.complete("vaultfile get db/password --vault t.vault --field u", expecting: "--field username")
             #expect(option.contains("--field username"), "\(option)")
             // Files still complete for --vault.
