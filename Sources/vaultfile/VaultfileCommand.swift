@@ -145,7 +145,9 @@ struct VaultfileCommand: ParsableCommand {
                 let message = message(for: error)
                 if !message.isEmpty {
                     let lines = message.split(separator: "\n").map { String($0.drop { $0 == " " }) }.filter { !$0.isEmpty }
-                    Messages.error(lines.joined(separator: " "), hint: Usage.helpHint(for: CommandLine.arguments.dropFirst(), root: Self.self))
+                    // Through a link (git-credential-vaultfile): the help of the verb it stands for.
+                    let line = LinkedNames.arguments(program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
+                    Messages.error(lines.joined(separator: " "), hint: Usage.helpHint(for: line, root: Self.self))
                 }
                 Glibc.exit(code.rawValue)
             }

@@ -32,6 +32,12 @@ extension ExternalTools {
             let top = try terminal.complete("vaultfile get --vault t.vault w", expecting: "web/")
             #expect(top.contains("t.vault web/") && !top.contains("token"), "\(shell): \(top)")
 
+            // read: vf:// references complete as names do, in zsh and fish (bash splits the word at
+            // its ':', COMP_WORDBREAKS, so its script counts three words: not completed there).
+            if shell != .bash {
+                let reference = try terminal.complete("vaultfile read --vault t.vault vf://w", thenType: "t", expecting: "vf://web/t")
+                #expect(reference.contains("t.vault vf://web/t"), "\(shell): \(reference)")
+            }
             // --vault: t.vault and not t.vault.lock (completes to the one file).
             let path = try terminal.complete("vaultfile list --vault t.va", twice: true, expecting: "--vault t.vault")
             #expect(path.contains("--vault t.vault") && !path.contains("t.vault.lock"), "\(shell): \(path)")

@@ -66,12 +66,14 @@ enum CLIErrorKind: CaseIterable {
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, nothingOpens, nothingOpensNoTerminal
     case storeEncryptionFailed
+    case gitCredentialVaultLocked
 
     init(_ error: CLIError) {
         switch error {
         case .noPasswordSource: self = .noPasswordSource
         case .noForeignPasswordSource: self = .noForeignPasswordSource
         case .nothingOpens(let report): self = report.noTerminal ? .nothingOpensNoTerminal : .nothingOpens
+        case .gitCredentialVaultLocked: self = .gitCredentialVaultLocked
         case .noIdentityPassphraseSource: self = .noIdentityPassphraseSource
         case .identityPassphraseSourceFailed: self = .identityPassphraseSourceFailed
         case .passwordSourceFailed: self = .passwordSourceFailed
@@ -173,6 +175,10 @@ enum CLIErrorKind: CaseIterable {
                                 shows: ["/v/shown.vault", "expired", "nothing was written"])
         case .agentSignDenied:
             return ErrorCaseRow(CLIError.agentSignDenied(path: "/v/shown.vault"), status: 2, hint: true, shows: ["/v/shown.vault", "nothing was written"])
+        case .gitCredentialVaultLocked:
+            return ErrorCaseRow(CLIError.gitCredentialVaultLocked(path: "/v/shown.vault", vaultOption: "/v/shown.vault", operation: "git-credential-store",
+                                                                  agentMiss: nil), status: 2, hint: true,
+                                shows: ["git credential store: the vault is locked (/v/shown.vault)", "nothing was stored"])
         case .pluginObserved:
             return ErrorCaseRow(CLIError.pluginObserved("LD_PRELOAD is set"), status: 2, hint: false,
                                 shows: ["refuses to unwrap: LD_PRELOAD is set", "file key", "neither the agent nor the vault was asked", "env -u LD_PRELOAD"])

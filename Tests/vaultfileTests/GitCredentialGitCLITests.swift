@@ -11,7 +11,7 @@ import Testing
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/timeout")
 
     /// Runs `git ARGS` in the test folder with `input` on stdin, bounded to 30 s.
-    private static func git(_ cli: CLI, _ arguments: String, input: String = "", extra: [String: String] = [:]) throws -> CLI.Result {
+    static func git(_ cli: CLI, _ arguments: String, input: String = "", extra: [String: String] = [:]) throws -> CLI.Result {
         try cli.run(["-c", "timeout 30 git \(arguments)"], stdin: Array(input.utf8),
                     extra: extra.merging(["GIT_TERMINAL_PROMPT": "0"]) { $1 }, executable: "/bin/sh")
     }
@@ -52,7 +52,7 @@ import Testing
 
     /// The server: git http-backend as CGI behind Basic auth (user and password from argv), on a
     /// loopback port it writes to `port` once it listens.
-    private static let server = """
+    static let server = """
         import base64, http.server, os, subprocess, sys
         root, user, password, port_file = sys.argv[1:5]
         expected = 'Basic ' + base64.b64encode(f'{user}:{password}'.encode()).decode()
@@ -124,5 +124,35 @@ import Testing
         let clone = try Self.git(cli, "-c credential.helper=vaultfile clone -q http://127.0.0.1:\(port)/repo.git cloned", extra: source)
         #expect(clone.status == 0, "\(clone.stderr)")
         #expect(try String(decoding: cli.read("cloned/README"), as: UTF8.self) == "hello\n")
+    }
+
+    /// The attacker's review with the real git: a clone of `http://127.0.0.2%2Fx@127.0.0.1:PORT/repo.git`
+    /// (git decodes the user to `127.0.0.2/x`) takes the entry without a user and succeeds; its
+    /// store must not plant `git/127.0.0.2/x@127.0.0.1:PORT/repo`, which would read back as host
+    /// 127.0.0.2 and hand the password to that host. The server and every git run are bounded.
+    @Test(.enabled(if: hasTools, "git, python3 or timeout is absent: the real git tests skipped"))
+    func test_gitClone_aUserNameWithASlashPlantsNoEntryForAnotherHost() throws {
+        let cli = try GitCredentialCLITests.helperFolder(["other": ("x", [:])]); defer { cli.directory.remove() }
+        let made = try cli.shell("git init -q -b main work && cd work && echo hi > R && git add R "
+                                 + "&& git -c user.name=t -c user.email=t@example.com commit -q -m c && cd .. && git clone -q --bare work served/repo.git")
+        #expect(made.status == 0, "\(made.stderr)")
+        try cli.write("server.py", Array(Self.server.utf8))
+        // The server takes the victim's password under any user name the attacker chose.
+        let server = try cli.start([cli.path("server.py"), cli.path("served"), "127.0.0.2/x", "PATVALUE", cli.path("port")], executable: CLI.python)
+        defer { server.kill() }
+        #expect(CLI.waitFor(10) { FileManager.default.fileExists(atPath: cli.path("port")) }, "the server did not start")
+        let port = try String(decoding: cli.read("port"), as: UTF8.self)
+        let victim = "git/127.0.0.1:\(port)/repo"
+        #expect(try cli.run(["set", victim] + cli.unlock(), stdin: Array("PATVALUE".utf8)).status == 0)
+        #expect(try cli.run(["set", victim, "--field", "protocol"] + cli.unlock(), stdin: Array("http".utf8)).status == 0)
+        let source = ["VAULTFILE_PASSWORD_FILE": cli.path("pw")]
+        let helper = "-c credential.helper='vaultfile --allow-write' -c credential.useHttpPath=true"
+        let clone = try Self.git(cli, "\(helper) clone -q 'http://127.0.0.2%2Fx@127.0.0.1:\(port)/repo.git' c1", extra: source)
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(clone.stderr.contains("the user name '127.0.0.2/x'"), "store says why it kept nothing: \(clone.stderr)")
+        let listed = try cli.run(["list", "git/"] + cli.unlock())
+        #expect(listed.text == victim + "\n", "\(listed.text)")
+        let probe = try Self.git(cli, "\(helper) credential fill", input: "protocol=http\nhost=127.0.0.2\npath=x@127.0.0.1:\(port)/repo.git\n\n", extra: source)
+        #expect(!probe.text.contains("PATVALUE"), "\(probe.text)")
     }
 }

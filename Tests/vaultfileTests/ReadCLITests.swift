@@ -98,4 +98,20 @@ import Testing
             #expect(run.status != 0 && !run.text.contains("ran") && run.stderr.contains(words), "\(text): \(run.stderr)")
         }
     }
+
+    /// A later line for the same variable wins across files, and the line it overrides is never
+    /// resolved: a shared base file may name an entry this vault lacks (the cold user's review).
+    @Test func test_execEnvFile_anOverriddenReferenceIsNotResolved() throws {
+        let cli = try Self.folder(); defer { cli.directory.remove() }
+        try cli.write("base.env", Array("DATABASE_PASSWORD=vf://prod/db#password\nDB_USER=vf://db/prod#username\n".utf8))
+        try cli.write("local.env", Array("DATABASE_PASSWORD=devpass\n".utf8))
+        let run = try cli.run(["exec", "--env-file", cli.path("base.env"), "--env-file", cli.path("local.env")] + cli.unlock() + Self.printEnvironment)
+        #expect(run.status == 0 && run.text == "devpass|admin||unset", "\(run.text) \(run.stderr)")
+        // Within one file too; the winning line is still resolved and checked.
+        try cli.write("one.env", Array("MODE=vf://missing\nMODE=vf://db/prod\n".utf8))
+        let one = try cli.run(["exec", "--env-file", cli.path("one.env")] + cli.unlock() + Self.printEnvironment)
+        #expect(one.status == 0 && one.text == "||pw-prod|unset", "\(one.text) \(one.stderr)")
+        try cli.write("last.env", Array("MODE=vf://db/prod\nMODE=vf://missing\n".utf8))
+        #expect(try cli.run(["exec", "--env-file", cli.path("last.env")] + cli.unlock() + ["--", "true"]).status == 1)
+    }
 }

@@ -14,18 +14,31 @@ public struct AgentKeyUse: Sendable, Equatable {
     public enum Action: UInt8, Sendable {
         /// `age-plugin-vaultfile` unwraps an age file key with the identity kept in `entry`.
         case ageUnwrap = 1
+        /// git's credential helper answers `get` for the URL in `entry` (`PROTOCOL://[USER@]HOST[/PATH]`).
+        case gitCredentialGet = 2
+        /// git's credential helper keeps what git says worked for the URL in `entry` (`store`).
+        case gitCredentialStore = 3
+        /// git's credential helper removes what git says failed for the URL in `entry` (`erase`).
+        case gitCredentialErase = 4
 
         /// The name the confirm command sees in `VAULTFILE_CONFIRM_ACTION`.
         public var name: String {
             switch self {
             case .ageUnwrap: return "age-unwrap"
+            case .gitCredentialGet: return "git-credential-get"
+            case .gitCredentialStore: return "git-credential-store"
+            case .gitCredentialErase: return "git-credential-erase"
             }
         }
+
+        /// Whether `entry` is a URL git asked about rather than an entry's name.
+        public var namesAURL: Bool { self != .ageUnwrap }
     }
 
     /// What the key is for.
     public var action: Action
-    /// The entry whose value the requester will use (`VAULTFILE_CONFIRM_ENTRY`).
+    /// The entry whose value the requester will use (`VAULTFILE_CONFIRM_ENTRY`), or for the git
+    /// credential helper the URL git asked about (`VAULTFILE_CONFIRM_GIT_URL`).
     public var entry: String
 
     /// A use of the key.

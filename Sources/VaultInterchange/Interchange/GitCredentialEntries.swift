@@ -55,8 +55,10 @@ public enum GitCredentialEntries {
     }
 
     /// The components of a request's path (empty ones dropped).
+    /// Split on the byte of '/', as names are (`GitCredentialName.parse`): a combining mark after a
+    /// '/' makes one Character of the two, which a split on Characters would not cut.
     static func pathComponents(_ path: String?) -> [Substring] {
-        (path ?? "").split(separator: "/", omittingEmptySubsequences: true)
+        (path ?? "").utf8.split(separator: UInt8(ascii: "/")).map { Substring(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// Whether two path components are one (a final `.git` ignored on either side).
@@ -73,19 +75,13 @@ public enum GitCredentialEntries {
         let wantedPath = pathComponents(request.path)
         var candidates: [Match] = []
         for name in vault.names(withPrefix: folder) {
-            var components = name.utf8.dropFirst(folder.utf8.count).split(separator: UInt8(ascii: "/")).map { Substring($0) }
-            guard !components.isEmpty else { continue }
-            let first = components.removeFirst()
-            var user: String?, hostPart = first
-            // USER@HOST: a user name may hold '@' itself (an e-mail address); a host never does.
-            if let at = first.lastIndex(of: "@") {
-                user = String(first[..<at])
-                hostPart = first[first.index(after: at)...]
-            }
+            guard let parts = GitCredentialName.parse(name) else { continue }
+            var user = parts.user
             let entryProtocol = field("protocol", of: name, in: vault)?.lowercased() ?? "https"
-            guard entryProtocol == protocolName, normalizedHost(String(hostPart), protocolName: protocolName) == wantedHost else { continue }
+            guard entryProtocol == protocolName, normalizedHost(parts.host, protocolName: protocolName) == wantedHost else { continue }
+            let components = parts.path
             guard components.count <= wantedPath.count,
-                  zip(components, wantedPath).allSatisfy({ sameComponent($0, $1) }) else { continue }
+                  zip(components, wantedPath).allSatisfy({ sameComponent(Substring($0), $1) }) else { continue }
             if user == nil { user = field("username", of: name, in: vault) }
             if let wanted = request.username, let user, user != wanted { continue }
             candidates.append(Match(name: name, username: user, depth: components.count,
@@ -112,43 +108,116 @@ public enum GitCredentialEntries {
     // MARK: store and erase
 
     /// What `store` does to the vault: nothing (the credential is there already, or the request is
-    /// incomplete), or set `password` (and the fields) on `name`.
+    /// incomplete), refuse (`why`: a user name, host or path its name could not hold so that it
+    /// reads back the same), or set `password` and `fields` on `name` (one version of history).
     public enum StorePlan: Equatable, Sendable {
         case nothing
+        case refused(String)
         case set(name: String, fields: [String: String])
     }
 
     /// Where `store` keeps `request`'s credential (it must have protocol, host, user name and
-    /// password, as git sends after a success): the entry that answers it at the request's own path
-    /// depth, when it is of the same user (then only a changed password is written), else a new entry
-    /// `git/HOST[/PATH]`, or `git/USER@HOST[/PATH]` when that name is another user's.
-    /// Throws `invalidName` when the host or path cannot be part of an entry name.
-    public static func storePlan(for request: GitCredentialRequest, in vault: Vault) throws(VaultError) -> StorePlan {
+    /// password, as git sends after a success):
+    /// - the entry that answers it at the request's own path depth (of its protocol, as every
+    ///   answer): nothing when it holds that user and password, else its password; an entry without
+    ///   a user takes the request's as its field `username` (git's success proves the pair);
+    /// - else a new entry, under the first free name of `git/HOST[/PATH]`, `git/USER@HOST[/PATH]`
+    ///   and the same two with the protocol's default port written out (`HOST:443`, which reads back
+    ///   as `HOST`): a name held by another user or another protocol is never reused.
+    /// A user name or host that a name could not hold so that it reads back as the request
+    /// (`GitCredentialName.refusal`), or a path that is no entry name, is refused.
+    public static func storePlan(for request: GitCredentialRequest, in vault: Vault) -> StorePlan {
         guard let protocolName = request.protocolName, let host = request.host, !host.isEmpty,
               let username = request.username, let password = request.password else { return .nothing }
-        let path = pathComponents(request.path)
+        if let why = GitCredentialName.refusal(user: username, host: host, protocolName: protocolName) { return .refused(why) }
+        let path = pathComponents(request.path).map(String.init)
         if case .found(let match) = lookUp(request, in: vault), match.depth == path.count {
             let same = (try? vault.withValue(of: match.name) { constantTimeEqual($0, password) }) ?? false
-            if same && match.username == username { return .nothing }
-            if match.username == username { return .set(name: match.name, fields: [:]) }
+            if match.username == username { return same ? .nothing : .set(name: match.name, fields: [:]) }
+            if match.username == nil { return .set(name: match.name, fields: ["username": username]) }
         }
         let hostPart = normalizedHost(host, protocolName: protocolName)
-        let tail = path.isEmpty ? "" : "/" + path.joined(separator: "/")
-        var name = folder + hostPart + tail
-        if vault.contains(name) {
-            if field("username", of: name, in: vault) != username { name = folder + username + "@" + hostPart + tail }
+        var hosts = [hostPart]
+        // Without a port (an IPv6 address in brackets holds ':' of its own): the default port written out.
+        if let port = defaultPorts[protocolName], hostPart.hasSuffix("]") || !hostPart.contains(":") { hosts.append(hostPart + ":" + port) }
+        let candidates = hosts.flatMap { host in [GitCredentialName(user: nil, host: host, path: path), GitCredentialName(user: username, host: host, path: path)] }
+        // A name in the trash that held this user's credential of this protocol (git's erase of the
+        // password that failed) first, to bring it back; then a name free of entries and of the
+        // trash; then one in the trash with another credential (whose versions a new entry drops).
+        func trashed(_ name: GitCredentialName) -> Entry? {
+            guard !vault.contains(name.text), let newest = (try? vault.history(of: name.text))?.first else { return nil }
+            return newest.entry
         }
-        _ = try EntryName.validate(name)
+        func isThisCredential(_ entry: Entry, _ name: GitCredentialName) -> Bool {
+            let user = name.user ?? entry.fields["username"].map { String(decoding: $0, as: UTF8.self) }
+            let entryProtocol = entry.fields["protocol"].map { String(decoding: $0, as: UTF8.self).lowercased() } ?? "https"
+            return user == username && entryProtocol == protocolName
+        }
+        let chosen = candidates.first { name in trashed(name).map { isThisCredential($0, name) } == true }
+            ?? candidates.first { !vault.contains($0.text) && trashed($0) == nil }
+            ?? candidates.first { !vault.contains($0.text) }
+        guard let free = chosen else {
+            return .refused("every name it could have (\(candidates.map { "'\($0.text)'" }.joined(separator: ", "))) holds "
+                            + "another user's or another protocol's credential")
+        }
+        do {
+            _ = try EntryName.validate(free.text)
+        } catch {
+            return .refused("the path cannot be part of an entry name: \(error)")
+        }
         var fields = ["username": username]
         if protocolName != "https" { fields["protocol"] = protocolName }
-        return .set(name: name, fields: fields)
+        return .set(name: free.text, fields: fields)
+    }
+
+    /// What `store` did.
+    public enum StoreOutcome: Equatable, Sendable {
+        /// Nothing was written (the credential is there, or the request is incomplete).
+        case unchanged
+        /// `name` was written; `fromTrash`: it was in the trash (an `erase` before), and came back
+        /// with its history before the new password replaced it.
+        case stored(name: String, fromTrash: Bool)
+        /// Nothing was written, for the reason given.
+        case refused(String)
+    }
+
+    /// Keeps `request`'s credential as `storePlan` says, in one edit of the entry (one version of
+    /// history). A name in the trash (git's `erase` of a password that failed, then `store` of the
+    /// one that worked) comes back from it first: its earlier versions stay as the new entry's
+    /// history, and the value and fields it had become the newest of them.
+    public static func store(_ request: GitCredentialRequest, in vault: inout Vault, now: Int64 = currentTimeMilliseconds()) throws(VaultError) -> StoreOutcome {
+        guard let password = request.password else { return .unchanged }
+        switch storePlan(for: request, in: vault) {
+        case .nothing: return .unchanged
+        case .refused(let why): return .refused(why)
+        case .set(let name, let fields):
+            var entry: Entry
+            var fromTrash = false
+            if let existing = vault.entry(name) {
+                entry = existing
+            } else if let versions = try? vault.history(of: name), !versions.isEmpty {
+                try vault.restore(name, revision: 1, now: now)
+                entry = vault.entry(name) ?? Entry(value: [], created: now, modified: now)
+                // The request says whose credential it is and its protocol: none of the removed entry's.
+                entry.fields["username"] = nil
+                entry.fields["protocol"] = nil
+                fromTrash = true
+            } else {
+                entry = Entry(value: [], created: now, modified: now)
+            }
+            entry.value = password
+            for (field, value) in fields { entry.fields[field] = Array(value.utf8) }
+            entry.modified = now
+            try vault.put(entry, as: name, now: now)
+            return .stored(name: name, fromTrash: fromTrash)
+        }
     }
 
     /// The entry `erase` removes for `request`: the one that answers it, and only when the request's
-    /// password (git sends the one that failed) is its value, or the request has none.
+    /// password (git sends the one that failed) is its value. A request without a password (newer
+    /// git may send one) removes nothing: without it, git's failure says nothing about the entry.
     public static func eraseTarget(for request: GitCredentialRequest, in vault: Vault) -> String? {
-        guard case .found(let match) = lookUp(request, in: vault) else { return nil }
-        guard let password = request.password else { return match.name }
+        guard let password = request.password, case .found(let match) = lookUp(request, in: vault) else { return nil }
         let same = (try? vault.withValue(of: match.name) { constantTimeEqual($0, password) }) ?? false
         return same ? match.name : nil
     }

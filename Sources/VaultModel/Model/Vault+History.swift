@@ -187,8 +187,12 @@ extension Vault {
             // older versions stay (nothing current was replaced, so nothing is recorded).
             var versions = try history(of: name)
             versions.remove(at: revision - 1)
+            // `put` ends the removed line (its versions dropped, and noted as dropped); they are put
+            // back at once, so nothing was dropped: the note is taken back too.
+            let ended = historyState?.endedLines[Array(name.utf8)]
             try put(Entry(value: old.value, fields: old.fields, created: old.created, modified: now), as: name, now: now)
             try historyState?.setVersions(versions, forKey: Array(name.utf8))
+            historyState?.endedLines[Array(name.utf8)] = ended
             return
         }
         var restored = entry(name)!

@@ -30,9 +30,11 @@ enum AgentConfirmation {
 
     /// Whether the command allows `action` on the vault `vaultID` for process `clientPID`.
     ///
-    /// A hand-out for a `use` (the age plugin's `age-unwrap`) names that action instead,
-    /// the entry in `VAULTFILE_CONFIRM_ENTRY`, and as `VAULTFILE_CONFIRM_PID` the program that
-    /// started the requester (the requester itself in `VAULTFILE_CONFIRM_CLIENT_PID`): `age -d`, sops.
+    /// A hand-out for a `use` (the age plugin's `age-unwrap`, the git credential helper's
+    /// `git-credential-get`/`-store`/`-erase`) names that action instead, the entry in
+    /// `VAULTFILE_CONFIRM_ENTRY` (git's: the URL in `VAULTFILE_CONFIRM_GIT_URL`), and as
+    /// `VAULTFILE_CONFIRM_PID` the program that started the requester (the requester itself in
+    /// `VAULTFILE_CONFIRM_CLIENT_PID`): `age -d`, sops, git.
     /// `extra` adds variables (an ssh signature's `VAULTFILE_CONFIRM_SSH_*`).
     static func approves(command: String, action: Action, vaultID: [UInt8], path: String, clientPID: Int32,
                          use: AgentKeyUse? = nil, extra: [String: String] = [:]) -> Bool {
@@ -42,7 +44,7 @@ enum AgentConfirmation {
         environment["VAULTFILE_CONFIRM_PATH"] = path
         environment["VAULTFILE_CONFIRM_PID"] = String(use == nil ? clientPID : ProcessParent.of(clientPID) ?? clientPID)
         if let use {
-            environment["VAULTFILE_CONFIRM_ENTRY"] = use.entry
+            environment[use.action.namesAURL ? "VAULTFILE_CONFIRM_GIT_URL" : "VAULTFILE_CONFIRM_ENTRY"] = use.entry
             environment["VAULTFILE_CONFIRM_CLIENT_PID"] = String(clientPID)
         }
         guard let child = try? Subprocess.start(["/bin/sh", "-c", command], environment: environment) else { return false }

@@ -19,7 +19,8 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Argument(help: ArgumentHelp("The reference, e.g. 'vf://db/prod#username' (quote it in a shell).", valueName: "reference"))
+        @Argument(help: ArgumentHelp("The reference, e.g. 'vf://db/prod#username' (quote it in a shell).", valueName: "reference"),
+                  completion: EntryCompletion.references)
         var reference: String
         @Flag(name: .customLong("force"), help: "Write a binary value to a terminal all the same.") var force = false
 

@@ -22,7 +22,7 @@ import VaultAgent
 
     @Test func test_keyRequest_refusesAnUnknownUseAnEmptyEntryAndTrailingBytes() {
         let header: [UInt8] = [3, 2, 1, 0, 0x70, 3, 0, 9, 8, 7]
-        for bad in [header + [2, 1, 0, 0x61], header + [1, 0, 0], header + [1, 1, 0, 0x61, 0], header + [1], header + [1, 5, 0, 0x61]] {
+        for bad in [header + [9, 1, 0, 0x61], header + [0, 1, 0, 0x61], header + [1, 0, 0], header + [1, 1, 0, 0x61, 0], header + [1], header + [1, 5, 0, 0x61]] {
             #expect(throws: AgentProtocolError.self, "\(bad)") { try Self.decode(bad) }
         }
     }

@@ -128,34 +128,38 @@ import Testing
     @Test func test_storePlan_writesANewEntryAndNothingWhenUnchanged() throws {
         var vault = try vault([:])
         let new = try request("protocol=http\nhost=h:8080\nusername=u\npassword=p\n")
-        #expect(try GitCredentialEntries.storePlan(for: new, in: vault) == .set(name: "git/h:8080", fields: ["username": "u", "protocol": "http"]))
+        #expect(GitCredentialEntries.storePlan(for: new, in: vault) == .set(name: "git/h:8080", fields: ["username": "u", "protocol": "http"]))
         try vault.setValue(Array("p".utf8), for: "git/h:8080")
         try vault.setField("username", value: Array("u".utf8), for: "git/h:8080")
         try vault.setField("protocol", value: Array("http".utf8), for: "git/h:8080")
-        #expect(try GitCredentialEntries.storePlan(for: new, in: vault) == .nothing)
+        #expect(GitCredentialEntries.storePlan(for: new, in: vault) == .nothing)
         let changed = try request("protocol=http\nhost=h:8080\nusername=u\npassword=q\n")
-        #expect(try GitCredentialEntries.storePlan(for: changed, in: vault) == .set(name: "git/h:8080", fields: [:]))
+        #expect(GitCredentialEntries.storePlan(for: changed, in: vault) == .set(name: "git/h:8080", fields: [:]))
     }
 
     @Test func test_storePlan_givesASecondUserAnEntryOfTheirOwn() throws {
         let vault = try vault(["git/h": ("a", ["username": "alice"])])
         let bob = try request("protocol=https\nhost=h:443\nusername=bob\npassword=b\n")
-        #expect(try GitCredentialEntries.storePlan(for: bob, in: vault) == .set(name: "git/bob@h", fields: ["username": "bob"]))
+        #expect(GitCredentialEntries.storePlan(for: bob, in: vault) == .set(name: "git/bob@h", fields: ["username": "bob"]))
         let path = try request("protocol=https\nhost=h\npath=org/r.git\nusername=alice\npassword=a\n")
-        #expect(try GitCredentialEntries.storePlan(for: path, in: vault) == .set(name: "git/h/org/r.git", fields: ["username": "alice"]))
+        #expect(GitCredentialEntries.storePlan(for: path, in: vault) == .set(name: "git/h/org/r.git", fields: ["username": "alice"]))
     }
 
     @Test func test_storePlan_refusesANameThatCannotBeAnEntry() throws {
         let vault = try vault([:])
-        #expect(throws: VaultError.self) { try GitCredentialEntries.storePlan(for: try request("protocol=https\nhost=h\npath=a/../b\nusername=u\npassword=p\n"), in: vault) }
-        #expect(try GitCredentialEntries.storePlan(for: try request("protocol=https\nhost=h\nusername=u\n"), in: vault) == .nothing)
+        guard case .refused = GitCredentialEntries.storePlan(for: try request("protocol=https\nhost=h\npath=a/../b\nusername=u\npassword=p\n"), in: vault) else {
+            Issue.record("a path with '..' was not refused")
+            return
+        }
+        #expect(GitCredentialEntries.storePlan(for: try request("protocol=https\nhost=h\nusername=u\n"), in: vault) == .nothing)
     }
 
     @Test func test_eraseTarget_onlyWhenThePasswordIsTheEntrysValue() throws {
         let vault = try vault(["git/h": ("right", ["username": "u"])])
         #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=h\nusername=u\npassword=right\n"), in: vault) == "git/h")
         #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=h\nusername=u\npassword=wrong\n"), in: vault) == nil)
-        #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=h\nusername=u\n"), in: vault) == "git/h")
+        // Without a password (newer git may send erase so): nothing (GitCredentialStoreTests).
+        #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=h\nusername=u\n"), in: vault) == nil)
         #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=x\n"), in: vault) == nil)
     }
 }

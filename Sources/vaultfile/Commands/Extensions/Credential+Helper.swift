@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultAgent
 import VaultFormat
 import VaultInterchange
 import VaultModel
@@ -36,6 +37,39 @@ struct GitCredentialHelper {
         }
     }
 
+    /// Runs `body` with the agent told what the key is for (`AgentKeyUse`: the operation and the
+    /// URL git asked about, which the vault's confirm command sees), and says "the vault is locked"
+    /// when nothing opens it without a prompt: the helper takes no password option, and store and
+    /// erase never prompt, so the way in is `vaultfile unlock` (`gitCredentialVaultLocked`).
+    private func opening<R>(_ operation: AgentKeyUse.Action, _ request: GitCredentialRequest, _ body: (UnlockOptions) throws -> R) throws -> R {
+        let options = try unlockOptions()
+        AgentAccess.keyUse = AgentKeyUse(action: operation, entry: Self.url(of: request))
+        defer { AgentAccess.keyUse = nil }
+        do {
+            return try body(options)
+        } catch CLIError.nothingOpens(let report) where report.noTerminal || report.tried.isEmpty {
+            throw CLIError.gitCredentialVaultLocked(path: options.location.path, vaultOption: vault, operation: operation.name,
+                                                    agentMiss: report.agentMiss)
+        } catch CLIError.noPasswordSource {
+            throw CLIError.gitCredentialVaultLocked(path: options.location.path, vaultOption: vault, operation: operation.name, agentMiss: nil)
+        }
+    }
+
+    /// The hint under `gitCredentialVaultLocked`: `vaultfile unlock`, with `--vault PATH` when the
+    /// helper was given it (git from an IDE or cron may not see the user's VAULTFILE_PATH).
+    static func lockedHint(path: String, vaultOption: String?) -> String {
+        "run 'vaultfile unlock\(vaultOption == nil ? "" : " --vault " + shellWord(path))' once: the agent then answers git "
+            + "without a prompt (the helper itself never asks for the vault's password when git cannot show a prompt)"
+    }
+
+    /// The URL of `request` as the confirm command sees it: `PROTOCOL://[USER@]HOST[/PATH]`, with
+    /// control and bidirectional characters escaped (`Messages.escaped`), as a person may be shown it.
+    static func url(of request: GitCredentialRequest) -> String {
+        let user = request.username.map { $0 + "@" } ?? ""
+        let path = request.path.map { "/" + $0 } ?? ""
+        return Messages.escaped("\(request.protocolName ?? "")://\(user)\(request.host ?? "")\(path)")
+    }
+
     /// The unlock options of the helper: the usual sources (agent, variables, default identities),
     /// this vault. Filled by the quick reading of `--vault=PATH` (every property wrapper set, as a
     /// verb's own reading sets them); ArgumentParser reads the line when the quick reading declines.
@@ -58,19 +92,21 @@ struct GitCredentialHelper {
         if let setting = environment("GIT_TERMINAL_PROMPT"), ["0", "false", "no", "off"].contains(setting.lowercased()) {
             Terminal.promptsAllowed = false
         }
-        let vault = try unlockOptions().open(entriesOnly: true).vault
+        let vault = try opening(.gitCredentialGet, request) { try $0.open(entriesOnly: true).vault }
         switch GitCredentialEntries.lookUp(request, in: vault) {
         case .none:
             return
         case .ambiguousUsers(let names):
             Messages.note("git credential: \(names.count) entries match with different users (\(names.joined(separator: ", "))); "
-                          + "put the user in the URL (https://USER@HOST/…) or set credential.username, so that one is chosen")
+                          + "put the user in the URL (\(request.protocolName ?? "https")://USER@\(request.host ?? "HOST")/…) "
+                          + "or set credential.username, so that one is chosen")
         case .found(let match):
             var answer: [UInt8] = []
             defer { wipe(&answer) }
             if let user = match.username {
                 guard !user.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
-                    Messages.warning("git credential: the user name of '\(match.name)' holds a line break; no answer")
+                    Messages.warning("git credential: the user name of '\(match.name)' holds a line break; no answer",
+                                     hint: Self.lineBreakHint(match.name, field: "username"))
                     return
                 }
                 answer += Array("username=\(user)\n".utf8)
@@ -84,7 +120,8 @@ struct GitCredentialHelper {
                 return true
             }
             guard fits else {
-                Messages.warning("git credential: the value of '\(match.name)' holds a line break or NUL, which git cannot take; no answer")
+                Messages.warning("git credential: the value of '\(match.name)' holds a line break or NUL, which git cannot take; no answer",
+                                 hint: Self.lineBreakHint(match.name, field: nil))
                 return
             }
             try StandardOutput.write(answer)
@@ -93,25 +130,37 @@ struct GitCredentialHelper {
 
     // MARK: store and erase
 
-    /// Keeps a credential git says worked: nothing when it is there already (no write at all).
+    /// How to store a value again without the line break `echo` adds.
+    private static func lineBreakHint(_ name: String, field: String?) -> String {
+        let option = field.map { " --field \($0)" } ?? ""
+        return "was it stored with echo, which adds a newline? store it again with 'vaultfile set \(name)\(option)' "
+            + "at the prompt, or with printf '%s' (no newline)"
+    }
+
+    /// Keeps a credential git says worked: nothing when it is there already (no write at all); one
+    /// edit of one entry, one version of history (`GitCredentialEntries.store`). A user name or host
+    /// that an entry's name could not hold unambiguously is refused with a warning (exit 0: git
+    /// ignores what store returns).
     private func store(_ request: GitCredentialRequest) throws {
-        try unlockOptions().update { unlocked in
-            guard case .set(let name, let fields) = try GitCredentialEntries.storePlan(for: request, in: unlocked.vault),
-                  var password = request.password else { return }
-            defer { wipe(&password) }
-            try unlocked.vault.setValue(password, for: name)
-            for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
-                try unlocked.vault.setField(field, value: Array(value.utf8), for: name)
-            }
+        let outcome = try opening(.gitCredentialStore, request) { options in
+            try options.update { unlocked in try GitCredentialEntries.store(request, in: &unlocked.vault) }
+        }
+        if case .refused(let why) = outcome {
+            Messages.warning("git credential store: \(why); nothing was stored",
+                             hint: "set the entry yourself ('vaultfile set git/HOST' and '--field username'), or use another user name")
         }
     }
 
-    /// Removes the entry git says failed (its password must be the entry's value), into the trash
-    /// of a vault that keeps history.
+    /// Removes the entry git says failed (its password must be the entry's value; a request
+    /// without a password removes nothing), into the trash of a vault that keeps history.
     private func erase(_ request: GitCredentialRequest) throws {
-        try unlockOptions().update { unlocked in
-            guard let name = GitCredentialEntries.eraseTarget(for: request, in: unlocked.vault) else { return }
-            try unlocked.vault.remove(name)
+        // Without a password git's failure says nothing about any entry: nothing to open the vault for.
+        guard request.password != nil else { return }
+        try opening(.gitCredentialErase, request) { options in
+            try options.update { unlocked in
+                guard let name = GitCredentialEntries.eraseTarget(for: request, in: unlocked.vault) else { return }
+                try unlocked.vault.remove(name)
+            }
         }
     }
 

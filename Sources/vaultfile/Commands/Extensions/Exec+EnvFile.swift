@@ -27,13 +27,21 @@ extension VaultfileCommand.Exec {
 
     /// The variables of `files` (each file's lines, in order), with their values: a reference resolved
     /// from `vault` (a missing entry or field names the reference, the variable and the file), text as
-    /// written; a later line for the same variable wins. A variable that an entry sets too (`entries`)
+    /// written; a later line for the same variable wins, across files too, and the lines it overrides
+    /// are not resolved (nor checked). A variable that an entry sets too (`entries`)
     /// is an error, and one that makes programs run other code needs --allow-env, as for entries.
     static func resolve(_ files: [(path: String, lines: [(variable: String, value: ReferenceEnvFile.Value)])], in vault: Vault,
                         beside entries: [EnvironmentNames.Binding], allowEnv: [String]) throws -> [FileVariable] {
+        // The line that wins for each variable (file, line): a line a later one overrides is never
+        // resolved, so a reference in a shared file may name an entry this vault lacks.
+        var winner: [String: (file: Int, line: Int)] = [:]
+        for (fileIndex, file) in files.enumerated() {
+            for (lineIndex, line) in file.lines.enumerated() { winner[line.variable] = (fileIndex, lineIndex) }
+        }
         var result: [FileVariable] = []
-        for (path, lines) in files {
-            for (variable, value) in lines {
+        for (fileIndex, (path, lines)) in files.enumerated() {
+            for (lineIndex, (variable, value)) in lines.enumerated() {
+                guard let last = winner[variable], last == (fileIndex, lineIndex) else { continue }
                 let resolved: FileVariable
                 switch value {
                 case .literal(let bytes):

@@ -2,6 +2,7 @@ import ArgumentParser
 import SecureMemory
 import VaultFile
 import VaultFormat
+import VaultInterchange
 import VaultModel
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,10 @@ enum EntryCompletion {
     /// The completion of `--field`: the fields of the entry named on the command line.
     static let fields = CompletionKind.custom { words, index, prefix in fieldCandidates(words: words, prefix: word(words, index, prefix)) }
 
+    /// The completion of a reference (`read`): `vf://` and `vf-totp://`, then entry names after the
+    /// scheme, then field names after `#` (a `#` in a name written `##`, as the reference grammar says).
+    static let references = CompletionKind.custom { words, index, prefix in referenceCandidates(words: words, index: index, prefix: prefix) }
+
     /// The word being completed. swift-argument-parser 1.8 cuts its prefix from the last word of the
     /// line, which is another word when the cursor is not at the end; the shells pass the index.
     private static func word(_ words: [String], _ index: Int, _ prefix: String) -> String {
@@ -37,6 +42,46 @@ enum EntryCompletion {
             return entry.fields.keys.filter { $0.hasPrefix(fieldPrefix) }.sorted().map { name + "#" + $0 }
         }
         return folderByFolder(vault.names(withPrefix: prefix), prefix: prefix)
+    }
+
+    /// Reference candidates for the word at `index`. bash splits `vf://x` at the `:` (its
+    /// COMP_WORDBREAKS): the scheme's words before it are joined back, and the candidates given
+    /// from after the `:`, which is what bash puts in place of its word.
+    static func referenceCandidates(words: [String], index: Int, prefix: String) -> [String] {
+        var typed = word(words, index, prefix), cut = 0
+        if index >= 2, words.indices.contains(index - 1), words[index - 1] == ":", ["vf", "vf-totp"].contains(words[index - 2]) {
+            typed = words[index - 2] + ":" + typed
+            cut = words[index - 2].count + 1
+        }
+        return referenceCandidates(words: words, typed: typed).map { String($0.dropFirst(cut)) }
+    }
+
+    /// `vf://NAME` and `vf://NAME#FIELD` (or `vf-totp://NAME`) completing `typed`.
+    static func referenceCandidates(words: [String], typed: String) -> [String] {
+        let schemes = [SecretReference.scheme, SecretReference.totpScheme]
+        guard let scheme = schemes.first(where: { typed.hasPrefix($0) }) else { return schemes.filter { $0.hasPrefix(typed) } }
+        guard let vault = vault(named: words) else { return [] }
+        let body = Substring(typed.dropFirst(scheme.count))
+        // The field separator: a '#' that is not half of a '##'.
+        var index = body.startIndex, separator: String.Index?
+        while index < body.endIndex {
+            if body[index] == "#" {
+                let next = body.index(after: index)
+                if next < body.endIndex, body[next] == "#" { index = body.index(after: next); continue }
+                separator = index
+                break
+            }
+            index = body.index(after: index)
+        }
+        func escaped(_ name: String) -> String { name.split(separator: "#", omittingEmptySubsequences: false).joined(separator: "##") }
+        func unescaped(_ text: Substring) -> String { text.split(separator: "##", omittingEmptySubsequences: false).joined(separator: "#") }
+        if let separator, scheme == SecretReference.scheme {
+            let name = unescaped(body[..<separator]), fieldPrefix = String(body[body.index(after: separator)...])
+            guard let entry = vault.entry(name) else { return [] }
+            return entry.fields.keys.filter { $0.hasPrefix(fieldPrefix) }.sorted().map { scheme + escaped(name) + "#" + $0 }
+        }
+        let namePrefix = unescaped(body)
+        return folderByFolder(vault.names(withPrefix: namePrefix), prefix: namePrefix).map { scheme + escaped($0) }
     }
 
     /// `names` (each starting with `prefix`, sorted) as pass's completion offers them: a name whose

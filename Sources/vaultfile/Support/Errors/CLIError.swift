@@ -19,6 +19,11 @@ enum CLIError: CategorizedError {
     case noForeignPasswordSource(what: String, options: String)
     /// No source opened the vault: the one wording of that (`NothingOpens`), naming the sources tried.
     case nothingOpens(NothingOpens)
+    /// git's credential helper (`operation`: `git-credential-get`, …) found the vault at `path`
+    /// locked: the agent does not hold it (`agentMiss` says why, when its socket exists) and no
+    /// source in the environment opens it, and the helper never prompts for a write (nor for `get`
+    /// under GIT_TERMINAL_PROMPT=0). `vaultOption`: the helper's `--vault`, named in the hint.
+    case gitCredentialVaultLocked(path: String, vaultOption: String?, operation: String, agentMiss: AgentMiss?)
     /// Every password typed at the prompt (`tries` of them) was wrong.
     case typedPasswordWrong(tries: Int)
     /// A protected identity (`identity`, its source) needs its passphrase: no passphrase source
@@ -114,6 +119,16 @@ enum CLIError: CategorizedError {
         case .noPasswordSource: return "no password source, and no terminal to ask on"
         case .noForeignPasswordSource(let what, _): return "no password for \(what), and no terminal to ask on"
         case .nothingOpens(let report): return report.description
+        case .gitCredentialVaultLocked(let path, _, let operation, let agentMiss):
+            let outcome = operation.hasSuffix("get") ? "nothing was answered" : operation.hasSuffix("store") ? "nothing was stored" : "nothing was erased"
+            let why: String
+            switch agentMiss {
+            case .notHeld?: why = "the agent does not hold it (it was locked, or its idle timeout passed)"
+            case .noAnswer?: why = "no agent answers (it stopped)"
+            case nil: why = "no agent holds it"
+            }
+            return "git credential \(operation.split(separator: "-").last ?? ""): the vault is locked (\(path)): \(why), "
+                + "and no source in the environment opens it; \(outcome)"
         case .kdfOverOpenCaps(let settings, let cap):
             let limit: String
             switch cap {
@@ -197,6 +212,7 @@ enum CLIError: CategorizedError {
         case .noPasswordSource, .noForeignPasswordSource, .emptyPassword, .passwordsDiffer, .noIdentityPassphraseSource: return .invalidInput
         case .identityPassphraseSourceFailed: return .io
         case .nothingOpens(let report): return report.category
+        case .gitCredentialVaultLocked: return .invalidInput
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed, .storeEncryptionFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun, .kdfOverOpenCaps: return .invalidArgument

@@ -315,6 +315,7 @@ struct ErrorReport: Equatable {
                 + "--identity FILE, --keyfile FILE or --recovery-file FILE work too ('passwd', 'slot add', 'slot rm', 'slot label' and 'rekey' "
                 + "need one of these sources even while the agent holds the vault's key)"
         case .nothingOpens(let report): return report.hint
+        case .gitCredentialVaultLocked(let path, let option, _, _): return GitCredentialHelper.lockedHint(path: path, vaultOption: option)
         case .noIdentityPassphraseSource:
             return "give the key's passphrase with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
                 + "VAULTFILE_IDENTITY_PASSPHRASE_FILE, or run the command on a terminal to be asked for it"
@@ -338,7 +339,6 @@ struct ErrorReport: Equatable {
             return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:
             return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
-        case .agentOfAnotherRelease: return nil
         case .agentHoldsOtherKeys(let path):
             return "its file key changed since it was unlocked (or this is another vault with the same id): "
                 + "'vaultfile lock --vault \(shellWord(path))' forgets the old keys, then unlock again"
@@ -382,7 +382,7 @@ struct ErrorReport: Equatable {
         case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
-             .cannotRun, .standardInputTaken, .pluginObserved: return nil
+             .cannotRun, .standardInputTaken, .pluginObserved, .agentOfAnotherRelease: return nil
         }
     }
 }

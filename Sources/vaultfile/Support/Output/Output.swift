@@ -58,10 +58,11 @@ enum Messages {
         if let hint { write("vaultfile: hint: " + escaped(hint)) }
     }
 
-    /// `vaultfile: warning: …`.
-    static func warning(_ text: String) {
+    /// `vaultfile: warning: …` and, when present, `vaultfile: hint: …`.
+    static func warning(_ text: String, hint: String? = nil) {
         write("vaultfile: warning: " + escaped(text))
         relayed?.append("warning: " + escaped(text))
+        if let hint { write("vaultfile: hint: " + escaped(hint)) }
     }
 
     /// `vaultfile: note: …`: something the command did that the user may not expect (one line).
