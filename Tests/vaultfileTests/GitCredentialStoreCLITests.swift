@@ -44,16 +44,20 @@ import Testing
         #expect(try Self.names(cli) == ["git/github.com", "git/me@github.com"])
     }
 
-    /// The cold user's duplicate token: the entry without a user takes the user git asked for; no
-    /// `git/typed@…` copy, and a fill without a user answers afterwards.
-    @Test func test_store_addsTheUserToTheEntryWithoutOne() throws {
+    /// The cold user's duplicate token and the re-attack's takeover: an entry without a user stays
+    /// shared: a store of its token under a user writes nothing (no `git/typed@…` copy), a fill
+    /// without a user still answers, and another user's erase of it removes nothing.
+    @Test func test_store_leavesTheEntryWithoutAUserShared() throws {
         let cli = try GitCredentialCLITests.helperFolder(["git/nouser.example": ("tok", [:])]); defer { cli.directory.remove() }
         let source = ["VAULTFILE_PASSWORD_FILE": cli.path("pw")]
-        let store = try Self.helper(cli, ["--allow-write", "store"], "protocol=https\nhost=nouser.example\nusername=typed\npassword=tok\n", extra: source)
+        let before = try cli.read("t.vault")
+        let store = try Self.helper(cli, ["--allow-write", "store"], "protocol=https\nhost=nouser.example\nusername=mallory\npassword=tok\n", extra: source)
         #expect(store.status == 0 && store.stderr.isEmpty, "\(store.stderr)")
-        #expect(try Self.names(cli) == ["git/nouser.example"])
-        let fill = try Self.helper(cli, ["get"], "protocol=https\nhost=nouser.example\n", extra: source)
-        #expect(fill.text == "username=typed\npassword=tok\n", "\(fill.text) \(fill.stderr)")
+        let erase = try Self.helper(cli, ["--allow-write", "erase"], "protocol=https\nhost=nouser.example\nusername=mallory\npassword=tok\n", extra: source)
+        #expect(erase.status == 0 && erase.stderr.isEmpty, "\(erase.stderr)")
+        #expect(try cli.read("t.vault") == before, "nothing written")
+        let fill = try Self.helper(cli, ["get"], "protocol=https\nhost=nouser.example\nusername=alice\n", extra: source)
+        #expect(fill.text == "password=tok\n", "\(fill.text) \(fill.stderr)")
     }
 
     // MARK: - erase, the trash and history

@@ -120,7 +120,9 @@ public enum GitCredentialEntries {
     /// password, as git sends after a success):
     /// - the entry that answers it at the request's own path depth (of its protocol, as every
     ///   answer): nothing when it holds that user and password, else its password; an entry without
-    ///   a user takes the request's as its field `username` (git's success proves the pair);
+    ///   a user is shared by every user and stays so: nothing when it holds the password, else a
+    ///   new entry for the request's user (a store from another user, say through a URL naming
+    ///   `mallory@`, never takes a shared entry over);
     /// - else a new entry, under the first free name of `git/HOST[/PATH]`, `git/USER@HOST[/PATH]`
     ///   and the same two with the protocol's default port written out (`HOST:443`, which reads back
     ///   as `HOST`): a name held by another user or another protocol is never reused.
@@ -134,7 +136,7 @@ public enum GitCredentialEntries {
         if case .found(let match) = lookUp(request, in: vault), match.depth == path.count {
             let same = (try? vault.withValue(of: match.name) { constantTimeEqual($0, password) }) ?? false
             if match.username == username { return same ? .nothing : .set(name: match.name, fields: [:]) }
-            if match.username == nil { return .set(name: match.name, fields: ["username": username]) }
+            if match.username == nil && same { return .nothing }
         }
         let hostPart = normalizedHost(host, protocolName: protocolName)
         var hosts = [hostPart]
@@ -148,12 +150,7 @@ public enum GitCredentialEntries {
             guard !vault.contains(name.text), let newest = (try? vault.history(of: name.text))?.first else { return nil }
             return newest.entry
         }
-        func isThisCredential(_ entry: Entry, _ name: GitCredentialName) -> Bool {
-            let user = name.user ?? entry.fields["username"].map { String(decoding: $0, as: UTF8.self) }
-            let entryProtocol = entry.fields["protocol"].map { String(decoding: $0, as: UTF8.self).lowercased() } ?? "https"
-            return user == username && entryProtocol == protocolName
-        }
-        let chosen = candidates.first { name in trashed(name).map { isThisCredential($0, name) } == true }
+        let chosen = candidates.first { name in trashed(name).map { holds($0, under: name, userOf: request) } == true }
             ?? candidates.first { !vault.contains($0.text) && trashed($0) == nil }
             ?? candidates.first { !vault.contains($0.text) }
         guard let free = chosen else {
@@ -195,7 +192,8 @@ public enum GitCredentialEntries {
             var fromTrash = false
             if let existing = vault.entry(name) {
                 entry = existing
-            } else if let versions = try? vault.history(of: name), !versions.isEmpty {
+            } else if let versions = try? vault.history(of: name), let newest = versions.first,
+                      let parsed = GitCredentialName.parse(name), holds(newest.entry, under: parsed, userOf: request) {
                 try vault.restore(name, revision: 1, now: now)
                 entry = vault.entry(name) ?? Entry(value: [], created: now, modified: now)
                 // The request says whose credential it is and its protocol: none of the removed entry's.
@@ -213,11 +211,22 @@ public enum GitCredentialEntries {
         }
     }
 
+    /// Whether `entry`, kept under `name`, is the credential of `request`'s user and protocol (a
+    /// removed one that `store` brings back with its history; another's is never restored).
+    private static func holds(_ entry: Entry, under name: GitCredentialName, userOf request: GitCredentialRequest) -> Bool {
+        let user = name.user ?? entry.fields["username"].map { String(decoding: $0, as: UTF8.self) }
+        let entryProtocol = entry.fields["protocol"].map { String(decoding: $0, as: UTF8.self).lowercased() } ?? "https"
+        return user != nil && user == request.username && entryProtocol == request.protocolName
+    }
+
     /// The entry `erase` removes for `request`: the one that answers it, and only when the request's
     /// password (git sends the one that failed) is its value. A request without a password (newer
     /// git may send one) removes nothing: without it, git's failure says nothing about the entry.
+    /// An entry without a user (shared by every user) is never removed for a request that names a
+    /// user: the login may have failed for the user (a URL naming `mallory@`), not the password.
     public static func eraseTarget(for request: GitCredentialRequest, in vault: Vault) -> String? {
         guard let password = request.password, case .found(let match) = lookUp(request, in: vault) else { return nil }
+        if match.username == nil && request.username != nil { return nil }
         let same = (try? vault.withValue(of: match.name) { constantTimeEqual($0, password) }) ?? false
         return same ? match.name : nil
     }

@@ -142,20 +142,31 @@ import Testing
 
     // MARK: - An entry without a user
 
-    /// The cold user's review: an entry holding only a value, git asked for the user: store adds the
-    /// field to that entry (one entry, and fill without a user answers after).
-    @Test func test_store_addsTheUserToAnEntryWithoutOne() throws {
+    /// An entry holding only a value is shared by every user and stays so. The cold user's review:
+    /// git asked for a user and stored the same token: nothing written, no `git/typed@…` copy. The
+    /// re-attack: a store from another user (a URL naming `mallory@`) with the same token must not
+    /// take the shared entry over (alice's fill would stop answering); another token gets its own entry.
+    @Test func test_store_leavesAnEntryWithoutAUserSharedByEveryUser() throws {
         var vault = try makeVault(["git/nouser.example": ("tok", [:])])
-        #expect(try GitCredentialEntries.store(request("protocol=https\nhost=nouser.example\nusername=typed\npassword=tok\n"), in: &vault)
-                == .stored(name: "git/nouser.example", fromTrash: false))
-        #expect(vault.names(withPrefix: "git/") == ["git/nouser.example"] && text(vault, "git/nouser.example", .field("username")) == "typed")
-        guard case .found(let match) = GitCredentialEntries.lookUp(try request("protocol=https\nhost=nouser.example\n"), in: vault) else {
-            Issue.record("no answer without a user")
+        #expect(try GitCredentialEntries.store(request("protocol=https\nhost=nouser.example\nusername=typed\npassword=tok\n"), in: &vault) == .unchanged)
+        #expect(try GitCredentialEntries.store(request("protocol=https\nhost=nouser.example\nusername=mallory\npassword=tok\n"), in: &vault) == .unchanged)
+        #expect(vault.names(withPrefix: "git/") == ["git/nouser.example"] && text(vault, "git/nouser.example", .field("username")) == nil)
+        guard case .found(let alice) = GitCredentialEntries.lookUp(try request("protocol=https\nhost=nouser.example\nusername=alice\n"), in: vault) else {
+            Issue.record("the shared entry no longer answers alice")
             return
         }
-        #expect(match.username == "typed")
-        // The same credential again: nothing.
-        #expect(try GitCredentialEntries.store(request("protocol=https\nhost=nouser.example\nusername=typed\npassword=tok\n"), in: &vault) == .unchanged)
+        #expect(alice.name == "git/nouser.example")
+        #expect(try GitCredentialEntries.store(request("protocol=https\nhost=nouser.example\nusername=mallory\npassword=other\n"), in: &vault)
+                == .stored(name: "git/mallory@nouser.example", fromTrash: false))
+        #expect(text(vault, "git/nouser.example") == "tok" && text(vault, "git/mallory@nouser.example") == "other")
+    }
+
+    /// The re-attack: a login failing for a user named in the URL erased the shared entry that
+    /// answered it. An entry without a user is never erased for a request that names one.
+    @Test func test_eraseTarget_neverRemovesAnEntryWithoutAUserForANamedUser() throws {
+        let vault = try makeVault(["git/h": ("shared", [:])])
+        #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=h\nusername=mallory\npassword=shared\n"), in: vault) == nil)
+        #expect(GitCredentialEntries.eraseTarget(for: try request("protocol=https\nhost=h\npassword=shared\n"), in: vault) == "git/h")
     }
 
     // MARK: - History and the trash
@@ -181,6 +192,22 @@ import Testing
         #expect(text(vault, "git/alice@h") == "v3" && text(vault, "git/alice@h", .field("notes")) == "kept")
         #expect(try vault.history(of: "git/alice@h").map { String(decoding: $0.entry.value, as: UTF8.self) } == ["v2", "v1"])
         #expect(vault.endedRemovedLines.isEmpty, "nothing dropped from the trash")
+    }
+
+    /// The re-attack: a name in the trash holding another user's credential is not brought back for
+    /// this one (its history would hand this user the other's old passwords): a new entry takes the
+    /// name and the removed one's versions are dropped (the CLI says so).
+    @Test func test_store_neverRestoresAnotherUsersCredentialFromTheTrash() throws {
+        var vault = try makeVault(["git/t.example": ("OTHERSECRET", ["username": "other"])], history: true)
+        try vault.remove("git/t.example", now: 2)
+        let outcome = try GitCredentialEntries.store(request("protocol=https\nhost=t.example\nusername=u\npassword=UPW\n"), in: &vault, now: 3)
+        guard case .stored(let name, let fromTrash) = outcome else {
+            Issue.record("nothing stored: \(outcome)")
+            return
+        }
+        #expect(!fromTrash)
+        #expect(text(vault, name) == "UPW" && text(vault, name, .field("username")) == "u")
+        #expect(try vault.history(of: name).allSatisfy { String(decoding: $0.entry.value, as: UTF8.self) != "OTHERSECRET" })
     }
 
     // MARK: - erase
