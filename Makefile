@@ -141,7 +141,8 @@ check-sanitizers: deps test-deps
 portable: deps
 	./scripts/portable.sh
 
-## ci: what .ci/run runs: the tests, the fuzzer for a bounded time, the sanitizers.
+## ci: the tests, the fuzzer for a bounded time and the sanitizers (.ci/run runs all but the sanitizers,
+## which run before every release: their two builds outgrew CI's time).
 ci: test fuzz check-sanitizers
 
 clean:
