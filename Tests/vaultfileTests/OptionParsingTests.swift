@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Testing
 import VaultModel
 @testable import vaultfile
@@ -57,5 +58,34 @@ import VaultModel
                      "set a --value", "set a --value x -h"] {
             #expect(BatchScript.quick(try BatchScript.tokenize(Substring(line))) == nil, "\(line)")
         }
+    }
+
+    /// A script saved with CRLF line ends runs as its LF twin: Swift reads `\r\n` as one
+    /// character, which `split(separator: "\n")` never splits.
+    @Test func test_batchParse_crlfLinesAreLines() throws {
+        let crlf = try BatchScript.parse(Array("set a --value x\r\nset b --value y\r\n".utf8))
+        let lf = try BatchScript.parse(Array("set a --value x\nset b --value y\n".utf8))
+        #expect(crlf.map(\.number) == [1, 2] && lf.map(\.number) == [1, 2])
+        var viaCRLF = Vault(), viaLF = Vault(), output = BatchOutput(framing: .plain)
+        for line in crlf { try #require(line.command as? BatchQuickSet).apply(to: &viaCRLF, output: &output) }
+        for line in lf { try #require(line.command as? BatchQuickSet).apply(to: &viaLF, output: &output) }
+        #expect(viaCRLF.names == ["a", "b"] && viaCRLF.sortedEntries.map(\.entry.value) == viaLF.sortedEntries.map(\.entry.value))
+    }
+
+    // MARK: - Recipients files
+
+    /// A recipients file with CRLF line ends: every recipient read, each comment labelling only
+    /// the next one (a CRLF comment line once swallowed the recipient after it, silently).
+    @Test func test_recipientsFileParse_crlfLinesAreLines() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vf-crlf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = "age18v67ep90nm2e9w7cq8v6jlu9lxz23ghyxra4heft7h5pk4v6eqeqhf6hrl"
+        let second = "age1cf9nhwzc9m85y77m2c6efurmm6f5zr7m2varfnnvz53dxaqy04yss8ly38"
+        let path = folder.appendingPathComponent("team.txt").path
+        try Data("# Bob\r\n\(first)\r\n\r\n\(second)\r\n".utf8).write(to: URL(fileURLWithPath: path))
+        let parsed = try Recipients.parseFile(path)
+        #expect(parsed.count == 2)
+        #expect(parsed.map(\.defaultLabel) == ["Bob", ""])
     }
 }

@@ -121,7 +121,7 @@ enum BatchScript {
     static func parse(_ bytes: [UInt8]) throws -> [(number: Int, command: BatchVerb)] {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError.invalidArgument("the batch script is not UTF-8") }
         var result: [(Int, BatchVerb)] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.textLines().enumerated() {
             let tokens: [String]
             do { tokens = try tokenize(line) } catch { throw CLIError.invalidArgument("line \(index + 1): \(error)") }
             guard !tokens.isEmpty else { continue }

@@ -41,7 +41,7 @@ struct ConfigYAML {
 
     /// Splits into lines, dropping blank lines, comments and the `---` marker from `lines`.
     private mutating func split(_ text: String) throws(VaultError) {
-        raw = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        raw = text.textLines().map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
         for (offset, line) in raw.enumerated() {
             let indent = line.prefix { $0 == " " }.count
             let rest = line.dropFirst(indent)

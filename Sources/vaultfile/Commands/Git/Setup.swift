@@ -1,6 +1,7 @@
 import ArgumentParser
 import KDF
 import VaultFile
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,7 +57,7 @@ extension VaultfileCommand.Git {
         /// Appends `line` to `file` unless the file already has it; returns whether it was appended.
         static func appendLine(_ line: String, to file: String) throws -> Bool {
             let existing = (try? Input.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            guard !existing.split(separator: "\n").contains(where: { String($0).strippedWhitespace == line }) else { return false }
+            guard !existing.textLines().contains(where: { String($0).strippedWhitespace == line }) else { return false }
             let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
             try AtomicFileWriter().write(Array((existing + separator + line + "\n").utf8), to: file, mode: 0o644, finalLink: .follow)
             return true

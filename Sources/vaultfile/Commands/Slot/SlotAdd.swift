@@ -232,7 +232,7 @@ enum Recipients {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw VaultError.malformedInput("\(path) is not UTF-8 text") }
         var result: [(slot: NewSlot, defaultLabel: String)] = []
         var comment: String? = nil
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.textLines().enumerated() {
             let line = String(raw).trimmingSpaces()
             if line.isEmpty { comment = nil; continue }
             if line.hasPrefix("#") { comment = commentLabel(line); continue }

@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +79,7 @@ final class PassStoreFolder {
         var bytes = [UInt8](repeating: 0, count: 64 << 10)
         let count = read(idFile, &bytes, bytes.count)
         guard count >= 0 else { throw CLIError.io(operation: "reading", path: path + "/.gpg-id", errno: errno) }
-        let ids = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n").compactMap { line -> String? in
+        let ids = String(decoding: bytes[0..<count], as: UTF8.self).textLines().compactMap { line -> String? in
             let id = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = id.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()
             return trimmed.isEmpty ? nil : String(trimmed)
