@@ -53,7 +53,7 @@ enum VaultErrorKind: CaseIterable {
     case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots, untrustedCopy
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused, slotNameAmbiguous
     case historyOff, revisionNotFound
-    case noSealSigner, sealSigningFailed
+    case noSealSigner, sealSigningFailed, postQuantumCannotSign
     case sourceSecretRejected, sourceDamaged, notExportable
     case identityPassphraseWrong, identityWorkOverCap
 
@@ -72,6 +72,7 @@ enum VaultErrorKind: CaseIterable {
         case .slotChangeRefused: self = .slotChangeRefused
         case .slotNameAmbiguous: self = .slotNameAmbiguous
         case .noSealSigner: self = .noSealSigner
+        case .postQuantumCannotSign: self = .postQuantumCannotSign
         case .sealSigningFailed: self = .sealSigningFailed
         case .headerTampered: self = .headerTampered
         case .fileKeyRejected: self = .fileKeyRejected
@@ -146,6 +147,8 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.slotNameAmbiguous(name: "shown-prefix", candidates: ["1 (recipient, shown-one)", "4 (keyfile, shown-two)"]),
                                 status: 2, hint: true, shows: ["shown-prefix", "1 (recipient, shown-one)", "4 (keyfile, shown-two)"])
         case .noSealSigner: return ErrorCaseRow(VaultError.noSealSigner, status: 3, hint: true, shows: ["signed", "nothing was written"])
+        case .postQuantumCannotSign:
+            return ErrorCaseRow(VaultError.postQuantumCannotSign(slot: 5), status: 2, hint: true, shows: ["keyslot 5", "post-quantum", "nothing was written"])
         case .sealSigningFailed:
             return ErrorCaseRow(VaultError.sealSigningFailed("shown-why"), status: 2, hint: false, shows: ["shown-why", "nothing was written"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)

@@ -12,6 +12,9 @@ public protocol AgeFileRecipient: Sendable {
     func wrap(_ fileKey: SecureBytes) throws(AgeFileError) -> [AgeStanza]
     /// Whether this recipient's stanza must be the file's only one (scrypt: a passphrase).
     var mustBeAlone: Bool { get }
+    /// Whether this recipient is post-quantum (`age1pq1…`): age never mixes such recipients with
+    /// classical ones in a file, which would make it only as strong as the classical one.
+    var isPostQuantum: Bool { get }
 }
 
 /// Something that may open a stanza of an age file.
@@ -24,6 +27,7 @@ public protocol AgeFileIdentity: Sendable {
 
 extension AgeFileRecipient {
     public var mustBeAlone: Bool { false }
+    public var isPostQuantum: Bool { false }
 }
 
 // MARK: - X25519

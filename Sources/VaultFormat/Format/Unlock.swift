@@ -17,6 +17,8 @@ public struct UnlockCredential: Sendable {
         case sshIdentity(SSHEd25519Identity)
         /// An OpenSSH ssh-rsa key: opens ssh-rsa slots.
         case sshRSAIdentity(SSHRSAIdentity)
+        /// An age post-quantum identity (`AGE-SECRET-KEY-PQ-1…`): opens mlkem768x25519 slots.
+        case pqIdentity(AgePQIdentity)
         /// A keyfile, read (streamed) for each keyfile slot tried.
         case keyfile(path: String)
         /// A recovery code: opens recovery slots.
@@ -148,7 +150,7 @@ extension VaultCodec {
                         guard let kdf = slot.kdf, admit(kdf) else { continue }
                         let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
                         if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
-                    case .sshRSA, .unknown:
+                    case .sshRSA, .mlkem768x25519, .unknown:
                         continue
                     }
                 }
@@ -186,6 +188,13 @@ extension VaultCodec {
                     guard case .sshRSA(let slot) = keyslot else { continue }
                     let fileKey = slot.unwrap(with: identity, vaultID: header.vaultID)
                     if let result = opened(index, fileKey, identity.publicKey.wireBytes, .rsa(identity)) { return result }
+                }
+            case .pqIdentity(let identity):
+                for (index, keyslot) in slots.enumerated() {
+                    guard case .mlkem768x25519(let slot) = keyslot else { continue }
+                    let fileKey = slot.unwrap(with: identity.identity, vaultID: header.vaultID)
+                    // No signing key: a post-quantum slot cannot sign seals (docs/FORMAT.md §3.12).
+                    if let result = opened(index, fileKey, identity.recipient.publicKey.bytes, nil) { return result }
                 }
             }
         }

@@ -14,6 +14,8 @@ public enum NewSlot: Sendable {
     case sshEd25519(SSHEd25519PublicKey)
     /// An ssh-rsa public key (format 1.4).
     case sshRSA(SSHRSAPublicKey)
+    /// An age post-quantum recipient (`age1pq1…`, format 1.4).
+    case postQuantum(AgePQRecipient)
     /// A keyfile (hashed with a fresh salt).
     case keyfile(path: String)
     /// A recovery code with its (cheap) KDF settings.
@@ -30,6 +32,7 @@ public enum NewSlot: Sendable {
         case .recipient(let recipient): recipient.description
         case .sshEd25519(let key): key.fingerprint
         case .sshRSA(let key): key.fingerprint
+        case .postQuantum(let recipient): recipient.shortName
         case .keyfile(let path): path
         case .password, .recovery: nil
         }
@@ -95,6 +98,10 @@ extension UnlockedVault {
             let parsed = try? SSHRSAPublicKey(wire: key)
             recipient = parsed?.description
             fingerprint = parsed?.fingerprint
+        case .mlkem768x25519:
+            kind = HybridSlot.kindName
+            recipient = (try? AgePQRecipient(bytes: key))?.description
+            fingerprint = recipient.map { _ in HybridSlot.fingerprint(of: key) }
         case .unknown(let type, _):
             kind = "unknown type \(type)"
         }
@@ -117,6 +124,7 @@ extension UnlockedVault {
             guard index < metadata.count, !metadata[index].publicKey.isEmpty else { continue }
             let stored = metadata[index].publicKey
             if case .sshRSA = keyslot, case .sshRSA(let key) = new, stored == key.wireBytes { return index }
+            if case .mlkem768x25519 = keyslot, case .postQuantum(let recipient) = new, stored == recipient.publicKey.bytes { return index }
             guard case .x25519(let slot) = keyslot else { continue }
             switch (new, slot.kind) {
             case (.recipient(let recipient), .recipient):
@@ -236,6 +244,9 @@ extension UnlockedVault {
             return (.x25519(slot), recipient.bound, nil)
         case .sshRSA(let key):
             return (.sshRSA(try RSASlot.wrap(fileKey, to: key, vaultID: vaultID)), key.wireBytes, nil)
+        case .postQuantum(let recipient):
+            let slot = try HybridSlot.wrap(fileKey, to: recipient.publicKey, vaultID: vaultID)
+            return (.mlkem768x25519(slot), recipient.publicKey.bytes, nil)
         }
     }
 }

@@ -91,7 +91,7 @@ extension UnlockedVault {
     /// Seals a signed vault: the payload first, at the header's offset, hashed as it is
     /// written; then the signature over the transcript, and the header written last at offset 0.
     func sealSigned(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
-        guard let signer = sealSigner else { throw .noSealSigner }
+        guard let signer = sealSigner else { throw missingSigner() }
         let entries = slotMetadata ?? []
         guard sealState.attestations.count == entries.count, entries.count == header.keyslots.count else {
             throw .headerDamaged("the seal record has \(sealState.attestations.count) attestations for \(header.keyslots.count) keyslots")
@@ -184,7 +184,7 @@ extension UnlockedVault {
     /// `noSealSigner` when the vault was opened otherwise (a file key alone, the agent).
     func attestingSigner() throws(VaultError) -> SlotSealSigner {
         if let signer = sealSigner as? SlotSealSigner { return signer }
-        guard let signer = openedSlotSigner() else { throw .noSealSigner }
+        guard let signer = openedSlotSigner() else { throw missingSigner() }
         return signer
     }
 

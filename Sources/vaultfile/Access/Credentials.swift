@@ -161,7 +161,12 @@ extension KeySourceOptions {
         if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }
-        return try AgeIdentityFile.parse(bytes, source: source).map { UnlockCredential(.ageIdentity($0), source: source) }
+        return try AgeIdentityFile.parseAll(bytes, source: source).map { identity in
+            switch identity {
+            case .x25519(let identity): UnlockCredential(.ageIdentity(identity), source: source)
+            case .postQuantum(let identity): UnlockCredential(.pqIdentity(identity), source: source)
+            }
+        }
     }
 }
 

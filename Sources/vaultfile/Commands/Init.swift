@@ -151,11 +151,13 @@ extension VaultfileCommand {
                 case .recipient: return "recipient"
                 case .sshEd25519: return "ssh-ed25519"
                 case .sshRSA: return "ssh-rsa"
+                case .postQuantum: return "mlkem768x25519"
                 case .keyfile: return "keyfile"
                 case .recovery: return "recovery"
                 }
             }
-            let rsa = slots.contains { if case .sshRSA = $0.slot { true } else { false } }
+            // An ssh-rsa or post-quantum key needs format 1.4's long keys.
+            let rsa = slots.contains { switch $0.slot { case .sshRSA, .postQuantum: true; default: false } }
             let kind = signed ? "signed (format \(rsa ? "1.4" : "1.3"); vaultfile \(rsa ? "0.3.0" : "0.2.0") and older cannot open it)"
                 : "unsigned (format \(rsa ? "1.4" : newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
             Messages.info("created \(store.path), \(kind); keyslots: \(kinds.joined(separator: ", "))")

@@ -94,7 +94,8 @@ extension VaultfileCommand {
                 case .recipient(let recipient): return recipient
                 case .sshEd25519(let key): return key
                 case .sshRSA(let key): return key
-                default: throw CLIError.invalidArgument("share writes to age1…, ssh-ed25519 and ssh-rsa recipients")
+                case .postQuantum(let recipient): return recipient
+                default: throw CLIError.invalidArgument("share writes to age1…, age1pq1…, ssh-ed25519 and ssh-rsa recipients")
                 }
             }
         }
