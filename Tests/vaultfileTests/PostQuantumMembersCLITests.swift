@@ -35,6 +35,9 @@ import VaultFormat
         let allowed = try cli.run(["init", "--recipient", recipient, "--recipient", classical, "--allow-classical"] + Self.vault(cli))
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(!(try PostQuantumCLITests.info(cli, "s.vault")).contains("post-quantum"))
+        // A copy keeps its source's slots: the option does not go with --copy-of.
+        let copy = try cli.run(["init", "--copy-of", cli.path("s.vault"), "--allow-classical"] + Self.vault(cli, "c.vault"))
+        #expect(copy.status == 64 && copy.stderr.contains("--allow-classical cannot go with it"), "\(copy.stderr)")
     }
 
     @Test func test_init_refusesAClassicalKeyBesidePostQuantumBeforeAskingAPassword() throws {

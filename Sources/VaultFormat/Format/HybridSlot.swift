@@ -25,11 +25,12 @@ public struct HybridSlot: Equatable, Sendable {
     /// The HPKE info of a wrap in the vault `vaultID`: `"vaultfile keyslot 1.3 mlkem768x25519" ‖ 08 ‖ vault id`.
     static func info(vaultID: [UInt8]) -> [UInt8] { infoPrefix + [type] + vaultID }
 
-    /// The slot's body: enc ‖ ciphertext.
-    func body() -> [UInt8] { enc + ciphertext }
+    /// The slot's body: enc ‖ ciphertext (package: the fuzz target's round trip).
+    package func body() -> [UInt8] { enc + ciphertext }
 
     /// Parses a body of exactly 1,168 bytes, else damage (checked before any decapsulation).
-    static func parse(body: ArraySlice<UInt8>, index: Int) throws(VaultError) -> HybridSlot {
+    /// Package: the fuzz target (property 17) parses hostile bodies with it.
+    package static func parse(body: ArraySlice<UInt8>, index: Int) throws(VaultError) -> HybridSlot {
         guard body.count == bodyLength else {
             throw .headerDamaged("keyslot \(index) is \(body.count) bytes; an mlkem768x25519 slot is \(bodyLength)")
         }

@@ -24,6 +24,10 @@ extension VaultfileCommand {
                 1.1) and a password only if a password source is given (or --ask-password): a vault of \
                 recipients only, with no password at all, is allowed, as with age.
 
+                Post-quantum age1pq1… recipients beside a classical key (age1…, ssh-ed25519, ssh-rsa, or an \
+                age plugin recipient, which counts as classical) are refused without --allow-classical, as \
+                'slot add' refuses them (age's no-mixing rule); a password or keyfile beside them is allowed.
+
                 A new vault keeps the earlier versions of its entries (format 1.2: 10 versions and 1 MiB \
                 per entry, see 'vaultfile history'); releases without history, such as 0.1.0, cannot read \
                 it. --keep-history 0 makes a vault they read (format 1.0, or 1.1 with keyslots).
@@ -31,7 +35,8 @@ extension VaultfileCommand {
                 A new vault is signed (format 1.3): every write is signed by the slot that opened it, so \
                 that only its members can write it; vaultfile 0.2.0 and older cannot open it. --unsigned \
                 makes a vault they still open ('vaultfile rekey' can sign it later). A \
-                vault of recipients only is unsigned: no slot's secret is at hand to sign it. init says \
+                vault of recipients only is unsigned: no slot's secret is at hand to sign it (post-quantum and \
+                plugin slots never sign, so a vault of those alone stays unsigned). init says \
                 which it made.
 
                 --copy-of SOURCE makes an independent copy of an existing vault: the same entries, history \
@@ -45,7 +50,7 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
         @Option(name: Table.recipient.long, help: ArgumentHelp(
-            "Also open the vault with this age recipient (age1…; age1NAME1… for an age plugin) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
+            "Also open the vault with this age recipient (age1…; age1pq1… post-quantum; age1NAME1… for an age plugin) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: Table.recipientsFile.long, help: ArgumentHelp(
             "Also open the vault with every recipient in this file (repeatable).", valueName: "file"))
