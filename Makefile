@@ -23,6 +23,8 @@ TEST_FILES := /usr/lib/password-store/extensions/otp.bash /usr/share/bash-comple
 XEDDSA_VENV := .build/xeddsa-venv
 # PyPI pyrage: the second age client age-plugin-vaultfile is checked with (AgePluginCLITests; skipped when absent).
 PYRAGE_VENV := .build/pyrage-venv
+# PyPI cryptography: the independent HPKE (MLKEM768-X25519) post-quantum slots and age files are checked with (PQInteropTests).
+PQ_VENV := .build/pq-venv
 # The release build is scripts/build-release.sh: the Swift runtime, libsodium, libargon2, libcrypto,
 # zlib and libstdc++ linked in statically, so that a start maps and relocates no shared library but libc's
 # (docs/PERFORMANCE.md, "Start-up"). SHARED_LIBS=1 links those five libraries shared instead.
@@ -50,7 +52,7 @@ release: deps
 print-test-packages:
 	@echo $(TEST_APT_PACKAGES)
 
-## test-deps: install the outside tools of the tests (TEST_APT_PACKAGES, PyPI xeddsa and pyrage) when missing.
+## test-deps: install the outside tools of the tests (TEST_APT_PACKAGES, PyPI xeddsa, pyrage and cryptography) when missing.
 test-deps:
 	@missing=0; for c in $(TEST_COMMANDS); do command -v $$c >/dev/null || missing=1; done; \
 	for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
@@ -68,6 +70,11 @@ test-deps:
 		echo "vaultfile: installing PyPI pyrage 1.4.0 into $(PYRAGE_VENV) (a second client of age-plugin-vaultfile)"; \
 		{ /usr/bin/python3 -m venv $(PYRAGE_VENV) && $(PYRAGE_VENV)/bin/pip install -q pyrage==1.4.0; } \
 			|| echo "vaultfile: could not install pyrage: AgePluginCLITests will say it skipped its pyrage check"; \
+	fi
+	@if [ ! -x $(PQ_VENV)/bin/python ] || ! $(PQ_VENV)/bin/python -c 'from cryptography.hazmat.primitives import hpke' 2>/dev/null; then \
+		echo "vaultfile: installing PyPI cryptography 48.0.0 into $(PQ_VENV) (the independent HPKE of post-quantum keys)"; \
+		{ /usr/bin/python3 -m venv $(PQ_VENV) && $(PQ_VENV)/bin/pip install -q cryptography==48.0.0; } \
+			|| echo "vaultfile: could not install cryptography: PQInteropTests will say it skipped its independent check"; \
 	fi
 
 ## test: the whole test suite: the main suite (unit, format, the CLI run as a subprocess), then
@@ -101,7 +108,8 @@ deb: $(if $(PORTABLE),,portable)
 ## (bench/age-plugin.sh, issue 43); a signature and a listing through the agent's ssh socket against OpenSSH's
 ## ssh-agent holding the same key (bench/ssh_agent.sh, issue 42).
 ## Then git credential fill through the helper with the agent against git's own store helper
-## (bench/git-credential.sh, issue 43).
+## (bench/git-credential.sh, issue 43), and get through a post-quantum identity against an X25519 one
+## on the same vault (bench/pq-get.sh, issue 41).
 bench: deps
 	mkdir -p bench/out && ./bench/run.sh --markdown bench/out/latest.md
 	./bench/audit.sh | tee bench/out/audit.txt
@@ -109,12 +117,14 @@ bench: deps
 	./bench/age-plugin.sh | tee bench/out/age-plugin.txt
 	./bench/ssh_agent.sh | tee bench/out/ssh_agent.txt
 	./bench/git-credential.sh | tee bench/out/git-credential.txt
+	./bench/pq-get.sh | tee bench/out/pq-get.txt
 
 bench-quick: deps
 	./bench/run.sh --quick
 	./bench/audit.sh --quick
 	./bench/share.sh --quick
 	./bench/age-plugin.sh --quick
+	./bench/pq-get.sh --quick
 
 ## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
 FUZZ_SECONDS ?= 60

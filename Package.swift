@@ -17,6 +17,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // ML-KEM-768, X-Wing and HPKE for age's post-quantum mlkem768x25519 keys (VaultPQ only).
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         // MARK: - C shims
@@ -56,7 +58,9 @@ let package = Package(
 
         // MARK: - The vault library, bottom up
         .target(name: "VaultModel", dependencies: ["KDF", "SecureMemory"]),
-        .target(name: "VaultFormat", dependencies: ["VaultModel", "KDF", "SecureMemory", "CSodium", "CLibCrypto", "CBlowfish"]),
+        // age's post-quantum hybrid KEM (X-Wing, HPKE): the one target that sees swift-crypto.
+        .target(name: "VaultPQ", dependencies: ["SecureMemory", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "VaultFormat", dependencies: ["VaultModel", "VaultPQ", "KDF", "SecureMemory", "CSodium", "CLibCrypto", "CBlowfish"]),
         .target(name: "VaultFile", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory"]),
         .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory", "CZlib"]),
         .target(name: "VaultAgent", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),
@@ -98,6 +102,6 @@ let package = Package(
 // `make fuzz` sets VAULTFILE_FUZZ=1 and builds it with --sanitize=fuzzer --sanitize=address.
 if Context.environment["VAULTFILE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(name: "VaultFileFuzz", dependencies: ["VaultModel", "VaultFormat", "VaultAgent", "VaultFile", "VaultInterchange",
-                                                                                "KDF", "SecureMemory"],
+                                                                                "KDF", "SecureMemory", "VaultPQ"],
                                                    path: "Fuzz/VaultFileFuzz"))
 }

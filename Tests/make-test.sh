@@ -101,6 +101,11 @@ if [ -z "${VAULTFILE_XEDDSA_PYTHON:-}" ] && [ -x .build/xeddsa-venv/bin/python ]
     VAULTFILE_XEDDSA_PYTHON=$PWD/.build/xeddsa-venv/bin/python
     export VAULTFILE_XEDDSA_PYTHON
 fi
+# The independent HPKE of PQInteropTests (PyPI cryptography), where `make test-deps` installed it.
+if [ -z "${VAULTFILE_PQ_PYTHON:-}" ] && [ -x .build/pq-venv/bin/python ]; then
+    VAULTFILE_PQ_PYTHON=$PWD/.build/pq-venv/bin/python
+    export VAULTFILE_PQ_PYTHON
+fi
 build=$(seconds "$start" "$(now)")
 
 # The main suite runs as SHARDS test processes at once, each with a share of the suites. One

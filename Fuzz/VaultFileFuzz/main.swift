@@ -92,6 +92,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 16. git's credential requests (`GitCredentialRequest`: framing and parsing) and the reference
 ///    grammar (`SecretReference`, `exec --env-file` files) never crash; a reference that parses
 ///    writes back to a text that parses to it again (issue 43).
+/// 17. post-quantum keys, type-8 slots and mlkem768x25519 age files (PostQuantumFuzz.swift), and a
+///    vault with a type-8 slot opened with the CCTV post-quantum identity: never a crash.
 /// 18. the age-plugin client (PluginClientFuzz.swift): a plugin's replies, plugin slot bodies and
 ///    plugin recipients and identities never crash; only 16-byte file keys for indices sent, wraps
 ///    within their limits, one encoding per slot body (issue 41).
@@ -108,6 +110,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     open(bytes, with: Unlocker(credentials: [UnlockCredential(.ageIdentity(identity), source: "fuzz")], limits: limits))
     if let rsaIdentity, slots.contains(where: { $0.typeByte == 7 }) {
         open(bytes, with: Unlocker(credentials: [UnlockCredential(.sshRSAIdentity(rsaIdentity), source: "fuzz")], limits: limits))
+    }
+    if slots.contains(where: { $0.typeByte == HybridSlot.type }) {
+        open(bytes, with: Unlocker(credentials: [UnlockCredential(.pqIdentity(pqIdentity), source: "fuzz")], limits: limits))
     }
     _ = try? MetadataBlock.decode(bytes, slots: slots)
     _ = try? MetadataBlock.decode(bytes, slots: slots, longKeys: true)
@@ -170,6 +175,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     ForeignArchiveFuzzing.exercise(bytes)
     fuzzEncryptedImports(bytes)
     fuzzAgeFile(bytes)
+    fuzzPostQuantum(bytes, limits: ageLimits)
     if size <= 1 << 20 { fuzzAgePlugin(bytes) }
     if size <= 1 << 20 { fuzzPluginClient(bytes) }
     _ = try? KDBXReader.read(bytes, file: "fuzz", credentials: kdbxPassword, limits: limits, now: 0)

@@ -88,6 +88,10 @@ public enum VaultError: CategorizedError, Equatable {
     /// A signed vault (format 1.3) would be sealed, or a slot attested, with nothing to sign: it was
     /// opened by a file key alone (no slot's secret, no delegation), or by a slot that cannot sign.
     case noSealSigner
+    /// A signed vault opened by a slot that has no signing key (at `slot`: a post-quantum slot,
+    /// type 8, or an age plugin slot, type 9; `kind` names it) would be sealed or a slot attested.
+    /// `signers` is how many of the vault's slots can sign (a member holding one can write).
+    case slotCannotSign(slot: Int, kind: String, signers: Int)
     /// The signer of a signed seal (the agent, or a slot's key) failed; nothing was written.
     case sealSigningFailed(String)
 
@@ -178,6 +182,9 @@ public enum VaultError: CategorizedError, Equatable {
         case .sealSigningFailed(let why): return "signing the seal failed: \(why); nothing was written"
         case .noSealSigner:
             return "this vault is signed, and nothing that opened it can sign its next seal (no slot's secret, no agent delegation); nothing was written"
+        case .slotCannotSign(let slot, let kind, _):
+            return "this vault is signed, and keyslot \(slot), which opened it, is \(kind): "
+                + "such a slot cannot sign seals, so nothing was written"
         case .malformedInput(let why): return why
         case .vaultMissing(let path): return "no vault at \(path)"
         case .notARegularFile(let path, let kind): return "\(path) is \(kind.rawValue), not a vault file"
@@ -223,7 +230,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .identityWorkOverCap: return .overLimit
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff, .notExportable: return .refused
-        case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed: return .refused
+        case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed, .slotCannotSign: return .refused
         case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged, .sourceDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy

@@ -54,7 +54,7 @@ enum VaultErrorKind: CaseIterable {
     case refusedWriteKeepsRetiredSlotKey, refusedWriteKeepsUnseenSlots, untrustedCopy
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused, slotNameAmbiguous
     case historyOff, revisionNotFound
-    case noSealSigner, sealSigningFailed
+    case noSealSigner, sealSigningFailed, slotCannotSign
     case sourceSecretRejected, sourceDamaged, notExportable
     case identityPassphraseWrong, identityWorkOverCap
 
@@ -73,6 +73,7 @@ enum VaultErrorKind: CaseIterable {
         case .slotChangeRefused: self = .slotChangeRefused
         case .slotNameAmbiguous: self = .slotNameAmbiguous
         case .noSealSigner: self = .noSealSigner
+        case .slotCannotSign: self = .slotCannotSign
         case .sealSigningFailed: self = .sealSigningFailed
         case .headerTampered: self = .headerTampered
         case .fileKeyRejected: self = .fileKeyRejected
@@ -147,6 +148,9 @@ enum VaultErrorKind: CaseIterable {
             return ErrorCaseRow(VaultError.slotNameAmbiguous(name: "shown-prefix", candidates: ["1 (recipient, shown-one)", "4 (keyfile, shown-two)"]),
                                 status: 2, hint: true, shows: ["shown-prefix", "1 (recipient, shown-one)", "4 (keyfile, shown-two)"])
         case .noSealSigner: return ErrorCaseRow(VaultError.noSealSigner, status: 3, hint: true, shows: ["signed", "nothing was written"])
+        case .slotCannotSign:
+            return ErrorCaseRow(VaultError.slotCannotSign(slot: 5, kind: "an age plugin slot", signers: 2), status: 2, hint: true,
+                                shows: ["keyslot 5", "an age plugin slot", "nothing was written"])
         case .sealSigningFailed:
             return ErrorCaseRow(VaultError.sealSigningFailed("shown-why"), status: 2, hint: false, shows: ["shown-why", "nothing was written"])
         case .headerTampered: return ErrorCaseRow(VaultError.headerTampered, status: 4, hint: true)

@@ -116,6 +116,13 @@ public enum AgeFile {
         if recipients.count > 1, recipients.contains(where: \.mustBeAlone) {
             throw .invalidRecipients("a passphrase must be the age file's only recipient (age's rule): give either --passphrase or recipients")
         }
+        // age's rule: a file is post-quantum only if every stanza is; mixing would hide that it is not.
+        // A plugin's kind is known only from its `labels` answer: `wrappedStanzas` compares them.
+        if recipients.contains(where: \.isPostQuantum),
+           recipients.contains(where: { !$0.isPostQuantum && !($0 is AgePluginFileRecipient) }) {
+            throw .invalidRecipients("post-quantum (age1pq1…) and classical recipients cannot share one age file (age's rule): "
+                                     + "the file would be only as strong as its classical recipients; share to each kind separately")
+        }
         return AgeCrypto.generateFileKey()
     }
 

@@ -15,6 +15,9 @@ public protocol AgeFileRecipient: Sendable {
     /// The stanzas and the recipient's labels (age's `RecipientWithLabels`: every recipient of a
     /// file must carry the same set; none for the native kinds, a plugin's own through `labels`).
     func wrapWithLabels(_ fileKey: SecureBytes) throws(AgeFileError) -> (stanzas: [AgeStanza], labels: Set<String>)
+    /// Whether this recipient is post-quantum (`age1pq1…`): age never mixes such recipients with
+    /// classical ones in a file, which would make it only as strong as the classical one.
+    var isPostQuantum: Bool { get }
 }
 
 /// Something that may open a stanza of an age file.
@@ -32,6 +35,7 @@ extension AgeFileRecipient {
     public func wrapWithLabels(_ fileKey: SecureBytes) throws(AgeFileError) -> (stanzas: [AgeStanza], labels: Set<String>) {
         (try wrap(fileKey), [])
     }
+    public var isPostQuantum: Bool { false }
 }
 
 extension AgeFileIdentity {

@@ -110,23 +110,26 @@ public struct AgePluginIdentity: Sendable, Equatable {
 // MARK: - Identity files with plugin lines
 
 extension AgeIdentityFile {
-    /// The identities in `bytes` as `parse` reads them, and the `AGE-PLUGIN-…` lines beside them
-    /// (identity files made for age plugins mix both). A file of plugin lines alone is valid.
-    public static func parseWithPlugins(_ bytes: [UInt8], source: String) throws(VaultError) -> (identities: [AgeIdentity], plugins: [AgePluginIdentity]) {
-        var identities: [AgeIdentity] = [], plugins: [AgePluginIdentity] = []
+    /// The identities in `bytes` as `parseAll` reads them (X25519 and post-quantum), and the
+    /// `AGE-PLUGIN-…` lines beside them (identity files made for age plugins mix them). A file of
+    /// plugin lines alone is valid.
+    public static func parseWithPlugins(_ bytes: [UInt8], source: String) throws(VaultError) -> (identities: [AgeAnyIdentity], plugins: [AgePluginIdentity]) {
+        var identities: [AgeAnyIdentity] = [], plugins: [AgePluginIdentity] = []
         for (number, line) in try meaningfulLines(bytes, what: source) {
             do {
                 if AgePluginIdentity.looksLikePlugin(line) {
                     plugins.append(try AgePluginIdentity(parsing: line))
+                } else if AgePQIdentity.looksLike(line) {
+                    identities.append(.postQuantum(try AgePQIdentity(parsing: line)))
                 } else {
-                    identities.append(try AgeIdentity(parsing: line))
+                    identities.append(.x25519(try AgeIdentity(parsing: line)))
                 }
             } catch {
                 throw .malformedInput("\(source), line \(number): \(error.description)")
             }
         }
         guard !identities.isEmpty || !plugins.isEmpty else {
-            throw .malformedInput("\(source) holds no identity (AGE-SECRET-KEY-1… or AGE-PLUGIN-… lines)")
+            throw .malformedInput("\(source) holds no identity (AGE-SECRET-KEY-1…, AGE-SECRET-KEY-PQ-1… or AGE-PLUGIN-… lines)")
         }
         return (identities, plugins)
     }

@@ -266,6 +266,8 @@ public enum Keyslot: Equatable, Sendable {
     case x25519(X25519Slot)
     /// An ssh-rsa slot (type 7, read only in a file with `VaultHeader.longKeysFlag`).
     case sshRSA(RSASlot)
+    /// A post-quantum mlkem768x25519 slot (type 8, read only in a file with `VaultHeader.longKeysFlag`).
+    case mlkem768x25519(HybridSlot)
     /// An age plugin slot (type 9, read only in a file with `VaultHeader.longKeysFlag`).
     case plugin(PluginSlot)
     /// A slot type this version does not know (or a 1.1 type in a file without the flag); preserved byte for byte.
@@ -280,6 +282,7 @@ public enum Keyslot: Equatable, Sendable {
         case .password: return Self.passwordType
         case .x25519(let slot): return slot.kind.rawValue
         case .sshRSA: return RSASlot.type
+        case .mlkem768x25519: return HybridSlot.type
         case .plugin: return PluginSlot.type
         case .unknown(let type, _): return type
         }
@@ -291,6 +294,7 @@ public enum Keyslot: Equatable, Sendable {
         case .password(let slot): body = slot.body()
         case .x25519(let slot): body = slot.body()
         case .sshRSA(let slot): body = slot.body()
+        case .mlkem768x25519(let slot): body = slot.body()
         case .plugin(let slot): body = slot.body()
         case .unknown(_, let unknownBody): body = unknownBody
         }
@@ -312,6 +316,8 @@ public enum Keyslot: Equatable, Sendable {
         }
         // An ssh-rsa key needs the metadata's long keys: without flag 0x10 the type is unknown, kept as it is.
         if extended, longKeys, type == RSASlot.type { return .sshRSA(try RSASlot.parse(body: body, index: index)) }
+        // So does a post-quantum slot (its 1,216-byte key): without flag 0x10, unknown and kept.
+        if extended, longKeys, type == HybridSlot.type { return .mlkem768x25519(try HybridSlot.parse(body: body, index: index)) }
         if extended, longKeys, type == PluginSlot.type { return .plugin(try PluginSlot.parse(body: body, index: index)) }
         return .unknown(type: type, body: Array(body))
     }

@@ -17,6 +17,8 @@ public struct UnlockCredential: Sendable {
         case sshIdentity(SSHEd25519Identity)
         /// An OpenSSH ssh-rsa key: opens ssh-rsa slots.
         case sshRSAIdentity(SSHRSAIdentity)
+        /// An age post-quantum identity (`AGE-SECRET-KEY-PQ-1…`): opens mlkem768x25519 slots.
+        case pqIdentity(AgePQIdentity)
         /// A keyfile, read (streamed) for each keyfile slot tried.
         case keyfile(path: String)
         /// A recovery code: opens recovery slots.
@@ -150,7 +152,7 @@ extension VaultCodec {
                         guard let kdf = slot.kdf, admit(kdf) else { continue }
                         let secret = SlotSecrets.password(try kdf.deriveKey(password: password, salt: slot.salt, limits: limits))
                         if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
-                    case .sshRSA, .plugin, .unknown:
+                    case .sshRSA, .mlkem768x25519, .plugin, .unknown:
                         continue
                     }
                 }
@@ -188,6 +190,13 @@ extension VaultCodec {
                     guard case .sshRSA(let slot) = keyslot else { continue }
                     let fileKey = slot.unwrap(with: identity, vaultID: header.vaultID)
                     if let result = opened(index, fileKey, identity.publicKey.wireBytes, .rsa(identity)) { return result }
+                }
+            case .pqIdentity(let identity):
+                for (index, keyslot) in slots.enumerated() {
+                    guard case .mlkem768x25519(let slot) = keyslot else { continue }
+                    let fileKey = slot.unwrap(with: identity.identity, vaultID: header.vaultID)
+                    // No signing key: a post-quantum slot cannot sign seals (docs/FORMAT.md §3.13).
+                    if let result = opened(index, fileKey, identity.recipient.publicKey.bytes, nil) { return result }
                 }
             case .pluginIdentity(let identity):
                 if let found = try openPluginSlots(header, identity: identity), let result = opened(found.0, found.1, nil, nil) {

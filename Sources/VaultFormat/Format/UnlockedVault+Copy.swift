@@ -21,7 +21,7 @@ extension UnlockedVault {
     /// removed from the team), as `rotated(dropping:)` leaves them out.
     public func independentCopy(dropping: Set<Int> = [], now: Int64) throws -> UnlockedVault {
         let signs = isSigned
-        if signs, openedSlotSigner() == nil { throw VaultError.noSealSigner }
+        if signs, openedSlotSigner() == nil { throw missingSigner() }
         var fresh = header
         fresh.vaultID = randomBytes(count: header.vaultID.count)
         fresh.generation = 0

@@ -14,6 +14,8 @@ public enum NewSlot: Sendable {
     case sshEd25519(SSHEd25519PublicKey)
     /// An ssh-rsa public key (format 1.4).
     case sshRSA(SSHRSAPublicKey)
+    /// An age post-quantum recipient (`age1pq1…`, format 1.4).
+    case postQuantum(AgePQRecipient)
     /// An age plugin recipient, `age1NAME1…` (format 1.4, slot type 9).
     case plugin(AgePluginRecipient)
     /// A keyfile (hashed with a fresh salt).
@@ -32,6 +34,7 @@ public enum NewSlot: Sendable {
         case .recipient(let recipient): recipient.description
         case .sshEd25519(let key): key.fingerprint
         case .sshRSA(let key): key.fingerprint
+        case .postQuantum(let recipient): recipient.shortName
         case .plugin(let recipient): recipient.description
         case .keyfile(let path): path
         case .password, .recovery: nil
@@ -98,6 +101,10 @@ extension UnlockedVault {
             let parsed = try? SSHRSAPublicKey(wire: key)
             recipient = parsed?.description
             fingerprint = parsed?.fingerprint
+        case .mlkem768x25519:
+            kind = HybridSlot.kindName
+            recipient = (try? AgePQRecipient(bytes: key))?.description
+            fingerprint = recipient.map { _ in HybridSlot.fingerprint(of: key) }
         case .plugin:
             kind = "plugin"
             let parsed = try? AgePluginRecipient(parsing: String(decoding: key, as: UTF8.self))
@@ -125,6 +132,7 @@ extension UnlockedVault {
             guard index < metadata.count, !metadata[index].publicKey.isEmpty else { continue }
             let stored = metadata[index].publicKey
             if case .sshRSA = keyslot, case .sshRSA(let key) = new, stored == key.wireBytes { return index }
+            if case .mlkem768x25519 = keyslot, case .postQuantum(let recipient) = new, stored == recipient.publicKey.bytes { return index }
             if case .plugin = keyslot, case .plugin(let recipient) = new, stored == Array(recipient.encoding.utf8) { return index }
             guard case .x25519(let slot) = keyslot else { continue }
             switch (new, slot.kind) {
@@ -246,6 +254,9 @@ extension UnlockedVault {
             return (.x25519(slot), recipient.bound, nil)
         case .sshRSA(let key):
             return (.sshRSA(try RSASlot.wrap(fileKey, to: key, vaultID: vaultID)), key.wireBytes, nil)
+        case .postQuantum(let recipient):
+            let slot = try HybridSlot.wrap(fileKey, to: recipient.publicKey, vaultID: vaultID)
+            return (.mlkem768x25519(slot), recipient.publicKey.bytes, nil)
         case .plugin(let recipient):
             // The recipient is the slot's public key: every rotation runs its plugin again (§3.12).
             return (.plugin(try PluginSlot.wrap(fileKey, to: recipient, vaultID: vaultID, alone: alone)), Array(recipient.encoding.utf8), nil)

@@ -34,7 +34,7 @@ extension UnlockedVault {
             switch slots[index] {
             case .password: return "keyslot \(index) (a v1 password slot that did not open the vault)"
             case .unknown(let type, _): return "keyslot \(index) (of type \(type), unknown to this vaultfile)"
-            case .x25519, .sshRSA, .plugin: return nil
+            case .x25519, .sshRSA, .mlkem768x25519, .plugin: return nil
             }
         }
         guard blocked.isEmpty else { throw VaultError.rotationBlocked(slots: blocked) }
@@ -113,7 +113,7 @@ extension UnlockedVault {
             switch slot {
             case .password(let password): return password.kdf
             case .x25519(let x25519): return x25519.kdf
-            case .sshRSA, .plugin, .unknown: return nil
+            case .sshRSA, .mlkem768x25519, .plugin, .unknown: return nil
             }
         }()
         let fresh: NewSlot?
@@ -126,11 +126,15 @@ extension UnlockedVault {
             fresh = .password(secret, kdf)
         case .keyfile(let path): fresh = .keyfile(path: path)
         case .recovery(let code): fresh = .recovery(code, currentKDF ?? NewSlot.recoveryKDF)
-        case .ageIdentity, .sshIdentity, .protectedIdentity, .sshRSAIdentity, .pluginIdentity: fresh = nil
+        case .ageIdentity, .sshIdentity, .protectedIdentity, .sshRSAIdentity, .pqIdentity, .pluginIdentity: fresh = nil
         }
         if let fresh {
             let (made, publicKey, secret) = try Self.makeSigningSlot(fresh, fileKey: newKey, vaultID: header.vaultID)
             return (made, publicKey, secret)
+        }
+        if case .mlkem768x25519 = slot, let key = opened.derivedKey {
+            // A fresh encapsulation to the same key: the identity keeps its key, as age identities do.
+            return (try Self.rewrapped(slot, index: opened.index, to: key, newKey: newKey, vaultID: header.vaultID), key, nil)
         }
         if case .sshRSA = slot, let key = opened.derivedKey {
             return (try Self.rewrapped(slot, index: opened.index, to: key, newKey: newKey, vaultID: header.vaultID), key, opened.signingKey)
@@ -156,6 +160,9 @@ extension UnlockedVault {
         case .sshRSA:
             guard let key = try? SSHRSAPublicKey(wire: stored) else { throw malformed }
             return .sshRSA(try RSASlot.wrap(newKey, to: key, vaultID: vaultID))
+        case .mlkem768x25519:
+            guard let key = try? AgePQRecipient(bytes: stored) else { throw malformed }
+            return .mlkem768x25519(try HybridSlot.wrap(newKey, to: key.publicKey, vaultID: vaultID))
         case .plugin:
             guard let recipient = try? AgePluginRecipient(parsing: String(decoding: stored, as: UTF8.self)) else { throw malformed }
             return .plugin(try PluginSlot.wrap(newKey, to: recipient, vaultID: vaultID, alone: alone))

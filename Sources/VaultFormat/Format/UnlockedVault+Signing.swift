@@ -91,7 +91,7 @@ extension UnlockedVault {
     /// Seals a signed vault: the payload first, at the header's offset, hashed as it is
     /// written; then the signature over the transcript, and the header written last at offset 0.
     func sealSigned(to output: any SealedOutput, contentLength: Int) throws(VaultError) {
-        guard let signer = sealSigner else { throw .noSealSigner }
+        guard let signer = sealSigner else { throw missingSigner() }
         let entries = slotMetadata ?? []
         guard sealState.attestations.count == entries.count, entries.count == header.keyslots.count else {
             throw .headerDamaged("the seal record has \(sealState.attestations.count) attestations for \(header.keyslots.count) keyslots")
@@ -184,7 +184,7 @@ extension UnlockedVault {
     /// `noSealSigner` when the vault was opened otherwise (a file key alone, the agent).
     func attestingSigner() throws(VaultError) -> SlotSealSigner {
         if let signer = sealSigner as? SlotSealSigner { return signer }
-        guard let signer = openedSlotSigner() else { throw .noSealSigner }
+        guard let signer = openedSlotSigner() else { throw missingSigner() }
         return signer
     }
 
@@ -194,6 +194,10 @@ extension UnlockedVault {
     /// The slots in `dropping` go, as with `rotated`.
     public func rotatedSigning(dropping: Set<Int> = [], now: Int64) throws -> (vault: UnlockedVault, wrappedTo: [SlotDescription]) {
         guard !isSigned else { throw VaultError.slotChangeRefused("this vault is signed already") }
+        if case .slotCannotSign(let slot, let kind, _) = missingSigner() {
+            throw VaultError.slotChangeRefused("keyslot \(slot), which opened the vault, is \(kind), which cannot sign seals; "
+                                               + "open it with a password, keyfile, recovery code, age1… X25519, ssh-ed25519 or ssh-rsa slot to sign it")
+        }
         guard openedSlot?.signingKey != nil || openedSlot.map({ if case .password = $0.credential.secret { true } else { false } }) == true else {
             throw VaultError.noSealSigner
         }

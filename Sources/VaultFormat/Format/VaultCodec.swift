@@ -58,7 +58,7 @@ extension Keyslot {
         switch self {
         case .password: return 0
         case .x25519(let slot): return slot.kind == .password ? 0 : nil
-        case .sshRSA, .plugin, .unknown: return nil
+        case .sshRSA, .mlkem768x25519, .plugin, .unknown: return nil
         }
     }
 }

@@ -11,6 +11,11 @@ extension VaultHeader {
         keyslots.contains { if case .password = $0 { return true } else { return false } } || hasSlot(of: .password)
     }
 
+    /// Whether the vault has a post-quantum mlkem768x25519 slot (format 1.4, type 8).
+    public var hasPostQuantumSlot: Bool {
+        keyslots.contains { if case .mlkem768x25519 = $0 { return true } else { return false } }
+    }
+
     /// Whether the vault has an ssh-rsa slot (format 1.4, type 7).
     public var hasSSHRSASlot: Bool {
         keyslots.contains { if case .sshRSA = $0 { return true } else { return false } }

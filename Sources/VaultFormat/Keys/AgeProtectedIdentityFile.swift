@@ -6,7 +6,7 @@ import VaultModel
 
 /// An age identity file under a passphrase, as `age-keygen | age -p > key.age` makes it: an age v1
 /// file (binary, or armored with `-a`) whose one stanza is scrypt and whose plaintext is an identity
-/// file (`AGE-SECRET-KEY-1…` lines). age reads such files as identities after asking for the
+/// file (`AGE-SECRET-KEY-1…` lines, and `AGE-SECRET-KEY-PQ-1…` ones of `age-keygen -pq`). age reads such files as identities after asking for the
 /// passphrase; so does vaultfile, through the age file library (`AgeFile`).
 ///
 /// Read and checked when the file is: the header parsed and bounded, scrypt its only stanza. The
@@ -58,7 +58,7 @@ public struct AgeProtectedIdentityFile: Sendable {
 
     /// The identities in the file under `passphrase`, or nil when the passphrase is wrong. The
     /// decrypted identity file is wiped here; the identities live in guarded memory.
-    public func decrypt(passphrase: SecureBytes, limits: KDFLimits) throws -> [AgeIdentity]? {
+    public func decrypt(passphrase: SecureBytes, limits: KDFLimits) throws -> [AgeAnyIdentity]? {
         let plaintext: SecureBytes
         do {
             plaintext = try AgeFile.decrypt(file, identities: [], passphrase: passphrase, limits: limits, maxPlaintext: Self.maxPlaintext)
@@ -69,6 +69,7 @@ public struct AgeProtectedIdentityFile: Sendable {
         }
         var text = plaintext.withUnsafeBytes { Array($0) }
         defer { wipe(&text) }
-        return try AgeIdentityFile.parse(text, source: "\(source) (decrypted)")
+        // X25519 and post-quantum lines (age -p over an age-keygen -pq file), as unprotected files.
+        return try AgeIdentityFile.parseAll(text, source: "\(source) (decrypted)")
     }
 }

@@ -27,7 +27,7 @@ extension PassphraseProvider {
 
 /// An identity under a passphrase (`OpenSSHProtectedKey`, `AgeProtectedIdentityFile`), read
 /// and checked when its file is, and decrypted only when a vault has a keyslot of its kind
-/// (`slotKind`): its passphrase is never asked for a vault it cannot open. `VaultCodec.unlock`
+/// (`mayOpen`): its passphrase is never asked for a vault it cannot open. `VaultCodec.unlock`
 /// calls `open()` at that point.
 ///
 /// Decrypted once: the identities are kept (in guarded memory) for the rest of this value's
@@ -60,16 +60,16 @@ public final class ProtectedIdentity: Sendable {
         self.skippable = skippable
     }
 
-    /// The kind of keyslot the identities inside open: the vault must have one before the passphrase is asked for.
-    public var slotKind: SlotKind {
+    /// Whether `header` has a keyslot the identities inside may open, before the passphrase is
+    /// asked for: an ssh-ed25519 slot for an OpenSSH key; for an age identity file (which may
+    /// hold `AGE-SECRET-KEY-1…` and `AGE-SECRET-KEY-PQ-1…` lines, unknown until decrypted) an
+    /// age recipient slot or a post-quantum slot.
+    public func mayOpen(_ header: VaultHeader) -> Bool {
         switch sealed {
-        case .openSSH: .sshEd25519
-        case .ageFile: .recipient
+        case .openSSH: header.hasSlot(of: .sshEd25519)
+        case .ageFile: header.hasSlot(of: .recipient) || header.hasPostQuantumSlot
         }
     }
-
-    /// Whether `header` has a keyslot this identity may open (of `slotKind`).
-    public func mayOpen(_ header: VaultHeader) -> Bool { header.hasSlot(of: slotKind) }
 
     /// The identities inside, decrypted on the first call with a passphrase from the provider,
     /// tried as often as it gives one; `VaultError.identityPassphraseWrong` when none decrypts.
@@ -117,7 +117,14 @@ public final class ProtectedIdentity: Sendable {
         case .openSSH(let key):
             return try key.decrypt(passphrase: passphrase).map { [.sshIdentity($0)] }
         case .ageFile(let file):
-            return try file.decrypt(passphrase: passphrase, limits: limits).map { $0.map { .ageIdentity($0) } }
+            return try file.decrypt(passphrase: passphrase, limits: limits).map { identities in
+                identities.map { identity -> UnlockCredential.Secret in
+                    switch identity {
+                    case .x25519(let identity): .ageIdentity(identity)
+                    case .postQuantum(let identity): .pqIdentity(identity)
+                    }
+                }
+            }
         }
     }
 }

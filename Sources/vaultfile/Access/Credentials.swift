@@ -161,9 +161,14 @@ extension KeySourceOptions {
         if SSHEd25519Identity.looksLikeOpenSSHKey(bytes) {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }
-        // age identity files may hold plugin identities (AGE-PLUGIN-NAME-1…) beside native ones.
+        // age identity files may hold post-quantum and plugin identities (AGE-PLUGIN-NAME-1…) beside X25519 ones.
         let (native, plugins) = try AgeIdentityFile.parseWithPlugins(bytes, source: source)
-        return native.map { UnlockCredential(.ageIdentity($0), source: source) } + plugins.map { UnlockCredential(.pluginIdentity($0), source: source) }
+        return native.map { identity in
+            switch identity {
+            case .x25519(let identity): UnlockCredential(.ageIdentity(identity), source: source)
+            case .postQuantum(let identity): UnlockCredential(.pqIdentity(identity), source: source)
+            }
+        } + plugins.map { UnlockCredential(.pluginIdentity($0), source: source) }
     }
 }
 

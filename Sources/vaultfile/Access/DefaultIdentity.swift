@@ -133,6 +133,7 @@ enum DefaultIdentity {
         if case .sshIdentity = credential.secret { return header.hasSlot(of: .sshEd25519) }
         if case .protectedIdentity(let protected) = credential.secret { return protected.mayOpen(header) }
         if case .sshRSAIdentity = credential.secret { return header.hasSSHRSASlot }
+        if case .pqIdentity = credential.secret { return header.hasPostQuantumSlot }
         if case .pluginIdentity = credential.secret { return header.hasPluginSlot }
         return true
     }

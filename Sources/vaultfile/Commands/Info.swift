@@ -22,6 +22,7 @@ extension VaultfileCommand {
                 case .password(let password): return (header.usesKeyslots11 ? "password (v1)" : "password", password.kdf)
                 case .x25519(let x25519): return (x25519.kind.name, x25519.kdf)
                 case .sshRSA: return ("ssh-rsa", nil)
+                case .mlkem768x25519: return (HybridSlot.kindName, nil)
                 case .plugin: return ("plugin", nil)
                 case .unknown(let type, _): return ("unknown type \(type)", nil)
                 }
@@ -33,6 +34,8 @@ extension VaultfileCommand {
             let weak = slots.contains { $0.type.hasPrefix("password") && ($0.kdf.map { !$0.meetsRecommendedMinimum } ?? false) }
             let seen = try Self.seen(header, path: store.path)
             let members = Self.members(header)
+            // Said only of a vault with a post-quantum slot (age's meaning: every slot is; docs/SECURITY.md).
+            let quantum = PostQuantumStatus(header.keyslots).words
             if json {
                 try StandardOutput.line(JSON.object([
                     ("path", .string(store.path)),
@@ -45,7 +48,7 @@ extension VaultfileCommand {
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
                     ("kdf_below_recommendation", hasPassword ? .bool(weak) : .null),
-                ] + seen.json + members.json).text)
+                ] + seen.json + members.json + (quantum.map { [("post_quantum", JSON.string($0))] } ?? [])).text)
                 return
             }
             var lines = [
@@ -58,6 +61,7 @@ extension VaultfileCommand {
                 let size = Self.modulusBytes(header.keyslots[index]).map { ", \($0 * 8)-bit key" } ?? ""
                 lines.append("keyslot \(index):   \(slot.type)\(slot.kdf.map { ", \($0)" } ?? "")\(size)")
             }
+            if let quantum { lines.append("quantum:     \(quantum)") }
             lines.append("size:        \(fileSize) bytes (header \(headerLength), payload \(fileSize - headerLength))")
             lines.append("kdf:         " + (!hasPassword ? "not judged: no password slot (only a password's KDF is judged)"
                                             : weak ? "BELOW today's recommendation (OWASP); strengthen with 'vaultfile passwd'"

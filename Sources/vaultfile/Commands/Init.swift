@@ -24,6 +24,10 @@ extension VaultfileCommand {
                 1.1) and a password only if a password source is given (or --ask-password): a vault of \
                 recipients only, with no password at all, is allowed, as with age.
 
+                Post-quantum age1pq1… recipients beside a classical key (age1…, ssh-ed25519, ssh-rsa, or an \
+                age plugin recipient, which counts as classical) are refused without --allow-classical, as \
+                'slot add' refuses them (age's no-mixing rule); a password or keyfile beside them is allowed.
+
                 A new vault keeps the earlier versions of its entries (format 1.2: 10 versions and 1 MiB \
                 per entry, see 'vaultfile history'); releases without history, such as 0.1.0, cannot read \
                 it. --keep-history 0 makes a vault they read (format 1.0, or 1.1 with keyslots).
@@ -31,7 +35,8 @@ extension VaultfileCommand {
                 A new vault is signed (format 1.3): every write is signed by the slot that opened it, so \
                 that only its members can write it; vaultfile 0.2.0 and older cannot open it. --unsigned \
                 makes a vault they still open ('vaultfile rekey' can sign it later). A \
-                vault of recipients only is unsigned: no slot's secret is at hand to sign it. init says \
+                vault of recipients only is unsigned: no slot's secret is at hand to sign it (post-quantum and \
+                plugin slots never sign, so a vault of those alone stays unsigned). init says \
                 which it made.
 
                 --copy-of SOURCE makes an independent copy of an existing vault: the same entries, history \
@@ -45,7 +50,7 @@ extension VaultfileCommand {
         @OptionGroup var unlock: UnlockOptions
         @OptionGroup var kdf: KDFOptions
         @Option(name: Table.recipient.long, help: ArgumentHelp(
-            "Also open the vault with this age recipient (age1…; age1NAME1… for an age plugin) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
+            "Also open the vault with this age recipient (age1…; age1pq1… post-quantum; age1NAME1… for an age plugin) or ssh-ed25519 or ssh-rsa public key line (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: Table.recipientsFile.long, help: ArgumentHelp(
             "Also open the vault with every recipient in this file (repeatable).", valueName: "file"))
@@ -57,6 +62,8 @@ extension VaultfileCommand {
         var anyKeyfile = false
         @Flag(name: Table.askPassword.long, help: "With recipients or a keyfile, also ask for a password on the terminal.")
         var askPassword = false
+        @Flag(name: Table.allowClassical.long, help: "Accept classical keys (age1…, ssh-ed25519, ssh-rsa, plugins) beside age1pq1… recipients; the vault is then not post-quantum.")
+        var allowClassical = false
         @Flag(name: Table.unsigned.long, help: "Make an unsigned vault, which vaultfile 0.2.0 and older still open (no signed seals).")
         var unsigned = false
         @OptionGroup var history: HistoryOptions
@@ -109,6 +116,14 @@ extension VaultfileCommand {
             if store.exists { throw VaultError.vaultExists(path: store.path) }
             let parameters = passwordRequired ? try kdf.parameters(within: unlock.limits()) : nil
             let missing = try Self.missingFolders(for: store.path)
+            var keys: [(slot: NewSlot, label: String)] = []
+            for (number, recipient) in recipients.enumerated() {
+                let parsed = try Recipients.parse(recipient, source: recipients.count > 1 ? "--recipient number \(number + 1)" : nil)
+                keys.append((parsed.slot, parsed.defaultLabel))
+            }
+            for file in recipientsFiles { keys += try Recipients.parseFile(file).map { ($0.slot, $0.defaultLabel) } }
+            // age's no-mixing rule, as 'slot add' applies it: checked before any password is asked.
+            try PostQuantumStatus.checkCreating(keys.map(\.slot), allowClassical: allowClassical)
             var slots: [(slot: NewSlot, label: String)] = []
             if passwordRequired || unlock.source.isExplicit || askPassword {
                 let parameters = try parameters ?? kdf.parameters(within: unlock.limits())
@@ -122,11 +137,7 @@ extension VaultfileCommand {
                 PasswordAdvice.warnIfWeak(password, typed: unlock.source.isPrompt)
                 slots.append((.password(password, parameters), ""))
             }
-            for (number, recipient) in recipients.enumerated() {
-                let parsed = try Recipients.parse(recipient, source: recipients.count > 1 ? "--recipient number \(number + 1)" : nil)
-                slots.append((parsed.slot, parsed.defaultLabel))
-            }
-            for file in recipientsFiles { slots += try Recipients.parseFile(file).map { ($0.slot, $0.defaultLabel) } }
+            slots += keys
             // One slot per key (two would keep a key in after 'slot rm' of either): a recipient
             // given twice, or in two files, gets the first one's slot.
             var seen: Swift.Set<String> = []
@@ -151,18 +162,25 @@ extension VaultfileCommand {
                 case .recipient: return "recipient"
                 case .sshEd25519: return "ssh-ed25519"
                 case .sshRSA: return "ssh-rsa"
+                case .postQuantum: return "mlkem768x25519"
                 case .plugin: return "plugin"
                 case .keyfile: return "keyfile"
                 case .recovery: return "recovery"
                 }
             }
-            let rsa = slots.contains { switch $0.slot { case .sshRSA, .plugin: true; default: false } }
+            // An ssh-rsa, post-quantum or plugin key needs format 1.4's long keys.
+            let rsa = slots.contains { switch $0.slot { case .sshRSA, .postQuantum, .plugin: true; default: false } }
             let kind = signed ? "signed (format \(rsa ? "1.4" : "1.3"); vaultfile \(rsa ? "0.3.0" : "0.2.0") and older cannot open it)"
                 : "unsigned (format \(rsa ? "1.4" : newVault.keepsHistory ? "1.2" : "1.1")\(unsigned ? "" : "; no slot's secret is at hand to sign it"))"
             Messages.info("created \(store.path), \(kind); keyslots: \(kinds.joined(separator: ", "))")
             if !signed, !unsigned {
-                Messages.info("vaultfile: hint: to have its writes signed, run 'vaultfile rekey --sign --vault \(store.path)' "
-                    + "with one of its identities (--identity FILE)")
+                // Post-quantum and plugin slots have no signing key: 'rekey --sign' through them is refused.
+                let signs = slots.contains { switch $0.slot { case .recipient, .sshEd25519, .sshRSA: true; default: false } }
+                Messages.info(signs ? "vaultfile: hint: to have its writes signed, run 'vaultfile rekey --sign --vault \(store.path)' "
+                    + "with one of its identities (--identity FILE)"
+                    : "vaultfile: hint: its post-quantum and plugin slots cannot sign seals, so every member can write it; to have its "
+                    + "writes signed, add a slot that signs ('vaultfile slot add password' or 'slot add keyfile') and run "
+                    + "'vaultfile rekey --sign --vault \(store.path)' with it")
             }
         }
 
@@ -222,10 +240,11 @@ extension VaultfileCommand.Init {
     enum Table: String, QuickOptionTable {
         case recipient, recipientsFile = "recipients-file", withKeyfile = "with-keyfile"
         case anyKeyfile = "any-keyfile", askPassword = "ask-password", unsigned, copyOf = "copy-of"
+        case allowClassical = "allow-classical"
 
         var kind: OptionKind {
             switch self {
-            case .anyKeyfile, .askPassword, .unsigned: .flag
+            case .anyKeyfile, .askPassword, .unsigned, .allowClassical: .flag
             case .withKeyfile, .copyOf: .option
             case .recipient, .recipientsFile: .repeatable
             }
@@ -239,6 +258,7 @@ extension VaultfileCommand.Init {
             case .anyKeyfile: command.anyKeyfile = arguments.flag(self)
             case .askPassword: command.askPassword = arguments.flag(self)
             case .unsigned: command.unsigned = arguments.flag(self)
+            case .allowClassical: command.allowClassical = arguments.flag(self)
             case .copyOf: command.copyOf = arguments.string(self)
             }
         }

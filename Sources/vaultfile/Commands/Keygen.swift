@@ -12,7 +12,7 @@ extension VaultfileCommand {
     struct Keygen: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "keygen",
-            abstract: "Make an age identity (as age-keygen does), or with --keyfile a 64-byte keyfile.",
+            abstract: "Make an age identity (as age-keygen does; --pq: post-quantum), or with --keyfile a 64-byte keyfile.",
             discussion: """
                 With -o FILE the identity is written to FILE (mode 0600; an existing file is never \
                 replaced; missing folders on its way are made with mode 0700, as init makes them) and its \
@@ -22,6 +22,10 @@ extension VaultfileCommand {
                 goes to standard output and 'Public key: age1…' to standard error. The identity works with \
                 age itself (age -d -i FILE), and its recipient with 'vaultfile slot add recipient' and age -r.
 
+                --pq makes a post-quantum hybrid identity (ML-KEM-768 + X25519, AGE-SECRET-KEY-PQ-1…) as \
+                age-keygen -pq (age 1.3) does; its recipient is age1pq1… (1,959 characters). It works \
+                everywhere an identity does (--identity, the default identity file, unlock) and with age 1.3.
+
                 --keyfile FILE writes a keyfile for 'slot add keyfile' and 'init --with-keyfile': 56 random \
                 bytes and an 8-byte mark vaultfile recognises (mode 0600, never replacing a file).
                 """)
@@ -30,9 +34,12 @@ extension VaultfileCommand {
         var output: String?
         @Option(name: .customLong("keyfile"), help: ArgumentHelp("Write a new keyfile here instead (0600; refuses to replace one).", valueName: "file"))
         var keyfile: String?
+        @Flag(name: .customLong("pq"), help: "Make a post-quantum identity (ML-KEM-768 + X25519, AGE-SECRET-KEY-PQ-1…), as age-keygen -pq does.")
+        var postQuantum = false
 
         func validate() throws {
             if output != nil && keyfile != nil { throw ValidationError("give -o (an identity) or --keyfile (a keyfile), not both") }
+            if postQuantum && keyfile != nil { throw ValidationError("--pq makes an identity; a keyfile has no kind: give one of --pq and --keyfile") }
         }
 
         func run() throws {
@@ -43,9 +50,15 @@ extension VaultfileCommand {
                 Messages.info("wrote a keyfile to \(keyfile); add it with 'vaultfile slot add keyfile \(keyfile)'")
                 return
             }
-            let identity = AgeIdentity.generate()
-            let recipient = identity.recipient.description
-            var text = Array("# created: \(Self.createdStamp())\n# public key: \(recipient)\n\(identity.encodedSecretKey())\n".utf8)
+            let recipient: String, secret: String
+            if postQuantum {
+                let identity = try AgePQIdentity.generate()
+                (recipient, secret) = (identity.recipient.description, identity.encodedSecretKey())
+            } else {
+                let identity = AgeIdentity.generate()
+                (recipient, secret) = (identity.recipient.description, identity.encodedSecretKey())
+            }
+            var text = Array("# created: \(Self.createdStamp())\n# public key: \(recipient)\n\(secret)\n".utf8)
             defer { wipe(&text) }
             if let output {
                 try Self.createPrivately(output, text)

@@ -114,6 +114,7 @@ extension VaultfileCommand {
             case .ageIdentity(let identity): identity
             case .sshIdentity(let identity): identity
             case .sshRSAIdentity(let identity): identity
+            case .pqIdentity(let identity): identity
             default: nil
             }
         }

@@ -96,10 +96,11 @@ extension VaultfileCommand {
                 case .recipient(let recipient): return recipient
                 case .sshEd25519(let key): return key
                 case .sshRSA(let key): return key
+                case .postQuantum(let recipient): return recipient
                 case .plugin(let recipient):
                     plugins.append(recipient)
                     return nil
-                default: throw CLIError.invalidArgument("share writes to age1…, age1NAME1… (plugins), ssh-ed25519 and ssh-rsa recipients")
+                default: throw CLIError.invalidArgument("share writes to age1…, age1pq1…, age1NAME1… (plugins), ssh-ed25519 and ssh-rsa recipients")
                 }
             }
             // One plugin run per plugin, for all of its recipients (a PIN or a touch asked once).

@@ -170,4 +170,24 @@ private func stanza(_ type: String, _ arguments: [String] = [], _ body: [UInt8] 
         for length in 0..<body.count { #expect(throws: VaultError.self) { try PluginSlot.parse(body: body.prefix(length), index: 0) } }
         #expect(throws: VaultError.self) { try PluginSlot.parse(body: (body + [0])[...], index: 0) }
     }
+
+    // MARK: - age's no-mixing rule with plugins
+
+    @Test func test_encrypt_mixesAPluginWithPostQuantumRecipientsOnlyWhenItsLabelsArePostquantum() throws {
+        let pq = try AgePQIdentity.generate().recipient
+        let recipient = try AgePluginRecipient(parsing: Bech32.encode(humanReadablePart: "age1t", data: [1, 2, 3]))
+        func plugin(_ labels: [String]?) -> AgePluginFileRecipient {
+            let replies = (labels.map { [stanza("labels", $0)] } ?? []) + [stanza("recipient-stanza", ["0", "t", "a"], [1, 2]), stanza("done")]
+            return AgePluginFileRecipient([recipient], launcher: ScriptedPlugin(replies))
+        }
+        let secret = SecureBytes(copying: Array("v".utf8))
+        // age 1.3's post-quantum recipients carry the label "postquantum": a plugin saying the same joins them.
+        let file = try AgeFile.encrypt(secret, to: [pq, plugin([AgePQRecipient.postQuantumLabel])])
+        #expect(try AgeHeader.parse(file[...]).stanzas.map(\.type) == ["mlkem768x25519", "t"])
+        // A plugin with no labels (classical, as real YubiKey, FIDO2 and TPM plugins are) does not.
+        #expect(throws: AgeFileError.self) { _ = try AgeFile.encrypt(secret, to: [pq, plugin(nil)]) }
+        #expect(throws: AgeFileError.self) { _ = try AgeFile.encrypt(secret, to: [plugin(nil), pq]) }
+        // Nor does a post-quantum plugin join an X25519 recipient: the labels differ.
+        #expect(throws: AgeFileError.self) { _ = try AgeFile.encrypt(secret, to: [plugin(["postquantum"]), AgeIdentity.generate().recipient]) }
+    }
 }

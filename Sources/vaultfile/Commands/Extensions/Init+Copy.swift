@@ -15,7 +15,7 @@ extension VaultfileCommand.Init {
                                   + "the default vault (VAULTFILE_PATH or the standard path)")
         }
         let chosen = [(!recipients.isEmpty, "--recipient"), (!recipientsFiles.isEmpty, "--recipients-file"), (withKeyfile != nil, "--with-keyfile"),
-                      (askPassword, "--ask-password"), (unsigned, "--unsigned")].filter(\.0).map(\.1)
+                      (askPassword, "--ask-password"), (allowClassical, "--allow-classical"), (unsigned, "--unsigned")].filter(\.0).map(\.1)
         if !chosen.isEmpty {
             throw ValidationError("--copy-of keeps the source's keyslots and signing; \(chosen.joined(separator: ", ")) cannot go with it "
                                   + "(change the copy's slots afterwards with 'vaultfile slot add' and 'slot rm')")

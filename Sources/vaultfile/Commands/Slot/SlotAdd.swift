@@ -16,8 +16,10 @@ struct SlotAdd: ParsableCommand {
             Opening the vault needs one of its secrets (any unlock source: --identity, --keyfile, \
             --recovery, a password). The new slot wraps the same file key, so nothing else changes; \
             the first slot added sets the keyslots flag (format 1.1, or 1.2 with history), which \
-            vaultfile 0.1.0 cannot open; an ssh-rsa key (2,048 to 8,192 bits, e = 65537) sets the \
-            long-keys flag (format 1.4), which vaultfile 0.3.0 and older cannot open.
+            vaultfile 0.1.0 cannot open; an ssh-rsa key (2,048 to 8,192 bits, e = 65537) or an age \
+            post-quantum recipient (age1pq1…) sets the long-keys flag (format 1.4), which vaultfile \
+            0.3.0 and older cannot open. A classical key (age1…, ssh-ed25519, ssh-rsa) is refused in a \
+            post-quantum vault without --allow-classical (age's no-mixing rule).
             """,
         subcommands: [SlotAddPassword.self, SlotAddRecipient.self, SlotAddRecipientsFile.self, SlotAddKeyfile.self, SlotAddRecovery.self])
 
@@ -27,7 +29,8 @@ struct SlotAdd: ParsableCommand {
     /// for one key would keep its holder in after `slot rm` of either. With `skippingRepeats`
     /// (a recipients file, re-run after the team file grew) such keys are skipped and named.
     @discardableResult
-    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions, skippingRepeats: Bool = false, readmit: Bool = false) throws -> [Int] {
+    static func add(_ slots: [(NewSlot, String)], to unlock: UnlockOptions, skippingRepeats: Bool = false, readmit: Bool = false,
+                    allowClassical: Bool = false) throws -> [Int] {
         let path = unlock.location.path
         let readmitting = Readmission(allowed: readmit)
         // A slot's secret even while an agent holds the file key: a new slot changes who can open
@@ -40,6 +43,8 @@ struct SlotAdd: ParsableCommand {
                     skipped.append("\(slot.keyName ?? "a key"): keyslot \(existing) (\(Rotation.describe(unlocked.slots[existing]))) already holds it")
                     continue
                 }
+                // age's no-mixing rule: a classical key in a post-quantum vault only when asked for.
+                try PostQuantumStatus.checkAdding(slot, to: unlocked.header.keyslots, allowClassical: allowClassical)
                 try unlocked.addSlot(slot, label: label, now: currentTimeMilliseconds())
                 try readmitting.check(unlocked, path: path)
                 ids.append(unlocked.header.keyslots.count - 1)
@@ -54,7 +59,7 @@ struct SlotAdd: ParsableCommand {
             Messages.info("\(path) now uses format 1.1 (keyslots); vaultfile 0.1.0 refuses it and asks to upgrade")
         }
         if longKeys {
-            Messages.info("\(path) now uses format 1.4 (long slot keys: an ssh-rsa key or an age plugin slot); vaultfile 0.3.0 and older refuse it and ask to upgrade")
+            Messages.info("\(path) now uses format 1.4 (long slot keys: an ssh-rsa, post-quantum or age plugin slot); vaultfile 0.3.0 and older refuse it and ask to upgrade")
         }
         return ids
     }
@@ -68,6 +73,9 @@ struct SlotAddOptions: ParsableArguments {
 
     @Flag(name: .customLong("readmit"), help: "Add a key that was removed from the vault (a removal this machine learned, or one the vault records).")
     var readmit = false
+
+    @Flag(name: .customLong("allow-classical"), help: "Add an X25519, ssh-ed25519 or ssh-rsa key to a post-quantum vault (it then is no longer post-quantum).")
+    var allowClassical = false
 
     func validate() throws {
         if let label, !SlotMetadata.isValidLabel(label) {
@@ -112,19 +120,19 @@ struct SlotAddPassword: ParsableCommand {
     }
 }
 
-/// `slot add recipient R`: an age recipient (`age1…`) or an ssh-ed25519 or ssh-rsa public key.
+/// `slot add recipient R`: an age recipient (`age1…`, `age1pq1…`) or an ssh-ed25519 or ssh-rsa public key.
 struct SlotAddRecipient: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipient",
-        abstract: "Add an age recipient (age1…) or an ssh-ed25519 or ssh-rsa public key ('ssh-ed25519 AAAA… [comment]', quoted).")
+        abstract: "Add an age recipient (age1…, age1pq1…) or an ssh-ed25519 or ssh-rsa public key ('ssh-ed25519 AAAA… [comment]', quoted).")
 
     @OptionGroup var unlock: UnlockOptions
     @OptionGroup var options: SlotAddOptions
-    @Argument(help: "The recipient: age1…, an age plugin recipient (age1NAME1…, runs age-plugin-NAME), or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
+    @Argument(help: "The recipient: age1…, age1pq1…, an age plugin recipient (age1NAME1…, runs age-plugin-NAME), or one ssh-ed25519 or ssh-rsa public key line in quotes.") var recipient: String
 
     func run() throws {
         let slot = try Recipients.parse(recipient, source: nil)
-        try SlotAdd.add([(slot.slot, options.label ?? slot.defaultLabel)], to: unlock, readmit: options.readmit)
+        try SlotAdd.add([(slot.slot, options.label ?? slot.defaultLabel)], to: unlock, readmit: options.readmit, allowClassical: options.allowClassical)
     }
 }
 
@@ -132,7 +140,7 @@ struct SlotAddRecipient: ParsableCommand {
 struct SlotAddRecipientsFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipients-file",
-        abstract: "Add every recipient in a file: age1…, ssh-ed25519 or ssh-rsa lines, blank lines skipped (age's recipients files).",
+        abstract: "Add every recipient in a file: age1…, age1pq1…, ssh-ed25519 or ssh-rsa lines, blank lines skipped (age's recipients files).",
         discussion: """
             A '# comment' line right before a recipient becomes that slot's label (the last of several \
             comment lines in a row; a blank line in between ends it), so a team file such as \
@@ -147,7 +155,8 @@ struct SlotAddRecipientsFile: ParsableCommand {
 
     func run() throws {
         let slots = try Recipients.parseFile(file)
-        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock, skippingRepeats: true, readmit: options.readmit)
+        try SlotAdd.add(slots.map { ($0.slot, options.label ?? $0.defaultLabel) }, to: unlock, skippingRepeats: true, readmit: options.readmit,
+                        allowClassical: options.allowClassical)
     }
 }
 
@@ -213,6 +222,7 @@ enum Recipients {
                 let key = try SSHEd25519PublicKey(parsing: trimmed)
                 return (.sshEd25519(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
             }
+            if AgePQRecipient.looksLike(trimmed) { return (.postQuantum(try AgePQRecipient(parsing: trimmed)), "") }
             if AgePluginRecipient.looksLikePlugin(trimmed) { return (.plugin(try AgePluginRecipient(parsing: trimmed)), "") }
             return (.recipient(try AgeRecipient(parsing: trimmed)), "")
         } catch {

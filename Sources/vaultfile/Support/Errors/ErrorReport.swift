@@ -7,7 +7,6 @@ import VaultModel
 // MARK: - What the user is told
 
 /// What the command line makes of an error: the message, the next step, and the exit status.
-///
 /// The one place that turns errors into `vaultfile: error: …`, `vaultfile: hint: …` and a status:
 /// libraries say what happened and its category; every hint (and every option it names) is here.
 struct ErrorReport: Equatable {
@@ -116,6 +115,7 @@ struct ErrorReport: Equatable {
         case .unsupportedVersion, .unsupportedFeature: return "upgrade vaultfile to open this vault"
         case .wrongPassword: return "check the password source (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD)"
         case .noSealSigner: return "open it with a slot's secret (its password, --identity, --keyfile or --recovery), or run 'vaultfile unlock' again"
+        case .slotCannotSign(_, _, let signers): return SigningAdvice.hint(signers: signers)
         case .fileKeyRejected: return "forget the agent's keys of this vault with 'vaultfile lock', then 'vaultfile unlock' it again"
         case .noKeyslotOpens:
             return "check that the key is one the vault was shared with ('vaultfile slot list' on a machine that opens it); "
