@@ -163,7 +163,10 @@ extension KeySourceOptions {
         }
         // age identity files may hold plugin identities (AGE-PLUGIN-NAME-1…) beside native ones.
         let (native, plugins) = try AgeIdentityFile.parseWithPlugins(bytes, source: source)
-        return native.map { UnlockCredential(.ageIdentity($0), source: source) } + plugins.map { UnlockCredential(.pluginIdentity($0), source: source) }
+        return native.map { UnlockCredential(.ageIdentity($0), source: source) } + plugins.map {
+            // Named with the program it runs, so that a failure to open says which plugin ran.
+            UnlockCredential(.pluginIdentity($0), source: NothingOpens.pluginSource(source, plugin: $0.name))
+        }
     }
 }
 
