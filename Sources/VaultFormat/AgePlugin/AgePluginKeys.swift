@@ -79,7 +79,7 @@ extension AgePluginRecipient {
     /// recipient as `init(parsing:)` reads one: 1 to `AgePluginName.maxEncodedLength` bytes of
     /// printable ASCII (so no byte is decoded as anything but itself), lowercase Bech32 with a valid
     /// checksum and a valid plugin name. Anything else names no program a rotation could run.
-    static func isValidStored(_ bytes: ArraySlice<UInt8>) -> Bool {
+    package static func isValidStored(_ bytes: ArraySlice<UInt8>) -> Bool {
         guard !bytes.isEmpty, bytes.count <= AgePluginName.maxEncodedLength, bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
         return (try? AgePluginRecipient(parsing: String(decoding: bytes, as: UTF8.self))) != nil
     }
