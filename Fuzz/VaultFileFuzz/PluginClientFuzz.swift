@@ -32,7 +32,7 @@ private final class ScriptedPlugin: AgePluginConnection, AgePluginLauncher, AgeP
 /// file key it accepts is exactly 16 bytes and for a file index it sent; a wrap it accepts holds 1
 /// to 8 stanzas (at most one per recipient) of at most 4 KiB for each file key; a plugin slot body
 /// (`PluginSlot.parse`) and a recipient or identity text never crash, and a body that parses
-/// writes back to exactly its bytes.
+/// writes back to exactly its bytes; a metadata key `isValidStored` accepts parses as a recipient.
 func fuzzPluginClient(_ bytes: [UInt8]) {
     let files: [[AgeStanza]] = [[AgeStanza(type: "vftest", arguments: ["a"], body: [])], []]
     if let keys = try? AgePluginClient.unwrap(files: files, plugin: "fuzz", identities: ["AGE-PLUGIN-FUZZ-1X"], launcher: ScriptedPlugin(bytes)) {
@@ -45,6 +45,10 @@ func fuzzPluginClient(_ bytes: [UInt8]) {
     }
     if let slot = try? PluginSlot.parse(body: bytes[...], index: 0) {
         precondition(slot.encodedBody() == bytes, "plugin slot round trip changed the bytes")
+    }
+    // A plugin slot's key in the metadata (§3.12): what it accepts the recipient parser accepts.
+    if AgePluginRecipient.isValidStored(bytes[...]) {
+        precondition((try? AgePluginRecipient(parsing: String(decoding: bytes, as: UTF8.self))) != nil, "a stored recipient the parser refuses")
     }
     if bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self) {
         _ = try? AgePluginRecipient(parsing: text)

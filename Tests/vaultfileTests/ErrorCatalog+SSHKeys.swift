@@ -64,16 +64,16 @@ enum AgePluginClientErrorKind: CaseIterable {
                                 shows: ["age-plugin-yk", "/usr/bin", "relative"])
         case .notAllowed:
             return ErrorCaseRow(AgePluginClientError.notAllowed(plugin: "yk", context: "git textconv"), status: 2, hint: true, shows: ["git textconv", "age-plugin-yk"])
-        case .cannotStart: return ErrorCaseRow(AgePluginClientError.cannotStart(plugin: "yk", why: "EACCES"), status: 2, hint: false, shows: ["EACCES"])
+        case .cannotStart: return ErrorCaseRow(AgePluginClientError.cannotStart(plugin: "yk", why: "EACCES"), status: 2, hint: true, shows: ["EACCES"])
         case .pluginReported:
-            return ErrorCaseRow(AgePluginClientError.pluginReported(plugin: "yk", kind: "identity", message: "no key"), status: 2, hint: false,
+            return ErrorCaseRow(AgePluginClientError.pluginReported(plugin: "yk", kind: "identity", message: "no key"), status: 2, hint: true,
                                 shows: ["age-plugin-yk", "(identity)", "no key"])
         case .protocolViolation:
-            return ErrorCaseRow(AgePluginClientError.protocolViolation(plugin: "yk", why: "odd"), status: 4, hint: false, shows: ["odd"])
+            return ErrorCaseRow(AgePluginClientError.protocolViolation(plugin: "yk", why: "odd"), status: 4, hint: true, shows: ["odd"])
         case .timedOut:
             return ErrorCaseRow(AgePluginClientError.timedOut(plugin: "yk", phase: "phase 2", seconds: 3), status: 2, hint: true, shows: ["3 s"])
-        case .exited: return ErrorCaseRow(AgePluginClientError.exited(plugin: "yk", phase: "phase 2"), status: 2, hint: false, shows: ["phase 2"])
-        case .noStanza: return ErrorCaseRow(AgePluginClientError.noStanza(plugin: "yk"), status: 4, hint: false, shows: ["no stanza"])
+        case .exited: return ErrorCaseRow(AgePluginClientError.exited(plugin: "yk", phase: "phase 2"), status: 2, hint: true, shows: ["phase 2"])
+        case .noStanza: return ErrorCaseRow(AgePluginClientError.noStanza(plugin: "yk"), status: 4, hint: true, shows: ["no stanza"])
         case .exclusive:
             return ErrorCaseRow(AgePluginClientError.exclusive(plugin: "yk", others: "X25519"), status: 2, hint: true, shows: ["not be mixed", "X25519"])
         }

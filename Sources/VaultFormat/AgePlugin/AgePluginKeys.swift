@@ -72,6 +72,19 @@ public struct AgePluginRecipient: Sendable, Equatable, Hashable, CustomStringCon
     public var description: String { encoding }
 }
 
+// MARK: - Recipients kept in the metadata
+
+extension AgePluginRecipient {
+    /// Whether `bytes`, a plugin keyslot's key in the metadata (docs/FORMAT.md §3.12), is a
+    /// recipient as `init(parsing:)` reads one: 1 to `AgePluginName.maxEncodedLength` bytes of
+    /// printable ASCII (so no byte is decoded as anything but itself), lowercase Bech32 with a valid
+    /// checksum and a valid plugin name. Anything else names no program a rotation could run.
+    package static func isValidStored(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= AgePluginName.maxEncodedLength, bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
+        return (try? AgePluginRecipient(parsing: String(decoding: bytes, as: UTF8.self))) != nil
+    }
+}
+
 // MARK: - Identities
 
 /// An age plugin identity, `AGE-PLUGIN-NAME-1…`: unwrapping with it runs `age-plugin-NAME`

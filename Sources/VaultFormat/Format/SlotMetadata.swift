@@ -165,6 +165,10 @@ public struct MetadataBlock: Equatable, Sendable {
             if case .password = slot, !key.isEmpty {
                 throw damaged("entry \(position) holds a \(key.count)-byte public key; a v1 password slot has none")
             }
+            // A plugin slot's key names the program every rotation runs (§3.12): checked here, at every open.
+            if case .plugin = slot, !AgePluginRecipient.isValidStored(key) {
+                throw damaged("entry \(position) holds no valid age plugin recipient (age1NAME1…) for plugin keyslot \(position)")
+            }
             entries.append(SlotMetadata(type: type, label: text, publicKey: Array(key), added: Int64(bitPattern: added)))
         }
         let record = signed ? try SealRecordCodec.decode(&reader, slotCount: slots.count, longKeys: longKeys) : nil

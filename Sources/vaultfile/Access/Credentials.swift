@@ -168,7 +168,10 @@ extension KeySourceOptions {
             case .x25519(let identity): UnlockCredential(.ageIdentity(identity), source: source)
             case .postQuantum(let identity): UnlockCredential(.pqIdentity(identity), source: source)
             }
-        } + plugins.map { UnlockCredential(.pluginIdentity($0), source: source) }
+        } + plugins.map {
+            // Named with the program it runs, so that a failure to open says which plugin ran.
+            UnlockCredential(.pluginIdentity($0), source: NothingOpens.pluginSource(source, plugin: $0.name))
+        }
     }
 }
 

@@ -31,6 +31,10 @@ struct NothingOpens: Equatable {
     let noTerminal: Bool
     /// Whether no source was given (no option, no variable): only default identities, if any, were tried.
     let noSourceGiven: Bool
+    /// The stanza types of the vault's age plugin keyslots, each once (NothingOpens+Plugins.swift).
+    var pluginStanzaTypes: [String] = []
+    /// Whether the vault has an ssh-rsa keyslot.
+    var hasSSHRSASlot = false
 
     /// Whether every source tried was a password (or none was tried).
     private var onlyPasswords: Bool { tried.allSatisfy { $0 == Self.password } }
@@ -55,6 +59,7 @@ struct NothingOpens: Equatable {
         } else {
             parts.append("no keyslot of the vault opens with \(Self.list(named, or: true))")
         }
+        if let plugins = pluginsFoundNothing { parts.append(plugins) }
         if !unknownTypes.isEmpty {
             parts.append("it also has keyslots of type \(unknownTypes.map(String.init).joined(separator: ", ")), which this vaultfile does not know and skipped")
         }
@@ -84,13 +89,15 @@ struct NothingOpens: Equatable {
                         + "VAULTFILE_PASSWORD, else the prompt on a terminal)")
         }
         let identities = otherKinds.filter { $0 == .recipient || $0 == .sshEd25519 }
-        if !identities.isEmpty || otherKinds.isEmpty && !unknownTypes.isEmpty {
-            let kinds = identities.map { $0 == .recipient ? "an age identity" : "an ssh-ed25519 key" }
+        if !identities.isEmpty || hasSSHRSASlot || otherKinds.isEmpty && !unknownTypes.isEmpty && pluginStanzaTypes.isEmpty {
+            let kinds = identities.map { $0 == .recipient ? "an age identity" : "an ssh-ed25519 key" } + (hasSSHRSASlot ? ["an ssh-rsa key"] : [])
             ways.append("\(kinds.isEmpty ? "an identity" : kinds.joined(separator: " or ")) (--identity FILE, VAULTFILE_IDENTITY_FILE, "
                         + "VAULTFILE_IDENTITY, else the default identities in \(identityLocations))")
         }
+        if let plugin = pluginWay { ways.append(plugin) }
         if otherKinds.contains(.keyfile) { ways.append("a keyfile (--keyfile FILE, VAULTFILE_KEYFILE)") }
         if otherKinds.contains(.recovery) { ways.append("a recovery code (--recovery, --recovery-file FILE)") }
+        if let plugins = pluginStep { steps.append(plugins) }
         if !ways.isEmpty { steps.append("this vault opens with " + Self.list(ways, or: true)) }
         return steps.isEmpty ? nil : steps.joined(separator: "; ")
     }
@@ -101,7 +108,7 @@ struct NothingOpens: Equatable {
     // MARK: Helpers
 
     /// "a, b and c" (or "a, b or c").
-    private static func list(_ items: [String], or: Bool = false) -> String {
+    static func list(_ items: [String], or: Bool = false) -> String {
         guard items.count > 1 else { return items.first ?? "" }
         return items.dropLast().joined(separator: ", ") + (or ? " or " : ", ") + items.last!
     }
@@ -135,6 +142,8 @@ extension NothingOpens {
         self.identityLocations = identityLocations
         self.noTerminal = noTerminal
         self.noSourceGiven = noSourceGiven
+        pluginStanzaTypes = Self.pluginStanzaTypes(of: header)
+        hasSSHRSASlot = header.hasSSHRSASlot
     }
 }
 

@@ -14,7 +14,13 @@ enum PluginHints {
         case .notAllowed: return "run 'vaultfile get' or 'vaultfile unlock' yourself: a plugin slot needs its plugin, started on your request"
         case .timedOut: return "answer the plugin (touch the key, plug it in), or allow it more time with VAULTFILE_PLUGIN_TIMEOUT=SECONDS"
         case .exclusive: return "use that plugin recipient alone (one recipient for share, the only keyslot of a vault), as its labels ask"
-        case .cannotStart, .pluginReported, .protocolViolation, .exited, .noStanza: return nil
+        case .pluginReported(let plugin, _, _):
+            return "do what \(AgePluginName.binary(plugin)) asks (plug in its device, give the right PIN: it is asked on the terminal, "
+                + "so run the command from one), then run the command again; or open the vault with another of its keys"
+        case .cannotStart(let plugin, _), .exited(let plugin, _):
+            return "check that \(AgePluginName.binary(plugin)) runs on its own (its --help or documentation), then run the command again"
+        case .protocolViolation(let plugin, _), .noStanza(let plugin):
+            return "\(AgePluginName.binary(plugin)) does not follow the age-plugin protocol as vaultfile reads it: update it, or report it to its authors"
         }
     }
 }
