@@ -49,3 +49,14 @@ static inline int vaultfile_deflate_init(z_stream *stream, int level) {
     stream->opaque = Z_NULL;
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }
+
+/* The same with raw deflate (windowBits -15, no gzip header or trailer): the KDBX export
+ * compresses its XML as it is written and its inner header afterwards, then joins the two raw
+ * streams into one gzip member (zlib's examples/gzjoin.c does the same). */
+static inline int vaultfile_deflate_init_raw(z_stream *stream, int level) {
+    memset(stream, 0, sizeof *stream);
+    stream->zalloc = vaultfile_zlib_alloc;
+    stream->zfree = vaultfile_zlib_free;
+    stream->opaque = Z_NULL;
+    return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+}

@@ -94,6 +94,19 @@ public enum KDBXCrypto {
         return true
     }
 
+    /// The bytes of `data` in `range` encrypted in place with ChaCha20 (RFC 8439), its block
+    /// counter starting at `counter`: a piece of a longer stream that starts at byte `counter` × 64
+    /// (the KDBX export encrypts its file block by block). False when a size or the range is wrong.
+    public static func chacha20(_ data: inout [UInt8], range: Range<Int>, key: [UInt8], nonce: [UInt8], counter: UInt32) -> Bool {
+        guard key.count == 32, nonce.count == 12, range.lowerBound >= 0, range.upperBound <= data.count else { return false }
+        guard !range.isEmpty else { return true }
+        data.withUnsafeMutableBufferPointer { buffer in
+            let start = buffer.baseAddress! + range.lowerBound
+            _ = crypto_stream_chacha20_ietf_xor_ic(start, start, UInt64(range.count), nonce, counter, key)
+        }
+        return true
+    }
+
     /// `ciphertext` decrypted with AES-256-CBC and its PKCS#7 padding removed (checked); nil
     /// when a size is wrong or the padding is not PKCS#7 (a wrong key, almost always).
     public static func aes256CBCDecrypt(_ ciphertext: ArraySlice<UInt8>, key: [UInt8], iv: [UInt8]) -> [UInt8]? {

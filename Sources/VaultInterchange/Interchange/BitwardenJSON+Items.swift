@@ -1,3 +1,4 @@
+import VaultFormat
 import VaultModel
 
 // MARK: - Bitwarden JSON as items of the one builder
@@ -7,8 +8,10 @@ extension BitwardenJSON {
     /// which names, numbers and fills them as it does for every other manager's export (a custom
     /// field `username` beside the login becomes `username_2`, a bare Base32 TOTP an otpauth://
     /// URI, a URL title its site). Folders split at '/'. Logins: password → value, username, every
-    /// URI, TOTP, notes. Secure notes: notes → value. Cards: number → value, the other card
-    /// properties → fields. Identities: each property → a field. Custom fields in order, labels as
+    /// URI, TOTP, notes. Secure notes: notes → notes, no value (as Bitwarden's CSV export and every
+    /// other manager's note read). Cards: number → value, the other card properties → fields.
+    /// Identities: each property → a field. SSH keys: an ssh key entry (`readSSHKey`,
+    /// BitwardenJSON+SSHKey.swift). Custom fields in order, labels as
     /// they are. `creationDate` and `revisionDate` are kept; `passwordHistory` becomes the item's
     /// history, `favorite` the field `favorite`, and a master-password re-prompt is counted as not kept.
     ///
@@ -34,6 +37,7 @@ extension BitwardenJSON {
         for (index, source) in items.enumerated() {
             let folder = source.folderId.flatMap { folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
             var item = ForeignItem(folders: folder, title: source.name ?? "")
+            var commentTaken = false
             func field(_ label: String, _ text: String??) {
                 guard let text = text ?? nil, !text.isEmpty else { return }
                 item.fields.append(ForeignField(label: label, value: Array(text.utf8)))
@@ -45,17 +49,21 @@ extension BitwardenJSON {
                 item.urls = (source.login?.uris ?? []).compactMap { uri in uri.uri.flatMap { $0.isEmpty ? nil : $0 } }
                 item.totp = source.login?.totp.flatMap { $0.isEmpty ? nil : $0 }
             case 2:
-                item.value = Array((source.notes ?? "").utf8)
+                break  // the notes are the note's text, kept as `notes` below
             case 3:
                 item.value = Array(((source.card?["number"] ?? nil) ?? "").utf8)
                 for (key, text) in (source.card ?? [:]).sorted(by: { $0.key < $1.key }) where key != "number" { field(key, text) }
             case 4:
                 for (key, text) in (source.identity ?? [:]).sorted(by: { $0.key < $1.key }) { field(key, text) }
+            case 5:
+                commentTaken = try readSSHKey(source, index: index, into: &item, result: &result)
             default:
                 throw .malformedInput("item \(index + 1) ('\(source.name ?? "")') has unknown type \(source.type)")
             }
-            if source.type != 2 { item.notes = source.notes }
-            for custom in source.fields ?? [] { field(custom.name ?? "field", custom.value) }
+            item.notes = source.notes
+            for custom in source.fields ?? [] where !(commentTaken && custom.name == SSHKeyEntry.commentField) {
+                field(custom.name ?? "field", custom.value)
+            }
             if source.favorite == true { item.extras.append((label: "favorite", value: "yes")) }
             if let reprompt = source.reprompt, reprompt != 0 { result.notKeep("Bitwarden's master-password re-prompt") }
             // Earlier passwords, oldest first (Bitwarden lists them newest first).

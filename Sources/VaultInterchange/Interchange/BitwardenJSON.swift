@@ -3,7 +3,7 @@ import VaultModel
 // MARK: - Bitwarden JSON
 
 /// Bitwarden's unencrypted JSON export: folders, and items of type login (1), secure note (2), card (3), identity (4),
-/// as `BitwardenJSONReader` reads it directly (or `JSONDocument` decodes it); `BitwardenJSON.read`
+/// SSH key (5), as `BitwardenJSONReader` reads it directly (or `JSONDocument` decodes it); `BitwardenJSON.read`
 /// (BitwardenJSON+Items.swift) makes items of it for the one builder.
 enum BitwardenJSON {
     struct Export: Decodable, Equatable {
@@ -26,7 +26,11 @@ enum BitwardenJSON {
         var favorite: Bool? = nil
         var reprompt: Int? = nil
         var passwordHistory: [PasswordVersion]? = nil
+        var sshKey: SSHKeyItem? = nil
     }
+    /// An SSH key item's key (Bitwarden's `SshKeyExport`): the private key as an unencrypted
+    /// OpenSSH private key, the public key as an `authorized_keys` line, and its fingerprint.
+    struct SSHKeyItem: Decodable, Equatable { var privateKey: String?; var publicKey: String?; var keyFingerprint: String? }
     /// An earlier password of a login, with the time it was replaced.
     struct PasswordVersion: Decodable, Equatable { var password: String?; var lastUsedDate: String? }
     struct Login: Decodable, Equatable {

@@ -9,6 +9,8 @@ import VaultModel
 ///
 /// - an entry's folders are one Bitwarden folder, named `a/b` as Bitwarden names nested folders;
 ///   its last part (or its `title` field) the item's name;
+/// - an ssh key entry (`SSHKeyEntry`) is an SSH key (type 5: `sshKey` holds the private key, the
+///   public key line and the fingerprint; BitwardenJSON+SSHKey.swift);
 /// - an entry whose fields are a card's (`cardholderName`, `brand`, `expMonth`, `expYear`, `code`)
 ///   is a card (type 3, the value its number); one whose fields are an identity's, without a value,
 ///   an identity (type 4); an entry with a value, a username, a URL or a TOTP is a login (type 1:
@@ -101,10 +103,12 @@ public enum BitwardenJSONExport {
         let attachments = fields.keys.filter { $0.hasPrefix(ForeignBuilder.attachmentPrefix) }
         for key in attachments { fields[key] = nil }
         tally.add("attachments", attachments.count) { "\(ExportLossTally.counted($0, "attachment", "attachments")) not written: a Bitwarden JSON export carries no attachments (attach them in Bitwarden)" }
+        let sshKey = sshKeyParts(of: entry, fields: &fields, tally: &tally)
         let keys = Set(fields.keys)
         let hasValue = !(value ?? []).isEmpty
         let type: Int
-        if hasValue, !keys.isEmpty, keys.isSubset(of: cardKeys) { type = 3 }
+        if sshKey != nil { type = 5 }
+        else if hasValue, !keys.isEmpty, keys.isSubset(of: cardKeys) { type = 3 }
         else if !hasValue, !keys.isEmpty, keys.isSubset(of: identityKeys), !keys.isDisjoint(with: ["firstName", "lastName"]) { type = 4 }
         else if hasValue || keys.contains("username") || keys.contains("totp") || keys.contains(where: isURL) { type = 1 }
         else { type = 2 }
@@ -156,6 +160,14 @@ public enum BitwardenJSONExport {
                 out.append(": ")
                 if let field = text(key) { bytes(field, to: &out) } else { out.append("null") }
             }
+            out.append("}")
+        case 5:
+            out.append(", \"sshKey\": {\"privateKey\": ")
+            bytes(sshKey!.privateKey, to: &out)
+            out.append(", \"publicKey\": ")
+            string(sshKey!.publicKey, to: &out)
+            out.append(", \"keyFingerprint\": ")
+            string(sshKey!.fingerprint, to: &out)
             out.append("}")
         default:
             out.append(", \"secureNote\": {\"type\": 0}")

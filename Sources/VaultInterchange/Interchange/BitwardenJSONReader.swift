@@ -87,6 +87,7 @@ struct BitwardenJSONReader: JSONWalker {
                 item.reprompt = fits
                 return true
             case "passwordHistory": return reader.readNullable { $0.readArray { $0.readPasswordVersion() } }.map { item.passwordHistory = $0 } != nil
+            case "sshKey": return reader.readNullable { $0.readSSHKey() }.map { item.sshKey = $0 } != nil
             default: return reader.skipValue(depth: 1)
             }
         }
@@ -142,6 +143,19 @@ struct BitwardenJSONReader: JSONWalker {
             }
         }
         return complete ? version : nil
+    }
+
+    private mutating func readSSHKey() -> BitwardenJSON.SSHKeyItem? {
+        var key = BitwardenJSON.SSHKeyItem(privateKey: nil, publicKey: nil, keyFingerprint: nil)
+        let complete = readObject { (reader, name) -> Bool in
+            switch name {
+            case "privateKey": return reader.readNullable { $0.readString() }.map { key.privateKey = $0 } != nil
+            case "publicKey": return reader.readNullable { $0.readString() }.map { key.publicKey = $0 } != nil
+            case "keyFingerprint": return reader.readNullable { $0.readString() }.map { key.keyFingerprint = $0 } != nil
+            default: return reader.skipValue(depth: 2)
+            }
+        }
+        return complete ? key : nil
     }
 
     /// An object of strings or nulls (`card`, `identity`).

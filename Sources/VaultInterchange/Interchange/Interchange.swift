@@ -62,9 +62,14 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     case historyNotKept(versions: Int, entries: Int)
     /// A KDBX 3.1 file without Meta/HeaderHash: its header could not be checked (KeePass before 2.20).
     case headerNotAuthenticated(file: String)
+    /// A Bitwarden SSH key item (titled `item`) whose key is stored as an ordinary entry, which
+    /// the agent does not serve: `why` (protected by a passphrase, or not an OpenSSH key it reads).
+    case sshKeyNotServed(item: String, why: String)
 
     public var description: String {
         switch self {
+        case .sshKeyNotServed(let item, let why):
+            return "item '\(EntryName.escapingFormatCharacters(item))' is an SSH key stored as an ordinary entry, which the agent does not serve: \(why)"
         case .headerNotAuthenticated(let file):
             return "\(file) is KDBX 3.1 without Meta/HeaderHash (KeePass before 2.20 wrote none): its header could not be checked "
                 + "against tampering, only its payload (block hashes); saving it once in KeePassXC or KeePass 2.20+ adds the hash"
@@ -100,6 +105,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"
         case .headerNotAuthenticated: return "header_not_authenticated"
+        case .sshKeyNotServed: return "ssh_key_not_served"
         }
     }
 }

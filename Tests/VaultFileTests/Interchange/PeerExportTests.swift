@@ -108,8 +108,8 @@ import Testing
         #expect(mail.created == 1_000_000 && mail.modified == 1_700_000_000_000 && mail.history.map { Self.text($0.value) } == ["old"])
         let card = try #require(read.items.first { $0.title == "Visa" })
         #expect(Self.text(card.value) == "4111111111111111" && Set(card.fields.map(\.label)) == ["cardholderName", "code"])
-        // A secure note's text is its value when read back (the reader's rule, issue 44).
-        #expect(read.items.contains { $0.title == "plan" && Self.text($0.value) == "only notes" })
+        // A secure note's text comes back as its notes, the value empty: the entry as it was (issue 45).
+        #expect(read.items.contains { $0.title == "plan" && $0.value.isEmpty && $0.notes == "only notes" })
     }
 
     // MARK: - pass

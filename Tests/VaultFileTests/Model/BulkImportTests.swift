@@ -238,6 +238,7 @@ extension InterchangeTests {
                     members.append(member("login", byte() % 6 == 0 ? "null" : object(login)))
                 }
                 if byte() % 4 == 0 { members.append(member(pick(["card", "identity"]), pick(["null", "{}", object([member("number", pick(strings)), member("brand", pick(strings))])]))) }
+                if byte() % 5 == 0 { members.append(member("sshKey", pick(["null", "{}", object(["privateKey", "publicKey", "keyFingerprint"].map { member($0, pick(strings)) })]))) }
                 if byte() % 4 == 0 { members.append(member("fields", "[" + object([member("name", pick(strings)), member("value", pick(strings)), member("type", "0")]) + "]")) }
                 for _ in 0..<Int(byte() % 3) { members.append(member(pick(["id", "favorite", "reprompt", "collectionIds", "name"]), pick(unknown))) }
                 items.append(object(members))

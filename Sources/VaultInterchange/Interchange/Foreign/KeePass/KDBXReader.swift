@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KDF
 import SecureMemory
 import VaultFormat
@@ -57,14 +60,23 @@ public enum KDBXReader {
         defer { if var binaries = pool { for index in binaries.indices { wipe(&binaries[index]) } } }
         var unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
         if let stream { unprotect = { (bytes: inout [UInt8]) in stream.apply(&bytes) } }
-        var xml = Array(plain[xmlStart...])
-        defer { wipe(&xml) }
+        // The XML is the payload past the inner header: moved to the front where it lies (a copy
+        // would hold the whole document twice), the bytes it leaves behind zeroed.
+        if xmlStart > 0 {
+            let count = plain.count
+            plain.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                memmove(base, base + xmlStart, count - xmlStart)
+                wipe(UnsafeMutableRawBufferPointer(start: base + (count - xmlStart), count: xmlStart))
+            }
+            plain.removeLast(xmlStart)
+        }
         // The budget goes on: what the payload inflated to is spent, and every Ref copy into an
         // entry is counted against the same 250 times the file's bytes.
         // KDBX 3.1 authenticates its header by Meta/HeaderHash, the SHA-256 of the header's bytes.
         let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
         do {
-            return try KeePassXMLReader.read(xml, now: now, format: "kdbx", unprotect: unprotect, pool: pool, budget: budget, headerHash: headerHash)
+            return try KeePassXMLReader.read(plain, now: now, format: "kdbx", unprotect: unprotect, pool: pool, budget: budget, headerHash: headerHash)
         } catch {
             // The XML was authenticated with the key (HMAC blocks, or 3.1's hashes under the
             // cipher): what is wrong in it is damage of this file, named, not a malformed export.
@@ -152,7 +164,12 @@ public enum KDBXReader {
             index += 1
         }
         guard reader.remaining == 0 else { throw reader.damaged("\(reader.remaining) bytes follow the last block") }
-        return try decrypt(ciphertext[...], header: header, key: cipherKey, file: file, credentials: credentials)
+        // ChaCha20 in place: the ciphertext becomes the payload, never copied.
+        guard header.cipher == .chacha20 else { return try decrypt(ciphertext[...], header: header, key: cipherKey, file: file, credentials: credentials) }
+        guard KDBXCrypto.chacha20(&ciphertext, range: 0..<ciphertext.count, key: cipherKey, nonce: header.encryptionIV, counter: 0) else {
+            throw .sourceDamaged(file: file, why: "the ChaCha20 IV")
+        }
+        return ciphertext
     }
 
     /// The inner header of a decrypted KDBX 4 payload: the protected stream and the attachments.

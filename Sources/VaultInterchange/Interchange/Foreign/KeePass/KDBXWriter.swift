@@ -33,32 +33,41 @@ public enum KDBXWriter {
 
     /// The entries of `vault` under `prefix` as a KDBX 4 database that `credentials` open, its key
     /// derived with Argon2id `parameters` (validated here).
+    ///
+    /// The XML is never held whole (issue 17's memory rule): it is compressed as it is written
+    /// (`RawDeflater`), the inner header after it, and the two joined into one gzip member
+    /// (`Deflate.gzipMember`); that member is laid out in the file's blocks and each block
+    /// encrypted in place (ChaCha20 from the block's counter) and authenticated. What is held at
+    /// once: the vault, the compressed XML, and the file.
     public static func write(_ vault: Vault, prefix: String, credentials: KDBXCredentials, parameters: Argon2idParameters,
                              now: Int64 = currentTimeMilliseconds()) throws -> Written {
         try parameters.validate()
         var innerKey = randomBytes(count: 64)
         defer { wipe(&innerKey) }
+        let body = try RawDeflater(capacity: 1 << 20)
         var writer = KeePassXMLWriter(stream: KDBXInnerStream(kind: .chacha20, innerKey: innerKey))
-        try writer.write(vault, prefix: prefix, now: now)
+        try writer.write(vault, prefix: prefix, now: now) { (xml: inout [UInt8], last: Bool) throws(VaultError) in
+            try body.add(xml, flush: last ? .finish : .none)
+        }
         var tally = KeePassXMLWriter.losses(of: writer, format: "KeePass")
         tally.addTrash(of: vault, prefix: prefix, format: "a KeePass database")
         // The inner header: the protected stream (ChaCha20) and its key, the attachments, the end.
-        var payload: [UInt8] = []
-        defer { wipe(&payload) }
-        payload.reserveCapacity(writer.xml.count + writer.pool.reduce(0) { $0 + $1.count + 6 } + 96)
-        func inner(_ type: UInt8, _ parts: [UInt8]...) {
-            payload.append(type)
-            payload.append(contentsOf: KDBXBytes.le32(UInt32(parts.reduce(0) { $0 + $1.count })))
-            for part in parts { payload.append(contentsOf: part) }
+        var inner: [UInt8] = []
+        defer { wipe(&inner) }
+        inner.reserveCapacity(writer.pool.reduce(0) { $0 + $1.count + 6 } + 96)
+        func field(_ type: UInt8, _ parts: [UInt8]...) {
+            inner.append(type)
+            inner.append(contentsOf: KDBXBytes.le32(UInt32(parts.reduce(0) { $0 + $1.count })))
+            for part in parts { inner.append(contentsOf: part) }
         }
-        inner(1, KDBXBytes.le32(KDBXInnerStream.Kind.chacha20.rawValue))
-        inner(2, innerKey)
-        for binary in writer.pool { inner(3, [0x00], binary) }
-        inner(0)
-        payload.append(contentsOf: writer.xml)
+        field(1, KDBXBytes.le32(KDBXInnerStream.Kind.chacha20.rawValue))
+        field(2, innerKey)
+        for binary in writer.pool { field(3, [0x00], binary) }
+        field(0)
         writer.wipe()
-        var packed = try Deflate.gzip(payload)
-        defer { wipe(&packed) }
+        let head = try RawDeflater(capacity: inner.count / 2 + 4096)
+        try head.add(inner, flush: .full)
+        let (gzipHeader, gzipTrailer) = Deflate.gzipMember(head, body)
 
         let seed = randomBytes(count: 32), iv = randomBytes(count: 12), salt = randomBytes(count: 32)
         let header = self.header(seed: seed, iv: iv, salt: salt, parameters: parameters)
@@ -70,32 +79,84 @@ public enum KDBXWriter {
         defer { wipe(&transformed) }
         var cipherKey = KDBXCrypto.sha256([seed[...], transformed[...]])
         defer { wipe(&cipherKey) }
-        guard KDBXCrypto.chacha20(&packed, key: cipherKey, nonce: iv) else { throw VaultError.unsupportedFeature("ChaCha20 refused its key") }
         var base = KDBXCrypto.sha512([seed[...], transformed[...], [0x01]])
         defer { wipe(&base) }
         func blockKey(_ index: UInt64) -> [UInt8] { KDBXCrypto.sha512([KDBXBytes.le64(index)[...], base[...]]) }
 
+        let packedCount = gzipHeader.count + head.output.count + body.output.count + gzipTrailer.count
         var out = header
-        out.reserveCapacity(header.count + 64 + packed.count + (packed.count / blockSize + 2) * 36)
+        out.reserveCapacity(header.count + 64 + packedCount + (packedCount / blockSize + 2) * 36)
         out.append(contentsOf: KDBXCrypto.sha256([header[...]]))
         var headerKey = blockKey(UInt64.max)
         out.append(contentsOf: KDBXCrypto.hmacSHA256(key: headerKey, [header[...]]))
         wipe(&headerKey)
-        var index: UInt64 = 0, start = 0
-        while true {
-            let end = min(start + blockSize, packed.count)
-            let data = packed[start..<end]
-            let length = KDBXBytes.le32(UInt32(data.count))
-            var key = blockKey(index)
-            out.append(contentsOf: KDBXCrypto.hmacSHA256(key: key, [KDBXBytes.le64(index)[...], length[...], data]))
-            wipe(&key)
-            out.append(contentsOf: length)
-            out.append(contentsOf: data)
-            if data.isEmpty { break }
-            (start, index) = (end, index + 1)
+        // The blocks: HMAC, length, data. Each block's data is the member's next bytes, laid in
+        // place, then encrypted there (its ChaCha20 counter: its offset ÷ 64) and authenticated.
+        try head.output.withBytes { (first) throws(VaultError) in
+            try body.output.withBytes { (second) throws(VaultError) in
+                var member = PieceReader(pieces: [.owned(gzipHeader), .borrowed(first), .borrowed(second), .owned(gzipTrailer)])
+                var index: UInt64 = 0, offset = 0
+                while true {
+                    let count = min(blockSize, packedCount - offset)
+                    let tagAt = out.count
+                    out.append(contentsOf: [UInt8](repeating: 0, count: 32))
+                    let length = KDBXBytes.le32(UInt32(count))
+                    out.append(contentsOf: length)
+                    let dataAt = out.count
+                    member.append(count, to: &out)
+                    guard KDBXCrypto.chacha20(&out, range: dataAt..<out.count, key: cipherKey, nonce: iv, counter: UInt32(offset / 64)) else {
+                        throw .unsupportedFeature("ChaCha20 refused its key")
+                    }
+                    var key = blockKey(index)
+                    let tag = KDBXCrypto.hmacSHA256(key: key, [KDBXBytes.le64(index)[...], length[...], out[dataAt...]])
+                    wipe(&key)
+                    out.replaceSubrange(tagAt..<(tagAt + 32), with: tag)
+                    if count == 0 { break }
+                    (offset, index) = (offset + count, index + 1)
+                }
+            }
         }
         return Written(bytes: out, entries: writer.entries, binaryAsAttachment: writer.binaryAsAttachment, renamed: writer.renamed,
                        labelsReplaced: writer.labelsReplaced, losses: tally.losses)
+    }
+
+    /// The gzip member's bytes in order (its header, the two raw streams, its trailer), appended
+    /// to the file a block's worth at a time.
+    private struct PieceReader {
+        enum Piece {
+            case owned([UInt8])
+            case borrowed(UnsafeBufferPointer<UInt8>)
+
+            var count: Int {
+                switch self {
+                case .owned(let bytes): bytes.count
+                case .borrowed(let bytes): bytes.count
+                }
+            }
+
+            func append(_ range: Range<Int>, to out: inout [UInt8]) {
+                switch self {
+                case .owned(let bytes): out.append(contentsOf: bytes[range])
+                case .borrowed(let bytes): out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                }
+            }
+        }
+
+        let pieces: [Piece]
+        private var piece = 0, position = 0
+
+        init(pieces: [Piece]) { self.pieces = pieces }
+
+        /// Appends the next `count` bytes (fewer at the end) to `out`.
+        mutating func append(_ count: Int, to out: inout [UInt8]) {
+            var wanted = count
+            while wanted > 0, piece < pieces.count {
+                let taken = min(wanted, pieces[piece].count - position)
+                pieces[piece].append(position..<(position + taken), to: &out)
+                (wanted, position) = (wanted - taken, position + taken)
+                if position == pieces[piece].count { (piece, position) = (piece + 1, 0) }
+            }
+        }
     }
 
     /// The outer header: signatures, version 4.0, cipher, compression, seed, IV, KDF parameters, end.

@@ -47,6 +47,12 @@ struct KeePassXMLWriter {
     private let form: Form
     /// False while an entry's history is written: its versions' losses are their entry's, counted once.
     private var counting = true
+    /// Takes the XML written so far (then wiped and emptied here) once it holds `spillSize` bytes,
+    /// and the rest at the end (`last`): the KDBX export compresses it as it comes.
+    typealias Spill = (_ xml: inout [UInt8], _ last: Bool) throws(VaultError) -> Void
+    private var spill: Spill?
+    /// How much XML is held before it is spilled.
+    static let spillSize = 1 << 20
 
     /// Which of KeePass's two XML forms is written.
     enum Form {
@@ -84,7 +90,10 @@ struct KeePassXMLWriter {
 
     /// The document of `vault`'s entries under `prefix` (all of them for ""), with their history
     /// when the vault keeps it; `now` is the time of the groups.
-    mutating func write(_ vault: Vault, prefix: String, now: Int64) throws(VaultError) {
+    ///
+    /// With `spill` (the KDBX form, whose Meta names no attachment), the head comes first and the
+    /// document is handed over in pieces of about `spillSize` bytes: the whole is never held.
+    mutating func write(_ vault: Vault, prefix: String, now: Int64, spill: Spill? = nil) throws(VaultError) {
         let root = Group()
         for name in vault.names(withPrefix: prefix) {
             // A name is a group's or a title: no place to put it aside, so the export stops here.
@@ -98,16 +107,25 @@ struct KeePassXMLWriter {
             for part in parts { group = group.child(part) }
             group.entries.append((name, leaf))
         }
+        if let spill {
+            self.spill = spill
+            xml.reserveCapacity(Self.spillSize + (64 << 10))
+            head()
+            text("</Meta><Root>")
+        }
         try writeGroup(root, name: "Root", vault: vault, now: now)
         text("</Root></KeePassFile>\n")
+        if let spill {
+            try spill(&xml, true)
+            SecureMemory.wipe(&xml)
+            xml.removeAll(keepingCapacity: true)
+            return
+        }
         // The head last, so that an XML file's Meta can hold the attachments the entries named.
         var body = xml
         xml = []
         xml.reserveCapacity(body.count + pool.reduce(1024) { $0 + $1.count * 4 / 3 + 64 })
-        text("<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n<KeePassFile><Meta><Generator>vaultfile</Generator>")
-        text("<DatabaseName>vaultfile export</DatabaseName><MemoryProtection><ProtectTitle>False</ProtectTitle>"
-             + "<ProtectUserName>False</ProtectUserName><ProtectPassword>True</ProtectPassword><ProtectURL>False</ProtectURL>"
-             + "<ProtectNotes>False</ProtectNotes></MemoryProtection><RecycleBinEnabled>False</RecycleBinEnabled>")
+        head()
         if case .xmlFile = form, !pool.isEmpty {
             text("<Binaries>")
             for (index, binary) in pool.enumerated() {
@@ -120,6 +138,14 @@ struct KeePassXMLWriter {
         text("</Meta><Root>")
         xml.append(contentsOf: body)
         SecureMemory.wipe(&body)
+    }
+
+    /// The XML declaration and Meta up to its attachments.
+    private mutating func head() {
+        text("<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n<KeePassFile><Meta><Generator>vaultfile</Generator>")
+        text("<DatabaseName>vaultfile export</DatabaseName><MemoryProtection><ProtectTitle>False</ProtectTitle>"
+             + "<ProtectUserName>False</ProtectUserName><ProtectPassword>True</ProtectPassword><ProtectURL>False</ProtectURL>"
+             + "<ProtectNotes>False</ProtectNotes></MemoryProtection><RecycleBinEnabled>False</RecycleBinEnabled>")
     }
 
     /// One group of the tree the names make, in name order.
@@ -150,6 +176,11 @@ struct KeePassXMLWriter {
             // The copies the vault made for this entry (an attachment the pool shares is wiped there).
             Self.wipe(&entry)
             for index in history.indices { Self.wipe(&history[index]) }
+            if let spill, xml.count >= Self.spillSize {
+                try spill(&xml, false)
+                SecureMemory.wipe(&xml)
+                xml.removeAll(keepingCapacity: true)
+            }
         }
         for (childName, child) in group.children { try writeGroup(child, name: childName, vault: vault, now: now) }
         text("</Group>")
