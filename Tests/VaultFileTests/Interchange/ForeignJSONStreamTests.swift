@@ -80,7 +80,24 @@ import Testing
         #expect(read.items[0].username == "ada" && String(decoding: read.items[1].value, as: UTF8.self) == "text")
     }
 
+    @Test func test_readTaking_freesAnExportOnceReadIntoItems() throws {
+        var bytes = Array(#"{"items": [{"title": "A", "fields": [{"type": "password", "value": "x"}]}]}"#.utf8)
+        let imported = try Interchange.read(taking: &bytes, format: .enpassJSON, options: ForeignBuildOptions())
+        #expect(bytes.isEmpty && imported.entries.map(\.name) == ["A"], "the input is wiped and let go before the entries are built")
+        var own = Array(#"{"vaultfile_export": 1, "entries": [{"name": "k", "value": "v"}]}"#.utf8)
+        let kept = own
+        #expect(try Interchange.read(taking: &own, format: .json, options: ForeignBuildOptions()).entries.count == 1 && own == kept,
+                "vaultfile's own formats read as they always were")
+    }
+
     // MARK: - Failure
+
+    @Test func test_readTaking_keepsTheInputWhenTheReaderRefusesIt() {
+        var bytes = Array(#"{"items": [1]}"#.utf8)
+        let before = bytes
+        #expect(throws: VaultError.self) { try Interchange.read(taking: &bytes, format: .enpassJSON, options: ForeignBuildOptions()) }
+        #expect(bytes == before, "the caller still has it to say what the file looks like")
+    }
 
     @Test func test_streams_declineWhatTheWholeReaderRefuses_withItsMessage() throws {
         let enpass: [(String, String)] = [
