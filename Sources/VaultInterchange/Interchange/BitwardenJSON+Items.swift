@@ -18,23 +18,11 @@ extension BitwardenJSON {
     /// The document is read directly when `BitwardenJSONReader.export` takes it, else decoded
     /// (`JSONDocument.decode`), whose messages name the problem.
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
-        let export: Export
-        if let direct = BitwardenJSONReader.export(bytes) {
-            export = direct
-        } else {
-            export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
-        }
-        guard export.encrypted != true else {
-            throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
-        }
-        // `{}` (or `"items": null`) is no export: importing nothing with success hid a wrong file.
-        guard let items = export.items else {
-            throw .malformedInput("the document has no 'items' list, so it is not a Bitwarden JSON export (Bitwarden writes \"items\": [] even when empty)")
-        }
-        let folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var folders: [String: String] = [:]
         var result = ForeignImport(format: InterchangeFormat.bitwardenJSON.rawValue)
-        result.items.reserveCapacity(items.count)
-        for (index, source) in items.enumerated() {
+        /// Makes the `index`th item for the builder (its folder from `folders`, or given after the
+        /// walk when the items are made as they are read).
+        func make(_ index: Int, _ source: Item) throws(VaultError) {
             let folder = source.folderId.flatMap { folders[$0] }.map { $0.split(separator: "/").map(String.init) } ?? []
             var item = ForeignItem(folders: folder, title: source.name ?? "")
             var commentTaken = false
@@ -73,6 +61,44 @@ extension BitwardenJSON {
             item.created = source.creationDate.flatMap(Timestamps.parse) ?? source.revisionDate.flatMap(Timestamps.parse)
             item.modified = source.revisionDate.flatMap(Timestamps.parse) ?? item.created
             result.items.append(item)
+        }
+        // Each item made as it is read (no `Export` keeps every item: it held a second copy of the
+        // whole export); the first item refused is said once the document is known to be whole,
+        // as when every item was read first. A login takes about 200 bytes of JSON: the room
+        // reserved is memory only once written.
+        result.items.reserveCapacity(bytes.count / 128)
+        var folderIDs: [(item: Int, id: String)] = [], refused: VaultError?, count = 0
+        let streamed = BitwardenJSONReader.export(bytes) { source in
+            defer { count += 1 }
+            guard refused == nil else { return }
+            if let id = source.folderId { folderIDs.append((result.items.count, id)) }
+            do throws(VaultError) { try make(count, source) } catch { refused = error }
+        }
+        let export: Export
+        if let streamed {
+            export = streamed
+        } else {
+            result.wipe()
+            (result, folderIDs) = (ForeignImport(format: InterchangeFormat.bitwardenJSON.rawValue), [])
+            export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
+        }
+        do throws(VaultError) {
+            guard export.encrypted != true else {
+                throw .malformedInput("this Bitwarden export is encrypted; export it again as unencrypted JSON (then delete that file)")
+            }
+            // `{}` (or `"items": null`) is no export: importing nothing with success hid a wrong file.
+            guard let items = export.items else {
+                throw .malformedInput("the document has no 'items' list, so it is not a Bitwarden JSON export (Bitwarden writes \"items\": [] even when empty)")
+            }
+            folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            if let refused { throw refused }
+            for (index, source) in items.enumerated() { try make(index, source) }
+        } catch {
+            result.wipe()
+            throw error
+        }
+        for (item, id) in folderIDs {
+            result.items[item].folders = folders[id].map { $0.split(separator: "/").map(String.init) } ?? []
         }
         return result
     }

@@ -27,19 +27,38 @@ struct BitwardenJSONReader: JSONWalker {
     /// The export, or nil when it is not one this reader takes.
     static func export(_ bytes: [UInt8]) -> BitwardenJSON.Export? {
         var reader = BitwardenJSONReader(bytes)
-        guard let export = reader.readExport() else { return nil }
+        guard let export = reader.readExport(each: nil) else { return nil }
+        reader.skipWhitespace()
+        return reader.position == bytes.count ? export : nil
+    }
+
+    /// `export(_:)`, handing each item to `each` as it is read instead of keeping it: the
+    /// export's `items` is then `[]` when the document has a list (nil for none or `null`). Nil
+    /// when the document is not one this reader takes (some items may have been handed over).
+    static func export(_ bytes: [UInt8], each: (BitwardenJSON.Item) -> Void) -> BitwardenJSON.Export? {
+        var reader = BitwardenJSONReader(bytes)
+        guard let export = withoutActuallyEscaping(each, do: { reader.readExport(each: $0) }) else { return nil }
         reader.skipWhitespace()
         return reader.position == bytes.count ? export : nil
     }
 
     // MARK: The schema
 
-    private mutating func readExport() -> BitwardenJSON.Export? {
+    private mutating func readExport(each: ((BitwardenJSON.Item) -> Void)?) -> BitwardenJSON.Export? {
         var export = BitwardenJSON.Export(encrypted: nil, folders: nil, items: nil)
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "encrypted": return reader.readNullable { $0.readBool() }.map { export.encrypted = $0 } != nil
             case "folders": return reader.readNullable { $0.readArray { $0.readFolder() } }.map { export.folders = $0 } != nil
+            case "items" where each != nil:
+                let list = reader.readNullable { reader -> Bool? in
+                    reader.walkArray { reader in
+                        guard let item = reader.readItem() else { return false }
+                        each?(item)
+                        return true
+                    } ? true : nil
+                }
+                return list.map { export.items = $0 == nil ? nil : [] } != nil
             case "items": return reader.readNullable { $0.readArray { $0.readItem() } }.map { export.items = $0 } != nil
             default: return reader.skipValue(depth: 0)
             }

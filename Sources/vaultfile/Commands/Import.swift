@@ -157,12 +157,15 @@ extension VaultfileCommand {
                 return (try CryptImport.read(bytes, format: chosen, file: file, sourcePassword: sourcePassword)
                     .entries(now: currentTimeMilliseconds(), options: options), chosen.rawValue)
             }
-            let read = Result { () throws(VaultError) -> ImportedEntries in try Interchange.read(bytes, format: chosen, options: options) }
+            // Sniffed before the read: once another manager's export is read into items, the read
+            // takes `bytes` (wiped and freed before the entries are built, issue 44's memory rule).
+            let sniffedBeforeRead = FormatSniffer.sniff(bytes)
+            let read = Result { () throws(VaultError) -> ImportedEntries in try Interchange.read(taking: &bytes, format: chosen, options: options) }
             switch read {
             case .success(let imported): return (imported, chosen.rawValue)
             case .failure(let error):
                 // Said as the parser said it, unless the content is recognised as another format.
-                guard case .malformedInput = error, let sniffed = FormatSniffer.sniff(bytes), sniffed.format != chosen.rawValue else { throw error }
+                guard case .malformedInput = error, let sniffed = sniffedBeforeRead, sniffed.format != chosen.rawValue else { throw error }
                 throw mismatch(sniffed, source: source, given: chosen.rawValue)
             }
         }

@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultModel
 
 // MARK: - Reading any format with the import's options
@@ -29,6 +30,21 @@ extension Interchange {
         }
         let imported = try read(bytes, format: format, now: now)
         return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
+    }
+
+    /// `read(_:format:now:options:)` of an input its caller gives up: once another manager's
+    /// export is read into items, `bytes` is wiped and emptied, so that its memory is free before
+    /// the entries are built (issue 44: the input, its items and the entries are never all held;
+    /// the items hold copies of everything they keep). When the reader throws, `bytes` is as it was.
+    public static func read(taking bytes: inout [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
+                            options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
+        guard var foreign = try foreignItems(bytes, format: format, now: now) else {
+            return try read(bytes, format: format, now: now, options: options)
+        }
+        defer { foreign.wipe() }
+        SecureMemory.wipe(&bytes)
+        bytes = []
+        return try foreign.entries(now: now, options: options)
     }
 }
 

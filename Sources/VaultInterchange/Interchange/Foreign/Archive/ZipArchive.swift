@@ -108,6 +108,13 @@ struct ZipArchive {
     /// The entry named `name`, if any.
     func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
 
+    /// Where `entry`'s stored or compressed bytes start (`ZipEntryReader`); nil when they would
+    /// run past the archive.
+    func dataStart(of entry: Entry) -> Int? {
+        let start = entry.localHeader + 30 + Self.u16(bytes, entry.localHeader + 26) + Self.u16(bytes, entry.localHeader + 28)
+        return start + entry.compressedSize <= bytes.count ? start : nil
+    }
+
     /// The bytes of `entry`, inflated and checked.
     func contents(of entry: Entry) throws(VaultError) -> [UInt8] {
         let label = "\(what): '\(entry.name.prefix(80))'"

@@ -16,6 +16,14 @@ import VaultModel
 enum EnpassJSONReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+        // One item's tape at a time (`streamed`); a document that way declines is read whole,
+        // whose errors say what is wrong and where.
+        if let result = try? streamed(bytes) { return result }
+        return try whole(bytes)
+    }
+
+    /// `read` through a tape of the whole document: the plain reference of `streamed`.
+    static func whole(_ bytes: [UInt8]) throws(VaultError) -> ForeignImport {
         let tape = try JSONTape(bytes, what: "an Enpass JSON export")
         guard tape.kind(tape.root) == .object, let items = tape.member(tape.root, "items"), tape.kind(items) == .array else {
             throw .malformedInput("not an Enpass JSON export: no \"items\" array at the top level")
@@ -27,26 +35,74 @@ enum EnpassJSONReader {
             guard let uuid = tape.string(tape.member(folder, "uuid")) else { continue }
             folderTitles[uuid] = (tape.string(tape.member(folder, "title")) ?? "", tape.string(tape.member(folder, "parent_uuid")) ?? "")
         }
-        func path(_ uuid: String) -> [String] {
-            var path: [String] = [], seen: Set<String> = [], current = uuid
-            while let folder = folderTitles[current], seen.insert(current).inserted, path.count < 64 {
-                path.insert(folder.title, at: 0)
-                current = folder.parent
-            }
-            return path
-        }
+        func path(_ uuid: String) -> [String] { folderPath(uuid, in: folderTitles) }
         for node in tape.elements(items) {
             guard tape.kind(node) == .object else { throw .malformedInput("not an Enpass JSON export: an item that is not an object") }
             // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
             if tape.flag(tape.member(node, "trashed")) { result.notKeep("Enpass items in the trash (not imported)"); continue }
-            result.items.append(try item(node, tape: tape, path: path, result: &result))
+            let (item, folder) = try item(node, tape: tape, result: &result)
+            result.items.append(item)
+            if let folder { result.items[result.items.count - 1].folders = path(folder) }
         }
         return result
     }
 
-    private static func item(_ node: Int, tape: JSONTape, path: (String) -> [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem {
+    /// `read` one item's tape at a time (`JSONStream`), the folders given once the walk has read
+    /// them (they may come after the items). Throws for anything the whole-document reader must judge.
+    static func streamed(_ bytes: [UInt8]) throws(VaultError) -> ForeignImport {
+        var stream = JSONStream(bytes, what: "an Enpass JSON export")
+        var result = ForeignImport(format: "enpass-json")
+        var folderTitles: [String: (title: String, parent: String)] = [:]
+        /// The first folder of each item that names one, by the index of the item.
+        var homes: [(item: Int, folder: String)] = []
+        var sawItems = false
+        do throws(VaultError) {
+            try stream.document { (stream) throws(VaultError) in
+                guard try stream.peek() == UInt8(ascii: "{") else { throw JSONStream.declined() }
+                try stream.object(["items", "folders"]) { (stream, key) throws(VaultError) in
+                    if key == 1 {
+                        let tape = try stream.tape()
+                        for folder in tape.elements(tape.root) {
+                            guard let uuid = tape.string(tape.member(folder, "uuid")) else { continue }
+                            folderTitles[uuid] = (tape.string(tape.member(folder, "title")) ?? "", tape.string(tape.member(folder, "parent_uuid")) ?? "")
+                        }
+                        return
+                    }
+                    guard key == 0, try stream.peek() == UInt8(ascii: "[") else { try stream.skip(); return }
+                    sawItems = true
+                    try stream.array { (stream) throws(VaultError) in
+                        let tape = try stream.tape()
+                        guard tape.kind(tape.root) == .object else { throw JSONStream.declined() }
+                        if tape.flag(tape.member(tape.root, "trashed")) { result.notKeep("Enpass items in the trash (not imported)"); return }
+                        let (item, folder) = try item(tape.root, tape: tape, result: &result)
+                        if let folder { homes.append((result.items.count, folder)) }
+                        result.items.append(item)
+                    }
+                }
+            }
+            guard sawItems else { throw JSONStream.declined() }
+        } catch {
+            result.wipe()
+            throw error
+        }
+        for (index, folder) in homes { result.items[index].folders = folderPath(folder, in: folderTitles) }
+        return result
+    }
+
+    /// The folder path of `uuid`, parents followed (a cycle or a missing parent ends the path).
+    private static func folderPath(_ uuid: String, in folderTitles: [String: (title: String, parent: String)]) -> [String] {
+        var path: [String] = [], seen: Set<String> = [], current = uuid
+        while let folder = folderTitles[current], seen.insert(current).inserted, path.count < 64 {
+            path.insert(folder.title, at: 0)
+            current = folder.parent
+        }
+        return path
+    }
+
+    /// One item, and the uuid of its first folder.
+    private static func item(_ node: Int, tape: JSONTape, result: inout ForeignImport) throws(VaultError) -> (ForeignItem, String?) {
         let folderIDs = tape.elements(tape.member(node, "folders")).compactMap { tape.string($0) }
-        var item = ForeignItem(folders: folderIDs.first.map(path) ?? [], title: tape.string(tape.member(node, "title")) ?? "")
+        var item = ForeignItem(folders: [], title: tape.string(tape.member(node, "title")) ?? "")
         if folderIDs.count > 1 { result.notKeep("Enpass's second and further folders of an item") }
         item.notes = tape.string(tape.member(node, "note")).flatMap { $0.isEmpty ? nil : $0 }
         item.created = tape.integer(tape.member(node, "createdAt")).map { $0 * 1000 }
@@ -106,6 +162,6 @@ enum EnpassJSONReader {
         if tape.string(tape.member(node, "subtitle")).map({ !$0.isEmpty && $0 != item.username }) == true {
             result.notKeep("Enpass's subtitles")
         }
-        return item
+        return (item, folderIDs.first)
     }
 }

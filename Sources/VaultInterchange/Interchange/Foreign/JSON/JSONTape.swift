@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VaultModel
 
 // MARK: - A JSON document as a flat tape
@@ -63,7 +66,26 @@ struct JSONTape {
         // Exports run at about 10 bytes a value: room for a value every 4 bytes is never copied
         // to a larger array (the copy held both at once), and the pages never written take no memory.
         nodes.reserveCapacity(bytes.count / 4 + 16)
-        try scan()
+        var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        try scan(from: &position, depth: 0)
+        guard position == bytes.count else { throw fail("more after the end of the document", at: position) }
+    }
+
+    /// The one value at `position` of a larger document whose bytes `bytes` hold (a window of
+    /// them: `JSONStream`), `depth` containers deep in it; leaves `position` after the value and
+    /// the whitespace after it. The same rules as a whole document's tape, the value's bytes
+    /// checked as UTF-8 where they lie; the tape's nodes are the value's alone (its root is 0).
+    init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String) throws(VaultError) {
+        self.bytes = bytes
+        self.what = what
+        var end = position
+        nodes.reserveCapacity(64)  // an item of an export: a few dozen values
+        try scan(from: &end, depth: depth)
+        let range = position..<end
+        guard bytes.withUnsafeBufferPointer({ JSONString.isUTF8(UnsafeBufferPointer(rebasing: $0[range])) }) else {
+            throw .malformedInput("not \(what): the JSON is not UTF-8")
+        }
+        position = end
     }
 
     private func fail(_ why: String, at offset: Int) -> VaultError {
@@ -72,13 +94,16 @@ struct JSONTape {
 
     // MARK: The scan
 
-    private mutating func scan() throws(VaultError) {
-        var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    /// Scans one value from `position` (`depth` containers deep in its document) and the
+    /// whitespace after it.
+    private mutating func scan(from position: inout Int, depth: Int) throws(VaultError) {
         /// Open containers: their node, whether an object, and (for objects) where their keys start in `keys`.
         var stack: [(node: Int, object: Bool, keys: Int)] = []
         /// The keys of the open objects, as ranges of their literals (decoded only to compare),
         /// each with whether it is plain (ASCII without an escape: its bytes are its text).
         var keys: [(range: Range<Int>, plain: Bool)] = []
+        stack.reserveCapacity(8)
+        keys.reserveCapacity(32)
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
         var expectValue = true
@@ -121,7 +146,7 @@ struct JSONTape {
                 switch bytes[position] {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     let object = bytes[position] == UInt8(ascii: "{")
-                    guard stack.count < Self.maxDepth else { throw fail("objects and arrays nest more than \(Self.maxDepth) levels deep", at: start) }
+                    guard depth + stack.count < Self.maxDepth else { throw fail("objects and arrays nest more than \(Self.maxDepth) levels deep", at: start) }
                     position += 1
                     nodes.append(Node(kind: object ? .object : .array, start: start, end: 0))
                     stack.append((nodes.count - 1, object, keys.count))
@@ -148,10 +173,7 @@ struct JSONTape {
                 continue
             }
             // After a value: a comma, the end of its container, or the end of the document.
-            guard let top = stack.last else {
-                guard position == bytes.count else { throw fail("more after the end of the document", at: position) }
-                return
-            }
+            guard let top = stack.last else { return }
             if JSONBytes.take(UInt8(ascii: ","), in: bytes, at: &position) {
                 expectValue = true
             } else if JSONBytes.take(top.object ? UInt8(ascii: "}") : UInt8(ascii: "]"), in: bytes, at: &position) {
@@ -237,15 +259,17 @@ struct JSONTape {
     func member(_ node: Int?, _ key: StaticString) -> Int? {
         guard let node, nodes[node].kind == .object else { return nil }
         var child = node + 1
-        for _ in 0..<Int(nodes[node].count) / 2 {
-            let literal = nodes[child]
-            if literal.end - literal.start == key.utf8CodeUnitCount + 2,
-               (0..<key.utf8CodeUnitCount).allSatisfy({ bytes[literal.start + 1 + $0] == key.utf8Start[$0] }) {
-                return child + 1
+        let length = key.utf8CodeUnitCount
+        return bytes.withUnsafeBufferPointer { buffer -> Int? in
+            for _ in 0..<Int(nodes[node].count) / 2 {
+                let literal = nodes[child]
+                if literal.end - literal.start == length + 2, memcmp(buffer.baseAddress! + literal.start + 1, key.utf8Start, length) == 0 {
+                    return child + 1
+                }
+                child = next(after: child + 1)
             }
-            child = next(after: child + 1)
+            return nil
         }
-        return nil
     }
 
     /// The elements of the array `node` (none when it is not an array).
@@ -289,7 +313,20 @@ struct JSONTape {
 
     /// An integer number (a fraction dropped), or nil.
     func integer(_ node: Int?) -> Int64? {
-        guard let node, nodes[node].kind == .number, let text = text(node) else { return nil }
+        guard let node, nodes[node].kind == .number else { return nil }
+        // An integer of at most 18 digits (every time and flag of an export) read where it lies.
+        var index = nodes[node].start
+        let end = nodes[node].end, negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        if end - index <= 18 {
+            var value: Int64 = 0
+            while index < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            if index == end { return negative ? -value : value }
+        }
+        guard let text = text(node) else { return nil }
         if let exact = Int64(text) { return exact }
         return Double(text).flatMap { $0.isFinite && abs($0) < 9e18 ? Int64($0) : nil }
     }

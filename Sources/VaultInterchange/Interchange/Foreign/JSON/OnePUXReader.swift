@@ -23,6 +23,12 @@ enum OnePUXReader {
 
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+        try read(bytes, chunk: 1 << 18)
+    }
+
+    /// `read(_:now:)` with `export.data` inflated and read `chunk` bytes at a time; nil reads it
+    /// only whole (the plain reference, whose errors every declined stream ends in).
+    static func read(_ bytes: [UInt8], chunk: Int?) throws(VaultError) -> ForeignImport {
         let archive = try ZipArchive(bytes, what: "the 1pux file")
         guard let data = archive.entry(named: "export.data") else {
             throw .malformedInput("the 1pux file holds no export.data: not a 1Password export (an older 1Password writes .1pif or CSV)")
@@ -31,6 +37,10 @@ enum OnePUXReader {
         // once, each file once for every item that names it.
         var budget = ExpansionBudget(inputBytes: bytes.count, what: "the 1pux file")
         try budget.spend(data.size, on: data.name)
+        // Read as it is inflated, one item at a time (`streamed`); a document that way declines
+        // (damaged, not strict JSON, not of the usual shape) is read whole below, whose errors
+        // say what is wrong and where.
+        if let chunk, let result = try? streamed(data, archive: archive, budget: budget, chunk: chunk) { return result }
         // The inflated export.data holds every secret of the export in one buffer: wiped once read
         // (the tape that shares it is gone by then, so the wipe is in place).
         var plaintext = try archive.contents(of: data)
@@ -81,8 +91,90 @@ enum OnePUXReader {
         return result
     }
 
+    /// The items of `export.data` read as it is inflated (`ZipEntryReader`, `JSONStream`): a tape
+    /// of one item at a time, never the whole document or its tape. Folders are given once the
+    /// walk has counted the accounts and vaults. Throws (having wiped what it read) for anything
+    /// the whole-document reader must judge.
+    private static func streamed(_ data: ZipArchive.Entry, archive: ZipArchive, budget: ExpansionBudget, chunk: Int) throws(VaultError) -> ForeignImport {
+        let entry = try ZipEntryReader(data, of: archive)
+        var stream = JSONStream(chunk: chunk, what: "a 1Password export.data") { (window, room) throws(VaultError) -> Bool in
+            try entry.read(into: &window, room: room)
+        }
+        var result = ForeignImport(format: "1pux")
+        var reader = Reader(tape: try JSONTape(Array("null".utf8), what: "nothing"), archive: archive, budget: budget)
+        let none = reader.tape
+        var accountNames: [String] = [], vaultNames: [String] = []
+        /// Each item's account and vault, by the index of the item.
+        var homes: [(account: Int, vault: Int)] = []
+        do throws(VaultError) {
+            var sawAccounts = false
+            try stream.document { (stream) throws(VaultError) in
+                guard try stream.peek() == UInt8(ascii: "{") else { throw JSONStream.declined() }
+                try stream.object(["accounts"]) { (stream, key) throws(VaultError) in
+                    guard key == 0 else { try stream.skip(); return }
+                    sawAccounts = true
+                    guard try stream.peek() == UInt8(ascii: "[") else { try stream.skip(); return }
+                    try stream.array { (stream) throws(VaultError) in
+                        let account = accountNames.count
+                        accountNames.append("")
+                        guard try stream.peek() == UInt8(ascii: "{") else { try stream.skip(); return }
+                        try stream.object(["attrs", "vaults"]) { (stream, key) throws(VaultError) in
+                            if key == 0 {
+                                let attrs = try stream.tape()
+                                accountNames[account] = attrs.string(attrs.member(attrs.root, "accountName")) ?? attrs.string(attrs.member(attrs.root, "name")) ?? ""
+                                return
+                            }
+                            guard key == 1, try stream.peek() == UInt8(ascii: "[") else { try stream.skip(); return }
+                            try stream.array { (stream) throws(VaultError) in
+                                let vault = vaultNames.count
+                                vaultNames.append("")
+                                guard try stream.peek() == UInt8(ascii: "{") else { try stream.skip(); return }
+                                try stream.object(["attrs", "items"]) { (stream, key) throws(VaultError) in
+                                    if key == 0 {
+                                        let attrs = try stream.tape()
+                                        vaultNames[vault] = attrs.string(attrs.member(attrs.root, "name")) ?? ""
+                                        return
+                                    }
+                                    guard key == 1, try stream.peek() == UInt8(ascii: "[") else { try stream.skip(); return }
+                                    try stream.array { (stream) throws(VaultError) in
+                                        reader.tape = try stream.tape()
+                                        defer { reader.tape = none }  // the window is refilled in place: no tape may share it then
+                                        let tape = reader.tape
+                                        // Older exports wrap each item: { "item": {…} }.
+                                        let node = tape.member(tape.root, "item") ?? tape.root
+                                        guard tape.kind(node) == .object else { throw JSONStream.declined() }
+                                        if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); return }
+                                        result.items.append(try reader.item(node, folders: [], result: &result))
+                                        homes.append((account, vault))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            guard sawAccounts else { throw JSONStream.declined() }
+        } catch {
+            reader.dropInflated()
+            result.wipe()
+            stream.wipeWindow()
+            throw error
+        }
+        stream.wipeWindow()
+        // The folders, as `items` gives them: the account's name when the export holds more than
+        // one account, the vault's when it holds more than one vault.
+        for index in result.items.indices {
+            var folders: [String] = []
+            let (account, vault) = homes[index]
+            if accountNames.count > 1 && !accountNames[account].isEmpty { folders.append(accountNames[account]) }
+            if vaultNames.count > 1 && !vaultNames[vault].isEmpty { folders.append(vaultNames[vault]) }
+            result.items[index].folders = folders
+        }
+        return result
+    }
+
     private struct Reader {
-        let tape: JSONTape
+        var tape: JSONTape
         let archive: ZipArchive
         /// The archive's files by document id (`files/ID__NAME` or `files/ID`).
         let files: [String: Int]

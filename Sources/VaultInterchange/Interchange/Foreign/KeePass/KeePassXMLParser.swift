@@ -102,13 +102,29 @@ public struct KeePassXMLParser {
     }
 
     private mutating func text(_ what: StaticString) throws(VaultError) -> String {
-        String(decoding: try reader.readText("\(what)"), as: UTF8.self)
+        try reader.withText("\(what)") { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The 1-based line of `offset` (counted only for a message).
     private func line(_ offset: Int) -> Int { XMLReader.line(of: offset, in: reader.bytes) }
 
-    private func isTrue(_ text: String) -> Bool { text.trimmingASCIISpaces.lowercased() == "true" }
+    private func isTrue(_ text: String) -> Bool {
+        var text = text
+        if let answer = text.withUTF8({ KeePassText.isTrueASCII($0) }) { return answer }
+        return text.trimmingASCIISpaces.lowercased() == "true"
+    }
+
+    /// `isTrue` of the last start tag's attribute `name` (absent: false), read where it lies
+    /// when it holds no reference or CR (`XMLReader.attribute` would resolve them).
+    private func attributeIsTrue(_ name: StaticString) throws(VaultError) -> Bool {
+        guard let found = reader.attributes.first(where: { reader.matches($0.name, name) }) else { return false }
+        let plain = reader.bytes.withUnsafeBufferPointer { buffer -> Bool? in
+            let value = UnsafeBufferPointer(rebasing: buffer[found.value])
+            return value.contains { $0 == UInt8(ascii: "&") || $0 == 0x0D } ? nil : KeePassText.isTrueASCII(value)
+        }
+        if let plain { return plain }
+        return isTrue(String(decoding: try reader.attribute(name) ?? [], as: UTF8.self))
+    }
 
     // MARK: Meta
 
@@ -156,8 +172,8 @@ public struct KeePassXMLParser {
         guard let idText = try reader.attribute("ID"), let id = Int(String(decoding: idText, as: UTF8.self)), id >= 0 else {
             throw .malformedInput("line \(line(offset)): a binary of Meta/Binaries without a numeric ID")
         }
-        let compressed = isTrue(String(decoding: try reader.attribute("Compressed") ?? [], as: UTF8.self))
-        let protected = isTrue(String(decoding: try reader.attribute("Protected") ?? [], as: UTF8.self))
+        let compressed = try attributeIsTrue("Compressed")
+        let protected = try attributeIsTrue("Protected")
         var bytes = try base64(try reader.readText("Binary"), at: offset, what: "the binary \(id)")
         if protected { try unprotectValue(&bytes, at: offset, what: "the binary \(id)") }
         if compressed {
@@ -257,8 +273,8 @@ public struct KeePassXMLParser {
             if parser.reader.matches(name, "Key") {
                 key = try parser.text("Key")
             } else if parser.reader.matches(name, "Value") {
-                let inMemory = parser.isTrue(String(decoding: try parser.reader.attribute("ProtectInMemory") ?? [], as: UTF8.self))
-                let streamed = parser.isTrue(String(decoding: try parser.reader.attribute("Protected") ?? [], as: UTF8.self))
+                let inMemory = try parser.attributeIsTrue("ProtectInMemory")
+                let streamed = try parser.attributeIsTrue("Protected")
                 var bytes = try parser.reader.readText("Value")
                 if streamed {
                     bytes = try parser.base64(bytes, at: offset, what: "a protected value")
@@ -288,7 +304,7 @@ public struct KeePassXMLParser {
                     reference = id
                     try parser.reader.skipElement()
                 } else {
-                    let streamed = parser.isTrue(String(decoding: try parser.reader.attribute("Protected") ?? [], as: UTF8.self))
+                    let streamed = try parser.attributeIsTrue("Protected")
                     bytes = try parser.base64(try parser.reader.readText("Value"), at: offset, what: "an attachment")
                     if streamed { try parser.unprotectValue(&bytes, at: offset, what: "an attachment") }
                 }
@@ -304,9 +320,9 @@ public struct KeePassXMLParser {
         var times = KeePassTimes()
         try children { (parser, name) throws(VaultError) in
             let offset = parser.reader.position
-            if parser.reader.matches(name, "CreationTime") { times.created = try parser.time(try parser.reader.readText("CreationTime"), at: offset) }
-            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.time(try parser.reader.readText("LastModificationTime"), at: offset) }
-            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.time(try parser.reader.readText("ExpiryTime"), at: offset) }
+            if parser.reader.matches(name, "CreationTime") { times.created = try parser.readTime("CreationTime", at: offset) }
+            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.readTime("LastModificationTime", at: offset) }
+            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.readTime("ExpiryTime", at: offset) }
             else if parser.reader.matches(name, "Expires") { times.expires = parser.isTrue(try parser.text("Expires")) }
             else if parser.reader.matches(name, "UsageCount") {
                 let count = try parser.text("UsageCount").trimmingASCIISpaces
@@ -334,6 +350,18 @@ public struct KeePassXMLParser {
     }
 
     // MARK: Values
+
+    /// The text of a time element (`time(_:at:)`), the cache asked where the text lies.
+    private mutating func readTime(_ what: StaticString, at offset: Int) throws(VaultError) -> Int64? {
+        var cache = timeCache
+        let (cached, text) = try reader.withText("\(what)") { text -> (Int64?, [UInt8]?) in
+            if let milliseconds = cache.parse(utf8: text) { return (milliseconds, nil) }
+            return (nil, Array(text))
+        }
+        timeCache = cache
+        guard let text else { return cached }
+        return try time(text, at: offset)
+    }
 
     /// A time as KeePass writes it: ISO 8601 in an XML export, base64 of seconds since 0001-01-01
     /// (little-endian, 8 bytes) in a KDBX 4 file's XML; empty is no time.
@@ -363,15 +391,5 @@ public struct KeePassXMLParser {
                                   + "this is not a KeePass XML export: export the database as XML (keepassxc-cli export --format xml, or KeePass's File > Export > KeePass XML (2.x))")
         }
         try unprotect(&bytes)
-    }
-}
-
-extension String {
-    /// The text without ASCII spaces, tabs and line ends at either end.
-    var trimmingASCIISpaces: String {
-        let utf8 = Array(self.utf8)
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return first == 0 && last == utf8.count - 1 ? self : String(decoding: utf8[first...last], as: UTF8.self)
     }
 }

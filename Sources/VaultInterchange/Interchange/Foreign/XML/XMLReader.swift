@@ -165,6 +165,33 @@ public struct XMLReader {
         }
     }
 
+    /// `readText`, handing the text to `body`: where it lies when it is one plain run (most
+    /// elements), else as `readText` assembles it; no array is made for the common case.
+    public mutating func withText<R>(_ what: @autoclosure () -> String, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(VaultError) -> R {
+        var text: [UInt8] = []
+        var event = try next()
+        if case .text(let range, plain: true) = event {
+            event = try next()
+            switch event {
+            case .end, .endOfDocument: return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+            default: text.append(contentsOf: bytes[range])
+            }
+        }
+        while true {
+            switch event {
+            case .text(let range, let plain):
+                if plain { text.append(contentsOf: bytes[range]) } else { try decode(range, into: &text) }
+            case .cdata(let range):
+                text.append(contentsOf: bytes[range])
+            case .start:
+                throw fail("\(what()) holds an element where text was expected")
+            case .end, .endOfDocument:
+                return text.withUnsafeBufferPointer { body($0) }
+            }
+            event = try next()
+        }
+    }
+
     // MARK: Tags
 
     private mutating func readStartTag() throws(VaultError) -> Event {
