@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SecureMemory
 import VaultModel
 
 // MARK: - dotenv
@@ -16,9 +17,33 @@ enum DotEnv {
     /// at character boundaries without decoding them, and a line costs time in proportion to
     /// its length (a 50 MB line parsed at 1 MB/s when this walked grapheme clusters).
     static func parse(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformedInput("the dotenv file is not UTF-8") }
+        var list = ImportedEntryList()
+        _ = try read(bytes, now: now, into: &list)
+        return list.entries
+    }
+
+    /// What `parse(_:now:)` reads, each entry written as its record (`ImportRecordWriter`), line by
+    /// line as the parse reads them: no `Entry`, value array or string per variable. Nil when the
+    /// writer declines an entry (a non-ASCII or invalid name, a limit: `parse` then reads them, and
+    /// the check names the problem); the error `parse` throws.
+    /// `ImportRecordsTests.test_importRecords_dotenvMatchesTheEntryPath` ties the two.
+    static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> StoredRecords? {
+        // Room for twice the input (a record is longer than its line), mapped but not touched
+        // until written: the buffer never grows, which held the old records and their copy at once.
+        guard var writer = ImportRecordWriter(capacity: bytes.count * 2) else { return nil }
+        guard try read(bytes, now: now, into: &writer) else { return nil }
+        return writer.records()
+    }
+
+    /// Reads every line into `output`; false when it declined an entry (the lines after it are
+    /// still read, for their errors, and not given to it).
+    private static func read(_ bytes: [UInt8], now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
+        // Checked in place: `String(validating:)` made a copy of the whole file, secrets and all,
+        // freed without a wipe.
+        guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("the dotenv file is not UTF-8") }
         var parser = Parser(bytes: bytes)
-        var result: [(String, Entry)] = []
+        var declined = false
+        var noFields: [ImportField] = []
         while let (lineNumber, whole) = parser.nextLine() {
             var line = parser.droppingBlanks(whole)
             if line.isEmpty || bytes[line.lowerBound] == Byte.hash { continue }
@@ -29,22 +54,23 @@ enum DotEnv {
             guard let equals = parser.find(Byte.equals, in: line) else {
                 throw .malformedInput("line \(lineNumber): expected KEY=value")
             }
-            let key = String(decoding: bytes[parser.trimmingBlanks(line.lowerBound..<equals)], as: UTF8.self)
-            guard isVariableName(key) else {
+            let keyRange = parser.trimmingBlanks(line.lowerBound..<equals)
+            guard isVariableName(bytes, keyRange) else {
+                let key = String(decoding: bytes[keyRange], as: UTF8.self)
                 throw .malformedInput("line \(lineNumber): '\(key)' is not a variable name")
             }
             let rest = parser.droppingBlanks(equals + 1..<line.upperBound)
-            let value: [UInt8]
+            var value: ImportBytes
             switch rest.isEmpty ? nil : bytes[rest.lowerBound] {
             case Byte.singleQuote?:
                 let quoted = rest.lowerBound + 1..<rest.upperBound
                 guard let close = parser.find(Byte.singleQuote, in: quoted) else {
                     throw .malformedInput("line \(lineNumber): unterminated single quote")
                 }
-                value = Array(bytes[quoted.lowerBound..<close])
+                value = .input(quoted.lowerBound..<close)
                 try parser.checkTrailing(close + 1..<rest.upperBound, lineNumber)
             case Byte.doubleQuote?:
-                value = try parser.doubleQuoted(rest.lowerBound + 1..<rest.upperBound, startLine: lineNumber)
+                value = .owned(try parser.doubleQuoted(rest.lowerBound + 1..<rest.upperBound, startLine: lineNumber))
             default:
                 // Unquoted: up to an inline comment (" #"), trailing blanks removed.
                 var end = rest.upperBound
@@ -53,11 +79,31 @@ enum DotEnv {
                     if hash > rest.lowerBound && bytes[hash - 1] == Byte.space { end = hash - 1; break }
                     searched = hash + 1..<rest.upperBound
                 }
-                value = Array(bytes[parser.trimmingBlanks(rest.lowerBound..<end)])
+                value = .input(parser.trimmingBlanks(rest.lowerBound..<end))
             }
-            result.append((key, Entry(value: value, created: now, modified: now)))
+            if !declined {
+                declined = !bytes.withUnsafeBytes { input in
+                    output.add(name: .input(keyRange), created: now, modified: now, value: value, fields: &noFields, in: input)
+                }
+            }
+            // An unescaped copy is the sink's to keep only as its own copy: this one is wiped.
+            if case .owned(var unescaped) = value {
+                value = .input(0..<0)
+                SecureMemory.wipe(&unescaped)
+            }
         }
-        return result
+        return !declined
+    }
+
+    /// `isVariableName(_:)` of the bytes `range` of `bytes`: the ASCII case (most) without a string.
+    private static func isVariableName(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard !range.isEmpty else { return false }
+        var ascii = true
+        for byte in bytes[range] {
+            guard byte < 0x80 else { ascii = false; break }
+            guard Byte.isVariableASCII(byte) else { return false }
+        }
+        return ascii || isVariableName(String(decoding: bytes[range], as: UTF8.self))
     }
 
     /// Letters, digits (any script), `_`, `.` and `-`; the common ASCII case without decoding characters.

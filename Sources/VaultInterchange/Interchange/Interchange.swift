@@ -152,7 +152,12 @@ public enum Interchange {
         switch format {
         case .json:  // one the direct reader declined (or a version 2 claim): the decoder names the problem
             entries = try NativeJSON.parse(try JSONDocument.decode(NativeJSON.Document.self, from: bytes, what: "a vaultfile JSON export"))
-        case .dotenv: entries = try DotEnv.parse(bytes, now: now)
+        case .dotenv:
+            // Written straight as vault records when every variable allows it (ImportRecords.swift).
+            if asRecords, let records = try DotEnv.records(bytes, now: now) {
+                return try ImportedEntries(records: records, renamings: [])
+            }
+            entries = try DotEnv.parse(bytes, now: now)
         case .csv:
             // Written straight as vault records when every entry allows it (ImportRecords.swift).
             if asRecords, let records = try NativeCSV.records(bytes, now: now) {

@@ -14,38 +14,43 @@ enum KeePassXCCSV {
     /// default is counted as not kept.
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: InterchangeFormat.keepassxcCSV.rawValue)
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var width: Int?
         var title = 0, password = 0
-        var columns: [String: Int] = [:]
+        // The other columns, found once by name (not at every row).
+        var group: Int?, username: Int?, url: Int?, notes: Int?, totp: Int?, icon: Int?, created: Int?, modified: Int?
         var times = Timestamps.Cache()
         try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
             guard let width else {
                 let header = record.strings
                 width = header.count
-                columns = CSV.columns(header)
+                let columns = CSV.columns(header)
                 guard let titleColumn = columns["title"], let passwordColumn = columns["password"] else {
                     throw .malformedInput("line 1: not a KeePassXC CSV export (no Title and Password columns)")
                 }
                 (title, password) = (titleColumn, passwordColumn)
+                (group, username, url, notes) = (columns["group"], columns["username"], columns["url"], columns["notes"])
+                (totp, icon, created, modified) = (columns["totp"], columns["icon"], columns["created"], columns["last modified"])
                 return
             }
             try CSV.checkWidth(line: record.line, columns: record.count, header: width)
-            func text(_ name: String) -> String? {
-                guard let index = columns[name], !record.isEmpty(index) else { return nil }
+            func text(_ index: Int?) -> String? {
+                guard let index, !record.isEmpty(index) else { return nil }
                 return record.string(index)
             }
             // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
-            var folders = (text("group") ?? "").split(separator: "/").map(String.init)
+            var folders = text(group).map { $0.split(separator: "/").map(String.init) } ?? []
             if folders.first == "Root" || folders.first == "Passwords" { folders.removeFirst() }
             var item = ForeignItem(folders: folders, title: record.isEmpty(title) ? "" : record.string(title),
                                    value: Array(record.cell(password)))
-            item.username = text("username")
-            item.urls = text("url").map { [$0] } ?? []
-            item.notes = text("notes")
-            item.totp = text("totp")
-            item.created = columns["created"].flatMap { record.isEmpty($0) ? nil : times.parse(utf8: record.cell($0)) }
-            item.modified = columns["last modified"].flatMap { record.isEmpty($0) ? nil : times.parse(utf8: record.cell($0)) } ?? item.created
-            if let icon = text("icon"), icon != "0" { result.notKeep("KeePassXC's entry icons") }
+            item.username = text(username)
+            item.urls = text(url).map { [$0] } ?? []
+            item.notes = text(notes)
+            item.totp = text(totp)
+            item.created = created.flatMap { record.isEmpty($0) ? nil : times.parse(utf8: record.cell($0)) }
+            item.modified = modified.flatMap { record.isEmpty($0) ? nil : times.parse(utf8: record.cell($0)) } ?? item.created
+            // The default icon (0, most entries) is kept without a string.
+            if let icon, !record.isEmpty(icon), !record.cell(icon).elementsEqual([UInt8(ascii: "0")]) { result.notKeep("KeePassXC's entry icons") }
             result.items.append(item)
         }
         return result

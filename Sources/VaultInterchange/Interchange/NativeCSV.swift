@@ -20,7 +20,10 @@ enum NativeCSV {
     /// name, a limit, a field name a vault refuses: `parse` then reads them, and the put names the
     /// problem). `ImportRecordsTests.test_importRecords_csvMatchesTheEntryPath` ties the two.
     static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> StoredRecords? {
-        guard var writer = ImportRecordWriter(capacity: bytes.count) else { return nil }
+        // A record is longer than its row (times, lengths, each field's name): room for twice the
+        // input, mapped but not touched until written, so that the buffer never grows (a growth
+        // held the old records and their copy at once, the import's peak).
+        guard var writer = ImportRecordWriter(capacity: bytes.count * 2) else { return nil }
         guard try read(bytes, now: now, into: &writer) else { return nil }
         return writer.records()
     }

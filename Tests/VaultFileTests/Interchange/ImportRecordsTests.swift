@@ -232,6 +232,48 @@ extension InterchangeTests {
         #expect(failed > 50, "\(failed) failed")
     }
 
+    /// A random dotenv file: plain, exported, quoted (both kinds, escapes, several lines), commented
+    /// and blank lines; repeated, dangerous, non-ASCII and invalid variables; junk and bad UTF-8.
+    private static func randomDotEnv(_ byte: () -> UInt8) -> [UInt8] {
+        func pick(_ options: [String]) -> String { options[Int(byte()) % options.count] }
+        var lines: [String] = []
+        for _ in 0..<Int(byte() % 9) {
+            let key = byte() % 4 != 0 ? "SVC_\(byte())" : pick(["DB01", "DB01", "zz", "PATH", "LD_PRELOAD", "café", "e\u{301}", ".", "..",
+                                                                "a-b", "x.y", "名前", "bad key", ""])
+            let value = byte() % 3 != 0 ? pick(["", "v", "secret-0001", "\"a\\tb\""]) : pick(["", "v", "secret-0001", "'single # x'", "\"dq \\n \\\" \\$x\"", "\"multi\nline\"", "é", " spaced  # c",
+                              "'open", "\"open", "\"x\" trailing", "a#b"])
+            lines.append(pick(["", "export ", "  "]) + key + pick(["=", " = "]) + value)
+            if byte() % 6 == 0 { lines.append(pick(["# comment", "", "   ", "# junk", "junk"])) }
+        }
+        var bytes = Array(lines.joined(separator: byte() % 2 == 0 ? "\n" : "\r\n").utf8)
+        if byte() % 15 == 0 { bytes = [0xEF, 0xBB, 0xBF] + bytes }
+        if byte() % 30 == 0 { bytes.append(0xFF) }
+        return bytes
+    }
+
+    /// dotenv read as records and as entries, on random files (above): the same names, entries,
+    /// warnings and errors, and the same vault or error once put into each kind of vault.
+    @Test func test_importRecords_dotenvMatchesTheEntryPath() throws {
+        var generator = SplitMix(seed: 4417)
+        func byte() -> UInt8 { generator.nextByte() }
+        let bases = try Self.baseVaults()
+        var taken = 0, failed = 0
+        for _ in 0..<600 {
+            let bytes = Self.randomDotEnv(byte)
+            let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 42, asRecords: true) }
+            let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 42, asRecords: false) }
+            #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            guard let fastImport, let plainImport else { failed += 1; continue }
+            if fastImport.records != nil { taken += 1 }
+            #expect(plainImport.records == nil)
+            for (index, base) in bases.enumerated() {
+                #expect(Self.putInto(base, fastImport) == Self.putInto(base, plainImport), "base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            }
+        }
+        #expect(taken > 60, "\(taken) taken as records")
+        #expect(failed > 30, "\(failed) failed")
+    }
+
     /// The fixtures of the two foreign formats read as records and as entries: the same entries.
     @Test func test_importRecords_fixturesMatchTheEntryPath() throws {
         for (file, format) in [("interchange/bitwarden.json", InterchangeFormat.bitwardenJSON), ("interchange/keepassxc.csv", .keepassxcCSV)] {

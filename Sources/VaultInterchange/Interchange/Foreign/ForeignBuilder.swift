@@ -37,9 +37,8 @@ enum ForeignBuilder {
         if var writer = ImportRecordWriter(capacity: source.items.count * 96) {
             var accepted = true
             let outcome = fill(source, named: named, now: now, options: options) { name, item, fields, created, modified in
-                var list = fields.importFields
-                accepted = writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value), fields: &list,
-                                      in: UnsafeRawBufferPointer(start: nil, count: 0))
+                accepted = writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),
+                                      fields: &fields.importFields, in: UnsafeRawBufferPointer(start: nil, count: 0))
                 return accepted
             }
             if accepted {
@@ -77,7 +76,7 @@ enum ForeignBuilder {
 
     /// Fills each item's fields in item order and hands them to `put` (which returns false to stop).
     private static func fill(_ source: ForeignImport, named: [ForeignNaming.Named], now: Int64, options: ForeignBuildOptions,
-                             put: (String, ForeignItem, FieldSet, Int64, Int64) -> Bool) -> Outcome {
+                             put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Outcome {
         var outcome = Outcome()
         for (index, item) in source.items.enumerated() {
             let name = named[index].name
@@ -113,7 +112,7 @@ enum ForeignBuilder {
             fields.putLabels()
             let created = item.created ?? item.modified ?? now
             let modified = item.modified ?? created
-            guard put(name, item, fields, created, modified) else { return outcome }
+            guard put(name, item, &fields, created, modified) else { return outcome }
             guard !item.history.isEmpty else { continue }
             if options.keepsHistory {
                 outcome.history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
@@ -161,27 +160,32 @@ enum ForeignBuilder {
 /// The fields of one entry as the builder fills them: the builder's own names first, then custom
 /// labels made field names, each name once.
 private struct FieldSet {
-    /// The fields in the order put (an entry has a handful: a list searched in turn costs less than a dictionary).
-    private var list: [(name: String, value: [UInt8])] = []
+    /// The fields in the order put (an entry has a handful: a list searched in turn costs less than
+    /// a dictionary), as `ImportRecordWriter` takes them, which sorts them in place: every name a
+    /// string, the builder's own values the strings the item holds (no copy of their bytes per
+    /// entry), custom values their bytes.
+    var importFields: [ImportField] = []
     /// `FIELD<TAB>LABEL` for each custom field stored under a name that is not its label.
     private var labels: [String] = []
 
     /// The number of fields put so far.
-    var count: Int { list.count }
+    var count: Int { importFields.count }
 
     /// The fields by name, for an `Entry`.
-    var values: [String: [UInt8]] { Dictionary(list, uniquingKeysWith: { $1 }) }
-
-    /// The fields for `ImportRecordWriter`.
-    var importFields: [ImportField] { list.map { ImportField(name: .string($0.name), value: .owned($0.value)) } }
+    var values: [String: [UInt8]] {
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
+        return Dictionary(importFields.map { ($0.name.string(in: none), $0.value.array(in: none)) }, uniquingKeysWith: { $1 })
+    }
 
     /// Whether a field is called `name` (names are ASCII: `==` is their bytes').
-    private func has(_ name: String) -> Bool { list.contains { $0.name == name } }
+    private func has(_ name: String) -> Bool {
+        importFields.contains { if case .string(let given) = $0.name { return given == name } else { return false } }
+    }
 
     /// Puts a field of the builder's own (`username`, `url`…), unless empty.
     mutating func put(_ field: String, _ text: String?) {
         guard let text, !text.isEmpty else { return }
-        list.append((field, Array(text.utf8)))
+        importFields.append(ImportField(name: .string(field), value: .string(text)))
     }
 
     /// Puts a custom field under its label made a field name, numbered when taken; each change
@@ -202,13 +206,13 @@ private struct FieldSet {
             tally.add(label: label, field: field, entry: entry, reason: .cleaned)
         }
         if !sameUTF8(field, label) { labels.append("\(field)\t\(label)") }
-        list.append((field, value))
+        importFields.append(ImportField(name: .string(field), value: .owned(value)))
     }
 
     /// Puts the field `labels` when a label was not kept as its field's name.
     mutating func putLabels() {
         guard !labels.isEmpty else { return }
-        list.append((ForeignBuilder.labelsField, Array((labels.joined(separator: "\n") + "\n").utf8)))
+        importFields.append(ImportField(name: .string(ForeignBuilder.labelsField), value: .owned(Array((labels.joined(separator: "\n") + "\n").utf8))))
     }
 }
 

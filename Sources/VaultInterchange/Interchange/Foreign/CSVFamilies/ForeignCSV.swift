@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VaultModel
 
 // MARK: - CSV exports of other password managers
@@ -29,15 +32,47 @@ struct ForeignCSVHeader {
     }
 }
 
-/// One row's cells as text; a ragged row is padded with empty cells.
+/// One row's cells where the scan keeps them (`CSVRecord`), valid during the call that receives
+/// it; a cell past the row's end (a ragged row) reads as empty. Text or bytes are made only of the
+/// cells a reader uses: every cell of every row made a string took a third of an import.
 struct ForeignCSVRow {
     let line: Int
-    let cells: [String]
+    fileprivate let record: CSVRecord
+
+    /// The row of `record`, which starts on `line`.
+    init(line: Int, record: CSVRecord) {
+        self.line = line
+        self.record = record
+    }
+
+    /// The number of cells the row has.
+    var count: Int { record.count }
 
     /// Cell `index` when the row has it and it is not empty.
     subscript(_ index: Int?) -> String? {
-        guard let index, index < cells.count, !cells[index].isEmpty else { return nil }
-        return cells[index]
+        guard let index, index < record.count, !record.isEmpty(index) else { return nil }
+        return record.string(index)
+    }
+
+    /// Cell `index`'s bytes, empty when the row lacks it (a secret: no string is made of it).
+    func bytes(_ index: Int?) -> [UInt8] {
+        guard let index, index < record.count else { return [] }
+        return record.array(index)
+    }
+
+    /// Whether cell `index` is there and not empty.
+    func has(_ index: Int?) -> Bool {
+        guard let index, index < record.count else { return false }
+        return !record.isEmpty(index)
+    }
+
+    /// Whether cell `index` says yes (`ForeignCSV.isYes`), without a string for the common
+    /// empty, `0` and `false` cells.
+    func isYes(_ index: Int?) -> Bool {
+        guard let index, index < record.count else { return false }
+        let cell = record.cell(index)
+        if cell.isEmpty || (cell.count == 1 && cell[0] == UInt8(ascii: "0")) || cell.elementsEqual("false".utf8) { return false }
+        return ForeignCSV.isYes(record.string(index))
     }
 }
 
@@ -56,14 +91,29 @@ enum ForeignCSV {
                 width = names.count
                 return
             }
-            var cells = record.strings
-            if cells.count < width && ragged { cells += repeatElement("", count: width - cells.count) }
-            if cells.count != width {
-                throw .malformedInput("line \(record.line): \(cells.count) columns, the \(format) header has \(width)")
+            // A shorter row reads as padded with empty cells (`ForeignCSVRow`), when `ragged`.
+            if record.count > width || (record.count < width && !ragged) {
+                throw .malformedInput("line \(record.line): \(record.count) columns, the \(format) header has \(width)")
             }
-            try body(ForeignCSVRow(line: record.line, cells: cells))
+            try body(ForeignCSVRow(line: record.line, record: record))
         }
         guard width != nil else { throw .malformedInput("the \(format) file is empty: not even a header line") }
+    }
+
+    /// How many records `bytes` holds at most (its line ends, and one more): the readers reserve
+    /// their items once, where growing the array copied every item held so far, twice the memory
+    /// for a moment.
+    static func expectedRows(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard var next = buffer.baseAddress else { return 0 }
+            let end = next + buffer.count
+            var lines = 1
+            while next < end, let found = memchr(next, 0x0A, end - next) {
+                lines += 1
+                next = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) + 1
+            }
+            return lines
+        }
     }
 
     /// Throws unless the header holds every column in `required`, naming the format and the columns it lacks.
@@ -85,6 +135,17 @@ enum ForeignCSV {
         return ["1", "true", "yes", "y"].contains(text.trimmed.lowercased())
     }
 
+    /// `time(_:)` of cell `index`; a cell of at most 18 ASCII digits (Firefox's milliseconds: most)
+    /// read from its bytes, without a string.
+    static func time(_ row: ForeignCSVRow, _ index: Int?) -> Int64? {
+        guard let index, index < row.record.count, !row.record.isEmpty(index) else { return nil }
+        let cell = row.record.cell(index)
+        if cell.count <= 18, cell.allSatisfy({ (0x30...0x39).contains($0) }) {
+            return cell.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
+        }
+        return time(row.record.string(index))
+    }
+
     /// Milliseconds since 1970 from a cell of digits (Firefox), or an ISO 8601 time.
     static func time(_ text: String?) -> Int64? {
         guard let text = text?.trimmed, !text.isEmpty else { return nil }
@@ -102,18 +163,23 @@ enum ChromeCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "chrome-csv")
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
+        // The columns, found once by name (not at every row).
+        var name: Int?, url: Int?, username: Int?, password: Int?, note: Int?
         try ForeignCSV.forEachRow(bytes, format: "Chrome CSV", ragged: true, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "username", "password"], in: header, format: "Chrome CSV")
             extra = header.unknown(["name", "url", "username", "password", "note"])
+            (name, url, username, password, note) = (header.index("name"), header.index("url"), header.index("username"),
+                                                      header.index("password"), header.index("note"))
         }) { row in
-            var item = ForeignItem(title: row[header.index("name")] ?? "", value: Array((row[header.index("password")] ?? "").utf8))
-            item.username = row[header.index("username")]
-            if let url = row[header.index("url")] { item.urls = [url] }
-            item.notes = row[header.index("note")]
-            item.fields = ForeignCSV.fields(row, columns: extra, header: header)
+            var item = ForeignItem(title: row[name] ?? "", value: row.bytes(password))
+            item.username = row[username]
+            if let url = row[url] { item.urls = [url] }
+            item.notes = row[note]
+            if !extra.isEmpty { item.fields = ForeignCSV.fields(row, columns: extra, header: header) }
             result.items.append(item)
         }
         return result
@@ -127,28 +193,38 @@ enum FirefoxCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "firefox-csv")
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         var notKept: [String: Int] = [:]
+        var guids = 0, formActions = 0, lastUses = 0
+        // The columns, found once by name (not at every row).
+        var url: Int?, username: Int?, password: Int?, created: Int?, changed: Int?, realm: Int?, guid: Int?, formAction: Int?, lastUsed: Int?
         try ForeignCSV.forEachRow(bytes, format: "Firefox CSV", ragged: true, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "username", "password"], in: header, format: "Firefox CSV")
             extra = header.unknown(["url", "username", "password", "httprealm", "formactionorigin", "guid",
                                     "timecreated", "timelastused", "timepasswordchanged"])
+            (url, username, password) = (header.index("url"), header.index("username"), header.index("password"))
+            (created, changed, realm) = (header.index("timecreated"), header.index("timepasswordchanged"), header.index("httprealm"))
+            (guid, formAction, lastUsed) = (header.index("guid"), header.index("formactionorigin"), header.index("timelastused"))
         }) { row in
-            var item = ForeignItem(value: Array((row[header.index("password")] ?? "").utf8))
-            item.username = row[header.index("username")]
-            if let url = row[header.index("url")] { item.urls = [url] }
-            item.created = ForeignCSV.time(row[header.index("timecreated")])
-            item.modified = ForeignCSV.time(row[header.index("timepasswordchanged")]) ?? item.created
-            item.fields = ForeignCSV.fields(row, columns: extra, header: header)
+            var item = ForeignItem(value: row.bytes(password))
+            item.username = row[username]
+            if let url = row[url] { item.urls = [url] }
+            item.created = ForeignCSV.time(row, created)
+            item.modified = ForeignCSV.time(row, changed) ?? item.created
+            if !extra.isEmpty { item.fields = ForeignCSV.fields(row, columns: extra, header: header) }
             // The realm of an HTTP authentication login says which prompt it fills: kept.
-            if let realm = row[header.index("httprealm")] { item.extras.append((label: "http_realm", value: realm)) }
-            func lost(_ what: String, _ column: String) { if row[header.index(column)] != nil { notKept[what, default: 0] += 1 } }
-            lost("Firefox's guid column", "guid")
-            lost("Firefox's formActionOrigin column", "formactionorigin")
-            lost("Firefox's timeLastUsed column", "timelastused")
+            if let realm = row[realm] { item.extras.append((label: "http_realm", value: realm)) }
+            if row.has(guid) { guids += 1 }
+            if row.has(formAction) { formActions += 1 }
+            if row.has(lastUsed) { lastUses += 1 }
             result.items.append(item)
+        }
+        for (what, count) in [("Firefox's guid column", guids), ("Firefox's formActionOrigin column", formActions),
+                              ("Firefox's timeLastUsed column", lastUses)] where count > 0 {
+            notKept[what] = count
         }
         result.notKept = notKept
         return result

@@ -10,34 +10,42 @@ enum BitwardenCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "bitwarden-csv")
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         var notKept: [String: Int] = [:]
+        // The columns, found once by name (not at every row).
+        var folder: Int?, collections: Int?, name: Int?, password: Int?, username: Int?, uri: Int?, notes: Int?, totp: Int?
+        var fields: Int?, favorite: Int?, reprompt: Int?, type: Int?
         try ForeignCSV.forEachRow(bytes, format: "Bitwarden CSV", ragged: false, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["type", "name", "login_password"], in: header, format: "Bitwarden CSV")
             extra = header.unknown(["folder", "collections", "favorite", "type", "name", "notes", "fields", "reprompt",
                                     "login_uri", "login_username", "login_password", "login_totp"])
+            (folder, collections, name, password) = (header.index("folder"), header.index("collections"), header.index("name"),
+                                                     header.index("login_password"))
+            (username, uri, notes, totp) = (header.index("login_username"), header.index("login_uri"), header.index("notes"),
+                                            header.index("login_totp"))
+            (fields, favorite, reprompt, type) = (header.index("fields"), header.index("favorite"), header.index("reprompt"), header.index("type"))
         }) { row in
             var folders: [String] = []
-            if let folder = row[header.index("folder")] {
+            if let folder = row[folder] {
                 folders = folder.split(separator: "/").map(String.init)
-            } else if let collections = row[header.index("collections")] {
+            } else if let collections = row[collections] {
                 let all = collections.split(separator: ",").map { String($0).trimmed }
                 folders = all.first.map { $0.split(separator: "/").map(String.init) } ?? []
                 if all.count > 1 { notKept["Bitwarden's second and further collections of an item", default: 0] += 1 }
             }
-            var item = ForeignItem(folders: folders, title: row[header.index("name")] ?? "",
-                                   value: Array((row[header.index("login_password")] ?? "").utf8))
-            item.username = row[header.index("login_username")]
-            item.urls = (row[header.index("login_uri")] ?? "").split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
-            item.notes = row[header.index("notes")]
-            item.totp = row[header.index("login_totp")]
-            if let fields = row[header.index("fields")] { item.fields = customFields(fields) }
-            item.fields += ForeignCSV.fields(row, columns: extra, header: header)
-            if ForeignCSV.isYes(row[header.index("favorite")]) { item.extras.append((label: "favorite", value: "yes")) }
-            if ForeignCSV.isYes(row[header.index("reprompt")]) { notKept["Bitwarden's master-password re-prompt", default: 0] += 1 }
-            if let type = row[header.index("type")], type != "login", type != "note" {
+            var item = ForeignItem(folders: folders, title: row[name] ?? "", value: row.bytes(password))
+            item.username = row[username]
+            if let uris = row[uri] { item.urls = uris.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty } }
+            item.notes = row[notes]
+            item.totp = row[totp]
+            if let fields = row[fields] { item.fields = customFields(fields) }
+            if !extra.isEmpty { item.fields += ForeignCSV.fields(row, columns: extra, header: header) }
+            if row.isYes(favorite) { item.extras.append((label: "favorite", value: "yes")) }
+            if row.isYes(reprompt) { notKept["Bitwarden's master-password re-prompt", default: 0] += 1 }
+            if let type = row[type], type != "login", type != "note" {
                 item.extras.append((label: "bitwarden_type", value: type))
             }
             result.items.append(item)
@@ -74,23 +82,30 @@ enum OnePasswordCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "1password-csv")
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
+        // The columns, found once by name (not at every row).
+        var title: Int?, password: Int?, username: Int?, url: Int?, totp: Int?, notes: Int?, tags: Int?, favorite: Int?, archived: Int?
         try ForeignCSV.forEachRow(bytes, format: "1Password CSV", ragged: false, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["title", "password"], in: header, format: "1Password CSV")
             extra = header.unknown(["title", "url", "website", "username", "password", "otpauth", "one-time password",
                                     "favorite", "archived", "tags", "notes", "notesplain"])
+            (title, password, username) = (header.index("title"), header.index("password"), header.index("username"))
+            (url, totp, notes) = (header.index(anyOf: ["url", "website"]), header.index(anyOf: ["otpauth", "one-time password"]),
+                                  header.index(anyOf: ["notes", "notesplain"]))
+            (tags, favorite, archived) = (header.index("tags"), header.index("favorite"), header.index("archived"))
         }) { row in
-            var item = ForeignItem(title: row[header.index("title")] ?? "", value: Array((row[header.index("password")] ?? "").utf8))
-            item.username = row[header.index("username")]
-            if let url = row[header.index(anyOf: ["url", "website"])] { item.urls = [url] }
-            item.totp = row[header.index(anyOf: ["otpauth", "one-time password"])]
-            item.notes = row[header.index(anyOf: ["notes", "notesplain"])]
-            item.fields = ForeignCSV.fields(row, columns: extra, header: header)
-            if let tags = row[header.index("tags")] { item.extras.append((label: "tags", value: tags)) }
-            if ForeignCSV.isYes(row[header.index("favorite")]) { item.extras.append((label: "favorite", value: "yes")) }
-            if ForeignCSV.isYes(row[header.index("archived")]) { item.extras.append((label: "archived", value: "yes")) }
+            var item = ForeignItem(title: row[title] ?? "", value: row.bytes(password))
+            item.username = row[username]
+            if let url = row[url] { item.urls = [url] }
+            item.totp = row[totp]
+            item.notes = row[notes]
+            if !extra.isEmpty { item.fields = ForeignCSV.fields(row, columns: extra, header: header) }
+            if let tags = row[tags] { item.extras.append((label: "tags", value: tags)) }
+            if row.isYes(favorite) { item.extras.append((label: "favorite", value: "yes")) }
+            if row.isYes(archived) { item.extras.append((label: "archived", value: "yes")) }
             result.items.append(item)
         }
         return result
@@ -106,22 +121,26 @@ enum LastPassCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "lastpass-csv")
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
+        // The columns, found once by name (not at every row).
+        var grouping: Int?, name: Int?, password: Int?, username: Int?, url: Int?, totp: Int?, notes: Int?, favorite: Int?
         try ForeignCSV.forEachRow(bytes, format: "LastPass CSV", ragged: false, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "password", "name", "grouping"], in: header, format: "LastPass CSV")
             extra = header.unknown(["url", "username", "password", "totp", "extra", "name", "grouping", "fav"])
+            (grouping, name, password, username) = (header.index("grouping"), header.index("name"), header.index("password"), header.index("username"))
+            (url, totp, notes, favorite) = (header.index("url"), header.index("totp"), header.index("extra"), header.index("fav"))
         }) { row in
-            let folders = (row[header.index("grouping")] ?? "").split(separator: "\\").map(String.init).filter { !$0.trimmed.isEmpty }
-            var item = ForeignItem(folders: folders, title: row[header.index("name")] ?? "",
-                                   value: Array((row[header.index("password")] ?? "").utf8))
-            item.username = row[header.index("username")]
-            if let url = row[header.index("url")], url != "http://sn" { item.urls = [url] }
-            item.totp = row[header.index("totp")]
-            item.notes = row[header.index("extra")]
-            item.fields = ForeignCSV.fields(row, columns: extra, header: header)
-            if ForeignCSV.isYes(row[header.index("fav")]) { item.extras.append((label: "favorite", value: "yes")) }
+            let folders = row[grouping].map { $0.split(separator: "\\").map(String.init).filter { !$0.trimmed.isEmpty } } ?? []
+            var item = ForeignItem(folders: folders, title: row[name] ?? "", value: row.bytes(password))
+            item.username = row[username]
+            if let url = row[url], url != "http://sn" { item.urls = [url] }
+            item.totp = row[totp]
+            item.notes = row[notes]
+            if !extra.isEmpty { item.fields = ForeignCSV.fields(row, columns: extra, header: header) }
+            if row.isYes(favorite) { item.extras.append((label: "favorite", value: "yes")) }
             result.items.append(item)
         }
         return result
@@ -140,45 +159,49 @@ enum DashlaneCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "dashlane-csv")
+        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
         var header: ForeignCSVHeader?
         var extra: [Int] = []
         var first = true
+        // The header form's columns, found once by name (not at every row).
+        var category: Int?, title: Int?, password: Int?, username: Int?, url: Int?, note: Int?, otp: Int?, username2: Int?, username3: Int?
         try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
-            let cells = record.strings
             if first {
                 first = false
-                let names = ForeignCSVHeader(cells)
+                let names = ForeignCSVHeader(record.strings)
                 // The header form: its columns by name (others become fields).
                 if names.index("username") != nil && names.index("password") != nil && names.index("title") != nil {
                     header = names
                     extra = names.unknown(Set(headerForm))
+                    (category, title, password, username) = (names.index("category"), names.index("title"), names.index("password"), names.index("username"))
+                    (url, note, otp) = (names.index("url"), names.index("note"), names.index("otpsecret"))
+                    (username2, username3) = (names.index("username2"), names.index("username3"))
                     return
                 }
             }
-            let row = ForeignCSVRow(line: record.line, cells: cells)
+            // A shorter row reads as padded with empty cells (`ForeignCSVRow`).
+            let row = ForeignCSVRow(line: record.line, record: record)
             if let header {
-                guard cells.count <= header.names.count else {
-                    throw .malformedInput("line \(record.line): \(cells.count) columns, the Dashlane CSV header has \(header.names.count)")
+                guard row.count <= header.names.count else {
+                    throw .malformedInput("line \(record.line): \(row.count) columns, the Dashlane CSV header has \(header.names.count)")
                 }
-                let row = ForeignCSVRow(line: record.line, cells: cells + repeatElement("", count: header.names.count - cells.count))
-                var item = ForeignItem(folders: row[header.index("category")].map { [$0] } ?? [], title: row[header.index("title")] ?? "",
-                                       value: Array((row[header.index("password")] ?? "").utf8))
-                item.username = row[header.index("username")]
-                if let url = row[header.index("url")] { item.urls = [url] }
-                item.notes = row[header.index("note")]
-                item.totp = row[header.index("otpsecret")]
-                for column in ["username2", "username3"] {
-                    if let value = row[header.index(column)] { item.fields.append(ForeignField(label: column, value: Array(value.utf8), protected: false)) }
+                var item = ForeignItem(folders: row[category].map { [$0] } ?? [], title: row[title] ?? "", value: row.bytes(password))
+                item.username = row[username]
+                if let url = row[url] { item.urls = [url] }
+                item.notes = row[note]
+                item.totp = row[otp]
+                for (label, column) in [("username2", username2), ("username3", username3)] where row.has(column) {
+                    item.fields.append(ForeignField(label: label, value: row.bytes(column), protected: false))
                 }
-                item.fields += ForeignCSV.fields(row, columns: extra, header: header)
+                if !extra.isEmpty { item.fields += ForeignCSV.fields(row, columns: extra, header: header) }
                 result.items.append(item)
             } else {
-                var item = ForeignItem(title: row[0] ?? "", value: Array((row[3] ?? "").utf8))
+                var item = ForeignItem(title: row[0] ?? "", value: row.bytes(3))
                 if let url = row[1] { item.urls = [url] }
                 item.username = row[2]
                 item.notes = row[4]
-                for index in cells.indices.dropFirst(5) {
-                    if let value = row[index] { item.fields.append(ForeignField(label: "column\(index + 1)", value: Array(value.utf8), protected: false)) }
+                for index in 5..<max(row.count, 5) where row.has(index) {
+                    item.fields.append(ForeignField(label: "column\(index + 1)", value: row.bytes(index), protected: false))
                 }
                 result.items.append(item)
             }
