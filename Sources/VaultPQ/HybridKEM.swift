@@ -20,6 +20,9 @@ public enum HybridKEM {
     public static let publicKeyLength = 1_216
     /// The bytes of ML-KEM-768's encapsulation key, the first part of a public key.
     public static let mlkemPublicKeyLength = 1_184
+    /// The bytes of t̂ in the encapsulation key (three polynomials of 256 12-bit coefficients);
+    /// the 32 bytes of the seed ρ follow.
+    static let tHatLength = 1_152
     /// The bytes of an encapsulation (HPKE's `enc`): ML-KEM-768's ciphertext (1,088) ‖ X25519 share (32).
     public static let encapsulationLength = 1_120
     /// The bytes of an identity: the X-Wing seed, expanded with SHAKE256 into both private keys.
@@ -53,6 +56,12 @@ public enum HybridKEMError: Error, Equatable, Sendable {
     case publicKeyLength(Int)
     /// The ML-KEM-768 encapsulation key fails FIPS 203's modulus check (a coefficient ≥ q).
     case mlkemKeyInvalid
+    /// The ML-KEM-768 encapsulation key's t̂ is all zero: it passes FIPS 203's checks, but an
+    /// encapsulation to it hides nothing (v = e₂ + μ), so the slot opens with the X25519 key alone.
+    case mlkemKeyZero
+    /// The X25519 part is not the canonical encoding of a field element (its high bit is set, or
+    /// it is at least 2²⁵⁵ − 19): X-Wing hashes the raw bytes, so no identity could open a wrap.
+    case x25519KeyNotCanonical
     /// The X25519 part is a low-order point or an encapsulation to the key failed.
     case x25519KeyInvalid
     /// An identity seed is not 32 bytes.
@@ -72,6 +81,10 @@ public struct HybridPublicKey: Equatable, Hashable, Sendable {
     /// exactly 1,184 bytes; the modulus check: every coefficient decodes below q and re-encodes to
     /// the same bytes, which BoringSSL's parser enforces) and the X25519 part by a trial
     /// encapsulation (a low-order point makes X-Wing's X25519 output all zero, which is refused).
+    /// Two keys these checks let through are refused too: a t̂ of all zeros (an encapsulation to it
+    /// carries the shared secret in the clear, so the slot would be only as strong as X25519) and a
+    /// non-canonical X25519 key (X-Wing's combiner hashes the raw 32 bytes, while the holder's own
+    /// public key is canonical: a wrap to it would open for no one).
     public init(validating bytes: [UInt8]) throws(HybridKEMError) {
         guard bytes.count == HybridKEM.publicKeyLength else { throw .publicKeyLength(bytes.count) }
         do {
@@ -79,12 +92,25 @@ public struct HybridPublicKey: Equatable, Hashable, Sendable {
         } catch {
             throw .mlkemKeyInvalid
         }
+        // t̂ is the first 1,152 bytes (ByteEncode₁₂ of three polynomials); ρ, the last 32, may be anything.
+        guard bytes[0..<HybridKEM.tHatLength].contains(where: { $0 != 0 }) else { throw .mlkemKeyZero }
+        guard Self.isCanonicalX25519(bytes[HybridKEM.mlkemPublicKeyLength...]) else { throw .x25519KeyNotCanonical }
         do {
             _ = try XWingMLKEM768X25519.PublicKey(rawRepresentation: bytes).encapsulate()
         } catch {
             throw .x25519KeyInvalid
         }
         self.bytes = bytes
+    }
+
+    /// Whether 32 little-endian bytes are a canonical field element: below p = 2²⁵⁵ − 19, which
+    /// also means the high bit is clear (RFC 7748 masks it, X-Wing's hash does not).
+    static func isCanonicalX25519(_ point: ArraySlice<UInt8>) -> Bool {
+        let bytes = Array(point)
+        guard bytes.count == 32, bytes[31] & 0x80 == 0 else { return false }
+        // The values from p to 2²⁵⁵ − 1: byte 31 is 0x7F, bytes 1…30 are 0xFF, byte 0 ≥ 0xED.
+        let top = bytes[31] == 0x7F && bytes[1...30].allSatisfy { $0 == 0xFF } && bytes[0] >= 0xED
+        return !top
     }
 
     /// A key this process derived itself from a seed (no check needed).

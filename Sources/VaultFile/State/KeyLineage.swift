@@ -71,7 +71,7 @@ enum KeyLineage {
                 keys.append(key)
                 let fingerprint = SlotMetadata.fingerprintDigits(of: entry.publicKey)
                 if details[key] == nil { details[key] = (index, fingerprint, KeyLineage.secretTypes.contains(entry.type)) }
-                if entry.type == 3 || entry.type == 6, published[key] == nil {
+                if [3, 6, 7, HybridSlot.type].contains(entry.type), published[key] == nil {
                     published[key] = MemberKey(type: entry.type, bytes: entry.publicKey).fingerprint
                 }
             }

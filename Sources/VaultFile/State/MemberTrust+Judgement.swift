@@ -184,12 +184,14 @@ extension MemberTrust {
 
 extension MemberKey {
     /// The fingerprint `vaultfile slot list` shows for this key: the `age1…` recipient of an age
-    /// slot, the `SHA256:…` of an ssh-ed25519 one, `x25519:` and 16 hex digits of a secret-derived one.
+    /// slot, the `SHA256:…` of an ssh one, `mlkem768x25519:…` of a post-quantum one, `x25519:` and 16
+    /// hex digits of a secret-derived one.
     public var fingerprint: String {
         switch type {
         case 3: if let recipient = AgeRecipient(publicKey: bytes) { return recipient.description }
         case 6: if let ssh = try? SSHEd25519PublicKey(wire: bytes) { return ssh.fingerprint }
         case 7: if let rsa = try? SSHRSAPublicKey(wire: bytes) { return rsa.fingerprint }
+        case HybridSlot.type: return HybridSlot.fingerprint(of: bytes)
         default: break
         }
         return "x25519:" + SlotMetadata.fingerprintDigits(of: bytes)

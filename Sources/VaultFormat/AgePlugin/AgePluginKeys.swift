@@ -125,10 +125,14 @@ public struct AgePluginIdentity: Sendable, Equatable {
 extension AgeIdentityFile {
     /// The identities in `bytes` as `parseAll` reads them (X25519 and post-quantum), and the
     /// `AGE-PLUGIN-…` lines beside them (identity files made for age plugins mix them). A file of
-    /// plugin lines alone is valid.
-    public static func parseWithPlugins(_ bytes: [UInt8], source: String) throws(VaultError) -> (identities: [AgeAnyIdentity], plugins: [AgePluginIdentity]) {
+    /// plugin lines alone is valid. More than `limit` lines are refused before any key is made
+    /// (`total`: the cap across every identity source, as `parseAll` names it).
+    public static func parseWithPlugins(_ bytes: [UInt8], source: String, limit: Int = .max,
+                                        total: Int = .max) throws(VaultError) -> (identities: [AgeAnyIdentity], plugins: [AgePluginIdentity]) {
         var identities: [AgeAnyIdentity] = [], plugins: [AgePluginIdentity] = []
-        for (number, line) in try meaningfulLines(bytes, what: source) {
+        let lines = try meaningfulLines(bytes, what: source)
+        try checkIdentityCount(lines.count, source: source, limit: limit, total: total)
+        for (number, line) in lines {
             do {
                 if AgePluginIdentity.looksLikePlugin(line) {
                     plugins.append(try AgePluginIdentity(parsing: line))

@@ -60,9 +60,12 @@ extension HybridSlot {
     /// The kind's name in `slot list`, `info` and messages.
     public static let kindName = "mlkem768x25519"
 
-    /// The fingerprint `slot list` shows for a key (the 1,959-character recipient is too long for
-    /// a column): `mlkem768x25519:` and 16 hex digits of the key's SHA-256.
-    static func fingerprint(of key: [UInt8]) -> String { "mlkem768x25519:" + SlotMetadata.fingerprintDigits(of: key) }
+    /// The one fingerprint of a post-quantum key, wherever a key is shown or named (`slot list`,
+    /// `slot rm`/`label`, rotations, `trust`, `--json`): `mlkem768x25519:` and 16 hex digits of
+    /// the 1,216-byte key's SHA-256 (the 1,959-character recipient is too long for a column).
+    public static func fingerprint(of key: [UInt8]) -> String { fingerprintPrefix + SlotMetadata.fingerprintDigits(of: key) }
+    /// What every post-quantum fingerprint starts with.
+    public static let fingerprintPrefix = "mlkem768x25519:"
 }
 
 // MARK: - Post-quantum and plugin slots do not sign

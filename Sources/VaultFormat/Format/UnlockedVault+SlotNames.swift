@@ -5,9 +5,9 @@ import VaultModel
 extension UnlockedVault {
     /// The id of the slot `text` names (`slot rm`, `slot label`), tried in this order:
     /// - a number that is a slot's id (its position in the header, as `slot list` shows it);
-    /// - a key: `age1…` or an ssh public key line (`ssh-ed25519 AAAA… [comment]`, `ssh-rsa AAAA…`, the comment
+    /// - a key: `age1…`, `age1pq1…` or an ssh public key line (`ssh-ed25519 AAAA… [comment]`, `ssh-rsa AAAA…`, the comment
     ///   ignored), matched by the key the slot holds; or a fingerprint as `slot list` shows it
-    ///   (`SHA256:…`, `x25519:…`);
+    ///   (`SHA256:…`, `x25519:…`, `mlkem768x25519:…`);
     /// - a label: one slot's whole label, else the one label that starts with `text`.
     ///
     /// A label prefix (or a label) that several slots share is refused naming each candidate
@@ -19,7 +19,7 @@ extension UnlockedVault {
             guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else { throw .slotNotFound(text) }
             return match.index
         }
-        if text.hasPrefix("SHA256:") || text.hasPrefix("x25519:") {
+        if text.hasPrefix("SHA256:") || text.hasPrefix("x25519:") || text.hasPrefix(HybridSlot.fingerprintPrefix) {
             if let match = slots.first(where: { $0.fingerprint == text }) { return match.index }
         }
         let whole = slots.filter { !$0.label.isEmpty && $0.label == text }
@@ -42,9 +42,11 @@ extension UnlockedVault {
         return result
     }
 
-    /// The fingerprint (`age1…` or `SHA256:…`) of the key `text` spells, nil when it spells none;
+    /// The fingerprint (`age1…`, `SHA256:…` or `mlkem768x25519:…`) of the key `text` spells, nil when it spells none;
     /// an `age1…` or `ssh-…` text that is not a valid key is refused as such (malformed input).
     private func keyNamed(_ text: String) throws(VaultError) -> String? {
+        // Before `age1`: a post-quantum recipient is past Bech32's 90 characters, which only its parser allows.
+        if AgePQRecipient.looksLike(text) { return HybridSlot.fingerprint(of: try AgePQRecipient(parsing: text).publicKey.bytes) }
         if text.hasPrefix("age1") { return try AgeRecipient(parsing: text).description }
         if text.hasPrefix(SSHRSAPublicKey.typeName + " ") { return try SSHRSAPublicKey(parsing: text).fingerprint }
         if text.hasPrefix("ssh-") { return try SSHEd25519PublicKey(parsing: text).fingerprint }

@@ -63,6 +63,10 @@ public struct AgePQRecipient: Equatable, Hashable, Sendable, CustomStringConvert
             return "the age post-quantum recipient holds \(count) bytes, not \(HybridKEM.publicKeyLength) (ML-KEM-768 + X25519)"
         case .mlkemKeyInvalid:
             return "the age post-quantum recipient's ML-KEM-768 encapsulation key fails FIPS 203's modulus check (a coefficient is not below q): it is not a real key"
+        case .mlkemKeyZero:
+            return "the age post-quantum recipient's ML-KEM-768 encapsulation key is all zeros (t̂ = 0): a slot wrapped to it would open with the X25519 key alone, so it is not post-quantum; ask for the key age-keygen -pq or vaultfile keygen --pq printed"
+        case .x25519KeyNotCanonical:
+            return "the age post-quantum recipient's X25519 key is not canonical (high bit set, or not below 2^255-19): no identity could open a slot wrapped to it; ask for the key age-keygen -pq or vaultfile keygen --pq printed"
         case .x25519KeyInvalid, .encapsulationFailed:
             return "the age post-quantum recipient's X25519 key is a low-order point, no one's real key: a slot wrapped to it would not be post-quantum against anyone"
         case .seedLength(let count):
@@ -142,10 +146,15 @@ public enum AgeAnyIdentity: Sendable {
 }
 
 extension AgeIdentityFile {
-    /// The identities of both kinds in `bytes`, in file order (`parse`'s rules otherwise).
-    public static func parseAll(_ bytes: [UInt8], source: String) throws(VaultError) -> [AgeAnyIdentity] {
+    /// The identities of both kinds in `bytes`, in file order (`parse`'s rules otherwise). More
+    /// than `limit` identity lines are refused before any key is made (each holds locked memory,
+    /// and tens of thousands exhaust the process's mappings); `total` is the cap across every
+    /// identity source, which the message names.
+    public static func parseAll(_ bytes: [UInt8], source: String, limit: Int = .max, total: Int = .max) throws(VaultError) -> [AgeAnyIdentity] {
         var identities: [AgeAnyIdentity] = []
-        for (number, line) in try meaningfulLines(bytes, what: source) {
+        let lines = try meaningfulLines(bytes, what: source)
+        try checkIdentityCount(lines.count, source: source, limit: limit, total: total)
+        for (number, line) in lines {
             if line.uppercased().hasPrefix("AGE-PLUGIN-") {
                 throw .malformedInput("\(source), line \(number): age plugin identities are not supported here; vaultfile reads AGE-SECRET-KEY-1… and AGE-SECRET-KEY-PQ-1… identities")
             }
@@ -163,5 +172,15 @@ extension AgeIdentityFile {
             throw .malformedInput("\(source) holds no identity (AGE-SECRET-KEY-1… or AGE-SECRET-KEY-PQ-1… lines)")
         }
         return identities
+    }
+
+    /// Refuses more than `limit` identity lines before any key is made (each holds locked memory,
+    /// and tens of thousands exhaust the process's mappings); `total` is the cap across every
+    /// identity source, which the message names.
+    static func checkIdentityCount(_ count: Int, source: String, limit: Int, total: Int) throws(VaultError) {
+        guard count > limit else { return }
+        throw .limitExceeded("\(source) holds \(count) identities, more than the \(max(limit, 0)) left of the \(total) "
+                             + "that vaultfile reads in all (every --identity file, VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY "
+                             + "and the default identities together); keep the identities this vault needs in a smaller file")
     }
 }

@@ -1,6 +1,7 @@
 import KDF
 import SecureMemory
 import VaultFormat
+import VaultModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -99,17 +100,21 @@ extension KeySourceOptions {
     func credentials(vaultPath: String, passphrases: IdentityPassphraseSource) throws -> [UnlockCredential] {
         var result: [UnlockCredential] = []
         for path in identities {
-            result += try Self.identities(in: try KeyFiles.read(path), source: "--identity \(path)", name: path, passphrases: passphrases)
+            result += try Self.identities(in: try KeyFiles.read(path), source: "--identity \(path)", name: path, passphrases: passphrases,
+                                          limit: Self.maxIdentities - result.count)
         }
         if let path = environment("VAULTFILE_IDENTITY_FILE") {
-            let source = "VAULTFILE_IDENTITY_FILE (\(path))"
-            result += Self.skippingFailure(source) { try Self.identities(in: try KeyFiles.read(path), source: source, name: path, passphrases: passphrases) }
+            let source = "VAULTFILE_IDENTITY_FILE (\(path))", left = Self.maxIdentities - result.count
+            result += Self.skippingFailure(source) {
+                try Self.identities(in: try KeyFiles.read(path), source: source, name: path, passphrases: passphrases, limit: left)
+            }
         }
         if let secret = EnvironmentIdentity.identity {
             var bytes = secret.withUnsafeBytes { Array($0) }
             defer { wipe(&bytes) }
+            let left = Self.maxIdentities - result.count
             result += Self.skippingFailure("VAULTFILE_IDENTITY") {
-                try Self.identities(in: bytes, source: "VAULTFILE_IDENTITY", name: "VAULTFILE_IDENTITY", passphrases: passphrases)
+                try Self.identities(in: bytes, source: "VAULTFILE_IDENTITY", name: "VAULTFILE_IDENTITY", passphrases: passphrases, limit: left)
             }
         }
         // A keyfile is read whole for each keyfile slot tried; it is checked here (type and size)
@@ -149,9 +154,14 @@ extension KeySourceOptions {
     /// The identities in an identity source: an OpenSSH private key (ed25519 protected by a
     /// passphrase or not: `protectedIdentity`; RSA unencrypted), or an age identity file. `name`
     /// names it in a passphrase prompt.
-    /// `skippable` for the default identities (`ProtectedIdentity.skippable`).
+    /// `skippable` for the default identities (`ProtectedIdentity.skippable`). More than `limit`
+    /// identities (what is left of `maxIdentities`) are refused before any is made (exit 6).
     static func identities(in bytes: [UInt8], source: String, name: String, passphrases: IdentityPassphraseSource,
-                           skippable: Bool = false) throws -> [UnlockCredential] {
+                           skippable: Bool = false, limit: Int = maxIdentities) throws -> [UnlockCredential] {
+        guard limit > 0 else {
+            throw VaultError.limitExceeded("\(source) is past the \(maxIdentities) identities vaultfile reads in all "
+                                           + "(every --identity file, VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY and the default identities together)")
+        }
         if let protected = try protectedIdentity(in: bytes, source: source, name: name, passphrases: passphrases, skippable: skippable) {
             return protected
         }
@@ -162,7 +172,7 @@ extension KeySourceOptions {
             return [UnlockCredential(.sshIdentity(try SSHEd25519Identity.parse(bytes, source: source)), source: source)]
         }
         // age identity files may hold post-quantum and plugin identities (AGE-PLUGIN-NAME-1…) beside X25519 ones.
-        let (native, plugins) = try AgeIdentityFile.parseWithPlugins(bytes, source: source)
+        let (native, plugins) = try AgeIdentityFile.parseWithPlugins(bytes, source: source, limit: limit, total: maxIdentities)
         return native.map { identity in
             switch identity {
             case .x25519(let identity): UnlockCredential(.ageIdentity(identity), source: source)
@@ -173,6 +183,13 @@ extension KeySourceOptions {
             UnlockCredential(.pluginIdentity($0), source: NothingOpens.pluginSource(source, plugin: $0.name))
         }
     }
+}
+
+extension KeySourceOptions {
+    /// The most identities one command reads from all its sources together (options, variables
+    /// and the default identities): each holds locked memory in guarded pages, and some tens of
+    /// thousands exhaust the process's memory mappings (a crash, not an error).
+    static let maxIdentities = 1_024
 }
 
 // MARK: - Small key files
@@ -193,7 +210,9 @@ enum KeyFiles {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw CLIError.inputFailed("\(path) is not a regular file; key files are read only from regular files")
         }
-        guard info.st_size <= maxLength else { throw CLIError.inputTooLarge(what: path, limit: maxLength) }
+        guard info.st_size <= maxLength else {
+            throw VaultError.limitExceeded("\(path) holds more than \(maxLength) bytes (1 MiB), the most vaultfile reads of an identity, recipients or recovery-code file")
+        }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var filled = 0
         while filled < bytes.count {

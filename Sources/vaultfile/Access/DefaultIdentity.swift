@@ -46,16 +46,19 @@ enum DefaultIdentity {
     /// The identities of every default file that can be read, in order: the file, then the
     /// folder's files by name. Problems are warnings (`DefaultIdentity` says which). A protected
     /// one (`IdentityPassphrases`) asks `passphrases` only once the vault has a slot of its kind.
-    static func credentials(passphrases: IdentityPassphraseSource) -> [UnlockCredential] {
+    /// `given` identities were read from the explicit sources: they count toward `maxIdentities`.
+    static func credentials(passphrases: IdentityPassphraseSource, given: Int = 0) -> [UnlockCredential] {
         guard let file, let folder else { return [] }
-        var result = read(file, missingIsSilent: true, passphrases: passphrases)
-        for name in folderFiles(folder) { result += read(folder + "/" + name, missingIsSilent: false, passphrases: passphrases) }
+        var result = read(file, missingIsSilent: true, passphrases: passphrases, limit: KeySourceOptions.maxIdentities - given)
+        for name in folderFiles(folder) {
+            result += read(folder + "/" + name, missingIsSilent: false, passphrases: passphrases, limit: KeySourceOptions.maxIdentities - given - result.count)
+        }
         return result
     }
 
     /// The identities in `path`; none, with a warning, when it cannot be read or parsed (none,
     /// silently, when it does not exist and `missingIsSilent`).
-    private static func read(_ path: String, missingIsSilent: Bool, passphrases: IdentityPassphraseSource) -> [UnlockCredential] {
+    private static func read(_ path: String, missingIsSilent: Bool, passphrases: IdentityPassphraseSource, limit: Int) -> [UnlockCredential] {
         var info = stat()
         guard stat(path, &info) == 0 else {
             var link = stat()
@@ -73,7 +76,7 @@ enum DefaultIdentity {
         do {
             var bytes = try KeyFiles.read(path)
             defer { wipe(&bytes) }
-            return try KeySourceOptions.identities(in: bytes, source: source, name: path, passphrases: passphrases, skippable: true)
+            return try KeySourceOptions.identities(in: bytes, source: source, name: path, passphrases: passphrases, skippable: true, limit: limit)
         } catch {
             // The parsers name the source ("the default identity PATH, line 3: …") and never quote a key.
             Messages.warning("\(ErrorReport(error)?.description ?? "the default identity \(path) cannot be read"); this default identity is skipped")

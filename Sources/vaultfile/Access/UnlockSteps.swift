@@ -36,6 +36,8 @@ final class UnlockSteps {
     /// one per unlock, so that a descriptor is read once.
     let passphrases: IdentityPassphraseSource
     private var typed: [UnlockCredential] = []
+    /// How many credentials the explicit sources gave: they count toward `KeySourceOptions.maxIdentities`.
+    var given = 0
 
     /// The steps of `options`' unlock; `endsWithReport` false for a merge.
     init(_ options: UnlockOptions, endsWithReport: Bool = true) {
@@ -64,7 +66,7 @@ final class UnlockSteps {
 
     /// The steps for `header`: the default identities that may open one of its slots, then the prompts.
     private func plan(for header: VaultHeader) -> [Step] {
-        if identities == nil { identities = DefaultIdentity.credentials(passphrases: passphrases) }
+        if identities == nil { identities = DefaultIdentity.credentials(passphrases: passphrases, given: given) }
         let usable = (identities ?? []).filter { DefaultIdentity.mayOpen($0, in: header) }
         var plan: [Step] = usable.isEmpty ? [] : [.defaultIdentities(usable)]
         if prompts, header.hasPasswordSlot { plan += (1...Self.promptTries).map { Step.prompt(try: $0) } }

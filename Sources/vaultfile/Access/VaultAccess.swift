@@ -153,7 +153,9 @@ extension UnlockOptions {
         let options = self
         let steps = steps ?? UnlockSteps(self)
         return {
-            var credentials = Unlocker.Credentials(try options.credentials(passphrases: steps.passphrases), limits: try options.limits(), willDeriveKey: announce)
+            let given = try options.credentials(passphrases: steps.passphrases)
+            steps.given = given.count
+            var credentials = Unlocker.Credentials(given, limits: try options.limits(), willDeriveKey: announce)
             credentials.next = steps.next
             return credentials
         }

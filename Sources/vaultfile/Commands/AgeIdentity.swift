@@ -94,6 +94,11 @@ extension VaultfileCommand {
                 do {
                     return try AgeIdentityFile.parse(value, source: "the value of '\(Messages.escaped(name))'")
                 } catch {
+                    if value.firstRange(of: Array("AGE-SECRET-KEY-PQ-1".utf8)) != nil {
+                        throw CLIError.refused("'\(Messages.escaped(name))' holds a post-quantum identity (AGE-SECRET-KEY-PQ-1…): age-identity lends "
+                                               + "and prints X25519 age identities (AGE-SECRET-KEY-1…) only; post-quantum identities cannot be lent; nothing was changed",
+                                               hint: "give the identity file to --identity, or keep it in the default identity file")
+                    }
                     throw CLIError.refused("\(String(describing: error)); age-identity lends an entry whose value is an age identity "
                                            + "(AGE-SECRET-KEY-1…, or an age-keygen file)",
                                            hint: "store one with 'age-keygen | vaultfile set \(name)'")

@@ -48,7 +48,7 @@ extension VaultfileCommand {
                     ("header_bytes", .int(Int64(headerLength))),
                     ("payload_bytes", .int(Int64(fileSize - headerLength))),
                     ("kdf_below_recommendation", hasPassword ? .bool(weak) : .null),
-                ] + seen.json + members.json + (quantum.map { [("post_quantum", JSON.string($0))] } ?? [])).text)
+                ] + seen.json + members.json + [("post_quantum", JSON.string(quantum ?? "no"))]).text)
                 return
             }
             var lines = [

@@ -24,7 +24,9 @@ extension VaultfileCommand {
 
                 --pq makes a post-quantum hybrid identity (ML-KEM-768 + X25519, AGE-SECRET-KEY-PQ-1…) as \
                 age-keygen -pq (age 1.3) does; its recipient is age1pq1… (1,959 characters). It works \
-                everywhere an identity does (--identity, the default identity file, unlock) and with age 1.3.
+                everywhere an identity does (--identity, the default identity file, unlock) and with age 1.3 \
+                and later; age 1.1 refuses a whole identity file holding one such line, so keep it in a \
+                file of its own when older age reads the others.
 
                 --keyfile FILE writes a keyfile for 'slot add keyfile' and 'init --with-keyfile': 56 random \
                 bytes and an 8-byte mark vaultfile recognises (mode 0600, never replacing a file).

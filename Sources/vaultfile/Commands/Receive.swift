@@ -84,8 +84,8 @@ extension VaultfileCommand {
             keys.recovery = false
             keys.recoveryFile = nil
             let passphrases = keys.identityPassphrases()
-            let credentials = try keys.credentials(vaultPath: unlock.location.path, passphrases: passphrases)
-                + DefaultIdentity.credentials(passphrases: passphrases)
+            let given = try keys.credentials(vaultPath: unlock.location.path, passphrases: passphrases)
+            let credentials = given + DefaultIdentity.credentials(passphrases: passphrases, given: given.count)
             var plain: [any AgeFileIdentity] = [], protected: [ProtectedIdentity] = []
             for credential in credentials {
                 if case .protectedIdentity(let identity) = credential.secret { protected.append(identity) }

@@ -12,8 +12,9 @@ extension VaultfileCommand {
             abstract: "Write an entry's value (or a field) as an age file for recipients or a passphrase.",
             discussion: """
                 The file is an age v1 file (age-encryption.org/v1) that the real 'age -d' opens: to age1… \
-                (X25519), age plugin (age1NAME1…: runs age-plugin-NAME from PATH's absolute folders), ssh-ed25519 \
-                and ssh-rsa recipients (--recipient, repeatable; --recipients-file: one a line, \
+                (X25519), age1pq1… (post-quantum: age 1.3 or later opens it, and it is never mixed with \
+                classical recipients, exit 64), age plugin (age1NAME1…: runs age-plugin-NAME from PATH's \
+                absolute folders), ssh-ed25519 and ssh-rsa recipients (--recipient, repeatable; --recipients-file: one a line, \
                 '#' comments), or to a passphrase (--passphrase: asked twice on the terminal, or \
                 --passphrase-file/--passphrase-fd), which, as age requires, is then the only recipient. Only \
                 that value leaves the vault, which is opened read-only. --out files are written 0600, \
@@ -25,7 +26,7 @@ extension VaultfileCommand {
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
         @Option(name: .customLong("field"), help: ArgumentHelp("Share this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
-        @Option(name: .customLong("recipient"), help: ArgumentHelp("An age1… recipient, an age plugin recipient (age1NAME1…), or an 'ssh-ed25519 AAAA…' or 'ssh-rsa AAAA…' public key; repeatable.", valueName: "recipient"))
+        @Option(name: .customLong("recipient"), help: ArgumentHelp("An age1… or age1pq1… recipient, an age plugin recipient (age1NAME1…), or an 'ssh-ed25519 AAAA…' or 'ssh-rsa AAAA…' public key; repeatable.", valueName: "recipient"))
         var recipients: [String] = []
         @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Every recipient in this file (one a line, # comments); repeatable.", valueName: "file"), completion: .file())
         var recipientsFiles: [String] = []
@@ -73,6 +74,10 @@ extension VaultfileCommand {
                 try unlocked.vault.withValue(of: name, part: part) { value in
                     try AgeFile.encrypt(value, to: ageRecipients) { try StandardOutput.write($0) }
                 }
+            }
+            if ageRecipients.contains(where: { $0 is AgePQRecipient }) {
+                Messages.info("note: the file is for post-quantum (age1pq1…) recipients: it needs age 1.3 or later "
+                              + "(or 'vaultfile receive'); older age, such as Debian's 1.1.1, cannot open it")
             }
         }
 

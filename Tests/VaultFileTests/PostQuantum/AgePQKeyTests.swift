@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 @testable import VaultFormat
 @testable import VaultModel
-import VaultPQ
+@testable import VaultPQ
 
 /// age 1.3's post-quantum keys: `age1pq1…` recipients (Bech32 past 90 characters for this prefix
 /// only, FIPS 203's encapsulation-key checks), `AGE-SECRET-KEY-PQ-1…` identities, identity files
@@ -55,6 +55,39 @@ import VaultPQ
     func test_recipient_refusesALowOrderX25519Part(point: [UInt8]) {
         let bytes = Array(Self.identity.recipient.publicKey.bytes.prefix(1_184)) + point
         #expect(throws: HybridKEMError.x25519KeyInvalid) { _ = try HybridPublicKey(validating: bytes) }
+    }
+
+    @Test func test_recipient_refusesAnMLKEMKeyWhoseTHatIsZero() throws {
+        // t̂ = 0 passes FIPS 203's modulus check, but v = e₂ + μ: the secret travels in the clear.
+        var bytes = Self.identity.recipient.publicKey.bytes
+        for index in 0..<1_152 { bytes[index] = 0 }
+        #expect(throws: HybridKEMError.mlkemKeyZero) { _ = try HybridPublicKey(validating: bytes) }
+        #expect(throws: VaultError.self) { _ = try AgePQRecipient(parsing: Bech32.encode(humanReadablePart: "age1pq", data: bytes)) }
+        // One non-zero coefficient is a key FIPS 203 accepts; only the all-zero t̂ is refused here.
+        bytes[600] = 1
+        #expect(try HybridPublicKey(validating: bytes).bytes == bytes)
+    }
+
+    @Test(arguments: ["high bit", "p", "p + 9", "2^255 - 1"])
+    func test_recipient_refusesANonCanonicalX25519Part(name: String) {
+        let key = Self.identity.recipient.publicKey.bytes
+        let ones = [UInt8](repeating: 0xFF, count: 30)
+        let point: [UInt8] = switch name {
+        case "high bit": Array(key.suffix(32).prefix(31)) + [key[1_215] | 0x80]
+        case "p": [0xED] + ones + [0x7F]
+        case "p + 9": [0xF6] + ones + [0x7F]
+        default: [0xFF] + ones + [0x7F]
+        }
+        let bytes = Array(key.prefix(1_184)) + point
+        #expect(throws: HybridKEMError.x25519KeyNotCanonical, "\(name)") { _ = try HybridPublicKey(validating: bytes) }
+        #expect(throws: VaultError.self) { _ = try AgePQRecipient(bytes: bytes) }
+    }
+
+    @Test func test_isCanonicalX25519_stopsExactlyAtP() {
+        // p − 1 is canonical (the trial encapsulation then refuses it: −1 is of order 4), p is not.
+        #expect(HybridPublicKey.isCanonicalX25519(ArraySlice([0xEC] + [UInt8](repeating: 0xFF, count: 30) + [0x7F])))
+        #expect(HybridPublicKey.isCanonicalX25519(ArraySlice(Self.identity.recipient.publicKey.bytes.suffix(32))))
+        #expect(!HybridPublicKey.isCanonicalX25519(ArraySlice([0xED] + [UInt8](repeating: 0xFF, count: 30) + [0x7F])))
     }
 
     // MARK: - Identities

@@ -22,7 +22,7 @@ extension VaultfileCommand.Info {
         let pinned = record.map { "\($0.pinned.count) member key\($0.pinned.count == 1 ? "" : "s") pinned here" + ($0.removed.isEmpty ? "" : ", \($0.removed.count) removal\($0.removed.count == 1 ? "" : "s") learned") }
         let text: String
         if header.isSigned {
-            text = "yes (format 1.3): who signed this copy is judged when it is opened with a secret (exit 7 on a write when no "
+            text = "yes (signed seals, format 1.3 and later; this copy is \(VaultHeader.majorVersion).\(header.minorVersion)): who signed this copy is judged when it is opened with a secret (exit 7 on a write when no "
                 + "member pinned here signed it); " + (problem ?? pinned ?? "no member pinned here yet (the first open pins them)")
         } else if let firstSigned = record?.firstSigned {
             text = "NO, but this machine has seen the vault signed since generation \(firstSigned): a write to this copy is refused (exit 7)"

@@ -33,11 +33,14 @@ struct SlotAdd: ParsableCommand {
                     allowClassical: Bool = false) throws -> [Int] {
         let path = unlock.location.path
         let readmitting = Readmission(allowed: readmit)
+        var quantumLost: String?
         // A slot's secret even while an agent holds the file key: a new slot changes who can open
         // the vault. The file key stays, so the agent's copy keeps opening it.
         let (ids, upgraded, skipped, longKeys) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool, [String], Bool) in
             let wasOld = !unlocked.header.usesKeyslots11, hadLongKeys = unlocked.header.usesLongKeys
             var ids: [Int] = [], skipped: [String] = []
+            let quantumBefore = PostQuantumStatus(unlocked.header.keyslots).words
+            defer { quantumLost = PostQuantumStatus(unlocked.header.keyslots).words == nil ? quantumBefore : nil }
             for (slot, label) in slots {
                 if skippingRepeats, let existing = try unlocked.slotHolding(slot) {
                     skipped.append("\(slot.keyName ?? "a key"): keyslot \(existing) (\(Rotation.describe(unlocked.slots[existing]))) already holds it")
@@ -57,6 +60,10 @@ struct SlotAdd: ParsableCommand {
         for id in ids { Messages.info("added keyslot \(id) to \(path)") }
         if upgraded {
             Messages.info("\(path) now uses format 1.1 (keyslots); vaultfile 0.1.0 refuses it and asks to upgrade")
+        }
+        if let quantumLost {
+            Messages.warning("\(path) was \(quantumLost) and no longer is (--allow-classical): a quantum computer could open it "
+                             + "through the classical slot; 'vaultfile info' no longer says post-quantum, and the slot's 'slot rm' makes it so again")
         }
         if longKeys {
             Messages.info("\(path) now uses format 1.4 (long slot keys: an ssh-rsa, post-quantum or age plugin slot); vaultfile 0.3.0 and older refuse it and ask to upgrade")

@@ -18,7 +18,7 @@ struct SlotLabel: ParsableCommand {
             """)
 
     @OptionGroup var unlock: UnlockOptions
-    @Argument(help: ArgumentHelp("The slot: id, key (age1…, 'ssh-ed25519 AAAA…', SHA256:…) or label.", valueName: "slot")) var slot: String
+    @Argument(help: ArgumentHelp("The slot: id, key (age1…, age1pq1…, 'ssh-ed25519 AAAA…', SHA256:…, mlkem768x25519:…) or label.", valueName: "slot")) var slot: String
     @Argument(help: ArgumentHelp("The new label (at most 64 bytes of UTF-8, no control characters; encrypted in the vault).",
                                  valueName: "text"))
     var text: String

@@ -11,7 +11,9 @@ struct SlotList: ParsableCommand {
         abstract: "List the keyslots: id, kind, label, recipient or KDF, fingerprint, and when each was added.",
         discussion: """
             Needs a secret that opens the vault: who can open it is kept encrypted. The id is the slot's \
-            position; 'slot rm' takes an id or a label. A vault of format 1.0 has no labels or times. \
+            position; 'slot rm' takes an id, a key, a fingerprint or a label. A post-quantum recipient is \
+            shown cut to its last 8 characters (--json gives it whole); its FINGERPRINT, mlkem768x25519:…, \
+            names it. A vault of format 1.0 has no labels or times. \
             SIGNS says whether the slot can sign seals (a v1 password slot and unknown kinds cannot: their \
             holders write through another slot); HERE, for a signed vault, whether its key is a member \
             pinned on this machine ('vaultfile trust').
@@ -41,10 +43,11 @@ struct SlotList: ParsableCommand {
             return
         }
         let rows = slots.map { slot -> [String] in
-            let detail = slot.recipient ?? slot.kdf?.description ?? slot.fingerprint ?? "-"
+            let detail = Self.shortRecipient(slot) ?? slot.kdf?.description ?? slot.fingerprint ?? "-"
             let mark = slot.index == unlocked.openedSlot?.index ? " *" : ""
-            // A recipient is its own fingerprint; a secret-derived slot's key is told apart by its x25519: one only.
-            let fingerprint = slot.recipient == nil ? slot.fingerprint ?? "-" : "-"
+            // A recipient is its own fingerprint (but for a post-quantum one: 1,959 characters); a
+            // secret-derived slot's key is told apart by its x25519: one only.
+            let fingerprint = slot.recipient == nil || slot.type == HybridSlot.type ? slot.fingerprint ?? "-" : "-"
             let signs = SealScheme.direct(forSlotType: slot.type) != nil && slot.kind != "password (v1)" ? "yes" : "no"
             let pinned = here.map { $0.contains(slot.index) ? "pinned" : "not pinned" } ?? "-"
             return [String(slot.index) + mark, slot.kind, slot.label.isEmpty ? "-" : slot.label, detail, fingerprint,
@@ -62,6 +65,14 @@ struct SlotList: ParsableCommand {
         return Swift.Set((unlocked.slotMetadata ?? []).enumerated().compactMap { index, entry in
             !entry.publicKey.isEmpty && pinned.contains(MemberKey.id(of: entry.publicKey)) ? index : nil
         })
+    }
+
+    /// The recipient as the table shows it: whole, but a post-quantum one cut to `age1pq1…` and its
+    /// last 8 characters (its 1,959 would fill a screen; `--json` gives it whole, and its
+    /// `mlkem768x25519:` fingerprint names it for `slot rm` and `slot label`).
+    static func shortRecipient(_ slot: SlotDescription) -> String? {
+        guard let recipient = slot.recipient, slot.type == HybridSlot.type else { return slot.recipient }
+        return "age1pq1…" + recipient.suffix(8)
     }
 
     /// Columns padded to their widest cell, two spaces apart.

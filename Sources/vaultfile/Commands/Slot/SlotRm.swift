@@ -9,8 +9,8 @@ struct SlotRm: ParsableCommand {
         commandName: "rm",
         abstract: "Remove keyslots (by id, key or label) and rotate the file key once.",
         discussion: """
-            A slot is named by its id (see 'vaultfile slot list'), by its key (an age1… recipient, an ssh \
-            public key line in quotes, or a fingerprint as 'slot list' shows it), or by its label: the whole \
+            A slot is named by its id (see 'vaultfile slot list'), by its key (an age1… or age1pq1… recipient, an ssh \
+            public key line in quotes, or a fingerprint as 'slot list' shows it: SHA256:…, x25519:…, mlkem768x25519:…), or by its label: the whole \
             label, or a prefix of exactly one label. A prefix that several labels share is refused naming \
             each of them (exit 2). Several slots named in one command are all resolved against the slots as \
             they are before it and removed in one rotation; ids are positions, so the slots after a removed \
@@ -30,7 +30,7 @@ struct SlotRm: ParsableCommand {
     @Option(name: .customLong("drop-slot"), help: ArgumentHelp(
         "Also drop this slot if it cannot be re-wrapped (repeatable); its holder loses access.", valueName: "id"))
     var dropSlots: [Int] = []
-    @Argument(help: ArgumentHelp("The slots: ids, keys (age1…, 'ssh-ed25519 AAAA…', SHA256:…) or labels (a unique prefix is enough).",
+    @Argument(help: ArgumentHelp("The slots: ids, keys (age1…, age1pq1…, 'ssh-ed25519 AAAA…', SHA256:…, mlkem768x25519:…) or labels (a unique prefix is enough).",
                                  valueName: "slot"))
     var slots: [String]
 
