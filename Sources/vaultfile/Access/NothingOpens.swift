@@ -35,6 +35,8 @@ struct NothingOpens: Equatable {
     var pluginStanzaTypes: [String] = []
     /// Whether the vault has an ssh-rsa keyslot.
     var hasSSHRSASlot = false
+    /// Whether the vault has a post-quantum (mlkem768x25519) keyslot.
+    var hasPostQuantumSlot = false
 
     /// Whether every source tried was a password (or none was tried).
     private var onlyPasswords: Bool { tried.allSatisfy { $0 == Self.password } }
@@ -89,8 +91,9 @@ struct NothingOpens: Equatable {
                         + "VAULTFILE_PASSWORD, else the prompt on a terminal)")
         }
         let identities = otherKinds.filter { $0 == .recipient || $0 == .sshEd25519 }
-        if !identities.isEmpty || hasSSHRSASlot || otherKinds.isEmpty && !unknownTypes.isEmpty && pluginStanzaTypes.isEmpty {
+        if !identities.isEmpty || hasSSHRSASlot || hasPostQuantumSlot || otherKinds.isEmpty && !unknownTypes.isEmpty && pluginStanzaTypes.isEmpty {
             let kinds = identities.map { $0 == .recipient ? "an age identity" : "an ssh-ed25519 key" } + (hasSSHRSASlot ? ["an ssh-rsa key"] : [])
+                + (hasPostQuantumSlot ? ["a post-quantum age identity (AGE-SECRET-KEY-PQ-1…)"] : [])
             ways.append("\(kinds.isEmpty ? "an identity" : kinds.joined(separator: " or ")) (--identity FILE, VAULTFILE_IDENTITY_FILE, "
                         + "VAULTFILE_IDENTITY, else the default identities in \(identityLocations))")
         }
@@ -144,6 +147,7 @@ extension NothingOpens {
         self.noSourceGiven = noSourceGiven
         pluginStanzaTypes = Self.pluginStanzaTypes(of: header)
         hasSSHRSASlot = header.hasSSHRSASlot
+        hasPostQuantumSlot = header.hasPostQuantumSlot
     }
 }
 
