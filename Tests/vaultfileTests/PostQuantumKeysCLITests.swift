@@ -22,11 +22,12 @@ import VaultFormat
         #expect(try cli.run(["slot", "add", "recipient", recipient, "--label", "quantum"] + cli.unlock()).status == 0)
         let listed = try cli.run(["slot", "list"] + cli.unlock())
         let row = listed.text.split(separator: "\n").first { $0.contains("quantum") }.map(String.init) ?? ""
-        #expect(row.contains(try Self.fingerprint(recipient)) && row.contains("age1pq1…" + recipient.suffix(8)), "\(listed.text)")
+        let fingerprint = try Self.fingerprint(recipient)
+        #expect(row.contains(fingerprint) && row.contains("age1pq1…" + recipient.suffix(8)), "\(listed.text)")
         #expect(!listed.text.contains(recipient) && row.count < 200, "\(row)")
         let json = try JSONSerialization.jsonObject(with: Data(try cli.run(["slot", "list", "--json"] + cli.unlock()).stdout)) as? [[String: Any]] ?? []
         let slot = json.first { $0["kind"] as? String == "mlkem768x25519" }
-        #expect(slot?["recipient"] as? String == recipient && slot?["fingerprint"] as? String == (try Self.fingerprint(recipient)))
+        #expect(slot?["recipient"] as? String == recipient && slot?["fingerprint"] as? String == fingerprint)
     }
 
     @Test func test_slotLabelAndRm_nameAPostQuantumSlotByRecipientAndByFingerprint() throws {
@@ -36,8 +37,9 @@ import VaultFormat
         let labelled = try cli.run(["slot", "label", first, "alice"] + cli.unlock())
         #expect(labelled.status == 0, "\(labelled.stderr)")
         #expect(try cli.run(["slot", "list"] + cli.unlock()).text.split(separator: "\n").contains { $0.contains("alice") && $0.contains(first.suffix(8)) })
-        let removed = try cli.run(["slot", "rm", try Self.fingerprint(second)] + cli.unlock())
-        #expect(removed.status == 0 && removed.stderr.contains(try Self.fingerprint(second)), "\(removed.stderr)")
+        let secondFingerprint = try Self.fingerprint(second)
+        let removed = try cli.run(["slot", "rm", secondFingerprint] + cli.unlock())
+        #expect(removed.status == 0 && removed.stderr.contains(secondFingerprint), "\(removed.stderr)")
         #expect(try cli.run(["get", "db", "--vault", cli.path("t.vault"), "--identity", cli.path("pq2.txt")]).status == 3)
         let byKey = try cli.run(["slot", "rm", first] + cli.unlock())
         #expect(byKey.status == 0, "\(byKey.stderr)")
