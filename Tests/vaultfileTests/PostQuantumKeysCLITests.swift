@@ -78,12 +78,12 @@ import VaultFormat
     @Test func test_slotAddAllowClassical_warnsThatTheVaultIsNoLongerPostQuantum() throws {
         let cli = try CLI.withVault(["db": "secret"])
         #expect(try cli.run(["slot", "add", "recipient", try Self.pqKey(cli, "pq.txt")] + cli.unlock()).status == 0)
-        let before = try jsonObject(try cli.run(["info", "--json"] + cli.unlock()).stdout)
+        let before = try jsonObject(try cli.run(["info", "--json", "--vault", cli.path("t.vault")]).stdout)
         #expect(before["post_quantum"] as? String == "post-quantum against outsiders")
         let classical = AgeIdentity.generate().recipient.description
         let added = try cli.run(["slot", "add", "recipient", classical, "--allow-classical"] + cli.unlock())
         #expect(added.status == 0 && added.stderr.contains("was post-quantum against outsiders and no longer is"), "\(added.stderr)")
-        let after = try jsonObject(try cli.run(["info", "--json"] + cli.unlock()).stdout)
+        let after = try jsonObject(try cli.run(["info", "--json", "--vault", cli.path("t.vault")]).stdout)
         #expect(after["post_quantum"] as? String == "no")
         let again = try cli.run(["slot", "add", "recipient", AgeIdentity.generate().recipient.description, "--allow-classical"] + cli.unlock())
         #expect(again.status == 0 && !again.stderr.contains("no longer is"), "a classical vault says nothing: \(again.stderr)")
