@@ -151,18 +151,8 @@ public struct XMLReader {
     /// references resolved and line ends normalised; child elements are refused (`what` names the element).
     public mutating func readText(_ what: @autoclosure () -> String) throws(VaultError) -> [UInt8] {
         var text: [UInt8] = []
-        while true {
-            switch try next() {
-            case .text(let range, let plain):
-                if plain { text.append(contentsOf: bytes[range]) } else { try decode(range, into: &text) }
-            case .cdata(let range):
-                text.append(contentsOf: bytes[range])
-            case .start:
-                throw fail("\(what()) holds an element where text was expected")
-            case .end, .endOfDocument:
-                return text
-            }
-        }
+        while try !append(try next(), to: &text, what) {}
+        return text
     }
 
     /// `readText`, handing the text to `body`: where it lies when it is one plain run (most
@@ -177,19 +167,24 @@ public struct XMLReader {
             default: text.append(contentsOf: bytes[range])
             }
         }
-        while true {
-            switch event {
-            case .text(let range, let plain):
-                if plain { text.append(contentsOf: bytes[range]) } else { try decode(range, into: &text) }
-            case .cdata(let range):
-                text.append(contentsOf: bytes[range])
-            case .start:
-                throw fail("\(what()) holds an element where text was expected")
-            case .end, .endOfDocument:
-                return text.withUnsafeBufferPointer { body($0) }
-            }
-            event = try next()
+        while try !append(event, to: &text, what) { event = try next() }
+        return text.withUnsafeBufferPointer { body($0) }
+    }
+
+    /// Adds one event of an element's content to `text` (references resolved); true at the
+    /// element's end. A child element is refused (`what` names the element).
+    private func append(_ event: Event, to text: inout [UInt8], _ what: () -> String) throws(VaultError) -> Bool {
+        switch event {
+        case .text(let range, let plain):
+            if plain { text.append(contentsOf: bytes[range]) } else { try decode(range, into: &text) }
+        case .cdata(let range):
+            text.append(contentsOf: bytes[range])
+        case .start:
+            throw fail("\(what()) holds an element where text was expected")
+        case .end, .endOfDocument:
+            return true
         }
+        return false
     }
 
     // MARK: Tags
