@@ -317,6 +317,12 @@ class Side:
         self.state = os.path.join(self.dir, "state")
         os.makedirs(self.state, exist_ok=True)
 
+    def forget_state(self):
+        """Each case copies a base vault over the last one: the state folder (pinned members, seen
+        generations) is emptied, so neither side refuses the copy as another vault at that path."""
+        shutil.rmtree(self.state, ignore_errors=True)
+        os.makedirs(self.state)
+
     def env(self):
         return {"PATH": "/usr/bin:/bin", "HOME": self.dir, "LANG": "C.UTF-8", "VAULTFILE_STATE_DIR": self.state,
                 "VAULTFILE_NO_AGENT": "1", "VAULTFILE_ROLLBACK_CHECK": "off", "VAULTFILE_QUIET_WEAK_KDF": "1"}
@@ -388,6 +394,7 @@ def main():
         use_stdin = rng.random() < 0.3
         results = []
         for side in (old, new):
+            side.forget_state()
             v, f = "case.vault", "input"  # relative to the side's folder: the same text for both
             shutil.copyfile(vaults[kind], os.path.join(side.dir, v))
             open(os.path.join(side.dir, f), "wb").write(doc)

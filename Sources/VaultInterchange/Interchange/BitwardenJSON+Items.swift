@@ -17,7 +17,10 @@ extension BitwardenJSON {
     ///
     /// The document is read directly when `BitwardenJSONReader.export` takes it, else decoded
     /// (`JSONDocument.decode`), whose messages name the problem.
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    ///
+    /// With a `sink`, each item read directly goes to it as read; an item in a folder (its folder's
+    /// name is known only after the walk), or a document the direct reader declines, declines the sink.
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var folders: [String: String] = [:]
         var result = ForeignImport(format: InterchangeFormat.bitwardenJSON.rawValue)
         /// Makes the `index`th item for the builder (its folder from `folders`, or given after the
@@ -60,24 +63,31 @@ extension BitwardenJSON {
             }.sorted { ($0.modified ?? 0) < ($1.modified ?? 0) }
             item.created = source.creationDate.flatMap(Timestamps.parse) ?? source.revisionDate.flatMap(Timestamps.parse)
             item.modified = source.revisionDate.flatMap(Timestamps.parse) ?? item.created
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         // Each item made as it is read (no `Export` keeps every item: it held a second copy of the
         // whole export); the first item refused is said once the document is known to be whole,
         // as when every item was read first. A login takes about 200 bytes of JSON: the room
         // reserved is memory only once written.
-        result.items.reserveCapacity(bytes.count / 128)
+        if sink == nil { result.items.reserveCapacity(bytes.count / 128) }
         var folderIDs: [(item: Int, id: String)] = [], refused: VaultError?, count = 0
         let streamed = BitwardenJSONReader.export(bytes) { source in
             defer { count += 1 }
-            guard refused == nil else { return }
-            if let id = source.folderId { folderIDs.append((result.items.count, id)) }
+            guard refused == nil, sink?.declined != true else { return }
+            if let id = source.folderId {
+                sink?.decline()
+                folderIDs.append((result.items.count, id))
+            }
             do throws(VaultError) { try make(count, source) } catch { refused = error }
         }
         let export: Export
         if let streamed {
             export = streamed
         } else {
+            if let sink {
+                sink.decline()
+                return result
+            }
             result.wipe()
             (result, folderIDs) = (ForeignImport(format: InterchangeFormat.bitwardenJSON.rawValue), [])
             export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
@@ -97,6 +107,8 @@ extension BitwardenJSON {
             result.wipe()
             throw error
         }
+        // Handed over as read, in no folder (a folder declined the sink).
+        if sink != nil { return result }
         for (item, id) in folderIDs {
             result.items[item].folders = folders[id].map { $0.split(separator: "/").map(String.init) } ?? []
         }

@@ -12,9 +12,9 @@ enum KeePassXCCSV {
     /// group dropped) → folders, Title, Password → value, Username, URL, Notes, TOTP (a bare Base32
     /// secret made an otpauth:// URI by the builder), the two times; an entry icon other than the
     /// default is counted as not kept.
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: InterchangeFormat.keepassxcCSV.rawValue)
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var width: Int?
         var title = 0, password = 0
         // The other columns, found once by name (not at every row).
@@ -51,7 +51,7 @@ enum KeePassXCCSV {
             item.modified = modified.flatMap { record.isEmpty($0) ? nil : times.parse(utf8: record.cell($0)) } ?? item.created
             // The default icon (0, most entries) is kept without a string.
             if let icon, !record.isEmpty(icon), !record.cell(icon).elementsEqual([UInt8(ascii: "0")]) { result.notKeep("KeePassXC's entry icons") }
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         return result
     }

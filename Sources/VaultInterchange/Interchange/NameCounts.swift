@@ -119,3 +119,54 @@ struct NameCounts {
         slots = larger
     }
 }
+
+// MARK: - Whether a name may have been given
+
+/// The hashes of the names given in one import, to tell that none repeats without keeping the
+/// names: `insert` says false when the name's hash came before, which it always does for a
+/// repeated name and, for two names of one hash, rarely does for distinct ones. A caller takes
+/// false to mean "maybe repeated" and then looks the names up exactly (`ForeignNaming.names`), so a
+/// collision costs time, never a wrong name. Each name is hashed once by its UTF-8 bytes (`Hasher`,
+/// seeded per process); the names are in NFC, so one name is one byte string.
+struct NameHashes {
+    /// Open addressing, linear probing, at most half full; 0 is an empty slot (a hash of 0 is kept as 1).
+    private var slots: [UInt64]
+    private var count = 0
+
+    /// A table with room for `expected` names before it grows.
+    init(expected: Int) {
+        var size = 64
+        while size < expected * 2 + 2 { size *= 2 }
+        slots = [UInt64](repeating: 0, count: size)
+    }
+
+    /// Keeps the hash of `name`; false when it was there already (the name may have been given).
+    mutating func insert(_ name: String) -> Bool {
+        var name = name
+        var hasher = Hasher()
+        name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hash = max(UInt64(UInt(bitPattern: hasher.finalize())), 1)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] != 0 {
+            if slots[slot] == hash { return false }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = hash
+        count += 1
+        if count * 2 > slots.count { grow() }
+        return true
+    }
+
+    /// Twice the slots, every hash placed again.
+    private mutating func grow() {
+        var larger = [UInt64](repeating: 0, count: slots.count * 2)
+        let mask = larger.count - 1
+        for hash in slots where hash != 0 {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while larger[slot] != 0 { slot = (slot + 1) & mask }
+            larger[slot] = hash
+        }
+        slots = larger
+    }
+}

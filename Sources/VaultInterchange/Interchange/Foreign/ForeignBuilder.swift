@@ -48,6 +48,42 @@ enum ForeignBuilder {
         return try build(asEntries: source, named: named, renamings: renamings, now: now, options: options)
     }
 
+    /// `build(_:now:options:)` of items handed over one at a time as a reader reads them (`read`
+    /// calls its sink with each item, then returns what it read besides them): each item is named,
+    /// filled, written as its record and wiped at once, so that no item is held beside the input
+    /// and the records. That is the whole build when no name comes twice and the record writer
+    /// takes every entry (most exports); nil otherwise (a repeated title, whose numbering needs
+    /// every item; a non-ASCII name; a limit), and the caller builds from every item read first
+    /// (`build(_:now:options:)`), which gives what this gives where both give anything.
+    /// `ForeignStreamTests` ties the two.
+    static func build(streaming read: (ForeignItemSink) throws(VaultError) -> ForeignImport, capacity: Int, now: Int64,
+                      options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries? {
+        guard let first = ImportRecordWriter(capacity: capacity) else { return nil }
+        // What the sink's body changes (it escapes into the sink).
+        final class State {
+            var writer: ImportRecordWriter
+            var hashes = NameHashes(expected: 1024)
+            var outcome = Outcome()
+            var renamings: [ImportRenaming] = []
+            init(_ writer: ImportRecordWriter) { self.writer = writer }
+        }
+        let state = State(first)
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
+        let sink = ForeignItemSink { item in
+            defer { item.wipeSecrets() }
+            let base = ForeignNaming.base(of: item, prefix: options.prefix)
+            guard state.hashes.insert(base.named.name) else { return false }
+            if !base.reasons.isEmpty { state.renamings.append(ForeignNaming.renaming(of: item, base, prefix: options.prefix)) }
+            return fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
+                state.writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),
+                                 fields: &fields.importFields, in: none)
+            }
+        }
+        let source = try read(sink)
+        guard !sink.declined else { return nil }
+        return finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings), state.outcome, source: source)
+    }
+
     /// `build(_:now:options:)` with an `Entry` per item: the plain reference of the record path.
     static func build(asEntries source: ForeignImport, now: Int64, options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         let (named, renamings) = ForeignNaming.names(of: source.items, prefix: options.prefix)
@@ -78,50 +114,58 @@ enum ForeignBuilder {
     private static func fill(_ source: ForeignImport, named: [ForeignNaming.Named], now: Int64, options: ForeignBuildOptions,
                              put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Outcome {
         var outcome = Outcome()
-        for (index, item) in source.items.enumerated() {
-            let name = named[index].name
-            var fields = FieldSet()
-            fields.put("username", item.username)
-            for (position, url) in item.urls.enumerated() { fields.put(position == 0 ? "url" : "url\(position + 1)", url) }
-            fields.put("notes", item.notes)
-            if let totp = item.totp {
-                switch ForeignTOTP.normalized(totp, label: item.username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
-                case .uri(let uri)?: fields.put("totp", uri)
-                case .unusable(let text, let why)?:
-                    fields.put("totp", text)
-                    outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
-                case nil: break
-                }
-            }
-            fields.put("title", named[index].title)
-            for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings) }
-            for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
-            for attachment in item.attachments {
-                // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
-                // kept for `labels`): an attachment beyond either is counted, never a failed import.
-                if attachment.bytes.count > VaultLimits.maxValueLength {
-                    outcome.attachmentsLost[Self.largeAttachments, default: 0] += 1
-                } else if fields.count >= VaultLimits.maxFieldsPerEntry - 1 {
-                    outcome.attachmentsLost[Self.crowdedAttachments, default: 0] += 1
-                } else {
-                    // An empty file is kept as an empty field: it exists, and its name says something.
-                    fields.putCustom(label: Self.attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &outcome.fieldRenamings,
-                                     keepEmpty: true)
-                }
-            }
-            fields.putLabels()
-            let created = item.created ?? item.modified ?? now
-            let modified = item.modified ?? created
-            guard put(name, item, &fields, created, modified) else { return outcome }
-            guard !item.history.isEmpty else { continue }
-            if options.keepsHistory {
-                outcome.history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
-            } else {
-                outcome.versionsLost += item.history.count
-                outcome.entriesLost += 1
-            }
+        for index in source.items.indices {
+            guard fill(source.items[index], named: named[index], now: now, options: options, outcome: &outcome, put: put) else { break }
         }
         return outcome
+    }
+
+    /// Fills one item's fields, hands them to `put`, and notes its history and losses in `outcome`;
+    /// false when `put` declined the entry.
+    private static func fill(_ item: ForeignItem, named: ForeignNaming.Named, now: Int64, options: ForeignBuildOptions, outcome: inout Outcome,
+                             put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Bool {
+        let name = named.name
+        var fields = FieldSet()
+        fields.put("username", item.username)
+        for (position, url) in item.urls.enumerated() { fields.put(position == 0 ? "url" : "url\(position + 1)", url) }
+        fields.put("notes", item.notes)
+        if let totp = item.totp {
+            switch ForeignTOTP.normalized(totp, label: item.username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
+            case .uri(let uri)?: fields.put("totp", uri)
+            case .unusable(let text, let why)?:
+                fields.put("totp", text)
+                outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
+            case nil: break
+            }
+        }
+        fields.put("title", named.title)
+        for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings) }
+        for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
+        for attachment in item.attachments {
+            // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
+            // kept for `labels`): an attachment beyond either is counted, never a failed import.
+            if attachment.bytes.count > VaultLimits.maxValueLength {
+                outcome.attachmentsLost[Self.largeAttachments, default: 0] += 1
+            } else if fields.count >= VaultLimits.maxFieldsPerEntry - 1 {
+                outcome.attachmentsLost[Self.crowdedAttachments, default: 0] += 1
+            } else {
+                // An empty file is kept as an empty field: it exists, and its name says something.
+                fields.putCustom(label: Self.attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &outcome.fieldRenamings,
+                                 keepEmpty: true)
+            }
+        }
+        fields.putLabels()
+        let created = item.created ?? item.modified ?? now
+        let modified = item.modified ?? created
+        guard put(name, item, &fields, created, modified) else { return false }
+        guard !item.history.isEmpty else { return true }
+        if options.keepsHistory {
+            outcome.history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
+        } else {
+            outcome.versionsLost += item.history.count
+            outcome.entriesLost += 1
+        }
+        return true
     }
 
     /// The checked entries with the builder's warnings first, their history, and the mark of a foreign import.

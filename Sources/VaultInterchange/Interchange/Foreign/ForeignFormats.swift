@@ -19,11 +19,43 @@ extension Interchange {
         }
     }
 
+    /// The readers that can hand each item over as they read it (`ForeignItemSink`): the CSV
+    /// exports, whose items need nothing read after them, and enpass-json and bitwarden-json,
+    /// which decline the stream when an item names a folder not read yet. Nil for every other
+    /// format (KeePass XML, 1pux: folders known only once the walk is done).
+    static func itemStream(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) -> ((ForeignItemSink) throws(VaultError) -> ForeignImport)? {
+        switch format {
+        case .bitwardenCSV: return { sink throws(VaultError) in try BitwardenCSVReader.read(bytes, now: now, each: sink) }
+        case .onePasswordCSV: return { sink throws(VaultError) in try OnePasswordCSVReader.read(bytes, now: now, each: sink) }
+        case .lastPassCSV: return { sink throws(VaultError) in try LastPassCSVReader.read(bytes, now: now, each: sink) }
+        case .chromeCSV: return { sink throws(VaultError) in try ChromeCSVReader.read(bytes, now: now, each: sink) }
+        case .firefoxCSV: return { sink throws(VaultError) in try FirefoxCSVReader.read(bytes, now: now, each: sink) }
+        case .dashlaneCSV: return { sink throws(VaultError) in try DashlaneCSVReader.read(bytes, now: now, each: sink) }
+        case .keepassxcCSV: return { sink throws(VaultError) in try KeePassXCCSV.read(bytes, now: now, each: sink) }
+        case .enpassJSON: return { sink throws(VaultError) in try EnpassJSONReader.read(bytes, now: now, each: sink) }
+        case .bitwardenJSON: return { sink throws(VaultError) in try BitwardenJSON.read(bytes, now: now, each: sink) }
+        default: return nil
+        }
+    }
+
+    /// The entries of `bytes` built as its items are read (`ForeignBuilder.build(streaming:)`), when
+    /// its format's reader can hand them over so and the build needs no item read after another; nil otherwise.
+    static func streamedEntries(_ bytes: [UInt8], format: InterchangeFormat, now: Int64,
+                                options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries? {
+        guard let read = itemStream(bytes, format: format, now: now) else { return nil }
+        // Room for records twice the input (a CSV row's record is 1.2–1.5× its text): the pages are
+        // mapped as written, so room never written costs no memory, and the writer seldom copies
+        // its records into a larger buffer (which held both at once).
+        return try ForeignBuilder.build(streaming: read, capacity: bytes.count * 2, now: now,
+                                        options: options)
+    }
+
     /// `read(_:format:now:)` with the import's options: another password manager's format through
     /// its reader and the one builder (`ForeignImport.entries`); any other format read as it always
     /// was, then placed under `options.prefix`.
     public static func read(_ bytes: [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
+        if let streamed = try streamedEntries(bytes, format: format, now: now, options: options) { return streamed }
         if var foreign = try foreignItems(bytes, format: format, now: now) {
             defer { foreign.wipe() }
             return try foreign.entries(now: now, options: options)
@@ -36,8 +68,15 @@ extension Interchange {
     /// export is read into items, `bytes` is wiped and emptied, so that its memory is free before
     /// the entries are built (issue 44: the input, its items and the entries are never all held;
     /// the items hold copies of everything they keep). When the reader throws, `bytes` is as it was.
+    /// An export whose items are built as they are read (`streamedEntries`) holds no items: its
+    /// bytes stay until the entries are built, then are wiped and emptied the same way.
     public static func read(taking bytes: inout [UInt8], format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
+        if let streamed = try streamedEntries(bytes, format: format, now: now, options: options) {
+            SecureMemory.wipe(&bytes)
+            bytes = []
+            return streamed
+        }
         guard var foreign = try foreignItems(bytes, format: format, now: now) else {
             return try read(bytes, format: format, now: now, options: options)
         }

@@ -51,6 +51,49 @@ public struct ForeignItem: Sendable {
     }
 }
 
+extension ForeignItem {
+    /// Overwrites the secrets this item holds (value, fields, attachments, history) with zeros and
+    /// empties them: what the streaming build (`ForeignBuilder.build(streaming:)`) does with each
+    /// item once its record is written. A buffer another item shares (1pux, KeePass) is not for
+    /// this: `ForeignImport.wipe()` wipes those once.
+    mutating func wipeSecrets() {
+        SecureMemory.wipe(&value)
+        for index in fields.indices { SecureMemory.wipe(&fields[index].value) }
+        for index in attachments.indices { SecureMemory.wipe(&attachments[index].bytes) }
+        for index in history.indices { SecureMemory.wipe(&history[index].value) }
+    }
+}
+
+/// Where a reader hands each item as it reads it, when it is not to keep them in
+/// `ForeignImport.items` (`ForeignBuilder.build(streaming:)`). A reader that cannot give an item
+/// as it will stay (a folder named before the folders are read) declines the stream; so does the
+/// builder (a repeated name). A declined sink takes nothing more, and the import is read again the
+/// plain way (every item first).
+final class ForeignItemSink {
+    private let body: (inout ForeignItem) -> Bool
+    /// Whether the stream was declined.
+    private(set) var declined = false
+
+    /// A sink handing each item to `body`, which returns false to decline the stream.
+    init(_ body: @escaping (inout ForeignItem) -> Bool) {
+        self.body = body
+    }
+
+    /// Hands `item` to the body, unless the stream was declined (the item's secrets are then wiped here).
+    func take(_ item: inout ForeignItem) {
+        guard !declined else {
+            item.wipeSecrets()
+            return
+        }
+        if !body(&item) { declined = true }
+    }
+
+    /// Declines the stream: nothing more is taken, and the build gives nothing.
+    func decline() {
+        declined = true
+    }
+}
+
 /// A custom field of an item: its label as the source has it, its value, and whether the source hid it.
 public struct ForeignField: Sendable {
     /// The label as the source has it (any Unicode).
@@ -125,6 +168,16 @@ public struct ForeignImport: Sendable {
     public mutating func notKeep(_ what: String, count: Int = 1) {
         guard count > 0 else { return }
         notKept[what, default: 0] += count
+    }
+
+    /// Keeps `item` in `items`, or hands it to `sink` when there is one (in place: the sink wipes
+    /// the reader's own copy, not a copy of it).
+    mutating func add(_ item: inout ForeignItem, to sink: ForeignItemSink?) {
+        guard let sink else {
+            items.append(item)
+            return
+        }
+        sink.take(&item)
     }
 
     /// Overwrites every secret the items hold (values, fields, attachments, history) with zeros and

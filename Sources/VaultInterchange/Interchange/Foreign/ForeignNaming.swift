@@ -16,59 +16,70 @@ enum ForeignNaming {
         var title: String?
     }
 
+    /// One item's name before numbering: its folders and title cleaned and put in NFC, whether the
+    /// title was made of the site, the username or "untitled", and why the name is not what the source holds.
+    struct Base {
+        var named: Named
+        var derived: Bool
+        var reasons: [ImportRenaming.Reason]
+    }
+
     /// The names of `items` under `prefix`, in item order, and every renaming.
+    ///
+    /// Each item's name is made once (`base(of:prefix:)`) and its hash kept (`NameHashes`); only
+    /// when a hash comes twice (a repeated name, or rarely two names of one hash) are the names
+    /// looked up exactly and the repeated ones numbered (`number`), so that an import of distinct
+    /// titles (most) builds no dictionary of every name.
     static func names(of items: [ForeignItem], prefix: [String]) -> (named: [Named], renamings: [ImportRenaming]) {
-        var named: [Named] = []
-        named.reserveCapacity(items.count)
-        var derivedTitles: [Bool] = []
-        derivedTitles.reserveCapacity(items.count)
-        var reasons: [[ImportRenaming.Reason]] = []
-        reasons.reserveCapacity(items.count)
-        // Each name's first item; the items of a name given more than once (few: no array per name).
-        var first: [String: Int] = [:]
-        first.reserveCapacity(items.count)
-        var groups: [String: [Int]] = [:]
+        var bases: [Base] = []
+        bases.reserveCapacity(items.count)
+        var hashes = NameHashes(expected: items.count)
+        var repeated = false
         for index in items.indices {
             // Read in place: binding the whole item would copy (retain) every one of its arrays.
-            let given = items[index].title
-            let title: String, derived: Bool
-            if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) {
-                title = readable(given)
-                derived = false
-            } else {
-                title = site(of: items[index].urls.first) ?? items[index].username.flatMap { $0.isEmpty ? nil : $0 } ?? "untitled"
-                derived = true
-            }
-            let folders = items[index].folders
-            let inFolders = !prefix.isEmpty || !folders.isEmpty
-            let cleaned = ImportedNameCleaner.entryName(fromParts: inFolders ? prefix + folders + [title] : [title])
-            var base = EntryName.normalized(cleaned)
-            if base.isEmpty { base = "untitled" }
-            var why: [ImportRenaming.Reason] = []
-            if !derived && !sameUTF8(cleaned, original(given, folders: folders, prefix: prefix)) { why.append(.cleaned) }
-            if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
-            // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
-            // A plain title (most) is its own cleaned and NFC form: nothing to compute.
-            let keptTitle = derived || sameUTF8(title, given)
-                && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
-            if !keptTitle { why.append(.titleKept) }
-            if let earlier = first[base] {
-                groups[base, default: [earlier]].append(named.count)
-            } else {
-                first[base] = named.count
-            }
-            named.append(Named(name: base, title: keptTitle ? nil : given))
-            derivedTitles.append(derived)
-            reasons.append(why)
+            let base = base(of: items[index], prefix: prefix)
+            if !hashes.insert(base.named.name) { repeated = true }
+            bases.append(base)
         }
-        number(&named, taken: first, groups: groups, items: items, reasons: &reasons)
+        if repeated { number(&bases, items: items) }
         var renamings: [ImportRenaming] = []
-        for index in named.indices where !reasons[index].isEmpty {
-            let item = items[index]
-            renamings.append(ImportRenaming(original: original(derivedTitles[index] ? "" : item.title, folders: item.folders, prefix: prefix),
-                                            name: named[index].name, reasons: reasons[index]))
+        for index in bases.indices where !bases[index].reasons.isEmpty {
+            renamings.append(renaming(of: items[index], bases[index], prefix: prefix))
         }
-        return (named, renamings)
+        return (bases.map(\.named), renamings)
+    }
+
+    /// The name of `item` before numbering (`Base`).
+    static func base(of item: ForeignItem, prefix: [String]) -> Base {
+        let given = item.title
+        let title: String, derived: Bool
+        if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) {
+            title = readable(given)
+            derived = false
+        } else {
+            title = site(of: item.urls.first) ?? item.username.flatMap { $0.isEmpty ? nil : $0 } ?? "untitled"
+            derived = true
+        }
+        let folders = item.folders
+        let inFolders = !prefix.isEmpty || !folders.isEmpty
+        let cleaned = ImportedNameCleaner.entryName(fromParts: inFolders ? prefix + folders + [title] : [title])
+        var base = EntryName.normalized(cleaned)
+        if base.isEmpty { base = "untitled" }
+        var why: [ImportRenaming.Reason] = []
+        if !derived && !sameUTF8(cleaned, original(given, folders: folders, prefix: prefix)) { why.append(.cleaned) }
+        if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
+        // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
+        // A plain title (most) is its own cleaned and NFC form: nothing to compute.
+        let keptTitle = derived || sameUTF8(title, given)
+            && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
+        if !keptTitle { why.append(.titleKept) }
+        return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why)
+    }
+
+    /// The renaming of `item`, named `base` (whose reasons are not empty).
+    static func renaming(of item: ForeignItem, _ base: Base, prefix: [String]) -> ImportRenaming {
+        ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
+                       name: base.named.name, reasons: base.reasons)
     }
 
     /// The name as the source has it: prefix, folders and title joined with '/'.
@@ -88,10 +99,21 @@ enum ForeignNaming {
         }
     }
 
-    /// Numbers each name that several items share, in the order of `key(of:)`.
-    /// `taken` holds every name as given (each one's first item); `groups` the items of each name given more than once.
-    private static func number(_ named: inout [Named], taken given: [String: Int], groups: [String: [Int]], items: [ForeignItem],
-                               reasons: inout [[ImportRenaming.Reason]]) {
+    /// Numbers each name that several items share, in the order of `key(of:)`. A numbered name
+    /// skips every name some item has as given (each one's first item in `given`).
+    private static func number(_ bases: inout [Base], items: [ForeignItem]) {
+        // Each name's first item; the items of a name given more than once (few: no array per name).
+        var given: [String: Int] = [:]
+        given.reserveCapacity(bases.count)
+        var groups: [String: [Int]] = [:]
+        for index in bases.indices {
+            let base = bases[index].named.name
+            if let earlier = given[base] {
+                groups[base, default: [earlier]].append(index)
+            } else {
+                given[base] = index
+            }
+        }
         // The numbered names given so far; with `given`, every name taken.
         var taken: Set<String> = []
         // Groups in the order of their names' bytes, so that the numbers given never depend on the
@@ -110,8 +132,8 @@ enum ForeignNaming {
                 }
                 taken.insert(candidate)
                 number += 1
-                named[index].name = candidate
-                reasons[index].append(.numberedByAccount)
+                bases[index].named.name = candidate
+                bases[index].reasons.append(.numberedByAccount)
             }
         }
     }

@@ -161,9 +161,9 @@ enum ForeignCSV {
 /// newer file are ragged (no note cell): padded.
 enum ChromeCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "chrome-csv")
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
@@ -180,7 +180,7 @@ enum ChromeCSVReader {
             if let url = row[url] { item.urls = [url] }
             item.notes = row[note]
             if !extra.isEmpty { item.fields = ForeignCSV.fields(row, columns: extra, header: header) }
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         return result
     }
@@ -191,9 +191,9 @@ enum ChromeCSVReader {
 /// milliseconds). No title: the builder takes the site.
 enum FirefoxCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "firefox-csv")
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         var notKept: [String: Int] = [:]
@@ -220,7 +220,7 @@ enum FirefoxCSVReader {
             if row.has(guid) { guids += 1 }
             if row.has(formAction) { formActions += 1 }
             if row.has(lastUsed) { lastUses += 1 }
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         for (what, count) in [("Firefox's guid column", guids), ("Firefox's formActionOrigin column", formActions),
                               ("Firefox's timeLastUsed column", lastUses)] where count > 0 {

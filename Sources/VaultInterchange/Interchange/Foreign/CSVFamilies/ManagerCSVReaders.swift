@@ -8,9 +8,9 @@ import VaultModel
 /// fields as `name: value` lines; `login_uri` holds the URIs separated by commas.
 enum BitwardenCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "bitwarden-csv")
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         var notKept: [String: Int] = [:]
@@ -48,7 +48,7 @@ enum BitwardenCSVReader {
             if let type = row[type], type != "login", type != "note" {
                 item.extras.append((label: "bitwarden_type", value: type))
             }
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         result.notKept = notKept
         return result
@@ -80,9 +80,9 @@ enum BitwardenCSVReader {
 /// same names (`website` for the URL, `one-time password` for the TOTP); other columns become fields.
 enum OnePasswordCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "1password-csv")
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
@@ -106,7 +106,7 @@ enum OnePasswordCSVReader {
             if let tags = row[tags] { item.extras.append((label: "tags", value: tags)) }
             if row.isYes(favorite) { item.extras.append((label: "favorite", value: "yes")) }
             if row.isYes(archived) { item.extras.append((label: "archived", value: "yes")) }
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         return result
     }
@@ -119,9 +119,9 @@ enum OnePasswordCSVReader {
 /// notes; a secure note has the URL `http://sn`, which is no site.
 enum LastPassCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "lastpass-csv")
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
@@ -141,7 +141,7 @@ enum LastPassCSVReader {
             item.notes = row[notes]
             if !extra.isEmpty { item.fields = ForeignCSV.fields(row, columns: extra, header: header) }
             if row.isYes(favorite) { item.extras.append((label: "favorite", value: "yes")) }
-            result.items.append(item)
+            result.add(&item, to: sink)
         }
         return result
     }
@@ -157,9 +157,9 @@ enum DashlaneCSVReader {
     static let headerForm = ["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"]
 
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "dashlane-csv")
-        result.items.reserveCapacity(ForeignCSV.expectedRows(bytes))
+        if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header: ForeignCSVHeader?
         var extra: [Int] = []
         var first = true
@@ -194,7 +194,7 @@ enum DashlaneCSVReader {
                     item.fields.append(ForeignField(label: label, value: row.bytes(column), protected: false))
                 }
                 if !extra.isEmpty { item.fields += ForeignCSV.fields(row, columns: extra, header: header) }
-                result.items.append(item)
+                result.add(&item, to: sink)
             } else {
                 var item = ForeignItem(title: row[0] ?? "", value: row.bytes(3))
                 if let url = row[1] { item.urls = [url] }
@@ -203,7 +203,7 @@ enum DashlaneCSVReader {
                 for index in 5..<max(row.count, 5) where row.has(index) {
                     item.fields.append(ForeignField(label: "column\(index + 1)", value: row.bytes(index), protected: false))
                 }
-                result.items.append(item)
+                result.add(&item, to: sink)
             }
         }
         guard !first else { throw .malformedInput("the Dashlane CSV file is empty") }

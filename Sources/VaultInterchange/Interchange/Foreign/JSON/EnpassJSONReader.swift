@@ -15,7 +15,16 @@ import VaultModel
 /// they are counted, as every source's trash is.
 enum EnpassJSONReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    /// With a `sink`, each item is handed to it as read (`streamed`); anything the stream cannot
+    /// read declines the sink, and the import is read again without one.
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+        if let sink {
+            guard let result = try? streamed(bytes, each: sink) else {
+                sink.decline()
+                return ForeignImport(format: "enpass-json")
+            }
+            return result
+        }
         // One item's tape at a time (`streamed`); a document that way declines is read whole,
         // whose errors say what is wrong and where.
         if let result = try? streamed(bytes) { return result }
@@ -49,18 +58,22 @@ enum EnpassJSONReader {
 
     /// `read` one item's tape at a time (`JSONStream`), the folders given once the walk has read
     /// them (they may come after the items). Throws for anything the whole-document reader must judge.
-    static func streamed(_ bytes: [UInt8]) throws(VaultError) -> ForeignImport {
+    /// With a `sink`, each item goes to it as read, its folders given at once; an item naming a
+    /// folder before the folders are read, or folders after the items, declines the sink.
+    static func streamed(_ bytes: [UInt8], each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var stream = JSONStream(bytes, what: "an Enpass JSON export")
         var result = ForeignImport(format: "enpass-json")
         var folderTitles: [String: (title: String, parent: String)] = [:]
         /// The first folder of each item that names one, by the index of the item.
         var homes: [(item: Int, folder: String)] = []
-        var sawItems = false
+        var sawItems = false, sawFolders = false
         do throws(VaultError) {
             try stream.document { (stream) throws(VaultError) in
                 guard try stream.peek() == UInt8(ascii: "{") else { throw JSONStream.declined() }
                 try stream.object(["items", "folders"]) { (stream, key) throws(VaultError) in
                     if key == 1 {
+                        if sawItems { sink?.decline() }  // the folders of items already handed over would change
+                        sawFolders = true
                         let tape = try stream.tape()
                         for folder in tape.elements(tape.root) {
                             guard let uuid = tape.string(tape.member(folder, "uuid")) else { continue }
@@ -74,9 +87,17 @@ enum EnpassJSONReader {
                         let tape = try stream.tape()
                         guard tape.kind(tape.root) == .object else { throw JSONStream.declined() }
                         if tape.flag(tape.member(tape.root, "trashed")) { result.notKeep("Enpass items in the trash (not imported)"); return }
-                        let (item, folder) = try item(tape.root, tape: tape, result: &result)
-                        if let folder { homes.append((result.items.count, folder)) }
-                        result.items.append(item)
+                        // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
+                        var read = try item(tape.root, tape: tape, result: &result)
+                        if let sink {
+                            if let folder = read.1 {
+                                if sawFolders { read.0.folders = folderPath(folder, in: folderTitles) } else { sink.decline() }
+                            }
+                            result.add(&read.0, to: sink)
+                            return
+                        }
+                        if let folder = read.1 { homes.append((result.items.count, folder)) }
+                        result.items.append(read.0)
                     }
                 }
             }

@@ -1,0 +1,174 @@
+import Foundation
+import SecureMemory
+import TestSupport
+import Testing
+@testable import VaultInterchange
+@testable import VaultModel
+
+/// The build of items as they are read (`ForeignBuilder.build(streaming:)`, the CSV readers'
+/// sink) against the build of every item read first (`build(asEntries:)`, the plain reference):
+/// wherever the stream gives entries, the same entries, renamings, warnings and vault.
+@Suite struct ForeignStreamTests {
+    /// Everything an import gives a user, as text; or the error.
+    private func described(_ build: () throws(VaultError) -> ImportedEntries?) -> String? {
+        do {
+            guard let imported = try build() else { return nil }
+            var vault = Vault(history: HistoryPolicy(versions: 5, byteBudget: 1 << 20, trashLimit: 2))
+            try vault.put(contentsOf: imported, now: 9)
+            let entries = imported.entries.map { "\(Array($0.name.utf8))=\($0.entry.value)|\($0.entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })|\($0.entry.created),\($0.entry.modified)" }
+            return "\(entries)|\(imported.renamings.map { "\($0.original)>\($0.name):\($0.reasons.map(\.name))" })|\(imported.warnings.map(\.description))"
+                + "|\((imported.history ?? []).map { "\($0.name):\($0.versions.count)" })|\(imported.fromForeign)|\(try vault.encodedContent())"
+        } catch {
+            return "error: \(error.description)"
+        }
+    }
+
+    /// The streamed build of `items` (nil when it declines) and the reference's.
+    private func both(_ items: [ForeignItem], keepsHistory: Bool = false, prefix: [String] = []) -> (streamed: String?, reference: String) {
+        let options = ForeignBuildOptions(keepsHistory: keepsHistory, prefix: prefix)
+        let streamed = described { () throws(VaultError) in
+            try ForeignBuilder.build(streaming: { sink throws(VaultError) in
+                var source = ForeignImport(format: "test")
+                source.notKept = ["a column": 2]
+                for var item in items { source.add(&item, to: sink) }
+                return source
+            }, capacity: 16, now: 5, options: options)
+        }
+        var source = ForeignImport(format: "test")
+        source.items = items
+        source.notKept = ["a column": 2]
+        let reference = described { () throws(VaultError) in try ForeignBuilder.build(asEntries: source, now: 5, options: options) }
+        return (streamed, reference ?? "nil")
+    }
+
+    private func item(_ title: String, folders: [String] = [], user: String? = nil, url: String? = nil, value: String = "pw") -> ForeignItem {
+        var item = ForeignItem(folders: folders, title: title, value: Array(value.utf8))
+        item.username = user
+        item.urls = url.map { [$0] } ?? []
+        return item
+    }
+
+    // MARK: - Success
+
+    @Test func test_buildStreaming_distinctTitlesMatchTheReference() {
+        var full = item("Mail", folders: ["Work"], user: "alice", url: "https://mail.example.com")
+        full.notes = "n"
+        full.totp = "JBSWY3DPEHPK3PXP"
+        full.fields = [ForeignField(label: "PIN", value: [1, 2], protected: true), ForeignField(label: "username", value: Array("x".utf8))]
+        full.extras = [(label: "tags", value: "a, b")]
+        full.created = 1_000
+        full.history = [ForeignVersion(value: Array("old".utf8), username: "alice", modified: 500)]
+        for (items, history, prefix) in [([full, item("", url: "https://x.example/a/"), item("", user: "bob"), item(""), item("https://news.ycombinator.com"),
+                                           item(" spaced "), item("a/b"), item(".."), item("t (2)")], false, [String]()),
+                                          ([full, item("x")], true, ["imported"]), ([], false, [])] {
+            let (streamed, reference) = both(items, keepsHistory: history, prefix: prefix)
+            #expect(streamed == reference)
+        }
+    }
+
+    // MARK: - Declined
+
+    @Test func test_buildStreaming_declinesRepeatedNamesAndWhatTheWriterRefuses() {
+        // A repeated title (also one that only cleaning or NFC makes repeated): numbered by the reference.
+        for items in [[item("t", user: "b"), item("t", user: "a")], [item("a/b"), item("a-b")], [item("café"), item("cafe\u{301}")],
+                      [item("", user: "bob"), item("bob")], [item(String(repeating: "n", count: VaultLimits.maxNameLength + 1))]] {
+            let (streamed, reference) = both(items)
+            #expect(streamed == nil, "\(reference)")
+            #expect(!reference.isEmpty)
+        }
+    }
+
+    // MARK: - The CSV readers
+
+    /// Each CSV reader's header, and the cells its rows draw from (titles that repeat, clean to one
+    /// name or are not ASCII; URLs, times, TOTPs, flags).
+    private static let formats: [(InterchangeFormat, String)] = [
+        (.chromeCSV, "name,url,username,password,note"),
+        (.firefoxCSV, "url,username,password,httpRealm,formActionOrigin,guid,timeCreated,timeLastUsed,timePasswordChanged"),
+        (.bitwardenCSV, "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp"),
+        (.onePasswordCSV, "Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes"),
+        (.lastPassCSV, "url,username,password,totp,extra,name,grouping,fav"),
+        (.dashlaneCSV, "username,username2,username3,title,password,note,url,category,otpSecret"),
+        (.keepassxcCSV, "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\",\"TOTP\",\"Icon\",\"Last Modified\",\"Created\""),
+    ]
+    private static let cells = ["", "", "t", "t", "t (2)", "u1", "u2", "svc-1", "svc-2", "a/b", "a-b", "café", "cafe\u{301}", " x ", "..",
+                                "https://x.example/a/", "https://y.example", "1700000000000", "2023-11-14T22:13:20Z", "JBSWY3DPEHPK3PXP",
+                                "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP", "1", "0", "yes", "login", "note", "card", "Root/Work", "f: v",
+                                "a,b", "q\"uote", "line\nbreak", "x\u{7}"]
+
+    /// A random export of `header`'s format: rows of random cells, most distinct, some ragged.
+    private static func randomCSV(_ header: String, _ byte: () -> UInt8) -> [UInt8] {
+        let width = header.split(separator: ",").count
+        var lines = [header]
+        for row in 0..<Int(byte() % 8) {
+            var cells: [String] = []
+            for _ in 0..<(byte() % 20 == 0 ? width - 1 : width) {
+                let cell = byte() % 3 == 0 ? Self.cells[Int(byte()) % Self.cells.count] : "c\(row)-\(byte() % 50)"
+                cells.append(cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell)
+            }
+            lines.append(cells.joined(separator: ","))
+        }
+        return Array(lines.joined(separator: byte() % 2 == 0 ? "\n" : "\r\n").utf8)
+    }
+
+    @Test func test_streamedEntries_csvReadersMatchTheReference() throws {
+        var generator = SplitMix(seed: 4_417)
+        func byte() -> UInt8 { generator.nextByte() }
+        var streamedCount = 0, declined = 0
+        for round in 0..<1_400 {
+            let (format, header) = Self.formats[round % Self.formats.count]
+            let bytes = Self.randomCSV(header, byte)
+            let options = ForeignBuildOptions(keepsHistory: round % 2 == 0, prefix: round % 5 == 0 ? ["in"] : [])
+            let streamed = described { () throws(VaultError) in try Interchange.streamedEntries(bytes, format: format, now: 7, options: options) }
+            let reference = described { () throws(VaultError) in
+                guard var foreign = try Interchange.foreignItems(bytes, format: format, now: 7) else { return nil }
+                defer { foreign.wipe() }
+                return try ForeignBuilder.build(asEntries: foreign, now: 7, options: options)
+            }
+            if let streamed {
+                streamedCount += 1
+                #expect(streamed == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            } else {
+                declined += 1
+            }
+            // Through the import's own entry point: the reference whenever the stream declines.
+            let read = described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 7, options: options) }
+            #expect(read == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+        #expect(streamedCount > 400, "\(streamedCount) streamed")
+        #expect(declined > 100, "\(declined) declined")
+    }
+
+    // MARK: - Memory
+
+    /// A Chrome export built as read: each item's password is wiped once its record is written,
+    /// so once the records are gone and the input wiped, this process's memory holds no copy.
+    @Test func test_streamedEntries_leaveNoCopyOfAPasswordInFreedMemory() throws {
+        let secret = ScannedSecret()
+        var input: [UInt8] = []
+        input.reserveCapacity(secret.count + 256)
+        input += Array("name,url,username,password,note\nmail,https://mail.example,alice,".utf8)
+        secret.append(to: &input)
+        input += Array(",a note\nother,,bob,x,\n".utf8)
+        do {
+            let imported = try Interchange.streamedEntries(input, format: .chromeCSV, now: 1, options: ForeignBuildOptions())
+            let written = imported?.records?.count
+            #expect(written == 2, "built as read, as records")
+        }
+        wipe(&input)
+        #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
+    }
+
+    // MARK: - Name hashes
+
+    @Test func test_nameHashes_sayARepeatedNameAndGrow() {
+        var hashes = NameHashes(expected: 2)
+        var new = 0
+        for index in 0..<5_000 where hashes.insert("name-\(index)") { new += 1 }
+        let again = hashes.insert("name-17"), last = hashes.insert("name-4999"), next = hashes.insert("name-5000")
+        #expect(new == 5_000)
+        #expect(!again)
+        #expect(!last)
+        #expect(next)
+    }
+}
