@@ -6,18 +6,8 @@ import Testing
 /// plain reference (`build(asEntries:)`, an `Entry` per item): the same entries, renamings,
 /// warnings, history and errors, and the same vault once put.
 @Suite struct ForeignRecordsTests {
-    /// Everything an import gives a user, as text; or the error.
     private func described(_ build: () throws(VaultError) -> ImportedEntries) -> String {
-        do {
-            let imported = try build()
-            var vault = Vault(history: HistoryPolicy(versions: 5, byteBudget: 1 << 20, trashLimit: 2))
-            try vault.put(contentsOf: imported, now: 9)
-            let entries = imported.entries.map { "\(Array($0.name.utf8))=\($0.entry.value)|\($0.entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })|\($0.entry.created),\($0.entry.modified)" }
-            return "\(entries)|\(imported.renamings.map { "\($0.original)>\($0.name):\($0.reasons.map(\.name))" })|\(imported.warnings.map(\.description))"
-                + "|\((imported.history ?? []).map { "\($0.name):\($0.versions.count)" })|\(imported.fromForeign)|\(try vault.encodedContent())"
-        } catch {
-            return "error: \(error.description)"
-        }
+        ForeignBuildText.described { () throws(VaultError) in try build() }
     }
 
     private func same(_ items: [ForeignItem], keepsHistory: Bool = false, prefix: [String] = [], notKept: [String: Int] = [:]) {
@@ -32,10 +22,7 @@ import Testing
     }
 
     private func item(_ title: String, folders: [String] = [], user: String? = nil, url: String? = nil, value: String = "pw") -> ForeignItem {
-        var item = ForeignItem(folders: folders, title: title, value: Array(value.utf8))
-        item.username = user
-        item.urls = url.map { [$0] } ?? []
-        return item
+        ForeignBuildText.item(title, folders: folders, user: user, url: url, value: value)
     }
 
     // MARK: - Success

@@ -46,8 +46,7 @@ extension Interchange {
         // Room for records twice the input (a CSV row's record is 1.2–1.5× its text): the pages are
         // mapped as written, so room never written costs no memory, and the writer seldom copies
         // its records into a larger buffer (which held both at once).
-        return try ForeignBuilder.build(streaming: read, capacity: bytes.count * 2, now: now,
-                                        options: options)
+        return try ForeignBuilder.build(streaming: read, capacity: bytes.count * 2, now: now, options: options)
     }
 
     /// `read(_:format:now:)` with the import's options: another password manager's format through
