@@ -34,53 +34,54 @@ public enum KDBXReader {
             : try payload3(bytes, header: header, transformed: transformed, file: file, credentials: credentials)
         defer { wipe(&plain) }
         var budget = ExpansionBudget(inputBytes: bytes.count, what: file)
+        var inflatedSize: Int?
         if header.compressed {
-            let what = "\(file): the payload"
-            try budget.spend(try Gzip.declaredSize(plain, limit: budget.limit, what: what), on: "the payload")
-            var packed = plain
-            defer { wipe(&packed) }
-            // The payload was authenticated (HMAC blocks, or 3.1's hashes): a gzip stream that
-            // does not inflate to its declared size is damage of the file, not a malformed export.
-            do { plain = try Gzip.decompress(packed, limit: budget.limit, what: what) } catch {
-                if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: why) }
+            // The declared size and ratio checked, and counted, before anything is inflated.
+            inflatedSize = try Gzip.declaredSize(plain, limit: budget.limit, what: "\(file): the payload")
+            try budget.spend(inflatedSize!, on: "the payload")
+        }
+        // KDBX 3.1 authenticates its header by Meta/HeaderHash, the SHA-256 of the header's bytes.
+        let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
+        let spent = budget
+        return try plain.withUnsafeBufferPointer { payload in
+            // The payload read in order, inflated a window at a time: the inner header, then the
+            // XML, which the XML reader takes as it comes (never whole in memory).
+            let stream = try KDBXPayloadStream(payload, inflatedSize: inflatedSize, file: file)
+            do {
+                return try readXML(stream, major: header.major, headerStream: (header.innerStream, header.protectedStreamKey),
+                                   budget: spent, headerHash: headerHash)
+            } catch {
+                // Damage of the compressed stream further on is the cause of what the reader found.
+                if let damage = stream.damageAhead() { throw damage }
                 throw error
             }
         }
-        var stream: KDBXInnerStream?
+    }
+
+    /// The inner header (KDBX 4) and the XML of the payload `stream`, as items; the budget carries
+    /// what inflating the payload spent, and every Ref copy into an entry is counted against it.
+    private static func readXML(_ stream: KDBXPayloadStream, major: UInt16, headerStream: (id: UInt32, key: [UInt8]), budget: ExpansionBudget,
+                                headerHash: [UInt8]?) throws -> ForeignImport {
+        var inner: KDBXInnerStream?
         var pool: [[UInt8]]?
-        var xmlStart = 0
-        if header.major == 4 {
-            var inner = try innerHeader(plain, file: file)
-            (xmlStart, pool) = (inner.end, inner.binaries)
-            stream = try innerStream(id: inner.streamID, key: inner.streamKey, file: file)
-            wipe(&inner.streamKey)
+        if major == 4 {
+            var fields = try innerHeader(stream)
+            pool = fields.binaries
+            inner = try innerStream(id: fields.streamID, key: fields.streamKey, file: stream.file)
+            wipe(&fields.streamKey)
         } else {
-            stream = try innerStream(id: header.innerStream, key: header.protectedStreamKey, file: file)
+            inner = try innerStream(id: headerStream.id, key: headerStream.key, file: stream.file)
         }
         defer { if var binaries = pool { for index in binaries.indices { wipe(&binaries[index]) } } }
         var unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
-        if let stream { unprotect = { (bytes: inout [UInt8]) in stream.apply(&bytes) } }
-        // The XML is the payload past the inner header: moved to the front where it lies (a copy
-        // would hold the whole document twice), the bytes it leaves behind zeroed.
-        if xmlStart > 0 {
-            let count = plain.count
-            plain.withUnsafeMutableBufferPointer { buffer in
-                let base = buffer.baseAddress!
-                memmove(base, base + xmlStart, count - xmlStart)
-                wipe(UnsafeMutableRawBufferPointer(start: base + (count - xmlStart), count: xmlStart))
-            }
-            plain.removeLast(xmlStart)
-        }
-        // The budget goes on: what the payload inflated to is spent, and every Ref copy into an
-        // entry is counted against the same 250 times the file's bytes.
-        // KDBX 3.1 authenticates its header by Meta/HeaderHash, the SHA-256 of the header's bytes.
-        let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
+        if let inner { unprotect = { (bytes: inout [UInt8]) in inner.apply(&bytes) } }
         do {
-            return try KeePassXMLReader.read(plain, now: now, format: "kdbx", unprotect: unprotect, pool: pool, budget: budget, headerHash: headerHash)
+            var parser = try KeePassXMLParser(source: { (window) throws(VaultError) in try stream.read(into: window) }, unprotect: unprotect, budget: budget)
+            return try KeePassXMLReader.read(&parser, format: "kdbx", pool: pool, headerHash: headerHash)
         } catch {
             // The XML was authenticated with the key (HMAC blocks, or 3.1's hashes under the
             // cipher): what is wrong in it is damage of this file, named, not a malformed export.
-            if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: "its XML: \(why)") }
+            if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: stream.file, why: "its XML: \(why)") }
             throw error
         }
     }
@@ -172,26 +173,32 @@ public enum KDBXReader {
         return ciphertext
     }
 
-    /// The inner header of a decrypted KDBX 4 payload: the protected stream and the attachments.
-    private static func innerHeader(_ plain: [UInt8], file: String) throws(VaultError)
-        -> (streamID: UInt32, streamKey: [UInt8], binaries: [[UInt8]], end: Int) {
-        var reader = KDBXBytes(plain, file: file, what: "the inner header")
+    /// The inner header at the start of a decrypted KDBX 4 payload: the protected stream and the
+    /// attachments, each field's length checked against what remains before it is read.
+    private static func innerHeader(_ stream: KDBXPayloadStream) throws(VaultError) -> (streamID: UInt32, streamKey: [UInt8], binaries: [[UInt8]]) {
+        let what = "the inner header"
         var streamID: UInt32?, streamKey: [UInt8]?, binaries: [[UInt8]] = []
+        func damaged(_ why: String) -> VaultError { .sourceDamaged(file: stream.file, why: "\(what): \(why)") }
         while true {
-            let type = try reader.u8()
-            let data = try reader.take(Int(try reader.u32()), "inner header field \(type)")
+            let type = try stream.take(1, "a field", what: what)[0]
+            let length = KDBXBytes.u32(try stream.take(4, "a field", what: what)[...])
+            var data = try stream.take(Int(length), "inner header field \(type)", what: what)
             switch type {
             case 0:
-                guard let streamID, let streamKey else { throw reader.damaged("the protected stream's ID or key is missing") }
-                return (streamID, streamKey, binaries, reader.offset)
+                guard let streamID, let streamKey else { throw damaged("the protected stream's ID or key is missing") }
+                return (streamID, streamKey, binaries)
             case 1:
-                guard data.count == 4 else { throw reader.damaged("the protected stream's ID is \(data.count) bytes") }
-                streamID = KDBXBytes.u32(data)
-            case 2: streamKey = Array(data)
+                guard data.count == 4 else { throw damaged("the protected stream's ID is \(data.count) bytes") }
+                streamID = KDBXBytes.u32(data[...])
+            case 2:
+                if var previous = streamKey { wipe(&previous) }
+                streamKey = data
             case 3:
-                guard !data.isEmpty else { throw reader.damaged("an attachment without its flags byte") }
-                binaries.append(Array(data.dropFirst()))
-            default: continue
+                guard !data.isEmpty else { throw damaged("an attachment without its flags byte") }
+                data.removeFirst()
+                binaries.append(data)
+            default:
+                wipe(&data)
             }
         }
     }

@@ -30,8 +30,15 @@ enum KeePassXMLReader {
     /// `budget`, which follows the size of the file as read (a KDBX file's, not its XML's).
     static func read(_ bytes: [UInt8], now: Int64, format: String, unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?,
                      pool: [[UInt8]]?, budget: ExpansionBudget, headerHash: [UInt8]? = nil) throws(VaultError) -> ForeignImport {
-        var result = ForeignImport(format: format)
         var parser = try KeePassXMLParser(bytes, unprotect: unprotect, budget: budget)
+        return try read(&parser, format: format, pool: pool, headerHash: headerHash)
+    }
+
+    /// Everything the document `parser` reads holds, as items of `format` (`pool` and `headerHash`
+    /// as above); a streamed parser's reader is wiped at the end, whatever happened.
+    static func read(_ parser: inout KeePassXMLParser, format: String, pool: [[UInt8]]?, headerHash: [UInt8]? = nil) throws(VaultError) -> ForeignImport {
+        defer { parser.wipe() }
+        var result = ForeignImport(format: format)
         parser.expectedHeaderHash = headerHash
         /// Attachments given by reference: item, attachment, pool ID (the pool may come after them).
         var references: [(item: Int, attachment: Int, id: Int)] = []
