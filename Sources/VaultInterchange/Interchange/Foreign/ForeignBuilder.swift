@@ -115,7 +115,7 @@ enum ForeignBuilder {
             guard put(name, item, &fields, created, modified) else { return outcome }
             guard !item.history.isEmpty else { continue }
             if options.keepsHistory {
-                outcome.history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
+                outcome.history.append((EntryName.normalized(name), versions(of: item, name: name, modified: modified)))
             } else {
                 outcome.versionsLost += item.history.count
                 outcome.entriesLost += 1
@@ -141,12 +141,31 @@ enum ForeignBuilder {
 
     /// An item's earlier versions as the vault keeps them: newest first, each replaced when the
     /// next one (or the item as it is now) was modified.
-    private static func versions(of item: ForeignItem, modified: Int64) -> [EntryVersion] {
+    /// A version that holds more than a value, username and notes (KeePass's) has its fields named
+    /// as the item's are (renamings are the item's, not tallied again).
+    private static func versions(of item: ForeignItem, name: String, modified: Int64) -> [EntryVersion] {
         var versions: [EntryVersion] = []
         for (index, version) in item.history.enumerated() {
-            var fields: [String: [UInt8]] = [:]
-            if let username = version.username, !username.isEmpty { fields["username"] = Array(username.utf8) }
-            if let notes = version.notes, !notes.isEmpty { fields["notes"] = Array(notes.utf8) }
+            var set = FieldSet()
+            set.put("username", version.username)
+            for (position, url) in version.urls.enumerated() { set.put(position == 0 ? "url" : "url\(position + 1)", url) }
+            set.put("notes", version.notes)
+            if let totp = version.totp {
+                switch ForeignTOTP.normalized(totp, label: version.username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
+                case .uri(let uri)?: set.put("totp", uri)
+                case .unusable(let text, _)?: set.put("totp", text)
+                case nil: break
+                }
+            }
+            set.put("title", version.title)
+            var untallied = FieldRenamingTally()
+            for field in version.fields { set.putCustom(label: field.label, field.value, entry: name, tally: &untallied) }
+            for attachment in version.attachments
+            where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
+                set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
+            }
+            set.putLabels()
+            let fields = set.values
             let time = version.modified ?? 0
             let replaced = index + 1 < item.history.count ? (item.history[index + 1].modified ?? modified) : modified
             versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))

@@ -146,29 +146,25 @@ public enum KDBXWriter {
             defer { wipe(&block) }
             // Each block's data is the member's next bytes, laid in place, then encrypted there (its
             // ChaCha20 counter: its offset ÷ 64) and authenticated; the empty block ends the stream.
-            try head.output.withBytes { (first) throws(VaultError) in
-                try body.output.withBytes { (second) throws(VaultError) in
-                    var member = PieceReader(pieces: [.owned(gzipHeader), .borrowed(first), .borrowed(second), .owned(gzipTrailer)])
-                    var index: UInt64 = 0, offset = 0
-                    while true {
-                        let count = min(blockSize, total - offset)
-                        let length = KDBXBytes.le32(UInt32(count))
-                        block.removeAll(keepingCapacity: true)
-                        block.append(contentsOf: repeatElement(0, count: 32))
-                        block.append(contentsOf: length)
-                        member.append(count, to: &block)
-                        guard KDBXCrypto.chacha20(&block, range: 36..<block.count, key: cipherKey, nonce: iv, counter: UInt32(offset / 64)) else {
-                            throw .unsupportedFeature("ChaCha20 refused its key")
-                        }
-                        var key = blockKey(index)
-                        let tag = KDBXCrypto.hmacSHA256(key: key, [KDBXBytes.le64(index)[...], length[...], block[36...]])
-                        wipe(&key)
-                        block.replaceSubrange(0..<32, with: tag)
-                        try Self.hand(block, to: output)
-                        if count == 0 { break }
-                        (offset, index) = (offset + count, index + 1)
-                    }
+            var member = PieceReader(pieces: [.owned(gzipHeader), .chunks(head.output), .chunks(body.output), .owned(gzipTrailer)])
+            var index: UInt64 = 0, offset = 0
+            while true {
+                let count = min(blockSize, total - offset)
+                let length = KDBXBytes.le32(UInt32(count))
+                block.removeAll(keepingCapacity: true)
+                block.append(contentsOf: repeatElement(0, count: 32))
+                block.append(contentsOf: length)
+                member.append(count, to: &block)
+                guard KDBXCrypto.chacha20(&block, range: 36..<block.count, key: cipherKey, nonce: iv, counter: UInt32(offset / 64)) else {
+                    throw .unsupportedFeature("ChaCha20 refused its key")
                 }
+                var key = blockKey(index)
+                let tag = KDBXCrypto.hmacSHA256(key: key, [KDBXBytes.le64(index)[...], length[...], block[36...]])
+                wipe(&key)
+                block.replaceSubrange(0..<32, with: tag)
+                try Self.hand(block, to: output)
+                if count == 0 { break }
+                (offset, index) = (offset + count, index + 1)
             }
         }
 
@@ -186,19 +182,19 @@ public enum KDBXWriter {
     private struct PieceReader {
         enum Piece {
             case owned([UInt8])
-            case borrowed(UnsafeBufferPointer<UInt8>)
+            case chunks(ChunkedBytes)
 
             var count: Int {
                 switch self {
                 case .owned(let bytes): bytes.count
-                case .borrowed(let bytes): bytes.count
+                case .chunks(let bytes): bytes.count
                 }
             }
 
             func append(_ range: Range<Int>, to out: inout [UInt8]) {
                 switch self {
                 case .owned(let bytes): out.append(contentsOf: bytes[range])
-                case .borrowed(let bytes): out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                case .chunks(let bytes): bytes.copy(range, to: &out)
                 }
             }
         }

@@ -95,17 +95,18 @@ struct KeePassXMLWriter {
     /// document is handed over in pieces of about `spillSize` bytes: the whole is never held.
     mutating func write(_ vault: Vault, prefix: String, now: Int64, spill: Spill? = nil) throws(VaultError) {
         let root = Group()
-        for name in vault.names(withPrefix: prefix) {
+        let names = vault.names(withPrefix: prefix)
+        for (index, name) in names.enumerated() {
             // A name is a group's or a title: no place to put it aside, so the export stops here.
             guard Self.isXMLText(name) else {
                 throw .notExportable(format: "KDBX", why: "the entry '\(Self.shown(name))': its name holds a character that XML 1.0, "
                                      + "and so KeePass, cannot hold (a control character, U+FFFE or U+FFFF)")
             }
             var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            let leaf = parts.removeLast()
+            parts.removeLast()
             var group = root
             for part in parts { group = group.child(part) }
-            group.entries.append((name, leaf))
+            group.entries.append(Int32(truncatingIfNeeded: index))
         }
         if let spill {
             self.spill = spill
@@ -113,7 +114,7 @@ struct KeePassXMLWriter {
             head()
             text("</Meta><Root>")
         }
-        try writeGroup(root, name: "Root", vault: vault, now: now)
+        try writeGroup(root, name: "Root", names: names, vault: vault, now: now)
         text("</Root></KeePassFile>\n")
         if let spill {
             try spill(&xml, true)
@@ -151,7 +152,8 @@ struct KeePassXMLWriter {
     /// One group of the tree the names make, in name order.
     private final class Group {
         var children: [(name: String, group: Group)] = []
-        var entries: [(name: String, leaf: String)] = []
+        /// Its entries, as indices into the names exported (an entry's title is its name's last component).
+        var entries: [Int32] = []
         private var index: [String: Int] = [:]
 
         func child(_ name: String) -> Group {
@@ -163,11 +165,13 @@ struct KeePassXMLWriter {
         }
     }
 
-    private mutating func writeGroup(_ group: Group, name: String, vault: Vault, now: Int64) throws(VaultError) {
+    private mutating func writeGroup(_ group: Group, name: String, names: [String], vault: Vault, now: Int64) throws(VaultError) {
         text("<Group><UUID>\(uuid())</UUID><Name>")
         escaped(Array(name.utf8))
         text("</Name><Times>\(times(created: now, modified: now))</Times>")
-        for (full, leaf) in group.entries {
+        for index in group.entries {
+            let full = names[Int(index)]
+            let leaf = full.lastIndex(of: "/").map { String(full[full.index(after: $0)...]) } ?? full
             guard var entry = vault.entry(full) else { continue }
             var history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []).reversed().map(\.entry) : []
             try writeEntry(entry, title: leaf, history: history)
@@ -182,7 +186,7 @@ struct KeePassXMLWriter {
                 xml.removeAll(keepingCapacity: true)
             }
         }
-        for (childName, child) in group.children { try writeGroup(child, name: childName, vault: vault, now: now) }
+        for (childName, child) in group.children { try writeGroup(child, name: childName, names: names, vault: vault, now: now) }
         text("</Group>")
     }
 
