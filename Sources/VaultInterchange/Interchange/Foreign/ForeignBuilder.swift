@@ -81,17 +81,8 @@ enum ForeignBuilder {
         for (index, item) in source.items.enumerated() {
             let name = named[index].name
             var fields = FieldSet()
-            fields.put("username", item.username)
-            for (position, url) in item.urls.enumerated() { fields.put(position == 0 ? "url" : "url\(position + 1)", url) }
-            fields.put("notes", item.notes)
-            if let totp = item.totp {
-                switch ForeignTOTP.normalized(totp, label: item.username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
-                case .uri(let uri)?: fields.put("totp", uri)
-                case .unusable(let text, let why)?:
-                    fields.put("totp", text)
-                    outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
-                case nil: break
-                }
+            if let why = fields.putOwn(username: item.username, urls: item.urls, notes: item.notes, totp: item.totp, name: name) {
+                outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
             }
             fields.put("title", named[index].title)
             for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings) }
@@ -147,16 +138,7 @@ enum ForeignBuilder {
         var versions: [EntryVersion] = []
         for (index, version) in item.history.enumerated() {
             var set = FieldSet()
-            set.put("username", version.username)
-            for (position, url) in version.urls.enumerated() { set.put(position == 0 ? "url" : "url\(position + 1)", url) }
-            set.put("notes", version.notes)
-            if let totp = version.totp {
-                switch ForeignTOTP.normalized(totp, label: version.username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
-                case .uri(let uri)?: set.put("totp", uri)
-                case .unusable(let text, _)?: set.put("totp", text)
-                case nil: break
-                }
-            }
+            _ = set.putOwn(username: version.username, urls: version.urls, notes: version.notes, totp: version.totp, name: name)
             set.put("title", version.title)
             var untallied = FieldRenamingTally()
             for field in version.fields { set.putCustom(label: field.label, field.value, entry: name, tally: &untallied) }
@@ -205,6 +187,24 @@ private struct FieldSet {
     mutating func put(_ field: String, _ text: String?) {
         guard let text, !text.isEmpty else { return }
         importFields.append(ImportField(name: .string(field), value: .string(text)))
+    }
+
+    /// Puts the builder's own fields of an item or an earlier version: `username`, `url`, `url2`…,
+    /// `notes`, and `totp` normalised (labelled with the username, else the entry's `name`);
+    /// returns why the TOTP is unusable when it is (kept as its text then).
+    mutating func putOwn(username: String?, urls: [String], notes: String?, totp: String?, name: String) -> String? {
+        put("username", username)
+        for (position, url) in urls.enumerated() { put(position == 0 ? "url" : "url\(position + 1)", url) }
+        put("notes", notes)
+        guard let totp else { return nil }
+        switch ForeignTOTP.normalized(totp, label: username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
+        case .uri(let uri)?: put("totp", uri)
+        case .unusable(let text, let why)?:
+            put("totp", text)
+            return why
+        case nil: break
+        }
+        return nil
     }
 
     /// Puts a custom field under its label made a field name, numbered when taken; each change
