@@ -12,9 +12,10 @@ import VaultModel
 /// 4.0 rather than 4.1: 4.1 adds only group tags and previous-parent fields that nothing here
 /// writes, and older readers (KeePassXC before 2.7, pykeepass 4.0) open 4.0.
 public enum KDBXWriter {
-    /// What was written.
+    /// What `write` made: the whole file in memory (tests, callers with no file; the CLI hands
+    /// `Prepared`'s blocks to the file one at a time instead).
     public struct Written {
-        /// The database's bytes (not secret: encrypted; the caller writes them to the file).
+        /// The database's bytes (not secret: encrypted).
         public var bytes: [UInt8]
         /// Entries written (history versions not counted).
         public var entries: Int
