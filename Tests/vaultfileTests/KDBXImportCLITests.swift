@@ -71,6 +71,34 @@ extension ExternalTools {
             #expect(same, "vaultfile totp and keepassxc-cli show --totp agree")
         }
 
+        /// KeePassXC keeps a version for every edit, whatever it changed: versions that differ only
+        /// in the URL or the title (made within one second, so their times are the same) stay
+        /// separate versions, each the whole entry it was (issue 45).
+        @Test func test_import_kdbxHistoryVersionsThatDifferOnlyInOtherFieldsStaySeparate() throws {
+            guard let tool = Self.keepassxc else { print(Self.skipped); return }
+            let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+            let made = try Self.keepass(cli, tool, """
+                printf 'pw\\npw\\n' | $KP db-create -q -p -t 100 kp.kdbx
+                printf 'pw\\nsecret1\\n' | $KP add -q -p -u alice --url https://a.example kp.kdbx Mail
+                echo pw | $KP edit -q --url https://b.example kp.kdbx Mail
+                echo pw | $KP edit -q --url https://c.example kp.kdbx Mail
+                echo pw | $KP edit -q -t Mail2 kp.kdbx Mail
+                """)
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+            try cli.write("kpw", Array("pw\n".utf8))
+            let result = try cli.run(["import", "--format", "kdbx", "--kdbx-password-file", cli.path("kpw"), cli.path("kp.kdbx")] + cli.unlock())
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stderr.contains("history"), "no history is lost or counted: \(result.stderr)")
+            func field(_ revision: Int, _ name: String) throws -> String {
+                try cli.run(["get", "Mail2", "--revision", "\(revision)", "--field", name] + cli.unlock()).text
+            }
+            #expect(try field(1, "url") == "https://c.example" && field(1, "title") == "Mail", "the version before the title changed")
+            #expect(try field(2, "url") == "https://b.example" && field(3, "url") == "https://a.example")
+            #expect(try (1...3).allSatisfy { try cli.run(["get", "Mail2", "--revision", "\($0)"] + cli.unlock()).text == "secret1" })
+            #expect(try cli.run(["get", "Mail2", "--revision", "4"] + cli.unlock()).status != 0, "three versions, none merged")
+        }
+
         @Test func test_import_kdbxWithAKeyFileAloneOrWithAPassword() throws {
             guard let tool = Self.keepassxc else { print(Self.skipped); return }
             let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }

@@ -76,6 +76,16 @@ public struct AtomicFileWriter: Sendable {
                   keepingOwner: false) { output throws(VaultError) in try output.write(bytes) }
     }
 
+    /// `write(_:in:name:path:mode:replacingExisting:)` of what `contents` writes, in order, as it
+    /// makes it (a KDBX export hands over one block at a time): the file is held nowhere whole.
+    package func write(
+        in folder: Int32, name: String, path: String, mode: mode_t = 0o600, replacingExisting: Bool = true,
+        _ contents: (any SealedOutput) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        try write(to: Destination(folder: folder, name: name, path: path), mode: mode, replacing: replacingExisting ? .any : .none,
+                  keepingOwner: false, contents)
+    }
+
     // MARK: The steps of one write
 
     /// Which existing file a write may replace.

@@ -149,7 +149,7 @@ extension VaultfileCommand {
             }
             try refuseUnusedSourceOptions(format: chosen.rawValue, source: source)
             if chosen == .kdbx {  // its password and/or key file, under the vault's KDF caps
-                var foreign = try KDBXImport.read(bytes, file: file, options: kdbxSource, limits: unlock.limits())
+                var foreign = try KDBXImport.read(taking: &bytes, file: file, options: kdbxSource, limits: unlock.limits())
                 defer { foreign.wipe() }
                 return (try foreign.entries(now: currentTimeMilliseconds(), options: options), chosen.rawValue)
             }

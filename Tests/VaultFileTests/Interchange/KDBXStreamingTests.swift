@@ -26,7 +26,7 @@ import VaultFormat
         } while start < second.count
         try head.add(first, flush: .full)
         let (header, trailer) = Deflate.gzipMember(head, body)
-        return header + head.output.withBytes { Array($0) } + body.output.withBytes { Array($0) } + trailer
+        return header + head.output.bytes + body.output.bytes + trailer
     }
 
     // MARK: - Success
@@ -54,6 +54,63 @@ import VaultFormat
         let read = try KDBXReader.read(written.bytes, file: "x", credentials: KDBXTests.password, limits: KDBXTests.limits, now: 0)
         #expect(read.items.count == 1_000)
         #expect(read.items.allSatisfy { values[$0.title] == $0.value && $0.username == "user\($0.title.dropFirst())" })
+    }
+
+    /// What `stream` inflates, asked `window` bytes at a time.
+    static func inflated(_ member: [UInt8], size: Int, window: Int) throws(VaultError) -> [UInt8] {
+        var out: [UInt8] = []
+        var failure: VaultError?
+        member.withUnsafeBufferPointer { input in
+            do throws(VaultError) {
+                let stream = try InflateStream(input, size: size, wrapper: .gzip, what: "t")
+                var buffer = [UInt8](repeating: 0, count: window)
+                while true {
+                    let count = try buffer.withUnsafeMutableBufferPointer { (target) throws(VaultError) in try stream.read(into: target) }
+                    if count == 0 { break }
+                    out += buffer[..<count]
+                }
+            } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    @Test func test_inflateStream_everyWindowGivesWhatTheWholeInflateGives() throws {
+        let plain = Self.random(40_000) + Array(String(repeating: "<Entry>same</Entry>", count: 5_000).utf8)
+        let member = try Self.joined(Self.random(3), plain, pieces: 3)
+        let whole = try Gzip.decompress(member, limit: 1 << 26, what: "t")
+        for window in [1, 2, 3, 7, 64, 4_096, 65_536, whole.count, whole.count + 1] {
+            #expect(try Self.inflated(member, size: whole.count, window: window) == whole, "window \(window)")
+        }
+    }
+
+    @Test func test_readTaking_emptiesTheFileAndReadsAsACopyDoes() throws {
+        for name in ["kdbx4-argon2id-chacha20.kdbx", "kdbx4-argon2d-aes.kdbx", "kdbx31-aeskdf-salsa20.kdbx", "kdbx31-header-hash.kdbx"] {
+            let file = try KDBXTests.fixture(name)
+            var taken = file
+            let read = try KDBXReader.read(taking: &taken, file: name, credentials: KDBXTests.password, limits: KDBXTests.limits, now: 0)
+            let copied = try KDBXReader.read(file, file: name, credentials: KDBXTests.password, limits: KDBXTests.limits, now: 0)
+            #expect(taken.isEmpty, "\(name): the file's bytes are let go once the payload is out")
+            #expect(XMLReaderStreamingTests.summary(read) == XMLReaderStreamingTests.summary(copied) && !read.items.isEmpty, "\(name)")
+        }
+    }
+
+    // MARK: - Failure
+
+    @Test func test_inflateStream_refusesATruncatedStreamAWrongSizeAndBytesAfter() throws {
+        let plain = Array(String(repeating: "abc", count: 30_000).utf8) + Self.random(5_000)
+        let member = try Self.joined([1], plain, pieces: 2)
+        let size = plain.count + 1
+        func failure(_ bytes: [UInt8], size: Int) -> String {
+            do { _ = try Self.inflated(bytes, size: size, window: 4_096); return "no error" } catch { return error.description }
+        }
+        #expect(failure(Array(member.dropLast(12)), size: size).contains("ends early"))
+        #expect(failure(member, size: size - 1).contains("more than \(size - 1) bytes"))
+        #expect(failure(member, size: size + 1).contains("inflates to \(size) bytes, not the \(size + 1) declared"))
+        #expect(failure(member + [0], size: size).contains("1 bytes after its end"))
+        var flipped = member
+        flipped[member.count / 2] ^= 0xFF
+        #expect(failure(flipped, size: size).contains("damaged"))
     }
 
     // MARK: - Edge cases

@@ -64,6 +64,7 @@ import Testing
         #expect(router.created == 1_700_000_000_000, "a KDBX 4 base64 time")
         #expect(router.modified == 1_709_528_767_000)
         #expect(router.history.count == 1 && Self.text(router.history[0].value) == "old-router" && router.history[0].username == "root")
+        #expect(router.history[0].urls == ["http://192.168.0.1"] && router.history[0].title == nil, "a version is the whole entry it was")
         #expect(router.extras.contains { $0.label == "tags" && $0.value == "router;home" })
         // 48 65 6c 6c 6f 21 de ad be ef in Base32, a period of 60 s.
         #expect(read.items[1].totp == "otpauth://totp/Old%20phone?secret=JBSWY3DPEHPK3PXP&period=60&digits=6&algorithm=SHA1".replacingOccurrences(
@@ -72,10 +73,10 @@ import Testing
         #expect(read.items[2].totp == "steam://STEAMSECRETBASE32" && read.items[2].fields.isEmpty)
         for (loss, count) in [("KeePass's group notes", 1), ("KeePass's custom icons", 1), ("KeePass's deleted-object records", 1),
                               ("KeePass's auto-type settings", 1), ("KeePass's entry icons", 1),
-                              ("KeePass history versions' titles, URLs, custom attributes and attachments", 1),
                               ("KeePass's database name and description", 1)] {
             #expect(read.notKept[loss] == count, "\(loss): \(read.notKept)")
         }
+        #expect(!read.notKept.keys.contains { $0.contains("history") }, "\(read.notKept)")
     }
 
     @Test func test_read_leavesTheRecycleBinOutAndCountsIt() throws {

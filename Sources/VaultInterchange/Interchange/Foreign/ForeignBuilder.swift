@@ -126,17 +126,8 @@ enum ForeignBuilder {
                              put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Bool {
         let name = named.name
         var fields = FieldSet()
-        fields.put("username", item.username)
-        for (position, url) in item.urls.enumerated() { fields.put(position == 0 ? "url" : "url\(position + 1)", url) }
-        fields.put("notes", item.notes)
-        if let totp = item.totp {
-            switch ForeignTOTP.normalized(totp, label: item.username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
-            case .uri(let uri)?: fields.put("totp", uri)
-            case .unusable(let text, let why)?:
-                fields.put("totp", text)
-                outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
-            case nil: break
-            }
+        if let why = fields.putOwn(username: item.username, urls: item.urls, notes: item.notes, totp: item.totp, name: name) {
+            outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
         }
         fields.put("title", named.title)
         for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings) }
@@ -160,7 +151,7 @@ enum ForeignBuilder {
         guard put(name, item, &fields, created, modified) else { return false }
         guard !item.history.isEmpty else { return true }
         if options.keepsHistory {
-            outcome.history.append((EntryName.normalized(name), versions(of: item, modified: modified)))
+            outcome.history.append((EntryName.normalized(name), versions(of: item, name: name, modified: modified)))
         } else {
             outcome.versionsLost += item.history.count
             outcome.entriesLost += 1
@@ -185,12 +176,22 @@ enum ForeignBuilder {
 
     /// An item's earlier versions as the vault keeps them: newest first, each replaced when the
     /// next one (or the item as it is now) was modified.
-    private static func versions(of item: ForeignItem, modified: Int64) -> [EntryVersion] {
+    /// A version that holds more than a value, username and notes (KeePass's) has its fields named
+    /// as the item's are (renamings are the item's, not tallied again).
+    private static func versions(of item: ForeignItem, name: String, modified: Int64) -> [EntryVersion] {
         var versions: [EntryVersion] = []
         for (index, version) in item.history.enumerated() {
-            var fields: [String: [UInt8]] = [:]
-            if let username = version.username, !username.isEmpty { fields["username"] = Array(username.utf8) }
-            if let notes = version.notes, !notes.isEmpty { fields["notes"] = Array(notes.utf8) }
+            var set = FieldSet()
+            _ = set.putOwn(username: version.username, urls: version.urls, notes: version.notes, totp: version.totp, name: name)
+            set.put("title", version.title)
+            var untallied = FieldRenamingTally()
+            for field in version.fields { set.putCustom(label: field.label, field.value, entry: name, tally: &untallied) }
+            for attachment in version.attachments
+            where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
+                set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
+            }
+            set.putLabels()
+            let fields = set.values
             let time = version.modified ?? 0
             let replaced = index + 1 < item.history.count ? (item.history[index + 1].modified ?? modified) : modified
             versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))
@@ -230,6 +231,24 @@ private struct FieldSet {
     mutating func put(_ field: String, _ text: String?) {
         guard let text, !text.isEmpty else { return }
         importFields.append(ImportField(name: .string(field), value: .string(text)))
+    }
+
+    /// Puts the builder's own fields of an item or an earlier version: `username`, `url`, `url2`…,
+    /// `notes`, and `totp` normalised (labelled with the username, else the entry's `name`);
+    /// returns why the TOTP is unusable when it is (kept as its text then).
+    mutating func putOwn(username: String?, urls: [String], notes: String?, totp: String?, name: String) -> String? {
+        put("username", username)
+        for (position, url) in urls.enumerated() { put(position == 0 ? "url" : "url\(position + 1)", url) }
+        put("notes", notes)
+        guard let totp else { return nil }
+        switch ForeignTOTP.normalized(totp, label: username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {
+        case .uri(let uri)?: put("totp", uri)
+        case .unusable(let text, let why)?:
+            put("totp", text)
+            return why
+        case nil: break
+        }
+        return nil
     }
 
     /// Puts a custom field under its label made a field name, numbered when taken; each change

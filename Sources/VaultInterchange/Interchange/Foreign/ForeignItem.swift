@@ -135,6 +135,14 @@ public struct ForeignVersion: Sendable {
     public var notes: String?
     /// When it was modified (or replaced), milliseconds since the Unix epoch, when the source says.
     public var modified: Int64?
+    /// What else the version held, for a source whose versions are whole items (KeePass's entry
+    /// history): the builder stores them as the item's own are (`ForeignItem`). The title only
+    /// when it was not the item's title now.
+    public var title: String?
+    public var urls: [String] = []
+    public var totp: String?
+    public var fields: [ForeignField] = []
+    public var attachments: [ForeignAttachment] = []
 
     /// Creates a version.
     public init(value: [UInt8], username: String? = nil, notes: String? = nil, modified: Int64? = nil) {
@@ -195,7 +203,15 @@ public struct ForeignImport: Sendable {
                 items[index].attachments[attachment].bytes = []
                 if let base = bytes.withUnsafeBytes({ $0.baseAddress }), seen.insert(base).inserted { files.append(bytes) }
             }
-            for version in items[index].history.indices { SecureMemory.wipe(&items[index].history[version].value) }
+            for version in items[index].history.indices {
+                SecureMemory.wipe(&items[index].history[version].value)
+                for field in items[index].history[version].fields.indices { SecureMemory.wipe(&items[index].history[version].fields[field].value) }
+                for attachment in items[index].history[version].attachments.indices {
+                    let bytes = items[index].history[version].attachments[attachment].bytes
+                    items[index].history[version].attachments[attachment].bytes = []
+                    if let base = bytes.withUnsafeBytes({ $0.baseAddress }), seen.insert(base).inserted { files.append(bytes) }
+                }
+            }
         }
         items = []
         for index in files.indices { SecureMemory.wipe(&files[index]) }

@@ -1,5 +1,6 @@
 import KDF
 import SecureMemory
+import VaultFormat
 import VaultInterchange
 import VaultModel
 
@@ -38,9 +39,10 @@ extension VaultfileCommand.Export {
             password = typed
         }
         if let password { PasswordAdvice.warnIfWeak(password, typed: newPasswordFile == nil && newPasswordFD == nil) }
-        let written = try KDBXWriter.write(vault, prefix: prefix ?? "", credentials: KDBXCredentials(password: password, keyFileKey: keyFileKey),
-                                           parameters: parameters)
-        try target.write(written.bytes)
+        let written = try KDBXWriter.prepare(vault, prefix: prefix ?? "", credentials: KDBXCredentials(password: password, keyFileKey: keyFileKey),
+                                             parameters: parameters)
+        // Each block goes to the file as it is made (atomically still: a temporary file beside, synced, renamed).
+        try target.write { (output) throws(VaultError) in try written.write { (piece) throws(VaultError) in try output.write(piece) } }
         for loss in written.losses { Messages.warning("kdbx: \(loss.description)") }
         Messages.info("exported \(ChangeReport.entries(written.entries)) to \(path) (KDBX 4, Argon2id \(parameters.memoryKiB / 1024) MiB, "
                       + "t=\(parameters.iterations), p=\(parameters.parallelism), ChaCha20)")

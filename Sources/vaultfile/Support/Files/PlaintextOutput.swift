@@ -40,10 +40,15 @@ final class PlaintextOutput {
     /// Checks the file again, in the folder held open, then writes `bytes` there: mode 0600,
     /// atomically, replacing a symbolic link itself.
     func write(_ bytes: [UInt8]) throws {
+        try write { (output) throws(VaultError) in try output.write(bytes) }
+    }
+
+    /// `write(_:)` of what `contents` writes, in order, as it makes it: the file is never held whole.
+    func write(_ contents: (any SealedOutput) throws(VaultError) -> Void) throws {
         try folder.check(writing: path)
         try check()
         do throws(VaultError) {
-            try AtomicFileWriter().write(bytes, in: folder.descriptor, name: folder.name, path: path, mode: 0o600, replacingExisting: overwrite)
+            try AtomicFileWriter().write(in: folder.descriptor, name: folder.name, path: path, mode: 0o600, replacingExisting: overwrite, contents)
         } catch {
             guard case .vaultExists = error else { throw error }
             // Made after the check: the hard link that puts the new file in place never replaces a name.

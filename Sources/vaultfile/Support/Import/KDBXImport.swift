@@ -9,12 +9,13 @@ import VaultModel
 /// terminal) and/or key file (`--kdbx-keyfile`), then `KDBXReader` under the vault's KDF caps.
 /// The database is decrypted in memory only, and every secret read here is wiped after use.
 enum KDBXImport {
-    /// The items of the database `bytes` read from `file` (nil or `-`: stdin).
-    static func read(_ bytes: [UInt8], file: String?, options: KDBXSourceOptions, limits: KDFLimits) throws -> ForeignImport {
+    /// The items of the database `bytes` read from `file` (nil or `-`: stdin); `bytes` is taken
+    /// (emptied once the payload is decrypted: the file and its payload are not held twice).
+    static func read(taking bytes: inout [UInt8], file: String?, options: KDBXSourceOptions, limits: KDFLimits) throws -> ForeignImport {
         let path = file ?? Input.standardInputName
         let shown = path == Input.standardInputName ? "standard input" : path
         let credentials = try self.credentials(for: shown, options: options)
-        return try KDBXReader.read(bytes, file: shown, credentials: credentials, limits: limits)
+        return try KDBXReader.read(taking: &bytes, file: shown, credentials: credentials, limits: limits)
     }
 
     /// The password and key file's key that `options` give. With a key file and no password file,

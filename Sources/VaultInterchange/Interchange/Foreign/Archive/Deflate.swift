@@ -11,15 +11,15 @@ enum Deflate {}
 
 // MARK: - Raw deflate in pieces, joined into one gzip member
 
-/// A raw deflate stream (RFC 1951, no header) fed piece by piece, its output kept in a
-/// `WipedBuffer` (compressed XML is the entries' text), with the CRC-32 and length of what it
+/// A raw deflate stream (RFC 1951, no header) fed piece by piece, its output kept in wiped
+/// chunks (`ChunkedBytes`: compressed XML is the entries' text), with the CRC-32 and length of what it
 /// was fed. The KDBX export compresses its XML as it is written, and its inner header (which
 /// names the attachments the XML met) afterwards, then joins the two into one gzip member
 /// (`gzipMember`): the whole XML is never held. zlib's state lives at a fixed address (it
 /// points back to it), allocated here, and is zeroed when freed (`vaultfile_zlib_free`).
 final class RawDeflater {
     /// The compressed bytes so far.
-    let output: WipedBuffer
+    let output: ChunkedBytes
     /// The CRC-32 of the bytes fed.
     private(set) var crc = crc32(0, nil, 0)
     /// How many bytes were fed.
@@ -29,7 +29,7 @@ final class RawDeflater {
 
     /// A stream at zlib's `level`, its output room `capacity` bytes before it first grows.
     init(level: Int32 = 6, capacity: Int) throws(VaultError) {
-        output = WipedBuffer(capacity: capacity)
+        output = ChunkedBytes(chunk: capacity)
         guard vaultfile_deflate_init_raw(stream, level) == Z_OK else {
             stream.deallocate()
             throw .limitExceeded("zlib could not allocate its memory to compress")
@@ -103,5 +103,53 @@ extension Deflate {
         let total = UInt32(truncatingIfNeeded: first.length + second.length)
         return ([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF],
                 KDBXBytes.le32(UInt32(truncatingIfNeeded: crc)) + KDBXBytes.le32(total))
+    }
+}
+
+// MARK: - Bytes in chunks
+
+/// Bytes appended in chunks of a fixed size that never move: growing costs no copy of what is held
+/// and no buffer twice the size (a doubling buffer held the old and the new at once, and wiped room
+/// it had never used). Each chunk is a `WipedBuffer`, zeroed when released.
+final class ChunkedBytes {
+    /// The chunks, all full but the last.
+    private var chunks: [WipedBuffer] = []
+    private let chunkSize: Int
+    /// The number of bytes held.
+    private(set) var count = 0
+
+    /// An empty store of chunks of `chunk` bytes (at least 4 KiB).
+    init(chunk: Int) { chunkSize = max(chunk, 4096) }
+
+    /// Appends a run of bytes.
+    func append(contentsOf run: UnsafeBufferPointer<UInt8>) {
+        var taken = 0
+        while taken < run.count {
+            if chunks.isEmpty || chunks[chunks.count - 1].count == chunkSize { chunks.append(WipedBuffer(capacity: chunkSize)) }
+            let last = chunks[chunks.count - 1]
+            let size = min(run.count - taken, chunkSize - last.count)
+            last.append(contentsOf: UnsafeBufferPointer(rebasing: run[taken..<(taken + size)]))
+            taken += size
+        }
+        count += run.count
+    }
+
+    /// Appends the bytes at `range` of what is held to `out`.
+    func copy(_ range: Range<Int>, to out: inout [UInt8]) {
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let (chunk, offset) = position.quotientAndRemainder(dividingBy: chunkSize)
+            let size = min(range.upperBound - position, chunkSize - offset)
+            chunks[chunk].withBytes { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[offset..<(offset + size)])) }
+            position += size
+        }
+    }
+
+    /// Everything held, as one array (tests, small outputs).
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        copy(0..<count, to: &out)
+        return out
     }
 }

@@ -26,61 +26,74 @@ public enum KDBXReader {
     /// Throws `KDFError` when its KDF asks for more than `limits` allow, `VaultError` otherwise.
     public static func read(_ bytes: [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,
                             now: Int64 = currentTimeMilliseconds()) throws -> ForeignImport {
+        var taken = bytes
+        return try read(taking: &taken, file: file, credentials: credentials, limits: limits, now: now)
+    }
+
+    /// `read(_:file:credentials:limits:now:)` that takes the file's bytes: a KDBX 4 payload is
+    /// gathered and decrypted where it lies in them, a KDBX 3.1 one's blocks where they were
+    /// decrypted, and `bytes` is emptied once the payload is out (issue 17's memory rule: the file
+    /// and its payload are not held twice).
+    public static func read(taking bytes: inout [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,
+                            now: Int64 = currentTimeMilliseconds()) throws -> ForeignImport {
         let header = try KDBXHeader.parse(bytes, file: file)
+        // The growth limit follows the file as read; KDBX 3.1 authenticates its header by
+        // Meta/HeaderHash, the SHA-256 of the header's bytes.
+        var budget = ExpansionBudget(inputBytes: bytes.count, what: file)
+        let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
         var transformed = try transformedKey(header, credentials: credentials, limits: limits, file: file)
         defer { wipe(&transformed) }
         var plain = header.major == 4
-            ? try payload4(bytes, header: header, transformed: transformed, file: file, credentials: credentials)
+            ? try payload4(&bytes, header: header, transformed: transformed, file: file, credentials: credentials)
             : try payload3(bytes, header: header, transformed: transformed, file: file, credentials: credentials)
         defer { wipe(&plain) }
-        var budget = ExpansionBudget(inputBytes: bytes.count, what: file)
+        bytes = []  // ciphertext, not secret: freed
+        var inflatedSize: Int?
         if header.compressed {
-            let what = "\(file): the payload"
-            try budget.spend(try Gzip.declaredSize(plain, limit: budget.limit, what: what), on: "the payload")
-            var packed = plain
-            defer { wipe(&packed) }
-            // The payload was authenticated (HMAC blocks, or 3.1's hashes): a gzip stream that
-            // does not inflate to its declared size is damage of the file, not a malformed export.
-            do { plain = try Gzip.decompress(packed, limit: budget.limit, what: what) } catch {
-                if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: why) }
+            // The declared size and ratio checked, and counted, before anything is inflated.
+            inflatedSize = try Gzip.declaredSize(plain, limit: budget.limit, what: "\(file): the payload")
+            try budget.spend(inflatedSize!, on: "the payload")
+        }
+        let spent = budget
+        return try plain.withUnsafeBufferPointer { payload in
+            // The payload read in order, inflated a window at a time: the inner header, then the
+            // XML, which the XML reader takes as it comes (never whole in memory).
+            let stream = try KDBXPayloadStream(payload, inflatedSize: inflatedSize, file: file)
+            do {
+                return try readXML(stream, major: header.major, headerStream: (header.innerStream, header.protectedStreamKey),
+                                   budget: spent, headerHash: headerHash, documentBytes: inflatedSize ?? payload.count)
+            } catch {
+                // Damage of the compressed stream further on is the cause of what the reader found.
+                if let damage = stream.damageAhead() { throw damage }
                 throw error
             }
         }
-        var stream: KDBXInnerStream?
+    }
+
+    /// The inner header (KDBX 4) and the XML of the payload `stream`, as items; the budget carries
+    /// what inflating the payload spent, and every Ref copy into an entry is counted against it.
+    private static func readXML(_ stream: KDBXPayloadStream, major: UInt16, headerStream: (id: UInt32, key: [UInt8]), budget: ExpansionBudget,
+                                headerHash: [UInt8]?, documentBytes: Int) throws -> ForeignImport {
+        var inner: KDBXInnerStream?
         var pool: [[UInt8]]?
-        var xmlStart = 0
-        if header.major == 4 {
-            var inner = try innerHeader(plain, file: file)
-            (xmlStart, pool) = (inner.end, inner.binaries)
-            stream = try innerStream(id: inner.streamID, key: inner.streamKey, file: file)
-            wipe(&inner.streamKey)
+        if major == 4 {
+            var fields = try innerHeader(stream)
+            pool = fields.binaries
+            inner = try innerStream(id: fields.streamID, key: fields.streamKey, file: stream.file)
+            wipe(&fields.streamKey)
         } else {
-            stream = try innerStream(id: header.innerStream, key: header.protectedStreamKey, file: file)
+            inner = try innerStream(id: headerStream.id, key: headerStream.key, file: stream.file)
         }
         defer { if var binaries = pool { for index in binaries.indices { wipe(&binaries[index]) } } }
         var unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
-        if let stream { unprotect = { (bytes: inout [UInt8]) in stream.apply(&bytes) } }
-        // The XML is the payload past the inner header: moved to the front where it lies (a copy
-        // would hold the whole document twice), the bytes it leaves behind zeroed.
-        if xmlStart > 0 {
-            let count = plain.count
-            plain.withUnsafeMutableBufferPointer { buffer in
-                let base = buffer.baseAddress!
-                memmove(base, base + xmlStart, count - xmlStart)
-                wipe(UnsafeMutableRawBufferPointer(start: base + (count - xmlStart), count: xmlStart))
-            }
-            plain.removeLast(xmlStart)
-        }
-        // The budget goes on: what the payload inflated to is spent, and every Ref copy into an
-        // entry is counted against the same 250 times the file's bytes.
-        // KDBX 3.1 authenticates its header by Meta/HeaderHash, the SHA-256 of the header's bytes.
-        let headerHash = header.major == 3 ? KDBXCrypto.sha256([bytes[..<header.end]]) : nil
+        if let inner { unprotect = { (bytes: inout [UInt8]) in inner.apply(&bytes) } }
         do {
-            return try KeePassXMLReader.read(plain, now: now, format: "kdbx", unprotect: unprotect, pool: pool, budget: budget, headerHash: headerHash)
+            var parser = try KeePassXMLParser(source: { (window) throws(VaultError) in try stream.read(into: window) }, unprotect: unprotect, budget: budget)
+            return try KeePassXMLReader.read(&parser, format: "kdbx", pool: pool, headerHash: headerHash, documentBytes: documentBytes)
         } catch {
             // The XML was authenticated with the key (HMAC blocks, or 3.1's hashes under the
             // cipher): what is wrong in it is damage of this file, named, not a malformed export.
-            if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: file, why: "its XML: \(why)") }
+            if case .malformedInput(let why) = error { throw VaultError.sourceDamaged(file: stream.file, why: "its XML: \(why)") }
             throw error
         }
     }
@@ -122,9 +135,37 @@ public enum KDBXReader {
     // MARK: KDBX 4
 
     /// The decrypted (still compressed) payload of a KDBX 4 file, once the header's hash and HMAC
-    /// and every block's HMAC verify.
-    private static func payload4(_ bytes: [UInt8], header: KDBXHeader, transformed: [UInt8], file: String,
+    /// and every block's HMAC verify: the blocks' data moved together where they lie in `bytes`,
+    /// which become the payload (ChaCha20 decrypts in place; AES-CBC into a new array), `bytes` left empty.
+    private static func payload4(_ bytes: inout [UInt8], header: KDBXHeader, transformed: [UInt8], file: String,
                                  credentials: KDBXCredentials) throws(VaultError) -> [UInt8] {
+        var base = KDBXCrypto.sha512([header.masterSeed[...], transformed[...], [0x01]])
+        defer { wipe(&base) }
+        let blocks = try blocks4(bytes, header: header, base: base, file: file, credentials: credentials)
+        var cipherKey = KDBXCrypto.sha256([header.masterSeed[...], transformed[...]])
+        defer { wipe(&cipherKey) }
+        var total = 0
+        bytes.withUnsafeMutableBytes { raw in
+            for block in blocks {
+                memmove(raw.baseAddress! + total, raw.baseAddress! + block.lowerBound, block.count)
+                total += block.count
+            }
+        }
+        bytes.removeLast(bytes.count - total)
+        var ciphertext: [UInt8] = []
+        swap(&ciphertext, &bytes)
+        // ChaCha20 in place: the ciphertext becomes the payload, never copied.
+        guard header.cipher == .chacha20 else { return try decrypt(ciphertext[...], header: header, key: cipherKey, file: file, credentials: credentials) }
+        guard KDBXCrypto.chacha20(&ciphertext, range: 0..<ciphertext.count, key: cipherKey, nonce: header.encryptionIV, counter: 0) else {
+            throw .sourceDamaged(file: file, why: "the ChaCha20 IV")
+        }
+        return ciphertext
+    }
+
+    /// Where each block's data lies in `bytes`, once the header's SHA-256 and HMAC (the key's
+    /// check) and every block's HMAC verify.
+    private static func blocks4(_ bytes: [UInt8], header: KDBXHeader, base: [UInt8], file: String,
+                                credentials: KDBXCredentials) throws(VaultError) -> [Range<Int>] {
         var reader = KDBXBytes(bytes, file: file, what: "the header's check")
         reader.offset = header.end
         let hash = try reader.take(32, "the header's SHA-256")
@@ -132,21 +173,16 @@ public enum KDBXReader {
         guard KDBXCrypto.equal(KDBXCrypto.sha256([bytes[..<header.end]]), hash) else {
             throw reader.damaged("the header's SHA-256 does not match (the header was damaged or changed)")
         }
-        var base = KDBXCrypto.sha512([header.masterSeed[...], transformed[...], [0x01]])
-        defer { wipe(&base) }
         func blockKey(_ index: UInt64) -> [UInt8] { KDBXCrypto.sha512([KDBXBytes.le64(index)[...], base[...]]) }
         var headerKey = blockKey(UInt64.max)
         defer { wipe(&headerKey) }
         guard KDBXCrypto.equal(KDBXCrypto.hmacSHA256(key: headerKey, [bytes[..<header.end]]), mac) else {
             throw .sourceSecretRejected(file: file, what: credentials.described)
         }
-        var cipherKey = KDBXCrypto.sha256([header.masterSeed[...], transformed[...]])
-        defer { wipe(&cipherKey) }
         // The blocks: HMAC, length (i32), data; an empty block ends the stream.
         reader = KDBXBytes(bytes, file: file, what: "the payload")
         reader.offset = header.end + 64
-        var ciphertext: [UInt8] = []
-        ciphertext.reserveCapacity(reader.remaining)
+        var blocks: [Range<Int>] = []
         var index: UInt64 = 0
         while true {
             let tag = try reader.take(32, "block \(index)'s HMAC")
@@ -160,38 +196,39 @@ public enum KDBXReader {
                 throw reader.damaged("block \(index)'s HMAC does not verify (the file was damaged or changed after it was written)")
             }
             if length == 0 { break }
-            ciphertext.append(contentsOf: data)
+            blocks.append(data.startIndex..<data.endIndex)
             index += 1
         }
         guard reader.remaining == 0 else { throw reader.damaged("\(reader.remaining) bytes follow the last block") }
-        // ChaCha20 in place: the ciphertext becomes the payload, never copied.
-        guard header.cipher == .chacha20 else { return try decrypt(ciphertext[...], header: header, key: cipherKey, file: file, credentials: credentials) }
-        guard KDBXCrypto.chacha20(&ciphertext, range: 0..<ciphertext.count, key: cipherKey, nonce: header.encryptionIV, counter: 0) else {
-            throw .sourceDamaged(file: file, why: "the ChaCha20 IV")
-        }
-        return ciphertext
+        return blocks
     }
 
-    /// The inner header of a decrypted KDBX 4 payload: the protected stream and the attachments.
-    private static func innerHeader(_ plain: [UInt8], file: String) throws(VaultError)
-        -> (streamID: UInt32, streamKey: [UInt8], binaries: [[UInt8]], end: Int) {
-        var reader = KDBXBytes(plain, file: file, what: "the inner header")
+    /// The inner header at the start of a decrypted KDBX 4 payload: the protected stream and the
+    /// attachments, each field's length checked against what remains before it is read.
+    private static func innerHeader(_ stream: KDBXPayloadStream) throws(VaultError) -> (streamID: UInt32, streamKey: [UInt8], binaries: [[UInt8]]) {
+        let what = "the inner header"
         var streamID: UInt32?, streamKey: [UInt8]?, binaries: [[UInt8]] = []
+        func damaged(_ why: String) -> VaultError { .sourceDamaged(file: stream.file, why: "\(what): \(why)") }
         while true {
-            let type = try reader.u8()
-            let data = try reader.take(Int(try reader.u32()), "inner header field \(type)")
+            let type = try stream.take(1, "a field", what: what)[0]
+            let length = KDBXBytes.u32(try stream.take(4, "a field", what: what)[...])
+            var data = try stream.take(Int(length), "inner header field \(type)", what: what)
             switch type {
             case 0:
-                guard let streamID, let streamKey else { throw reader.damaged("the protected stream's ID or key is missing") }
-                return (streamID, streamKey, binaries, reader.offset)
+                guard let streamID, let streamKey else { throw damaged("the protected stream's ID or key is missing") }
+                return (streamID, streamKey, binaries)
             case 1:
-                guard data.count == 4 else { throw reader.damaged("the protected stream's ID is \(data.count) bytes") }
-                streamID = KDBXBytes.u32(data)
-            case 2: streamKey = Array(data)
+                guard data.count == 4 else { throw damaged("the protected stream's ID is \(data.count) bytes") }
+                streamID = KDBXBytes.u32(data[...])
+            case 2:
+                if var previous = streamKey { wipe(&previous) }
+                streamKey = data
             case 3:
-                guard !data.isEmpty else { throw reader.damaged("an attachment without its flags byte") }
-                binaries.append(Array(data.dropFirst()))
-            default: continue
+                guard !data.isEmpty else { throw damaged("an attachment without its flags byte") }
+                data.removeFirst()
+                binaries.append(data)
+            default:
+                wipe(&data)
             }
         }
     }
@@ -206,14 +243,35 @@ public enum KDBXReader {
         defer { wipe(&cipherKey) }
         let keyChecked = try checkKey3(bytes[header.end...], header: header, key: cipherKey, file: file, credentials: credentials)
         var plain = try decrypt(bytes[header.end...], header: header, key: cipherKey, file: file, credentials: credentials, keyChecked: keyChecked)
-        defer { wipe(&plain) }
         guard plain.count >= 32, KDBXCrypto.equal(header.streamStartBytes, plain[0..<32]) else {
+            wipe(&plain)
             throw .sourceSecretRejected(file: file, what: credentials.described)
         }
+        let blocks: [Range<Int>]
+        do { blocks = try blocks3(plain, file: file) } catch {
+            wipe(&plain)
+            throw error
+        }
+        // The blocks' data moved together where it was decrypted (no second copy of the payload),
+        // what it leaves behind zeroed.
+        var total = 0
+        plain.withUnsafeMutableBytes { raw in
+            for block in blocks {
+                memmove(raw.baseAddress! + total, raw.baseAddress! + block.lowerBound, block.count)
+                total += block.count
+            }
+            wipe(UnsafeMutableRawBufferPointer(rebasing: raw[total...]))
+        }
+        plain.removeLast(plain.count - total)
+        return plain
+    }
+
+    /// Where each block's data lies in a decrypted KDBX 3.1 payload, once every block's index and
+    /// SHA-256 check.
+    private static func blocks3(_ plain: [UInt8], file: String) throws(VaultError) -> [Range<Int>] {
         var reader = KDBXBytes(plain, file: file, what: "the payload")
         reader.offset = 32
-        var out: [UInt8] = []
-        out.reserveCapacity(reader.remaining)
+        var blocks: [Range<Int>] = []
         var index: UInt32 = 0
         while true {
             guard KDBXBytes.u32(try reader.take(4, "block \(index)'s index")) == index else { throw reader.damaged("block \(index) is out of order") }
@@ -222,13 +280,12 @@ public enum KDBXReader {
             let data = try reader.take(Int(length), "block \(index)")
             if length == 0 {
                 guard hash.allSatisfy({ $0 == 0 }) else { throw reader.damaged("the last block's hash is not zero") }
-                break
+                return blocks
             }
             guard KDBXCrypto.equal(KDBXCrypto.sha256([data]), hash) else { throw reader.damaged("block \(index)'s SHA-256 does not match") }
-            out.append(contentsOf: data)
+            blocks.append(data.startIndex..<data.endIndex)
             index += 1
         }
-        return out
     }
 
     /// KDBX 3.1 with AES-256-CBC: the key checked on the first two blocks alone (they decrypt to

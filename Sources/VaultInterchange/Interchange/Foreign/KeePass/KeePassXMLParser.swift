@@ -39,6 +39,18 @@ public struct KeePassXMLParser {
         self.budget = budget
     }
 
+    /// A parser of the document `source` hands over a window at a time (`XMLReader.init(window:source:)`):
+    /// a KDBX file's XML as it is inflated, never whole in memory; counted against `budget` as above.
+    init(window: Int = XMLReader.defaultWindow, source: @escaping XMLReader.Source, unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?,
+         budget: ExpansionBudget) throws(VaultError) {
+        reader = try XMLReader(window: window, source: source)
+        self.unprotect = unprotect
+        self.budget = budget
+    }
+
+    /// Zeroes what a streamed parser's reader still holds of the document.
+    mutating func wipe() { reader.wipe() }
+
     /// Reads the document, calling `entry` with each entry (its history inside it) and the groups
     /// it lies in, outermost first, the root group included; returns what `Meta` and the rest held.
     public mutating func parse(_ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) -> KeePassMeta {
@@ -74,7 +86,7 @@ public struct KeePassXMLParser {
         while true {
             let event = try reader.next()
             switch event {
-            case .text(let range, _) where reader.bytes[range].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }):
+            case .text(let range, _) where reader.isWhiteSpace(range):
                 continue
             case .text, .cdata:
                 throw .malformedInput("line \(reader.line): text where KeePass XML has only elements")
@@ -105,8 +117,6 @@ public struct KeePassXMLParser {
         try reader.withText("\(what)") { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The 1-based line of `offset` (counted only for a message).
-    private func line(_ offset: Int) -> Int { XMLReader.line(of: offset, in: reader.bytes) }
 
     private func isTrue(_ text: String) -> Bool {
         var text = text
@@ -118,9 +128,8 @@ public struct KeePassXMLParser {
     /// when it holds no reference or CR (`XMLReader.attribute` would resolve them).
     private func attributeIsTrue(_ name: StaticString) throws(VaultError) -> Bool {
         guard let found = reader.attributes.first(where: { reader.matches($0.name, name) }) else { return false }
-        let plain = reader.bytes.withUnsafeBufferPointer { buffer -> Bool? in
-            let value = UnsafeBufferPointer(rebasing: buffer[found.value])
-            return value.contains { $0 == UInt8(ascii: "&") || $0 == 0x0D } ? nil : KeePassText.isTrueASCII(value)
+        let plain = reader.withBytes(found.value) { value -> Bool? in
+            value.contains { $0 == UInt8(ascii: "&") || $0 == 0x0D } ? nil : KeePassText.isTrueASCII(value)
         }
         if let plain { return plain }
         return isTrue(String(decoding: try reader.attribute(name) ?? [], as: UTF8.self))
@@ -155,11 +164,11 @@ public struct KeePassXMLParser {
     /// which authenticates it (the payload was encrypted with the key: only the key's holder wrote
     /// it). A hash that differs is damage of the file, as KeePassXC's "Header doesn't match hash".
     private mutating func checkHeaderHash() throws(VaultError) {
-        let offset = reader.position
+        let line = reader.markLine()
         let text = try reader.readText("HeaderHash")
         headerHashSeen = true
         guard let expected = expectedHeaderHash else { return }
-        let hash = (try? base64(text, at: offset, what: "HeaderHash")) ?? []
+        let hash = (try? base64(text, at: line, what: "HeaderHash")) ?? []
         guard hash == expected else {
             throw .sourceDamaged(file: budget.what, why: "Meta/HeaderHash does not match the SHA-256 of its KDBX 3.1 header "
                                  + "(the header was damaged or changed after the database was written)")
@@ -168,23 +177,23 @@ public struct KeePassXMLParser {
 
     /// `<Binary ID="0" Compressed="True">base64</Binary>` of Meta/Binaries.
     private mutating func readPoolBinary() throws(VaultError) {
-        let offset = reader.position
+        let line = reader.markLine()
         guard let idText = try reader.attribute("ID"), let id = Int(String(decoding: idText, as: UTF8.self)), id >= 0 else {
-            throw .malformedInput("line \(line(offset)): a binary of Meta/Binaries without a numeric ID")
+            throw .malformedInput("line \(line): a binary of Meta/Binaries without a numeric ID")
         }
         let compressed = try attributeIsTrue("Compressed")
         let protected = try attributeIsTrue("Protected")
-        var bytes = try base64(try reader.readText("Binary"), at: offset, what: "the binary \(id)")
-        if protected { try unprotectValue(&bytes, at: offset, what: "the binary \(id)") }
+        var bytes = try base64(try reader.readText("Binary"), at: line, what: "the binary \(id)")
+        if protected { try unprotectValue(&bytes, at: line, what: "the binary \(id)") }
         if compressed {
             var packed = bytes
-            defer { wipe(&packed) }
-            let what = "line \(line(offset)): the binary \(id)"
+            defer { SecureMemory.wipe(&packed) }
+            let what = "line \(line): the binary \(id)"
             // The declared size and ratio checked, and counted, before anything is inflated.
             try budget.spend(try Gzip.declaredSize(packed, limit: VaultLimits.maxValueLength, what: what), on: "the binary \(id)")
             bytes = try Gzip.decompress(packed, limit: VaultLimits.maxValueLength, what: what)
         }
-        guard meta.binaries[id] == nil else { throw .malformedInput("line \(line(offset)): two binaries with the ID \(id)") }
+        guard meta.binaries[id] == nil else { throw .malformedInput("line \(line): two binaries with the ID \(id)") }
         meta.binaries[id] = bytes
     }
 
@@ -267,7 +276,7 @@ public struct KeePassXMLParser {
 
     /// `<String><Key>…</Key><Value ProtectInMemory="True">…</Value></String>`.
     private mutating func readString() throws(VaultError) -> KeePassString {
-        let offset = reader.position
+        let line = reader.markLine()
         var key: String?, value: [UInt8]?, protected = false
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "Key") {
@@ -277,21 +286,21 @@ public struct KeePassXMLParser {
                 let streamed = try parser.attributeIsTrue("Protected")
                 var bytes = try parser.reader.readText("Value")
                 if streamed {
-                    bytes = try parser.base64(bytes, at: offset, what: "a protected value")
-                    try parser.unprotectValue(&bytes, at: offset, what: "the value of '\(key ?? "?")'")
+                    bytes = try parser.base64(bytes, at: line, what: "a protected value")
+                    try parser.unprotectValue(&bytes, at: line, what: "the value of '\(key ?? "?")'")
                 }
                 (value, protected) = (bytes, inMemory || streamed)
             } else {
                 try parser.reader.skipElement()
             }
         }
-        guard let key else { throw .malformedInput("line \(line(offset)): a String without a Key") }
+        guard let key else { throw .malformedInput("line \(line): a String without a Key") }
         return KeePassString(key: key, value: value ?? [], protected: protected)
     }
 
     /// `<Binary><Key>name</Key><Value Ref="0"/></Binary>`, or the bytes inline in base64.
     private mutating func readAttachment() throws(VaultError) -> KeePassAttachment {
-        let offset = reader.position
+        let line = reader.markLine()
         var key: String?, reference: Int?, bytes: [UInt8] = []
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "Key") {
@@ -299,30 +308,30 @@ public struct KeePassXMLParser {
             } else if parser.reader.matches(name, "Value") {
                 if let ref = try parser.reader.attribute("Ref") {
                     guard let id = Int(String(decoding: ref, as: UTF8.self)), id >= 0 else {
-                        throw .malformedInput("line \(parser.line(offset)): an attachment's Ref is not a number")
+                        throw .malformedInput("line \(line): an attachment's Ref is not a number")
                     }
                     reference = id
                     try parser.reader.skipElement()
                 } else {
                     let streamed = try parser.attributeIsTrue("Protected")
-                    bytes = try parser.base64(try parser.reader.readText("Value"), at: offset, what: "an attachment")
-                    if streamed { try parser.unprotectValue(&bytes, at: offset, what: "an attachment") }
+                    bytes = try parser.base64(try parser.reader.readText("Value"), at: line, what: "an attachment")
+                    if streamed { try parser.unprotectValue(&bytes, at: line, what: "an attachment") }
                 }
             } else {
                 try parser.reader.skipElement()
             }
         }
-        guard let key else { throw .malformedInput("line \(line(offset)): an attachment without a Key (its file name)") }
+        guard let key else { throw .malformedInput("line \(line): an attachment without a Key (its file name)") }
         return KeePassAttachment(name: key, reference: reference, bytes: bytes)
     }
 
     private mutating func readTimes() throws(VaultError) -> KeePassTimes {
         var times = KeePassTimes()
         try children { (parser, name) throws(VaultError) in
-            let offset = parser.reader.position
-            if parser.reader.matches(name, "CreationTime") { times.created = try parser.readTime("CreationTime", at: offset) }
-            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.readTime("LastModificationTime", at: offset) }
-            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.readTime("ExpiryTime", at: offset) }
+            let line = parser.reader.markLine()
+            if parser.reader.matches(name, "CreationTime") { times.created = try parser.readTime("CreationTime", at: line) }
+            else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.readTime("LastModificationTime", at: line) }
+            else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.readTime("ExpiryTime", at: line) }
             else if parser.reader.matches(name, "Expires") { times.expires = parser.isTrue(try parser.text("Expires")) }
             else if parser.reader.matches(name, "UsageCount") {
                 let count = try parser.text("UsageCount").trimmingASCIISpaces
@@ -352,7 +361,7 @@ public struct KeePassXMLParser {
     // MARK: Values
 
     /// The text of a time element (`time(_:at:)`), the cache asked where the text lies.
-    private mutating func readTime(_ what: StaticString, at offset: Int) throws(VaultError) -> Int64? {
+    private mutating func readTime(_ what: StaticString, at line: Int) throws(VaultError) -> Int64? {
         var cache = timeCache
         let (cached, text) = try reader.withText("\(what)") { text -> (Int64?, [UInt8]?) in
             if let milliseconds = cache.parse(utf8: text) { return (milliseconds, nil) }
@@ -360,12 +369,12 @@ public struct KeePassXMLParser {
         }
         timeCache = cache
         guard let text else { return cached }
-        return try time(text, at: offset)
+        return try time(text, at: line)
     }
 
     /// A time as KeePass writes it: ISO 8601 in an XML export, base64 of seconds since 0001-01-01
     /// (little-endian, 8 bytes) in a KDBX 4 file's XML; empty is no time.
-    private mutating func time(_ bytes: [UInt8], at offset: Int) throws(VaultError) -> Int64? {
+    private mutating func time(_ bytes: [UInt8], at line: Int) throws(VaultError) -> Int64? {
         // Most entries of an export share a handful of times: the last one is remembered.
         if let milliseconds = bytes.withUnsafeBufferPointer({ timeCache.parse(utf8: $0) }) { return milliseconds }
         let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
@@ -376,18 +385,18 @@ public struct KeePassXMLParser {
             // 62,135,596,800 s from 0001-01-01 to 1970-01-01; times beyond a sane range are refused below.
             if (0...315_537_897_599).contains(seconds) { return (seconds - 62_135_596_800) * 1000 }
         }
-        throw .malformedInput("line \(line(offset)): the time '\(text.prefix(40))' is neither ISO 8601 nor KDBX 4's base64 form")
+        throw .malformedInput("line \(line): the time '\(text.prefix(40))' is neither ISO 8601 nor KDBX 4's base64 form")
     }
 
-    private func base64(_ text: [UInt8], at offset: Int, what: String) throws(VaultError) -> [UInt8] {
+    private func base64(_ text: [UInt8], at line: Int, what: String) throws(VaultError) -> [UInt8] {
         let compact = text.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-        guard let data = Data(base64Encoded: Data(compact)) else { throw .malformedInput("line \(line(offset)): \(what) is not valid base64") }
+        guard let data = Data(base64Encoded: Data(compact)) else { throw .malformedInput("line \(line): \(what) is not valid base64") }
         return Array(data)
     }
 
-    private func unprotectValue(_ bytes: inout [UInt8], at offset: Int, what: String) throws(VaultError) {
+    private func unprotectValue(_ bytes: inout [UInt8], at line: Int, what: String) throws(VaultError) {
         guard let unprotect else {
-            throw .malformedInput("line \(line(offset)): \(what) is encrypted with a KDBX file's inner stream (Protected=\"True\"); "
+            throw .malformedInput("line \(line): \(what) is encrypted with a KDBX file's inner stream (Protected=\"True\"); "
                                   + "this is not a KeePass XML export: export the database as XML (keepassxc-cli export --format xml, or KeePass's File > Export > KeePass XML (2.x))")
         }
         try unprotect(&bytes)

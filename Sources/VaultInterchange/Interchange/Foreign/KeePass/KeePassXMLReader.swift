@@ -14,6 +14,11 @@ enum KeePassXMLReader {
     static let missingPoolData = "KeePass attachments whose data the XML does not hold (KeePassXC's XML export leaves it out: "
         + "export the attachments with 'keepassxc-cli attachment-export')"
 
+    /// Less than the XML of one entry (`<Entry>`, its UUID, Times and a String or two): the room
+    /// reserved for the items is the document's size divided by this, at most `maxItemsReserved`.
+    static let bytesPerEntry = 256
+    static let maxItemsReserved = 1 << 19
+
     /// The standard string keys, which become the item's own parts rather than fields.
     private static let standardKeys: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
 
@@ -30,11 +35,26 @@ enum KeePassXMLReader {
     /// `budget`, which follows the size of the file as read (a KDBX file's, not its XML's).
     static func read(_ bytes: [UInt8], now: Int64, format: String, unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?,
                      pool: [[UInt8]]?, budget: ExpansionBudget, headerHash: [UInt8]? = nil) throws(VaultError) -> ForeignImport {
-        var result = ForeignImport(format: format)
         var parser = try KeePassXMLParser(bytes, unprotect: unprotect, budget: budget)
+        return try read(&parser, format: format, pool: pool, headerHash: headerHash, documentBytes: bytes.count)
+    }
+
+    /// Everything the document `parser` reads holds, as items of `format` (`pool` and `headerHash`
+    /// as above); a streamed parser's reader is wiped at the end, whatever happened.
+    ///
+    /// `documentBytes`, the document's size (a KDBX payload's declared size), sets room for the
+    /// items before the first is read: an entry takes more than `bytesPerEntry` bytes of XML, so
+    /// the items never move to a larger array (which held the old and the new at once). Room
+    /// never filled is address space, not memory.
+    static func read(_ parser: inout KeePassXMLParser, format: String, pool: [[UInt8]]?, headerHash: [UInt8]? = nil,
+                     documentBytes: Int = 0) throws(VaultError) -> ForeignImport {
+        defer { parser.wipe() }
+        var result = ForeignImport(format: format)
+        result.items.reserveCapacity(min(documentBytes / bytesPerEntry, maxItemsReserved))
         parser.expectedHeaderHash = headerHash
-        /// Attachments given by reference: item, attachment, pool ID (the pool may come after them).
-        var references: [(item: Int, attachment: Int, id: Int)] = []
+        /// Attachments given by reference: item, history version (nil: the item's own), attachment,
+        /// pool ID (the pool may come after them).
+        var references: [(item: Int, version: Int?, attachment: Int, id: Int)] = []
         var notKept: [String: Int] = [:]
         var groupsWithNotes: Set<String> = []
         var inRecycleBin = 0
@@ -44,8 +64,14 @@ enum KeePassXMLReader {
             for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
             var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
             for (index, attachment) in entry.attachments.enumerated() {
-                if let id = attachment.reference { references.append((result.items.count, index, id)) }
+                if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
                 item.attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
+            }
+            for (version, earlier) in entry.history.enumerated() {
+                for (index, attachment) in earlier.attachments.enumerated() {
+                    if let id = attachment.reference { references.append((result.items.count, version, index, id)) }
+                    item.history[version].attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
+                }
             }
             result.items.append(item)
         }
@@ -53,14 +79,26 @@ enum KeePassXMLReader {
         // KeePassXC's XML export leaves the pool out (its attachments are references to nothing):
         // such attachments are not kept, counted, and the entries imported.
         var budget = parser.budget
-        var missing: [(item: Int, attachment: Int)] = []
+        var missing: [(item: Int, version: Int?, attachment: Int)] = []
         let binaries = pool.map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0.offset, $0.element) }) } ?? meta.binaries
         for reference in references {
-            guard let bytes = binaries[reference.id] else { missing.append((reference.item, reference.attachment)); continue }
-            try budget.spend(bytes.count, on: result.items[reference.item].attachments[reference.attachment].name)
-            result.items[reference.item].attachments[reference.attachment].bytes = bytes
+            let (item, version, attachment) = (reference.item, reference.version, reference.attachment)
+            guard let bytes = binaries[reference.id] else { missing.append((item, version, attachment)); continue }
+            if let version {
+                try budget.spend(bytes.count, on: result.items[item].history[version].attachments[attachment].name)
+                result.items[item].history[version].attachments[attachment].bytes = bytes
+            } else {
+                try budget.spend(bytes.count, on: result.items[item].attachments[attachment].name)
+                result.items[item].attachments[attachment].bytes = bytes
+            }
         }
-        for gone in missing.reversed() { result.items[gone.item].attachments.remove(at: gone.attachment) }
+        for gone in missing.reversed() {
+            if let version = gone.version {
+                result.items[gone.item].history[version].attachments.remove(at: gone.attachment)
+            } else {
+                result.items[gone.item].attachments.remove(at: gone.attachment)
+            }
+        }
         func lost(_ what: String, _ count: Int) { if count > 0 { notKept[what, default: 0] += count } }
         lost("KeePass's group notes", groupsWithNotes.count)
         lost("KeePass's database name and description", meta.databaseName.isEmpty && meta.databaseDescription.isEmpty ? 0 : 1)
@@ -101,13 +139,18 @@ enum KeePassXMLReader {
         if entry.times.expires, let expiry = entry.times.expiry {
             item.extras.append((label: "expires", value: UTCTime.rfc3339(milliseconds: expiry)))
         }
-        var versionsWithMore = 0
+        // Each version as the whole entry it was (the vault's history keeps an entry's every
+        // field): its URLs, custom attributes, TOTP, tags, expiry, attachments (by reference:
+        // filled by `read`), and its title when it was not the entry's title now. What only the
+        // entry itself carries (icons, colours, UUIDs…) is counted once, for the entry.
         for version in entry.history {
-            item.history.append(ForeignVersion(value: version.string("Password") ?? [],
-                                               username: version.string("UserName").flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) },
-                                               notes: version.string("Notes").flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) },
-                                               modified: version.times.modified))
-            if carriesMore(version, than: entry) { versionsWithMore += 1 }
+            var counted: [String: Int] = [:]
+            let was = Self.item(version, folders: folders, notKept: &counted)
+            var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: version.times.modified)
+            kept.title = was.title == title ? nil : was.title
+            (kept.urls, kept.totp) = (was.urls, was.totp)
+            kept.fields = was.fields + was.extras.map { ForeignField(label: $0.label, value: Array($0.value.utf8), protected: false) }
+            item.history.append(kept)
         }
         func lost(_ what: String, _ yes: Bool) { if yes { notKept[what, default: 0] += 1 } }
         lost("KeePass's entry UUIDs", !entry.uuid.isEmpty)
@@ -118,17 +161,6 @@ enum KeePassXMLReader {
         lost("KeePass's entry custom data (plugin and browser settings)", entry.customDataItems > 0)
         lost("KeePass's last-access times, usage counts and location-change times", entry.times.hasUsage)
         lost("other KeePass entry elements", entry.otherElements > 0)
-        if versionsWithMore > 0 {
-            notKept["KeePass history versions' titles, URLs, custom attributes and attachments", default: 0] += versionsWithMore
-        }
         return item
-    }
-
-    /// Whether a history version holds a title, URL, custom attribute or attachment that the
-    /// current entry does not (a version keeps only the value, username, notes and time).
-    private static func carriesMore(_ version: KeePassEntry, than entry: KeePassEntry) -> Bool {
-        if version.string("Title") != entry.string("Title") || version.string("URL") != entry.string("URL") { return true }
-        for string in version.strings where !standardKeys.contains(string.key) && entry.string(string.key) != string.value { return true }
-        return version.attachments.contains { attachment in !entry.attachments.contains { $0.name == attachment.name } }
     }
 }
