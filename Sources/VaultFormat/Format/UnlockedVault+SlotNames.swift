@@ -16,7 +16,10 @@ extension UnlockedVault {
         if let index = Int(text), header.keyslots.indices.contains(index) { return index }
         let slots = self.slots
         if let key = try keyNamed(text) {
-            guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else { throw .slotNotFound(text) }
+            // Named as `slot list` shows it: a post-quantum recipient cut short, a long ssh-rsa line by its fingerprint.
+            guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else {
+                throw .slotNotFound(text.count > Self.longestKeyEchoed && !AgePQRecipient.looksLike(text) ? key : AgePQRecipient.shortened(text))
+            }
             return match.index
         }
         if text.hasPrefix("SHA256:") || text.hasPrefix("x25519:") || text.hasPrefix(HybridSlot.fingerprintPrefix) {
@@ -30,6 +33,10 @@ extension UnlockedVault {
         }
         return match.index
     }
+
+    /// The longest key text an error repeats as given: an ssh-ed25519 line with a comment fits; a
+    /// longer one (ssh-rsa) is named by its fingerprint.
+    static let longestKeyEchoed = 160
 
     /// The ids of the slots `names` name, each resolved against the slots as they are now (before
     /// any removal), in the order given, each once.

@@ -15,10 +15,11 @@ extension VaultfileCommand {
             discussion: """
                 The age file (binary or armored; FILE, or standard input when FILE is - or left out) is \
                 opened with the identities the vault's unlock sources name (--identity, \
-                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities), age1… X25519, \
-                ssh-ed25519 and ssh-rsa ones, and age plugin identities (AGE-PLUGIN-NAME-1…, which run age-plugin-NAME from \
-                an absolute PATH folder) (a protected one is asked for its passphrase only when the others open \
-                nothing), or, when it \
+                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities): age X25519 identities \
+                (AGE-SECRET-KEY-1…), post-quantum ones (AGE-SECRET-KEY-PQ-1…, for files made to age1pq1… \
+                recipients), ssh-ed25519 and ssh-rsa keys, and age plugin identities (AGE-PLUGIN-NAME-1…, which run \
+                age-plugin-NAME from an absolute PATH folder); a protected one is asked for its passphrase only when \
+                the others open nothing. Or, when it \
                 was made with a passphrase (age -p), with one asked on the terminal or read from \
                 --passphrase-file/--passphrase-fd. The file is checked whole (header MAC, every chunk) before \
                 anything is stored; its contents go into the vault and nowhere else. An entry (or field) \

@@ -11,7 +11,18 @@ enum SigningAdvice {
         }
         let count = signers == 1 ? "1 of its slots can" : "\(signers) of its slots can"
         return "only a slot that signs can write it (\(count): a password, keyfile, recovery code, age1… X25519, ssh-ed25519 "
-            + "or ssh-rsa key; 'vaultfile slot list' names them): open it with such a slot of yours (or 'vaultfile unlock' with it, "
-            + "and the agent writes by delegation), or ask a member who holds one to make the change or to add you such a slot"
+            + "or ssh-rsa key; 'vaultfile slot list' names them): give such a secret of yours beside the key that opened it (its "
+            + "password with --password-file, --password-fd or at the prompt, a --keyfile, a --recovery code, or the identity file of "
+            + "such a key), which a write tries first, or 'vaultfile unlock' with it and the agent writes by delegation; or ask a member who holds one "
+            + "to make the change or to add you such a slot"
+    }
+
+    /// The same advice for a write through the agent holding a key of a slot that cannot sign
+    /// (`AgentSignRefusal.noDelegation`): the agent's key is tried before any source given.
+    static func throughAgent(path: String) -> String {
+        "only a slot that signs can write it ('vaultfile slot list' names them): 'vaultfile lock --vault \(path)', then 'vaultfile unlock "
+            + "--vault \(path)' with such a slot (a password, keyfile, recovery code, age1… X25519 or ssh-ed25519 key), and the agent "
+            + "writes by delegation; or write with --no-agent and such a secret of yours (its password with --password-file, "
+            + "--password-fd or at the prompt, a --keyfile or a --recovery code)"
     }
 }

@@ -1,0 +1,169 @@
+import Foundation
+import TestSupport
+import Testing
+import VaultFormat
+
+/// A vault that stops being post-quantum is noticed by every member (issue 41): each member's
+/// machine remembers, in its state folder, that it opened the vault while it was post-quantum,
+/// and warns on every later command on it that it no longer is, until the classical slot is
+/// removed or `slot list --accept-classical` takes it. Two members are two state folders here
+/// (VAULTFILE_STATE_DIR): `state` (alice, who changes the vault) and `state-bob`.
+@Suite struct PostQuantumLossCLITests {
+    /// Bob's environment: his own state folder.
+    static func bob(_ cli: CLI) -> [String: String] { ["VAULTFILE_STATE_DIR": cli.path("state-bob")] }
+
+    /// A vault `name` (password `pw`) holding `db` = `secret` with a post-quantum recipient beside its
+    /// password: post-quantum against outsiders. Returns the recipient.
+    @discardableResult
+    static func postQuantumVault(_ cli: CLI, _ name: String = "t.vault") throws -> String {
+        _ = try CLI.withVault(["db": "secret"], name: name, in: cli)
+        let recipient = try PostQuantumCLITests.pqKey(cli, "pq-\(name).txt")
+        let added = try cli.run(["slot", "add", "recipient", recipient, "--label", "quantum"] + cli.unlock(name))
+        #expect(added.status == 0, "\(added.stderr)")
+        return recipient
+    }
+
+    /// `vaultfile get db` on `name` as bob (his state folder): it must open and print the value whatever it warns.
+    static func bobGets(_ cli: CLI, _ name: String = "t.vault") throws -> String {
+        let got = try cli.run(["get", "db"] + cli.unlock(name), extra: bob(cli))
+        #expect(got.status == 0 && got.stdout == bytes("secret"), "\(got.stderr)")
+        return got.stderr
+    }
+
+    /// Alice adds a classical age recipient, labelled `carol`, with --allow-classical.
+    static func addClassical(_ cli: CLI, _ name: String = "t.vault", extra: [String: String] = [:]) throws {
+        let classical = AgeIdentity.generate().recipient.description
+        let added = try cli.run(["slot", "add", "recipient", classical, "--label", "carol", "--allow-classical"] + cli.unlock(name), extra: extra)
+        #expect(added.status == 0 && added.stderr.contains("no longer"), "\(added.stderr)")
+    }
+
+    static let lossWords = "when last opened here"
+
+    // MARK: - Every member
+
+    @Test func test_open_warnsEveryMemberOfAVaultNoLongerPostQuantumUntilAccepted() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        // Bob opens it while it is post-quantum against outsiders: nothing to say, the status is recorded.
+        #expect(!(try Self.bobGets(cli)).contains("post-quantum"))
+        #expect(FileManager.default.fileExists(atPath: cli.path("state-bob")))
+        try Self.addClassical(cli)
+        // Alice added it on purpose and was told then: her later commands say nothing more.
+        let alice = try cli.run(["get", "db"] + cli.unlock())
+        #expect(alice.status == 0 && !alice.stderr.contains(Self.lossWords), "\(alice.stderr)")
+        // Bob: warned, on every command, with the slot, what a harvest gives, and the ways out; the exit status is unchanged.
+        let warned = try Self.bobGets(cli)
+        #expect(warned.contains("was post-quantum against outsiders \(Self.lossWords)") && warned.contains("keyslot 2 (recipient, carol) is classical"),
+                "\(warned)")
+        #expect(warned.contains("quantum computer") && warned.contains("'vaultfile slot rm 2'") && warned.contains("slot list --accept-classical"), "\(warned)")
+        #expect(warned.components(separatedBy: Self.lossWords).count == 2, "once per command: \(warned)")
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+        let write = try cli.run(["set", "other"] + cli.unlock(), stdin: bytes("v"), extra: Self.bob(cli))
+        #expect(write.status == 0 && write.stderr.contains(Self.lossWords), "\(write.stderr)")
+        // Accepted on bob's machine: the warning stops there, and a second accept has nothing to take.
+        let accepted = try cli.run(["slot", "list", "--accept-classical"] + cli.unlock(), extra: Self.bob(cli))
+        #expect(accepted.status == 0 && accepted.stderr.contains("now takes") && accepted.text.contains("carol"), "\(accepted.stderr)")
+        #expect(!(try Self.bobGets(cli)).contains(Self.lossWords))
+        let again = try cli.run(["slot", "list", "--accept-classical"] + cli.unlock(), extra: Self.bob(cli))
+        #expect(again.status == 0 && again.stderr.contains("nothing to accept"), "\(again.stderr)")
+    }
+
+    @Test func test_open_removingTheClassicalSlotEndsTheWarningAndASecondLossWarnsAgain() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        try Self.addClassical(cli)
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+        let removed = try cli.run(["slot", "rm", "carol"] + cli.unlock())
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!(try Self.bobGets(cli)).contains(Self.lossWords))
+        try Self.addClassical(cli)
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+    }
+
+    @Test func test_open_aMemberWhoNeverSawItPostQuantumIsNotWarned() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        try Self.addClassical(cli)
+        // Bob's first open is of the classical vault: there is no loss he could have seen.
+        #expect(!(try Self.bobGets(cli)).contains(Self.lossWords))
+        let info = try cli.run(["info", "--vault", cli.path("t.vault")]).text
+        #expect(!info.contains("post-quantum"), "\(info)")
+    }
+
+    // MARK: - Copies
+
+    @Test func test_open_anOlderClassicalCopyNeitherWarnsNorChangesTheRecord() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        try Self.addClassical(cli)
+        // A backup of the classical vault, then the classical slot removed: post-quantum at a higher generation.
+        try cli.write("old.vault", try cli.read("t.vault"))
+        #expect(try cli.run(["slot", "rm", "carol"] + cli.unlock()).status == 0)
+        #expect(!(try Self.bobGets(cli)).contains(Self.lossWords))
+        // The backup is older: the rollback check says so, not a loss of post-quantum; the record stays.
+        let old = try Self.bobGets(cli, "old.vault")
+        #expect(old.contains("older copy") && !old.contains(Self.lossWords), "\(old)")
+        let record = String(decoding: try #require(FileManager.default.contents(atPath: try Self.quantumRecord(cli))), as: UTF8.self)
+        #expect(record.hasPrefix("vaultfile-quantum 1\nstatus against-outsiders\n"), "\(record)")
+    }
+
+    @Test func test_open_anotherVaultPlantedAtThePathOfAPostQuantumOneIsWarnedAbout() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        // Another vault (a new vault id, classical: its one slot is a password) put where the post-quantum one was.
+        try cli.initVault("planted.vault")
+        try cli.setEntries(["db": "secret"], in: "planted.vault")
+        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
+        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+        let warned = try Self.bobGets(cli)
+        #expect(warned.contains("held a post-quantum against outsiders vault") && warned.contains("another one") && warned.contains("planted"),
+                "\(warned)")
+        #expect(warned.contains("slot list --accept-classical"), "\(warned)")
+        #expect(try Self.bobGets(cli).contains("another one"))
+        #expect(try cli.run(["slot", "list", "--accept-classical"] + cli.unlock(), extra: Self.bob(cli)).status == 0)
+        #expect(!(try Self.bobGets(cli)).contains("another one"))
+        // Elsewhere, a classical vault never seen post-quantum says nothing.
+        try cli.initVault("elsewhere.vault")
+        try cli.setEntries(["db": "secret"], in: "elsewhere.vault")
+        #expect(!(try Self.bobGets(cli, "elsewhere.vault")).contains("post-quantum"))
+    }
+
+    @Test func test_open_twoVaultsAreJudgedApart() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli, "a.vault")
+        try Self.postQuantumVault(cli, "b.vault")
+        _ = try Self.bobGets(cli, "a.vault")
+        _ = try Self.bobGets(cli, "b.vault")
+        try Self.addClassical(cli, "a.vault")
+        let a = try Self.bobGets(cli, "a.vault"), b = try Self.bobGets(cli, "b.vault")
+        #expect(a.contains(cli.path("a.vault") + " was post-quantum") && !b.contains(Self.lossWords), "\(a)\n\(b)")
+        // Accepting one vault's loss accepts nothing of the other's.
+        #expect(try cli.run(["slot", "list", "--accept-classical"] + cli.unlock("a.vault"), extra: Self.bob(cli)).status == 0)
+        try Self.addClassical(cli, "b.vault")
+        #expect(try Self.bobGets(cli, "b.vault").contains(Self.lossWords))
+    }
+
+    // MARK: - The state folder
+
+    @Test func test_open_withoutAUsableStateFolderGoesOnAndSaysWhy() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        try Self.addClassical(cli)
+        // Bob's state folder is gone and cannot be made (a file is in its way): nothing can be compared.
+        try FileManager.default.removeItem(atPath: cli.path("state-bob"))
+        try cli.write("state-bob", bytes("not a folder"))
+        let got = try cli.run(["get", "db"] + cli.unlock(), extra: Self.bob(cli))
+        #expect(got.status == 0 && got.stdout == bytes("secret"), "\(got.stderr)")
+        #expect(got.stderr.contains("state folder") && !got.stderr.contains(Self.lossWords), "\(got.stderr)")
+    }
+
+    /// The path of bob's one `.quantum` record.
+    static func quantumRecord(_ cli: CLI) throws -> String {
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.path("state-bob")).filter { $0.hasSuffix(".quantum") }
+        #expect(names.count == 1, "\(names)")
+        return cli.path("state-bob/" + (names.first ?? ""))
+    }
+}
