@@ -345,11 +345,7 @@ struct ErrorReport: Equatable {
         case .agentChangeDenied:
             return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
                 + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
-        case .agentCannotSign(let path, .noDelegation):
-            return SigningAdvice.throughAgent(path: shellWord(path))
-        case .agentCannotSign(let path, _):
-            return "run 'vaultfile unlock --vault \(shellWord(path))' again with a slot that delegates (password, keyfile, recovery, "
-                + "age1… X25519 or ssh-ed25519; not post-quantum, plugin, ssh-rsa or 1.0 password), or write with --no-agent and a slot's secret"
+        case .agentCannotSign(let path, let reason): return SigningAdvice.throughAgent(path: shellWord(path), reason: reason)
         case .agentSignDenied:
             return "the confirm command the agent holds for this vault decides each signature; --no-agent writes with a slot's secret"
         case .noMatch(_, let searchedValues, let caseSensitive):

@@ -1,3 +1,5 @@
+import VaultAgent
+
 // MARK: - What a member whose slot cannot sign can do
 
 /// The hint for a signed vault opened through a slot with no signing key (post-quantum, plugin).
@@ -17,10 +19,14 @@ enum SigningAdvice {
             + "to make the change or to add you such a slot"
     }
 
-    /// The same advice for a write through the agent holding a key of a slot that cannot sign
-    /// (`AgentSignRefusal.noDelegation`): the agent's key is tried before any source given.
-    static func throughAgent(path: String) -> String {
-        "only a slot that signs can write it ('vaultfile slot list' names them): 'vaultfile lock --vault \(path)', then 'vaultfile unlock "
+    /// What to do when the agent did not sign a write for `reason`. For a key of a slot that cannot
+    /// sign (`noDelegation`), the advice above in the agent's terms: its key is tried before any source given.
+    static func throughAgent(path: String, reason: AgentSignRefusal) -> String {
+        guard reason == .noDelegation else {
+            return "run 'vaultfile unlock --vault \(path)' again with a slot that delegates (password, keyfile, recovery, "
+                + "age1… X25519 or ssh-ed25519; not post-quantum, plugin, ssh-rsa or 1.0 password), or write with --no-agent and a slot's secret"
+        }
+        return "only a slot that signs can write it ('vaultfile slot list' names them): 'vaultfile lock --vault \(path)', then 'vaultfile unlock "
             + "--vault \(path)' with such a slot (a password, keyfile, recovery code, age1… X25519 or ssh-ed25519 key), and the agent "
             + "writes by delegation; or write with --no-agent and such a secret of yours (its password with --password-file, "
             + "--password-fd or at the prompt, a --keyfile or a --recovery code)"
