@@ -130,6 +130,35 @@ import VaultFormat
         #expect(!(try Self.bobGets(cli, "elsewhere.vault")).contains("post-quantum"))
     }
 
+    @Test func test_open_aCopyAtAnImplausibleGenerationCannotSilenceTheCheck() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        // Someone who can open the vault crafts a post-quantum copy far past any real generation, for bob to open once…
+        try cli.write("crafted.vault", try cli.read("t.vault"))
+        try cli.craftGeneration("crafted.vault", to: UInt64(1) << 63 + 1)
+        #expect(try Self.bobGets(cli, "crafted.vault").contains("plausible"))
+        // …so that every genuine copy would be older than it: it was not recorded, and the loss is still found.
+        try Self.addClassical(cli)
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+    }
+
+    @Test func test_open_aKnownClassicalVaultPutAtThePathOfAPostQuantumOneIsWarnedAbout() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        // A classical vault bob uses elsewhere (and whose loss he accepted there)…
+        try Self.postQuantumVault(cli, "c.vault")
+        _ = try Self.bobGets(cli, "c.vault")
+        try Self.addClassical(cli, "c.vault")
+        #expect(try cli.run(["slot", "list", "--accept-classical"] + cli.unlock("c.vault"), extra: Self.bob(cli)).status == 0)
+        #expect(!(try Self.bobGets(cli, "c.vault")).contains(Self.lossWords))
+        // …put where the post-quantum one was: another vault there, not post-quantum.
+        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
+        try FileManager.default.copyItem(atPath: cli.path("c.vault"), toPath: cli.path("t.vault"))
+        #expect(try Self.bobGets(cli).contains("another one"))
+    }
+
     @Test func test_open_twoVaultsAreJudgedApart() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try Self.postQuantumVault(cli, "a.vault")

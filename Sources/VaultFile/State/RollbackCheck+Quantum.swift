@@ -50,11 +50,18 @@ extension RollbackCheck {
     /// Once the command is over (`finished`), before the trust and lineage steps: compares the
     /// status of `header` (the file on disk) with the record of its vault, and finds a loss of
     /// post-quantum when the vault was post-quantum at a generation no higher than this copy's;
-    /// for a vault id with no record, when another post-quantum vault was last seen at `path`.
+    /// for a vault id with no record (or a classical one taken at another path), when another
+    /// post-quantum vault was last seen at `path`. A copy the rollback check found older is its to
+    /// report, and nothing is found of it; one at an implausible generation is never recorded (it
+    /// would make every genuine copy older, and so silence the check); `wrote` says a write made
+    /// the copy on disk the newest.
     /// `unlocked` (the vault whose header is on disk) names the classical slots. With `acceptClassical` the loss is accepted instead
     /// (recorded by `quantumRecord`). Returns the record to write once the copy is taken, if any,
     /// and whether writing it accepts a loss.
-    func quantumFinished(onDisk header: VaultHeader, unlocked: UnlockedVault, path: String) -> (record: QuantumRecords.Record, accepting: Bool)? {
+    func quantumFinished(onDisk header: VaultHeader, unlocked: UnlockedVault, path: String, wrote: Bool) -> (record: QuantumRecords.Record, accepting: Bool)? {
+        if !wrote, case .older = comparison { return nil }
+        var recordable = true
+        if !wrote, case .implausible = comparison { recordable = false }
         let status = PostQuantumStatus(header.keyslots)
         let here = seen.absolute(path)
         let now = Int64(time(nil))
@@ -68,14 +75,15 @@ extension RollbackCheck {
         }
         guard status == .classical else {
             // Post-quantum (again): taken as it is, unless an older copy than the one the record was taken from.
+            guard recordable else { return nil }
             guard let record else { return (taken, false) }
             return header.generation >= record.generation && (record.status != status || record.path != here) ? (taken, false) : nil
         }
         var loss: (was: PostQuantumStatus, since: Int64, previous: String?)?
-        if let record {
-            guard record.status != .classical, header.generation >= record.generation else { return nil }
+        if let record, record.status != .classical {
+            guard header.generation >= record.generation else { return nil }
             loss = (record.status, record.seen, nil)
-        } else {
+        } else if record?.path != here {
             do {
                 if let other = try quantumRecords.otherPostQuantumVault(lastSeenAt: here, than: header.vaultID) {
                     loss = (other.record.status, other.record.seen, other.id)
@@ -85,7 +93,7 @@ extension RollbackCheck {
             }
         }
         guard let loss else { return nil }
-        if acceptClassical { return (taken, true) }
+        if acceptClassical { return recordable ? (taken, true) : nil }
         let classical = Set(PostQuantumStatus.classicalSlots(header.keyslots))
         findings.append(.noLongerPostQuantum(QuantumLoss(path: path, was: loss.was, since: loss.since, classical: unlocked.slots.filter { classical.contains($0.index) },
                                                          previousVaultID: loss.previous, vaultID: SeenGenerations.Record.hex(header.vaultID))))

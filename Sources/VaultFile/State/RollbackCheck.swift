@@ -185,7 +185,7 @@ public final class RollbackCheck: @unchecked Sendable {
         (self.openedVault, writtenVault) = (nil, nil)
         let wrote = header != opened
         // Whether it is still post-quantum, found of every copy; recorded only of a copy taken (below).
-        let quantum = quantumFinished(onDisk: header, unlocked: vault, path: path)
+        let quantum = quantumFinished(onDisk: header, unlocked: vault, path: path, wrote: wrote)
         // The members first: a copy not trusted is reported and records nothing (the lineage and its generation neither).
         guard trustFinished(wrote: wrote, path: path) else {
             lineage = LineageState()
