@@ -174,6 +174,18 @@ import VaultFormat
         #expect(try Self.bobGets(cli, "b.vault").contains(Self.lossWords))
     }
 
+    @Test(arguments: [false, true])
+    func test_open_insideAGitWorkTreeOrWithTheRollbackCheckOffWarnsToo(git inGit: Bool) throws {
+        let cli = inGit ? try CLI.gitRepository() : try CLI(); defer { cli.directory.remove() }
+        let off = inGit ? [:] : ["VAULTFILE_ROLLBACK_CHECK": "off"]
+        try Self.postQuantumVault(cli)
+        if inGit { try git(cli, "add t.vault && git commit -qm pq") }
+        _ = try cli.run(["get", "db"] + cli.unlock(), extra: Self.bob(cli).merging(off) { $1 })
+        try Self.addClassical(cli)
+        let got = try cli.run(["get", "db"] + cli.unlock(), extra: Self.bob(cli).merging(off) { $1 })
+        #expect(got.status == 0 && got.stderr.contains(Self.lossWords), "\(got.stderr)")
+    }
+
     // MARK: - The state folder
 
     @Test func test_open_withoutAUsableStateFolderGoesOnAndSaysWhy() throws {
