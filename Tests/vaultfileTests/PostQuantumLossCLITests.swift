@@ -208,3 +208,105 @@ import VaultFormat
         return cli.path("state-bob/" + (names.first ?? ""))
     }
 }
+
+// MARK: - What the attacker's review found (rev-att41)
+
+extension PostQuantumLossCLITests {
+    /// Bob's `vaultfile ARGS` with the password and his state folder.
+    static func bobRuns(_ cli: CLI, _ arguments: [String], _ name: String = "t.vault", stdin: [UInt8] = []) throws -> CLI.Result {
+        try cli.run(arguments + cli.unlock(name), stdin: stdin, extra: bob(cli))
+    }
+
+    @Test func test_slotAdd_allowClassicalAcceptsOnlyTheLossItsOwnWriteMakes() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        // Mallory adds a classical slot; bob is warned.
+        let backdoor = AgeIdentity.generate().recipient.description
+        let added = try cli.run(["slot", "add", "recipient", backdoor, "--label", "backdoor", "--allow-classical"] + cli.unlock())
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+        // Bob's own add that fails (the key has a slot already) accepts nothing.
+        let failed = try Self.bobRuns(cli, ["slot", "add", "recipient", backdoor, "--allow-classical"])
+        #expect(failed.status == 2, "\(failed.stderr)")
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+        // Bob's own add that succeeds, to the vault already classical: warned, naming mallory's slot, and still not accepted.
+        let own = try Self.bobRuns(cli, ["slot", "add", "recipient", AgeIdentity.generate().recipient.description, "--label", "bob-laptop",
+                                         "--allow-classical"])
+        #expect(own.status == 0 && own.stderr.contains(Self.lossWords) && own.stderr.contains("2 (recipient, backdoor)"), "\(own.stderr)")
+        #expect(try Self.bobGets(cli).contains(Self.lossWords))
+        // The loss bob's own write makes, in another vault post-quantum when he opened it, is his to accept: said once, then silent.
+        try Self.postQuantumVault(cli, "b.vault")
+        _ = try Self.bobGets(cli, "b.vault")
+        let made = try Self.bobRuns(cli, ["slot", "add", "recipient", AgeIdentity.generate().recipient.description, "--allow-classical"], "b.vault")
+        #expect(made.status == 0 && made.stderr.contains("no longer is (--allow-classical)") && !made.stderr.contains(Self.lossWords), "\(made.stderr)")
+        #expect(!(try Self.bobGets(cli, "b.vault")).contains(Self.lossWords))
+    }
+
+    @Test func test_open_insideGitAClassicalBranchForkedBeforeThePostQuantumOneSeenIsWarned() throws {
+        let cli = try CLI.gitRepository(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        try git(cli, "add t.vault && git commit -qm pq && git branch fork")
+        for index in 1...4 {
+            #expect(try cli.run(["set", "x\(index)"] + cli.unlock(), stdin: bytes("v")).status == 0)
+        }
+        try git(cli, "commit -qam more")
+        _ = try Self.bobGets(cli)
+        // Mallory's branch, forked from the older commit, gets a classical slot: a lower generation than bob's record.
+        try git(cli, "checkout -q fork")
+        try Self.addClassical(cli)
+        try git(cli, "commit -qam classical")
+        let read = try Self.bobGets(cli)
+        #expect(read.contains(Self.lossWords) && read.contains("is older than the post-quantum one") && read.contains("(recipient, carol)"), "\(read)")
+        let write = try Self.bobRuns(cli, ["set", "new"], stdin: bytes("v"))
+        #expect(write.status == 0 && write.stderr.contains(Self.lossWords), "\(write.stderr)")
+        // Accepted there, it is silent on that branch until the post-quantum one is opened again.
+        #expect(try Self.bobRuns(cli, ["slot", "list", "--accept-classical"]).stderr.contains("now takes"))
+        #expect(!(try Self.bobGets(cli)).contains(Self.lossWords))
+    }
+
+    @Test func test_open_aPlantIsFoundWhateverTheSpellingOfItsPathAndAfterASecondClone() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        // A second clone of the same vault, opened too: the first path keeps its check.
+        try FileManager.default.createDirectory(atPath: cli.path("clone"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: cli.path("sub"), withIntermediateDirectories: true)
+        try cli.write("clone/t.vault", try cli.read("t.vault"))
+        _ = try Self.bobGets(cli, "clone/t.vault")
+        try cli.initVault("planted.vault")
+        try cli.setEntries(["db": "secret"], in: "planted.vault")
+        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
+        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+        // `../t.vault` from a sub-folder, a doubled slash and `./`: one file, one path.
+        for spelling in ["sub/../t.vault", "sub//..//./t.vault"] {
+            #expect(try Self.bobGets(cli, spelling).contains("another one"), "\(spelling)")
+        }
+        let relative = try cli.shell("cd sub && \"$VF\" get db --vault ../t.vault --password-file ../pw", extra: Self.bob(cli))
+        #expect(relative.status == 0 && relative.stderr.contains("another one"), "\(relative.stderr)")
+    }
+
+    @Test func test_open_removingTheLastPostQuantumSlotSaysThatNoneIsLeft() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        #expect(try cli.run(["slot", "rm", "quantum"] + cli.unlock()).status == 0)
+        let warned = try Self.bobGets(cli)
+        #expect(warned.contains("no post-quantum slot left") && warned.contains("slot add recipient age1pq1"), "\(warned)")
+        #expect(!warned.contains("a keyslot is classical") && !warned.contains("slot rm '"), "\(warned)")
+    }
+
+    @Test func test_open_anUnreadableRecordIsSkipped() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.postQuantumVault(cli)
+        _ = try Self.bobGets(cli)
+        // A record that cannot be read (a symlink, never followed), sorted before every other.
+        try FileManager.default.createSymbolicLink(atPath: cli.path("state-bob/0.quantum"), withDestinationPath: "/etc/passwd")
+        try cli.initVault("planted.vault")
+        try cli.setEntries(["db": "secret"], in: "planted.vault")
+        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
+        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+        let warned = try Self.bobGets(cli)
+        #expect(warned.contains("another one") && !warned.contains("cannot be used"), "\(warned)")
+    }
+}

@@ -106,3 +106,29 @@ import VaultFormat
         #expect(receive.contains("AGE\\-SECRET\\-KEY\\-PQ\\-1"), "\(receive)")
     }
 }
+
+// MARK: - What the attacker's review found (rev-att41)
+
+extension PostQuantumSigningCLITests {
+    @Test func test_set_withAWrongPasswordBesideAPostQuantumIdentitySaysThePasswordIsWrong() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.signedVault(cli)
+        try cli.write("wrong", bytes("nope"))
+        let before = try cli.read("s.vault")
+        let set = try cli.run(["set", "b", "--identity", cli.path("pq.txt"), "--password-file", cli.path("wrong")] + Self.vault(cli), stdin: bytes("w"))
+        #expect(set.status == 3 && set.stderr.contains("wrong password") && !set.stderr.contains("cannot sign"), "\(set.stderr)")
+        #expect(try cli.read("s.vault") == before)
+        // The identity alone still gets the refusal that says how to give a password.
+        let alone = try cli.run(["set", "b", "--identity", cli.path("pq.txt")] + Self.vault(cli), stdin: bytes("w"))
+        #expect(alone.status == 2 && alone.stderr.contains("cannot sign"), "\(alone.stderr)")
+    }
+
+    @Test func test_slotLabel_cutsALongNameNoSlotHas() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try Self.signedVault(cli)
+        let name = String(repeating: "x", count: 100_000)
+        let label = try cli.run(["slot", "label", name, "y", "--password-file", cli.path("pw")] + Self.vault(cli))
+        #expect(label.status != 0 && label.stderr.contains("no keyslot") && label.stderr.contains("100000 characters"), "\(label.stderr)")
+        #expect(label.stderr.utf8.count < 2_000, "\(label.stderr.utf8.count) bytes")
+    }
+}

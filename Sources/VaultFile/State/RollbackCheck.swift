@@ -114,9 +114,10 @@ public final class RollbackCheck: @unchecked Sendable {
     public internal(set) var lastJudgement: MemberTrust.Judgement?
     /// The post-quantum status taken per vault, in the state folder of `seen` (QuantumRecords.swift).
     public let quantumRecords: QuantumRecords
-    /// Whether a vault that was post-quantum here and no longer is is taken as it is (`slot list --accept-classical`,
-    /// `slot add --allow-classical`): the loss is recorded instead of warned about (RollbackCheck+Quantum.swift).
-    public var acceptClassical = false
+    /// Whether a vault that was post-quantum here and no longer is is taken as it is (`slot list --accept-classical`
+    /// any loss, `slot add --allow-classical` only the one its own write makes): the loss is recorded instead of warned
+    /// about (RollbackCheck+Quantum.swift).
+    public var acceptClassical = ClassicalAcceptance.nobody
     /// The vault unlocked, and the one written over it: the one whose header is on disk names the slots of a `QuantumLoss`.
     private var openedVault: UnlockedVault?
     private var writtenVault: UnlockedVault?
@@ -185,7 +186,7 @@ public final class RollbackCheck: @unchecked Sendable {
         (self.openedVault, writtenVault) = (nil, nil)
         let wrote = header != opened
         // Whether it is still post-quantum, found of every copy; recorded only of a copy taken (below).
-        let quantum = quantumFinished(onDisk: header, unlocked: vault, path: path, wrote: wrote)
+        let quantum = quantumFinished(onDisk: header, opened: opened, unlocked: vault, path: path, wrote: wrote)
         // The members first: a copy not trusted is reported and records nothing (the lineage and its generation neither).
         guard trustFinished(wrote: wrote, path: path) else {
             lineage = LineageState()

@@ -27,7 +27,7 @@ extension UnlockedVault {
         }
         let whole = slots.filter { !$0.label.isEmpty && $0.label == text }
         let matches = whole.isEmpty ? slots.filter { !text.isEmpty && $0.label.hasPrefix(text) } : whole
-        guard let match = matches.first else { throw .slotNotFound(text) }
+        guard let match = matches.first else { throw .slotNotFound(Self.echoed(text)) }
         guard matches.count == 1 else {
             throw .slotNameAmbiguous(name: text, candidates: matches.map { "\($0.index) (\($0.label.isEmpty ? $0.kind : "\($0.kind), \($0.label)"))" })
         }
@@ -37,6 +37,13 @@ extension UnlockedVault {
     /// The longest key text an error repeats as given: an ssh-ed25519 line with a comment fits; a
     /// longer one (ssh-rsa) is named by its fingerprint.
     static let longestKeyEchoed = 160
+
+    /// `text` as an error repeats a name no slot has: whole up to `longestKeyEchoed` characters
+    /// (longer than any label), else its start and its length.
+    static func echoed(_ text: String) -> String {
+        guard text.count > longestKeyEchoed else { return text }
+        return String(text.prefix(longestKeyEchoed / 2)) + "… (\(text.count) characters)"
+    }
 
     /// The ids of the slots `names` name, each resolved against the slots as they are now (before
     /// any removal), in the order given, each once.

@@ -146,7 +146,7 @@ public struct Unlocker {
             tried += list
             if signing, aside == nil, let found = try openAside(header, list, sources) { aside = (header, found) }
             guard let next = sources.next else {
-                if let aside { return aside.unlocked }
+                if let aside { return try heldSlot(aside, tried: tried, sources) }
                 throw failure
             }
             let progress = UnlockProgress(header: header, step: steps, tried: tried.map(\.source), failure: Self.nothingOpened(header, tried: tried),
@@ -157,12 +157,22 @@ public struct Unlocker {
             // The file changed while the step ran: what was held aside opened the old header.
             if let held = aside, held.header != current { aside = try openAside(current, tried, sources).map { (current, $0) } }
             guard let more else {
-                if let aside { return aside.unlocked }
+                if let aside { return try heldSlot(aside, tried: tried, sources) }
                 throw Self.nothingOpened(current, tried: tried)
             }
             header = current
             list = more
         }
+    }
+
+    /// What a write ends with when only `held`, a slot that cannot sign, opened after every source
+    /// in `tried`: a password among them that opens no slot at all is a wrong password
+    /// (`wrongPassword`, exit 3 as for any), not the held slot's refusal (`slotCannotSign`), whose
+    /// advice is to give a password; else the held slot.
+    private static func heldSlot(_ held: (header: VaultHeader, unlocked: Unlocked), tried: [UnlockCredential], _ sources: Credentials) throws -> Unlocked {
+        let passwords = tried.filter(\.isPassword)
+        if !passwords.isEmpty, try openAside(held.header, passwords, sources) == nil { throw VaultError.wrongPassword }
+        return held.unlocked
     }
 
     /// The slot that cannot sign that one of `tried` opens on `header` (`SlotChoice.notSigning`),

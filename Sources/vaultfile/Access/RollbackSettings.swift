@@ -141,7 +141,8 @@ private func firstKeyNotice() -> Bool {
 let listingSlots = LockedValue(false)
 
 /// Whether this command takes a vault that stopped being post-quantum as it is (`RollbackCheck.acceptClassical`):
-/// `slot list --accept-classical` (which says so), `slot add --allow-classical` of a classical key (which warns itself).
+/// `slot list --accept-classical` (which says so) any loss, `slot add --allow-classical` of a classical key (which warns
+/// itself) only the loss its own write makes, once written.
 struct ClassicalAcceptance: Sendable {
     /// Who asks for it.
     enum Asker: Sendable { case nobody, listing, adding }
@@ -164,7 +165,8 @@ extension UnlockOptions {
         let check = try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback, writing: writing)
         check?.acceptRotation = acceptRotation
         check?.allowUntrusted = allowUntrusted
-        check?.acceptClassical = classicalAcceptance.withLock { $0.asker } != .nobody
+        let asker = classicalAcceptance.withLock { $0.asker }
+        check?.acceptClassical = asker == .listing ? .anyLoss : asker == .adding ? .ownWrite : .nobody
         return check
     }
 
@@ -221,6 +223,9 @@ extension UnlockOptions {
         let accept = "accept it on this machine with 'vaultfile slot list --accept-classical'; until then every command on it repeats this warning"
         if loss.previousVaultID != nil {
             return "'vaultfile slot list' shows its slots and who added them; if you put this vault there, \(accept)"
+        }
+        if loss.classical.isEmpty {
+            return "add a post-quantum slot with 'vaultfile slot add recipient age1pq1…' (an identity from 'vaultfile keygen --pq'), or \(accept)"
         }
         let ids = loss.classical.map { String($0.index) }.joined(separator: " ")
         let one = loss.classical.count == 1

@@ -53,14 +53,37 @@ import VaultFormat
         try records.write(Self.record(.classical, generation: 9), vault: vault)
         #expect(try records.record(of: vault)?.status == .classical)
         // Only a post-quantum record names its path for another vault found there.
-        #expect(try records.otherPostQuantumVault(lastSeenAt: "/v/t.vault", than: other) == nil)
+        #expect(records.otherPostQuantumVault(lastSeenAt: "/v/t.vault", than: other) == nil)
         try records.write(Self.record(.againstOutsiders, generation: 10), vault: vault)
-        let found = try records.otherPostQuantumVault(lastSeenAt: "/v/t.vault", than: other)
+        let found = records.otherPostQuantumVault(lastSeenAt: "/v/t.vault", than: other)
         #expect(found?.id == String(repeating: "01", count: 16) && found?.record.status == .againstOutsiders)
-        #expect(try records.otherPostQuantumVault(lastSeenAt: "/v/t.vault", than: vault) == nil)
-        #expect(try records.otherPostQuantumVault(lastSeenAt: "/v/other.vault", than: other) == nil)
+        #expect(records.otherPostQuantumVault(lastSeenAt: "/v/t.vault", than: vault) == nil)
+        #expect(records.otherPostQuantumVault(lastSeenAt: "/v/other.vault", than: other) == nil)
         // A damaged record is no record: the next status seen replaces it.
         try Data("vaultfile-quantum 1\nstatus ???\n".utf8).write(to: URL(fileURLWithPath: directory.path("state/" + String(repeating: "01", count: 16) + ".quantum")))
         #expect(try records.record(of: vault) == nil)
+    }
+
+    @Test func test_canonical_namesOneFileOnePathHoweverItIsSpelled() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path("real/sub"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.path("link"), withDestinationPath: directory.path("real"))
+        let real = SeenGenerations.canonical(directory.path("real/t.vault"))
+        for spelling in ["real/sub/../t.vault", "real//./t.vault", "link/t.vault", "link/sub/../t.vault"] {
+            #expect(SeenGenerations.canonical(directory.path(spelling)) == real, "\(spelling)")
+        }
+        // A folder that does not exist is normalised lexically.
+        #expect(SeenGenerations.canonical("/nowhere//a/./b/../t.vault") == "/nowhere/a/t.vault")
+    }
+
+    @Test func test_write_keepsEveryPathAVaultWasTakenAt() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let records = QuantumRecords(state: StateFolder(path: directory.path("state")))
+        let vault = [UInt8](repeating: 1, count: 16), other = [UInt8](repeating: 2, count: 16)
+        try records.write(Self.record(.postQuantum, generation: 3, path: "/a/t.vault"), vault: vault)
+        try records.write(Self.record(.postQuantum, generation: 4, path: "/b/t.vault"), vault: vault)
+        #expect(records.otherPostQuantumVault(lastSeenAt: "/a/t.vault", than: other)?.id == String(repeating: "01", count: 16))
+        #expect(records.otherPostQuantumVault(lastSeenAt: "/b/t.vault", than: other)?.id == String(repeating: "01", count: 16))
+        #expect(records.vaultTaken(at: "/c/t.vault") == nil)
     }
 }
