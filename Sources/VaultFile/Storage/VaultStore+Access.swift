@@ -69,11 +69,13 @@ extension VaultStore {
     /// Unwraps the file key with `unlocker` and checks the header MAC under it, reading only the
     /// header (`vaultfile unlock`: the key goes to the agent, nothing is decrypted). Returns the
     /// header too, for its vault id and KDF settings, and the slot that opened (nil for a key
-    /// the unlocker knew or looked up).
-    public func unlockFileKey(with unlocker: Unlocker) throws -> (header: VaultHeader, fileKey: SecureBytes, opened: OpenedSlot?) {
+    /// the unlocker knew or looked up). `preferringSigner`: in a signed vault the slots that can sign
+    /// are tried first, as a write tries them, so that the agent can sign writes (`Unlocker.unlock`).
+    public func unlockFileKey(with unlocker: Unlocker, preferringSigner: Bool = false)
+        throws -> (header: VaultHeader, fileKey: SecureBytes, opened: OpenedSlot?) {
         var opened = try openHeader()
         var noLock: FileLock?
-        let (fileKey, slot) = try unlock(&opened, with: unlocker, lock: &noLock)
+        let (fileKey, slot) = try unlock(&opened, with: unlocker, lock: &noLock, preferringSigner: preferringSigner)
         return (opened.header, fileKey, slot)
     }
 

@@ -87,8 +87,11 @@ struct NothingOpens: Equatable {
         if !tried.isEmpty, !onlyPasswords || !hasPasswordSlot { steps.append("'vaultfile slot list' on a machine that opens it shows whose keys it takes") }
         var ways: [String] = []
         if hasPasswordSlot {
+            // The prompt follows only when no source was given: said as it is (an --identity switched it off).
+            let prompt = noSourceGiven ? "else the prompt on a terminal"
+                : "given beside the other sources: the prompt is not shown when --identity, --keyfile or another source is given"
             ways.append("a password (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, "
-                        + "VAULTFILE_PASSWORD, else the prompt on a terminal)")
+                        + "VAULTFILE_PASSWORD, \(prompt))")
         }
         let identities = otherKinds.filter { $0 == .recipient || $0 == .sshEd25519 }
         if !identities.isEmpty || hasSSHRSASlot || hasPostQuantumSlot || otherKinds.isEmpty && !unknownTypes.isEmpty && pluginStanzaTypes.isEmpty {

@@ -87,7 +87,8 @@ final class UnlockSteps {
         if number <= typed.count { return typed[number - 1] }
         if number > 1 {
             Messages.info("Sorry, that password does not open \(options.location.path); try again (\(number) of \(Self.promptTries)).")
-        } else if let held = progress.heldSlot {
+        } else if let held = progress.heldSlot, Terminal.isAvailable {
+            // Said only when the prompt follows (without a terminal the refusal says how to give it).
             Messages.info("keyslot \(held.index), which \(held.credential.source) opens, cannot sign the seals of this signed vault; "
                           + "its password can, to write it:")
         }

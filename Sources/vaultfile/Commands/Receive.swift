@@ -56,7 +56,7 @@ extension VaultfileCommand {
             }
             let contents: SecureBytes
             if needsPassphrase {
-                let secret = try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false)
+                let secret = try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false, file: file.flatMap { $0 == Input.standardInputName ? nil : $0 } ?? "on standard input")
                 contents = try AgeFile.decrypt(bytes, identities: [], passphrase: secret, limits: unlock.limits())
             } else {
                 contents = try decryptWithIdentities(bytes)
