@@ -113,10 +113,7 @@ import VaultFormat
         try Self.postQuantumVault(cli)
         _ = try Self.bobGets(cli)
         // Another vault (a new vault id, classical: its one slot is a password) put where the post-quantum one was.
-        try cli.initVault("planted.vault")
-        try cli.setEntries(["db": "secret"], in: "planted.vault")
-        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
-        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+        try Self.plantClassicalVault(cli)
         let warned = try Self.bobGets(cli)
         #expect(warned.contains("held a post-quantum against outsiders vault") && warned.contains("another one") && warned.contains("planted"),
                 "\(warned)")
@@ -212,6 +209,14 @@ import VaultFormat
 // MARK: - What the attacker's review found (rev-att41)
 
 extension PostQuantumLossCLITests {
+    /// Another vault (a new vault id, classical: its one slot is a password) put in place of `t.vault`.
+    static func plantClassicalVault(_ cli: CLI) throws {
+        try cli.initVault("planted.vault")
+        try cli.setEntries(["db": "secret"], in: "planted.vault")
+        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
+        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+    }
+
     /// Bob's `vaultfile ARGS` with the password and his state folder.
     static func bobRuns(_ cli: CLI, _ arguments: [String], _ name: String = "t.vault", stdin: [UInt8] = []) throws -> CLI.Result {
         try cli.run(arguments + cli.unlock(name), stdin: stdin, extra: bob(cli))
@@ -274,10 +279,7 @@ extension PostQuantumLossCLITests {
         try FileManager.default.createDirectory(atPath: cli.path("sub"), withIntermediateDirectories: true)
         try cli.write("clone/t.vault", try cli.read("t.vault"))
         _ = try Self.bobGets(cli, "clone/t.vault")
-        try cli.initVault("planted.vault")
-        try cli.setEntries(["db": "secret"], in: "planted.vault")
-        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
-        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+        try Self.plantClassicalVault(cli)
         // `../t.vault` from a sub-folder, a doubled slash and `./`: one file, one path.
         for spelling in ["sub/../t.vault", "sub//..//./t.vault"] {
             #expect(try Self.bobGets(cli, spelling).contains("another one"), "\(spelling)")
@@ -302,10 +304,7 @@ extension PostQuantumLossCLITests {
         _ = try Self.bobGets(cli)
         // A record that cannot be read (a symlink, never followed), sorted before every other.
         try FileManager.default.createSymbolicLink(atPath: cli.path("state-bob/0.quantum"), withDestinationPath: "/etc/passwd")
-        try cli.initVault("planted.vault")
-        try cli.setEntries(["db": "secret"], in: "planted.vault")
-        try FileManager.default.removeItem(atPath: cli.path("t.vault"))
-        try FileManager.default.moveItem(atPath: cli.path("planted.vault"), toPath: cli.path("t.vault"))
+        try Self.plantClassicalVault(cli)
         let warned = try Self.bobGets(cli)
         #expect(warned.contains("another one") && !warned.contains("cannot be used"), "\(warned)")
     }
