@@ -133,6 +133,6 @@ import VaultFormat
         let cli = try CLI(); defer { cli.directory.remove() }
         try PostQuantumSigningCLITests.signedVault(cli)
         let set = try cli.run(["set", "b", "--identity", cli.path("pq.txt")] + PostQuantumSigningCLITests.vault(cli), stdin: bytes("w"))
-        #expect(set.status == 2 && set.stderr.contains("shown only when no --identity"), "\(set.stderr)")
+        #expect(set.status == 2 && set.stderr.contains("shown only when no other source is given"), "\(set.stderr)")
     }
 }

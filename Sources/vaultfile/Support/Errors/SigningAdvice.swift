@@ -14,8 +14,8 @@ enum SigningAdvice {
         let count = signers == 1 ? "1 of its slots can" : "\(signers) of its slots can"
         return "only a slot that signs can write it (\(count): a password, keyfile, recovery code, age1… X25519, ssh-ed25519 "
             + "or ssh-rsa key; 'vaultfile slot list' names them): give such a secret of yours beside the key that opened it (its "
-            + "password with --password-file or --password-fd (or at the prompt on a terminal, shown only when no --identity or other "
-            + "source is given), a --keyfile, a --recovery code, or the identity file of "
+            + "password with --password-file or --password-fd (or at the prompt on a terminal, shown only when no "
+            + "other source is given), a --keyfile, a --recovery code, or the identity file of "
             + "such a key), which a write tries first, or 'vaultfile unlock' with it and the agent writes by delegation; or ask a member who holds one "
             + "to make the change or to add you such a slot"
     }
