@@ -292,7 +292,9 @@ extension PostQuantumLossCLITests {
         let cli = try CLI(); defer { cli.directory.remove() }
         try Self.postQuantumVault(cli)
         _ = try Self.bobGets(cli)
-        #expect(try cli.run(["slot", "rm", "quantum"] + cli.unlock()).status == 0)
+        // No --allow-classical is needed, but whoever removes it is told on that command.
+        let removed = try cli.run(["slot", "rm", "quantum"] + cli.unlock())
+        #expect(removed.status == 0 && removed.stderr.contains("no post-quantum slot left"), "\(removed.stderr)")
         let warned = try Self.bobGets(cli)
         #expect(warned.contains("no post-quantum slot left") && warned.contains("slot add recipient age1pq1"), "\(warned)")
         #expect(!warned.contains("a keyslot is classical") && !warned.contains("slot rm '"), "\(warned)")

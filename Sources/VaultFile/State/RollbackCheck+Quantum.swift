@@ -50,8 +50,10 @@ public struct QuantumLoss: Equatable, Sendable, CustomStringConvertible {
         }
         let copy = older.map { " (this copy, generation \($0.copy), is older than the post-quantum one seen here, generation \($0.recorded): a "
             + "branch forked before it or an old copy)" } ?? ""
-        return "\(path) was \(words) when last opened here (\(utcText(seconds: since))) and no longer is\(copy): \(slots); \(harvest), and with "
-            + "the file key every copy sealed under it, the earlier post-quantum ones included, until a rotation replaces the key"
+        // Derived slots alone: their public keys are in the encrypted metadata, so only what this copy's slots wrap is open to a member.
+        let key = classical.isEmpty ? "" : ", and with the file key every copy sealed under it, the earlier post-quantum ones included, until a "
+            + "rotation replaces the key"
+        return "\(path) was \(words) when last opened here (\(utcText(seconds: since))) and no longer is\(copy): \(slots); \(harvest)\(key)"
     }
 
     /// "keyslot 2 (recipient, bob) is classical", "keyslots 2 (…) and 3 (…) are classical"; with
