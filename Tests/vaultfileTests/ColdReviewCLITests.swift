@@ -135,4 +135,43 @@ import VaultFormat
         let set = try cli.run(["set", "b", "--identity", cli.path("pq.txt")] + PostQuantumSigningCLITests.vault(cli), stdin: bytes("w"))
         #expect(set.status == 2 && set.stderr.contains("shown only when no other source is given"), "\(set.stderr)")
     }
+
+    // MARK: - Lows: recipients that are plainly something else
+
+    @Test func test_recipient_aSecretKeyOrAnotherSSHKindIsNamedForWhatItIs() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        try cli.setEntries(["a": "v"])
+        _ = try cli.run(["keygen", "-o", cli.path("id.txt")])
+        let secret = try #require(Self.text(try cli.read("id.txt")).split(separator: "\n").first { $0.hasPrefix("AGE-SECRET-KEY-1") }).description
+        let ecdsa = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEx= me@host"
+        let sk = "sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1NTE5QG9wZW5zc2guY29tAAAAIE= me@host"
+        for (text, words) in [(secret, "this is a secret key (an identity), not a recipient"), (ecdsa, "'ecdsa-sha2-nistp256' keys are not supported"),
+                              (sk, "'sk-ssh-ed25519@openssh.com' keys are not supported")] {
+            let added = try cli.run(["slot", "add", "recipient", text] + cli.unlock() + ["--no-agent"])
+            #expect(added.status == 2 && added.stderr.contains(words), "\(added.stderr)")
+            let shared = try cli.run(["share", "a", "--recipient", text, "--out", cli.path("o.age")] + cli.unlock() + ["--no-agent"])
+            #expect(shared.status == 2 && shared.stderr.contains(words), "\(shared.stderr)")
+            // A secret key is never echoed.
+            #expect(!added.stderr.contains(secret) && !shared.stderr.contains(secret))
+        }
+    }
+
+    // MARK: - Lows: receive names the identities it tried
+
+    @Test func test_receive_forAnotherKeyNamesTheDefaultIdentityItTried() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        try cli.setEntries(["a": "v"])
+        let made = try cli.run(["keygen", "-o", cli.path("someone.txt")])
+        let someone = Self.text(made.stdout).trimmingCharacters(in: .newlines)
+        let shared = try cli.run(["share", "a", "--recipient", someone, "--out", cli.path("x.age")] + cli.unlock() + ["--no-agent"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let file = cli.configDirectory + "/vaultfile/identity.txt"
+        #expect(try cli.run(["keygen", "-o", file]).status == 0)
+        let received = try cli.run(["receive", "b", cli.path("x.age")] + cli.unlock() + ["--no-agent"])
+        #expect(received.status == 3, "\(received.stderr)")
+        #expect(received.stderr.contains("note: tried on the age file: the default identity \(file)"), "\(received.stderr)")
+        #expect(received.stderr.contains("no identity tried opens the age file") && !received.stderr.contains("no identity given"), "\(received.stderr)")
+    }
 }

@@ -134,7 +134,7 @@ struct IdentityPassphrase: PassphraseProvider {
         guard let typed = try? Terminal.readSecret(prompt: prompt) else {
             // readSecret fails only when there is no terminal to ask on.
             guard skippable else { throw CLIError.noIdentityPassphraseSource(identity: identity) }
-            Messages.info("\(name) is protected by a passphrase and there is no terminal to ask it on; this default identity is skipped "
+            Messages.note("\(name) is protected by a passphrase and there is no terminal to ask it on; this default identity is skipped "
                           + "(set VAULTFILE_IDENTITY_PASSPHRASE_FILE to use it without a terminal)")
             return nil
         }

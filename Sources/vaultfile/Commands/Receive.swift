@@ -103,10 +103,25 @@ extension VaultfileCommand {
             do {
                 return try AgeFile.decrypt(bytes, identities: plain, passphrase: nil, limits: limits)
             } catch {
-                guard case .noIdentityMatches = error, !protected.isEmpty else { throw error }
+                guard case .noIdentityMatches = error else { throw error }
+                if protected.isEmpty { Self.noteTried(credentials) }
+                guard !protected.isEmpty else { throw error }
             }
             let opened = try protected.flatMap { try $0.open(limits: limits) }.compactMap(Self.ageIdentity)
-            return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
+            do {
+                return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
+            } catch {
+                if case .noIdentityMatches = error { Self.noteTried(credentials) }
+                throw error
+            }
+        }
+
+        /// Names the identities tried on an age file none of them opens (the default ones too), so
+        /// that the refusal that follows is not read as "none was given".
+        private static func noteTried(_ credentials: [UnlockCredential]) {
+            var sources: [String] = []
+            for credential in credentials where !sources.contains(credential.source) { sources.append(credential.source) }
+            Messages.note("tried on the age file: \(sources.joined(separator: ", "))")
         }
 
         /// The age-file identity of an unlock secret: an age X25519 identity, an ssh-ed25519 or an ssh-rsa key.

@@ -224,6 +224,7 @@ enum Recipients {
     static func parse(_ text: String, source: String?) throws -> (slot: NewSlot, defaultLabel: String) {
         let trimmed = text.trimmingSpaces()
         do throws(VaultError) {
+            try refuseMisplaced(trimmed)
             if trimmed.hasPrefix(SSHRSAPublicKey.typeName + " ") {
                 let key = try SSHRSAPublicKey(parsing: trimmed)
                 return (.sshRSA(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")
