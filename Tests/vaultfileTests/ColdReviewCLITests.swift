@@ -174,4 +174,15 @@ import VaultFormat
         #expect(received.stderr.contains("note: tried on the age file: the default identity \(file)"), "\(received.stderr)")
         #expect(received.stderr.contains("no identity tried opens the age file") && !received.stderr.contains("no identity given"), "\(received.stderr)")
     }
+
+    // MARK: - Lows: help in receive's words
+
+    @Test func test_receiveHelp_saysWhatItsPassphraseAndIdentityOptionsDo() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let help = try cli.run(["receive", "--help"])
+        let text = Self.text(help.stdout).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.status == 0)
+        #expect(text.contains("receive: the file was made with one"), "\(text)")
+        #expect(text.contains("OpenSSH ed25519 or RSA key") && text.contains("the default identities"), "\(text)")
+    }
 }
