@@ -185,4 +185,33 @@ import VaultFormat
         #expect(text.contains("receive: the file was made with one"), "\(text)")
         #expect(text.contains("OpenSSH ed25519 or RSA key") && text.contains("the default identities"), "\(text)")
     }
+
+    // MARK: - Lows: agent status of an unsigned vault; a wrong identity passphrase
+
+    @Test func test_agentStatus_ofAnUnsignedVaultSaysItNeedsNoSigning() throws {
+        let cli = try CLI(); defer { cli.stopAgent(); cli.directory.remove() }
+        try cli.initVault()
+        #expect(try cli.run(["unlock"] + cli.unlock()).status == 0)
+        let status = try cli.run(["agent", "status"])
+        #expect(status.status == 0 && status.text.contains("unsigned vault: writes need no signing"), "\(status.text)")
+        #expect(!status.text.contains("cannot sign writes"), "\(status.text)")
+    }
+
+    @Test func test_wrongIdentityPassphrase_hintNeverPrintsTheSecretKey() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        let made = try cli.run(["keygen", "-o", cli.path("id.txt")])
+        let recipient = Self.text(made.stdout).trimmingCharacters(in: .newlines)
+        #expect(try cli.run(["slot", "add", "recipient", recipient] + cli.unlock() + ["--no-agent"]).status == 0)
+        // The identity, encrypted with a passphrase (age -p), as share writes it.
+        try cli.setEntries(["key": Self.text(try cli.read("id.txt"))])
+        try cli.write("pp", bytes("right"))
+        try cli.write("wrong", bytes("wrong"))
+        let shared = try cli.run(["share", "key", "--passphrase-file", cli.path("pp"), "--out", cli.path("id.age")] + cli.unlock() + ["--no-agent"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let refused = try cli.run(["list", "--vault", cli.path("t.vault"), "--identity", cli.path("id.age"),
+                                   "--identity-passphrase-file", cli.path("wrong"), "--no-agent"])
+        #expect(refused.status == 3 && refused.stderr.contains("age -d KEY > /dev/null"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("prints the identity"), "\(refused.stderr)")
+    }
 }
