@@ -111,6 +111,9 @@ import VaultFormat
             #expect(received.stderr.contains("encrypted with a passphrase") && received.stderr.contains("--passphrase-file"), "\(received.stderr)")
             #expect(!received.stderr.contains("--password-file") && !received.stderr.contains("password source"), "\(received.stderr)")
         }
+        // L14: nothing on standard input is said as such, not as a damaged age header.
+        let empty = try cli.run(["receive", "b"] + cli.unlock() + ["--no-agent"])
+        #expect(empty.status == 2 && empty.stderr.contains("standard input is empty"), "\(empty.stderr)")
         let given = try cli.run(["receive", "b", cli.path("p.age"), "--passphrase-file", cli.path("pp")] + cli.unlock() + ["--no-agent"])
         #expect(given.status == 0, "\(given.stderr)")
     }

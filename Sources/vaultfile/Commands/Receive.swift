@@ -48,6 +48,11 @@ extension VaultfileCommand {
                 throw CLIError.refused("no age file: standard input is a terminal", hint: "give the age file's path, or pipe it in")
             }
             let bytes = try Input.readFile(file ?? Input.standardInputName, purpose: "the age file", limit: Self.maxFileLength)
+            if bytes.isEmpty {
+                let fromStdin = file == nil || file == Input.standardInputName
+                throw CLIError.refused(fromStdin ? "no age file: standard input is empty" : "no age file: \(file ?? "") is empty",
+                                       hint: "give the age file's path, or pipe it in")
+            }
             // The header is read before anything else: a file that is no age file costs no unlock.
             let needsPassphrase = try AgeFile.needsPassphrase(bytes)
             if !needsPassphrase && passphrase.isGiven {
