@@ -216,5 +216,13 @@ import VaultFormat
                                    "--identity-passphrase-file", cli.path("wrong"), "--no-agent"])
         #expect(refused.status == 3 && refused.stderr.contains("age -d KEY > /dev/null"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("prints the identity"), "\(refused.stderr)")
+        // L4: as the default identity, without a terminal, it is skipped, and the refusal says so (not "tried").
+        try DefaultIdentityCLITests.writeDefault(cli, "identity.txt", try cli.read("id.age"))
+        let skipped = try cli.run(["list", "--vault", cli.path("t.vault"), "--no-agent"])
+        #expect(skipped.stderr.contains("vaultfile: note: ") && skipped.stderr.contains("was skipped: protected by a passphrase"), "\(skipped.stderr)")
+        #expect(!skipped.stderr.contains("no keyslot of the vault opens with the default identity"), "\(skipped.stderr)")
+        #expect(skipped.stderr.contains("VAULTFILE_IDENTITY_PASSPHRASE_FILE"), "\(skipped.stderr)")
+        let given = try cli.run(["list", "--vault", cli.path("t.vault"), "--no-agent"], extra: ["VAULTFILE_IDENTITY_PASSPHRASE_FILE": cli.path("pp")])
+        #expect(given.status == 0, "\(given.stderr)")
     }
 }

@@ -38,6 +38,11 @@ struct NothingOpens: Equatable {
     /// Whether the vault has a post-quantum (mlkem768x25519) keyslot.
     var hasPostQuantumSlot = false
 
+    /// The default identities among `tried` that were skipped, not tried: protected, with no terminal to ask on.
+    private var skipped: [String] {
+        tried.filter { source in IdentityPassphrase.skippedWithoutTerminal.contains { source == "the default identity \($0)" } }
+    }
+
     /// Whether every source tried was a password (or none was tried).
     private var onlyPasswords: Bool { tried.allSatisfy { $0 == Self.password } }
 
@@ -48,8 +53,14 @@ struct NothingOpens: Equatable {
 
     var description: String {
         var parts: [String] = []
-        let named = tried.map { $0 == Self.password ? "the password (\(passwordFrom))" : $0 }
-        if noTerminal {
+        let named = tried.filter { !skipped.contains($0) }.map { $0 == Self.password ? "the password (\(passwordFrom))" : $0 }
+        if !skipped.isEmpty {
+            parts.append("\(Self.list(skipped, or: false)) \(skipped.count == 1 ? "was" : "were") skipped: protected by a passphrase, "
+                         + "and no terminal to ask it on")
+        }
+        if !skipped.isEmpty, named.isEmpty, !noTerminal {
+            // Nothing else was tried: the skip is the whole story.
+        } else if noTerminal {
             parts.append("no password source, and no terminal to ask on")
             if !named.isEmpty { parts.append("no keyslot of the vault opens with \(Self.list(named, or: true))") }
         } else if onlyPasswords, !named.isEmpty {
@@ -78,6 +89,10 @@ struct NothingOpens: Equatable {
     var hint: String? {
         var steps: [String] = []
         if agentMiss != nil { steps.append("run 'vaultfile unlock' to hand the agent the vault's key again") }
+        if !skipped.isEmpty {
+            steps.append("give a skipped identity's passphrase with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
+                         + "VAULTFILE_IDENTITY_PASSPHRASE_FILE")
+        }
         if noTerminal {
             // As with no source at all (scripts and people know that hint), and where identities are looked for.
             steps.append(ErrorReport.hint(for: CLIError.noPasswordSource) ?? "")
