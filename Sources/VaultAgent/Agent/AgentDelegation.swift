@@ -75,8 +75,9 @@ public struct AgentDelegationHandOver: Sendable {
 public enum AgentSignRefusal: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// No key the agent holds opens this header (the vault is not unlocked, or under another key).
     case notHeld = 1
-    /// The agent holds the key but no delegation for it: it expired (and was wiped), or the vault was
-    /// unlocked with a slot that cannot sign.
+    /// The agent holds the key but was never given a delegation for it: the vault was unlocked with
+    /// a slot that cannot sign (post-quantum, plugin, ssh-rsa, a 1.0 password). One that expired and
+    /// was wiped is `expired`.
     case noDelegation = 2
     /// The delegation for this key has expired.
     case expired = 3
@@ -87,7 +88,7 @@ public enum AgentSignRefusal: UInt8, Sendable, CaseIterable, CustomStringConvert
         switch self {
         case .notHeld: return "the agent holds no key of this vault that opens it"
         case .noDelegation:
-            return "the agent holds this vault's key but no delegation to sign with it (it expired, or the vault was unlocked with a slot that cannot sign)"
+            return "the agent holds this vault's key from a slot that cannot sign seals (post-quantum, plugin, ssh-rsa or a 1.0 password), so it cannot sign for it"
         case .expired: return "the agent's delegation to sign for this vault has expired"
         case .delegatingSlotGone: return "the slot that let the agent sign for this vault is no longer in it"
         }

@@ -65,7 +65,9 @@ extension AgentKeyring {
             }
             guard let entries else { continue }
             let fileKeyID = HeaderPrefix.fileKeyID(of: key)
-            guard let delegated = vault.delegations[fileKeyID] else { throw .refused(.noDelegation) }
+            guard let delegated = vault.delegations[fileKeyID] else {
+                throw .refused(vault.expiredDelegations.contains(fileKeyID) ? .expired : .noDelegation)
+            }
             guard delegated.delegation.expiry > wallClock else { throw .refused(.expired) }
             let signing = delegated.delegatingKey
             guard let position = entries.firstIndex(where: { $0.type == signing.type && $0.publicKey == signing.bytes }) else {
@@ -100,6 +102,7 @@ extension AgentKeyring {
             guard !expired.isEmpty else { continue }
             count += expired.count
             held[vaultID]?.delegations = vault.delegations.filter { $0.value.delegation.expiry > wallClock }
+            held[vaultID]?.expiredDelegations.formUnion(expired)
         }
         return count
     }

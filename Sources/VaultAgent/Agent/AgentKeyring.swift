@@ -86,6 +86,9 @@ public struct AgentKeyring: Sendable {
         var confirmCommand: String
         /// At most one per key held (so at most `maxKeysPerVault`), keyed by the key's file key id.
         var delegations: [[UInt8]: AgentDelegationHandOver] = [:]
+        /// The file key ids whose delegation expired and was wiped: a sign request under one is
+        /// refused as `expired`, so that `noDelegation` says the key came from a slot that cannot sign.
+        var expiredDelegations: Set<[UInt8]> = []
         /// The ssh keys served from this vault (`unlock --ssh`), by entry name: gone with the vault.
         var sshKeys: [SSHServedKey] = []
 

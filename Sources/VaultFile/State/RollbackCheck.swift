@@ -44,6 +44,11 @@ public final class RollbackCheck: @unchecked Sendable {
         case untrustedTaken(path: String, why: [TrustFinding])
         /// A signed vault seen here for the first time: its members are pinned, the signer's fingerprint shown once.
         case pinnedOnFirstOpen(path: String, signer: String)
+        /// A vault post-quantum when last opened here that no longer is (or another vault, not post-quantum, where one
+        /// was seen): nothing of it is recorded, so it is found again on every open until accepted (`acceptClassical`).
+        case noLongerPostQuantum(QuantumLoss)
+        /// Such a loss accepted (`acceptClassical`): this machine now takes the vault as not post-quantum.
+        case classicalAccepted(path: String)
 
         public var description: String {
             switch self {
@@ -73,6 +78,11 @@ public final class RollbackCheck: @unchecked Sendable {
             case .pinnedOnFirstOpen(let path, let signer):
                 return "\(path) is a signed vault seen here for the first time: its members are now pinned on this machine; it was signed by "
                     + "\(signer) (compare this fingerprint with a member's 'vaultfile slot list')"
+            case .noLongerPostQuantum(let loss):
+                return loss.description
+            case .classicalAccepted(let path):
+                return "this machine now takes \(path) as not post-quantum: its classical slots are no longer warned about (until it is "
+                    + "post-quantum again and then loses it once more)"
             }
         }
     }
@@ -102,6 +112,15 @@ public final class RollbackCheck: @unchecked Sendable {
     var trust = TrustState()
     /// The judgement of the members on the copy the last command step unlocked, nil for none (kept after `finished`).
     public internal(set) var lastJudgement: MemberTrust.Judgement?
+    /// The post-quantum status taken per vault, in the state folder of `seen` (QuantumRecords.swift).
+    public let quantumRecords: QuantumRecords
+    /// Whether a vault that was post-quantum here and no longer is is taken as it is (`slot list --accept-classical`
+    /// any loss, `slot add --allow-classical` only the one its own write makes): the loss is recorded instead of warned
+    /// about (RollbackCheck+Quantum.swift).
+    public var acceptClassical = ClassicalAcceptance.nobody
+    /// The vault unlocked, and the one written over it: the one whose header is on disk names the slots of a `QuantumLoss`.
+    private var openedVault: UnlockedVault?
+    private var writtenVault: UnlockedVault?
 
     /// The header as unlocked, and how it compared with the record (RollbackCheck+Generations.swift).
     private var openedHeader: VaultHeader?
@@ -121,6 +140,7 @@ public final class RollbackCheck: @unchecked Sendable {
         self.comparesGenerations = comparesGenerations
         self.retiredKeys = RetiredKeys(state: seen.state)
         self.memberTrust = MemberTrust(state: seen.state)
+        self.quantumRecords = QuantumRecords(state: seen.state)
     }
 
     // MARK: The steps of one command
@@ -131,6 +151,8 @@ public final class RollbackCheck: @unchecked Sendable {
     func opened(_ unlocked: UnlockedVault) {
         let header = unlocked.header
         openedHeader = header
+        openedVault = unlocked
+        writtenVault = nil
         compareGeneration(of: header)
         openedKeyID = unlocked.fileKeyID
         lineageOpened(unlocked)
@@ -152,14 +174,19 @@ public final class RollbackCheck: @unchecked Sendable {
             throw refusal
         }
         try checkGeneration(of: unlocked, path: path)
+        writtenVault = unlocked
     }
 
     /// Once the command is over: `header` is the one of the file now at `path` (the new one after a
     /// write, else the one unlocked). Says what the user should know and raises the record.
     func finished(onDisk header: VaultHeader, path: String) {
-        guard let opened = openedHeader, !refused else { return }
+        guard let opened = openedHeader, let openedVault, !refused else { return }
+        let vault = writtenVault.flatMap { $0.header == header ? $0 : nil } ?? openedVault
         openedHeader = nil
+        (self.openedVault, writtenVault) = (nil, nil)
         let wrote = header != opened
+        // Whether it is still post-quantum, found of every copy; recorded only of a copy taken (below).
+        let quantum = quantumFinished(onDisk: header, opened: opened, unlocked: vault, path: path, wrote: wrote)
         // The members first: a copy not trusted is reported and records nothing (the lineage and its generation neither).
         guard trustFinished(wrote: wrote, path: path) else {
             lineage = LineageState()
@@ -169,6 +196,7 @@ public final class RollbackCheck: @unchecked Sendable {
         // key current). A copy it refuses is reported and records nothing, its generation neither.
         guard lineageFinished(wrote: wrote, path: path) else { return }
         finishGeneration(opened: opened, onDisk: header, wrote: wrote, path: path)
+        quantumRecord(quantum, vault: header.vaultID, path: path)
     }
 
     // MARK: The state folder

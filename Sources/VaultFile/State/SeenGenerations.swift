@@ -97,13 +97,46 @@ public struct SeenGenerations: Sendable {
         }
     }
 
-    /// `path` made absolute against the working folder, so that a message names the file wherever it is read.
+    /// `path` made absolute and canonical, so that a message names the file wherever it is read
+    /// and one file has one name in the records however it was typed (`../t.vault` from a
+    /// sub-folder, `//`, a symlinked folder): the real path of its folder (`realpath`) and its
+    /// name; a folder that cannot be resolved is normalised lexically (`//`, `.` and `..`).
     func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/"), let folder = getcwd(nil, 0) else { return path }
-        defer { free(folder) }
-        let base = String(cString: folder)
-        let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
-        return base == "/" ? "/" + relative : base + "/" + relative
+        Self.canonical(path)
+    }
+
+    /// `absolute`'s rule, for any record keyed or compared by path.
+    public static func canonical(_ path: String) -> String {
+        var joined = path
+        if !path.hasPrefix("/"), let folder = getcwd(nil, 0) {
+            joined = String(cString: folder) + "/" + path
+            free(folder)
+        }
+        let lexical = lexicallyNormalised(joined)
+        let slash = joined.lastIndex(of: "/") ?? joined.startIndex
+        let name = String(joined[joined.index(after: slash)...])
+        guard !["", ".", ".."].contains(name) else { return resolved(joined) ?? lexical }
+        let folder = slash == joined.startIndex ? "/" : String(joined[..<slash])
+        guard let real = resolved(folder) else { return lexical }
+        return real == "/" ? "/" + name : real + "/" + name
+    }
+
+    /// `realpath(path)`, nil when it fails (a missing folder, no permission).
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// `path` (absolute) without empty, `.` and `..` components.
+    static func lexicallyNormalised(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
     }
 }
 

@@ -69,11 +69,13 @@ extension VaultStore {
     /// Unwraps the file key with `unlocker` and checks the header MAC under it, reading only the
     /// header (`vaultfile unlock`: the key goes to the agent, nothing is decrypted). Returns the
     /// header too, for its vault id and KDF settings, and the slot that opened (nil for a key
-    /// the unlocker knew or looked up).
-    public func unlockFileKey(with unlocker: Unlocker) throws -> (header: VaultHeader, fileKey: SecureBytes, opened: OpenedSlot?) {
+    /// the unlocker knew or looked up). `preferringSigner`: in a signed vault the slots that can sign
+    /// are tried first, as a write tries them, so that the agent can sign writes (`Unlocker.unlock`).
+    public func unlockFileKey(with unlocker: Unlocker, preferringSigner: Bool = false)
+        throws -> (header: VaultHeader, fileKey: SecureBytes, opened: OpenedSlot?) {
         var opened = try openHeader()
         var noLock: FileLock?
-        let (fileKey, slot) = try unlock(&opened, with: unlocker, lock: &noLock)
+        let (fileKey, slot) = try unlock(&opened, with: unlocker, lock: &noLock, preferringSigner: preferringSigner)
         return (opened.header, fileKey, slot)
     }
 
@@ -117,7 +119,8 @@ extension VaultStore {
         defer { lock?.release() }
         var opened = try openHeader()
         var resolved = unlocker
-        resolved.unlocked = try unlock(&opened, with: unlocker, lock: &lock)
+        // A write (under the lock) to a signed vault tries first the slots that can sign its seal.
+        resolved.unlocked = try unlock(&opened, with: unlocker, lock: &lock, preferringSigner: locked)
         var payload = FileCiphertext(opened.file, from: opened.headerLength, entriesOnly: entriesOnly)
         let unlocked = try VaultCodec.open(header: opened.header, payload: &payload, with: resolved)
         onDisk = unlocked.header
@@ -143,13 +146,16 @@ extension VaultStore {
     /// A later step of the sources (`Unlocker.Credentials.next`: the command line's password prompt
     /// after its default identity) is asked the same way: without the lock, the file read again
     /// when it changed meanwhile, the step's sources tried on the header read then.
-    private func unlock(_ opened: inout OpenedHeader, with unlocker: Unlocker, lock: inout FileLock?) throws -> Unlocker.Unlocked {
+    ///
+    /// `preferringSigner` for a write: a signed vault's slots that can sign are tried first (`Unlocker.unlock`).
+    private func unlock(_ opened: inout OpenedHeader, with unlocker: Unlocker, lock: inout FileLock?,
+                        preferringSigner: Bool = false) throws -> Unlocker.Unlocked {
         if let key = try unlocker.verifiedKey(for: opened.header) { return (key, nil) }
         let sources = unlocker.credentialsInHand ? try unlocker.readCredentials() : try withoutLock(&opened, &lock) { try unlocker.readCredentials() }
         var current = opened
         var held = lock
         defer { opened = current; lock = held }
-        return try Unlocker.unlock(opened.header, with: sources) { _, step in
+        return try Unlocker.unlock(opened.header, with: sources, preferringSigner: preferringSigner) { _, step in
             let more = try withoutLock(&current, &held, step)
             return (current.header, more)
         }

@@ -59,7 +59,7 @@ public enum AgeFileError: CategorizedError, Equatable {
         case .scryptNotAlone: return "the age file holds a passphrase (scrypt) stanza beside other stanzas, which age forbids"
         case .headerMACFailed: return "the age header fails authentication (its MAC): it was modified"
         case .noIdentityMatches(let kinds):
-            return "no identity given opens the age file (its stanzas: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))"
+            return "no identity tried opens the age file (its stanzas: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))"
         case .passphraseRequired: return "the age file is encrypted with a passphrase and none was given"
         case .passphraseNotUsable: return "the age file is encrypted to recipients, not with a passphrase; a passphrase cannot open it"
         case .wrongPassphrase: return "wrong passphrase: the age file's scrypt stanza does not open with it"

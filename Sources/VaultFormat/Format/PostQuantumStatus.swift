@@ -40,6 +40,31 @@ public enum PostQuantumStatus: Equatable, Sendable {
         }
     }
 
+    /// The word a state-folder record keeps (`post-quantum`, `against-outsiders`, `classical`).
+    public var recordWord: String {
+        switch self {
+        case .postQuantum: return "post-quantum"
+        case .againstOutsiders: return "against-outsiders"
+        case .classical: return "classical"
+        }
+    }
+
+    /// The status a record's word names, nil for any other word.
+    public init?(recordWord: Substring) {
+        switch recordWord {
+        case "post-quantum": self = .postQuantum
+        case "against-outsiders": self = .againstOutsiders
+        case "classical": self = .classical
+        default: return nil
+        }
+    }
+
+    /// The positions of the slots of `keyslots` that make a vault classical: wrapped to a classical
+    /// public key, through an age plugin, or of a kind this build does not know.
+    public static func classicalSlots(_ keyslots: [Keyslot]) -> [Int] {
+        keyslots.indices.filter { keyslots[$0].quantumKind == .classical }
+    }
+
     /// Refuses adding the classical slot `new` to a vault that is post-quantum, fully or against
     /// outsiders, unless `allowClassical`: the vault would then be only as strong as that slot.
     public static func checkAdding(_ new: NewSlot, to keyslots: [Keyslot], allowClassical: Bool) throws(VaultError) {

@@ -68,6 +68,26 @@ public struct OpenedSlot: Sendable {
 
 // MARK: - Unlocking a header
 
+/// Which keyslots an unlock may open: a write to a signed vault tries first the slots that can
+/// sign its seal, and the others only when none of those opens (`Unlocker.unlock`).
+package enum SlotChoice: Sendable {
+    /// Every slot.
+    case all
+    /// The slots that can sign (a password, keyfile, recovery code, X25519, ssh-ed25519 or ssh-rsa slot).
+    case signing
+    /// The others: post-quantum, plugin, v1 password slots and kinds this build does not know.
+    case notSigning
+
+    /// Whether `slot` may be opened.
+    func allows(_ slot: Keyslot) -> Bool {
+        switch self {
+        case .all: return true
+        case .signing: return SealScheme.direct(forSlotType: slot.typeByte) != nil
+        case .notSigning: return SealScheme.direct(forSlotType: slot.typeByte) == nil
+        }
+    }
+}
+
 extension VaultCodec {
     /// The step of `open(header:payload:with:)` once the header MAC has verified under `fileKey`
     /// (`Unlocker.unlock` checks it exactly once: a MAC is a key derivation and an HMAC of the
@@ -116,7 +136,8 @@ extension VaultCodec {
     /// cap error if a slot was skipped; `wrongPassword` if only passwords were tried; else
     /// `noKeyslotOpens` naming every source tried.
     static func unlock(
-        _ header: VaultHeader, credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?
+        _ header: VaultHeader, credentials: [UnlockCredential], limits: KDFLimits, willDeriveKey: ((KDFParameters) -> Void)?,
+        choice: SlotChoice = .all
     ) throws -> (fileKey: SecureBytes, opened: OpenedSlot) {
         let slots = header.keyslots
         guard slots.contains(where: { if case .unknown = $0 { return false } else { return true } }) else {
@@ -138,7 +159,7 @@ extension VaultCodec {
             }
             switch credential.secret {
             case .password(let password):
-                for index in passwordOrderIndices(slots) {
+                for index in passwordOrderIndices(slots) where choice.allows(slots[index]) {
                     switch slots[index] {
                     case .password(let slot):
                         guard admit(slot.kdf) else { continue }
@@ -157,18 +178,18 @@ extension VaultCodec {
                     }
                 }
             case .recovery(let code):
-                for (index, slot) in x25519Slots(slots, kind: .recovery) {
+                for (index, slot) in x25519Slots(slots, kind: .recovery) where choice.allows(slots[index]) {
                     guard let kdf = slot.kdf, admit(kdf) else { continue }
                     let secret = SlotSecrets.recovery(try kdf.deriveKey(password: code.secret, salt: slot.salt, limits: limits))
                     if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
                 }
             case .keyfile(let path):
-                for (index, slot) in x25519Slots(slots, kind: .keyfile) {
+                for (index, slot) in x25519Slots(slots, kind: .keyfile) where choice.allows(slots[index]) {
                     let secret = try Keyfile.slotSecret(path: path, salt: slot.salt)
                     if let result = try openSlot(slot, index, secret: secret, header: header, opened) { return result }
                 }
             case .ageIdentity(let identity):
-                for (index, slot) in x25519Slots(slots, kind: .recipient) {
+                for (index, slot) in x25519Slots(slots, kind: .recipient) where choice.allows(slots[index]) {
                     let key = identity.recipient.publicKey
                     let fileKey = slot.unwrap(secretKey: identity.secretKey, recipientKey: key, vaultID: header.vaultID)
                     if let result = opened(index, fileKey, key, .x25519(identity.secretKey)) {
@@ -176,7 +197,7 @@ extension VaultCodec {
                     }
                 }
             case .sshIdentity(let identity):
-                for (index, slot) in x25519Slots(slots, kind: .sshEd25519) {
+                for (index, slot) in x25519Slots(slots, kind: .sshEd25519) where choice.allows(slots[index]) {
                     let key = identity.publicKey.wireBytes
                     let fileKey = slot.unwrap(secretKey: identity.x25519SecretKey, recipientKey: key, vaultID: header.vaultID)
                     if let result = opened(index, fileKey, key, .ed25519Seed(identity.ed25519Seed)) {
@@ -184,22 +205,22 @@ extension VaultCodec {
                     }
                 }
             case .protectedIdentity(let protected):
-                if let result = try openProtected(protected, header: header, limits: limits) { return result }
+                if let result = try openProtected(protected, header: header, limits: limits, choice: choice) { return result }
             case .sshRSAIdentity(let identity):
-                for (index, keyslot) in slots.enumerated() {
+                for (index, keyslot) in slots.enumerated() where choice.allows(keyslot) {
                     guard case .sshRSA(let slot) = keyslot else { continue }
                     let fileKey = slot.unwrap(with: identity, vaultID: header.vaultID)
                     if let result = opened(index, fileKey, identity.publicKey.wireBytes, .rsa(identity)) { return result }
                 }
             case .pqIdentity(let identity):
-                for (index, keyslot) in slots.enumerated() {
+                for (index, keyslot) in slots.enumerated() where choice.allows(keyslot) {
                     guard case .mlkem768x25519(let slot) = keyslot else { continue }
                     let fileKey = slot.unwrap(with: identity.identity, vaultID: header.vaultID)
                     // No signing key: a post-quantum slot cannot sign seals (docs/FORMAT.md §3.13).
                     if let result = opened(index, fileKey, identity.recipient.publicKey.bytes, nil) { return result }
                 }
             case .pluginIdentity(let identity):
-                if let found = try openPluginSlots(header, identity: identity), let result = opened(found.0, found.1, nil, nil) {
+                if let found = try openPluginSlots(header, identity: identity, choice: choice), let result = opened(found.0, found.1, nil, nil) {
                     return result
                 }
             }

@@ -16,7 +16,10 @@ extension UnlockedVault {
         if let index = Int(text), header.keyslots.indices.contains(index) { return index }
         let slots = self.slots
         if let key = try keyNamed(text) {
-            guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else { throw .slotNotFound(text) }
+            // Named as `slot list` shows it: a post-quantum recipient cut short, a long ssh-rsa line by its fingerprint.
+            guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else {
+                throw .slotNotFound(text.count > Self.longestKeyEchoed && !AgePQRecipient.looksLike(text) ? key : AgePQRecipient.shortened(text))
+            }
             return match.index
         }
         if text.hasPrefix("SHA256:") || text.hasPrefix("x25519:") || text.hasPrefix(HybridSlot.fingerprintPrefix) {
@@ -24,11 +27,22 @@ extension UnlockedVault {
         }
         let whole = slots.filter { !$0.label.isEmpty && $0.label == text }
         let matches = whole.isEmpty ? slots.filter { !text.isEmpty && $0.label.hasPrefix(text) } : whole
-        guard let match = matches.first else { throw .slotNotFound(text) }
+        guard let match = matches.first else { throw .slotNotFound(Self.echoed(text)) }
         guard matches.count == 1 else {
             throw .slotNameAmbiguous(name: text, candidates: matches.map { "\($0.index) (\($0.label.isEmpty ? $0.kind : "\($0.kind), \($0.label)"))" })
         }
         return match.index
+    }
+
+    /// The longest key text an error repeats as given: an ssh-ed25519 line with a comment fits; a
+    /// longer one (ssh-rsa) is named by its fingerprint.
+    static let longestKeyEchoed = 160
+
+    /// `text` as an error repeats a name no slot has: whole up to `longestKeyEchoed` characters
+    /// (longer than any label), else its start and its length.
+    static func echoed(_ text: String) -> String {
+        guard text.count > longestKeyEchoed else { return text }
+        return String(text.prefix(longestKeyEchoed / 2)) + "… (\(text.count) characters)"
     }
 
     /// The ids of the slots `names` name, each resolved against the slots as they are now (before

@@ -122,38 +122,81 @@ public struct Unlocker {
     /// A wrong password is tried again with what `sources.retry` gives, for as long as it gives some;
     /// when nothing opened, `sources.next` is asked for the sources of a later step (run through
     /// `runStep`), for as long as it gives some. A cap or any other error ends the tries at once.
-    package static func unlock(_ header: VaultHeader, with sources: Credentials, runStep: StepRunner? = nil) throws -> Unlocked {
+    ///
+    /// `preferringSigner` (a write): in a signed vault the slots that can sign its seal are tried
+    /// first, through every later step; a slot that cannot (post-quantum, plugin) that a source
+    /// opens is held aside (`UnlockProgress.heldSlot`) and used only when no step opens one that
+    /// can: its write is then refused as before (`slotCannotSign`), but a password given beside a
+    /// post-quantum identity, or typed at the prompt after one, writes.
+    package static func unlock(_ header: VaultHeader, with sources: Credentials, preferringSigner: Bool = false,
+                               runStep: StepRunner? = nil) throws -> Unlocked {
         var header = header
         var list = sources.list
         var tried: [UnlockCredential] = []
         var steps = 0
+        var aside: (header: VaultHeader, unlocked: Unlocked)?
         while true {
             let failure: VaultError
+            let signing = preferringSigner && header.isSigned
             do {
-                return try unlockOnce(header, with: &list, sources)
+                return try unlockOnce(header, with: &list, sources, choice: signing ? .signing : .all)
             } catch let error as VaultError where error.meansNothingOpened {
                 failure = error
             }
             tried += list
-            guard let next = sources.next else { throw failure }
-            let progress = UnlockProgress(header: header, step: steps, tried: tried.map(\.source), failure: Self.nothingOpened(header, tried: tried))
+            if signing, aside == nil, let found = try openAside(header, list, sources) { aside = (header, found) }
+            guard let next = sources.next else {
+                if let aside { return try heldSlot(aside, tried: tried, sources) }
+                throw failure
+            }
+            let progress = UnlockProgress(header: header, step: steps, tried: tried.map(\.source), failure: Self.nothingOpened(header, tried: tried),
+                                          heldSlot: aside?.unlocked.opened)
             steps += 1
             let asked = { try next(progress) }
             let (current, more) = try runStep?(header, asked) ?? (header, try asked())
-            guard let more else { throw Self.nothingOpened(header, tried: tried) }
+            // The file changed while the step ran: what was held aside opened the old header.
+            if let held = aside, held.header != current { aside = try openAside(current, tried, sources).map { (current, $0) } }
+            guard let more else {
+                if let aside { return try heldSlot(aside, tried: tried, sources) }
+                throw Self.nothingOpened(current, tried: tried)
+            }
             header = current
             list = more
         }
     }
 
-    /// The sources in `list` on `header`, then `retry`'s after a wrong password; `list` is left
-    /// holding the last sources tried.
-    private static func unlockOnce(_ header: VaultHeader, with list: inout [UnlockCredential], _ sources: Credentials) throws -> Unlocked {
+    /// What a write ends with when only `held`, a slot that cannot sign, opened after every source
+    /// in `tried`: a password among them that opens no slot at all is a wrong password
+    /// (`wrongPassword`, exit 3 as for any), not the held slot's refusal (`slotCannotSign`), whose
+    /// advice is to give a password; else the held slot.
+    private static func heldSlot(_ held: (header: VaultHeader, unlocked: Unlocked), tried: [UnlockCredential], _ sources: Credentials) throws -> Unlocked {
+        let passwords = tried.filter(\.isPassword)
+        if !passwords.isEmpty, try openAside(held.header, passwords, sources) == nil { throw VaultError.wrongPassword }
+        return held.unlocked
+    }
+
+    /// The slot that cannot sign that one of `tried` opens on `header` (`SlotChoice.notSigning`),
+    /// or nil when none does; the slots that can sign were tried already, so no KDF runs again.
+    private static func openAside(_ header: VaultHeader, _ tried: [UnlockCredential], _ sources: Credentials) throws -> Unlocked? {
+        var list = tried
+        do {
+            return try unlockOnce(header, with: &list, sources, choice: .notSigning, retrying: false)
+        } catch let error as VaultError where error.meansNothingOpened {
+            return nil
+        }
+    }
+
+    /// The sources in `list` on `header`, then `retry`'s after a wrong password (unless `retrying`
+    /// is false); `list` is left holding the last sources tried.
+    private static func unlockOnce(_ header: VaultHeader, with list: inout [UnlockCredential], _ sources: Credentials,
+                                   choice: SlotChoice = .all, retrying: Bool = true) throws -> Unlocked {
         while true {
             let fileKey: SecureBytes, opened: OpenedSlot?
             do {
-                (fileKey, opened) = try VaultCodec.unlock(header, credentials: list, limits: sources.limits, willDeriveKey: sources.willDeriveKey)
+                (fileKey, opened) = try VaultCodec.unlock(header, credentials: list, limits: sources.limits, willDeriveKey: sources.willDeriveKey,
+                                                          choice: choice)
             } catch VaultError.wrongPassword {
+                guard retrying else { throw VaultError.wrongPassword }
                 guard !list.isEmpty, let again = try sources.retry?() else { throw VaultError.wrongPassword }
                 list = again
                 continue
@@ -188,6 +231,10 @@ public struct UnlockProgress {
     /// What nothing opening with every source tried so far means: `wrongPassword` when each was a
     /// password (and the vault has no slot this build skipped), else `noKeyslotOpens` naming each once.
     public let failure: VaultError
+    /// In a write to a signed vault: a slot that cannot sign (post-quantum, plugin) that a source
+    /// tried so far opens, held aside while later steps look for one that can. Nil from the step
+    /// then ends the tries with it (and the write is refused naming it), rather than with `failure`.
+    public var heldSlot: OpenedSlot? = nil
 }
 
 extension VaultError {

@@ -53,8 +53,16 @@ public struct AgePQRecipient: Equatable, Hashable, Sendable, CustomStringConvert
     /// `age1pq1…`.
     public var description: String { Bech32.encode(humanReadablePart: Self.humanReadablePart, data: publicKey.bytes) }
 
-    /// A short name for messages: `age1pq1` and the last 8 characters.
-    public var shortName: String { "age1pq1…" + String(description.suffix(8)) }
+    /// A short name for messages: `age1pq1` and the last 8 characters (`shortened`).
+    public var shortName: String { Self.shortened(description) }
+
+    /// A recipient as messages and `slot list` show it: text that claims to be a post-quantum
+    /// recipient (`looksLike`) cut to `age1pq1…` and its last 8 characters, since its 1,959 fill
+    /// a screen (its `mlkem768x25519:` fingerprint names it whole); other text as it is.
+    public static func shortened(_ text: String) -> String {
+        guard looksLike(text), text.count > 24 else { return text }
+        return "age1pq1…" + String(text.suffix(8))
+    }
 
     /// The refusal of a key, in words.
     static func describe(_ error: HybridKEMError) -> String {

@@ -109,6 +109,10 @@ final class IdentityPassphraseSource: Sendable {
 /// A `skippable` key (a default identity) is passed over instead of stopping the command: its
 /// prompt says Enter skips it, and a note says when it is skipped and why.
 struct IdentityPassphrase: PassphraseProvider {
+    /// The default identities (by file) skipped in this run for lack of a terminal to ask their
+    /// passphrase on: `NothingOpens` says them skipped, not tried. One command is one process.
+    nonisolated(unsafe) static var skippedWithoutTerminal: Set<String> = []
+
     let source: IdentityPassphraseSource
     let name: String
     var skippable = false
@@ -134,7 +138,8 @@ struct IdentityPassphrase: PassphraseProvider {
         guard let typed = try? Terminal.readSecret(prompt: prompt) else {
             // readSecret fails only when there is no terminal to ask on.
             guard skippable else { throw CLIError.noIdentityPassphraseSource(identity: identity) }
-            Messages.info("\(name) is protected by a passphrase and there is no terminal to ask it on; this default identity is skipped "
+            Self.skippedWithoutTerminal.insert(name)
+            Messages.note("\(name) is protected by a passphrase and there is no terminal to ask it on; this default identity is skipped "
                           + "(set VAULTFILE_IDENTITY_PASSPHRASE_FILE to use it without a terminal)")
             return nil
         }

@@ -38,6 +38,11 @@ struct NothingOpens: Equatable {
     /// Whether the vault has a post-quantum (mlkem768x25519) keyslot.
     var hasPostQuantumSlot = false
 
+    /// The default identities among `tried` that were skipped, not tried: protected, with no terminal to ask on.
+    private var skipped: [String] {
+        tried.filter { source in IdentityPassphrase.skippedWithoutTerminal.contains { source == "the default identity \($0)" } }
+    }
+
     /// Whether every source tried was a password (or none was tried).
     private var onlyPasswords: Bool { tried.allSatisfy { $0 == Self.password } }
 
@@ -48,8 +53,14 @@ struct NothingOpens: Equatable {
 
     var description: String {
         var parts: [String] = []
-        let named = tried.map { $0 == Self.password ? "the password (\(passwordFrom))" : $0 }
-        if noTerminal {
+        let named = tried.filter { !skipped.contains($0) }.map { $0 == Self.password ? "the password (\(passwordFrom))" : $0 }
+        if !skipped.isEmpty {
+            parts.append("\(Self.list(skipped, or: false)) \(skipped.count == 1 ? "was" : "were") skipped: protected by a passphrase, "
+                         + "and no terminal to ask it on")
+        }
+        if !skipped.isEmpty, named.isEmpty, !noTerminal {
+            // Nothing else was tried: the skip is the whole story.
+        } else if noTerminal {
             parts.append("no password source, and no terminal to ask on")
             if !named.isEmpty { parts.append("no keyslot of the vault opens with \(Self.list(named, or: true))") }
         } else if onlyPasswords, !named.isEmpty {
@@ -78,6 +89,10 @@ struct NothingOpens: Equatable {
     var hint: String? {
         var steps: [String] = []
         if agentMiss != nil { steps.append("run 'vaultfile unlock' to hand the agent the vault's key again") }
+        if !skipped.isEmpty {
+            steps.append("give a skipped identity's passphrase with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
+                         + "VAULTFILE_IDENTITY_PASSPHRASE_FILE")
+        }
         if noTerminal {
             // As with no source at all (scripts and people know that hint), and where identities are looked for.
             steps.append(ErrorReport.hint(for: CLIError.noPasswordSource) ?? "")
@@ -87,8 +102,11 @@ struct NothingOpens: Equatable {
         if !tried.isEmpty, !onlyPasswords || !hasPasswordSlot { steps.append("'vaultfile slot list' on a machine that opens it shows whose keys it takes") }
         var ways: [String] = []
         if hasPasswordSlot {
+            // The prompt follows only when no source was given: said as it is (an --identity switched it off).
+            let prompt = noSourceGiven ? "else the prompt on a terminal"
+                : "given beside the other sources: the prompt is not shown when --identity, --keyfile or another source is given"
             ways.append("a password (--password-file, --password-fd, --password-command, VAULTFILE_PASSWORD_FILE, VAULTFILE_PASSWORD_COMMAND, "
-                        + "VAULTFILE_PASSWORD, else the prompt on a terminal)")
+                        + "VAULTFILE_PASSWORD, \(prompt))")
         }
         let identities = otherKinds.filter { $0 == .recipient || $0 == .sshEd25519 }
         if !identities.isEmpty || hasSSHRSASlot || hasPostQuantumSlot || otherKinds.isEmpty && !unknownTypes.isEmpty && pluginStanzaTypes.isEmpty {

@@ -140,6 +140,24 @@ private func firstKeyNotice() -> Bool {
 /// Whether the command is `slot list`, whose warning about a refused copy need not send the user to `slot list`.
 let listingSlots = LockedValue(false)
 
+/// Whether this command takes a vault that stopped being post-quantum as it is (`RollbackCheck.acceptClassical`):
+/// `slot list --accept-classical` (which says so) any loss, `slot add --allow-classical` of a classical key (which warns
+/// itself) only the loss its own write makes, once written.
+struct ClassicalAcceptance: Sendable {
+    /// Who asks for it.
+    enum Asker: Sendable { case nobody, listing, adding }
+
+    var asker = Asker.nobody
+    /// Whether a loss of post-quantum was accepted in this command.
+    var accepted = false
+}
+
+/// This command's `ClassicalAcceptance`.
+let classicalAcceptance = LockedValue(ClassicalAcceptance())
+
+/// Shown once per command however many times it opens the vault.
+private let quantumNoticeShown = LockedValue(false)
+
 extension UnlockOptions {
     /// The check for this command's vault (`RollbackSetting.check`), or nil without a state folder
     /// (or, for a command that only reads, with one that is not this user's alone).
@@ -147,6 +165,8 @@ extension UnlockOptions {
         let check = try RollbackSetting.check(forVaultAt: location.path, allowRollback: allowRollback, writing: writing)
         check?.acceptRotation = acceptRotation
         check?.allowUntrusted = allowUntrusted
+        let asker = classicalAcceptance.withLock { $0.asker }
+        check?.acceptClassical = asker == .listing ? .anyLoss : asker == .adding ? .ownWrite : .nobody
         return check
     }
 
@@ -183,9 +203,34 @@ extension UnlockOptions {
                 Messages.warning("\(finding)")
             case .pinnedOnFirstOpen:
                 Messages.note("\(finding)")
+            case .noLongerPostQuantum(let loss):
+                guard quantumNoticeShown.withLock({ shown in defer { shown = true }; return !shown }) else { continue }
+                Messages.warning("\(finding)")
+                Messages.info("vaultfile: hint: " + Self.quantumHint(loss))
+            case .classicalAccepted:
+                let listing = classicalAcceptance.withLock { acceptance in
+                    acceptance.accepted = true
+                    return acceptance.asker == .listing
+                }
+                if listing { Messages.info("vaultfile: \(finding)") }
             }
         }
         if let problem = check.problem { StateWarning.show(problem) }
+    }
+
+    /// What to do about a vault that stopped being post-quantum (`QuantumLoss`).
+    static func quantumHint(_ loss: QuantumLoss) -> String {
+        let accept = "accept it on this machine with 'vaultfile slot list --accept-classical'; until then every command on it repeats this warning"
+        if loss.previousVaultID != nil {
+            return "'vaultfile slot list' shows its slots and who added them; if you put this vault there, \(accept)"
+        }
+        if loss.classical.isEmpty {
+            return "add a post-quantum slot with 'vaultfile slot add recipient age1pq1…' (an identity from 'vaultfile keygen --pq'), or \(accept)"
+        }
+        let ids = loss.classical.map { String($0.index) }.joined(separator: " ")
+        let one = loss.classical.count == 1
+        return "'vaultfile slot list' shows who holds \(one ? "that slot and when it was" : "those slots and when each was") added; "
+            + "remove \(one ? "it" : "them") with 'vaultfile slot rm \(ids)' (which rotates the file key), or \(accept)"
     }
 
     /// Whether the weak-KDF warning is due for `vaultID`: never with `VAULTFILE_QUIET_WEAK_KDF=1`,

@@ -12,7 +12,9 @@ import VaultModel
 ///    (the default identities do not count as given) and the vault has a password slot.
 ///
 /// When no step is left, the one error that says nothing opens (`NothingOpens`), or, for a
-/// merge (which names each side that failed itself), the library's own error.
+/// merge (which names each side that failed itself), the library's own error. In a write to a
+/// signed vault, a slot that cannot sign that an earlier source opened (`UnlockProgress.heldSlot`)
+/// is the end instead: the steps give nil, and the write is refused naming that slot (`slotCannotSign`).
 ///
 /// Steps are numbered per unlock (`UnlockProgress.step`) and what each gave is kept, so that a
 /// merge, which opens up to three sides with one set of sources, reads the default identities
@@ -54,13 +56,20 @@ final class UnlockSteps {
     func next(_ progress: UnlockProgress) throws -> [UnlockCredential]? {
         let plan = self.plan(for: progress.header)
         guard progress.step < plan.count else {
+            if progress.heldSlot != nil { return nil }
             if prompts, progress.header.hasPasswordSlot { throw CLIError.typedPasswordWrong(tries: Self.promptTries) }
             guard endsWithReport else { return nil }
             throw CLIError.nothingOpens(report(progress))
         }
         switch plan[progress.step] {
         case .defaultIdentities(let found): return found
-        case .prompt(let number): return [try password(try: number, progress)]
+        case .prompt(let number):
+            do {
+                return [try password(try: number, progress)]
+            } catch CLIError.nothingOpens where progress.heldSlot != nil {
+                // No terminal to ask: the held slot's refusal says how to give the password.
+                return nil
+            }
         }
     }
 
@@ -78,6 +87,10 @@ final class UnlockSteps {
         if number <= typed.count { return typed[number - 1] }
         if number > 1 {
             Messages.info("Sorry, that password does not open \(options.location.path); try again (\(number) of \(Self.promptTries)).")
+        } else if let held = progress.heldSlot, Terminal.isAvailable {
+            // Said only when the prompt follows (without a terminal the refusal says how to give it).
+            Messages.info("keyslot \(held.index), which \(held.credential.source) opens, cannot sign the seals of this signed vault; "
+                          + "its password can, to write it:")
         }
         do {
             let credential = UnlockCredential(.password(try options.password()), source: "the password")

@@ -90,8 +90,23 @@ extension VaultfileCommand {
                 try AtomicFileWriter().write(bytes, in: folder.descriptor, name: folder.name, path: path, mode: 0o600, replacingExisting: false)
             } catch {
                 guard case .vaultExists = error else { throw error }
-                throw CLIError.refused("\(path) exists already; refusing to replace it", hint: "choose another path")
+                throw CLIError.refused("\(path) exists already; refusing to replace it", hint: replaceHint(path))
             }
+        }
+
+        /// What to do when `path` exists: for the default identity file, where a second identity
+        /// goes (the identities/ folder, also tried by every command, or a line appended).
+        static func replaceHint(_ path: String) -> String {
+            guard let file = DefaultIdentity.file, let folder = DefaultIdentity.folder, sameFile(path, file) else { return "choose another path" }
+            return "that is the default identity file; to keep a second identity, write it to \(folder)/NAME "
+                + "(e.g. 'vaultfile keygen --pq -o \(folder)/pq.txt'; every command tries those files too), "
+                + "or append its line to \(file) ('vaultfile keygen >> \(file)': one identity a line)"
+        }
+
+        /// Whether two paths name the same existing file (their device and inode).
+        private static func sameFile(_ a: String, _ b: String) -> Bool {
+            var x = stat(), y = stat()
+            return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
         }
     }
 }

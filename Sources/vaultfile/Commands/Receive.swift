@@ -15,10 +15,11 @@ extension VaultfileCommand {
             discussion: """
                 The age file (binary or armored; FILE, or standard input when FILE is - or left out) is \
                 opened with the identities the vault's unlock sources name (--identity, \
-                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities), age1… X25519, \
-                ssh-ed25519 and ssh-rsa ones, and age plugin identities (AGE-PLUGIN-NAME-1…, which run age-plugin-NAME from \
-                an absolute PATH folder) (a protected one is asked for its passphrase only when the others open \
-                nothing), or, when it \
+                VAULTFILE_IDENTITY_FILE, VAULTFILE_IDENTITY, then the default identities): age X25519 identities \
+                (AGE-SECRET-KEY-1…), post-quantum ones (AGE-SECRET-KEY-PQ-1…, for files made to age1pq1… \
+                recipients), ssh-ed25519 and ssh-rsa keys, and age plugin identities (AGE-PLUGIN-NAME-1…, which run \
+                age-plugin-NAME from an absolute PATH folder); a protected one is asked for its passphrase only when \
+                the others open nothing. Or, when it \
                 was made with a passphrase (age -p), with one asked on the terminal or read from \
                 --passphrase-file/--passphrase-fd. The file is checked whole (header MAC, every chunk) before \
                 anything is stored; its contents go into the vault and nowhere else. An entry (or field) \
@@ -47,6 +48,11 @@ extension VaultfileCommand {
                 throw CLIError.refused("no age file: standard input is a terminal", hint: "give the age file's path, or pipe it in")
             }
             let bytes = try Input.readFile(file ?? Input.standardInputName, purpose: "the age file", limit: Self.maxFileLength)
+            if bytes.isEmpty {
+                let fromStdin = file == nil || file == Input.standardInputName
+                throw CLIError.refused(fromStdin ? "no age file: standard input is empty" : "no age file: \(file ?? "") is empty",
+                                       hint: "give the age file's path, or pipe it in")
+            }
             // The header is read before anything else: a file that is no age file costs no unlock.
             let needsPassphrase = try AgeFile.needsPassphrase(bytes)
             if !needsPassphrase && passphrase.isGiven {
@@ -55,7 +61,7 @@ extension VaultfileCommand {
             }
             let contents: SecureBytes
             if needsPassphrase {
-                let secret = try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false)
+                let secret = try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false, file: file.flatMap { $0 == Input.standardInputName ? nil : $0 } ?? "on standard input")
                 contents = try AgeFile.decrypt(bytes, identities: [], passphrase: secret, limits: unlock.limits())
             } else {
                 contents = try decryptWithIdentities(bytes)
@@ -102,10 +108,25 @@ extension VaultfileCommand {
             do {
                 return try AgeFile.decrypt(bytes, identities: plain, passphrase: nil, limits: limits)
             } catch {
-                guard case .noIdentityMatches = error, !protected.isEmpty else { throw error }
+                guard case .noIdentityMatches = error else { throw error }
+                if protected.isEmpty { Self.noteTried(credentials) }
+                guard !protected.isEmpty else { throw error }
             }
             let opened = try protected.flatMap { try $0.open(limits: limits) }.compactMap(Self.ageIdentity)
-            return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
+            do {
+                return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
+            } catch {
+                if case .noIdentityMatches = error { Self.noteTried(credentials) }
+                throw error
+            }
+        }
+
+        /// Names the identities tried on an age file none of them opens (the default ones too), so
+        /// that the refusal that follows is not read as "none was given".
+        private static func noteTried(_ credentials: [UnlockCredential]) {
+            var sources: [String] = []
+            for credential in credentials where !sources.contains(credential.source) { sources.append(credential.source) }
+            Messages.note("tried on the age file: \(sources.joined(separator: ", "))")
         }
 
         /// The age-file identity of an unlock secret: an age X25519 identity, an ssh-ed25519 or an ssh-rsa key.

@@ -77,8 +77,15 @@ extension VaultfileCommand {
                 if let signer = opened.sealSigner(in: header) {
                     handOver.delegation = try AgentDelegations.make(for: header.vaultID, fileKey: fileKey, signer: signer, timeoutSeconds: seconds)
                 } else {
-                    Messages.warning("the slot that opened \(store.path) cannot sign: it is unlocked for reading, and writes through the agent "
-                                     + "will be refused; unlock with a slot that can sign")
+                    let rsa: Bool
+                    if header.keyslots.indices.contains(opened.index), case .sshRSA = header.keyslots[opened.index] { rsa = true } else { rsa = false }
+                    let why = rsa ? "is ssh-rsa, which signs a direct write itself ('--no-agent') but cannot delegate signing to the agent"
+                        : "cannot sign"
+                    Messages.warning("the slot that opened \(store.path) (\(opened.credential.source)) \(why): it is unlocked for reading, "
+                                     + "and writes through the agent will be refused; to unlock for writing, run 'vaultfile lock --vault "
+                                     + "\(store.path)', then 'vaultfile unlock --vault \(store.path)' with a slot that signs: its password "
+                                     + "(--password-fd 0, --password-file FILE, or typed at the prompt on a terminal without --identity), "
+                                     + "a --keyfile, a --recovery code, or an age1… X25519 or ssh-ed25519 identity")
                 }
             }
             let client = AgentClient(socket: socket)
@@ -124,10 +131,13 @@ extension VaultfileCommand {
             let checksSources = unlock.source.isExplicit || unlock.keys.isGiven
             let unlocker = Unlocker(lookup: checksSources ? nil : AgentAccess.lookup(vaultPath: store.path),
                                     credentials: unlock.lazyCredentials(UnlockOptions.announce))
-            var unlocked = try store.unlockFileKey(with: unlocker)
+            // As a write does: the agent of a signed vault signs writes only when a slot that signs
+            // opened it, so such slots come first (on a terminal the password is asked for after a
+            // default identity that opened a post-quantum or plugin slot, as 'set' asks it).
+            var unlocked = try store.unlockFileKey(with: unlocker, preferringSigner: true)
             if unlocked.opened == nil, unlocked.header.isSigned,
                AgentDelegations.held(unlocked.header.vaultID)?.signsUntil ?? 0 <= AgentDelegations.now() {
-                unlocked = try store.unlockFileKey(with: Unlocker(credentials: unlock.lazyCredentials(UnlockOptions.announce)))
+                unlocked = try store.unlockFileKey(with: Unlocker(credentials: unlock.lazyCredentials(UnlockOptions.announce)), preferringSigner: true)
             }
             guard unlocked.opened != nil else { return (unlocked.header, unlocked.fileKey, nil) }
             // The warning `UnlockOptions.warnIfWeak` gives every verb that opens the vault (once a day).

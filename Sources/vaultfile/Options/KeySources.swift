@@ -13,7 +13,7 @@ import Glibc
 /// recovery code.
 struct KeySourceOptions: ParsableArguments {
     @Option(name: Table.identity.long, help: ArgumentHelp(
-        "Unlock with this age identity file (AGE-SECRET-KEY-1… or post-quantum AGE-SECRET-KEY-PQ-1…, as age-keygen writes them) or OpenSSH ed25519 key (a protected one asks for its passphrase); repeatable. Env VAULTFILE_IDENTITY_FILE, or VAULTFILE_IDENTITY (the key itself).",
+        "Unlock with this age identity file (AGE-SECRET-KEY-1… or post-quantum AGE-SECRET-KEY-PQ-1…, as age-keygen writes them) or OpenSSH ed25519 or RSA key; an age -p or ssh-keygen -N protected one asks for its passphrase; repeatable. Env VAULTFILE_IDENTITY_FILE, or VAULTFILE_IDENTITY (the key itself). Without it the default identities (identity.txt, identities/) are tried.",
         valueName: "file"))
     var identities: [String] = []
 

@@ -204,6 +204,8 @@ import Testing
         #expect(keyring.status(now: 0, wallClock: 99).first?.signsUntil == 100)
         #expect(keyring.expireDelegations(wallClock: 100) == 1 && keyring.delegationCount == 0 && keyring.keyCount == 1)
         #expect(keyring.status(now: 0, wallClock: 100).first?.signsUntil == 0)
+        // Wiped, it is still an expired delegation: `noDelegation` is kept for a key that never had one (a slot that cannot sign).
+        #expect(throws: AgentSignFailure.refused(.expired)) { try keyring.signer(forPrefix: try sample.prefix(), now: 0, wallClock: 100) }
     }
 
     @Test func test_signed_refusesWhenTheDelegationWentOrChangedMeanwhile() throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultModel
+import VaultFile
 
 /// Shows which vaults the agent holds keys of: never a key.
 struct AgentStatusCommand: ParsableCommand {
@@ -64,7 +65,10 @@ struct AgentStatusCommand: ParsableCommand {
             let left = vault.timeoutSeconds == 0 ? "until 'vaultfile lock'"
                 : "\(AgentTimeout.text(vault.idleSecondsLeft)) of idle time left (timeout \(AgentTimeout.text(vault.timeoutSeconds)))"
             let confirm = vault.confirms ? "a confirm command approves each hand-out" : "no confirm command"
-            let signs = vault.signsUntil == 0 ? "cannot sign writes" : "signs writes until \(utcText(seconds: Int64(clamping: vault.signsUntil)))"
+            // An unsigned vault needs no signing: its writes through the agent work.
+            let unsigned = vault.signsUntil == 0 && (try? VaultStore(path: vault.path).readHeader().header.isSigned) == false
+            let signs = unsigned ? "unsigned vault: writes need no signing"
+                : vault.signsUntil == 0 ? "cannot sign writes" : "signs writes until \(utcText(seconds: Int64(clamping: vault.signsUntil)))"
             lines.append("\(hex(vault.vaultID))  \(vault.path)  \(keys), \(left), \(confirm), \(signs)")
         }
         if ssh.listening {

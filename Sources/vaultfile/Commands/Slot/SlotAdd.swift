@@ -34,6 +34,8 @@ struct SlotAdd: ParsableCommand {
         let path = unlock.location.path
         let readmitting = Readmission(allowed: readmit)
         var quantumLost: String?
+        // Whoever adds a classical key on purpose takes the vault as no longer post-quantum on this machine.
+        if allowClassical, slots.contains(where: { $0.0.isClassicalPublicKey }) { classicalAcceptance.withLock { $0.asker = .adding } }
         // A slot's secret even while an agent holds the file key: a new slot changes who can open
         // the vault. The file key stays, so the agent's copy keeps opening it.
         let (ids, upgraded, skipped, longKeys) = try unlock.update(askingAgent: false) { unlocked -> ([Int], Bool, [String], Bool) in
@@ -63,7 +65,8 @@ struct SlotAdd: ParsableCommand {
         }
         if let quantumLost {
             Messages.warning("\(path) was \(quantumLost) and no longer is (--allow-classical): a quantum computer could open it "
-                             + "through the classical slot; 'vaultfile info' no longer says post-quantum, and the slot's 'slot rm' makes it so again")
+                             + "through the classical slot; 'vaultfile info' no longer says post-quantum, and the slot's 'slot rm' makes it so again; "
+                             + "every other member who saw it post-quantum is warned on their next open, until they accept it ('slot list --accept-classical')")
         }
         if longKeys {
             Messages.info("\(path) now uses format 1.4 (long slot keys: an ssh-rsa, post-quantum or age plugin slot); vaultfile 0.3.0 and older refuse it and ask to upgrade")
@@ -221,6 +224,7 @@ enum Recipients {
     static func parse(_ text: String, source: String?) throws -> (slot: NewSlot, defaultLabel: String) {
         let trimmed = text.trimmingSpaces()
         do throws(VaultError) {
+            try refuseMisplaced(trimmed)
             if trimmed.hasPrefix(SSHRSAPublicKey.typeName + " ") {
                 let key = try SSHRSAPublicKey(parsing: trimmed)
                 return (.sshRSA(key), SlotMetadata.isValidLabel(key.comment) ? key.comment : "")

@@ -16,15 +16,26 @@ struct SlotList: ParsableCommand {
             names it. A vault of format 1.0 has no labels or times. \
             SIGNS says whether the slot can sign seals (a v1 password slot and unknown kinds cannot: their \
             holders write through another slot); HERE, for a signed vault, whether its key is a member \
-            pinned on this machine ('vaultfile trust').
+            pinned on this machine ('vaultfile trust'). \
+            --accept-classical takes a vault that was post-quantum when last opened here and no longer is (a \
+            member added a classical slot with 'slot add --allow-classical', or another vault is at its path) \
+            as it is: the warning every command on it gives until then stops.
             """)
 
     @OptionGroup var unlock: UnlockOptions
     @Flag(name: .customLong("json"), help: "Print JSON for scripts.") var json = false
+    @Flag(name: .customLong("accept-classical"), help: "Accept on this machine that the vault is no longer post-quantum (its warning stops).")
+    var acceptClassical = false
 
     func run() throws {
         listingSlots.withLock { $0 = true }
+        if acceptClassical { classicalAcceptance.withLock { $0.asker = .listing } }
         let unlocked = try unlock.open()
+        if acceptClassical, !classicalAcceptance.withLock({ $0.accepted }) {
+            let status = PostQuantumStatus(unlocked.header.keyslots).words.map { "is \($0)" }
+                ?? "was not seen post-quantum here before it lost it, or its loss was accepted already"
+            Messages.info("nothing to accept: \(unlock.location.path) \(status)")
+        }
         let slots = unlocked.slots
         let here = Self.pinnedHere(unlocked)
         if json {
@@ -72,7 +83,7 @@ struct SlotList: ParsableCommand {
     /// `mlkem768x25519:` fingerprint names it for `slot rm` and `slot label`).
     static func shortRecipient(_ slot: SlotDescription) -> String? {
         guard let recipient = slot.recipient, slot.type == HybridSlot.type else { return slot.recipient }
-        return "age1pq1…" + recipient.suffix(8)
+        return AgePQRecipient.shortened(recipient)
     }
 
     /// Columns padded to their widest cell, two spaces apart.

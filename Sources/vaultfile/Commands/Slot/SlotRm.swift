@@ -45,22 +45,25 @@ struct SlotRm: ParsableCommand {
 enum Rotation {
     /// Opens the vault with any unlock source, rotates (removing the slots `removing` names, each
     /// resolved before any is removed), writes it, and reports every key the new file key is wrapped to.
-    /// With `sign` (`rekey --sign`), the rotated vault is signed from then on (format 1.3).
+    /// With `sign` (`rekey --sign`), the rotated vault is signed from then on (format 1.3, or 1.4
+    /// with long slot keys), and every slot that cannot sign is named: its holder reads but no longer writes.
     static func run(_ unlock: UnlockOptions, dropping: [Int], removing: [String], sign: Bool = false) throws {
         // Refuses an older copy as any write does; records the file key this rotation retires.
         // A slot's secret even while an agent holds the file key (`replaceKeys` never asks the
         // agent): a rotation changes who can open the vault. The agent gets the new key after.
-        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: ([SlotDescription], [SlotDescription], String?)) in
+        try unlock.replaceKeys({ unlocked -> (vault: UnlockedVault, result: ([SlotDescription], [SlotDescription], String?, Bool)) in
             let indices = try unlocked.slotIndices(named: removing)
             let removed = indices.map { unlocked.slots[$0] }
             let (rotated, wrappedTo) = sign ? try unlocked.rotatedSigning(dropping: Set(dropping), now: currentTimeMilliseconds())
                 : try unlocked.rotated(removing: Set(indices), dropping: Set(dropping), now: currentTimeMilliseconds())
-            return (rotated, (removed, wrappedTo, mintedNothing(unlocked, rotated)))
+            return (rotated, (removed, wrappedTo, mintedNothing(unlocked, rotated), rotated.header.usesLongKeys))
         }, then: { result in
             report(removed: result.0, wrappedTo: result.1, dropping: dropping, path: unlock.location.path)
             if sign {
-                Messages.info("\(unlock.location.path) is now signed (format 1.3): every write is signed by the slot that opened it; "
-                              + "vaultfile 0.2.0 and older now refuse this vault (upgrade them first)")
+                let (format, older) = result.3 ? ("1.4", "0.3.0") : ("1.3", "0.2.0")
+                Messages.info("\(unlock.location.path) is now signed (format \(format)): every write is signed by the slot that opened it; "
+                              + "vaultfile \(older) and older now refuse this vault (upgrade them first)")
+                warnReadOnly(result.1)
             }
             if let why = result.2 { warnMintedNothing(why, removal: !result.0.isEmpty) }
         })
@@ -74,6 +77,16 @@ enum Rotation {
         guard opened.header.usesKeyslots11, !rotated.isSigned, let source = opened.openedSlot?.credential.source else { return nil }
         guard let after = rotated.openedSlotPublicKey else { return "the slot it was opened with (\(source)) was removed" }
         return after == opened.openedSlotPublicKey ? "it was opened with an identity (\(source)), whose slot keeps its public key" : nil
+    }
+
+    /// Names every slot of a vault just signed that cannot sign seals (post-quantum, plugin): its
+    /// holder can still read, but every write through it is refused from now on.
+    private static func warnReadOnly(_ slots: [SlotDescription]) {
+        for slot in slots where SealScheme.direct(forSlotType: slot.type) == nil {
+            Messages.warning("keyslot \(slot.index) (\(describe(slot))) cannot sign seals: its holder can still read this vault but can no "
+                             + "longer write it; if they must write, give them a slot that signs ('vaultfile slot add password' or "
+                             + "'slot add keyfile')")
+        }
     }
 
     /// Says plainly what a rotation that minted no key does not do (docs/SECURITY.md, "A removed member's planted copy").

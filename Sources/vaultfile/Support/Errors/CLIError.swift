@@ -187,6 +187,10 @@ enum CLIError: CategorizedError {
             return "the agent holds \(path) under other keys than the one this unlock opened; nothing changed in the agent"
         case .agentChangeDenied(let path):
             return "the confirm command of \(path) refused to let this unlock change its settings in the agent; nothing changed"
+        case .agentCannotSign(_, .noDelegation):
+            // The words of `VaultError.slotCannotSign`: the same refusal, but the agent does not know which slot it was.
+            return "this vault is signed, and the slot that unlocked it in the agent ('vaultfile unlock') is post-quantum, an age plugin "
+                + "slot, ssh-rsa or a 1.0 password: such a slot cannot sign seals, so nothing was written"
         case .agentCannotSign(let path, let reason): return "cannot write \(path) through the agent: \(reason); nothing was written"
         case .agentSignDenied(let path):
             return "the confirm command of \(path) refused to let the agent sign this write; nothing was written"
@@ -220,6 +224,8 @@ enum CLIError: CategorizedError {
         case .importFormatUnknown: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
              .agentChangeDenied, .agentSignDenied, .pluginObserved: return .refused
+        // A key from a slot that cannot sign is refused as the direct write through that slot is (`slotCannotSign`, exit 2).
+        case .agentCannotSign(_, .noDelegation): return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
         case .sourceDecryptionTotalOverLimit: return .overLimit

@@ -134,8 +134,9 @@ struct ErrorReport: Equatable {
                 + "a file under several vault ids needs one import per password"
         case .identityPassphraseWrong(let source, _):
             return "check the key's passphrase (--identity-passphrase-file, --identity-passphrase-fd, or typed at the prompt); "
-                + (source.hasSuffix(".age") ? "'age -d KEY' asks for it and prints the identity when it is right"
-                                            : "'ssh-keygen -y -f KEY' (an ssh key) or 'age -d KEY' (an age -p file) asks for it and prints the key when it is right")
+                + (source.hasSuffix(".age") ? "'age -d KEY > /dev/null' asks for it and fails only when it is wrong (the secret key never reaches the terminal)"
+                                            : "'ssh-keygen -y -f KEY' (an ssh key: prints its public key) or 'age -d KEY > /dev/null' (an age -p file) "
+                                                + "asks for it and fails only when it is wrong")
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
         case .notExportable: return "rename the entry ('vaultfile mv OLD NEW'), or leave it out of the export (--prefix)"
@@ -345,9 +346,7 @@ struct ErrorReport: Equatable {
         case .agentChangeDenied:
             return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
                 + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
-        case .agentCannotSign(let path, _):
-            return "run 'vaultfile unlock --vault \(shellWord(path))' again with a slot that delegates (password, keyfile, recovery, "
-                + "age1… X25519 or ssh-ed25519; not post-quantum, plugin, ssh-rsa or 1.0 password), or write with --no-agent and a slot's secret"
+        case .agentCannotSign(let path, let reason): return SigningAdvice.throughAgent(path: shellWord(path), reason: reason)
         case .agentSignDenied:
             return "the confirm command the agent holds for this vault decides each signature; --no-agent writes with a slot's secret"
         case .noMatch(_, let searchedValues, let caseSensitive):

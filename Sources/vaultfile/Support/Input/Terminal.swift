@@ -21,6 +21,16 @@ enum Terminal {
     /// under GIT_TERMINAL_PROMPT=0: every prompt then fails as with no terminal (`noPasswordSource`).
     nonisolated(unsafe) static var promptsAllowed = true
 
+    /// Whether a prompt could be shown now: prompts are allowed and `/dev/tty` opens (for messages
+    /// that must say whether a prompt follows, and for refusals that name what is missing).
+    static var isAvailable: Bool {
+        guard promptsAllowed else { return false }
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
     /// Asks for a secret on `/dev/tty` without echo; the final newline is not part of it.
     static func readSecret(prompt: String) throws(CLIError) -> SecureBytes {
         guard promptsAllowed else { throw .noPasswordSource }
