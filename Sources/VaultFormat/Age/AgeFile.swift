@@ -102,7 +102,7 @@ public enum AgeFile {
         return armor ? AgeArmor.encode(file) : file
     }
 
-    /// `encrypt` without armor, handed to `sink` in order, in pieces of at most 4 MiB: the file of a
+    /// `encrypt` without armor, handed to `sink` in order, in pieces of at most 1 MiB: the file of a
     /// large value is never held whole (`share` to standard output). Throws what `encrypt` throws,
     /// before `sink` is first called, or what `sink` throws.
     public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient],

@@ -32,34 +32,34 @@ enum AgePayload {
         return out
     }
 
-    /// Chunks sealed at a time by the streaming `seal`: 4 MiB of plaintext.
-    static let batchChunks = 64
+    /// Chunks sealed at a time by the streaming `seal`: 1 MiB of plaintext.
+    static let batchChunks = 16
 
     /// Seals the payload of `plaintext` under `fileKey` (a fresh nonce) and hands it to `sink` in
-    /// pieces of at most 4 MiB, in order: a large value needs no second buffer of its size.
+    /// pieces of at most 1 MiB, in order: a large value needs no second buffer of its size.
+    ///
+    /// On one thread, through one OpenSSL context: at OpenSSL's speed 100 MiB take about 20 ms,
+    /// and on a loaded machine the join of each batch split over threads cost more waiting than
+    /// the split saved (bench/share.sh: docs/PERFORMANCE.md, issue 41).
     static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let nonce = AgeCrypto.randomBytes(count: nonceLength)
         let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
         try nonce.withUnsafeBytes { try sink($0) }
         let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
         var buffer = [UInt8](repeating: 0, count: min(chunks, batchChunks) * sealedChunkLength)
+        let bulk = BulkChaCha(.seal)
         var first = 0
         while first < chunks {
             let last = min(first + batchChunks, chunks)
             let length = try buffer.withUnsafeMutableBytes { output in
                 key.withUnsafeBytes { key in
-                    _ = inParallel(chunks: last - first) { range in
-                        let bulk = BulkChaCha(.seal)
-                        for offset in range {
-                            let index = first + offset
-                            let start = index * chunkLength
-                            let end = min(start + chunkLength, plaintext.count)
-                            let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
-                            let sealedStart = offset * sealedChunkLength
-                            let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
-                            AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1), bulk: bulk)
-                        }
-                        return nil
+                    for index in first..<last {
+                        let start = index * chunkLength
+                        let end = min(start + chunkLength, plaintext.count)
+                        let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
+                        let sealedStart = (index - first) * sealedChunkLength
+                        let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
+                        AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1), bulk: bulk)
                     }
                 }
                 let length = min(last * chunkLength, plaintext.count) - first * chunkLength + (last - first) * AgeCrypto.tagLength
@@ -167,8 +167,9 @@ enum AgePayload {
     }
 
     /// Runs `body` over `0..<chunks` split into consecutive runs, one per processor (up to 4) for
-    /// payloads of 2 MiB and more: chunks are independent, so a large `share` or `receive` takes a
-    /// fraction of the time. Returns the smallest index a run reported (its first failure), or nil.
+    /// payloads of 2 MiB and more: chunks are independent, so opening a large file (`receive`) takes
+    /// a fraction of the time, with one join. Returns the smallest index a run reported (its first
+    /// failure), or nil.
     static func inParallel(chunks: Int, _ body: (Range<Int>) -> Int?) -> Int? {
         let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let runs = chunks >= 32 ? min(processors, 4, chunks / 16) : 1

@@ -174,6 +174,14 @@ import Testing
         return (key, header, chunks)
     }
 
+    /// A stream of two MESSAGE chunks (`firstLength` and 40 bytes) and a decryptor at its start.
+    private static func twoMessages(seed: UInt64, firstLength: Int) throws -> (SecretStream.Decryptor, [[UInt8]]) {
+        var generator = SplitMix(seed: seed)
+        let message = crypto_secretstream_xchacha20poly1305_tag_message()
+        let (key, header, chunks) = stream([firstLength, 40], tags: [message, message], generator: &generator)
+        return (try #require(SecretStream.Decryptor(key: key, header: header)), chunks)
+    }
+
     @Test func test_secretStreamVerify_agreesWithPullOnEveryChunkAndTag() throws {
         var generator = SplitMix(seed: 11)
         let message = crypto_secretstream_xchacha20poly1305_tag_message(), final = crypto_secretstream_xchacha20poly1305_tag_final()
@@ -194,10 +202,8 @@ import Testing
     }
 
     @Test func test_secretStreamVerify_refusesWhatPullRefusesAndKeepsItsState() throws {
-        var generator = SplitMix(seed: 12)
-        let message = crypto_secretstream_xchacha20poly1305_tag_message()
-        let (key, header, chunks) = Self.stream([100, 40], tags: [message, message], generator: &generator)
-        var verifying = try #require(SecretStream.Decryptor(key: key, header: header))
+        let (decryptor, chunks) = try Self.twoMessages(seed: 12, firstLength: 100)
+        var verifying = decryptor
         defer { verifying.wipe() }
         // Every single bit of the first chunk flipped, and the chunk cut short: refused, state unchanged.
         for position in chunks[0].indices {
@@ -249,10 +255,8 @@ import Testing
     }
 
     @Test func test_secretStreamPull_damagedChunkWritesNothingAndKeepsItsState() throws {
-        var generator = SplitMix(seed: 22)
-        let message = crypto_secretstream_xchacha20poly1305_tag_message()
-        let (key, header, chunks) = Self.stream([1_000, 40], tags: [message, message], generator: &generator)
-        var pulling = try #require(SecretStream.Decryptor(key: key, header: header))
+        let (decryptor, chunks) = try Self.twoMessages(seed: 22, firstLength: 1_000)
+        var pulling = decryptor
         defer { pulling.wipe() }
         var tampered = chunks[0]
         tampered[500] ^= 0x01
