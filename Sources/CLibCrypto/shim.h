@@ -9,6 +9,7 @@
 #include "rsa_shim.h"
 #include "kdbx_shim.h"
 #include "ssh_shim.h"
+#include "chacha_shim.h"
 
 /* PBKDF2-HMAC-SHA256 iterations 2…n for one output block: U(j) = HMAC(U(j-1)) as two
  * compressions from the pre-keyed HMAC states, XORed into sum. `block` holds U1 padded to one

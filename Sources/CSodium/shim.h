@@ -66,6 +66,52 @@ static inline int vaultfile_secretstream_verify(crypto_secretstream_xchacha20pol
     return 0;
 }
 
+/// The rest of crypto_secretstream_xchacha20poly1305_push (no associated data) once the message's
+/// ciphertext is in place at out + 1 (mlen bytes, encrypted with the keystream of the state's key
+/// and nonce from block 2 on, as push does: vaultfile does that step with OpenSSL's faster
+/// ChaCha20): the encrypted tag byte at out[0], the MAC over the tag block and the ciphertext at
+/// out + 1 + mlen, and the state moved on (the inner nonce takes the MAC, the counter counts, a
+/// REKEY tag or a wrapped counter rekeys). The same bytes and state as push, line for line
+/// (CryptoBuildingBlockTests.test_secretStreamPush_*).
+static inline void vaultfile_secretstream_push_mac(crypto_secretstream_xchacha20poly1305_state *state,
+                                                   unsigned char *out, unsigned long long mlen, unsigned char tag)
+{
+    static const unsigned char zeros[16] = { 0 };
+    crypto_onetimeauth_poly1305_state poly;
+    unsigned char block[64];
+    unsigned char lengths[16];
+    unsigned char *mac = out + 1 + mlen;
+    unsigned long long total;
+    int i;
+
+    crypto_stream_chacha20_ietf(block, sizeof block, state->nonce, state->k);
+    crypto_onetimeauth_poly1305_init(&poly, block);
+    /* No associated data: its update and its padding are empty. */
+    memset(block, 0, sizeof block);
+    block[0] = tag;
+    crypto_stream_chacha20_ietf_xor_ic(block, block, sizeof block, state->nonce, 1U, state->k);
+    crypto_onetimeauth_poly1305_update(&poly, block, sizeof block);
+    out[0] = block[0];
+    sodium_memzero(block, sizeof block);
+    crypto_onetimeauth_poly1305_update(&poly, out + 1, mlen);
+    crypto_onetimeauth_poly1305_update(&poly, zeros, (0x10U - sizeof block + mlen) & 0xfU);
+    memset(lengths, 0, sizeof lengths); /* the associated data's length, 0, then the ciphertext's */
+    total = (unsigned long long) sizeof block + mlen;
+    for (i = 0; i < 8; i++) {
+        lengths[8 + i] = (unsigned char) (total >> (8 * i));
+    }
+    crypto_onetimeauth_poly1305_update(&poly, lengths, sizeof lengths);
+    crypto_onetimeauth_poly1305_final(&poly, mac);
+    sodium_memzero(&poly, sizeof poly);
+    for (i = 0; i < 8; i++) {
+        state->nonce[4 + i] ^= mac[i];
+    }
+    sodium_increment(state->nonce, 4U);
+    if ((tag & crypto_secretstream_xchacha20poly1305_TAG_REKEY) != 0 || sodium_is_zero(state->nonce, 4U)) {
+        crypto_secretstream_xchacha20poly1305_rekey(state);
+    }
+}
+
 /// Moves a pull state past `chunks` chunks the way that many successful pulls would, given the XOR
 /// of the first 8 bytes of their MACs: the inner nonce takes that XOR and the 4-byte little-endian
 /// counter counts. For chunks without a REKEY tag and a counter that does not wrap (vaultfile's

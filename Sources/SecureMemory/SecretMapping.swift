@@ -47,6 +47,18 @@ public enum SecretMapping {
         return pointer
     }
 
+    /// Advises huge pages for the 2 MiB-aligned pages inside `buffer`, memory not yet touched
+    /// that another allocator handed out (a large array's storage, which glibc maps on its own):
+    /// a 100 MiB plaintext then costs about 50 page faults instead of 25,600. Advice only; the
+    /// memory stays the allocator's, and buffers under 4 MiB are left alone.
+    public static func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count >= 2 * hugePageLength else { return }
+        let start = (Int(bitPattern: base) + hugePageLength - 1) & ~(hugePageLength - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(hugePageLength - 1)
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+    }
+
     /// Unmaps what `map(byteCount:)` returned. Does not wipe: the owner zeroes secrets first.
     public static func unmap(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
         munmap(pointer, Swift.max(byteCount, 1))

@@ -54,9 +54,11 @@ enum AgeCrypto {
     }
 
     /// Encrypts `plaintext` into `output` (plaintext's length + 16: ciphertext, then tag).
+    /// With `bulk` (a payload chunk), through OpenSSL's faster code, libsodium when it refuses.
     static func seal(into output: UnsafeMutableRawBufferPointer, _ plaintext: UnsafeRawBufferPointer,
-                     key: UnsafeRawBufferPointer, nonce: [UInt8]) {
+                     key: UnsafeRawBufferPointer, nonce: [UInt8], bulk: BulkChaCha? = nil) {
         precondition(output.count == plaintext.count + tagLength && key.count == 32 && nonce.count == nonceLength)
+        if let bulk, bulk.seal(into: output, plaintext, key: key, nonce: nonce) { return }
         ensureSodiumInitialised()
         var written: UInt64 = 0
         var empty: UInt8 = 0
@@ -69,10 +71,13 @@ enum AgeCrypto {
     }
 
     /// Decrypts `ciphertext` (at least a tag) into `output` (its length − 16); false when it
-    /// does not authenticate (then `output` holds nothing of it: libsodium writes only after the check).
+    /// does not authenticate (then `output` holds nothing of it: libsodium writes only after the
+    /// check, and `bulk` wipes what OpenSSL wrote). With `bulk` (a payload chunk), through
+    /// OpenSSL's faster code; when that fails, libsodium decides (a damaged chunk, or OpenSSL refused).
     static func open(into output: UnsafeMutableRawBufferPointer, _ ciphertext: UnsafeRawBufferPointer,
-                     key: UnsafeRawBufferPointer, nonce: [UInt8]) -> Bool {
+                     key: UnsafeRawBufferPointer, nonce: [UInt8], bulk: BulkChaCha? = nil) -> Bool {
         precondition(ciphertext.count >= tagLength && output.count == ciphertext.count - tagLength && key.count == 32)
+        if let bulk, bulk.open(into: output, ciphertext, key: key, nonce: nonce) { return true }
         ensureSodiumInitialised()
         var written: UInt64 = 0
         var scratch: UInt8 = 0

@@ -31,6 +31,27 @@ public enum AgeFile {
     ///   password (no identity or passphrase opens it), over limit or unsupported.
     public static func decrypt(_ bytes: [UInt8], identities: [any AgeFileIdentity], passphrase: SecureBytes? = nil,
                                limits: KDFLimits = .defaults, maxPlaintext: Int = defaultPlaintextLimit) throws(AgeFileError) -> SecureBytes {
+        let opened = try openHeader(bytes, identities: identities, passphrase: passphrase, limits: limits)
+        return try AgePayload.open(opened.binary[opened.payloadStart...], fileKey: opened.fileKey, limit: maxPlaintext)
+    }
+
+    /// `decrypt`, the plaintext returned in an ordinary array, for a caller that stores it in one
+    /// anyway (`receive`: the vault holds an entry's value as an array): the plaintext is decrypted
+    /// where it will stay (its pages advised as huge pages when large), instead of into guarded
+    /// memory and then copied. Same checks, same errors, all or nothing: what a failing chunk
+    /// leaves is wiped before the error is thrown. The caller wipes the array after use.
+    public static func decryptIntoArray(_ bytes: [UInt8], identities: [any AgeFileIdentity], passphrase: SecureBytes? = nil,
+                                        limits: KDFLimits = .defaults, maxPlaintext: Int = defaultPlaintextLimit) throws(AgeFileError) -> [UInt8] {
+        let opened = try openHeader(bytes, identities: identities, passphrase: passphrase, limits: limits)
+        return try AgePayload.openIntoArray(opened.binary[opened.payloadStart...], fileKey: opened.fileKey, limit: maxPlaintext,
+                                            prepare: SecretMapping.adviseHugePages)
+    }
+
+    /// The binary file of `bytes` (armor removed), where its payload starts, and the file key
+    /// from its stanzas (a passphrase for a scrypt stanza, else the identities), once the header
+    /// MAC verified under it.
+    private static func openHeader(_ bytes: [UInt8], identities: [any AgeFileIdentity], passphrase: SecureBytes?,
+                                   limits: KDFLimits) throws(AgeFileError) -> (binary: [UInt8], payloadStart: Int, fileKey: SecureBytes) {
         let binary = AgeArmor.looksArmored(bytes[...]) ? try AgeArmor.decode(bytes[...]) : bytes
         let header = try parseHeader(binary)
         var tried: [any AgeFileIdentity] = identities
@@ -42,7 +63,7 @@ public enum AgeFile {
         }
         let fileKey = try unwrapFileKey(header, identities: tried)
         try header.verifyMAC(fileKey: fileKey)
-        return try AgePayload.open(binary[header.length...], fileKey: fileKey, limit: maxPlaintext)
+        return (binary, header.length, fileKey)
     }
 
     /// Whether the age file `bytes` is for a passphrase (its one stanza is scrypt), so that a
@@ -81,7 +102,7 @@ public enum AgeFile {
         return armor ? AgeArmor.encode(file) : file
     }
 
-    /// `encrypt` without armor, handed to `sink` in order, in pieces of at most 4 MiB: the file of a
+    /// `encrypt` without armor, handed to `sink` in order, in pieces of at most 1 MiB: the file of a
     /// large value is never held whole (`share` to standard output). Throws what `encrypt` throws,
     /// before `sink` is first called, or what `sink` throws.
     public static func encrypt(_ plaintext: UnsafeRawBufferPointer, to recipients: [any AgeFileRecipient],

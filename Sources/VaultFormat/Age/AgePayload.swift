@@ -32,33 +32,34 @@ enum AgePayload {
         return out
     }
 
-    /// Chunks sealed at a time by the streaming `seal`: 4 MiB of plaintext.
-    static let batchChunks = 64
+    /// Chunks sealed at a time by the streaming `seal`: 1 MiB of plaintext.
+    static let batchChunks = 16
 
     /// Seals the payload of `plaintext` under `fileKey` (a fresh nonce) and hands it to `sink` in
-    /// pieces of at most 4 MiB, in order: a large value needs no second buffer of its size.
+    /// pieces of at most 1 MiB, in order: a large value needs no second buffer of its size.
+    ///
+    /// On one thread, through one OpenSSL context: at OpenSSL's speed 100 MiB take about 20 ms,
+    /// and on a loaded machine the join of each batch split over threads cost more waiting than
+    /// the split saved (bench/share.sh: docs/PERFORMANCE.md, issue 41).
     static func seal(_ plaintext: UnsafeRawBufferPointer, fileKey: SecureBytes, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let nonce = AgeCrypto.randomBytes(count: nonceLength)
         let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
         try nonce.withUnsafeBytes { try sink($0) }
         let chunks = max(1, (plaintext.count + chunkLength - 1) / chunkLength)
         var buffer = [UInt8](repeating: 0, count: min(chunks, batchChunks) * sealedChunkLength)
+        let bulk = BulkChaCha(.seal)
         var first = 0
         while first < chunks {
             let last = min(first + batchChunks, chunks)
             let length = try buffer.withUnsafeMutableBytes { output in
                 key.withUnsafeBytes { key in
-                    _ = inParallel(chunks: last - first) { range in
-                        for offset in range {
-                            let index = first + offset
-                            let start = index * chunkLength
-                            let end = min(start + chunkLength, plaintext.count)
-                            let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
-                            let sealedStart = offset * sealedChunkLength
-                            let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
-                            AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1))
-                        }
-                        return nil
+                    for index in first..<last {
+                        let start = index * chunkLength
+                        let end = min(start + chunkLength, plaintext.count)
+                        let input = UnsafeRawBufferPointer(rebasing: plaintext[start..<end])
+                        let sealedStart = (index - first) * sealedChunkLength
+                        let target = UnsafeMutableRawBufferPointer(rebasing: output[sealedStart..<(sealedStart + end - start + AgeCrypto.tagLength)])
+                        AgeCrypto.seal(into: target, input, key: key, nonce: chunkNonce(index, last: index == chunks - 1), bulk: bulk)
                     }
                 }
                 let length = min(last * chunkLength, plaintext.count) - first * chunkLength + (last - first) * AgeCrypto.tagLength
@@ -74,56 +75,101 @@ enum AgePayload {
     /// chunk that fails; nothing of a payload that fails is returned. Refuses a plaintext larger
     /// than `limit` before decrypting anything.
     static func open(_ payload: ArraySlice<UInt8>, fileKey: SecureBytes, limit: Int) throws(AgeFileError) -> SecureBytes {
-        guard payload.count >= nonceLength else {
-            throw .missingNonce
+        let layout = try Layout(payload, limit: limit)
+        let plaintext = SecureBytes(count: layout.plaintextLength)
+        // The chunks before a failing one are decrypted into `plaintext`, which is wiped as it goes.
+        try plaintext.withUnsafeMutableBytes { (output) throws(AgeFileError) in try layout.open(payload, fileKey: fileKey, into: output) }
+        return plaintext
+    }
+
+    /// `open`, the plaintext in an ordinary array that `prepare` may advise first (huge pages),
+    /// for a caller that keeps it in an array anyway (`receive`: an entry's value is one) and
+    /// wipes it after use: no guarded buffer of the whole plaintext, and no copy out of it. A
+    /// chunk that fails wipes what was decrypted before the error is thrown.
+    static func openIntoArray(_ payload: ArraySlice<UInt8>, fileKey: SecureBytes, limit: Int,
+                              prepare: (UnsafeMutableRawBufferPointer) -> Void = { _ in }) throws(AgeFileError) -> [UInt8] {
+        let layout = try Layout(payload, limit: limit)
+        var failure: AgeFileError?
+        let plaintext = [UInt8](unsafeUninitializedCapacity: layout.plaintextLength) { buffer, initialized in
+            let output = UnsafeMutableRawBufferPointer(buffer)
+            prepare(output)
+            do throws(AgeFileError) {
+                try layout.open(payload, fileKey: fileKey, into: output)
+                initialized = output.count
+            } catch {
+                wipe(output)
+                failure = error
+                initialized = 0
+            }
         }
-        let nonce = Array(payload.prefix(nonceLength))
-        let sealed = payload.dropFirst(nonceLength)
-        guard !sealed.isEmpty else { throw .payloadDamaged(chunk: 0, why: "the payload holds no chunk (a file always ends with a final one)") }
-        let full = sealed.count / sealedChunkLength
-        let rest = sealed.count % sealedChunkLength
-        let chunks = full + (rest == 0 ? 0 : 1)
-        guard rest == 0 || rest >= AgeCrypto.tagLength else {
-            throw .payloadDamaged(chunk: chunks - 1, why: "the last chunk is shorter than its 16-byte tag (truncated)")
+        if let failure { throw failure }
+        return plaintext
+    }
+
+    /// A payload's shape, checked before any key is used: its chunks, and the plaintext's length.
+    struct Layout {
+        /// How many sealed chunks follow the nonce.
+        let chunks: Int
+        /// The plaintext's length: the sealed bytes less a tag per chunk.
+        let plaintextLength: Int
+
+        /// Checks `payload`'s nonce, its chunks' lengths (age's one encoding) and `limit`.
+        init(_ payload: ArraySlice<UInt8>, limit: Int) throws(AgeFileError) {
+            guard payload.count >= nonceLength else {
+                throw .missingNonce
+            }
+            let sealed = payload.count - nonceLength
+            guard sealed > 0 else { throw .payloadDamaged(chunk: 0, why: "the payload holds no chunk (a file always ends with a final one)") }
+            let full = sealed / sealedChunkLength
+            let rest = sealed % sealedChunkLength
+            chunks = full + (rest == 0 ? 0 : 1)
+            guard rest == 0 || rest >= AgeCrypto.tagLength else {
+                throw .payloadDamaged(chunk: chunks - 1, why: "the last chunk is shorter than its 16-byte tag (truncated)")
+            }
+            plaintextLength = sealed - chunks * AgeCrypto.tagLength
+            guard plaintextLength <= limit else { throw .plaintextTooLarge(limit: limit) }
+            // "The final chunk MUST NOT be empty unless the whole payload is empty": one encoding per payload.
+            if chunks > 1, rest == AgeCrypto.tagLength {
+                throw .payloadDamaged(chunk: chunks - 1, why: "the last chunk is empty, which only an empty payload may have")
+            }
         }
-        let plaintextLength = sealed.count - chunks * AgeCrypto.tagLength
-        guard plaintextLength <= limit else { throw .plaintextTooLarge(limit: limit) }
-        // "The final chunk MUST NOT be empty unless the whole payload is empty": one encoding per payload.
-        if chunks > 1, rest == AgeCrypto.tagLength {
-            throw .payloadDamaged(chunk: chunks - 1, why: "the last chunk is empty, which only an empty payload may have")
-        }
-        let key = AgeCrypto.hkdf(fileKey, salt: nonce, info: "payload")
-        let plaintext = SecureBytes(count: plaintextLength)
-        // The index of the first chunk that fails, or nil (closures over buffers rethrow untyped errors: return instead).
-        let failed: Int? = plaintext.withUnsafeMutableBytes { output in
-            key.withUnsafeBytes { key in
+
+        /// Authenticates and decrypts every chunk of `payload` into `output` (`plaintextLength`
+        /// bytes), or throws the first chunk that fails (the chunks before it are then in `output`).
+        func open(_ payload: ArraySlice<UInt8>, fileKey: SecureBytes, into output: UnsafeMutableRawBufferPointer) throws(AgeFileError) {
+            precondition(output.count == plaintextLength, "the output is the plaintext's length")
+            let key = AgeCrypto.hkdf(fileKey, salt: Array(payload.prefix(nonceLength)), info: "payload")
+            let chunks = chunks
+            let sealed = payload.dropFirst(nonceLength)
+            // The index of the first chunk that fails, or nil (closures over buffers rethrow untyped errors: return instead).
+            let failed: Int? = key.withUnsafeBytes { key in
                 sealed.withUnsafeBytes { input -> Int? in
                     inParallel(chunks: chunks) { range in
+                        let bulk = BulkChaCha(.open)
                         for index in range {
                             let start = index * sealedChunkLength
                             let end = min(start + sealedChunkLength, input.count)
                             let outStart = index * chunkLength
                             let target = UnsafeMutableRawBufferPointer(rebasing: output[outStart..<(outStart + end - start - AgeCrypto.tagLength)])
                             guard AgeCrypto.open(into: target, UnsafeRawBufferPointer(rebasing: input[start..<end]), key: key,
-                                                 nonce: chunkNonce(index, last: index == chunks - 1)) else { return index }
+                                                 nonce: chunkNonce(index, last: index == chunks - 1), bulk: bulk) else { return index }
                         }
                         return nil
                     }
                 }
             }
+            if let failed {
+                let why = failed == chunks - 1 ? "it does not authenticate as the final chunk (damaged, truncated or extended)"
+                    : "it does not authenticate (damaged, or a final chunk followed by more data)"
+                throw .payloadDamaged(chunk: failed, why: why)
+            }
         }
-        if let failed {
-            // The chunks before it were decrypted into `plaintext`, which is wiped as it goes.
-            let why = failed == chunks - 1 ? "it does not authenticate as the final chunk (damaged, truncated or extended)"
-                : "it does not authenticate (damaged, or a final chunk followed by more data)"
-            throw .payloadDamaged(chunk: failed, why: why)
-        }
-        return plaintext
     }
 
     /// Runs `body` over `0..<chunks` split into consecutive runs, one per processor (up to 4) for
-    /// payloads of 2 MiB and more: chunks are independent, so a large `share` or `receive` takes a
-    /// fraction of the time. Returns the smallest index a run reported (its first failure), or nil.
+    /// payloads of 2 MiB and more: chunks are independent, so opening a large file (`receive`) takes
+    /// a fraction of the time, with one join. Returns the smallest index a run reported (its first
+    /// failure), or nil.
     static func inParallel(chunks: Int, _ body: (Range<Int>) -> Int?) -> Int? {
         let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let runs = chunks >= 32 ? min(processors, 4, chunks / 16) : 1

@@ -32,6 +32,23 @@ enum SecretStream {
         }
     }
 
+    /// The Poly1305 MAC at the end of each chunk.
+    static let macLength = 16
+
+    /// `input` XORed into `output` with the keystream of a chunk's message under `state` (its key
+    /// and 12-byte nonce, from block 2 on, as libsodium's push and pull use it).
+    static func keystream(_ state: inout crypto_secretstream_xchacha20poly1305_state, bulk: BulkChaCha,
+                          into output: UnsafeMutableRawPointer, _ input: UnsafeRawBufferPointer) {
+        withUnsafeBytes(of: &state.k) { key in
+            withUnsafeBytes(of: &state.nonce) { nonce in
+                if bulk.xor(into: output, input, key: key.baseAddress!, nonce: nonce.baseAddress!, counter: 2) { return }
+                _ = crypto_stream_chacha20_ietf_xor_ic(
+                    output.assumingMemoryBound(to: UInt8.self), input.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), 2, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+    }
+
     // MARK: Encrypting
 
     /// The encrypting end of a stream (`init_push`, `push`).
@@ -56,13 +73,22 @@ enum SecretStream {
 
         /// Encrypts `plaintext` as the next chunk into the start of `ciphertext`, which holds at
         /// least `plaintext.count + SecretStream.overhead` bytes; `final` tags it as the last.
+        ///
+        /// What libsodium's push does, in two steps: the message encrypted with the keystream push
+        /// uses (block counter 2) through OpenSSL's faster ChaCha20 (`BulkChaCha`; libsodium's when
+        /// OpenSSL refuses), then the tag byte, the MAC over that ciphertext and the state moved on
+        /// (`vaultfile_secretstream_push_mac` in the CSodium shim). Tied to libsodium's push byte for
+        /// byte by `CryptoBuildingBlockTests.test_secretStreamPush_*`.
         mutating func push(_ plaintext: UnsafeRawBufferPointer, final: Bool, into ciphertext: UnsafeMutableRawBufferPointer) {
             precondition(ciphertext.count >= plaintext.count + SecretStream.overhead, "the ciphertext buffer is too small")
             let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
-            _ = crypto_secretstream_xchacha20poly1305_push(
-                &state, ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
-                plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count), nil, 0, tag)
+            let output = ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            if !plaintext.isEmpty { SecretStream.keystream(&state, bulk: keystream, into: output + 1, plaintext) }
+            vaultfile_secretstream_push_mac(&state, output, UInt64(plaintext.count), tag)
         }
+
+        /// The OpenSSL context of `push`'s keystream.
+        private let keystream = BulkChaCha(.keystream)
 
         /// Zeroes the state.
         mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
@@ -89,12 +115,33 @@ enum SecretStream {
 
         /// Authenticates and decrypts the next chunk, writing `ciphertext.count - overhead` bytes at
         /// `plaintext`; returns the chunk's tag, or nil when it does not authenticate.
+        ///
+        /// What libsodium's pull does, in two steps: `verify` (the MAC, checked before a byte is
+        /// written, and the state moved on), then the message decrypted with the keystream pull
+        /// uses (the chunk's key and nonce, block counter 2) through OpenSSL's faster ChaCha20
+        /// (`BulkChaCha`), or libsodium's when OpenSSL refuses. Tied to libsodium's pull byte for
+        /// byte by `CryptoBuildingBlockTests.test_secretStreamPull_*`.
         mutating func pull(_ ciphertext: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawPointer) -> Tag? {
-            var tag: UInt8 = 0
-            let status = crypto_secretstream_xchacha20poly1305_pull(
-                &state, plaintext.assumingMemoryBound(to: UInt8.self), nil, &tag,
-                ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count), nil, 0)
-            return status == 0 ? Tag(tag) : nil
+            // The key and nonce of this chunk, before `verify` moves the state on.
+            var chunkState = state
+            defer { sodium_memzero(&chunkState, MemoryLayout.size(ofValue: chunkState)) }
+            guard let tag = verify(ciphertext) else { return nil }
+            let message = UnsafeRawBufferPointer(rebasing: ciphertext[1..<(ciphertext.count - SecretStream.macLength)])
+            guard !message.isEmpty else { return tag }
+            SecretStream.keystream(&chunkState, bulk: keystream, into: plaintext, message)
+            return tag
+        }
+
+        /// The OpenSSL context of `pull`'s keystream, used by one thread at a time: a copy that
+        /// pulls on another thread takes its own (`withOwnKeystream`).
+        private var keystream = BulkChaCha(.keystream)
+
+        /// A copy of this decryptor (the same state) with a keystream context of its own, to pull
+        /// on another thread.
+        func withOwnKeystream() -> Decryptor {
+            var copy = self
+            copy.keystream = BulkChaCha(.keystream)
+            return copy
         }
 
         /// Authenticates the next chunk as `pull` does and advances the same way, without

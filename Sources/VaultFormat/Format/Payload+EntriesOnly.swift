@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import SecureMemory
 import VaultModel
 
@@ -141,15 +142,38 @@ extension Payload {
     /// Authenticates the full, non-final chunks `run` (their plaintext is not wanted) with `stream`
     /// positioned at the run's first chunk, and leaves it positioned after the last; throws the
     /// damage of the first chunk, in stream order, that fails.
+    static func verify(_ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource) throws(VaultError) {
+        try authenticate(run, stream: &stream, ciphertext: &ciphertext, decryptingInto: nil)
+    }
+
+    /// `verify`, and each chunk's plaintext decrypted to its place in `plaintext`: a full read of
+    /// a large payload (`Payload.open` without a history skim) on two threads. Each chunk is
+    /// authenticated before a byte of it is written, as a pull in order does. On success
+    /// `plaintext.written` reaches the run's end; on a failure it covers what was decrypted before
+    /// the failing chunk, and what the other half wrote past it is wiped here, so that a payload
+    /// that fails early (a damaged or hostile file of up to 1 GiB) faults in no page it never wrote.
+    static func decrypt(_ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource,
+                        into plaintext: PlaintextBuffer) throws(VaultError) {
+        try authenticate(run, stream: &stream, ciphertext: &ciphertext, decryptingInto: plaintext)
+    }
+
+    /// The work of `verify` and `decrypt`.
     ///
     /// A long run is split in two: the state at the second half's first chunk follows from the
     /// state at the run's start and the MACs stored in the first half (each pull XORs its MAC into
     /// the inner nonce and counts; a REKEY tag would change the key, but the first half then
-    /// reports that tag, which comes first). Each half reads through its own copy of the source.
-    static func verify(_ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource) throws(VaultError) {
+    /// reports that tag, which comes first). Each half reads through its own copy of the source
+    /// and decrypts through its own copy of the state (with its own keystream context). When the
+    /// first half fails, the second stops at its next chunk; when the second fails, the first
+    /// goes on, since a failure in it comes first in stream order and is the one reported.
+    private static func authenticate(_ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource,
+                                     decryptingInto plaintext: PlaintextBuffer?) throws(VaultError) {
         let total = ciphertext.count
         guard run.count >= parallelRunLength else {
-            try verifyInOrder(run, stream: &stream, ciphertext: &ciphertext, total: total)
+            var reached = run.lowerBound
+            defer { if let plaintext { plaintext.written = max(plaintext.written, reached * chunkLength) } }
+            let never = Atomic<Bool>(false)
+            try inOrder(run, stream: &stream, ciphertext: &ciphertext, total: total, into: plaintext, reached: &reached, stop: never)
             return
         }
         let middle = run.lowerBound + run.count / 2
@@ -162,14 +186,18 @@ extension Payload {
             }
         }
         // Each thread has its own state and its own copy of the source; nothing is shared but the
-        // file (pread) and the two failure slots, each written by one thread only, read after both end.
+        // file (pread), the plaintext buffer (each thread writes its own chunks of it), the stop
+        // flag, and the failure and progress slots, each written by one thread only, read after both end.
         nonisolated(unsafe) var firstStream = stream
-        nonisolated(unsafe) var secondStream = stream
+        nonisolated(unsafe) var secondStream = stream.withOwnKeystream()
         secondStream.skip(inonceXOR: macs, chunks: UInt32(middle - run.lowerBound))
         nonisolated(unsafe) var firstSource = ciphertext
         nonisolated(unsafe) var secondSource = ciphertext
         nonisolated(unsafe) var firstFailure: VaultError?
         nonisolated(unsafe) var secondFailure: VaultError?
+        nonisolated(unsafe) var firstReached = run.lowerBound
+        nonisolated(unsafe) var secondReached = middle
+        let firstFailed = Atomic<Bool>(false), never = Atomic<Bool>(false)
         defer {
             firstStream.wipe()
             secondStream.wipe()
@@ -177,27 +205,56 @@ extension Payload {
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             do throws(VaultError) {
                 if half == 0 {
-                    try verifyInOrder(run.lowerBound..<middle, stream: &firstStream, ciphertext: &firstSource, total: total)
+                    try inOrder(run.lowerBound..<middle, stream: &firstStream, ciphertext: &firstSource, total: total, into: plaintext,
+                                reached: &firstReached, stop: never)
                 } else {
-                    try verifyInOrder(middle..<run.upperBound, stream: &secondStream, ciphertext: &secondSource, total: total)
+                    try inOrder(middle..<run.upperBound, stream: &secondStream, ciphertext: &secondSource, total: total, into: plaintext,
+                                reached: &secondReached, stop: firstFailed)
                 }
             } catch {
-                if half == 0 { firstFailure = error } else { secondFailure = error }
+                if half == 0 {
+                    firstFailure = error
+                    firstFailed.store(true, ordering: .releasing)
+                } else {
+                    secondFailure = error
+                }
             }
         }
-        if let firstFailure { throw firstFailure }
+        if let firstFailure {
+            if let plaintext {
+                // What the second half decrypted lies past the failure: wiped now, and the buffer's
+                // wipe then covers only the chunks before the failing one.
+                wipe(UnsafeMutableRawBufferPointer(rebasing: plaintext.bytes[middle * chunkLength..<secondReached * chunkLength]))
+                plaintext.written = max(plaintext.written, firstReached * chunkLength)
+            }
+            throw firstFailure
+        }
+        if let plaintext { plaintext.written = max(plaintext.written, secondReached * chunkLength) }
         if let secondFailure { throw secondFailure }
         stream = secondStream
     }
 
-    private static func verifyInOrder(
-        _ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource, total: Int
+    /// One thread's part: each chunk of `run` verified, or pulled into its place in `plaintext`;
+    /// `reached` is the chunk after the last one that authenticated. It ends early (without an
+    /// error: the other half's is reported) before the next chunk once `stop` is set.
+    private static func inOrder(
+        _ run: Range<Int>, stream: inout SecretStream.Decryptor, ciphertext: inout some CiphertextSource, total: Int,
+        into plaintext: PlaintextBuffer?, reached: inout Int, stop: borrowing Atomic<Bool>
     ) throws(VaultError) {
         let fullChunk = chunkLength + chunkOverhead
+        let output = plaintext?.bytes.baseAddress
         for chunk in run {
-            var verified: SecretStream.Tag?
-            try ciphertext.withBytes(chunk * fullChunk..<(chunk + 1) * fullChunk) { verified = stream.verify($0) }
-            try check(verified, chunk: chunk, isLast: false, total: total)
+            if stop.load(ordering: .acquiring) { return }
+            var authenticated: SecretStream.Tag?
+            try ciphertext.withBytes(chunk * fullChunk..<(chunk + 1) * fullChunk) { input in
+                if let output {
+                    authenticated = stream.pull(input, into: output + chunk * chunkLength)
+                } else {
+                    authenticated = stream.verify(input)
+                }
+            }
+            try check(authenticated, chunk: chunk, isLast: false, total: total)
+            reached = chunk + 1
         }
     }
 }

@@ -167,7 +167,7 @@ package enum Payload {
         let plaintext = try PlaintextBuffer.forVault(uninitializedCount: total - chunkCount * chunkOverhead)
         // Raised chunk by chunk below: a payload that fails early (a damaged or hostile file of up
         // to 1 GiB) is wiped only as far as it was decrypted, instead of faulting in every page of
-        // the buffer just to zero it.
+        // the buffer just to zero it (the two-thread run of `decrypt` keeps the same promise).
         plaintext.written = 0
         let out = plaintext.bytes.baseAddress!
         var skim: HistorySkim? = history && ciphertext.readsEntriesOnly && chunkCount > 1 ? try HistorySkim() : nil
@@ -181,6 +181,12 @@ package enum Payload {
             if skimming, let run = skim!.verifyOnlyRun(from: chunk, chunkCount: chunkCount) {
                 try verify(run, stream: &stream, ciphertext: &ciphertext)
                 chunk = run.upperBound
+                continue
+            }
+            // Without a skim, every full chunk but the last is decrypted on two threads (Payload+EntriesOnly.swift).
+            if skim == nil, chunk == 0, chunkCount - 1 >= parallelRunLength {
+                try decrypt(0..<chunkCount - 1, stream: &stream, ciphertext: &ciphertext, into: plaintext)
+                chunk = chunkCount - 1
                 continue
             }
             let destination = skimming ? skim!.scratch.bytes.baseAddress! : out + chunk * chunkLength

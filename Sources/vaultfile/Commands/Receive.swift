@@ -59,14 +59,14 @@ extension VaultfileCommand {
                 throw CLIError.refused("the age file is encrypted to recipients, not with a passphrase",
                                        hint: "leave out --passphrase; open it with the identity it was made for (--identity FILE)")
             }
-            let contents: SecureBytes
+            // Decrypted straight into the array the entry keeps (an entry's value is one), wiped after.
+            var value: [UInt8]
             if needsPassphrase {
                 let secret = try passphrase.read(prompt: "Passphrase for the age file: ", confirm: false, file: file.flatMap { $0 == Input.standardInputName ? nil : $0 } ?? "on standard input")
-                contents = try AgeFile.decrypt(bytes, identities: [], passphrase: secret, limits: unlock.limits())
+                value = try AgeFile.decryptIntoArray(bytes, identities: [], passphrase: secret, limits: unlock.limits())
             } else {
-                contents = try decryptWithIdentities(bytes)
+                value = try decryptWithIdentities(bytes)
             }
-            var value = contents.withUnsafeBytes { Array($0) }
             defer { wipe(&value) }
             try unlock.update { unlocked in
                 if value.isEmpty && !allowEmpty { throw CLIError.emptyValue(name: name, field: field) }
@@ -85,7 +85,7 @@ extension VaultfileCommand {
         /// default identities): the unprotected ones first; protected ones (a key with a
         /// passphrase, an `age -p` identity file) are asked for their passphrase only when those
         /// open nothing. No recovery code is asked for.
-        private func decryptWithIdentities(_ bytes: [UInt8]) throws -> SecureBytes {
+        private func decryptWithIdentities(_ bytes: [UInt8]) throws -> [UInt8] {
             var keys = unlock.keys
             keys.recovery = false
             keys.recoveryFile = nil
@@ -106,7 +106,7 @@ extension VaultfileCommand {
             }
             let limits = try unlock.limits()
             do {
-                return try AgeFile.decrypt(bytes, identities: plain, passphrase: nil, limits: limits)
+                return try AgeFile.decryptIntoArray(bytes, identities: plain, passphrase: nil, limits: limits)
             } catch {
                 guard case .noIdentityMatches = error else { throw error }
                 if protected.isEmpty { Self.noteTried(credentials) }
@@ -114,7 +114,7 @@ extension VaultfileCommand {
             }
             let opened = try protected.flatMap { try $0.open(limits: limits) }.compactMap(Self.ageIdentity)
             do {
-                return try AgeFile.decrypt(bytes, identities: plain + opened, passphrase: nil, limits: limits)
+                return try AgeFile.decryptIntoArray(bytes, identities: plain + opened, passphrase: nil, limits: limits)
             } catch {
                 if case .noIdentityMatches = error { Self.noteTried(credentials) }
                 throw error

@@ -174,6 +174,14 @@ import Testing
         return (key, header, chunks)
     }
 
+    /// A stream of two MESSAGE chunks (`firstLength` and 40 bytes) and a decryptor at its start.
+    private static func twoMessages(seed: UInt64, firstLength: Int) throws -> (SecretStream.Decryptor, [[UInt8]]) {
+        var generator = SplitMix(seed: seed)
+        let message = crypto_secretstream_xchacha20poly1305_tag_message()
+        let (key, header, chunks) = stream([firstLength, 40], tags: [message, message], generator: &generator)
+        return (try #require(SecretStream.Decryptor(key: key, header: header)), chunks)
+    }
+
     @Test func test_secretStreamVerify_agreesWithPullOnEveryChunkAndTag() throws {
         var generator = SplitMix(seed: 11)
         let message = crypto_secretstream_xchacha20poly1305_tag_message(), final = crypto_secretstream_xchacha20poly1305_tag_final()
@@ -194,10 +202,8 @@ import Testing
     }
 
     @Test func test_secretStreamVerify_refusesWhatPullRefusesAndKeepsItsState() throws {
-        var generator = SplitMix(seed: 12)
-        let message = crypto_secretstream_xchacha20poly1305_tag_message()
-        let (key, header, chunks) = Self.stream([100, 40], tags: [message, message], generator: &generator)
-        var verifying = try #require(SecretStream.Decryptor(key: key, header: header))
+        let (decryptor, chunks) = try Self.twoMessages(seed: 12, firstLength: 100)
+        var verifying = decryptor
         defer { verifying.wipe() }
         // Every single bit of the first chunk flipped, and the chunk cut short: refused, state unchanged.
         for position in chunks[0].indices {
@@ -216,5 +222,121 @@ import Testing
         #expect(chunks[0].withUnsafeBytes { verifying.verify($0) } == .message)
         #expect(chunks[1].withUnsafeBytes { verifying.verify($0) } == .message)
         #expect(chunks[1].withUnsafeBytes { verifying.verify($0) } == nil, "a chunk replayed")
+    }
+
+    // MARK: - The OpenSSL keystream under secretstream, and age's payload AEAD (issue 41's speed)
+
+    /// The bytes of a secretstream state, to compare two.
+    private static func bytes(of state: crypto_secretstream_xchacha20poly1305_state) -> [UInt8] {
+        withUnsafeBytes(of: state) { Array($0) }
+    }
+
+    @Test func test_secretStreamPull_matchesLibsodiumPullOnEveryChunkAndTag() throws {
+        var generator = SplitMix(seed: 21)
+        let message = crypto_secretstream_xchacha20poly1305_tag_message(), final = crypto_secretstream_xchacha20poly1305_tag_final()
+        let rekey = crypto_secretstream_xchacha20poly1305_tag_rekey(), push = crypto_secretstream_xchacha20poly1305_tag_push()
+        let sizes = [0, 1, 15, 16, 17, 63, 64, 65, 65_536, 3, 65_535, 100, 7]
+        let tags = [message, message, push, message, rekey, message, message, message, message, rekey, message, message, final]
+        let (key, header, chunks) = Self.stream(sizes, tags: tags, generator: &generator)
+        var pulling = try #require(SecretStream.Decryptor(key: key, header: header))
+        defer { pulling.wipe() }
+        var libsodium = crypto_secretstream_xchacha20poly1305_state()
+        let started = key.withUnsafeBytes { crypto_secretstream_xchacha20poly1305_init_pull(&libsodium, header, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        #expect(started == 0)
+        for (index, chunk) in chunks.enumerated() {
+            var ours = [UInt8](repeating: 0xAA, count: 65_536), theirs = [UInt8](repeating: 0x55, count: 65_536)
+            let pulled = chunk.withUnsafeBytes { input in ours.withUnsafeMutableBytes { pulling.pull(input, into: $0.baseAddress!) } }
+            var tag: UInt8 = 0
+            let status = crypto_secretstream_xchacha20poly1305_pull(&libsodium, &theirs, nil, &tag, chunk, UInt64(chunk.count), nil, 0)
+            let length = chunk.count - SecretStream.overhead
+            let same = Array(ours[..<length]) == Array(theirs[..<length])
+            #expect(status == 0 && pulled == SecretStream.Tag(tag) && same, "chunk \(index) of \(length) bytes")
+        }
+    }
+
+    @Test func test_secretStreamPull_damagedChunkWritesNothingAndKeepsItsState() throws {
+        let (decryptor, chunks) = try Self.twoMessages(seed: 22, firstLength: 1_000)
+        var pulling = decryptor
+        defer { pulling.wipe() }
+        var tampered = chunks[0]
+        tampered[500] ^= 0x01
+        var output = [UInt8](repeating: 0xEE, count: 1_000)
+        #expect(tampered.withUnsafeBytes { input in output.withUnsafeMutableBytes { pulling.pull(input, into: $0.baseAddress!) } } == nil)
+        #expect(output.allSatisfy { $0 == 0xEE }, "nothing of a chunk that fails is written")
+        #expect(chunks[0].withUnsafeBytes { input in output.withUnsafeMutableBytes { pulling.pull(input, into: $0.baseAddress!) } } == .message)
+    }
+
+    @Test func test_secretStreamPush_matchesLibsodiumPushByteForByteAndState() throws {
+        var generator = SplitMix(seed: 23)
+        let message = crypto_secretstream_xchacha20poly1305_tag_message(), final = crypto_secretstream_xchacha20poly1305_tag_final()
+        let rekey = crypto_secretstream_xchacha20poly1305_tag_rekey(), push = crypto_secretstream_xchacha20poly1305_tag_push()
+        let key = (0..<32).map { _ in generator.nextByte() }
+        var libsodium = crypto_secretstream_xchacha20poly1305_state()
+        var header = [UInt8](repeating: 0, count: SecretStream.headerLength)
+        _ = crypto_secretstream_xchacha20poly1305_init_push(&libsodium, &header, key)
+        var ours = libsodium
+        let bulk = BulkChaCha(.keystream)
+        let steps: [(Int, UInt8)] = [(0, message), (1, message), (15, push), (16, rekey), (17, message), (64, message),
+                                     (65_536, message), (65_535, rekey), (100, message), (7, final)]
+        for (size, tag) in steps {
+            let plain = (0..<size).map { _ in generator.nextByte() }
+            var theirs = [UInt8](repeating: 0, count: size + SecretStream.overhead)
+            _ = crypto_secretstream_xchacha20poly1305_push(&libsodium, &theirs, nil, plain, UInt64(size), nil, 0, tag)
+            var mine = [UInt8](repeating: 0, count: size + SecretStream.overhead)
+            mine.withUnsafeMutableBytes { out in
+                plain.withUnsafeBytes { input in
+                    if size > 0 { SecretStream.keystream(&ours, bulk: bulk, into: out.baseAddress! + 1, input) }
+                    vaultfile_secretstream_push_mac(&ours, out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(size), tag)
+                }
+            }
+            #expect(mine == theirs, "\(size) bytes, tag \(tag)")
+            #expect(Self.bytes(of: ours) == Self.bytes(of: libsodium), "the state after \(size) bytes, tag \(tag)")
+        }
+    }
+
+    @Test func test_secretStreamPush_encryptorsChunksOpenWithLibsodiumPull() throws {
+        var generator = SplitMix(seed: 24)
+        let key = SecureBytes(copying: (0..<32).map { _ in generator.nextByte() })
+        var pushing = SecretStream.Encryptor(key: key)
+        defer { pushing.wipe() }
+        var libsodium = crypto_secretstream_xchacha20poly1305_state()
+        let started = key.withUnsafeBytes { crypto_secretstream_xchacha20poly1305_init_pull(&libsodium, pushing.header, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        #expect(started == 0)
+        let sizes = [65_536, 65_536, 1, 0, 4_097]
+        for (index, size) in sizes.enumerated() {
+            let plain = (0..<size).map { _ in generator.nextByte() }
+            var sealed = [UInt8](repeating: 0, count: size + SecretStream.overhead)
+            let isFinal = index == sizes.count - 1
+            plain.withUnsafeBytes { input in sealed.withUnsafeMutableBytes { pushing.push(input, final: isFinal, into: $0) } }
+            var opened = [UInt8](repeating: 0, count: max(size, 1))
+            var tag: UInt8 = 0
+            let status = crypto_secretstream_xchacha20poly1305_pull(&libsodium, &opened, nil, &tag, sealed, UInt64(sealed.count), nil, 0)
+            let expected = isFinal ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
+            #expect(status == 0 && tag == expected && Array(opened.prefix(size)) == plain, "chunk \(index)")
+        }
+    }
+
+    @Test func test_bulkChaCha_aeadMatchesLibsodiumAndRefusesDamage() throws {
+        var generator = SplitMix(seed: 25)
+        let key = (0..<32).map { _ in generator.nextByte() }
+        let sealing = BulkChaCha(.seal), opening = BulkChaCha(.open)
+        for size in [0, 1, 15, 16, 17, 65_535, 65_536] {
+            let plain = (0..<size).map { _ in generator.nextByte() }
+            let nonce = (0..<12).map { _ in generator.nextByte() }
+            var theirs = [UInt8](repeating: 0, count: size + 16)
+            var written: UInt64 = 0
+            _ = crypto_aead_chacha20poly1305_ietf_encrypt(&theirs, &written, plain, UInt64(size), nil, 0, nil, nonce, key)
+            var mine = [UInt8](repeating: 0, count: size + 16)
+            let sealed = mine.withUnsafeMutableBytes { out in plain.withUnsafeBytes { input in key.withUnsafeBytes { sealing.seal(into: out, input, key: $0, nonce: nonce) } } }
+            #expect(sealed && mine == theirs, "\(size) bytes sealed")
+            var opened = [UInt8](repeating: 0, count: size)
+            let ok = opened.withUnsafeMutableBytes { out in theirs.withUnsafeBytes { input in key.withUnsafeBytes { opening.open(into: out, input, key: $0, nonce: nonce) } } }
+            #expect(ok && opened == plain, "\(size) bytes opened")
+            var damaged = theirs
+            damaged[damaged.count / 2] ^= 0x80
+            var refused = [UInt8](repeating: 0, count: size)
+            let accepted = refused.withUnsafeMutableBytes { out in damaged.withUnsafeBytes { input in key.withUnsafeBytes { opening.open(into: out, input, key: $0, nonce: nonce) } } }
+            #expect(!accepted && refused.allSatisfy { $0 == 0 }, "\(size) bytes damaged: refused, the output wiped")
+        }
     }
 }

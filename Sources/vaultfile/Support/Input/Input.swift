@@ -18,12 +18,15 @@ enum Input {
     static func readAll(_ fd: Int32, what: String, purpose: String = "the input", limit: Int = VaultLimits.maxValueLength) throws -> [UInt8] {
         if fd == STDIN_FILENO { try claimStandardInput(for: purpose) }
         var bytes: [UInt8] = []
-        // A regular file (a redirect, --value-file) says its size: one buffer of that size, no growing copies.
+        // A regular file (a redirect, --value-file) says its size: it is read straight into one
+        // buffer of that size (huge pages advised when large: a 100 MiB `receive` or `set` faults in
+        // 50 pages, not 25,600), no chunk copied twice; what follows (nothing, unless the file grew)
+        // goes through the loop below.
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             let position = lseek(fd, 0, SEEK_CUR)
             let left = Int(info.st_size) - Int(max(position, 0))
-            if left > 0 && left <= limit { bytes.reserveCapacity(left + 1) }
+            if left > 0 && left <= limit { bytes = try readDirectly(fd, count: left, what: what) }
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         defer { wipe(&chunk) }
@@ -48,6 +51,31 @@ enum Input {
             }
             bytes.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// Up to `count` bytes of `fd` read straight into a new array of that capacity (fewer at the
+    /// end of the file); on a failed read the bytes read so far are wiped before the error.
+    private static func readDirectly(_ fd: Int32, count: Int, what: String) throws -> [UInt8] {
+        var failure: Int32?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            SecretMapping.adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            var filled = 0
+            while filled < count {
+                let got = Glibc.read(fd, buffer.baseAddress! + filled, count - filled)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    wipe(UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<filled]))
+                    filled = 0
+                    break
+                }
+                if got == 0 { break }
+                filled += got
+            }
+            initialized = filled
+        }
+        if let failure { throw CLIError.inputFailed("reading \(what) failed: \(String(cString: strerror(failure)))") }
+        return bytes
     }
 
     /// Reads a whole file; `-` is standard input.
