@@ -352,7 +352,9 @@ struct JSONTape {
         return bytes.withUnsafeBufferPointer { buffer -> Int? in
             for _ in 0..<Int(nodes[node].count) / 2 {
                 let literal = nodes[child]
-                if literal.end - literal.start == length + 2, memcmp(buffer.baseAddress! + literal.start + 1, key.utf8Start, length) == 0 {
+                // The first byte compared inline: most keys of one length differ there.
+                if literal.end - literal.start == length + 2, length == 0 || buffer[literal.start + 1] == key.utf8Start[0],
+                   memcmp(buffer.baseAddress! + literal.start + 1, key.utf8Start, length) == 0 {
                     return child + 1
                 }
                 child = next(after: child + 1)
