@@ -90,43 +90,13 @@ enum JSONString {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
-        // The common case: no escape, copied in one piece. Scanned through a pointer: the bounds
-        // are those of the loop.
-        var high: UInt8 = 0, control = false
-        position = bytes.withUnsafeBufferPointer { buffer in
-            var index = start
-            // Eight bytes at a time while none of them is a quote, a backslash or a control
-            // character; the byte loop below finds the exact one.
-            let raw = UnsafeRawBufferPointer(buffer)
-            var words: UInt64 = 0
-            while wordAtATime && index + 8 <= raw.count {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let marks = byteMarks(below: 1, word ^ Word.quotes) | byteMarks(below: 1, word ^ Word.backslashes) | byteMarks(below: 0x20, word)
-                guard marks == 0 else {
-                    // The lowest mark is the first such byte (a false mark only ever lies above a
-                    // true one): the bytes before it are plain, and the byte loop starts at it.
-                    let plain = marks.trailingZeroBitCount / 8
-                    if plain > 0 { words |= word & (UInt64.max >> UInt64(64 - 8 * plain)) }
-                    index += plain
-                    break
-                }
-                words |= word
-                index += 8
-            }
-            if words & Word.highBits != 0 { high = 0x80 }
-            while index < buffer.count {
-                let byte = buffer[index]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-                if byte < 0x20 { control = true; break }
-                high |= byte
-                index += 1
-            }
-            return index
-        }
-        guard !control, position < bytes.count else { return nil }
+        // The common case: no escape, copied in one piece.
+        let run = bytes.withUnsafeBufferPointer { plainRun($0, from: start, wordAtATime: wordAtATime) }
+        position = run.end
+        guard position < bytes.count, bytes[position] >= 0x20 else { return nil }
         if bytes[position] == UInt8(ascii: "\"") {
             position += 1
-            return .plain(start..<position - 1, ascii: high < 0x80)
+            return .plain(start..<position - 1, ascii: !run.high)
         }
         var utf8: [UInt8] = []
         utf8.reserveCapacity(literalLength(bytes, from: start))
@@ -164,6 +134,39 @@ enum JSONString {
             }
         }
         return nil
+    }
+
+    /// Where the plain run of a literal's text that starts at `start` ends: the first quote,
+    /// backslash or control character from there (or the end of `buffer`), and whether a byte
+    /// before it is 0x80 or more (text still to be checked as UTF-8). Scanned through a pointer,
+    /// eight bytes at a time while none of them is such a byte: the bounds are the loop's.
+    @inline(__always)
+    static func plainRun(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, wordAtATime: Bool = true) -> (end: Int, high: Bool) {
+        var index = start, high: UInt8 = 0
+        let raw = UnsafeRawBufferPointer(buffer)
+        var words: UInt64 = 0
+        while wordAtATime && index + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let marks = byteMarks(below: 1, word ^ Word.quotes) | byteMarks(below: 1, word ^ Word.backslashes) | byteMarks(below: 0x20, word)
+            guard marks == 0 else {
+                // The lowest mark is the first such byte (a false mark only ever lies above a
+                // true one): the bytes before it are plain, and the byte loop starts at it.
+                let plain = marks.trailingZeroBitCount / 8
+                if plain > 0 { words |= word & (UInt64.max >> UInt64(64 - 8 * plain)) }
+                index += plain
+                break
+            }
+            words |= word
+            index += 8
+        }
+        if words & Word.highBits != 0 { high = 0x80 }
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            high |= byte
+            index += 1
+        }
+        return (index, high >= 0x80)
     }
 
     /// Whether `text` is UTF-8 (`UTF8Bytes.isValid`), checked where it lies: a string made only

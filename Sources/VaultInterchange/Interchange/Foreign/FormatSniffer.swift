@@ -34,7 +34,7 @@ public enum FormatSniffer {
         if let binary = binary(head) { return binary }
         let text = String(decoding: head, as: UTF8.self)
         let start = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        if start.hasPrefix("{") { return json(String(start)) }
+        if start.hasPrefix("{") { return json(head) }
         if start.hasPrefix("<") {
             return text.contains("<KeePassFile") ? SniffedFormat(format: "keepass-xml", description: "a KeePass 2 XML export") : nil
         }
@@ -77,22 +77,43 @@ public enum FormatSniffer {
         return nil
     }
 
-    /// JSON documents, by the keys that mark each export.
-    private static func json(_ text: String) -> SniffedFormat? {
-        if text.contains("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
-        if text.contains("\"sops\"") && text.contains("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
-        guard text.contains("\"items\"") else { return nil }
+    /// JSON documents, by the keys that mark each export, found in the bytes of `head` (an
+    /// export's first 64 KiB: searched as bytes, not as characters, which cost 4 % of an import).
+    private static func json(_ head: [UInt8]) -> SniffedFormat? {
+        func has(_ key: StaticString) -> Bool { contains(key, in: head) }
+        if has("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
+        if has("\"sops\"") && has("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
+        guard has("\"items\"") else { return nil }
         // Keys only one of the two writes: Enpass's items, fields and folders (`template_type`,
         // `sensitive`, `parent_uuid`…), Bitwarden's (`revisionDate`, `folderId`…); then the
         // weaker `login` object or `folders` list of Bitwarden (an Enpass category is "login" too).
-        let enpass = ["\"template_type\"", "\"auto_submit\"", "\"sensitive\"", "\"parent_uuid\"", "\"value_updated_at\""].contains { text.contains($0) }
-        let bitwarden = ["\"revisionDate\"", "\"creationDate\"", "\"folderId\"", "\"collectionIds\"", "\"encrypted\""].contains { text.contains($0) }
+        let enpass = has("\"template_type\"") || has("\"auto_submit\"") || has("\"sensitive\"") || has("\"parent_uuid\"") || has("\"value_updated_at\"")
+        let bitwarden = has("\"revisionDate\"") || has("\"creationDate\"") || has("\"folderId\"") || has("\"collectionIds\"") || has("\"encrypted\"")
         if enpass && !bitwarden { return SniffedFormat(format: "enpass-json", description: "an Enpass JSON export") }
         if bitwarden && !enpass { return SniffedFormat(format: "bitwarden-json", description: "a Bitwarden JSON export") }
-        if !enpass && (text.contains("\"login\"") || text.contains("\"folders\"")) {
+        if !enpass && (has("\"login\"") || has("\"folders\"")) {
             return SniffedFormat(format: "bitwarden-json", description: "a Bitwarden JSON export")
         }
         return nil
+    }
+
+    /// Whether the ASCII `needle` occurs in `bytes`, byte for byte.
+    static func contains(_ needle: StaticString, in bytes: [UInt8]) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard count > 0, bytes.count >= count else { return count == 0 }
+        return bytes.withUnsafeBufferPointer { buffer in
+            let key = UnsafeBufferPointer(start: needle.utf8Start, count: count)
+            var index = 0
+            while index <= buffer.count - count {
+                if buffer[index] == key[0] {
+                    var offset = 1
+                    while offset < count, buffer[index + offset] == key[offset] { offset += 1 }
+                    if offset == count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
     }
 
     /// The CSV headers each tool writes, by their columns (lower case, without quotes or spaces).

@@ -16,8 +16,9 @@ import VaultModel
 /// Not a `JSONWalker`: a walker reads a document once, in file order, each key as it comes (vaultfile's
 /// and Bitwarden's flat exports), while these readers look members up by name in their own order,
 /// several levels down (an item's `overview` after its `details`, a section's fields), which a
-/// one-pass walk could only do by keeping what it passed — the tape. The two share the steps
-/// between values (`JSONBytes`) and the string reader (`JSONString`).
+/// one-pass walk could only do by keeping what it passed — the tape. The two share the string
+/// reader (`JSONString`: the tape scans a literal's plain run with its `plainRun` and hands any
+/// literal with an escape to it); the tape takes the steps between values through a pointer.
 struct JSONTape {
     static let maxDepth = JSONDocument.maxDepth
 
@@ -28,12 +29,15 @@ struct JSONTape {
     /// (offsets and indices in 32 bits: `maxInput`), a node per value of a document of millions.
     struct Node {
         var kind: Kind
+        /// A string whose literal is ASCII without an escape: its text is its bytes, read without
+        /// a second scan.
+        var plain: Bool
         var count: Int32 = 0
         private var startOffset: UInt32
         private var endOffset: UInt32
 
-        init(kind: Kind, start: Int, end: Int) {
-            (self.kind, startOffset, endOffset) = (kind, UInt32(start), UInt32(end))
+        init(kind: Kind, start: Int, end: Int, plain: Bool = false) {
+            (self.kind, self.plain, startOffset, endOffset) = (kind, plain, UInt32(start), UInt32(end))
         }
 
         /// Where the value starts in the input.
@@ -80,9 +84,11 @@ struct JSONTape {
         self.what = what
         var end = position
         nodes.reserveCapacity(64)  // an item of an export: a few dozen values
-        try scan(from: &end, depth: depth)
+        // Every byte outside a string is ASCII (the scan takes no other), and so is every
+        // string's but those the scan marks: only then is the value checked as UTF-8.
+        let high = try scan(from: &end, depth: depth)
         let range = position..<end
-        guard bytes.withUnsafeBufferPointer({ JSONString.isUTF8(UnsafeBufferPointer(rebasing: $0[range])) }) else {
+        guard !high || bytes.withUnsafeBufferPointer({ JSONString.isUTF8(UnsafeBufferPointer(rebasing: $0[range])) }) else {
             throw .malformedInput("not \(what): the JSON is not UTF-8")
         }
         position = end
@@ -94,9 +100,40 @@ struct JSONTape {
 
     // MARK: The scan
 
+    /// Where a scan stopped and why; `fail` makes it a message (it knows the document's name and lines).
+    private struct ScanFailure: Error {
+        let why: String
+        let offset: Int
+    }
+
     /// Scans one value from `position` (`depth` containers deep in its document) and the
-    /// whitespace after it.
-    private mutating func scan(from position: inout Int, depth: Int) throws(VaultError) {
+    /// whitespace after it. Whether a string's literal held a byte of 0x80 or more (its text is
+    /// UTF-8 only once checked).
+    @discardableResult
+    private mutating func scan(from position: inout Int, depth: Int) throws(VaultError) -> Bool {
+        // The nodes in a local array (one owner: appended in place) and the bytes through a
+        // pointer: the loops index them within bounds their own conditions check.
+        var nodes = self.nodes
+        self.nodes = []
+        defer { self.nodes = nodes }
+        let bytes = self.bytes
+        let outcome: Result<Bool, ScanFailure> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(ScanFailure) {
+                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: &nodes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let high): return high
+        case .failure(let failure): throw fail(failure.why, at: failure.offset)
+        }
+    }
+
+    /// `scan(from:depth:)` over the document's bytes (`buffer`, and `bytes` for the readers of
+    /// literals with escapes), appending to `nodes`.
+    private static func scan(_ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], from position: inout Int, depth: Int,
+                             into nodes: inout [Node]) throws(ScanFailure) -> Bool {
         /// Open containers: their node, whether an object, and (for objects) where their keys start in `keys`.
         var stack: [(node: Int, object: Bool, keys: Int)] = []
         /// The keys of the open objects, as ranges of their literals (decoded only to compare),
@@ -106,22 +143,22 @@ struct JSONTape {
         keys.reserveCapacity(32)
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
-        var expectValue = true
+        var expectValue = true, high = false
         while true {
-            JSONBytes.skipWhitespace(in: bytes, at: &position)
+            skipWhitespace(buffer, at: &position)
             if expectValue {
                 // A key first, inside an object.
                 if let top = stack.last, top.object, nodes[top.node].count % 2 == 0 {
-                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes", at: position) }
+                    guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else { throw ScanFailure(why: "expected a key in quotes", offset: position) }
                     let start = position
-                    guard let literal = JSONString.literal(bytes, at: &position) else { throw fail("a key that is not a valid string", at: start) }
+                    guard let literal = literal(buffer, bytes, at: &position, high: &high) else { throw ScanFailure(why: "a key that is not a valid string", offset: start) }
                     let key = (range: start..<position, plain: { if case .plain(_, true) = literal { return true } else { return false } }())
                     // Pairwise for a small object; through a set of the decoded keys for a larger
                     // one, so that an object of a million keys costs no more than a million lookups.
                     let repeated: Bool
                     if keys.count - top.keys < 16 {
                         var found = false
-                        for earlier in keys[top.keys...] where sameKey(earlier, key) { found = true; break }
+                        for earlier in top.keys..<keys.count where sameKey(keys[earlier], key, buffer, bytes) { found = true; break }
                         repeated = found
                     } else {
                         if keySets[stack.count] == nil {
@@ -131,98 +168,150 @@ struct JSONTape {
                         repeated = !keySets[stack.count]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
                     }
                     if repeated {
-                        throw fail("the key '\(displayed(start..<position))' appears twice in one object; refusing to guess which of the two was meant", at: start)
+                        throw ScanFailure(why: "the key '\(displayed(start..<position, in: bytes))' appears twice in one object; refusing to guess which of the two was meant", offset: start)
                     }
                     keys.append(key)
-                    nodes.append(Node(kind: .string, start: start, end: position))
+                    nodes.append(Node(kind: .string, start: start, end: position, plain: key.plain))
                     nodes[top.node].count += 1
-                    JSONBytes.skipWhitespace(in: bytes, at: &position)
-                    guard JSONBytes.take(UInt8(ascii: ":"), in: bytes, at: &position) else { throw fail("expected ':' after a key", at: position) }
+                    skipWhitespace(buffer, at: &position)
+                    guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { throw ScanFailure(why: "expected ':' after a key", offset: position) }
+                    position += 1
                     continue
                 }
-                guard position < bytes.count else { throw fail("the document ends where a value was expected", at: position) }
+                guard position < buffer.count else { throw ScanFailure(why: "the document ends where a value was expected", offset: position) }
                 let start = position
                 if let top = stack.last { nodes[top.node].count += 1 }
-                switch bytes[position] {
+                switch buffer[position] {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    let object = bytes[position] == UInt8(ascii: "{")
-                    guard depth + stack.count < Self.maxDepth else { throw fail("objects and arrays nest more than \(Self.maxDepth) levels deep", at: start) }
+                    let object = buffer[position] == UInt8(ascii: "{")
+                    guard depth + stack.count < Self.maxDepth else { throw ScanFailure(why: "objects and arrays nest more than \(Self.maxDepth) levels deep", offset: start) }
                     position += 1
                     nodes.append(Node(kind: object ? .object : .array, start: start, end: 0))
                     stack.append((nodes.count - 1, object, keys.count))
-                    JSONBytes.skipWhitespace(in: bytes, at: &position)
-                    if JSONBytes.take(object ? UInt8(ascii: "}") : UInt8(ascii: "]"), in: bytes, at: &position) {
+                    skipWhitespace(buffer, at: &position)
+                    if position < buffer.count, buffer[position] == (object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        position += 1
                         stack.removeLast()
                         nodes[nodes.count - 1].end = nodes.count
                         expectValue = false
                     }
                     continue
                 case UInt8(ascii: "\""):
-                    guard JSONString.literal(bytes, at: &position) != nil else { throw fail("a string that is not valid (an unknown escape, a control character, a lone surrogate or bytes that are not UTF-8)", at: start) }
-                    nodes.append(Node(kind: .string, start: start, end: position))
+                    guard let literal = literal(buffer, bytes, at: &position, high: &high) else {
+                        throw ScanFailure(why: "a string that is not valid (an unknown escape, a control character, a lone surrogate or bytes that are not UTF-8)", offset: start)
+                    }
+                    let plain: Bool = { if case .plain(_, true) = literal { return true } else { return false } }()
+                    nodes.append(Node(kind: .string, start: start, end: position, plain: plain))
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                    let literals: [(StaticString, Kind)] = [("true", .literalTrue), ("false", .literalFalse), ("null", .null)]
-                    guard let (literal, kind) = literals.first(where: { JSONBytes.takeLiteral($0.0, in: bytes, at: &position) }) else { throw fail("an unknown word", at: start) }
-                    _ = literal
+                    let kind: Kind
+                    if takeWord("true", buffer, at: &position) {
+                        kind = .literalTrue
+                    } else if takeWord("false", buffer, at: &position) {
+                        kind = .literalFalse
+                    } else if takeWord("null", buffer, at: &position) {
+                        kind = .null
+                    } else {
+                        throw ScanFailure(why: "an unknown word", offset: start)
+                    }
                     nodes.append(Node(kind: kind, start: start, end: position))
                 default:
-                    guard skipNumber(at: &position) else { throw fail("expected a value", at: start) }
+                    guard skipNumber(buffer, at: &position) else { throw ScanFailure(why: "expected a value", offset: start) }
                     nodes.append(Node(kind: .number, start: start, end: position))
                 }
                 expectValue = false
                 continue
             }
             // After a value: a comma, the end of its container, or the end of the document.
-            guard let top = stack.last else { return }
-            if JSONBytes.take(UInt8(ascii: ","), in: bytes, at: &position) {
+            guard let top = stack.last else { return high }
+            let next = position < buffer.count ? buffer[position] : 0
+            if next == UInt8(ascii: ",") {
+                position += 1
                 expectValue = true
-            } else if JSONBytes.take(top.object ? UInt8(ascii: "}") : UInt8(ascii: "]"), in: bytes, at: &position) {
+            } else if next == (top.object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                position += 1
                 stack.removeLast()
                 nodes[top.node].end = nodes.count
                 if top.object {
                     keys.removeSubrange(top.keys...)
-                    keySets[stack.count + 1] = nil
+                    if !keySets.isEmpty { keySets[stack.count + 1] = nil }
                 }
             } else {
-                throw fail("expected ',' or the end of \(top.object ? "an object" : "an array")", at: position)
+                throw ScanFailure(why: "expected ',' or the end of \(top.object ? "an object" : "an array")", offset: position)
             }
         }
     }
 
+    /// Moves past JSON whitespace (space, LF, CR, tab): `JSONBytes.skipWhitespace` through a pointer.
+    @inline(__always)
+    private static func skipWhitespace(_ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) {
+        while position < buffer.count {
+            switch buffer[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// The string literal whose quote is at `position`, `JSONString.literal`'s rules: one without
+    /// an escape or a control character scanned here (`JSONString.plainRun`), any other read by
+    /// `JSONString.literal`. Sets `high` when a plain literal holds a byte of 0x80 or more.
+    @inline(__always)
+    private static func literal(_ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], at position: inout Int, high: inout Bool) -> JSONString.Literal? {
+        let run = JSONString.plainRun(buffer, from: position + 1)
+        if run.end < buffer.count, buffer[run.end] == UInt8(ascii: "\"") {
+            let range = position + 1..<run.end
+            position = run.end + 1
+            if run.high { high = true }
+            return .plain(range, ascii: !run.high)
+        }
+        return JSONString.literal(bytes, at: &position)
+    }
+
+    /// Moves past `word` (`true`, `null`…) when it is next; whether it was.
+    @inline(__always)
+    private static func takeWord(_ word: StaticString, _ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard buffer.count - position >= count, memcmp(buffer.baseAddress! + position, word.utf8Start, count) == 0 else { return false }
+        position += count
+        return true
+    }
+
     /// Whether two key literals name the same key: equal bytes, or equal strings once decoded
     /// (two plain keys of different bytes never do).
-    private func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool)) -> Bool {
-        let equalBytes = a.range.count == b.range.count && bytes.withUnsafeBufferPointer { $0[a.range].elementsEqual($0[b.range]) }
-        if equalBytes { return true }
+    private static func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool),
+                                _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+        if a.range.count == b.range.count, memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
+            return true
+        }
         if a.plain && b.plain { return false }
         var first = a.range.lowerBound, second = b.range.lowerBound
         return JSONString.read(bytes, at: &first) == JSONString.read(bytes, at: &second)
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
-    private func skipNumber(at position: inout Int) -> Bool {
+    private static func skipNumber(_ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) -> Bool {
         func digits() -> Int {
             let start = position
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+            while position < buffer.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(buffer[position]) { position += 1 }
             return position - start
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        if position < buffer.count, buffer[position] == UInt8(ascii: "-") { position += 1 }
         let start = position
         let integer = digits()
-        guard integer > 0, integer == 1 || bytes[start] != UInt8(ascii: "0") else { return false }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+        guard integer > 0, integer == 1 || buffer[start] != UInt8(ascii: "0") else { return false }
+        if position < buffer.count, buffer[position] == UInt8(ascii: ".") {
             position += 1
             guard digits() > 0 else { return false }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+        if position < buffer.count, buffer[position] == UInt8(ascii: "e") || buffer[position] == UInt8(ascii: "E") {
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            if position < buffer.count, buffer[position] == UInt8(ascii: "+") || buffer[position] == UInt8(ascii: "-") { position += 1 }
             guard digits() > 0 else { return false }
         }
         return true
     }
 
-    private func displayed(_ range: Range<Int>) -> String {
+    private static func displayed(_ range: Range<Int>, in bytes: [UInt8]) -> String {
         var position = range.lowerBound
         let key = JSONString.read(bytes, at: &position) ?? ""
         return String(key.unicodeScalars.prefix(64).map { $0.value < 0x20 ? "?" : Character($0) })
@@ -263,7 +352,9 @@ struct JSONTape {
         return bytes.withUnsafeBufferPointer { buffer -> Int? in
             for _ in 0..<Int(nodes[node].count) / 2 {
                 let literal = nodes[child]
-                if literal.end - literal.start == length + 2, memcmp(buffer.baseAddress! + literal.start + 1, key.utf8Start, length) == 0 {
+                // The first byte compared inline: most keys of one length differ there.
+                if literal.end - literal.start == length + 2, length == 0 || buffer[literal.start + 1] == key.utf8Start[0],
+                   memcmp(buffer.baseAddress! + literal.start + 1, key.utf8Start, length) == 0 {
                     return child + 1
                 }
                 child = next(after: child + 1)
@@ -288,6 +379,10 @@ struct JSONTape {
     /// The string at `node`, decoded; nil when it is not a string.
     func string(_ node: Int?) -> String? {
         guard let node, nodes[node].kind == .string else { return nil }
+        if nodes[node].plain {
+            let text = nodes[node].start + 1..<nodes[node].end - 1
+            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[text]), as: UTF8.self) }
+        }
         var position = nodes[node].start
         return JSONString.read(bytes, at: &position)
     }
@@ -295,6 +390,7 @@ struct JSONTape {
     /// The string at `node` as its UTF-8 bytes.
     func stringBytes(_ node: Int?) -> [UInt8]? {
         guard let node, nodes[node].kind == .string else { return nil }
+        if nodes[node].plain { return Array(bytes[nodes[node].start + 1..<nodes[node].end - 1]) }
         var position = nodes[node].start
         return JSONString.readBytes(bytes, at: &position)
     }
