@@ -30,21 +30,33 @@ final class BulkChaCha {
     init(_ mode: Mode) {
         self.mode = mode
         var made = EVP_CIPHER_CTX_new()
-        if let context = made {
-            let ready = switch mode {
-            case .keystream: vaultfile_chacha20_setup(context)
-            case .seal: vaultfile_aead_setup(context, 1)
-            case .open: vaultfile_aead_setup(context, 0)
-            }
-            if ready != 1 {
-                EVP_CIPHER_CTX_free(context)
-                made = nil
-            }
+        if let context = made, !Self.setUp(context, for: mode) {
+            EVP_CIPHER_CTX_free(context)
+            made = nil
         }
         context = made
     }
 
     deinit { if let context { EVP_CIPHER_CTX_free(context) } }
+
+    /// Cleanses the key the context holds (OpenSSL keeps the last one given until the next call or
+    /// the context's end, in ordinary heap) and sets the context up again for its mode; a context
+    /// OpenSSL then refuses makes the next calls return false (the callers fall back to libsodium).
+    func forget() {
+        guard let context else { return }
+        EVP_CIPHER_CTX_reset(context)
+        _ = Self.setUp(context, for: mode)
+    }
+
+    /// Sets `context` up for `mode`; false when OpenSSL refused.
+    private static func setUp(_ context: OpaquePointer, for mode: Mode) -> Bool {
+        let ready = switch mode {
+        case .keystream: vaultfile_chacha20_setup(context)
+        case .seal: vaultfile_aead_setup(context, 1)
+        case .open: vaultfile_aead_setup(context, 0)
+        }
+        return ready == 1
+    }
 
     /// `input` XORed with the keystream of `key` (32 bytes) and `nonce` (12) from block `counter`
     /// on, into `output` (as long as `input`); false when OpenSSL refused (nothing to trust in `output`).

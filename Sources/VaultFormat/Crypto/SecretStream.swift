@@ -81,6 +81,8 @@ enum SecretStream {
         /// byte by `CryptoBuildingBlockTests.test_secretStreamPush_*`.
         mutating func push(_ plaintext: UnsafeRawBufferPointer, final: Bool, into ciphertext: UnsafeMutableRawBufferPointer) {
             precondition(ciphertext.count >= plaintext.count + SecretStream.overhead, "the ciphertext buffer is too small")
+            // libsodium's push refuses a message past this length; the hand-written MAC step must too.
+            precondition(UInt64(plaintext.count) <= UInt64(crypto_secretstream_xchacha20poly1305_messagebytes_max()), "a secretstream message too long")
             let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
             let output = ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self)
             if !plaintext.isEmpty { SecretStream.keystream(&state, bulk: keystream, into: output + 1, plaintext) }
@@ -90,8 +92,11 @@ enum SecretStream {
         /// The OpenSSL context of `push`'s keystream.
         private let keystream = BulkChaCha(.keystream)
 
-        /// Zeroes the state.
-        mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
+        /// Zeroes the state and the key the keystream context holds.
+        mutating func wipe() {
+            sodium_memzero(&state, MemoryLayout.size(ofValue: state))
+            keystream.forget()
+        }
     }
 
     // MARK: Decrypting
@@ -163,7 +168,10 @@ enum SecretStream {
             precondition(status == 0, "a payload has far fewer chunks than the counter counts")
         }
 
-        /// Zeroes the state.
-        mutating func wipe() { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
+        /// Zeroes the state and the key the keystream context holds.
+        mutating func wipe() {
+            sodium_memzero(&state, MemoryLayout.size(ofValue: state))
+            keystream.forget()
+        }
     }
 }

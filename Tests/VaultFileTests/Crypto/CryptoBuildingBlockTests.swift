@@ -316,6 +316,25 @@ import Testing
         }
     }
 
+    @Test func test_bulkChaCha_forgetKeepsTheContextGivingLibsodiumsKeystream() throws {
+        var generator = SplitMix(seed: 26)
+        let bulk = BulkChaCha(.keystream)
+        for round in 0..<3 {
+            let key = (0..<32).map { _ in generator.nextByte() }, nonce = (0..<12).map { _ in generator.nextByte() }
+            let plain = (0..<1_000).map { _ in generator.nextByte() }
+            var theirs = [UInt8](repeating: 0, count: plain.count)
+            _ = crypto_stream_chacha20_ietf_xor_ic(&theirs, plain, UInt64(plain.count), nonce, 2, key)
+            var mine = [UInt8](repeating: 0, count: plain.count)
+            let done = mine.withUnsafeMutableBytes { out in
+                plain.withUnsafeBytes { input in key.withUnsafeBytes { k in nonce.withUnsafeBytes { n in
+                    bulk.xor(into: out.baseAddress!, input, key: k.baseAddress!, nonce: n.baseAddress!, counter: 2)
+                } } }
+            }
+            #expect(done && mine == theirs, "round \(round): the keystream after forget() is libsodium's")
+            bulk.forget()
+        }
+    }
+
     @Test func test_bulkChaCha_aeadMatchesLibsodiumAndRefusesDamage() throws {
         var generator = SplitMix(seed: 25)
         let key = (0..<32).map { _ in generator.nextByte() }
