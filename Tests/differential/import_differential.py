@@ -290,6 +290,8 @@ def bitwarden_json(rng):
 
 
 def xml_text(s):
+    """`s` escaped, without the characters XML refuses (a mutated document still has some)."""
+    s = "".join(c for c in s if c in "\t\n\r" or (0x20 <= ord(c) < 0xD800) or (0xE000 <= ord(c) < 0xFFFE) or ord(c) > 0xFFFF)
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
