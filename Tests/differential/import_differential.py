@@ -3,7 +3,7 @@
 
     Tests/differential/import_differential.py OLD_BINARY NEW_BINARY [--cases N] [--seed S] [--work DIR]
 
-Generates vaultfile JSON, KeePassXC CSV and Bitwarden JSON documents (valid, edge-case, mutated and
+Generates vaultfile JSON, KeePassXC CSV, Bitwarden JSON and KeePass XML (`--formats keepass-xml`) documents (valid, edge-case, mutated and
 truncated), imports each with both binaries into copies of the same vault (empty, holding entries,
 keeping history; with and without --overwrite and --json) and compares the exit status, stdout,
 stderr and the vault afterwards (`export --format json`, times of "now" masked). Prints each case
@@ -289,6 +289,67 @@ def bitwarden_json(rng):
     return ws(rng) + jobject(rng, doc) + ws(rng)
 
 
+def xml_text(s):
+    """`s` escaped, without the characters XML refuses (a mutated document still has some)."""
+    s = "".join(c for c in s if c in "\t\n\r" or (0x20 <= ord(c) < 0xD800) or (0xE000 <= ord(c) < 0xFFFE) or ord(c) > 0xFFFF)
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def keepass_xml(rng):
+    """KeePass 2 XML: Meta (a pool, a recycle bin, sometimes after Root or absent), groups nested up
+    to three deep holding entries whose titles repeat or clean alike, custom strings, URLs, TOTP
+    attributes, tags, times, attachments by reference (some to nothing) or inline, and history."""
+    import base64
+    b64 = lambda t: base64.b64encode(t.encode()).decode()
+    serial = [0]
+    keys = ["PIN", "username", "KP2A_URL", "KP2A_URL_1", "otp", "TOTP Seed", "TOTP Settings", "a label!", "url", "Notes"]
+    times = ["2023-11-14T22:13:20Z", "2020-01-01T00:00:00Z", "not a time", "AAAAAAAAAAA="]
+
+    def string(k, v):
+        return "<String><Key>%s</Key><Value>%s</Value></String>" % (xml_text(k), xml_text(v))
+
+    def entry(history):
+        serial[0] += 1
+        title = rand_name(rng) if rng.random() < 0.5 else "entry %d" % serial[0]
+        x = "<Entry><UUID>%s</UUID>" % b64("u%d" % serial[0]) + string("Title", title) + string("Password", rand_value(rng))
+        if rng.random() < 0.5: x += string("UserName", rng.choice(["", "alice", "bob", rand_value(rng)]))
+        if rng.random() < 0.4: x += string("URL", rng.choice(["https://x.example/a/", "", "y.example"]))
+        if rng.random() < 0.3: x += string("Notes", rand_value(rng))
+        for _ in range(rng.randrange(3)):
+            x += string(rng.choice(keys), rng.choice(["", "x", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP", "JBSWY3DPEHPK3PXP", "30;6"]))
+        if rng.random() < 0.2: x += "<Tags>%s</Tags>" % rng.choice(["a;b", " t ", ""])
+        if rng.random() < 0.5:
+            x += "<Times><CreationTime>%s</CreationTime><LastModificationTime>%s</LastModificationTime>%s</Times>" % (
+                rng.choice(times[:2]) if rng.random() < 0.97 else rng.choice(times), rng.choice(times[:2]),
+                "<ExpiryTime>2030-01-01T00:00:00Z</ExpiryTime><Expires>True</Expires>" if rng.random() < 0.2 else "")
+        for i in range(rng.randrange(3) if rng.random() < 0.25 else 0):
+            value = "<Value>%s</Value>" % b64("inline") if rng.random() < 0.3 else '<Value Ref="%d"/>' % rng.randrange(3)
+            x += "<Binary><Key>file%d.txt</Key>%s</Binary>" % (i, value)
+        if history and rng.random() < 0.3:
+            x += "<History>" + "".join(entry(False) for _ in range(1 + rng.randrange(2))) + "</History>"
+        return x + "</Entry>"
+
+    def group(depth):
+        serial[0] += 1
+        name = "Root" if depth == 0 else rng.choice(["Work", "Home", "Recycle Bin", "a/b", "\u00dcn", "", rand_name(rng)])
+        x = "<Group><UUID>%s</UUID><Name>%s</Name>" % (b64("g%d" % serial[0]), xml_text(name))
+        if rng.random() < 0.2: x += "<Notes>n</Notes>"
+        x += "".join(entry(True) for _ in range(rng.randrange(5)))
+        if depth < 3:
+            x += "".join(group(depth + 1) for _ in range(rng.randrange(4 if depth == 0 else 2)))
+        return x + "</Group>"
+
+    meta = "<Meta><Generator>fuzz</Generator>"
+    if rng.random() < 0.5:
+        meta += '<Binaries><Binary ID="0">%s</Binary><Binary ID="1"></Binary></Binaries>' % b64("zero")
+    if rng.random() < 0.2: meta += "<RecycleBinEnabled>False</RecycleBinEnabled>"
+    meta += "</Meta>"
+    root = "<Root>" + group(0) + "</Root>"
+    order = rng.randrange(8)
+    body = root + meta if order == 0 else root if order == 1 else meta + root
+    return ('<?xml version="1.0" encoding="utf-8"?>\n<KeePassFile>%s</KeePassFile>\n' % body).encode("utf-8", "surrogatepass")
+
+
 def mutate(rng, doc):
     r = rng.random()
     if r < 0.82 or not doc:
@@ -375,7 +436,7 @@ def main():
                 rc, _, err = old.run(["rm", n, "--vault", path, "--password-file", pw])
                 assert rc == 0, (n, err)
         vaults[kind] = path
-    gens = {"json": native_json, "keepassxc-csv": keepassxc_csv, "bitwarden-json": bitwarden_json}
+    gens = {"json": native_json, "keepassxc-csv": keepassxc_csv, "bitwarden-json": bitwarden_json, "keepass-xml": keepass_xml}
     formats = a.formats.split(",")
     rng = random.Random(a.seed)
     stats = {"cases": 0, "diffs": 0, "ok": 0, "failed": 0}

@@ -71,6 +71,40 @@ extension ExternalTools {
             #expect(same, "vaultfile totp and keepassxc-cli show --totp agree")
         }
 
+        /// Two entries of one title in one group: the entries are not built as read (the second
+        /// name needs numbering), and the decrypted payload is read again into items, attachment,
+        /// history and all (`KDBXReader.entries`), as a database of distinct titles is built as read.
+        @Test func test_import_kdbxWithARepeatedTitleIsReadAgainWhole() throws {
+            guard let tool = Self.keepassxc else { print(Self.skipped); return }
+            let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+            func entry(_ title: String, _ user: String, _ password: String) -> String {
+                "<Entry><String><Key>Title</Key><Value>\(title)</Value></String><String><Key>UserName</Key><Value>\(user)</Value></String>"
+                    + "<String><Key>Password</Key><Value>\(password)</Value></String></Entry>"
+            }
+            try cli.write("seed.xml", Array(("<?xml version=\"1.0\" encoding=\"UTF-8\"?><KeePassFile><Meta><Generator>test</Generator></Meta><Root>"
+                + "<Group><Name>Passwords</Name><Group><Name>Email</Name>" + entry("Mail", "alice", "first") + entry("Mail", "bob", "other")
+                + "</Group>" + entry("Web", "carol", "hn") + "</Group></Root></KeePassFile>").utf8))
+            let made = try Self.keepass(cli, tool, """
+                printf 'hello attachment\\n' > a.txt
+                printf 'pw\\npw\\n' | $KP import -q -p -t 100 seed.xml kp.kdbx
+                echo pw | $KP attachment-import -q kp.kdbx Web a.txt a.txt
+                printf 'pw\\nsecond\\n' | $KP edit -q -p kp.kdbx Web
+                """)
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(try cli.run(["history", "--enable"] + cli.unlock()).status == 0)
+            try cli.write("kpw", Array("pw\n".utf8))
+            let result = try cli.run(["import", "--format", "kdbx", "--kdbx-password-file", cli.path("kpw"), cli.path("kp.kdbx")] + cli.unlock())
+            #expect(result.status == 0, "\(result.stderr)")
+            let listed = try cli.run(["list"] + cli.unlock()).text.split(separator: "\n").map(String.init)
+            #expect(listed.count == 3 && listed.contains("Web"), "\(listed)")
+            let mails = listed.filter { $0.hasPrefix("Email/Mail") }
+            let values = try Set(mails.map { try cli.run(["get", $0] + cli.unlock()).text })
+            #expect(mails.count == 2 && values == ["first", "other"], "\(mails) \(values)")
+            #expect(try cli.run(["get", "Web", "--field", "attachment.a.txt"] + cli.unlock()).text == "hello attachment\n")
+            #expect(try cli.run(["get", "Web"] + cli.unlock()).text == "second")
+            #expect(try cli.run(["get", "Web", "--revision", "1"] + cli.unlock()).text == "hn", "the entry's history")
+        }
+
         /// KeePassXC keeps a version for every edit, whatever it changed: versions that differ only
         /// in the URL or the title (made within one second, so their times are the same) stay
         /// separate versions, each the whole entry it was (issue 45).

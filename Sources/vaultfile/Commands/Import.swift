@@ -149,9 +149,8 @@ extension VaultfileCommand {
             }
             try refuseUnusedSourceOptions(format: chosen.rawValue, source: source)
             if chosen == .kdbx {  // its password and/or key file, under the vault's KDF caps
-                var foreign = try KDBXImport.read(taking: &bytes, file: file, options: kdbxSource, limits: unlock.limits())
-                defer { foreign.wipe() }
-                return (try foreign.entries(now: currentTimeMilliseconds(), options: options), chosen.rawValue)
+                return (try KDBXImport.entries(taking: &bytes, file: file, options: kdbxSource, limits: unlock.limits(), build: options),
+                        chosen.rawValue)
             }
             if CryptImport.handles(chosen) {  // ansible-vault, sops: the file's password or the user's age identities
                 return (try CryptImport.read(bytes, format: chosen, file: file, sourcePassword: sourcePassword)

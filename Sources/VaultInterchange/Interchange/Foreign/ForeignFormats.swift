@@ -21,8 +21,9 @@ extension Interchange {
 
     /// The readers that can hand each item over as they read it (`ForeignItemSink`): the CSV
     /// exports, whose items need nothing read after them, and enpass-json and bitwarden-json,
-    /// which decline the stream when an item names a folder not read yet. Nil for every other
-    /// format (KeePass XML, 1pux: folders known only once the walk is done).
+    /// which decline the stream when an item names a folder not read yet, and keepass-xml (an
+    /// entry comes inside its groups), which declines it when an attachment references a pool
+    /// not read yet. Nil for every other format (1pux: folders known only once the walk is done).
     static func itemStream(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) -> ((ForeignItemSink) throws(VaultError) -> ForeignImport)? {
         switch format {
         case .bitwardenCSV: return { sink throws(VaultError) in try BitwardenCSVReader.read(bytes, now: now, each: sink) }
@@ -34,6 +35,7 @@ extension Interchange {
         case .keepassxcCSV: return { sink throws(VaultError) in try KeePassXCCSV.read(bytes, now: now, each: sink) }
         case .enpassJSON: return { sink throws(VaultError) in try EnpassJSONReader.read(bytes, now: now, each: sink) }
         case .bitwardenJSON: return { sink throws(VaultError) in try BitwardenJSON.read(bytes, now: now, each: sink) }
+        case .keepassXML: return { sink throws(VaultError) in try KeePassXMLReader.read(bytes, now: now, each: sink) }
         default: return nil
         }
     }

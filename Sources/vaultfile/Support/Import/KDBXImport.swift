@@ -9,13 +9,20 @@ import VaultModel
 /// terminal) and/or key file (`--kdbx-keyfile`), then `KDBXReader` under the vault's KDF caps.
 /// The database is decrypted in memory only, and every secret read here is wiped after use.
 enum KDBXImport {
-    /// The items of the database `bytes` read from `file` (nil or `-`: stdin); `bytes` is taken
+    /// The entries of the database `bytes` read from `file` (nil or `-`: stdin), built as its XML
+    /// is read (`KDBXReader.entries`: its items are not all held at once); `bytes` is taken
     /// (emptied once the payload is decrypted: the file and its payload are not held twice).
-    static func read(taking bytes: inout [UInt8], file: String?, options: KDBXSourceOptions, limits: KDFLimits) throws -> ForeignImport {
-        let path = file ?? Input.standardInputName
-        let shown = path == Input.standardInputName ? "standard input" : path
+    static func entries(taking bytes: inout [UInt8], file: String?, options: KDBXSourceOptions, limits: KDFLimits,
+                        build: ForeignBuildOptions) throws -> ImportedEntries {
+        let shown = self.shown(file)
         let credentials = try self.credentials(for: shown, options: options)
-        return try KDBXReader.read(taking: &bytes, file: shown, credentials: credentials, limits: limits)
+        return try KDBXReader.entries(taking: &bytes, file: shown, credentials: credentials, limits: limits, options: build)
+    }
+
+    /// How messages name `file` (nil or `-`: standard input).
+    private static func shown(_ file: String?) -> String {
+        let path = file ?? Input.standardInputName
+        return path == Input.standardInputName ? "standard input" : path
     }
 
     /// The password and key file's key that `options` give. With a key file and no password file,

@@ -36,6 +36,35 @@ public enum KDBXReader {
     /// and its payload are not held twice).
     public static func read(taking bytes: inout [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,
                             now: Int64 = currentTimeMilliseconds()) throws -> ForeignImport {
+        try open(taking: &bytes, file: file, credentials: credentials, limits: limits) { xml, _ throws(VaultError) in try xml(nil) }
+    }
+
+    /// The entries of the database `bytes` (taken as `read(taking:file:credentials:limits:now:)`
+    /// takes them), built as its XML is read (`ForeignBuilder.build(streaming:)`): no entry's item
+    /// is held beside the others (issue 45: within issue 17's memory rule). Where the stream gives
+    /// nothing (a title that repeats, a record the writer refuses, an attachment referencing a pool
+    /// not read yet), the decrypted payload is read again into items and built from them
+    /// (`ForeignImport.entries`), which gives what the stream gives wherever both give anything.
+    public static func entries(taking bytes: inout [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,
+                               now: Int64 = currentTimeMilliseconds(), options: ForeignBuildOptions) throws -> ImportedEntries {
+        try open(taking: &bytes, file: file, credentials: credentials, limits: limits) { xml, documentBytes throws(VaultError) in
+            // Room for records as large as the XML (a record is far smaller than its entry's
+            // XML): mapped as written, so room never written costs no memory.
+            if let built = try ForeignBuilder.build(streaming: { sink throws(VaultError) in try xml(sink) }, capacity: documentBytes,
+                                                     now: now, options: options) {
+                return built
+            }
+            var foreign = try xml(nil)
+            defer { foreign.wipe() }
+            return try foreign.entries(now: now, options: options)
+        }
+    }
+
+    /// Decrypts the database `bytes` (taken: emptied once the payload is out) and hands `body` a
+    /// reader of its XML (each call reads the payload from its start again, handing items to the
+    /// sink given, if any) and the XML's size.
+    private static func open<T>(taking bytes: inout [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,
+                                _ body: ((ForeignItemSink?) throws(VaultError) -> ForeignImport, Int) throws(VaultError) -> T) throws -> T {
         let header = try KDBXHeader.parse(bytes, file: file)
         // The growth limit follows the file as read; KDBX 3.1 authenticates its header by
         // Meta/HeaderHash, the SHA-256 of the header's bytes.
@@ -55,25 +84,29 @@ public enum KDBXReader {
             try budget.spend(inflatedSize!, on: "the payload")
         }
         let spent = budget
-        return try plain.withUnsafeBufferPointer { payload in
+        return try plain.withUnsafeBufferPointer { (payload) throws(VaultError) -> T in
             // The payload read in order, inflated a window at a time: the inner header, then the
             // XML, which the XML reader takes as it comes (never whole in memory).
-            let stream = try KDBXPayloadStream(payload, inflatedSize: inflatedSize, file: file)
-            do {
-                return try readXML(stream, major: header.major, headerStream: (header.innerStream, header.protectedStreamKey),
-                                   budget: spent, headerHash: headerHash, documentBytes: inflatedSize ?? payload.count)
-            } catch {
-                // Damage of the compressed stream further on is the cause of what the reader found.
-                if let damage = stream.damageAhead() { throw damage }
-                throw error
-            }
+            let documentBytes = inflatedSize ?? payload.count
+            return try body({ (sink) throws(VaultError) -> ForeignImport in
+                let stream = try KDBXPayloadStream(payload, inflatedSize: inflatedSize, file: file)
+                do throws(VaultError) {
+                    return try readXML(stream, major: header.major, headerStream: (header.innerStream, header.protectedStreamKey),
+                                       budget: spent, headerHash: headerHash, documentBytes: documentBytes, each: sink)
+                } catch {
+                    // Damage of the compressed stream further on is the cause of what the reader found.
+                    if let damage = stream.damageAhead() { throw damage }
+                    throw error
+                }
+            }, documentBytes)
         }
     }
 
-    /// The inner header (KDBX 4) and the XML of the payload `stream`, as items; the budget carries
-    /// what inflating the payload spent, and every Ref copy into an entry is counted against it.
+    /// The inner header (KDBX 4) and the XML of the payload `stream`, as items (or handed to
+    /// `sink`); the budget carries what inflating the payload spent, and every Ref copy into an
+    /// entry is counted against it.
     private static func readXML(_ stream: KDBXPayloadStream, major: UInt16, headerStream: (id: UInt32, key: [UInt8]), budget: ExpansionBudget,
-                                headerHash: [UInt8]?, documentBytes: Int) throws -> ForeignImport {
+                                headerHash: [UInt8]?, documentBytes: Int, each sink: ForeignItemSink?) throws(VaultError) -> ForeignImport {
         var inner: KDBXInnerStream?
         var pool: [[UInt8]]?
         if major == 4 {
@@ -87,9 +120,9 @@ public enum KDBXReader {
         defer { if var binaries = pool { for index in binaries.indices { wipe(&binaries[index]) } } }
         var unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?
         if let inner { unprotect = { (bytes: inout [UInt8]) in inner.apply(&bytes) } }
-        do {
+        do throws(VaultError) {
             var parser = try KeePassXMLParser(source: { (window) throws(VaultError) in try stream.read(into: window) }, unprotect: unprotect, budget: budget)
-            return try KeePassXMLReader.read(&parser, format: "kdbx", pool: pool, headerHash: headerHash, documentBytes: documentBytes)
+            return try KeePassXMLReader.read(&parser, format: "kdbx", pool: pool, headerHash: headerHash, documentBytes: documentBytes, each: sink)
         } catch {
             // The XML was authenticated with the key (HMAC blocks, or 3.1's hashes under the
             // cipher): what is wrong in it is damage of this file, named, not a malformed export.

@@ -51,15 +51,27 @@ public struct KeePassXMLParser {
     /// Zeroes what a streamed parser's reader still holds of the document.
     mutating func wipe() { reader.wipe() }
 
+    /// Lets go of Meta/Binaries (its caller holds them and wipes them once).
+    mutating func dropPool() { meta.binaries = [:] }
+
     /// Reads the document, calling `entry` with each entry (its history inside it) and the groups
     /// it lies in, outermost first, the root group included; returns what `Meta` and the rest held.
     public mutating func parse(_ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) -> KeePassMeta {
+        try parse(metaRead: { _ in }, entry)
+    }
+
+    /// `parse(_:)` that also calls `metaRead` with what `Meta` held once it is read (before the
+    /// entries of Root, when Meta comes first as KeePass and KeePassXC write it): the pool of
+    /// Meta/Binaries that later entries' attachments reference.
+    mutating func parse(metaRead: (KeePassMeta) -> Void,
+                        _ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) -> KeePassMeta {
         guard case .start(let name) = try nextElement(), reader.matches(name, "KeePassFile") else {
             throw .malformedInput("line \(reader.line): not a KeePass XML file (its root element is not KeePassFile)")
         }
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "Meta") {
                 try parser.readMeta()
+                metaRead(parser.meta)
             } else if parser.reader.matches(name, "Root") {
                 try parser.children { (parser, name) throws(VaultError) in
                     if parser.reader.matches(name, "Group") {

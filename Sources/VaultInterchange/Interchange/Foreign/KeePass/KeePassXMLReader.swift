@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultModel
 
 // MARK: - keepass-xml
@@ -22,10 +23,11 @@ enum KeePassXMLReader {
     /// The standard string keys, which become the item's own parts rather than fields.
     private static let standardKeys: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
 
-    /// Everything `bytes` holds, as items.
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
+    /// Everything `bytes` holds, as items; with a `sink`, each item is handed to it as read
+    /// (`read(_:format:pool:headerHash:documentBytes:each:)`).
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         try read(bytes, now: now, format: "keepass-xml", unprotect: nil, pool: nil,
-                 budget: ExpansionBudget(inputBytes: bytes.count, what: "the KeePass XML"))
+                 budget: ExpansionBudget(inputBytes: bytes.count, what: "the KeePass XML"), each: sink)
     }
 
     /// Everything the XML `bytes` holds, as items of `format`: a KDBX file's XML passes the inner
@@ -34,9 +36,10 @@ enum KeePassXMLReader {
     /// compressed binaries inflate to and every copy a `Ref` makes into an entry count against
     /// `budget`, which follows the size of the file as read (a KDBX file's, not its XML's).
     static func read(_ bytes: [UInt8], now: Int64, format: String, unprotect: ((inout [UInt8]) throws(VaultError) -> Void)?,
-                     pool: [[UInt8]]?, budget: ExpansionBudget, headerHash: [UInt8]? = nil) throws(VaultError) -> ForeignImport {
+                     pool: [[UInt8]]?, budget: ExpansionBudget, headerHash: [UInt8]? = nil,
+                     each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var parser = try KeePassXMLParser(bytes, unprotect: unprotect, budget: budget)
-        return try read(&parser, format: format, pool: pool, headerHash: headerHash, documentBytes: bytes.count)
+        return try read(&parser, format: format, pool: pool, headerHash: headerHash, documentBytes: bytes.count, each: sink)
     }
 
     /// Everything the document `parser` reads holds, as items of `format` (`pool` and `headerHash`
@@ -46,11 +49,17 @@ enum KeePassXMLReader {
     /// items before the first is read: an entry takes more than `bytesPerEntry` bytes of XML, so
     /// the items never move to a larger array (which held the old and the new at once). Room
     /// never filled is address space, not memory.
+    ///
+    /// With a `sink`, each item goes to it as read, none kept in `items` (`ForeignBuilder.build(streaming:)`):
+    /// an entry's groups enclose it, so its folders are known when it is read. The sink is
+    /// declined where an item could differ from what the plain read gives it: an attachment
+    /// referencing Meta/Binaries before Meta was read, or copies by reference beyond the budget
+    /// (whose error the plain read gives). The losses, warnings and errors are the plain read's.
     static func read(_ parser: inout KeePassXMLParser, format: String, pool: [[UInt8]]?, headerHash: [UInt8]? = nil,
-                     documentBytes: Int = 0) throws(VaultError) -> ForeignImport {
+                     documentBytes: Int = 0, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         defer { parser.wipe() }
         var result = ForeignImport(format: format)
-        result.items.reserveCapacity(min(documentBytes / bytesPerEntry, maxItemsReserved))
+        if sink == nil { result.items.reserveCapacity(min(documentBytes / bytesPerEntry, maxItemsReserved)) }
         parser.expectedHeaderHash = headerHash
         /// Attachments given by reference: item, history version (nil: the item's own), attachment,
         /// pool ID (the pool may come after them).
@@ -58,10 +67,18 @@ enum KeePassXMLReader {
         var notKept: [String: Int] = [:]
         var groupsWithNotes: Set<String> = []
         var inRecycleBin = 0
-        let meta = try parser.parse { (entry, groups) throws(VaultError) in
+        var streamed = Streamed(budget: parser.budget)
+        var meta = try parser.parse(metaRead: { streamed.meta = $0 }) { (entry, groups) throws(VaultError) in
             // What the user deleted in KeePass stays deleted: not imported, counted.
             if groups.contains(where: \.isRecycleBin) { inRecycleBin += 1; return }
             for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
+            if let sink {
+                guard !sink.declined else { return }  // read on for the losses and errors; the plain read builds
+                var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
+                guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
+                result.add(&item, to: sink)
+                return
+            }
             var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
@@ -80,6 +97,12 @@ enum KeePassXMLReader {
         // such attachments are not kept, counted, and the entries imported.
         var budget = parser.budget
         var missing: [(item: Int, version: Int?, attachment: Int)] = []
+        if sink != nil {
+            // The copies counted in the plain read's order, after the pool's inflation: its error, if any.
+            for (count, name) in streamed.copies { try budget.spend(count, on: name) }
+            streamed.meta = nil
+            if pool == nil { parser.dropPool(); wipePool(&meta) }
+        }
         let binaries = pool.map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0.offset, $0.element) }) } ?? meta.binaries
         for reference in references {
             let (item, version, attachment) = (reference.item, reference.version, reference.attachment)
@@ -106,12 +129,69 @@ enum KeePassXMLReader {
         lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
         lost("KeePass's deleted-object records", meta.deletedObjects)
         lost("entries in KeePass's recycle bin", inRecycleBin)
-        lost(Self.missingPoolData, Set(missing.map(\.item)).count)
+        lost(Self.missingPoolData, Set(missing.map(\.item)).count + streamed.itemsMissingData)
         result.notKept = notKept
         // KDBX 3.1 without Meta/HeaderHash (KeePass before 2.20 wrote none): opened, as KeePass and
         // KeePassXC open it, and said.
         if headerHash != nil, !parser.headerHashSeen { result.warnings.append(.headerNotAuthenticated(file: budget.what)) }
         return result
+    }
+
+    /// Zeroes Meta/Binaries in place once nothing else holds them (the streamed read: no item
+    /// keeps a share of them for `ForeignImport.wipe()` to wipe).
+    private static func wipePool(_ meta: inout KeePassMeta) {
+        let ids = Array(meta.binaries.keys)
+        for id in ids { SecureMemory.wipe(&meta.binaries[id]!) }
+        meta.binaries = [:]
+    }
+
+    /// What the streamed read (`read` with a sink) keeps while it reads: Meta once read, the
+    /// copies references made (size and attachment name, in document order), the items some of
+    /// whose attachments have no data, and the budget the copies are checked against as they come.
+    private struct Streamed {
+        var meta: KeePassMeta?
+        var copies: [(count: Int, name: String)] = []
+        var itemsMissingData = 0
+        /// The copies alone, against the document's budget before the parse: bounds what they put
+        /// into the records before the plain count (pool inflation first) is made at the end.
+        var budget: ExpansionBudget
+
+        /// Fills the attachments of `item` and its versions from `entry`, each reference resolved
+        /// as the plain read resolves it (missing data: the attachment dropped, the item counted);
+        /// false when that cannot be told yet (Meta not read) or the copies exceed the budget.
+        mutating func attach(_ entry: KeePassEntry, to item: inout ForeignItem, pool: [[UInt8]]?) -> Bool {
+            var missing = false
+            guard let own = resolved(entry.attachments, pool: pool, missing: &missing) else { return false }
+            item.attachments = own
+            for (version, earlier) in entry.history.enumerated() {
+                guard let kept = resolved(earlier.attachments, pool: pool, missing: &missing) else { return false }
+                item.history[version].attachments = kept
+            }
+            if missing { itemsMissingData += 1 }
+            return true
+        }
+
+        private mutating func resolved(_ attachments: [KeePassAttachment], pool: [[UInt8]]?, missing: inout Bool) -> [ForeignAttachment]? {
+            var kept: [ForeignAttachment] = []
+            for attachment in attachments {
+                guard let id = attachment.reference else {
+                    kept.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
+                    continue
+                }
+                let bytes: [UInt8]?
+                if let pool {
+                    bytes = pool.indices.contains(id) ? pool[id] : nil
+                } else {
+                    guard let meta else { return nil }  // Meta after Root: the pool is not known yet
+                    bytes = meta.binaries[id]
+                }
+                guard let bytes else { missing = true; continue }
+                guard (try? budget.spend(bytes.count, on: attachment.name)) != nil else { return nil }
+                copies.append((bytes.count, attachment.name))
+                kept.append(ForeignAttachment(name: attachment.name, bytes: bytes))
+            }
+            return kept
+        }
     }
 
     /// One entry as an item; what it holds that the item cannot is counted in `notKept`.
