@@ -184,7 +184,7 @@ package enum Payload {
                 continue
             }
             // Without a skim, every full chunk but the last is decrypted on two threads (Payload+EntriesOnly.swift).
-            if skim == nil, chunk == 0, chunkCount - 1 >= parallelRunLength {
+            if skim == nil, chunk == 0, chunkCount - 1 >= parallelRunLength, ciphertext.readsInAnyOrder {
                 try decrypt(0..<chunkCount - 1, stream: &stream, ciphertext: &ciphertext, into: plaintext)
                 chunk = chunkCount - 1
                 continue
@@ -256,11 +256,17 @@ package protocol CiphertextSource {
     /// Whether the reader wants the entries only (`get`): the history section of content version 2
     /// is then authenticated chunk by chunk but not kept (`Payload.open`).
     var readsEntriesOnly: Bool { get }
+    /// Whether chunks may be read out of order, from two threads (`Payload.open`'s two-thread
+    /// decryption); false for a source that must see the ciphertext whole and in order
+    /// (`HashingCiphertext`: a signed vault's payload hash).
+    var readsInAnyOrder: Bool { get }
 }
 
 extension CiphertextSource {
     /// Everything is kept unless the source says otherwise.
     package var readsEntriesOnly: Bool { false }
+    /// Any order unless the source says otherwise.
+    package var readsInAnyOrder: Bool { true }
 }
 
 /// Ciphertext already in memory.

@@ -67,6 +67,8 @@ struct HashingCiphertext<Inner: CiphertextSource>: CiphertextSource {
 
     var count: Int { inner.count }
     var readsEntriesOnly: Bool { false }
+    /// The hash is of the chunks in order: never read from two threads.
+    var readsInAnyOrder: Bool { false }
 
     mutating func withBytes(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) throws(VaultError) {
         let hasher = hasher
