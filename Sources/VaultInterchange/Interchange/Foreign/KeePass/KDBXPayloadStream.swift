@@ -40,24 +40,40 @@ final class KDBXPayloadStream {
         return count
     }
 
-    /// The next `count` bytes, once `count` is known to remain (nothing is allocated before);
+    /// The first buffer of `take`, which grows from there as bytes arrive.
+    static let firstTake = 1 << 20
+
+    /// The next `count` bytes, once `count` is known to remain (what is allocated grows with the
+    /// bytes read, never ahead of them to `count`);
     /// `name` and `what` name the field in the message.
     func take(_ count: Int, _ name: String, what: String) throws(VaultError) -> [UInt8] {
         guard count >= 0, count <= remaining else {
             throw .sourceDamaged(file: file, why: "\(what): \(name) says \(count) bytes, but only \(remaining) remain (the file is truncated or damaged)")
         }
-        var bytes = [UInt8](repeating: 0, count: count)
+        // Memory follows the bytes inflated, never the length a field claims: `remaining` trusts
+        // the gzip trailer's size, which is the file's author's word (a 4 MiB file may claim
+        // about 1 GiB). The buffer starts at 1 MiB at most and doubles as bytes arrive, each
+        // outgrown buffer wiped (an attachment is a secret).
+        var bytes = [UInt8](repeating: 0, count: min(count, Self.firstTake))
+        var filled = 0
         var failure: VaultError?
-        let filled = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
-            var filled = 0
-            do throws(VaultError) {
-                while filled < count {
-                    let got = try read(into: UnsafeMutableBufferPointer(rebasing: buffer[filled...]))
-                    if got == 0 { break }
-                    filled += got
+        while filled < count {
+            if filled == bytes.count {
+                var larger = [UInt8](repeating: 0, count: min(count, bytes.count * 2))
+                larger.withUnsafeMutableBytes { to in bytes.withUnsafeBytes { to.copyMemory(from: $0) } }
+                SecureMemory.wipe(&bytes)
+                bytes = larger
+            }
+            let got = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
+                do throws(VaultError) {
+                    return try read(into: UnsafeMutableBufferPointer(rebasing: buffer[filled...]))
+                } catch {
+                    failure = error
+                    return 0
                 }
-            } catch { failure = error }
-            return filled
+            }
+            if got == 0 { break }
+            filled += got
         }
         if let failure { SecureMemory.wipe(&bytes); throw failure }
         guard filled == count else {
