@@ -115,7 +115,7 @@ import Testing
         let external = "<?xml version=\"1.0\"?><!DOCTYPE x SYSTEM \"file:///etc/passwd\"><KeePassFile/>"
         #expect(throws: VaultError.self) { try Self.read(external) }
         do { _ = try Self.read(Self.document("<Entry><String><Key>Title</Key><Value>&xxe;</Value></String></Entry>")) } catch {
-            #expect(error.description.contains("'&xxe;' is not one of XML's own"), "\(error)")
+            #expect(error.description.contains("a reference is not one of XML's own") && !error.description.contains("xxe"), "\(error)")
         }
     }
 

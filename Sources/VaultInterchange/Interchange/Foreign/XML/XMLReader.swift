@@ -437,7 +437,9 @@ public struct XMLReader {
             case "apos": output.append(UInt8(ascii: "'"))
             default:
                 guard reference.hasPrefix("#"), let scalar = Self.characterReference(reference.dropFirst()) else {
-                    throw fail("the reference '&\(reference);' is not one of XML's own; vaultfile reads no entity declarations", at: base + index)
+                    // Not echoed: character data may be a password, and a reference inside it a piece of one.
+                    throw fail("a reference is not one of XML's own (&lt; &gt; &amp; &quot; &apos; or &#…;); vaultfile reads no entity declarations",
+                               at: base + index)
                 }
                 output.append(contentsOf: String(scalar).utf8)
             }
