@@ -27,4 +27,19 @@ enum ForeignBuildText {
         item.urls = url.map { [$0] } ?? []
         return item
     }
+
+    /// An item with something in every part the builder fills: notes, TOTP, custom fields (one
+    /// protected, one called `username`), an extra, a creation time and a history version;
+    /// `attachments` too when asked.
+    static func fullItem(attachments: Bool = false) -> ForeignItem {
+        var full = item("Mail", folders: ["Work"], user: "alice", url: "https://mail.example.com")
+        full.notes = "n"
+        full.totp = "JBSWY3DPEHPK3PXP"
+        full.fields = [ForeignField(label: "PIN", value: [1, 2], protected: true), ForeignField(label: "username", value: Array("x".utf8))]
+        full.extras = [(label: "tags", value: "a, b")]
+        if attachments { full.attachments = [ForeignAttachment(name: "a b.bin", bytes: [0, 0xFF]), ForeignAttachment(name: "e", bytes: [])] }
+        full.created = 1_000
+        full.history = [ForeignVersion(value: Array("old".utf8), username: "alice", modified: 500)]
+        return full
+    }
 }

@@ -28,14 +28,7 @@ import Testing
     // MARK: - Success
 
     @Test func test_build_recordsMatchEntriesForPlainItems() {
-        var full = item("Mail", folders: ["Work"], user: "alice", url: "https://mail.example.com")
-        full.notes = "n"
-        full.totp = "JBSWY3DPEHPK3PXP"
-        full.fields = [ForeignField(label: "PIN", value: [1, 2], protected: true), ForeignField(label: "username", value: Array("x".utf8))]
-        full.extras = [(label: "tags", value: "a, b")]
-        full.attachments = [ForeignAttachment(name: "a b.bin", bytes: [0, 0xFF]), ForeignAttachment(name: "e", bytes: [])]
-        full.created = 1_000
-        full.history = [ForeignVersion(value: Array("old".utf8), username: "alice", modified: 500)]
+        let full = ForeignBuildText.fullItem(attachments: true)
         same([full, item("", url: "https://x.example/a/"), item("", user: "bob"), item(""), item("https://news.ycombinator.com")])
         same([full], keepsHistory: true, prefix: ["imported"], notKept: ["a column": 2])
     }

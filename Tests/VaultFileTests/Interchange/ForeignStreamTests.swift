@@ -38,13 +38,7 @@ import Testing
     // MARK: - Success
 
     @Test func test_buildStreaming_distinctTitlesMatchTheReference() {
-        var full = item("Mail", folders: ["Work"], user: "alice", url: "https://mail.example.com")
-        full.notes = "n"
-        full.totp = "JBSWY3DPEHPK3PXP"
-        full.fields = [ForeignField(label: "PIN", value: [1, 2], protected: true), ForeignField(label: "username", value: Array("x".utf8))]
-        full.extras = [(label: "tags", value: "a, b")]
-        full.created = 1_000
-        full.history = [ForeignVersion(value: Array("old".utf8), username: "alice", modified: 500)]
+        let full = ForeignBuildText.fullItem()
         for (items, history, prefix) in [([full, item("", url: "https://x.example/a/"), item("", user: "bob"), item(""), item("https://news.ycombinator.com"),
                                            item(" spaced "), item("a/b"), item(".."), item("t (2)")], false, [String]()),
                                           ([full, item("x")], true, ["imported"]), ([], false, [])] {
