@@ -46,6 +46,21 @@ import VaultFormat
         #expect(!(try cli.run(["slot", "list"] + cli.unlock()).text.contains("mlkem768x25519")))
     }
 
+    @Test func test_slotLabelAndRm_takeTheCutRecipientSlotListShows() throws {
+        let cli = try CLI.withVault(["db": "secret"])
+        let recipient = try Self.pqKey(cli, "pq.txt")
+        #expect(try cli.run(["slot", "add", "recipient", recipient] + cli.unlock()).status == 0)
+        let shown = "age1pq1…" + recipient.suffix(8)
+        #expect(try cli.run(["slot", "list"] + cli.unlock()).text.contains(shown))
+        let labelled = try cli.run(["slot", "label", shown, "quantum"] + cli.unlock())
+        #expect(labelled.status == 0, "\(labelled.stderr)")
+        let unknown = try cli.run(["slot", "rm", "age1pq1…zzzzzzzz"] + cli.unlock())
+        #expect(unknown.status == 1 && unknown.stderr.contains("age1pq1…zzzzzzzz") && !unknown.stderr.contains("Bech32"), "\(unknown.stderr)")
+        let removed = try cli.run(["slot", "rm", shown] + cli.unlock())
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!(try cli.run(["slot", "list"] + cli.unlock()).text.contains("mlkem768x25519")))
+    }
+
     @Test func test_slotRm_ofAPostQuantumKeyNoSlotHoldsIsStatus1AndABrokenOneStatus2() throws {
         let cli = try CLI.withVault(["db": "secret"])
         let stranger = try Self.pqKey(cli, "pq.txt")

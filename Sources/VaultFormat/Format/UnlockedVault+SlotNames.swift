@@ -5,6 +5,7 @@ import VaultModel
 extension UnlockedVault {
     /// The id of the slot `text` names (`slot rm`, `slot label`), tried in this order:
     /// - a number that is a slot's id (its position in the header, as `slot list` shows it);
+    /// - a post-quantum recipient cut as `slot list` shows it (`age1pq1…` and its last 8 characters);
     /// - a key: `age1…`, `age1pq1…` or an ssh public key line (`ssh-ed25519 AAAA… [comment]`, `ssh-rsa AAAA…`, the comment
     ///   ignored), matched by the key the slot holds; or a fingerprint as `slot list` shows it
     ///   (`SHA256:…`, `x25519:…`, `mlkem768x25519:…`);
@@ -15,6 +16,16 @@ extension UnlockedVault {
     public func slotIndex(named text: String) throws(VaultError) -> Int {
         if let index = Int(text), header.keyslots.indices.contains(index) { return index }
         let slots = self.slots
+        // A post-quantum recipient as `slot list`'s table shows it (`age1pq1…` and its last 8
+        // characters), copied from there: the slots whose recipient that table shows so.
+        if text.hasPrefix(Self.shortenedPQPrefix) {
+            let matches = slots.filter { $0.recipient.map(AgePQRecipient.shortened) == text }
+            guard let match = matches.first else { throw .slotNotFound(Self.echoed(text)) }
+            guard matches.count == 1 else {
+                throw .slotNameAmbiguous(name: text, candidates: matches.map { "\($0.index) (\($0.label.isEmpty ? $0.kind : "\($0.kind), \($0.label)"))" })
+            }
+            return match.index
+        }
         if let key = try keyNamed(text) {
             // Named as `slot list` shows it: a post-quantum recipient cut short, a long ssh-rsa line by its fingerprint.
             guard let match = slots.first(where: { $0.fingerprint == key || $0.recipient == key }) else {
@@ -33,6 +44,9 @@ extension UnlockedVault {
         }
         return match.index
     }
+
+    /// How `AgePQRecipient.shortened` starts a post-quantum recipient it cuts.
+    static let shortenedPQPrefix = "age1pq1…"
 
     /// The longest key text an error repeats as given: an ssh-ed25519 line with a comment fits; a
     /// longer one (ssh-rsa) is named by its fingerprint.

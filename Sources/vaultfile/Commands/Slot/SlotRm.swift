@@ -9,7 +9,7 @@ struct SlotRm: ParsableCommand {
         commandName: "rm",
         abstract: "Remove keyslots (by id, key or label) and rotate the file key once.",
         discussion: """
-            A slot is named by its id (see 'vaultfile slot list'), by its key (an age1… or age1pq1… recipient, an ssh \
+            A slot is named by its id (see 'vaultfile slot list'), by its key (an age1… or age1pq1… recipient, or one cut as 'slot list' shows it, an ssh \
             public key line in quotes, or a fingerprint as 'slot list' shows it: SHA256:…, x25519:…, mlkem768x25519:…), or by its label: the whole \
             label, or a prefix of exactly one label. A prefix that several labels share is refused naming \
             each of them (exit 2). Several slots named in one command are all resolved against the slots as \
