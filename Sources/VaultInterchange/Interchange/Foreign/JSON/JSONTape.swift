@@ -94,7 +94,7 @@ struct JSONTape {
         position = end
     }
 
-    private func fail(_ why: String, at offset: Int) -> VaultError {
+    func fail(_ why: String, at offset: Int) -> VaultError {
         .malformedInput("not \(what): line \(XMLReader.line(of: offset, in: bytes)): \(why)")
     }
 
@@ -315,125 +315,5 @@ struct JSONTape {
         var position = range.lowerBound
         let key = JSONString.read(bytes, at: &position) ?? ""
         return String(key.unicodeScalars.prefix(64).map { $0.value < 0x20 ? "?" : Character($0) })
-    }
-
-    // MARK: Reading the tape
-
-    /// The root value.
-    var root: Int { 0 }
-
-    func kind(_ node: Int) -> Kind { nodes[node].kind }
-
-    /// The node after `node` and its descendants.
-    func next(after node: Int) -> Int {
-        let kind = nodes[node].kind
-        return kind == .object || kind == .array ? nodes[node].end : node + 1
-    }
-
-    /// The members of an object, in order: each key decoded and its value's node.
-    func members(_ node: Int) -> [(key: String, value: Int)] {
-        guard nodes[node].kind == .object else { return [] }
-        var result: [(key: String, value: Int)] = []
-        var child = node + 1
-        for _ in 0..<Int(nodes[node].count) / 2 {
-            var position = nodes[child].start
-            let key = JSONString.read(bytes, at: &position) ?? ""
-            result.append((key, child + 1))
-            child = next(after: child + 1)
-        }
-        return result
-    }
-
-    /// The value of `key` in the object `node`, if it has one.
-    func member(_ node: Int?, _ key: StaticString) -> Int? {
-        guard let node, nodes[node].kind == .object else { return nil }
-        var child = node + 1
-        let length = key.utf8CodeUnitCount
-        return bytes.withUnsafeBufferPointer { buffer -> Int? in
-            for _ in 0..<Int(nodes[node].count) / 2 {
-                let literal = nodes[child]
-                // The first byte compared inline: most keys of one length differ there.
-                if literal.end - literal.start == length + 2, length == 0 || buffer[literal.start + 1] == key.utf8Start[0],
-                   memcmp(buffer.baseAddress! + literal.start + 1, key.utf8Start, length) == 0 {
-                    return child + 1
-                }
-                child = next(after: child + 1)
-            }
-            return nil
-        }
-    }
-
-    /// The elements of the array `node` (none when it is not an array).
-    func elements(_ node: Int?) -> [Int] {
-        guard let node, nodes[node].kind == .array else { return [] }
-        var result: [Int] = []
-        result.reserveCapacity(Int(nodes[node].count))
-        var child = node + 1
-        for _ in 0..<Int(nodes[node].count) {
-            result.append(child)
-            child = next(after: child)
-        }
-        return result
-    }
-
-    /// The string at `node`, decoded; nil when it is not a string.
-    func string(_ node: Int?) -> String? {
-        guard let node, nodes[node].kind == .string else { return nil }
-        if nodes[node].plain {
-            let text = nodes[node].start + 1..<nodes[node].end - 1
-            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[text]), as: UTF8.self) }
-        }
-        var position = nodes[node].start
-        return JSONString.read(bytes, at: &position)
-    }
-
-    /// The string at `node` as its UTF-8 bytes.
-    func stringBytes(_ node: Int?) -> [UInt8]? {
-        guard let node, nodes[node].kind == .string else { return nil }
-        if nodes[node].plain { return Array(bytes[nodes[node].start + 1..<nodes[node].end - 1]) }
-        var position = nodes[node].start
-        return JSONString.readBytes(bytes, at: &position)
-    }
-
-    /// A number, a string, true or false as text (`null` and containers: nil).
-    func text(_ node: Int?) -> String? {
-        guard let node else { return nil }
-        switch nodes[node].kind {
-        case .string: return string(node)
-        case .number: return String(decoding: bytes[nodes[node].start..<nodes[node].end], as: UTF8.self)
-        case .literalTrue: return "true"
-        case .literalFalse: return "false"
-        case .null, .object, .array: return nil
-        }
-    }
-
-    /// An integer number (a fraction dropped), or nil.
-    func integer(_ node: Int?) -> Int64? {
-        guard let node, nodes[node].kind == .number else { return nil }
-        // An integer of at most 18 digits (every time and flag of an export) read where it lies.
-        var index = nodes[node].start
-        let end = nodes[node].end, negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        if end - index <= 18 {
-            var value: Int64 = 0
-            while index < end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
-                value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
-                index += 1
-            }
-            if index == end { return negative ? -value : value }
-        }
-        guard let text = text(node) else { return nil }
-        if let exact = Int64(text) { return exact }
-        return Double(text).flatMap { $0.isFinite && abs($0) < 9e18 ? Int64($0) : nil }
-    }
-
-    /// Whether `node` is `true`, or a number other than 0 (Enpass writes flags as 0 and 1).
-    func flag(_ node: Int?) -> Bool {
-        guard let node else { return false }
-        switch nodes[node].kind {
-        case .literalTrue: return true
-        case .number: return integer(node).map { $0 != 0 } ?? false
-        default: return false
-        }
     }
 }

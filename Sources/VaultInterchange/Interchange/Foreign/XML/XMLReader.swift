@@ -66,25 +66,25 @@ public struct XMLReader {
     }
 
     /// The bytes held: the document from `base` on (all of it when read from one buffer).
-    private var buffer: [UInt8]
+    var buffer: [UInt8]
     /// The document offset of `buffer[0]`.
-    private var base = 0
+    var base = 0
     /// Where the next event starts, in `buffer`.
-    private var cursor = 0
+    var cursor = 0
     /// Where the rest of a streamed document comes from; nil once it ended (or for one buffer).
-    private var source: Source?
+    var source: Source?
     /// What a streamed reader asks its source for at a time.
-    private let window: Int
+    let window: Int
     /// Whether the reader owns its buffer (streamed): it wipes it.
-    private let streamed: Bool
+    let streamed: Bool
     /// The bytes of `buffer` before this index are checked (UTF-8, no forbidden character).
-    private var checked = 0
+    var checked = 0
     /// Whether the start of the document was looked at for a byte order mark.
-    private var startChecked = false
+    var startChecked = false
     /// A document offset kept in the buffer past the next event (`withText`'s text).
-    private var pinned: Int?
+    var pinned: Int?
     /// A document offset whose line is known, and that line (lines are counted forward from it).
-    private var lineMark = 0, lineAtMark = 1
+    var lineMark = 0, lineAtMark = 1
     /// The attributes of the last start tag.
     public private(set) var attributes: [Attribute] = []
     /// The names of the open elements, outermost first, one after the other, and where each starts.
@@ -159,7 +159,7 @@ public struct XMLReader {
     /// How deep the reader is: the number of open elements.
     public var depth: Int { openStarts.count }
 
-    private func fail(_ what: String, at offset: Int? = nil) -> VaultError {
+    func fail(_ what: String, at offset: Int? = nil) -> VaultError {
         .malformedInput("line \(line(of: offset ?? position)): \(what)")
     }
 
@@ -355,294 +355,5 @@ public struct XMLReader {
         guard cursor > start else { throw fail("a tag without a name") }
         guard cursor - start <= Self.maxNameLength else { throw fail("a name longer than \(Self.maxNameLength) bytes") }
         return start..<cursor
-    }
-
-    // MARK: Bytes
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-
-    @discardableResult
-    private mutating func skipSpaces() -> Bool {
-        let start = cursor
-        while cursor < buffer.count, Self.isSpace(buffer[cursor]) { cursor += 1 }
-        return cursor > start
-    }
-
-    private func starts(with literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard buffer.count - cursor >= count else { return false }
-        for offset in 0..<count where buffer[cursor + offset] != literal.utf8Start[offset] { return false }
-        return true
-    }
-
-    /// Moves the cursor past the first `terminator` at `skipped` bytes or more from it.
-    private mutating func skip(past terminator: StaticString, from skipped: Int, what: String) throws(VaultError) {
-        guard let found = try find(terminator, from: cursor + skipped) else { throw fail("the document ends inside a \(what)") }
-        cursor = found + terminator.utf8CodeUnitCount
-    }
-
-    /// The range `range` of the document, as a range of `buffer`.
-    @inline(__always)
-    private func relative(_ range: Range<Int>) -> Range<Int> { (range.lowerBound - base)..<(range.upperBound - base) }
-
-    /// Whether the bytes at `range` spell `name`.
-    public func matches(_ range: Range<Int>, _ name: StaticString) -> Bool {
-        range.count == name.utf8CodeUnitCount && buffer.withUnsafeBufferPointer { held in
-            memcmp(held.baseAddress! + (range.lowerBound - base), name.utf8Start, range.count) == 0
-        }
-    }
-
-    /// Whether the bytes at `range` are all white space (space, tab, LF, CR).
-    public func isWhiteSpace(_ range: Range<Int>) -> Bool { buffer[relative(range)].allSatisfy(Self.isSpace) }
-
-    /// `body` of the bytes at `range`, where they lie (valid until the next event).
-    public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let held = relative(range)
-        return buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[held])) }
-    }
-
-    /// The value of the last start tag's attribute `name`, references resolved; nil when absent.
-    public func attribute(_ name: StaticString) throws(VaultError) -> [UInt8]? {
-        guard let found = attributes.first(where: { matches($0.name, name) }) else { return nil }
-        var value: [UInt8] = []
-        try decode(found.value, into: &value)
-        return value
-    }
-
-    /// The bytes at `range` as text (names in messages).
-    public func text(of range: Range<Int>) -> String { String(decoding: buffer[relative(range)], as: UTF8.self) }
-
-    /// Appends character data at `range` with its references resolved and its line ends
-    /// normalised (CR LF and a lone CR become LF, as XML 1.0 §2.11 says).
-    public func decode(_ range: Range<Int>, into output: inout [UInt8]) throws(VaultError) {
-        let held = relative(range)
-        var index = held.lowerBound
-        while index < held.upperBound {
-            let byte = buffer[index]
-            if byte == 0x0D {
-                output.append(0x0A)
-                index += index + 1 < held.upperBound && buffer[index + 1] == 0x0A ? 2 : 1
-                continue
-            }
-            guard byte == UInt8(ascii: "&") else { output.append(byte); index += 1; continue }
-            guard let semicolon = buffer[index..<held.upperBound].prefix(12).firstIndex(of: UInt8(ascii: ";")) else {
-                throw fail("an '&' that starts no reference (write it as '&amp;')", at: base + index)
-            }
-            let reference = String(decoding: buffer[index + 1..<semicolon], as: UTF8.self)
-            switch reference {
-            case "lt": output.append(UInt8(ascii: "<"))
-            case "gt": output.append(UInt8(ascii: ">"))
-            case "amp": output.append(UInt8(ascii: "&"))
-            case "quot": output.append(UInt8(ascii: "\""))
-            case "apos": output.append(UInt8(ascii: "'"))
-            default:
-                guard reference.hasPrefix("#"), let scalar = Self.characterReference(reference.dropFirst()) else {
-                    // Not echoed: character data may be a password, and a reference inside it a piece of one.
-                    throw fail("a reference is not one of XML's own (&lt; &gt; &amp; &quot; &apos; or &#…;); vaultfile reads no entity declarations",
-                               at: base + index)
-                }
-                output.append(contentsOf: String(scalar).utf8)
-            }
-            index = semicolon + 1
-        }
-    }
-
-    /// The character of `#…;` without the `#`: decimal or `x` hexadecimal, a character XML allows.
-    private static func characterReference(_ digits: Substring) -> Unicode.Scalar? {
-        let value = digits.hasPrefix("x") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
-        guard let value, !digits.isEmpty, let scalar = Unicode.Scalar(value) else { return nil }
-        switch value {
-        case 0x09, 0x0A, 0x0D, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return scalar
-        default: return nil
-        }
-    }
-
-    // MARK: Lines
-
-    private static func newlines(in buffer: [UInt8], _ range: Range<Int>) -> Int {
-        guard !range.isEmpty else { return 0 }
-        return buffer.withUnsafeBufferPointer { all in
-            var count = 0
-            for byte in UnsafeBufferPointer(rebasing: all[range]) where byte == 0x0A { count += 1 }
-            return count
-        }
-    }
-
-    private mutating func moveLineMark(to offset: Int) {
-        let target = min(max(offset, base), base + buffer.count)
-        lineAtMark = line(of: target)
-        lineMark = target
-    }
-
-    // MARK: The stream
-
-    /// Reads windows until `count` bytes from the cursor are held, or the document ends.
-    private mutating func fill(_ count: Int) throws(VaultError) {
-        while buffer.count - cursor < count, try readMore() {}
-    }
-
-    /// The index in `buffer` of the first `byte` at or after `start`, reading windows until one
-    /// holds it; nil when the document ends first.
-    private mutating func find(_ byte: UInt8, from start: Int) throws(VaultError) -> Int? {
-        var distance = start - cursor  // from the cursor, which a new window may move
-        while true {
-            if let found = findHeld(byte, from: cursor + distance) { return found }
-            distance = max(distance, buffer.count - cursor)
-            guard streamed, try readMore() else { return nil }
-        }
-    }
-
-    /// The index in `buffer` of the first `literal` at or after `start`, reading windows until
-    /// one holds it whole; nil when the document ends first.
-    private mutating func find(_ literal: StaticString, from start: Int) throws(VaultError) -> Int? {
-        let count = literal.utf8CodeUnitCount
-        let first = literal.utf8Start[0]
-        var distance = start - cursor
-        while true {
-            while let found = findHeld(first, from: cursor + distance) {
-                guard buffer.count - found >= count else {
-                    distance = found - cursor  // its rest comes in the next window
-                    break
-                }
-                if (0..<count).allSatisfy({ buffer[found + $0] == literal.utf8Start[$0] }) { return found }
-                distance = found + 1 - cursor
-            }
-            // What is held holds no whole literal from `distance` on, but its last bytes may start one.
-            distance = max(distance, buffer.count - cursor - (count - 1))
-            guard streamed, try readMore() else { return nil }
-        }
-    }
-
-    /// The index of the first `byte` held at or after `from`, reading nothing.
-    private func findHeld(_ byte: UInt8, from: Int) -> Int? {
-        guard from < buffer.count else { return nil }
-        return buffer.withUnsafeBufferPointer { all -> Int? in
-            guard let hit = memchr(all.baseAddress! + from, Int32(byte), all.count - from) else { return nil }
-            return all.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-        }
-    }
-
-    /// Reads windows until the start tag at the cursor is held whole: up to its first '>' outside
-    /// a quoted attribute value (as `readStartTag` reads it), or the document's end.
-    private mutating func findTagEnd() throws(VaultError) -> Int? {
-        var distance = 1
-        var quote: UInt8 = 0
-        while true {
-            var index = cursor + distance
-            while index < buffer.count {
-                let byte = buffer[index]
-                if quote != 0 {
-                    if byte == quote { quote = 0 }
-                } else if byte == UInt8(ascii: ">") {
-                    return index
-                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                    quote = byte
-                }
-                index += 1
-            }
-            distance = index - cursor
-            guard try readMore() else { return nil }
-        }
-    }
-
-    /// Drops what lies before the event being read (and the pinned text), zeroing it, then reads
-    /// the next window from the source and checks it; false when the document has ended.
-    private mutating func readMore() throws(VaultError) -> Bool {
-        guard let source else { return false }
-        compact()
-        reserve(window)
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: window))
-        var failure: VaultError?
-        let count = buffer.withUnsafeMutableBufferPointer { all -> Int in
-            let room = UnsafeMutableBufferPointer(rebasing: all[old...])
-            do throws(VaultError) {
-                return min(max(0, try source(room)), room.count)
-            } catch {
-                failure = error
-                SecureMemory.wipe(UnsafeMutableRawBufferPointer(room))
-                return 0
-            }
-        }
-        buffer.removeLast(window - count)
-        if let failure {
-            self.source = nil
-            throw failure
-        }
-        if count == 0 { self.source = nil }
-        try checkStart(final: count == 0)
-        try checkWindow(final: count == 0)
-        return count > 0
-    }
-
-    /// Drops the bytes before the cursor (and before the pinned offset), zeroing where they lay.
-    private mutating func compact() {
-        let keep = pinned.map { min(cursor, $0 - base) } ?? cursor
-        guard keep > 0 else { return }
-        if lineMark < base + keep { moveLineMark(to: base + keep) }
-        buffer.withUnsafeMutableBufferPointer { all in
-            let start = all.baseAddress!
-            memmove(start, start + keep, all.count - keep)
-            SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: start + (all.count - keep), count: keep))
-        }
-        buffer.removeLast(keep)
-        base += keep
-        cursor -= keep
-        checked -= keep
-    }
-
-    /// Room for `extra` more bytes without the array reallocating on its own (which would free the
-    /// old bytes unwiped): a larger buffer is made here and the old one zeroed.
-    private mutating func reserve(_ extra: Int) {
-        guard buffer.capacity - buffer.count < extra else { return }
-        var grown: [UInt8] = []
-        grown.reserveCapacity(max(buffer.capacity * 2, buffer.count + extra))
-        grown.append(contentsOf: buffer)
-        SecureMemory.wipe(&buffer)
-        buffer = grown
-    }
-
-    // MARK: Checks
-
-    /// The start of the document: UTF-16 refused, a UTF-8 byte order mark skipped. Waits for three
-    /// bytes unless the document is shorter (`final`).
-    private mutating func checkStart(final: Bool) throws(VaultError) {
-        guard !startChecked, buffer.count >= 3 || final else { return }
-        startChecked = true
-        if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { cursor = 3 }
-        if buffer.starts(with: [0xFF, 0xFE]) || buffer.starts(with: [0xFE, 0xFF]) {
-            throw .malformedInput("line 1: the XML is in UTF-16; vaultfile reads XML in UTF-8 (save it as UTF-8)")
-        }
-    }
-
-    /// Checks the bytes held past `checked` for UTF-8 and for characters XML forbids, but for a
-    /// character cut at the end of a window (`final`: there is no more).
-    private mutating func checkWindow(final: Bool) throws(VaultError) {
-        guard startChecked else { return }
-        let end = final ? buffer.count : Self.wholeCharacters(buffer, from: checked)
-        guard end > checked else { return }
-        let range = checked..<end
-        // Checked where it lies: a String of it would be one more copy of every secret (a KDBX's
-        // decrypted XML too), freed without a wipe.
-        guard buffer.withUnsafeBytes({ UTF8Bytes.isValid(UnsafeRawBufferPointer(rebasing: $0[range])) }) else {
-            throw .malformedInput("the XML file is not UTF-8")
-        }
-        if let bad = buffer[range].firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
-            throw .malformedInput("line \(line(of: base + bad)): a control character (byte \(buffer[bad])) that XML does not allow")
-        }
-        checked = end
-    }
-
-    /// The end of the last whole UTF-8 character of `buffer` after `start`: a sequence cut by the
-    /// window's end waits for the next one (anything else malformed is left to the check).
-    private static func wholeCharacters(_ buffer: [UInt8], from start: Int) -> Int {
-        let end = buffer.count
-        for back in 1...4 where end - back >= start {
-            let byte = buffer[end - back]
-            if byte & 0xC0 == 0x80 { continue }
-            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-            return back < length && byte < 0xF8 ? end - back : end
-        }
-        return end
     }
 }
