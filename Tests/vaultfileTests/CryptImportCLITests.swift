@@ -11,11 +11,11 @@ extension ExternalTools {
         static let hasPass = has("gpg") && has("pass")
         static let hasAge = has("age") && has("age-keygen")
         static let hasAnsibleVault = has("ansible-vault")
-        private static let fixtures = ProjectPaths.fixtures.appendingPathComponent("import")
+        static let fixtures = ProjectPaths.fixtures.appendingPathComponent("import")
 
         /// Runs `script` with `sh -c` in the test's folder, with `environment`; fails the test on a non-zero exit.
         @discardableResult
-        private func sh(_ cli: CLI, _ script: String, _ environment: [String: String], stdin: String = "") throws -> String {
+        func sh(_ cli: CLI, _ script: String, _ environment: [String: String], stdin: String = "") throws -> String {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", script]
@@ -36,7 +36,7 @@ extension ExternalTools {
         }
 
         /// A pass store made by pass itself under a throw-away key; returns the environment that reads it.
-        private func passStore(_ cli: CLI) throws -> [String: String] {
+        func passStore(_ cli: CLI) throws -> [String: String] {
             let home = cli.path("gnupg")
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let environment = ["GNUPGHOME": home, "PASSWORD_STORE_DIR": cli.path("store")]

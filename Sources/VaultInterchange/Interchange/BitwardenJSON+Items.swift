@@ -13,7 +13,8 @@ extension BitwardenJSON {
     /// Identities: each property → a field. SSH keys: an ssh key entry (`readSSHKey`,
     /// BitwardenJSON+SSHKey.swift). Custom fields in order, labels as
     /// they are. `creationDate` and `revisionDate` are kept; `passwordHistory` becomes the item's
-    /// history, `favorite` the field `favorite`, and a master-password re-prompt is counted as not kept.
+    /// history, `favorite` the field `favorite`, and a master-password re-prompt, linked custom fields,
+    /// URI match rules and an organization's item's organization and collections are counted as not kept.
     ///
     /// The document is read directly when `BitwardenJSONReader.export` takes it, else decoded
     /// (`JSONDocument.decode`), whose messages name the problem.
@@ -52,8 +53,17 @@ extension BitwardenJSON {
                 throw .malformedInput("item \(index + 1) ('\(source.name ?? "")') has unknown type \(source.type)")
             }
             item.notes = source.notes
+            var linked = false
             for custom in source.fields ?? [] where !(commentTaken && custom.name == SSHKeyEntry.commentField) {
+                // A linked field holds no value of its own: it shows another property of the item
+                // (`linkedId`), which is imported where it belongs. The link itself is counted.
+                guard custom.type != 3 else { linked = true; continue }
                 field(custom.name ?? "field", custom.value)
+            }
+            if linked { result.notKeep("Bitwarden's linked custom fields (each shows another property of its item, which is imported)") }
+            if source.type == 1, (source.login?.uris ?? []).contains(where: { $0.match != nil }) { result.notKeep("Bitwarden's URI match rules") }
+            if source.organizationId != nil || !(source.collectionIds ?? []).isEmpty {
+                result.notKeep("Bitwarden's organization and collections of shared items")
             }
             if source.favorite == true { item.extras.append((label: "favorite", value: "yes")) }
             if let reprompt = source.reprompt, reprompt != 0 { result.notKeep("Bitwarden's master-password re-prompt") }

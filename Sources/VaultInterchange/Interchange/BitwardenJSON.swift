@@ -27,6 +27,9 @@ enum BitwardenJSON {
         var reprompt: Int? = nil
         var passwordHistory: [PasswordVersion]? = nil
         var sshKey: SSHKeyItem? = nil
+        /// The organization a shared item belongs to, and its collections: not kept, counted.
+        var organizationId: String? = nil
+        var collectionIds: [String]? = nil
     }
     /// An SSH key item's key (Bitwarden's `SshKeyExport`): the private key as an unencrypted
     /// OpenSSH private key, the public key as an `authorized_keys` line, and its fingerprint.
@@ -39,6 +42,10 @@ enum BitwardenJSON {
         var totp: String?
         var uris: [URI]?
     }
-    struct URI: Decodable, Equatable { var uri: String? }
-    struct CustomField: Decodable, Equatable { var name: String?; var value: String? }
+    /// A login's URI and its match rule (`match`: null for the default, 0–5 for domain, host,
+    /// starts with, exact, regular expression, never), which vaultfile does not keep.
+    struct URI: Decodable, Equatable { var uri: String?; var match: Int? = nil }
+    /// A custom field: `type` 0 text, 1 hidden, 2 boolean, 3 linked (no value: `linkedId` names the
+    /// item property it shows, e.g. 100 the login's username).
+    struct CustomField: Decodable, Equatable { var name: String?; var value: String?; var type: Int? = nil; var linkedId: Int? = nil }
 }

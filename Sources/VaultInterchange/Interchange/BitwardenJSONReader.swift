@@ -107,6 +107,8 @@ struct BitwardenJSONReader: JSONWalker {
                 return true
             case "passwordHistory": return reader.readNullable { $0.readArray { $0.readPasswordVersion() } }.map { item.passwordHistory = $0 } != nil
             case "sshKey": return reader.readNullable { $0.readSSHKey() }.map { item.sshKey = $0 } != nil
+            case "organizationId": return reader.readNullable { $0.readString() }.map { item.organizationId = $0 } != nil
+            case "collectionIds": return reader.readNullable { $0.readArray { $0.readString() } }.map { item.collectionIds = $0 } != nil
             default: return reader.skipValue(depth: 1)
             }
         }
@@ -134,6 +136,7 @@ struct BitwardenJSONReader: JSONWalker {
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "uri": return reader.readNullable { $0.readString() }.map { uri.uri = $0 } != nil
+            case "match": return reader.readNullableInt().map { uri.match = $0 } != nil
             default: return reader.skipValue(depth: 3)
             }
         }
@@ -146,6 +149,8 @@ struct BitwardenJSONReader: JSONWalker {
             switch key {
             case "name": return reader.readNullable { $0.readString() }.map { field.name = $0 } != nil
             case "value": return reader.readNullable { $0.readString() }.map { field.value = $0 } != nil
+            case "type": return reader.readNullableInt().map { field.type = $0 } != nil
+            case "linkedId": return reader.readNullableInt().map { field.linkedId = $0 } != nil
             default: return reader.skipValue(depth: 2)
             }
         }
@@ -189,6 +194,11 @@ struct BitwardenJSONReader: JSONWalker {
     }
 
     // MARK: Structure
+
+    /// `null` or an integer that fits an `Int` (as `JSONDecoder` reads an `Int?`); nil when neither.
+    mutating func readNullableInt() -> Int?? {
+        readNullable { reader -> Int? in reader.readInteger().flatMap { Int(exactly: $0) } }
+    }
 
     /// `null` as `.some(nil)`, else what `read` reads as `.some(value)`; nil when neither.
     mutating func readNullable<T>(_ read: (inout BitwardenJSONReader) -> T?) -> T?? {

@@ -65,9 +65,18 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// A Bitwarden SSH key item (titled `item`) whose key is stored as an ordinary entry, which
     /// the agent does not serve: `why` (protected by a passphrase, or not an OpenSSH key it reads).
     case sshKeyNotServed(item: String, why: String)
+    /// KeePass attachments given by reference to data the XML does not hold (KeePassXC's XML
+    /// export leaves it out), in `count` items, the first of them `items` (group path and title).
+    case attachmentDataMissing(items: [String], count: Int)
 
     public var description: String {
         switch self {
+        case .attachmentDataMissing(let items, let count):
+            let named = items.map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
+                + (count > items.count ? " and \(count - items.count) more" : "")
+            return "not kept: KeePass attachments whose data the XML does not hold, in \(count == 1 ? "1 item" : "\(count) items") (\(named)); "
+                + "KeePassXC's XML export leaves it out: take them from the database with "
+                + "'keepassxc-cli attachment-export DATABASE ENTRY NAME FILE', or import the database itself with --format kdbx"
         case .sshKeyNotServed(let item, let why):
             return "item '\(EntryName.escapingFormatCharacters(item))' is an SSH key stored as an ordinary entry, which the agent does not serve: \(why)"
         case .headerNotAuthenticated(let file):
@@ -100,7 +109,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     public var kind: String {
         switch self {
         case .dangerousVariable: return "dangerous_variable"
-        case .notKept: return "not_kept"
+        case .notKept, .attachmentDataMissing: return "not_kept"
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"

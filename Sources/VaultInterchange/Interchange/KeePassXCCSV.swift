@@ -11,7 +11,8 @@ enum KeePassXCCSV {
     /// names, numbers and fills them as it does for every other manager's export: Group (the root
     /// group dropped) → folders, Title, Password → value, Username, URL, Notes, TOTP (a bare Base32
     /// secret made an otpauth:// URI by the builder), the two times; an entry icon other than the
-    /// default is counted as not kept.
+    /// default is counted as not kept, and entries in the recycle bin (the group "Recycle Bin" right
+    /// under the root) are not imported and counted.
     static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: InterchangeFormat.keepassxcCSV.rawValue)
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
@@ -40,6 +41,9 @@ enum KeePassXCCSV {
             }
             // "Root/Email/Work" → "Email/Work"; the database root adds nothing to a name.
             var folders = text(group).map { $0.split(separator: "/").map(String.init) } ?? []
+            // KeePassXC's recycle bin, "Recycle Bin" right under the root group (the path's first
+            // part): what the user deleted stays deleted, counted as the XML and KDBX readers do.
+            if folders.count >= 2, folders[1] == "Recycle Bin" { result.notKeep("entries in KeePass's recycle bin"); return }
             if folders.first == "Root" || folders.first == "Passwords" { folders.removeFirst() }
             var item = ForeignItem(folders: folders, title: record.isEmpty(title) ? "" : record.string(title),
                                    value: Array(record.cell(password)))

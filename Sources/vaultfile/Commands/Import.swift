@@ -17,22 +17,39 @@ extension VaultfileCommand {
             discussion: """
                 Reads FILE (or stdin, or a store folder) in the format --format names, checks all of it, then \
                 stores every entry in one change, or none:
+                vaultfile's own:
                   json            vaultfile's 'export --format json': values, fields, times
                   dotenv          KEY=value lines; each KEY is an entry name as it is
                   csv             a header line: name, value, then one column per field
+                KeePass:
+                  kdbx            a KeePass database (KDBX 3.1 or 4), opened with
+                                  --kdbx-password-file (or a prompt) and/or --kdbx-keyfile;
+                                  decrypted in memory only
+                  keepass-xml     KeePass 2 XML (KeePass, 'keepassxc-cli export --format xml')
                   keepassxc-csv   'keepassxc-cli export --format csv'; name: group/title
+                Other password managers' exports:
                   bitwarden-json  Bitwarden's unencrypted JSON export; name: folder/item
-                  pass            a pass/gopass store folder (default ~/.password-store), each .gpg file \
-                decrypted by your own gpg
-                  passage         a passage store folder, each .age file decrypted by age with \
-                PASSAGE_IDENTITIES_FILE (default ~/.passage/identities)
-                  ansible-vault   an ansible-vault file, or a YAML file's !vault values; its password from \
-                --source-password-file/-fd/-command or a prompt
-                  sops            a sops YAML or JSON file encrypted to an age key (SOPS_AGE_KEY_FILE)
-                  kdbx            a KeePass database (KDBX 3.1 or 4), opened with --kdbx-password-file (or a \
-                prompt) and/or --kdbx-keyfile; decrypted in memory only
-                  auto            told from the content (the default): a format is chosen only when the \
-                content is unambiguous
+                  bitwarden-csv   Bitwarden's CSV export
+                  1password-csv   1Password 8's CSV export
+                  1pux            1Password's 1PUX export (a ZIP)
+                  lastpass-csv    LastPass's CSV export; its grouping as folders
+                  dashlane-csv    Dashlane's credentials CSV, with or without its header
+                  enpass-json     Enpass's JSON export
+                  chrome-csv      Chrome's (Edge's, Brave's) passwords CSV
+                  firefox-csv     Firefox's logins CSV
+                Encrypted sources, decrypted in memory:
+                  pass            a pass/gopass store folder (default $PASSWORD_STORE_DIR,
+                                  else ~/.password-store), each .gpg file decrypted by your gpg
+                  passage         a passage store folder (default $PASSAGE_DIR, else
+                                  ~/.passage/store), each .age file decrypted by age with
+                                  $PASSAGE_IDENTITIES_FILE (default ~/.passage/identities)
+                  ansible-vault   an ansible-vault file, or a YAML file's !vault values; its
+                                  passwords from --source-password-file/-fd/-command (each
+                                  repeatable, every one tried on every value) or a prompt
+                  sops            a sops YAML or JSON file encrypted to an age key
+                                  (SOPS_AGE_KEY_FILE)
+                  auto            told from the content (the default): a format is chosen
+                                  only when the content is unambiguous
                 Details and samples of each: docs/INTERCHANGE.md. A file given with the wrong --format is \
                 refused with what it looks like and the command that imports it.
 
@@ -112,6 +129,9 @@ extension VaultfileCommand {
             // pass and passage read their default store when no folder is given (CryptImport).
             let file = self.file ?? CryptImport.defaultStore(for: format.name)
             let source = file ?? "stdin"
+            if self.file == nil, let store = file, !DirectoryImportReaders.isDirectory(store) {
+                throw CryptImport.missingDefaultStore(store, format: format.name)
+            }
             if let file, file != Input.standardInputName, DirectoryImportReaders.isDirectory(file) {
                 let name: String
                 if format == .auto {
@@ -143,6 +163,9 @@ extension VaultfileCommand {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
             case .directory(let name):
+                // A file of a format import reads (a KDBX database given as a pass store) is said
+                // as such, with the command that imports it.
+                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != "dotenv" { throw mismatch(sniffed, source: source, given: name) }
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:
                 chosen = try detected(bytes, source: source)
@@ -189,8 +212,10 @@ extension VaultfileCommand {
                 throw CLIError.importFormatUnknown(source: source, why: "it matches none of the formats import reads")
             }
             guard let name = sniffed.format else {
-                throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which import does not read as it is"
-                                                   + (sniffed.advice.map { " (\($0))" } ?? ""))
+                // What the file is and what to do with it (convert a KeePass 1 database, decrypt an
+                // age file): that advice is the hint ("name it with --format" would not help).
+                throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which import does not read as it is",
+                                                   hint: sniffed.advice)
             }
             guard let format = InterchangeFormat(rawValue: name) else {
                 throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which this build does not import")

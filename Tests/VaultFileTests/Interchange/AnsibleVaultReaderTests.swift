@@ -43,6 +43,20 @@ import VaultFormat
         #expect(result.notKept == ["plain (unencrypted) YAML values": 3])
     }
 
+    /// Several passwords (the repeated --source-password-* options): each tried on each value, the
+    /// first whose HMAC verifies opens it; none: the error says how many were tried.
+    @Test func test_read_severalPasswordsTheOneThatOpensIsUsed() throws {
+        let wrong = SecureBytes(copying: Array("wrong".utf8)), other = SecureBytes(copying: Array("other".utf8))
+        let opened = try AnsibleVaultReader.read(fixture("inline.yml"), file: "test.yml", name: "test", passwords: [wrong, password, other])
+        #expect(opened.items.map { String(decoding: $0.value, as: UTF8.self) } == ["s3cr3t", "mail-pass", "first-key"])
+        #expect {
+            try AnsibleVaultReader.read(fixture("whole-1.2.txt"), file: "test.yml", name: "test", passwords: [wrong, other])
+        } throws: { error in
+            guard case VaultError.sourceSecretRejected(_, let what) = error else { return false }
+            return what == "any of the 2 vault passwords given (vault id 'prod')"
+        }
+    }
+
     // MARK: - Failure
 
     @Test func test_read_wrongPasswordFailsTheHMACBeforeDecrypting() throws {
@@ -84,8 +98,16 @@ import VaultFormat
             ("short HMAC", "$ANSIBLE_VAULT;1.1;AES256\n" + Self.hex(Array("0011\n22\n\(String(repeating: "00", count: 16))".utf8)) + "\n"),
             ("ciphertext not a block", "$ANSIBLE_VAULT;1.1;AES256\n" + Self.hex(Array("0011\n\(String(repeating: "00", count: 32))\n0102".utf8)) + "\n"),
         ]
+        // A header ansible-vault's, then a body that does not fit: damage (exit 4); a header of
+        // another version or cipher: input vaultfile does not read (exit 2).
+        let notDamage: Set = ["unknown version", "unknown cipher", "1.2 without id"]
         for (label, text) in cases {
-            #expect(throws: VaultError.self, "\(label)") { try read(Array(text.utf8)) }
+            #expect("\(label)") { try read(Array(text.utf8)) } throws: { error in
+                guard let error = error as? VaultError else { return false }
+                if case .sourceDamaged = error { return !notDamage.contains(label) }
+                if case .malformedInput = error { return notDamage.contains(label) }
+                return false
+            }
         }
         var invalid = Array("key: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n".utf8)
         invalid += [0xFF, 0xFE, 0x0A]

@@ -40,6 +40,15 @@ import Testing
         #expect(FormatSniffer.sniff([0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5])?.format == "kdbx")
     }
 
+    /// KeePass 1's .kdb (second signature 0xB54BFB65) is named, with the way to convert it, not read.
+    @Test func test_sniff_namesAKeePass1Database() {
+        let kdb: [UInt8] = [0x03, 0xD9, 0xA2, 0x9A, 0x65, 0xFB, 0x4B, 0xB5, 0x03, 0x00, 0x00, 0x00]
+        let sniffed = FormatSniffer.sniff(kdb)
+        #expect(sniffed?.format == nil && sniffed?.description == "a KeePass 1 database (.kdb)", "\(String(describing: sniffed))")
+        #expect(sniffed?.advice?.contains("save it as KDBX") == true)
+        #expect(FormatSniffer.sniffMagic(kdb) == sniffed)
+    }
+
     @Test func test_sniffMagic_agreesWithSniffOnBinaryFilesAndReadsNoText() {
         for magic in [[0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5, 1], [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A], bytes("age-encryption.org/v1\n"),
                       bytes("-----BEGIN AGE ENCRYPTED FILE-----\n"), [0x50, 0x4B, 0x03, 0x04] + bytes("export.data")] as [[UInt8]] {

@@ -155,7 +155,26 @@ import Testing
         let read = try KeePassXMLReader.read(Array(Self.document("<Entry><String><Key>Title</Key><Value>m</Value></String>"
             + "<Binary><Key>a</Key><Value Ref=\"7\"/></Binary><Binary><Key>b</Key><Value Ref=\"8\"/></Binary></Entry>").utf8), now: 0)
         #expect(read.items.map(\.title) == ["m"] && read.items[0].attachments.isEmpty)
-        #expect(read.notKept[KeePassXMLReader.missingPoolData] == 1, "\(read.notKept)")
+        #expect(read.warnings == [.attachmentDataMissing(items: ["m"], count: 1)], "\(read.warnings)")
+    }
+
+    /// The first three entries whose attachments have no data are named, then "and N more".
+    @Test func test_read_missingAttachmentDataNamesTheFirstEntries() throws {
+        let entries = (1...5).map { "<Entry><String><Key>Title</Key><Value>e\($0)</Value></String><Binary><Key>a</Key><Value Ref=\"9\"/></Binary></Entry>" }
+        let read = try KeePassXMLReader.read(Array(Self.document("<Group><Name>G</Name>" + entries.joined() + "</Group>").utf8), now: 0)
+        #expect(read.warnings == [.attachmentDataMissing(items: ["G/e1", "G/e2", "G/e3"], count: 5)], "\(read.warnings)")
+        let said = ImportWarning.attachmentDataMissing(items: ["G/e1", "G/e2", "G/e3"], count: 5).description
+        #expect(said.hasPrefix("not kept: KeePass attachments whose data the XML does not hold, in 5 items ('G/e1', 'G/e2', 'G/e3' and 2 more); "), "\(said)")
+    }
+
+    /// Entry elements vaultfile does not read are named in the warning, each with its count.
+    @Test func test_read_otherEntryElementsAreNamed() throws {
+        let read = try KeePassXMLReader.read(Array(Self.document(
+            "<Entry><String><Key>Title</Key><Value>a</Value></String><PreviousParentGroup>AAAA</PreviousParentGroup><QualityCheck>False</QualityCheck></Entry>"
+                + "<Entry><String><Key>Title</Key><Value>b</Value></String><PreviousParentGroup>AAAA</PreviousParentGroup></Entry>").utf8), now: 0)
+        #expect(read.notKept["KeePass's entry element <PreviousParentGroup>"] == 2, "\(read.notKept)")
+        #expect(read.notKept["KeePass's entry element <QualityCheck>"] == 1, "\(read.notKept)")
+        #expect(read.notKept["other KeePass entry elements"] == nil, "\(read.notKept)")
     }
 
     @Test func test_read_refusesNestingBeyondTheLimit() {

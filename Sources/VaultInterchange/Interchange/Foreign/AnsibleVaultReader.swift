@@ -5,7 +5,10 @@ import VaultModel
 // MARK: - ansible-vault files and inline `!vault` values
 
 /// Reads ansible-vault's encrypted files (`$ANSIBLE_VAULT;1.1;AES256`, and `1.2;AES256;ID` with a
-/// vault id), and the inline `!vault |` values of a YAML variables file, with one vault password.
+/// vault id), and the inline `!vault |` values of a YAML variables file, with one or more vault
+/// passwords: each value opens with the first password, in the order given, whose HMAC verifies
+/// (as ansible tries each of several `--vault-id`s), so a file whose values are under several
+/// vault ids is read in one import.
 ///
 /// The format (ansible's `lib/ansible/parsing/vault/__init__.py`, `VaultAES256`): after the header
 /// line, lines of hex; their text decodes to three hex strings on three lines: the salt, the
@@ -29,16 +32,21 @@ public enum AnsibleVaultReader {
     /// `name/key/path` (list items by their index). Plain (unencrypted) values are not imported and
     /// are counted in `notKept`.
     public static func read(_ bytes: [UInt8], file: String, name: String, password: SecureBytes) throws(VaultError) -> ForeignImport {
+        try read(bytes, file: file, name: name, passwords: [password])
+    }
+
+    /// `read(_:file:name:password:)` with several passwords, each tried on each value in turn.
+    public static func read(_ bytes: [UInt8], file: String, name: String, passwords: [SecureBytes]) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "ansible-vault")
         if isVaultFile(bytes) {
             var item = ForeignItem(folders: [], title: name)
-            item.value = try decrypt(envelope: String(decoding: bytes, as: UTF8.self), file: file, password: password)
+            item.value = try decrypt(envelope: String(decoding: bytes, as: UTF8.self), file: file, passwords: passwords)
             result.items.append(item)
             return result
         }
         let root = try ConfigYAML.parse(bytes, what: file)
         var plain = 0
-        try collect(root, path: [], file: file, name: name, password: password, into: &result, plain: &plain)
+        try collect(root, path: [], file: file, name: name, passwords: passwords, into: &result, plain: &plain)
         guard !result.items.isEmpty else {
             throw .malformedInput("\(file) is neither an ansible-vault file ('$ANSIBLE_VAULT;…' on its first line) nor a YAML file with '!vault' values")
         }
@@ -48,15 +56,25 @@ public enum AnsibleVaultReader {
 
     /// The plaintext of one vault (`$ANSIBLE_VAULT;…` header then hex lines), checked.
     public static func decrypt(envelope: String, file: String, password: SecureBytes) throws(VaultError) -> [UInt8] {
+        try decrypt(envelope: envelope, file: file, passwords: [password])
+    }
+
+    /// The plaintext of one vault, opened by the first of `passwords` whose HMAC verifies.
+    public static func decrypt(envelope: String, file: String, passwords: [SecureBytes]) throws(VaultError) -> [UInt8] {
         let parts = try parse(envelope: envelope, file: file)
-        guard let derived = ForeignKeyDerivation.pbkdf2SHA256(password: password, salt: parts.salt, iterations: iterations, outputLength: 80) else {
-            throw .sourceDamaged(file: file, why: "PBKDF2 refused the salt")
+        var opened: SecureBytes?
+        for password in passwords {
+            guard let derived = ForeignKeyDerivation.pbkdf2SHA256(password: password, salt: parts.salt, iterations: iterations, outputLength: 80) else {
+                throw .sourceDamaged(file: file, why: "PBKDF2 refused the salt")
+            }
+            let verified = derived.withUnsafeBytes { keys in
+                HMACSHA256.verify(parts.hmac, message: parts.ciphertext[...], key: UnsafeRawBufferPointer(rebasing: keys[32..<64]))
+            }
+            if verified { opened = derived; break }
         }
-        let verified = derived.withUnsafeBytes { keys in
-            HMACSHA256.verify(parts.hmac, message: parts.ciphertext[...], key: UnsafeRawBufferPointer(rebasing: keys[32..<64]))
-        }
-        guard verified else {
-            throw .sourceSecretRejected(file: file, what: "the vault password" + (parts.vaultID.map { " (vault id '\($0)')" } ?? ""))
+        guard let derived = opened else {
+            let tried = passwords.count == 1 ? "the vault password" : "any of the \(passwords.count) vault passwords given"
+            throw .sourceSecretRejected(file: file, what: tried + (parts.vaultID.map { " (vault id '\($0)')" } ?? ""))
         }
         guard let padded = derived.withUnsafeBytes({ keys in
             AES256CTR.decrypt(parts.ciphertext[...], key: UnsafeRawBufferPointer(rebasing: keys[0..<32]), iv: UnsafeRawBufferPointer(rebasing: keys[64..<80]))
@@ -89,7 +107,7 @@ public enum AnsibleVaultReader {
             throw .limitExceeded("\(file): the vault holds \(envelope.utf8.count) bytes; the most read is \(maxHexLength)")
         }
         var lines = envelope.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { $0.trimmingBlanks() }.filter { !$0.isEmpty }[...]
-        guard let header = lines.popFirst() else { throw .malformedInput("\(file): empty ansible-vault data") }
+        guard let header = lines.popFirst() else { throw .sourceDamaged(file: file, why: "it holds no ansible-vault data") }
         let fields = header.split(separator: ";", omittingEmptySubsequences: false)
         guard fields.count >= 3, fields[0] == "$ANSIBLE_VAULT" else {
             throw .malformedInput("\(file): the header '\(header.prefix(40))' is not '$ANSIBLE_VAULT;1.1;AES256' or '$ANSIBLE_VAULT;1.2;AES256;ID'")
@@ -113,21 +131,25 @@ public enum AnsibleVaultReader {
         var outer: [UInt8] = []
         outer.reserveCapacity(hexLength / 2)
         for line in lines {
-            guard let bytes = hexDecode(line.utf8) else { throw .malformedInput("\(file): the vault body is not hexadecimal") }
+            guard let bytes = hexDecode(line.utf8) else { throw .sourceDamaged(file: file, why: "the vault body is not hexadecimal") }
             outer += bytes
         }
-        guard hexLength % 2 == 0 else { throw .malformedInput("\(file): the vault body has an odd number of hex digits") }
+        // From here on the header said "ansible-vault": what does not fit is a damaged (cut,
+        // edited) vault, exit 4 as for any other damaged source, not input of another kind.
+        guard hexLength > 0 else { throw .sourceDamaged(file: file, why: "the header is followed by no vault body (the file was cut after its first line?)") }
+        guard hexLength % 2 == 0 else { throw .sourceDamaged(file: file, why: "the vault body has an odd number of hex digits") }
         let inner = outer.split(separator: 0x0A, omittingEmptySubsequences: false)
         guard inner.count == 3 else {
-            throw .malformedInput("\(file): the decoded body holds \(inner.count) lines; an ansible vault holds three (salt, HMAC, ciphertext)")
+            let lines = inner.count == 1 ? "1 line" : "\(inner.count) lines"
+            throw .sourceDamaged(file: file, why: "the decoded body holds \(lines); an ansible vault holds three (salt, HMAC, ciphertext)")
         }
         guard let salt = hexDecode(inner[0]), let hmac = hexDecode(inner[1]), let ciphertext = hexDecode(inner[2]) else {
-            throw .malformedInput("\(file): the salt, HMAC or ciphertext is not hexadecimal")
+            throw .sourceDamaged(file: file, why: "the salt, HMAC or ciphertext is not hexadecimal")
         }
-        guard (1...maxSaltLength).contains(salt.count) else { throw .malformedInput("\(file): the salt is \(salt.count) bytes") }
-        guard hmac.count == 32 else { throw .malformedInput("\(file): the HMAC is \(hmac.count) bytes; HMAC-SHA256 has 32") }
+        guard (1...maxSaltLength).contains(salt.count) else { throw .sourceDamaged(file: file, why: "the salt is \(salt.count) bytes") }
+        guard hmac.count == 32 else { throw .sourceDamaged(file: file, why: "the HMAC is \(hmac.count) bytes; HMAC-SHA256 has 32") }
         guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else {
-            throw .malformedInput("\(file): the ciphertext is \(ciphertext.count) bytes, not a positive multiple of 16 (the padded block size)")
+            throw .sourceDamaged(file: file, why: "the ciphertext is \(ciphertext.count) bytes, not a positive multiple of 16 (the padded block size)")
         }
         return Envelope(version: version, vaultID: vaultID, salt: salt, hmac: hmac, ciphertext: ciphertext)
     }
@@ -153,20 +175,20 @@ public enum AnsibleVaultReader {
 
     // MARK: Inline values
 
-    private static func collect(_ node: ConfigNode, path: [String], file: String, name: String, password: SecureBytes,
+    private static func collect(_ node: ConfigNode, path: [String], file: String, name: String, passwords: [SecureBytes],
                                 into result: inout ForeignImport, plain: inout Int) throws(VaultError) {
         switch node {
         case .mapping(let items):
-            for item in items { try collect(item.value, path: path + [item.key], file: file, name: name, password: password, into: &result, plain: &plain) }
+            for item in items { try collect(item.value, path: path + [item.key], file: file, name: name, passwords: passwords, into: &result, plain: &plain) }
         case .sequence(let items):
             for (index, item) in items.enumerated() {
-                try collect(item, path: path + [String(index)], file: file, name: name, password: password, into: &result, plain: &plain)
+                try collect(item, path: path + [String(index)], file: file, name: name, passwords: passwords, into: &result, plain: &plain)
             }
         case .scalar(let scalar) where scalar.tag == "!vault":
             let place = "\(file), line \(scalar.line) ('\(path.joined(separator: "."))')"
             guard let title = path.last else { throw .malformedInput("\(place): a '!vault' value needs a key") }
             var item = ForeignItem(folders: [name] + path.dropLast(), title: title)
-            item.value = try decrypt(envelope: scalar.text, file: place, password: password)
+            item.value = try decrypt(envelope: scalar.text, file: place, passwords: passwords)
             result.items.append(item)
         case .scalar(let scalar):
             if scalar.kind != .null { plain += 1 }

@@ -62,6 +62,13 @@ public enum FormatSniffer {
         if head.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5]) {
             return SniffedFormat(format: "kdbx", description: "a KeePass database (KDBX)")
         }
+        // KeePass 1's .kdb: the same first signature, 0xB54BFB65 as the second. Its format (Twofish
+        // or AES, groups and entries as binary fields) is not read: KeePassXC converts it.
+        if head.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x65, 0xFB, 0x4B, 0xB5]) {
+            return SniffedFormat(format: nil, description: "a KeePass 1 database (.kdb)",
+                                 advice: "vaultfile reads KeePass 2 databases: open it in KeePassXC (Database > Import > KeePass 1 database), "
+                                     + "save it as KDBX, then import that with 'vaultfile import --format kdbx FILE.kdbx'")
+        }
         if head.starts(with: [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]) {
             return SniffedFormat(format: nil, description: "a vaultfile vault",
                                  advice: "copy its entries with 'vaultfile --vault OTHER export --format json | vaultfile import --format json'")

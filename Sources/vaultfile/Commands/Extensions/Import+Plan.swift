@@ -75,7 +75,9 @@ extension VaultfileCommand.Import {
                           + "(\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
         }
         for warning in warnings { Messages.warning(warning.description) }
-        let source = file ?? "stdin"
+        // A pass or passage store read from its default folder is named as that folder.
+        let read = file ?? CryptImport.defaultStore(for: self.format.name)
+        let source = read ?? "stdin"
         let skipped = plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped"
         if dryRun {
             if !json { try printPlanLines(plan) }
@@ -85,7 +87,7 @@ extension VaultfileCommand.Import {
         }
         guard json else { return }
         var members: [(String, JSON)] = [
-            ("source", file.map(JSON.string) ?? .null),
+            ("source", read.map(JSON.string) ?? .null),
             ("format", .string(format)),
             ("imported", .int(Int64(entries.count))),
             ("added", .int(Int64(plan.added))),

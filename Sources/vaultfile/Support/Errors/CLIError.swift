@@ -70,7 +70,7 @@ enum CLIError: CategorizedError {
     /// `import`: the input is not in the format `--format` names; it looks like `looksLike` (exit 2).
     case importFormatMismatch(source: String, given: String, looksLike: String, hint: String)
     /// `import --format auto` (or no `--format`): the format cannot be told from the content (exit 64).
-    case importFormatUnknown(source: String, why: String)
+    case importFormatUnknown(source: String, why: String, hint: String? = nil)
     /// `search --regex` spent its work budget (`LinearRegex.WorkBudget`): more than `initialSteps`
     /// steps of its automaton plus `stepsPerCharacter` for each character read.
     case regexWorkLimit(pattern: String, initialSteps: Int, stepsPerCharacter: Int)
@@ -170,7 +170,7 @@ enum CLIError: CategorizedError {
         case .refused(let why, _): return why
         case .importFormatMismatch(let source, let given, let looksLike, _):
             return "\(source) is not \(given) input: it looks like \(looksLike); nothing was imported"
-        case .importFormatUnknown(let source, let why): return "cannot tell the format of \(source): \(why); nothing was imported"
+        case .importFormatUnknown(let source, let why, _): return "cannot tell the format of \(source): \(why); nothing was imported"
         case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
         case .regexWorkLimit(let pattern, let initial, let perCharacter):
             return "limit exceeded: the regular expression \(pattern) needs more than \(perCharacter) steps per character read "

@@ -131,7 +131,7 @@ struct ErrorReport: Equatable {
             return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; --kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
         case .sourceSecretRejected:
             return "check the file's own password (--source-password-file, --source-password-fd, --source-password-command, or the prompt); "
-                + "a file under several vault ids needs one import per password"
+                + "for a file under several vault ids, give each id's password: each option may be repeated, and every password is tried on every value"
         case .identityPassphraseWrong(let source, _):
             return "check the key's passphrase (--identity-passphrase-file, --identity-passphrase-fd, or typed at the prompt); "
                 + (source.hasSuffix(".age") ? "'age -d KEY > /dev/null' asks for it and fails only when it is wrong (the secret key never reaches the terminal)"
@@ -336,6 +336,7 @@ struct ErrorReport: Equatable {
                 : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
                     + "SOPS_AGE_KEY_FILE or the documented default file"
         case .refused(_, let hint), .importFormatMismatch(_, _, _, let hint): return hint
+        case .importFormatUnknown(_, _, let hint?): return hint
         case .importFormatUnknown:
             return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:

@@ -12,8 +12,9 @@ import Glibc
 /// for any `--out` file (`OutputFolder`), with no link followed.
 ///
 /// The target may be missing or an empty folder; a folder that holds anything is replaced only
-/// with `--overwrite`, and only when it is a pass store (it has a `.gpg-id`): its `.git` folder, if
-/// any, moves into the new store (the store's history stays, and `git status` shows the export),
+/// with `--overwrite`, and only when it is a pass store (it has a `.gpg-id`): what belongs to the
+/// store rather than to its entries (`keptOnOverwrite`: its `.git` folder, `.gitattributes`,
+/// `.extensions`) moves into the new store (the store's history stays, and `git status` shows the export),
 /// the old folder is renamed aside, the new one takes its name, then the old one is removed.
 /// On any failure the new folder is removed and the target is as it was.
 final class PassStoreFolder {
@@ -26,6 +27,12 @@ final class PassStoreFolder {
         /// A folder that holds files but no `.gpg-id`.
         case otherFolder
     }
+
+    /// What `--overwrite` moves from the old store into the new one: the git repository and the
+    /// `*.gpg diff=gpg` line `pass git init` writes, and pass's extensions folder. `.gpg-id` is
+    /// written anew (with `.gpg-id.sig`, a signature of the old one, it is not kept), and the entries
+    /// and their folders' own `.gpg-id` files are the export's.
+    static let keptOnOverwrite = [".git", ".gitattributes", ".extensions"]
 
     /// The target as the user gave it (messages).
     let path: String
@@ -127,16 +134,17 @@ final class PassStoreFolder {
             let store = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard store >= 0 else { throw CLIError.io(operation: "opening the folder", path: path, errno: errno) }
             defer { close(store) }
-            let movedGit = renameat(store, ".git", root, ".git") == 0
+            let moved = Self.keptOnOverwrite.filter { renameat(store, $0, root, $0) == 0 }
+            func moveBack() { for kept in moved { _ = renameat(root, kept, store, kept) } }
             guard renameat(parent.descriptor, name, parent.descriptor, old) == 0 else {
                 let code = errno
-                if movedGit { _ = renameat(root, ".git", store, ".git") }
+                moveBack()
                 throw CLIError.io(operation: "moving aside the old store", path: path, errno: code)
             }
             guard renameat(parent.descriptor, temporaryName, parent.descriptor, name) == 0 else {
                 let code = errno
                 _ = renameat(parent.descriptor, old, parent.descriptor, name)
-                if movedGit { _ = renameat(root, ".git", store, ".git") }
+                moveBack()
                 throw CLIError.io(operation: "renaming the new store to", path: path, errno: code)
             }
             finished = true

@@ -27,14 +27,23 @@ enum CryptImport {
         }
     }
 
+    /// The error when no folder was given and the default store (`defaultStore`) is not a folder:
+    /// it names the folder looked for, the variable that moves it, and how to name another.
+    static func missingDefaultStore(_ store: String, format: String) -> CLIError {
+        let variable = format == "passage" ? "PASSAGE_DIR" : "PASSWORD_STORE_DIR"
+        let set = environment(variable) != nil ? "$\(variable)" : "the default, $\(variable) being unset"
+        return .refused("there is no \(format) store at \(store) (\(set)); nothing was imported",
+                        hint: "name the store folder: vaultfile import --format \(format) DIR, or set \(variable) to it")
+    }
+
     /// The items of an ansible-vault or sops file already read (`bytes`), from `file` (nil or `-`: stdin).
     static func read(_ bytes: [UInt8], format: InterchangeFormat, file: String?, sourcePassword: SourcePasswordOptions) throws -> ForeignImport {
         let path = file ?? Input.standardInputName
         let shown = path == Input.standardInputName ? "standard input" : path
         switch format {
         case .ansibleVault:
-            let password = try sourcePassword.read(for: shown)
-            return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), password: password)
+            let passwords = try sourcePassword.read(for: shown)
+            return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), passwords: passwords)
         case .sops:
             let document = try SopsReader.parse(bytes, file: shown)
             let dataKey = try sopsDataKey(document, file: shown)
@@ -57,6 +66,7 @@ enum CryptImport {
 
         static func read(directory: String, format: String) throws -> ForeignImport {
             try refuseOtherKind(directory, format: format)
+            try refuseNoStore(directory, format: format)
             if format == "passage" {
                 let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
                 return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age") { file in
@@ -78,6 +88,24 @@ enum CryptImport {
             throw CLIError.importFormatMismatch(source: root, given: format, looksLike: kind,
                                                hint: "import it with: vaultfile import --format \(other) \(shellWord(root))")
         }
+    }
+
+    /// A folder with no store marker and no file of the store's kind is no store (`/home`, a
+    /// passage store's parent `~/.passage`): importing nothing with exit 0 would hide the wrong
+    /// folder. Refused (exit 2); passage's own folder (`identities` beside `store/`) names its store.
+    private static func refuseNoStore(_ root: String, format: String) throws {
+        let (marker, suffix) = format == "pass" ? (".gpg-id", ".gpg") : (".age-recipients", ".age")
+        guard access(root + "/" + marker, F_OK) != 0 else { return }
+        let inner = root.hasSuffix("/") ? root + "store" : root + "/store"
+        if format == "passage", DirectoryImportReaders.isDirectory(inner), access(root + "/identities", F_OK) == 0 {
+            throw CLIError.importFormatMismatch(source: root, given: format,
+                                               looksLike: "passage's own folder (its identities and the store folder 'store')",
+                                               hint: "import the store inside it: vaultfile import --format passage \(shellWord(inner))")
+        }
+        guard try StoreWalk(root: root, suffix: suffix).files.isEmpty else { return }
+        throw CLIError.importFormatMismatch(source: root, given: format,
+                                           looksLike: "a folder with neither a \(marker) file nor any \(suffix) file",
+                                           hint: "name the store folder (pass: ~/.password-store, passage: ~/.passage/store), or check the path")
     }
 
     // MARK: Stores

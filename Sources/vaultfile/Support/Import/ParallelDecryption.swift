@@ -7,9 +7,11 @@ import Glibc
 
 /// Decrypts files by running the user's own tool (`gpg --decrypt --batch --quiet`, `age --decrypt
 /// -i …`), several at once, each plaintext read from a pipe into memory (never a file), through
-/// a size limit. The tools' stderr is the user's, so gpg-agent's and pinentry's messages show as
-/// they do for pass. The first failure stops the run: the other children are ended, every
-/// plaintext read so far is wiped, and the error names the file.
+/// a size limit. The tools' stderr is relayed to vaultfile's as it comes, so gpg's messages show
+/// as they do for pass (pinentry talks to the terminal itself). The first failure stops the run:
+/// the failed tool's stderr is relayed whole, the other children are ended with their stderr
+/// closed first (so that gpg's "signal Terminated caught" of a tool vaultfile stopped is not
+/// shown), every plaintext read so far is wiped, and the error names the file.
 ///
 /// A signal that would end vaultfile (SIGTERM, SIGINT, SIGHUP… `ImportSignals`) while tools run
 /// ends them first: the signals are blocked for the run and taken between reads, then every
@@ -46,6 +48,7 @@ enum ParallelDecryption {
         var next = 0
         func stop() {
             for (_, child) in running {
+                if let fd = child.errors { close(fd) }
                 kill(child.pid, SIGTERM)
                 if let fd = child.output { close(fd) }
             }
@@ -65,7 +68,7 @@ enum ParallelDecryption {
             while next < jobs.count && running.count < parallelism {
                 let job = jobs[next]
                 do {
-                    var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil)
+                    var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil, captureErrors: true)
                     if let input = job.input, let fd = child.input {
                         writeAll(fd, input)
                         close(fd)
@@ -78,7 +81,10 @@ enum ParallelDecryption {
                 }
                 next += 1
             }
-            var polls = running.map { pollfd(fd: $0.child.output!, events: Int16(POLLIN), revents: 0) }
+            // Each child's stdout, then its stderr (-1 once closed: poll skips it).
+            var polls = running.flatMap {
+                [pollfd(fd: $0.child.output!, events: Int16(POLLIN), revents: 0), pollfd(fd: $0.child.errors ?? -1, events: Int16(POLLIN), revents: 0)]
+            }
             // Woken at least every 50 ms to take a signal (blocked, it cannot interrupt the poll).
             let ready = poll(&polls, nfds_t(polls.count), 50)
             if ready < 0 {
@@ -87,8 +93,15 @@ enum ParallelDecryption {
                 stop()
                 throw .io(operation: "waiting for", path: tool, errno: code)
             }
+            for (index, entry) in polls.enumerated() where index % 2 == 1 && entry.revents != 0 {
+                if !relay(entry.fd, chunk: &chunk) {
+                    close(entry.fd)
+                    running[index / 2].child.errors = nil
+                }
+            }
             var finished: [Int] = []
-            for (slot, entry) in polls.enumerated() where entry.revents != 0 {
+            for (index, entry) in polls.enumerated() where index % 2 == 0 && entry.revents != 0 {
+                let slot = index / 2
                 let (job, child) = running[slot]
                 let count = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress!, $0.count) }
                 if count < 0 && errno == EINTR { continue }
@@ -107,6 +120,14 @@ enum ParallelDecryption {
                 }
                 close(entry.fd)
                 let status = Subprocess.wait(child.pid)
+                // All it wrote to stderr is in the pipe now: relayed, without waiting for a
+                // process it started that may hold the pipe open.
+                if let errors = running[slot].child.errors {
+                    _ = fcntl(errors, F_SETFL, fcntl(errors, F_GETFL) | O_NONBLOCK)
+                    while relay(errors, chunk: &chunk) {}
+                    close(errors)
+                    running[slot].child.errors = nil
+                }
                 finished.append(slot)
                 if status != 0 {
                     for done in finished.sorted(by: >) { running.remove(at: done) }
@@ -117,6 +138,16 @@ enum ParallelDecryption {
             for slot in finished.sorted(by: >) { running.remove(at: slot) }
         }
         return outputs
+    }
+
+    /// Copies what is ready on a child's stderr pipe `fd` to vaultfile's stderr; false at its end
+    /// (or when nothing more is ready on a non-blocking `fd`, or on an error).
+    private static func relay(_ fd: Int32, chunk: inout [UInt8]) -> Bool {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        if count < 0 && errno == EINTR { return true }
+        guard count > 0 else { return false }
+        _ = chunk.withUnsafeBytes { Clipboard.writeWithoutSIGPIPE(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: STDERR_FILENO) }
+        return true
     }
 
     /// Waits for a child sent SIGTERM; one still running after `grace` seconds gets SIGKILL.

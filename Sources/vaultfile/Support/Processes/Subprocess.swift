@@ -22,6 +22,8 @@ enum Subprocess {
         let output: Int32?
         /// The write end of the stdin pipe (`feedInput`); the caller writes it and closes it.
         var input: Int32? = nil
+        /// The read end of the stderr pipe (`captureErrors`); the caller reads it and closes it.
+        var errors: Int32? = nil
     }
 
     /// Whether a child gets the variables that unlock a vault.
@@ -49,10 +51,13 @@ enum Subprocess {
     /// Environment strings vaultfile builds are zeroed before they are freed: they may hold secrets (`exec`).
     /// With `feedInput`, stdin is a pipe (a secret for a clipboard tool goes there, never in argv).
     /// With `detached`, the child leads a new session (`setsid`) with stdout and stderr on /dev/null.
+    /// With `captureErrors`, stderr is a pipe too (the caller relays it: `ParallelDecryption`).
     static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
-                      captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false) throws(CLIError) -> Child {
+                      captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false,
+                      captureErrors: Bool = false) throws(CLIError) -> Child {
         var pipeFDs: [Int32] = [-1, -1]
         var inputFDs: [Int32] = [-1, -1]
+        var errorFDs: [Int32] = [-1, -1]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -69,6 +74,16 @@ enum Subprocess {
             _ = fcntl(inputFDs[1], F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, inputFDs[0], STDIN_FILENO)
         }
+        if captureErrors {
+            guard pipe(&errorFDs) == 0 else {
+                if captureOutput { close(pipeFDs[0]); close(pipeFDs[1]) }
+                if feedInput { close(inputFDs[0]); close(inputFDs[1]) }
+                throw .invalidArgument("cannot create a pipe: \(String(cString: strerror(errno)))")
+            }
+            _ = fcntl(errorFDs[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(errorFDs[1], F_SETFD, FD_CLOEXEC)
+            posix_spawn_file_actions_adddup2(&actions, errorFDs[1], STDERR_FILENO)
+        }
         if detached {
             for fd in [STDOUT_FILENO, STDERR_FILENO] where !(fd == STDOUT_FILENO && captureOutput) {
                 posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0)
@@ -79,7 +94,7 @@ enum Subprocess {
                 posix_spawn_file_actions_addclose(&actions, fd)
             }
         }
-        closeOwnDescriptors(in: &actions, keepingStandardOutput: captureOutput)
+        closeOwnDescriptors(in: &actions, keepingStandardOutput: captureOutput, keepingStandardError: captureErrors)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -101,12 +116,15 @@ enum Subprocess {
         }
         if captureOutput { close(pipeFDs[1]) }
         if feedInput { close(inputFDs[0]) }
+        if captureErrors { close(errorFDs[1]) }
         guard status == 0 else {
             if captureOutput { close(pipeFDs[0]) }
             if feedInput { close(inputFDs[1]) }
+            if captureErrors { close(errorFDs[0]) }
             throw .cannotRun(command: arguments[0], errno: status)
         }
-        return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil)
+        return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil,
+                     errors: captureErrors ? errorFDs[0] : nil)
     }
 
     /// Waits for `pid`; returns its exit status, or 128 + the signal that killed it.
@@ -122,9 +140,11 @@ enum Subprocess {
     /// Closes in the child every descriptor vaultfile opened without close-on-exec (there should be
     /// none: every `open` in vaultfile passes O_CLOEXEC; this catches a library that forgot), and
     /// puts `/dev/null` where a consumed standard descriptor was.
-    private static func closeOwnDescriptors(in actions: inout posix_spawn_file_actions_t, keepingStandardOutput: Bool) {
+    private static func closeOwnDescriptors(in actions: inout posix_spawn_file_actions_t, keepingStandardOutput: Bool,
+                                            keepingStandardError: Bool = false) {
         for fd in Inherited.consumedDescriptors.sorted() where fd <= STDERR_FILENO {
             if fd == STDOUT_FILENO && keepingStandardOutput { continue }
+            if fd == STDERR_FILENO && keepingStandardError { continue }
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0)
         }
         guard let inherited = Inherited.descriptors, let open = Inherited.openDescriptors() else { return }

@@ -24,8 +24,11 @@ public struct KeePassEntry: Sendable {
     public var hasAutoTypeSettings = false
     /// `CustomData` items (plugin and browser-integration settings).
     public var customDataItems = 0
-    /// `QualityCheck` set to False, `PreviousParentGroup` and other elements not read.
-    public var otherElements = 0
+    /// The names of the elements not read: `QualityCheck` set to False, `PreviousParentGroup`,
+    /// others; at most `maxOtherElements` names are kept.
+    public var otherElements: Set<String> = []
+    /// The most names `otherElements` keeps for one entry.
+    public static let maxOtherElements = 16
     /// Earlier versions, oldest first, as `History` lists them.
     public var history: [KeePassEntry] = []
 

@@ -276,9 +276,11 @@ public struct KeePassXMLParser {
                     entry.history.append(try parser.readEntry(inHistory: true))
                 }
             } else if parser.reader.matches(name, "QualityCheck") {
-                if !parser.isTrue(try parser.text("QualityCheck")) { entry.otherElements += 1 }
+                if !parser.isTrue(try parser.text("QualityCheck")) { entry.otherElements.insert("QualityCheck") }
             } else {
-                entry.otherElements += 1
+                // Named in the loss warning: a handful per entry at most in real files; a hostile
+                // file's many names are bounded by the reader (KeePassXMLReader.maxOtherElementNames).
+                if entry.otherElements.count < KeePassEntry.maxOtherElements { entry.otherElements.insert(parser.reader.text(of: name)) }
                 try parser.reader.skipElement()
             }
         }

@@ -11,9 +11,13 @@ import VaultModel
 /// are kept; everything else is counted in `notKept`. Entries in the recycle bin (and its groups)
 /// are not imported: they are counted as "entries in KeePass's recycle bin".
 enum KeePassXMLReader {
-    /// The loss warning of attachments whose data the file does not hold.
-    static let missingPoolData = "KeePass attachments whose data the XML does not hold (KeePassXC's XML export leaves it out: "
-        + "export the attachments with 'keepassxc-cli attachment-export')"
+    /// How many items without their attachments' data the warning names (then "and N more").
+    static let namedMissingData = 3
+
+    /// The start of a warning for an entry element vaultfile does not read, followed by its name.
+    static let otherElementPrefix = "KeePass's entry element "
+    /// The most element names one import names in its warnings.
+    static let maxOtherElementNames = 8
 
     /// Less than the XML of one entry (`<Entry>`, its UUID, Times and a String or two): the room
     /// reserved for the items is the document's size divided by this, at most `maxItemsReserved`.
@@ -129,8 +133,14 @@ enum KeePassXMLReader {
         lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
         lost("KeePass's deleted-object records", meta.deletedObjects)
         lost("entries in KeePass's recycle bin", inRecycleBin)
-        lost(Self.missingPoolData, Set(missing.map(\.item)).count + streamed.itemsMissingData)
         result.notKept = notKept
+        // Said with the first items' names, so that 'keepassxc-cli attachment-export' can be aimed.
+        let itemsMissing = Set(missing.map(\.item)).sorted()
+        let missingCount = itemsMissing.count + streamed.itemsMissingData
+        if missingCount > 0 {
+            let names = streamed.namesMissingData + itemsMissing.prefix(Self.namedMissingData).map { (result.items[$0].folders + [result.items[$0].title]).joined(separator: "/") }
+            result.warnings.append(.attachmentDataMissing(items: Array(names.prefix(Self.namedMissingData)), count: missingCount))
+        }
         // KDBX 3.1 without Meta/HeaderHash (KeePass before 2.20 wrote none): opened, as KeePass and
         // KeePassXC open it, and said.
         if headerHash != nil, !parser.headerHashSeen { result.warnings.append(.headerNotAuthenticated(file: budget.what)) }
@@ -152,6 +162,8 @@ enum KeePassXMLReader {
         var meta: KeePassMeta?
         var copies: [(count: Int, name: String)] = []
         var itemsMissingData = 0
+        /// The first few of those items, by group path and title (named in the warning).
+        var namesMissingData: [String] = []
         /// The copies alone, against the document's budget before the parse: bounds what they put
         /// into the records before the plain count (pool inflation first) is made at the end.
         var budget: ExpansionBudget
@@ -167,7 +179,10 @@ enum KeePassXMLReader {
                 guard let kept = resolved(earlier.attachments, pool: pool, missing: &missing) else { return false }
                 item.history[version].attachments = kept
             }
-            if missing { itemsMissingData += 1 }
+            if missing {
+                itemsMissingData += 1
+                if namesMissingData.count < KeePassXMLReader.namedMissingData { namesMissingData.append((item.folders + [item.title]).joined(separator: "/")) }
+            }
             return true
         }
 
@@ -240,7 +255,14 @@ enum KeePassXMLReader {
         lost("KeePass's auto-type settings", entry.hasAutoTypeSettings)
         lost("KeePass's entry custom data (plugin and browser settings)", entry.customDataItems > 0)
         lost("KeePass's last-access times, usage counts and location-change times", entry.times.hasUsage)
-        lost("other KeePass entry elements", entry.otherElements > 0)
+        // Each element by name (KeePassXC writes PreviousParentGroup, KeePass QualityCheck), in a
+        // warning of its own with its count; beyond `maxOtherElementNames` names in one import
+        // (only a made-up file has so many), the rest are counted together.
+        for element in entry.otherElements.sorted() {
+            let known = notKept.keys.filter { $0.hasPrefix(Self.otherElementPrefix) }.count
+            let what = Self.otherElementPrefix + "<\(element.prefix(64))>"
+            lost(notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
+        }
         return item
     }
 }
