@@ -113,7 +113,8 @@ import Testing
     // MARK: - The pass store written beside its folder
 
     /// A gpg stand-in (found first on PATH) that encrypts the first entry at once and hangs on the
-    /// second, so the export is caught with the store half written beside its target.
+    /// second, so the export is caught with the store half written beside its target; the hanging
+    /// gpg is ended with it.
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func test_exportPass_signalWhileGpgRunsRemovesTheHalfWrittenStore(signal: Int32) throws {
         let cli = try CLI.withEntriesSet(["a": "1", "b": "2", "c": "3"]); defer { cli.directory.remove() }
@@ -133,7 +134,7 @@ import Testing
                                     extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin"])
         defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
         var sleeper: pid_t?
-        defer { if let sleeper { kill(sleeper, SIGKILL) } }
+        defer { if let sleeper, isLive(sleeper) { kill(sleeper, SIGKILL) } }
         let deadline = Date().addingTimeInterval(20)
         while running.isRunning && sleeper == nil && Date() < deadline {
             sleeper = (try? cli.read("gpg-second")).flatMap { pid_t(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -148,5 +149,16 @@ import Testing
         #expect(!result.endedBySignal && result.status == 128 + signal, "\(result.status): \(result.stderr)")
         #expect(leftovers(cli, of: "store").isEmpty, "left behind: \(leftovers(cli, of: "store"))")
         #expect(!FileManager.default.fileExists(atPath: cli.path("store")))
+        // The gpg that was running got SIGTERM from vaultfile on its way out.
+        let gone = Date().addingTimeInterval(10)
+        while let sleeper, isLive(sleeper), Date() < gone { usleep(10_000) }
+        #expect(sleeper.map { !isLive($0) } == true, "gpg left running")
+    }
+
+    /// Whether `pid` runs (the gpg stand-in, or the sleep it became): not gone, not a zombie.
+    private func isLive(_ pid: pid_t) -> Bool {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return false }
+        let name = text[text.index(after: text.firstIndex(of: "(")!)..<close]
+        return (name == "gpg" || name == "sleep") && text[text.index(after: close)...].split(separator: " ").first != "Z"
     }
 }

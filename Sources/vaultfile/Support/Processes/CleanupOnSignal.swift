@@ -79,8 +79,7 @@ enum CleanupOnSignal {
             state.editor = pid
             return pid
         }
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        Subprocess.waitUntilExited(pid)
         state.withLock { $0.editor = 0 }
         return Subprocess.wait(pid)
     }

@@ -13,13 +13,14 @@ import Glibc
 ///
 /// A handler is installed at start-up for every signal whose default action ends the process,
 /// unless vaultfile inherited it ignored (`nohup`). It does only async-signal-safe work: it
-/// unlinks the temporary files `AtomicFileWriter` registered (`TemporaryFiles`) and removes the
-/// registered store folder (`vaultfile_remove_tree_signal_safe`), then exits with 128 + the
-/// signal, as `edit` does (`CleanupOnSignal`). When nothing was registered the signal's default
-/// action is taken, exactly as without the handler. A handler runs in whichever thread takes the
-/// signal, so no thread needs the signals blocked; `edit` and `import`, which block them and take
-/// them with `sigwait`, clean up through `removeRegistered` themselves. A child process starts
-/// with the default action again (exec resets caught signals).
+/// unlinks the temporary files `AtomicFileWriter` registered (`TemporaryFiles`), sends SIGTERM to
+/// the gpg encrypting for the registered store folder and removes that folder
+/// (`vaultfile_remove_tree_signal_safe`), then exits with 128 + the signal, as `edit` does
+/// (`CleanupOnSignal`). When nothing was registered the signal's default action is taken, exactly
+/// as without the handler. A handler runs in whichever thread takes the signal, so no thread
+/// needs the signals blocked; `edit`, which blocks them and takes them with `sigwait`, calls
+/// `removeRegistered` itself. A child process starts with the default action again (exec resets
+/// caught signals).
 enum SignalCleanup {
     /// The signals whose default action ends the process (Ctrl-\\ sends SIGQUIT), not only the
     /// three a terminal sends most; `edit` and `import` take the same ones.
@@ -29,6 +30,7 @@ enum SignalCleanup {
     static func install() {
         TemporaryFiles.prepare()
         _ = folderState.load(ordering: .relaxed)
+        _ = child.load(ordering: .relaxed)
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in SignalCleanup.handle(signal) }
         action.sa_flags = SA_RESTART
@@ -44,7 +46,10 @@ enum SignalCleanup {
     }
 
     /// Removes what is registered; returns how many files and folders were. Async-signal-safe.
+    /// A registered child (gpg encrypting a pass store's file) is sent SIGTERM first.
     static func removeRegistered() -> Int {
+        let gpg = child.exchange(0, ordering: .sequentiallyConsistent)
+        if gpg > 0 { kill(gpg, SIGTERM) }
         var removed = TemporaryFiles.removeAll()
         if folderState.compareExchange(expected: 2, desired: 3, ordering: .sequentiallyConsistent).exchanged {
             _ = vaultfile_remove_tree_signal_safe(folderParent.pointee, folderName, 64)
@@ -75,6 +80,23 @@ enum SignalCleanup {
     /// Withdraws the folder's registration (it was renamed into place, or is about to hold what must stay).
     static func withdrawFolder() {
         _ = folderState.compareExchange(expected: 2, desired: 0, ordering: .releasing)
+    }
+
+    // MARK: The child writing for the folder
+
+    /// The process id of the child whose output goes into the registered folder; 0 when none.
+    private static let child = Atomic<Int32>(0)
+
+    /// Registers `pid` (gpg, started for the pass store's next file) to be sent SIGTERM on a signal.
+    /// Withdraw it after it exited and before reaping it (`Subprocess.waitUntilExited`), so that a
+    /// reused process id is never signalled.
+    static func registerChild(_ pid: pid_t) {
+        child.store(pid, ordering: .sequentiallyConsistent)
+    }
+
+    /// Withdraws the child (it is about to be reaped).
+    static func withdrawChild() {
+        child.store(0, ordering: .sequentiallyConsistent)
     }
 
     // MARK: Private
