@@ -82,7 +82,7 @@ def variant_dict(items):
 
 
 def kdbx4(cipher=CHACHA, kdf=ARGON2ID, block=1 << 20, mutate=None, inner_mutate=None, payload_gzip=None, extra_header=b"",
-          binaries=(b"attached bytes\n",), make_xml=None):
+          binaries=(b"attached bytes\n",), make_xml=None, packed_mutate=None):
     seed, salt, inner_key = rand(32), rand(32), rand(64)
     iv = rand(12 if cipher == CHACHA else 16)
     if kdf == AESKDF:
@@ -103,6 +103,7 @@ def kdbx4(cipher=CHACHA, kdf=ARGON2ID, block=1 << 20, mutate=None, inner_mutate=
     plain = inner + (make_xml or xml)(stream)
     if inner_mutate: plain = inner_mutate(plain)
     packed = payload_gzip if payload_gzip is not None else gzip.compress(plain, mtime=0)
+    if packed_mutate: packed = packed_mutate(packed)
     key = hashlib.sha256(seed + transformed).digest()
     if cipher == CHACHA:
         encrypted = ChaCha20.new(key=key, nonce=iv).encrypt(packed)
@@ -189,3 +190,17 @@ write("kdbx31-header-hash.kdbx", kdbx31(header_hash="right"))
 # Authenticated KDBX 4 (every HMAC right) whose XML is not well-formed: damage of the file, named.
 out = hostile
 write("xml-malformed.kdbx", kdbx4(make_xml=lambda stream: b'<?xml version="1.0"?><KeePassFile><Meta></KeePassFile>'))
+
+
+def lying_inner_field(plain):
+    """The inner header's attachment field (after fields 1 and 2) made to claim 14 MiB."""
+    at = 5 + 4 + 5 + 64
+    return plain[:at] + struct.pack("<BI", 3, 14 << 20) + plain[at + 5:]
+
+
+# A KDBX 4 whose inner attachment field claims 14 MiB while about 64 KiB follow, and whose gzip
+# trailer says the payload inflates to 15 MiB (within 250 times the payload, so neither claim is
+# refused up front): the field's buffer must grow with the bytes inflated, not be allocated to
+# either claim; refused as damaged (KDBXInnerFieldCLITests measures the memory of a 4 MiB one).
+write("inner-field-lying-length.kdbx", kdbx4(binaries=(rand(64 << 10),), inner_mutate=lying_inner_field,
+                                            packed_mutate=lambda packed: packed[:-4] + struct.pack("<I", 15 << 20)))

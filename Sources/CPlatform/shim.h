@@ -1,6 +1,10 @@
 #ifndef VAULTFILE_CPLATFORM_H
 #define VAULTFILE_CPLATFORM_H
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
@@ -36,5 +40,38 @@ int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 /// the same moment from another thread.
 static inline int vaultfile_accept_cloexec(int fd) {
     return accept4(fd, 0, 0, SOCK_CLOEXEC);
+}
+
+/// Removes `name` in the folder open as `folder` and everything under it, following no link,
+/// with async-signal-safe calls only (unlinkat, openat, getdents64 through syscall(2), lseek,
+/// close; no allocation): for a signal handler. Gives up below `depth` folder levels. Returns 0
+/// when `name` is gone.
+static inline int vaultfile_remove_tree_signal_safe(int folder, const char *name, int depth) {
+    if (unlinkat(folder, name, 0) == 0 || errno == ENOENT) return 0;
+    if (depth <= 0) return -1;
+    int fd = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    // Entries removed while the folder is read may make a pass skip others: read it again, a few times.
+    for (int pass = 0; pass < 3; pass++) {
+        char buffer[2048] __attribute__((aligned(8)));
+        long count;
+        while ((count = syscall(SYS_getdents64, fd, buffer, sizeof buffer)) > 0) {
+            for (long offset = 0; offset < count;) {
+                const char *entry = buffer + offset;
+                unsigned short length;
+                __builtin_memcpy(&length, entry + 16, sizeof length);
+                const char *entryName = entry + 19;
+                offset += length;
+                if (length == 0) break;
+                if (entryName[0] == '.' && (entryName[1] == 0 || (entryName[1] == '.' && entryName[2] == 0))) continue;
+                vaultfile_remove_tree_signal_safe(fd, entryName, depth - 1);
+            }
+        }
+        if (unlinkat(folder, name, AT_REMOVEDIR) == 0) { close(fd); return 0; }
+        if (errno != ENOTEMPTY) break;
+        lseek(fd, 0, SEEK_SET);
+    }
+    close(fd);
+    return -1;
 }
 #endif

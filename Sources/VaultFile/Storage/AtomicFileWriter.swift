@@ -15,7 +15,8 @@ import VaultModel
 /// in full and synced; it is then renamed over the destination (or hard-linked into place
 /// when nothing may be replaced) and the folder is synced. On any failure the destination
 /// is left as it was and the temporary file is removed. Never Foundation's `.atomic` writes,
-/// which do not sync.
+/// which do not sync. While it exists, the temporary file's name is registered with
+/// `TemporaryFiles`, so that the executable's signal handler can remove it (`SignalCleanup`).
 ///
 /// One parameter says what a symbolic link at the destination means: vault writes follow it
 /// (a symlinked vault path replaces the link's target), plain-text outputs replace the link
@@ -155,7 +156,10 @@ public struct AtomicFileWriter: Sendable {
         _ contents: (any SealedOutput) throws(VaultError) -> Void
     ) throws(VaultError) {
         let owner = keepingOwner ? destination.status(following: false).map(FileOwner.init) : nil
-        let temporary = try writeTemporary(mode: mode, owner: owner, in: destination, contents)
+        let (temporary, registration) = try writeTemporary(mode: mode, owner: owner, in: destination, contents)
+        // Withdrawn once the name is gone (renamed into place, or removed): until then a signal
+        // handler may remove it (`TemporaryFiles`).
+        defer { TemporaryFiles.withdraw(registration) }
         switch replacing {
         case .none:
             // The temporary name goes whether the link worked or not: on success the file lives on under its new name.
@@ -198,18 +202,26 @@ public struct AtomicFileWriter: Sendable {
     // MARK: Private
 
     /// Creates a temporary file beside the destination, gives it `owner` and `mode`, has `contents`
-    /// write it, and syncs it; returns its path.
+    /// write it, and syncs it; returns its name and its registration with `TemporaryFiles`, made
+    /// before the file exists (the caller withdraws it once the name is gone).
     private func writeTemporary(
         mode: mode_t, owner: FileOwner?, in destination: Destination, _ contents: (any SealedOutput) throws(VaultError) -> Void
-    ) throws(VaultError) -> String {
+    ) throws(VaultError) -> (name: String, registration: Int?) {
         let suffix = randomBytes(count: 8).map { String($0, radix: 16) }.joined()
         let temporary = destination.temporaryPrefix + suffix
-        let fd = open(temporary, in: destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw .io(operation: "creating a temporary file in", path: destination.directory, errno: errno) }
         let shown = destination.directory + "/" + temporary
+        let registration = destination.folder.map { TemporaryFiles.register(folder: $0, name: temporary) }
+            ?? TemporaryFiles.register(folder: AT_FDCWD, name: shown)
+        let fd = open(temporary, in: destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let code = errno
+            TemporaryFiles.withdraw(registration)
+            throw .io(operation: "creating a temporary file in", path: destination.directory, errno: code)
+        }
         func discard(_ error: VaultError) -> VaultError {
             _ = system.close(fd)
             _ = unlink(temporary, in: destination)
+            TemporaryFiles.withdraw(registration)
             return error
         }
         // The owner before the mode: changing the owner may clear the set-user-ID and set-group-ID bits.
@@ -241,9 +253,10 @@ public struct AtomicFileWriter: Sendable {
         guard system.close(fd) == 0 else {
             let code = errno
             _ = unlink(temporary, in: destination)
+            TemporaryFiles.withdraw(registration)
             throw .io(operation: "closing", path: shown, errno: code)
         }
-        return temporary
+        return (temporary, registration)
     }
 
     /// Renames the temporary file `temporary` over the destination's target, removing it if that fails.

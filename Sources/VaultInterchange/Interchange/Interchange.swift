@@ -60,6 +60,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     case totpUnusable(name: String, why: String)
     /// Earlier versions of `entries` entries (`versions` in all) not kept: the vault keeps no history.
     case historyNotKept(versions: Int, entries: Int)
+    /// Earlier versions of the entries `names` (`versions` in all) not kept: past the vault's
+    /// history limits, `policy` (its count per entry, or its byte budget).
+    case historyTrimmed(versions: Int, names: [String], policy: HistoryPolicy)
     /// A KDBX 3.1 file without Meta/HeaderHash: its header could not be checked (KeePass before 2.20).
     case headerNotAuthenticated(file: String)
     /// A Bitwarden SSH key item (titled `item`) whose key is stored as an ordinary entry, which
@@ -102,6 +105,11 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .historyNotKept(let versions, let entries):
             return "not kept: \(versions == 1 ? "1 earlier version" : "\(versions) earlier versions") of \(entries == 1 ? "1 entry" : "\(entries) entries") "
                 + "(the vault keeps no history; 'vaultfile history --enable' first keeps them)"
+        case .historyTrimmed(let versions, let names, let policy):
+            let shown = names.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ") + (names.count > 5 ? ", …" : "")
+            return "not kept: \(versions == 1 ? "1 earlier version" : "\(versions) earlier versions") of \(names.count == 1 ? "1 entry" : "\(names.count) entries") "
+                + "(\(shown)), past the vault's history limits (\(policy.versions) versions and \(policy.byteBudget) bytes per entry, the oldest go first; "
+                + "'vaultfile history --keep-history N --history-bytes SIZE' first raises them)"
         }
     }
 
@@ -113,6 +121,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"
+        case .historyTrimmed: return "history_trimmed"
         case .headerNotAuthenticated: return "header_not_authenticated"
         case .sshKeyNotServed: return "ssh_key_not_served"
         }

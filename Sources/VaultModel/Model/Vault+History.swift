@@ -338,9 +338,23 @@ extension Vault {
     public mutating func importHistory(_ versions: [EntryVersion], for name: String) throws(VaultError) {
         guard historyState != nil else { throw .historyOff }
         let key = try EntryName.validate(name)
-        var merged = try history(of: name)
-        for version in versions where !merged.contains(version) { merged.append(version) }
-        try historyState!.setVersions(merged.sorted { $0.replaced > $1.replaced }, forKey: key)
+        try historyState!.setVersions(merged(versions, into: history(of: name)), forKey: key)
         if !contains(key: key) { trashNeedsTrimming() }
+    }
+
+    /// How many versions `importHistory(versions, for: name)` would not keep, of `name`'s own and
+    /// `versions` together (equal ones once): the oldest past the policy's count, and from the first
+    /// one past its byte budget on. Throws `historyOff` when the vault keeps no history.
+    public func historyImportLoss(_ versions: [EntryVersion], for name: String) throws(VaultError) -> Int {
+        guard let policy = historyState?.policy else { throw .historyOff }
+        let all = merged(versions, into: try history(of: name))
+        return all.count - policy.trimmed(all).count
+    }
+
+    /// `existing` and those of `versions` not among them, newest first.
+    private func merged(_ versions: [EntryVersion], into existing: [EntryVersion]) -> [EntryVersion] {
+        var merged = existing
+        for version in versions where !merged.contains(version) { merged.append(version) }
+        return merged.sorted { $0.replaced > $1.replaced }
     }
 }

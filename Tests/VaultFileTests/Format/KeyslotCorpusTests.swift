@@ -41,14 +41,40 @@ import Testing
 
     // MARK: - Hostile key files (Fixtures/damaged/keys)
 
-    /// One hostile key file: how the CLI is given it, and what it must say.
+    /// One hostile key file of `Fixtures/damaged/keys/manifest.json` (KeyCorpusCLITests reads it;
+    /// RSACorpusTests, SSHKeyHostileTests and ProtectedKeyCorpusTests append to it): how the CLI is
+    /// given it, and what it must say.
     struct KeyCase: Codable {
         var file: String
-        /// `identity` (--identity FILE), `recipients` (slot add recipients-file FILE) or `recovery` (--recovery-file FILE).
+        /// `identity` (--identity FILE), `recipients` (slot add recipients-file FILE), `recovery`
+        /// (--recovery-file FILE) or `ssh-key` (an entry's ssh key).
         var use: String
         var description: String
         var expectStatus: Int32
         var expectMessage: String
+
+        /// The cases of the manifest at `url`.
+        static func read(_ url: URL) throws -> [KeyCase] {
+            try JSONDecoder().decode([KeyCase].self, from: Data(contentsOf: url))
+        }
+
+        /// Writes `cases` as the manifest at `url` (pretty, keys sorted, as committed).
+        static func write(_ cases: [KeyCase], to url: URL) throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(cases).write(to: url)
+        }
+    }
+
+    /// Every writer of the key corpus appends through `KeyCase`: what it reads it writes back byte for byte.
+    @Test func test_keyCase_manifestIsWrittenBackAsCommitted() throws {
+        let manifest = ProjectPaths.fixtures.appendingPathComponent("damaged/keys/manifest.json")
+        let cases = try KeyCase.read(manifest)
+        #expect(cases.count > 20 && Set(cases.map(\.use)) == ["identity", "recipients", "recovery", "ssh-key"], "\(Set(cases.map(\.use)))")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("key-manifest-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try KeyCase.write(cases, to: copy)
+        #expect(try Data(contentsOf: copy) == Data(contentsOf: manifest))
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["VAULTFILE_WRITE_DAMAGED_KEYS"] == "1"))
@@ -106,9 +132,7 @@ import Testing
         try add("recovery-group-3-mistyped.txt", "recovery", "a recovery code with one character of group 3 changed", 2, "group 3 of the recovery code is mistyped", code + [0x0A])
         try add("recovery-short.txt", "recovery", "six groups", 2, "has 30 characters", Array(code.prefix(35)) + [0x0A])
         try add("recovery-letter-u.txt", "recovery", "a U, which Crockford's alphabet lacks", 2, "not in its alphabet", text("UUUUU-" + String(decoding: code.dropFirst(6), as: UTF8.self)))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(cases).write(to: folder.appendingPathComponent("manifest.json"))
+        try KeyCase.write(cases, to: folder.appendingPathComponent("manifest.json"))
     }
 
     // MARK: - Writing the cases (once, by hand)

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func test_keyCorpus_holdsTheRSACases() throws {
-        let cases = try JSONDecoder().decode([KeyCase].self, from: Data(contentsOf: Self.keyFolder.appendingPathComponent("manifest.json")))
+        let cases = try KeyslotCorpusTests.KeyCase.read(Self.keyFolder.appendingPathComponent("manifest.json"))
         let rsa = cases.map(\.file).filter { $0.contains("ssh-rsa-") }
         #expect(rsa.count >= 10, "Fixtures/damaged/keys lacks the ssh-rsa cases")
     }
@@ -110,11 +110,11 @@ import Testing
     func writeKeyCases() throws {
         let folder = Self.keyFolder
         let manifestURL = folder.appendingPathComponent("manifest.json")
-        var cases = try JSONDecoder().decode([KeyCase].self, from: Data(contentsOf: manifestURL))
+        var cases = try KeyslotCorpusTests.KeyCase.read(manifestURL)
         func add(_ file: String, _ use: String, _ description: String, _ status: Int32, _ message: String, _ bytes: [UInt8]) throws {
             precondition(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) exists: cases never change")
             try Data(bytes).write(to: folder.appendingPathComponent(file))
-            cases.append(KeyCase(description: description, expectMessage: message, expectStatus: status, file: file, use: use))
+            cases.append(.init(file: file, use: use, description: description, expectStatus: status, expectMessage: message))
         }
         func line(e: [UInt8], n: [UInt8]) -> [UInt8] { Array(("ssh-rsa " + base64Encode(SSHRSAKeyTests.wire(e: e, n: n)) + " hostile@test\n").utf8) }
         let n2048 = SSHRSAKeyTests.modulus(bits: 2048)
@@ -152,17 +152,6 @@ import Testing
         let small = SSHRSAKeyTests.wire(e: [1, 0, 1], n: SSHRSAKeyTests.modulus(bits: 1024))
         try add("ssh-rsa-1024-bits.key", "identity", "an OpenSSH RSA key of 1,024 bits", 2, "a 1,024-bit modulus",
                 RSAKeyCorpus.keyFile(publicWire: small, privateSection: section))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(cases).write(to: manifestURL)
-    }
-
-    /// A case of the key corpus's manifest (KeyCorpusCLITests reads it).
-    struct KeyCase: Codable {
-        var description: String
-        var expectMessage: String
-        var expectStatus: Int32
-        var file: String
-        var use: String
+        try KeyslotCorpusTests.KeyCase.write(cases, to: manifestURL)
     }
 }

@@ -123,7 +123,10 @@ import VaultFormat
 
     @Test(arguments: [("huge-header-field.kdbx", "a length of 4294967280 bytes"), ("block-4gib.kdbx", "block 0 has a negative length"),
                       ("hmac-block-7.kdbx", "block 7's HMAC does not verify"), ("gzip-lying-size.kdbx", "inflates to more than 1024 bytes"),
-                      ("truncated-inner-header.kdbx", "inner header field 3 says 16 bytes, but only 3 remain")])
+                      ("truncated-inner-header.kdbx", "inner header field 3 says 16 bytes, but only 3 remain"),
+                      // A field claiming 14 MiB of a payload whose gzip trailer claims 15 MiB: the field's
+                      // buffer grows with what inflates (64 KiB), and the trailer's lie shows at the end.
+                      ("inner-field-lying-length.kdbx", "incorrect length check")])
     func test_read_refusesHostileFilesAsDamaged(_ name: String, _ why: String) throws {
         do {
             _ = try KDBXReader.read(try Self.fixture("hostile/\(name)"), file: name, credentials: Self.password, limits: Self.limits)

@@ -36,7 +36,7 @@ import Testing
     func test_writeCorpus_protectedKeys() throws {
         let folder = ProjectPaths.fixtures.appendingPathComponent("damaged/keys")
         let manifest = folder.appendingPathComponent("manifest.json")
-        var cases = try JSONDecoder().decode([KeyslotCorpusTests.KeyCase].self, from: Data(contentsOf: manifest))
+        var cases = try KeyslotCorpusTests.KeyCase.read(manifest)
         func add(_ file: String, _ description: String, _ status: Int32, _ message: String, _ bytes: [UInt8]) throws {
             precondition(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) exists: cases never change")
             try Data(bytes).write(to: folder.appendingPathComponent(file))
@@ -76,8 +76,6 @@ import Testing
         try add("age-p-to-recipients.age", "an age file to a recipient where a passphrase identity file belongs", 2, "encrypted to recipients",
                 Array(([lines[0], x25519, lines[2]] + lines[3...]).joined(separator: "\n").utf8))
         try add("age-p-header-cut.age", "an age -p file cut inside its header", 2, "cannot be read", Array(lines.prefix(2).joined(separator: "\n").utf8))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(cases).write(to: manifest)
+        try KeyslotCorpusTests.KeyCase.write(cases, to: manifest)
     }
 }

@@ -151,14 +151,12 @@ import Testing
     func test_writeCorpus_sshKeys() throws {
         let folder = ProjectPaths.fixtures.appendingPathComponent("damaged/keys")
         let manifestURL = folder.appendingPathComponent("manifest.json")
-        var manifest = try JSONDecoder().decode([RSACorpusTests.KeyCase].self, from: Data(contentsOf: manifestURL))
+        var manifest = try KeyslotCorpusTests.KeyCase.read(manifestURL)
         for item in try Self.cases() {
             precondition(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(item.file).path), "\(item.file) exists: cases never change")
             try Data(item.bytes).write(to: folder.appendingPathComponent(item.file))
-            manifest.append(.init(description: item.description, expectMessage: item.message, expectStatus: item.status, file: item.file, use: "ssh-key"))
+            manifest.append(.init(file: item.file, use: "ssh-key", description: item.description, expectStatus: item.status, expectMessage: item.message))
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(manifest).write(to: manifestURL)
+        try KeyslotCorpusTests.KeyCase.write(manifest, to: manifestURL)
     }
 }

@@ -12,8 +12,10 @@ struct ImportPlan {
     var replaced: [String]
     /// The names left out because the vault has them (`--skip-existing`).
     var skipped: [String]
-    /// Warnings found against the vault (history it does not keep).
+    /// Warnings found against the vault (history it does not keep, or keeps only within its limits).
     var warnings: [ImportWarning]
+    /// For each name whose imported history passes the vault's limits, how many versions go.
+    var historyLost: [String: Int] = [:]
 
     /// The number of entries added, new to the vault.
     var added: Int { entries.count - replaced.count }
@@ -60,7 +62,21 @@ extension VaultfileCommand.Import {
             warnings.append(.historyNotKept(versions: history.reduce(0) { $0 + $1.versions.count }, entries: history.count))
             entries.history = nil
         }
-        return ImportPlan(entries: entries, replaced: existing, skipped: skipped, warnings: warnings)
+        // A vault that keeps history keeps it within its limits: what passes them is said, as what it cannot keep at all is.
+        var historyLost: [String: Int] = [:]
+        var lostNames: [String] = []
+        if let history = entries.history, let policy = vault.historyPolicy {
+            for (name, versions) in history {
+                let lost = try vault.historyImportLoss(versions, for: name)
+                guard lost > 0 else { continue }
+                if historyLost[name] == nil { lostNames.append(name) }
+                historyLost[name, default: 0] += lost
+            }
+            if !lostNames.isEmpty {
+                warnings.append(.historyTrimmed(versions: historyLost.values.reduce(0, +), names: lostNames, policy: policy))
+            }
+        }
+        return ImportPlan(entries: entries, replaced: existing, skipped: skipped, warnings: warnings, historyLost: historyLost)
     }
 
     /// Says what the import did (or would do, `--dry-run`): renamings and warnings on stderr, a
@@ -106,12 +122,15 @@ extension VaultfileCommand.Import {
                 .object([("name", .string(name)), ("action", .string(replaced.contains(Array(name.utf8)) ? "replace" : "add"))])
             })))
             members.append(("skipped_names", .array(plan.skipped.map(JSON.string))))
-            members.append(("history", .array((entries.history ?? []).map { .object([("name", .string($0.name)), ("versions", .int(Int64($0.versions.count)))]) })))
+            members.append(("history", .array((entries.history ?? []).map {
+                .object([("name", .string($0.name)), ("versions", .int(Int64($0.versions.count))), ("dropped", .int(Int64(plan.historyLost[$0.name] ?? 0)))])
+            })))
         }
         try StandardOutput.line(JSON.object(members).text)
     }
 
-    /// `--dry-run`'s lines: `add NAME`, `replace NAME`, `skip NAME`, `history NAME (N versions)`.
+    /// `--dry-run`'s lines: `add NAME`, `replace NAME`, `skip NAME`, `history NAME (N versions)`
+    /// (and how many of them pass the vault's history limits).
     private func printPlanLines(_ plan: ImportPlan) throws {
         let replaced = Set(plan.replaced.map { Array($0.utf8) })
         for name in plan.entries.names {
@@ -120,7 +139,8 @@ extension VaultfileCommand.Import {
         }
         for name in plan.skipped { try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(name)) (already in the vault)") }
         for (name, versions) in plan.entries.history ?? [] {
-            try StandardOutput.line("history \(EntryName.escapingFormatCharacters(name)) (\(versions.count == 1 ? "1 earlier version" : "\(versions.count) earlier versions") merged)")
+            let dropped = plan.historyLost[name].map { ", \($0) past the vault's history limits not kept" } ?? ""
+            try StandardOutput.line("history \(EntryName.escapingFormatCharacters(name)) (\(versions.count == 1 ? "1 earlier version" : "\(versions.count) earlier versions") merged\(dropped))")
         }
     }
 }

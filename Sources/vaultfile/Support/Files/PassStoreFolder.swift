@@ -16,7 +16,8 @@ import Glibc
 /// store rather than to its entries (`keptOnOverwrite`: its `.git` folder, `.gitattributes`,
 /// `.extensions`) moves into the new store (the store's history stays, and `git status` shows the export),
 /// the old folder is renamed aside, the new one takes its name, then the old one is removed.
-/// On any failure the new folder is removed and the target is as it was.
+/// On any failure the new folder is removed and the target is as it was; on a signal too, until
+/// the store is put in place (`SignalCleanup`).
 final class PassStoreFolder {
     /// What is at the target's name now.
     enum Existing {
@@ -57,6 +58,7 @@ final class PassStoreFolder {
         for fd in folders.values { close(fd) }
         if root >= 0 { close(root) }
         if !finished, root >= 0 { Self.removeTree(in: parent.descriptor, name: temporaryName) }
+        SignalCleanup.withdrawFolder()
     }
 
     /// What the target holds now.
@@ -96,8 +98,11 @@ final class PassStoreFolder {
 
     /// Creates the new folder beside the target.
     func begin() throws {
+        SignalCleanup.registerFolder(in: parent.descriptor, name: temporaryName)
         guard mkdirat(parent.descriptor, temporaryName, 0o700) == 0 else {
-            throw CLIError.io(operation: "creating the folder", path: shown(temporaryName), errno: errno)
+            let code = errno
+            SignalCleanup.withdrawFolder()
+            throw CLIError.io(operation: "creating the folder", path: shown(temporaryName), errno: code)
         }
         root = openat(parent.descriptor, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard root >= 0 else { throw CLIError.io(operation: "opening the folder", path: shown(temporaryName), errno: errno) }
@@ -127,6 +132,8 @@ final class PassStoreFolder {
     /// Puts the new store in place of the target (see the type's summary); `replacing` says the
     /// target is a store that `--overwrite` replaces.
     func commit(replacing: Bool) throws {
+        // From here the folder may hold the old store's .git: a signal leaves it rather than removing it.
+        SignalCleanup.withdrawFolder()
         for fd in folders.values { _ = fsync(fd) }
         _ = fsync(root)
         if replacing {

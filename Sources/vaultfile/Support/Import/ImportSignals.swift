@@ -13,17 +13,15 @@ import Glibc
 /// The mask is the calling thread's: it holds because `import` reads its source before it opens
 /// the vault, so no other thread (Argon2's, Dispatch's) exists yet to take the signal instead.
 struct ImportSignals {
-    /// The signals taken: those that end a process by default, as for `edit` (`CleanupOnSignal`).
-    private static let fatal = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR]
-
     private var set = sigset_t()
     private var previous = sigset_t()
 
-    /// Blocks the signals in this thread until `restore`.
+    /// Blocks the signals in this thread until `restore`: those that end a process by default, as
+    /// for `edit` (`SignalCleanup.fatal`).
     static func block() -> ImportSignals {
         var signals = ImportSignals()
         sigemptyset(&signals.set)
-        for signal in fatal where !Inherited.wasIgnored(signal) { sigaddset(&signals.set, signal) }
+        for signal in SignalCleanup.fatal where !Inherited.wasIgnored(signal) { sigaddset(&signals.set, signal) }
         _ = pthread_sigmask(SIG_BLOCK, &signals.set, &signals.previous)
         return signals
     }

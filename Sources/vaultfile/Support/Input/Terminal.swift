@@ -41,24 +41,29 @@ enum Terminal {
 
         var original = termios()
         let hasSettings = tcgetattr(fd, &original) == 0
-        // The dispositions before the prompt, put back after it (a caller may have ignored SIGINT).
-        var previousInterrupt: sighandler_t?, previousTerminate: sighandler_t?
+        // The dispositions before the prompt, put back whole after it (a caller may have ignored
+        // SIGINT; SignalCleanup's handler keeps its mask and flags).
+        var previousInterrupt = sigaction(), previousTerminate = sigaction()
         if hasSettings {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
             silent.c_lflag |= tcflag_t(ICANON)
             savedSettings.pointee = original
             savedFD = fd
-            previousInterrupt = signal(SIGINT) { _ in Terminal.restoreAndExit() }
-            previousTerminate = signal(SIGTERM) { _ in Terminal.restoreAndExit() }
+            var restoring = sigaction()
+            restoring.__sigaction_handler.sa_handler = { _ in Terminal.restoreAndExit() }
+            sigemptyset(&restoring.sa_mask)
+            restoring.sa_flags = SA_RESTART
+            _ = sigaction(SIGINT, &restoring, &previousInterrupt)
+            _ = sigaction(SIGTERM, &restoring, &previousTerminate)
             _ = tcsetattr(fd, TCSAFLUSH, &silent)
         }
         defer {
             if hasSettings {
                 _ = tcsetattr(fd, TCSAFLUSH, &original)
                 savedFD = -1
-                signal(SIGINT, previousInterrupt ?? SIG_DFL)
-                signal(SIGTERM, previousTerminate ?? SIG_DFL)
+                _ = sigaction(SIGINT, &previousInterrupt, nil)
+                _ = sigaction(SIGTERM, &previousTerminate, nil)
             }
             _ = Stream.write([0x0A], to: fd)
         }

@@ -32,9 +32,7 @@ enum CleanupOnSignal {
     private static var signals: sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        // Every signal whose default action ends the process (Ctrl-\ sends SIGQUIT), not only the three a terminal sends most.
-        let fatal = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR]
-        for signal in fatal where !Inherited.wasIgnored(signal) { sigaddset(&set, signal) }
+        for signal in SignalCleanup.fatal where !Inherited.wasIgnored(signal) { sigaddset(&set, signal) }
         return set
     }
 
@@ -81,8 +79,7 @@ enum CleanupOnSignal {
             state.editor = pid
             return pid
         }
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        Subprocess.waitUntilExited(pid)
         state.withLock { $0.editor = 0 }
         return Subprocess.wait(pid)
     }
@@ -99,6 +96,8 @@ enum CleanupOnSignal {
                 waitForExit(state.editor)
             }
             state.folder?.remove()
+            // A vault being sealed meanwhile (the save): its temporary file goes too.
+            _ = SignalCleanup.removeRegistered()
             _exit(ExitStatus.killed(by: received).rawValue)
         }
     }

@@ -27,7 +27,12 @@ enum GPGEncryption {
     static func encrypt(_ plaintext: [UInt8], to recipients: [String], entry: String) throws(CLIError) -> [UInt8] {
         let arguments = ["gpg"] + options + recipients.flatMap { ["--recipient", $0] } + ["--output", "-"]
         let child = try Subprocess.start(arguments, captureOutput: true, feedInput: true)
-        guard let input = child.input, let output = child.output else { throw .cannotRun(command: "gpg", errno: EIO) }
+        // A signal that ends vaultfile ends this gpg too (SignalCleanup), until it has exited.
+        SignalCleanup.registerChild(child.pid)
+        guard let input = child.input, let output = child.output else {
+            SignalCleanup.withdrawChild()
+            throw .cannotRun(command: "gpg", errno: EIO)
+        }
         // SIGPIPE blocked while gpg's stdin is written: gpg that stops reading (a refused key)
         // makes write fail with EPIPE, not end vaultfile; a SIGPIPE raised here is taken back.
         var pipeSignal = sigset_t(), previous = sigset_t(), pending = sigset_t()
@@ -69,6 +74,9 @@ enum GPGEncryption {
         if inputOpen { close(input) }
         close(output)
         wipe(&chunk)  // only ciphertext passed through it, but a chunk is cheap to clear
+        // Withdrawn once it has exited (a gpg that closed its output may still run), before it is reaped.
+        Subprocess.waitUntilExited(child.pid)
+        SignalCleanup.withdrawChild()
         let status = Subprocess.wait(child.pid)
         guard status == 0, written == plaintext.count, !ciphertext.isEmpty else {
             throw .storeEncryptionFailed(entry: entry, status: status)

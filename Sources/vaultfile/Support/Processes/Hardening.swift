@@ -17,8 +17,9 @@ enum Hardening {
     /// stops core dumps; the soft limit is the second lock.
     ///
     /// Also ignores SIGXFSZ, so a write past `ulimit -f` fails with EFBIG and the vault is left
-    /// as it was, instead of the process dying mid-write. Finally wipes what a killed `edit`
-    /// left in its private folder (`PrivateTemporaryFolder.sweepLeftovers`).
+    /// as it was, instead of the process dying mid-write. Installs the handler that removes a
+    /// half-written temporary file on a signal (`SignalCleanup`). Finally wipes what a killed
+    /// `edit` left in its private folder (`PrivateTemporaryFolder.sweepLeftovers`).
     static func apply() {
         Inherited.record()
         var limit = Inherited.coreLimit
@@ -26,6 +27,7 @@ enum Hardening {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
         _ = vaultfile_set_not_dumpable()
         signal(SIGXFSZ, SIG_IGN)
+        SignalCleanup.install()
         EnvironmentPassword.take()
         EnvironmentIdentity.take()
         PrivateTemporaryFolder.sweepLeftovers()
@@ -40,7 +42,8 @@ enum Hardening {
 enum Inherited {
     /// The signals whose disposition vaultfile may change: SIGXFSZ (ignored at start-up), SIGINT
     /// and SIGTERM (a password prompt restores the terminal on them), SIGHUP, SIGINT and SIGTERM
-    /// (blocked while `edit` holds a private file), SIGPIPE.
+    /// (blocked while `edit` holds a private file), SIGPIPE. The handler of `SignalCleanup`, on
+    /// these and the other fatal signals, needs no reset: exec gives a child the default again.
     static let trackedSignals: [Int32] = [SIGHUP, SIGINT, SIGPIPE, SIGTERM, SIGXFSZ]
 
     /// `RLIMIT_CORE` as vaultfile found it.

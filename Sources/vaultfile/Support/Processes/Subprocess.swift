@@ -127,6 +127,13 @@ enum Subprocess {
                      errors: captureErrors ? errorFDs[0] : nil)
     }
 
+    /// Waits until `pid` has exited without reaping it: its process id stays its own until `wait`,
+    /// so a signal sent to it meanwhile (`SignalCleanup`, `CleanupOnSignal`) reaches no other process.
+    static func waitUntilExited(_ pid: pid_t) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+    }
+
     /// Waits for `pid`; returns its exit status, or 128 + the signal that killed it.
     static func wait(_ pid: pid_t) -> Int32 {
         var waitStatus: Int32 = 0
