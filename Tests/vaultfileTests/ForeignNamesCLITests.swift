@@ -202,6 +202,19 @@ import Testing
         let names = (items["Bank"]?["fields"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }.sorted()
         #expect(names == ["Код", "Пин", "密码"], "\(names)")
     }
+
+    @Test(.enabled(if: ShareCLITests.hasAge, "age is not installed (apt-get install age): skipped"))
+    func test_share_findsAFieldByTheLabelAnImportKept() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("c.csv", bytes("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,Bank,,Пин: 1111,0,,u,pw,\n"))
+        #expect(try cli.run(["import", "--format", "bitwarden-csv", cli.path("c.csv")] + cli.unlock()).status == 0)
+        let key = try ShareCLITests.ageKey(cli, "key.txt")
+        let shared = try cli.run(["share", "Bank", "--field", "Пин", "--recipient", key, "--armor"] + cli.unlock())
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(try ShareCLITests.ageDecrypt(cli, identity: "key.txt", shared.stdout).stdout == bytes("1111"))
+        let missing = try cli.run(["share", "Bank", "--field", "Нет", "--recipient", key, "--armor"] + cli.unlock())
+        #expect(missing.status == 1 && missing.stdout.isEmpty, "\(missing.stderr)")
+    }
 }
 
 /// The same through keepassxc-cli (an outside tool: run with the other ExternalTools suites).

@@ -8,12 +8,15 @@ import VaultModel
 /// bitwarden-json reader take. The inverse of `BitwardenJSON.read`:
 ///
 /// - an entry's folders are one Bitwarden folder, named `a/b` as Bitwarden names nested folders;
-///   its last part (or its `title` field) the item's name;
+///   its last part (or its `title` field, when the name was made of it) the item's name;
 /// - an ssh key entry (`SSHKeyEntry`) is an SSH key (type 5: `sshKey` holds the private key, the
 ///   public key line and the fingerprint; BitwardenJSON+SSHKey.swift);
-/// - an entry whose fields are a card's (`cardholderName`, `brand`, `expMonth`, `expYear`, `code`)
-///   is a card (type 3, the value its number); one whose fields are an identity's, without a value,
-///   an identity (type 4); an entry with a value, a username, a URL or a TOTP is a login (type 1:
+/// - an entry with a card's own fields (`cardholderName`, `brand`, `expMonth`, `expYear`) and no
+///   username, URL or TOTP is a card (type 3, the value its number); one without a value, URL or
+///   TOTP with an identity's own fields an identity (type 4: with its `username` and the `title_2`
+///   an import kept under the label `title`), tested before the login (an identity has a
+///   username); other fields of either are its custom fields; an entry with a value, a username,
+///   a URL or a TOTP is a login (type 1:
 ///   value → password, username, url/url2… → uris, totp); any other (no value) a secure note (type
 ///   2: notes);
 /// - `notes` the notes, `favorite: yes` the favourite mark, every other text field a custom field

@@ -90,6 +90,19 @@ import Testing
         #expect(String(decoding: xml.bytes, as: UTF8.self).components(separatedBy: "<Key>Title</Key><Value>Dup</Value>").count == 3)
     }
 
+    @Test func test_keepassXML_aNonASCIIAttachmentGoesBackUnderItsName() throws {
+        var item = ForeignItem(title: "Doc", value: Array("pw".utf8))
+        item.attachments = [ForeignAttachment(name: "ключ.bin", bytes: [1, 2])]
+        let imported = try build([item])
+        #expect(entry(imported, "Doc")?.fields["attachment.xn--.bin-k5dg8f9b"] == [1, 2])
+        var vault = Vault()
+        for (name, value) in imported.entries { try vault.put(value, as: name) }
+        var xml = try KeePassXMLExport.write(vault, prefix: "", now: 0)
+        defer { wipe(&xml.bytes) }
+        let text = String(decoding: xml.bytes, as: UTF8.self)
+        #expect(text.contains("<Binary><Key>ключ.bin</Key>") && !text.contains("attachment.ключ"), "the file's name, not the label's mark")
+    }
+
     // MARK: - KeePass's further URLs
 
     @Test func test_keepassXML_aFurtherURLKeepsItsKeePassName() throws {
