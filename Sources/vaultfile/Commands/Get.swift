@@ -21,7 +21,7 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
-        @Option(name: Table.field.long, help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
+        @Option(name: Table.field.long, help: ArgumentHelp("Print this named field instead of the value (or the field an import kept this label for: 'Пин' stored as xn--r0a4cp).", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
         @Flag(name: Table.json.long, help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
         var json = false
