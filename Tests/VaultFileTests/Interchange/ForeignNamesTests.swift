@@ -82,12 +82,16 @@ import Testing
         #expect(text(entry(imported, "Dup (2)")?.fields["title"]) == "Dup")
         let renaming = try #require(imported.renamings.first)
         #expect(renaming.account == "user zed" && renaming.reasons.contains(.titleKept))
-        // Both go back out titled Dup.
-        var vault = Vault()
-        for (name, value) in imported.entries { try vault.put(value, as: name) }
+        // Both go back out titled Dup, and so does the earlier version of the numbered one.
+        var vault = Vault(history: .standard)
+        for (name, value) in imported.entries { try vault.put(value, as: name, now: 1) }
+        var changed = try #require(vault.entry("Dup (2)"))
+        changed.value = Array("z2".utf8)
+        try vault.put(changed, as: "Dup (2)", now: 2)
         var xml = try KeePassXMLExport.write(vault, prefix: "", now: 0)
         defer { wipe(&xml.bytes) }
-        #expect(String(decoding: xml.bytes, as: UTF8.self).components(separatedBy: "<Key>Title</Key><Value>Dup</Value>").count == 3)
+        let text = String(decoding: xml.bytes, as: UTF8.self)
+        #expect(text.components(separatedBy: "<Key>Title</Key><Value>Dup</Value>").count == 4 && !text.contains("Dup (2)"), "\(text)")
     }
 
     @Test func test_keepassXML_aNonASCIIAttachmentGoesBackUnderItsName() throws {

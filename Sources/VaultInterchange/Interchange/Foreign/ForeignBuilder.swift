@@ -5,7 +5,8 @@ import VaultModel
 /// Why a custom field is stored under another name than its label.
 public enum ForeignFieldRenaming: Sendable, Hashable {
     /// The label is not a field name (a field name holds only `A–Z a–z 0–9 _ . -`, at most 64):
-    /// each other character became '_'; the label is kept in the field `labels`.
+    /// each other ASCII character became '_', a label with other characters `xn--` and its
+    /// Punycode (`ImportedNameCleaner.fieldName(fromLabel:)`); the label is kept in the field `labels`.
     case cleaned
     /// Another field of the entry has the name (the login's `username`, a second `url`…): `_2`,
     /// `_3`… was added; the label is kept in the field `labels`.
@@ -33,8 +34,9 @@ enum ForeignBuilder {
     /// The field names vaultfile reads as more than a field, with what it reads them as: the
     /// builder's own (`username`, `url`, `notes`, `totp`, `title`), the facts readers keep that an
     /// export reads (`tags`, `expires`, `favorite`), `otp` (read by `totp`), `labels`, an ssh key
-    /// entry's mark, and (`isReserved`) `url2`, `url3`… and `attachment.NAME`. A custom field of
-    /// a source with one of these names is stored under another (`ForeignFieldRenaming.reserved`).
+    /// entry's mark, and (`reservedMeaning(of:)`) `url2`, `url3`… and `attachment.NAME`. A custom
+    /// field of a source with one of these names is stored under another
+    /// (`ForeignFieldRenaming.reserved`). vaultfile's own json, csv and dotenv read no field name.
     static let reservedNames: [String: String] = [
         "title": "the entry's title in an export", "username": "the login's username", "url": "the login's URL",
         "notes": "the entry's notes", "totp": "the entry's TOTP", "otp": "the entry's TOTP ('vaultfile totp' reads it)",

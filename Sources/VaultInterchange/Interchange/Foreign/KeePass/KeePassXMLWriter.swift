@@ -177,7 +177,7 @@ struct KeePassXMLWriter {
             let leaf = full.lastIndex(of: "/").map { String(full[full.index(after: $0)...]) } ?? full
             guard var entry = vault.entry(full) else { continue }
             var history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []).reversed().map(\.entry) : []
-            try writeEntry(entry, title: leaf, history: history, version: false)
+            try writeEntry(entry, title: leaf, history: history)
             entries += 1
             if !history.isEmpty { versions += history.count }
             // The copies the vault made for this entry (an attachment the pool shares is wiped there).
@@ -195,10 +195,11 @@ struct KeePassXMLWriter {
 
     // MARK: Entries
 
-    /// One entry (or, `version`, one earlier version of it: the title its `title` field holds,
-    /// which the import set, where the entry's own `title` field is its title only when it names
-    /// the entry: `ForeignNaming.title(of:leaf:)`).
-    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], version: Bool, uuid given: String? = nil) throws(VaultError) {
+    /// One entry, whose `title` field is its Title only when its name was made of it
+    /// (`ForeignNaming.title(of:leaf:)`); or one earlier version of an entry titled `entryTitle`:
+    /// the version's own `title` field (an import set it when the title was another), else the
+    /// entry's Title (an imported `Dup (2)`'s versions are `Dup` too).
+    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], entryTitle: [UInt8]? = nil, uuid given: String? = nil) throws(VaultError) {
         let id = given ?? uuid()
         text("<Entry><UUID>\(id)</UUID>")
         var expiry: Int64?
@@ -232,7 +233,7 @@ struct KeePassXMLWriter {
             }
             self.string(unique(key, in: &keys), value, protected: protected)
         }
-        let ownTitle = version ? entry.fields["title"] : ForeignNaming.title(of: entry, leaf: title)
+        let ownTitle = entryTitle.map { entry.fields["title"] ?? $0 } ?? ForeignNaming.title(of: entry, leaf: title)
         string("Title", ownTitle ?? Array(title.utf8), protected: false)
         string("UserName", entry.fields["username"] ?? [], protected: false)
         string("Password", entry.value, protected: true)
@@ -253,7 +254,7 @@ struct KeePassXMLWriter {
         }
         var extraURLs = 0
         for (field, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
-            if ["username", "url", "notes", "totp", "tags"].contains(field) || field == "title" && ownTitle != nil { continue }
+            if ["username", "url", "notes", "totp", "tags"].contains(field) || field == "title" && ownTitle == entry.fields["title"] { continue }
             if field == ForeignBuilder.labelsField, labelsRead { continue }
             if field == "expires", expiry != nil { continue }
             if field.hasPrefix(ForeignBuilder.attachmentPrefix) {
@@ -287,7 +288,7 @@ struct KeePassXMLWriter {
             text("<History>")
             counting = false
             defer { counting = true }
-            for version in history { try writeEntry(version, title: title, history: [], version: true, uuid: id) }
+            for version in history { try writeEntry(version, title: title, history: [], entryTitle: ownTitle ?? Array(title.utf8), uuid: id) }
             text("</History>")
         }
         text("</Entry>")
