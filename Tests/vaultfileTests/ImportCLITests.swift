@@ -20,13 +20,14 @@ import Testing
         let result = try cli.run(["import", "--format", "keepassxc-csv", "--json"] + cli.unlock(), stdin: bytes(csv))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("renamed 'Work/Café / Bar' to 'Work/Café - Bar'"), "\(result.stderr)")
-        #expect(result.stderr.contains("renamed 'Work/db01' to 'Work/db01 (2)' (other items have that name: numbered in the order of their usernames, then URLs)"), "\(result.stderr)")
+        #expect(result.stderr.contains("renamed 'Work/db01' to 'Work/db01 (2)' (user u; other items have that name: numbered in the order of their usernames, "
+                                       + "then URLs; the original title is kept in the field 'title')"), "\(result.stderr)")
         let summary = try jsonObject(result.stdout)
         #expect(summary["imported"] as? Int == 3 && summary["added"] as? Int == 3 && summary["replaced"] as? Int == 0)
         let renamed = try #require(summary["renamed"] as? [[String: Any]])
         #expect(renamed.map { $0["to"] as? String } == ["Work/Café - Bar", "Work/db01 (2)"])
         #expect(renamed.first?["from"] as? String == "Work/Café / Bar" && renamed.first?["reasons"] as? [String] == ["cleaned", "title_kept"])
-        #expect(renamed.last?["reasons"] as? [String] == ["numbered"])
+        #expect(renamed.last?["reasons"] as? [String] == ["numbered", "title_kept"] && renamed.last?["account"] as? String == "user u")
     }
 
     @Test func test_import_countsOneEntryInTheSingular() throws {

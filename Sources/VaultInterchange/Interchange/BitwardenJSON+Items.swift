@@ -46,7 +46,10 @@ extension BitwardenJSON {
                 item.value = Array(((source.card?["number"] ?? nil) ?? "").utf8)
                 for (key, text) in (source.card ?? [:]).sorted(by: { $0.key < $1.key }) where key != "number" { field(key, text) }
             case 4:
-                for (key, text) in (source.identity ?? [:]).sorted(by: { $0.key < $1.key }) { field(key, text) }
+                // The identity's username is the entry's; its `title` (Mr, Ms…) a field that the
+                // builder stores as `title_2`, so that no export takes it for the item's name.
+                item.username = (source.identity?["username"] ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+                for (key, text) in (source.identity ?? [:]).sorted(by: { $0.key < $1.key }) where key != "username" { field(key, text) }
             case 5:
                 commentTaken = try readSSHKey(source, index: index, into: &item, result: &result)
             default:

@@ -51,7 +51,7 @@ extension BitwardenJSON {
             result.notKeep("Bitwarden SSH keys' public keys or fingerprints that are not the private key's (its own are stored)")
         }
         let commentField = source.fields?.first { $0.name == SSHKeyEntry.commentField && $0.value != nil }
-        put(SSHKeyEntry.markerField, key.type.rawValue)
+        item.extras.append((label: SSHKeyEntry.markerField, value: key.type.rawValue))  // the reader's mark, not a custom field
         put(SSHKeyEntry.publicField, sameKey ? publicText : key.authorizedKeysLine)
         put(SSHKeyEntry.commentField, commentField?.value ?? key.comment)
         put(SSHKeyEntry.fingerprintField, key.publicKey.fingerprint)

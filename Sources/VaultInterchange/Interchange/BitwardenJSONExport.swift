@@ -8,12 +8,15 @@ import VaultModel
 /// bitwarden-json reader take. The inverse of `BitwardenJSON.read`:
 ///
 /// - an entry's folders are one Bitwarden folder, named `a/b` as Bitwarden names nested folders;
-///   its last part (or its `title` field) the item's name;
+///   its last part (or its `title` field, when the name was made of it) the item's name;
 /// - an ssh key entry (`SSHKeyEntry`) is an SSH key (type 5: `sshKey` holds the private key, the
 ///   public key line and the fingerprint; BitwardenJSON+SSHKey.swift);
-/// - an entry whose fields are a card's (`cardholderName`, `brand`, `expMonth`, `expYear`, `code`)
-///   is a card (type 3, the value its number); one whose fields are an identity's, without a value,
-///   an identity (type 4); an entry with a value, a username, a URL or a TOTP is a login (type 1:
+/// - an entry with a card's own fields (`cardholderName`, `brand`, `expMonth`, `expYear`) and no
+///   username, URL or TOTP is a card (type 3, the value its number); one without a value, URL or
+///   TOTP with an identity's own fields an identity (type 4: with its `username` and the `title_2`
+///   an import kept under the label `title`), tested before the login (an identity has a
+///   username); other fields of either are its custom fields; an entry with a value, a username,
+///   a URL or a TOTP is a login (type 1:
 ///   value → password, username, url/url2… → uris, totp); any other (no value) a secure note (type
 ///   2: notes);
 /// - `notes` the notes, `favorite: yes` the favourite mark, every other text field a custom field
@@ -41,6 +44,11 @@ public enum BitwardenJSONExport {
     /// vaultfile's own fields too.
     static let identityKeys: Set<String> = ["firstName", "middleName", "lastName", "address1", "address2", "address3", "city", "state",
                                             "postalCode", "country", "company", "email", "phone", "ssn", "passportNumber", "licenseNumber"]
+    /// The fields that make an entry a card: a card's own (`code`, which other entries have too, is not one).
+    static let cardOwnKeys: Set<String> = ["cardholderName", "brand", "expMonth", "expYear"]
+    /// The fields that make an entry without a value an identity: an identity's own (a login may
+    /// have an `email`, `phone` or `company` field too).
+    static let identityOwnKeys: Set<String> = identityKeys.subtracting(["email", "phone", "company"])
     /// Fields written as text (type 0) custom fields; every other is hidden (type 1).
     static let plainFields: Set<String> = ["tags", "expires", "email"]
 
@@ -91,7 +99,13 @@ public enum BitwardenJSONExport {
             return value
         }
         let leaf = name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? name
-        let title = text("title") ?? Array(leaf.utf8)
+        // The field `title` is the name only when the entry's name was made of it (an import's);
+        // any other (made by hand, or left by `mv`) is a custom field like the others.
+        var title = Array(leaf.utf8)
+        if let kept = ForeignNaming.title(of: entry, leaf: leaf) {
+            title = kept
+            fields["title"] = nil
+        }
         let notes = text("notes")
         var favorite = false
         if fields["favorite"] == Array("yes".utf8) { fields["favorite"] = nil; favorite = true }
@@ -106,11 +120,14 @@ public enum BitwardenJSONExport {
         let sshKey = sshKeyParts(of: entry, fields: &fields, tally: &tally)
         let keys = Set(fields.keys)
         let hasValue = !(value ?? []).isEmpty
+        // The type from the fields only a card or an identity holds, before the login's (an
+        // identity has a username); custom fields beside them are custom fields of the item.
+        let loginOnly = keys.contains("totp") || keys.contains(where: isURL)
         let type: Int
         if sshKey != nil { type = 5 }
-        else if hasValue, !keys.isEmpty, keys.isSubset(of: cardKeys) { type = 3 }
-        else if !hasValue, !keys.isEmpty, keys.isSubset(of: identityKeys), !keys.isDisjoint(with: ["firstName", "lastName"]) { type = 4 }
-        else if hasValue || keys.contains("username") || keys.contains("totp") || keys.contains(where: isURL) { type = 1 }
+        else if !loginOnly, !keys.contains("username"), !keys.isDisjoint(with: cardOwnKeys) { type = 3 }
+        else if !hasValue, !loginOnly, !keys.isDisjoint(with: identityOwnKeys) { type = 4 }
+        else if hasValue || keys.contains("username") || loginOnly { type = 1 }
         else { type = 2 }
         out.append("\"id\": ")
         string(uuid(), to: &out)
@@ -153,12 +170,15 @@ public enum BitwardenJSONExport {
             }
             out.append("}")
         case 4:
+            // The identity's title is the first field an import kept under the label `title`
+            // (`title_2`: a custom field `title` of the same item came after it, `title_3`).
+            let titleField = fields.keys.filter { $0 != "title" && labels[$0] == "title" }.min { ($0.count, $0) < ($1.count, $1) }
             out.append(", \"identity\": {")
-            for (position, key) in identityKeys.sorted().enumerated() {
+            for (position, key) in (identityKeys.union(["title", "username"])).sorted().enumerated() {
                 if position > 0 { out.append(", ") }
                 string(key, to: &out)
                 out.append(": ")
-                if let field = text(key) { bytes(field, to: &out) } else { out.append("null") }
+                if let field = text(key == "title" ? titleField ?? "" : key) { bytes(field, to: &out) } else { out.append("null") }
             }
             out.append("}")
         case 5:

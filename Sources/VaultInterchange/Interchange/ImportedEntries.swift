@@ -49,12 +49,20 @@ public struct ImportRenaming: Sendable {
     public var name: String
     /// Why, in the order the changes were made.
     public var reasons: [Reason]
+    /// Which account the item is, for a name numbered among others (`user zed, example.com`:
+    /// its username and its first URL's host, never a secret); nil otherwise.
+    public var account: String?
+    /// What the name was made of when the item had no title (`its site auth.example.com`); nil
+    /// when it had one.
+    public var madeOf: String?
 
     /// Creates a renaming.
-    public init(original: String, name: String, reasons: [Reason]) {
+    public init(original: String, name: String, reasons: [Reason], account: String? = nil, madeOf: String? = nil) {
         self.original = original
         self.name = name
         self.reasons = reasons
+        self.account = account
+        self.madeOf = madeOf
     }
 }
 

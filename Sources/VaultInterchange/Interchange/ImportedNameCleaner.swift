@@ -50,7 +50,11 @@ enum ImportedNameCleaner {
         return cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
     }
 
-    /// A field name from any label: characters outside `A–Z a–z 0–9 _ . -` become `_`, at most 64.
+    /// A field name from any label, at most 64 bytes: an ASCII label with each character outside
+    /// `A–Z a–z 0–9 _ . -` as `_`; a label with other characters as `xn--` and the Punycode of its
+    /// NFC form (those ASCII characters `_` first): `Пин` → `xn--r0a4cp`, distinct for distinct
+    /// labels (up to the cut at 64) and decoded by any IDNA tool (docs/INTERCHANGE.md, "Fields").
+    /// An attachment's `attachment.NAME` keeps its prefix: only NAME is made a name.
     static func fieldName(fromLabel label: String) -> String {
         // A label that is a field name already (`username`) comes back as it is, as the walk returns it.
         var bytes = label
@@ -60,11 +64,25 @@ enum ImportedNameCleaner {
 
     /// `fieldName(fromLabel:)` scalar by scalar: the plain reference.
     static func fieldNameByScalars(fromLabel label: String) -> String {
-        let mapped = String(label.unicodeScalars.map { scalar -> Character in
-            let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
-            return allowed ? Character(scalar) : "_"
-        }).prefix(VaultLimits.maxFieldNameLength)
+        let prefix = ForeignBuilder.attachmentPrefix
+        if label.unicodeScalars.contains(where: { !$0.isASCII }), label.hasPrefix(prefix) {
+            return prefix + String(encoded(String(label.dropFirst(prefix.count))).prefix(VaultLimits.maxFieldNameLength - prefix.utf8.count))
+        }
+        let mapped = encoded(label).prefix(VaultLimits.maxFieldNameLength)
         return mapped.isEmpty ? "field" : String(mapped)
+    }
+
+    /// `label` with each ASCII character a field name cannot hold as `_`, then, when it holds any
+    /// other character, as `xn--` and the Punycode of its NFC form.
+    private static func encoded(_ label: String) -> String {
+        func allowed(_ scalar: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
+        }
+        let scalars = EntryName.normalized(label).unicodeScalars.map { $0.isASCII && !allowed($0) ? "_" : $0 }
+        guard scalars.contains(where: { !$0.isASCII }), let punycode = Punycode.encode(scalars) else {
+            return String(String.UnicodeScalarView(scalars.map { allowed($0) ? $0 : "_" }))
+        }
+        return "xn--" + punycode
     }
 
     // MARK: Names of one import, and how they were changed

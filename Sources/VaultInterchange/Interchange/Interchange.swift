@@ -99,6 +99,10 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
             case .taken:
                 return "field '\(EntryName.escapingFormatCharacters(label))' stored as '\(field)' in \(entries): another field of the entry has that name "
                     + "(the label is kept in the field 'labels')"
+            case .reserved:
+                let name = ImportedNameCleaner.fieldName(fromLabel: label)
+                return "field '\(EntryName.escapingFormatCharacters(label))' stored as '\(field)' in \(entries): vaultfile reads a field '\(name)' as "
+                    + "\(ForeignBuilder.reservedMeaning(of: name) ?? "more than a field") (the label is kept in the field 'labels')"
             }
         case .totpUnusable(let name, let why):
             return "entry '\(EntryName.escapingFormatCharacters(name))': its TOTP is stored as it is in the field 'totp', but 'vaultfile totp' cannot compute it (\(why))"

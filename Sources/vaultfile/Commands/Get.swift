@@ -1,6 +1,7 @@
 import ArgumentParser
 import KDF
 import VaultFormat
+import VaultInterchange
 import VaultModel
 
 extension VaultfileCommand {
@@ -20,7 +21,7 @@ extension VaultfileCommand {
 
         @OptionGroup var unlock: UnlockOptions
         @Argument(help: "The entry's name.", completion: EntryCompletion.names) var name: String
-        @Option(name: Table.field.long, help: ArgumentHelp("Print this named field instead of the value.", valueName: "field"), completion: EntryCompletion.fields)
+        @Option(name: Table.field.long, help: ArgumentHelp("Print this named field instead of the value (or the field an import kept this label for: 'Пин' stored as xn--r0a4cp).", valueName: "field"), completion: EntryCompletion.fields)
         var field: String?
         @Flag(name: Table.json.long, help: "Print the entry as JSON: value (base64 when not UTF-8), fields and times (docs/JSON.md).")
         var json = false
@@ -51,6 +52,8 @@ extension VaultfileCommand {
 
         /// Writes what the command line asks for: the value or a field, as JSON, or to the clipboard.
         private func write(from vault: Vault) throws {
+            // A field an import stored under another name (`Пин` as `xn--r0a4cp`) by its label too.
+            let field = self.field.map { ImportedLabels.resolve($0, of: name, in: vault) }
             if json {
                 var out = try EntryJSON.get(vault, name: name, part: EntryPart(field: field))
                 defer { out.wipe() }
@@ -121,7 +124,7 @@ extension VaultfileCommand {
         /// The bytes are handed over where they lie in the decrypted vault: a copy would be a second
         /// plaintext to wipe, and for a large value a second buffer of its size.
         static func apply(to vault: Vault, name: String, part: EntryPart, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-            try vault.withValue(of: name, part: part, body)
+            try vault.withValue(of: name, part: part.fieldName.map { .field(ImportedLabels.resolve($0, of: name, in: vault)) } ?? part, body)
         }
     }
 }

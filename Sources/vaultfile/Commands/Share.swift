@@ -2,6 +2,7 @@ import ArgumentParser
 import KDF
 import SecureMemory
 import VaultFormat
+import VaultInterchange
 import VaultModel
 
 extension VaultfileCommand {
@@ -40,7 +41,8 @@ extension VaultfileCommand {
         private var file: String? { output == "-" ? nil : output }
 
         func validate() throws {
-            try validateEntryArguments(name: name, field: field)
+            // The field may be a label an import kept (`Пин`), which is no field name: found in run().
+            try validateEntryArguments(name: name, field: nil)
             let hasRecipients = !recipients.isEmpty || !recipientsFiles.isEmpty
             if passphrase.isGiven && hasRecipients {
                 throw ValidationError("a passphrase is an age file's only recipient, as age requires: give either --passphrase or --recipient/--recipients-file")
@@ -57,7 +59,8 @@ extension VaultfileCommand {
             let target = try file.map { try PlaintextOutput($0, vault: unlock.location.path, overwrite: overwrite) }
             let limits = try unlock.limits()
             let unlocked = try unlock.open(entriesOnly: true)
-            let part = EntryPart(field: field)
+            // A field an import stored under another name (`Пин` as `xn--r0a4cp`) by its label too.
+            let part = EntryPart(field: field.map { ImportedLabels.resolve($0, of: name, in: unlocked.vault) })
             // The entry must exist before a passphrase is typed twice for it.
             try unlocked.vault.withValue(of: name, part: part) { _ in }
             if passphrase.isGiven {

@@ -43,7 +43,7 @@ import Testing
         #expect(text(site.fields["username"]) == "zed")
         #expect(text(site.fields["username_2"]) == "custom")
         #expect(text(site.fields["labels"]) == "username_2\tusername\n")
-        #expect(imported.warnings.contains { if case .fieldRenamed(let label, let field, _, _, .taken) = $0 { return label == "username" && field == "username_2" } else { return false } })
+        #expect(imported.warnings.contains { if case .fieldRenamed(let label, let field, _, _, .reserved) = $0 { return label == "username" && field == "username_2" } else { return false } })
     }
 
     @Test func test_keepassRead_makesABareBase32SecretAWorkingURI() throws {

@@ -125,7 +125,7 @@ import Testing
         let item = try PassReader.item(ForeignStoreFile(path: ["Work", "Mail"], bytes: mail))
         #expect(Self.text(item.value) == "new <&> \"secret\"" && item.username == "alice" && item.notes == "line 1\nline 2")
         #expect(item.urls == ["https://a.example", "https://b.example"] && item.totp == "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP")
-        #expect(item.fields.map(\.label) == ["PIN", "tags"])
+        #expect(item.fields.map(\.label) == ["PIN"] && item.extras.map(\.label) == ["tags"], "tags read back as the fact they are")
         #expect(PassStoreExport.path(of: "Work/Mail") == ["Work", "Mail.gpg"])
         let kinds = Set(export.losses.map(\.kind))
         #expect(kinds.isSuperset(of: ["attachments", "binary_fields", "history", "times"]) && !kinds.contains("reads_differently"))

@@ -3,13 +3,19 @@ import VaultModel
 // MARK: - The one builder of entries from foreign items
 
 /// Why a custom field is stored under another name than its label.
-public enum ForeignFieldRenaming: Sendable, Equatable {
+public enum ForeignFieldRenaming: Sendable, Hashable {
     /// The label is not a field name (a field name holds only `A–Z a–z 0–9 _ . -`, at most 64):
-    /// each other character became '_'; the label is kept in the field `labels`.
+    /// each other ASCII character became '_', a label with other characters `xn--` and its
+    /// Punycode (`ImportedNameCleaner.fieldName(fromLabel:)`); the label is kept in the field `labels`.
     case cleaned
     /// Another field of the entry has the name (the login's `username`, a second `url`…): `_2`,
     /// `_3`… was added; the label is kept in the field `labels`.
     case taken
+    /// The name is one vaultfile reads as more than a field (`ForeignBuilder.reservedNames`: a
+    /// custom `title` would become the entry's title in an export, a `totp` its TOTP…) and the
+    /// reader did not set it as that: `_2` was added (`attachment.NAME`: `attachment_2.NAME`);
+    /// the label is kept in the field `labels`.
+    case reserved
 }
 
 /// Turns a `ForeignImport` into checked entries, identically for every source (docs/INTERCHANGE.md,
@@ -24,6 +30,27 @@ enum ForeignBuilder {
     /// The losses the builder itself names (`notKept`): attachments no field can hold.
     static let largeAttachments = "attachments larger than \(VaultLimits.maxValueLength >> 20) MiB (the most a field holds)"
     static let crowdedAttachments = "attachments beyond an entry's \(VaultLimits.maxFieldsPerEntry) fields"
+
+    /// The field names vaultfile reads as more than a field, with what it reads them as: the
+    /// builder's own (`username`, `url`, `notes`, `totp`, `title`), the facts readers keep that an
+    /// export reads (`tags`, `expires`, `favorite`), `otp` (read by `totp`), `labels`, an ssh key
+    /// entry's mark, and (`reservedMeaning(of:)`) `url2`, `url3`… and `attachment.NAME`. A custom
+    /// field of a source with one of these names is stored under another
+    /// (`ForeignFieldRenaming.reserved`). vaultfile's own json, csv and dotenv read no field name.
+    static let reservedNames: [String: String] = [
+        "title": "the entry's title in an export", "username": "the login's username", "url": "the login's URL",
+        "notes": "the entry's notes", "totp": "the entry's TOTP", "otp": "the entry's TOTP ('vaultfile totp' reads it)",
+        "tags": "KeePass's tags", "expires": "KeePass's expiry time", "favorite": "Bitwarden's favourite mark",
+        labelsField: "the labels an import kept", "ssh-key": "the mark of an ssh key entry",
+    ]
+
+    /// What vaultfile reads a field called `field` as, when it reads it as more than a field.
+    static func reservedMeaning(of field: String) -> String? {
+        if let meaning = reservedNames[field] { return meaning }
+        if field.hasPrefix(attachmentPrefix) { return "an attachment" }
+        if BitwardenJSONExport.isURL(field) { return "a further URL of the login" }
+        return nil
+    }
 
     /// The entries of `source`, named, filled and checked (`ImportedEntries`).
     ///
@@ -130,8 +157,10 @@ enum ForeignBuilder {
             outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
         }
         fields.put("title", named.title)
-        for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings) }
+        fields.putURLLabels(item.urlLabels)
+        // The reader's facts (`tags`, `favorite`…) before the custom fields, whose names give way to them.
         for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
+        for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings, custom: true) }
         for attachment in item.attachments {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.
@@ -184,8 +213,10 @@ enum ForeignBuilder {
             var set = FieldSet()
             _ = set.putOwn(username: version.username, urls: version.urls, notes: version.notes, totp: version.totp, name: name)
             set.put("title", version.title)
+            set.putURLLabels(version.urlLabels)
             var untallied = FieldRenamingTally()
-            for field in version.fields { set.putCustom(label: field.label, field.value, entry: name, tally: &untallied) }
+            for extra in version.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
+            for field in version.fields { set.putCustom(label: field.label, field.value, entry: name, tally: &untallied, custom: true) }
             for attachment in version.attachments
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
                 set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
@@ -251,13 +282,39 @@ private struct FieldSet {
         return nil
     }
 
-    /// Puts a custom field under its label made a field name, numbered when taken; each change
-    /// tallied. An empty value puts nothing unless `keepEmpty` (an attachment).
-    mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally, keepEmpty: Bool = false) {
+    /// Keeps, in `labels`, the source's own name of each URL it named otherwise than exports name
+    /// `url2`, `url3`… (KeePass's `KP2A_URL_n`): `labels` maps position 1, 2… of `urls` to it.
+    mutating func putURLLabels(_ urlLabels: [Int: String]) {
+        for (position, label) in urlLabels.sorted(by: { $0.key < $1.key }) where position > 0 && has("url\(position + 1)") {
+            labels.append("url\(position + 1)\t\(label)")
+        }
+    }
+
+    /// Puts a field under its label made a field name, numbered when taken; each change tallied.
+    /// A `custom` field (the source's own, not a fact the reader set) whose name vaultfile reads
+    /// as more than a field (`ForeignBuilder.reservedMeaning`) is numbered too. An empty value puts
+    /// nothing unless `keepEmpty` (an attachment).
+    mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally, keepEmpty: Bool = false,
+                            custom: Bool = false) {
         guard keepEmpty || !value.isEmpty else { return }
         let cleaned = ImportedNameCleaner.fieldName(fromLabel: label)
         var field = cleaned
-        if has(field) || field == ForeignBuilder.labelsField {
+        if custom, ForeignBuilder.reservedMeaning(of: cleaned) != nil {
+            var number = 2
+            repeat {
+                if cleaned.hasPrefix(ForeignBuilder.attachmentPrefix) {
+                    // `attachment.x_2` would still be an attachment: the mark itself is numbered.
+                    let rest = cleaned.dropFirst(ForeignBuilder.attachmentPrefix.count)
+                    let head = "attachment_\(number)."
+                    field = head + String(rest.prefix(VaultLimits.maxFieldNameLength - head.count))
+                } else {
+                    let suffix = "_\(number)"
+                    field = String(cleaned.prefix(VaultLimits.maxFieldNameLength - suffix.count)) + suffix
+                }
+                number += 1
+            } while has(field)
+            tally.add(label: label, field: field, entry: entry, reason: .reserved)
+        } else if has(field) || field == ForeignBuilder.labelsField {
             var number = 2
             repeat {
                 let suffix = "_\(number)"
@@ -287,14 +344,14 @@ private struct FieldRenamingTally {
     private struct Key: Hashable {
         var label: [UInt8]
         var field: String
-        var taken: Bool
+        var reason: ForeignFieldRenaming
     }
 
     private var order: [Key] = []
     private var counts: [Key: (label: String, count: Int, example: String)] = [:]
 
     mutating func add(label: String, field: String, entry: String, reason: ForeignFieldRenaming) {
-        let key = Key(label: Array(label.utf8), field: field, taken: reason == .taken)
+        let key = Key(label: Array(label.utf8), field: field, reason: reason)
         if let found = counts[key] {
             counts[key] = (found.label, found.count + 1, found.example)
         } else {
@@ -306,7 +363,7 @@ private struct FieldRenamingTally {
     var warnings: [ImportWarning] {
         order.map { key in
             let found = counts[key]!
-            return .fieldRenamed(label: found.label, field: key.field, count: found.count, example: found.example, reason: key.taken ? .taken : .cleaned)
+            return .fieldRenamed(label: found.label, field: key.field, count: found.count, example: found.example, reason: key.reason)
         }
     }
 }

@@ -109,7 +109,7 @@ extension ImportedEntries {
         let kept = entries.filter { isKept($0.name) }
         let keptNames = Set(kept.map { Array($0.name.utf8) })
         let moved = renamings.filter { keptNames.contains(Array($0.name.utf8)) }.map {
-            ImportRenaming(original: rename($0.original), name: rename($0.name), reasons: $0.reasons)
+            ImportRenaming(original: rename($0.original), name: rename($0.name), reasons: $0.reasons, account: $0.account, madeOf: $0.madeOf)
         }
         var result = try ImportedEntries(kept.map { (rename($0.name), $0.entry) }, renamings: moved)
         // The dangerous-variable warnings are found again for the new names; the others stay.

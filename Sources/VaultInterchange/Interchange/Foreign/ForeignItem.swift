@@ -15,6 +15,9 @@ public struct ForeignItem: Sendable {
     public var username: String?
     /// Every URL in source order; the first becomes field `url`, the next `url2`, `url3`…
     public var urls: [String]
+    /// The source's own names of further URLs (position in `urls` → name) where it names them
+    /// otherwise than exports do (KeePass's `KP2A_URL_1` as the only further URL): kept in `labels`.
+    public var urlLabels: [Int: String] = [:]
     /// Free text the source keeps with the item.
     public var notes: String?
     /// A TOTP as the source holds it: an otpauth:// URI, a bare Base32 secret, or steam://SECRET.
@@ -140,8 +143,10 @@ public struct ForeignVersion: Sendable {
     /// when it was not the item's title now.
     public var title: String?
     public var urls: [String] = []
+    public var urlLabels: [Int: String] = [:]
     public var totp: String?
     public var fields: [ForeignField] = []
+    public var extras: [(label: String, value: String)] = []
     public var attachments: [ForeignAttachment] = []
 
     /// Creates a version.

@@ -78,8 +78,21 @@ enum ForeignNaming {
 
     /// The renaming of `item`, named `base` (whose reasons are not empty).
     static func renaming(of item: ForeignItem, _ base: Base, prefix: [String]) -> ImportRenaming {
-        ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
-                       name: base.named.name, reasons: base.reasons)
+        var account: String?
+        if base.reasons.contains(.numberedByAccount) {
+            let user = item.username.flatMap { $0.isEmpty ? nil : "user \($0)" }
+            let host = item.urls.first.flatMap { site(of: $0) }.map { String($0.prefix { $0 != "/" }) }
+            account = [user, host].compactMap { $0 }.joined(separator: ", ")
+            if account!.isEmpty { account = "no username or URL" }
+        }
+        var madeOf: String?
+        if base.derived {
+            if let site = site(of: item.urls.first) { madeOf = "its site \(site)" }
+            else if let user = item.username, !user.isEmpty { madeOf = "its username \(user)" }
+            else { madeOf = "nothing: it has no site or username" }
+        }
+        return ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
+                              name: base.named.name, reasons: base.reasons, account: account, madeOf: madeOf)
     }
 
     /// The name as the source has it: prefix, folders and title joined with '/'.
@@ -134,6 +147,11 @@ enum ForeignNaming {
                 number += 1
                 bases[index].named.name = candidate
                 bases[index].reasons.append(.numberedByAccount)
+                // The title is kept (KeePass and Bitwarden allow a title twice): exports give it back.
+                if !bases[index].derived, bases[index].named.title == nil {
+                    bases[index].named.title = items[index].title
+                    bases[index].reasons.append(.titleKept)
+                }
             }
         }
     }
@@ -165,6 +183,29 @@ enum ForeignNaming {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return hash
+    }
+
+    // MARK: The title an export gives back
+
+    /// The `title` field of `entry` when it is the title its name was made of: the name's last
+    /// part `leaf` is the title cleaned as an import cleans it (`A / B` → `A - B`, a URL its site),
+    /// perhaps numbered (`Dup (2)`); nil otherwise (a field `title` made by hand, or one a rename
+    /// with `mv` left behind: an export then writes it as an ordinary field), and for a title
+    /// that is not text.
+    static func title(of entry: Entry, leaf: String) -> [UInt8]? {
+        guard let bytes = entry.fields["title"], let title = String(validating: bytes, as: UTF8.self) else { return nil }
+        return explains(title, leaf: leaf) ? bytes : nil
+    }
+
+    /// Whether an import names an item titled `title` `leaf` (up to its folders), numbered or not.
+    static func explains(_ title: String, leaf: String) -> Bool {
+        guard title.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) else { return false }
+        let cleaned = EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [readable(title)]))
+        let base = cleaned.isEmpty ? "untitled" : cleaned
+        if sameUTF8(base, leaf) { return true }
+        guard leaf.utf8.starts(with: (base + " (").utf8), leaf.hasSuffix(")") else { return false }
+        let number = leaf.utf8.dropFirst(base.utf8.count + 2).dropLast()
+        return !number.isEmpty && number.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     // MARK: Readable titles

@@ -10,7 +10,8 @@ import VaultModel
 /// - line 1 is the value, unless it is a `KEY: value` line whose key is login, user, username,
 ///   url, comments or notes (then the item has no value, as pass-import reads it);
 /// - `KEY: value` lines: login/user/username → the username, url → a URL, comments/notes → the
-///   notes, any other key → a custom field with that label;
+///   notes, totp → the TOTP, tags/expires/favorite (and a title the file's name was made of) →
+///   those facts, as `export --format pass` writes them; any other key → a custom field with that label;
 /// - lines that start with `otpauth://` → the TOTP;
 /// - lines after `comments:`/`notes:` that are not `KEY: value` lines continue the notes, and any
 ///   other line is kept in the notes too, so nothing is lost;
@@ -25,6 +26,11 @@ public enum PassReader {
     static let usernameKeys: Set<String> = ["login", "user", "username"]
     /// The keys whose value starts the notes; the lines after them that are not `KEY: value` continue them.
     static let notesKeys: Set<String> = ["comments", "notes"]
+    /// The keys read as the facts vaultfile keeps as fields (`ForeignBuilder.reservedNames`), as
+    /// `export --format pass` writes them; with `title` when it is the title the file's name was
+    /// made of, and `totp` (a TOTP that is no `otpauth://` line). Any other `title`, like any key
+    /// vaultfile reads as more than a field, is a custom field the builder stores under another name.
+    static let metadataKeys: Set<String> = ["tags", "expires", "favorite"]
     /// The longest key of a `KEY: value` line; a longer text before ':' is a line of notes.
     static let maxKeyLength = 64
 
@@ -74,6 +80,11 @@ public enum PassReader {
                     item.urls.append(value)
                 } else if notesKeys.contains(lower) {
                     if !value.isEmpty { notes.append(value) }
+                } else if lower == "totp", item.totp == nil, !value.isEmpty {
+                    item.totp = value
+                } else if metadataKeys.contains(lower) || lower == "title" && ForeignNaming.explains(value, leaf: title) {
+                    // What vaultfile's pass export writes of its own fields: the same fields again.
+                    item.extras.append((label: lower, value: value))
                 } else {
                     item.fields.append(ForeignField(label: key, value: Array(value.utf8), protected: false))
                 }

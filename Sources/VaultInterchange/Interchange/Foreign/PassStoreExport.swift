@@ -96,15 +96,17 @@ public struct PassStoreExport {
         if let totp = text("totp") {
             let title = name.split(separator: "/").last.map(String.init) ?? name
             let uri = String(decoding: KeePassXMLWriter.otp(Array(totp.utf8), title: title), as: UTF8.self)
-            out.append(contentsOf: Array(uri.utf8) + [0x0A])
+            // A TOTP that is neither a URI nor a Base32 secret stays as it is, on a `totp:` line.
+            if uri.hasPrefix("otpauth://") { out.append(contentsOf: Array(uri.utf8) + [0x0A]) } else { line("totp", uri) }
             expected.totp = uri
         }
         let notes = text("notes")
         for key in fields.keys.sorted() {
             guard let value = text(key) else { continue }
             // A label that a line cannot carry as a key (a ':', a leading or trailing blank, a
-            // control, too long) gives way to the field's own name.
-            let label = labels[key].flatMap { Self.isKey($0) ? $0 : nil } ?? key
+            // control, too long), or that the reader takes for one of vaultfile's own fields (a
+            // custom `totp` an import stored as `totp_2`), gives way to the field's own name.
+            let label = labels[key].flatMap { Self.isKey($0) && !Self.readAsOwn($0) ? $0 : nil } ?? key
             line(label, value)
             expected.fields.append(ForeignField(label: label, value: Array(value.utf8)))
         }
@@ -112,7 +114,7 @@ public struct PassStoreExport {
             out.append(contentsOf: Array("notes: \(notes)\n".utf8))
             expected.notes = notes
         }
-        if !Self.readsBack(out, as: expected) {
+        if !Self.readsBack(out, as: expected, path: name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)) {
             tally.add("reads_differently", 1) {
                 "\(ExportLossTally.counted($0, "entry holds", "entries hold")) a value of several lines, or a value, field or notes line that "
                     + "reads as a 'KEY: value' line: written, but 'vaultfile import --format pass' (and pass's other readers) will read "
@@ -125,12 +127,24 @@ public struct PassStoreExport {
     // MARK: Private
 
     /// Whether `PassReader` reads `bytes` back as `expected`.
-    private static func readsBack(_ bytes: [UInt8], as expected: ForeignItem) -> Bool {
-        guard var read = try? PassReader.item(ForeignStoreFile(path: ["entry"], bytes: bytes)) else { return false }
+    private static func readsBack(_ bytes: [UInt8], as expected: ForeignItem, path: [String]) -> Bool {
+        guard var read = try? PassReader.item(ForeignStoreFile(path: path, bytes: bytes)) else { return false }
         defer { SecureMemory.wipe(&read.value) }
+        // The reader keeps `tags`, `title`… as facts (extras), the rest as fields: together, by label.
+        func sorted(_ pairs: [(String, [UInt8])]) -> [(String, [UInt8])] {
+            pairs.sorted { $0.0 != $1.0 ? Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) : $0.1.lexicographicallyPrecedes($1.1) }
+        }
+        let fields = sorted(read.fields.map { ($0.label, $0.value) } + read.extras.map { ($0.label, Array($0.value.utf8)) })
+        let wanted = sorted(expected.fields.map { ($0.label, $0.value) })
         return read.value == expected.value && read.username == expected.username && read.urls == expected.urls
             && read.totp == expected.totp && read.notes == expected.notes
-            && read.fields.map(\.label) == expected.fields.map(\.label) && read.fields.map(\.value) == expected.fields.map(\.value)
+            && fields.map(\.0) == wanted.map(\.0) && fields.map(\.1) == wanted.map(\.1)
+    }
+
+    /// Whether the reader takes a line of key `label` for one of vaultfile's own fields.
+    private static func readAsOwn(_ label: String) -> Bool {
+        let lower = label.lowercased()
+        return lower == "totp" || lower == "title" || PassReader.metadataKeys.contains(lower)
     }
 
     /// Whether `label` can be the key of a `KEY: value` line (`PassReader.keyValue`).

@@ -87,8 +87,14 @@ extension VaultfileCommand.Import {
         let verb = dryRun ? "would be renamed" : "renamed"
         for renaming in entries.renamings {
             // Names come from the file: a newline or other control in a title is shown escaped, so one renaming is one line.
-            Messages.info("vaultfile: \(verb) '\(Messages.escaped(renaming.original))' to '\(Messages.escaped(renaming.name))' "
-                          + "(\(renaming.reasons.map(\.explanation).joined(separator: "; ")))")
+            // An item without a title says what its name was made of; a numbered one which account it is.
+            let why = (renaming.account.map { [Messages.escaped($0)] } ?? []) + renaming.reasons.map(\.explanation)
+            if let madeOf = renaming.madeOf {
+                Messages.info("vaultfile: \(dryRun ? "would name" : "named") an item without a title '\(Messages.escaped(renaming.name))' "
+                              + "after \(Messages.escaped(madeOf)) (\(why.joined(separator: "; ")))")
+            } else {
+                Messages.info("vaultfile: \(verb) '\(Messages.escaped(renaming.original))' to '\(Messages.escaped(renaming.name))' (\(why.joined(separator: "; ")))")
+            }
         }
         for warning in warnings { Messages.warning(warning.description) }
         // A pass or passage store read from its default folder is named as that folder.
@@ -112,7 +118,9 @@ extension VaultfileCommand.Import {
             ("dry_run", .bool(dryRun)),
             ("renamed", .array(entries.renamings.map { renaming in
                 .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
-                         ("reasons", .array(renaming.reasons.map { .string($0.name) }))])
+                         ("reasons", .array(renaming.reasons.map { .string($0.name) }))]
+                         + (renaming.account.map { [("account", JSON.string($0))] } ?? [])
+                         + (renaming.madeOf.map { [("named_after", JSON.string($0))] } ?? []))
             })),
             ("warnings", .array(warnings.map { .object([("kind", .string($0.kind)), ("message", .string($0.description))]) })),
         ]

@@ -222,6 +222,9 @@ enum KeePassXMLReader {
         if let url = text("URL") { item.urls.append(url) }
         for string in entry.strings where !standardKeys.contains(string.key) && !consumed.contains(string.key) {
             if string.key == "KP2A_URL" || string.key.hasPrefix("KP2A_URL_"), !string.value.isEmpty {
+                // The export names `url2`, `url3`… KP2A_URL, KP2A_URL_1…: another name is kept.
+                let position = item.urls.count
+                if position > 0, string.key != (position == 1 ? "KP2A_URL" : "KP2A_URL_\(position - 1)") { item.urlLabels[position] = string.key }
                 item.urls.append(String(decoding: string.value, as: UTF8.self))
             } else {
                 item.fields.append(ForeignField(label: string.key, value: string.value, protected: string.protected))
@@ -243,8 +246,8 @@ enum KeePassXMLReader {
             let was = Self.item(version, folders: folders, notKept: &counted)
             var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: version.times.modified)
             kept.title = was.title == title ? nil : was.title
-            (kept.urls, kept.totp) = (was.urls, was.totp)
-            kept.fields = was.fields + was.extras.map { ForeignField(label: $0.label, value: Array($0.value.utf8), protected: false) }
+            (kept.urls, kept.urlLabels, kept.totp) = (was.urls, was.urlLabels, was.totp)
+            (kept.fields, kept.extras) = (was.fields, was.extras)
             item.history.append(kept)
         }
         func lost(_ what: String, _ yes: Bool) { if yes { notKept[what, default: 0] += 1 } }

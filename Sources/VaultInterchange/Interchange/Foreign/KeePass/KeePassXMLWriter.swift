@@ -195,7 +195,11 @@ struct KeePassXMLWriter {
 
     // MARK: Entries
 
-    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], uuid given: String? = nil) throws(VaultError) {
+    /// One entry, whose `title` field is its Title only when its name was made of it
+    /// (`ForeignNaming.title(of:leaf:)`); or one earlier version of an entry titled `entryTitle`:
+    /// the version's own `title` field (an import set it when the title was another), else the
+    /// entry's Title (an imported `Dup (2)`'s versions are `Dup` too).
+    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], entryTitle: [UInt8]? = nil, uuid given: String? = nil) throws(VaultError) {
         let id = given ?? uuid()
         text("<Entry><UUID>\(id)</UUID>")
         var expiry: Int64?
@@ -229,7 +233,8 @@ struct KeePassXMLWriter {
             }
             self.string(unique(key, in: &keys), value, protected: protected)
         }
-        string("Title", entry.fields["title"] ?? Array(title.utf8), protected: false)
+        let ownTitle = entryTitle.map { entry.fields["title"] ?? $0 } ?? ForeignNaming.title(of: entry, leaf: title)
+        string("Title", ownTitle ?? Array(title.utf8), protected: false)
         string("UserName", entry.fields["username"] ?? [], protected: false)
         string("Password", entry.value, protected: true)
         string("URL", entry.fields["url"] ?? [], protected: false)
@@ -249,16 +254,23 @@ struct KeePassXMLWriter {
         }
         var extraURLs = 0
         for (field, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
-            if ["title", "username", "url", "notes", "totp", "tags"].contains(field) { continue }
+            if ["username", "url", "notes", "totp", "tags"].contains(field) || field == "title" && ownTitle == entry.fields["title"] { continue }
             if field == ForeignBuilder.labelsField, labelsRead { continue }
             if field == "expires", expiry != nil { continue }
             if field.hasPrefix(ForeignBuilder.attachmentPrefix) {
-                attachments.append((labels[field] ?? String(field.dropFirst(ForeignBuilder.attachmentPrefix.count)), value))
+                // A kept label is the whole `attachment.NAME`: the file's name is NAME.
+                let label = labels[field].map { $0.hasPrefix(ForeignBuilder.attachmentPrefix) ? String($0.dropFirst(ForeignBuilder.attachmentPrefix.count)) : $0 }
+                attachments.append((label ?? String(field.dropFirst(ForeignBuilder.attachmentPrefix.count)), value))
                 continue
             }
             if field.hasPrefix("url"), let number = Int(field.dropFirst(3)), number >= 2 {
-                // The next KP2A_URL name no other string of the entry took: it stays a URL.
+                // The name KeePass gave it (kept in `labels` by the import), else the next KP2A_URL
+                // name no other string of the entry took: it stays a URL.
                 var key = extraURLs == 0 ? "KP2A_URL" : "KP2A_URL_\(extraURLs)"
+                if let kept = labels[field], kept == "KP2A_URL" || kept.hasPrefix("KP2A_URL_"), !keys.contains(kept) {
+                    string(kept, value, protected: false)
+                    continue
+                }
                 while keys.contains(key) { extraURLs += 1; key = "KP2A_URL_\(extraURLs)" }
                 string(key, value, protected: false)
                 extraURLs += 1
@@ -276,7 +288,7 @@ struct KeePassXMLWriter {
             text("<History>")
             counting = false
             defer { counting = true }
-            for version in history { try writeEntry(version, title: title, history: [], uuid: id) }
+            for version in history { try writeEntry(version, title: title, history: [], entryTitle: ownTitle ?? Array(title.utf8), uuid: id) }
             text("</History>")
         }
         text("</Entry>")
@@ -310,10 +322,14 @@ struct KeePassXMLWriter {
         return pool.count - 1
     }
 
-    /// KeePassXC's `otp` attribute: an `otpauth://` URI as it is; a bare Base32 secret made one.
+    /// KeePassXC's `otp` attribute: an `otpauth://` URI as it is; a bare Base32 secret made one;
+    /// text with characters outside Base32 as it is (before, `code 1890!` became the "secret"
+    /// `CODE1890!`). Letters alone cannot be told from a secret: an import keeps a source's custom
+    /// `totp` out of the way instead (`totp_2`, ForeignBuilder.reservedNames).
     static func otp(_ value: [UInt8], title: String) -> [UInt8] {
         if value.starts(with: Array("otpauth://".utf8)) { return value }
         let secret = value.filter { $0 != 0x20 && $0 != 0x2D }.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
+        guard !secret.isEmpty, secret.allSatisfy({ (0x41...0x5A).contains($0) || (0x32...0x37).contains($0) || $0 == 0x3D }) else { return value }
         let label = title.utf8.map { byte in (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) ? String(UnicodeScalar(byte)) : "_" }.joined()
         return Array("otpauth://totp/\(label)?secret=".utf8) + secret
     }
