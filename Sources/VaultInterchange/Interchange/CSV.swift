@@ -10,17 +10,22 @@ enum CSV {
     /// Calls `body` with each record in turn, without keeping them: the
     /// importers read a row's cells as bytes and make strings only of those they use.
     ///
-    /// The file is read to its end whatever `body` throws, and a problem of the CSV itself (anywhere)
-    /// is thrown before the first error of `body`, as when every record was read first.
-    static func forEachRecord(_ bytes: [UInt8], _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
-        // Checked in place: `String(validating:)` made a copy of the whole file, secrets and all,
-        // freed without a wipe.
-        guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("the CSV file is not UTF-8") }
-        try bytes.withUnsafeBufferPointer { (bytes) throws(VaultError) in try scan(bytes, runs: true, body) }
+    /// The input is scanned a window at a time as its source gives it (`CSVScanner`: a file is
+    /// never whole in memory); the file is read to its end whatever `body` throws, and a problem
+    /// of the CSV itself (anywhere) is thrown before the first error of `body`, as when every
+    /// record was read first, and a file that is not UTF-8 is refused as such before either.
+    static func forEachRecord(_ input: some CSVSource, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
+        // Checked in place, window by window: `String(validating:)` made a copy of the whole
+        // file, secrets and all, freed without a wipe.
+        var scanner = CSVScanner()
+        try input.forEachWindow { window in scanner.feed(window, body) }
+        try scanner.finish(body)
     }
 
-    /// The byte-by-byte walk (`runs` false) or the walk with runs copied whole (`runs` true); `body`
-    /// gets each record (`InterchangeTests.test_csvRecords_runsMatchTheByteWalk` ties the two walks).
+    /// The byte-by-byte walk (`runs` false) or the walk with runs copied whole (`runs` true) over
+    /// one buffer, not checked as UTF-8; `body` gets each record: the plain references of the
+    /// windowed scan (`CSVScanner`, `CSVWindowTests`; `InterchangeTests.test_csvRecords_runsMatchTheByteWalk`
+    /// ties the two walks).
     ///
     /// Runs of bytes without a meaning (inside a field, inside quotes) are found by a tight scan and
     /// copied in one piece rather than byte by byte; the states and their order are those of the
@@ -155,6 +160,13 @@ struct CSVRecord {
     fileprivate let bytes: UnsafeBufferPointer<UInt8>
     /// Where each cell ends in `bytes`.
     fileprivate let ends: UnsafeBufferPointer<Int>
+
+    /// The record starting on `line` whose cells are `bytes`, each ending where `ends` says.
+    init(line: Int, bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) {
+        self.line = line
+        self.bytes = bytes
+        self.ends = ends
+    }
 
     /// The number of cells.
     var count: Int { ends.count }

@@ -115,6 +115,10 @@ import Testing
             // Through the import's own entry point: the reference whenever the stream declines.
             let read = described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 7, options: options) }
             #expect(read == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            // And a window at a time, as the import reads a file (CSVWindowTests).
+            let windows = ImportWindows.over(bytes, windowLength: 1 + Int(byte() % 24))
+            let windowed = described { () throws(VaultError) in try Interchange.read(windows: windows, format: format, now: 7, options: options) }
+            #expect(windowed == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
         }
         #expect(streamedCount > 400, "\(streamedCount) streamed")
         #expect(declined > 100, "\(declined) declined")
