@@ -43,8 +43,10 @@ extension Array: CSVSource where Element == UInt8 {
 
 // MARK: - The scan, a window at a time
 
-/// `CSV.scan(_:runs:)` over windows of any size: the same records, lines and errors, whatever
-/// the cuts (`CSVWindowTests` compares the two over random inputs and windows of 1 byte up).
+/// The CSV scan over windows of any size, runs of bytes without a meaning copied whole: the same
+/// records, lines and errors as the byte-by-byte walk over the whole buffer after its UTF-8 check
+/// (`CSV.scan(_:runs: false)`), whatever the cuts (`CSVWindowTests` compares the two over random
+/// inputs and windows of 1 byte up).
 ///
 /// What a cut can split is carried to the next window: the bytes of a multi-byte UTF-8
 /// sequence (checked once whole), a quote inside quotes (a doubled quote, or the end of the
@@ -178,25 +180,12 @@ struct CSVScanner {
     // MARK: Records
 
     private mutating func endRecord(_ body: (CSVRecord) throws(VaultError) -> Void) {
-        ends.append(cells.count)
-        if !(ends.count == 1 && ends[0] == 0 && !quotedField) && failure == nil {
-            do {
-                try cells.withBytes { (cellBytes) throws(VaultError) in
-                    try ends.withUnsafeBufferPointer { (cellEnds) throws(VaultError) in
-                        try body(CSVRecord(line: recordLine, bytes: cellBytes, ends: cellEnds))
-                    }
-                }
-            } catch {
-                failure = error  // kept until the scan has found no problem of the CSV itself
-            }
-        }
-        cells.removeAll()
-        ends.removeAll(keepingCapacity: true)
+        CSVRecord.handOver(cells, &ends, line: recordLine, quoted: quotedField, failure: &failure, to: body)
         quotedField = false
     }
 
-    /// The whole-buffer scan's walk with runs (`CSV.scan(_:runs: true)`), bounded by the window,
-    /// with what the next byte decides carried over.
+    /// The walk with runs copied whole, bounded by the window, with what the next byte decides
+    /// carried over.
     private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (CSVRecord) throws(VaultError) -> Void) {
         guard problem == nil, let base = bytes.baseAddress, !bytes.isEmpty else { return }
         let (quote, comma, cr, lf) = (Self.quote, Self.comma, Self.cr, Self.lf)

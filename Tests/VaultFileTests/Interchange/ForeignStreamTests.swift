@@ -126,15 +126,21 @@ import Testing
 
     // MARK: - Memory
 
-    /// A Chrome export built as read: each item's password is wiped once its record is written,
-    /// so once the records are gone and the input wiped, this process's memory holds no copy.
-    @Test func test_streamedEntries_leaveNoCopyOfAPasswordInFreedMemory() throws {
-        let secret = ScannedSecret()
+    /// A Chrome export of two logins, the first one's password `secret` (the array holds it once).
+    static func chromeExport(holding secret: ScannedSecret) -> [UInt8] {
         var input: [UInt8] = []
         input.reserveCapacity(secret.count + 256)
         input += Array("name,url,username,password,note\nmail,https://mail.example,alice,".utf8)
         secret.append(to: &input)
         input += Array(",a note\nother,,bob,x,\n".utf8)
+        return input
+    }
+
+    /// A Chrome export built as read: each item's password is wiped once its record is written,
+    /// so once the records are gone and the input wiped, this process's memory holds no copy.
+    @Test func test_streamedEntries_leaveNoCopyOfAPasswordInFreedMemory() throws {
+        let secret = ScannedSecret()
+        var input = Self.chromeExport(holding: secret)
         do {
             let imported = try Interchange.streamedEntries(input, format: .chromeCSV, now: 1, options: ForeignBuildOptions())
             let written = imported?.records?.count
