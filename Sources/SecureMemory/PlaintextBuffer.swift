@@ -9,7 +9,8 @@ import CSodium
 /// an array it never moves, is never copied on write, and is always wiped, so the vault's
 /// plaintext exists once.
 public final class PlaintextBuffer: @unchecked Sendable {
-    // @unchecked: written (and `written` set) only while decrypting, before the buffer is shared; read-only after.
+    // @unchecked: written (and `written` set) only while decrypting, before the buffer is shared; read-only after,
+    // but for `release`, which only an owner that reads the released part no more calls (a sorted copy made).
 
     /// The bytes; valid as long as this object lives.
     public let bytes: UnsafeMutableRawBufferPointer
