@@ -9,7 +9,8 @@ import CSodium
 /// an array it never moves, is never copied on write, and is always wiped, so the vault's
 /// plaintext exists once.
 public final class PlaintextBuffer: @unchecked Sendable {
-    // @unchecked: written (and `written` set) only while decrypting, before the buffer is shared; read-only after.
+    // @unchecked: written (and `written` set) only while decrypting, before the buffer is shared; read-only after,
+    // but for `release`, which only an owner that reads the released part no more calls (a sorted copy made).
 
     /// The bytes; valid as long as this object lives.
     public let bytes: UnsafeMutableRawBufferPointer
@@ -43,6 +44,18 @@ public final class PlaintextBuffer: @unchecked Sendable {
 
     /// The number of bytes.
     @inlinable public var count: Int { bytes.count }
+
+    /// Wipes the bytes `range` and gives the whole pages inside it back to the system, for an
+    /// owner done with that part of the buffer for good (a copy made in another order, the part
+    /// copied so far): those pages read as zeros afterwards. The wipe at the end still covers
+    /// `written`; an owner that released all of it lowers `written` first, so that the wipe does
+    /// not fault the released pages in again.
+    public func release(_ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a range inside the buffer")
+        guard !range.isEmpty else { return }
+        sodium_memzero(mapping + range.lowerBound, range.count)
+        SecretMapping.release(mapping, range)
+    }
 
     deinit {
         sodium_memzero(mapping, Swift.max(writtenCount, 1))

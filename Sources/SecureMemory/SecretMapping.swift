@@ -59,6 +59,17 @@ public enum SecretMapping {
         _ = madvise(aligned, end - start, MADV_HUGEPAGE)
     }
 
+    /// Gives the whole pages inside `range` of a mapping from `map(byteCount:)` back to the system
+    /// (`MADV_DONTNEED`): they read as zeros afterwards and cost no memory until written again.
+    /// Does not wipe: the owner zeroes secrets first.
+    public static func release(_ pointer: UnsafeMutableRawPointer, _ range: Range<Int>) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard page > 0 else { return }
+        let start = (range.lowerBound + page - 1) / page * page, end = range.upperBound / page * page
+        guard end > start else { return }
+        _ = madvise(pointer + start, end - start, MADV_DONTNEED)
+    }
+
     /// Unmaps what `map(byteCount:)` returned. Does not wipe: the owner zeroes secrets first.
     public static func unmap(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
         munmap(pointer, Swift.max(byteCount, 1))

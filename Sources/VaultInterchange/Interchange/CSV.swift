@@ -10,22 +10,30 @@ enum CSV {
     /// Calls `body` with each record in turn, without keeping them: the
     /// importers read a row's cells as bytes and make strings only of those they use.
     ///
-    /// The file is read to its end whatever `body` throws, and a problem of the CSV itself (anywhere)
-    /// is thrown before the first error of `body`, as when every record was read first.
-    static func forEachRecord(_ bytes: [UInt8], _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
-        // Checked in place: `String(validating:)` made a copy of the whole file, secrets and all,
-        // freed without a wipe.
-        guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("the CSV file is not UTF-8") }
-        try bytes.withUnsafeBufferPointer { (bytes) throws(VaultError) in try scan(bytes, runs: true, body) }
+    /// The input is scanned a window at a time as its source gives it (`CSVScanner`: a file is
+    /// never whole in memory); the file is read to its end whatever `body` throws, and a problem
+    /// of the CSV itself (anywhere) is thrown before the first error of `body`, as when every
+    /// record was read first, and a file that is not UTF-8 is refused as such before either.
+    static func forEachRecord(_ input: some CSVSource, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
+        // Checked in place, window by window: `String(validating:)` made a copy of the whole
+        // file, secrets and all, freed without a wipe.
+        var scanner = CSVScanner()
+        try input.forEachWindow { window in scanner.feed(window, body) }
+        try scanner.finish(body)
     }
 
-    /// The byte-by-byte walk (`runs` false) or the walk with runs copied whole (`runs` true); `body`
-    /// gets each record (`InterchangeTests.test_csvRecords_runsMatchTheByteWalk` ties the two walks).
-    ///
-    /// Runs of bytes without a meaning (inside a field, inside quotes) are found by a tight scan and
-    /// copied in one piece rather than byte by byte; the states and their order are those of the
-    /// byte-by-byte walk.
+    /// The byte-by-byte walk over one buffer, not checked as UTF-8 (`runs` false: the plain
+    /// reference of `CSVScanner`, `CSVWindowTests`), or the scan `forEachRecord` makes, whose runs
+    /// of bytes without a meaning (inside a field, inside quotes) are found by a tight scan and
+    /// copied in one piece, over the buffer as one window (`runs` true; it refuses a buffer that is
+    /// not UTF-8). `body` gets each record (`InterchangeTests.test_csvRecords_runsMatchTheByteWalk`
+    /// ties the two walks).
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, runs: Bool, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
+        if runs {
+            var scanner = CSVScanner()
+            scanner.feed(bytes, body)
+            return try scanner.finish(body)
+        }
         let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(0x0D), lf = UInt8(0x0A)
         // The record being read: its cells' bytes back to back (secrets: a buffer wiped as it
         // grows and when the scan ends, `WipedBuffer`), and where each cell ends.
@@ -36,20 +44,7 @@ enum CSV {
         var failure: VaultError?
         func endField() { ends.append(cells.count) }
         func endRecord() {
-            endField()
-            if !(ends.count == 1 && ends[0] == 0 && !quotedField) && failure == nil {
-                do {
-                    try cells.withBytes { (cellBytes) throws(VaultError) in
-                        try ends.withUnsafeBufferPointer { (cellEnds) throws(VaultError) in
-                            try body(CSVRecord(line: recordLine, bytes: cellBytes, ends: cellEnds))
-                        }
-                    }
-                } catch {
-                    failure = error  // kept until the scan has found no problem of the CSV itself
-                }
-            }
-            cells.removeAll()
-            ends.removeAll(keepingCapacity: true)
+            CSVRecord.handOver(cells, &ends, line: recordLine, quoted: quotedField, failure: &failure, to: body)
             quotedField = false
         }
         while index < bytes.count {
@@ -58,20 +53,6 @@ enum CSV {
             if inQuotes {
                 if byte == quote {
                     if index < bytes.count && bytes[index] == quote { cells.append(quote); index += 1 } else { inQuotes = false }
-                } else if runs {
-                    // Up to the next quote, counting line ends (memchr for both).
-                    let base = bytes.baseAddress!  // a byte was read: not empty
-                    var end = bytes.count
-                    if let found = memchr(base + index, Int32(quote), bytes.count - index) {
-                        end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                    }
-                    var scan = index - 1
-                    while let found = memchr(base + scan, Int32(lf), end - scan) {
-                        line += 1
-                        scan = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-                    }
-                    cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
-                    index = end
                 } else {
                     if byte == lf { line += 1 }
                     cells.append(byte)
@@ -90,19 +71,7 @@ enum CSV {
             case lf:
                 endRecord(); line += 1; recordLine = line
             default:
-                if runs {
-                    // Up to the next byte with a meaning.
-                    var end = index
-                    while end < bytes.count {
-                        let next = bytes[end]
-                        if next == quote || next == comma || next == cr || next == lf { break }
-                        end += 1
-                    }
-                    cells.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index - 1..<end]))
-                    index = end
-                } else {
-                    cells.append(byte)
-                }
+                cells.append(byte)
             }
         }
         if inQuotes { throw .malformedInput("line \(recordLine): unterminated quoted field") }
@@ -155,6 +124,35 @@ struct CSVRecord {
     fileprivate let bytes: UnsafeBufferPointer<UInt8>
     /// Where each cell ends in `bytes`.
     fileprivate let ends: UnsafeBufferPointer<Int>
+
+    /// Ends the record being read: hands it to `body` (its cells back to back in `cells`, each ending
+    /// where `ends` says, the last end appended here) unless it is an empty line or `body` failed
+    /// before, keeping `body`'s first error in `failure` until the scan has found no problem of the
+    /// CSV itself; then empties `cells` and `ends` for the next record.
+    static func handOver(_ cells: WipedBuffer, _ ends: inout [Int], line: Int, quoted: Bool, failure: inout VaultError?,
+                         to body: (CSVRecord) throws(VaultError) -> Void) {
+        ends.append(cells.count)
+        if !(ends.count == 1 && ends[0] == 0 && !quoted) && failure == nil {
+            do {
+                try cells.withBytes { (cellBytes) throws(VaultError) in
+                    try ends.withUnsafeBufferPointer { (cellEnds) throws(VaultError) in
+                        try body(CSVRecord(line: line, bytes: cellBytes, ends: cellEnds))
+                    }
+                }
+            } catch {
+                failure = error
+            }
+        }
+        cells.removeAll()
+        ends.removeAll(keepingCapacity: true)
+    }
+
+    /// The record starting on `line` whose cells are `bytes`, each ending where `ends` says.
+    init(line: Int, bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) {
+        self.line = line
+        self.bytes = bytes
+        self.ends = ends
+    }
 
     /// The number of cells.
     var count: Int { ends.count }

@@ -72,13 +72,17 @@ public struct ImportedEntries: Sendable {
     /// reader wrote them so: ask `count` and `names` where they do).
     public var entries: [(name: String, entry: Entry)] {
         guard let records else { return listed }
-        return Self.decoded(records)
+        return Self.decoded(records, positions: positions)
     }
     /// The entries, unless a reader wrote them as `records`.
     private let listed: [(name: String, entry: Entry)]
-    /// The entries as vault records in file order (`ImportRecordWriter`: ASCII names, each entry
-    /// passing `Vault.isValidPut`), when a reader wrote them so; `Vault.put(contentsOf:now:)` copies them.
+    /// The entries as vault records (`ImportRecordWriter`: ASCII names, each entry passing
+    /// `Vault.isValidPut`), when a reader wrote them so; `Vault.put(contentsOf:now:)` copies them.
+    /// In file order, or in name order when `positions` says where each record of the file went.
     let records: StoredRecords?
+    /// For records put in name order (`StoredRecords.sortedByName`), the index in `records` of
+    /// each entry of the file, in file order; nil when `records` are in file order.
+    private let positions: [Int32]?
     /// Each name that differs from what the file held.
     public var renamings: [ImportRenaming]
     /// Entries that import but deserve a warning, in file order.
@@ -163,6 +167,7 @@ public struct ImportedEntries: Sendable {
         }
         self.listed = entries
         self.records = nil
+        self.positions = nil
         self.renamings = renamings
         self.warnings = Self.referenceWarnings(entries)
         self.order = nil
@@ -173,6 +178,7 @@ public struct ImportedEntries: Sendable {
     private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
         self.listed = entries
         self.records = nil
+        self.positions = nil
         self.renamings = renamings
         self.order = order
         self.warnings = entries.compactMap { name, _ in
@@ -189,42 +195,62 @@ public struct ImportedEntries: Sendable {
     ///
     /// Names that come in increasing byte order (an export) repeat none and need no sort: they are
     /// compared each with the one before it, and `order` stays nil (the put needs no sort).
-    init(records: StoredRecords, renamings: [ImportRenaming]) throws(VaultError) {
+    /// Records out of name order none of whose names repeats are put in name order here
+    /// (`StoredRecords.sortedByName`), each block of the file-order buffer given back as it is
+    /// copied when the caller handed over the only reference: the put into an empty vault then
+    /// keeps them as they are, where it copied them into order beside the import's own (KDBX
+    /// import, issue 45's memory rule); `entries`, `names` and the warnings stay in file order.
+    init(records: consuming StoredRecords, renamings: [ImportRenaming]) throws(VaultError) {
         guard records.count <= VaultLimits.maxEntries else {
-            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            try self.init(Self.decoded(records, positions: nil).map { ($0.name, $0.entry) }, renamings: renamings)
             return
         }
         if records.namesIncrease {
             self.init(checked: records, renamings: renamings, order: nil)
             return
         }
-        let names = NameOrder(records)
+        if let sorted = records.sortedByName(releasing: isKnownUniquelyReferenced(&records)) {
+            self.init(checked: sorted.records, positions: sorted.positions, renamings: renamings, order: nil)
+            return
+        }
+        let names = NameOrder(copy records)
         guard names.firstRepeat == nil else {
-            try self.init(Self.decoded(records).map { ($0.name, $0.entry) }, renamings: renamings)
+            try self.init(Self.decoded(records, positions: nil).map { ($0.name, $0.entry) }, renamings: renamings)
             return
         }
         self.init(checked: records, renamings: renamings, order: names)
     }
 
-    /// Records already checked, with the warnings they deserve; `order` nil when their names increase.
-    private init(checked records: StoredRecords, renamings: [ImportRenaming], order names: NameOrder?) {
-        var warnings: [ImportWarning] = []
-        records.forEachName { _, bytes in
+    /// Records already checked, with the warnings they deserve (in file order); `order` nil when
+    /// their names increase; `positions` as `self.positions`.
+    private init(checked records: StoredRecords, positions: [Int32]? = nil, renamings: [ImportRenaming], order names: NameOrder?) {
+        var warnings: [(file: Int, warning: ImportWarning)] = []
+        records.forEachName { index, bytes in
             guard DangerousEnvironmentNames.isDangerous(entryName: bytes) else { return }
             let name = String(decoding: bytes, as: UTF8.self)
-            warnings.append(.dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name)))
+            warnings.append((index, .dangerousVariable(name: name, variable: EnvironmentNames.variable(for: name))))
+        }
+        if let positions, warnings.count > 1 {
+            // Back in file order: the file index of each record.
+            var fileIndex = [Int32](repeating: 0, count: positions.count)
+            for (file, position) in positions.enumerated() { fileIndex[Int(position)] = Int32(file) }
+            warnings = warnings.map { (Int(fileIndex[$0.file]), $0.warning) }.sorted { $0.file < $1.file }
         }
         self.listed = []
         self.records = records
+        self.positions = positions
         self.renamings = renamings
-        self.warnings = warnings
+        self.warnings = warnings.map(\.warning)
         self.order = names
     }
 
-    /// Every record decoded into its name and entry.
-    private static func decoded(_ records: StoredRecords) -> [(name: String, entry: Entry)] {
+    /// Every record decoded into its name and entry, in file order (`positions` as `self.positions`).
+    private static func decoded(_ records: StoredRecords, positions: [Int32]?) -> [(name: String, entry: Entry)] {
         withExtendedLifetime(records) {
-            (0..<records.count).map { (name: String(decoding: records.name(at: $0), as: UTF8.self), entry: records.entry(at: $0)) }
+            (0..<records.count).map { file in
+                let index = positions.map { Int($0[file]) } ?? file
+                return (name: String(decoding: records.name(at: index), as: UTF8.self), entry: records.entry(at: index))
+            }
         }
     }
 
@@ -234,7 +260,9 @@ public struct ImportedEntries: Sendable {
     /// The entries' names, in file order.
     public var names: [String] {
         guard let records else { return listed.map(\.name) }
-        return withExtendedLifetime(records) { (0..<records.count).map { String(decoding: records.name(at: $0), as: UTF8.self) } }
+        return withExtendedLifetime(records) {
+            (0..<records.count).map { file in String(decoding: records.name(at: positions.map { Int($0[file]) } ?? file), as: UTF8.self) }
+        }
     }
 
     /// Whether a name holds a byte of 0x80 or more (never for `records`, whose names are ASCII).

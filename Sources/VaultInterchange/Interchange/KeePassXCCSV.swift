@@ -13,7 +13,7 @@ enum KeePassXCCSV {
     /// secret made an otpauth:// URI by the builder), the two times; an entry icon other than the
     /// default is counted as not kept, and entries in the recycle bin (the group "Recycle Bin" right
     /// under the root) are not imported and counted.
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: InterchangeFormat.keepassxcCSV.rawValue)
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var width: Int?

@@ -19,18 +19,18 @@ enum NativeCSV {
     /// same rows; the error `parse` throws, or nil when the writer declines an entry (a non-ASCII
     /// name, a limit, a field name a vault refuses: `parse` then reads them, and the put names the
     /// problem). `ImportRecordsTests.test_importRecords_csvMatchesTheEntryPath` ties the two.
-    static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> StoredRecords? {
+    static func records(_ bytes: some CSVSource, now: Int64) throws(VaultError) -> StoredRecords? {
         // A record is longer than its row (times, lengths, each field's name): room for twice the
         // input, mapped but not touched until written, so that the buffer never grows (a growth
         // held the old records and their copy at once, the import's peak).
-        guard var writer = ImportRecordWriter(capacity: bytes.count * 2) else { return nil }
+        guard var writer = ImportRecordWriter(capacity: bytes.byteCount * 2) else { return nil }
         guard try read(bytes, now: now, into: &writer) else { return nil }
         return writer.records()
     }
 
     /// Reads every row into `output`; false when it declined an entry (the rows after it are still
     /// read, for their errors, and not given to it).
-    private static func read(_ bytes: [UInt8], now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
+    private static func read(_ bytes: some CSVSource, now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
         var width: Int?
         var nameColumn = 0, valueColumn = 0
         var fieldColumns: [(index: Int, name: ImportBytes)] = []

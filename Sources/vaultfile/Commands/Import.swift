@@ -150,7 +150,10 @@ extension VaultfileCommand {
                 defer { foreign.wipe() }
                 return (try foreign.entries(now: currentTimeMilliseconds(), options: options), name)
             }
-            var bytes = try file.map(Input.readFile) ?? Input.readAll(STDIN_FILENO, what: "standard input")
+            // A regular file is read a window at a time when its format allows (the CSVs: issue 44's
+            // memory rule); only its head is read here, which tells the format as the whole file would.
+            var (bytes, windows) = try file.map { try Input.importFile($0, head: FormatSniffer.window) }
+                ?? (Input.readAll(STDIN_FILENO, what: "standard input"), nil)
             defer { wipe(&bytes) }
             let chosen: InterchangeFormat
             switch format {
@@ -171,6 +174,11 @@ extension VaultfileCommand {
                 chosen = try detected(bytes, source: source)
             }
             try refuseUnusedSourceOptions(format: chosen.rawValue, source: source)
+            if let whole = windows, !Interchange.readsWindows(chosen) {
+                windows = nil
+                wipe(&bytes)
+                do { bytes = try whole.readAll() } catch { throw whole.readError ?? error }
+            }
             if chosen == .kdbx {  // its password and/or key file, under the vault's KDF caps
                 return (try KDBXImport.entries(taking: &bytes, file: file, options: kdbxSource, limits: unlock.limits(), build: options),
                         chosen.rawValue)
@@ -182,10 +190,14 @@ extension VaultfileCommand {
             // Sniffed before the read: once another manager's export is read into items, the read
             // takes `bytes` (wiped and freed before the entries are built, issue 44's memory rule).
             let sniffedBeforeRead = FormatSniffer.sniff(bytes)
-            let read = Result { () throws(VaultError) -> ImportedEntries in try Interchange.read(taking: &bytes, format: chosen, options: options) }
+            let read = Result { () throws(VaultError) -> ImportedEntries in
+                if let windows { return try Interchange.read(windows: windows, format: chosen, options: options) }
+                return try Interchange.read(taking: &bytes, format: chosen, options: options)
+            }
             switch read {
             case .success(let imported): return (imported, chosen.rawValue)
             case .failure(let error):
+                if let failed = windows?.readError { throw failed }
                 // Said as the parser said it, unless the content is recognised as another format.
                 guard case .malformedInput = error, let sniffed = sniffedBeforeRead, sniffed.format != chosen.rawValue else { throw error }
                 throw mismatch(sniffed, source: source, given: chosen.rawValue)

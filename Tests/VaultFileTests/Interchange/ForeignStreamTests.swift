@@ -115,6 +115,10 @@ import Testing
             // Through the import's own entry point: the reference whenever the stream declines.
             let read = described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 7, options: options) }
             #expect(read == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            // And a window at a time, as the import reads a file (CSVWindowTests).
+            let windows = ImportWindows.over(bytes, windowLength: 1 + Int(byte() % 24))
+            let windowed = described { () throws(VaultError) in try Interchange.read(windows: windows, format: format, now: 7, options: options) }
+            #expect(windowed == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
         }
         #expect(streamedCount > 400, "\(streamedCount) streamed")
         #expect(declined > 100, "\(declined) declined")
@@ -122,15 +126,21 @@ import Testing
 
     // MARK: - Memory
 
-    /// A Chrome export built as read: each item's password is wiped once its record is written,
-    /// so once the records are gone and the input wiped, this process's memory holds no copy.
-    @Test func test_streamedEntries_leaveNoCopyOfAPasswordInFreedMemory() throws {
-        let secret = ScannedSecret()
+    /// A Chrome export of two logins, the first one's password `secret` (the array holds it once).
+    static func chromeExport(holding secret: ScannedSecret) -> [UInt8] {
         var input: [UInt8] = []
         input.reserveCapacity(secret.count + 256)
         input += Array("name,url,username,password,note\nmail,https://mail.example,alice,".utf8)
         secret.append(to: &input)
         input += Array(",a note\nother,,bob,x,\n".utf8)
+        return input
+    }
+
+    /// A Chrome export built as read: each item's password is wiped once its record is written,
+    /// so once the records are gone and the input wiped, this process's memory holds no copy.
+    @Test func test_streamedEntries_leaveNoCopyOfAPasswordInFreedMemory() throws {
+        let secret = ScannedSecret()
+        var input = Self.chromeExport(holding: secret)
         do {
             let imported = try Interchange.streamedEntries(input, format: .chromeCSV, now: 1, options: ForeignBuildOptions())
             let written = imported?.records?.count

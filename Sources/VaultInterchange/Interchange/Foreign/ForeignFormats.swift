@@ -25,19 +25,56 @@ extension Interchange {
     /// entry comes inside its groups), which declines it when an attachment references a pool
     /// not read yet. Nil for every other format (1pux: folders known only once the walk is done).
     static func itemStream(_ bytes: [UInt8], format: InterchangeFormat, now: Int64) -> ((ForeignItemSink) throws(VaultError) -> ForeignImport)? {
+        if let csv = csvItemStream(bytes, format: format, now: now) { return csv }
         switch format {
-        case .bitwardenCSV: return { sink throws(VaultError) in try BitwardenCSVReader.read(bytes, now: now, each: sink) }
-        case .onePasswordCSV: return { sink throws(VaultError) in try OnePasswordCSVReader.read(bytes, now: now, each: sink) }
-        case .lastPassCSV: return { sink throws(VaultError) in try LastPassCSVReader.read(bytes, now: now, each: sink) }
-        case .chromeCSV: return { sink throws(VaultError) in try ChromeCSVReader.read(bytes, now: now, each: sink) }
-        case .firefoxCSV: return { sink throws(VaultError) in try FirefoxCSVReader.read(bytes, now: now, each: sink) }
-        case .dashlaneCSV: return { sink throws(VaultError) in try DashlaneCSVReader.read(bytes, now: now, each: sink) }
-        case .keepassxcCSV: return { sink throws(VaultError) in try KeePassXCCSV.read(bytes, now: now, each: sink) }
         case .enpassJSON: return { sink throws(VaultError) in try EnpassJSONReader.read(bytes, now: now, each: sink) }
         case .bitwardenJSON: return { sink throws(VaultError) in try BitwardenJSON.read(bytes, now: now, each: sink) }
         case .keepassXML: return { sink throws(VaultError) in try KeePassXMLReader.read(bytes, now: now, each: sink) }
         default: return nil
         }
+    }
+
+    /// `itemStream` of the CSV exports, whose readers scan a buffer or a file a window at a time.
+    private static func csvItemStream(_ input: some CSVSource, format: InterchangeFormat,
+                                      now: Int64) -> ((ForeignItemSink) throws(VaultError) -> ForeignImport)? {
+        switch format {
+        case .bitwardenCSV: return { sink throws(VaultError) in try BitwardenCSVReader.read(input, now: now, each: sink) }
+        case .onePasswordCSV: return { sink throws(VaultError) in try OnePasswordCSVReader.read(input, now: now, each: sink) }
+        case .lastPassCSV: return { sink throws(VaultError) in try LastPassCSVReader.read(input, now: now, each: sink) }
+        case .chromeCSV: return { sink throws(VaultError) in try ChromeCSVReader.read(input, now: now, each: sink) }
+        case .firefoxCSV: return { sink throws(VaultError) in try FirefoxCSVReader.read(input, now: now, each: sink) }
+        case .dashlaneCSV: return { sink throws(VaultError) in try DashlaneCSVReader.read(input, now: now, each: sink) }
+        case .keepassxcCSV: return { sink throws(VaultError) in try KeePassXCCSV.read(input, now: now, each: sink) }
+        default: return nil
+        }
+    }
+
+    /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV and the
+    /// other managers' CSV exports.
+    public static func readsWindows(_ format: InterchangeFormat) -> Bool {
+        format == .csv || csvItemStream([UInt8](), format: format, now: 0) != nil
+    }
+
+    /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
+    /// format that `readsWindows`: its rows become records as they are scanned, and the file is
+    /// never whole in memory (issue 44's memory rule). When the stream is declined (a name twice,
+    /// an entry the record writer refuses), the file is read again whole and imported the way
+    /// `read(taking:)` imports it, which gives what the stream gives where both give anything.
+    public static func read(windows: ImportWindows, format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
+                            options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
+        precondition(readsWindows(format), "a format read a window at a time")
+        if format == .csv, let records = try NativeCSV.records(windows, now: now) {
+            let imported = try ImportedEntries(records: records, renamings: [])
+            return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
+        }
+        // Room for records twice the input, as `streamedEntries`.
+        if let read = csvItemStream(windows, format: format, now: now),
+           let streamed = try ForeignBuilder.build(streaming: read, capacity: windows.byteCount * 2, now: now, options: options) {
+            return streamed
+        }
+        var bytes = try windows.readAll()
+        defer { SecureMemory.wipe(&bytes) }
+        return try read(taking: &bytes, format: format, now: now, options: options)
     }
 
     /// The entries of `bytes` built as its items are read (`ForeignBuilder.build(streaming:)`), when

@@ -25,7 +25,7 @@ public struct SniffedFormat: Sendable, Equatable {
 /// reads at most the first 64 KiB and never decodes the whole file: a guess to name, never a parse.
 public enum FormatSniffer {
     /// How much of the file is looked at.
-    static let window = 64 << 10
+    public static let window = 64 << 10
 
     /// What `bytes` look like, or nil when nothing is recognised for certain.
     public static func sniff(_ bytes: [UInt8]) -> SniffedFormat? {

@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultInterchange
 import VaultModel
 #if canImport(Glibc)
 import Glibc
@@ -88,6 +89,56 @@ enum Input {
         guard fd >= 0 else { throw CLIError.io(operation: "opening", path: path, errno: errno) }
         defer { close(fd) }
         return try readAll(fd, what: path, limit: limit)
+    }
+
+    // MARK: An import's file, a window at a time
+
+    /// The file an import reads (`-`: standard input): a regular file no larger than `limit` is
+    /// left to be read a window at a time (`windows`; `bytes` then holds its first `head` bytes,
+    /// enough to tell its format); anything else (standard input, a pipe, a file over the limit,
+    /// which is refused as `readFile` refuses it) is read whole into `bytes`.
+    static func importFile(_ path: String, head: Int,
+                           limit: Int = VaultLimits.maxValueLength) throws -> (bytes: [UInt8], windows: ImportWindows?) {
+        if path == standardInputName { return (try readAll(STDIN_FILENO, what: "standard input", purpose: "the file '-'", limit: limit), nil) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError.io(operation: "opening", path: path, errno: errno) }
+        let file = OpenFile(fd)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else {
+            return (try readAll(fd, what: path, limit: limit), nil)
+        }
+        let windows = ImportWindows(byteCount: Int(info.st_size)) { offset, buffer in
+            // `file` is kept open as long as the windows are read.
+            try file.read(at: offset, into: buffer, what: path, limit: limit)
+        }
+        do {
+            return (try windows.head(head), windows)
+        } catch {
+            throw windows.readError ?? error
+        }
+    }
+
+    /// A descriptor closed when the last reference goes (an import's windows keep it).
+    private final class OpenFile {
+        let fd: Int32
+
+        init(_ fd: Int32) { self.fd = fd }
+
+        deinit { close(fd) }
+
+        /// Up to `buffer.count` bytes at `offset` (`pread`), 0 at the end; refuses a file that has
+        /// grown past `limit` as `readAll` refuses it.
+        func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer, what: String, limit: Int) throws -> Int {
+            while true {
+                let got = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw CLIError.inputFailed("reading \(what) failed: \(String(cString: strerror(errno)))")
+                }
+                guard offset + got <= limit else { throw CLIError.inputTooLarge(what: what, limit: limit) }
+                return got
+            }
+        }
     }
 
     // MARK: Standard input, read once

@@ -80,7 +80,7 @@ enum ForeignCSV {
     /// Reads the header with `readHeader` (which throws when it is not the format's) and calls
     /// `body` with each row after it. Rows shorter than the header are padded when `ragged` (Chrome,
     /// Dashlane), else refused; longer rows are refused, naming the line.
-    static func forEachRow(_ bytes: [UInt8], format: String, ragged: Bool,
+    static func forEachRow(_ bytes: some CSVSource, format: String, ragged: Bool,
                            header readHeader: ([String]) throws(VaultError) -> Void,
                            _ body: (ForeignCSVRow) throws(VaultError) -> Void) throws(VaultError) {
         var width: Int?
@@ -100,21 +100,10 @@ enum ForeignCSV {
         guard width != nil else { throw .malformedInput("the \(format) file is empty: not even a header line") }
     }
 
-    /// How many records `bytes` holds at most (its line ends, and one more): the readers reserve
-    /// their items once, where growing the array copied every item held so far, twice the memory
-    /// for a moment.
-    static func expectedRows(_ bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard var next = buffer.baseAddress else { return 0 }
-            let end = next + buffer.count
-            var lines = 1
-            while next < end, let found = memchr(next, 0x0A, end - next) {
-                lines += 1
-                next = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) + 1
-            }
-            return lines
-        }
-    }
+    /// How many records `input` holds at most (its line ends, and one more; 0 for a file read a
+    /// window at a time): the readers reserve their items once, where growing the array copied
+    /// every item held so far, twice the memory for a moment.
+    static func expectedRows(_ input: some CSVSource) -> Int { input.expectedRows }
 
     /// Throws unless the header holds every column in `required`, naming the format and the columns it lacks.
     static func require(_ required: [String], in header: ForeignCSVHeader, format: String) throws(VaultError) {
@@ -161,7 +150,7 @@ enum ForeignCSV {
 /// newer file are ragged (no note cell): padded.
 enum ChromeCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "chrome-csv")
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
@@ -191,7 +180,7 @@ enum ChromeCSVReader {
 /// milliseconds). No title: the builder takes the site.
 enum FirefoxCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "firefox-csv")
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])

@@ -8,7 +8,7 @@ import VaultModel
 /// fields as `name: value` lines; `login_uri` holds the URIs separated by commas.
 enum BitwardenCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "bitwarden-csv")
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
@@ -80,7 +80,7 @@ enum BitwardenCSVReader {
 /// same names (`website` for the URL, `one-time password` for the TOTP); other columns become fields.
 enum OnePasswordCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "1password-csv")
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
@@ -119,7 +119,7 @@ enum OnePasswordCSVReader {
 /// notes; a secure note has the URL `http://sn`, which is no site.
 enum LastPassCSVReader {
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "lastpass-csv")
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header = ForeignCSVHeader([])
@@ -157,7 +157,7 @@ enum DashlaneCSVReader {
     static let headerForm = ["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"]
 
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+    static func read(_ bytes: some CSVSource, now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "dashlane-csv")
         if sink == nil { result.items.reserveCapacity(ForeignCSV.expectedRows(bytes)) }
         var header: ForeignCSVHeader?
