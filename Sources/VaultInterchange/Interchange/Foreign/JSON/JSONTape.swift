@@ -79,20 +79,33 @@ struct JSONTape {
     /// them: `JSONStream`), `depth` containers deep in it; leaves `position` after the value and
     /// the whitespace after it. The same rules as a whole document's tape, the value's bytes
     /// checked as UTF-8 where they lie; the tape's nodes are the value's alone (its root is 0).
-    init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String) throws(VaultError) {
+    ///
+    /// Its nodes go into `spare`'s storage (the nodes of the stream's previous tape, reused in
+    /// place once no tape holds them: no allocation per item), and `spare` shares them after.
+    /// Its errors name no line: the stream only asks whether the value is whole and valid
+    /// (`JSONStream.tape`), and a cut value fails here at every refill.
+    init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String, reusing spare: inout [Node]) throws(VaultError) {
         self.bytes = bytes
         self.what = what
         var end = position
+        spare.removeAll(keepingCapacity: true)
+        nodes = spare
+        spare = []
         nodes.reserveCapacity(64)  // an item of an export: a few dozen values
         // Every byte outside a string is ASCII (the scan takes no other), and so is every
         // string's but those the scan marks: only then is the value checked as UTF-8.
-        let high = try scan(from: &end, depth: depth)
+        let high = try scan(from: &end, depth: depth, located: false)
         let range = position..<end
         guard !high || bytes.withUnsafeBufferPointer({ JSONString.isUTF8(UnsafeBufferPointer(rebasing: $0[range])) }) else {
             throw .malformedInput("not \(what): the JSON is not UTF-8")
         }
         position = end
+        // Room for a large value (a list of every folder) is not kept for the items after it.
+        if nodes.capacity <= Self.sparedNodes { spare = nodes }
     }
+
+    /// The most nodes a stream keeps room for between its tapes.
+    private static let sparedNodes = 4096
 
     func fail(_ why: String, at offset: Int) -> VaultError {
         .malformedInput("not \(what): line \(XMLReader.line(of: offset, in: bytes)): \(why)")
@@ -109,8 +122,9 @@ struct JSONTape {
     /// Scans one value from `position` (`depth` containers deep in its document) and the
     /// whitespace after it. Whether a string's literal held a byte of 0x80 or more (its text is
     /// UTF-8 only once checked).
+    /// `located`: whether a failure's message names its line (found by counting the lines before it).
     @discardableResult
-    private mutating func scan(from position: inout Int, depth: Int) throws(VaultError) -> Bool {
+    private mutating func scan(from position: inout Int, depth: Int, located: Bool = true) throws(VaultError) -> Bool {
         // The nodes in a local array (one owner: appended in place) and the bytes through a
         // pointer: the loops index them within bounds their own conditions check.
         var nodes = self.nodes
@@ -126,7 +140,7 @@ struct JSONTape {
         }
         switch outcome {
         case .success(let high): return high
-        case .failure(let failure): throw fail(failure.why, at: failure.offset)
+        case .failure(let failure): throw located ? fail(failure.why, at: failure.offset) : .malformedInput("not \(what): \(failure.why)")
         }
     }
 
