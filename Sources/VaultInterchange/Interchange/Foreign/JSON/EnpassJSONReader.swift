@@ -151,7 +151,7 @@ enum EnpassJSONReader {
         item.created = tape.integer(createdAt).map { $0 * 1000 }
         item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
         var email: (text: String, field: Int)?, passwordSeen = false
-        for field in tape.elements(fields) {
+        tape.forEachElement(fields) { field in
             var typeNode: Int?, labelNode: Int?, valueNode: Int?, deleted: Int?, historyNode: Int?, sensitive: Int?
             tape.forEachMember(field) { key, value in
                 if JSONTape.matches(key, "type") { typeNode = value }
@@ -163,11 +163,11 @@ enum EnpassJSONReader {
             }
             let type = tape.string(typeNode) ?? "text"
             let label = tape.string(labelNode) ?? type
-            guard type != "section" else { continue }
+            guard type != "section" else { return }
             let value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
             if tape.flag(deleted) {
                 if !value.isEmpty { result.notKeep("Enpass's deleted fields") }
-                continue
+                return
             }
             let history = tape.elements(historyNode)
             if type == "password" && !passwordSeen {
@@ -177,10 +177,10 @@ enum EnpassJSONReader {
                     item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
                                                        modified: tape.integer(tape.member(version, "updated_at")).map { $0 * 1000 }))
                 }
-                continue
+                return
             }
             if !history.isEmpty { result.notKeep("Enpass's history of fields other than the password", count: 1) }
-            guard !value.isEmpty else { continue }
+            guard !value.isEmpty else { return }
             let text = String(decoding: value, as: UTF8.self)
             switch type {
             case "username" where item.username == nil: item.username = text

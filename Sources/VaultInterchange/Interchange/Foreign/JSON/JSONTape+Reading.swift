@@ -85,6 +85,17 @@ extension JSONTape {
         return result
     }
 
+    /// Each element of the array `node` in order (none when it is not an array): `elements`
+    /// without the array of them.
+    func forEachElement(_ node: Int?, _ body: (Int) -> Void) {
+        guard let node, nodes[node].kind == .array else { return }
+        var child = node + 1
+        for _ in 0..<Int(nodes[node].count) {
+            body(child)
+            child = next(after: child)
+        }
+    }
+
     /// The string at `node`, decoded; nil when it is not a string.
     func string(_ node: Int?) -> String? {
         guard let node, nodes[node].kind == .string else { return nil }

@@ -311,7 +311,9 @@ struct JSONTape {
     /// (two plain keys of different bytes never do).
     private static func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool),
                                 _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
-        if a.range.count == b.range.count, memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
+        // A literal's first byte is its quote: the second compared inline, where most keys differ.
+        if a.range.count == b.range.count, a.range.count < 3 || buffer[a.range.lowerBound + 1] == buffer[b.range.lowerBound + 1],
+           memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
             return true
         }
         if a.plain && b.plain { return false }

@@ -236,48 +236,84 @@ enum OnePUXReader {
             self.files = files
         }
 
+        /// One item. Its members, its overview's, its details' and each login field's are found in
+        /// one pass over their keys (`JSONTape.forEachMember`), as `member` would find them.
         mutating func item(_ node: Int, folders: [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem {
-            let overview = tape.member(node, "overview"), details = tape.member(node, "details")
-            var item = ForeignItem(folders: folders, title: tape.string(tape.member(overview, "title")) ?? "")
-            item.created = tape.integer(tape.member(node, "createdAt")).map { $0 * 1000 }
-            item.modified = tape.integer(tape.member(node, "updatedAt")).map { $0 * 1000 } ?? item.created
+            let tape = tape
+            var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?
+            tape.forEachMember(node) { key, value in
+                if JSONTape.matches(key, "overview") { overview = value }
+                else if JSONTape.matches(key, "details") { details = value }
+                else if JSONTape.matches(key, "createdAt") { createdAt = value }
+                else if JSONTape.matches(key, "updatedAt") { updatedAt = value }
+                else if JSONTape.matches(key, "favIndex") { favIndex = value }
+                else if JSONTape.matches(key, "state") { state = value }
+                else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
+            }
+            var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
+            tape.forEachMember(overview) { key, value in
+                if JSONTape.matches(key, "title") { title = value }
+                else if JSONTape.matches(key, "url") { primaryURL = value }
+                else if JSONTape.matches(key, "urls") { urls = value }
+                else if JSONTape.matches(key, "tags") { tagsNode = value }
+            }
+            var loginFields: Int?, password: Int?, notesPlain: Int?, sections: Int?, passwordHistory: Int?, documentAttributes: Int?
+            tape.forEachMember(details) { key, value in
+                if JSONTape.matches(key, "loginFields") { loginFields = value }
+                else if JSONTape.matches(key, "password") { password = value }
+                else if JSONTape.matches(key, "notesPlain") { notesPlain = value }
+                else if JSONTape.matches(key, "sections") { sections = value }
+                else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
+                else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
+            }
+            var item = ForeignItem(folders: folders, title: tape.string(title) ?? "")
+            item.created = tape.integer(createdAt).map { $0 * 1000 }
+            item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
             // URLs: the primary one, then the others in order, each once.
-            if let url = tape.string(tape.member(overview, "url")), !url.isEmpty { item.urls.append(url) }
-            for entry in tape.elements(tape.member(overview, "urls")) {
+            if let url = tape.string(primaryURL), !url.isEmpty { item.urls.append(url) }
+            for entry in tape.elements(urls) {
                 if let url = tape.string(tape.member(entry, "url")), !url.isEmpty, !item.urls.contains(url) { item.urls.append(url) }
             }
-            let tags = tape.elements(tape.member(overview, "tags")).compactMap { tape.string($0) }
+            let tags = tape.elements(tagsNode).compactMap { tape.string($0) }
             if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
-            if (tape.integer(tape.member(node, "favIndex")) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
-            if tape.string(tape.member(node, "state")) == "archived" { item.extras.append((label: "archived", value: "yes")) }
-            if let category = tape.string(tape.member(node, "categoryUuid")), let name = OnePUXReader.categories[category] {
+            if (tape.integer(favIndex) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
+            if tape.string(state) == "archived" { item.extras.append((label: "archived", value: "yes")) }
+            if let category = tape.string(categoryUuid), let name = OnePUXReader.categories[category] {
                 item.extras.append((label: "category", value: name))
             }
-            for field in tape.elements(tape.member(details, "loginFields")) {
-                let value = tape.stringBytes(tape.member(field, "value")) ?? []
-                switch tape.string(tape.member(field, "designation")) {
+            tape.forEachElement(loginFields) { field in
+                var valueNode: Int?, designation: Int?, name: Int?, id: Int?, fieldType: Int?
+                tape.forEachMember(field) { key, value in
+                    if JSONTape.matches(key, "value") { valueNode = value }
+                    else if JSONTape.matches(key, "designation") { designation = value }
+                    else if JSONTape.matches(key, "name") { name = value }
+                    else if JSONTape.matches(key, "id") { id = value }
+                    else if JSONTape.matches(key, "fieldType") { fieldType = value }
+                }
+                let value = tape.stringBytes(valueNode) ?? []
+                switch tape.string(designation) {
                 case "username"? where item.username == nil: item.username = String(decoding: value, as: UTF8.self)
                 case "password"? where item.value.isEmpty: item.value = value
                 default:
                     // A web form's other fields (a checkbox, a second name): kept when they hold something.
-                    guard !value.isEmpty else { continue }
-                    let label = tape.string(tape.member(field, "name")) ?? tape.string(tape.member(field, "id")) ?? "form field"
-                    item.fields.append(ForeignField(label: label, value: value, protected: tape.string(tape.member(field, "fieldType")) == "P"))
+                    guard !value.isEmpty else { return }
+                    let label = tape.string(name) ?? tape.string(id) ?? "form field"
+                    item.fields.append(ForeignField(label: label, value: value, protected: tape.string(fieldType) == "P"))
                 }
             }
-            if item.value.isEmpty, let password = tape.stringBytes(tape.member(details, "password")) { item.value = password }
-            item.notes = tape.string(tape.member(details, "notesPlain")).flatMap { $0.isEmpty ? nil : $0 }
-            for section in tape.elements(tape.member(details, "sections")) {
+            if item.value.isEmpty, let password = tape.stringBytes(password) { item.value = password }
+            item.notes = tape.string(notesPlain).flatMap { $0.isEmpty ? nil : $0 }
+            for section in tape.elements(sections) {
                 for field in tape.elements(tape.member(section, "fields")) {
                     try sectionField(field, into: &item, result: &result)
                 }
             }
-            for version in tape.elements(tape.member(details, "passwordHistory")) {
+            for version in tape.elements(passwordHistory) {
                 item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
                                                    modified: tape.integer(tape.member(version, "time")).map { $0 * 1000 }))
             }
             item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
-            if let document = tape.member(details, "documentAttributes") {
+            if let document = documentAttributes {
                 try attach(document, to: &item, result: &result)
             }
             return item
