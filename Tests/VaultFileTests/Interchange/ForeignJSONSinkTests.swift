@@ -11,10 +11,6 @@ import Testing
 /// random documents: wherever the stream gives entries, the same entries, renamings, warnings
 /// (the losses said) and vault; and the import's own entry point gives the reference's always.
 @Suite struct ForeignJSONSinkTests {
-    private func described(_ build: () throws(VaultError) -> ImportedEntries?) -> String {
-        ForeignBuildText.described(build)
-    }
-
     /// Titles that repeat, clean to one name, are not ASCII or need an escape.
     private static let titles = ["Mail", "Mail", "Bank", "a/b", "a-b", "café", "cafe\u{301}", "", " x ", "..", "q\"uote", "line\nbreak",
                                  "https://news.ycombinator.com"]
@@ -31,15 +27,9 @@ import Testing
     /// Each import's two builds, compared; whether the stream gave entries.
     private func compare(_ bytes: [UInt8], format: InterchangeFormat, round: Int) -> Bool {
         let options = ForeignBuildOptions(keepsHistory: round % 2 == 0, prefix: round % 5 == 0 ? ["in"] : [])
-        let streamed = described { () throws(VaultError) in try Interchange.streamedEntries(bytes, format: format, now: 7, options: options) }
-        let reference = described { () throws(VaultError) in
-            guard var foreign = try Interchange.foreignItems(bytes, format: format, now: 7) else { return nil }
-            defer { foreign.wipe() }
-            return try ForeignBuilder.build(asEntries: foreign, now: 7, options: options)
-        }
+        let (streamed, reference, read) = ForeignBuildText.builds(of: bytes, format: format, options: options)
         let shown = format == .onePUX ? "round \(round)" : String(decoding: bytes, as: UTF8.self).debugDescription
         if streamed != "nil" { #expect(streamed == reference, "\(format) \(shown)") }
-        let read = described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 7, options: options) }
         #expect(read == reference, "\(format) \(shown)")
         return streamed != "nil"
     }
