@@ -73,7 +73,8 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 ///    throw, never crash (`searchBreachList`).
 /// 8. otpauth URIs (`TOTPParameters`, Steam's encoder included) never crash, nor a code from one.
 /// 9. the readers of other managers' exports (issue 44: KeePass XML, the CSV families, 1pux,
-///    Enpass JSON) and the inflater, gzip and ZIP reader under them never crash.
+///    Enpass JSON; 1pux and Enpass also built as read) and the inflater, gzip and ZIP reader under
+///    them never crash.
 /// 10. the importers of encrypted sources (issue 44): a pass file's content, an ansible-vault
 ///    envelope or YAML file with `!vault` values, a sops YAML/JSON file (its tree, metadata, values
 ///    and MAC under a fixed data key) never crash.
@@ -171,6 +172,11 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     for format in [InterchangeFormat.keepassXML, .bitwardenCSV, .onePasswordCSV, .onePUX, .lastPassCSV, .chromeCSV, .firefoxCSV,
                    .dashlaneCSV, .enpassJSON] {
         _ = try? Interchange.readForeign(bytes, format: format, now: 0)
+    }
+    // The same readers with the import's options: items handed to the builder as read (the
+    // stream's sink), and the plain read whenever the stream declines.
+    for format in [InterchangeFormat.onePUX, .enpassJSON] {
+        _ = try? Interchange.read(bytes, format: format, now: 0, options: ForeignBuildOptions())
     }
     ForeignArchiveFuzzing.exercise(bytes)
     fuzzEncryptedImports(bytes)

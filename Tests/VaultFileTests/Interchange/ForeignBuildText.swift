@@ -20,6 +20,20 @@ enum ForeignBuildText {
         }
     }
 
+    /// An export's entries three ways, each `described`: built as read (`Interchange.streamedEntries`;
+    /// "nil" when the stream declines), from every item read first (`ForeignBuilder.build(asEntries:)`,
+    /// the reference), and through the import's own entry point (`Interchange.read`).
+    static func builds(of bytes: [UInt8], format: InterchangeFormat, options: ForeignBuildOptions) -> (streamed: String, reference: String, read: String) {
+        let streamed = described { () throws(VaultError) in try Interchange.streamedEntries(bytes, format: format, now: 7, options: options) }
+        let reference = described { () throws(VaultError) in
+            guard var foreign = try Interchange.foreignItems(bytes, format: format, now: 7) else { return nil }
+            defer { foreign.wipe() }
+            return try ForeignBuilder.build(asEntries: foreign, now: 7, options: options)
+        }
+        let read = described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 7, options: options) }
+        return (streamed, reference, read)
+    }
+
     /// An item with a title, folders, a username, one URL and a value.
     static func item(_ title: String, folders: [String] = [], user: String? = nil, url: String? = nil, value: String = "pw") -> ForeignItem {
         var item = ForeignItem(folders: folders, title: title, value: Array(value.utf8))

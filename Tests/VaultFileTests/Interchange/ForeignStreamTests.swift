@@ -100,12 +100,7 @@ import Testing
             let (format, header) = Self.formats[round % Self.formats.count]
             let bytes = Self.randomCSV(header, byte)
             let options = ForeignBuildOptions(keepsHistory: round % 2 == 0, prefix: round % 5 == 0 ? ["in"] : [])
-            let streamed = described { () throws(VaultError) in try Interchange.streamedEntries(bytes, format: format, now: 7, options: options) }
-            let reference = described { () throws(VaultError) in
-                guard var foreign = try Interchange.foreignItems(bytes, format: format, now: 7) else { return nil }
-                defer { foreign.wipe() }
-                return try ForeignBuilder.build(asEntries: foreign, now: 7, options: options)
-            }
+            let (streamed, reference, read) = ForeignBuildText.builds(of: bytes, format: format, options: options)
             if streamed != "nil" {
                 streamedCount += 1
                 #expect(streamed == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
@@ -113,7 +108,6 @@ import Testing
                 declined += 1
             }
             // Through the import's own entry point: the reference whenever the stream declines.
-            let read = described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 7, options: options) }
             #expect(read == reference, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
             // And a window at a time, as the import reads a file (CSVWindowTests).
             let windows = ImportWindows.over(bytes, windowLength: 1 + Int(byte() % 24))

@@ -120,25 +120,56 @@ enum EnpassJSONReader {
         return path
     }
 
-    /// One item, and the uuid of its first folder.
+    /// One item, and the uuid of its first folder. Its members and each field's are found in one
+    /// pass over their keys (`JSONTape.forEachMember`), as `member` would find them.
     private static func item(_ node: Int, tape: JSONTape, result: inout ForeignImport) throws(VaultError) -> (ForeignItem, String?) {
-        let folderIDs = tape.elements(tape.member(node, "folders")).compactMap { tape.string($0) }
-        var item = ForeignItem(folders: [], title: tape.string(tape.member(node, "title")) ?? "")
-        if folderIDs.count > 1 { result.notKeep("Enpass's second and further folders of an item") }
-        item.notes = tape.string(tape.member(node, "note")).flatMap { $0.isEmpty ? nil : $0 }
-        item.created = tape.integer(tape.member(node, "createdAt")).map { $0 * 1000 }
-        item.modified = tape.integer(tape.member(node, "updated_at")).map { $0 * 1000 } ?? item.created
+        var folders: Int?, title: Int?, note: Int?, createdAt: Int?, updatedAt: Int?, fields: Int?, attachments: Int?
+        var favorite: Int?, archived: Int?, category: Int?, subtitle: Int?
+        tape.forEachMember(node) { key, value in
+            if JSONTape.matches(key, "title") { title = value }
+            else if JSONTape.matches(key, "fields") { fields = value }
+            else if JSONTape.matches(key, "note") { note = value }
+            else if JSONTape.matches(key, "createdAt") { createdAt = value }
+            else if JSONTape.matches(key, "updated_at") { updatedAt = value }
+            else if JSONTape.matches(key, "folders") { folders = value }
+            else if JSONTape.matches(key, "attachments") { attachments = value }
+            else if JSONTape.matches(key, "favorite") { favorite = value }
+            else if JSONTape.matches(key, "archived") { archived = value }
+            else if JSONTape.matches(key, "category") { category = value }
+            else if JSONTape.matches(key, "subtitle") { subtitle = value }
+        }
+        var firstFolder: String?
+        var folderCount = 0
+        for folder in tape.elements(folders) {
+            guard let uuid = tape.string(folder) else { continue }
+            if firstFolder == nil { firstFolder = uuid }
+            folderCount += 1
+        }
+        var item = ForeignItem(folders: [], title: tape.string(title) ?? "")
+        if folderCount > 1 { result.notKeep("Enpass's second and further folders of an item") }
+        item.notes = tape.string(note).flatMap { $0.isEmpty ? nil : $0 }
+        item.created = tape.integer(createdAt).map { $0 * 1000 }
+        item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
         var email: (text: String, field: Int)?, passwordSeen = false
-        for field in tape.elements(tape.member(node, "fields")) {
-            let type = tape.string(tape.member(field, "type")) ?? "text"
-            let label = tape.string(tape.member(field, "label")) ?? type
-            guard type != "section" else { continue }
-            let value = tape.stringBytes(tape.member(field, "value")) ?? Array((tape.text(tape.member(field, "value")) ?? "").utf8)
-            if tape.flag(tape.member(field, "deleted")) {
-                if !value.isEmpty { result.notKeep("Enpass's deleted fields") }
-                continue
+        tape.forEachElement(fields) { field in
+            var typeNode: Int?, labelNode: Int?, valueNode: Int?, deleted: Int?, historyNode: Int?, sensitive: Int?
+            tape.forEachMember(field) { key, value in
+                if JSONTape.matches(key, "type") { typeNode = value }
+                else if JSONTape.matches(key, "value") { valueNode = value }
+                else if JSONTape.matches(key, "label") { labelNode = value }
+                else if JSONTape.matches(key, "deleted") { deleted = value }
+                else if JSONTape.matches(key, "sensitive") { sensitive = value }
+                else if JSONTape.matches(key, "history") { historyNode = value }
             }
-            let history = tape.elements(tape.member(field, "history"))
+            let type = tape.string(typeNode) ?? "text"
+            let label = tape.string(labelNode) ?? type
+            guard type != "section" else { return }
+            let value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
+            if tape.flag(deleted) {
+                if !value.isEmpty { result.notKeep("Enpass's deleted fields") }
+                return
+            }
+            let history = tape.elements(historyNode)
             if type == "password" && !passwordSeen {
                 passwordSeen = true
                 item.value = value
@@ -146,10 +177,10 @@ enum EnpassJSONReader {
                     item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
                                                        modified: tape.integer(tape.member(version, "updated_at")).map { $0 * 1000 }))
                 }
-                continue
+                return
             }
             if !history.isEmpty { result.notKeep("Enpass's history of fields other than the password", count: 1) }
-            guard !value.isEmpty else { continue }
+            guard !value.isEmpty else { return }
             let text = String(decoding: value, as: UTF8.self)
             switch type {
             case "username" where item.username == nil: item.username = text
@@ -158,7 +189,7 @@ enum EnpassJSONReader {
                 item.fields.append(ForeignField(label: label, value: value))
             case "url", ".Android#": item.urls.append(text)
             case "totp" where item.totp == nil: item.totp = text
-            default: item.fields.append(ForeignField(label: label, value: value, protected: tape.flag(tape.member(field, "sensitive"))))
+            default: item.fields.append(ForeignField(label: label, value: value, protected: tape.flag(sensitive)))
             }
         }
         item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
@@ -167,7 +198,7 @@ enum EnpassJSONReader {
             item.username = email.text
             item.fields.remove(at: email.field)
         }
-        for attachment in tape.elements(tape.member(node, "attachments")) {
+        for attachment in tape.elements(attachments) {
             let name = tape.string(tape.member(attachment, "name")) ?? "attachment"
             guard let data = tape.string(tape.member(attachment, "data")), let bytes = Data(base64Encoded: data) else {
                 result.notKeep("Enpass attachments without their data")
@@ -175,14 +206,14 @@ enum EnpassJSONReader {
             }
             item.attachments.append(ForeignAttachment(name: name, bytes: Array(bytes)))
         }
-        if tape.flag(tape.member(node, "favorite")) { item.extras.append((label: "favorite", value: "yes")) }
-        if tape.flag(tape.member(node, "archived")) { item.extras.append((label: "archived", value: "yes")) }
-        if let category = tape.string(tape.member(node, "category")), !["login", "password", "note", ""].contains(category) {
+        if tape.flag(favorite) { item.extras.append((label: "favorite", value: "yes")) }
+        if tape.flag(archived) { item.extras.append((label: "archived", value: "yes")) }
+        if let category = tape.string(category), !["login", "password", "note", ""].contains(category) {
             item.extras.append((label: "category", value: category))
         }
-        if tape.string(tape.member(node, "subtitle")).map({ !$0.isEmpty && $0 != item.username }) == true {
+        if tape.string(subtitle).map({ !$0.isEmpty && $0 != item.username }) == true {
             result.notKeep("Enpass's subtitles")
         }
-        return (item, folderIDs.first)
+        return (item, firstFolder)
     }
 }

@@ -32,6 +32,8 @@ struct JSONStream {
     private(set) var depth = 0
     private let source: JSONStreamSource?
     private var ended: Bool
+    /// What the next tape reuses of the last one's storage (its nodes, the scan's lists).
+    private var scratch = JSONTape.Scratch()
     /// The least the window grows by when refilled.
     private let chunk: Int
     /// What the document is, for a tape's messages ("a 1Password export.data").
@@ -121,7 +123,7 @@ struct JSONStream {
         while true {
             var end = position
             // A value cut by the window's end may fail, or (a number) seem whole: read more first.
-            if let tape = try? JSONTape(value: window, at: &end, depth: depth, what: what), end < window.count || ended {
+            if let tape = try? JSONTape(value: window, at: &end, depth: depth, what: what, reusing: &scratch), end < window.count || ended {
                 position = end
                 return tape
             }

@@ -50,6 +50,28 @@ extension JSONTape {
         }
     }
 
+    /// Each member of the object `node` in order (none when it is not an object): its key's literal
+    /// as written, between the quotes (`JSONTape.matches` compares it as `member` does: an escaped
+    /// key names no member), and its value's node. One pass for a reader that wants several
+    /// members of one object, where `member` would walk the keys again for each.
+    func forEachMember(_ node: Int?, _ body: (_ key: UnsafeBufferPointer<UInt8>, _ value: Int) -> Void) {
+        guard let node, nodes[node].kind == .object else { return }
+        bytes.withUnsafeBufferPointer { buffer in
+            var child = node + 1
+            for _ in 0..<Int(nodes[node].count) / 2 {
+                let literal = nodes[child]
+                body(UnsafeBufferPointer(rebasing: buffer[literal.start + 1..<literal.end - 1]), child + 1)
+                child = next(after: child + 1)
+            }
+        }
+    }
+
+    /// Whether a key's literal (`forEachMember`) is `name`, byte for byte.
+    @inline(__always)
+    static func matches(_ key: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        key.count == name.utf8CodeUnitCount && (key.isEmpty || memcmp(key.baseAddress!, name.utf8Start, key.count) == 0)
+    }
+
     /// The elements of the array `node` (none when it is not an array).
     func elements(_ node: Int?) -> [Int] {
         guard let node, nodes[node].kind == .array else { return [] }
@@ -61,6 +83,17 @@ extension JSONTape {
             child = next(after: child)
         }
         return result
+    }
+
+    /// Each element of the array `node` in order (none when it is not an array): `elements`
+    /// without the array of them.
+    func forEachElement(_ node: Int?, _ body: (Int) -> Void) {
+        guard let node, nodes[node].kind == .array else { return }
+        var child = node + 1
+        for _ in 0..<Int(nodes[node].count) {
+            body(child)
+            child = next(after: child)
+        }
     }
 
     /// The string at `node`, decoded; nil when it is not a string.

@@ -79,19 +79,41 @@ struct JSONTape {
     /// them: `JSONStream`), `depth` containers deep in it; leaves `position` after the value and
     /// the whitespace after it. The same rules as a whole document's tape, the value's bytes
     /// checked as UTF-8 where they lie; the tape's nodes are the value's alone (its root is 0).
-    init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String) throws(VaultError) {
+    ///
+    /// Its nodes go into the storage of `scratch`'s (the nodes of the stream's previous tape,
+    /// reused in place once no tape holds them), and the scan's working lists are `scratch`'s:
+    /// no allocation per item. `scratch` shares the nodes after. Its errors name no line: the
+    /// stream only asks whether the value is whole and valid (`JSONStream.tape`), and a cut
+    /// value fails here at every refill.
+    init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String, reusing scratch: inout Scratch) throws(VaultError) {
         self.bytes = bytes
         self.what = what
         var end = position
+        scratch.nodes.removeAll(keepingCapacity: true)
+        nodes = scratch.nodes
+        scratch.nodes = []
         nodes.reserveCapacity(64)  // an item of an export: a few dozen values
         // Every byte outside a string is ASCII (the scan takes no other), and so is every
         // string's but those the scan marks: only then is the value checked as UTF-8.
-        let high = try scan(from: &end, depth: depth)
+        let high = try scan(from: &end, depth: depth, located: false, scratch: &scratch)
         let range = position..<end
         guard !high || bytes.withUnsafeBufferPointer({ JSONString.isUTF8(UnsafeBufferPointer(rebasing: $0[range])) }) else {
             throw .malformedInput("not \(what): the JSON is not UTF-8")
         }
         position = end
+        // Room for a large value (a list of every folder) is not kept for the items after it.
+        if nodes.capacity <= Self.sparedNodes { scratch.nodes = nodes }
+    }
+
+    /// The most nodes a stream keeps room for between its tapes.
+    private static let sparedNodes = 4096
+
+    /// What a stream keeps between the tapes of its values, so that their storage is reused:
+    /// the last tape's nodes and the scan's working lists (offsets only, never a byte of the input).
+    struct Scratch {
+        fileprivate var nodes: [Node] = []
+        fileprivate var stack: [(node: Int, object: Bool, keys: Int)] = []
+        fileprivate var keys: [(range: Range<Int>, plain: Bool)] = []
     }
 
     func fail(_ why: String, at offset: Int) -> VaultError {
@@ -109,8 +131,15 @@ struct JSONTape {
     /// Scans one value from `position` (`depth` containers deep in its document) and the
     /// whitespace after it. Whether a string's literal held a byte of 0x80 or more (its text is
     /// UTF-8 only once checked).
+    /// `located`: whether a failure's message names its line (found by counting the lines before it).
     @discardableResult
-    private mutating func scan(from position: inout Int, depth: Int) throws(VaultError) -> Bool {
+    private mutating func scan(from position: inout Int, depth: Int, located: Bool = true) throws(VaultError) -> Bool {
+        var scratch = Scratch()
+        return try scan(from: &position, depth: depth, located: located, scratch: &scratch)
+    }
+
+    /// `scan(from:depth:located:)` with the working lists of `scratch`.
+    private mutating func scan(from position: inout Int, depth: Int, located: Bool, scratch: inout Scratch) throws(VaultError) -> Bool {
         // The nodes in a local array (one owner: appended in place) and the bytes through a
         // pointer: the loops index them within bounds their own conditions check.
         var nodes = self.nodes
@@ -119,28 +148,30 @@ struct JSONTape {
         let bytes = self.bytes
         let outcome: Result<Bool, ScanFailure> = bytes.withUnsafeBufferPointer { buffer in
             do throws(ScanFailure) {
-                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: &nodes))
+                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: &nodes, stack: &scratch.stack, keys: &scratch.keys))
             } catch {
                 return .failure(error)
             }
         }
         switch outcome {
         case .success(let high): return high
-        case .failure(let failure): throw fail(failure.why, at: failure.offset)
+        case .failure(let failure): throw located ? fail(failure.why, at: failure.offset) : .malformedInput("not \(what): \(failure.why)")
         }
     }
 
     /// `scan(from:depth:)` over the document's bytes (`buffer`, and `bytes` for the readers of
     /// literals with escapes), appending to `nodes`.
     private static func scan(_ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], from position: inout Int, depth: Int,
-                             into nodes: inout [Node]) throws(ScanFailure) -> Bool {
-        /// Open containers: their node, whether an object, and (for objects) where their keys start in `keys`.
-        var stack: [(node: Int, object: Bool, keys: Int)] = []
-        /// The keys of the open objects, as ranges of their literals (decoded only to compare),
-        /// each with whether it is plain (ASCII without an escape: its bytes are its text).
-        var keys: [(range: Range<Int>, plain: Bool)] = []
-        stack.reserveCapacity(8)
-        keys.reserveCapacity(32)
+                             into nodes: inout [Node], stack: inout [(node: Int, object: Bool, keys: Int)],
+                             keys: inout [(range: Range<Int>, plain: Bool)]) throws(ScanFailure) -> Bool {
+        // `stack`: open containers: their node, whether an object, and (for objects) where their
+        // keys start in `keys`. `keys`: the keys of the open objects, as ranges of their literals
+        // (decoded only to compare), each with whether it is plain (ASCII without an escape: its
+        // bytes are its text). Both empty at the start, their storage kept from an earlier scan.
+        stack.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        if stack.capacity < 8 { stack.reserveCapacity(8) }
+        if keys.capacity < 32 { keys.reserveCapacity(32) }
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
         var expectValue = true, high = false
@@ -280,7 +311,9 @@ struct JSONTape {
     /// (two plain keys of different bytes never do).
     private static func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool),
                                 _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
-        if a.range.count == b.range.count, memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
+        // A literal's first byte is its quote: the second compared inline, where most keys differ.
+        if a.range.count == b.range.count, a.range.count < 3 || buffer[a.range.lowerBound + 1] == buffer[b.range.lowerBound + 1],
+           memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
             return true
         }
         if a.plain && b.plain { return false }

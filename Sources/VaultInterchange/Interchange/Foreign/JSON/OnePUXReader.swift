@@ -22,13 +22,25 @@ enum OnePUXReader {
     ]
 
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
-    static func read(_ bytes: [UInt8], now: Int64) throws(VaultError) -> ForeignImport {
-        try read(bytes, chunk: 1 << 18)
+    /// With a `sink`, each item is handed to it as read (`streamed`); anything the stream cannot
+    /// read, or an item whose folders would change after it was handed over (a second vault or
+    /// account after it), declines the sink, and the import is read again without one.
+    static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+        if let sink {
+            guard let result = try? read(bytes, chunk: 1 << 18, each: sink) else {
+                sink.decline()
+                return ForeignImport(format: "1pux")
+            }
+            return result
+        }
+        return try read(bytes, chunk: 1 << 18)
     }
 
     /// `read(_:now:)` with `export.data` inflated and read `chunk` bytes at a time; nil reads it
     /// only whole (the plain reference, whose errors every declined stream ends in).
-    static func read(_ bytes: [UInt8], chunk: Int?) throws(VaultError) -> ForeignImport {
+    /// With a `sink` (and a `chunk`), only the stream is tried: it throws where the plain read would
+    /// be needed, and its caller declines the sink.
+    static func read(_ bytes: [UInt8], chunk: Int?, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         let archive = try ZipArchive(bytes, what: "the 1pux file")
         guard let data = archive.entry(named: "export.data") else {
             throw .malformedInput("the 1pux file holds no export.data: not a 1Password export (an older 1Password writes .1pif or CSV)")
@@ -40,6 +52,7 @@ enum OnePUXReader {
         // Read as it is inflated, one item at a time (`streamed`); a document that way declines
         // (damaged, not strict JSON, not of the usual shape) is read whole below, whose errors
         // say what is wrong and where.
+        if let chunk, let sink { return try streamed(data, archive: archive, budget: budget, chunk: chunk, each: sink) }
         if let chunk, let result = try? streamed(data, archive: archive, budget: budget, chunk: chunk) { return result }
         // The inflated export.data holds every secret of the export in one buffer: wiped once read
         // (the tape that shares it is gone by then, so the wipe is in place).
@@ -95,17 +108,25 @@ enum OnePUXReader {
     /// of one item at a time, never the whole document or its tape. Folders are given once the
     /// walk has counted the accounts and vaults. Throws (having wiped what it read) for anything
     /// the whole-document reader must judge.
-    private static func streamed(_ data: ZipArchive.Entry, archive: ZipArchive, budget: ExpansionBudget, chunk: Int) throws(VaultError) -> ForeignImport {
+    ///
+    /// With a `sink`, each item goes to it as read, its folders given from the accounts and vaults
+    /// read so far; a second account or vault, or an account's or vault's name read, after an item
+    /// whose folders that changes was handed over, declines the sink. Each file is then inflated
+    /// for every item that names it (the sink wipes an item's copy once written), never shared.
+    private static func streamed(_ data: ZipArchive.Entry, archive: ZipArchive, budget: ExpansionBudget, chunk: Int,
+                                 each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         let entry = try ZipEntryReader(data, of: archive)
         var stream = JSONStream(chunk: chunk, what: "a 1Password export.data") { (window, room) throws(VaultError) -> Bool in
             try entry.read(into: &window, room: room)
         }
         var result = ForeignImport(format: "1pux")
-        var reader = Reader(tape: try JSONTape(Array("null".utf8), what: "nothing"), archive: archive, budget: budget)
+        var reader = Reader(tape: try JSONTape(Array("null".utf8), what: "nothing"), archive: archive, budget: budget, sharesFiles: sink == nil)
         let none = reader.tape
         var accountNames: [String] = [], vaultNames: [String] = []
         /// Each item's account and vault, by the index of the item.
         var homes: [(account: Int, vault: Int)] = []
+        /// With a sink: whether an item was handed over, in any account, in this account, in this vault.
+        var handed = false, handedInAccount = false, handedInVault = false
         do throws(VaultError) {
             var sawAccounts = false
             try stream.document { (stream) throws(VaultError) in
@@ -117,9 +138,13 @@ enum OnePUXReader {
                     try stream.array { (stream) throws(VaultError) in
                         let account = accountNames.count
                         accountNames.append("")
+                        // The second account: the items handed over had no account's folder.
+                        if accountNames.count == 2 && handed { sink?.decline() }
+                        handedInAccount = false
                         guard try stream.peek() == UInt8(ascii: "{") else { try stream.skip(); return }
                         try stream.object(["attrs", "vaults"]) { (stream, key) throws(VaultError) in
                             if key == 0 {
+                                if handedInAccount { sink?.decline() }  // its items were handed over without its name
                                 let attrs = try stream.tape()
                                 accountNames[account] = attrs.string(attrs.member(attrs.root, "accountName")) ?? attrs.string(attrs.member(attrs.root, "name")) ?? ""
                                 return
@@ -128,15 +153,19 @@ enum OnePUXReader {
                             try stream.array { (stream) throws(VaultError) in
                                 let vault = vaultNames.count
                                 vaultNames.append("")
+                                if vaultNames.count == 2 && handed { sink?.decline() }
+                                handedInVault = false
                                 guard try stream.peek() == UInt8(ascii: "{") else { try stream.skip(); return }
                                 try stream.object(["attrs", "items"]) { (stream, key) throws(VaultError) in
                                     if key == 0 {
+                                        if handedInVault { sink?.decline() }
                                         let attrs = try stream.tape()
                                         vaultNames[vault] = attrs.string(attrs.member(attrs.root, "name")) ?? ""
                                         return
                                     }
                                     guard key == 1, try stream.peek() == UInt8(ascii: "[") else { try stream.skip(); return }
                                     try stream.array { (stream) throws(VaultError) in
+                                        if let sink, sink.declined { throw JSONStream.declined() }  // read again without it
                                         reader.tape = try stream.tape()
                                         defer { reader.tape = none }  // the window is refilled in place: no tape may share it then
                                         let tape = reader.tape
@@ -144,6 +173,13 @@ enum OnePUXReader {
                                         let node = tape.member(tape.root, "item") ?? tape.root
                                         guard tape.kind(node) == .object else { throw JSONStream.declined() }
                                         if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); return }
+                                        if let sink {
+                                            // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
+                                            var item = try reader.item(node, folders: folders(account, vault, accountNames, vaultNames), result: &result)
+                                            (handed, handedInAccount, handedInVault) = (true, true, true)
+                                            result.add(&item, to: sink)
+                                            return
+                                        }
                                         result.items.append(try reader.item(node, folders: [], result: &result))
                                         homes.append((account, vault))
                                     }
@@ -161,16 +197,19 @@ enum OnePUXReader {
             throw error
         }
         stream.wipeWindow()
-        // The folders, as `items` gives them: the account's name when the export holds more than
-        // one account, the vault's when it holds more than one vault.
         for index in result.items.indices {
-            var folders: [String] = []
-            let (account, vault) = homes[index]
-            if accountNames.count > 1 && !accountNames[account].isEmpty { folders.append(accountNames[account]) }
-            if vaultNames.count > 1 && !vaultNames[vault].isEmpty { folders.append(vaultNames[vault]) }
-            result.items[index].folders = folders
+            result.items[index].folders = folders(homes[index].account, homes[index].vault, accountNames, vaultNames)
         }
         return result
+    }
+
+    /// The folders of an item of `account` and `vault`, as `items` gives them: the account's name
+    /// when the export holds more than one account, the vault's when it holds more than one vault.
+    private static func folders(_ account: Int, _ vault: Int, _ accountNames: [String], _ vaultNames: [String]) -> [String] {
+        var folders: [String] = []
+        if accountNames.count > 1 && !accountNames[account].isEmpty { folders.append(accountNames[account]) }
+        if vaultNames.count > 1 && !vaultNames[vault].isEmpty { folders.append(vaultNames[vault]) }
+        return folders
     }
 
     private struct Reader {
@@ -182,9 +221,12 @@ enum OnePUXReader {
         var budget: ExpansionBudget
         /// Each file inflated once, by entry index: every item naming it shares these bytes.
         private var inflated: [Int: [UInt8]] = [:]
+        /// Whether items share a file's bytes (`inflated`); otherwise (items handed to a sink,
+        /// which wipes each item's bytes in place) each is inflated for every item naming it.
+        private let sharesFiles: Bool
 
-        init(tape: JSONTape, archive: ZipArchive, budget: ExpansionBudget) {
-            (self.tape, self.archive, self.budget) = (tape, archive, budget)
+        init(tape: JSONTape, archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
+            (self.tape, self.archive, self.budget, self.sharesFiles) = (tape, archive, budget, sharesFiles)
             var files: [String: Int] = [:]
             for (index, entry) in archive.entries.enumerated() where entry.name.hasPrefix("files/") {
                 let rest = entry.name.dropFirst(6)
@@ -194,48 +236,84 @@ enum OnePUXReader {
             self.files = files
         }
 
+        /// One item. Its members, its overview's, its details' and each login field's are found in
+        /// one pass over their keys (`JSONTape.forEachMember`), as `member` would find them.
         mutating func item(_ node: Int, folders: [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem {
-            let overview = tape.member(node, "overview"), details = tape.member(node, "details")
-            var item = ForeignItem(folders: folders, title: tape.string(tape.member(overview, "title")) ?? "")
-            item.created = tape.integer(tape.member(node, "createdAt")).map { $0 * 1000 }
-            item.modified = tape.integer(tape.member(node, "updatedAt")).map { $0 * 1000 } ?? item.created
+            let tape = tape
+            var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?
+            tape.forEachMember(node) { key, value in
+                if JSONTape.matches(key, "overview") { overview = value }
+                else if JSONTape.matches(key, "details") { details = value }
+                else if JSONTape.matches(key, "createdAt") { createdAt = value }
+                else if JSONTape.matches(key, "updatedAt") { updatedAt = value }
+                else if JSONTape.matches(key, "favIndex") { favIndex = value }
+                else if JSONTape.matches(key, "state") { state = value }
+                else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
+            }
+            var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
+            tape.forEachMember(overview) { key, value in
+                if JSONTape.matches(key, "title") { title = value }
+                else if JSONTape.matches(key, "url") { primaryURL = value }
+                else if JSONTape.matches(key, "urls") { urls = value }
+                else if JSONTape.matches(key, "tags") { tagsNode = value }
+            }
+            var loginFields: Int?, password: Int?, notesPlain: Int?, sections: Int?, passwordHistory: Int?, documentAttributes: Int?
+            tape.forEachMember(details) { key, value in
+                if JSONTape.matches(key, "loginFields") { loginFields = value }
+                else if JSONTape.matches(key, "password") { password = value }
+                else if JSONTape.matches(key, "notesPlain") { notesPlain = value }
+                else if JSONTape.matches(key, "sections") { sections = value }
+                else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
+                else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
+            }
+            var item = ForeignItem(folders: folders, title: tape.string(title) ?? "")
+            item.created = tape.integer(createdAt).map { $0 * 1000 }
+            item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
             // URLs: the primary one, then the others in order, each once.
-            if let url = tape.string(tape.member(overview, "url")), !url.isEmpty { item.urls.append(url) }
-            for entry in tape.elements(tape.member(overview, "urls")) {
+            if let url = tape.string(primaryURL), !url.isEmpty { item.urls.append(url) }
+            for entry in tape.elements(urls) {
                 if let url = tape.string(tape.member(entry, "url")), !url.isEmpty, !item.urls.contains(url) { item.urls.append(url) }
             }
-            let tags = tape.elements(tape.member(overview, "tags")).compactMap { tape.string($0) }
+            let tags = tape.elements(tagsNode).compactMap { tape.string($0) }
             if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
-            if (tape.integer(tape.member(node, "favIndex")) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
-            if tape.string(tape.member(node, "state")) == "archived" { item.extras.append((label: "archived", value: "yes")) }
-            if let category = tape.string(tape.member(node, "categoryUuid")), let name = OnePUXReader.categories[category] {
+            if (tape.integer(favIndex) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
+            if tape.string(state) == "archived" { item.extras.append((label: "archived", value: "yes")) }
+            if let category = tape.string(categoryUuid), let name = OnePUXReader.categories[category] {
                 item.extras.append((label: "category", value: name))
             }
-            for field in tape.elements(tape.member(details, "loginFields")) {
-                let value = tape.stringBytes(tape.member(field, "value")) ?? []
-                switch tape.string(tape.member(field, "designation")) {
+            tape.forEachElement(loginFields) { field in
+                var valueNode: Int?, designation: Int?, name: Int?, id: Int?, fieldType: Int?
+                tape.forEachMember(field) { key, value in
+                    if JSONTape.matches(key, "value") { valueNode = value }
+                    else if JSONTape.matches(key, "designation") { designation = value }
+                    else if JSONTape.matches(key, "name") { name = value }
+                    else if JSONTape.matches(key, "id") { id = value }
+                    else if JSONTape.matches(key, "fieldType") { fieldType = value }
+                }
+                let value = tape.stringBytes(valueNode) ?? []
+                switch tape.string(designation) {
                 case "username"? where item.username == nil: item.username = String(decoding: value, as: UTF8.self)
                 case "password"? where item.value.isEmpty: item.value = value
                 default:
                     // A web form's other fields (a checkbox, a second name): kept when they hold something.
-                    guard !value.isEmpty else { continue }
-                    let label = tape.string(tape.member(field, "name")) ?? tape.string(tape.member(field, "id")) ?? "form field"
-                    item.fields.append(ForeignField(label: label, value: value, protected: tape.string(tape.member(field, "fieldType")) == "P"))
+                    guard !value.isEmpty else { return }
+                    let label = tape.string(name) ?? tape.string(id) ?? "form field"
+                    item.fields.append(ForeignField(label: label, value: value, protected: tape.string(fieldType) == "P"))
                 }
             }
-            if item.value.isEmpty, let password = tape.stringBytes(tape.member(details, "password")) { item.value = password }
-            item.notes = tape.string(tape.member(details, "notesPlain")).flatMap { $0.isEmpty ? nil : $0 }
-            for section in tape.elements(tape.member(details, "sections")) {
+            if item.value.isEmpty, let password = tape.stringBytes(password) { item.value = password }
+            item.notes = tape.string(notesPlain).flatMap { $0.isEmpty ? nil : $0 }
+            for section in tape.elements(sections) {
                 for field in tape.elements(tape.member(section, "fields")) {
                     try sectionField(field, into: &item, result: &result)
                 }
             }
-            for version in tape.elements(tape.member(details, "passwordHistory")) {
+            for version in tape.elements(passwordHistory) {
                 item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
                                                    modified: tape.integer(tape.member(version, "time")).map { $0 * 1000 }))
             }
             item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
-            if let document = tape.member(details, "documentAttributes") {
+            if let document = documentAttributes {
                 try attach(document, to: &item, result: &result)
             }
             return item
@@ -282,6 +360,10 @@ enum OnePUXReader {
             // Counted for every item that names it (each holds a copy in the vault), inflated once.
             let entry = archive.entries[index]
             try budget.spend(entry.size, on: entry.name)
+            guard sharesFiles else {
+                item.attachments.append(ForeignAttachment(name: name, bytes: try archive.contents(of: entry)))
+                return
+            }
             if inflated[index] == nil { inflated[index] = try archive.contents(of: entry) }
             item.attachments.append(ForeignAttachment(name: name, bytes: inflated[index]!))
         }
