@@ -163,7 +163,11 @@ enum EnpassJSONReader {
             }
             let type = tape.string(typeNode) ?? "text"
             let label = tape.string(labelNode) ?? type
-            guard type != "section" else { return }
+            guard type != "section" else {
+                // A heading over the fields after it: the fields are kept, its words are not.
+                if let heading = tape.string(labelNode), !heading.isEmpty { result.notKeep("Enpass's section headings") }
+                return
+            }
             let value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
             if tape.flag(deleted) {
                 if !value.isEmpty { result.notKeep("Enpass's deleted fields") }

@@ -273,6 +273,7 @@ enum OnePUXReader {
             if let url = tape.string(primaryURL), !url.isEmpty { item.urls.append(url) }
             for entry in tape.elements(urls) {
                 if let url = tape.string(tape.member(entry, "url")), !url.isEmpty, !item.urls.contains(url) { item.urls.append(url) }
+                if let label = tape.string(tape.member(entry, "label")), !label.isEmpty { result.notKeep("1Password's URL labels") }
             }
             let tags = tape.elements(tagsNode).compactMap { tape.string($0) }
             if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
@@ -304,6 +305,8 @@ enum OnePUXReader {
             if item.value.isEmpty, let password = tape.stringBytes(password) { item.value = password }
             item.notes = tape.string(notesPlain).flatMap { $0.isEmpty ? nil : $0 }
             for section in tape.elements(sections) {
+                // A section's title heads its fields: the fields are kept, the title is not.
+                if let title = tape.string(tape.member(section, "title")), !title.isEmpty { result.notKeep("1Password's section titles") }
                 for field in tape.elements(tape.member(section, "fields")) {
                     try sectionField(field, into: &item, result: &result)
                 }
