@@ -11,9 +11,10 @@ import VaultModel
 ///   its last part (or its `title` field, when the name was made of it) the item's name;
 /// - an ssh key entry (`SSHKeyEntry`) is an SSH key (type 5: `sshKey` holds the private key, the
 ///   public key line and the fingerprint; BitwardenJSON+SSHKey.swift);
-/// - an entry with a card's own fields (`cardholderName`, `brand`, `expMonth`, `expYear`) and no
-///   username, URL or TOTP is a card (type 3, the value its number); one without a value, URL or
-///   TOTP with an identity's own fields an identity (type 4: with its `username` and the `title_2`
+/// - an entry with a card's own fields (`cardholderName`, `brand`, `expMonth`, `expYear`), no
+///   username, URL or TOTP, and a value that is a card number (Luhn) or no value and two of those
+///   fields, is a card (type 3, the value its number); one without a value, URL or TOTP with two
+///   of an identity's own fields an identity (type 4: with its `username` and the `title_2`
 ///   an import kept under the label `title`), tested before the login (an identity has a
 ///   username); other fields of either are its custom fields; an entry with a value, a username,
 ///   a URL or a TOTP is a login (type 1:
@@ -46,6 +47,29 @@ public enum BitwardenJSONExport {
                                             "postalCode", "country", "company", "email", "phone", "ssn", "passportNumber", "licenseNumber"]
     /// The fields that make an entry a card: a card's own (`code`, which other entries have too, is not one).
     static let cardOwnKeys: Set<String> = ["cardholderName", "brand", "expMonth", "expYear"]
+    /// Whether an entry (without username, URL or TOTP) is a card: a card's own field and the
+    /// evidence a card leaves, its value a card number (12–19 digits, spaces or dashes between,
+    /// that pass the Luhn check), or no value and two of a card's own fields (an imported card
+    /// without a number). A password beside a `brand` (a router's) never becomes a card number.
+    static func isCard(value: [UInt8], keys: Set<String>) -> Bool {
+        let own = keys.intersection(cardOwnKeys).count
+        if value.isEmpty { return own >= 2 }
+        return own >= 1 && isCardNumber(value)
+    }
+
+    /// 12–19 digits (spaces or dashes between them allowed) that pass the Luhn check.
+    static func isCardNumber(_ value: [UInt8]) -> Bool {
+        guard value.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x20 || $0 == 0x2D }) else { return false }
+        let digits = value.filter { (0x30...0x39).contains($0) }.map { Int($0 - 0x30) }
+        guard (12...19).contains(digits.count) else { return false }
+        var sum = 0
+        for (position, digit) in digits.reversed().enumerated() {
+            let doubled = position % 2 == 1 ? digit * 2 : digit
+            sum += doubled > 9 ? doubled - 9 : doubled
+        }
+        return sum % 10 == 0
+    }
+
     /// The fields that make an entry without a value an identity: an identity's own (a login may
     /// have an `email`, `phone` or `company` field too).
     static let identityOwnKeys: Set<String> = identityKeys.subtracting(["email", "phone", "company"])
@@ -72,6 +96,7 @@ public enum BitwardenJSONExport {
             out.append("}")
         }
         out.append(folderIDs.isEmpty ? "],\n  \"items\": [" : "\n  ],\n  \"items\": [")
+        let unstable = ForeignNaming.unstableTitles(names: names, vault: vault)
         for (index, name) in names.enumerated() {
             guard var entry = vault.entry(name) else { continue }
             defer { wipe(&entry) }
@@ -79,7 +104,7 @@ public enum BitwardenJSONExport {
             defer { for position in history.indices { wipe(&history[position].entry) } }
             out.append(index == 0 ? "\n    {" : ",\n    {")
             item(entry, name: name, folderID: name.lastIndex(of: "/").map { folderIDs[String(name[..<$0])]! }, history: history,
-                 to: &out, tally: &tally)
+                 unstableTitles: unstable, to: &out, tally: &tally)
             out.append("}")
         }
         out.append(names.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
@@ -90,7 +115,7 @@ public enum BitwardenJSONExport {
     // MARK: One item
 
     private static func item(_ entry: Entry, name: String, folderID: String?, history: [EntryVersion],
-                             to out: inout ExportBuffer, tally: inout ExportLossTally) {
+                             unstableTitles: Set<String>, to out: inout ExportBuffer, tally: inout ExportLossTally) {
         var fields = entry.fields
         let labels = takeLabels(&fields)
         func text(_ key: String) -> [UInt8]? {
@@ -103,7 +128,8 @@ public enum BitwardenJSONExport {
         // any other (made by hand, or left by `mv`) is a custom field like the others.
         var title = Array(leaf.utf8)
         if let kept = ForeignNaming.title(of: entry, leaf: leaf) {
-            title = kept
+            // A numbered entry whose re-import would be numbered otherwise keeps its numbered name.
+            if !unstableTitles.contains(name) { title = kept }
             fields["title"] = nil
         }
         let notes = text("notes")
@@ -125,8 +151,8 @@ public enum BitwardenJSONExport {
         let loginOnly = keys.contains("totp") || keys.contains(where: isURL)
         let type: Int
         if sshKey != nil { type = 5 }
-        else if !loginOnly, !keys.contains("username"), !keys.isDisjoint(with: cardOwnKeys) { type = 3 }
-        else if !hasValue, !loginOnly, !keys.isDisjoint(with: identityOwnKeys) { type = 4 }
+        else if !loginOnly, !keys.contains("username"), Self.isCard(value: value ?? [], keys: keys) { type = 3 }
+        else if !hasValue, !loginOnly, keys.intersection(identityOwnKeys).count >= 2 { type = 4 }
         else if hasValue || keys.contains("username") || loginOnly { type = 1 }
         else { type = 2 }
         out.append("\"id\": ")

@@ -10,22 +10,43 @@ public enum ImportedLabels {
     public static let fieldName = ForeignBuilder.labelsField
 
     /// The field of `name` in `vault` that `field` names: `field` itself when the entry has a
-    /// field of that name (or has no `labels`, or none of them is `field`), else the first field
-    /// whose kept label is `field` (compared in NFC). The entry's lookup errors are left to the
-    /// caller's own read.
+    /// field of that name (or has no `labels`), else the one field whose kept label is exactly
+    /// `field` (compared in NFC). A line counts only when its field exists, is not one an import
+    /// never renames (`username`, `url`, `notes`, `totp`, `title`, `labels`… never need a label),
+    /// and its label is not blank; when no line or more than one line matches, `field` is returned
+    /// unchanged, so the caller's own read says the field is not found. The entry's lookup errors
+    /// are left to the caller's own read. (References, `vf://NAME#FIELD`, name a field by its
+    /// stored name only: docs/INTERCHANGE.md, "Fields".)
     public static func resolve(_ field: String, of name: String, in vault: Vault) -> String {
         if (try? vault.withValue(of: name, part: .field(field)) { _ in true }) == true { return field }
+        guard !field.allSatisfy(\.isWhitespace) else { return field }
         guard var kept = try? vault.value(of: name, part: .field(fieldName)) else { return field }
         defer { for index in kept.indices { kept[index] = 0 } }
         let wanted = EntryName.normalized(field)
+        var found: String?
         for line in kept.split(separator: 0x0A) {
             guard let tab = line.firstIndex(of: 0x09) else { continue }
             let stored = String(decoding: line[line.startIndex..<tab], as: UTF8.self)
             let label = String(decoding: line[(tab + 1)...], as: UTF8.self)
-            guard sameUTF8(EntryName.normalized(label), wanted),
+            guard ForeignBuilder.reservedNames[stored] == nil, !label.allSatisfy(\.isWhitespace),
+                  sameUTF8(EntryName.normalized(label), wanted),
                   (try? vault.withValue(of: name, part: .field(stored)) { _ in true }) == true else { continue }
-            return stored
+            // Two fields kept under one label: neither is the one asked for.
+            if let found, found != stored { return field }
+            found = stored
         }
-        return field
+        return found ?? field
+    }
+
+    /// `label` as a line of `labels` can hold it: each control character (a newline or tab would
+    /// start a line or a label of its own) becomes a space. The import's warning names the field
+    /// the label's value was stored as.
+    static func storable(_ label: String) -> String {
+        guard label.unicodeScalars.contains(where: isControl) else { return label }
+        return String(String.UnicodeScalarView(label.unicodeScalars.map { isControl($0) ? " " : $0 }))
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 }

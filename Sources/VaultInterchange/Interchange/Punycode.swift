@@ -1,7 +1,7 @@
 // MARK: - Punycode (RFC 3492), for field names made of non-ASCII labels
 
 /// RFC 3492's Punycode, encoding only: the ASCII form of a label that a field name cannot hold as
-/// it is (`Пин` → `xn--h1ahn`, as IDNA writes `пример.рф`'s parts), so that labels in other
+/// it is (`Пин` → `xn--r0a4cp`: case kept, unlike IDNA, whose lowercased `пин` is `xn--h1ake`), so that labels in other
 /// scripts give distinct field names that `idn2 -d`, Python's `codecs.decode(…, "punycode")` or
 /// any IDNA library turns back into the label (docs/INTERCHANGE.md, "Fields").
 enum Punycode {

@@ -32,6 +32,7 @@ extension VaultfileCommand {
         @OptionGroup var clipboard: ClipboardOptions
 
         func validate() throws {
+            if let field, field.allSatisfy(\.isWhitespace) { throw ValidationError(Self.blankField) }
             if let revision, revision < 1 { throw ValidationError("--revision counts from 1 (the value before the current one), not \(revision)") }
             if json && clipboard.clip { throw ValidationError("give either --json or --clip, not both") }
             if json && revision != nil { throw ValidationError("--json prints the current value; give either --json or --revision") }
@@ -118,6 +119,9 @@ extension VaultfileCommand {
                 }
             }
         }
+
+        /// Why an empty or blank `--field` (an unset variable) is refused rather than looked up.
+        static let blankField = "--field is empty: name a field (an unset variable would otherwise read some other field)"
 
         /// Hands `body` the bytes of `part` of `name`; the one path of `get`, on the command line and in `batch`.
         ///

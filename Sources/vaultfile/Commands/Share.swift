@@ -43,6 +43,7 @@ extension VaultfileCommand {
         func validate() throws {
             // The field may be a label an import kept (`Пин`), which is no field name: found in run().
             try validateEntryArguments(name: name, field: nil)
+            if let field, field.allSatisfy(\.isWhitespace) { throw ValidationError(Get.blankField) }
             let hasRecipients = !recipients.isEmpty || !recipientsFiles.isEmpty
             if passphrase.isGiven && hasRecipients {
                 throw ValidationError("a passphrase is an age file's only recipient, as age requires: give either --passphrase or --recipient/--recipients-file")

@@ -286,7 +286,7 @@ private struct FieldSet {
     /// `url2`, `url3`… (KeePass's `KP2A_URL_n`): `labels` maps position 1, 2… of `urls` to it.
     mutating func putURLLabels(_ urlLabels: [Int: String]) {
         for (position, label) in urlLabels.sorted(by: { $0.key < $1.key }) where position > 0 && has("url\(position + 1)") {
-            labels.append("url\(position + 1)\t\(label)")
+            labels.append("url\(position + 1)\t\(ImportedLabels.storable(label))")
         }
     }
 
@@ -325,7 +325,7 @@ private struct FieldSet {
         } else if !sameUTF8(field, label) {
             tally.add(label: label, field: field, entry: entry, reason: .cleaned)
         }
-        if !sameUTF8(field, label) { labels.append("\(field)\t\(label)") }
+        if !sameUTF8(field, label) { labels.append("\(field)\t\(ImportedLabels.storable(label))") }
         importFields.append(ImportField(name: .string(field), value: .owned(value)))
     }
 

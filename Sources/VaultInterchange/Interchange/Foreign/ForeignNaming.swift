@@ -168,6 +168,13 @@ enum ForeignNaming {
             hash = ForeignNaming.fnv1a(item.value)
         }
 
+        /// The key of the item an export of `entry` makes (its username, `url`, value).
+        init(_ entry: Entry) {
+            user = entry.fields["username"] ?? []
+            url = entry.fields["url"] ?? []
+            hash = ForeignNaming.fnv1a(entry.value)
+        }
+
         /// Whether this item comes before `other`: by username, then first URL, then a hash of the
         /// value, all compared by bytes; items equal in all three keep their file order (they are the same account).
         func precedes(_ other: SortKey, _ index: Int, _ otherIndex: Int) -> Bool {
@@ -195,6 +202,59 @@ enum ForeignNaming {
     static func title(of entry: Entry, leaf: String) -> [UInt8]? {
         guard let bytes = entry.fields["title"], let title = String(validating: bytes, as: UTF8.self) else { return nil }
         return explains(title, leaf: leaf) ? bytes : nil
+    }
+
+    /// The names among `names` (in `vault`) whose kept title an export must not write, writing
+    /// their name's last part instead (`GitHub (2)`): the numbered entries of a title whose
+    /// re-import would number them otherwise than their names are. An import numbers a title's
+    /// items by username, then first URL, then value (`SortKey`); when one of those changed since
+    /// (a username edited, a `GitHub` made by hand), writing the bare title `GitHub` for each would
+    /// let the next import give the name `GitHub` to another account. Issue 44's promise — an
+    /// import never swaps which account a name holds — then holds for the round trip too.
+    /// Only the folders holding a numbered name (`T (n)`) are read.
+    static func unstableTitles(names: [String], vault: Vault) -> Set<String> {
+        // Folder → leaves; and the folders with a numbered leaf.
+        var leaves: [Substring: [String]] = [:]
+        var numbered: Set<Substring> = []
+        for name in names {
+            let slash = name.lastIndex(of: "/")
+            let folder = slash.map { name[..<$0] } ?? ""
+            let leaf = slash.map { String(name[name.index(after: $0)...]) } ?? name
+            leaves[folder, default: []].append(leaf)
+            if leaf.hasSuffix(")"), leaf.contains(" (") { numbered.insert(folder) }
+        }
+        var unstable: Set<String> = []
+        for folder in numbered {
+            let inFolder = leaves[folder] ?? []
+            func full(_ leaf: String) -> String { folder.isEmpty ? leaf : "\(folder)/\(leaf)" }
+            // Each entry's exported title (its kept title, else its leaf), grouped by that title.
+            var groups: [String: [(leaf: String, key: SortKey, kept: Bool)]] = [:]
+            var given: Set<String> = []
+            for leaf in inFolder {
+                guard var entry = vault.entry(full(leaf)) else { continue }
+                defer {
+                    for index in entry.value.indices { entry.value[index] = 0 }
+                    for key in Array(entry.fields.keys) { for index in entry.fields[key]!.indices { entry.fields[key]![index] = 0 } }
+                }
+                let kept = title(of: entry, leaf: leaf).flatMap { String(validating: $0, as: UTF8.self) }
+                let base = kept.map { EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [readable($0)])) } ?? leaf
+                if kept == nil { given.insert(leaf) }
+                groups[base, default: []].append((leaf, SortKey(entry), kept != nil))
+            }
+            for (base, members) in groups where members.count > 1 && members.contains(where: \.kept) {
+                // The names a re-import would give, in its order.
+                let ordered = members.indices.sorted { members[$0].key.precedes(members[$1].key, $0, $1) }
+                var number = 2, stable = sameUTF8(members[ordered[0]].leaf, base)
+                for index in ordered.dropFirst() where stable {
+                    var candidate = "\(base) (\(number))"
+                    while given.contains(candidate) && !sameUTF8(candidate, members[index].leaf) { number += 1; candidate = "\(base) (\(number))" }
+                    number += 1
+                    stable = sameUTF8(candidate, members[index].leaf)
+                }
+                if !stable { for member in members where member.kept { unstable.insert(full(member.leaf)) } }
+            }
+        }
+        return unstable
     }
 
     /// Whether an import names an item titled `title` `leaf` (up to its folders), numbered or not.

@@ -44,6 +44,9 @@ struct KeePassXMLWriter {
     /// Tags that are not text, written as an attachment `tags` (counted in `binaryAsAttachment` too).
     private(set) var tagsAsAttachment = 0
     private var poolIndex: [[UInt8]: Int] = [:]
+    /// The numbered entries whose kept title a re-import would give to another account
+    /// (`ForeignNaming.unstableTitles`): their Title is their name's last part.
+    private var unstableTitles: Set<String> = []
     /// Random bytes for UUIDs (`uuid`) and how many were used.
     var random: [UInt8] = [], randomAt = 0
     let form: Form
@@ -116,6 +119,7 @@ struct KeePassXMLWriter {
             head()
             text("</Meta><Root>")
         }
+        unstableTitles = ForeignNaming.unstableTitles(names: names, vault: vault)
         try writeGroup(root, name: "Root", names: names, vault: vault, now: now)
         text("</Root></KeePassFile>\n")
         if let spill {
@@ -177,7 +181,7 @@ struct KeePassXMLWriter {
             let leaf = full.lastIndex(of: "/").map { String(full[full.index(after: $0)...]) } ?? full
             guard var entry = vault.entry(full) else { continue }
             var history = vault.keepsHistory ? ((try? vault.history(of: full)) ?? []).reversed().map(\.entry) : []
-            try writeEntry(entry, title: leaf, history: history)
+            try writeEntry(entry, title: leaf, history: history, keptTitle: !unstableTitles.contains(full))
             entries += 1
             if !history.isEmpty { versions += history.count }
             // The copies the vault made for this entry (an attachment the pool shares is wiped there).
@@ -196,10 +200,12 @@ struct KeePassXMLWriter {
     // MARK: Entries
 
     /// One entry, whose `title` field is its Title only when its name was made of it
-    /// (`ForeignNaming.title(of:leaf:)`); or one earlier version of an entry titled `entryTitle`:
-    /// the version's own `title` field (an import set it when the title was another), else the
+    /// (`ForeignNaming.title(of:leaf:)`) and `keptTitle` (not `ForeignNaming.unstableTitles`); or one
+    /// earlier version of an entry titled `entryTitle`: the version's own `title` field by the same
+    /// rule (an import set it when the title was another; a hand-made one stays a field), else the
     /// entry's Title (an imported `Dup (2)`'s versions are `Dup` too).
-    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], entryTitle: [UInt8]? = nil, uuid given: String? = nil) throws(VaultError) {
+    private mutating func writeEntry(_ entry: Entry, title: String, history: [Entry], entryTitle: [UInt8]? = nil, keptTitle: Bool = true,
+                                     uuid given: String? = nil) throws(VaultError) {
         let id = given ?? uuid()
         text("<Entry><UUID>\(id)</UUID>")
         var expiry: Int64?
@@ -233,7 +239,10 @@ struct KeePassXMLWriter {
             }
             self.string(unique(key, in: &keys), value, protected: protected)
         }
-        let ownTitle = entryTitle.map { entry.fields["title"] ?? $0 } ?? ForeignNaming.title(of: entry, leaf: title)
+        // A version's `title` field is its Title by the entry's rule (a hand-made one is a field).
+        // An unstable numbered entry's Title is its name's last part; its import title no field.
+        let importTitle = ForeignNaming.title(of: entry, leaf: title)
+        let ownTitle = keptTitle ? importTitle ?? entryTitle : entryTitle
         string("Title", ownTitle ?? Array(title.utf8), protected: false)
         string("UserName", entry.fields["username"] ?? [], protected: false)
         string("Password", entry.value, protected: true)
@@ -254,7 +263,7 @@ struct KeePassXMLWriter {
         }
         var extraURLs = 0
         for (field, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
-            if ["username", "url", "notes", "totp", "tags"].contains(field) || field == "title" && ownTitle == entry.fields["title"] { continue }
+            if ["username", "url", "notes", "totp", "tags"].contains(field) || field == "title" && (importTitle != nil || ownTitle == entry.fields["title"]) { continue }
             if field == ForeignBuilder.labelsField, labelsRead { continue }
             if field == "expires", expiry != nil { continue }
             if field.hasPrefix(ForeignBuilder.attachmentPrefix) {
@@ -288,7 +297,7 @@ struct KeePassXMLWriter {
             text("<History>")
             counting = false
             defer { counting = true }
-            for version in history { try writeEntry(version, title: title, history: [], entryTitle: ownTitle ?? Array(title.utf8), uuid: id) }
+            for version in history { try writeEntry(version, title: title, history: [], entryTitle: ownTitle ?? Array(title.utf8), keptTitle: keptTitle, uuid: id) }
             text("</History>")
         }
         text("</Entry>")
