@@ -88,6 +88,24 @@ import Testing
     /// A signal outside any write keeps its default action: vaultfile ends by the signal itself.
     @Test func test_export_signalBeforeTheWriteEndsTheProcessByTheSignal() throws {
         let cli = try CLI.withEntriesSet(["a": "1"]); defer { cli.directory.remove() }
+        let result = try #require(try signalWhileWaitingForThePassword(cli, SIGTERM))
+        #expect(result.endedBySignal && result.status == SIGTERM, "\(result.status): \(result.stderr)")
+        #expect(leftovers(cli, of: "out").isEmpty && !FileManager.default.fileExists(atPath: cli.path("out")))
+    }
+
+    /// A crash signal takes its default action: the Swift runtime's backtracer (debug builds) does
+    /// not print registers and the memory they point at (att57, M1).
+    @Test(arguments: [SIGSEGV, SIGBUS, SIGQUIT])
+    func test_process_aCrashSignalPrintsNoBacktraceOrMemory(signal: Int32) throws {
+        let cli = try CLI.withEntriesSet(["a": "1"]); defer { cli.directory.remove() }
+        let result = try #require(try signalWhileWaitingForThePassword(cli, signal))
+        #expect(result.endedBySignal && result.status == signal, "\(result.status): \(result.stderr)")
+        #expect(!result.stderr.contains("Backtracing") && !result.stderr.contains("Registers"), "\(result.stderr)")
+    }
+
+    /// Sends `signal` to an export waiting in the read of its new password (a FIFO the test holds
+    /// open and never writes), before any write; returns how it ended (nil: it never opened the FIFO).
+    private func signalWhileWaitingForThePassword(_ cli: CLI, _ signal: Int32) throws -> CLI.Result? {
         // The new password is read from a FIFO the test holds open and never writes: the export waits
         // in its read, before any write.
         #expect(mkfifo(cli.path("fifo"), 0o600) == 0)
@@ -103,21 +121,59 @@ import Testing
         }
         let deadline = Date().addingTimeInterval(20)
         while running.isRunning && !readsTheFIFO() && Date() < deadline { usleep(10_000) }
-        try #require(running.isRunning && readsTheFIFO(), "the export never opened the FIFO")
-        kill(running.pid, SIGTERM)
-        let result = try #require(finish(running))
-        #expect(result.endedBySignal && result.status == SIGTERM, "\(result.status): \(result.stderr)")
-        #expect(leftovers(cli, of: "out").isEmpty && !FileManager.default.fileExists(atPath: cli.path("out")))
+        guard running.isRunning && readsTheFIFO() else { return nil }
+        kill(running.pid, signal)
+        return finish(running)
     }
 
     // MARK: - The pass store written beside its folder
 
     /// A gpg stand-in (found first on PATH) that encrypts the first entry at once and hangs on the
     /// second, so the export is caught with the store half written beside its target; the hanging
-    /// gpg is ended with it.
-    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    /// gpg is ended with it. SIGQUIT too (Ctrl-\\): in debug builds the Swift runtime's backtracer
+    /// held it, printed register memory and let the export go on (att57, M1).
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGQUIT])
     func test_exportPass_signalWhileGpgRunsRemovesTheHalfWrittenStore(signal: Int32) throws {
         let cli = try CLI.withEntriesSet(["a": "1", "b": "2", "c": "3"]); defer { cli.directory.remove() }
+        let (running, sleeper) = try #require(try passExportCaughtAtTheSecondGpg(cli), "the second gpg never started")
+        defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
+        defer { if isLive(sleeper) { kill(sleeper, SIGKILL) } }
+        let folder = try #require(leftovers(cli, of: "store").first, "no store folder beside the target")
+        let written = try FileManager.default.subpathsOfDirectory(atPath: cli.path(folder))
+        #expect(written == ["a.gpg"], "the first entry is written: \(written)")
+        kill(running.pid, signal)
+        let result = try #require(finish(running), "export did not end after signal \(signal)")
+        #expect(!result.endedBySignal && result.status == 128 + signal, "\(result.status): \(result.stderr)")
+        #expect(!result.stderr.contains("Backtracing") && !result.stderr.contains("Registers"), "\(result.stderr)")
+        #expect(leftovers(cli, of: "store").isEmpty, "left behind: \(leftovers(cli, of: "store"))")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("store")))
+        // The gpg that was running got SIGTERM from vaultfile on its way out.
+        let gone = Date().addingTimeInterval(10)
+        while isLive(sleeper), Date() < gone { usleep(10_000) }
+        #expect(!isLive(sleeper), "gpg left running")
+    }
+
+    /// An entry nested 70 folders deep: the handler's removal is linear (it retried three times at
+    /// every level: 3^depth calls, with the signals blocked, att57 M6) and goes 128 levels down, so
+    /// the export ends at once and nothing is left.
+    @Test func test_exportPass_signalWithADeepEntryEndsAtOnceAndRemovesIt() throws {
+        let deep = Array(repeating: "d", count: 70).joined(separator: "/") + "/leaf"
+        let cli = try CLI.withEntriesSet([deep: "D", "z": "Z"]); defer { cli.directory.remove() }
+        let (running, sleeper) = try #require(try passExportCaughtAtTheSecondGpg(cli), "the second gpg never started")
+        defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
+        defer { if isLive(sleeper) { kill(sleeper, SIGKILL) } }
+        let folder = try #require(leftovers(cli, of: "store").first, "no store folder beside the target")
+        #expect(FileManager.default.fileExists(atPath: cli.path(folder + "/" + deep + ".gpg")))
+        let start = Date()
+        kill(running.pid, SIGTERM)
+        let result = try #require(finish(running), "export did not end within 30 s of SIGTERM")
+        #expect(result.status == 128 + SIGTERM && Date().timeIntervalSince(start) < 10, "\(result.status): \(result.stderr)")
+        #expect(leftovers(cli, of: "store").isEmpty, "left behind: \(leftovers(cli, of: "store"))")
+    }
+
+    /// Starts `export --format pass --out store` of `cli`'s vault with a gpg stand-in that encrypts
+    /// the first entry and then hangs (a `sleep`); returns once the second gpg runs, with its id (nil, the export ended, when it never does).
+    private func passExportCaughtAtTheSecondGpg(_ cli: CLI) throws -> (CLI.Running, pid_t)? {
         try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
         try cli.write("bin/gpg", Array("""
             #!/bin/sh
@@ -132,27 +188,18 @@ import Testing
             """.utf8), mode: 0o700)
         let running = try cli.start(["export", "--format", "pass", "--out", cli.path("store"), "--gpg-id", "someone@example.invalid"] + cli.unlock(),
                                     extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin"])
-        defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
         var sleeper: pid_t?
-        defer { if let sleeper, isLive(sleeper) { kill(sleeper, SIGKILL) } }
         let deadline = Date().addingTimeInterval(20)
         while running.isRunning && sleeper == nil && Date() < deadline {
             sleeper = (try? cli.read("gpg-second")).flatMap { pid_t(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
             usleep(10_000)
         }
-        try #require(sleeper != nil, "the second gpg never started")
-        let folder = try #require(leftovers(cli, of: "store").first, "no store folder beside the target")
-        let written = try FileManager.default.subpathsOfDirectory(atPath: cli.path(folder))
-        #expect(written == ["a.gpg"], "the first entry is written: \(written)")
-        kill(running.pid, signal)
-        let result = try #require(finish(running), "export did not end after signal \(signal)")
-        #expect(!result.endedBySignal && result.status == 128 + signal, "\(result.status): \(result.stderr)")
-        #expect(leftovers(cli, of: "store").isEmpty, "left behind: \(leftovers(cli, of: "store"))")
-        #expect(!FileManager.default.fileExists(atPath: cli.path("store")))
-        // The gpg that was running got SIGTERM from vaultfile on its way out.
-        let gone = Date().addingTimeInterval(10)
-        while let sleeper, isLive(sleeper), Date() < gone { usleep(10_000) }
-        #expect(sleeper.map { !isLive($0) } == true, "gpg left running")
+        guard let sleeper else {
+            if running.isRunning { kill(running.pid, SIGKILL) }
+            _ = running.finish()
+            return nil
+        }
+        return (running, sleeper)
     }
 
     /// Whether `pid` runs (the gpg stand-in, or the sleep it became): not gone, not a zombie.

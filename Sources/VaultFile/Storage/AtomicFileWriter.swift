@@ -157,9 +157,22 @@ public struct AtomicFileWriter: Sendable {
     ) throws(VaultError) {
         let owner = keepingOwner ? destination.status(following: false).map(FileOwner.init) : nil
         let (temporary, registration) = try writeTemporary(mode: mode, owner: owner, in: destination, contents)
-        // Withdrawn once the name is gone (renamed into place, or removed): until then a signal
-        // handler may remove it (`TemporaryFiles`).
-        defer { TemporaryFiles.withdraw(registration) }
+        // Withdrawn as soon as the name is gone (renamed into place, or removed), before the folder's
+        // sync: until then a signal handler may remove it (`TemporaryFiles`). A signal after that
+        // still ends the process with 128 + the signal, though the file is whole in place.
+        do throws(VaultError) {
+            try placeTemporary(temporary, at: destination, replacing: replacing)
+        } catch {
+            TemporaryFiles.withdraw(registration)
+            throw error
+        }
+        TemporaryFiles.withdraw(registration)
+        try syncDirectory(of: destination)
+    }
+
+    /// Puts the written temporary file in place as `replacing` allows: hard link (then the
+    /// temporary name is unlinked) or rename.
+    private func placeTemporary(_ temporary: String, at destination: Destination, replacing: Replacement) throws(VaultError) {
         switch replacing {
         case .none:
             // The temporary name goes whether the link worked or not: on success the file lives on under its new name.
@@ -182,7 +195,6 @@ public struct AtomicFileWriter: Sendable {
             }
             try rename(temporary, over: destination, operation: "renaming the new vault over")
         }
-        try syncDirectory(of: destination)
     }
 
     /// Removes temporary files that a crashed writer left for `destination`.

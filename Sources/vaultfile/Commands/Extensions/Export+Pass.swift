@@ -46,6 +46,15 @@ extension VaultfileCommand.Export {
         }
         let vault = try unlock.open().vault
         var export = PassStoreExport(vault, prefix: prefix ?? "")
+        // An entry under .git/ or .extensions/ would be written among the store's own files (att57, H1).
+        let reserved = PassStoreFolder.entriesTakingReservedNames(export.names)
+        guard reserved.isEmpty else {
+            let shown = reserved.prefix(5).map { "'\(Messages.escaped($0))'" }.joined(separator: ", ") + (reserved.count > 5 ? ", …" : "")
+            throw CLIError.refused(
+                "\(ChangeReport.entries(reserved.count)) would be written among the pass store's own files "
+                    + "(a folder named \(PassStoreFolder.reservedAtTop.joined(separator: ", ")) at the top, or .gpg-id anywhere): \(shown); nothing was written",
+                hint: "rename them (vaultfile mv OLD NEW), or leave them out with --prefix")
+        }
         try folder.begin()
         for name in export.names {
             guard var plaintext = export.contents(of: name) else { continue }

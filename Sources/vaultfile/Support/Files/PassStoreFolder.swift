@@ -35,6 +35,23 @@ final class PassStoreFolder {
     /// and their folders' own `.gpg-id` files are the export's.
     static let keptOnOverwrite = [".git", ".gitattributes", ".extensions"]
 
+    /// Names the store keeps for itself, which no entry's folder may take: at the store's top,
+    /// `keptOnOverwrite` and `.gpg-id` / `.gpg-id.sig` (pass's recipients and their signature);
+    /// at any level, `.gpg-id` and `.gpg-id.sig` (pass reads them in every folder). An entry's own
+    /// file ends in `.gpg`, so only a folder can collide: `.git/hooks` would be written into the
+    /// repository's place, and the export's `.git` would take the place of the store's history.
+    static let reservedAtTop = keptOnOverwrite + [".gpg-id", ".gpg-id.sig"]
+    static let reservedEverywhere = [".gpg-id", ".gpg-id.sig"]
+
+    /// The entries among `names` whose folders take a name the store reserves (`reservedAtTop`).
+    static func entriesTakingReservedNames(_ names: [String]) -> [String] {
+        names.filter { name in
+            let folders = name.split(separator: "/", omittingEmptySubsequences: false).dropLast().map(String.init)
+            guard let first = folders.first else { return false }
+            return reservedAtTop.contains(first) || folders.contains(where: reservedEverywhere.contains)
+        }
+    }
+
     /// The target as the user gave it (messages).
     let path: String
     private let parent: OutputFolder
@@ -43,6 +60,8 @@ final class PassStoreFolder {
     private var root: Int32 = -1
     private var folders: [String: Int32] = [:]
     private var finished = false
+    /// A kept item of the old store could not be moved back: the new folder is left, not removed.
+    private var holdsKept = false
 
     /// Walks to the target's parent folder and looks at the target.
     init(_ path: String) throws {
@@ -57,7 +76,7 @@ final class PassStoreFolder {
     deinit {
         for fd in folders.values { close(fd) }
         if root >= 0 { close(root) }
-        if !finished, root >= 0 { Self.removeTree(in: parent.descriptor, name: temporaryName) }
+        if !finished, !holdsKept, root >= 0 { Self.removeTree(in: parent.descriptor, name: temporaryName) }
         SignalCleanup.withdrawFolder()
     }
 
@@ -67,6 +86,10 @@ final class PassStoreFolder {
         guard fstatat(parent.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return .nothing }
             throw CLIError.io(operation: "looking at", path: path, errno: errno)
+        }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            throw CLIError.refused("\(path) is a symbolic link; --format pass follows no link",
+                                   hint: "name the store folder itself")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw CLIError.refused("\(path) exists and is not a folder; --format pass writes a store folder there",
@@ -131,41 +154,70 @@ final class PassStoreFolder {
 
     /// Puts the new store in place of the target (see the type's summary); `replacing` says the
     /// target is a store that `--overwrite` replaces.
+    ///
+    /// The renames run with the fatal signals held back (`SignalCleanup.deferringSignals`): a
+    /// signal takes effect before they start (the new folder is removed, the old store is whole) or
+    /// once the new store is in place and the old one removed (the process then ends by the signal,
+    /// the export done). A kept item that cannot be moved (other than missing) is an error: every
+    /// item moved is moved back, the old store stays whole, and the new folder is removed.
     func commit(replacing: Bool) throws {
-        // From here the folder may hold the old store's .git: a signal leaves it rather than removing it.
-        SignalCleanup.withdrawFolder()
         for fd in folders.values { _ = fsync(fd) }
         _ = fsync(root)
-        if replacing {
-            let old = "." + name + ".vaultfile-old-" + randomBytes(count: 4).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            let store = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard store >= 0 else { throw CLIError.io(operation: "opening the folder", path: path, errno: errno) }
-            defer { close(store) }
-            let moved = Self.keptOnOverwrite.filter { renameat(store, $0, root, $0) == 0 }
-            func moveBack() { for kept in moved { _ = renameat(root, kept, store, kept) } }
-            guard renameat(parent.descriptor, name, parent.descriptor, old) == 0 else {
-                let code = errno
-                moveBack()
-                throw CLIError.io(operation: "moving aside the old store", path: path, errno: code)
+        try SignalCleanup.deferringSignals {
+            if replacing { try replaceStore() } else {
+                guard renameat(parent.descriptor, temporaryName, parent.descriptor, name) == 0 else {
+                    throw CLIError.io(operation: "renaming the new store to", path: path, errno: errno)
+                }
+                finished = true
+                SignalCleanup.withdrawFolder()
             }
-            guard renameat(parent.descriptor, temporaryName, parent.descriptor, name) == 0 else {
-                let code = errno
-                _ = renameat(parent.descriptor, old, parent.descriptor, name)
-                moveBack()
-                throw CLIError.io(operation: "renaming the new store to", path: path, errno: code)
-            }
-            finished = true
-            Self.removeTree(in: parent.descriptor, name: old)
-        } else {
-            guard renameat(parent.descriptor, temporaryName, parent.descriptor, name) == 0 else {
-                throw CLIError.io(operation: "renaming the new store to", path: path, errno: errno)
-            }
-            finished = true
+            _ = fsync(parent.descriptor)
         }
-        _ = fsync(parent.descriptor)
     }
 
     // MARK: Private
+
+    /// `commit`'s part for `--overwrite`: kept items in, old store aside, new store in, old removed.
+    private func replaceStore() throws {
+        let old = "." + name + ".vaultfile-old-" + randomBytes(count: 4).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let store = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard store >= 0 else { throw CLIError.io(operation: "opening the folder", path: path, errno: errno) }
+        defer { close(store) }
+        var moved: [String] = []
+        // An item that cannot go back stays in the new folder, which is then kept (not removed) and named in the error.
+        func moveBack() {
+            for kept in moved where renameat(root, kept, store, kept) != 0 {
+                holdsKept = true
+                SignalCleanup.withdrawFolder()
+            }
+        }
+        func failure(_ operation: String, _ code: Int32) -> CLIError {
+            guard holdsKept else { return .io(operation: operation + " (the old store is as it was)", path: path, errno: code) }
+            return .io(operation: operation + " (\(moved.joined(separator: ", ")) could not be moved back: find them in \(shown(temporaryName)))",
+                       path: path, errno: code)
+        }
+        for kept in Self.keptOnOverwrite {
+            if renameat(store, kept, root, kept) == 0 { moved.append(kept); continue }
+            let code = errno
+            if code == ENOENT { continue }
+            moveBack()
+            throw failure("moving \(kept) into the new store from", code)
+        }
+        guard renameat(parent.descriptor, name, parent.descriptor, old) == 0 else {
+            let code = errno
+            moveBack()
+            throw failure("moving aside the old store", code)
+        }
+        guard renameat(parent.descriptor, temporaryName, parent.descriptor, name) == 0 else {
+            let code = errno
+            _ = renameat(parent.descriptor, old, parent.descriptor, name)
+            moveBack()
+            throw failure("renaming the new store to", code)
+        }
+        finished = true
+        SignalCleanup.withdrawFolder()
+        Self.removeTree(in: parent.descriptor, name: old)
+    }
 
     private func shown(_ relative: String) -> String {
         let folder = parent.shown.hasSuffix("/") ? parent.shown : parent.shown + "/"

@@ -20,7 +20,9 @@ import Glibc
 /// as without the handler. A handler runs in whichever thread takes the signal, so no thread
 /// needs the signals blocked; `edit`, which blocks them and takes them with `sigwait`, calls
 /// `removeRegistered` itself. A child process starts with the default action again (exec resets
-/// caught signals).
+/// caught signals). A short sequence of renames that must not be cut (a pass store's commit) runs
+/// in `deferringSignals`. The crash signals get their default action back from the runtime's
+/// backtracer (`crash`).
 enum SignalCleanup {
     /// The signals whose default action ends the process (Ctrl-\\ sends SIGQUIT), not only the
     /// three a terminal sends most; `edit` and `import` take the same ones.
@@ -39,9 +41,34 @@ enum SignalCleanup {
         for signal in fatal { sigaddset(&action.sa_mask, signal) }
         for signal in fatal {
             var current = sigaction()
-            // Only a default disposition: one inherited as ignored stays ignored.
-            guard sigaction(signal, nil, &current) == 0, unsafeBitCast(current.__sigaction_handler.sa_handler, to: UInt.self) == 0 else { continue }
+            // One inherited as ignored stays ignored (`nohup`). Any other is replaced: at start-up a
+            // handler can only be the Swift runtime's backtracer (debug builds put it on SIGQUIT),
+            // which would print register memory and let the process go on (att57, M1).
+            guard sigaction(signal, nil, &current) == 0, unsafeBitCast(current.__sigaction_handler.sa_handler, to: UInt.self) != 1 else { continue }
             _ = sigaction(signal, &action, nil)
+        }
+        takeCrashSignalsFromTheBacktracer()
+    }
+
+    /// The signals of a crash, on which builds that find `swift-backtrace` (debug builds, `swift
+    /// run`) start the runtime's backtracer: it prints each register with the 16 bytes of memory it
+    /// points at (a secret's bytes among them) to standard error.
+    static let crash = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT]
+
+    /// Gives the crash signals their default action back (the process ends, no core: `Hardening`),
+    /// unless the user asked for backtraces in so many words (`SWIFT_BACKTRACE` holding
+    /// `enable=yes`, a developer debugging vaultfile itself). The runtime's "Fatal error" line is
+    /// still printed before its trap.
+    private static func takeCrashSignalsFromTheBacktracer() {
+        if let setting = getenv("SWIFT_BACKTRACE").map({ String(cString: $0) }),
+           setting.split(separator: ",").contains(where: { $0.filter { $0 != " " } == "enable=yes" }) { return }
+        for signal in crash {
+            var current = sigaction()
+            guard sigaction(signal, nil, &current) == 0, unsafeBitCast(current.__sigaction_handler.sa_handler, to: UInt.self) > 1 else { continue }
+            var standard = sigaction()
+            standard.__sigaction_handler.sa_handler = SIG_DFL
+            sigemptyset(&standard.sa_mask)
+            _ = sigaction(signal, &standard, nil)
         }
     }
 
@@ -52,13 +79,36 @@ enum SignalCleanup {
         if gpg > 0 { kill(gpg, SIGTERM) }
         var removed = TemporaryFiles.removeAll()
         if folderState.compareExchange(expected: 2, desired: 3, ordering: .sequentiallyConsistent).exchanged {
-            _ = vaultfile_remove_tree_signal_safe(folderParent.pointee, folderName, 64)
+            _ = vaultfile_remove_tree_signal_safe(folderParent.pointee, folderName, removalDepth)
             removed += 1
         }
         return removed
     }
 
+    // MARK: Deferring signals
+
+    /// Whether a signal is to wait (`deferringSignals`); the signal that came meanwhile, 0 when none.
+    private static let deferring = Atomic<Bool>(false)
+    private static let pendingSignal = Atomic<Int32>(0)
+
+    /// Runs `body`, a short sequence of renames that must happen whole or not at all (the commit of
+    /// a pass store), with the fatal signals held back: one that arrives meanwhile, in any thread, is
+    /// acted on when `body` returns or throws, as if it arrived then (what is registered then is
+    /// removed, else the signal's default action ends the process).
+    static func deferringSignals<T>(_ body: () throws -> T) rethrows -> T {
+        deferring.store(true, ordering: .sequentiallyConsistent)
+        defer {
+            deferring.store(false, ordering: .sequentiallyConsistent)
+            let signal = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
+            if signal != 0 { handle(signal) }
+        }
+        return try body()
+    }
+
     // MARK: The store folder of export --format pass
+
+    /// How many folder levels the handler's removal enters: deeper entries stay (a leftover).
+    static let removalDepth: Int32 = 128
 
     /// 0 none, 1 being filled, 2 registered, 3 taken by `removeRegistered`.
     private static let folderState = Atomic<Int>(0)
@@ -104,6 +154,10 @@ enum SignalCleanup {
     /// The handler: removes what is registered and exits 128 + `signal`; with nothing registered,
     /// takes the signal's default action (delivered again when the handler returns).
     private static func handle(_ signal: Int32) {
+        if deferring.load(ordering: .sequentiallyConsistent) {
+            _ = pendingSignal.compareExchange(expected: 0, desired: signal, ordering: .sequentiallyConsistent)
+            return
+        }
         if removeRegistered() > 0 { _exit(ExitStatus.killed(by: signal).rawValue) }
         Glibc.signal(signal, SIG_DFL)
         raise(signal)
