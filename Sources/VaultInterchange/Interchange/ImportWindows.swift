@@ -4,7 +4,7 @@ import VaultModel
 // MARK: - An import's file, a window at a time
 
 /// An import's input file read a window at a time from its start, as often as a reader asks:
-/// the CSV exports are scanned as read (`Interchange.read(windows:format:now:options:)`), so that
+/// the CSV exports and enpass-json are scanned as read (`Interchange.read(windows:format:now:options:)`), so that
 /// the file is never whole in memory beside the records made of it; a reader that declines the
 /// stream (a repeated name, an entry the record writer refuses) reads it again whole (`readAll`).
 ///
@@ -92,6 +92,32 @@ public final class ImportWindows {
         } catch {
             readError = error
             throw .malformedInput("reading the input failed")
+        }
+    }
+}
+
+extension ImportWindows {
+    /// The file from its start as a `JSONStream`'s source (enpass-json read a window at a time):
+    /// each call reads up to `room` more bytes into the window's free room (never past its
+    /// capacity: the stream's window is never moved unwiped); false at the end of the file.
+    func jsonSource() -> JSONStreamSource {
+        var offset = 0
+        return { (window, room) throws(VaultError) -> Bool in
+            guard room > 0 else { return true }
+            let before = window.count
+            window.append(contentsOf: repeatElement(0, count: room))
+            var got = 0, failure: VaultError?
+            window.withUnsafeMutableBytes { buffer in
+                do throws(VaultError) {
+                    got = try self.next(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[before...]))
+                } catch {
+                    failure = error
+                }
+            }
+            window.removeLast(room - got)  // zeros, never read
+            if let failure { throw failure }
+            offset += got
+            return got > 0
         }
     }
 }

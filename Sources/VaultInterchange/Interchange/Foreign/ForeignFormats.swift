@@ -51,10 +51,10 @@ extension Interchange {
         }
     }
 
-    /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV and the
-    /// other managers' CSV exports.
+    /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV, the
+    /// other managers' CSV exports and enpass-json.
     public static func readsWindows(_ format: InterchangeFormat) -> Bool {
-        format == .csv || csvItemStream([UInt8](), format: format, now: 0) != nil
+        format == .csv || format == .enpassJSON || csvItemStream([UInt8](), format: format, now: 0) != nil
     }
 
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
@@ -70,8 +70,10 @@ extension Interchange {
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
         // Room for records twice the input, as `streamedEntries`.
-        if let read = csvItemStream(windows, format: format, now: now),
-           let streamed = try ForeignBuilder.build(streaming: read, capacity: windows.byteCount * 2, now: now, options: options) {
+        let items: ((ForeignItemSink) throws(VaultError) -> ForeignImport)? = format == .enpassJSON
+            ? { sink in EnpassJSONReader.read(windows, each: sink) }
+            : csvItemStream(windows, format: format, now: now)
+        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: windows.byteCount * 2, now: now, options: options) {
             return streamed
         }
         var bytes = try windows.readAll()

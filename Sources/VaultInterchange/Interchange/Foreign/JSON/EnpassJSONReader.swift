@@ -31,6 +31,20 @@ enum EnpassJSONReader {
         return try whole(bytes)
     }
 
+    /// `read` with a sink of a file read a window at a time (`ImportWindows`): never whole in
+    /// memory, and no page of it made for the import (the kernel zeroes each fresh page of a
+    /// 38 MB buffer). Anything the stream cannot read declines the sink, as `read` does; the
+    /// caller then reads the file whole.
+    static func read(_ windows: ImportWindows, each sink: ForeignItemSink) -> ForeignImport {
+        var stream = JSONStream(chunk: windows.windowLength * 4, what: "an Enpass JSON export", source: windows.jsonSource())
+        defer { stream.wipeWindow() }
+        guard let result = try? streamed(&stream, each: sink) else {
+            sink.decline()
+            return ForeignImport(format: "enpass-json")
+        }
+        return result
+    }
+
     /// `read` through a tape of the whole document: the plain reference of `streamed`.
     static func whole(_ bytes: [UInt8]) throws(VaultError) -> ForeignImport {
         let tape = try JSONTape(bytes, what: "an Enpass JSON export")
@@ -62,6 +76,11 @@ enum EnpassJSONReader {
     /// folder before the folders are read, or folders after the items, declines the sink.
     static func streamed(_ bytes: [UInt8], each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
         var stream = JSONStream(bytes, what: "an Enpass JSON export")
+        return try streamed(&stream, each: sink)
+    }
+
+    /// `streamed` of the document `stream` walks (its bytes in one buffer, or read a window at a time).
+    private static func streamed(_ stream: inout JSONStream, each sink: ForeignItemSink?) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: "enpass-json")
         var folderTitles: [String: (title: String, parent: String)] = [:]
         /// The first folder of each item that names one, by the index of the item.

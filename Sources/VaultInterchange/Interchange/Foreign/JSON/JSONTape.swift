@@ -174,12 +174,14 @@ struct JSONTape {
         if keys.capacity < 32 { keys.reserveCapacity(32) }
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
-        var expectValue = true, high = false
+        // `expectKey`: a member's key comes next (after an object's `{` or a comma in it); the
+        // member's value is then read in the same step, without a turn of the loop between them.
+        var expectValue = true, expectKey = false, high = false
         while true {
             skipWhitespace(buffer, at: &position)
             if expectValue {
                 // A key first, inside an object.
-                if let top = stack.last, top.object, nodes[top.node].count % 2 == 0 {
+                if expectKey, let top = stack.last {
                     guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else { throw ScanFailure(why: "expected a key in quotes", offset: position) }
                     let start = position
                     guard let literal = literal(buffer, bytes, at: &position, high: &high) else { throw ScanFailure(why: "a key that is not a valid string", offset: start) }
@@ -188,8 +190,13 @@ struct JSONTape {
                     // one, so that an object of a million keys costs no more than a million lookups.
                     let repeated: Bool
                     if keys.count - top.keys < 16 {
+                        // Two plain literals of different lengths never name one key: only the
+                        // others are compared (most keys of an object differ in length).
                         var found = false
-                        for earlier in top.keys..<keys.count where sameKey(keys[earlier], key, buffer, bytes) { found = true; break }
+                        for earlier in top.keys..<keys.count {
+                            let other = keys[earlier]
+                            if other.range.count == key.range.count || !(other.plain && key.plain), sameKey(other, key, buffer, bytes) { found = true; break }
+                        }
                         repeated = found
                     } else {
                         if keySets[stack.count] == nil {
@@ -207,7 +214,8 @@ struct JSONTape {
                     skipWhitespace(buffer, at: &position)
                     guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { throw ScanFailure(why: "expected ':' after a key", offset: position) }
                     position += 1
-                    continue
+                    expectKey = false
+                    skipWhitespace(buffer, at: &position)
                 }
                 guard position < buffer.count else { throw ScanFailure(why: "the document ends where a value was expected", offset: position) }
                 let start = position
@@ -225,6 +233,8 @@ struct JSONTape {
                         stack.removeLast()
                         nodes[nodes.count - 1].end = nodes.count
                         expectValue = false
+                    } else {
+                        expectKey = object
                     }
                     continue
                 case UInt8(ascii: "\""):
@@ -258,6 +268,7 @@ struct JSONTape {
             if next == UInt8(ascii: ",") {
                 position += 1
                 expectValue = true
+                expectKey = top.object
             } else if next == (top.object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
                 stack.removeLast()
