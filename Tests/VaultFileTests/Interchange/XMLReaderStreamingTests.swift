@@ -219,4 +219,35 @@ import Testing
         }
         #expect(lines == Array(2...201))
     }
+
+    /// The scans that look at eight bytes at a time or jump with memchr (`isPlain`, `firstForbidden`,
+    /// `newlines`, `index(of:in:_:)`, `same`) answer as the byte walk does, on random bytes drawn
+    /// mostly from the bytes they look for, at every start and end of a short buffer.
+    @Test func test_wordScans_agreeWithTheByteWalk() {
+        var generator = SplitMix(seed: 44_028)
+        let pool: [UInt8] = [0x26, 0x0D, 0x0A, 0x09, 0x00, 0x1F, 0x20, 0x3C, 0x41, 0x7F, 0x80, 0xA6, 0x8D, 0xFF]
+        var disagreements: [String] = []
+        var compared = 0
+        for _ in 0..<300 {
+            let count = Int(generator.next() % 40)
+            let bytes = (0..<count).map { _ in generator.next() % 3 == 0 ? pool.randomElement(using: &generator)! : UInt8(0x61) }
+            for start in 0...count {
+                for end in start...count {
+                    let slice = bytes[start..<end]
+                    let agree = [
+                        XMLReader.isPlain(bytes, start..<end) == !slice.contains { $0 == 0x26 || $0 == 0x0D },
+                        XMLReader.firstForbidden(bytes, start..<end) == slice.firstIndex { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D },
+                        XMLReader.newlines(in: bytes, start..<end) == slice.filter { $0 == 0x0A }.count,
+                        XMLReader.index(of: 0x3C, in: bytes, start..<end) == slice.firstIndex(of: 0x3C),
+                        XMLReader.allSpace(bytes, start..<end) == slice.allSatisfy(XMLReader.isSpace),
+                        XMLReader.same(bytes, start..<end, bytes, 0..<(end - start)) == slice.elementsEqual(bytes[0..<(end - start)]),
+                    ]
+                    compared += 1
+                    if let which = agree.firstIndex(of: false) { disagreements.append("scan \(which) on \(bytes) \(start)..<\(end)") }
+                }
+            }
+        }
+        #expect(compared > 50_000)
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+    }
 }

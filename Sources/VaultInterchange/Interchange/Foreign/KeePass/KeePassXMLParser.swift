@@ -129,6 +129,7 @@ public struct KeePassXMLParser {
         try reader.withText("\(what)") { String(decoding: $0, as: UTF8.self) }
     }
 
+    @inline(__always)
     private func isTrue(_ text: String) -> Bool {
         var text = text
         if let answer = text.withUTF8({ KeePassText.isTrueASCII($0) }) { return answer }
@@ -137,6 +138,7 @@ public struct KeePassXMLParser {
 
     /// `isTrue` of the last start tag's attribute `name` (absent: false), read where it lies
     /// when it holds no reference or CR (`XMLReader.attribute` would resolve them).
+    @inline(__always)
     private func attributeIsTrue(_ name: StaticString) throws(VaultError) -> Bool {
         guard let found = reader.attributes.first(where: { reader.matches($0.name, name) }) else { return false }
         let plain = reader.withBytes(found.value) { value -> Bool? in
@@ -213,23 +215,34 @@ public struct KeePassXMLParser {
     private mutating func readGroup(path: [KeePassGroup], _ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) {
         var group = KeePassGroup()
         var contentSeen = false
+        // `path + [group]`, made once for the group's entries and again only when the group changes.
+        var groups: [KeePassGroup]?
+        func inside(isRecycleBin: Bool) -> [KeePassGroup] {
+            if isRecycleBin != group.isRecycleBin { (group.isRecycleBin, groups) = (isRecycleBin, nil) }
+            if let groups { return groups }
+            let made = path + [group]
+            groups = made
+            return made
+        }
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "Name") {
                 // Folders are named as the entries are read: a name after them would come too late.
                 guard !contentSeen else { throw .malformedInput("line \(parser.reader.line): a group's Name after its entries or groups") }
                 group.name = try parser.text("Name")
+                groups = nil
             } else if parser.reader.matches(name, "UUID") {
                 group.uuid = try parser.text("UUID").trimmingASCIISpaces
+                groups = nil
             } else if parser.reader.matches(name, "Notes") {
                 group.notes = try parser.text("Notes")
+                groups = nil
             } else if parser.reader.matches(name, "Entry") {
                 contentSeen = true
-                group.isRecycleBin = parser.isRecycleBin(group, depth: path.count)
-                try entry(try parser.readEntry(inHistory: false), path + [group])
+                let enclosing = inside(isRecycleBin: parser.isRecycleBin(group, depth: path.count))
+                try entry(try parser.readEntry(inHistory: false), enclosing)
             } else if parser.reader.matches(name, "Group") {
                 contentSeen = true
-                group.isRecycleBin = parser.isRecycleBin(group, depth: path.count)
-                try parser.readGroup(path: path + [group], entry)
+                try parser.readGroup(path: inside(isRecycleBin: parser.isRecycleBin(group, depth: path.count)), entry)
             } else {
                 try parser.reader.skipElement()
             }

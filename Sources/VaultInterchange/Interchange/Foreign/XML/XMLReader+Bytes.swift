@@ -9,6 +9,60 @@ import VaultModel
 extension XMLReader {
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
+    // MARK: Bytes where they lie
+    //
+    // Static, over the array itself: a method of the reader called from a mutating one is handed
+    // a copy of the whole reader (130 bytes) on every call, which the event loop paid per event.
+
+    /// Whether the bytes at `range` of `bytes` are all white space.
+    static func allSpace(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        bytes.withUnsafeBufferPointer { held in
+            for index in range where !isSpace(held[index]) { return false }
+            return true
+        }
+    }
+
+    /// Whether the text at `range` of `bytes` holds no reference and no CR (it is itself); eight
+    /// bytes at a time.
+    static func isPlain(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        bytes.withUnsafeBytes { held in
+            var index = range.lowerBound
+            while range.upperBound - index >= 8 {
+                let word = held.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // A zero byte in `word ^ 0x26…` is an '&', in `word ^ 0x0D…` a CR ("has a zero byte", exact as a test).
+                let amp = word ^ 0x2626_2626_2626_2626, cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+                if ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high) != 0 { return false }
+                index += 8
+            }
+            while index < range.upperBound {
+                if held[index] == UInt8(ascii: "&") || held[index] == 0x0D { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// The index of the first `byte` in `range` of `bytes`, or nil.
+    static func index(of byte: UInt8, in bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        guard !range.isEmpty else { return nil }
+        return bytes.withUnsafeBufferPointer { held -> Int? in
+            guard let hit = memchr(held.baseAddress! + range.lowerBound, Int32(byte), range.count) else { return nil }
+            return held.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Whether `range` of `bytes` and `otherRange` of `other` hold the same bytes.
+    static func same(_ bytes: [UInt8], _ range: Range<Int>, _ other: [UInt8], _ otherRange: Range<Int>) -> Bool {
+        guard range.count == otherRange.count else { return false }
+        guard !range.isEmpty else { return true }
+        return bytes.withUnsafeBufferPointer { held in
+            other.withUnsafeBufferPointer { them in
+                memcmp(held.baseAddress! + range.lowerBound, them.baseAddress! + otherRange.lowerBound, range.count) == 0
+            }
+        }
+    }
+
     @discardableResult
     mutating func skipSpaces() -> Bool {
         let start = cursor
@@ -34,6 +88,7 @@ extension XMLReader {
     func relative(_ range: Range<Int>) -> Range<Int> { (range.lowerBound - base)..<(range.upperBound - base) }
 
     /// Whether the bytes at `range` spell `name`.
+    @inline(__always)
     public func matches(_ range: Range<Int>, _ name: StaticString) -> Bool {
         range.count == name.utf8CodeUnitCount && buffer.withUnsafeBufferPointer { held in
             memcmp(held.baseAddress! + (range.lowerBound - base), name.utf8Start, range.count) == 0
@@ -41,7 +96,8 @@ extension XMLReader {
     }
 
     /// Whether the bytes at `range` are all white space (space, tab, LF, CR).
-    public func isWhiteSpace(_ range: Range<Int>) -> Bool { buffer[relative(range)].allSatisfy(Self.isSpace) }
+    @inline(__always)
+    public func isWhiteSpace(_ range: Range<Int>) -> Bool { Self.allSpace(buffer, relative(range)) }
 
     /// `body` of the bytes at `range`, where they lie (valid until the next event).
     public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {

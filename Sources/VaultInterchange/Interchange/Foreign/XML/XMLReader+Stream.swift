@@ -10,15 +10,21 @@ extension XMLReader {
     static func newlines(in buffer: [UInt8], _ range: Range<Int>) -> Int {
         guard !range.isEmpty else { return 0 }
         return buffer.withUnsafeBufferPointer { all in
+            // From one LF to the next with memchr: most of a KeePass file's lines are long.
             var count = 0
-            for byte in UnsafeBufferPointer(rebasing: all[range]) where byte == 0x0A { count += 1 }
+            var from = all.baseAddress! + range.lowerBound
+            let end = all.baseAddress! + range.upperBound
+            while from < end, let hit = memchr(from, 0x0A, end - from) {
+                count += 1
+                from = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) + 1
+            }
             return count
         }
     }
 
     mutating func moveLineMark(to offset: Int) {
         let target = min(max(offset, base), base + buffer.count)
-        lineAtMark = line(of: target)
+        lineAtMark = Self.line(of: target, in: buffer, base: base, mark: lineMark, lineAtMark: lineAtMark)
         lineMark = target
     }
 
@@ -34,7 +40,7 @@ extension XMLReader {
     mutating func find(_ byte: UInt8, from start: Int) throws(VaultError) -> Int? {
         var distance = start - cursor  // from the cursor, which a new window may move
         while true {
-            if let found = findHeld(byte, from: cursor + distance) { return found }
+            if let found = Self.index(of: byte, in: buffer, (cursor + distance)..<max(cursor + distance, buffer.count)) { return found }
             distance = max(distance, buffer.count - cursor)
             guard streamed, try readMore() else { return nil }
         }
@@ -47,7 +53,7 @@ extension XMLReader {
         let first = literal.utf8Start[0]
         var distance = start - cursor
         while true {
-            while let found = findHeld(first, from: cursor + distance) {
+            while let found = Self.index(of: first, in: buffer, (cursor + distance)..<max(cursor + distance, buffer.count)) {
                 guard buffer.count - found >= count else {
                     distance = found - cursor  // its rest comes in the next window
                     break
@@ -58,15 +64,6 @@ extension XMLReader {
             // What is held holds no whole literal from `distance` on, but its last bytes may start one.
             distance = max(distance, buffer.count - cursor - (count - 1))
             guard streamed, try readMore() else { return nil }
-        }
-    }
-
-    /// The index of the first `byte` held at or after `from`, reading nothing.
-    private func findHeld(_ byte: UInt8, from: Int) -> Int? {
-        guard from < buffer.count else { return nil }
-        return buffer.withUnsafeBufferPointer { all -> Int? in
-            guard let hit = memchr(all.baseAddress! + from, Int32(byte), all.count - from) else { return nil }
-            return all.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         }
     }
 
@@ -175,10 +172,29 @@ extension XMLReader {
         guard buffer.withUnsafeBytes({ UTF8Bytes.isValid(UnsafeRawBufferPointer(rebasing: $0[range])) }) else {
             throw .malformedInput("the XML file is not UTF-8")
         }
-        if let bad = buffer[range].firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+        if let bad = Self.firstForbidden(buffer, range) {
             throw .malformedInput("line \(line(of: base + bad)): a control character (byte \(buffer[bad])) that XML does not allow")
         }
         checked = end
+    }
+
+    /// The index of the first byte in `range` of `bytes` that is a C0 control but tab, LF and CR;
+    /// eight bytes at a time where none is below 0x20.
+    static func firstForbidden(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        bytes.withUnsafeBytes { held -> Int? in
+            var index = range.lowerBound
+            while index < range.upperBound {
+                // A word with no byte below 0x20 (the bit trick of "has less than": exact for 0x20 ≤ 0x80).
+                if range.upperBound - index >= 8 {
+                    let word = held.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 == 0 { index += 8; continue }
+                }
+                let byte = held[index]
+                if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { return index }
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// The end of the last whole UTF-8 character of `buffer` after `start`: a sequence cut by the

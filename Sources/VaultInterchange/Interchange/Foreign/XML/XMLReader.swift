@@ -87,8 +87,10 @@ public struct XMLReader {
     var lineMark = 0, lineAtMark = 1
     /// The attributes of the last start tag.
     public private(set) var attributes: [Attribute] = []
-    /// The names of the open elements, outermost first, one after the other, and where each starts.
+    /// The names of the open elements, outermost first, one after the other, and where each starts;
+    /// `openNames` past `openNamesEnd` is room left by closed elements (never shrunk: no work per end tag).
     private var openNames: [UInt8] = []
+    private var openNamesEnd = 0
     private var openStarts: [Int] = []
     /// An empty-element tag was read: its end comes next.
     private var pendingEnd = false
@@ -136,11 +138,16 @@ public struct XMLReader {
     /// The 1-based line of the document offset `offset`, counted from the last line asked for
     /// (`markLine`); an offset no longer held gets the line of the first byte held.
     public func line(of offset: Int) -> Int {
+        Self.line(of: offset, in: buffer, base: base, mark: lineMark, lineAtMark: lineAtMark)
+    }
+
+    /// `line(of:)` from the reader's parts (static: a mutating caller hands over no copy of the reader).
+    static func line(of offset: Int, in buffer: [UInt8], base: Int, mark lineMark: Int, lineAtMark: Int) -> Int {
         let target = min(max(offset, base), base + buffer.count)
         let mark = lineMark - base
         return target >= lineMark
-            ? lineAtMark + Self.newlines(in: buffer, mark..<(target - base))
-            : lineAtMark - Self.newlines(in: buffer, (target - base)..<mark)
+            ? lineAtMark + newlines(in: buffer, mark..<(target - base))
+            : lineAtMark - newlines(in: buffer, (target - base)..<mark)
     }
 
     /// The line of the current position, for messages.
@@ -185,28 +192,31 @@ public struct XMLReader {
                 let start = cursor
                 cursor = end
                 if openStarts.isEmpty {
-                    guard buffer[start..<end].allSatisfy(Self.isSpace) else { throw fail("text outside the root element", at: base + start) }
+                    guard Self.allSpace(buffer, start..<end) else { throw fail("text outside the root element", at: base + start) }
                     continue
                 }
-                let plain = !buffer[start..<end].contains { $0 == UInt8(ascii: "&") || $0 == 0x0D }
-                return .text((base + start)..<(base + end), plain: plain)
+                return .text((base + start)..<(base + end), plain: Self.isPlain(buffer, start..<end))
             }
-            if starts(with: "</") {
+            // The byte after '<' tells the markup apart: a start tag (most events) is told at once.
+            let second = cursor + 1 < buffer.count ? buffer[cursor + 1] : 0
+            if second == UInt8(ascii: "/") {
                 if streamed { _ = try find(UInt8(ascii: ">"), from: cursor + 2) }
                 return try readEndTag()
             }
-            if starts(with: "<!--") { try skip(past: "-->", from: 4, what: "comment"); continue }
-            if starts(with: "<![CDATA[") {
-                guard !openStarts.isEmpty else { throw fail("a CDATA section outside the root element") }
-                let start = base + cursor + 9
-                try skip(past: "]]>", from: 9, what: "CDATA section")
-                return .cdata(start..<(position - 3))
+            if second == UInt8(ascii: "!") {
+                if starts(with: "<!--") { try skip(past: "-->", from: 4, what: "comment"); continue }
+                if starts(with: "<![CDATA[") {
+                    guard !openStarts.isEmpty else { throw fail("a CDATA section outside the root element") }
+                    let start = base + cursor + 9
+                    try skip(past: "]]>", from: 9, what: "CDATA section")
+                    return .cdata(start..<(position - 3))
+                }
+                if starts(with: "<!DOCTYPE") || starts(with: "<!doctype") {
+                    throw fail("the XML has a document type declaration (<!DOCTYPE>); vaultfile refuses one, since its entities could expand without bound or read other files")
+                }
+                throw fail("a markup declaration ('<!') outside a document type declaration")
             }
-            if starts(with: "<!DOCTYPE") || starts(with: "<!doctype") {
-                throw fail("the XML has a document type declaration (<!DOCTYPE>); vaultfile refuses one, since its entities could expand without bound or read other files")
-            }
-            if starts(with: "<!") { throw fail("a markup declaration ('<!') outside a document type declaration") }
-            if starts(with: "<?") { try readProcessingInstruction(); continue }
+            if second == UInt8(ascii: "?") { try readProcessingInstruction(); continue }
             if streamed { _ = try findTagEnd() }
             return try readStartTag()
         }
@@ -273,12 +283,12 @@ public struct XMLReader {
         guard !(openStarts.isEmpty && rootSeen) else { throw fail("a second root element") }
         cursor += 1
         let name = try readName()
-        attributes.removeAll(keepingCapacity: true)
+        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
         while true {
             let hadSpace = skipSpaces()
             guard cursor < buffer.count else { throw fail("the document ends inside a start tag") }
             if buffer[cursor] == UInt8(ascii: ">") { cursor += 1; break }
-            if starts(with: "/>") { cursor += 2; pendingEnd = true; break }
+            if buffer[cursor] == UInt8(ascii: "/"), cursor + 1 < buffer.count, buffer[cursor + 1] == UInt8(ascii: ">") { cursor += 2; pendingEnd = true; break }
             guard hadSpace else { throw fail("a start tag that is not well-formed (expected a space, '>' or '/>')") }
             let attributeName = try readName()
             skipSpaces()
@@ -290,9 +300,9 @@ public struct XMLReader {
             }
             let quote = buffer[cursor]
             let start = cursor + 1
-            guard let end = buffer[start...].firstIndex(of: quote) else { throw fail("the document ends inside an attribute value") }
-            guard !buffer[start..<end].contains(UInt8(ascii: "<")) else { throw fail("'<' inside an attribute value") }
-            guard !attributes.contains(where: { buffer[relative($0.name)] == buffer[attributeName] }) else {
+            guard let end = Self.index(of: quote, in: buffer, start..<buffer.count) else { throw fail("the document ends inside an attribute value") }
+            guard Self.index(of: UInt8(ascii: "<"), in: buffer, start..<end) == nil else { throw fail("'<' inside an attribute value") }
+            for earlier in attributes where Self.same(buffer, (earlier.name.lowerBound - base)..<(earlier.name.upperBound - base), buffer, attributeName) {
                 throw fail("the attribute '\(String(decoding: buffer[attributeName], as: UTF8.self))' appears twice in one tag")
             }
             guard attributes.count < Self.maxAttributes else { throw fail("more than \(Self.maxAttributes) attributes in one tag") }
@@ -300,8 +310,15 @@ public struct XMLReader {
             cursor = end + 1
         }
         guard openStarts.count < Self.maxDepth else { throw fail("elements nest more than \(Self.maxDepth) levels deep") }
-        openStarts.append(openNames.count)
-        openNames.append(contentsOf: buffer[name])
+        openStarts.append(openNamesEnd)
+        let namesEnd = openNamesEnd + name.count
+        if openNames.count < namesEnd { openNames.append(contentsOf: repeatElement(0, count: namesEnd - openNames.count)) }
+        buffer.withUnsafeBufferPointer { held in
+            openNames.withUnsafeMutableBufferPointer { names in
+                _ = memcpy(names.baseAddress! + openNamesEnd, held.baseAddress! + name.lowerBound, name.count)
+            }
+        }
+        openNamesEnd = namesEnd
         rootSeen = true
         return .start((base + name.lowerBound)..<(base + name.upperBound))
     }
@@ -313,21 +330,23 @@ public struct XMLReader {
         skipSpaces()
         guard cursor < buffer.count, buffer[cursor] == UInt8(ascii: ">") else { throw fail("an end tag that is not well-formed") }
         cursor += 1
-        let shown = String(decoding: buffer[name], as: UTF8.self)
-        guard let top = openStarts.last else { throw fail("an end tag '</\(shown)>' with no element open", at: tagStart) }
-        guard openNames[top...].elementsEqual(buffer[name]) else {
-            throw fail("the end tag '</\(shown)>' does not close the element '\(openName)'", at: tagStart)
+        guard let top = openStarts.last else { throw fail("an end tag '</\(text(held: name))>' with no element open", at: tagStart) }
+        guard Self.same(openNames, top..<openNamesEnd, buffer, name) else {
+            throw fail("the end tag '</\(text(held: name))>' does not close the element '\(openName)'", at: tagStart)
         }
         popOpen()
         return .end
     }
 
     /// The innermost open element's name, for messages.
-    private var openName: String { openStarts.last.map { String(decoding: openNames[$0...], as: UTF8.self) } ?? "" }
+    private var openName: String { openStarts.last.map { String(decoding: openNames[$0..<openNamesEnd], as: UTF8.self) } ?? "" }
 
     private mutating func popOpen() {
-        openNames.removeSubrange(openStarts.removeLast()...)
+        openNamesEnd = openStarts.removeLast()
     }
+
+    /// The bytes at `range` of `buffer` as text (names in messages).
+    private func text(held range: Range<Int>) -> String { String(decoding: buffer[range], as: UTF8.self) }
 
     /// `<?target …?>`; the XML declaration's encoding, when it names one, must be UTF-8.
     private mutating func readProcessingInstruction() throws(VaultError) {
@@ -343,14 +362,21 @@ public struct XMLReader {
         }
     }
 
+    /// The bytes that end a name, as bits: tab, LF, CR, space, '"', "'", '/', '<', '=', '>'.
+    private static var nameEnds: UInt64 { 0x7000_8085_0000_2600 }
+
     /// A name at the cursor, as a range of `buffer`.
     private mutating func readName() throws(VaultError) -> Range<Int> {
         let start = cursor
-        while cursor < buffer.count {
-            let byte = buffer[cursor]
-            if Self.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
-                || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
-            cursor += 1
+        cursor = buffer.withUnsafeBufferPointer { held -> Int in
+            var index = start
+            while index < held.count {
+                let byte = held[index]
+                // Every byte that ends a name is below 64: one bit of `nameEnds` each.
+                if byte < 64, Self.nameEnds >> UInt64(byte) & 1 != 0 { break }
+                index += 1
+            }
+            return index
         }
         guard cursor > start else { throw fail("a tag without a name") }
         guard cursor - start <= Self.maxNameLength else { throw fail("a name longer than \(Self.maxNameLength) bytes") }
