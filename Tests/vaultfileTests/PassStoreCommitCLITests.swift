@@ -72,6 +72,7 @@ import Testing
                                   CLI.binary] + exportArguments(cli), extra: environment(cli), executable: Self.strace)
         #expect(result.status != 0, "\(result.stderr)")
         #expect(result.stderr.contains("moving .git into the new store"), "\(result.stderr)")
+        #expect(result.stderr.contains("store (the old store is as it was) failed:"), "the note after the path: \(result.stderr)")
         #expect(contents(cli) == before, "the store changed: \(contents(cli))")
         #expect(leftovers(cli).isEmpty, "\(leftovers(cli))")
     }

@@ -192,9 +192,10 @@ final class PassStoreFolder {
             }
         }
         func failure(_ operation: String, _ code: Int32) -> CLIError {
-            guard holdsKept else { return .io(operation: operation + " (the old store is as it was)", path: path, errno: code) }
-            return .io(operation: operation + " (\(moved.joined(separator: ", ")) could not be moved back: find them in \(shown(temporaryName)))",
-                       path: path, errno: code)
+            // The note follows the path: `io` reads "OPERATION PATH failed: REASON".
+            guard holdsKept else { return .io(operation: operation, path: path + " (the old store is as it was)", errno: code) }
+            return .io(operation: operation, path: path + " (\(moved.joined(separator: ", ")) could not be moved back: find them in \(shown(temporaryName)))",
+                       errno: code)
         }
         for kept in Self.keptOnOverwrite {
             if renameat(store, kept, root, kept) == 0 { moved.append(kept); continue }
