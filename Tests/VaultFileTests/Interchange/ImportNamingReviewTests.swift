@@ -36,6 +36,20 @@ import Testing
         #expect(ImportedLabels.storable("x\r\ny\u{85}") == "x  y ")
     }
 
+    @Test func test_entries_aFieldNamedAsItWasKeepsItsNameWhateverTheOrder() throws {
+        // recheck57 N1: `a b` (cleaned to a_b) before `a_b` took a_b and left `a_b` as a_b_2.
+        for order in [[("a b", "AB1"), ("a_b", "AB2")], [("a_b", "AB2"), ("a b", "AB1")]] {
+            var item = ForeignItem(title: "e", value: Array("pw".utf8))
+            item.fields = order.map { ForeignField(label: $0.0, value: Array($0.1.utf8)) } + [ForeignField(label: "title", value: Array("Dr".utf8))]
+            var source = ForeignImport(format: "test")
+            source.items = [item]
+            let imported = try source.entries(now: 1_700_000_000_000, options: ForeignBuildOptions())
+            let fields = try #require(imported.entries.first?.entry.fields)
+            #expect(Self.text(fields["a_b"]) == "AB2" && Self.text(fields["a_b_2"]) == "AB1", "\(order): \(fields.keys.sorted())")
+            #expect(Self.text(fields["title_2"]) == "Dr", "a reserved name still gives way")
+        }
+    }
+
     @Test func test_resolve_anInjectedLabelsLineNeverNamesAnotherField() throws {
         // A vault an earlier import wrote: its label's newline and tab made a line of their own.
         let vault = try Self.vault([("site", "REALPASSWORD", ["username": "alice", "a_username_api_key": "a",

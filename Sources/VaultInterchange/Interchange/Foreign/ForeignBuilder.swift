@@ -160,7 +160,7 @@ enum ForeignBuilder {
         fields.putURLLabels(item.urlLabels)
         // The reader's facts (`tags`, `favorite`…) before the custom fields, whose names give way to them.
         for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
-        for field in item.fields { fields.putCustom(label: field.label, field.value, entry: name, tally: &outcome.fieldRenamings, custom: true) }
+        fields.putCustomFields(item.fields, entry: name, tally: &outcome.fieldRenamings)
         for attachment in item.attachments {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.
@@ -216,7 +216,7 @@ enum ForeignBuilder {
             set.putURLLabels(version.urlLabels)
             var untallied = FieldRenamingTally()
             for extra in version.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
-            for field in version.fields { set.putCustom(label: field.label, field.value, entry: name, tally: &untallied, custom: true) }
+            set.putCustomFields(version.fields, entry: name, tally: &untallied)
             for attachment in version.attachments
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
                 set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
@@ -288,6 +288,23 @@ private struct FieldSet {
         for (position, label) in urlLabels.sorted(by: { $0.key < $1.key }) where position > 0 && has("url\(position + 1)") {
             labels.append("url\(position + 1)\t\(ImportedLabels.storable(label))")
         }
+    }
+
+    /// Puts the source's custom fields: first each whose label is already a field name of no
+    /// reserved meaning (it keeps that name), then the others cleaned and numbered around them, so
+    /// that `a_b` stays `a_b` beside `a b` (`a_b_2`) in either order: a field is reached by the name
+    /// it had in the source whenever that name was one.
+    mutating func putCustomFields(_ list: [ForeignField], entry: String, tally: inout FieldRenamingTally) {
+        var renamed: [Int] = []
+        for (index, field) in list.enumerated() {
+            guard sameUTF8(ImportedNameCleaner.fieldName(fromLabel: field.label), field.label),
+                  ForeignBuilder.reservedMeaning(of: field.label) == nil else {
+                renamed.append(index)
+                continue
+            }
+            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true)
+        }
+        for index in renamed { putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: true) }
     }
 
     /// Puts a field under its label made a field name, numbered when taken; each change tallied.
