@@ -302,7 +302,7 @@ private struct FieldSet {
                 renamed.append(index)
                 continue
             }
-            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true)
+            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true, cleaned: field.label)
         }
         for index in renamed { putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: true) }
     }
@@ -310,11 +310,12 @@ private struct FieldSet {
     /// Puts a field under its label made a field name, numbered when taken; each change tallied.
     /// A `custom` field (the source's own, not a fact the reader set) whose name vaultfile reads
     /// as more than a field (`ForeignBuilder.reservedMeaning`) is numbered too. An empty value puts
-    /// nothing unless `keepEmpty` (an attachment).
+    /// nothing unless `keepEmpty` (an attachment). `cleaned`: the label made a field name, when the
+    /// caller already made it (`putCustomFields`), so that it is not made twice per field.
     mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally, keepEmpty: Bool = false,
-                            custom: Bool = false) {
+                            custom: Bool = false, cleaned given: String? = nil) {
         guard keepEmpty || !value.isEmpty else { return }
-        let cleaned = ImportedNameCleaner.fieldName(fromLabel: label)
+        let cleaned = given ?? ImportedNameCleaner.fieldName(fromLabel: label)
         var field = cleaned
         if custom, ForeignBuilder.reservedMeaning(of: cleaned) != nil {
             var number = 2
