@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `vaultfile exec`: `--only` under `--prefix`, binary entries, commands that cannot start, and
-/// fields. (Name mapping, exit statuses and clashes are in ScriptingCLITests; the child's
+/// `vaultfile exec`: `--only` under `--prefix`, binary entries, commands that cannot start,
+/// fields, and signals passed on to the command. (Name mapping, exit statuses and clashes are in ScriptingCLITests; the child's
 /// environment and descriptors in ChildProcessCLITests.)
 @Suite struct ExecCLITests {
 
@@ -104,5 +104,66 @@ import Testing
         #expect(try cli.run(["set", "app/db/user"] + cli.unlock(), stdin: bytes("x")).status == 0)
         let clash = try cli.run(["exec", "--fields"] + cli.unlock() + ["--", "true"])
         #expect(clash.status == 2 && clash.stderr.contains("'app/db#user'") && clash.stderr.contains("'app/db/user'"), "\(clash.stderr)")
+    }
+
+    // MARK: - Signals
+
+    /// A command that writes its process id to `ready` once its traps are set, then waits.
+    private func waitingCommand(traps: String, _ cli: CLI) -> [String] {
+        ["--", "sh", "-c", "\(traps); echo $$ > \(cli.path("ready.tmp")); mv \(cli.path("ready.tmp")) \(cli.path("ready")); while :; do sleep 0.05; done"]
+    }
+
+    /// The command's process id once it is ready; nil after 30 s.
+    private func commandPid(_ cli: CLI) -> pid_t? {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: cli.path("ready"), encoding: .utf8),
+               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) { return pid }
+            usleep(10_000)
+        }
+        return nil
+    }
+
+    /// Waits at most 30 s for `running` to end, then for its `command` to be gone. A command left
+    /// running (the failure looked for) is killed before the outputs are read, since it holds
+    /// vaultfile's output pipes open. Nil when vaultfile did not end.
+    private func finish(_ running: CLI.Running, command: pid_t) -> (result: CLI.Result, commandOutlivedIt: Bool)? {
+        let deadline = Date().addingTimeInterval(30)
+        while running.isRunning && Date() < deadline { usleep(10_000) }
+        let ended = !running.isRunning
+        let outlived = ended && kill(command, 0) == 0
+        kill(command, SIGKILL)
+        if !ended { kill(running.pid, SIGKILL) }
+        let result = running.finish()
+        return ended ? (result, outlived) : nil
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func test_exec_passesASignalOnToTheCommandAndExitsWithItsStatus(signal: Int32) throws {
+        let cli = try CLI.withVault(["app/token": "t"]); defer { cli.directory.remove() }
+        let running = try cli.start(["exec"] + cli.unlock()
+            + waitingCommand(traps: "trap 'echo \"caught $APP_TOKEN\"; exit 7' TERM INT HUP", cli))
+        defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
+        let command = try #require(commandPid(cli), "the command never started")
+        kill(running.pid, signal)
+        let (result, outlived) = try #require(finish(running, command: command), "exec did not end after signal \(signal)")
+        #expect(!outlived, "the command ran on after vaultfile ended")
+        #expect(!result.endedBySignal && result.status == 7, "\(result.status): \(result.stderr)")
+        #expect(result.text == "caught t\n", "the command's trap did not run: \(result.text)")
+    }
+
+    @Test func test_exec_waitsForACommandThatIgnoresTheSignalAndTakesItsEnding() throws {
+        let cli = try CLI.withVault(["app/token": "t"]); defer { cli.directory.remove() }
+        let running = try cli.start(["exec"] + cli.unlock() + waitingCommand(traps: "trap '' TERM", cli))
+        defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
+        let command = try #require(commandPid(cli), "the command never started")
+        kill(running.pid, SIGTERM)
+        usleep(300_000)
+        let stillWaiting = running.isRunning
+        #expect(stillWaiting, "vaultfile ended while its command still ran")
+        #expect(kill(command, 0) == 0, "the command did not outlive an ignored SIGTERM")
+        if stillWaiting { kill(command, SIGKILL) }
+        let (result, _) = try #require(finish(running, command: command), "exec did not end after its command")
+        if stillWaiting { #expect(!result.endedBySignal && result.status == 128 + SIGKILL, "\(result.status): \(result.stderr)") }
     }
 }

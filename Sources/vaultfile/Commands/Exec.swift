@@ -104,6 +104,15 @@ extension VaultfileCommand {
             // Nor may it ask the agent: a nested vaultfile would reach entries outside --prefix/--only.
             if !allowNested { environment["VAULTFILE_NO_AGENT"] = "1" }
             let child: Subprocess.Child
+            // The fatal signals wait from just before the start until they are passed on to the
+            // command (`SignalCleanup.forwardSignals`): a supervisor's SIGTERM in between neither
+            // ends vaultfile while its command runs on unwatched, nor is lost. The command starts
+            // with the mask vaultfile inherited (`Subprocess`), not this one.
+            var fatal = sigset_t(), before = sigset_t()
+            sigemptyset(&fatal)
+            for signal in SignalCleanup.fatal { sigaddset(&fatal, signal) }
+            pthread_sigmask(SIG_BLOCK, &fatal, &before)
+            defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
             do {
                 child = try Subprocess.start(command, environment: environment, unlockSources: allowNested ? .passedOn : .withheld)
             } catch {
@@ -114,6 +123,10 @@ extension VaultfileCommand {
                     ? "\(bindings.count) variables were exported: choose fewer with --prefix or --only" : nil)
                 throw ExitCode(.cannotRun)
             }
+            SignalCleanup.forwardSignals(to: child.pid)
+            pthread_sigmask(SIG_SETMASK, &before, nil)
+            Subprocess.waitUntilExited(child.pid)
+            SignalCleanup.stopForwarding()
             throw ExitCode(.command(Subprocess.wait(child.pid)))
         }
 

@@ -33,9 +33,12 @@ enum SignalCleanup {
         TemporaryFiles.prepare()
         _ = folderState.load(ordering: .relaxed)
         _ = child.load(ordering: .relaxed)
+        _ = forwardTarget.load(ordering: .relaxed)
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { signal in SignalCleanup.handle(signal) }
-        action.sa_flags = SA_RESTART
+        action.__sigaction_handler.sa_sigaction = { signal, info, _ in
+            SignalCleanup.handle(signal, sentByTheKernel: (info?.pointee.si_code ?? 0) > 0)
+        }
+        action.sa_flags = SA_RESTART | SA_SIGINFO
         // A second signal waits until the first one's removal is done (the handler then exits).
         sigemptyset(&action.sa_mask)
         for signal in fatal { sigaddset(&action.sa_mask, signal) }
@@ -100,7 +103,7 @@ enum SignalCleanup {
         defer {
             deferring.store(false, ordering: .sequentiallyConsistent)
             let signal = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
-            if signal != 0 { handle(signal) }
+            if signal != 0 { handle(signal, sentByTheKernel: false) }
         }
         return try body()
     }
@@ -149,13 +152,40 @@ enum SignalCleanup {
         child.store(0, ordering: .sequentiallyConsistent)
     }
 
+    // MARK: The command of exec
+
+    /// The process id of `exec`'s command, to which the fatal signals are passed on; 0 when none.
+    private static let forwardTarget = Atomic<Int32>(0)
+
+    /// Starts passing the fatal signals on to `pid` (`exec`'s command) instead of ending vaultfile,
+    /// which waits for the command and exits with its status, as `env`, `sudo` and `timeout` do. A
+    /// signal sent with kill(2) to vaultfile alone (a supervisor's SIGTERM) is sent on; one the
+    /// kernel sent (Ctrl-C, Ctrl-\\ and a hang-up go to the terminal's whole foreground process
+    /// group, the command included) is not sent a second time. Call `stopForwarding` once the
+    /// command has exited and before reaping it (`Subprocess.waitUntilExited`), so that a reused
+    /// process id is never signalled.
+    static func forwardSignals(to pid: pid_t) {
+        forwardTarget.store(pid, ordering: .sequentiallyConsistent)
+    }
+
+    /// Stops passing signals on: the command has exited.
+    static func stopForwarding() {
+        forwardTarget.store(0, ordering: .sequentiallyConsistent)
+    }
+
     // MARK: Private
 
-    /// The handler: removes what is registered and exits 128 + `signal`; with nothing registered,
-    /// takes the signal's default action (delivered again when the handler returns).
-    private static func handle(_ signal: Int32) {
+    /// The handler: passes the signal on to `exec`'s command while there is one; else removes what
+    /// is registered and exits 128 + `signal`, or with nothing registered takes the signal's default
+    /// action (delivered again when the handler returns).
+    private static func handle(_ signal: Int32, sentByTheKernel: Bool) {
         if deferring.load(ordering: .sequentiallyConsistent) {
             _ = pendingSignal.compareExchange(expected: 0, desired: signal, ordering: .sequentiallyConsistent)
+            return
+        }
+        let command = forwardTarget.load(ordering: .sequentiallyConsistent)
+        if command > 0 {
+            if !sentByTheKernel { kill(command, signal) }
             return
         }
         if removeRegistered() > 0 { _exit(ExitStatus.killed(by: signal).rawValue) }
