@@ -164,6 +164,26 @@ import Testing
         #expect(kill(command, 0) == 0, "the command did not outlive an ignored SIGTERM")
         if stillWaiting { kill(command, SIGKILL) }
         let (result, _) = try #require(finish(running, command: command), "exec did not end after its command")
-        if stillWaiting { #expect(!result.endedBySignal && result.status == 128 + SIGKILL, "\(result.status): \(result.stderr)") }
+        if stillWaiting { #expect(result.endedBySignal && result.status == SIGKILL, "\(result.status): \(result.stderr)") }
+    }
+
+    @Test func test_exec_endsBySignalWhenTheSignalEndedTheCommand() throws {
+        let cli = try CLI.withVault(["app/token": "t"]); defer { cli.directory.remove() }
+        let running = try cli.start(["exec"] + cli.unlock() + waitingCommand(traps: ":", cli))
+        defer { if running.isRunning { kill(running.pid, SIGKILL); _ = running.finish() } }
+        let command = try #require(commandPid(cli), "the command never started")
+        kill(running.pid, SIGTERM)
+        let (result, outlived) = try #require(finish(running, command: command), "exec did not end after SIGTERM")
+        #expect(!outlived, "the command ran on after vaultfile ended")
+        // A shell sees 143 either way; a script's loop stops only when vaultfile itself ends by the signal.
+        #expect(result.endedBySignal && result.status == SIGTERM, "\(result.status): \(result.stderr)")
+    }
+
+    @Test func test_exec_takesTheCommandsStatusWhenSIGCHLDWasInheritedIgnored() throws {
+        let cli = try CLI.withVault(["app/token": "t"]); defer { cli.directory.remove() }
+        // perl-base is in every Debian system; dash's `trap '' CHLD` does not reach an exec'd program.
+        let result = try cli.run(["-e", "$SIG{CHLD} = 'IGNORE'; exec @ARGV or die", CLI.binary, "exec"] + cli.unlock() + ["--", "sh", "-c", "exit 3"],
+                                 executable: "/usr/bin/perl")
+        #expect(result.status == 3, "\(result.status): \(result.stderr)")
     }
 }

@@ -127,7 +127,11 @@ extension VaultfileCommand {
             pthread_sigmask(SIG_SETMASK, &before, nil)
             Subprocess.waitUntilExited(child.pid)
             SignalCleanup.stopForwarding()
-            throw ExitCode(.command(Subprocess.wait(child.pid)))
+            let (status, signal) = Subprocess.ending(child.pid)
+            // A command a signal ended ends vaultfile with that signal, as `timeout` and `sudo` do:
+            // a shell running a loop of `vaultfile exec` then stops at Ctrl-C as it would without it.
+            if let signal { SignalCleanup.endBySignal(signal) }
+            throw ExitCode(.command(signal.map { 128 + $0 } ?? status))
         }
 
         /// The values and fields to export, with their text, in name order: entries under `prefix`

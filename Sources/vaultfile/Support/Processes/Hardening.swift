@@ -27,6 +27,9 @@ enum Hardening {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
         _ = vaultfile_set_not_dumpable()
         signal(SIGXFSZ, SIG_IGN)
+        // An ignored SIGCHLD (inherited through exec) has the kernel reap every child unasked:
+        // waitpid would then fail and a child's ending be lost (exec's status, a tool's failure).
+        signal(SIGCHLD, SIG_DFL)
         SignalCleanup.install()
         EnvironmentPassword.take()
         EnvironmentIdentity.take()

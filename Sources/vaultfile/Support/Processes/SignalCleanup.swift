@@ -36,7 +36,10 @@ enum SignalCleanup {
         _ = forwardTarget.load(ordering: .relaxed)
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = { signal, info, _ in
-            SignalCleanup.handle(signal, sentByTheKernel: (info?.pointee.si_code ?? 0) > 0)
+            // si_code > 0: sent by the kernel (SI_KERNEL: a terminal's keys and hang-up, timers);
+            // else by a process (kill, sigqueue, tgkill), whose id is si_pid.
+            guard let info, info.pointee.si_code <= 0 else { return SignalCleanup.handle(signal, sender: nil) }
+            SignalCleanup.handle(signal, sender: info.pointee._sifields._kill.si_pid)
         }
         action.sa_flags = SA_RESTART | SA_SIGINFO
         // A second signal waits until the first one's removal is done (the handler then exits).
@@ -103,7 +106,7 @@ enum SignalCleanup {
         defer {
             deferring.store(false, ordering: .sequentiallyConsistent)
             let signal = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
-            if signal != 0 { handle(signal, sentByTheKernel: false) }
+            if signal != 0 { handle(signal, sender: 0) }
         }
         return try body()
     }
@@ -158,12 +161,10 @@ enum SignalCleanup {
     private static let forwardTarget = Atomic<Int32>(0)
 
     /// Starts passing the fatal signals on to `pid` (`exec`'s command) instead of ending vaultfile,
-    /// which waits for the command and exits with its status, as `env`, `sudo` and `timeout` do. A
-    /// signal sent with kill(2) to vaultfile alone (a supervisor's SIGTERM) is sent on; one the
-    /// kernel sent (Ctrl-C, Ctrl-\\ and a hang-up go to the terminal's whole foreground process
-    /// group, the command included) is not sent a second time. Call `stopForwarding` once the
-    /// command has exited and before reaping it (`Subprocess.waitUntilExited`), so that a reused
-    /// process id is never signalled.
+    /// which waits for the command and ends as it ended, as `sudo` and `timeout` do. A signal that
+    /// the command got itself is not sent a second time (`reachedTheCommand`). Call
+    /// `stopForwarding` once the command has exited and before reaping it
+    /// (`Subprocess.waitUntilExited`), so that a reused process id is never signalled.
     static func forwardSignals(to pid: pid_t) {
         forwardTarget.store(pid, ordering: .sequentiallyConsistent)
     }
@@ -173,19 +174,48 @@ enum SignalCleanup {
         forwardTarget.store(0, ordering: .sequentiallyConsistent)
     }
 
+    /// Ends vaultfile with `signal`'s default action, as the command it ran ended. Returns (the
+    /// caller then exits 128 + `signal`) only for a signal whose default action does not end a
+    /// process. No core is written (`Hardening`).
+    static func endBySignal(_ signal: Int32) {
+        Glibc.signal(signal, SIG_DFL)
+        var only = sigset_t()
+        sigemptyset(&only)
+        sigaddset(&only, signal)
+        pthread_sigmask(SIG_UNBLOCK, &only, nil)
+        raise(signal)
+    }
+
+    /// Whether `signal`, from `sender` (nil: the kernel), reached `command` without vaultfile: the
+    /// kernel sends a terminal's Ctrl-C, Ctrl-\\ and hang-up to its whole foreground process
+    /// group, the command included while it stays in vaultfile's group; the command's own signal to
+    /// vaultfile is not sent back to it. Anything else is passed on: a supervisor's kill of
+    /// vaultfile, a timer of the kernel, a terminal's key when the command left the group. A
+    /// signal sent to the whole group (`kill -- -PGID`, `timeout` without `--foreground`) cannot be
+    /// told from one sent to vaultfile alone (it would take `sudo`'s rule, not passing on what a
+    /// process of vaultfile's own group sent, which leaves a script's `kill $!` waiting forever), so
+    /// the command gets that one twice; the man page says so. getpgid and getpgrp are plain system
+    /// calls, safe in a handler.
+    private static func reachedTheCommand(_ signal: Int32, from sender: pid_t?, command: pid_t) -> Bool {
+        guard let sender else {
+            return (signal == SIGINT || signal == SIGQUIT || signal == SIGHUP) && getpgid(command) == getpgrp()
+        }
+        return sender == command
+    }
+
     // MARK: Private
 
     /// The handler: passes the signal on to `exec`'s command while there is one; else removes what
     /// is registered and exits 128 + `signal`, or with nothing registered takes the signal's default
     /// action (delivered again when the handler returns).
-    private static func handle(_ signal: Int32, sentByTheKernel: Bool) {
+    private static func handle(_ signal: Int32, sender: pid_t?) {
         if deferring.load(ordering: .sequentiallyConsistent) {
             _ = pendingSignal.compareExchange(expected: 0, desired: signal, ordering: .sequentiallyConsistent)
             return
         }
         let command = forwardTarget.load(ordering: .sequentiallyConsistent)
         if command > 0 {
-            if !sentByTheKernel { kill(command, signal) }
+            if !reachedTheCommand(signal, from: sender, command: command) { kill(command, signal) }
             return
         }
         if removeRegistered() > 0 { _exit(ExitStatus.killed(by: signal).rawValue) }

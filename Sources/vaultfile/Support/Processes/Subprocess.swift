@@ -136,10 +136,22 @@ enum Subprocess {
 
     /// Waits for `pid`; returns its exit status, or 128 + the signal that killed it.
     static func wait(_ pid: pid_t) -> Int32 {
+        let (status, signal) = ending(pid)
+        return signal.map { 128 + $0 } ?? status
+    }
+
+    /// Waits for `pid`; returns its exit status, or the signal that killed it (status 0 then).
+    /// An ending that cannot be read (waitpid fails: no such child) is a failure, status 1, never
+    /// a success; `Hardening` gives SIGCHLD its default action, since an inherited ignored SIGCHLD
+    /// makes the kernel reap children unasked.
+    static func ending(_ pid: pid_t) -> (status: Int32, signal: Int32?) {
         var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+        var result = waitpid(pid, &waitStatus, 0)
+        while result < 0 && errno == EINTR { result = waitpid(pid, &waitStatus, 0) }
+        guard result == pid else { return (1, nil) }
+        // WIFSIGNALED/WTERMSIG are macros Swift cannot import: the low 7 bits hold the signal.
         let signal = waitStatus & 0x7F
-        return signal == 0 ? (waitStatus >> 8) & 0xFF : 128 + signal
+        return signal == 0 ? ((waitStatus >> 8) & 0xFF, nil) : (0, signal)
     }
 
     // MARK: Private
