@@ -35,6 +35,13 @@ extension XMLReader {
                 if ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high) != 0 { return false }
                 index += 8
             }
+            // The last bytes as the word that ends there (it overlaps bytes already checked).
+            if index < range.upperBound, range.count >= 8 {
+                let word = held.loadUnaligned(fromByteOffset: range.upperBound - 8, as: UInt64.self)
+                let amp = word ^ 0x2626_2626_2626_2626, cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+                return ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high) == 0
+            }
             while index < range.upperBound {
                 if held[index] == UInt8(ascii: "&") || held[index] == 0x0D { return false }
                 index += 1
@@ -100,6 +107,7 @@ extension XMLReader {
     public func isWhiteSpace(_ range: Range<Int>) -> Bool { Self.allSpace(buffer, relative(range)) }
 
     /// `body` of the bytes at `range`, where they lie (valid until the next event).
+    @inline(__always)
     public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let held = relative(range)
         return buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[held])) }
@@ -107,10 +115,84 @@ extension XMLReader {
 
     /// The value of the last start tag's attribute `name`, references resolved; nil when absent.
     public func attribute(_ name: StaticString) throws(VaultError) -> [UInt8]? {
-        guard let found = attributes.first(where: { matches($0.name, name) }) else { return nil }
+        guard let found = attribute(named: name) else { return nil }
         var value: [UInt8] = []
         try decode(found.value, into: &value)
         return value
+    }
+
+    // MARK: Elements read without events
+
+    /// A position to name in a later message (`line(at:)`).
+    public struct Place {
+        let offset: Int
+        /// Counted when the place was taken (a streamed reader may drop its bytes before the message).
+        let line: Int?
+    }
+
+    /// Where the next event starts, to name later: a streamed reader counts its line now (as
+    /// `markLine()`), a reader of one buffer when asked (every byte stays: the count is the same).
+    public mutating func place() -> Place {
+        streamed ? Place(offset: position, line: markLine()) : Place(offset: position, line: nil)
+    }
+
+    /// The 1-based line of `place` (the line mark moves there, as `markLine()` moves it).
+    public mutating func line(at place: Place) -> Int {
+        if let line = place.line { return line }
+        moveLineMark(to: place.offset)
+        return lineAtMark
+    }
+
+    /// The text of an element `name` when the document goes on, from the cursor, with white
+    /// space, `<name>`, text that holds no reference and no CR, and `</name>`, all held: the
+    /// reader moves past them and returns where the text lies in the document. These are what
+    /// `next()` (the white space skipped as a caller of KeePass's elements skips it) and
+    /// `withText` read there, with the same result. Nil, nothing read, when anything else comes
+    /// next (then read it with `next()`). A place in the text (`Place(offset:)`) may be named
+    /// until the next read.
+    public mutating func textElement(_ name: StaticString) -> Range<Int>? {
+        guard !pendingEnd, openCount > 0, openCount < Self.maxDepth else { return nil }
+        let count = name.utf8CodeUnitCount
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        guard buffer.count - index > count + 1, buffer[index] == UInt8(ascii: "<"), Self.spells(buffer, at: index + 1, name),
+              buffer[index + 1 + count] == UInt8(ascii: ">") else { return nil }
+        let start = index + count + 2
+        guard let lessThan = Self.index(of: UInt8(ascii: "<"), in: buffer, start..<buffer.count),
+              buffer.count - lessThan > count + 2, buffer[lessThan + 1] == UInt8(ascii: "/"), Self.spells(buffer, at: lessThan + 2, name),
+              buffer[lessThan + 2 + count] == UInt8(ascii: ">"), Self.isPlain(buffer, start..<lessThan) else { return nil }
+        cursor = lessThan + count + 3
+        attributeCount = 0
+        return (base + start)..<(base + lessThan)
+    }
+
+    /// Reads the start tag of an element `name` when it comes next (after white space, held), as
+    /// `next()` reads it, attributes and errors alike: true; false, nothing read, otherwise.
+    public mutating func start(_ name: StaticString) throws(VaultError) -> Bool {
+        guard !pendingEnd, openCount > 0 else { return false }
+        let count = name.utf8CodeUnitCount
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        // The name ends where `readName` would end it.
+        guard buffer.count - index > count + 1, buffer[index] == UInt8(ascii: "<"), Self.spells(buffer, at: index + 1, name),
+              buffer[index + 1 + count] < 64, Self.nameEnds >> UInt64(buffer[index + 1 + count]) & 1 != 0 else { return false }
+        cursor = index
+        if streamed { _ = try findTagEnd() }
+        _ = try readStartTag()
+        return true
+    }
+
+    /// Whether `bytes` from `index` on spell `name` (the caller checked that they are held).
+    @inline(__always)
+    static func spells(_ bytes: [UInt8], at index: Int, _ name: StaticString) -> Bool {
+        bytes.withUnsafeBufferPointer { held in memcmp(held.baseAddress! + index, name.utf8Start, name.utf8CodeUnitCount) == 0 }
+    }
+
+    /// The last start tag's attribute `name`, or nil.
+    @inline(__always)
+    func attribute(named name: StaticString) -> Attribute? {
+        for index in 0..<attributeCount where matches(attributeList[index].name, name) { return attributeList[index] }
+        return nil
     }
 
     /// The bytes at `range` as text (names in messages).
