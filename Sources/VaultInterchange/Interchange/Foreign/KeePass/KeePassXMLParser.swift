@@ -99,6 +99,8 @@ public struct KeePassXMLParser {
 
     /// The next start tag or end, skipping whitespace between elements; text there is refused.
     private mutating func nextElement() throws(VaultError) -> XMLReader.Event {
+        // A plain start tag or the open element's end tag (most events), read in one step.
+        if let tag = reader.nextTag() { return tag }
         while true {
             let event = try reader.next()
             switch event {
@@ -323,11 +325,14 @@ public struct KeePassXMLParser {
         // walk below then reads what follows, as it would have read these.
         if let text = reader.textElement("Key") {
             (key, kind) = reader.withBytes(text, Self.key)
-            if let text = reader.textElement("Value") {
-                (value, protected) = (reader.withBytes(text) { Array($0) }, false)
+            // `<Value>` or `<Value ProtectInMemory="True">`: protected as `readValue` finds it.
+            if let read = reader.textElement("Value", trueAttribute: "ProtectInMemory") {
+                (value, protected) = (reader.withBytes(read.text) { Array($0) }, read.attribute)
             } else if try reader.start("Value") {
                 (value, protected) = try readValue(key: key, at: place)
             }
+            // `</String>` at once: what the walk below would read first, and end with.
+            if let key, reader.end() { return KeePassString(key: key, kind: kind, value: value ?? [], protected: protected) }
         }
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "Key") {
@@ -400,6 +405,7 @@ public struct KeePassXMLParser {
             if let text = reader.textElement("CreationTime") { times.created = try time(at: text); continue }
             break
         }
+        if reader.end() { return times }
         try children { (parser, name) throws(VaultError) in
             let line = parser.reader.place()
             if parser.reader.matches(name, "CreationTime") { times.created = try parser.readTime("CreationTime", at: line) }

@@ -75,12 +75,14 @@ enum KeePassXMLReader {
             for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
             if let sink {
                 guard !sink.declined else { return }  // read on for the losses and errors; the plain read builds
-                var item = Self.item(&entry, folders: folders, notKept: &notKept)
+                var item = ForeignItem(folders: folders)
+                Self.fill(&item, from: &entry, notKept: &notKept)
                 guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
                 result.add(&item, to: sink)
                 return
             }
-            var item = Self.item(&entry, folders: folders, notKept: &notKept)
+            var item = ForeignItem(folders: folders)
+            Self.fill(&item, from: &entry, notKept: &notKept)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
                 item.attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
@@ -206,10 +208,11 @@ enum KeePassXMLReader {
         }
     }
 
-    /// One entry as an item; what it holds that the item cannot is counted in `notKept`. The
-    /// password's and the custom attributes' values are taken from `entry` (moved, not shared:
-    /// the item's secrets are then its own to wipe in place), which keeps the rest.
-    private static func item(_ entry: inout KeePassEntry, folders: [String], notKept: inout [String: Int]) -> ForeignItem {
+    /// Fills `item` (its folders set) with one entry; what the entry holds that the item cannot
+    /// is counted in `notKept`. The password's and the custom attributes' values are taken from
+    /// `entry` (moved, not shared: the item's secrets are then its own to wipe in place), which
+    /// keeps the rest. (Filled in place: an item returned was copied once more.)
+    private static func fill(_ item: inout ForeignItem, from entry: inout KeePassEntry, notKept: inout [String: Int]) {
         // The first string of each standard key (as `KeePassEntry.string(_:)` finds it), told by
         // the kinds the parser gave the keys; and whether any key is one a TOTP is read from.
         var title: Int?, userName: Int?, password: Int?, url: Int?, notes: Int?
@@ -232,7 +235,8 @@ enum KeePassXMLReader {
         let titleText = text(title) ?? ""
         let (userNameText, notesText, urlText) = (text(userName), text(notes), text(url))
         let totp = mayHoldTOTP ? KeePassTOTP.totp(of: entry.strings, title: titleText) : nil
-        var item = ForeignItem(folders: folders, title: titleText, value: password.map { taken(&entry.strings[$0].value) } ?? [])
+        item.title = titleText
+        if let password { item.value = taken(&entry.strings[password].value) }
         item.username = userNameText
         item.notes = notesText
         item.totp = totp?.totp
@@ -266,7 +270,8 @@ enum KeePassXMLReader {
         // entry itself carries (icons, colours, UUIDs…) is counted once, for the entry.
         for version in entry.history.indices {
             var counted: [String: Int] = [:]
-            let was = Self.item(&entry.history[version], folders: folders, notKept: &counted)
+            var was = ForeignItem(folders: item.folders)
+            Self.fill(&was, from: &entry.history[version], notKept: &counted)
             var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: entry.history[version].times.modified)
             kept.title = was.title == titleText ? nil : was.title
             (kept.urls, kept.urlLabels, kept.totp) = (was.urls, was.urlLabels, was.totp)
@@ -289,7 +294,6 @@ enum KeePassXMLReader {
             let what = Self.otherElementPrefix + "<\(element.prefix(64))>"
             lost(notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
         }
-        return item
     }
 
     /// The bytes `bytes` held, leaving it empty: the caller's copy is then the only one.

@@ -151,19 +151,80 @@ extension XMLReader {
     /// next (then read it with `next()`). A place in the text (`Place(offset:)`) may be named
     /// until the next read.
     public mutating func textElement(_ name: StaticString) -> Range<Int>? {
+        textElement(name, trueAttribute: nil)?.text
+    }
+
+    /// `textElement(_:)` of an element whose start tag may also be `<name attribute="True">`
+    /// (KeePass's `<Value ProtectInMemory="True">`, exactly so): whether it was, with the text.
+    /// The attribute is then the last start tag's, as `next()` leaves it.
+    public mutating func textElement(_ name: StaticString, trueAttribute attribute: StaticString?) -> (text: Range<Int>, attribute: Bool)? {
         guard !pendingEnd, openCount > 0, openCount < Self.maxDepth else { return nil }
         let count = name.utf8CodeUnitCount
         var index = cursor
         while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
-        guard buffer.count - index > count + 1, buffer[index] == UInt8(ascii: "<"), Self.spells(buffer, at: index + 1, name),
-              buffer[index + 1 + count] == UInt8(ascii: ">") else { return nil }
-        let start = index + count + 2
+        guard buffer.count - index > count + 1, buffer[index] == UInt8(ascii: "<"), Self.spells(buffer, at: index + 1, name) else { return nil }
+        var start = index + count + 2
+        var given: Attribute?
+        if buffer[index + 1 + count] != UInt8(ascii: ">") {
+            // ` attribute="True">`: a space, the name, `="True"`, '>'.
+            guard let attribute, buffer[index + 1 + count] == UInt8(ascii: " ") else { return nil }
+            let nameAt = index + count + 2, length = attribute.utf8CodeUnitCount
+            guard buffer.count - nameAt > length + 8, Self.spells(buffer, at: nameAt, attribute), Self.spells(buffer, at: nameAt + length, "=\"True\">") else {
+                return nil
+            }
+            given = Attribute(name: (base + nameAt)..<(base + nameAt + length), value: (base + nameAt + length + 2)..<(base + nameAt + length + 6))
+            start = nameAt + length + 8
+        }
         guard let lessThan = Self.index(of: UInt8(ascii: "<"), in: buffer, start..<buffer.count),
               buffer.count - lessThan > count + 2, buffer[lessThan + 1] == UInt8(ascii: "/"), Self.spells(buffer, at: lessThan + 2, name),
               buffer[lessThan + 2 + count] == UInt8(ascii: ">"), Self.isPlain(buffer, start..<lessThan) else { return nil }
         cursor = lessThan + count + 3
         attributeCount = 0
-        return (base + start)..<(base + lessThan)
+        if let given {
+            if attributeList.isEmpty { attributeList.append(given) } else { attributeList[0] = given }
+            attributeCount = 1
+        }
+        return ((base + start)..<(base + lessThan), given != nil)
+    }
+
+    /// The next event when it is, after white space (held), a start tag without attributes
+    /// (`<name>`) or the end tag of the innermost open element, inside the root element: read as
+    /// `next()` reads it (the white space skipped as a caller of KeePass's elements skips it).
+    /// Nil, nothing read, when anything else comes next (then read it with `next()`).
+    public mutating func nextTag() -> Event? {
+        guard !pendingEnd, openCount > 0 else { return nil }
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        guard buffer.count - index > 2, buffer[index] == UInt8(ascii: "<") else { return nil }
+        let first = buffer[index + 1]
+        if first == UInt8(ascii: "/") {
+            guard let after = endOfOpenEndTag(at: index + 2) else { return nil }
+            cursor = after
+            popOpen()
+            return .end
+        }
+        // Not a comment, CDATA, declaration or processing instruction; a name ended by '>'.
+        guard first != UInt8(ascii: "!"), first != UInt8(ascii: "?"), openCount < Self.maxDepth else { return nil }
+        var end = index + 1
+        while end < buffer.count, !(buffer[end] < 64 && Self.nameEnds >> UInt64(buffer[end]) & 1 != 0) { end += 1 }
+        guard end > index + 1, end - (index + 1) <= Self.maxNameLength, end < buffer.count, buffer[end] == UInt8(ascii: ">"),
+              (try? push((index + 1)..<end)) != nil else { return nil }
+        cursor = end + 1
+        attributeCount = 0
+        return .start((base + index + 1)..<(base + end))
+    }
+
+    /// Reads the end tag of the innermost open element when it comes next (after white space,
+    /// held), as `next()` reads it: true; false, nothing read, otherwise.
+    public mutating func end() -> Bool {
+        guard !pendingEnd, openCount > 0 else { return false }
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        guard buffer.count - index > 2, buffer[index] == UInt8(ascii: "<"), buffer[index + 1] == UInt8(ascii: "/"),
+              let after = endOfOpenEndTag(at: index + 2) else { return false }
+        cursor = after
+        popOpen()
+        return true
     }
 
     /// Reads the start tag of an element `name` when it comes next (after white space, held), as

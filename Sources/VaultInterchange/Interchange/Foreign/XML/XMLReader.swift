@@ -89,7 +89,7 @@ public struct XMLReader {
     public var attributes: [Attribute] { Array(attributeList[..<attributeCount]) }
     /// The attributes of the last start tag are the first `attributeCount` of these (the rest is
     /// room kept from earlier tags: a tag with attributes after one without clears nothing).
-    private(set) var attributeList: [Attribute] = []
+    var attributeList: [Attribute] = []
     var attributeCount = 0
     /// Where the names of the open elements lie, outermost first: `openBounds` holds the start and
     /// the end of each (`openCount` of them; room for `maxDepth` made once, so that closing an
@@ -341,7 +341,7 @@ public struct XMLReader {
 
     /// Opens the element whose name lies at `name` of `buffer`.
     @inline(__always)
-    private mutating func push(_ name: Range<Int>) throws(VaultError) {
+    mutating func push(_ name: Range<Int>) throws(VaultError) {
         guard openCount < Self.maxDepth else { throw fail("elements nest more than \(Self.maxDepth) levels deep") }
         var bounds = name
         if streamed {
@@ -391,7 +391,7 @@ public struct XMLReader {
     }
 
     @inline(__always)
-    private mutating func popOpen() {
+    mutating func popOpen() {
         openCount -= 1
     }
 
@@ -399,7 +399,7 @@ public struct XMLReader {
     /// `buffer` (after its `</`): its name, then `>` at once (what `readEndTag` reads the slow way
     /// then finds the same: the name ends at the '>', a byte no name holds). Nil otherwise.
     @inline(__always)
-    private func endOfOpenEndTag(at start: Int) -> Int? {
+    func endOfOpenEndTag(at start: Int) -> Int? {
         guard openCount > 0 else { return nil }
         let top = openBounds[2 * openCount - 2], count = openBounds[2 * openCount - 1] - top
         guard start + count < buffer.count else { return nil }
