@@ -69,19 +69,23 @@ enum KeePassXMLReader {
         var groupsWithNotes: Set<String> = []
         var inRecycleBin = 0
         var streamed = Streamed(budget: parser.budget)
+        // Each item starts as a copy of this one: `ForeignItem.init` built each aside and copied it.
+        let blank = ForeignItem()
         var meta = try parser.parse(metaRead: { streamed.meta = $0 }) { (entry, groups, folders) throws(VaultError) in
             // What the user deleted in KeePass stays deleted: not imported, counted.
             if groups.contains(where: \.isRecycleBin) { inRecycleBin += 1; return }
             for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
             if let sink {
                 guard !sink.declined else { return }  // read on for the losses and errors; the plain read builds
-                var item = ForeignItem(folders: folders)
+                var item = blank
+                item.folders = folders
                 Self.fill(&item, from: &entry, notKept: &notKept)
                 guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
                 result.add(&item, to: sink)
                 return
             }
-            var item = ForeignItem(folders: folders)
+            var item = blank
+            item.folders = folders
             Self.fill(&item, from: &entry, notKept: &notKept)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
@@ -278,6 +282,9 @@ enum KeePassXMLReader {
             (kept.fields, kept.extras) = (was.fields, was.extras)
             item.history.append(kept)
         }
+        // An entry that carries none of these (an export converted from another manager): one test.
+        guard !entry.uuid.isEmpty || entry.hasIcon || entry.hasColors || !entry.overrideURL.isEmpty || entry.hasAutoTypeSettings
+                || entry.customDataItems > 0 || entry.times.hasUsage || !entry.otherElements.isEmpty else { return }
         func lost(_ what: String, _ yes: Bool) { if yes { notKept[what, default: 0] += 1 } }
         lost("KeePass's entry UUIDs", !entry.uuid.isEmpty)
         lost("KeePass's entry icons", entry.hasIcon)

@@ -175,9 +175,9 @@ extension XMLReader {
             given = Attribute(name: (base + nameAt)..<(base + nameAt + length), value: (base + nameAt + length + 2)..<(base + nameAt + length + 6))
             start = nameAt + length + 8
         }
-        guard let lessThan = Self.index(of: UInt8(ascii: "<"), in: buffer, start..<buffer.count),
+        guard let lessThan = Self.plainTextEnd(buffer, from: start),
               buffer.count - lessThan > count + 2, buffer[lessThan + 1] == UInt8(ascii: "/"), Self.spells(buffer, at: lessThan + 2, name),
-              buffer[lessThan + 2 + count] == UInt8(ascii: ">"), Self.isPlain(buffer, start..<lessThan) else { return nil }
+              buffer[lessThan + 2 + count] == UInt8(ascii: ">") else { return nil }
         cursor = lessThan + count + 3
         attributeCount = 0
         if let given {
@@ -243,10 +243,52 @@ extension XMLReader {
         return true
     }
 
-    /// Whether `bytes` from `index` on spell `name` (the caller checked that they are held).
+    /// Whether `bytes` from `index` on spell `name` (the caller checked that they are held);
+    /// eight bytes at a time, then one (names are short: no call to memcmp).
     @inline(__always)
     static func spells(_ bytes: [UInt8], at index: Int, _ name: StaticString) -> Bool {
-        bytes.withUnsafeBufferPointer { held in memcmp(held.baseAddress! + index, name.utf8Start, name.utf8CodeUnitCount) == 0 }
+        let count = name.utf8CodeUnitCount
+        return bytes.withUnsafeBufferPointer { held in
+            let given = UnsafeRawPointer(held.baseAddress! + index), wanted = UnsafeRawPointer(name.utf8Start)
+            var offset = 0
+            while count - offset >= 8 {
+                guard given.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == wanted.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+                offset += 8
+            }
+            while offset < count {
+                guard given.load(fromByteOffset: offset, as: UInt8.self) == wanted.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+
+    /// The index in `bytes` of the first '<' at or after `start` when no '&' and no CR come before
+    /// it (the text up to it is plain, as `isPlain` tells); nil when one does, or no '<' is held.
+    /// Eight bytes at a time: the lowest mark of "has a zero byte" of each test is its first such
+    /// byte (a borrow only runs upwards), so the lowest of the three is the first of the three bytes.
+    static func plainTextEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        bytes.withUnsafeBytes { held -> Int? in
+            var index = start
+            let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+            while held.count - index >= 8 {
+                let word = held.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let less = word ^ 0x3C3C_3C3C_3C3C_3C3C, amp = word ^ 0x2626_2626_2626_2626, cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                let found = ((less &- low) & ~less & high) | ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high)
+                if found != 0 {
+                    index += found.trailingZeroBitCount >> 3
+                    return held[index] == UInt8(ascii: "<") ? index : nil
+                }
+                index += 8
+            }
+            while index < held.count {
+                let byte = held[index]
+                if byte == UInt8(ascii: "<") { return index }
+                if byte == UInt8(ascii: "&") || byte == 0x0D { return nil }
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// The last start tag's attribute `name`, or nil.
