@@ -1,5 +1,13 @@
 #!/usr/bin/env python3
-"""Hand-made hostile KeePass XML documents for the old/new differential (h-xml)."""
+"""Hand-made hostile KeePass XML documents for the old/new differential of the KeePass XML reader.
+
+    Tests/differential/keepass_hostile_documents.py DIR
+    Tests/differential/keepass_files_differential.py OLD NEW DIR/*.xml Fixtures/import/*.xml Fixtures/kdbx/*.kdbx ...
+
+CDATA and references in keys and values, KeePass 2's indented CRLF layout, nested groups and the
+recycle bin, repeated titles, reserved and non-ASCII keys, every TOTP form, history and attachments,
+attribute forms, and broken documents (named err-*) whose message and line must not change.
+"""
 import base64, os, sys
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
