@@ -241,6 +241,9 @@ import Testing
                         XMLReader.index(of: 0x3C, in: bytes, start..<end) == slice.firstIndex(of: 0x3C),
                         XMLReader.allSpace(bytes, start..<end) == slice.allSatisfy(XMLReader.isSpace),
                         XMLReader.same(bytes, start..<end, bytes, 0..<(end - start)) == slice.elementsEqual(bytes[0..<(end - start)]),
+                        XMLReader.plainTextEnd(bytes, from: start) == bytes[start...].firstIndex(of: 0x3C).flatMap { lessThan in
+                            bytes[start..<lessThan].contains { $0 == 0x26 || $0 == 0x0D } ? nil : lessThan
+                        },
                     ]
                     compared += 1
                     if let which = agree.firstIndex(of: false) { disagreements.append("scan \(which) on \(bytes) \(start)..<\(end)") }

@@ -285,6 +285,7 @@ private struct FieldSet {
     /// Keeps, in `labels`, the source's own name of each URL it named otherwise than exports name
     /// `url2`, `url3`… (KeePass's `KP2A_URL_n`): `labels` maps position 1, 2… of `urls` to it.
     mutating func putURLLabels(_ urlLabels: [Int: String]) {
+        guard !urlLabels.isEmpty else { return }  // most items: no sort, no array
         for (position, label) in urlLabels.sorted(by: { $0.key < $1.key }) where position > 0 && has("url\(position + 1)") {
             labels.append("url\(position + 1)\t\(ImportedLabels.storable(label))")
         }

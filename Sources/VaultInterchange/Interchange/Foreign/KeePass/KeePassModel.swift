@@ -47,9 +47,98 @@ public struct KeePassString: Sendable {
     public var value: [UInt8]
     /// `ProtectInMemory="True"` (an XML export) or `Protected="True"` (inside a KDBX).
     public var protected: Bool
+    /// What the key is to a reader (`KeePassKey`), told once as it is read: the reader then finds
+    /// the standard keys and the TOTP attributes without comparing strings.
+    let kind: KeePassKey
 
     /// A string element.
-    public init(key: String, value: [UInt8], protected: Bool) { (self.key, self.value, self.protected) = (key, value, protected) }
+    public init(key: String, value: [UInt8], protected: Bool) {
+        (self.key, self.value, self.protected) = (key, value, protected)
+        kind = KeePassKey(key)
+    }
+
+    /// A string element whose key's kind is already known (the parser's, from the key's bytes).
+    init(key: String, kind: KeePassKey, value: [UInt8], protected: Bool) {
+        (self.key, self.kind, self.value, self.protected) = (key, kind, value, protected)
+    }
+}
+
+/// What a `String` element's key is to the reader: one of the five standard keys, a key that may
+/// hold a TOTP (`KeePassTOTP` looks only at those), Keepass2Android's further URLs, or another.
+/// Told as `==` and `hasPrefix` of `String` tell it (for ASCII, the bytes'; a key with any other
+/// byte is told by those comparisons themselves).
+enum KeePassKey: UInt8, Sendable {
+    case title, userName, password, url, notes
+    /// `otp`, `TimeOtp-…`, `TOTP Seed`, `TOTP Settings`: every key `KeePassTOTP` reads.
+    case totp
+    /// `KP2A_URL`, `KP2A_URL_…`.
+    case kp2aURL
+    case other
+
+    /// Whether the key is one of the five the item holds as its own parts (not a field).
+    var isStandard: Bool { rawValue <= KeePassKey.notes.rawValue }
+
+    /// The kind of `key`.
+    init(_ key: String) {
+        var key = key
+        self = key.withUTF8 { KeePassKey(bytes: $0) } ?? KeePassKey(unicode: key)
+    }
+
+    /// The kind of the key spelled by `bytes` when they are ASCII; nil otherwise.
+    init?(bytes: UnsafeBufferPointer<UInt8>) {
+        if let known = Self.known(bytes) { self = known.kind; return }
+        guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        if Self.starts(bytes, with: "KP2A_URL") && (bytes.count == 8 || bytes[8] == UInt8(ascii: "_")) { self = .kp2aURL; return }
+        if Self.starts(bytes, with: "TimeOtp-") || Self.equal(bytes, "TOTP Seed") || Self.equal(bytes, "TOTP Settings") { self = .totp; return }
+        self = .other
+    }
+
+    /// The kind of a key with a byte that is not ASCII, told by `String`'s own comparisons (a key
+    /// canonically equivalent to `KP2A_URL`, spelt with the Kelvin sign, is that key to them).
+    private init(unicode key: String) {
+        switch key {
+        case "Title": self = .title
+        case "UserName": self = .userName
+        case "Password": self = .password
+        case "URL": self = .url
+        case "Notes": self = .notes
+        case "otp", "TimeOtp-Secret", "TimeOtp-Secret-Hex", "TimeOtp-Secret-Base32", "TimeOtp-Secret-Base64", "TimeOtp-Length",
+             "TimeOtp-Period", "TimeOtp-Algorithm", "TOTP Seed", "TOTP Settings":
+            self = .totp
+        default:
+            self = key == "KP2A_URL" || key.hasPrefix("KP2A_URL_") ? .kp2aURL : key.hasPrefix("TimeOtp-") ? .totp : .other
+        }
+    }
+
+    /// The standard keys and the commonest TOTP key, with the string each is (a literal: no
+    /// string made per key read).
+    static func known(_ bytes: UnsafeBufferPointer<UInt8>) -> (key: String, kind: KeePassKey)? {
+        switch bytes.count {
+        case 3:
+            if equal(bytes, "URL") { return ("URL", .url) }
+            if equal(bytes, "otp") { return ("otp", .totp) }
+        case 5:
+            if equal(bytes, "Title") { return ("Title", .title) }
+            if equal(bytes, "Notes") { return ("Notes", .notes) }
+        case 8:
+            if equal(bytes, "UserName") { return ("UserName", .userName) }
+            if equal(bytes, "Password") { return ("Password", .password) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && starts(bytes, with: literal)
+    }
+
+    private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        for index in 0..<count where bytes[index] != literal.utf8Start[index] { return false }
+        return true
+    }
 }
 
 /// A `Binary` element of an entry: the attachment's name and where its bytes are.

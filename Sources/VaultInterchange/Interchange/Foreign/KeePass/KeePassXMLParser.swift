@@ -57,14 +57,18 @@ public struct KeePassXMLParser {
     /// Reads the document, calling `entry` with each entry (its history inside it) and the groups
     /// it lies in, outermost first, the root group included; returns what `Meta` and the rest held.
     public mutating func parse(_ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) -> KeePassMeta {
-        try parse(metaRead: { _ in }, entry)
+        try parse(metaRead: { _ in }) { (read, groups, _) throws(VaultError) in try entry(read, groups) }
     }
+
+    /// What `parse(metaRead:_:)` hands over for each entry: the entry (the callee may take its
+    /// values: the parser drops it next), the groups it lies in, outermost first, the root group
+    /// included, and their names without the root group's (the entry's folders, made once per group).
+    typealias EntryBody = (inout KeePassEntry, [KeePassGroup], [String]) throws(VaultError) -> Void
 
     /// `parse(_:)` that also calls `metaRead` with what `Meta` held once it is read (before the
     /// entries of Root, when Meta comes first as KeePass and KeePassXC write it): the pool of
     /// Meta/Binaries that later entries' attachments reference.
-    mutating func parse(metaRead: (KeePassMeta) -> Void,
-                        _ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) -> KeePassMeta {
+    mutating func parse(metaRead: (KeePassMeta) -> Void, _ entry: EntryBody) throws(VaultError) -> KeePassMeta {
         guard case .start(let name) = try nextElement(), reader.matches(name, "KeePassFile") else {
             throw .malformedInput("line \(reader.line): not a KeePass XML file (its root element is not KeePassFile)")
         }
@@ -95,6 +99,8 @@ public struct KeePassXMLParser {
 
     /// The next start tag or end, skipping whitespace between elements; text there is refused.
     private mutating func nextElement() throws(VaultError) -> XMLReader.Event {
+        // A plain start tag or the open element's end tag (most events), read in one step.
+        if let tag = reader.nextTag() { return tag }
         while true {
             let event = try reader.next()
             switch event {
@@ -129,6 +135,11 @@ public struct KeePassXMLParser {
         try reader.withText("\(what)") { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// `text(what).trimmingASCIISpaces`, trimmed before the string is made.
+    mutating func trimmedText(_ what: StaticString) throws(VaultError) -> String {
+        try reader.withText("\(what)") { String(decoding: KeePassText.trimmed($0), as: UTF8.self) }
+    }
+
     @inline(__always)
     private func isTrue(_ text: String) -> Bool {
         var text = text
@@ -140,7 +151,7 @@ public struct KeePassXMLParser {
     /// when it holds no reference or CR (`XMLReader.attribute` would resolve them).
     @inline(__always)
     private func attributeIsTrue(_ name: StaticString) throws(VaultError) -> Bool {
-        guard let found = reader.attributes.first(where: { reader.matches($0.name, name) }) else { return false }
+        guard let found = reader.attribute(named: name) else { return false }
         let plain = reader.withBytes(found.value) { value -> Bool? in
             value.contains { $0 == UInt8(ascii: "&") || $0 == 0x0D } ? nil : KeePassText.isTrueASCII(value)
         }
@@ -157,7 +168,7 @@ public struct KeePassXMLParser {
             else if parser.reader.matches(name, "DatabaseName") { parser.meta.databaseName = try parser.text("DatabaseName") }
             else if parser.reader.matches(name, "DatabaseDescription") { parser.meta.databaseDescription = try parser.text("DatabaseDescription") }
             else if parser.reader.matches(name, "RecycleBinEnabled") { recycleBinEnabled = parser.isTrue(try parser.text("RecycleBinEnabled")) }
-            else if parser.reader.matches(name, "RecycleBinUUID") { recycleBin = try parser.text("RecycleBinUUID").trimmingASCIISpaces }
+            else if parser.reader.matches(name, "RecycleBinUUID") { recycleBin = try parser.trimmedText("RecycleBinUUID") }
             else if parser.reader.matches(name, "HeaderHash") { try parser.checkHeaderHash() }
             else if parser.reader.matches(name, "Binaries") {
                 try parser.children { (parser, _) throws(VaultError) in try parser.readPoolBinary() }
@@ -212,16 +223,18 @@ public struct KeePassXMLParser {
 
     // MARK: Groups and entries
 
-    private mutating func readGroup(path: [KeePassGroup], _ entry: (KeePassEntry, [KeePassGroup]) throws(VaultError) -> Void) throws(VaultError) {
+    private mutating func readGroup(path: [KeePassGroup], _ entry: EntryBody) throws(VaultError) {
         var group = KeePassGroup()
         var contentSeen = false
-        // `path + [group]`, made once for the group's entries and again only when the group changes.
+        // `path + [group]` and its folders, made once for the group's entries and again only when the group changes.
         var groups: [KeePassGroup]?
+        var folders: [String] = []
         func inside(isRecycleBin: Bool) -> [KeePassGroup] {
             if isRecycleBin != group.isRecycleBin { (group.isRecycleBin, groups) = (isRecycleBin, nil) }
             if let groups { return groups }
             let made = path + [group]
             groups = made
+            folders = made.dropFirst().map(\.name)
             return made
         }
         try children { (parser, name) throws(VaultError) in
@@ -231,7 +244,7 @@ public struct KeePassXMLParser {
                 group.name = try parser.text("Name")
                 groups = nil
             } else if parser.reader.matches(name, "UUID") {
-                group.uuid = try parser.text("UUID").trimmingASCIISpaces
+                group.uuid = try parser.trimmedText("UUID")
                 groups = nil
             } else if parser.reader.matches(name, "Notes") {
                 group.notes = try parser.text("Notes")
@@ -239,7 +252,8 @@ public struct KeePassXMLParser {
             } else if parser.reader.matches(name, "Entry") {
                 contentSeen = true
                 let enclosing = inside(isRecycleBin: parser.isRecycleBin(group, depth: path.count))
-                try entry(try parser.readEntry(inHistory: false), enclosing)
+                var read = try parser.readEntry(inHistory: false)
+                try entry(&read, enclosing, folders)
             } else if parser.reader.matches(name, "Group") {
                 contentSeen = true
                 try parser.readGroup(path: inside(isRecycleBin: parser.isRecycleBin(group, depth: path.count)), entry)
@@ -260,9 +274,11 @@ public struct KeePassXMLParser {
         var entry = KeePassEntry()
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "String") {
+                // Room for an entry's usual strings at once (Title, UserName, Password, URL, Notes).
+                if entry.strings.isEmpty { entry.strings.reserveCapacity(5) }
                 entry.strings.append(try parser.readString())
             } else if parser.reader.matches(name, "UUID") {
-                entry.uuid = try parser.text("UUID").trimmingASCIISpaces
+                entry.uuid = try parser.trimmedText("UUID")
             } else if parser.reader.matches(name, "Times") {
                 entry.times = try parser.readTimes()
             } else if parser.reader.matches(name, "Binary") {
@@ -270,12 +286,12 @@ public struct KeePassXMLParser {
             } else if parser.reader.matches(name, "Tags") {
                 entry.tags = try parser.text("Tags")
             } else if parser.reader.matches(name, "IconID") {
-                if !["", "0"].contains(try parser.text("IconID").trimmingASCIISpaces) { entry.hasIcon = true }
+                if !(try parser.reader.withText("IconID", KeePassText.isEmptyOrZero)) { entry.hasIcon = true }
             } else if parser.reader.matches(name, "CustomIconUUID") {
                 entry.hasIcon = true
                 try parser.reader.skipElement()
             } else if parser.reader.matches(name, "ForegroundColor") || parser.reader.matches(name, "BackgroundColor") {
-                if !(try parser.text("Color")).trimmingASCIISpaces.isEmpty { entry.hasColors = true }
+                if !(try parser.reader.withText("Color") { KeePassText.trimmed($0).isEmpty }) { entry.hasColors = true }
             } else if parser.reader.matches(name, "OverrideURL") {
                 entry.overrideURL = try parser.text("OverrideURL")
             } else if parser.reader.matches(name, "AutoType") {
@@ -302,26 +318,55 @@ public struct KeePassXMLParser {
 
     /// `<String><Key>…</Key><Value ProtectInMemory="True">…</Value></String>`.
     private mutating func readString() throws(VaultError) -> KeePassString {
-        let line = reader.markLine()
-        var key: String?, value: [UInt8]?, protected = false
+        let place = reader.place()
+        var key: String?, kind = KeePassKey.other, value: [UInt8]?, protected = false
+        // The usual shape first, without events: `<Key>` with plain text, then `<Value>` (plain
+        // text read the same way; with attributes, its start tag read as the walk reads it). The
+        // walk below then reads what follows, as it would have read these.
+        if let text = reader.textElement("Key") {
+            (key, kind) = reader.withBytes(text, Self.key)
+            // `<Value>` or `<Value ProtectInMemory="True">`: protected as `readValue` finds it.
+            if let read = reader.textElement("Value", trueAttribute: "ProtectInMemory") {
+                (value, protected) = (reader.withBytes(read.text) { Array($0) }, read.attribute)
+            } else if try reader.start("Value") {
+                (value, protected) = try readValue(key: key, at: place)
+            }
+            // `</String>` at once: what the walk below would read first, and end with.
+            if let key, reader.end() { return KeePassString(key: key, kind: kind, value: value ?? [], protected: protected) }
+        }
         try children { (parser, name) throws(VaultError) in
             if parser.reader.matches(name, "Key") {
-                key = try parser.text("Key")
+                (key, kind) = try parser.reader.withText("Key", Self.key)
             } else if parser.reader.matches(name, "Value") {
-                let inMemory = try parser.attributeIsTrue("ProtectInMemory")
-                let streamed = try parser.attributeIsTrue("Protected")
-                var bytes = try parser.reader.readText("Value")
-                if streamed {
-                    bytes = try parser.base64(bytes, at: line, what: "a protected value")
-                    try parser.unprotectValue(&bytes, at: line, what: "the value of '\(key ?? "?")'")
-                }
-                (value, protected) = (bytes, inMemory || streamed)
+                (value, protected) = try parser.readValue(key: key, at: place)
             } else {
                 try parser.reader.skipElement()
             }
         }
-        guard let key else { throw .malformedInput("line \(line): a String without a Key") }
-        return KeePassString(key: key, value: value ?? [], protected: protected)
+        guard let key else { throw .malformedInput("line \(reader.line(at: place)): a String without a Key") }
+        return KeePassString(key: key, kind: kind, value: value ?? [], protected: protected)
+    }
+
+    /// A string's key and its kind: the standard keys are literals (no string made, no UTF-8
+    /// checked again), the kind told from the bytes.
+    private static func key(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, KeePassKey) {
+        if let known = KeePassKey.known(bytes) { return known }
+        let made = String(decoding: bytes, as: UTF8.self)
+        return (made, KeePassKey(bytes: bytes) ?? KeePassKey(made))
+    }
+
+    /// A string's `Value`, its start tag just read: the bytes (a KDBX's protected value undone)
+    /// and whether the value is protected; `place` names the string in messages.
+    private mutating func readValue(key: String?, at place: XMLReader.Place) throws(VaultError) -> ([UInt8], Bool) {
+        let inMemory = try attributeIsTrue("ProtectInMemory")
+        let streamed = try attributeIsTrue("Protected")
+        var bytes = try reader.withText("Value") { Array($0) }
+        if streamed {
+            let line = reader.line(at: place)
+            bytes = try base64(bytes, at: line, what: "a protected value")
+            try unprotectValue(&bytes, at: line, what: "the value of '\(key ?? "?")'")
+        }
+        return (bytes, inMemory || streamed)
     }
 
     /// `<Binary><Key>name</Key><Value Ref="0"/></Binary>`, or the bytes inline in base64.
@@ -353,17 +398,24 @@ public struct KeePassXMLParser {
 
     private mutating func readTimes() throws(VaultError) -> KeePassTimes {
         var times = KeePassTimes()
+        // The two times every writer puts first, read without events when their text is plain;
+        // the walk below reads the rest, as it would have read these.
+        while true {
+            if let text = reader.textElement("LastModificationTime") { times.modified = try time(at: text); continue }
+            if let text = reader.textElement("CreationTime") { times.created = try time(at: text); continue }
+            break
+        }
+        if reader.end() { return times }
         try children { (parser, name) throws(VaultError) in
-            let line = parser.reader.markLine()
+            let line = parser.reader.place()
             if parser.reader.matches(name, "CreationTime") { times.created = try parser.readTime("CreationTime", at: line) }
             else if parser.reader.matches(name, "LastModificationTime") { times.modified = try parser.readTime("LastModificationTime", at: line) }
             else if parser.reader.matches(name, "ExpiryTime") { times.expiry = try parser.readTime("ExpiryTime", at: line) }
             else if parser.reader.matches(name, "Expires") { times.expires = parser.isTrue(try parser.text("Expires")) }
             else if parser.reader.matches(name, "UsageCount") {
-                let count = try parser.text("UsageCount").trimmingASCIISpaces
-                if !["", "0"].contains(count) { times.hasUsage = true }
+                if !(try parser.reader.withText("UsageCount", KeePassText.isEmptyOrZero)) { times.hasUsage = true }
             } else if parser.reader.matches(name, "LastAccessTime") || parser.reader.matches(name, "LocationChanged") {
-                if !(try parser.text("time")).trimmingASCIISpaces.isEmpty { times.hasUsage = true }
+                if !(try parser.reader.withText("time") { KeePassText.trimmed($0).isEmpty }) { times.hasUsage = true }
             } else {
                 try parser.reader.skipElement()
             }
@@ -377,7 +429,7 @@ public struct KeePassXMLParser {
         try children { (parser, name) throws(VaultError) in
             // Every element's text is read (a short-circuit would leave it unread and the walk out of step).
             if parser.reader.matches(name, "Enabled") { if !parser.isTrue(try parser.text("Enabled")) { special = true } }
-            else if parser.reader.matches(name, "DataTransferObfuscation") { if !["", "0"].contains(try parser.text("Obfuscation").trimmingASCIISpaces) { special = true } }
+            else if parser.reader.matches(name, "DataTransferObfuscation") { if !(try parser.reader.withText("Obfuscation", KeePassText.isEmptyOrZero)) { special = true } }
             else if parser.reader.matches(name, "DefaultSequence") { if !(try parser.text("DefaultSequence")).isEmpty { special = true } }
             else { special = true; try parser.reader.skipElement() }
         }

@@ -24,9 +24,6 @@ enum KeePassXMLReader {
     static let bytesPerEntry = 256
     static let maxItemsReserved = 1 << 19
 
-    /// The standard string keys, which become the item's own parts rather than fields.
-    private static let standardKeys: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
-
     /// Everything `bytes` holds, as items; with a `sink`, each item is handed to it as read
     /// (`read(_:format:pool:headerHash:documentBytes:each:)`).
     static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
@@ -72,18 +69,24 @@ enum KeePassXMLReader {
         var groupsWithNotes: Set<String> = []
         var inRecycleBin = 0
         var streamed = Streamed(budget: parser.budget)
-        var meta = try parser.parse(metaRead: { streamed.meta = $0 }) { (entry, groups) throws(VaultError) in
+        // Each item starts as a copy of this one: `ForeignItem.init` built each aside and copied it.
+        let blank = ForeignItem()
+        var meta = try parser.parse(metaRead: { streamed.meta = $0 }) { (entry, groups, folders) throws(VaultError) in
             // What the user deleted in KeePass stays deleted: not imported, counted.
             if groups.contains(where: \.isRecycleBin) { inRecycleBin += 1; return }
             for group in groups.dropFirst() where !group.notes.isEmpty { groupsWithNotes.insert(group.uuid + "/" + group.name) }
             if let sink {
                 guard !sink.declined else { return }  // read on for the losses and errors; the plain read builds
-                var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
+                var item = blank
+                item.folders = folders
+                Self.fill(&item, from: &entry, notKept: &notKept)
                 guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
                 result.add(&item, to: sink)
                 return
             }
-            var item = Self.item(entry, folders: groups.dropFirst().map(\.name), notKept: &notKept)
+            var item = blank
+            item.folders = folders
+            Self.fill(&item, from: &entry, notKept: &notKept)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
                 item.attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
@@ -209,25 +212,53 @@ enum KeePassXMLReader {
         }
     }
 
-    /// One entry as an item; what it holds that the item cannot is counted in `notKept`.
-    private static func item(_ entry: KeePassEntry, folders: [String], notKept: inout [String: Int]) -> ForeignItem {
-        func text(_ key: String) -> String? { entry.string(key).flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) } }
-        let title = text("Title") ?? ""
-        var item = ForeignItem(folders: folders, title: title, value: entry.string("Password") ?? [])
-        item.username = text("UserName")
-        item.notes = text("Notes")
-        let totp = KeePassTOTP.totp(of: entry.strings, title: title)
+    /// Fills `item` (its folders set) with one entry; what the entry holds that the item cannot
+    /// is counted in `notKept`. The password's and the custom attributes' values are taken from
+    /// `entry` (moved, not shared: the item's secrets are then its own to wipe in place), which
+    /// keeps the rest. (Filled in place: an item returned was copied once more.)
+    private static func fill(_ item: inout ForeignItem, from entry: inout KeePassEntry, notKept: inout [String: Int]) {
+        // The first string of each standard key (as `KeePassEntry.string(_:)` finds it), told by
+        // the kinds the parser gave the keys; and whether any key is one a TOTP is read from.
+        var title: Int?, userName: Int?, password: Int?, url: Int?, notes: Int?
+        var mayHoldTOTP = false
+        for index in entry.strings.indices {
+            switch entry.strings[index].kind {
+            case .title: if title == nil { title = index }
+            case .userName: if userName == nil { userName = index }
+            case .password: if password == nil { password = index }
+            case .url: if url == nil { url = index }
+            case .notes: if notes == nil { notes = index }
+            case .totp: mayHoldTOTP = true
+            case .kp2aURL, .other: break
+            }
+        }
+        func text(_ index: Int?) -> String? {
+            guard let index, !entry.strings[index].value.isEmpty else { return nil }
+            return String(decoding: entry.strings[index].value, as: UTF8.self)
+        }
+        let titleText = text(title) ?? ""
+        let (userNameText, notesText, urlText) = (text(userName), text(notes), text(url))
+        let totp = mayHoldTOTP ? KeePassTOTP.totp(of: entry.strings, title: titleText) : nil
+        item.title = titleText
+        if let password { item.value = taken(&entry.strings[password].value) }
+        item.username = userNameText
+        item.notes = notesText
         item.totp = totp?.totp
-        let consumed = totp?.keys ?? []
-        if let url = text("URL") { item.urls.append(url) }
-        for string in entry.strings where !standardKeys.contains(string.key) && !consumed.contains(string.key) {
-            if string.key == "KP2A_URL" || string.key.hasPrefix("KP2A_URL_"), !string.value.isEmpty {
+        if let urlText { item.urls.append(urlText) }
+        for index in entry.strings.indices {
+            let kind = entry.strings[index].kind
+            // The standard keys are the item's own; the keys the TOTP was made from are no fields.
+            if kind.isStandard { continue }
+            if kind == .totp, let totp, totp.keys.contains(entry.strings[index].key) { continue }
+            if kind == .kp2aURL, !entry.strings[index].value.isEmpty {
                 // The export names `url2`, `url3`… KP2A_URL, KP2A_URL_1…: another name is kept.
                 let position = item.urls.count
-                if position > 0, string.key != (position == 1 ? "KP2A_URL" : "KP2A_URL_\(position - 1)") { item.urlLabels[position] = string.key }
-                item.urls.append(String(decoding: string.value, as: UTF8.self))
+                let key = entry.strings[index].key
+                if position > 0, key != (position == 1 ? "KP2A_URL" : "KP2A_URL_\(position - 1)") { item.urlLabels[position] = key }
+                item.urls.append(String(decoding: entry.strings[index].value, as: UTF8.self))
             } else {
-                item.fields.append(ForeignField(label: string.key, value: string.value, protected: string.protected))
+                item.fields.append(ForeignField(label: entry.strings[index].key, value: taken(&entry.strings[index].value),
+                                                protected: entry.strings[index].protected))
             }
         }
         item.created = entry.times.created
@@ -241,15 +272,19 @@ enum KeePassXMLReader {
         // field): its URLs, custom attributes, TOTP, tags, expiry, attachments (by reference:
         // filled by `read`), and its title when it was not the entry's title now. What only the
         // entry itself carries (icons, colours, UUIDs…) is counted once, for the entry.
-        for version in entry.history {
+        for version in entry.history.indices {
             var counted: [String: Int] = [:]
-            let was = Self.item(version, folders: folders, notKept: &counted)
-            var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: version.times.modified)
-            kept.title = was.title == title ? nil : was.title
+            var was = ForeignItem(folders: item.folders)
+            Self.fill(&was, from: &entry.history[version], notKept: &counted)
+            var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: entry.history[version].times.modified)
+            kept.title = was.title == titleText ? nil : was.title
             (kept.urls, kept.urlLabels, kept.totp) = (was.urls, was.urlLabels, was.totp)
             (kept.fields, kept.extras) = (was.fields, was.extras)
             item.history.append(kept)
         }
+        // An entry that carries none of these (an export converted from another manager): one test.
+        guard !entry.uuid.isEmpty || entry.hasIcon || entry.hasColors || !entry.overrideURL.isEmpty || entry.hasAutoTypeSettings
+                || entry.customDataItems > 0 || entry.times.hasUsage || !entry.otherElements.isEmpty else { return }
         func lost(_ what: String, _ yes: Bool) { if yes { notKept[what, default: 0] += 1 } }
         lost("KeePass's entry UUIDs", !entry.uuid.isEmpty)
         lost("KeePass's entry icons", entry.hasIcon)
@@ -261,11 +296,17 @@ enum KeePassXMLReader {
         // Each element by name (KeePassXC writes PreviousParentGroup, KeePass QualityCheck), in a
         // warning of its own with its count; beyond `maxOtherElementNames` names in one import
         // (only a made-up file has so many), the rest are counted together.
-        for element in entry.otherElements.sorted() {
+        for element in entry.otherElements.isEmpty ? [] : entry.otherElements.sorted() {
             let known = notKept.keys.filter { $0.hasPrefix(Self.otherElementPrefix) }.count
             let what = Self.otherElementPrefix + "<\(element.prefix(64))>"
             lost(notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
         }
-        return item
+    }
+
+    /// The bytes `bytes` held, leaving it empty: the caller's copy is then the only one.
+    private static func taken(_ bytes: inout [UInt8]) -> [UInt8] {
+        let value = bytes
+        bytes = []
+        return value
     }
 }

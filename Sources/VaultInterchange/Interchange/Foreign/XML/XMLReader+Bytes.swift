@@ -35,6 +35,13 @@ extension XMLReader {
                 if ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high) != 0 { return false }
                 index += 8
             }
+            // The last bytes as the word that ends there (it overlaps bytes already checked).
+            if index < range.upperBound, range.count >= 8 {
+                let word = held.loadUnaligned(fromByteOffset: range.upperBound - 8, as: UInt64.self)
+                let amp = word ^ 0x2626_2626_2626_2626, cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+                return ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high) == 0
+            }
             while index < range.upperBound {
                 if held[index] == UInt8(ascii: "&") || held[index] == 0x0D { return false }
                 index += 1
@@ -100,6 +107,7 @@ extension XMLReader {
     public func isWhiteSpace(_ range: Range<Int>) -> Bool { Self.allSpace(buffer, relative(range)) }
 
     /// `body` of the bytes at `range`, where they lie (valid until the next event).
+    @inline(__always)
     public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let held = relative(range)
         return buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[held])) }
@@ -107,10 +115,187 @@ extension XMLReader {
 
     /// The value of the last start tag's attribute `name`, references resolved; nil when absent.
     public func attribute(_ name: StaticString) throws(VaultError) -> [UInt8]? {
-        guard let found = attributes.first(where: { matches($0.name, name) }) else { return nil }
+        guard let found = attribute(named: name) else { return nil }
         var value: [UInt8] = []
         try decode(found.value, into: &value)
         return value
+    }
+
+    // MARK: Elements read without events
+
+    /// A position to name in a later message (`line(at:)`).
+    public struct Place {
+        let offset: Int
+        /// Counted when the place was taken (a streamed reader may drop its bytes before the message).
+        let line: Int?
+    }
+
+    /// Where the next event starts, to name later: a streamed reader counts its line now (as
+    /// `markLine()`), a reader of one buffer when asked (every byte stays: the count is the same).
+    public mutating func place() -> Place {
+        streamed ? Place(offset: position, line: markLine()) : Place(offset: position, line: nil)
+    }
+
+    /// The 1-based line of `place` (the line mark moves there, as `markLine()` moves it).
+    public mutating func line(at place: Place) -> Int {
+        if let line = place.line { return line }
+        moveLineMark(to: place.offset)
+        return lineAtMark
+    }
+
+    /// The text of an element `name` when the document goes on, from the cursor, with white
+    /// space, `<name>`, text that holds no reference and no CR, and `</name>`, all held: the
+    /// reader moves past them and returns where the text lies in the document. These are what
+    /// `next()` (the white space skipped as a caller of KeePass's elements skips it) and
+    /// `withText` read there, with the same result. Nil, nothing read, when anything else comes
+    /// next (then read it with `next()`). A place in the text (`Place(offset:)`) may be named
+    /// until the next read.
+    public mutating func textElement(_ name: StaticString) -> Range<Int>? {
+        textElement(name, trueAttribute: nil)?.text
+    }
+
+    /// `textElement(_:)` of an element whose start tag may also be `<name attribute="True">`
+    /// (KeePass's `<Value ProtectInMemory="True">`, exactly so): whether it was, with the text.
+    /// The attribute is then the last start tag's, as `next()` leaves it.
+    public mutating func textElement(_ name: StaticString, trueAttribute attribute: StaticString?) -> (text: Range<Int>, attribute: Bool)? {
+        guard !pendingEnd, openCount > 0, openCount < Self.maxDepth else { return nil }
+        let count = name.utf8CodeUnitCount
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        guard buffer.count - index > count + 1, buffer[index] == UInt8(ascii: "<"), Self.spells(buffer, at: index + 1, name) else { return nil }
+        var start = index + count + 2
+        var given: Attribute?
+        if buffer[index + 1 + count] != UInt8(ascii: ">") {
+            // ` attribute="True">`: a space, the name, `="True"`, '>'.
+            guard let attribute, buffer[index + 1 + count] == UInt8(ascii: " ") else { return nil }
+            let nameAt = index + count + 2, length = attribute.utf8CodeUnitCount
+            guard buffer.count - nameAt > length + 8, Self.spells(buffer, at: nameAt, attribute), Self.spells(buffer, at: nameAt + length, "=\"True\">") else {
+                return nil
+            }
+            given = Attribute(name: (base + nameAt)..<(base + nameAt + length), value: (base + nameAt + length + 2)..<(base + nameAt + length + 6))
+            start = nameAt + length + 8
+        }
+        guard let lessThan = Self.plainTextEnd(buffer, from: start),
+              buffer.count - lessThan > count + 2, buffer[lessThan + 1] == UInt8(ascii: "/"), Self.spells(buffer, at: lessThan + 2, name),
+              buffer[lessThan + 2 + count] == UInt8(ascii: ">") else { return nil }
+        cursor = lessThan + count + 3
+        attributeCount = 0
+        if let given {
+            if attributeList.isEmpty { attributeList.append(given) } else { attributeList[0] = given }
+            attributeCount = 1
+        }
+        return ((base + start)..<(base + lessThan), given != nil)
+    }
+
+    /// The next event when it is, after white space (held), a start tag without attributes
+    /// (`<name>`) or the end tag of the innermost open element, inside the root element: read as
+    /// `next()` reads it (the white space skipped as a caller of KeePass's elements skips it).
+    /// Nil, nothing read, when anything else comes next (then read it with `next()`).
+    public mutating func nextTag() -> Event? {
+        guard !pendingEnd, openCount > 0 else { return nil }
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        guard buffer.count - index > 2, buffer[index] == UInt8(ascii: "<") else { return nil }
+        let first = buffer[index + 1]
+        if first == UInt8(ascii: "/") {
+            guard let after = endOfOpenEndTag(at: index + 2) else { return nil }
+            cursor = after
+            popOpen()
+            return .end
+        }
+        // Not a comment, CDATA, declaration or processing instruction; a name ended by '>'.
+        guard first != UInt8(ascii: "!"), first != UInt8(ascii: "?"), openCount < Self.maxDepth else { return nil }
+        var end = index + 1
+        while end < buffer.count, !(buffer[end] < 64 && Self.nameEnds >> UInt64(buffer[end]) & 1 != 0) { end += 1 }
+        guard end > index + 1, end - (index + 1) <= Self.maxNameLength, end < buffer.count, buffer[end] == UInt8(ascii: ">"),
+              (try? push((index + 1)..<end)) != nil else { return nil }
+        cursor = end + 1
+        attributeCount = 0
+        return .start((base + index + 1)..<(base + end))
+    }
+
+    /// Reads the end tag of the innermost open element when it comes next (after white space,
+    /// held), as `next()` reads it: true; false, nothing read, otherwise.
+    public mutating func end() -> Bool {
+        guard !pendingEnd, openCount > 0 else { return false }
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        guard buffer.count - index > 2, buffer[index] == UInt8(ascii: "<"), buffer[index + 1] == UInt8(ascii: "/"),
+              let after = endOfOpenEndTag(at: index + 2) else { return false }
+        cursor = after
+        popOpen()
+        return true
+    }
+
+    /// Reads the start tag of an element `name` when it comes next (after white space, held), as
+    /// `next()` reads it, attributes and errors alike: true; false, nothing read, otherwise.
+    public mutating func start(_ name: StaticString) throws(VaultError) -> Bool {
+        guard !pendingEnd, openCount > 0 else { return false }
+        let count = name.utf8CodeUnitCount
+        var index = cursor
+        while index < buffer.count, Self.isSpace(buffer[index]) { index += 1 }
+        // The name ends where `readName` would end it.
+        guard buffer.count - index > count + 1, buffer[index] == UInt8(ascii: "<"), Self.spells(buffer, at: index + 1, name),
+              buffer[index + 1 + count] < 64, Self.nameEnds >> UInt64(buffer[index + 1 + count]) & 1 != 0 else { return false }
+        cursor = index
+        if streamed { _ = try findTagEnd() }
+        _ = try readStartTag()
+        return true
+    }
+
+    /// Whether `bytes` from `index` on spell `name` (the caller checked that they are held);
+    /// eight bytes at a time, then one (names are short: no call to memcmp).
+    @inline(__always)
+    static func spells(_ bytes: [UInt8], at index: Int, _ name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        return bytes.withUnsafeBufferPointer { held in
+            let given = UnsafeRawPointer(held.baseAddress! + index), wanted = UnsafeRawPointer(name.utf8Start)
+            var offset = 0
+            while count - offset >= 8 {
+                guard given.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == wanted.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+                offset += 8
+            }
+            while offset < count {
+                guard given.load(fromByteOffset: offset, as: UInt8.self) == wanted.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+
+    /// The index in `bytes` of the first '<' at or after `start` when no '&' and no CR come before
+    /// it (the text up to it is plain, as `isPlain` tells); nil when one does, or no '<' is held.
+    /// Eight bytes at a time: the lowest mark of "has a zero byte" of each test is its first such
+    /// byte (a borrow only runs upwards), so the lowest of the three is the first of the three bytes.
+    static func plainTextEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        bytes.withUnsafeBytes { held -> Int? in
+            var index = start
+            let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+            while held.count - index >= 8 {
+                let word = held.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let less = word ^ 0x3C3C_3C3C_3C3C_3C3C, amp = word ^ 0x2626_2626_2626_2626, cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                let found = ((less &- low) & ~less & high) | ((amp &- low) & ~amp & high) | ((cr &- low) & ~cr & high)
+                if found != 0 {
+                    index += found.trailingZeroBitCount >> 3
+                    return held[index] == UInt8(ascii: "<") ? index : nil
+                }
+                index += 8
+            }
+            while index < held.count {
+                let byte = held[index]
+                if byte == UInt8(ascii: "<") { return index }
+                if byte == UInt8(ascii: "&") || byte == 0x0D { return nil }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    /// The last start tag's attribute `name`, or nil.
+    @inline(__always)
+    func attribute(named name: StaticString) -> Attribute? {
+        for index in 0..<attributeCount where matches(attributeList[index].name, name) { return attributeList[index] }
+        return nil
     }
 
     /// The bytes at `range` as text (names in messages).

@@ -86,14 +86,22 @@ public struct XMLReader {
     /// A document offset whose line is known, and that line (lines are counted forward from it).
     var lineMark = 0, lineAtMark = 1
     /// The attributes of the last start tag.
-    public private(set) var attributes: [Attribute] = []
-    /// The names of the open elements, outermost first, one after the other, and where each starts;
-    /// `openNames` past `openNamesEnd` is room left by closed elements (never shrunk: no work per end tag).
+    public var attributes: [Attribute] { Array(attributeList[..<attributeCount]) }
+    /// The attributes of the last start tag are the first `attributeCount` of these (the rest is
+    /// room kept from earlier tags: a tag with attributes after one without clears nothing).
+    var attributeList: [Attribute] = []
+    var attributeCount = 0
+    /// Where the names of the open elements lie, outermost first: `openBounds` holds the start and
+    /// the end of each (`openCount` of them; room for `maxDepth` made once, so that closing an
+    /// element is a count made smaller), in `buffer` when the reader has the whole document (its
+    /// bytes stay where they are: no copy per start tag), in `openNames` when it is streamed (a
+    /// start tag's bytes may be dropped before its end tag comes), where each is copied after the
+    /// one before; `openNames` is never shrunk.
     private var openNames: [UInt8] = []
-    private var openNamesEnd = 0
-    private var openStarts: [Int] = []
+    private var openBounds = [Int](repeating: 0, count: 2 * XMLReader.maxDepth)
+    private(set) var openCount = 0
     /// An empty-element tag was read: its end comes next.
-    private var pendingEnd = false
+    private(set) var pendingEnd = false
     private var rootSeen = false
 
     /// A reader of `bytes`; throws when they are not UTF-8 or hold a character XML forbids, or
@@ -164,7 +172,7 @@ public struct XMLReader {
     public var position: Int { base + cursor }
 
     /// How deep the reader is: the number of open elements.
-    public var depth: Int { openStarts.count }
+    public var depth: Int { openCount }
 
     func fail(_ what: String, at offset: Int? = nil) -> VaultError {
         .malformedInput("line \(line(of: offset ?? position)): \(what)")
@@ -183,7 +191,7 @@ public struct XMLReader {
             // Enough bytes to tell what comes next (`<![CDATA[` is the longest opening).
             if streamed, buffer.count - cursor < 9 { try fill(9) }
             guard cursor < buffer.count else {
-                if !openStarts.isEmpty { throw fail("the document ends inside the element '\(openName)'") }
+                if openCount > 0 { throw fail("the document ends inside the element '\(openName)'") }
                 if !rootSeen { throw fail("no root element: this is not XML") }
                 return .endOfDocument
             }
@@ -191,7 +199,7 @@ public struct XMLReader {
                 let end = try find(UInt8(ascii: "<"), from: cursor) ?? buffer.count
                 let start = cursor
                 cursor = end
-                if openStarts.isEmpty {
+                if openCount == 0 {
                     guard Self.allSpace(buffer, start..<end) else { throw fail("text outside the root element", at: base + start) }
                     continue
                 }
@@ -206,7 +214,7 @@ public struct XMLReader {
             if second == UInt8(ascii: "!") {
                 if starts(with: "<!--") { try skip(past: "-->", from: 4, what: "comment"); continue }
                 if starts(with: "<![CDATA[") {
-                    guard !openStarts.isEmpty else { throw fail("a CDATA section outside the root element") }
+                    guard openCount > 0 else { throw fail("a CDATA section outside the root element") }
                     let start = base + cursor + 9
                     try skip(past: "]]>", from: 9, what: "CDATA section")
                     return .cdata(start..<(position - 3))
@@ -224,8 +232,8 @@ public struct XMLReader {
 
     /// Reads to the end of the element whose start tag was just read, skipping whatever it holds.
     public mutating func skipElement() throws(VaultError) {
-        let target = openStarts.count - 1
-        while openStarts.count > target {
+        let target = openCount - 1
+        while openCount > target {
             if case .endOfDocument = try next() { return }
         }
     }
@@ -244,6 +252,15 @@ public struct XMLReader {
     /// `readText`, handing the text to `body`: where it lies when it is one plain run (most
     /// elements), else as `readText` assembles it; no array is made for the common case.
     public mutating func withText<R>(_ what: @autoclosure () -> String, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(VaultError) -> R {
+        // Most elements: plain text and the element's own end tag, all held: read in one step.
+        if !pendingEnd, let lessThan = Self.index(of: UInt8(ascii: "<"), in: buffer, cursor..<buffer.count),
+           lessThan + 1 < buffer.count, buffer[lessThan + 1] == UInt8(ascii: "/"), let after = endOfOpenEndTag(at: lessThan + 2),
+           Self.isPlain(buffer, cursor..<lessThan) {
+            let text = cursor..<lessThan
+            cursor = after
+            popOpen()
+            return buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[text])) }
+        }
         var text: [UInt8] = []
         var event = try next()
         if case .text(let range, plain: true) = event {
@@ -279,11 +296,17 @@ public struct XMLReader {
 
     // MARK: Tags
 
-    private mutating func readStartTag() throws(VaultError) -> Event {
-        guard !(openStarts.isEmpty && rootSeen) else { throw fail("a second root element") }
+    mutating func readStartTag() throws(VaultError) -> Event {
+        guard !(openCount == 0 && rootSeen) else { throw fail("a second root element") }
         cursor += 1
         let name = try readName()
-        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
+        attributeCount = 0
+        // Most tags: the name, then '>' at once.
+        if cursor < buffer.count, buffer[cursor] == UInt8(ascii: ">") {
+            cursor += 1
+            try push(name)
+            return .start((base + name.lowerBound)..<(base + name.upperBound))
+        }
         while true {
             let hadSpace = skipSpaces()
             guard cursor < buffer.count else { throw fail("the document ends inside a start tag") }
@@ -302,36 +325,59 @@ public struct XMLReader {
             let start = cursor + 1
             guard let end = Self.index(of: quote, in: buffer, start..<buffer.count) else { throw fail("the document ends inside an attribute value") }
             guard Self.index(of: UInt8(ascii: "<"), in: buffer, start..<end) == nil else { throw fail("'<' inside an attribute value") }
-            for earlier in attributes where Self.same(buffer, (earlier.name.lowerBound - base)..<(earlier.name.upperBound - base), buffer, attributeName) {
+            for earlier in attributeList[..<attributeCount]
+            where Self.same(buffer, (earlier.name.lowerBound - base)..<(earlier.name.upperBound - base), buffer, attributeName) {
                 throw fail("the attribute '\(String(decoding: buffer[attributeName], as: UTF8.self))' appears twice in one tag")
             }
-            guard attributes.count < Self.maxAttributes else { throw fail("more than \(Self.maxAttributes) attributes in one tag") }
-            attributes.append(Attribute(name: (base + attributeName.lowerBound)..<(base + attributeName.upperBound), value: (base + start)..<(base + end)))
+            guard attributeCount < Self.maxAttributes else { throw fail("more than \(Self.maxAttributes) attributes in one tag") }
+            let attribute = Attribute(name: (base + attributeName.lowerBound)..<(base + attributeName.upperBound), value: (base + start)..<(base + end))
+            if attributeCount < attributeList.count { attributeList[attributeCount] = attribute } else { attributeList.append(attribute) }
+            attributeCount += 1
             cursor = end + 1
         }
-        guard openStarts.count < Self.maxDepth else { throw fail("elements nest more than \(Self.maxDepth) levels deep") }
-        openStarts.append(openNamesEnd)
-        let namesEnd = openNamesEnd + name.count
-        if openNames.count < namesEnd { openNames.append(contentsOf: repeatElement(0, count: namesEnd - openNames.count)) }
-        buffer.withUnsafeBufferPointer { held in
-            openNames.withUnsafeMutableBufferPointer { names in
-                _ = memcpy(names.baseAddress! + openNamesEnd, held.baseAddress! + name.lowerBound, name.count)
-            }
-        }
-        openNamesEnd = namesEnd
-        rootSeen = true
+        try push(name)
         return .start((base + name.lowerBound)..<(base + name.upperBound))
     }
 
+    /// Opens the element whose name lies at `name` of `buffer`.
+    @inline(__always)
+    mutating func push(_ name: Range<Int>) throws(VaultError) {
+        guard openCount < Self.maxDepth else { throw fail("elements nest more than \(Self.maxDepth) levels deep") }
+        var bounds = name
+        if streamed {
+            let start = openCount > 0 ? openBounds[2 * openCount - 1] : 0, end = start + name.count
+            if openNames.count < end { openNames.append(contentsOf: repeatElement(0, count: end - openNames.count)) }
+            // A byte at a time (names are short): one array read while the other is written made a
+            // retain and a release of the document's buffer per start tag.
+            var to = start
+            for index in name {
+                openNames[to] = buffer[index]
+                to += 1
+            }
+            bounds = start..<end
+        }
+        openBounds[2 * openCount] = bounds.lowerBound
+        openBounds[2 * openCount + 1] = bounds.upperBound
+        openCount += 1
+        rootSeen = true
+    }
+
     private mutating func readEndTag() throws(VaultError) -> Event {
+        // The end tag of the open element, as most are: its name and '>' compared where they lie.
+        if let after = endOfOpenEndTag(at: cursor + 2) {
+            cursor = after
+            popOpen()
+            return .end
+        }
         let tagStart = position
         cursor += 2
         let name = try readName()
         skipSpaces()
         guard cursor < buffer.count, buffer[cursor] == UInt8(ascii: ">") else { throw fail("an end tag that is not well-formed") }
         cursor += 1
-        guard let top = openStarts.last else { throw fail("an end tag '</\(text(held: name))>' with no element open", at: tagStart) }
-        guard Self.same(openNames, top..<openNamesEnd, buffer, name) else {
+        guard openCount > 0 else { throw fail("an end tag '</\(text(held: name))>' with no element open", at: tagStart) }
+        let (top, end) = (openBounds[2 * openCount - 2], openBounds[2 * openCount - 1])
+        guard Self.same(streamed ? openNames : buffer, top..<end, buffer, name) else {
             throw fail("the end tag '</\(text(held: name))>' does not close the element '\(openName)'", at: tagStart)
         }
         popOpen()
@@ -339,10 +385,34 @@ public struct XMLReader {
     }
 
     /// The innermost open element's name, for messages.
-    private var openName: String { openStarts.last.map { String(decoding: openNames[$0..<openNamesEnd], as: UTF8.self) } ?? "" }
+    private var openName: String {
+        guard openCount > 0 else { return "" }
+        return String(decoding: (streamed ? openNames : buffer)[openBounds[2 * openCount - 2]..<openBounds[2 * openCount - 1]], as: UTF8.self)
+    }
 
-    private mutating func popOpen() {
-        openNamesEnd = openStarts.removeLast()
+    @inline(__always)
+    mutating func popOpen() {
+        openCount -= 1
+    }
+
+    /// The index past the end tag of the innermost open element when one lies whole at `start` of
+    /// `buffer` (after its `</`): its name, then `>` at once (what `readEndTag` reads the slow way
+    /// then finds the same: the name ends at the '>', a byte no name holds). Nil otherwise.
+    @inline(__always)
+    func endOfOpenEndTag(at start: Int) -> Int? {
+        guard openCount > 0 else { return nil }
+        let top = openBounds[2 * openCount - 2], count = openBounds[2 * openCount - 1] - top
+        guard start + count < buffer.count else { return nil }
+        let same: Bool
+        if streamed {
+            same = openNames.withUnsafeBufferPointer { names in
+                buffer.withUnsafeBufferPointer { held in memcmp(names.baseAddress! + top, held.baseAddress! + start, count) == 0 }
+            }
+        } else {
+            same = buffer.withUnsafeBufferPointer { held in memcmp(held.baseAddress! + top, held.baseAddress! + start, count) == 0 }
+        }
+        guard same, buffer[start + count] == UInt8(ascii: ">") else { return nil }
+        return start + count + 1
     }
 
     /// The bytes at `range` of `buffer` as text (names in messages).
@@ -363,13 +433,24 @@ public struct XMLReader {
     }
 
     /// The bytes that end a name, as bits: tab, LF, CR, space, '"', "'", '/', '<', '=', '>'.
-    private static var nameEnds: UInt64 { 0x7000_8085_0000_2600 }
+    static var nameEnds: UInt64 { 0x7000_8085_0000_2600 }
 
     /// A name at the cursor, as a range of `buffer`.
     private mutating func readName() throws(VaultError) -> Range<Int> {
         let start = cursor
         cursor = buffer.withUnsafeBufferPointer { held -> Int in
             var index = start
+            // Eight bytes at a time: every byte that ends a name is below 64, and the lowest mark
+            // of "has a byte less than 64" (the bit trick, exact for 64 ≤ 128: a borrow only runs
+            // upwards) is the first such byte; a digit, '-', '.' or ':' is passed over.
+            while held.count - index >= 8 {
+                let word = UnsafeRawPointer(held.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                let below = (word &- 0x4040_4040_4040_4040) & ~word & 0x8080_8080_8080_8080
+                if below == 0 { index += 8; continue }
+                index += below.trailingZeroBitCount >> 3
+                if Self.nameEnds >> UInt64(held[index]) & 1 != 0 { return index }
+                index += 1
+            }
             while index < held.count {
                 let byte = held[index]
                 // Every byte that ends a name is below 64: one bit of `nameEnds` each.
