@@ -52,9 +52,9 @@ extension Interchange {
     }
 
     /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV, the
-    /// other managers' CSV exports and enpass-json.
+    /// other managers' CSV exports, enpass-json, and dotenv (read whole, given back as parsed).
     public static func readsWindows(_ format: InterchangeFormat) -> Bool {
-        format == .csv || format == .enpassJSON || csvItemStream([UInt8](), format: format, now: 0) != nil
+        format == .csv || format == .dotenv || format == .enpassJSON || csvItemStream([UInt8](), format: format, now: 0) != nil
     }
 
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
@@ -66,6 +66,12 @@ extension Interchange {
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         precondition(readsWindows(format), "a format read a window at a time")
         if format == .csv, let records = try NativeCSV.records(windows, now: now) {
+            let imported = try ImportedEntries(records: records, renamings: [])
+            return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
+        }
+        // dotenv: the file whole, each block given back once parsed (its records grow as it goes).
+        if format == .dotenv, let (input, count) = try windows.readWhole(),
+           let records = try DotEnv.records(releasing: consume input, count: count, now: now) {
             let imported = try ImportedEntries(records: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
