@@ -59,7 +59,8 @@ extension Interchange {
 
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
     /// format that `readsWindows`: its rows become records as they are scanned, and the file is
-    /// never whole in memory (issue 44's memory rule). When the stream is declined (a name twice,
+    /// never whole in memory (issue 44's memory rule; a dotenv file is read whole and each block
+    /// given back once parsed, so that it and its records are never both whole). When the stream is declined (a name twice,
     /// an entry the record writer refuses), the file is read again whole and imported the way
     /// `read(taking:)` imports it, which gives what the stream gives where both give anything.
     public static func read(windows: ImportWindows, format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
