@@ -221,27 +221,6 @@ public struct ImportedEntries: Sendable {
         self.init(checked: records, renamings: renamings, order: names)
     }
 
-    /// `init(records:renamings:)` of the records a streaming build of another manager's export
-    /// wrote (`ForeignBuilder.build(streaming:capacity:now:options:)`), or nil when a name repeats:
-    /// a repeated title is numbered, which needs every item, so the caller builds again from every
-    /// item read first. The repeat is found by the same checks (names increasing, or the sort into
-    /// name order, which finds it before it copies anything), so no table of the names is kept
-    /// while the records are written.
-    init?(streamed records: consuming StoredRecords, renamings: [ImportRenaming]) throws(VaultError) {
-        guard records.count <= VaultLimits.maxEntries else { return nil }
-        if records.namesIncrease {
-            self.init(checked: records, renamings: renamings, order: nil)
-            return
-        }
-        if let sorted = records.sortedByName(releasing: isKnownUniquelyReferenced(&records)) {
-            self.init(checked: sorted.records, positions: sorted.positions, renamings: renamings, order: nil)
-            return
-        }
-        let names = NameOrder(copy records)
-        guard names.firstRepeat == nil else { return nil }
-        self.init(checked: records, renamings: renamings, order: names)
-    }
-
     /// Records already checked, with the warnings they deserve (in file order); `order` nil when
     /// their names increase; `positions` as `self.positions`.
     private init(checked records: StoredRecords, positions: [Int32]? = nil, renamings: [ImportRenaming], order names: NameOrder?) {
