@@ -223,12 +223,7 @@ import Testing
             let bytes = Array(input.utf8)
             let reference = Self.summary { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 7, options: ForeignBuildOptions()) }
             // A file that grew since it was opened: its first size too small.
-            let windows = grown ? ImportWindows(byteCount: bytes.count - 10, windowLength: 1 << 16) { offset, buffer in
-                let count = min(buffer.count, bytes.count - offset)
-                guard count > 0 else { return 0 }
-                bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
-                return count
-            } : Self.windows(bytes, length: 1 << 16)
+            let windows = ImportWindows.over(bytes, windowLength: 1 << 16, openedAt: grown ? bytes.count - 10 : bytes.count)
             let windowed = Self.summary { () throws(VaultError) in
                 try Interchange.read(windows: windows, format: .dotenv, now: 7, options: ForeignBuildOptions())
             }
@@ -255,23 +250,29 @@ import Testing
     @Test func test_readWindows_leaveNoCopyOfAPasswordInFreedMemory() throws {
         let secret = ScannedSecret()
         var input = ForeignStreamTests.chromeExport(holding: secret)
-        // The file's bytes where no array copies them.
+        let imported = try Self.importMoved(&input, format: .chromeCSV, windowLength: 16)
+        #expect(imported == 2)
+        #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
+    }
+
+    /// Imports `input` as a file of `format` read in windows of `windowLength` bytes, its bytes
+    /// moved first where no array copies them (`input` wiped), that memory wiped and freed after;
+    /// the number of entries imported (the entries themselves gone on return).
+    private static func importMoved(_ input: inout [UInt8], format: InterchangeFormat, windowLength: Int) throws -> Int {
         let file = UnsafeMutableRawBufferPointer.allocate(byteCount: input.count, alignment: 1)
         file.copyMemory(from: UnsafeRawBufferPointer(start: input, count: input.count))
         wipe(&input)
-        do {
-            let windows = ImportWindows(byteCount: file.count, windowLength: 16) { offset, buffer in
-                let count = min(buffer.count, file.count - offset)
-                guard count > 0 else { return 0 }
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[offset..<offset + count]))
-                return count
-            }
-            let imported = try Interchange.read(windows: windows, format: .chromeCSV, now: 1, options: ForeignBuildOptions())
-            #expect(imported.count == 2)
+        defer {
+            wipe(file)
+            file.deallocate()
         }
-        wipe(file)
-        file.deallocate()
-        #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
+        let windows = ImportWindows(byteCount: file.count, windowLength: windowLength) { offset, buffer in
+            let count = min(buffer.count, file.count - offset)
+            guard count > 0 else { return 0 }
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[offset..<offset + count]))
+            return count
+        }
+        return try Interchange.read(windows: windows, format: format, now: 1, options: ForeignBuildOptions()).count
     }
 
     /// A dotenv file read whole and given back block by block as parsed: once its records are
@@ -285,29 +286,17 @@ import Testing
         secret.append(to: &input)
         input += Array("\n".utf8)
         for index in 0..<4_000 { input += Array("VAR_\(index)=filler filler filler\n".utf8) }
-        let file = UnsafeMutableRawBufferPointer.allocate(byteCount: input.count, alignment: 1)
-        file.copyMemory(from: UnsafeRawBufferPointer(start: input, count: input.count))
-        wipe(&input)
-        do {
-            let windows = ImportWindows(byteCount: file.count, windowLength: 1 << 16) { offset, buffer in
-                let count = min(buffer.count, file.count - offset)
-                guard count > 0 else { return 0 }
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[offset..<offset + count]))
-                return count
-            }
-            let imported = try Interchange.read(windows: windows, format: .dotenv, now: 1, options: ForeignBuildOptions())
-            #expect(imported.count == 4_001)
-        }
-        wipe(file)
-        file.deallocate()
+        let imported = try Self.importMoved(&input, format: .dotenv, windowLength: 1 << 16)
+        #expect(imported == 4_001)
         #expect(secret.copiesInMemory() == 0, "a copy of the value is left in memory")
     }
 }
 
 extension ImportWindows {
     /// Windows of `windowLength` bytes over `bytes`, as a file of them would give.
-    static func over(_ bytes: [UInt8], windowLength: Int) -> ImportWindows {
-        ImportWindows(byteCount: bytes.count, windowLength: windowLength) { offset, buffer in
+    /// `openedAt`: the size the file had when it was opened, if it grew since (less than its bytes).
+    static func over(_ bytes: [UInt8], windowLength: Int, openedAt size: Int? = nil) -> ImportWindows {
+        ImportWindows(byteCount: size ?? bytes.count, windowLength: windowLength) { offset, buffer in
             let count = min(buffer.count, bytes.count - offset)
             guard count > 0 else { return 0 }
             bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
