@@ -18,7 +18,7 @@ enum DotEnv {
     /// its length (a 50 MB line parsed at 1 MB/s when this walked grapheme clusters).
     static func parse(_ bytes: [UInt8], now: Int64) throws(VaultError) -> [(String, Entry)] {
         var list = ImportedEntryList()
-        _ = try read(bytes, now: now, into: &list)
+        _ = try bytes.withUnsafeBufferPointer { (input) throws(VaultError) in try read(input, now: now, into: &list) }
         return list.entries
     }
 
@@ -28,23 +28,59 @@ enum DotEnv {
     /// the check names the problem); the error `parse` throws.
     /// `ImportRecordsTests.test_importRecords_dotenvMatchesTheEntryPath` ties the two.
     static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> StoredRecords? {
+        try bytes.withUnsafeBufferPointer { (input) throws(VaultError) in try records(input, now: now, releasing: nil) }
+    }
+
+    /// `records(_:now:)` of a file read whole into `input` (`ImportWindows.readWhole`), each 64 KiB
+    /// block of it wiped and given back to the system once every line on it is read: the file
+    /// and its records are never both whole in memory (issue 44's memory rule: a record is 1.4×
+    /// its line, and the file beside them made the peak 2.2× the input). `input` reads as zeros
+    /// afterwards (the caller reads the file again if the writer declined an entry).
+    static func records(releasing input: PlaintextBuffer, count: Int, now: Int64) throws(VaultError) -> StoredRecords? {
+        precondition(count <= input.count, "the file lies within its buffer")
+        let bytes = UnsafeBufferPointer(start: input.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
+        return try withExtendedLifetime(input) { () throws(VaultError) in try records(bytes, now: now, releasing: input) }
+    }
+
+    private static func records(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, releasing input: PlaintextBuffer?) throws(VaultError) -> StoredRecords? {
         // Room for twice the input (a record is longer than its line), mapped but not touched
         // until written: the buffer never grows, which held the old records and their copy at once.
         guard var writer = ImportRecordWriter(capacity: bytes.count * 2) else { return nil }
-        guard try read(bytes, now: now, into: &writer) else { return nil }
+        let block = 64 << 10
+        var released = 0
+        let done: ((Int) -> Void)? = input.map { input in
+            { read in
+                let end = read / block * block
+                guard end > released else { return }
+                input.release(released..<end)
+                released = end
+            }
+        }
+        defer {
+            // The rest wiped and given back too, and nothing left for the buffer's own wipe, which
+            // would fault every released page in again (the whole file beside the records).
+            if let input {
+                input.release(released..<bytes.count)
+                input.written = 0
+            }
+        }
+        guard try read(bytes, now: now, into: &writer, done: done) else { return nil }
         return writer.records()
     }
 
     /// Reads every line into `output`; false when it declined an entry (the lines after it are
-    /// still read, for their errors, and not given to it).
-    private static func read(_ bytes: [UInt8], now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
+    /// still read, for their errors, and not given to it). `done`, after each line, gets where the
+    /// next one starts: no byte before it is read again.
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, into output: inout some ImportedEntrySink,
+                             done: ((Int) -> Void)? = nil) throws(VaultError) -> Bool {
         // Checked in place: `String(validating:)` made a copy of the whole file, secrets and all,
         // freed without a wipe.
-        guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("the dotenv file is not UTF-8") }
+        guard JSONString.isUTF8(bytes) else { throw .malformedInput("the dotenv file is not UTF-8") }
         var parser = Parser(bytes: bytes)
         var declined = false
         var noFields: [ImportField] = []
         while let (lineNumber, whole) = parser.nextLine() {
+            defer { done?(parser.nextStart) }
             var line = parser.droppingBlanks(whole)
             if line.isEmpty || bytes[line.lowerBound] == Byte.hash { continue }
             if bytes[line].starts(with: "export ".utf8) {
@@ -82,9 +118,8 @@ enum DotEnv {
                 value = .input(parser.trimmingBlanks(rest.lowerBound..<end))
             }
             if !declined {
-                declined = !bytes.withUnsafeBytes { input in
-                    output.add(name: .input(keyRange), created: now, modified: now, value: value, fields: &noFields, in: input)
-                }
+                declined = !output.add(name: .input(keyRange), created: now, modified: now, value: value, fields: &noFields,
+                                       in: UnsafeRawBufferPointer(bytes))
             }
             // An unescaped copy is the sink's to keep only as its own copy: this one is wiped.
             if case .owned(var unescaped) = value {
@@ -96,7 +131,7 @@ enum DotEnv {
     }
 
     /// `isVariableName(_:)` of the bytes `range` of `bytes`: the ASCII case (most) without a string.
-    private static func isVariableName(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+    private static func isVariableName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         guard !range.isEmpty else { return false }
         var ascii = true
         for byte in bytes[range] {
@@ -139,13 +174,16 @@ enum DotEnv {
 
     /// The file's lines (split on LF, one trailing CR dropped) and the helpers that read them.
     private struct Parser {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         /// Where the next line starts; past the end once the last line was read.
         private var next = 0
         private var lineNumber = 0
 
+        /// Where the next line starts (every byte before it read), at most the end.
+        var nextStart: Int { min(next, bytes.count) }
+
         /// A UTF-8 byte order mark at the start (Windows editors write one) is skipped, as CSV does.
-        init(bytes: [UInt8]) {
+        init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { next = 3 }
         }
@@ -164,10 +202,8 @@ enum DotEnv {
         /// The first index of `byte` in `range` (memchr: the long lines are the point).
         func find(_ byte: UInt8, in range: Range<Int>) -> Int? {
             guard !range.isEmpty else { return nil }
-            return bytes.withUnsafeBufferPointer { buffer in
-                let start = UnsafeRawPointer(buffer.baseAddress! + range.lowerBound)
-                return memchr(start, Int32(byte), range.count).map { range.lowerBound + start.distance(to: UnsafeRawPointer($0)) }
-            }
+            let start = UnsafeRawPointer(bytes.baseAddress! + range.lowerBound)
+            return memchr(start, Int32(byte), range.count).map { range.lowerBound + start.distance(to: UnsafeRawPointer($0)) }
         }
 
         func isBlank(_ index: Int) -> Bool { bytes[index] == Byte.space || bytes[index] == Byte.tab }

@@ -125,7 +125,9 @@ package enum EntryCodec {
     package static func decode(
         _ plaintext: PlaintextBuffer, content: Range<Int>, history: Bool = false, historyUnreadFrom entriesEnd: Int? = nil
     ) throws(VaultError) -> Vault {
-        guard content.count <= VaultLimits.maxContentLength else {
+        // The records are indexed by 4-byte offsets (`StoredRecords.Offset`): contents of at most
+        // 1 GiB lie far below 4 GiB in their payload.
+        guard content.count <= VaultLimits.maxContentLength, content.upperBound <= Int(StoredRecords.Offset.max) else {
             throw .contentsDamaged("the contents exceed \(VaultLimits.maxContentLength) bytes")
         }
         precondition(entriesEnd == nil || (history && content.contains(entriesEnd! - 1)), "entries end within the content")
@@ -150,15 +152,15 @@ package enum EntryCodec {
         guard count <= VaultLimits.maxEntries else {
             throw .contentsDamaged("entry count \(count) exceeds \(VaultLimits.maxEntries)")
         }
-        var starts: [Int] = []
+        var starts: [StoredRecords.Offset] = []
         starts.reserveCapacity(min(count, reader.remaining / RecordLayout.minimumLength) + 1)
         var check = ContentCheck()
         for index in 0..<count {
-            starts.append(reader.offset)
+            starts.append(StoredRecords.Offset(reader.offset))
             check.index = index
             try RecordLayout.read(&reader, entry: index, into: &check)
         }
-        starts.append(reader.offset)
+        starts.append(StoredRecords.Offset(reader.offset))
         if let policy, entriesEnd != nil {
             // The scan that found this end read the same records; anything else is a bug, not damage.
             precondition(reader.remaining == 0, "the entries end where the skim found them")

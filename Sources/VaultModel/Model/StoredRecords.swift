@@ -9,12 +9,18 @@ import SecureMemory
 /// and an untouched record is re-sealed by copying its bytes.
 package final class StoredRecords: Sendable {
     private let plaintext: PlaintextBuffer
-    /// Where each record starts in the plaintext, then where the last one ends.
-    private let starts: [Int]
+    /// Where each record starts in the plaintext, then where the last one ends: 4 bytes an entry,
+    /// not 8 (a plaintext is at most `VaultLimits.maxContentLength` and some history, far below
+    /// 4 GiB; 0.4 MB less at 100,000 entries, for every command that decrypts a vault and every
+    /// import, issue 44's memory rule).
+    private let starts: [Offset]
+
+    /// An offset into the plaintext.
+    package typealias Offset = UInt32
 
     /// Wraps validated records; `starts` holds one offset per record plus the end of the last.
-    package init(plaintext: PlaintextBuffer, starts: [Int]) {
-        precondition(!starts.isEmpty && starts.last! <= plaintext.count, "record offsets outside the plaintext")
+    package init(plaintext: PlaintextBuffer, starts: [Offset]) {
+        precondition(!starts.isEmpty && Int(starts.last!) <= plaintext.count, "record offsets outside the plaintext")
         self.plaintext = plaintext
         self.starts = starts
     }
@@ -42,7 +48,7 @@ package final class StoredRecords: Sendable {
         var words: UInt64 = 0, tail: UInt8 = 0
         starts.withUnsafeBufferPointer { starts in
             for index in range {
-                let start = starts[index]
+                let start = Int(starts[index])
                 let length = Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self)))
                 // Offsets inside the validated plaintext: wrapping arithmetic, no overflow checks.
                 let name = start &+ prefix, end = name &+ length
@@ -80,7 +86,7 @@ package final class StoredRecords: Sendable {
         let prefix = MemoryLayout<RecordLayout.NameLength>.size
         starts.withUnsafeBufferPointer { starts in
             for index in 0..<starts.count - 1 {
-                let start = starts[index]
+                let start = Int(starts[index])
                 let length = Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self)))
                 body(index, UnsafeRawBufferPointer(rebasing: bytes[start + prefix..<start + prefix + length]))
             }
@@ -89,7 +95,7 @@ package final class StoredRecords: Sendable {
 
     /// The encoded records `range`, which lie back to back. Valid while this object lives.
     package func records(_ range: Range<Int>) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: bytes[starts[range.lowerBound]..<starts[range.upperBound]])
+        UnsafeRawBufferPointer(rebasing: bytes[Int(starts[range.lowerBound])..<Int(starts[range.upperBound])])
     }
 
     /// The index of the record called `key`, by binary search.
@@ -118,9 +124,9 @@ package final class StoredRecords: Sendable {
 
     /// Appends where each record of `range` starts once the run `records(range)` is copied to
     /// offset `destination` of another buffer.
-    func appendStarts(of range: Range<Int>, copiedTo destination: Int, into other: inout [Int]) {
-        let shift = destination - starts[range.lowerBound]
-        for index in range { other.append(starts[index] + shift) }
+    func appendStarts(of range: Range<Int>, copiedTo destination: Int, into other: inout [Offset]) {
+        let shift = destination - Int(starts[range.lowerBound])
+        for index in range { other.append(Offset(Int(starts[index]) + shift)) }
     }
 
     // MARK: Entries
@@ -167,26 +173,26 @@ package final class StoredRecords: Sendable {
         for position in 1..<order.count where compareBytes(name(at: Int(order[position - 1])), name(at: Int(order[position]))) == 0 {
             return nil
         }
-        let length = starts[count] - starts[0]
+        let first = Int(starts[0]), length = Int(starts[count]) - first
         guard let sorted = try? PlaintextBuffer(uninitializedCount: length) else { return nil }
         // Bytes of records not yet copied, by block of this buffer.
-        let block = 64 << 10, first = starts[0]
+        let block = 64 << 10
         var left = releasing ? (0..<(length + block - 1) / block).map { min(block, length - $0 * block) } : []
-        var newStarts: [Int] = []
+        var newStarts: [Offset] = []
         newStarts.reserveCapacity(count + 1)
         var positions = [Int32](repeating: 0, count: count)
         var offset = 0
         for (position, index) in order.enumerated() {
             let record = records(Int(index)..<Int(index) + 1)
-            newStarts.append(offset)
+            newStarts.append(Offset(offset))
             positions[Int(index)] = Int32(position)
             if let source = record.baseAddress, !record.isEmpty {
                 (sorted.bytes.baseAddress! + offset).copyMemory(from: source, byteCount: record.count)
             }
             offset += record.count
             guard releasing else { continue }
-            var start = starts[Int(index)] - first
-            let end = starts[Int(index) + 1] - first
+            var start = Int(starts[Int(index)]) - first
+            let end = Int(starts[Int(index) + 1]) - first
             while start < end {
                 let number = start / block, stop = min(end, (number + 1) * block)
                 left[number] -= stop - start
@@ -195,7 +201,7 @@ package final class StoredRecords: Sendable {
             }
         }
         if releasing, first == 0, plaintext.written <= length { plaintext.written = 0 }  // wiped block by block
-        newStarts.append(offset)
+        newStarts.append(Offset(offset))
         return (StoredRecords(plaintext: sorted, starts: newStarts), positions)
     }
 
@@ -203,7 +209,7 @@ package final class StoredRecords: Sendable {
 
     /// A reader over exactly the bytes of record `index`.
     private func reader(at index: Int) -> RecordReader {
-        RecordReader(bytes[starts[index]..<starts[index + 1]], reading: .contents)
+        RecordReader(bytes[Int(starts[index])..<Int(starts[index + 1])], reading: .contents)
     }
 
     /// Reads record `index` into `visitor`, part by part (Vault+EntryBytes.swift reads every record so).

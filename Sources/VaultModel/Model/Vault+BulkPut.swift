@@ -190,7 +190,7 @@ private struct BulkPut {
     func records() throws(VaultError) -> StoredRecords {
         let plaintext = try PlaintextBuffer.forVault(uninitializedCount: length)
         var sink = BufferSink(plaintext.bytes)
-        var starts: [Int] = []
+        var starts: [StoredRecords.Offset] = []
         starts.reserveCapacity(count + 1)
         for piece in pieces {
             switch piece {
@@ -199,10 +199,10 @@ private struct BulkPut {
                 records.appendStarts(of: range, copiedTo: sink.offset, into: &starts)
                 withExtendedLifetime(records) { sink.append(raw: records.records(range)) }
             case .edited(let index):
-                starts.append(sink.offset)
+                starts.append(StoredRecords.Offset(sink.offset))
                 RecordLayout.write(name: edited[index].name, entry: edited[index].entry, into: &sink)
             case .new(let index):
-                starts.append(sink.offset)
+                starts.append(StoredRecords.Offset(sink.offset))
                 switch incoming {
                 case .entries(let entries):
                     var name = entries[index].name
@@ -213,7 +213,7 @@ private struct BulkPut {
             }
         }
         precondition(sink.offset == length, "the records written have the planned length")
-        starts.append(sink.offset)
+        starts.append(StoredRecords.Offset(sink.offset))
         return StoredRecords(plaintext: plaintext, starts: starts)
     }
 }

@@ -180,6 +180,14 @@ import Testing
             (.firefoxCSV, "url,username,password,httpRealm,formActionOrigin,guid,timeCreated,timeLastUsed,timePasswordChanged\n"
                 + "https://a.example,u,p,,,{1},1700000000000,1700000000000,1700000000000\n"),
             (.lastPassCSV, "url,username,password,totp,extra,name,grouping,fav\nhttps://a.example,u,p,,notes,site,Work\\Mail,1\n"),
+            // dotenv: read whole and given back block by block as parsed (`ImportWindows.readWhole`).
+            (.dotenv, "\u{FEFF}B=1\nexport A='2 # x'\n# c\n\nC=\"a\\nb\nc\" # d\r\nD = e # f\n"),
+            (.dotenv, "A=1\nA=2\n"),  // a name twice: the error, by the reference's words
+            (.dotenv, "CAF\u{C9}=1\n"),  // not ASCII: the record writer declines, read again whole
+            (.dotenv, "A=1\nB=\"open\n"),  // an error after an entry
+            (.dotenv, ""),
+            // Chrome titles out of name order, one repeated after others: numbered by the reference.
+            (.chromeCSV, "name,url,username,password\nz,,u1,p\nm,,u,p\nz,,u0,q\n"),
         ]
         for (format, text) in inputs {
             let bytes = Array(text.utf8)
@@ -193,6 +201,34 @@ import Testing
                     #expect(windowed == reference, "\(format) in windows of \(length)")
                 }
             }
+        }
+    }
+
+    /// A dotenv file of many 64 KiB blocks (values across their edges, a quoted value over several
+    /// lines and blocks, comments, blank lines) read whole and given back as parsed imports what the
+    /// one-buffer read imports; so does one that grew after it was opened (read again whole), and
+    /// one with an error in its last block.
+    @Test func test_readWindows_dotenvGivenBackAsParsedImportsWhatTheOneBufferReadImports() throws {
+        var generator = SplitMix(seed: 46)
+        var text = ""
+        for index in 0..<3_000 {
+            let value = String(repeating: "v", count: Int(generator.nextByte()))
+            switch index % 7 {
+            case 3: text += "# a comment \(value)\n\n"
+            case 5: text += "QUOTED_\(index)=\"\(value)\\n\(value)\n\(String(repeating: "w", count: 70_000 * (index % 2)))\"\n"
+            default: text += "export VAR_\(index)='\(value)'\r\n"
+            }
+        }
+        for (input, grown) in [(text, false), (text, true), (text + "BROKEN\n", false)] {
+            let bytes = Array(input.utf8)
+            let reference = Self.summary { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 7, options: ForeignBuildOptions()) }
+            // A file that grew since it was opened: its first size too small.
+            let windows = ImportWindows.over(bytes, windowLength: 1 << 16, openedAt: grown ? bytes.count - 10 : bytes.count)
+            let windowed = Self.summary { () throws(VaultError) in
+                try Interchange.read(windows: windows, format: .dotenv, now: 7, options: ForeignBuildOptions())
+            }
+            #expect(windowed == reference, "grown: \(grown)")
+            #expect(reference.hasPrefix("error") == input.hasSuffix("BROKEN\n"))
         }
     }
 
@@ -214,30 +250,53 @@ import Testing
     @Test func test_readWindows_leaveNoCopyOfAPasswordInFreedMemory() throws {
         let secret = ScannedSecret()
         var input = ForeignStreamTests.chromeExport(holding: secret)
-        // The file's bytes where no array copies them.
+        let imported = try Self.importMoved(&input, format: .chromeCSV, windowLength: 16)
+        #expect(imported == 2)
+        #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
+    }
+
+    /// Imports `input` as a file of `format` read in windows of `windowLength` bytes, its bytes
+    /// moved first where no array copies them (`input` wiped), that memory wiped and freed after;
+    /// the number of entries imported (the entries themselves gone on return).
+    private static func importMoved(_ input: inout [UInt8], format: InterchangeFormat, windowLength: Int) throws -> Int {
         let file = UnsafeMutableRawBufferPointer.allocate(byteCount: input.count, alignment: 1)
         file.copyMemory(from: UnsafeRawBufferPointer(start: input, count: input.count))
         wipe(&input)
-        do {
-            let windows = ImportWindows(byteCount: file.count, windowLength: 16) { offset, buffer in
-                let count = min(buffer.count, file.count - offset)
-                guard count > 0 else { return 0 }
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[offset..<offset + count]))
-                return count
-            }
-            let imported = try Interchange.read(windows: windows, format: .chromeCSV, now: 1, options: ForeignBuildOptions())
-            #expect(imported.count == 2)
+        defer {
+            wipe(file)
+            file.deallocate()
         }
-        wipe(file)
-        file.deallocate()
-        #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
+        let windows = ImportWindows(byteCount: file.count, windowLength: windowLength) { offset, buffer in
+            let count = min(buffer.count, file.count - offset)
+            guard count > 0 else { return 0 }
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[offset..<offset + count]))
+            return count
+        }
+        return try Interchange.read(windows: windows, format: format, now: 1, options: ForeignBuildOptions()).count
+    }
+
+    /// A dotenv file read whole and given back block by block as parsed: once its records are
+    /// gone, no copy of a value is left in freed memory (each block wiped before it is given back,
+    /// the last one at the end).
+    @Test func test_readWindows_dotenvLeavesNoCopyOfAValueInFreedMemory() throws {
+        let secret = ScannedSecret()
+        var input: [UInt8] = []
+        input.reserveCapacity(secret.count + 200_000)
+        input += Array("FIRST=".utf8)
+        secret.append(to: &input)
+        input += Array("\n".utf8)
+        for index in 0..<4_000 { input += Array("VAR_\(index)=filler filler filler\n".utf8) }
+        let imported = try Self.importMoved(&input, format: .dotenv, windowLength: 1 << 16)
+        #expect(imported == 4_001)
+        #expect(secret.copiesInMemory() == 0, "a copy of the value is left in memory")
     }
 }
 
 extension ImportWindows {
     /// Windows of `windowLength` bytes over `bytes`, as a file of them would give.
-    static func over(_ bytes: [UInt8], windowLength: Int) -> ImportWindows {
-        ImportWindows(byteCount: bytes.count, windowLength: windowLength) { offset, buffer in
+    /// `openedAt`: the size the file had when it was opened, if it grew since (less than its bytes).
+    static func over(_ bytes: [UInt8], windowLength: Int, openedAt size: Int? = nil) -> ImportWindows {
+        ImportWindows(byteCount: size ?? bytes.count, windowLength: windowLength) { offset, buffer in
             let count = min(buffer.count, bytes.count - offset)
             guard count > 0 else { return 0 }
             bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }

@@ -82,6 +82,8 @@ enum ForeignBuilder {
     /// takes every entry (most exports); nil otherwise (a repeated title, whose numbering needs
     /// every item; a non-ASCII name; a limit), and the caller builds from every item read first
     /// (`build(_:now:options:)`), which gives what this gives where both give anything.
+    /// A repeated name is told by `StreamedNameCheck`: no table of names while they come in
+    /// increasing order (issue 44's memory rule).
     /// `ForeignStreamTests` ties the two.
     static func build(streaming read: (ForeignItemSink) throws(VaultError) -> ForeignImport, capacity: Int, now: Int64,
                       options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries? {
@@ -89,7 +91,7 @@ enum ForeignBuilder {
         // What the sink's body changes (it escapes into the sink).
         final class State {
             var writer: ImportRecordWriter
-            var hashes = NameHashes(expected: 1024)
+            var names = StreamedNameCheck()
             var outcome = Outcome()
             var renamings: [ImportRenaming] = []
             init(_ writer: ImportRecordWriter) { self.writer = writer }
@@ -99,7 +101,7 @@ enum ForeignBuilder {
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             let base = ForeignNaming.base(of: item, prefix: options.prefix)
-            guard state.hashes.insert(base.named.name) else { return false }
+            guard state.names.isNew(base.named.name, among: state.writer) else { return false }
             if !base.reasons.isEmpty { state.renamings.append(ForeignNaming.renaming(of: item, base, prefix: options.prefix)) }
             return fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
                 state.writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),

@@ -52,20 +52,27 @@ extension Interchange {
     }
 
     /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV, the
-    /// other managers' CSV exports and enpass-json.
+    /// other managers' CSV exports, enpass-json, and dotenv (read whole, given back as parsed).
     public static func readsWindows(_ format: InterchangeFormat) -> Bool {
-        format == .csv || format == .enpassJSON || csvItemStream([UInt8](), format: format, now: 0) != nil
+        format == .csv || format == .dotenv || format == .enpassJSON || csvItemStream([UInt8](), format: format, now: 0) != nil
     }
 
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
     /// format that `readsWindows`: its rows become records as they are scanned, and the file is
-    /// never whole in memory (issue 44's memory rule). When the stream is declined (a name twice,
+    /// never whole in memory (issue 44's memory rule; a dotenv file is read whole and each block
+    /// given back once parsed, so that it and its records are never both whole). When the stream is declined (a name twice,
     /// an entry the record writer refuses), the file is read again whole and imported the way
     /// `read(taking:)` imports it, which gives what the stream gives where both give anything.
     public static func read(windows: ImportWindows, format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         precondition(readsWindows(format), "a format read a window at a time")
         if format == .csv, let records = try NativeCSV.records(windows, now: now) {
+            let imported = try ImportedEntries(records: records, renamings: [])
+            return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
+        }
+        // dotenv: the file whole, each block given back once parsed (its records grow as it goes).
+        if format == .dotenv, let (input, count) = try windows.readWhole(),
+           let records = try DotEnv.records(releasing: consume input, count: count, now: now) {
             let imported = try ImportedEntries(records: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
