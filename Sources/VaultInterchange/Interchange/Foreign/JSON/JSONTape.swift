@@ -53,8 +53,55 @@ struct JSONTape {
     /// import reads.
     static let maxInput = Int(UInt32.max)
 
+    /// Room for nodes, written by the scan through its pointer (no uniqueness or capacity check
+    /// of an array per node) and grown by it when full; a stream's next tape reuses it once no
+    /// tape holds it (`Scratch`). Uninitialized past the nodes written.
+    final class NodeStorage {
+        fileprivate(set) var base: UnsafeMutablePointer<Node>
+        fileprivate(set) var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 16)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        deinit { base.deallocate() }
+
+        /// Room for at least `needed` nodes, the first `count` kept.
+        fileprivate func grow(to needed: Int, keeping count: Int) {
+            let larger = UnsafeMutablePointer<Node>.allocate(capacity: max(needed, capacity * 2))
+            larger.update(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity = max(needed, capacity * 2)
+        }
+    }
+
+    /// The nodes of a tape, read by index (an index the tape gave: within `count`).
+    struct NodeList {
+        fileprivate let storage: NodeStorage
+        let count: Int
+
+        subscript(index: Int) -> Node {
+            @inline(__always) get {
+                precondition(index >= 0 && index < count, "a node of this tape")
+                return storage.base[index]
+            }
+        }
+    }
+
     let bytes: [UInt8]
-    private(set) var nodes: [Node] = []
+    /// Every value's node, in document order; 0 is the root.
+    var nodes: NodeList { NodeList(storage: storage, count: nodeCount) }
+    private var storage: NodeStorage
+    private var nodeCount = 0
+
+    /// The node at `index` (an index the tape gave: within its nodes).
+    @inline(__always)
+    func nodeAt(_ index: Int) -> Node {
+        precondition(index >= 0 && index < nodeCount, "a node of this tape")
+        return storage.base[index]
+    }
     /// What messages call the document ("the Enpass export").
     let what: String
 
@@ -68,8 +115,8 @@ struct JSONTape {
         // it, which would be one more copy of every secret, freed without a wipe.
         guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("not \(what): the JSON is not UTF-8") }
         // Exports run at about 10 bytes a value: room for a value every 4 bytes is never copied
-        // to a larger array (the copy held both at once), and the pages never written take no memory.
-        nodes.reserveCapacity(bytes.count / 4 + 16)
+        // to a larger buffer (the copy held both at once), and the pages never written take no memory.
+        storage = NodeStorage(capacity: bytes.count / 4 + 16)
         var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         try scan(from: &position, depth: 0)
         guard position == bytes.count else { throw fail("more after the end of the document", at: position) }
@@ -89,10 +136,10 @@ struct JSONTape {
         self.bytes = bytes
         self.what = what
         var end = position
-        scratch.nodes.removeAll(keepingCapacity: true)
-        nodes = scratch.nodes
-        scratch.nodes = []
-        nodes.reserveCapacity(64)  // an item of an export: a few dozen values
+        // The last tape's storage when no tape holds it any more; else room for an item of an
+        // export (a few dozen values).
+        if scratch.storage == nil || !isKnownUniquelyReferenced(&scratch.storage!) { scratch.storage = NodeStorage(capacity: 64) }
+        storage = scratch.storage!
         // Every byte outside a string is ASCII (the scan takes no other), and so is every
         // string's but those the scan marks: only then is the value checked as UTF-8.
         let high = try scan(from: &end, depth: depth, located: false, scratch: &scratch)
@@ -102,7 +149,7 @@ struct JSONTape {
         }
         position = end
         // Room for a large value (a list of every folder) is not kept for the items after it.
-        if nodes.capacity <= Self.sparedNodes { scratch.nodes = nodes }
+        if storage.capacity > Self.sparedNodes { scratch.storage = nil }
     }
 
     /// The most nodes a stream keeps room for between its tapes.
@@ -111,7 +158,7 @@ struct JSONTape {
     /// What a stream keeps between the tapes of its values, so that their storage is reused:
     /// the last tape's nodes and the scan's working lists (offsets only, never a byte of the input).
     struct Scratch {
-        fileprivate var nodes: [Node] = []
+        fileprivate var storage: NodeStorage?
         fileprivate var stack: [(node: Int, object: Bool, keys: Int)] = []
         fileprivate var keys: [(range: Range<Int>, plain: Bool)] = []
     }
@@ -140,15 +187,15 @@ struct JSONTape {
 
     /// `scan(from:depth:located:)` with the working lists of `scratch`.
     private mutating func scan(from position: inout Int, depth: Int, located: Bool, scratch: inout Scratch) throws(VaultError) -> Bool {
-        // The nodes in a local array (one owner: appended in place) and the bytes through a
-        // pointer: the loops index them within bounds their own conditions check.
-        var nodes = self.nodes
-        self.nodes = []
-        defer { self.nodes = nodes }
-        let bytes = self.bytes
+        // The nodes written through the storage's pointer and the bytes read through one: the
+        // loops index them within bounds their own conditions check.
+        var count = 0
+        defer { nodeCount = count }
+        let bytes = self.bytes, storage = self.storage
         let outcome: Result<Bool, ScanFailure> = bytes.withUnsafeBufferPointer { buffer in
             do throws(ScanFailure) {
-                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: &nodes, stack: &scratch.stack, keys: &scratch.keys))
+                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: storage, count: &count,
+                                              stack: &scratch.stack, keys: &scratch.keys))
             } catch {
                 return .failure(error)
             }
@@ -160,10 +207,20 @@ struct JSONTape {
     }
 
     /// `scan(from:depth:)` over the document's bytes (`buffer`, and `bytes` for the readers of
-    /// literals with escapes), appending to `nodes`.
+    /// literals with escapes), writing `count` nodes to `storage` (grown when full).
     private static func scan(_ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], from position: inout Int, depth: Int,
-                             into nodes: inout [Node], stack: inout [(node: Int, object: Bool, keys: Int)],
+                             into storage: NodeStorage, count: inout Int, stack: inout [(node: Int, object: Bool, keys: Int)],
                              keys: inout [(range: Range<Int>, plain: Bool)]) throws(ScanFailure) -> Bool {
+        var nodes = storage.base, capacity = storage.capacity
+        /// Writes the next node (at `count`), first growing the storage when it is full.
+        @inline(__always) func append(_ node: Node) {
+            if count == capacity {
+                storage.grow(to: count * 2, keeping: count)
+                (nodes, capacity) = (storage.base, storage.capacity)
+            }
+            (nodes + count).initialize(to: node)
+            count += 1
+        }
         // `stack`: open containers: their node, whether an object, and (for objects) where their
         // keys start in `keys`. `keys`: the keys of the open objects, as ranges of their literals
         // (decoded only to compare), each with whether it is plain (ASCII without an escape: its
@@ -209,7 +266,7 @@ struct JSONTape {
                         throw ScanFailure(why: "the key '\(displayed(start..<position, in: bytes))' appears twice in one object; refusing to guess which of the two was meant", offset: start)
                     }
                     keys.append(key)
-                    nodes.append(Node(kind: .string, start: start, end: position, plain: key.plain))
+                    append(Node(kind: .string, start: start, end: position, plain: key.plain))
                     nodes[top.node].count += 1
                     skipWhitespace(buffer, at: &position)
                     guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { throw ScanFailure(why: "expected ':' after a key", offset: position) }
@@ -225,13 +282,13 @@ struct JSONTape {
                     let object = buffer[position] == UInt8(ascii: "{")
                     guard depth + stack.count < Self.maxDepth else { throw ScanFailure(why: "objects and arrays nest more than \(Self.maxDepth) levels deep", offset: start) }
                     position += 1
-                    nodes.append(Node(kind: object ? .object : .array, start: start, end: 0))
-                    stack.append((nodes.count - 1, object, keys.count))
+                    append(Node(kind: object ? .object : .array, start: start, end: 0))
+                    stack.append((count - 1, object, keys.count))
                     skipWhitespace(buffer, at: &position)
                     if position < buffer.count, buffer[position] == (object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         position += 1
                         stack.removeLast()
-                        nodes[nodes.count - 1].end = nodes.count
+                        nodes[count - 1].end = count
                         expectValue = false
                     } else {
                         expectKey = object
@@ -242,7 +299,7 @@ struct JSONTape {
                         throw ScanFailure(why: "a string that is not valid (an unknown escape, a control character, a lone surrogate or bytes that are not UTF-8)", offset: start)
                     }
                     let plain: Bool = { if case .plain(_, true) = literal { return true } else { return false } }()
-                    nodes.append(Node(kind: .string, start: start, end: position, plain: plain))
+                    append(Node(kind: .string, start: start, end: position, plain: plain))
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     let kind: Kind
                     if takeWord("true", buffer, at: &position) {
@@ -254,10 +311,10 @@ struct JSONTape {
                     } else {
                         throw ScanFailure(why: "an unknown word", offset: start)
                     }
-                    nodes.append(Node(kind: kind, start: start, end: position))
+                    append(Node(kind: kind, start: start, end: position))
                 default:
                     guard skipNumber(buffer, at: &position) else { throw ScanFailure(why: "expected a value", offset: start) }
-                    nodes.append(Node(kind: .number, start: start, end: position))
+                    append(Node(kind: .number, start: start, end: position))
                 }
                 expectValue = false
                 continue
@@ -272,9 +329,9 @@ struct JSONTape {
             } else if next == (top.object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
                 stack.removeLast()
-                nodes[top.node].end = nodes.count
+                nodes[top.node].end = count
                 if top.object {
-                    keys.removeSubrange(top.keys...)
+                    while keys.count > top.keys { keys.removeLast() }
                     if !keySets.isEmpty { keySets[stack.count + 1] = nil }
                 }
             } else {
