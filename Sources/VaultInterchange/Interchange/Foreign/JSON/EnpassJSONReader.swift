@@ -256,9 +256,23 @@ enum EnpassJSONReader {
     private enum FieldType {
         case text, section, password, username, email, url, android, totp, other
 
-        /// The type the string at `node` names (compared decoded, as `String`s compare).
+        /// The type the string at `node` names (compared decoded, as `String`s compare): a plain
+        /// one by its bytes, told apart by its length first.
         init(_ tape: JSONTape, _ node: Int) {
-            if tape.isString(node, "password") { self = .password }
+            if let type = tape.withPlainBytes(node, { bytes -> FieldType in
+                func equals(_ word: StaticString) -> Bool { JSONTape.same(bytes.baseAddress!, word.utf8Start, word.utf8CodeUnitCount) }
+                switch bytes.count {
+                case 8: return equals("password") ? .password : equals("username") ? .username : .other
+                case 4: return equals("text") ? .text : equals("totp") ? .totp : .other
+                case 7: return equals("section") ? .section : .other
+                case 5: return equals("email") ? .email : .other
+                case 3: return equals("url") ? .url : .other
+                case 9: return equals(".Android#") ? .android : .other
+                default: return .other
+                }
+            }) {
+                self = type
+            } else if tape.isString(node, "password") { self = .password }
             else if tape.isString(node, "username") { self = .username }
             else if tape.isString(node, "text") { self = .text }
             else if tape.isString(node, "section") { self = .section }

@@ -150,21 +150,46 @@ extension JSONTape {
 
     /// The string at `node`, decoded; nil when it is not a string.
     func string(_ node: Int?) -> String? {
-        guard let node, nodeAt(node).kind == .string else { return nil }
-        if nodeAt(node).plain {
-            let text = nodeAt(node).start + 1..<nodeAt(node).end - 1
-            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[text]), as: UTF8.self) }
+        guard let node else { return nil }
+        let literal = nodeAt(node)
+        guard literal.kind == .string else { return nil }
+        if literal.plain {
+            return bytes.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(start: $0.baseAddress! + literal.start + 1, count: literal.end - literal.start - 2), as: UTF8.self)
+            }
         }
-        var position = nodeAt(node).start
+        var position = literal.start
         return JSONString.read(bytes, at: &position)
     }
 
     /// The string at `node` as its UTF-8 bytes.
     func stringBytes(_ node: Int?) -> [UInt8]? {
-        guard let node, nodeAt(node).kind == .string else { return nil }
-        if nodeAt(node).plain { return Array(bytes[nodeAt(node).start + 1..<nodeAt(node).end - 1]) }
-        var position = nodeAt(node).start
+        guard let node else { return nil }
+        let literal = nodeAt(node)
+        guard literal.kind == .string else { return nil }
+        if literal.plain {
+            // Copied straight from where it lies (an array of a slice goes through a generic copy).
+            let count = literal.end - literal.start - 2
+            return bytes.withUnsafeBufferPointer { buffer in
+                [UInt8](unsafeUninitializedCapacity: count) { target, initialized in
+                    if count > 0 { target.baseAddress!.update(from: buffer.baseAddress! + literal.start + 1, count: count) }
+                    initialized = count
+                }
+            }
+        }
+        var position = literal.start
         return JSONString.readBytes(bytes, at: &position)
+    }
+
+    /// The bytes of the string at `node` when it is plain (ASCII without an escape: its bytes are
+    /// its text), for `body` to compare; nil when it is not a plain string.
+    func withPlainBytes<T>(_ node: Int?, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        guard let node else { return nil }
+        let literal = nodeAt(node)
+        guard literal.kind == .string, literal.plain else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer in
+            body(UnsafeBufferPointer(start: buffer.baseAddress! + literal.start + 1, count: literal.end - literal.start - 2))
+        }
     }
 
     /// A number, a string, true or false as text (`null` and containers: nil).
@@ -208,8 +233,12 @@ extension JSONTape {
     /// Whether `node` is `true`, or a number other than 0 (Enpass writes flags as 0 and 1).
     func flag(_ node: Int?) -> Bool {
         guard let node else { return false }
-        switch nodeAt(node).kind {
+        let value = nodeAt(node)
+        switch value.kind {
         case .literalTrue: return true
+        case .number where value.end - value.start == 1:
+            // One digit (0 or 1, as Enpass writes them).
+            return bytes.withUnsafeBufferPointer { $0[value.start] != UInt8(ascii: "0") }
         case .number: return integer(node).map { $0 != 0 } ?? false
         default: return false
         }

@@ -36,8 +36,10 @@ struct JSONTape {
         private var startOffset: UInt32
         private var endOffset: UInt32
 
+        /// A node of a value at `start..<end` of an input of at most `maxInput` bytes (the tape
+        /// checked its length: the offsets fit).
         init(kind: Kind, start: Int, end: Int, plain: Bool = false) {
-            (self.kind, self.plain, startOffset, endOffset) = (kind, plain, UInt32(start), UInt32(end))
+            (self.kind, self.plain, startOffset, endOffset) = (kind, plain, UInt32(truncatingIfNeeded: start), UInt32(truncatingIfNeeded: end))
         }
 
         /// Where the value starts in the input.
@@ -45,7 +47,7 @@ struct JSONTape {
         /// Where it ends in the input; for an object or array, the node after its last descendant.
         var end: Int {
             get { Int(endOffset) }
-            set { endOffset = UInt32(newValue) }
+            set { endOffset = UInt32(truncatingIfNeeded: newValue) }  // an offset or a node's index: below `maxInput`
         }
     }
 
@@ -135,6 +137,7 @@ struct JSONTape {
     init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String, reusing scratch: inout Scratch) throws(VaultError) {
         self.bytes = bytes
         self.what = what
+        guard bytes.count <= Self.maxInput else { throw .limitExceeded("\(what) is larger than \(Self.maxInput) bytes") }
         var end = position
         // The last tape's storage when no tape holds it any more; else room for an item of an
         // export (a few dozen values).
@@ -159,8 +162,47 @@ struct JSONTape {
     /// the last tape's nodes and the scan's working lists (offsets only, never a byte of the input).
     struct Scratch {
         fileprivate var storage: NodeStorage?
-        fileprivate var stack: [(node: Int, object: Bool, keys: Int)] = []
-        fileprivate var keys: [(range: Range<Int>, plain: Bool)] = []
+        fileprivate var lists: ScanLists?
+    }
+
+    /// An open container of a scan: its node, whether an object, and (for an object) where its keys start.
+    fileprivate struct Open {
+        var node: Int
+        var object: Bool
+        var keys: Int
+    }
+
+    /// A key of an open object: its literal's range and whether it is plain (ASCII without an
+    /// escape: its bytes are its text).
+    fileprivate struct Key {
+        var start: Int
+        var end: Int
+        var plain: Bool
+        var range: Range<Int> { start..<end }
+    }
+
+    /// The scan's working lists, read and written through their pointers: the open containers
+    /// (at most `maxDepth`) and the keys of the open objects (grown when full).
+    fileprivate final class ScanLists {
+        let open = UnsafeMutablePointer<Open>.allocate(capacity: JSONTape.maxDepth + 1)
+        private(set) var keys: UnsafeMutablePointer<Key>
+        private(set) var keyCapacity = 64
+
+        init() { keys = .allocate(capacity: keyCapacity) }
+
+        deinit {
+            open.deallocate()
+            keys.deallocate()
+        }
+
+        /// Twice the room for keys, the first `count` kept.
+        func growKeys(keeping count: Int) {
+            let larger = UnsafeMutablePointer<Key>.allocate(capacity: keyCapacity * 2)
+            larger.update(from: keys, count: count)
+            keys.deallocate()
+            keys = larger
+            keyCapacity *= 2
+        }
     }
 
     func fail(_ why: String, at offset: Int) -> VaultError {
@@ -192,10 +234,11 @@ struct JSONTape {
         var count = 0
         defer { nodeCount = count }
         let bytes = self.bytes, storage = self.storage
+        if scratch.lists == nil { scratch.lists = ScanLists() }
+        let lists = scratch.lists!
         let outcome: Result<Bool, ScanFailure> = bytes.withUnsafeBufferPointer { buffer in
             do throws(ScanFailure) {
-                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: storage, count: &count,
-                                              stack: &scratch.stack, keys: &scratch.keys))
+                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: storage, count: &count, lists: lists))
             } catch {
                 return .failure(error)
             }
@@ -209,8 +252,7 @@ struct JSONTape {
     /// `scan(from:depth:)` over the document's bytes (`buffer`, and `bytes` for the readers of
     /// literals with escapes), writing `count` nodes to `storage` (grown when full).
     private static func scan(_ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], from position: inout Int, depth: Int,
-                             into storage: NodeStorage, count: inout Int, stack: inout [(node: Int, object: Bool, keys: Int)],
-                             keys: inout [(range: Range<Int>, plain: Bool)]) throws(ScanFailure) -> Bool {
+                             into storage: NodeStorage, count: inout Int, lists: ScanLists) throws(ScanFailure) -> Bool {
         var nodes = storage.base, capacity = storage.capacity
         /// Writes the next node (at `count`), first growing the storage when it is full.
         @inline(__always) func append(_ node: Node) {
@@ -221,14 +263,14 @@ struct JSONTape {
             (nodes + count).initialize(to: node)
             count += 1
         }
-        // `stack`: open containers: their node, whether an object, and (for objects) where their
-        // keys start in `keys`. `keys`: the keys of the open objects, as ranges of their literals
-        // (decoded only to compare), each with whether it is plain (ASCII without an escape: its
-        // bytes are its text). Both empty at the start, their storage kept from an earlier scan.
-        stack.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        if stack.capacity < 8 { stack.reserveCapacity(8) }
-        if keys.capacity < 32 { keys.reserveCapacity(32) }
+        // `stack` (`openCount` of them): open containers: their node, whether an object, and (for
+        // objects) where their keys start in `keys`. `keys` (`keyCount`): the keys of the open
+        // objects, as ranges of their literals (decoded only to compare), each with whether it is
+        // plain. Both empty at the start, their storage kept from an earlier scan; `top` is the
+        // innermost open container (`stack[openCount - 1]`).
+        let stack = lists.open
+        var keys = lists.keys, openCount = 0, keyCount = 0
+        var top = Open(node: 0, object: false, keys: 0)
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
         // `expectKey`: a member's key comes next (after an object's `{` or a comma in it); the
@@ -238,34 +280,46 @@ struct JSONTape {
             skipWhitespace(buffer, at: &position)
             if expectValue {
                 // A key first, inside an object.
-                if expectKey, let top = stack.last {
+                if expectKey, openCount > 0 {
                     guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else { throw ScanFailure(why: "expected a key in quotes", offset: position) }
                     let start = position
                     guard let literal = literal(buffer, bytes, at: &position, high: &high) else { throw ScanFailure(why: "a key that is not a valid string", offset: start) }
-                    let key = (range: start..<position, plain: { if case .plain(_, true) = literal { return true } else { return false } }())
+                    let key = Key(start: start, end: position, plain: { if case .plain(_, true) = literal { return true } else { return false } }())
                     // Pairwise for a small object; through a set of the decoded keys for a larger
                     // one, so that an object of a million keys costs no more than a million lookups.
                     let repeated: Bool
-                    if keys.count - top.keys < 16 {
+                    if keyCount - top.keys < 16 {
                         // Two plain literals of different lengths never name one key: only the
                         // others are compared (most keys of an object differ in length).
                         var found = false
-                        for earlier in top.keys..<keys.count {
+                        var earlier = top.keys
+                        while earlier < keyCount {
                             let other = keys[earlier]
-                            if other.range.count == key.range.count || !(other.plain && key.plain), sameKey(other, key, buffer, bytes) { found = true; break }
+                            if other.end - other.start == key.end - key.start || !(other.plain && key.plain), sameKey(other, key, buffer, bytes) { found = true; break }
+                            earlier += 1
                         }
                         repeated = found
                     } else {
-                        if keySets[stack.count] == nil {
-                            keySets[stack.count] = Set(keys[top.keys...].map { var at = $0.range.lowerBound; return JSONString.read(bytes, at: &at) ?? "" })
+                        if keySets[openCount] == nil {
+                            var set = Set<String>()
+                            for earlier in top.keys..<keyCount {
+                                var at = keys[earlier].start
+                                set.insert(JSONString.read(bytes, at: &at) ?? "")
+                            }
+                            keySets[openCount] = set
                         }
                         var at = start
-                        repeated = !keySets[stack.count]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
+                        repeated = !keySets[openCount]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
                     }
                     if repeated {
                         throw ScanFailure(why: "the key '\(displayed(start..<position, in: bytes))' appears twice in one object; refusing to guess which of the two was meant", offset: start)
                     }
-                    keys.append(key)
+                    if keyCount == lists.keyCapacity {
+                        lists.growKeys(keeping: keyCount)
+                        keys = lists.keys
+                    }
+                    (keys + keyCount).initialize(to: key)
+                    keyCount += 1
                     append(Node(kind: .string, start: start, end: position, plain: key.plain))
                     nodes[top.node].count += 1
                     skipWhitespace(buffer, at: &position)
@@ -276,21 +330,23 @@ struct JSONTape {
                 }
                 guard position < buffer.count else { throw ScanFailure(why: "the document ends where a value was expected", offset: position) }
                 let start = position
-                if let top = stack.last { nodes[top.node].count += 1 }
+                if openCount > 0 { nodes[top.node].count += 1 }
                 switch buffer[position] {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     let object = buffer[position] == UInt8(ascii: "{")
-                    guard depth + stack.count < Self.maxDepth else { throw ScanFailure(why: "objects and arrays nest more than \(Self.maxDepth) levels deep", offset: start) }
+                    guard depth + openCount < Self.maxDepth else { throw ScanFailure(why: "objects and arrays nest more than \(Self.maxDepth) levels deep", offset: start) }
                     position += 1
                     append(Node(kind: object ? .object : .array, start: start, end: 0))
-                    stack.append((count - 1, object, keys.count))
                     skipWhitespace(buffer, at: &position)
                     if position < buffer.count, buffer[position] == (object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         position += 1
-                        stack.removeLast()
                         nodes[count - 1].end = count
                         expectValue = false
                     } else {
+                        // Opened: at most maxDepth are (the guard above), the room `stack` has.
+                        if openCount > 0 { stack[openCount - 1] = top }
+                        top = Open(node: count - 1, object: object, keys: keyCount)
+                        openCount += 1
                         expectKey = object
                     }
                     continue
@@ -320,7 +376,7 @@ struct JSONTape {
                 continue
             }
             // After a value: a comma, the end of its container, or the end of the document.
-            guard let top = stack.last else { return high }
+            guard openCount > 0 else { return high }
             let next = position < buffer.count ? buffer[position] : 0
             if next == UInt8(ascii: ",") {
                 position += 1
@@ -328,12 +384,13 @@ struct JSONTape {
                 expectKey = top.object
             } else if next == (top.object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
-                stack.removeLast()
+                openCount -= 1
                 nodes[top.node].end = count
                 if top.object {
-                    while keys.count > top.keys { keys.removeLast() }
-                    if !keySets.isEmpty { keySets[stack.count + 1] = nil }
+                    keyCount = top.keys
+                    if !keySets.isEmpty { keySets[openCount + 1] = nil }
                 }
+                if openCount > 0 { top = stack[openCount - 1] }
             } else {
                 throw ScanFailure(why: "expected ',' or the end of \(top.object ? "an object" : "an array")", offset: position)
             }
@@ -377,8 +434,7 @@ struct JSONTape {
 
     /// Whether two key literals name the same key: equal bytes, or equal strings once decoded
     /// (two plain keys of different bytes never do).
-    private static func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool),
-                                _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+    private static func sameKey(_ a: Key, _ b: Key, _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
         // A literal's first byte is its quote: the second compared inline, where most keys differ.
         if a.range.count == b.range.count, a.range.count < 3 || buffer[a.range.lowerBound + 1] == buffer[b.range.lowerBound + 1],
            memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
