@@ -400,6 +400,8 @@ struct JSONTape {
     /// Moves past JSON whitespace (space, LF, CR, tab): `JSONBytes.skipWhitespace` through a pointer.
     @inline(__always)
     private static func skipWhitespace(_ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) {
+        // Most calls find none: every byte above the space ends it at once.
+        guard position < buffer.count, buffer[position] <= 0x20 else { return }
         while position < buffer.count {
             switch buffer[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
