@@ -63,7 +63,8 @@ enum EnpassJSONReader {
         for node in tape.elements(items) {
             guard tape.kind(node) == .object else { throw .malformedInput("not an Enpass JSON export: an item that is not an object") }
             // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
-            guard let (item, folder) = try item(node, tape: tape, result: &result) else {
+            var folder: String?
+            guard let item = try item(node, tape: tape, folder: &folder, result: &result) else {
                 result.notKeep("Enpass items in the trash (not imported)")
                 continue
             }
@@ -109,19 +110,20 @@ enum EnpassJSONReader {
                         let tape = try stream.tape()
                         guard tape.kind(tape.root) == .object else { throw JSONStream.declined() }
                         // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
-                        guard var read = try item(tape.root, tape: tape, result: &result) else {
+                        var folder: String?
+                        guard var read = try item(tape.root, tape: tape, folder: &folder, result: &result) else {
                             result.notKeep("Enpass items in the trash (not imported)")
                             return
                         }
                         if let sink {
-                            if let folder = read.1 {
-                                if sawFolders { read.0.folders = folderPath(folder, in: folderTitles) } else { sink.decline() }
+                            if let folder {
+                                if sawFolders { read.folders = folderPath(folder, in: folderTitles) } else { sink.decline() }
                             }
-                            result.add(&read.0, to: sink)
+                            result.add(&read, to: sink)
                             return
                         }
-                        if let folder = read.1 { homes.append((result.items.count, folder)) }
-                        result.items.append(read.0)
+                        if let folder { homes.append((result.items.count, folder)) }
+                        result.items.append(read)
                     }
                 }
             }
@@ -144,11 +146,14 @@ enum EnpassJSONReader {
         return path
     }
 
-    /// One item, and the uuid of its first folder; nil for an item in the trash (`trashed`), of
-    /// which nothing is read. Its members and each field's are found in one pass over their keys
+    /// What each item starts from.
+    private static let emptyItem = ForeignItem()
+
+    /// One item, and the uuid of its first folder in `firstFolder`; nil for an item in the trash
+    /// (`trashed`), of which nothing is read. Its members and each field's are found in one pass over their keys
     /// (`JSONTape.forEachMember`), as `member` would find them; words the reader only compares
     /// (a field's `type`, the `category`) are compared as bytes, never made a `String`.
-    private static func item(_ node: Int, tape: JSONTape, result: inout ForeignImport) throws(VaultError) -> (ForeignItem, String?)? {
+    private static func item(_ node: Int, tape: JSONTape, folder firstFolder: inout String?, result: inout ForeignImport) throws(VaultError) -> ForeignItem? {
         var folders: Int?, title: Int?, note: Int?, createdAt: Int?, updatedAt: Int?, fields: Int?, attachments: Int?
         var favorite: Int?, archived: Int?, category: Int?, subtitle: Int?, trashed: Int?
         tape.forEachMember(node) { key, value in
@@ -167,14 +172,17 @@ enum EnpassJSONReader {
         }
         // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
         if tape.flag(trashed) { return nil }
-        var firstFolder: String?
+        firstFolder = nil
         var folderCount = 0
         tape.forEachElement(folders) { folder in
             guard tape.isString(folder) else { return }
             if firstFolder == nil { firstFolder = tape.string(folder) }
             folderCount += 1
         }
-        var item = ForeignItem(folders: [], title: tape.string(title) ?? "")
+        // A copy of an empty item, then its title: `ForeignItem.init` built each item in a
+        // temporary and copied it out.
+        var item = Self.emptyItem
+        item.title = tape.string(title) ?? ""
         if folderCount > 1 { result.notKeep("Enpass's second and further folders of an item") }
         item.notes = tape.string(note).flatMap { $0.isEmpty ? nil : $0 }
         item.created = tape.integer(createdAt).map { $0 * 1000 }
@@ -249,7 +257,7 @@ enum EnpassJSONReader {
         if tape.isString(subtitle), !tape.isString(subtitle, ""), tape.string(subtitle) != item.username {
             result.notKeep("Enpass's subtitles")
         }
-        return (item, firstFolder)
+        return item
     }
 
     /// A field's `type`, as the reader tells them apart.

@@ -13,6 +13,9 @@ import VaultModel
 /// `passwordHistory`, and for a document its file. Folders: the vault's name when the export holds
 /// more than one vault (with the account's name first when it holds more than one account).
 enum OnePUXReader {
+    /// What each item starts from.
+    fileprivate static let emptyItem = ForeignItem()
+
     /// The name of the 1Password category `uuid`, for the `category` of items that are not
     /// logins, passwords or notes (nil for those and any other uuid). A uuid is three ASCII
     /// digits: compared as a number (only those bytes are equal to one as a `String`).
@@ -304,7 +307,11 @@ enum OnePUXReader {
                 else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
                 else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
             }
-            var item = ForeignItem(folders: folders, title: tape.string(title) ?? "")
+            // A copy of an empty item, then its folders and title: `ForeignItem.init` built each
+            // item in a temporary and copied it out.
+            var item = OnePUXReader.emptyItem
+            item.folders = folders
+            item.title = tape.string(title) ?? ""
             item.created = tape.integer(createdAt).map { $0 * 1000 }
             item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
             // URLs: the primary one, then the others in order, each once.
