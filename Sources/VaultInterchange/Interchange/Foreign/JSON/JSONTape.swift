@@ -170,6 +170,19 @@ struct JSONTape {
         var node: Int
         var object: Bool
         var keys: Int
+        /// For an object: a bit for each plain key so far (`keyBit`: equal bytes, equal bits),
+        /// and whether a key with an escape came (then every key is compared with the others).
+        var keyBits: UInt64 = 0
+        var escapedKey = false
+    }
+
+    /// The bit of a plain key's literal (`start..<end`, quotes included) in `Open.keyBits`: of its
+    /// length and its first and last bytes, so that two keys of equal bytes have one bit.
+    @inline(__always)
+    private static func keyBit(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt64 {
+        let length = end &- start
+        let mix = length < 3 ? length : length &* 31 &+ Int(buffer[start &+ 1]) &* 7 &+ Int(buffer[end &- 2])
+        return 1 << UInt64(mix & 63)
     }
 
     /// A key of an open object: its literal's range and whether it is plain (ASCII without an
@@ -288,7 +301,12 @@ struct JSONTape {
                     // Pairwise for a small object; through a set of the decoded keys for a larger
                     // one, so that an object of a million keys costs no more than a million lookups.
                     let repeated: Bool
-                    if keyCount - top.keys < 16 {
+                    // A plain key whose bit no earlier key of its object has (none with an escape)
+                    // is new: most keys are, and are compared with none.
+                    let bit = key.plain ? Self.keyBit(buffer, key.start, key.end) : 0
+                    if key.plain, !top.escapedKey, top.keyBits & bit == 0, keyCount - top.keys < 16 {
+                        repeated = false
+                    } else if keyCount - top.keys < 16 {
                         // Two plain literals of different lengths never name one key: only the
                         // others are compared (most keys of an object differ in length).
                         var found = false
@@ -314,6 +332,8 @@ struct JSONTape {
                     if repeated {
                         throw ScanFailure(why: "the key '\(displayed(start..<position, in: bytes))' appears twice in one object; refusing to guess which of the two was meant", offset: start)
                     }
+                    top.keyBits |= bit
+                    if !key.plain { top.escapedKey = true }
                     if keyCount == lists.keyCapacity {
                         lists.growKeys(keeping: keyCount)
                         keys = lists.keys
@@ -448,10 +468,11 @@ struct JSONTape {
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    @inline(__always)
     private static func skipNumber(_ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) -> Bool {
-        func digits() -> Int {
+        @inline(__always) func digits() -> Int {
             let start = position
-            while position < buffer.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(buffer[position]) { position += 1 }
+            while position < buffer.count, buffer[position] &- UInt8(ascii: "0") < 10 { position += 1 }
             return position - start
         }
         if position < buffer.count, buffer[position] == UInt8(ascii: "-") { position += 1 }
