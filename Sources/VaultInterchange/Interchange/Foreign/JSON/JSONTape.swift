@@ -79,22 +79,8 @@ struct JSONTape {
         }
     }
 
-    /// The nodes of a tape, read by index (an index the tape gave: within `count`).
-    struct NodeList {
-        fileprivate let storage: NodeStorage
-        let count: Int
-
-        subscript(index: Int) -> Node {
-            @inline(__always) get {
-                precondition(index >= 0 && index < count, "a node of this tape")
-                return storage.base[index]
-            }
-        }
-    }
-
     let bytes: [UInt8]
-    /// Every value's node, in document order; 0 is the root.
-    var nodes: NodeList { NodeList(storage: storage, count: nodeCount) }
+    /// Every value's node, in document order (0 is the root; `nodeAt`), and how many there are.
     private var storage: NodeStorage
     private var nodeCount = 0
 
@@ -104,6 +90,7 @@ struct JSONTape {
         precondition(index >= 0 && index < nodeCount, "a node of this tape")
         return storage.base[index]
     }
+
     /// What messages call the document ("the Enpass export").
     let what: String
 
