@@ -207,6 +207,19 @@ enum EnpassJSONReader {
                 if let heading = tape.string(labelNode), !heading.isEmpty { result.notKeep("Enpass's section headings") }
                 return
             }
+            // A username, URL or TOTP is kept as text: read as one straight from the tape (no
+            // array of its bytes first), with the same checks as every other value below.
+            if type == .username && item.username == nil || type == .url || type == .android || type == .totp && item.totp == nil {
+                let text = tape.string(valueNode) ?? tape.text(valueNode) ?? ""
+                if tape.flag(deleted) {
+                    if !text.isEmpty { result.notKeep("Enpass's deleted fields") }
+                    return
+                }
+                if tape.elementCount(historyNode) > 0 { result.notKeep("Enpass's history of fields other than the password", count: 1) }
+                guard !text.isEmpty else { return }
+                if type == .username { item.username = text } else if type == .totp { item.totp = text } else { item.urls.append(text) }
+                return
+            }
             var value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
             if tape.flag(deleted) {
                 if !value.isEmpty { result.notKeep("Enpass's deleted fields") }

@@ -336,12 +336,13 @@ enum OnePUXReader {
                     else if JSONTape.matches(key, "id") { id = value }
                     else if JSONTape.matches(key, "fieldType") { fieldType = value }
                 }
-                let value = tape.stringBytes(valueNode) ?? []
+                // The username as text straight from the tape (no array of its bytes first).
                 if item.username == nil, tape.isString(designation, "username") {
-                    item.username = String(decoding: value, as: UTF8.self)
+                    item.username = tape.string(valueNode) ?? ""
                 } else if item.value.isEmpty, tape.isString(designation, "password") {
-                    item.value = value
+                    item.value = tape.stringBytes(valueNode) ?? []
                 } else {
+                    let value = tape.stringBytes(valueNode) ?? []
                     // A web form's other fields (a checkbox, a second name): kept when they hold something.
                     guard !value.isEmpty else { return }
                     let label = tape.string(name) ?? tape.string(id) ?? "form field"
