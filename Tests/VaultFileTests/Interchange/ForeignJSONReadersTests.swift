@@ -80,6 +80,41 @@ import Testing
         #expect(throws: VaultError.self) { try JSONTape([0x22, 0xFF, 0x22], what: "a test") }
     }
 
+    /// The repeated-key check (a bit per plain key, then the keys compared) on random objects
+    /// of 1–24 keys, nested and side by side, each key spelled plain, escaped or non-ASCII
+    /// (`"ab"`, `"a\u0062"`, `"é"`, `"e\u0301"`…): a document is refused exactly when one of its
+    /// objects names one decoded key twice, and the tape of a value (a stream's) says the same.
+    @Test func test_jsonTape_refusesARepeatedKeyExactlyWhenThereIsOne() {
+        var generator = SplitMix(seed: 163)
+        // Spellings of few decoded keys, many of one length and one first and last byte.
+        let spellings: [(literal: String, key: String)] = [
+            (#""ab""#, "ab"), (#""a\u0062""#, "ab"), (#""\u0061b""#, "ab"), (#""ba""#, "ba"), (#""aab""#, "aab"), (#""abb""#, "abb"),
+            (#""""#, ""), (#""a""#, "a"), (#""\u0061""#, "a"), (#""é""#, "é"), (#""\u00e9""#, "é"), (#""e\u0301""#, "e\u{301}"),
+            (#""title""#, "title"), (#""ti\u0074le""#, "title"), (#""tXtle""#, "tXtle"), (#""category""#, "category"),
+            (#""favorite""#, "favorite"), (#""archived""#, "archived"), (#""k0""#, "k0"), (#""k1""#, "k1"), (#""k2""#, "k2"),
+        ]
+        func object(depth: Int, repeated: inout Bool) -> String {
+            let count = 1 + Int(generator.nextByte()) % 24
+            var keys: Set<String> = []
+            var members: [String] = []
+            for _ in 0..<count {
+                let spelling = spellings[Int(generator.nextByte()) % spellings.count]
+                if !keys.insert(spelling.key).inserted { repeated = true }
+                let value = depth < 3 && generator.nextByte() % 4 == 0 ? "[\(object(depth: depth + 1, repeated: &repeated)), 1]" : "0"
+                members.append("\(spelling.literal): \(value)")
+            }
+            return "{" + members.joined(separator: ", ") + "}"
+        }
+        for round in 0..<2_000 {
+            var repeated = false
+            let text = "[" + (0..<1 + round % 3).map { _ in object(depth: 0, repeated: &repeated) }.joined(separator: ", ") + "]"
+            let bytes = Array(text.utf8)
+            #expect(((try? JSONTape(bytes, what: "a test")) == nil) == repeated, "\(text)")
+            var position = 0, scratch = JSONTape.Scratch()
+            #expect(((try? JSONTape(value: bytes, at: &position, depth: 0, what: "a test", reusing: &scratch)) == nil) == repeated, "\(text)")
+        }
+    }
+
     @Test func test_readers_refuseDocumentsOfAnotherShape() throws {
         #expect(throws: VaultError.self) { try EnpassJSONReader.read(Array(#"{"folders": []}"#.utf8), now: 0) }
         #expect(throws: VaultError.self) { try EnpassJSONReader.read(Array(#"{"items": [1]}"#.utf8), now: 0) }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SecureMemory
 import VaultModel
 
 // MARK: - enpass-json
@@ -62,8 +63,11 @@ enum EnpassJSONReader {
         for node in tape.elements(items) {
             guard tape.kind(node) == .object else { throw .malformedInput("not an Enpass JSON export: an item that is not an object") }
             // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
-            if tape.flag(tape.member(node, "trashed")) { result.notKeep("Enpass items in the trash (not imported)"); continue }
-            let (item, folder) = try item(node, tape: tape, result: &result)
+            var folder: String?
+            guard let item = try item(node, tape: tape, folder: &folder, result: &result) else {
+                result.notKeep("Enpass items in the trash (not imported)")
+                continue
+            }
             result.items.append(item)
             if let folder { result.items[result.items.count - 1].folders = path(folder) }
         }
@@ -105,18 +109,21 @@ enum EnpassJSONReader {
                     try stream.array { (stream) throws(VaultError) in
                         let tape = try stream.tape()
                         guard tape.kind(tape.root) == .object else { throw JSONStream.declined() }
-                        if tape.flag(tape.member(tape.root, "trashed")) { result.notKeep("Enpass items in the trash (not imported)"); return }
                         // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
-                        var read = try item(tape.root, tape: tape, result: &result)
-                        if let sink {
-                            if let folder = read.1 {
-                                if sawFolders { read.0.folders = folderPath(folder, in: folderTitles) } else { sink.decline() }
-                            }
-                            result.add(&read.0, to: sink)
+                        var folder: String?
+                        guard var read = try item(tape.root, tape: tape, folder: &folder, result: &result) else {
+                            result.notKeep("Enpass items in the trash (not imported)")
                             return
                         }
-                        if let folder = read.1 { homes.append((result.items.count, folder)) }
-                        result.items.append(read.0)
+                        if let sink {
+                            if let folder {
+                                if sawFolders { read.folders = folderPath(folder, in: folderTitles) } else { sink.decline() }
+                            }
+                            result.add(&read, to: sink)
+                            return
+                        }
+                        if let folder { homes.append((result.items.count, folder)) }
+                        result.items.append(read)
                     }
                 }
             }
@@ -139,13 +146,19 @@ enum EnpassJSONReader {
         return path
     }
 
-    /// One item, and the uuid of its first folder. Its members and each field's are found in one
-    /// pass over their keys (`JSONTape.forEachMember`), as `member` would find them.
-    private static func item(_ node: Int, tape: JSONTape, result: inout ForeignImport) throws(VaultError) -> (ForeignItem, String?) {
+    /// What each item starts from.
+    private static let emptyItem = ForeignItem()
+
+    /// One item, and the uuid of its first folder in `firstFolder`; nil for an item in the trash
+    /// (`trashed`), of which nothing is read. Its members and each field's are found in one pass over their keys
+    /// (`JSONTape.forEachMember`), as `member` would find them; words the reader only compares
+    /// (a field's `type`, the `category`) are compared as bytes, never made a `String`.
+    private static func item(_ node: Int, tape: JSONTape, folder firstFolder: inout String?, result: inout ForeignImport) throws(VaultError) -> ForeignItem? {
         var folders: Int?, title: Int?, note: Int?, createdAt: Int?, updatedAt: Int?, fields: Int?, attachments: Int?
-        var favorite: Int?, archived: Int?, category: Int?, subtitle: Int?
+        var favorite: Int?, archived: Int?, category: Int?, subtitle: Int?, trashed: Int?
         tape.forEachMember(node) { key, value in
             if JSONTape.matches(key, "title") { title = value }
+            else if JSONTape.matches(key, "trashed") { trashed = value }
             else if JSONTape.matches(key, "fields") { fields = value }
             else if JSONTape.matches(key, "note") { note = value }
             else if JSONTape.matches(key, "createdAt") { createdAt = value }
@@ -157,14 +170,19 @@ enum EnpassJSONReader {
             else if JSONTape.matches(key, "category") { category = value }
             else if JSONTape.matches(key, "subtitle") { subtitle = value }
         }
-        var firstFolder: String?
+        // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
+        if tape.flag(trashed) { return nil }
+        firstFolder = nil
         var folderCount = 0
-        for folder in tape.elements(folders) {
-            guard let uuid = tape.string(folder) else { continue }
-            if firstFolder == nil { firstFolder = uuid }
+        tape.forEachElement(folders) { folder in
+            guard tape.isString(folder) else { return }
+            if firstFolder == nil { firstFolder = tape.string(folder) }
             folderCount += 1
         }
-        var item = ForeignItem(folders: [], title: tape.string(title) ?? "")
+        // A copy of an empty item, then its title: `ForeignItem.init` built each item in a
+        // temporary and copied it out.
+        var item = Self.emptyItem
+        item.title = tape.string(title) ?? ""
         if folderCount > 1 { result.notKeep("Enpass's second and further folders of an item") }
         item.notes = tape.string(note).flatMap { $0.isEmpty ? nil : $0 }
         item.created = tape.integer(createdAt).map { $0 * 1000 }
@@ -180,39 +198,53 @@ enum EnpassJSONReader {
                 else if JSONTape.matches(key, "sensitive") { sensitive = value }
                 else if JSONTape.matches(key, "history") { historyNode = value }
             }
-            let type = tape.string(typeNode) ?? "text"
-            let label = tape.string(labelNode) ?? type
-            guard type != "section" else {
+            // The type as a word compared (`"text"` when it has none); its text only for a label.
+            let type: FieldType = tape.isString(typeNode) ? FieldType(tape, typeNode!) : .text
+            /// The field's label: its own, else its type's name.
+            func label() -> String { tape.string(labelNode) ?? tape.string(typeNode) ?? "text" }
+            guard type != .section else {
                 // A heading over the fields after it: the fields are kept, its words are not.
                 if let heading = tape.string(labelNode), !heading.isEmpty { result.notKeep("Enpass's section headings") }
                 return
             }
-            let value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
-            if tape.flag(deleted) {
-                if !value.isEmpty { result.notKeep("Enpass's deleted fields") }
+            // A username, URL or TOTP is kept as text: read as one straight from the tape (no
+            // array of its bytes first), with the same checks as every other value below.
+            if type == .username && item.username == nil || type == .url || type == .android || type == .totp && item.totp == nil {
+                let text = tape.string(valueNode) ?? tape.text(valueNode) ?? ""
+                if tape.flag(deleted) {
+                    if !text.isEmpty { result.notKeep("Enpass's deleted fields") }
+                    return
+                }
+                if tape.elementCount(historyNode) > 0 { result.notKeep("Enpass's history of fields other than the password", count: 1) }
+                guard !text.isEmpty else { return }
+                if type == .username { item.username = text } else if type == .totp { item.totp = text } else { item.urls.append(text) }
                 return
             }
-            let history = tape.elements(historyNode)
-            if type == "password" && !passwordSeen {
+            var value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
+            if tape.flag(deleted) {
+                if !value.isEmpty { result.notKeep("Enpass's deleted fields") }
+                SecureMemory.wipe(&value)
+                return
+            }
+            if type == .password && !passwordSeen {
                 passwordSeen = true
                 item.value = value
-                for version in history {
+                tape.forEachElement(historyNode) { version in
                     item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
                                                        modified: tape.integer(tape.member(version, "updated_at")).map { $0 * 1000 }))
                 }
                 return
             }
-            if !history.isEmpty { result.notKeep("Enpass's history of fields other than the password", count: 1) }
+            if tape.elementCount(historyNode) > 0 { result.notKeep("Enpass's history of fields other than the password", count: 1) }
             guard !value.isEmpty else { return }
-            let text = String(decoding: value, as: UTF8.self)
             switch type {
-            case "username" where item.username == nil: item.username = text
-            case "email" where email == nil:
-                email = (text, item.fields.count)
-                item.fields.append(ForeignField(label: label, value: value))
-            case "url", ".Android#": item.urls.append(text)
-            case "totp" where item.totp == nil: item.totp = text
-            default: item.fields.append(ForeignField(label: label, value: value, protected: tape.flag(sensitive)))
+            case .username where item.username == nil: item.username = String(decoding: value, as: UTF8.self)
+            case .email where email == nil:
+                email = (String(decoding: value, as: UTF8.self), item.fields.count)
+                item.fields.append(ForeignField(label: label(), value: value))
+            case .url, .android: item.urls.append(String(decoding: value, as: UTF8.self))
+            case .totp where item.totp == nil: item.totp = String(decoding: value, as: UTF8.self)
+            default: item.fields.append(ForeignField(label: label(), value: value, protected: tape.flag(sensitive)))
             }
         }
         item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
@@ -231,12 +263,45 @@ enum EnpassJSONReader {
         }
         if tape.flag(favorite) { item.extras.append((label: "favorite", value: "yes")) }
         if tape.flag(archived) { item.extras.append((label: "archived", value: "yes")) }
-        if let category = tape.string(category), !["login", "password", "note", ""].contains(category) {
+        if tape.isString(category), !tape.isString(category, "login"), !tape.isString(category, "password"), !tape.isString(category, "note"),
+           !tape.isString(category, ""), let category = tape.string(category) {
             item.extras.append((label: "category", value: category))
         }
-        if tape.string(subtitle).map({ !$0.isEmpty && $0 != item.username }) == true {
+        if tape.isString(subtitle), !tape.isString(subtitle, ""), tape.string(subtitle) != item.username {
             result.notKeep("Enpass's subtitles")
         }
-        return (item, firstFolder)
+        return item
+    }
+
+    /// A field's `type`, as the reader tells them apart.
+    private enum FieldType {
+        case text, section, password, username, email, url, android, totp, other
+
+        /// The type the string at `node` names (compared decoded, as `String`s compare): a plain
+        /// one by its bytes, told apart by its length first.
+        init(_ tape: JSONTape, _ node: Int) {
+            if let type = tape.withPlainBytes(node, { bytes -> FieldType in
+                func equals(_ word: StaticString) -> Bool { JSONTape.same(bytes.baseAddress!, word.utf8Start, word.utf8CodeUnitCount) }
+                switch bytes.count {
+                case 8: return equals("password") ? .password : equals("username") ? .username : .other
+                case 4: return equals("text") ? .text : equals("totp") ? .totp : .other
+                case 7: return equals("section") ? .section : .other
+                case 5: return equals("email") ? .email : .other
+                case 3: return equals("url") ? .url : .other
+                case 9: return equals(".Android#") ? .android : .other
+                default: return .other
+                }
+            }) {
+                self = type
+            } else if tape.isString(node, "password") { self = .password }
+            else if tape.isString(node, "username") { self = .username }
+            else if tape.isString(node, "text") { self = .text }
+            else if tape.isString(node, "section") { self = .section }
+            else if tape.isString(node, "email") { self = .email }
+            else if tape.isString(node, "url") { self = .url }
+            else if tape.isString(node, ".Android#") { self = .android }
+            else if tape.isString(node, "totp") { self = .totp }
+            else { self = .other }
+        }
     }
 }

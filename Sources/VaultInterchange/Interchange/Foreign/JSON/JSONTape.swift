@@ -36,8 +36,10 @@ struct JSONTape {
         private var startOffset: UInt32
         private var endOffset: UInt32
 
+        /// A node of a value at `start..<end` of an input of at most `maxInput` bytes (the tape
+        /// checked its length: the offsets fit).
         init(kind: Kind, start: Int, end: Int, plain: Bool = false) {
-            (self.kind, self.plain, startOffset, endOffset) = (kind, plain, UInt32(start), UInt32(end))
+            (self.kind, self.plain, startOffset, endOffset) = (kind, plain, UInt32(truncatingIfNeeded: start), UInt32(truncatingIfNeeded: end))
         }
 
         /// Where the value starts in the input.
@@ -45,7 +47,7 @@ struct JSONTape {
         /// Where it ends in the input; for an object or array, the node after its last descendant.
         var end: Int {
             get { Int(endOffset) }
-            set { endOffset = UInt32(newValue) }
+            set { endOffset = UInt32(truncatingIfNeeded: newValue) }  // an offset or a node's index: below `maxInput`
         }
     }
 
@@ -53,8 +55,42 @@ struct JSONTape {
     /// import reads.
     static let maxInput = Int(UInt32.max)
 
+    /// Room for nodes, written by the scan through its pointer (no uniqueness or capacity check
+    /// of an array per node) and grown by it when full; a stream's next tape reuses it once no
+    /// tape holds it (`Scratch`). Uninitialized past the nodes written.
+    final class NodeStorage {
+        fileprivate(set) var base: UnsafeMutablePointer<Node>
+        fileprivate(set) var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 16)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        deinit { base.deallocate() }
+
+        /// Room for at least `needed` nodes, the first `count` kept.
+        fileprivate func grow(to needed: Int, keeping count: Int) {
+            let larger = UnsafeMutablePointer<Node>.allocate(capacity: max(needed, capacity * 2))
+            larger.update(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity = max(needed, capacity * 2)
+        }
+    }
+
     let bytes: [UInt8]
-    private(set) var nodes: [Node] = []
+    /// Every value's node, in document order (0 is the root; `nodeAt`), and how many there are.
+    private var storage: NodeStorage
+    private var nodeCount = 0
+
+    /// The node at `index` (an index the tape gave: within its nodes).
+    @inline(__always)
+    func nodeAt(_ index: Int) -> Node {
+        precondition(index >= 0 && index < nodeCount, "a node of this tape")
+        return storage.base[index]
+    }
+
     /// What messages call the document ("the Enpass export").
     let what: String
 
@@ -68,8 +104,8 @@ struct JSONTape {
         // it, which would be one more copy of every secret, freed without a wipe.
         guard bytes.withUnsafeBufferPointer(JSONString.isUTF8) else { throw .malformedInput("not \(what): the JSON is not UTF-8") }
         // Exports run at about 10 bytes a value: room for a value every 4 bytes is never copied
-        // to a larger array (the copy held both at once), and the pages never written take no memory.
-        nodes.reserveCapacity(bytes.count / 4 + 16)
+        // to a larger buffer (the copy held both at once), and the pages never written take no memory.
+        storage = NodeStorage(capacity: bytes.count / 4 + 16)
         var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         try scan(from: &position, depth: 0)
         guard position == bytes.count else { throw fail("more after the end of the document", at: position) }
@@ -88,11 +124,12 @@ struct JSONTape {
     init(value bytes: [UInt8], at position: inout Int, depth: Int, what: String, reusing scratch: inout Scratch) throws(VaultError) {
         self.bytes = bytes
         self.what = what
+        guard bytes.count <= Self.maxInput else { throw .limitExceeded("\(what) is larger than \(Self.maxInput) bytes") }
         var end = position
-        scratch.nodes.removeAll(keepingCapacity: true)
-        nodes = scratch.nodes
-        scratch.nodes = []
-        nodes.reserveCapacity(64)  // an item of an export: a few dozen values
+        // The last tape's storage when no tape holds it any more; else room for an item of an
+        // export (a few dozen values).
+        if scratch.storage == nil || !isKnownUniquelyReferenced(&scratch.storage!) { scratch.storage = NodeStorage(capacity: 64) }
+        storage = scratch.storage!
         // Every byte outside a string is ASCII (the scan takes no other), and so is every
         // string's but those the scan marks: only then is the value checked as UTF-8.
         let high = try scan(from: &end, depth: depth, located: false, scratch: &scratch)
@@ -102,7 +139,7 @@ struct JSONTape {
         }
         position = end
         // Room for a large value (a list of every folder) is not kept for the items after it.
-        if nodes.capacity <= Self.sparedNodes { scratch.nodes = nodes }
+        if storage.capacity > Self.sparedNodes { scratch.storage = nil }
     }
 
     /// The most nodes a stream keeps room for between its tapes.
@@ -111,9 +148,61 @@ struct JSONTape {
     /// What a stream keeps between the tapes of its values, so that their storage is reused:
     /// the last tape's nodes and the scan's working lists (offsets only, never a byte of the input).
     struct Scratch {
-        fileprivate var nodes: [Node] = []
-        fileprivate var stack: [(node: Int, object: Bool, keys: Int)] = []
-        fileprivate var keys: [(range: Range<Int>, plain: Bool)] = []
+        fileprivate var storage: NodeStorage?
+        fileprivate var lists: ScanLists?
+    }
+
+    /// An open container of a scan: its node, whether an object, and (for an object) where its keys start.
+    fileprivate struct Open {
+        var node: Int
+        var object: Bool
+        var keys: Int
+        /// For an object: a bit for each plain key so far (`keyBit`: equal bytes, equal bits),
+        /// and whether a key with an escape came (then every key is compared with the others).
+        var keyBits: UInt64 = 0
+        var escapedKey = false
+    }
+
+    /// The bit of a plain key's literal (`start..<end`, quotes included) in `Open.keyBits`: of its
+    /// length and its first and last bytes, so that two keys of equal bytes have one bit.
+    @inline(__always)
+    private static func keyBit(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt64 {
+        let length = end &- start
+        let mix = length < 3 ? length : length &* 31 &+ Int(buffer[start &+ 1]) &* 7 &+ Int(buffer[end &- 2])
+        return 1 << UInt64(mix & 63)
+    }
+
+    /// A key of an open object: its literal's range and whether it is plain (ASCII without an
+    /// escape: its bytes are its text).
+    fileprivate struct Key {
+        var start: Int
+        var end: Int
+        var plain: Bool
+        var range: Range<Int> { start..<end }
+    }
+
+    /// The scan's working lists, read and written through their pointers: the open containers
+    /// (at most `maxDepth`) and the keys of the open objects (grown when full).
+    fileprivate final class ScanLists {
+        let open = UnsafeMutablePointer<Open>.allocate(capacity: JSONTape.maxDepth + 1)
+        private(set) var keys: UnsafeMutablePointer<Key>
+        private(set) var keyCapacity = 64
+
+        init() { keys = .allocate(capacity: keyCapacity) }
+
+        deinit {
+            open.deallocate()
+            keys.deallocate()
+        }
+
+        /// Twice the room for keys, the first `count` kept.
+        func growKeys(keeping count: Int) {
+            let larger = UnsafeMutablePointer<Key>.allocate(capacity: keyCapacity * 2)
+            larger.update(from: keys, count: count)
+            keys.deallocate()
+            keys = larger
+            keyCapacity *= 2
+        }
     }
 
     func fail(_ why: String, at offset: Int) -> VaultError {
@@ -140,15 +229,16 @@ struct JSONTape {
 
     /// `scan(from:depth:located:)` with the working lists of `scratch`.
     private mutating func scan(from position: inout Int, depth: Int, located: Bool, scratch: inout Scratch) throws(VaultError) -> Bool {
-        // The nodes in a local array (one owner: appended in place) and the bytes through a
-        // pointer: the loops index them within bounds their own conditions check.
-        var nodes = self.nodes
-        self.nodes = []
-        defer { self.nodes = nodes }
-        let bytes = self.bytes
+        // The nodes written through the storage's pointer and the bytes read through one: the
+        // loops index them within bounds their own conditions check.
+        var count = 0
+        defer { nodeCount = count }
+        let bytes = self.bytes, storage = self.storage
+        if scratch.lists == nil { scratch.lists = ScanLists() }
+        let lists = scratch.lists!
         let outcome: Result<Bool, ScanFailure> = bytes.withUnsafeBufferPointer { buffer in
             do throws(ScanFailure) {
-                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: &nodes, stack: &scratch.stack, keys: &scratch.keys))
+                return .success(try Self.scan(buffer, bytes, from: &position, depth: depth, into: storage, count: &count, lists: lists))
             } catch {
                 return .failure(error)
             }
@@ -160,18 +250,27 @@ struct JSONTape {
     }
 
     /// `scan(from:depth:)` over the document's bytes (`buffer`, and `bytes` for the readers of
-    /// literals with escapes), appending to `nodes`.
+    /// literals with escapes), writing `count` nodes to `storage` (grown when full).
     private static func scan(_ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], from position: inout Int, depth: Int,
-                             into nodes: inout [Node], stack: inout [(node: Int, object: Bool, keys: Int)],
-                             keys: inout [(range: Range<Int>, plain: Bool)]) throws(ScanFailure) -> Bool {
-        // `stack`: open containers: their node, whether an object, and (for objects) where their
-        // keys start in `keys`. `keys`: the keys of the open objects, as ranges of their literals
-        // (decoded only to compare), each with whether it is plain (ASCII without an escape: its
-        // bytes are its text). Both empty at the start, their storage kept from an earlier scan.
-        stack.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        if stack.capacity < 8 { stack.reserveCapacity(8) }
-        if keys.capacity < 32 { keys.reserveCapacity(32) }
+                             into storage: NodeStorage, count: inout Int, lists: ScanLists) throws(ScanFailure) -> Bool {
+        var nodes = storage.base, capacity = storage.capacity
+        /// Writes the next node (at `count`), first growing the storage when it is full.
+        @inline(__always) func append(_ node: Node) {
+            if count == capacity {
+                storage.grow(to: count * 2, keeping: count)
+                (nodes, capacity) = (storage.base, storage.capacity)
+            }
+            (nodes + count).initialize(to: node)
+            count += 1
+        }
+        // `stack` (`openCount` of them): open containers: their node, whether an object, and (for
+        // objects) where their keys start in `keys`. `keys` (`keyCount`): the keys of the open
+        // objects, as ranges of their literals (decoded only to compare), each with whether it is
+        // plain. Both empty at the start, their storage kept from an earlier scan; `top` is the
+        // innermost open container (`stack[openCount - 1]`).
+        let stack = lists.open
+        var keys = lists.keys, openCount = 0, keyCount = 0
+        var top = Open(node: 0, object: false, keys: 0)
         /// The decoded keys of a large open object, by its depth.
         var keySets: [Int: Set<String>] = [:]
         // `expectKey`: a member's key comes next (after an object's `{` or a comma in it); the
@@ -181,35 +280,54 @@ struct JSONTape {
             skipWhitespace(buffer, at: &position)
             if expectValue {
                 // A key first, inside an object.
-                if expectKey, let top = stack.last {
+                if expectKey, openCount > 0 {
                     guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else { throw ScanFailure(why: "expected a key in quotes", offset: position) }
                     let start = position
                     guard let literal = literal(buffer, bytes, at: &position, high: &high) else { throw ScanFailure(why: "a key that is not a valid string", offset: start) }
-                    let key = (range: start..<position, plain: { if case .plain(_, true) = literal { return true } else { return false } }())
+                    let key = Key(start: start, end: position, plain: { if case .plain(_, true) = literal { return true } else { return false } }())
                     // Pairwise for a small object; through a set of the decoded keys for a larger
                     // one, so that an object of a million keys costs no more than a million lookups.
                     let repeated: Bool
-                    if keys.count - top.keys < 16 {
+                    // A plain key whose bit no earlier key of its object has (none with an escape)
+                    // is new: most keys are, and are compared with none.
+                    let bit = key.plain ? Self.keyBit(buffer, key.start, key.end) : 0
+                    if key.plain, !top.escapedKey, top.keyBits & bit == 0, keyCount - top.keys < 16 {
+                        repeated = false
+                    } else if keyCount - top.keys < 16 {
                         // Two plain literals of different lengths never name one key: only the
                         // others are compared (most keys of an object differ in length).
                         var found = false
-                        for earlier in top.keys..<keys.count {
+                        var earlier = top.keys
+                        while earlier < keyCount {
                             let other = keys[earlier]
-                            if other.range.count == key.range.count || !(other.plain && key.plain), sameKey(other, key, buffer, bytes) { found = true; break }
+                            if other.end - other.start == key.end - key.start || !(other.plain && key.plain), sameKey(other, key, buffer, bytes) { found = true; break }
+                            earlier += 1
                         }
                         repeated = found
                     } else {
-                        if keySets[stack.count] == nil {
-                            keySets[stack.count] = Set(keys[top.keys...].map { var at = $0.range.lowerBound; return JSONString.read(bytes, at: &at) ?? "" })
+                        if keySets[openCount] == nil {
+                            var set = Set<String>()
+                            for earlier in top.keys..<keyCount {
+                                var at = keys[earlier].start
+                                set.insert(JSONString.read(bytes, at: &at) ?? "")
+                            }
+                            keySets[openCount] = set
                         }
                         var at = start
-                        repeated = !keySets[stack.count]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
+                        repeated = !keySets[openCount]!.insert(JSONString.read(bytes, at: &at) ?? "").inserted
                     }
                     if repeated {
                         throw ScanFailure(why: "the key '\(displayed(start..<position, in: bytes))' appears twice in one object; refusing to guess which of the two was meant", offset: start)
                     }
-                    keys.append(key)
-                    nodes.append(Node(kind: .string, start: start, end: position, plain: key.plain))
+                    top.keyBits |= bit
+                    if !key.plain { top.escapedKey = true }
+                    if keyCount == lists.keyCapacity {
+                        lists.growKeys(keeping: keyCount)
+                        keys = lists.keys
+                    }
+                    (keys + keyCount).initialize(to: key)
+                    keyCount += 1
+                    append(Node(kind: .string, start: start, end: position, plain: key.plain))
                     nodes[top.node].count += 1
                     skipWhitespace(buffer, at: &position)
                     guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { throw ScanFailure(why: "expected ':' after a key", offset: position) }
@@ -219,21 +337,23 @@ struct JSONTape {
                 }
                 guard position < buffer.count else { throw ScanFailure(why: "the document ends where a value was expected", offset: position) }
                 let start = position
-                if let top = stack.last { nodes[top.node].count += 1 }
+                if openCount > 0 { nodes[top.node].count += 1 }
                 switch buffer[position] {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     let object = buffer[position] == UInt8(ascii: "{")
-                    guard depth + stack.count < Self.maxDepth else { throw ScanFailure(why: "objects and arrays nest more than \(Self.maxDepth) levels deep", offset: start) }
+                    guard depth + openCount < Self.maxDepth else { throw ScanFailure(why: "objects and arrays nest more than \(Self.maxDepth) levels deep", offset: start) }
                     position += 1
-                    nodes.append(Node(kind: object ? .object : .array, start: start, end: 0))
-                    stack.append((nodes.count - 1, object, keys.count))
+                    append(Node(kind: object ? .object : .array, start: start, end: 0))
                     skipWhitespace(buffer, at: &position)
                     if position < buffer.count, buffer[position] == (object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         position += 1
-                        stack.removeLast()
-                        nodes[nodes.count - 1].end = nodes.count
+                        nodes[count - 1].end = count
                         expectValue = false
                     } else {
+                        // Opened: at most maxDepth are (the guard above), the room `stack` has.
+                        if openCount > 0 { stack[openCount - 1] = top }
+                        top = Open(node: count - 1, object: object, keys: keyCount)
+                        openCount += 1
                         expectKey = object
                     }
                     continue
@@ -242,7 +362,7 @@ struct JSONTape {
                         throw ScanFailure(why: "a string that is not valid (an unknown escape, a control character, a lone surrogate or bytes that are not UTF-8)", offset: start)
                     }
                     let plain: Bool = { if case .plain(_, true) = literal { return true } else { return false } }()
-                    nodes.append(Node(kind: .string, start: start, end: position, plain: plain))
+                    append(Node(kind: .string, start: start, end: position, plain: plain))
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     let kind: Kind
                     if takeWord("true", buffer, at: &position) {
@@ -254,16 +374,16 @@ struct JSONTape {
                     } else {
                         throw ScanFailure(why: "an unknown word", offset: start)
                     }
-                    nodes.append(Node(kind: kind, start: start, end: position))
+                    append(Node(kind: kind, start: start, end: position))
                 default:
                     guard skipNumber(buffer, at: &position) else { throw ScanFailure(why: "expected a value", offset: start) }
-                    nodes.append(Node(kind: .number, start: start, end: position))
+                    append(Node(kind: .number, start: start, end: position))
                 }
                 expectValue = false
                 continue
             }
             // After a value: a comma, the end of its container, or the end of the document.
-            guard let top = stack.last else { return high }
+            guard openCount > 0 else { return high }
             let next = position < buffer.count ? buffer[position] : 0
             if next == UInt8(ascii: ",") {
                 position += 1
@@ -271,12 +391,13 @@ struct JSONTape {
                 expectKey = top.object
             } else if next == (top.object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 position += 1
-                stack.removeLast()
-                nodes[top.node].end = nodes.count
+                openCount -= 1
+                nodes[top.node].end = count
                 if top.object {
-                    keys.removeSubrange(top.keys...)
-                    if !keySets.isEmpty { keySets[stack.count + 1] = nil }
+                    keyCount = top.keys
+                    if !keySets.isEmpty { keySets[openCount + 1] = nil }
                 }
+                if openCount > 0 { top = stack[openCount - 1] }
             } else {
                 throw ScanFailure(why: "expected ',' or the end of \(top.object ? "an object" : "an array")", offset: position)
             }
@@ -286,6 +407,8 @@ struct JSONTape {
     /// Moves past JSON whitespace (space, LF, CR, tab): `JSONBytes.skipWhitespace` through a pointer.
     @inline(__always)
     private static func skipWhitespace(_ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) {
+        // Most calls find none: every byte above the space ends it at once.
+        guard position < buffer.count, buffer[position] <= 0x20 else { return }
         while position < buffer.count {
             switch buffer[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -320,8 +443,7 @@ struct JSONTape {
 
     /// Whether two key literals name the same key: equal bytes, or equal strings once decoded
     /// (two plain keys of different bytes never do).
-    private static func sameKey(_ a: (range: Range<Int>, plain: Bool), _ b: (range: Range<Int>, plain: Bool),
-                                _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+    private static func sameKey(_ a: Key, _ b: Key, _ buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
         // A literal's first byte is its quote: the second compared inline, where most keys differ.
         if a.range.count == b.range.count, a.range.count < 3 || buffer[a.range.lowerBound + 1] == buffer[b.range.lowerBound + 1],
            memcmp(buffer.baseAddress! + a.range.lowerBound, buffer.baseAddress! + b.range.lowerBound, a.range.count) == 0 {
@@ -333,10 +455,11 @@ struct JSONTape {
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    @inline(__always)
     private static func skipNumber(_ buffer: UnsafeBufferPointer<UInt8>, at position: inout Int) -> Bool {
-        func digits() -> Int {
+        @inline(__always) func digits() -> Int {
             let start = position
-            while position < buffer.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(buffer[position]) { position += 1 }
+            while position < buffer.count, buffer[position] &- UInt8(ascii: "0") < 10 { position += 1 }
             return position - start
         }
         if position < buffer.count, buffer[position] == UInt8(ascii: "-") { position += 1 }

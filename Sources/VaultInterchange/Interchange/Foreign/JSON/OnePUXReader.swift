@@ -13,13 +13,46 @@ import VaultModel
 /// `passwordHistory`, and for a document its file. Folders: the vault's name when the export holds
 /// more than one vault (with the account's name first when it holds more than one account).
 enum OnePUXReader {
-    /// The 1Password categories by uuid, for the `category` of items that are not logins, passwords or notes.
-    private static let categories: [String: String] = [
-        "002": "credit card", "004": "identity", "006": "document", "100": "software license", "101": "bank account",
-        "102": "database", "103": "driver license", "104": "outdoor license", "105": "membership", "106": "passport",
-        "107": "reward program", "108": "social security number", "109": "wireless router", "110": "server",
-        "111": "email account", "112": "api credential", "113": "medical record", "114": "ssh key", "115": "crypto wallet",
-    ]
+    /// What each item starts from.
+    fileprivate static let emptyItem = ForeignItem()
+
+    /// The name of the 1Password category `uuid`, for the `category` of items that are not
+    /// logins, passwords or notes (nil for those and any other uuid). A uuid is three ASCII
+    /// digits: compared as a number (only those bytes are equal to one as a `String`).
+    private static func categoryName(_ uuid: String) -> String? {
+        var uuid = uuid
+        let code: Int? = uuid.withUTF8 { bytes in
+            guard bytes.count == 3 else { return nil }
+            var code = 0
+            for byte in bytes {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                code = code * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return code
+        }
+        switch code {
+        case 2?: return "credit card"
+        case 4?: return "identity"
+        case 6?: return "document"
+        case 100?: return "software license"
+        case 101?: return "bank account"
+        case 102?: return "database"
+        case 103?: return "driver license"
+        case 104?: return "outdoor license"
+        case 105?: return "membership"
+        case 106?: return "passport"
+        case 107?: return "reward program"
+        case 108?: return "social security number"
+        case 109?: return "wireless router"
+        case 110?: return "server"
+        case 111?: return "email account"
+        case 112?: return "api credential"
+        case 113?: return "medical record"
+        case 114?: return "ssh key"
+        case 115?: return "crypto wallet"
+        default: return nil
+        }
+    }
 
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     /// With a `sink`, each item is handed to it as read (`streamed`); anything the stream cannot
@@ -76,7 +109,7 @@ enum OnePUXReader {
         var result = ForeignImport(format: "1pux")
         let accounts = tape.elements(accountsNode)
         let vaultCount = accounts.reduce(0) { $0 + tape.elements(tape.member($1, "vaults")).count }
-        var reader = Reader(tape: tape, archive: archive, budget: budget)
+        var reader = Reader(archive: archive, budget: budget)
         do throws(VaultError) {
             for account in accounts {
                 let attrs = tape.member(account, "attrs")
@@ -90,8 +123,11 @@ enum OnePUXReader {
                         let node = tape.member(item, "item") ?? item
                         guard tape.kind(node) == .object else { throw VaultError.malformedInput("not a 1Password export.data: an item that is not an object") }
                         // What the user deleted stays deleted (docs/INTERCHANGE.md: one rule for every source's trash).
-                        if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); continue }
-                        result.items.append(try reader.item(node, folders: folders, result: &result))
+                        guard let item = try reader.item(node, in: tape, folders: folders, result: &result) else {
+                            result.notKeep("1Password items in the trash (not imported)")
+                            continue
+                        }
+                        result.items.append(item)
                     }
                 }
             }
@@ -120,8 +156,7 @@ enum OnePUXReader {
             try entry.read(into: &window, room: room)
         }
         var result = ForeignImport(format: "1pux")
-        var reader = Reader(tape: try JSONTape(Array("null".utf8), what: "nothing"), archive: archive, budget: budget, sharesFiles: sink == nil)
-        let none = reader.tape
+        var reader = Reader(archive: archive, budget: budget, sharesFiles: sink == nil)
         var accountNames: [String] = [], vaultNames: [String] = []
         /// Each item's account and vault, by the index of the item.
         var homes: [(account: Int, vault: Int)] = []
@@ -166,21 +201,23 @@ enum OnePUXReader {
                                     guard key == 1, try stream.peek() == UInt8(ascii: "[") else { try stream.skip(); return }
                                     try stream.array { (stream) throws(VaultError) in
                                         if let sink, sink.declined { throw JSONStream.declined() }  // read again without it
-                                        reader.tape = try stream.tape()
-                                        defer { reader.tape = none }  // the window is refilled in place: no tape may share it then
-                                        let tape = reader.tape
+                                        // The item's tape, gone before the window is refilled in place.
+                                        let tape = try stream.tape()
                                         // Older exports wrap each item: { "item": {…} }.
                                         let node = tape.member(tape.root, "item") ?? tape.root
                                         guard tape.kind(node) == .object else { throw JSONStream.declined() }
-                                        if tape.string(tape.member(node, "state")) == "trashed" { result.notKeep("1Password items in the trash (not imported)"); return }
+                                        // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
+                                        guard var item = try reader.item(node, in: tape, folders: sink == nil ? [] : folders(account, vault, accountNames, vaultNames),
+                                                                         result: &result) else {
+                                            result.notKeep("1Password items in the trash (not imported)")
+                                            return
+                                        }
                                         if let sink {
-                                            // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
-                                            var item = try reader.item(node, folders: folders(account, vault, accountNames, vaultNames), result: &result)
                                             (handed, handedInAccount, handedInVault) = (true, true, true)
                                             result.add(&item, to: sink)
                                             return
                                         }
-                                        result.items.append(try reader.item(node, folders: [], result: &result))
+                                        result.items.append(item)
                                         homes.append((account, vault))
                                     }
                                 }
@@ -212,8 +249,9 @@ enum OnePUXReader {
         return folders
     }
 
+    /// What the items of one export share (its archive's files, the growth budget); each item's
+    /// tape is given to `item`, never kept.
     private struct Reader {
-        var tape: JSONTape
         let archive: ZipArchive
         /// The archive's files by document id (`files/ID__NAME` or `files/ID`).
         let files: [String: Int]
@@ -225,8 +263,8 @@ enum OnePUXReader {
         /// which wipes each item's bytes in place) each is inflated for every item naming it.
         private let sharesFiles: Bool
 
-        init(tape: JSONTape, archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
-            (self.tape, self.archive, self.budget, self.sharesFiles) = (tape, archive, budget, sharesFiles)
+        init(archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
+            (self.archive, self.budget, self.sharesFiles) = (archive, budget, sharesFiles)
             var files: [String: Int] = [:]
             for (index, entry) in archive.entries.enumerated() where entry.name.hasPrefix("files/") {
                 let rest = entry.name.dropFirst(6)
@@ -236,10 +274,12 @@ enum OnePUXReader {
             self.files = files
         }
 
-        /// One item. Its members, its overview's, its details' and each login field's are found in
-        /// one pass over their keys (`JSONTape.forEachMember`), as `member` would find them.
-        mutating func item(_ node: Int, folders: [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem {
-            let tape = tape
+        /// One item; nil for an item in the trash (`state` "trashed"), of which nothing more is read.
+        /// Its members, its overview's, its details' and each login field's are found in one pass
+        /// over their keys (`JSONTape.forEachMember`), as `member` would find them; words the
+        /// reader only compares (`state`, a login field's `designation`, the category) are compared
+        /// as bytes, never made a `String`.
+        mutating func item(_ node: Int, in tape: JSONTape, folders: [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem? {
             var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?
             tape.forEachMember(node) { key, value in
                 if JSONTape.matches(key, "overview") { overview = value }
@@ -250,6 +290,7 @@ enum OnePUXReader {
                 else if JSONTape.matches(key, "state") { state = value }
                 else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
             }
+            if tape.isString(state, "trashed") { return nil }
             var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
             tape.forEachMember(overview) { key, value in
                 if JSONTape.matches(key, "title") { title = value }
@@ -266,7 +307,11 @@ enum OnePUXReader {
                 else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
                 else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
             }
-            var item = ForeignItem(folders: folders, title: tape.string(title) ?? "")
+            // A copy of an empty item, then its folders and title: `ForeignItem.init` built each
+            // item in a temporary and copied it out.
+            var item = OnePUXReader.emptyItem
+            item.folders = folders
+            item.title = tape.string(title) ?? ""
             item.created = tape.integer(createdAt).map { $0 * 1000 }
             item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
             // URLs: the primary one, then the others in order, each once.
@@ -275,13 +320,13 @@ enum OnePUXReader {
                 if let url = tape.string(tape.member(entry, "url")), !url.isEmpty, !item.urls.contains(url) { item.urls.append(url) }
                 if let label = tape.string(tape.member(entry, "label")), !label.isEmpty { result.notKeep("1Password's URL labels") }
             }
-            let tags = tape.elements(tagsNode).compactMap { tape.string($0) }
-            if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
-            if (tape.integer(favIndex) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
-            if tape.string(state) == "archived" { item.extras.append((label: "archived", value: "yes")) }
-            if let category = tape.string(categoryUuid), let name = OnePUXReader.categories[category] {
-                item.extras.append((label: "category", value: name))
+            if tape.elementCount(tagsNode) > 0 {
+                let tags = tape.elements(tagsNode).compactMap { tape.string($0) }
+                if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
             }
+            if (tape.integer(favIndex) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
+            if tape.isString(state, "archived") { item.extras.append((label: "archived", value: "yes")) }
+            if let name = tape.string(categoryUuid).flatMap(OnePUXReader.categoryName) { item.extras.append((label: "category", value: name)) }
             tape.forEachElement(loginFields) { field in
                 var valueNode: Int?, designation: Int?, name: Int?, id: Int?, fieldType: Int?
                 tape.forEachMember(field) { key, value in
@@ -291,11 +336,13 @@ enum OnePUXReader {
                     else if JSONTape.matches(key, "id") { id = value }
                     else if JSONTape.matches(key, "fieldType") { fieldType = value }
                 }
-                let value = tape.stringBytes(valueNode) ?? []
-                switch tape.string(designation) {
-                case "username"? where item.username == nil: item.username = String(decoding: value, as: UTF8.self)
-                case "password"? where item.value.isEmpty: item.value = value
-                default:
+                // The username as text straight from the tape (no array of its bytes first).
+                if item.username == nil, tape.isString(designation, "username") {
+                    item.username = tape.string(valueNode) ?? ""
+                } else if item.value.isEmpty, tape.isString(designation, "password") {
+                    item.value = tape.stringBytes(valueNode) ?? []
+                } else {
+                    let value = tape.stringBytes(valueNode) ?? []
                     // A web form's other fields (a checkbox, a second name): kept when they hold something.
                     guard !value.isEmpty else { return }
                     let label = tape.string(name) ?? tape.string(id) ?? "form field"
@@ -308,7 +355,7 @@ enum OnePUXReader {
                 // A section's title heads its fields: the fields are kept, the title is not.
                 if let title = tape.string(tape.member(section, "title")), !title.isEmpty { result.notKeep("1Password's section titles") }
                 for field in tape.elements(tape.member(section, "fields")) {
-                    try sectionField(field, into: &item, result: &result)
+                    try sectionField(field, in: tape, into: &item, result: &result)
                 }
             }
             for version in tape.elements(passwordHistory) {
@@ -317,7 +364,7 @@ enum OnePUXReader {
             }
             item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
             if let document = documentAttributes {
-                try attach(document, to: &item, result: &result)
+                try attach(document, in: tape, to: &item, result: &result)
             }
             return item
         }
@@ -326,10 +373,10 @@ enum OnePUXReader {
         mutating func dropInflated() { inflated = [:] }
 
         /// One field of a section: its value object names its kind.
-        private mutating func sectionField(_ field: Int, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+        private mutating func sectionField(_ field: Int, in tape: JSONTape, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
             let label = tape.string(tape.member(field, "title")).flatMap { $0.isEmpty ? nil : $0 } ?? tape.string(tape.member(field, "id")) ?? "field"
             guard let value = tape.member(field, "value"), let (kind, content) = tape.members(value).first else { return }
-            if kind == "file" { try attach(content, to: &item, result: &result); return }
+            if kind == "file" { try attach(content, in: tape, to: &item, result: &result); return }
             if kind == "totp", item.totp == nil, let totp = tape.string(content), !totp.isEmpty { item.totp = totp; return }
             let text: String
             switch tape.kind(content) {
@@ -353,7 +400,7 @@ enum OnePUXReader {
         }
 
         /// A file of `files/` (`{ "fileName", "documentId", "decryptedSize" }`) as an attachment.
-        private mutating func attach(_ document: Int, to item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+        private mutating func attach(_ document: Int, in tape: JSONTape, to item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
             guard let id = tape.string(tape.member(document, "documentId")), !id.isEmpty else { return }
             let name = tape.string(tape.member(document, "fileName")) ?? id
             guard let index = files[id] else {
