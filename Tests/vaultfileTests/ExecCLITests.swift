@@ -186,4 +186,33 @@ import Testing
                                  executable: "/usr/bin/perl")
         #expect(result.status == 3, "\(result.status): \(result.stderr)")
     }
+
+    /// recheck-exec N1: when vaultfile leads its terminal's session (`ssh -t host vaultfile exec …`),
+    /// a hang-up reaches vaultfile alone, so it is passed on. python3's pty.fork gives vaultfile a
+    /// session and a terminal of its own; closing the terminal's other end hangs it up.
+    @Test func test_exec_passesAHangUpOnWhenItLeadsTheTerminalsSession() throws {
+        let cli = try CLI.withVault(["app/token": "t"]); defer { cli.directory.remove() }
+        let ready = cli.path("ready"), hung = cli.path("hung")
+        let script = """
+            import os, pty, select, sys, time
+            pid, master = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            deadline = time.time() + 30
+            while not os.path.exists(\(String(reflecting: ready))) and time.time() < deadline:
+                if select.select([master], [], [], 0.05)[0]:
+                    try: os.read(master, 4096)
+                    except OSError: break
+            os.close(master)
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                ended, status = os.waitpid(pid, os.WNOHANG)
+                if ended: sys.exit(0 if os.path.exists(\(String(reflecting: hung))) else 3)
+                time.sleep(0.02)
+            os.kill(pid, 9); os.waitpid(pid, 0); sys.exit(4)
+            """
+        let command = ["--", "sh", "-c", "trap 'touch \(hung); exit 5' HUP; touch \(ready); while :; do sleep 0.05; done"]
+        let result = try cli.run(["-c", script, CLI.binary, "exec"] + cli.unlock() + command, executable: "/usr/bin/python3")
+        #expect(result.status == 0, "status \(result.status) (3: vaultfile ended but the command never had the hang-up; 4: vaultfile never ended): \(result.stderr)")
+    }
 }

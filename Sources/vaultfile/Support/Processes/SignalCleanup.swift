@@ -187,8 +187,10 @@ enum SignalCleanup {
     }
 
     /// Whether `signal`, from `sender` (nil: the kernel), reached `command` without vaultfile: the
-    /// kernel sends a terminal's Ctrl-C, Ctrl-\\ and hang-up to its whole foreground process
-    /// group, the command included while it stays in vaultfile's group; the command's own signal to
+    /// kernel sends a terminal's Ctrl-C and Ctrl-\\ to its whole foreground process group, the
+    /// command included while it stays in vaultfile's group, and a hang-up to that group too unless
+    /// vaultfile leads the terminal's session (`ssh -t host vaultfile exec …`, `script -c`, a tmux
+    /// pane), when only vaultfile gets it (recheck-exec N1); the command's own signal to
     /// vaultfile is not sent back to it. Anything else is passed on: a supervisor's kill of
     /// vaultfile, a timer of the kernel, a terminal's key when the command left the group. A
     /// signal sent to the whole group (`kill -- -PGID`, `timeout` without `--foreground`) cannot be
@@ -198,7 +200,8 @@ enum SignalCleanup {
     /// calls, safe in a handler.
     private static func reachedTheCommand(_ signal: Int32, from sender: pid_t?, command: pid_t) -> Bool {
         guard let sender else {
-            return (signal == SIGINT || signal == SIGQUIT || signal == SIGHUP) && getpgid(command) == getpgrp()
+            let fromTheTerminal = signal == SIGINT || signal == SIGQUIT || (signal == SIGHUP && getsid(0) != getpid())
+            return fromTheTerminal && getpgid(command) == getpgrp()
         }
         return sender == command
     }
