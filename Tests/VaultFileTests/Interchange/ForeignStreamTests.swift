@@ -96,17 +96,21 @@ import Testing
     /// A reader that hands other items at its second read (a file that changed): the plan says so
     /// and the build declines, never a name numbered from other items.
     @Test func test_buildStreaming_declinesItemsThatChangeBetweenReads() {
-        var reads = 0
-        let built = described { () throws(VaultError) in
-            try ForeignBuilder.build(streaming: { sink throws(VaultError) in
-                reads += 1
-                var source = ForeignImport(format: "test")
-                for var entry in [item("t", user: "b"), item("t", user: "a"), item(reads == 2 ? "other" : "s")] { source.add(&entry, to: sink) }
-                return source
-            }, capacity: 16, now: 5, options: ForeignBuildOptions())
+        // Another name, or another username or URL (which order the numbers), at the second read
+        // (the plan's first) or the third (the plan's second).
+        for (changedRead, changed) in [(2, item("other")), (3, item("s", user: "z")), (3, item("s", url: "https://z.example")), (4, item("s2"))] {
+            var reads = 0
+            let built = described { () throws(VaultError) in
+                try ForeignBuilder.build(streaming: { sink throws(VaultError) in
+                    reads += 1
+                    var source = ForeignImport(format: "test")
+                    for var entry in [item("t", user: "b"), item("t", user: "a"), reads == changedRead ? changed : item("s")] { source.add(&entry, to: sink) }
+                    return source
+                }, capacity: 16, now: 5, options: ForeignBuildOptions())
+            }
+            #expect(built == "nil", "read \(changedRead)")
+            #expect(reads == (changedRead == 4 ? 4 : 3))
         }
-        #expect(built == "nil")
-        #expect(reads == 3)
     }
 
     // MARK: - The CSV readers

@@ -104,7 +104,7 @@ enum ForeignBuilder {
         let box = Box()
         let counting = ForeignItemSink { item in
             defer { item.wipeSecrets() }
-            box.plan.count(ForeignNaming.base(of: item, prefix: prefix).named.name)
+            box.plan.count(item, base: ForeignNaming.base(of: item, prefix: prefix).named.name)
             return true
         }
         _ = try read(counting)
@@ -140,7 +140,7 @@ enum ForeignBuilder {
             defer { item.wipeSecrets() }
             var base = ForeignNaming.base(of: item, prefix: options.prefix)
             if let plan {
-                guard let number = plan.number(at: state.index, base: base.named.name) else { return false }
+                guard let number = plan.number(of: item, at: state.index, base: base.named.name) else { return false }
                 if number > 0 {
                     let candidate = "\(base.named.name) (\(number))"
                     ForeignNaming.numbered(&base, candidate, title: item.title)

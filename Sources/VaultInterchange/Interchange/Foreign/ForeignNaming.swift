@@ -192,8 +192,8 @@ enum ForeignNaming {
     }
 
     /// FNV-1a, 64 bits: a fixed hash (never seeded per process), so the order is the same in every run.
-    private static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    private static func fnv1a(_ bytes: some Sequence<UInt8>, from start: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
+        var hash = start
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return hash
     }
@@ -372,8 +372,9 @@ extension ForeignNaming {
     /// value — `SortKey`'s order, never a password — and every name ending in `)` (a numbered
     /// name skips those given as they are); `decide` then numbers as `names(of:prefix:)` does,
     /// and the sort keys are wiped. What the build then reads is each item's number (`number(at:base:)`).
-    /// Each read must hand the same items: a name whose hash differs from the first read's says it
-    /// did not (the file changed), and the build declines (the caller builds from every item).
+    /// Each read must hand the same items: an item whose name, username or first URL hashes
+    /// otherwise than at the first read says it did not (the file changed), and the build declines
+    /// (the caller builds from every item).
     /// `ForeignStreamTests` ties this to `names(of:prefix:)`.
     struct Plan {
         /// One item whose name came twice: its index and its keys' bytes in `arena` (name, then
@@ -387,8 +388,11 @@ extension ForeignNaming {
             var value: UInt64
         }
 
-        /// Each item's name hashed, in item order.
+        /// Each item's name, username and first URL hashed, in item order: what tells that a later
+        /// read hands the same items.
         private var hashes: [UInt64] = []
+        /// Each item's name hashed, in item order, during the first read only.
+        private var names: [UInt64] = []
         /// The hashes that came more than once.
         private var repeated: Set<UInt64> = []
         private var arena: [UInt8] = []
@@ -408,14 +412,26 @@ extension ForeignNaming {
             return name.withUTF8 { ForeignNaming.fnv1a($0) }
         }
 
-        /// First read: an item named `base` (before numbering).
-        mutating func count(_ base: String) {
-            hashes.append(Self.hash(base))
+        /// The hash of an item named `base` that a later read must find again: its name, username
+        /// and first URL (0xFF, never a byte of UTF-8, between them).
+        private static func check(_ item: ForeignItem, base: String) -> UInt64 {
+            var hash = ForeignNaming.fnv1a(base.utf8)
+            hash = ForeignNaming.fnv1a(CollectionOfOne(0xFF), from: hash)
+            hash = ForeignNaming.fnv1a((item.username ?? "").utf8, from: hash)
+            hash = ForeignNaming.fnv1a(CollectionOfOne(0xFF), from: hash)
+            return ForeignNaming.fnv1a((item.urls.first ?? "").utf8, from: hash)
+        }
+
+        /// First read: `item`, named `base` (before numbering).
+        mutating func count(_ item: ForeignItem, base: String) {
+            names.append(Self.hash(base))
+            hashes.append(Self.check(item, base: base))
         }
 
         /// After the first read: whether some name may come twice (then the second read is needed).
         mutating func endCounting() -> Bool {
-            var sorted = hashes
+            var sorted = names
+            names = []
             sorted.sort()
             for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] { repeated.insert(sorted[index]) }
             return !repeated.isEmpty
@@ -423,8 +439,8 @@ extension ForeignNaming {
 
         /// Second read: `item`, named `base`; false when it is not the item the first read had there.
         mutating func note(_ item: ForeignItem, base: String) -> Bool {
+            guard noted < hashes.count, hashes[noted] == Self.check(item, base: base) else { return false }
             let hash = Self.hash(base)
-            guard noted < hashes.count, hashes[noted] == hash else { return false }
             defer { noted += 1 }
             if base.utf8.last == UInt8(ascii: ")") { given.insert(base) }
             guard repeated.contains(hash) else { return true }
@@ -496,10 +512,10 @@ extension ForeignNaming {
             return true
         }
 
-        /// The build's read: the number of the item at `index`, named `base` (0: not numbered);
+        /// The build's read: the number of `item`, at `index` and named `base` (0: not numbered);
         /// nil when it is not the item the first read had there.
-        func number(at index: Int, base: String) -> UInt32? {
-            guard index < hashes.count, hashes[index] == Self.hash(base) else { return nil }
+        func number(of item: ForeignItem, at index: Int, base: String) -> UInt32? {
+            guard index < hashes.count, hashes[index] == Self.check(item, base: base) else { return nil }
             return numbers.isEmpty ? 0 : numbers[index]
         }
     }
