@@ -1,7 +1,9 @@
 """The same n entries in the exports of other password managers (issue 44), for bench/scale.py.
 
 Each file holds what its producer writes for a login: a title, a username, a password, and (where
-the format has them) a URL and a time; names are unique. ROWS lists (row label, --format, suffix).
+the format has them) a URL and a time; names are unique, except in the repeated-title Chrome export
+(a browser's with ten accounts per site: each title and URL ten times, its names numbered `TITLE (n)`).
+ROWS lists (row label, --format, suffix).
 """
 import csv
 import io
@@ -16,6 +18,7 @@ ROWS = [
     ("import 1pux", "1pux", "1pux"),
     ("import lastpass-csv", "lastpass-csv", "lp.csv"),
     ("import chrome-csv", "chrome-csv", "chrome.csv"),
+    ("import chrome-csv (repeated titles)", "chrome-csv", "chrome-repeated.csv"),
     ("import firefox-csv", "firefox-csv", "firefox.csv"),
     ("import dashlane-csv", "dashlane-csv", "dashlane.csv"),
     ("import enpass-json", "enpass-json", "enpass.json"),
@@ -50,6 +53,9 @@ def write(work, n, entries):
     _csv(f"{work}/in-{n}.lp.csv", ["url", "username", "password", "totp", "extra", "name", "grouping", "fav"],
          [["", u, v, "", "", t, "", "0"] for t, u, v in logins])
     _csv(f"{work}/in-{n}.chrome.csv", ["name", "url", "username", "password", "note"], [[t, "", u, v, ""] for t, u, v in logins])
+    # Ten accounts per site: the title and URL of every tenth login, in file order.
+    _csv(f"{work}/in-{n}.chrome-repeated.csv", ["name", "url", "username", "password", "note"],
+         [[logins[i - i % 10][0], f"https://{logins[i - i % 10][0]}.example/", u, v, ""] for i, (_, u, v) in enumerate(logins)])
     _csv(f"{work}/in-{n}.firefox.csv", ["url", "username", "password", "httpRealm", "formActionOrigin", "guid", "timeCreated",
                                          "timeLastUsed", "timePasswordChanged"],
          [[f"https://{t}.example", u, v, "", "", "", "1700000000000", "", "1700000000000"] for t, u, v in logins])

@@ -3,8 +3,9 @@
 
     Tests/differential/import_differential.py OLD_BINARY NEW_BINARY [--cases N] [--seed S] [--work DIR]
 
-Generates vaultfile JSON, KeePassXC CSV, Bitwarden JSON and KeePass XML (`--formats keepass-xml`) documents (valid, edge-case, mutated and
-truncated), imports each with both binaries into copies of the same vault (empty, holding entries,
+Generates vaultfile JSON, KeePassXC CSV, Bitwarden JSON and KeePass XML (`--formats keepass-xml`) documents, and the other
+managers' CSV exports (`--formats chrome-csv,firefox-csv,…`: titles that repeat, ten-odd accounts to a few sites) (valid,
+edge-case, mutated and truncated), imports each with both binaries into copies of the same vault (empty, holding entries,
 keeping history; with and without --overwrite and --json) and compares the exit status, stdout,
 stderr and the vault afterwards (`export --format json`, times of "now" masked). Prints each case
 that differs and keeps its input in WORK/diffs/.
@@ -289,6 +290,51 @@ def bitwarden_json(rng):
     return ws(rng) + jobject(rng, doc) + ws(rng)
 
 
+# The other managers' CSV exports: each header, and where a row's title, URL, username and password go.
+FOREIGN_CSV = {
+    "chrome-csv": (["name", "url", "username", "password", "note"], {"title": 0, "url": 1, "user": 2, "pw": 3}),
+    "firefox-csv": (["url", "username", "password", "httpRealm", "formActionOrigin", "guid", "timeCreated", "timeLastUsed",
+                     "timePasswordChanged"], {"url": 0, "user": 1, "pw": 2}),
+    "bitwarden-csv": (["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username",
+                       "login_password", "login_totp"], {"title": 3, "url": 7, "user": 8, "pw": 9, "folder": 0, "type": 2}),
+    "1password-csv": (["Title", "Url", "Username", "Password", "OTPAuth", "Favorite", "Archived", "Tags", "Notes"],
+                      {"title": 0, "url": 1, "user": 2, "pw": 3}),
+    "lastpass-csv": (["url", "username", "password", "totp", "extra", "name", "grouping", "fav"],
+                     {"url": 0, "user": 1, "pw": 2, "title": 5, "folder": 6}),
+    "dashlane-csv": (["username", "username2", "username3", "title", "password", "note", "url", "category", "otpSecret"],
+                     {"user": 0, "title": 3, "pw": 4, "url": 6}),
+}
+REPEATED_TITLES = ["site", "site", "site", "Site", "site (2)", "site (3)", "mail", "mail", "a/b", "a-b", "", "",
+                   "https://x.example", "x.example", " site ", "..", "caf\u00e9", "cafe\u0301", "x" * 1030]
+SITE_URLS = ["", "https://x.example", "https://x.example/", "https://site.example/login", "http://y.example", "nota url"]
+USERS = ["", "", "alice", "bob", "Alice", "carol@example.com", "b\u00f6b", "alice"]
+
+
+def foreign_csv(fmt):
+    """A random export of `fmt` whose titles (or, for Firefox, sites) mostly repeat."""
+    def generate(rng):
+        header, at = FOREIGN_CSV[fmt]
+        rows = []
+        for _ in range(rng.randint(0, 14)):
+            row = [""] * len(header)
+            if "title" in at:
+                row[at["title"]] = pick(rng, REPEATED_TITLES[:10] if CLEAN[0] else REPEATED_TITLES)
+            row[at["url"]] = pick(rng, SITE_URLS)
+            row[at["user"]] = pick(rng, USERS[:6] if CLEAN[0] else USERS)
+            row[at["pw"]] = pick(rng, ["pw", "pw2", "", "x,y", "q\"u"])
+            if "folder" in at and rng.random() < 0.3:
+                row[at["folder"]] = pick(rng, ["Work", "Work/Sub", "Home"])
+            if "type" in at:
+                row[at["type"]] = "login"
+            if fmt == "firefox-csv":
+                row[6] = row[8] = "1700000000000"
+            if not CLEAN[0] and rng.random() < 0.05:
+                row = row[:-1]  # ragged
+            rows.append(row)
+        return b"\n".join([",".join(header).encode()] + [b",".join(csv_cell(rng, c) for c in r) for r in rows]) + b"\n"
+    return generate
+
+
 def xml_text(s):
     """`s` escaped, without the characters XML refuses (a mutated document still has some)."""
     s = "".join(c for c in s if c in "\t\n\r" or (0x20 <= ord(c) < 0xD800) or (0xE000 <= ord(c) < 0xFFFE) or ord(c) > 0xFFFF)
@@ -437,6 +483,7 @@ def main():
                 assert rc == 0, (n, err)
         vaults[kind] = path
     gens = {"json": native_json, "keepassxc-csv": keepassxc_csv, "bitwarden-json": bitwarden_json, "keepass-xml": keepass_xml}
+    gens.update({fmt: foreign_csv(fmt) for fmt in FOREIGN_CSV})
     formats = a.formats.split(",")
     rng = random.Random(a.seed)
     stats = {"cases": 0, "diffs": 0, "ok": 0, "failed": 0}
@@ -452,6 +499,10 @@ def main():
         opts = []
         if rng.random() < 0.4: opts.append("--overwrite")
         if rng.random() < 0.3: opts.append("--json")
+        if fmt in FOREIGN_CSV:  # the import's options that name or choose entries
+            if rng.random() < 0.2: opts.append("--dry-run")
+            if rng.random() < 0.2: opts += ["--prefix", "in"]
+            if "--overwrite" not in opts and rng.random() < 0.3: opts.append("--skip-existing")
         use_stdin = rng.random() < 0.3
         results = []
         for side in (old, new):

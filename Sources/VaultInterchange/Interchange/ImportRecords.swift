@@ -213,9 +213,9 @@ struct ImportRecordWriter: ImportedEntrySink {
 /// name while they come in increasing byte order (an export sorted by title, the bench's): each is
 /// compared with the last record written only. The first name that does not follow it hashes every
 /// name written so far into a `NameHashes`, which then decides (false may then be a collision of
-/// two hashes: the caller takes false as "maybe repeated" and builds again from every item, which
-/// costs time, never a wrong name). A repeat is said at once either way, so a build whose titles
-/// repeat is declined at its first repeat, not after every record is written.
+/// two hashes: the caller takes false as "maybe repeated" and reads the items again for a plan of
+/// their numbers, which costs time, never a wrong name). A repeat is said at once either way, so a
+/// build whose titles repeat is declined at its first repeat, not after every record is written.
 ///
 /// The table was 2 MiB at 100,000 names, 3 MiB while it doubled (issue 44's memory rule); sorted
 /// exports no longer pay it, unsorted ones still do.

@@ -9,7 +9,9 @@ import VaultModel
 /// An import's input file read a window at a time from its start, as often as a reader asks:
 /// the CSV exports and enpass-json are scanned as read (`Interchange.read(windows:format:now:options:)`), so that
 /// the file is never whole in memory beside the records made of it; a reader that declines the
-/// stream (a repeated name, an entry the record writer refuses) reads it again whole (`readAll`).
+/// stream at a repeated name reads it twice more (a plan of the names' numbers, then the build:
+/// `ForeignBuilder.build(streaming:)`); one that declines it otherwise (an entry the record writer
+/// refuses) reads it again whole (`readAll`).
 ///
 /// The caller reads the file (`read`: up to the buffer's size at an offset, 0 at the end), so
 /// that its own errors (a failed read, a file grown past the limit) come back as they were thrown

@@ -47,15 +47,69 @@ import Testing
         }
     }
 
+    // MARK: - Repeated names, numbered from a plan
+
+    @Test func test_buildStreaming_repeatedNamesMatchTheReference() {
+        // Numbered by username, then URL, then value, never by file order; a literal `t (2)` keeps
+        // its name; names that only cleaning makes repeated; titles made of the site or username.
+        for (items, prefix) in [([item("t", user: "b"), item("t", user: "a")], [String]()),
+                                ([item("t", user: "b"), item("t (2)"), item("t", user: "a"), item("t", user: "a", url: "https://b.example"),
+                                  item("t", user: "a", url: "https://a.example"), item("t", value: "2"), item("t", value: "1")], ["in"]),
+                                ([item("a/b"), item("a-b"), item("x", folders: ["f"]), item("x", folders: ["f"], user: "z")], []),
+                                ([item("", user: "bob"), item("bob"), item("", url: "https://x.example/a/"), item("x.example/a")], []),
+                                ([item("https://news.ycombinator.com", user: "2"), item("news.ycombinator.com", user: "1"), item("s"), item("s (2)"),
+                                  item("s (2)"), item("s")], ["p", "q"])] {
+            let (streamed, reference) = both(items, prefix: prefix)
+            #expect(streamed != "nil")
+            #expect(streamed == reference)
+        }
+    }
+
+    /// Random items drawn from a few titles, usernames, URLs and values, so that most names come
+    /// several times: the plan's names are the reference's, renamings and warnings included.
+    @Test func test_buildStreaming_randomRepeatedTitlesMatchTheReference() {
+        var generator = SplitMix(seed: 4_418)
+        func pick<T>(_ list: [T]) -> T { list[Int(generator.nextByte()) % list.count] }
+        let titles = ["", "t", "t (2)", "t (3)", "T", "a/b", "a-b", "https://x.example", "x.example", " x ", "..", "u (2)"]
+        let users: [String?] = [nil, "", "a", "b", "u"], urls: [String?] = [nil, "https://x.example", "https://y.example/p"]
+        for round in 0..<300 {
+            let items = (0..<Int(generator.nextByte() % 24)).map { _ in
+                item(pick(titles), folders: pick([[], [], ["f"]]), user: pick(users), url: pick(urls), value: pick(["1", "2", "pw"]))
+            }
+            let (streamed, reference) = both(items, keepsHistory: round % 2 == 0, prefix: round % 3 == 0 ? ["in"] : [])
+            #expect(streamed != "nil")
+            #expect(streamed == reference)
+        }
+    }
+
     // MARK: - Declined
 
-    @Test func test_buildStreaming_declinesRepeatedNamesAndWhatTheWriterRefuses() {
-        // A repeated title (also one that only cleaning or NFC makes repeated): numbered by the reference.
-        for items in [[item("t", user: "b"), item("t", user: "a")], [item("a/b"), item("a-b")], [item("café"), item("cafe\u{301}")],
-                      [item("", user: "bob"), item("bob")], [item(String(repeating: "n", count: VaultLimits.maxNameLength + 1))]] {
+    @Test func test_buildStreaming_declinesWhatTheWriterRefuses() {
+        // A non-ASCII name (also one that NFC makes repeated), a name beyond the limit.
+        for items in [[item("café"), item("cafe\u{301}")], [item(String(repeating: "n", count: VaultLimits.maxNameLength + 1))]] {
             let (streamed, reference) = both(items)
             #expect(streamed == "nil", "\(reference)")
             #expect(!reference.isEmpty)
+        }
+    }
+
+    /// A reader that hands other items at its second read (a file that changed): the plan says so
+    /// and the build declines, never a name numbered from other items.
+    @Test func test_buildStreaming_declinesItemsThatChangeBetweenReads() {
+        // Another name, or another username or URL (which order the numbers), at the second read
+        // (the plan's first) or the third (the plan's second).
+        for (changedRead, changed) in [(2, item("other")), (3, item("s", user: "z")), (3, item("s", url: "https://z.example")), (4, item("s2"))] {
+            var reads = 0
+            let built = described { () throws(VaultError) in
+                try ForeignBuilder.build(streaming: { sink throws(VaultError) in
+                    reads += 1
+                    var source = ForeignImport(format: "test")
+                    for var entry in [item("t", user: "b"), item("t", user: "a"), reads == changedRead ? changed : item("s")] { source.add(&entry, to: sink) }
+                    return source
+                }, capacity: 16, now: 5, options: ForeignBuildOptions())
+            }
+            #expect(built == "nil", "read \(changedRead)")
+            #expect(reads == (changedRead == 4 ? 4 : 3))
         }
     }
 

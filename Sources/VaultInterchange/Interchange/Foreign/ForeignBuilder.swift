@@ -78,30 +78,79 @@ enum ForeignBuilder {
     /// `build(_:now:options:)` of items handed over one at a time as a reader reads them (`read`
     /// calls its sink with each item, then returns what it read besides them): each item is named,
     /// filled, written as its record and wiped at once, so that no item is held beside the input
-    /// and the records. That is the whole build when no name comes twice and the record writer
-    /// takes every entry (most exports); nil otherwise (a repeated title, whose numbering needs
-    /// every item; a non-ASCII name; a limit), and the caller builds from every item read first
+    /// and the records. When a name comes twice (a repeated title, whose numbering needs every
+    /// item), the items are read twice more first: once for a hash of each name, once for the sort
+    /// keys of the repeated ones only (`ForeignNaming.Plan`: no password), and then built as read
+    /// with each name numbered from that plan (`read` must hand the same items at each call).
+    /// Nil when the record writer declines an entry (a non-ASCII name, a limit) or the plan cannot
+    /// be made (the items changed between reads), and the caller builds from every item read first
     /// (`build(_:now:options:)`), which gives what this gives where both give anything.
     /// A repeated name is told by `StreamedNameCheck`: no table of names while they come in
     /// increasing order (issue 44's memory rule).
     /// `ForeignStreamTests` ties the two.
     static func build(streaming read: (ForeignItemSink) throws(VaultError) -> ForeignImport, capacity: Int, now: Int64,
                       options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries? {
-        guard let first = ImportRecordWriter(capacity: capacity) else { return nil }
+        let (built, repeated) = try build(streaming: read, plan: nil, capacity: capacity, now: now, options: options)
+        guard repeated, let plan = try plan(read, prefix: options.prefix) else { return built }
+        return try build(streaming: read, plan: plan, capacity: capacity, now: now, options: options).built
+    }
+
+    /// The numbering of the items `read` hands over (`ForeignNaming.Plan`), from two reads; nil
+    /// when a read declined or handed other items than the first.
+    private static func plan(_ read: (ForeignItemSink) throws(VaultError) -> ForeignImport, prefix: [String]) throws(VaultError) -> ForeignNaming.Plan? {
+        final class Box {
+            var plan = ForeignNaming.Plan()
+        }
+        let box = Box()
+        let counting = ForeignItemSink { item in
+            defer { item.wipeSecrets() }
+            box.plan.count(item, base: ForeignNaming.base(of: item, prefix: prefix).named.name)
+            return true
+        }
+        _ = try read(counting)
+        guard !counting.declined else { return nil }
+        guard box.plan.endCounting() else { return box.plan }
+        let noting = ForeignItemSink { item in
+            defer { item.wipeSecrets() }
+            return box.plan.note(item, base: ForeignNaming.base(of: item, prefix: prefix).named.name)
+        }
+        _ = try read(noting)
+        guard !noting.declined, box.plan.decide() else { return nil }
+        return box.plan
+    }
+
+    /// One streamed build: each item named by `plan` when given; with whether it was declined at
+    /// a name that came twice (`plan` nil), which a plan may number.
+    private static func build(streaming read: (ForeignItemSink) throws(VaultError) -> ForeignImport, plan: ForeignNaming.Plan?, capacity: Int,
+                              now: Int64, options: ForeignBuildOptions) throws(VaultError) -> (built: ImportedEntries?, repeated: Bool) {
+        guard let first = ImportRecordWriter(capacity: capacity) else { return (nil, false) }
         // What the sink's body changes (it escapes into the sink).
         final class State {
             var writer: ImportRecordWriter
             var names = StreamedNameCheck()
             var outcome = Outcome()
             var renamings: [ImportRenaming] = []
+            var index = 0
+            var repeated = false
             init(_ writer: ImportRecordWriter) { self.writer = writer }
         }
         let state = State(first)
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
-            let base = ForeignNaming.base(of: item, prefix: options.prefix)
-            guard state.names.isNew(base.named.name, among: state.writer) else { return false }
+            var base = ForeignNaming.base(of: item, prefix: options.prefix)
+            if let plan {
+                guard let number = plan.number(of: item, at: state.index, base: base.named.name) else { return false }
+                if number > 0 {
+                    let candidate = "\(base.named.name) (\(number))"
+                    ForeignNaming.numbered(&base, candidate, title: item.title)
+                }
+            }
+            state.index += 1
+            guard state.names.isNew(base.named.name, among: state.writer) else {
+                state.repeated = true
+                return false
+            }
             if !base.reasons.isEmpty { state.renamings.append(ForeignNaming.renaming(of: item, base, prefix: options.prefix)) }
             return fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
                 state.writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),
@@ -109,8 +158,9 @@ enum ForeignBuilder {
             }
         }
         let source = try read(sink)
-        guard !sink.declined else { return nil }
-        return finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings), state.outcome, source: source)
+        guard !sink.declined else { return (nil, state.repeated && plan == nil) }
+        guard plan.map({ $0.count == state.index }) ?? true else { return (nil, false) }
+        return (finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings), state.outcome, source: source), false)
     }
 
     /// `build(_:now:options:)` with an `Entry` per item: the plain reference of the record path.

@@ -60,8 +60,10 @@ extension Interchange {
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
     /// format that `readsWindows`: its rows become records as they are scanned, and the file is
     /// never whole in memory (issue 44's memory rule; a dotenv file is read whole and each block
-    /// given back once parsed, so that it and its records are never both whole). When the stream is declined (a name twice,
-    /// an entry the record writer refuses), the file is read again whole and imported the way
+    /// given back once parsed, so that it and its records are never both whole). A name twice has the
+    /// file read twice more (a plan of the numbers, then the build: `ForeignBuilder.build(streaming:)`).
+    /// When the stream is declined otherwise (an entry the record writer refuses, a file that
+    /// changed between reads), the file is read again whole and imported the way
     /// `read(taking:)` imports it, which gives what the stream gives where both give anything.
     public static func read(windows: ImportWindows, format: InterchangeFormat, now: Int64 = currentTimeMilliseconds(),
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {

@@ -70,8 +70,9 @@ extension ForeignItem {
 /// Where a reader hands each item as it reads it, when it is not to keep them in
 /// `ForeignImport.items` (`ForeignBuilder.build(streaming:)`). A reader that cannot give an item
 /// as it will stay (a folder named before the folders are read) declines the stream; so does the
-/// builder (a repeated name). A declined sink takes nothing more, and the import is read again the
-/// plain way (every item first).
+/// builder (a repeated name: it then reads the items again for a plan of their numbers, and once
+/// more to build them, `ForeignBuilder.build(streaming:)`). A declined sink takes nothing more,
+/// and the import is read again (a repeated name) or the plain way (every item first).
 final class ForeignItemSink {
     private let body: (inout ForeignItem) -> Bool
     /// Whether the stream was declined.
