@@ -1,0 +1,176 @@
+import SecureMemory
+import VaultModel
+
+// MARK: - 1pux: the items of one export
+
+extension OnePUXReader {
+    /// What the items of one export share (its archive's files, the growth budget); each item's
+    /// tape is given to `item`, never kept.
+    struct Reader {
+        let archive: ZipArchive
+        /// The archive's files by document id (`files/ID__NAME` or `files/ID`).
+        let files: [String: Int]
+        /// What inflating and copying files may still spend.
+        var budget: ExpansionBudget
+        /// Each file inflated once, by entry index: every item naming it shares these bytes.
+        private var inflated: [Int: [UInt8]] = [:]
+        /// Whether items share a file's bytes (`inflated`); otherwise (items handed to a sink,
+        /// which wipes each item's bytes in place) each is inflated for every item naming it.
+        private let sharesFiles: Bool
+
+        init(archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
+            (self.archive, self.budget, self.sharesFiles) = (archive, budget, sharesFiles)
+            var files: [String: Int] = [:]
+            for (index, entry) in archive.entries.enumerated() where entry.name.hasPrefix("files/") {
+                let rest = entry.name.dropFirst(6)
+                let id = rest.firstRange(of: "__").map { String(rest[..<$0.lowerBound]) } ?? String(rest)
+                files[id] = files[id] ?? index
+            }
+            self.files = files
+        }
+
+        /// One item; nil for an item in the trash (`state` "trashed"), of which nothing more is read.
+        /// Its members, its overview's, its details' and each login field's are found in one pass
+        /// over their keys (`JSONTape.forEachMember`), as `member` would find them; words the
+        /// reader only compares (`state`, a login field's `designation`, the category) are compared
+        /// as bytes, never made a `String`.
+        mutating func item(_ node: Int, in tape: JSONTape, folders: [String], result: inout ForeignImport) throws(VaultError) -> ForeignItem? {
+            var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?
+            tape.forEachMember(node) { key, value in
+                if JSONTape.matches(key, "overview") { overview = value }
+                else if JSONTape.matches(key, "details") { details = value }
+                else if JSONTape.matches(key, "createdAt") { createdAt = value }
+                else if JSONTape.matches(key, "updatedAt") { updatedAt = value }
+                else if JSONTape.matches(key, "favIndex") { favIndex = value }
+                else if JSONTape.matches(key, "state") { state = value }
+                else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
+            }
+            if tape.isString(state, "trashed") { return nil }
+            var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
+            tape.forEachMember(overview) { key, value in
+                if JSONTape.matches(key, "title") { title = value }
+                else if JSONTape.matches(key, "url") { primaryURL = value }
+                else if JSONTape.matches(key, "urls") { urls = value }
+                else if JSONTape.matches(key, "tags") { tagsNode = value }
+            }
+            var loginFields: Int?, password: Int?, notesPlain: Int?, sections: Int?, passwordHistory: Int?, documentAttributes: Int?
+            tape.forEachMember(details) { key, value in
+                if JSONTape.matches(key, "loginFields") { loginFields = value }
+                else if JSONTape.matches(key, "password") { password = value }
+                else if JSONTape.matches(key, "notesPlain") { notesPlain = value }
+                else if JSONTape.matches(key, "sections") { sections = value }
+                else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
+                else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
+            }
+            // A copy of an empty item, then its folders and title: `ForeignItem.init` built each
+            // item in a temporary and copied it out.
+            var item = OnePUXReader.emptyItem
+            item.folders = folders
+            item.title = tape.string(title) ?? ""
+            item.created = tape.integer(createdAt).map { $0 * 1000 }
+            item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
+            // URLs: the primary one, then the others in order, each once.
+            if let url = tape.string(primaryURL), !url.isEmpty { item.urls.append(url) }
+            for entry in tape.elements(urls) {
+                if let url = tape.string(tape.member(entry, "url")), !url.isEmpty, !item.urls.contains(url) { item.urls.append(url) }
+                if let label = tape.string(tape.member(entry, "label")), !label.isEmpty { result.notKeep("1Password's URL labels") }
+            }
+            if tape.elementCount(tagsNode) > 0 {
+                let tags = tape.elements(tagsNode).compactMap { tape.string($0) }
+                if !tags.isEmpty { item.extras.append((label: "tags", value: tags.joined(separator: ", "))) }
+            }
+            if (tape.integer(favIndex) ?? 0) > 0 { item.extras.append((label: "favorite", value: "yes")) }
+            if tape.isString(state, "archived") { item.extras.append((label: "archived", value: "yes")) }
+            if let name = tape.string(categoryUuid).flatMap(OnePUXReader.categoryName) { item.extras.append((label: "category", value: name)) }
+            tape.forEachElement(loginFields) { field in
+                var valueNode: Int?, designation: Int?, name: Int?, id: Int?, fieldType: Int?
+                tape.forEachMember(field) { key, value in
+                    if JSONTape.matches(key, "value") { valueNode = value }
+                    else if JSONTape.matches(key, "designation") { designation = value }
+                    else if JSONTape.matches(key, "name") { name = value }
+                    else if JSONTape.matches(key, "id") { id = value }
+                    else if JSONTape.matches(key, "fieldType") { fieldType = value }
+                }
+                // The username as text straight from the tape (no array of its bytes first).
+                if item.username == nil, tape.isString(designation, "username") {
+                    item.username = tape.string(valueNode) ?? ""
+                } else if item.value.isEmpty, tape.isString(designation, "password") {
+                    item.value = tape.stringBytes(valueNode) ?? []
+                } else {
+                    let value = tape.stringBytes(valueNode) ?? []
+                    // A web form's other fields (a checkbox, a second name): kept when they hold something.
+                    guard !value.isEmpty else { return }
+                    let label = tape.string(name) ?? tape.string(id) ?? "form field"
+                    item.fields.append(ForeignField(label: label, value: value, protected: tape.string(fieldType) == "P"))
+                }
+            }
+            if item.value.isEmpty, let password = tape.stringBytes(password) { item.value = password }
+            item.notes = tape.string(notesPlain).flatMap { $0.isEmpty ? nil : $0 }
+            for section in tape.elements(sections) {
+                // A section's title heads its fields: the fields are kept, the title is not.
+                if let title = tape.string(tape.member(section, "title")), !title.isEmpty { result.notKeep("1Password's section titles") }
+                for field in tape.elements(tape.member(section, "fields")) {
+                    try sectionField(field, in: tape, into: &item, result: &result)
+                }
+            }
+            for version in tape.elements(passwordHistory) {
+                item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
+                                                   modified: tape.integer(tape.member(version, "time")).map { $0 * 1000 }))
+            }
+            item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
+            if let document = documentAttributes {
+                try attach(document, in: tape, to: &item, result: &result)
+            }
+            return item
+        }
+
+        /// Lets go of the files inflated: the items hold them now, and wipe them (`ForeignImport.wipe`).
+        mutating func dropInflated() { inflated = [:] }
+
+        /// One field of a section: its value object names its kind.
+        private mutating func sectionField(_ field: Int, in tape: JSONTape, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+            let label = tape.string(tape.member(field, "title")).flatMap { $0.isEmpty ? nil : $0 } ?? tape.string(tape.member(field, "id")) ?? "field"
+            guard let value = tape.member(field, "value"), let (kind, content) = tape.members(value).first else { return }
+            if kind == "file" { try attach(content, in: tape, to: &item, result: &result); return }
+            if kind == "totp", item.totp == nil, let totp = tape.string(content), !totp.isEmpty { item.totp = totp; return }
+            let text: String
+            switch tape.kind(content) {
+            case .object:
+                // An address, an e-mail with its provider, an SSH key: its parts, one a line.
+                if kind == "sshKey", let key = tape.string(tape.member(content, "privateKey")) {
+                    text = key
+                } else if kind == "email", let address = tape.string(tape.member(content, "email_address")) {
+                    text = address
+                } else {
+                    text = tape.members(content).compactMap { member in tape.text(member.value).flatMap { $0.isEmpty ? nil : "\(member.key): \($0)" } }
+                        .joined(separator: "\n")
+                }
+            case .array:
+                text = tape.elements(content).compactMap { tape.text($0) }.joined(separator: "\n")
+            default:
+                text = tape.text(content) ?? ""
+            }
+            guard !text.isEmpty else { return }
+            item.fields.append(ForeignField(label: label, value: Array(text.utf8), protected: kind == "concealed" || kind == "sshKey"))
+        }
+
+        /// A file of `files/` (`{ "fileName", "documentId", "decryptedSize" }`) as an attachment.
+        private mutating func attach(_ document: Int, in tape: JSONTape, to item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+            guard let id = tape.string(tape.member(document, "documentId")), !id.isEmpty else { return }
+            let name = tape.string(tape.member(document, "fileName")) ?? id
+            guard let index = files[id] else {
+                result.notKeep("1Password files the 1pux archive does not hold")
+                return
+            }
+            // Counted for every item that names it (each holds a copy in the vault), inflated once.
+            let entry = archive.entries[index]
+            try budget.spend(entry.size, on: entry.name)
+            guard sharesFiles else {
+                item.attachments.append(ForeignAttachment(name: name, bytes: try archive.contents(of: entry)))
+                return
+            }
+            if inflated[index] == nil { inflated[index] = try archive.contents(of: entry) }
+            item.attachments.append(ForeignAttachment(name: name, bytes: inflated[index]!))
+        }
+    }
+}
