@@ -31,7 +31,7 @@ PQ_VENV := .build/pq-venv
 RELEASE := SWIFT="$(SWIFT)" SHARED_LIBS="$(SHARED_LIBS)" ./scripts/build-release.sh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: sops-fixtures all deps test-deps print-test-packages build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable
+.PHONY: sops-fixtures all deps test-deps print-test-packages build release test demo install uninstall deb bench bench-quick clean fuzz check-sanitizers ci portable text-order
 
 all: build
 
@@ -150,6 +150,13 @@ check-sanitizers: deps test-deps
 ## portable: a static binary for USB sticks (no libsodium, libargon2, libcrypto or zlib needed), checked with ldd, nm and selftest.
 portable: deps
 	./scripts/portable.sh
+
+## text-order: runs every verb of bench/scale.py and a new user's first commands under callgrind and writes
+## scripts/text-order.txt, the order the release link lays out code in (scripts/text-order.py; docs/PERFORMANCE.md,
+## "Code layout"). Run again after a change that adds or renames much code; an old file costs memory, never correctness.
+text-order: deps
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
+	bin=$$(LINK_MAP=.build/vaultfile.map $(RELEASE)) && python3 scripts/text-order.py --binary "$$bin" --map .build/vaultfile.map
 
 ## ci: the tests, the fuzzer for a bounded time and the sanitizers (.ci/run runs all but the sanitizers,
 ## which run before every release: their two builds outgrew CI's time).

@@ -29,7 +29,18 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 scratch=${1:-.build}
 flags=(-c release --static-swift-stdlib --product vaultfile --scratch-path "$scratch"
-       -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
+       -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+       -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
+# The code layout: every function in a section of its own (above), and the linker lays out those
+# that commands run together, in scripts/text-order.txt's order (made by `make text-order`,
+# scripts/text-order.py; docs/PERFORMANCE.md, "Code layout"). The kernel maps a binary's code
+# 64 KiB around each page a command touches; with the ~1.5 MB a command runs spread over 19 MB,
+# a 10-entry import had 14 MB of it resident. A function missing from the file (renamed or new
+# since) is only laid out elsewhere. TEXT_ORDER=FILE takes another file, TEXT_ORDER= none;
+# LINK_MAP=FILE writes the linker's map (what text-order.py reads).
+text_order=${TEXT_ORDER-scripts/text-order.txt}
+if [ -n "$text_order" ] && [ -f "$text_order" ]; then flags+=(-Xlinker "--section-ordering-file=$(realpath "$text_order")"); fi
+if [ -n "${LINK_MAP:-}" ]; then flags+=(-Xlinker "-Map=$LINK_MAP"); fi
 
 if [ "${SHARED_LIBS:-0}" = 1 ]; then
   "$SWIFT" build "${flags[@]}" >&2
@@ -93,6 +104,9 @@ PC
 fi
 
 flags+=(-Xlinker -L"$deps")
+# The build links again only when its inputs or flags change; a newer order file is neither.
+linked="$(PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
+if [ -n "$text_order" ] && [ -f "$text_order" ] && [ "$text_order" -nt "$linked" ]; then rm -f "$linked"; fi
 PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" >&2
 bin="$(PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
 if ldd "$bin" | grep -E 'libsodium|libargon2|libcrypto|libz\.so|libstdc\+\+|libswift' >&2; then

@@ -11,6 +11,15 @@
 #include "ssh_shim.h"
 #include "chacha_shim.h"
 
+/* Starts vaultfile's libcrypto without its configuration: no openssl.cnf, no OPENSSL_CONF from
+ * the environment (a configuration can load provider modules into the process and change what
+ * the ciphers are), and no error strings (vaultfile never prints OpenSSL's; loading them touches
+ * code in ~40 of libcrypto's objects). Must run before any other libcrypto call: the first one
+ * otherwise loads the configuration. 1 on success. */
+static inline int vaultfile_libcrypto_start(void) {
+    return OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 /* PBKDF2-HMAC-SHA256 iterations 2…n for one output block: U(j) = HMAC(U(j-1)) as two
  * compressions from the pre-keyed HMAC states, XORed into sum. `block` holds U1 padded to one
  * SHA-256 block (0x80, zeros, bit length 768); `sum` holds U1. In C so that unoptimised and

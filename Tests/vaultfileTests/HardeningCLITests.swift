@@ -146,6 +146,23 @@ import VaultModel
         }
     }
 
+    /// vaultfile's own libcrypto takes no configuration: neither `OPENSSL_CONF` nor the system's
+    /// openssl.cnf is opened, though `set` runs libcrypto's ChaCha20 (its seal) and would load one.
+    @Test(.enabled(if: AgePluginObserverCLITests.canTrace, "strace is missing, or ptrace is not allowed here: skipped"))
+    func test_libcrypto_opensNoOpenSSLConfiguration() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        try cli.initVault()
+        try cli.write("openssl.cnf", Array("openssl_conf = vaultfile_test\n[vaultfile_test]\n".utf8))
+        let traced = try cli.run(["-f", "-e", "trace=open,openat", "-o", cli.path("trace"), CLI.binary,
+                                  "set", "db/one", "--vault", cli.path("t.vault"), "--password-file", cli.path("pw")],
+                                 stdin: Array("value".utf8), extra: ["OPENSSL_CONF": cli.path("openssl.cnf")],
+                                 executable: AgePluginObserverCLITests.strace)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let opened = String(decoding: try cli.read("trace"), as: UTF8.self)
+        #expect(opened.contains("t.vault"), "the trace holds no open of the vault: \(opened.prefix(400))")
+        #expect(!opened.contains("openssl.cnf"), "a configuration was opened: \(opened.split(separator: "\n").filter { $0.contains("openssl.cnf") })")
+    }
+
     @Test func test_passwordCommand_doesNotInheritVAULTFILE_PASSWORD() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try cli.initVault()

@@ -1,5 +1,6 @@
 import CPlatform
 import SecureMemory
+import VaultFormat
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +19,8 @@ enum Hardening {
     ///
     /// Also ignores SIGXFSZ, so a write past `ulimit -f` fails with EFBIG and the vault is left
     /// as it was, instead of the process dying mid-write. Installs the handler that removes a
-    /// half-written temporary file on a signal (`SignalCleanup`). Finally wipes what a killed
+    /// half-written temporary file on a signal (`SignalCleanup`), and starts libcrypto without
+    /// openssl.cnf or `OPENSSL_CONF` (`LibCrypto.start`). Finally wipes what a killed
     /// `edit` left in its private folder (`PrivateTemporaryFolder.sweepLeftovers`).
     static func apply() {
         Inherited.record()
@@ -31,6 +33,7 @@ enum Hardening {
         // waitpid would then fail and a child's ending be lost (exec's status, a tool's failure).
         signal(SIGCHLD, SIG_DFL)
         SignalCleanup.install()
+        LibCrypto.start()
         EnvironmentPassword.take()
         EnvironmentIdentity.take()
         PrivateTemporaryFolder.sweepLeftovers()

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Writes scripts/text-order.txt, the order in which the release link lays out vaultfile's code.
+
+    scripts/text-order.py --binary PATH --map MAP [--out scripts/text-order.txt] [--entries 1000]
+    (`make text-order` builds the binary with its map and runs this.)
+
+Why: the static binary holds about 19 MB of code, and a command runs 0.2-1.5 MB of it. The kernel
+maps a binary's code 64 KiB around each page a command touches (its fault-around), so with that
+code spread over the whole text a 10-entry `import --format csv` had 14 MB of it resident, as much
+as its records at 100,000 entries (docs/PERFORMANCE.md, "Code layout"). Laid out so that the code
+each command runs lies together, the same import maps a third less.
+
+How: PATH is a release build made with function sections (scripts/build-release.sh makes every one
+so, and writes the linker's map with LINK_MAP=MAP). Every row of bench/scale.py (each verb at 1,000
+entries, every import format) and the commands a new user runs first (--version, --help, init, get,
+list --long) run once under callgrind, on a stripped copy; each address they executed is named by
+the code section holding it in the map. A section's place in the order: first those every command
+runs (start-up, unlock, seal), then groups of sections run by the same set of commands, larger sets
+first; within a group, the order of the binary profiled. An object's plain `.text` (code built
+without function sections: part of the Swift runtime, libcrypto) cannot be moved and is left out.
+Names the linker does not find (a function renamed since) are skipped, so an old order file costs
+memory, never correctness; run this again after a large change.
+"""
+import argparse
+import bisect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import scale  # noqa: E402  (bench/scale.py: its inputs and rows)
+
+
+# MARK: - Running the commands
+
+def extra_rows(vf, work, n, pw):
+    """The first commands of a new user, beside scale.py's rows."""
+    vault = f"{work}/vf-{n}.vault"
+    unlock = ["--vault", vault, "--password-file", pw]
+    return {
+        "--version": [vf, "--version"],
+        "--help": [vf, "--help"],
+        "init": [vf, "init", "--vault", f"{work}/profile-init.vault", "--password-file", pw] + scale.MIN_KDF,
+        "get": [vf, "get", scale.entry_names(n)[0]] + unlock,
+        "list --long": [vf, "list", "--long"] + unlock,
+    }
+
+
+def executed_addresses(callgrind_out, binary_name):
+    """The instruction addresses executed inside the object named binary_name (callgrind --dump-instr=yes)."""
+    names, inside, position, found = {}, False, 0, set()
+    for line in open(callgrind_out, errors="replace"):
+        if line.startswith(("ob=", "cob=")):
+            m = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+            if m.group(2):
+                names[m.group(1)] = m.group(2)
+            if line.startswith("ob="):
+                inside = binary_name in names.get(m.group(1), "")
+            continue
+        if not line or line[0] not in "0123456789+-*":
+            continue
+        token = line.split()[0]
+        if token.startswith("0x"):
+            position = int(token, 16)
+        elif token[0] in "+-":
+            position += int(token)
+        elif token != "*":
+            continue
+        if inside:
+            found.add(position)
+    return found
+
+
+def profile(binary, link_map, work, entries):
+    """label → the indexes of the code sections the command executed, and the sections."""
+    stripped = f"{work}/vaultfile-profiled"
+    shutil.copyfile(binary, stripped)
+    os.chmod(stripped, 0o755)
+    subprocess.run(["strip", stripped], check=True)  # callgrind cannot read the unstripped debug info
+    sections = SectionTable(link_map)
+
+    pw = f"{work}/pw"
+    with open(pw, "w") as f:
+        f.write(scale.PASSWORD)
+    with open(f"{work}/one-value", "w") as f:
+        f.write("new value")
+    os.environ["VAULTFILE_STATE_DIR"] = f"{work}/state"
+    subprocess.run([stripped, "init", "--vault", f"{work}/empty.vault", "--password-file", pw] + scale.MIN_KDF,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scale.prepare(stripped, work, entries, pw)
+    for side in ("base", "ours", "theirs"):
+        shutil.copyfile(f"{work}/vf-{entries}.vault", f"{work}/{side}-{entries}.vault")
+    rows = {label: (cmd, stdin, setup) for label, (_, cmd, stdin, setup) in scale.rows_for(stripped, work, entries, pw).items()}
+    rows.update({label: (cmd, None, None) for label, cmd in extra_rows(stripped, work, entries, pw).items()})
+
+    executed = {}
+    for label, (cmd, stdin, setup) in rows.items():
+        if setup:
+            setup()
+        out = f"{work}/callgrind.out"
+        with open(stdin, "rb") if stdin else open(os.devnull, "rb") as given:
+            ended = subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes", f"--callgrind-out-file={out}"] + cmd,
+                                   stdin=given, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if ended.returncode != 0:  # a failed command would profile its error path only
+            sys.exit(f"text-order: {label} failed (status {ended.returncode}): {ended.stderr.decode(errors='replace')[-400:]}")
+        ran = sections.sections(executed_addresses(out, os.path.basename(stripped)))
+        print(f"text-order: {label}: {len(ran):,} code sections", file=sys.stderr, flush=True)
+        executed[label] = ran
+    return executed, sections
+
+
+class SectionTable:
+    """The binary's input code sections by address, from the link's map (gold's -Map), to name the
+    section an executed address lies in. Only sections of their own (`.text.NAME`: a function
+    built with function sections) can be moved; an object's plain `.text` cannot."""
+
+    def __init__(self, link_map):
+        self.starts, self.ends, self.names = [], [], []
+        pending = None
+        for line in open(link_map, errors="replace"):
+            if line.startswith(" .text"):
+                parts = line.split()
+                pending = parts[0]
+                if len(parts) >= 3 and parts[1].startswith("0x"):
+                    self._add(pending, parts[1], parts[2])
+                    pending = None
+            elif pending is not None:
+                parts = line.split()
+                if len(parts) >= 2 and parts[0].startswith("0x") and parts[1].startswith("0x"):
+                    self._add(pending, parts[0], parts[1])
+                pending = None
+        order = sorted(range(len(self.starts)), key=lambda k: self.starts[k])
+        self.starts = [self.starts[k] for k in order]
+        self.ends = [self.ends[k] for k in order]
+        self.names = [self.names[k] for k in order]
+
+    def _add(self, name, start, size):
+        size = int(size, 16)
+        if size:
+            self.starts.append(int(start, 16))
+            self.ends.append(int(start, 16) + size)
+            self.names.append(name)
+
+    def sections(self, addresses):
+        """Indexes of the sections holding these addresses."""
+        found = set()
+        for address in addresses:
+            k = bisect.bisect_right(self.starts, address) - 1
+            if k >= 0 and address < self.ends[k]:
+                found.add(k)
+        return found
+
+
+# MARK: - The order
+
+def order(executed, sections):
+    """Section names, every-command sections first, then by the set of commands that run them; an
+    object's plain `.text` is left out (the linker cannot move part of it)."""
+    labels = sorted(executed)
+    users = {}
+    for index, label in enumerate(labels):
+        for k in executed[label]:
+            users.setdefault(k, []).append(index)
+    ranked = sorted((k for k in users if sections.names[k] != ".text"), key=lambda k: (-len(users[k]), users[k], k))
+    names, seen = [], set()
+    for k in ranked:
+        if sections.names[k] not in seen:
+            seen.add(sections.names[k])
+            names.append(sections.names[k])
+    return names
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", required=True, help="a release build with function sections")
+    parser.add_argument("--map", required=True, help="its link map (scripts/build-release.sh with LINK_MAP=FILE)")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "text-order.txt"))
+    parser.add_argument("--entries", type=int, default=1000)
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        sys.exit("text-order: valgrind is needed (apt-get install -y valgrind)")
+    with tempfile.TemporaryDirectory(prefix="vaultfile-text-order-") as work:
+        executed, sections = profile(os.path.abspath(args.binary), os.path.abspath(args.map), work, args.entries)
+    names = order(executed, sections)
+    with open(args.out, "w") as f:
+        f.write("".join(line + "\n" for line in names))
+    print(f"text-order: {len(names):,} code sections from {len(executed)} commands written to {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
