@@ -13,7 +13,7 @@ each command runs lies together, the same import maps a third less.
 How: PATH is a release build made with function sections (scripts/build-release.sh makes every one
 so, and writes the linker's map with LINK_MAP=MAP). Every row of bench/scale.py (each verb at 1,000
 entries, every import format) and the commands a new user runs first (--version, --help, init, get,
-list --long) run once under callgrind, on a stripped copy; each address they executed is named by
+ls, generate) run once under callgrind, on a stripped copy; each address they executed is named by
 the code section holding it in the map. A section's place in the order: first those every command
 runs (start-up, unlock, seal), then groups of sections run by the same set of commands, larger sets
 first; within a group, the order of the binary profiled. An object's plain `.text` (code built
@@ -45,7 +45,8 @@ def extra_rows(vf, work, n, pw):
         "--help": [vf, "--help"],
         "init": [vf, "init", "--vault", f"{work}/profile-init.vault", "--password-file", pw] + scale.MIN_KDF,
         "get": [vf, "get", scale.entry_names(n)[0]] + unlock,
-        "list --long": [vf, "list", "--long"] + unlock,
+        "ls": [vf, "ls"] + unlock,
+        "generate": [vf, "generate"],
     }
 
 
