@@ -95,8 +95,11 @@ public struct ImportedEntries: Sendable {
     /// holder that shares them (`wipeShared`: a plan's copy of these entries, the vault they were
     /// put into): the import's last step, once all of them are done. The entries themselves are
     /// records, wiped when freed; the versions are arrays that a release frees as they are.
-    public func wipeHistory() {
-        for (_, versions) in history ?? [] {
+    public func wipeHistory() { Self.wipe(history ?? []) }
+
+    /// Zeroes the values and fields of every version in `history` where they lie (`wipeShared`).
+    static func wipe(_ history: [(name: String, versions: [EntryVersion])]) {
+        for (_, versions) in history {
             for version in versions {
                 wipeShared(version.entry.value)
                 for field in version.entry.fields.values { wipeShared(field) }

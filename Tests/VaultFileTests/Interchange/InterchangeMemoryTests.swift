@@ -142,6 +142,20 @@ import Testing
         #expect(buffer.count == 0 && buffer.withBytes { $0.isEmpty })
     }
 
+    /// `wipe` zeroes the buffer's whole block at once (what `ForeignNaming.TieHashes` holds the
+    /// values' hashes in), not only when it grows or goes.
+    @Test func test_wipedBuffer_wipeZeroesItsWholeBlockAtOnce() {
+        let buffer = WipedBuffer(capacity: 64)
+        let run = [UInt8](repeating: 0xA5, count: 48)
+        run.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
+        // The block stays the buffer's (48 bytes fit in 64: no growth), so it can be read after the wipe.
+        let base = buffer.withBytes { UnsafeRawPointer($0.baseAddress!) }
+        #expect(UnsafeRawBufferPointer(start: base, count: 48).allSatisfy { $0 == 0xA5 })
+        buffer.wipe()
+        #expect(buffer.count == 0)
+        #expect(UnsafeRawBufferPointer(start: base, count: 64).allSatisfy { $0 == 0 }, "a byte left after the wipe")
+    }
+
     // MARK: - The one object walk
 
     /// A reader of its own with its own key reader walks objects and arrays as the import readers

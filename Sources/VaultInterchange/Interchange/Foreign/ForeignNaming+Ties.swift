@@ -4,10 +4,9 @@ import SecureMemory
 
 extension ForeignNaming {
     /// The hashes of the values that order the items of one name whose username and first URL are
-    /// equal too (`SortKey`, `Plan`): a 64-bit FNV-1a of each value, held in memory this store owns,
-    /// wiped when it grows, when `wipe()` is called and when the store goes (never in an array
-    /// freed as it is, nor copied into a sort's scratch buffer: the rows and keys sorted hold only
-    /// a position here).
+    /// equal too (`SortKey`, `Plan`): a 64-bit FNV-1a of each value, held in a `WipedBuffer` (zeroed
+    /// when it grows, when `wipe()` is called and when the store goes), never in an array freed as
+    /// it is, nor copied into a sort's scratch buffer: the keys and rows sorted hold only a position here.
     ///
     /// Why an unkeyed hash, and not one keyed per import: the order must be the same in every run.
     /// Issue 44 numbers a repeated title by username, then URL, never by the file, so that
@@ -22,34 +21,20 @@ extension ForeignNaming {
     /// and lives no longer than the sort that needs it: what a hash of a weak password tells an
     /// attacker who reads this process's memory is then there only while the values themselves are.
     final class TieHashes {
-        private var base: UnsafeMutablePointer<UInt64>
-        private var capacity: Int
+        private let bytes: WipedBuffer
         /// The number of hashes held.
         private(set) var count = 0
 
         /// An empty store with room for `capacity` hashes before it first grows.
         init(capacity: Int = 16) {
-            self.capacity = max(capacity, 4)
-            base = .allocate(capacity: self.capacity)
-        }
-
-        deinit {
-            wipe()
-            base.deallocate()
+            bytes = WipedBuffer(capacity: max(capacity, 4) * 8)
         }
 
         /// Keeps the hash of `value`; returns where it lies (for `compare`).
         func append(hashOf value: [UInt8]) -> Int {
-            if count == capacity {
-                // Moved to a larger block by hand: the old one is wiped before it is freed.
-                let larger = capacity * 2
-                let moved = UnsafeMutablePointer<UInt64>.allocate(capacity: larger)
-                moved.update(from: base, count: count)
-                SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity * MemoryLayout<UInt64>.stride))
-                base.deallocate()
-                (base, capacity) = (moved, larger)
-            }
-            base[count] = ForeignNaming.fnv1a(value)
+            var hash = ForeignNaming.fnv1a(value).littleEndian
+            withUnsafeBytes(of: &hash) { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+            hash = 0
             count += 1
             return count - 1
         }
@@ -57,18 +42,17 @@ extension ForeignNaming {
         /// Whether the value at `a` comes before (negative), with (0) or after (positive) the one at `b`.
         func compare(_ a: Int, _ b: Int) -> Int {
             precondition(a < count && b < count, "a hash this store holds")
-            return base[a] == base[b] ? 0 : base[a] < base[b] ? -1 : 1
+            return bytes.withBytes { held in
+                let raw = UnsafeRawBufferPointer(held)
+                let (x, y) = (raw.loadUnaligned(fromByteOffset: a * 8, as: UInt64.self), raw.loadUnaligned(fromByteOffset: b * 8, as: UInt64.self))
+                return x == y ? 0 : UInt64(littleEndian: x) < UInt64(littleEndian: y) ? -1 : 1
+            }
         }
 
         /// Zeroes every hash held (and the room past them) and forgets them.
         func wipe() {
-            SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity * MemoryLayout<UInt64>.stride))
+            bytes.wipe()
             count = 0
-        }
-
-        /// The bytes of the store's memory, for a test that checks `wipe()` zeroed them.
-        func withMemory<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-            body(UnsafeRawBufferPointer(start: base, count: capacity * MemoryLayout<UInt64>.stride))
         }
     }
 }

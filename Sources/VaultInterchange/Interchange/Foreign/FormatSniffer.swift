@@ -139,7 +139,7 @@ public enum FormatSniffer {
     }
 
     /// The CSV headers each tool writes, by their columns (lower case, without quotes or spaces).
-    private static let headers: [(columns: [String], format: String, description: String)] = [
+    static let headers: [(columns: [String], format: String, description: String)] = [
         (["group", "title", "username", "password", "url", "notes"], "keepassxc-csv", "a KeePassXC CSV export"),
         (["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden CSV export"),
         (["collections", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden organisation CSV export"),
