@@ -31,6 +31,18 @@ public func wipe(_ bytes: inout [UInt8]) {
     }
 }
 
+/// Zeroes the storage of `bytes` in place, as every array that shares it sees it: `wipe(_:)` of
+/// an array whose storage another holds zeroes a copy of its own (copy on write) and leaves the
+/// shared storage as it was. For values several holders share, once every one of them is done
+/// with them (an import's earlier versions: the imported entries, the plan's copy of them, the
+/// vault they were put into). `bytes` must have been made at run time (an array literal of
+/// constants may lie in read-only memory).
+public func wipeShared(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { buffer in
+        if let base = buffer.baseAddress, buffer.count > 0 { sodium_memzero(UnsafeMutableRawPointer(mutating: base), buffer.count) }
+    }
+}
+
 /// Zeroes raw memory in place (`sodium_memzero`): a reused output buffer between writes.
 public func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
     if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }

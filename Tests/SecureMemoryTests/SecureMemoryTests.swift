@@ -35,6 +35,19 @@ import Testing
         #expect(bytes == [0, 0, 0])
     }
 
+    /// `wipe` of a shared array zeroes its own copy only (copy on write); `wipeShared` zeroes the
+    /// storage every holder shares, and leaves an empty array alone.
+    @Test func test_wipeShared_zeroesTheStorageEveryHolderSees() {
+        let made = randomBytes(count: 16).map { $0 | 1 }  // made at run time, no byte zero
+        var own = made
+        wipe(&own)
+        #expect(own == [UInt8](repeating: 0, count: 16) && !made.contains(0), "wipe: the holder's own copy only")
+        let holder = made
+        wipeShared(holder)
+        #expect(made == [UInt8](repeating: 0, count: 16) && holder == made, "wipeShared: the one storage both hold")
+        wipeShared([UInt8]())
+    }
+
     // MARK: - SecretMapping and PlaintextBuffer
 
     @Test(arguments: [0, 1, 4_096, 3 << 20])

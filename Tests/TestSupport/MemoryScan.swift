@@ -37,8 +37,14 @@ public struct ScannedSecret: Sendable {
         for byte in masked { bytes.append(byte ^ Self.mask) }
     }
 
+    /// One scan at a time in the process: a scan reads other memory into its chunk (another test's
+    /// input, holding that test's secret), and a scan running beside it would find the copy there.
+    private static let scanning = NSLock()
+
     /// How many copies of the secret lie in this process's private writable memory.
     public func copiesInMemory() -> Int {
+        Self.scanning.lock()
+        defer { Self.scanning.unlock() }
         guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return -1 }
         let memory = open("/proc/self/mem", O_RDONLY)
         guard memory >= 0 else { return -1 }

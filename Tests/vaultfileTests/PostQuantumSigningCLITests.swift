@@ -63,6 +63,27 @@ import VaultFormat
         #expect(try cli.run(["get", "a"] + Self.vault(cli)).status == 1)
     }
 
+    /// Issue 41's re-check: Enter at the password prompt that follows the post-quantum default
+    /// identity ended `unlock` with "the password is empty" although the identity had opened the
+    /// vault. Enter declines the password: `unlock` unlocks for reading (as without a terminal, said
+    /// so), and a write is refused naming the slot and how to give the password, the vault unchanged.
+    @Test(.enabled(if: CLI.hasScript, "script (util-linux) is not installed: skipped"))
+    func test_enterAtThePasswordPromptAfterThePostQuantumDefaultIdentityDeclinesIt() throws {
+        let cli = try CLI(); defer { cli.stopAgent(); cli.directory.remove() }
+        try Self.signedVault(cli)
+        try DefaultIdentityCLITests.writeDefault(cli, "identity.txt", try cli.read("pq.txt"))
+        let before = try cli.read("s.vault")
+        let write = try cli.interactive(["rm", "a"] + Self.vault(cli), answers: [("Password for", "")])
+        #expect(write.status == 2 && write.screen.contains("cannot sign seals") && write.screen.contains("--password-file"), "\(write.screen)")
+        #expect(!write.screen.contains("the password is empty") && !write.screen.contains("(2 of 3)"), "\(write.screen)")
+        #expect(try cli.read("s.vault") == before)
+        let unlocked = try cli.interactive(["unlock", "--vault", cli.path("s.vault")], answers: [("Password for", "")])
+        #expect(unlocked.status == 0 && unlocked.screen.contains("it is unlocked for reading"), "\(unlocked.screen)")
+        #expect(!unlocked.screen.contains("the password is empty"), "\(unlocked.screen)")
+        let read = try cli.run(["get", "a", "--vault", cli.path("s.vault")])
+        #expect(read.status == 0 && read.stdout == bytes("v"), "\(read.stderr)")
+    }
+
     // MARK: - The same refusal through the agent
 
     @Test func test_set_throughTheAgentRefusesAsADirectWriteDoes() throws {

@@ -215,6 +215,29 @@ import Testing
         #expect(!result.stderr.contains("not it"), "\(result.stderr)")
     }
 
+    /// Issue 41's re-check: a wrong passphrase for the only protected default identity ended in "no
+    /// keyslot of the vault opens with the default identity …", which was never tried. It is said
+    /// to be the wrong passphrase, with where it came from, beside a wrong password too.
+    @Test func test_defaultIdentity_aWrongPassphraseIsSaidWrongNotThatNoKeyslotOpens() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let key = Self.fixture("ssh-ed25519-gcm.key")
+        try Self.vault(cli, slotFor: try Self.publicLine(key))
+        try DefaultIdentityCLITests.writeDefault(cli, "identities/a-protected.key", Array(try Data(contentsOf: URL(fileURLWithPath: key))))
+        try cli.write("wrong.txt", Array("not it\n".utf8))
+        try cli.write("wrong-pw", Array("not the password\n".utf8))
+        for (extra, status) in [([String](), Int32(2)), (["--password-file", cli.path("wrong-pw")], Int32(3))] {
+            let result = try cli.run(["--wait", CLI.binary, "get", "db/password", "--vault", cli.path("t.vault"),
+                                      "--identity-passphrase-file", cli.path("wrong.txt")] + extra, executable: "/usr/bin/setsid")
+            #expect(result.status == status, "\(extra): \(result.stderr)")
+            #expect(result.stderr.contains("wrong passphrase: the passphrase from --identity-passphrase-file \(cli.path("wrong.txt")) does not decrypt "
+                                           + "the default identity"), "\(extra): \(result.stderr)")
+            #expect(result.stderr.contains("so it was not tried") && result.stderr.contains("--identity-passphrase-file FILE"), "\(extra): \(result.stderr)")
+            #expect(!result.stderr.contains("opens with the default identity"), "\(extra): said as not opening a keyslot: \(result.stderr)")
+            #expect(!result.stderr.contains("not it") && !result.stderr.contains("not the password"), "\(extra): \(result.stderr)")
+            if !extra.isEmpty { #expect(result.stderr.contains("no keyslot of the vault opens with the password"), "\(result.stderr)") }
+        }
+    }
+
     @Test func test_defaultIdentity_anUnreadablePassphraseFileSkipsItSayingWhyAndTheNextOneOpens() throws {
         let cli = try CLI(); defer { cli.directory.remove() }
         try Self.defaultsOfBothKinds(cli)

@@ -1,3 +1,4 @@
+import SecureMemory
 import VaultModel
 
 // MARK: - What an import brings in
@@ -90,6 +91,22 @@ public struct ImportedEntries: Sendable {
     /// The earlier versions an export of version 2 carries (`--with-history`), by name; nil for
     /// every other file.
     public var history: [(name: String, versions: [EntryVersion])]?
+    /// Zeroes the values and fields of every earlier version in `history` where they lie, in every
+    /// holder that shares them (`wipeShared`: a plan's copy of these entries, the vault they were
+    /// put into): the import's last step, once all of them are done. The entries themselves are
+    /// records, wiped when freed; the versions are arrays that a release frees as they are.
+    public func wipeHistory() { Self.wipe(history ?? []) }
+
+    /// Zeroes the values and fields of every version in `history` where they lie (`wipeShared`).
+    static func wipe(_ history: [(name: String, versions: [EntryVersion])]) {
+        for (_, versions) in history {
+            for version in versions {
+                wipeShared(version.entry.value)
+                for field in version.entry.fields.values { wipeShared(field) }
+            }
+        }
+    }
+
     /// Whether the entries came from another password manager through `ForeignImport.entries`:
     /// their history (KeePass, 1Password) is then dropped with a warning when the vault keeps none,
     /// where a vaultfile export with history is refused.

@@ -22,7 +22,7 @@ final class WipedBuffer {
     }
 
     deinit {
-        wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity))
+        SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity))
         base.deallocate()
     }
 
@@ -46,6 +46,12 @@ final class WipedBuffer {
     /// Forgets the bytes held, keeping the memory (wiped when the buffer grows or is released).
     func removeAll() { count = 0 }
 
+    /// Zeroes the whole buffer now (its capacity, not just the bytes held) and forgets the bytes.
+    func wipe() {
+        SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity))
+        count = 0
+    }
+
     /// The bytes held, valid during `body`.
     func withBytes<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
         try body(UnsafeBufferPointer(start: base, count: count))
@@ -57,7 +63,7 @@ final class WipedBuffer {
         while larger < needed { larger = larger > Int.max / 2 ? needed : larger * 2 }
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
         moved.update(from: base, count: count)
-        wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity))
+        SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: base, count: capacity))
         base.deallocate()
         base = moved
         capacity = larger

@@ -112,6 +112,10 @@ struct IdentityPassphrase: PassphraseProvider {
     /// The default identities (by file) skipped in this run for lack of a terminal to ask their
     /// passphrase on: `NothingOpens` says them skipped, not tried. One command is one process.
     nonisolated(unsafe) static var skippedWithoutTerminal: Set<String> = []
+    /// The default identities (by file) skipped in this run because no passphrase given decrypted
+    /// them, with where the passphrase came from: `NothingOpens` says the passphrase was wrong, not
+    /// that no keyslot opens with them (they were never tried).
+    nonisolated(unsafe) static var skippedWrongPassphrase: [String: String] = [:]
 
     let source: IdentityPassphraseSource
     let name: String
@@ -124,11 +128,17 @@ struct IdentityPassphrase: PassphraseProvider {
     func passphrase(for identity: String, attempt: Int) throws -> SecureBytes? {
         guard case .prompt = source.origin else {
             if attempt == 1 { return try source.read() }
-            if skippable { Messages.info("the passphrase from \(source.origin.name) does not decrypt \(name); this default identity is skipped") }
+            if skippable {
+                Self.skippedWrongPassphrase[name] = "the passphrase from \(source.origin.name)"
+                Messages.info("the passphrase from \(source.origin.name) does not decrypt \(name); this default identity is skipped")
+            }
             return nil
         }
         guard attempt <= UnlockSteps.promptTries else {
-            if skippable { Messages.info("no passphrase decrypted \(name); this default identity is skipped") }
+            if skippable {
+                Self.skippedWrongPassphrase[name] = "no passphrase typed"
+                Messages.info("no passphrase decrypted \(name); this default identity is skipped")
+            }
             return nil
         }
         if attempt > 1 {

@@ -43,6 +43,14 @@ struct NothingOpens: Equatable {
         tried.filter { source in IdentityPassphrase.skippedWithoutTerminal.contains { source == "the default identity \($0)" } }
     }
 
+    /// The default identities among `tried` that no passphrase given decrypted (so never tried),
+    /// each with where its passphrase came from.
+    private var undecrypted: [(source: String, passphrase: String)] {
+        tried.compactMap { source in
+            IdentityPassphrase.skippedWrongPassphrase.first { source == "the default identity \($0.key)" }.map { (source, $0.value) }
+        }
+    }
+
     /// Whether every source tried was a password (or none was tried).
     private var onlyPasswords: Bool { tried.allSatisfy { $0 == Self.password } }
 
@@ -53,12 +61,20 @@ struct NothingOpens: Equatable {
 
     var description: String {
         var parts: [String] = []
-        let named = tried.filter { !skipped.contains($0) }.map { $0 == Self.password ? "the password (\(passwordFrom))" : $0 }
+        let undecrypted = self.undecrypted
+        let named = tried.filter { source in !skipped.contains(source) && !undecrypted.contains { $0.source == source } }
+            .map { $0 == Self.password ? "the password (\(passwordFrom))" : $0 }
         if !skipped.isEmpty {
             parts.append("\(Self.list(skipped, or: false)) \(skipped.count == 1 ? "was" : "were") skipped: protected by a passphrase, "
                          + "and no terminal to ask it on")
         }
-        if !skipped.isEmpty, named.isEmpty, !noTerminal {
+        // A wrong passphrase is said as one: the identity it protects was never tried against a keyslot.
+        for passphrase in Set(undecrypted.map(\.passphrase)).sorted() {
+            let identities = undecrypted.filter { $0.passphrase == passphrase }.map(\.source)
+            parts.append("wrong passphrase: \(passphrase) does not decrypt \(Self.list(identities, or: false)), "
+                         + "so \(identities.count == 1 ? "it was" : "they were") not tried")
+        }
+        if !skipped.isEmpty || !undecrypted.isEmpty, named.isEmpty, !noTerminal {
             // Nothing else was tried: the skip is the whole story.
         } else if noTerminal {
             parts.append("no password source, and no terminal to ask on")
@@ -89,8 +105,8 @@ struct NothingOpens: Equatable {
     var hint: String? {
         var steps: [String] = []
         if agentMiss != nil { steps.append("run 'vaultfile unlock' to hand the agent the vault's key again") }
-        if !skipped.isEmpty {
-            steps.append("give a skipped identity's passphrase with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
+        if !skipped.isEmpty || !undecrypted.isEmpty {
+            steps.append("give \(skipped.isEmpty ? "the passphrase that decrypts it" : "a skipped identity's passphrase") with --identity-passphrase-file FILE, --identity-passphrase-fd N or "
                          + "VAULTFILE_IDENTITY_PASSPHRASE_FILE")
         }
         if noTerminal {

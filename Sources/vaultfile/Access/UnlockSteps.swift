@@ -69,6 +69,12 @@ final class UnlockSteps {
             } catch CLIError.nothingOpens where progress.heldSlot != nil {
                 // No terminal to ask: the held slot's refusal says how to give the password.
                 return nil
+            } catch CLIError.emptyPassword where progress.heldSlot != nil {
+                // Enter at the prompt that follows a slot which opened the vault but cannot sign:
+                // the password is declined, as without a terminal (`unlock` unlocks for reading; a
+                // write is refused naming the slot and how to give the password), never "the
+                // password is empty" for a vault that opened.
+                return nil
             }
         }
     }

@@ -110,6 +110,9 @@ extension VaultfileCommand {
         func run() throws {
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
             let (imported, formatName) = try load(options: options)
+            // The earlier versions are arrays (the entries are records, wiped when freed): zeroed
+            // on every way out, once the plan and the vault that share them are done.
+            defer { imported.wipeHistory() }
             if dryRun {
                 let plan = try planned(imported, in: unlock.open().vault)
                 try report(plan, imported: imported, format: formatName)

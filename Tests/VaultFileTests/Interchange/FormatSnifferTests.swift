@@ -1,3 +1,5 @@
+import SecureMemory
+import TestSupport
 import Testing
 @testable import VaultInterchange
 @testable import VaultModel
@@ -64,6 +66,117 @@ import Testing
             #expect(FormatSniffer.sniff(bytes(text)) == nil, "\(text)")
         }
         #expect(FormatSniffer.sniff([0xFF, 0x00, 0xC3]) == nil)
+    }
+
+    /// A file smaller than the head (a dotenv file, a headerless Dashlane CSV whose first row is
+    /// values, a vaultfile CSV) is read where it lies: once the caller wiped its buffer, this
+    /// process's memory holds no copy of a value (the sniffer made an array and a string of the
+    /// whole head, and strings of the first row's cells, freed without a wipe).
+    @Test func test_sniff_leavesNoCopyOfASmallFileInFreedMemory() {
+        let samples: [(before: String, after: String, format: String?)] = [
+            ("# a comment\nexport DB_USER=admin\nDB_PASSWORD=", "\nAPI_URL=https://a.example\n", "dotenv"),
+            ("\r\nKEY=", "\r\n", "dotenv"),
+            ("mail,https://mail.example,alice,", ",a note\n", nil),
+            ("name,value,username\ndb,", ",admin\n", "csv"),
+            ("name,url,username,password,note\nmail,https://mail.example,alice,", ",\n", "chrome-csv"),
+            ("\u{FEFF}A=", "", "dotenv"),
+        ]
+        for sample in samples {
+            let secret = ScannedSecret()
+            var input: [UInt8] = []
+            input.reserveCapacity(sample.before.utf8.count + secret.count + sample.after.utf8.count)
+            input += Array(sample.before.utf8)
+            secret.append(to: &input)
+            input += Array(sample.after.utf8)
+            #expect(secret.copiesInMemory() >= 1, "the scan finds the secret while the input holds it")
+            let sniffed = FormatSniffer.sniff(input)
+            #expect(sniffed?.format == sample.format, "\(sample.before)")
+            wipe(&input)
+            #expect(secret.copiesInMemory() == 0, "\(sample.before): a copy of the value is left in memory")
+        }
+    }
+
+    /// The byte reading tells every input as the text reading did (`FormatSnifferReference`):
+    /// headers of every tool in any case, quoted or spaced, in any column order, with or without
+    /// a byte order mark and blank lines before them; dotenv lines, comments, `export`, bad lines;
+    /// values with `=`, quotes, commas, non-ASCII text and invalid UTF-8; the markers of the other
+    /// formats; LF and CRLF line ends.
+    @Test func test_sniff_readsInPlaceWhatTheTextReadingRead() {
+        var generator = SplitMix(seed: 44_2026)
+        let columns = ["group", "title", "username", "password", "url", "notes", "folder", "favorite", "type", "name", "fields", "reprompt",
+                       "login_uri", "login_username", "login_password", "collections", "httpRealm", "formActionOrigin", "guid", "totp",
+                       "extra", "grouping", "fav", "otpauth", "username2", "username3", "note", "category", "otpSecret", "value", "timeCreated"]
+        let headers = [["group", "title", "username", "password", "url", "notes"],
+                       ["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"],
+                       ["url", "username", "password", "httprealm", "formactionorigin", "guid"],
+                       ["url", "username", "password", "totp", "extra", "name", "grouping", "fav"],
+                       ["title", "url", "username", "password", "otpauth"],
+                       ["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"],
+                       ["name", "url", "username", "password"], ["name", "value"]]
+        let words = ["a", "Zz9", "p=w", "x,y", "\"q\"", "é", "日本", "€", "😀", " ", "\t", "#", "=", "export", "K_1", "$ANSIBLE_VAULT;", "!vault",
+                     "ENC[AES256_GCM,", "<KeePassFile", "{", "<", "sops:"]
+        func pick<T>(_ list: [T]) -> T { list[Int(generator.next() % UInt64(list.count))] }
+        func chance(_ percent: UInt64) -> Bool { generator.next() % 100 < percent }
+        func cased(_ text: String) -> String {
+            String(text.map { chance(30) ? Character($0.uppercased()) : $0 })
+        }
+        var differences: [String] = [], compared = 0, recognised = 0
+        for round in 0..<3_000 {
+            let crlf = chance(40)
+            let end = crlf ? "\r\n" : "\n"
+            var bytes: [UInt8] = chance(15) ? [0xEF, 0xBB, 0xBF] : []
+            for _ in 0..<(generator.next() % 3) { bytes += Array(pick([" ", "\t", "\n", "  "]).utf8) }
+            var lines: [String] = []
+            switch generator.next() % 5 {
+            case 0, 1:
+                var header = chance(70) ? pick(headers) : (0..<(1 + generator.next() % 6)).map { _ in pick(columns) }
+                if chance(30) { header.append(pick(columns)) }
+                header.shuffle(using: &generator)
+                lines.append(header.map { column in
+                    let text = cased(column)
+                    return chance(30) ? "\"\(text)\"" : chance(10) ? " \(text) " : text
+                }.joined(separator: ","))
+            case 2:
+                lines.append(pick(["{", "<", "$ANSIBLE_VAULT;1.1;AES256", "---", "app: demo"]))
+            default:
+                break
+            }
+            for _ in 0..<(generator.next() % 8) {
+                switch generator.next() % 6 {
+                case 0: lines.append("\(chance(20) ? "export " : "")\(pick(["A", "DB_PASSWORD", "k9", "_x", "B-C", "é"]))=\((0..<(generator.next() % 4)).map { _ in pick(words) }.joined())")
+                case 1: lines.append(pick(["# comment", "   ", "", "\t# x", "export"]))
+                case 2: lines.append((0..<(1 + generator.next() % 4)).map { _ in pick(words) }.joined(separator: ","))
+                case 3: lines.append(pick(["password: !vault |", "    $ANSIBLE_VAULT;1.1;AES256", "key: ENC[AES256_GCM,data:x]"]))
+                case 4 where !crlf: lines.append("sops:")
+                default: lines.append((0..<(generator.next() % 5)).map { _ in pick(words) }.joined())
+                }
+            }
+            bytes += Array(lines.joined(separator: end).utf8)
+            if chance(30) { bytes += Array(end.utf8) }
+            if chance(10) { bytes.insert(pick([0xFF, 0xC3, 0x80]), at: Int(generator.next() % UInt64(bytes.count + 1))) }
+            // A CRLF among the blank lines before the content: told otherwise on purpose (below).
+            let blank = bytes.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            if bytes[..<blank.startIndex].contains(0x0D) { continue }
+            // `sops:` after a CRLF: the text reading took CRLF for one character, not an LF.
+            if bytes.firstRange(of: Array("\r\nsops:".utf8)) != nil { continue }
+            let new = FormatSniffer.sniff(bytes), old = FormatSnifferReference.sniff(bytes)
+            compared += 1
+            if new != nil { recognised += 1 }
+            if new != old, differences.count < 5 {
+                differences.append("round \(round): \(String(reflecting: String(decoding: bytes, as: UTF8.self))): \(String(describing: new?.format)) against \(String(describing: old?.format))")
+            }
+        }
+        #expect(differences.isEmpty, "\(differences)")
+        #expect(compared > 2_000 && recognised > 500, "\(compared) inputs compared, \(recognised) recognised")
+    }
+
+    /// Where the byte reading differs from the text reading on purpose: a blank line ended by CRLF
+    /// before the content is skipped as one ended by LF was (the text reading took CRLF for one
+    /// character, neither a CR nor an LF, and so recognised nothing after it but dotenv).
+    @Test func test_sniff_skipsBlankLinesEndedByCRLF() {
+        #expect(FormatSniffer.sniff(bytes("\r\n{\"items\": [], \"folders\": []}"))?.format == "bitwarden-json")
+        #expect(FormatSniffer.sniff(bytes("\r\n\r\nname,url,username,password\r\n"))?.format == "chrome-csv")
+        #expect(FormatSniffer.sniff(bytes("\r\nA=1\r\n"))?.format == "dotenv")
     }
 
     // MARK: - ImportedEntries.placed(under:), keeping(_:)

@@ -85,6 +85,47 @@ import Testing
         }
     }
 
+    /// A KeePass XML export whose entry keeps an earlier version with a protected password and a
+    /// protected custom attribute, built as read with and without history kept, and with its title
+    /// repeated (the plan's two reads before the build): once the caller wiped the history it was
+    /// given (`wipeHistory`, what `import` does last), let the entries go and wiped its input, this
+    /// process's memory holds no copy of either (the items' wipe left the versions' fields, and
+    /// the versions handed over were freed as they were).
+    @Test(arguments: [false, true], [false, true])
+    func test_keepassHistory_leavesNoCopyOfAnEarlierSecretInFreedMemory(keepsHistory: Bool, repeated: Bool) throws {
+        let password = ScannedSecret(), pin = ScannedSecret()
+        let pieces = [#"<KeePassFile><Root><Group><Name>R</Name><Entry><String><Key>Title</Key><Value>mail</Value></String>"#
+                          + #"<String><Key>Password</Key><Value ProtectInMemory="True">now-1</Value></String><History><Entry>"#
+                          + #"<String><Key>Title</Key><Value>mail</Value></String><String><Key>Password</Key><Value ProtectInMemory="True">"#,
+                      #"</Value></String><String><Key>PIN</Key><Value ProtectInMemory="True">"#,
+                      #"</Value></String><Times><LastModificationTime>2020-01-01T00:00:00Z</LastModificationTime></Times></Entry></History></Entry>"#
+                          + (repeated ? #"<Entry><String><Key>Title</Key><Value>mail</Value></String><String><Key>UserName</Key><Value>bob</Value></String></Entry>"# : "")
+                          + "</Group></Root></KeePassFile>"]
+        var input: [UInt8] = []
+        input.reserveCapacity(pieces.reduce(0) { $0 + $1.utf8.count } + password.count + pin.count)
+        input += Array(pieces[0].utf8)
+        password.append(to: &input)
+        input += Array(pieces[1].utf8)
+        pin.append(to: &input)
+        input += Array(pieces[2].utf8)
+        #expect(password.copiesInMemory() >= 1 && pin.copiesInMemory() >= 1, "the scan finds each while the input holds it")
+        do {
+            let imported = try #require(try Interchange.streamedEntries(input, format: .keepassXML, now: 1,
+                                                                        options: ForeignBuildOptions(keepsHistory: keepsHistory)))
+            #expect(imported.records?.count == (repeated ? 2 : 1), "built as read, as records")
+            if keepsHistory {
+                let version = try #require(imported.history?.first?.versions.first)
+                #expect(version.entry.value.count == password.count && version.entry.fields["PIN"]?.count == pin.count, "the version kept whole")
+                imported.wipeHistory()
+            } else {
+                #expect(imported.history == nil)
+            }
+        }
+        wipe(&input)
+        #expect(password.copiesInMemory() == 0, "a copy of the earlier password is left in memory")
+        #expect(pin.copiesInMemory() == 0, "a copy of the earlier version's protected attribute is left in memory")
+    }
+
     /// The buffer behind the CSV row keeps every byte through its growths and forgets them on
     /// `removeAll` (the memory itself is checked by the scans above).
     @Test func test_wipedBuffer_keepsItsBytesAcrossGrowths() {
@@ -99,6 +140,20 @@ import Testing
         #expect(buffer.withBytes { Array($0) } == expected)
         buffer.removeAll()
         #expect(buffer.count == 0 && buffer.withBytes { $0.isEmpty })
+    }
+
+    /// `wipe` zeroes the buffer's whole block at once (what `ForeignNaming.TieHashes` holds the
+    /// values' hashes in), not only when it grows or goes.
+    @Test func test_wipedBuffer_wipeZeroesItsWholeBlockAtOnce() {
+        let buffer = WipedBuffer(capacity: 64)
+        let run = [UInt8](repeating: 0xA5, count: 48)
+        run.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
+        // The block stays the buffer's (48 bytes fit in 64: no growth), so it can be read after the wipe.
+        let base = buffer.withBytes { UnsafeRawPointer($0.baseAddress!) }
+        #expect(UnsafeRawBufferPointer(start: base, count: 48).allSatisfy { $0 == 0xA5 })
+        buffer.wipe()
+        #expect(buffer.count == 0)
+        #expect(UnsafeRawBufferPointer(start: base, count: 64).allSatisfy { $0 == 0 }, "a byte left after the wipe")
     }
 
     // MARK: - The one object walk

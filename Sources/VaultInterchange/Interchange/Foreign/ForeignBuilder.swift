@@ -157,10 +157,16 @@ enum ForeignBuilder {
                                  fields: &fields.importFields, in: none)
             }
         }
+        // The earlier versions noted so far are the only holders of their values (each item is
+        // wiped once built): zeroed unless handed over (the stream declined, a read or check failed).
+        var handed = false
+        defer { if !handed { state.outcome.wipeHistory() } }
         let source = try read(sink)
         guard !sink.declined else { return (nil, state.repeated && plan == nil) }
         guard plan.map({ $0.count == state.index }) ?? true else { return (nil, false) }
-        return (finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings), state.outcome, source: source), false)
+        let built = finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings), state.outcome, source: source)
+        handed = true
+        return (built, false)
     }
 
     /// `build(_:now:options:)` with an `Entry` per item: the plain reference of the record path.
@@ -187,6 +193,12 @@ enum ForeignBuilder {
         var history: [(name: String, versions: [EntryVersion])] = []
         var versionsLost = 0, entriesLost = 0
         var attachmentsLost: [String: Int] = [:]
+
+        /// Zeroes the values and fields of the versions in `history` where they lie (`wipeShared`),
+        /// for an outcome given up whose versions nothing else holds (a streamed build's: each
+        /// item is wiped once built). Never for a build from items kept (`build(_:now:options:)`):
+        /// its versions share the items' values, which a build as entries uses again.
+        func wipeHistory() { ImportedEntries.wipe(history) }
     }
 
     /// Fills each item's fields in item order and hands them to `put` (which returns false to stop).

@@ -63,7 +63,11 @@ extension ForeignItem {
         SecureMemory.wipe(&value)
         for index in fields.indices { SecureMemory.wipe(&fields[index].value) }
         for index in attachments.indices { SecureMemory.wipe(&attachments[index].bytes) }
-        for index in history.indices { SecureMemory.wipe(&history[index].value) }
+        for index in history.indices {
+            SecureMemory.wipe(&history[index].value)
+            for field in history[index].fields.indices { SecureMemory.wipe(&history[index].fields[field].value) }
+            for attachment in history[index].attachments.indices { SecureMemory.wipe(&history[index].attachments[attachment].bytes) }
+        }
     }
 }
 

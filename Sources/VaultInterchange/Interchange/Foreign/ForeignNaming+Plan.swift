@@ -19,14 +19,14 @@ extension ForeignNaming {
     /// `ForeignStreamTests` ties this to `names(of:prefix:)`.
     struct Plan {
         /// One item whose name came twice: its index and its keys' bytes in `arena` (name, then
-        /// username, then URL, from `start`), and a hash of its value.
+        /// username, then URL, from `start`), and where the hash of its value lies in `ties`.
         private struct Row {
             var index: UInt32
             var start: UInt32
             var nameCount: UInt32
             var userCount: UInt32
             var urlCount: UInt32
-            var value: UInt64
+            var tie: UInt32
         }
 
         /// Each item's name, username and first URL hashed, in item order: what tells that a later
@@ -38,6 +38,8 @@ extension ForeignNaming {
         private var repeated: Set<UInt64> = []
         private var arena: [UInt8] = []
         private var rows: [Row] = []
+        /// The values' hashes of the rows, wiped by `decide` (`TieHashes`).
+        private let ties = TieHashes()
         /// Every name ending in `)`: those a numbered name (`T (n)`) may meet.
         private var given: Set<String> = []
         /// Each item's number (0: its name as it is); empty when no name is numbered.
@@ -47,6 +49,8 @@ extension ForeignNaming {
 
         /// The number of items the first read handed over.
         var count: Int { hashes.count }
+        /// How many values' hashes the plan holds (none once `decide` ran).
+        var tieHashesHeld: Int { ties.count }
 
         private static func hash(_ name: String) -> UInt64 {
             var name = name
@@ -93,7 +97,7 @@ extension ForeignNaming {
             // Offsets of 32 bits: an arena beyond them is refused by `decide` (the plain build then).
             guard arena.count <= UInt32.max, noted <= UInt32.max else { return false }
             rows.append(Row(index: UInt32(noted), start: UInt32(start), nameCount: UInt32(base.utf8.count), userCount: UInt32(user.count),
-                            urlCount: UInt32(url.count), value: ForeignNaming.fnv1a(item.value)))
+                            urlCount: UInt32(url.count), tie: UInt32(ties.append(hashOf: item.value))))
             return true
         }
 
@@ -103,6 +107,7 @@ extension ForeignNaming {
         mutating func decide() -> Bool {
             defer {
                 SecureMemory.wipe(&arena)
+                ties.wipe()
                 arena = []
                 rows = []
                 given = []
@@ -110,6 +115,7 @@ extension ForeignNaming {
             }
             guard noted == hashes.count else { return false }
             var rows = self.rows, numbers: [UInt32] = []
+            let ties = self.ties
             self.rows = []
             arena.withUnsafeBytes { arena in
                 func bytes(_ start: UInt32, _ count: UInt32) -> UnsafeRawBufferPointer {
@@ -123,7 +129,8 @@ extension ForeignNaming {
                     if order != 0 { return order < 0 }
                     order = compareBytes(bytes(a.start + a.nameCount + a.userCount, a.urlCount), bytes(b.start + b.nameCount + b.userCount, b.urlCount))
                     if order != 0 { return order < 0 }
-                    if a.value != b.value { return a.value < b.value }
+                    order = ties.compare(Int(a.tie), Int(b.tie))
+                    if order != 0 { return order < 0 }
                     return a.index < b.index
                 }
                 var taken: Set<String> = []

@@ -134,9 +134,12 @@ enum ForeignNaming {
         // dictionary's order (two groups may compete for one numbered name).
         let shared = groups.filter { $0.value.count > 1 }.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
         for (base, indices) in shared {
-            // Each item's key made once (not at each of the sort's n log n comparisons).
-            let keys = Dictionary(uniqueKeysWithValues: indices.map { ($0, SortKey(items[$0])) })
-            let ordered = indices.sorted { keys[$0]!.precedes(keys[$1]!, $0, $1) }
+            // Each item's key made once (not at each of the sort's n log n comparisons); the
+            // values' hashes in a store wiped when the group is numbered (`TieHashes`).
+            let ties = TieHashes(capacity: indices.count)
+            let keys = Dictionary(uniqueKeysWithValues: indices.map { ($0, SortKey(items[$0], ties: ties)) })
+            let ordered = indices.sorted { keys[$0]!.precedes(keys[$1]!, $0, $1, ties: ties) }
+            ties.wipe()
             var number = 2
             for index in ordered.dropFirst() {
                 var candidate = "\(base) (\(number))"
@@ -162,31 +165,33 @@ enum ForeignNaming {
         }
     }
 
-    /// What orders the items of one name: username, then first URL (their bytes), then a hash of the value.
+    /// What orders the items of one name: username, then first URL (their bytes), then a hash of
+    /// the value, which lies in a `TieHashes` (the key holds only where).
     private struct SortKey {
         let user: [UInt8]
         let url: [UInt8]
-        let hash: UInt64
+        let tie: Int
 
-        init(_ item: ForeignItem) {
+        init(_ item: ForeignItem, ties: TieHashes) {
             user = Array((item.username ?? "").utf8)
             url = Array((item.urls.first ?? "").utf8)
-            hash = ForeignNaming.fnv1a(item.value)
+            tie = ties.append(hashOf: item.value)
         }
 
         /// The key of the item an export of `entry` makes (its username, `url`, value).
-        init(_ entry: Entry) {
+        init(_ entry: Entry, ties: TieHashes) {
             user = entry.fields["username"] ?? []
             url = entry.fields["url"] ?? []
-            hash = ForeignNaming.fnv1a(entry.value)
+            tie = ties.append(hashOf: entry.value)
         }
 
         /// Whether this item comes before `other`: by username, then first URL, then a hash of the
         /// value, all compared by bytes; items equal in all three keep their file order (they are the same account).
-        func precedes(_ other: SortKey, _ index: Int, _ otherIndex: Int) -> Bool {
+        func precedes(_ other: SortKey, _ index: Int, _ otherIndex: Int, ties: TieHashes) -> Bool {
             if user != other.user { return user.lexicographicallyPrecedes(other.user) }
             if url != other.url { return url.lexicographicallyPrecedes(other.url) }
-            if hash != other.hash { return hash < other.hash }
+            let order = ties.compare(tie, other.tie)
+            if order != 0 { return order < 0 }
             return index < otherIndex
         }
     }
@@ -236,6 +241,8 @@ enum ForeignNaming {
             // Each entry's exported title (its kept title, else its leaf), grouped by that title.
             var groups: [String: [(leaf: String, key: SortKey, kept: Bool)]] = [:]
             var given: Set<String> = []
+            let ties = TieHashes()
+            defer { ties.wipe() }
             for leaf in inFolder {
                 guard var entry = vault.entry(full(leaf)) else { continue }
                 defer {
@@ -245,11 +252,11 @@ enum ForeignNaming {
                 let kept = title(of: entry, leaf: leaf).flatMap { String(validating: $0, as: UTF8.self) }
                 let base = kept.map { EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [readable($0)])) } ?? leaf
                 if kept == nil { given.insert(leaf) }
-                groups[base, default: []].append((leaf, SortKey(entry), kept != nil))
+                groups[base, default: []].append((leaf, SortKey(entry, ties: ties), kept != nil))
             }
             for (base, members) in groups where members.count > 1 && members.contains(where: \.kept) {
                 // The names a re-import would give, in its order.
-                let ordered = members.indices.sorted { members[$0].key.precedes(members[$1].key, $0, $1) }
+                let ordered = members.indices.sorted { members[$0].key.precedes(members[$1].key, $0, $1, ties: ties) }
                 var number = 2, stable = sameUTF8(members[ordered[0]].leaf, base)
                 for index in ordered.dropFirst() where stable {
                     var candidate = "\(base) (\(number))"

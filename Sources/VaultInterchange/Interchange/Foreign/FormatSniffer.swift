@@ -23,30 +23,41 @@ public struct SniffedFormat: Sendable, Equatable {
 
 /// Recognises the formats of issue 44 from their first bytes, magic numbers and CSV headers. It
 /// reads at most the first 64 KiB and never decodes the whole file: a guess to name, never a parse.
+///
+/// The head is read where it lies, as bytes: no array or string is made of any of it, so that a
+/// file smaller than the head (a small dotenv file, a headerless CSV whose first row holds a
+/// password) leaves no copy of its secrets in memory freed unwiped; the caller's buffer is the
+/// only one, and the caller wipes it (`import`, on every path). Lines end at LF (CRLF's CR is the
+/// separator's), as the text's own lines do; a CSV header's cells are compared in place, ASCII
+/// letters folded (no column a tool writes holds a letter whose other case is not ASCII).
 public enum FormatSniffer {
     /// How much of the file is looked at.
     public static let window = 64 << 10
 
     /// What `bytes` look like, or nil when nothing is recognised for certain.
     public static func sniff(_ bytes: [UInt8]) -> SniffedFormat? {
-        var head = Array(bytes.prefix(window))
-        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
-        if let binary = binary(head) { return binary }
-        let text = String(decoding: head, as: UTF8.self)
-        let start = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        if start.hasPrefix("{") { return json(head) }
-        if start.hasPrefix("<") {
-            return text.contains("<KeePassFile") ? SniffedFormat(format: "keepass-xml", description: "a KeePass 2 XML export") : nil
+        bytes.withUnsafeBufferPointer { all in
+            var head = UnsafeBufferPointer(rebasing: all.prefix(window))
+            if starts(head, with: "\u{FEFF}") { head = UnsafeBufferPointer(rebasing: head.dropFirst(3)) }
+            if let binary = binary(head) { return binary }
+            // The text from its first character that is not a space, tab or line end.
+            var first = 0
+            while first < head.count, head[first] == 0x20 || head[first] == 0x09 || head[first] == 0x0A || head[first] == 0x0D { first += 1 }
+            let text = UnsafeBufferPointer(rebasing: head[first...])
+            if text.first == UInt8(ascii: "{") { return json(head) }
+            if text.first == UInt8(ascii: "<") {
+                return contains("<KeePassFile", in: head) ? SniffedFormat(format: "keepass-xml", description: "a KeePass 2 XML export") : nil
+            }
+            if starts(text, with: "$ANSIBLE_VAULT;") { return SniffedFormat(format: "ansible-vault", description: "an Ansible Vault file") }
+            if contains("!vault", in: head) && contains("$ANSIBLE_VAULT;", in: head) {
+                return SniffedFormat(format: "ansible-vault", description: "a YAML file with Ansible Vault values")
+            }
+            if contains("\nsops:", in: head) && contains("ENC[AES256_GCM,", in: head) {
+                return SniffedFormat(format: "sops", description: "a sops-encrypted file")
+            }
+            if let csv = csvHeader(text) { return csv }
+            return dotenv(text)
         }
-        if start.hasPrefix("$ANSIBLE_VAULT;") { return SniffedFormat(format: "ansible-vault", description: "an Ansible Vault file") }
-        if text.contains("!vault") && text.contains("$ANSIBLE_VAULT;") {
-            return SniffedFormat(format: "ansible-vault", description: "a YAML file with Ansible Vault values")
-        }
-        if text.contains("\nsops:") && text.contains("ENC[AES256_GCM,") {
-            return SniffedFormat(format: "sops", description: "a sops-encrypted file")
-        }
-        if let csv = csvHeader(String(start)) { return csv }
-        return dotenv(String(start))
     }
 
     /// What `bytes` are when their first bytes say it (a KDBX database, a vault, an age file, a
@@ -54,11 +65,11 @@ public enum FormatSniffer {
     /// than those bytes (the import's speed stays the parser's).
     public static func sniffMagic(_ bytes: [UInt8]) -> SniffedFormat? {
         guard let first = bytes.first, first == 0x03 || first == 0x89 || first == 0x61 || first == 0x2D || first == 0x50 else { return nil }
-        return binary(Array(bytes.prefix(window)))
+        return bytes.withUnsafeBufferPointer { binary(UnsafeBufferPointer(rebasing: $0.prefix(window))) }
     }
 
     /// Files recognised by their magic number.
-    private static func binary(_ head: [UInt8]) -> SniffedFormat? {
+    private static func binary(_ head: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
         if head.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5]) {
             return SniffedFormat(format: "kdbx", description: "a KeePass database (KDBX)")
         }
@@ -73,20 +84,18 @@ public enum FormatSniffer {
             return SniffedFormat(format: nil, description: "a vaultfile vault",
                                  advice: "copy its entries with 'vaultfile --vault OTHER export --format json | vaultfile import --format json'")
         }
-        if head.starts(with: Array("age-encryption.org/v1".utf8)) || head.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)) {
+        if starts(head, with: "age-encryption.org/v1") || starts(head, with: "-----BEGIN AGE ENCRYPTED FILE-----") {
             return SniffedFormat(format: nil, description: "an age-encrypted file", advice: "decrypt it with age first, then import what it holds")
         }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            let name = Array("export.data".utf8)
-            let holdsExport = head.count >= name.count && (0...(head.count - name.count)).contains { head[$0..<$0 + name.count].elementsEqual(name) }
-            return holdsExport ? SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)") : nil
+            return contains("export.data", in: head) ? SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)") : nil
         }
         return nil
     }
 
     /// JSON documents, by the keys that mark each export, found in the bytes of `head` (an
     /// export's first 64 KiB: searched as bytes, not as characters, which cost 4 % of an import).
-    private static func json(_ head: [UInt8]) -> SniffedFormat? {
+    private static func json(_ head: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
         func has(_ key: StaticString) -> Bool { contains(key, in: head) }
         if has("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
         if has("\"sops\"") && has("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
@@ -105,26 +114,32 @@ public enum FormatSniffer {
     }
 
     /// Whether the ASCII `needle` occurs in `bytes`, byte for byte.
-    static func contains(_ needle: StaticString, in bytes: [UInt8]) -> Bool {
+    static func contains(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = needle.utf8CodeUnitCount
         guard count > 0, bytes.count >= count else { return count == 0 }
-        return bytes.withUnsafeBufferPointer { buffer in
-            let key = UnsafeBufferPointer(start: needle.utf8Start, count: count)
-            var index = 0
-            while index <= buffer.count - count {
-                if buffer[index] == key[0] {
-                    var offset = 1
-                    while offset < count, buffer[index + offset] == key[offset] { offset += 1 }
-                    if offset == count { return true }
-                }
-                index += 1
+        let key = UnsafeBufferPointer(start: needle.utf8Start, count: count)
+        var index = 0
+        while index <= bytes.count - count {
+            if bytes[index] == key[0] {
+                var offset = 1
+                while offset < count, bytes[index + offset] == key[offset] { offset += 1 }
+                if offset == count { return true }
             }
-            return false
+            index += 1
         }
+        return false
+    }
+
+    /// Whether `bytes` start with the bytes of `literal`.
+    private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        for index in 0..<count where bytes[index] != literal.utf8Start[index] { return false }
+        return true
     }
 
     /// The CSV headers each tool writes, by their columns (lower case, without quotes or spaces).
-    private static let headers: [(columns: [String], format: String, description: String)] = [
+    static let headers: [(columns: [String], format: String, description: String)] = [
         (["group", "title", "username", "password", "url", "notes"], "keepassxc-csv", "a KeePassXC CSV export"),
         (["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden CSV export"),
         (["collections", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"], "bitwarden-csv", "a Bitwarden organisation CSV export"),
@@ -137,31 +152,68 @@ public enum FormatSniffer {
     ]
 
     /// A CSV whose first line is a header some tool writes (every column of the row above present).
-    private static func csvHeader(_ text: String) -> SniffedFormat? {
-        let line = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
-        guard line.contains(",") else { return nil }
-        let cells = line.split(separator: ",", omittingEmptySubsequences: false).map {
-            String($0.unicodeScalars.filter { $0 != "\"" && $0 != " " && $0 != "\r" }.map(Character.init)).lowercased()
+    /// The line is read in place: in a file without a header (Dashlane's older form) it is a row
+    /// of values, a password among them, so no cell is made a string; only where each cell lies is kept.
+    private static func csvHeader(_ text: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
+        var end = 0
+        while end < text.count, text[end] != 0x0A, text[end] != 0x0D { end += 1 }
+        let line = UnsafeBufferPointer(rebasing: text[..<end])
+        guard line.contains(UInt8(ascii: ",")) else { return nil }
+        var cells: [Range<Int>] = []
+        var start = 0
+        for index in 0...line.count where index == line.count || line[index] == UInt8(ascii: ",") {
+            cells.append(start..<index)
+            start = index + 1
+        }
+        func has(_ column: String) -> Bool {
+            cells.contains { isColumn(UnsafeBufferPointer(rebasing: line[$0]), column) }
         }
         // vaultfile's own CSV has `name` and `value`, whatever fields (url, username…) follow: no
         // other tool's header has a `value` column.
-        let columns = Set(cells)
-        if columns.contains("name") && columns.contains("value") { return SniffedFormat(format: "csv", description: "a vaultfile CSV file") }
-        for header in headers where header.columns.allSatisfy(columns.contains) {
+        if has("name") && has("value") { return SniffedFormat(format: "csv", description: "a vaultfile CSV file") }
+        for header in headers where header.columns.allSatisfy(has) {
             return SniffedFormat(format: header.format, description: header.description)
         }
         return nil
     }
 
-    /// Text whose every line (comments and blank ones aside) is `KEY=value`.
-    private static func dotenv(_ text: String) -> SniffedFormat? {
-        var lines = 0
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).prefix(200) {
-            let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let body = trimmed.hasPrefix("export ") ? trimmed.dropFirst(7) : trimmed
-            guard let equals = body.firstIndex(of: "="), equals > body.startIndex,
-                  body[..<equals].unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
+    /// Whether `cell`, without its quotes, spaces and CRs and in lower case, is `column` (lower-case
+    /// ASCII): compared byte by byte, ASCII letters folded; a byte that is not ASCII matches none
+    /// (the one letter whose lower case is ASCII, the Kelvin sign's `k`, is in no column).
+    private static func isColumn(_ cell: UnsafeBufferPointer<UInt8>, _ column: String) -> Bool {
+        var column = column
+        return column.withUTF8 { expected in
+            var matched = 0
+            for byte in cell where byte != UInt8(ascii: "\"") && byte != 0x20 && byte != 0x0D {
+                let folded = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                guard matched < expected.count, folded == expected[matched] else { return false }
+                matched += 1
+            }
+            return matched == expected.count
+        }
+    }
+
+    /// Text whose every line (comments and blank ones aside) is `KEY=value`: the first 200 lines
+    /// that are not empty, read in place (a value is never copied, nor is its line).
+    private static func dotenv(_ text: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
+        var lines = 0, seen = 0, position = 0
+        while position < text.count && seen < 200 {
+            var end = position
+            while end < text.count, text[end] != 0x0A { end += 1 }
+            // A CRLF ends a line as LF does (its CR is no part of the line); a CR alone is.
+            let last = end < text.count && end > position && text[end - 1] == 0x0D ? end - 1 : end
+            defer { position = end + 1 }
+            guard last > position else { continue }
+            seen += 1
+            var at = position
+            while at < last, text[at] == 0x20 || text[at] == 0x09 { at += 1 }
+            if at == last || text[at] == UInt8(ascii: "#") { continue }
+            let body = UnsafeBufferPointer(rebasing: text[at..<last])
+            let key = starts(body, with: "export ") ? UnsafeBufferPointer(rebasing: body.dropFirst(7)) : body
+            guard let equals = key.firstIndex(of: UInt8(ascii: "=")), equals > 0,
+                  key[..<equals].allSatisfy({ byte in
+                      (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "_")
+                  }) else {
                 return nil
             }
             lines += 1

@@ -1,0 +1,58 @@
+import SecureMemory
+
+// MARK: - The order of items that tie on name, username and URL
+
+extension ForeignNaming {
+    /// The hashes of the values that order the items of one name whose username and first URL are
+    /// equal too (`SortKey`, `Plan`): a 64-bit FNV-1a of each value, held in a `WipedBuffer` (zeroed
+    /// when it grows, when `wipe()` is called and when the store goes), never in an array freed as
+    /// it is, nor copied into a sort's scratch buffer: the keys and rows sorted hold only a position here.
+    ///
+    /// Why an unkeyed hash, and not one keyed per import: the order must be the same in every run.
+    /// Issue 44 numbers a repeated title by username, then URL, never by the file, so that
+    /// importing the same data again in another order, on another day, never swaps which account
+    /// a name holds; and an export decides in its own process which numbered titles a later import
+    /// would number as they are (`unstableTitles`). A per-process key would order such ties
+    /// otherwise at each run (breaking both), and a fixed key is no secret, so it would hide
+    /// nothing that FNV-1a does not. Ordering ties by the values' bytes themselves would need no
+    /// hash, but it would give some existing ties other numbers than they had (a re-import after
+    /// an upgrade would swap them) and the streamed plan would have to keep the passwords between
+    /// its reads. So the hash stays what it was, computed for the items of a repeated name only,
+    /// and lives no longer than the sort that needs it: what a hash of a weak password tells an
+    /// attacker who reads this process's memory is then there only while the values themselves are.
+    final class TieHashes {
+        private let bytes: WipedBuffer
+        /// The number of hashes held.
+        private(set) var count = 0
+
+        /// An empty store with room for `capacity` hashes before it first grows.
+        init(capacity: Int = 16) {
+            bytes = WipedBuffer(capacity: max(capacity, 4) * 8)
+        }
+
+        /// Keeps the hash of `value`; returns where it lies (for `compare`).
+        func append(hashOf value: [UInt8]) -> Int {
+            var hash = ForeignNaming.fnv1a(value).littleEndian
+            withUnsafeBytes(of: &hash) { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+            hash = 0
+            count += 1
+            return count - 1
+        }
+
+        /// Whether the value at `a` comes before (negative), with (0) or after (positive) the one at `b`.
+        func compare(_ a: Int, _ b: Int) -> Int {
+            precondition(a < count && b < count, "a hash this store holds")
+            return bytes.withBytes { held in
+                let raw = UnsafeRawBufferPointer(held)
+                let (x, y) = (raw.loadUnaligned(fromByteOffset: a * 8, as: UInt64.self), raw.loadUnaligned(fromByteOffset: b * 8, as: UInt64.self))
+                return x == y ? 0 : UInt64(littleEndian: x) < UInt64(littleEndian: y) ? -1 : 1
+            }
+        }
+
+        /// Zeroes every hash held (and the room past them) and forgets them.
+        func wipe() {
+            bytes.wipe()
+            count = 0
+        }
+    }
+}
