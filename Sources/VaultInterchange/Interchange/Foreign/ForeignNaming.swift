@@ -51,7 +51,21 @@ enum ForeignNaming {
     }
 
     /// The name of `item` before numbering (`Base`).
+    ///
+    /// A plain title outside folders (`isPlain`: most titles) is its own name, with nothing to
+    /// say: cleaning, NFC and `readable` keep it as it is (it holds no '/', so no "://"), and
+    /// nothing else is computed; any other item is named by `cleanedBase(of:prefix:)`.
+    /// `ForeignNamingTests.test_base_plainTitlesMatchTheCleaningSteps` ties the two.
     static func base(of item: ForeignItem, prefix: [String]) -> Base {
+        if prefix.isEmpty, item.folders.isEmpty, isPlain(item.title) {
+            return Base(named: Named(name: item.title, title: nil), derived: false, reasons: [])
+        }
+        return cleanedBase(of: item, prefix: prefix)
+    }
+
+    /// `base(of:prefix:)` by every cleaning step: the plain reference, and the way of any item
+    /// that is not a plain title outside folders.
+    static func cleanedBase(of item: ForeignItem, prefix: [String]) -> Base {
         let given = item.title
         let title: String, derived: Bool
         if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) {
@@ -79,21 +93,49 @@ enum ForeignNaming {
 
     /// The renaming of `item`, named `base` (whose reasons are not empty).
     static func renaming(of item: ForeignItem, _ base: Base, prefix: [String]) -> ImportRenaming {
-        var account: String?
-        if base.reasons.contains(.numberedByAccount) {
-            let user = item.username.flatMap { $0.isEmpty ? nil : "user \($0)" }
-            let host = item.urls.first.flatMap { site(of: $0) }.map { String($0.prefix { $0 != "/" }) }
-            account = [user, host].compactMap { $0 }.joined(separator: ", ")
-            if account!.isEmpty { account = "no username or URL" }
-        }
-        var madeOf: String?
-        if base.derived {
-            if let site = site(of: item.urls.first) { madeOf = "its site \(site)" }
-            else if let user = item.username, !user.isEmpty { madeOf = "its username \(user)" }
-            else { madeOf = "nothing: it has no site or username" }
-        }
+        let user = item.username.flatMap { $0.isEmpty ? nil : $0 }, site = site(of: item.urls.first)
         return ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
-                              name: base.named.name, reasons: base.reasons, account: account, madeOf: madeOf)
+                              name: base.named.name, reasons: base.reasons,
+                              account: base.reasons.contains(.numberedByAccount) ? account(user: user, site: site) : nil,
+                              madeOf: base.derived ? madeOf(user: user, site: site) : nil)
+    }
+
+    /// `renaming(of:_:prefix:)` of `item`, named `base` before numbering and `number` (0: not
+    /// numbered), added to `renamings` as its facts (`PackedRenamings`): the texts are made when printed.
+    static func addRenaming(of item: ForeignItem, _ base: Base, unnumbered: String, number: UInt32, prefix: [String],
+                            to renamings: inout PackedRenamings.Builder) {
+        renamings.add(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix), base: unnumbered, number: number,
+                      reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: site(of: item.urls.first),
+                      account: base.reasons.contains(.numberedByAccount), derived: base.derived)
+    }
+
+    /// Which account a numbered item is: `user USERNAME, HOST` (either alone when the other is
+    /// missing, `no username or URL` without both), from its username (nil when empty) and its first URL's site.
+    static func account(user: String?, site: String?) -> String {
+        let account = [user.map { "user \($0)" }, site.map(host(ofSite:))].compactMap { $0 }.joined(separator: ", ")
+        return account.isEmpty ? "no username or URL" : account
+    }
+
+    /// What the name of an item without a title was made of: its site, else its username (nil when empty).
+    static func madeOf(user: String?, site: String?) -> String {
+        if let site { return "its site \(site)" }
+        if let user { return "its username \(user)" }
+        return "nothing: it has no site or username"
+    }
+
+    /// The host of a site (`x.example/a` → `x.example`): its characters up to the first '/';
+    /// an ASCII site by its bytes (one byte, one character).
+    static func host(ofSite site: String) -> String {
+        var text = site
+        let cut: Int?? = text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return .some(bytes.firstIndex(of: UInt8(ascii: "/")))
+        }
+        switch cut {
+        case .some(.none): return site
+        case .some(.some(let end)): return String(decoding: site.utf8.prefix(end), as: UTF8.self)
+        case .none: return String(site.prefix { $0 != "/" })
+        }
     }
 
     /// The name as the source has it: prefix, folders and title joined with '/'.
@@ -103,7 +145,7 @@ enum ForeignNaming {
 
     /// Whether cleaning and NFC keep `title` as it is, by its bytes: printable ASCII without '/',
     /// no space or tab at either end, not empty, `.` or `..` (ImportedNameCleaner's plain titles).
-    private static func isPlain(_ title: String) -> Bool {
+    static func isPlain(_ title: String) -> Bool {
         var title = title
         return title.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }

@@ -85,17 +85,29 @@ extension VaultfileCommand.Import {
         let entries = plan.entries
         let warnings = entries.warnings + plan.warnings
         let verb = dryRun ? "would be renamed" : "renamed"
+        var lines = Messages.InfoLines()
         for renaming in entries.renamings {
             // Names come from the file: a newline or other control in a title is shown escaped, so one renaming is one line.
             // An item without a title says what its name was made of; a numbered one which account it is.
-            let why = (renaming.account.map { [Messages.escaped($0)] } ?? []) + renaming.reasons.map(\.explanation)
+            // The account, then each reason, joined by "; ".
+            var why = "", parts = 0
+            if let account = renaming.account {
+                why = Messages.escaped(account)
+                parts = 1
+            }
+            for reason in renaming.reasons {
+                if parts > 0 { why += "; " }
+                why += reason.explanation
+                parts += 1
+            }
             if let madeOf = renaming.madeOf {
-                Messages.info("vaultfile: \(dryRun ? "would name" : "named") an item without a title '\(Messages.escaped(renaming.name))' "
-                              + "after \(Messages.escaped(madeOf)) (\(why.joined(separator: "; ")))")
+                lines.add("vaultfile: \(dryRun ? "would name" : "named") an item without a title '\(Messages.escaped(renaming.name))' "
+                          + "after \(Messages.escaped(madeOf)) (\(why))")
             } else {
-                Messages.info("vaultfile: \(verb) '\(Messages.escaped(renaming.original))' to '\(Messages.escaped(renaming.name))' (\(why.joined(separator: "; ")))")
+                lines.add("vaultfile: \(verb) '\(Messages.escaped(renaming.original))' to '\(Messages.escaped(renaming.name))' (\(why))")
             }
         }
+        lines.flush()
         for warning in warnings { Messages.warning(warning.description) }
         // A pass or passage store read from its default folder is named as that folder.
         let read = file ?? CryptImport.defaultStore(for: self.format.name)

@@ -81,6 +81,28 @@ enum Messages {
         write(escaped(text, keepingNewlines: true))
     }
 
+    /// `info(_:)` of many lines, written together: one `write(2)` for each 64 KiB of them where
+    /// `info` makes one for each (an import that renames 90,000 entries lists every one).
+    /// The same bytes as `info` of each line in turn.
+    struct InfoLines {
+        private var pending: [UInt8] = []
+
+        /// Adds the line `text` (escaped as `info` escapes it); written once 64 KiB are waiting.
+        mutating func add(_ text: String) {
+            var line = escaped(text, keepingNewlines: true)
+            line.withUTF8 { pending.append(contentsOf: $0) }
+            pending.append(0x0A)
+            if pending.count >= 1 << 16 { flush() }
+        }
+
+        /// Writes the lines waiting.
+        mutating func flush() {
+            guard !pending.isEmpty else { return }
+            Stream.write(pending, to: STDERR_FILENO)
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// A progress note shown only when stderr is a terminal ("unlocking (Argon2id …)…").
     static func progress(_ text: String) {
         guard Stream.isTerminal(STDERR_FILENO) else { return }
@@ -95,7 +117,9 @@ enum Messages {
     /// U+2066–U+2069) as `\u{HHHH}`. Messages quote entry names, dotenv keys, template references and
     /// file names, any of which may come from a file someone else wrote.
     static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }),
+        // Most messages hold no byte that may start an escape: found on the bytes in place.
+        var bytes = text
+        guard bytes.withUTF8({ $0.contains { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 } }),
               text.unicodeScalars.contains(where: { needsEscape($0) && !(keepingNewlines && $0 == "\n") }) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
