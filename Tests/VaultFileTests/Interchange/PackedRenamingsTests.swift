@@ -99,6 +99,29 @@ import Testing
         #expect(renaming.account == "no username or URL")
     }
 
+    // MARK: - A declined read ends
+
+    @Test func test_forEachRow_stopsOnceTheSinkDeclined() throws {
+        // A repeated title at row 2, a row with too many columns at row 4: the first attempt of a
+        // streamed build declines at row 2 and reads no further; a read without a sink finds the error.
+        let csv = Array("name,url,username,password,note\nt,,a,p,\nt,,b,p,\nu,,c,p,\nv,,d,p,,extra\n".utf8)
+        var taken = 0
+        let sink = ForeignItemSink { item in
+            defer { item.wipeSecrets() }
+            taken += 1
+            return taken < 2
+        }
+        let read = Result { () throws(VaultError) in try ChromeCSVReader.read(csv, now: 1, each: sink) }
+        #expect((try? read.get()) != nil && sink.declined && taken == 2)
+        let whole = Result { () throws(VaultError) in try ChromeCSVReader.read(csv, now: 1) }
+        #expect(throws: VaultError.self) { try whole.get() }
+        // The streamed build of that file: the error, as the whole file's read gives it.
+        let built = ForeignBuildText.described { () throws(VaultError) in
+            try Interchange.streamedEntries(csv, format: .chromeCSV, now: 1, options: ForeignBuildOptions())
+        }
+        #expect(built.hasPrefix("error: ") && built.contains("line 5"), "\(built)")
+    }
+
     // MARK: - The plan from one read
 
     /// The plan's numbers against the reference's (`ForeignNaming.names`): numbered titles given

@@ -112,7 +112,9 @@ enum ForeignNaming {
     /// Which account a numbered item is: `user USERNAME, HOST` (either alone when the other is
     /// missing, `no username or URL` without both), from its username (nil when empty) and its first URL's site.
     static func account(user: String?, site: String?) -> String {
-        let account = [user.map { "user \($0)" }, site.map(host(ofSite:))].compactMap { $0 }.joined(separator: ", ")
+        var account = ""
+        if let user { account = "user " + user }
+        if let site { account += account.isEmpty ? host(ofSite: site) : ", " + host(ofSite: site) }
         return account.isEmpty ? "no username or URL" : account
     }
 
