@@ -76,6 +76,38 @@ public struct ImportRenaming: Sendable {
         storage = .given(Given(original: original, name: name, reasons: reasons, account: account, madeOf: madeOf))
     }
 
+    /// Appends the UTF-8 of `original` to `bytes` (from a row of facts without making the string).
+    public func appendOriginal(to bytes: inout [UInt8]) {
+        switch storage {
+        case .given(let given): Self.append(given.original, to: &bytes)
+        case .packed(let packed, let index): packed.appendOriginal(at: Int(index), to: &bytes)
+        }
+    }
+
+    /// Appends the UTF-8 of `name` to `bytes`.
+    public func appendName(to bytes: inout [UInt8]) {
+        switch storage {
+        case .given(let given): Self.append(given.name, to: &bytes)
+        case .packed(let packed, let index): packed.appendName(at: Int(index), to: &bytes)
+        }
+    }
+
+    /// Appends the UTF-8 of `account` to `bytes`; false, with nothing appended, when it is nil.
+    public func appendAccount(to bytes: inout [UInt8]) -> Bool {
+        switch storage {
+        case .given(let given):
+            guard let account = given.account else { return false }
+            Self.append(account, to: &bytes)
+            return true
+        case .packed(let packed, let index): return packed.appendAccount(at: Int(index), to: &bytes)
+        }
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
     /// The renaming kept as the `index`th row of `packed` (its facts, its text made when asked).
     init(_ packed: PackedRenamings, at index: Int) {
         storage = .packed(packed, Int32(truncatingIfNeeded: index))

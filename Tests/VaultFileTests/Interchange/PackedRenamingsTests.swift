@@ -72,6 +72,15 @@ import Testing
         #expect(renamings.count == expected.count && expected.count > 1_000)
         #expect(renamings.map(text) == expected)
         #expect(builder.isEmpty)
+        // The texts' bytes, appended without making them (what `import` prints).
+        for renaming in renamings {
+            var original: [UInt8] = [1], name: [UInt8] = [], account: [UInt8] = []
+            renaming.appendOriginal(to: &original)
+            renaming.appendName(to: &name)
+            let hasAccount = renaming.appendAccount(to: &account)
+            #expect(original == [1] + Array(renaming.original.utf8) && name == Array(renaming.name.utf8))
+            #expect(hasAccount == (renaming.account != nil) && account == Array((renaming.account ?? "").utf8))
+        }
     }
 
     @Test func test_packedRenamings_keepWhatARowCannotHoldAsText() {
@@ -87,6 +96,15 @@ import Testing
         #expect(renamings[1].reasons == reasons && renamings[0].reasons == [.cleaned, .titleKept])
         #expect(renamings.map(\.account) == ["user u, x.example", "x.example", "user u"])
         #expect(renamings.map(\.madeOf) == [nil, "its site x.example/p", "its username u"])
+    }
+
+    @Test func test_importRenaming_givenTextsAppendTheirBytes() {
+        let renaming = ImportRenaming(original: "a/b", name: "a-b (2)", reasons: [.cleaned], account: "user ü", madeOf: nil)
+        var bytes: [UInt8] = []
+        renaming.appendOriginal(to: &bytes)
+        renaming.appendName(to: &bytes)
+        #expect(renaming.appendAccount(to: &bytes) && bytes == Array("a/ba-b (2)user ü".utf8))
+        #expect(!ImportRenaming(original: "x", name: "y", reasons: []).appendAccount(to: &bytes))
     }
 
     @Test func test_importRenaming_setterReplacesThePackedFacts() {

@@ -92,6 +92,45 @@ final class PackedRenamings: @unchecked Sendable {
         return ForeignNaming.madeOf(user: user(of: row), site: site(of: row))
     }
 
+    // MARK: The texts' bytes, appended without making them
+
+    func appendOriginal(at index: Int, to out: inout [UInt8]) { append(rows[index].original, to: &out) }
+
+    func appendName(at index: Int, to out: inout [UInt8]) {
+        let row = rows[index]
+        append(row.base, to: &out)
+        guard row.number != 0 else { return }
+        out.append(contentsOf: " (".utf8)
+        out.append(contentsOf: String(row.number).utf8)
+        out.append(UInt8(ascii: ")"))
+    }
+
+    /// `account(at:)`'s bytes (`ForeignNaming.account(user:site:)`); false when it is nil.
+    func appendAccount(at index: Int, to out: inout [UInt8]) -> Bool {
+        let row = rows[index]
+        guard row.flags & Self.saysAccount != 0 else { return false }
+        let start = out.count
+        if row.flags & Self.hasUser != 0 {
+            out.append(contentsOf: "user ".utf8)
+            append(row.user, to: &out)
+        }
+        if row.flags & Self.hasSite != 0 {
+            if out.count > start { out.append(contentsOf: ", ".utf8) }
+            let site = UnsafeRawBufferPointer(rebasing: bytes[Int(row.site.start)..<Int(row.site.start) + Int(row.site.count)])
+            if site.allSatisfy({ $0 < 0x80 }) {
+                out.append(contentsOf: site.prefix { $0 != UInt8(ascii: "/") })  // an ASCII site's host by its bytes
+            } else {
+                out.append(contentsOf: ForeignNaming.host(ofSite: text(row.site)).utf8)
+            }
+        }
+        if out.count == start { out.append(contentsOf: "no username or URL".utf8) }
+        return true
+    }
+
+    private func append(_ span: Span, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.start) + Int(span.count)]))
+    }
+
     private func user(of row: Row) -> String? { row.flags & Self.hasUser != 0 ? text(row.user) : nil }
     private func site(of row: Row) -> String? { row.flags & Self.hasSite != 0 ? text(row.site) : nil }
 
