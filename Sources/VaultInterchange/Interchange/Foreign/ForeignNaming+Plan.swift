@@ -106,8 +106,9 @@ extension ForeignNaming {
             for index in names.indices.dropFirst() where names[index] == names[index - 1] { repeated.insert(names[index]) }
             names = []
             guard !repeated.isEmpty else { return true }
-            var rows = self.rows.filter { repeated.contains($0.name) }, numbers: [UInt32] = []
+            var rows = self.rows, numbers: [UInt32] = []
             self.rows = []
+            rows.removeAll { !repeated.contains($0.name) }  // in place: no second array of rows
             arena.withUnsafeBytes { arena in
                 func bytes(_ start: UInt32, _ count: UInt32) -> UnsafeRawBufferPointer {
                     UnsafeRawBufferPointer(rebasing: arena[Int(start)..<Int(start) + Int(count)])
