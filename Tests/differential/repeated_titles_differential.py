@@ -29,7 +29,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from import_differential import FAST, PW, Side, csv_cell, mask_now  # noqa: E402
+from import_differential import FAST, csv_cell, mask_now, prepare_work  # noqa: E402
 
 FORMATS = {
     "chrome-csv": (["name", "url", "username", "password", "note"], {"title": 0, "url": 1, "user": 2, "pw": 3, "note": 4}),
@@ -93,11 +93,7 @@ def main():
     ap.add_argument("--seed", type=int, default=44)
     ap.add_argument("--work", default="/tmp/repeated-titles-diff")
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(os.path.join(a.work, "diffs"))
-    pw = os.path.join(a.work, "pw")
-    open(pw, "w").write(PW)
-    old, new = Side("old", a.old, a.work), Side("new", a.new, a.work)
+    pw, old, new = prepare_work(a)
     base = os.path.join(a.work, "base")
     os.makedirs(base)
     vaults = {}
