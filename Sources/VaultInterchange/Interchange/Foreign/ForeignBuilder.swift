@@ -128,6 +128,8 @@ enum ForeignBuilder {
             init(_ writer: ImportRecordWriter) { self.writer = writer }
         }
         let state = State(first)
+        // A plan numbers repeated names: most items may be renamed (a browser's export), room for each.
+        if let plan { state.renamings.reserve(plan.count) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }

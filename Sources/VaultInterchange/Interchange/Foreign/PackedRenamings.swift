@@ -172,6 +172,10 @@ final class PackedRenamings: @unchecked Sendable {
         /// Whether no renaming was added.
         var isEmpty: Bool { rows.isEmpty }
 
+        /// Room for `count` rows at once: the rows never grow by copies, each of which left the
+        /// one before as a hole in the heap that the peak kept (2.6 MB at 100,000 items).
+        mutating func reserve(_ count: Int) { rows.reserveCapacity(count) }
+
         /// Adds the renaming of an item named `base` (before numbering) and `number` (0: not
         /// numbered), held in the file as `original`, with its username and its first URL's site;
         /// `account` when the renaming says which account it is, `derived` when the name was made
