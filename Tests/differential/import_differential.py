@@ -439,6 +439,15 @@ class Side:
         return p.returncode, p.stdout, p.stderr
 
 
+def prepare_work(args):
+    """WORK emptied (with its diffs/ folder), the password file in it, and the two sides."""
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(os.path.join(args.work, "diffs"))
+    pw = os.path.join(args.work, "pw")
+    open(pw, "w").write(PW)
+    return pw, Side("old", args.old, args.work), Side("new", args.new, args.work)
+
+
 NOW_RE = re.compile(rb'("(?:created|modified)" : )(\d{13})')
 
 
@@ -457,11 +466,7 @@ def main():
     ap.add_argument("--work", default="/tmp/adv-fuzz")
     ap.add_argument("--formats", default="json,keepassxc-csv,bitwarden-json")
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(os.path.join(a.work, "diffs"))
-    pw = os.path.join(a.work, "pw")
-    open(pw, "w").write(PW)
-    old, new = Side("old", a.old, a.work), Side("new", a.new, a.work)
+    pw, old, new = prepare_work(a)
     # Base vaults made by the old binary, used by both.
     base = os.path.join(a.work, "base")
     os.makedirs(base)

@@ -97,8 +97,8 @@ import Testing
     /// and the build declines, never a name numbered from other items.
     @Test func test_buildStreaming_declinesItemsThatChangeBetweenReads() {
         // Another name, or another username or URL (which order the numbers), at the second read
-        // (the plan's first) or the third (the plan's second).
-        for (changedRead, changed) in [(2, item("other")), (3, item("s", user: "z")), (3, item("s", url: "https://z.example")), (4, item("s2"))] {
+        // (the plan's) or the third (the build's).
+        for (changedRead, changed) in [(2, item("other")), (2, item("s", user: "z")), (3, item("s", url: "https://z.example")), (3, item("s2"))] {
             var reads = 0
             let built = described { () throws(VaultError) in
                 try ForeignBuilder.build(streaming: { sink throws(VaultError) in
@@ -109,7 +109,7 @@ import Testing
                 }, capacity: 16, now: 5, options: ForeignBuildOptions())
             }
             #expect(built == "nil", "read \(changedRead)")
-            #expect(reads == (changedRead == 4 ? 4 : 3))
+            #expect(reads == 3)
         }
     }
 

@@ -79,9 +79,10 @@ enum ForeignBuilder {
     /// calls its sink with each item, then returns what it read besides them): each item is named,
     /// filled, written as its record and wiped at once, so that no item is held beside the input
     /// and the records. When a name comes twice (a repeated title, whose numbering needs every
-    /// item), the items are read twice more first: once for a hash of each name, once for the sort
-    /// keys of the repeated ones only (`ForeignNaming.Plan`: no password), and then built as read
-    /// with each name numbered from that plan (`read` must hand the same items at each call).
+    /// item), the items are read once more first, for the sort keys of the repeated ones
+    /// (`ForeignNaming.Plan`: no password), and then built as read with each name numbered from
+    /// that plan (`read` must hand the same items at each call); the renamings are kept as their
+    /// facts (`PackedRenamings`).
     /// Nil when the record writer declines an entry (a non-ASCII name, a limit) or the plan cannot
     /// be made (the items changed between reads), and the caller builds from every item read first
     /// (`build(_:now:options:)`), which gives what this gives where both give anything.
@@ -95,21 +96,13 @@ enum ForeignBuilder {
         return try build(streaming: read, plan: plan, capacity: capacity, now: now, options: options).built
     }
 
-    /// The numbering of the items `read` hands over (`ForeignNaming.Plan`), from two reads; nil
-    /// when a read declined or handed other items than the first.
+    /// The numbering of the items `read` hands over (`ForeignNaming.Plan`), from one read; nil
+    /// when the read declined or a row could not be kept.
     private static func plan(_ read: (ForeignItemSink) throws(VaultError) -> ForeignImport, prefix: [String]) throws(VaultError) -> ForeignNaming.Plan? {
         final class Box {
             var plan = ForeignNaming.Plan()
         }
         let box = Box()
-        let counting = ForeignItemSink { item in
-            defer { item.wipeSecrets() }
-            box.plan.count(item, base: ForeignNaming.base(of: item, prefix: prefix).named.name)
-            return true
-        }
-        _ = try read(counting)
-        guard !counting.declined else { return nil }
-        guard box.plan.endCounting() else { return box.plan }
         let noting = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             return box.plan.note(item, base: ForeignNaming.base(of: item, prefix: prefix).named.name)
@@ -129,29 +122,33 @@ enum ForeignBuilder {
             var writer: ImportRecordWriter
             var names = StreamedNameCheck()
             var outcome = Outcome()
-            var renamings: [ImportRenaming] = []
+            var renamings = PackedRenamings.Builder()
             var index = 0
             var repeated = false
             init(_ writer: ImportRecordWriter) { self.writer = writer }
         }
         let state = State(first)
+        // A plan numbers repeated names: most items may be renamed (a browser's export), room for each.
+        if let plan { state.renamings.reserve(plan.count) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             var base = ForeignNaming.base(of: item, prefix: options.prefix)
+            let unnumbered = base.named.name
+            var number: UInt32 = 0
             if let plan {
-                guard let number = plan.number(of: item, at: state.index, base: base.named.name) else { return false }
-                if number > 0 {
-                    let candidate = "\(base.named.name) (\(number))"
-                    ForeignNaming.numbered(&base, candidate, title: item.title)
-                }
+                guard let planned = plan.number(of: item, at: state.index, base: unnumbered) else { return false }
+                number = planned
+                if number > 0 { ForeignNaming.numbered(&base, "\(unnumbered) (\(number))", title: item.title) }
             }
             state.index += 1
             guard state.names.isNew(base.named.name, among: state.writer) else {
                 state.repeated = true
                 return false
             }
-            if !base.reasons.isEmpty { state.renamings.append(ForeignNaming.renaming(of: item, base, prefix: options.prefix)) }
+            if !base.reasons.isEmpty {
+                ForeignNaming.addRenaming(of: item, base, unnumbered: unnumbered, number: number, prefix: options.prefix, to: &state.renamings)
+            }
             return fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
                 state.writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),
                                  fields: &fields.importFields, in: none)
@@ -164,7 +161,7 @@ enum ForeignBuilder {
         let source = try read(sink)
         guard !sink.declined else { return (nil, state.repeated && plan == nil) }
         guard plan.map({ $0.count == state.index }) ?? true else { return (nil, false) }
-        let built = finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings), state.outcome, source: source)
+        let built = finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings.finish()), state.outcome, source: source)
         handed = true
         return (built, false)
     }

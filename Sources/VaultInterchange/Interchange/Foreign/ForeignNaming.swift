@@ -51,7 +51,21 @@ enum ForeignNaming {
     }
 
     /// The name of `item` before numbering (`Base`).
+    ///
+    /// A plain title outside folders (`isPlain`: most titles) is its own name, with nothing to
+    /// say: cleaning, NFC and `readable` keep it as it is (it holds no '/', so no "://"), and
+    /// nothing else is computed; any other item is named by `cleanedBase(of:prefix:)`.
+    /// `ForeignNamingTests.test_base_plainTitlesMatchTheCleaningSteps` ties the two.
     static func base(of item: ForeignItem, prefix: [String]) -> Base {
+        if prefix.isEmpty, item.folders.isEmpty, isPlain(item.title) {
+            return Base(named: Named(name: item.title, title: nil), derived: false, reasons: [])
+        }
+        return cleanedBase(of: item, prefix: prefix)
+    }
+
+    /// `base(of:prefix:)` by every cleaning step: the plain reference, and the way of any item
+    /// that is not a plain title outside folders.
+    static func cleanedBase(of item: ForeignItem, prefix: [String]) -> Base {
         let given = item.title
         let title: String, derived: Bool
         if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) {
@@ -77,33 +91,14 @@ enum ForeignNaming {
         return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why)
     }
 
-    /// The renaming of `item`, named `base` (whose reasons are not empty).
-    static func renaming(of item: ForeignItem, _ base: Base, prefix: [String]) -> ImportRenaming {
-        var account: String?
-        if base.reasons.contains(.numberedByAccount) {
-            let user = item.username.flatMap { $0.isEmpty ? nil : "user \($0)" }
-            let host = item.urls.first.flatMap { site(of: $0) }.map { String($0.prefix { $0 != "/" }) }
-            account = [user, host].compactMap { $0 }.joined(separator: ", ")
-            if account!.isEmpty { account = "no username or URL" }
-        }
-        var madeOf: String?
-        if base.derived {
-            if let site = site(of: item.urls.first) { madeOf = "its site \(site)" }
-            else if let user = item.username, !user.isEmpty { madeOf = "its username \(user)" }
-            else { madeOf = "nothing: it has no site or username" }
-        }
-        return ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
-                              name: base.named.name, reasons: base.reasons, account: account, madeOf: madeOf)
-    }
-
     /// The name as the source has it: prefix, folders and title joined with '/'.
-    private static func original(_ title: String, folders: [String], prefix: [String]) -> String {
+    static func original(_ title: String, folders: [String], prefix: [String]) -> String {
         prefix.isEmpty && folders.isEmpty ? title : (prefix + folders + [title]).joined(separator: "/")
     }
 
     /// Whether cleaning and NFC keep `title` as it is, by its bytes: printable ASCII without '/',
     /// no space or tab at either end, not empty, `.` or `..` (ImportedNameCleaner's plain titles).
-    private static func isPlain(_ title: String) -> Bool {
+    static func isPlain(_ title: String) -> Bool {
         var title = title
         return title.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 else { return false }

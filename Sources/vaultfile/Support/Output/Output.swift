@@ -81,6 +81,41 @@ enum Messages {
         write(escaped(text, keepingNewlines: true))
     }
 
+    /// `info(_:)` of many lines, written together: one `write(2)` for each 64 KiB of them where
+    /// `info` makes one for each (an import that renames 90,000 entries lists every one).
+    /// The same bytes as `info` of each line in turn.
+    struct InfoLines {
+        private var pending: [UInt8] = []
+
+        /// Adds the line `text` (escaped as `info` escapes it); written once 64 KiB are waiting.
+        mutating func add(_ text: String) {
+            var line = escaped(text, keepingNewlines: true)
+            line.withUTF8 { pending.append(contentsOf: $0) }
+            endLine()
+        }
+
+        /// `add(_:)` of the line whose UTF-8 is `line` (made as bytes: no string of it).
+        mutating func add(utf8 line: [UInt8]) {
+            guard line.withUnsafeBufferPointer(mayNeedEscape) else {
+                pending.append(contentsOf: line)
+                return endLine()
+            }
+            add(String(decoding: line, as: UTF8.self))
+        }
+
+        private mutating func endLine() {
+            pending.append(0x0A)
+            if pending.count >= 1 << 16 { flush() }
+        }
+
+        /// Writes the lines waiting.
+        mutating func flush() {
+            guard !pending.isEmpty else { return }
+            Stream.write(pending, to: STDERR_FILENO)
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// A progress note shown only when stderr is a terminal ("unlocking (Argon2id …)…").
     static func progress(_ text: String) {
         guard Stream.isTerminal(STDERR_FILENO) else { return }
@@ -95,7 +130,9 @@ enum Messages {
     /// U+2066–U+2069) as `\u{HHHH}`. Messages quote entry names, dotenv keys, template references and
     /// file names, any of which may come from a file someone else wrote.
     static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }),
+        // Most messages hold no byte that may start an escape: found on the bytes in place.
+        var bytes = text
+        guard bytes.withUTF8(mayNeedEscape),
               text.unicodeScalars.contains(where: { needsEscape($0) && !(keepingNewlines && $0 == "\n") }) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -108,6 +145,19 @@ enum Messages {
             }
         }
         return String(result)
+    }
+
+    /// Whether `bytes` hold a byte that may start something `escaped` escapes (C0, DEL, or the
+    /// lead byte of a character from U+0080 on); false for most messages, which then stay as they are.
+    static func mayNeedEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }
+    }
+
+    /// The bytes of `text` from `start` (UTF-8) escaped in place as `escaped(_:)` escapes them.
+    static func escape(_ text: inout [UInt8], from start: Int) {
+        guard text.withUnsafeBufferPointer({ mayNeedEscape(UnsafeBufferPointer(rebasing: $0[start...])) }) else { return }
+        let shown = escaped(String(decoding: text[start...], as: UTF8.self))
+        text.replaceSubrange(start..., with: shown.utf8)
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {

@@ -80,22 +80,35 @@ enum ForeignCSV {
     /// Reads the header with `readHeader` (which throws when it is not the format's) and calls
     /// `body` with each row after it. Rows shorter than the header are padded when `ragged` (Chrome,
     /// Dashlane), else refused; longer rows are refused, naming the line.
-    static func forEachRow(_ bytes: some CSVSource, format: String, ragged: Bool,
+    /// Once `sink` declined the stream, the rest is not read: the build gives nothing from this read
+    /// (`ForeignBuilder.build(streaming:)`), and a read that follows (the plan's, or the whole
+    /// file's) finds what the rest holds, errors included.
+    static func forEachRow(_ bytes: some CSVSource, format: String, ragged: Bool, until sink: ForeignItemSink? = nil,
                            header readHeader: ([String]) throws(VaultError) -> Void,
                            _ body: (ForeignCSVRow) throws(VaultError) -> Void) throws(VaultError) {
         var width: Int?
-        try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
-            guard let width else {
-                let names = record.strings
-                try readHeader(names)
-                width = names.count
-                return
+        var stopped = false
+        do throws(VaultError) {
+            try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
+                guard let width else {
+                    let names = record.strings
+                    try readHeader(names)
+                    width = names.count
+                    return
+                }
+                if let sink, sink.declined {
+                    stopped = true
+                    throw .malformedInput("the stream was declined")  // caught below: the read ends here
+                }
+                // A shorter row reads as padded with empty cells (`ForeignCSVRow`), when `ragged`.
+                if record.count > width || (record.count < width && !ragged) {
+                    throw .malformedInput("line \(record.line): \(record.count) columns, the \(format) header has \(width)")
+                }
+                try body(ForeignCSVRow(line: record.line, record: record))
             }
-            // A shorter row reads as padded with empty cells (`ForeignCSVRow`), when `ragged`.
-            if record.count > width || (record.count < width && !ragged) {
-                throw .malformedInput("line \(record.line): \(record.count) columns, the \(format) header has \(width)")
-            }
-            try body(ForeignCSVRow(line: record.line, record: record))
+        } catch {
+            guard stopped else { throw error }
+            return
         }
         guard width != nil else { throw .malformedInput("the \(format) file is empty: not even a header line") }
     }
@@ -157,7 +170,7 @@ enum ChromeCSVReader {
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
         var name: Int?, url: Int?, username: Int?, password: Int?, note: Int?
-        try ForeignCSV.forEachRow(bytes, format: "Chrome CSV", ragged: true, header: { (names) throws(VaultError) in
+        try ForeignCSV.forEachRow(bytes, format: "Chrome CSV", ragged: true, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "username", "password"], in: header, format: "Chrome CSV")
             extra = header.unknown(["name", "url", "username", "password", "note"])
@@ -189,7 +202,7 @@ enum FirefoxCSVReader {
         var guids = 0, formActions = 0, lastUses = 0
         // The columns, found once by name (not at every row).
         var url: Int?, username: Int?, password: Int?, created: Int?, changed: Int?, realm: Int?, guid: Int?, formAction: Int?, lastUsed: Int?
-        try ForeignCSV.forEachRow(bytes, format: "Firefox CSV", ragged: true, header: { (names) throws(VaultError) in
+        try ForeignCSV.forEachRow(bytes, format: "Firefox CSV", ragged: true, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "username", "password"], in: header, format: "Firefox CSV")
             extra = header.unknown(["url", "username", "password", "httprealm", "formactionorigin", "guid",

@@ -17,7 +17,7 @@ enum BitwardenCSVReader {
         // The columns, found once by name (not at every row).
         var folder: Int?, collections: Int?, name: Int?, password: Int?, username: Int?, uri: Int?, notes: Int?, totp: Int?
         var fields: Int?, favorite: Int?, reprompt: Int?, type: Int?
-        try ForeignCSV.forEachRow(bytes, format: "Bitwarden CSV", ragged: false, header: { (names) throws(VaultError) in
+        try ForeignCSV.forEachRow(bytes, format: "Bitwarden CSV", ragged: false, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["type", "name", "login_password"], in: header, format: "Bitwarden CSV")
             extra = header.unknown(["folder", "collections", "favorite", "type", "name", "notes", "fields", "reprompt",
@@ -87,7 +87,7 @@ enum OnePasswordCSVReader {
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
         var title: Int?, password: Int?, username: Int?, url: Int?, totp: Int?, notes: Int?, tags: Int?, favorite: Int?, archived: Int?
-        try ForeignCSV.forEachRow(bytes, format: "1Password CSV", ragged: false, header: { (names) throws(VaultError) in
+        try ForeignCSV.forEachRow(bytes, format: "1Password CSV", ragged: false, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["title", "password"], in: header, format: "1Password CSV")
             extra = header.unknown(["title", "url", "website", "username", "password", "otpauth", "one-time password",
@@ -126,7 +126,7 @@ enum LastPassCSVReader {
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
         var grouping: Int?, name: Int?, password: Int?, username: Int?, url: Int?, totp: Int?, notes: Int?, favorite: Int?
-        try ForeignCSV.forEachRow(bytes, format: "LastPass CSV", ragged: false, header: { (names) throws(VaultError) in
+        try ForeignCSV.forEachRow(bytes, format: "LastPass CSV", ragged: false, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "password", "name", "grouping"], in: header, format: "LastPass CSV")
             extra = header.unknown(["url", "username", "password", "totp", "extra", "name", "grouping", "fav"])

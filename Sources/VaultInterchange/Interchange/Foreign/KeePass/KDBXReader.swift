@@ -43,7 +43,7 @@ public enum KDBXReader {
     /// takes them), built as its XML is read (`ForeignBuilder.build(streaming:)`): no entry's item
     /// is held beside the others (issue 45: within issue 17's memory rule). Where the stream gives
     /// nothing (a record the writer refuses, an attachment referencing a pool not read yet; a title
-    /// that repeats has the payload read twice more first, for a plan of its numbers), the
+    /// that repeats has the payload read once more first, for a plan of its numbers), the
     /// decrypted payload is read again into items and built from them
     /// (`ForeignImport.entries`), which gives what the stream gives wherever both give anything.
     public static func entries(taking bytes: inout [UInt8], file: String, credentials: KDBXCredentials, limits: KDFLimits,

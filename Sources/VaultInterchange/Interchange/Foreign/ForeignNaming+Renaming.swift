@@ -1,0 +1,54 @@
+import VaultModel
+
+// MARK: - Renamings of foreign items
+
+extension ForeignNaming {
+    /// The renaming of `item`, named `base` (whose reasons are not empty).
+    static func renaming(of item: ForeignItem, _ base: Base, prefix: [String]) -> ImportRenaming {
+        let user = item.username.flatMap { $0.isEmpty ? nil : $0 }, site = site(of: item.urls.first)
+        return ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
+                              name: base.named.name, reasons: base.reasons,
+                              account: base.reasons.contains(.numberedByAccount) ? account(user: user, site: site) : nil,
+                              madeOf: base.derived ? madeOf(user: user, site: site) : nil)
+    }
+
+    /// `renaming(of:_:prefix:)` of `item`, named `base` before numbering and `number` (0: not
+    /// numbered), added to `renamings` as its facts (`PackedRenamings`): the texts are made when printed.
+    static func addRenaming(of item: ForeignItem, _ base: Base, unnumbered: String, number: UInt32, prefix: [String],
+                            to renamings: inout PackedRenamings.Builder) {
+        renamings.add(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix), base: unnumbered, number: number,
+                      reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: site(of: item.urls.first),
+                      account: base.reasons.contains(.numberedByAccount), derived: base.derived)
+    }
+
+    /// Which account a numbered item is: `user USERNAME, HOST` (either alone when the other is
+    /// missing, `no username or URL` without both), from its username (nil when empty) and its first URL's site.
+    static func account(user: String?, site: String?) -> String {
+        var account = ""
+        if let user { account = "user " + user }
+        if let site { account += account.isEmpty ? host(ofSite: site) : ", " + host(ofSite: site) }
+        return account.isEmpty ? "no username or URL" : account
+    }
+
+    /// What the name of an item without a title was made of: its site, else its username (nil when empty).
+    static func madeOf(user: String?, site: String?) -> String {
+        if let site { return "its site \(site)" }
+        if let user { return "its username \(user)" }
+        return "nothing: it has no site or username"
+    }
+
+    /// The host of a site (`x.example/a` → `x.example`): its characters up to the first '/';
+    /// an ASCII site by its bytes (one byte, one character).
+    static func host(ofSite site: String) -> String {
+        var text = site
+        let cut: Int?? = text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return .some(bytes.firstIndex(of: UInt8(ascii: "/")))
+        }
+        switch cut {
+        case .some(.none): return site
+        case .some(.some(let end)): return String(decoding: site.utf8.prefix(end), as: UTF8.self)
+        case .none: return String(site.prefix { $0 != "/" })
+        }
+    }
+}
