@@ -1,3 +1,4 @@
+import VaultFormat
 import VaultModel
 
 // MARK: - What an import brings in
@@ -71,6 +72,7 @@ public struct ImportedEntries: Sendable {
     /// The entries in file order, every name valid and in NFC (decoded from `records` when a
     /// reader wrote them so: ask `count` and `names` where they do).
     public var entries: [(name: String, entry: Entry)] {
+        precondition(runs == nil, "an import's records on disk are brought into memory (inMemory()) before they are read")
         guard let records else { return listed }
         return Self.decoded(records, positions: positions)
     }
@@ -80,6 +82,10 @@ public struct ImportedEntries: Sendable {
     /// `Vault.isValidPut`), when a reader wrote them so; `Vault.put(contentsOf:now:)` copies them.
     /// In file order, or in name order when `positions` says where each record of the file went.
     let records: StoredRecords?
+    /// The entries as sorted runs on disk (`RecordRuns`: an import past one buffer), which a seal
+    /// into an empty vault merges as it writes (`Vault.put(contentsOf:)`); every other use brings
+    /// them into memory first (`inMemory()`).
+    let runs: RecordRuns?
     /// For records put in name order (`StoredRecords.sortedByName`), the index in `records` of
     /// each entry of the file, in file order; nil when `records` are in file order.
     private let positions: [Int32]?
@@ -167,6 +173,7 @@ public struct ImportedEntries: Sendable {
         }
         self.listed = entries
         self.records = nil
+        self.runs = nil
         self.positions = nil
         self.renamings = renamings
         self.warnings = Self.referenceWarnings(entries)
@@ -178,6 +185,7 @@ public struct ImportedEntries: Sendable {
     private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
         self.listed = entries
         self.records = nil
+        self.runs = nil
         self.positions = nil
         self.renamings = renamings
         self.order = order
@@ -221,6 +229,57 @@ public struct ImportedEntries: Sendable {
         self.init(checked: records, renamings: renamings, order: names)
     }
 
+    /// The records a writer wrote (`ImportRecordWriter.records()`), checked: in memory as
+    /// `init(records:renamings:)` checks them; in runs, for a repeated name and the number of
+    /// entries, which throw what `init(_:renamings:)` throws over the same entries decoded (the
+    /// first repeat in input order; the limit when more entries than it come before that repeat).
+    init(written: WrittenRecords, renamings: [ImportRenaming]) throws(VaultError) {
+        switch written {
+        case .memory(let records):
+            try self.init(records: records, renamings: renamings)
+        case .runs(let runs, let dangerous):
+            let repeated = try runs.firstRepeat()
+            guard (repeated?.index ?? runs.count) <= VaultLimits.maxEntries else {
+                throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
+            }
+            if let repeated {
+                // Only the name is said, which the repeat's two records share.
+                var name = ""
+                try runs.forEachItem { _, bytes, index in if index == repeated.index { name = String(decoding: bytes, as: UTF8.self) } }
+                throw .malformedInput("the entry '\(name)' appears twice in the input")
+            }
+            self.init(checked: runs, dangerous: dangerous, renamings: renamings)
+        }
+    }
+
+    /// Runs already checked, with the warnings their `dangerous` names deserve (in input order).
+    private init(checked runs: RecordRuns, dangerous: [String], renamings: [ImportRenaming]) {
+        listed = []
+        records = nil
+        self.runs = runs
+        positions = nil
+        self.renamings = renamings
+        warnings = dangerous.map { .dangerousVariable(name: $0, variable: EnvironmentNames.variable(for: $0)) }
+        order = nil
+    }
+
+    /// Whether the entries are sorted runs on disk (`runs`), which only a seal into an empty vault
+    /// reads as they are.
+    public var isOnDisk: Bool { runs != nil }
+
+    /// These entries with their records in memory: as they are, or, for runs on disk, merged into
+    /// one buffer in name order (what `init(records:renamings:)` makes of records out of order);
+    /// renamings, warnings, history and origin kept.
+    public func inMemory() throws(VaultError) -> ImportedEntries {
+        guard let runs else { return self }
+        let (sorted, positions) = try runs.materialized()
+        var copy = ImportedEntries(checked: sorted, positions: positions, renamings: renamings, order: nil)
+        copy.warnings = warnings
+        copy.history = history
+        copy.fromForeign = fromForeign
+        return copy
+    }
+
     /// Records already checked, with the warnings they deserve (in file order); `order` nil when
     /// their names increase; `positions` as `self.positions`.
     private init(checked records: StoredRecords, positions: [Int32]? = nil, renamings: [ImportRenaming], order names: NameOrder?) {
@@ -238,6 +297,7 @@ public struct ImportedEntries: Sendable {
         }
         self.listed = []
         self.records = records
+        self.runs = nil
         self.positions = positions
         self.renamings = renamings
         self.warnings = warnings.map(\.warning)
@@ -255,10 +315,11 @@ public struct ImportedEntries: Sendable {
     }
 
     /// The number of entries.
-    public var count: Int { records?.count ?? listed.count }
+    public var count: Int { records?.count ?? runs?.count ?? listed.count }
 
     /// The entries' names, in file order.
     public var names: [String] {
+        precondition(runs == nil, "an import's records on disk are brought into memory (inMemory()) before they are read")
         guard let records else { return listed.map(\.name) }
         return withExtendedLifetime(records) {
             (0..<records.count).map { file in String(decoding: records.name(at: positions.map { Int($0[file]) } ?? file), as: UTF8.self) }
@@ -267,7 +328,7 @@ public struct ImportedEntries: Sendable {
 
     /// Whether a name holds a byte of 0x80 or more (never for `records`, whose names are ASCII).
     public var hasNonASCIIName: Bool {
-        records == nil && listed.contains { $0.name.utf8.contains { $0 >= 0x80 } }
+        records == nil && runs == nil && listed.contains { $0.name.utf8.contains { $0 >= 0x80 } }
     }
 
     /// The warnings as `init(checkingOneByOne:renamings:)` finds them: each entry's variable built
@@ -311,7 +372,15 @@ extension Vault {
     ///
     /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
     /// empty vault, in name order already, their buffer becomes the vault's records.
+    ///
+    /// Entries in runs on disk (an import past one buffer) go into an empty vault without history
+    /// as they are: the seal merges the runs as it writes (`Vault.put(incoming:)`). Anything else
+    /// brings them into memory first.
     public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        if let runs = imported.runs {
+            guard put(incoming: runs) else { return try put(contentsOf: imported.inMemory(), now: now) }
+            return
+        }
         try put(importedRecords: imported.records, order: imported.order, entries: { imported.entries }, now: now)
     }
 }

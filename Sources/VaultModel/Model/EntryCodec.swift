@@ -28,6 +28,7 @@ package enum EntryCodec {
         // Every seal sizes its content here first: a vault read for its entries only would lose its history.
         precondition(vault.historyState?.isUnread != true, "a vault read for its entries only is never sealed")
         var length = prefixLength + (vault.historyState == nil ? 0 : policyLength + historyLength(vault.historyState!))
+        length += vault.incoming?.length ?? 0
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -42,8 +43,9 @@ package enum EntryCodec {
         return length
     }
 
-    /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew.
-    package static func encode(_ vault: Vault, into writer: inout some ByteSink) {
+    /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew,
+    /// and the records of an import put as `IncomingRecords` read back as they are written (throws when they cannot be).
+    package static func encode(_ vault: Vault, into writer: inout some ByteSink) throws(VaultError) {
         if let history = vault.historyState {
             writer.append(historyVersion)
             writer.append(UInt8(history.policy.versions))
@@ -53,6 +55,8 @@ package enum EntryCodec {
             writer.append(version)
         }
         writer.append(EntryCount(vault.count))
+        // Put only into an empty vault (`Vault.put(incoming:)`): no segment to merge them with.
+        try vault.incoming?.forEachRecord { writer.append(raw: $0) }
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -104,7 +108,7 @@ package enum EntryCodec {
     /// The encoded contents in a new array of exactly their length.
     static func encode(_ vault: Vault) throws(VaultError) -> [UInt8] {
         var writer = ByteWriter(capacity: try encodedLength(vault))
-        encode(vault, into: &writer)
+        try encode(vault, into: &writer)
         return writer.bytes
     }
 

@@ -26,6 +26,9 @@ public struct Vault: Sendable {
     public private(set) var count: Int
     /// The earlier versions of entries (Model/Vault+History.swift); nil when the vault keeps none.
     var historyState: HistoryState?
+    /// New records the next seal reads from elsewhere (an import's encrypted runs,
+    /// Model/IncomingRecords.swift), put into an empty vault; counted in `count`.
+    private(set) var incoming: (any IncomingRecords)?
 
     private enum Change: Equatable, Sendable {
         case put(Entry)
@@ -280,6 +283,16 @@ public struct Vault: Sendable {
     /// The edited names (put, not removed) that hold a byte of 0x80 or more.
     var nonASCIIEditedKeys: Set<[UInt8]> { nonASCIIPuts }
 
+    /// Puts `records` into this vault when it holds no entry, no change and no history (else false,
+    /// and nothing changed): its count is theirs, and the next seal writes them (`EntryCodec.encode`).
+    /// Until then the vault is for sealing only: its lookups and listings do not see them.
+    package mutating func put(incoming records: any IncomingRecords) -> Bool {
+        guard count == 0, changes.isEmpty, historyState == nil, incoming == nil else { return false }
+        incoming = records
+        count = records.count
+        return true
+    }
+
     /// Whether `bytes` name an entry changed (put or removed) since decryption.
     func changesContain(_ bytes: UnsafeRawBufferPointer) -> Bool { changes[NameKey(Array(bytes))] != nil }
 
@@ -366,7 +379,7 @@ extension Vault: Equatable {
     ///
     /// Copies of one decrypted vault compare only the entries either has changed.
     public static func == (lhs: Vault, rhs: Vault) -> Bool {
-        guard lhs.count == rhs.count else { return false }
+        guard lhs.count == rhs.count, lhs.incoming === rhs.incoming else { return false }
         if lhs.stored === rhs.stored {
             for key in Set(lhs.changes.keys).union(rhs.changes.keys) where lhs.entry(forKey: key.bytes) != rhs.entry(forKey: key.bytes) {
                 return false

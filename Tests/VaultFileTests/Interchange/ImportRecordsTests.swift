@@ -314,7 +314,7 @@ extension InterchangeTests {
             fields = fieldNames.map { ImportField(name: .literal($0), value: .owned([1])) }
             #expect(![UInt8]().withUnsafeBytes { writer.add(name: .string(name), created: 0, modified: 0, value: .owned([]), fields: &fields, in: $0) }, "\(name)")
         }
-        let records = writer.records()
+        let records = try #require(try writer.records().inMemory)
         #expect(records.count == expected.count)
         for (index, (name, entry)) in expected.enumerated() {
             #expect(String(decoding: records.name(at: index), as: UTF8.self) == name)

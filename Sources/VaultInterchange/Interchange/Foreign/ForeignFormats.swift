@@ -69,13 +69,13 @@ extension Interchange {
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         precondition(readsWindows(format), "a format read a window at a time")
         if format == .csv, let records = try NativeCSV.records(windows, now: now) {
-            let imported = try ImportedEntries(records: records, renamings: [])
+            let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
         // dotenv: the file whole, each block given back once parsed (its records grow as it goes).
         if format == .dotenv, let (input, count) = try windows.readWhole(),
            let records = try DotEnv.records(releasing: consume input, count: count, now: now) {
-            let imported = try ImportedEntries(records: records, renamings: [])
+            let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
         // Room for records twice the input, as `streamedEntries`.
@@ -158,6 +158,7 @@ extension ImportedEntries {
     }
 
     private func rebuilt(renaming rename: (String) -> String, keeping isKept: (String) -> Bool) throws(VaultError) -> ImportedEntries {
+        if isOnDisk { return try inMemory().rebuilt(renaming: rename, keeping: isKept) }
         let kept = entries.filter { isKept($0.name) }
         let keptNames = Set(kept.map { Array($0.name.utf8) })
         let moved = renamings.filter { keptNames.contains(Array($0.name.utf8)) }.map {

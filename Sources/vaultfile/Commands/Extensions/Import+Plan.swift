@@ -25,7 +25,9 @@ extension VaultfileCommand.Import {
     /// What importing `imported` does to `vault`, checked as the import is: clashes, names in
     /// another Unicode form, format characters, history. Throws what the import would throw.
     func planned(_ imported: ImportedEntries, in vault: Vault) throws -> ImportPlan {
-        var entries = imported
+        // Records in runs on disk go into an empty vault as they are; a vault's names to check them
+        // against, or a dry run's list, needs them in memory.
+        var entries = imported.isOnDisk && (vault.count > 0 || dryRun) ? try imported.inMemory() : imported
         // The names as strings only where a check needs them: an import into an empty vault
         // of ASCII names needs none (the entries may be records, ImportRecords.swift).
         var names = vault.count == 0 && !entries.hasNonASCIIName ? [] : entries.names
