@@ -35,7 +35,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     /// macro is not imported into Swift.
     private static let temporaryFileFlag: Int32 = 0o20_200_000
 
-    private let descriptor: Int32
+    /// The file (internal for the tests that damage it).
+    let descriptor: Int32
     private let key: SecureBytes
     /// Where the file lies, for messages.
     private let place: String

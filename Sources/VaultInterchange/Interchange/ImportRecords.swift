@@ -163,7 +163,7 @@ struct ImportRecordWriter: ImportedEntrySink {
                                                    fieldBytes: fieldBytes)
             // Offsets of 4 bytes: records past 4 GiB (four times what a vault holds) go the plain way, which refuses them.
             guard failure == nil, recordLength <= Int(StoredRecords.Offset.max) - length else { return false }
-            if recordLength > plaintext.count - length, let spill, length > 0, spilled + starts.count - 1 < Int(UInt32.max) {
+            if let spill, length > 0, recordLength > spill.bufferLimit - length, spilled + starts.count - 1 < Int(UInt32.max) {
                 // The buffer is full: its records go to a run, and this one starts the buffer again.
                 do throws(VaultError) { try writeRun(in: spill.directory) } catch {
                     failure = error
