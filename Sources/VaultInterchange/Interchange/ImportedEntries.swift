@@ -373,12 +373,12 @@ extension Vault {
     /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
     /// empty vault, in name order already, their buffer becomes the vault's records.
     ///
-    /// Entries in runs on disk (an import past one buffer) go into an empty vault without history
-    /// as they are: the seal merges the runs as it writes (`Vault.put(incoming:)`). Anything else
+    /// Entries in runs on disk (an import past one buffer) go into an empty vault with nothing in
+    /// its trash as they are: the seal merges the runs as it writes (`Vault.put(incoming:)`). Anything else
     /// brings them into memory first.
     public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
         if let runs = imported.runs {
-            guard put(incoming: runs) else { return try put(contentsOf: imported.inMemory(), now: now) }
+            guard try put(incoming: runs) else { return try put(contentsOf: imported.inMemory(), now: now) }
             return
         }
         try put(importedRecords: imported.records, order: imported.order, entries: { imported.entries }, now: now)

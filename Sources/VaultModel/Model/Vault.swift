@@ -283,11 +283,11 @@ public struct Vault: Sendable {
     /// The edited names (put, not removed) that hold a byte of 0x80 or more.
     var nonASCIIEditedKeys: Set<[UInt8]> { nonASCIIPuts }
 
-    /// Puts `records` into this vault when it holds no entry, no change and no history (else false,
-    /// and nothing changed): its count is theirs, and the next seal writes them (`EntryCodec.encode`).
-    /// Until then the vault is for sealing only: its lookups and listings do not see them.
-    package mutating func put(incoming records: any IncomingRecords) -> Bool {
-        guard count == 0, changes.isEmpty, historyState == nil, incoming == nil else { return false }
+    /// Puts `records` into this vault when it holds no entry, no change and nothing in its trash (a
+    /// new entry under a removed one's name ends that one's line); else false, nothing changed. The
+    /// next seal writes them (`EntryCodec.encode`); until then lookups and listings do not see them.
+    package mutating func put(incoming records: any IncomingRecords) throws(VaultError) -> Bool {
+        guard count == 0, changes.isEmpty, incoming == nil, try removedNames().isEmpty else { return false }
         incoming = records
         count = records.count
         return true

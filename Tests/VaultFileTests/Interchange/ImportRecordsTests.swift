@@ -73,7 +73,9 @@ extension InterchangeTests {
         var history = Vault(history: HistoryPolicy(versions: 3, byteBudget: 1 << 16, trashLimit: 2))
         try history.put(Entry(value: [4], created: 1, modified: 1), as: "m", now: 1)
         let emptyDecoded = try EntryCodec.decode(EntryCodec.encode(Vault()), history: false)
-        return [Vault(), emptyDecoded, memory, decoded, history]
+        // Empty and keeping history (what `init` makes): records in runs go in as they are.
+        let emptyHistory = Vault(history: HistoryPolicy(versions: 3, byteBudget: 1 << 16, trashLimit: 2))
+        return [Vault(), emptyDecoded, memory, decoded, history, emptyHistory]
     }
 
     /// A random vaultfile JSON export: ASCII, non-ASCII (both forms), escaped, repeated, dangerous and

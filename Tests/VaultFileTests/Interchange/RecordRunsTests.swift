@@ -135,7 +135,7 @@ import Testing
             #expect(throws: VaultError.self) { try runs.forEachItem { _, _, _ in } }
             // The seal of a vault they went into fails the same way, so nothing is written.
             var vault = Vault()
-            let put = vault.put(incoming: runs)
+            let put = try vault.put(incoming: runs)
             #expect(put)
             let message = Result { () throws(VaultError) in try vault.encodedContent() }
             guard case .failure(let error) = message else {
@@ -166,7 +166,7 @@ import Testing
             // While they exist, the folder shows no file: O_TMPFILE, or created and unlinked at once.
             #expect(Self.listing(folder).isEmpty)
             var vault = Vault()
-            let put = vault.put(incoming: runs)
+            let put = try vault.put(incoming: runs)
             #expect(put)
             let content = try vault.encodedContent()
             var reference = Vault()
