@@ -198,6 +198,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         }
     }
 
+    /// Calls `body` with each record in name order (`forEachItem`).
     package func forEachRecord(_ body: (UnsafeRawBufferPointer) -> Void) throws(VaultError) {
         try forEachItem { record, _, _ in body(record) }
     }

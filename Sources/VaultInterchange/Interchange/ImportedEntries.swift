@@ -263,9 +263,15 @@ public struct ImportedEntries: Sendable {
         order = nil
     }
 
-    /// Whether the entries are sorted runs on disk (`runs`), which only a seal into an empty vault
-    /// reads as they are.
+    /// Whether the entries are sorted runs on disk (`runs`), which only a seal reads as they are.
     public var isOnDisk: Bool { runs != nil }
+
+    /// The names of these entries in runs on disk that `vault` holds already (`Vault.clashes(with:)`);
+    /// nil for entries in memory, or when the vault's names cannot be checked that way.
+    package func clashes(in vault: Vault) throws(VaultError) -> IncomingClashes? {
+        guard let runs else { return nil }
+        return try vault.clashes(with: runs)
+    }
 
     /// These entries with their records in memory: as they are, or, for runs on disk, merged into
     /// one buffer in name order (what `init(records:renamings:)` makes of records out of order);
@@ -377,8 +383,17 @@ extension Vault {
     /// its trash as they are: the seal merges the runs as it writes (`Vault.put(incoming:)`). Anything else
     /// brings them into memory first.
     public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        try put(contentsOf: imported, clashes: nil, now: now)
+    }
+
+    /// `put(contentsOf:now:)` of entries in runs on disk into a vault that holds entries, with the
+    /// names it holds (`clashes(of:)`, found by the import's plan): merged with its records by the seal
+    /// when no replaced entry's history is to be kept; nothing done when every record is already the
+    /// vault's, byte for byte (the in-memory path then leaves the vault equal, unwritten).
+    package mutating func put(contentsOf imported: ImportedEntries, clashes: IncomingClashes?, now: Int64) throws(VaultError) {
         if let runs = imported.runs {
-            guard try put(incoming: runs) else { return try put(contentsOf: imported.inMemory(), now: now) }
+            if let clashes, clashes.changeNothing, clashes.count == runs.count, !keepsHistory { return }
+            guard try put(incoming: runs, clashes: clashes) else { return try put(contentsOf: imported.inMemory(), now: now) }
             return
         }
         try put(importedRecords: imported.records, order: imported.order, entries: { imported.entries }, now: now)

@@ -28,7 +28,7 @@ package enum EntryCodec {
         // Every seal sizes its content here first: a vault read for its entries only would lose its history.
         precondition(vault.historyState?.isUnread != true, "a vault read for its entries only is never sealed")
         var length = prefixLength + (vault.historyState == nil ? 0 : policyLength + historyLength(vault.historyState!))
-        length += vault.incoming?.length ?? 0
+        length += (vault.incoming?.records.length ?? 0) - (vault.incoming?.replacedLength ?? 0)
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -55,8 +55,17 @@ package enum EntryCodec {
             writer.append(version)
         }
         writer.append(EntryCount(vault.count))
-        // Put only into an empty vault (`Vault.put(incoming:)`): no segment to merge them with.
-        try vault.incoming?.forEachRecord { writer.append(raw: $0) }
+        if let incoming = vault.incoming {
+            // No edit beside them (`Vault.put(incoming:clashes:)`): the stored records are the vault.
+            try merge(incoming.records, with: vault.storedRecords, into: &writer)
+        } else {
+            encodeSegments(vault, into: &writer)
+        }
+        if let history = vault.historyState { encodeHistory(history, into: &writer) }
+    }
+
+    /// Appends the vault's segments: each run of untouched records as decrypted, edited entries encoded anew.
+    private static func encodeSegments(_ vault: Vault, into writer: inout some ByteSink) {
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -65,7 +74,6 @@ package enum EntryCodec {
                 RecordLayout.write(name: name, entry: entry, into: &writer)
             }
         }
-        if let history = vault.historyState { encodeHistory(history, into: &writer) }
     }
 
     /// The length of the history section.

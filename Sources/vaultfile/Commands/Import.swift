@@ -120,7 +120,7 @@ extension VaultfileCommand {
             }
             let plan = try unlock.update { unlocked -> ImportPlan in
                 let plan = try planned(imported, in: unlocked.vault)
-                try unlocked.vault.put(contentsOf: plan.entries)
+                try unlocked.vault.put(contentsOf: plan.entries, clashes: plan.clashes, now: currentTimeMilliseconds())
                 for (name, versions) in plan.entries.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return plan
             }

@@ -47,6 +47,18 @@ extension InterchangeTests {
         guard let spilledImport, let plainImport else { return false }
         for (index, base) in bases.enumerated() {
             #expect(putInto(base, spilledImport) == putInto(base, plainImport), "runs: \(format) base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            // With the names the vault holds counted first (`import`'s plan): merged by the seal where it can be.
+            var merged = base
+            let outcome = Result { () throws(VaultError) -> String in
+                try merged.put(contentsOf: spilledImport, clashes: try spilledImport.clashes(in: base), now: 9)
+                return "\(try merged.encodedContent())|\(merged.count)"
+            }
+            let text: String
+            switch outcome {
+            case .success(let written): text = written
+            case .failure(let error): text = "error: \(error.description)"
+            }
+            #expect(text == putInto(base, plainImport), "runs, merged: \(format) base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
         }
         return spilledImport.isOnDisk
     }
