@@ -233,12 +233,15 @@ public struct ImportedEntries: Sendable {
     /// `init(records:renamings:)` checks them; in runs, for a repeated name and the number of
     /// entries, which throw what `init(_:renamings:)` throws over the same entries decoded (the
     /// first repeat in input order; the limit when more entries than it come before that repeat).
-    init(written: WrittenRecords, renamings: [ImportRenaming]) throws(VaultError) {
+    ///
+    /// `distinct`: the writer's names were told new as they came (`StreamedNameCheck`, a streamed
+    /// build declines at a repeat), so runs need no pass of their names for one.
+    init(written: WrittenRecords, renamings: [ImportRenaming], distinct: Bool = false) throws(VaultError) {
         switch written {
         case .memory(let records):
             try self.init(records: records, renamings: renamings)
         case .runs(let runs, let dangerous):
-            let repeated = try runs.firstRepeat()
+            let repeated = distinct ? nil : try runs.firstRepeat()
             guard (repeated?.index ?? runs.count) <= VaultLimits.maxEntries else {
                 throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
             }

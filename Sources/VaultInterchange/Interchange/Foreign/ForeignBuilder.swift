@@ -160,7 +160,7 @@ enum ForeignBuilder {
         let source = try read(sink)
         guard !sink.declined else { return (nil, state.repeated && plan == nil) }
         guard plan.map({ $0.count == state.index }) ?? true else { return (nil, false) }
-        return (finish(try ImportedEntries(written: state.writer.records(), renamings: state.renamings), state.outcome, source: source), false)
+        return (finish(try ImportedEntries(written: state.writer.records(), renamings: state.renamings, distinct: true), state.outcome, source: source), false)
     }
 
     /// `build(_:now:options:)` with an `Entry` per item: the plain reference of the record path.
