@@ -232,9 +232,20 @@ struct ImportRecordWriter: ImportedEntrySink {
         }
         var order = (0..<Int32(buffered)).map { $0 }
         if !records.namesIncrease {
-            order.sort { left, right in
-                let order = compareBytes(records.name(at: Int(left)), records.name(at: Int(right)))
-                return order < 0 || (order == 0 && left < right)
+            // Each name's place found once (not read through its record at every comparison), compared by memcmp.
+            let bytes = UnsafeRawPointer(plaintext.bytes.baseAddress!)
+            let prefix = MemoryLayout<RecordLayout.NameLength>.size
+            let names = (0..<buffered).map { index -> (start: Int, count: Int) in
+                let start = Int(starts[index])
+                return (start + prefix, Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self))))
+            }
+            names.withUnsafeBufferPointer { names in
+                order.sort { left, right in
+                    let a = names[Int(left)], b = names[Int(right)]
+                    let common = memcmp(bytes + a.start, bytes + b.start, min(a.count, b.count))
+                    if common != 0 { return common < 0 }
+                    return a.count != b.count ? a.count < b.count : left < right
+                }
             }
         }
         if runs == nil { runs = try RecordRuns(directory: directory) }
