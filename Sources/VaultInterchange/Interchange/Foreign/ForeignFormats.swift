@@ -100,7 +100,13 @@ extension Interchange {
         // its records into a larger buffer (which held both at once).
         // A 1pux is a ZIP: its records are several times its size (3.8× for the bench's logins).
         let capacity = bytes.count * (format == .onePUX ? 8 : 2)
-        return try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options)
+        // A 1pux keeps its records in memory (no runs): runs cost it about 20 ms of 180 (over issue 17's
+        // 4× `set`) and bring it no memory rule (its peak misses 2× its ZIP either way, meets 2× its
+        // export.data either way; docs/PERFORMANCE.md, "Records past one buffer").
+        let runs = format == .onePUX ? nil : ImportRuns.current
+        return try ImportRuns.$current.withValue(runs) {
+            Result { () throws(VaultError) in try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options) }
+        }.get()
     }
 
     /// `read(_:format:now:)` with the import's options: another password manager's format through
