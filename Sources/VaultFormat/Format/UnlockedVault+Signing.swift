@@ -106,7 +106,7 @@ extension UnlockedVault {
         let length = next.encoded().count
         // Room for the header, written over once the payload is signed.
         try output.write([UInt8](repeating: 0, count: length))
-        EntryCodec.encode(vault, into: &stream)
+        try EntryCodec.encode(vault, into: &stream)
         try stream.finish()
         let seal = SealVerifier.Seal(header: next, slots: entries, record: record, fileKeyID: sealFileKeyID, payloadHash: hashing.hasher.finish())
         let block: SealSignatureBlock

@@ -181,7 +181,7 @@ public final class UnlockedVault: @unchecked Sendable {
         }
         next.mac = VaultCodec.headerMAC(next, fileKey: fileKey)
         try output.write(next.encoded())
-        EntryCodec.encode(vault, into: &stream)
+        try EntryCodec.encode(vault, into: &stream)
         try stream.finish()
         header = next
         sealedVault = vault

@@ -27,7 +27,7 @@ enum DotEnv {
     /// writer declines an entry (a non-ASCII or invalid name, a limit: `parse` then reads them, and
     /// the check names the problem); the error `parse` throws.
     /// `ImportRecordsTests.test_importRecords_dotenvMatchesTheEntryPath` ties the two.
-    static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> StoredRecords? {
+    static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> WrittenRecords? {
         try bytes.withUnsafeBufferPointer { (input) throws(VaultError) in try records(input, now: now, releasing: nil) }
     }
 
@@ -36,13 +36,13 @@ enum DotEnv {
     /// and its records are never both whole in memory (issue 44's memory rule: a record is 1.4×
     /// its line, and the file beside them made the peak 2.2× the input). `input` reads as zeros
     /// afterwards (the caller reads the file again if the writer declined an entry).
-    static func records(releasing input: PlaintextBuffer, count: Int, now: Int64) throws(VaultError) -> StoredRecords? {
+    static func records(releasing input: PlaintextBuffer, count: Int, now: Int64) throws(VaultError) -> WrittenRecords? {
         precondition(count <= input.count, "the file lies within its buffer")
         let bytes = UnsafeBufferPointer(start: input.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
         return try withExtendedLifetime(input) { () throws(VaultError) in try records(bytes, now: now, releasing: input) }
     }
 
-    private static func records(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, releasing input: PlaintextBuffer?) throws(VaultError) -> StoredRecords? {
+    private static func records(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, releasing input: PlaintextBuffer?) throws(VaultError) -> WrittenRecords? {
         // Room for twice the input (a record is longer than its line), mapped but not touched
         // until written: the buffer never grows, which held the old records and their copy at once.
         guard var writer = ImportRecordWriter(capacity: bytes.count * 2) else { return nil }
@@ -64,8 +64,9 @@ enum DotEnv {
                 input.written = 0
             }
         }
-        guard try read(bytes, now: now, into: &writer, done: done) else { return nil }
-        return writer.records()
+        // A run that could not be written (a full disk): read the plain way, in memory.
+        guard try read(bytes, now: now, into: &writer, done: done), writer.failure == nil else { return nil }
+        return try? writer.records()
     }
 
     /// Reads every line into `output`; false when it declined an entry (the lines after it are

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SecureMemory
+import VaultFormat
 import VaultModel
 
 // MARK: - The bytes of an imported entry
@@ -94,18 +95,35 @@ struct ImportedEntryList: ImportedEntrySink {
 /// pages: a huge page is faulted in whole, and the one the records end in held up to 2 MiB of
 /// room never written (about 2 MB of the peak of a 100,000-entry CSV import). Each record's start is
 /// 4 bytes (`StoredRecords.Offset`), not 8.
+///
+/// Past one buffer (`ImportRuns.current`, set by `import` around its read: 1 MiB), the records are
+/// not all held until the seal: each full buffer is sorted by name and written as an encrypted run
+/// (`RecordRuns`), and `records()` hands over the runs, which the seal merges. An import that fits
+/// one buffer never writes a run.
 struct ImportRecordWriter: ImportedEntrySink {
     private var plaintext: PlaintextBuffer
     private var length = 0
     private var starts: [StoredRecords.Offset] = [0]
+    /// The runs written so far (nil until a buffer was full), where they go, and how many records they hold.
+    private var runs: RecordRuns?
+    private let spill: ImportRuns?
+    private var spilled = 0
+    /// The names of the spilled records that `import` warns about, in input order.
+    private var dangerous: [String] = []
+    /// Why a run could not be written (the writer then declines every entry; the caller reads the
+    /// input the plain way, in memory).
+    private(set) var failure: VaultError?
 
     /// A writer whose first buffer holds `capacity` bytes (the input's size is a good guess: a
-    /// record is shorter than the text it comes from); nil when the system refuses the memory.
+    /// record is shorter than the text it comes from), or `ImportRuns.current`'s buffer when runs
+    /// are written; nil when the system refuses the memory.
     init?(capacity: Int) {
-        guard let buffer = Self.buffer(max(capacity, 4096)) else { return nil }
+        spill = ImportRuns.current
+        let room = spill.map { min(capacity, $0.bufferLimit) } ?? capacity
+        guard let buffer = Self.buffer(max(room, 4096)) else { return nil }
         buffer.written = 0
         plaintext = buffer
-        starts.reserveCapacity(capacity / 64)
+        starts.reserveCapacity(room / 64)
     }
 
     /// A buffer of `count` bytes, mapped in small pages only.
@@ -116,7 +134,7 @@ struct ImportRecordWriter: ImportedEntrySink {
     }
 
     /// The number of records written.
-    var count: Int { starts.count - 1 }
+    var count: Int { spilled + starts.count - 1 }
 
     mutating func add(name: ImportBytes, created: Int64, modified: Int64, value: ImportBytes, fields: inout [ImportField],
                       in input: UnsafeRawBufferPointer) -> Bool {
@@ -144,7 +162,14 @@ struct ImportRecordWriter: ImportedEntrySink {
             let recordLength = RecordLayout.length(nameLength: name.count, valueLength: value.count, fieldCount: fieldsRead.count,
                                                    fieldBytes: fieldBytes)
             // Offsets of 4 bytes: records past 4 GiB (four times what a vault holds) go the plain way, which refuses them.
-            guard recordLength <= Int(StoredRecords.Offset.max) - length else { return false }
+            guard failure == nil, recordLength <= Int(StoredRecords.Offset.max) - length else { return false }
+            if let spill, length > 0, recordLength > spill.bufferLimit - length, spilled + starts.count - 1 < Int(UInt32.max) {
+                // The buffer is full: its records go to a run, and this one starts the buffer again.
+                do throws(VaultError) { try writeRun(in: spill.directory) } catch {
+                    failure = error
+                    return false
+                }
+            }
             if recordLength > plaintext.count - length { guard grow(recordLength) else { return false } }
             // Written where the record goes, the room checked above.
             let start = plaintext.bytes.baseAddress! + length
@@ -165,8 +190,8 @@ struct ImportRecordWriter: ImportedEntrySink {
         }
     }
 
-    /// The name of record `index`, where it lies; valid until the next `add`.
-    func name(at index: Int) -> UnsafeRawBufferPointer {
+    /// The name of record `index` of the buffer, where it lies; valid until the next `add`.
+    private func bufferedName(at index: Int) -> UnsafeRawBufferPointer {
         let start = Int(starts[index])
         let bytes = UnsafeRawBufferPointer(plaintext.bytes)
         let length = Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self)))
@@ -174,9 +199,66 @@ struct ImportRecordWriter: ImportedEntrySink {
         return UnsafeRawBufferPointer(rebasing: bytes[name..<name + length])
     }
 
-    /// The records written, indexed.
-    consuming func records() -> StoredRecords {
-        StoredRecords(plaintext: plaintext, starts: starts)
+    /// The name of the last record written (the buffer holds it: a run is written only before a
+    /// record that starts the buffer again); valid until the next `add`.
+    var lastName: UnsafeRawBufferPointer { starts.count > 1 ? bufferedName(at: starts.count - 2) : UnsafeRawBufferPointer(start: nil, count: 0) }
+
+    /// Calls `body` with the name of every record written (those in runs in name order, then the
+    /// buffer's); false when a run does not read back.
+    func forEachName(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        do throws(VaultError) { try runs?.forEachItem { _, name, _ in body(name) } } catch { return false }
+        for index in 0..<starts.count - 1 { body(bufferedName(at: index)) }
+        return true
+    }
+
+    /// The records written: indexed in their buffer, or, when runs were written, the buffer's
+    /// records written as the last run and the runs handed over.
+    consuming func records() throws(VaultError) -> WrittenRecords {
+        guard let runs, let spill else { return .memory(StoredRecords(plaintext: plaintext, starts: starts)) }
+        if let failure { throw failure }
+        try writeRun(in: spill.directory)
+        return .runs(runs, dangerous: dangerous)
+    }
+
+    /// Sorts the buffer's records by name (equal names in input order) and writes them as a run;
+    /// the buffer is wiped and starts again.
+    private mutating func writeRun(in directory: String) throws(VaultError) {
+        let buffered = starts.count - 1
+        guard buffered > 0 else { return }
+        let records = StoredRecords(plaintext: plaintext, starts: starts)
+        records.forEachName { index, name in
+            guard DangerousEnvironmentNames.isDangerous(entryName: name) else { return }
+            dangerous.append(String(decoding: name, as: UTF8.self))
+        }
+        var order = (0..<Int32(buffered)).map { $0 }
+        if !records.namesIncrease {
+            // Each name's place found once (not read through its record at every comparison), compared by memcmp.
+            let bytes = UnsafeRawPointer(plaintext.bytes.baseAddress!)
+            let prefix = MemoryLayout<RecordLayout.NameLength>.size
+            let names = (0..<buffered).map { index -> (start: Int, count: Int) in
+                let start = Int(starts[index])
+                return (start + prefix, Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self))))
+            }
+            names.withUnsafeBufferPointer { names in
+                order.sort { left, right in
+                    let a = names[Int(left)], b = names[Int(right)]
+                    let common = memcmp(bytes + a.start, bytes + b.start, min(a.count, b.count))
+                    if common != 0 { return common < 0 }
+                    return a.count != b.count ? a.count < b.count : left < right
+                }
+            }
+        }
+        if runs == nil { runs = try RecordRuns(directory: directory) }
+        let first = spilled
+        try withExtendedLifetime(records) { () throws(VaultError) in
+            try runs!.append(buffered, record: { records.records(Int(order[$0])..<Int(order[$0]) + 1) }, inputIndex: { first + Int(order[$0]) })
+        }
+        spilled += buffered
+        plaintext.release(0..<length)  // wiped, and its pages given back until written again
+        plaintext.written = 0
+        length = 0
+        starts.removeAll(keepingCapacity: true)
+        starts.append(0)
     }
 
     /// Moves the records to a buffer with room for `extra` more bytes (at least twice as large);
@@ -207,6 +289,48 @@ struct ImportRecordWriter: ImportedEntrySink {
     }
 }
 
+// MARK: - Records past one buffer
+
+/// What an import's record writers hand over: the records in one buffer, or in encrypted runs on disk.
+enum WrittenRecords {
+    case memory(StoredRecords)
+    /// Runs (`RecordRuns`), with the names in them that `import` warns about, in input order.
+    case runs(RecordRuns, dangerous: [String])
+
+    /// The records of `.memory`; nil for runs.
+    var inMemory: StoredRecords? {
+        guard case .memory(let records) = self else { return nil }
+        return records
+    }
+}
+
+/// Where an import's record writers (`ImportRecordWriter`) write runs once their buffer is full,
+/// and how large that buffer is. `import` sets it around its read of the input (a task-local
+/// value: the readers between the command and the writers need not carry it); unset, every record
+/// stays in memory as before.
+public struct ImportRuns: Sendable {
+    /// The buffer: 1 MiB. A 100,000-row CSV's records are about 8.5 MB; held until the seal they
+    /// were most of the import's peak above start-up (3.1× the input, issue 44's rule is 2×). With a
+    /// buffer of 1 MiB the records add the buffer, the sorted order of its records (4 bytes each)
+    /// and one 64 KiB window per run at the seal; smaller buffers write more runs (more windows
+    /// merged at once) for no gain once the fixed part of the peak (about 8 MB) dominates.
+    public static let defaultBufferLimit = 1 << 20
+
+    /// The folder of the runs' nameless temporary file (`RecordRuns`).
+    public var directory: String
+    /// The bytes of records a writer holds before it writes them as a run.
+    public var bufferLimit: Int
+
+    /// Runs in `directory`, written once `bufferLimit` bytes of records are held.
+    public init(directory: String, bufferLimit: Int = defaultBufferLimit) {
+        self.directory = directory
+        self.bufferLimit = bufferLimit
+    }
+
+    /// The runs' place for the read in progress; nil keeps every record in memory.
+    @TaskLocal public static var current: ImportRuns?
+}
+
 // MARK: - Whether a streamed name came before
 
 /// Whether each name a streaming build hands its record writer is new, without a table of every
@@ -227,11 +351,12 @@ struct StreamedNameCheck {
         if hashes == nil {
             guard writer.count > 0 else { return true }
             var name = name
-            let order = name.withUTF8 { compareBytes(writer.name(at: writer.count - 1), UnsafeRawBufferPointer($0)) }
+            let order = name.withUTF8 { compareBytes(writer.lastName, UnsafeRawBufferPointer($0)) }
             if order < 0 { return true }
             if order == 0 { return false }
             var table = NameHashes(expected: writer.count)
-            for index in 0..<writer.count { _ = table.insert(String(decoding: writer.name(at: index), as: UTF8.self)) }
+            // A run that does not read back: "maybe repeated", and the writer's failure is said later.
+            guard writer.forEachName({ _ = table.insert(String(decoding: $0, as: UTF8.self)) }) else { return false }
             hashes = table
         }
         return hashes!.insert(name)

@@ -1,4 +1,5 @@
 import SecureMemory
+import VaultFormat
 import VaultModel
 
 // MARK: - What an import brings in
@@ -146,6 +147,7 @@ public struct ImportedEntries: Sendable {
     /// The entries in file order, every name valid and in NFC (decoded from `records` when a
     /// reader wrote them so: ask `count` and `names` where they do).
     public var entries: [(name: String, entry: Entry)] {
+        precondition(runs == nil, "an import's records on disk are brought into memory (inMemory()) before they are read")
         guard let records else { return listed }
         return Self.decoded(records, positions: positions)
     }
@@ -155,6 +157,10 @@ public struct ImportedEntries: Sendable {
     /// `Vault.isValidPut`), when a reader wrote them so; `Vault.put(contentsOf:now:)` copies them.
     /// In file order, or in name order when `positions` says where each record of the file went.
     let records: StoredRecords?
+    /// The entries as sorted runs on disk (`RecordRuns`: an import past one buffer), which a seal
+    /// into an empty vault merges as it writes (`Vault.put(contentsOf:)`); every other use brings
+    /// them into memory first (`inMemory()`).
+    let runs: RecordRuns?
     /// For records put in name order (`StoredRecords.sortedByName`), the index in `records` of
     /// each entry of the file, in file order; nil when `records` are in file order.
     private let positions: [Int32]?
@@ -258,6 +264,7 @@ public struct ImportedEntries: Sendable {
         }
         self.listed = entries
         self.records = nil
+        self.runs = nil
         self.positions = nil
         self.renamings = renamings
         self.warnings = Self.referenceWarnings(entries)
@@ -269,6 +276,7 @@ public struct ImportedEntries: Sendable {
     private init(checked entries: [(name: String, entry: Entry)], renamings: [ImportRenaming], order: NameOrder) {
         self.listed = entries
         self.records = nil
+        self.runs = nil
         self.positions = nil
         self.renamings = renamings
         self.order = order
@@ -312,9 +320,20 @@ public struct ImportedEntries: Sendable {
         self.init(checked: records, renamings: renamings, order: names)
     }
 
+    /// Runs already checked, with the warnings their `dangerous` names deserve (in input order).
+    init(checked runs: RecordRuns, dangerous: [String], renamings: [ImportRenaming]) {
+        listed = []
+        records = nil
+        self.runs = runs
+        positions = nil
+        self.renamings = renamings
+        warnings = dangerous.map { .dangerousVariable(name: $0, variable: EnvironmentNames.variable(for: $0)) }
+        order = nil
+    }
+
     /// Records already checked, with the warnings they deserve (in file order); `order` nil when
     /// their names increase; `positions` as `self.positions`.
-    private init(checked records: StoredRecords, positions: [Int32]? = nil, renamings: [ImportRenaming], order names: NameOrder?) {
+    init(checked records: StoredRecords, positions: [Int32]? = nil, renamings: [ImportRenaming], order names: NameOrder?) {
         var warnings: [(file: Int, warning: ImportWarning)] = []
         records.forEachName { index, bytes in
             guard DangerousEnvironmentNames.isDangerous(entryName: bytes) else { return }
@@ -329,6 +348,7 @@ public struct ImportedEntries: Sendable {
         }
         self.listed = []
         self.records = records
+        self.runs = nil
         self.positions = positions
         self.renamings = renamings
         self.warnings = warnings.map(\.warning)
@@ -346,10 +366,11 @@ public struct ImportedEntries: Sendable {
     }
 
     /// The number of entries.
-    public var count: Int { records?.count ?? listed.count }
+    public var count: Int { records?.count ?? runs?.count ?? listed.count }
 
     /// The entries' names, in file order.
     public var names: [String] {
+        precondition(runs == nil, "an import's records on disk are brought into memory (inMemory()) before they are read")
         guard let records else { return listed.map(\.name) }
         return withExtendedLifetime(records) {
             (0..<records.count).map { file in String(decoding: records.name(at: positions.map { Int($0[file]) } ?? file), as: UTF8.self) }
@@ -358,7 +379,7 @@ public struct ImportedEntries: Sendable {
 
     /// Whether a name holds a byte of 0x80 or more (never for `records`, whose names are ASCII).
     public var hasNonASCIIName: Bool {
-        records == nil && listed.contains { $0.name.utf8.contains { $0 >= 0x80 } }
+        records == nil && runs == nil && listed.contains { $0.name.utf8.contains { $0 >= 0x80 } }
     }
 
     /// The warnings as `init(checkingOneByOne:renamings:)` finds them: each entry's variable built
@@ -402,7 +423,24 @@ extension Vault {
     ///
     /// Entries an import wrote as records (`ImportRecordWriter`) are copied as they are; into an
     /// empty vault, in name order already, their buffer becomes the vault's records.
+    ///
+    /// Entries in runs on disk (an import past one buffer) go into an empty vault with nothing in
+    /// its trash as they are: the seal merges the runs as it writes (`Vault.put(incoming:)`). Anything else
+    /// brings them into memory first.
     public mutating func put(contentsOf imported: ImportedEntries, now: Int64 = currentTimeMilliseconds()) throws(VaultError) {
+        try put(contentsOf: imported, clashes: nil, now: now)
+    }
+
+    /// `put(contentsOf:now:)` of entries in runs on disk into a vault that holds entries, with the
+    /// names it holds (`clashes(of:)`, found by the import's plan): merged with its records by the seal
+    /// when no replaced entry's history is to be kept; nothing done when every record is already the
+    /// vault's, byte for byte (the in-memory path then leaves the vault equal, unwritten).
+    package mutating func put(contentsOf imported: ImportedEntries, clashes: IncomingClashes?, now: Int64) throws(VaultError) {
+        if let runs = imported.runs {
+            if let clashes, clashes.changeNothing, clashes.count == runs.count, !keepsHistory { return }
+            guard try put(incoming: runs, clashes: clashes) else { return try put(contentsOf: imported.inMemory(), now: now) }
+            return
+        }
         try put(importedRecords: imported.records, order: imported.order, entries: { imported.entries }, now: now)
     }
 }

@@ -155,7 +155,7 @@ public enum Interchange {
         // decoder, which took 44 % of an import of 10,000 entries) would find.
         // Its entries written straight as vault records when every one allows it (ASCII names, text values).
         if asRecords, format == .json, let records = NativeJSONReader.records(bytes) {
-            return try ImportedEntries(records: records, renamings: [])
+            return try ImportedEntries(written: records, renamings: [])
         }
         let direct = format == .json ? NativeJSONReader.items(bytes) : nil
         if let direct, direct.version != HistoryJSON.version {
@@ -177,13 +177,13 @@ public enum Interchange {
         case .dotenv:
             // Written straight as vault records when every variable allows it (ImportRecords.swift).
             if asRecords, let records = try DotEnv.records(bytes, now: now) {
-                return try ImportedEntries(records: records, renamings: [])
+                return try ImportedEntries(written: records, renamings: [])
             }
             entries = try DotEnv.parse(bytes, now: now)
         case .csv:
             // Written straight as vault records when every entry allows it (ImportRecords.swift).
             if asRecords, let records = try NativeCSV.records(bytes, now: now) {
-                return try ImportedEntries(records: records, renamings: [])
+                return try ImportedEntries(written: records, renamings: [])
             }
             entries = try NativeCSV.parse(bytes, now: now)
         case .keepassxcCSV, .bitwardenJSON:

@@ -19,13 +19,14 @@ enum NativeCSV {
     /// same rows; the error `parse` throws, or nil when the writer declines an entry (a non-ASCII
     /// name, a limit, a field name a vault refuses: `parse` then reads them, and the put names the
     /// problem). `ImportRecordsTests.test_importRecords_csvMatchesTheEntryPath` ties the two.
-    static func records(_ bytes: some CSVSource, now: Int64) throws(VaultError) -> StoredRecords? {
+    static func records(_ bytes: some CSVSource, now: Int64) throws(VaultError) -> WrittenRecords? {
         // A record is longer than its row (times, lengths, each field's name): room for twice the
         // input, mapped but not touched until written, so that the buffer never grows (a growth
         // held the old records and their copy at once, the import's peak).
         guard var writer = ImportRecordWriter(capacity: bytes.byteCount * 2) else { return nil }
-        guard try read(bytes, now: now, into: &writer) else { return nil }
-        return writer.records()
+        // A run that could not be written (a full disk): read the plain way, in memory.
+        guard try read(bytes, now: now, into: &writer), writer.failure == nil else { return nil }
+        return try? writer.records()
     }
 
     /// Reads every row into `output`; false when it declined an entry (the rows after it are still

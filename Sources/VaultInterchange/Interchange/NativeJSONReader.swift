@@ -42,12 +42,13 @@ struct NativeJSONReader: JSONWalker {
     /// without an escape, or the writer declines an entry (`Vault.isValidPut`, a field twice): the
     /// caller then reads it through `items`, whose path names any problem.
     /// `ImportRecordsTests.test_nativeJSONRecords_matchTheItems` ties the two.
-    static func records(_ bytes: [UInt8]) -> StoredRecords? {
+    static func records(_ bytes: [UInt8]) -> WrittenRecords? {
         guard var writer = ImportRecordWriter(capacity: bytes.count) else { return nil }
         var reader = NativeJSONReader(bytes)
         guard reader.readRecordsDocument(into: &writer) == 1 else { return nil }
         reader.skipWhitespace()
-        return reader.position == bytes.count ? writer.records() : nil
+        guard reader.position == bytes.count, writer.failure == nil else { return nil }
+        return try? writer.records()
     }
 
     // MARK: Structure

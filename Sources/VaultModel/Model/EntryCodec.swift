@@ -28,6 +28,7 @@ package enum EntryCodec {
         // Every seal sizes its content here first: a vault read for its entries only would lose its history.
         precondition(vault.historyState?.isUnread != true, "a vault read for its entries only is never sealed")
         var length = prefixLength + (vault.historyState == nil ? 0 : policyLength + historyLength(vault.historyState!))
+        length += (vault.incoming?.records.length ?? 0) - (vault.incoming?.replacedLength ?? 0)
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -42,8 +43,9 @@ package enum EntryCodec {
         return length
     }
 
-    /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew.
-    package static func encode(_ vault: Vault, into writer: inout some ByteSink) {
+    /// Appends the encoded contents to `writer`: each run of untouched records copied as it was decrypted, edited entries encoded anew,
+    /// and the records of an import put as `IncomingRecords` read back as they are written (throws when they cannot be).
+    package static func encode(_ vault: Vault, into writer: inout some ByteSink) throws(VaultError) {
         if let history = vault.historyState {
             writer.append(historyVersion)
             writer.append(UInt8(history.policy.versions))
@@ -53,6 +55,17 @@ package enum EntryCodec {
             writer.append(version)
         }
         writer.append(EntryCount(vault.count))
+        if let incoming = vault.incoming {
+            // No edit beside them (`Vault.put(incoming:clashes:)`): the stored records are the vault.
+            try merge(incoming.records, with: vault.storedRecords, into: &writer)
+        } else {
+            encodeSegments(vault, into: &writer)
+        }
+        if let history = vault.historyState { encodeHistory(history, into: &writer) }
+    }
+
+    /// Appends the vault's segments: each run of untouched records as decrypted, edited entries encoded anew.
+    private static func encodeSegments(_ vault: Vault, into writer: inout some ByteSink) {
         vault.forEachSegment { segment in
             switch segment {
             case .stored(let records, let range):
@@ -61,7 +74,6 @@ package enum EntryCodec {
                 RecordLayout.write(name: name, entry: entry, into: &writer)
             }
         }
-        if let history = vault.historyState { encodeHistory(history, into: &writer) }
     }
 
     /// The length of the history section.
@@ -104,7 +116,7 @@ package enum EntryCodec {
     /// The encoded contents in a new array of exactly their length.
     static func encode(_ vault: Vault) throws(VaultError) -> [UInt8] {
         var writer = ByteWriter(capacity: try encodedLength(vault))
-        encode(vault, into: &writer)
+        try encode(vault, into: &writer)
         return writer.bytes
     }
 

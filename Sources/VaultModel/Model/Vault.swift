@@ -26,6 +26,8 @@ public struct Vault: Sendable {
     public private(set) var count: Int
     /// The earlier versions of entries (Model/Vault+History.swift); nil when the vault keeps none.
     var historyState: HistoryState?
+    /// New records the next seal merges from elsewhere (an import's runs, Model/IncomingRecords.swift); counted in `count`.
+    private(set) var incoming: IncomingPut?
 
     private enum Change: Equatable, Sendable {
         case put(Entry)
@@ -280,6 +282,17 @@ public struct Vault: Sendable {
     /// The edited names (put, not removed) that hold a byte of 0x80 or more.
     var nonASCIIEditedKeys: Set<[UInt8]> { nonASCIIPuts }
 
+    /// Puts `records` (into a vault holding entries, with their `clashes`) when no change is pending, no
+    /// replaced entry's history is to be kept and the trash is empty; else false (Model/IncomingRecords.swift).
+    package mutating func put(incoming records: any IncomingRecords, clashes: IncomingClashes? = nil) throws(VaultError) -> Bool {
+        let replaced = clashes?.count ?? 0
+        guard (count == 0) == (clashes == nil), changes.isEmpty, incoming == nil, historyState == nil || replaced == 0,
+              try removedNames().isEmpty else { return false }
+        incoming = IncomingPut(records: records, replacedLength: clashes?.replacedLength ?? 0)
+        count += records.count - replaced
+        return true
+    }
+
     /// Whether `bytes` name an entry changed (put or removed) since decryption.
     func changesContain(_ bytes: UnsafeRawBufferPointer) -> Bool { changes[NameKey(Array(bytes))] != nil }
 
@@ -366,7 +379,7 @@ extension Vault: Equatable {
     ///
     /// Copies of one decrypted vault compare only the entries either has changed.
     public static func == (lhs: Vault, rhs: Vault) -> Bool {
-        guard lhs.count == rhs.count else { return false }
+        guard lhs.count == rhs.count, lhs.incoming?.records === rhs.incoming?.records else { return false }
         if lhs.stored === rhs.stored {
             for key in Set(lhs.changes.keys).union(rhs.changes.keys) where lhs.entry(forKey: key.bytes) != rhs.entry(forKey: key.bytes) {
                 return false

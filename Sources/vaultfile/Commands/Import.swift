@@ -109,7 +109,10 @@ extension VaultfileCommand {
 
         func run() throws {
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
-            let (imported, formatName) = try load(options: options)
+            // Past 1 MiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
+            // by the seal (issue 44's memory rule). A dry run seals nothing and lists every name: it keeps them in memory.
+            let runs = dryRun ? nil : ImportRuns(directory: Self.directory(of: unlock.location.path))
+            let (imported, formatName) = try ImportRuns.$current.withValue(runs) { try load(options: options) }
             // The earlier versions are arrays (the entries are records, wiped when freed): zeroed
             // on every way out, once the plan and the vault that share them are done.
             defer { imported.wipeHistory() }
@@ -120,11 +123,20 @@ extension VaultfileCommand {
             }
             let plan = try unlock.update { unlocked -> ImportPlan in
                 let plan = try planned(imported, in: unlocked.vault)
-                try unlocked.vault.put(contentsOf: plan.entries)
+                try unlocked.vault.put(contentsOf: plan.entries, clashes: plan.clashes, now: currentTimeMilliseconds())
                 for (name, versions) in plan.entries.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return plan
             }
             try report(plan, imported: imported, format: formatName)
+        }
+
+        /// The folder of the file at `path`: where the runs of a large import go (`RecordRuns`: a
+        /// nameless file, encrypted). Beside the vault rather than in $TMPDIR: the seal writes its
+        /// new vault there anyway, so that file system has room for the vault's size, where /tmp is
+        /// often a tmpfs, which holds its files in memory (what the runs are written to save).
+        static func directory(of path: String) -> String {
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            return slash == path.startIndex ? "/" : String(path[..<slash])
         }
 
         /// The entries of the input, built with `options`, and the format they were read in.

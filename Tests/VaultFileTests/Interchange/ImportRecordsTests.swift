@@ -10,17 +10,57 @@ extension InterchangeTests {
     /// What an import gives a user: the names and entries, the renamings, the warnings, or the error.
     private static func described(_ read: () throws(VaultError) -> ImportedEntries) -> (String, ImportedEntries?) {
         do {
-            let imported = try read()
+            let onDisk = try read()
+            // Records in runs (`spilled`, below) are read in memory; put into vaults as they are.
+            let imported = try onDisk.inMemory()
             let entries = imported.entries
             let text = "\(entries.map { Array($0.name.utf8) })|\(entries.map(\.entry.value))"
                 + "|\(entries.map { $0.entry.fields.sorted { $0.key < $1.key }.map { "\(Array($0.key.utf8))=\($0.value)" } })"
                 + "|\(entries.map { [$0.entry.created, $0.entry.modified] })"
                 + "|\(imported.renamings.map { "\(Array($0.original.utf8))>\(Array($0.name.utf8)):\($0.reasons.map(\.name))" })"
                 + "|\(imported.warnings.map(\.description))|\(imported.count)|\(imported.names.map { Array($0.utf8) })|\(imported.hasNonASCIIName)"
-            return (text, imported)
+            return (text, onDisk)
         } catch {
             return ("error: \(error.description)", nil)
         }
+    }
+
+    /// `read` with its records written as runs on disk, one run per record (`ImportRuns` with a
+    /// buffer of 1 byte: every merge of runs meets overlapping runs), in a fresh folder.
+    private static func spilled(_ read: () throws(VaultError) -> ImportedEntries) throws(VaultError) -> ImportedEntries {
+        guard let folder = try? TemporaryDirectory() else { throw .malformedInput("no temporary folder") }
+        defer { folder.remove() }
+        return try ImportRuns.$current.withValue(ImportRuns(directory: folder.url.path, bufferLimit: 1)) {
+            Result { () throws(VaultError) in try read() }
+        }.get()
+    }
+
+    /// Reads `bytes` as records written in runs (`spilled`) and checks them against the plain path's
+    /// `plain` description and its vaults: the same entries, warnings and errors, and the same vault
+    /// once put into each base. Whether the records were in runs.
+    private static func checkSpilled(_ bytes: [UInt8], _ format: InterchangeFormat, against plain: String, _ plainImport: ImportedEntries?,
+                                     bases: [Vault]) -> Bool {
+        let (spilled, spilledImport) = described { () throws(VaultError) in
+            try Self.spilled { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 42, asRecords: true) }
+        }
+        #expect(spilled == plain, "runs: \(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        guard let spilledImport, let plainImport else { return false }
+        for (index, base) in bases.enumerated() {
+            #expect(putInto(base, spilledImport) == putInto(base, plainImport), "runs: \(format) base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            // With the names the vault holds counted first (`import`'s plan): merged by the seal where it can be.
+            var merged = base
+            let outcome = Result { () throws(VaultError) -> String in
+                try merged.put(contentsOf: spilledImport, clashes: try spilledImport.clashes(in: base), now: 9)
+                return "\(try merged.encodedContent())|\(merged.count)"
+            }
+            let text: String
+            switch outcome {
+            case .success(let written): text = written
+            case .failure(let error): text = "error: \(error.description)"
+            }
+            #expect(text == putInto(base, plainImport), "runs, merged: \(format) base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+        return spilledImport.isOnDisk
     }
 
     /// Puts `imported` into a copy of `base`: the vault's encoded contents, or the error.
@@ -45,7 +85,9 @@ extension InterchangeTests {
         var history = Vault(history: HistoryPolicy(versions: 3, byteBudget: 1 << 16, trashLimit: 2))
         try history.put(Entry(value: [4], created: 1, modified: 1), as: "m", now: 1)
         let emptyDecoded = try EntryCodec.decode(EntryCodec.encode(Vault()), history: false)
-        return [Vault(), emptyDecoded, memory, decoded, history]
+        // Empty and keeping history (what `init` makes): records in runs go in as they are.
+        let emptyHistory = Vault(history: HistoryPolicy(versions: 3, byteBudget: 1 << 16, trashLimit: 2))
+        return [Vault(), emptyDecoded, memory, decoded, history, emptyHistory]
     }
 
     /// A random vaultfile JSON export: ASCII, non-ASCII (both forms), escaped, repeated, dangerous and
@@ -156,7 +198,7 @@ extension InterchangeTests {
         var generator = SplitMix(seed: 131)
         func byte() -> UInt8 { generator.nextByte() }
         let bases = try Self.baseVaults()
-        var taken: [InterchangeFormat: Int] = [:], failed = 0
+        var taken: [InterchangeFormat: Int] = [:], onDisk: [InterchangeFormat: Int] = [:], failed = 0
         for round in 0..<1_800 {
             let format: InterchangeFormat = [.json, .keepassxcCSV, .bitwardenJSON][round % 3]
             let bytes: [UInt8]
@@ -168,6 +210,7 @@ extension InterchangeTests {
             let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 42, asRecords: true) }
             let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 42, asRecords: false) }
             #expect(fast == plain, "\(format) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            if Self.checkSpilled(bytes, format, against: plain, plainImport, bases: bases) { onDisk[format, default: 0] += 1 }
             guard let fastImport, let plainImport else { failed += 1; continue }
             if fastImport.records != nil { taken[format, default: 0] += 1 }
             // The one builder (keepassxc-csv, bitwarden-json since issue 44) writes records whichever path is asked.
@@ -178,6 +221,7 @@ extension InterchangeTests {
         }
         // Since issue 44 keepassxc-csv and bitwarden-json go through the one builder, which writes records.
         #expect(taken[.json, default: 0] > 60 && taken[.keepassxcCSV, default: 0] > 60 && taken[.bitwardenJSON, default: 0] > 60, "\(taken)")
+        #expect(onDisk[.json, default: 0] > 3 && onDisk[.keepassxcCSV, default: 0] > 10 && onDisk[.bitwardenJSON, default: 0] > 10, "\(onDisk)")
         #expect(failed > 50, "\(failed) failed")
     }
 
@@ -215,12 +259,13 @@ extension InterchangeTests {
         var generator = SplitMix(seed: 137)
         func byte() -> UInt8 { generator.nextByte() }
         let bases = try Self.baseVaults()
-        var taken = 0, failed = 0
+        var taken = 0, onDisk = 0, failed = 0
         for _ in 0..<600 {
             let bytes = Self.randomNativeCSV(byte)
             let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .csv, now: 42, asRecords: true) }
             let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .csv, now: 42, asRecords: false) }
             #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            if Self.checkSpilled(bytes, .csv, against: plain, plainImport, bases: bases) { onDisk += 1 }
             guard let fastImport, let plainImport else { failed += 1; continue }
             if fastImport.records != nil { taken += 1 }
             #expect(plainImport.records == nil)
@@ -229,6 +274,7 @@ extension InterchangeTests {
             }
         }
         #expect(taken > 60, "\(taken) taken as records")
+        #expect(onDisk > 10, "\(onDisk) written as runs")
         #expect(failed > 50, "\(failed) failed")
     }
 
@@ -257,12 +303,13 @@ extension InterchangeTests {
         var generator = SplitMix(seed: 4417)
         func byte() -> UInt8 { generator.nextByte() }
         let bases = try Self.baseVaults()
-        var taken = 0, failed = 0
+        var taken = 0, onDisk = 0, failed = 0
         for _ in 0..<600 {
             let bytes = Self.randomDotEnv(byte)
             let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 42, asRecords: true) }
             let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 42, asRecords: false) }
             #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            if Self.checkSpilled(bytes, .dotenv, against: plain, plainImport, bases: bases) { onDisk += 1 }
             guard let fastImport, let plainImport else { failed += 1; continue }
             if fastImport.records != nil { taken += 1 }
             #expect(plainImport.records == nil)
@@ -271,6 +318,7 @@ extension InterchangeTests {
             }
         }
         #expect(taken > 60, "\(taken) taken as records")
+        #expect(onDisk > 40, "\(onDisk) written as runs")
         #expect(failed > 30, "\(failed) failed")
     }
 
@@ -314,7 +362,7 @@ extension InterchangeTests {
             fields = fieldNames.map { ImportField(name: .literal($0), value: .owned([1])) }
             #expect(![UInt8]().withUnsafeBytes { writer.add(name: .string(name), created: 0, modified: 0, value: .owned([]), fields: &fields, in: $0) }, "\(name)")
         }
-        let records = writer.records()
+        let records = try #require(try writer.records().inMemory)
         #expect(records.count == expected.count)
         for (index, (name, entry)) in expected.enumerated() {
             #expect(String(decoding: records.name(at: index), as: UTF8.self) == name)

@@ -19,7 +19,7 @@ import Testing
                                    value: .owned(Array("value \(index) of \(name)".utf8)), fields: &fields, in: none)
             precondition(added, "a valid entry")
         }
-        return writer.records()
+        return try! writer.records().inMemory!  // no runs: no `ImportRuns.current`
     }
 
     /// Distinct names in a random order: runs in name order (a KeePass group's entries, then its

@@ -69,7 +69,7 @@ enum ForeignBuilder {
                 return accepted
             }
             if accepted {
-                return finish(try ImportedEntries(records: writer.records(), renamings: renamings), outcome, source: source)
+                return finish(try ImportedEntries(written: writer.records(), renamings: renamings), outcome, source: source)
             }
         }
         return try build(asEntries: source, named: named, renamings: renamings, now: now, options: options)
@@ -161,7 +161,7 @@ enum ForeignBuilder {
         let source = try read(sink)
         guard !sink.declined else { return (nil, state.repeated && plan == nil) }
         guard plan.map({ $0.count == state.index }) ?? true else { return (nil, false) }
-        let built = finish(try ImportedEntries(records: state.writer.records(), renamings: state.renamings.finish()), state.outcome, source: source)
+        let built = finish(try ImportedEntries(written: state.writer.records(), renamings: state.renamings.finish(), distinct: true), state.outcome, source: source)
         handed = true
         return (built, false)
     }

@@ -69,13 +69,13 @@ extension Interchange {
                             options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries {
         precondition(readsWindows(format), "a format read a window at a time")
         if format == .csv, let records = try NativeCSV.records(windows, now: now) {
-            let imported = try ImportedEntries(records: records, renamings: [])
+            let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
         // dotenv: the file whole, each block given back once parsed (its records grow as it goes).
         if format == .dotenv, let (input, count) = try windows.readWhole(),
            let records = try DotEnv.records(releasing: consume input, count: count, now: now) {
-            let imported = try ImportedEntries(records: records, renamings: [])
+            let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
         // Room for records twice the input, as `streamedEntries`.
@@ -100,7 +100,13 @@ extension Interchange {
         // its records into a larger buffer (which held both at once).
         // A 1pux is a ZIP: its records are several times its size (3.8× for the bench's logins).
         let capacity = bytes.count * (format == .onePUX ? 8 : 2)
-        return try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options)
+        // A 1pux keeps its records in memory (no runs): runs cost it about 20 ms of 180 (over issue 17's
+        // 4× `set`) and bring it no memory rule (its peak misses 2× its ZIP either way, meets 2× its
+        // export.data either way; docs/PERFORMANCE.md, "Records past one buffer").
+        let runs = format == .onePUX ? nil : ImportRuns.current
+        return try ImportRuns.$current.withValue(runs) {
+            Result { () throws(VaultError) in try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options) }
+        }.get()
     }
 
     /// `read(_:format:now:)` with the import's options: another password manager's format through
@@ -158,6 +164,7 @@ extension ImportedEntries {
     }
 
     private func rebuilt(renaming rename: (String) -> String, keeping isKept: (String) -> Bool) throws(VaultError) -> ImportedEntries {
+        if isOnDisk { return try inMemory().rebuilt(renaming: rename, keeping: isKept) }
         let kept = entries.filter { isKept($0.name) }
         let keptNames = Set(kept.map { Array($0.name.utf8) })
         let moved = renamings.filter { keptNames.contains(Array($0.name.utf8)) }.map {

@@ -16,16 +16,28 @@ struct ImportPlan {
     var warnings: [ImportWarning]
     /// For each name whose imported history passes the vault's limits, how many versions go.
     var historyLost: [String: Int] = [:]
+    /// For entries in runs on disk put into a vault that holds entries: the names it holds already,
+    /// counted in one pass (`replaced` is then empty: a dry run, which lists them, reads in memory).
+    var clashes: IncomingClashes?
 
+    /// The number of entries that replace existing ones.
+    var replacedCount: Int { clashes?.count ?? replaced.count }
     /// The number of entries added, new to the vault.
-    var added: Int { entries.count - replaced.count }
+    var added: Int { entries.count - replacedCount }
 }
 
 extension VaultfileCommand.Import {
     /// What importing `imported` does to `vault`, checked as the import is: clashes, names in
     /// another Unicode form, format characters, history. Throws what the import would throw.
     func planned(_ imported: ImportedEntries, in vault: Vault) throws -> ImportPlan {
-        var entries = imported
+        // Records in runs on disk go into the vault as they are, checked against its names in one
+        // pass; a dry run's list and --skip-existing's choice need them in memory, as does a vault
+        // whose names cannot be checked so (`Vault.clashes(with:)`).
+        if imported.isOnDisk, vault.count > 0, !dryRun, !skipExisting, let clashes = try imported.clashes(in: vault) {
+            if clashes.count > 0 && !overwrite { throw refusal(count: clashes.count, first: clashes.first.map(\.name)) }
+            return ImportPlan(entries: imported, replaced: [], skipped: [], warnings: [], clashes: clashes)
+        }
+        var entries = imported.isOnDisk && (vault.count > 0 || dryRun) ? try imported.inMemory() : imported
         // The names as strings only where a check needs them: an import into an empty vault
         // of ASCII names needs none (the entries may be records, ImportRecords.swift).
         var names = vault.count == 0 && !entries.hasNonASCIIName ? [] : entries.names
@@ -37,11 +49,7 @@ extension VaultfileCommand.Import {
             names = entries.names
             existing = []
         }
-        if !existing.isEmpty && !overwrite {
-            let shown = existing.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
-            throw CLIError.refused("\(ChangeReport.entries(existing.count)) \(existing.count == 1 ? "exists" : "exist") already (\(shown)\(existing.count > 5 ? ", …" : "")); nothing was imported",
-                                   hint: existing.count == 1 ? "pass --overwrite to replace it (or --skip-existing to keep it)" : "pass --overwrite to replace them (or --skip-existing to keep them)")
-        }
+        if !existing.isEmpty && !overwrite { throw refusal(count: existing.count, first: Array(existing.prefix(5))) }
         // Every name passed the rules of all names (Interchange.read); what is left is the
         // format characters of new names, which an ASCII name cannot hold.
         for name in names where name.utf8.contains(where: { $0 >= 0x80 }) {
@@ -77,6 +85,13 @@ extension VaultfileCommand.Import {
             }
         }
         return ImportPlan(entries: entries, replaced: existing, skipped: skipped, warnings: warnings, historyLost: historyLost)
+    }
+
+    /// The refusal of an import whose `count` names exist already (`first`: the first five, in input order).
+    private func refusal(count: Int, first: [String]) -> CLIError {
+        let shown = first.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
+        return CLIError.refused("\(ChangeReport.entries(count)) \(count == 1 ? "exists" : "exist") already (\(shown)\(count > 5 ? ", …" : "")); nothing was imported",
+                                hint: count == 1 ? "pass --overwrite to replace it (or --skip-existing to keep it)" : "pass --overwrite to replace them (or --skip-existing to keep them)")
     }
 
     /// Says what the import did (or would do, `--dry-run`): renamings and warnings on stderr, a
@@ -137,9 +152,9 @@ extension VaultfileCommand.Import {
         let skipped = plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped"
         if dryRun {
             if !json { try printPlanLines(plan) }
-            Messages.info("would import \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replaced.count) replaced\(skipped)); nothing was changed (--dry-run)")
+            Messages.info("would import \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replacedCount) replaced\(skipped)); nothing was changed (--dry-run)")
         } else {
-            Messages.info("imported \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replaced.count) replaced\(skipped))")
+            Messages.info("imported \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replacedCount) replaced\(skipped))")
         }
         guard json else { return }
         var members: [(String, JSON)] = [
@@ -147,7 +162,7 @@ extension VaultfileCommand.Import {
             ("format", .string(format)),
             ("imported", .int(Int64(entries.count))),
             ("added", .int(Int64(plan.added))),
-            ("replaced", .int(Int64(plan.replaced.count))),
+            ("replaced", .int(Int64(plan.replacedCount))),
             ("skipped", .int(Int64(plan.skipped.count))),
             ("dry_run", .bool(dryRun)),
             ("renamed", .array(entries.renamings.map { renaming in

@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+@testable import VaultFormat
+@testable import VaultInterchange
+@testable import VaultModel
+
+/// `RecordRuns` and the record writer's runs (issue 44's memory rule): an import past one buffer
+/// writes its records as sorted, encrypted runs to a nameless file, and the seal merges them.
+@Suite struct RecordRunsTests {
+    /// The records of `names` (value and field from the index) written by a writer whose buffer
+    /// holds `buffer` bytes, in a fresh folder; the folder, for the tests that look into it.
+    private static func written(_ names: [String], buffer: Int, in folder: TemporaryDirectory) -> WrittenRecords? {
+        ImportRuns.$current.withValue(ImportRuns(directory: folder.url.path, bufferLimit: buffer)) {
+            guard var writer = ImportRecordWriter(capacity: 64) else { return nil }
+            let none = UnsafeRawBufferPointer(start: nil, count: 0)
+            for (index, name) in names.enumerated() {
+                var fields = [ImportField(name: .string("username"), value: .string("user\(index)"))]
+                guard writer.add(name: .string(name), created: Int64(index), modified: 7, value: .owned(Array("value \(index)".utf8)),
+                                 fields: &fields, in: none) else { return nil }
+            }
+            return try? writer.records()
+        }
+    }
+
+    /// The same records kept in memory (no `ImportRuns`).
+    private static func inMemory(_ names: [String]) -> StoredRecords {
+        var writer = ImportRecordWriter(capacity: 64)!
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        for (index, name) in names.enumerated() {
+            var fields = [ImportField(name: .string("username"), value: .string("user\(index)"))]
+            _ = writer.add(name: .string(name), created: Int64(index), modified: 7, value: .owned(Array("value \(index)".utf8)), fields: &fields, in: none)
+        }
+        return try! writer.records().inMemory!  // no `ImportRuns.current`: in memory
+    }
+
+    private static func runs(_ written: WrittenRecords?) -> RecordRuns? {
+        guard case .runs(let runs, _)? = written else { return nil }
+        return runs
+    }
+
+    /// Names in a random order, distinct, some sharing long prefixes.
+    private static func randomNames(_ generator: inout SplitMix, count: Int) -> [String] {
+        var names = Set<String>()
+        while names.count < count { names.insert("f\(generator.nextByte() % 5)/entry-\(Int(generator.nextByte()) * 256 + Int(generator.nextByte()))") }
+        return Array(names).shuffled(using: &generator)
+    }
+
+    /// The names of a folder, but for the runs' own file, which has none.
+    private static func listing(_ folder: TemporaryDirectory) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()) ?? ["unreadable"]
+    }
+
+    @Test func test_forEachItem_mergesEveryRunInNameOrder() throws {
+        var generator = SplitMix(seed: 44)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        for (count, buffer) in [(1, 1), (7, 1), (300, 200), (2_000, 4_096), (2_000, 1 << 20)] {
+            let names = Self.randomNames(&generator, count: count)
+            let memory = Self.inMemory(names)
+            let written = Self.written(names, buffer: buffer, in: folder)
+            guard buffer < 1 << 20 && count > 1 else {
+                // Everything fits one buffer (a single record always does): no run, no file.
+                #expect(written?.inMemory != nil)
+                continue
+            }
+            let runs = try #require(Self.runs(written), "\(count) records, buffer \(buffer)")
+            #expect(runs.count == count && runs.length == memory.records(0..<memory.count).count)
+            #expect(runs.runCount > 1)
+            // In name order, each record as written, each with its input index.
+            var seen: [(name: String, index: Int, record: [UInt8])] = []
+            try runs.forEachItem { record, name, index in seen.append((String(decoding: name, as: UTF8.self), index, Array(record))) }
+            #expect(seen.map(\.name) == names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+            #expect(seen.allSatisfy { names[$0.index] == $0.name && $0.record == Array(memory.records($0.index..<$0.index + 1)) })
+            // Materialized, they are what sorting the records in memory gives.
+            let sorted = try #require(memory.sortedByName(releasing: false))
+            let materialized = try runs.materialized()
+            #expect(Array(materialized.records.records(0..<count)) == Array(sorted.records.records(0..<count)))
+            #expect(materialized.positions == sorted.positions)
+        }
+        #expect(Self.listing(folder).isEmpty)
+    }
+
+    @Test func test_firstRepeat_isNameOrdersAcrossAndWithinRuns() throws {
+        var generator = SplitMix(seed: 4_404)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var repeats = 0
+        for round in 0..<120 {
+            var names = Self.randomNames(&generator, count: 20 + Int(generator.nextByte() % 60))
+            // Repeats: none, far apart, next to each other, three times, in sorted input over a run's edge.
+            switch round % 5 {
+            case 0: break
+            case 1: names[names.count - 1] = names[Int(generator.nextByte()) % (names.count - 1)]
+            case 2: names[names.count / 2] = names[names.count / 2 - 1]
+            case 3: names[3] = names[9]; names[17] = names[9]
+            default:
+                names.sort()
+                let at = Int(generator.nextByte()) % (names.count - 1)
+                names[at + 1] = names[at]
+            }
+            let expected = NameOrder(names).firstRepeat
+            for buffer in [1, 90, 700] {
+                let runs = try #require(Self.runs(Self.written(names, buffer: buffer, in: folder)))
+                let found = try runs.firstRepeat()
+                #expect(found?.index == expected?.index && found?.first == expected?.first, "round \(round) buffer \(buffer)")
+            }
+            if expected != nil { repeats += 1 }
+        }
+        #expect(repeats >= 90)
+    }
+
+    @Test func test_forEachItem_refusesATamperedOrTruncatedRun() throws {
+        var generator = SplitMix(seed: 9)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let names = Self.randomNames(&generator, count: 400)
+        for damage in 0..<6 {
+            let runs = try #require(Self.runs(Self.written(names, buffer: 2_048, in: folder)))
+            var info = stat()
+            #expect(fstat(runs.descriptor, &info) == 0)
+            let size = Int(info.st_size)
+            switch damage {
+            case 0, 1, 2:  // one bit of a header, a middle or the last byte flipped
+                let offset = [0, size / 2, size - 1][damage]
+                var byte: UInt8 = 0
+                #expect(pread(runs.descriptor, &byte, 1, off_t(offset)) == 1)
+                byte ^= 0x01
+                #expect(pwrite(runs.descriptor, &byte, 1, off_t(offset)) == 1)
+            case 3: #expect(ftruncate(runs.descriptor, off_t(size - 1)) == 0)  // the last chunk cut
+            case 4: #expect(ftruncate(runs.descriptor, off_t(size / 3)) == 0)
+            default: #expect(ftruncate(runs.descriptor, 0) == 0)
+            }
+            #expect(throws: VaultError.self) { try runs.forEachItem { _, _, _ in } }
+            // The seal of a vault they went into fails the same way, so nothing is written.
+            var vault = Vault()
+            let put = try vault.put(incoming: runs)
+            #expect(put)
+            let message = Result { () throws(VaultError) in try vault.encodedContent() }
+            guard case .failure(let error) = message else {
+                Issue.record("damage \(damage) sealed")
+                continue
+            }
+            #expect(error.description.contains("temporary file") || error.description.contains("failed"), "\(error.description)")
+        }
+        // Swapped runs: each run is read with its own stream header.
+        let runs = try #require(Self.runs(Self.written(names, buffer: 2_048, in: folder)))
+        var info = stat()
+        _ = fstat(runs.descriptor, &info)
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        _ = pread(runs.descriptor, &bytes, bytes.count, 0)
+        let half = bytes.count / 2
+        let reversed = Array(bytes[half...] + bytes[..<half])
+        _ = pwrite(runs.descriptor, reversed, reversed.count, 0)
+        #expect(throws: VaultError.self) { try runs.forEachItem { _, _, _ in } }
+    }
+
+    @Test func test_recordRuns_leaveNoFileAfterSuccessOrFailure() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let names = (0..<3_000).map { "entry-\($0)" }
+        do {
+            let runs = try #require(Self.runs(Self.written(names, buffer: 4_096, in: folder)))
+            #expect(runs.runCount > 10)
+            // While they exist, the folder shows no file: O_TMPFILE, or created and unlinked at once.
+            #expect(Self.listing(folder).isEmpty)
+            var vault = Vault()
+            let put = try vault.put(incoming: runs)
+            #expect(put)
+            let content = try vault.encodedContent()
+            var reference = Vault()
+            try reference.put(contentsOf: ImportedEntries(written: .memory(Self.inMemory(names)), renamings: []), now: 0)
+            #expect(content == (try reference.encodedContent()))
+        }
+        // A repeated name refused after the runs were written: no file either.
+        let repeated = names + ["entry-17"]
+        let written = try #require(Self.written(repeated, buffer: 4_096, in: folder))
+        #expect(throws: VaultError.self) { try ImportedEntries(written: written, renamings: []) }
+        #expect(Self.listing(folder).isEmpty)
+        // A folder where no file can be made: the writer declines (the import reads in memory).
+        #expect(Self.written(names, buffer: 4_096, in: TemporaryDirectory.nonexistent) == nil)
+    }
+
+    @Test func test_isNew_saysTheSameWithRunsOnDisk() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let many = (0..<3_000).map { "name-\(100_000 + $0)" } + ["name-100017", "name-099999", "name-104999", "name-050000", "b", "b"]
+        var said: [Bool] = []
+        ImportRuns.$current.withValue(ImportRuns(directory: folder.url.path, bufferLimit: 512)) {
+            guard var writer = ImportRecordWriter(capacity: 64) else { return }
+            var check = StreamedNameCheck()
+            var none: [ImportField] = []
+            for name in many {
+                let new = check.isNew(name, among: writer)
+                if new { _ = writer.add(name: .string(name), created: 1, modified: 1, value: .literal("v"), fields: &none, in: UnsafeRawBufferPointer(start: nil, count: 0)) }
+                said.append(new)
+            }
+        }
+        #expect(said.prefix(3_000).allSatisfy { $0 })
+        #expect(Array(said.suffix(6)) == [false, true, true, true, true, false])
+    }
+}
+
+extension TemporaryDirectory {
+    /// A folder that does not exist (its parent is a fresh folder removed at once).
+    static var nonexistent: TemporaryDirectory {
+        let folder = try! TemporaryDirectory()
+        folder.remove()
+        return folder
+    }
+}
