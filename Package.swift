@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "VaultModel", dependencies: ["KDF", "SecureMemory"]),
         // age's post-quantum hybrid KEM (X-Wing, HPKE): the one target that sees swift-crypto.
         .target(name: "VaultPQ", dependencies: ["SecureMemory", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "VaultFormat", dependencies: ["VaultModel", "VaultPQ", "KDF", "SecureMemory", "CSodium", "CLibCrypto", "CBlowfish"]),
+        .target(name: "VaultFormat", dependencies: ["VaultModel", "VaultPQ", "KDF", "SecureMemory", "CSodium", "CLibCrypto", "CBlowfish", "CPlatform"]),
         .target(name: "VaultFile", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory"]),
         .target(name: "VaultInterchange", dependencies: ["VaultFormat", "VaultModel", "KDF", "SecureMemory", "CZlib"]),
         .target(name: "VaultAgent", dependencies: ["VaultFormat", "VaultModel", "SecureMemory"]),

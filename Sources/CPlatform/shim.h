@@ -9,6 +9,18 @@
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 
+/// A file without a name in `directory` (O_TMPFILE), read-write, close-on-exec, mode 0600. O_EXCL
+/// makes it one that can never be given a name (linkat through /proc/PID/fd is refused), so it
+/// goes with its last descriptor. O_TMPFILE is glibc's per-architecture value (its O_DIRECTORY bit
+/// differs between x86-64 and arm64). -1 with errno when the file system has no O_TMPFILE.
+static inline int vaultfile_open_nameless(const char *directory) {
+#ifdef O_TMPFILE
+    return open(directory, O_TMPFILE | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+#else
+    return open(directory, __O_TMPFILE | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+#endif
+}
+
 /// Calls prctl(PR_SET_DUMPABLE, 0): no core dump, no ptrace attach by
 /// unprivileged processes of the same user. Swift cannot call the variadic prctl.
 static inline int vaultfile_set_not_dumpable(void) {

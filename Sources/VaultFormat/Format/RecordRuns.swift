@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CPlatform
 import Glibc
 #endif
 import CSodium
@@ -31,9 +32,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     static let chunkLength = 64 << 10
     /// The bytes before each record in a run: its length and its index in the input.
     static let itemPrefix = 8
-    /// `O_TMPFILE` (Linux's `__O_TMPFILE | O_DIRECTORY`, the value on x86-64 and arm64): Glibc's
-    /// macro is not imported into Swift.
-    private static let temporaryFileFlag: Int32 = 0o20_200_000
+    /// How messages name the file: this, then its folder (`ErrorReport` gives damage to it its own hint).
+    package static let placePrefix = "the import's temporary file in "
 
     /// The file (internal for the tests that damage it).
     let descriptor: Int32
@@ -47,6 +47,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     private var repeatWithinRuns: (index: Int, first: Int)?
     package private(set) var count = 0
     package private(set) var length = 0
+    /// The seal's limit on the contents (lowered by tests only).
+    var contentLimit = VaultLimits.maxContentLength
 
     /// One sorted run: what reading it back needs, kept in memory.
     private struct Run {
@@ -59,7 +61,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
 
     /// A store of runs in a nameless temporary file in `directory`, under a fresh random key.
     package init(directory: String) throws(VaultError) {
-        var fd = open(directory, Self.temporaryFileFlag | O_RDWR | O_CLOEXEC, 0o600)
+        var fd = vaultfile_open_nameless(directory)
         if fd < 0 {
             // A file system without O_TMPFILE (FAT, some network ones): a random name, unlinked at once.
             var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast()) + Array(".vaultfile-runs-XXXXXX".utf8CString)
@@ -67,14 +69,18 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
             if fd >= 0 {
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                 let path = String(cString: template.map { UInt8(bitPattern: $0) })
-                unlink(path)
+                if unlink(path) != 0 {  // a file that kept its name could outlive the process
+                    let failed = errno
+                    close(fd)
+                    throw .io(operation: "removing the name of the import's temporary file", path: path, errno: failed)
+                }
             }
         }
         guard fd >= 0 else { throw .io(operation: "creating the import's temporary file in", path: directory, errno: errno) }
         descriptor = fd
         key = SecureBytes(count: 32)
         key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
-        place = "the import's temporary file in \(directory)"
+        place = Self.placePrefix + directory
     }
 
     deinit { close(descriptor) }
@@ -125,6 +131,11 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
             if bytes.count > 0 { (base + Self.itemPrefix).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
             filled += item
             self.length += bytes.count
+            // The seal's limit, checked as runs are written: a hostile input stops here, not after
+            // gigabytes of runs (the records alone past it make the contents past it).
+            guard self.length <= contentLimit else {
+                throw .limitExceeded("the vault contents exceed \(VaultLimits.maxContentLength) bytes (1 GiB)")
+            }
         }
         try push(final: true)
         run.count = count

@@ -135,6 +135,11 @@ extension VaultfileCommand {
         /// new vault there anyway, so that file system has room for the vault's size, where /tmp is
         /// often a tmpfs, which holds its files in memory (what the runs are written to save).
         static func directory(of path: String) -> String {
+            // The seal writes the new vault beside the file a symbolic link names: its runs go there too.
+            let path = realpath(path, nil).map { resolved in
+                defer { free(resolved) }
+                return String(cString: resolved)
+            } ?? path
             guard let slash = path.lastIndex(of: "/") else { return "." }
             return slash == path.startIndex ? "/" : String(path[..<slash])
         }

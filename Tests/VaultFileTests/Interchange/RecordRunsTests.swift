@@ -182,6 +182,37 @@ import Testing
         #expect(Self.written(names, buffer: 4_096, in: TemporaryDirectory.nonexistent) == nil)
     }
 
+    /// The runs' file has no name and can never be given one (O_TMPFILE with O_EXCL): a process
+    /// of the same user cannot keep it past the import through /proc/PID/fd (att-runs F4).
+    @Test func test_recordRuns_fileCannotBeGivenAName() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let runs = try RecordRuns(directory: folder.url.path)
+        let linked = linkat(AT_FDCWD, "/proc/self/fd/\(runs.descriptor)", AT_FDCWD, folder.url.appendingPathComponent("named").path, AT_SYMLINK_FOLLOW)
+        #expect(linked != 0, "the runs' file was given a name")
+        #expect(Self.listing(folder).isEmpty)
+    }
+
+    /// Records past the content limit stop the import as the runs are written, with the seal's
+    /// message, before the rest reach the disk (att-runs F7: 4.4 GB of runs before the refusal).
+    @Test func test_append_refusesRecordsPastTheContentLimitAsTheyAreWritten() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let records = Self.inMemory((0..<40).map { "entry-\($0)" })
+        let runs = try RecordRuns(directory: folder.url.path)
+        let one = records.records(0..<1).count
+        runs.contentLimit = one * 10
+        try runs.append(10, record: { records.records($0..<$0 + 1) }, inputIndex: { $0 })
+        #expect(runs.count == 10)
+        do {
+            try runs.append(30, record: { records.records(10 + $0..<11 + $0) }, inputIndex: { 10 + $0 })
+            Issue.record("records past the limit were written")
+        } catch {
+            #expect(error == .limitExceeded("the vault contents exceed \(VaultLimits.maxContentLength) bytes (1 GiB)"))
+        }
+        #expect(runs.count == 10, "no run of the refused records was kept")
+    }
+
     @Test func test_isNew_saysTheSameWithRunsOnDisk() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
