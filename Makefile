@@ -154,9 +154,12 @@ portable: deps
 ## text-order: runs every verb of bench/scale.py and a new user's first commands under callgrind and writes
 ## scripts/text-order.txt, the order the release link lays out code in (scripts/text-order.py; docs/PERFORMANCE.md,
 ## "Code layout"). Run again after a change that adds or renames much code; an old file costs memory, never correctness.
+## Its own scratch folder: a .build whose objects were compiled before function sections were asked for keeps them
+## (SwiftPM does not rebuild every object when only -Xswiftc flags change), and their code could not be laid out.
 text-order: deps
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
-	bin=$$(LINK_MAP=.build/vaultfile.map $(RELEASE)) && python3 scripts/text-order.py --binary "$$bin" --map .build/vaultfile.map
+	bin=$$(LINK_MAP=.build-text-order/vaultfile.map $(RELEASE) .build-text-order) \
+		&& python3 scripts/text-order.py --binary "$$bin" --map .build-text-order/vaultfile.map
 
 ## ci: the tests, the fuzzer for a bounded time and the sanitizers (.ci/run runs all but the sanitizers,
 ## which run before every release: their two builds outgrew CI's time).

@@ -140,9 +140,7 @@ struct ErrorReport: Equatable {
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
         case .notExportable: return "rename the entry ('vaultfile mv OLD NEW'), or leave it out of the export (--prefix)"
-        case .sourceDamaged(let file, _) where file.hasPrefix(RecordRuns.placePrefix):
-            return "vaultfile's own encrypted temporary file changed while the import ran (another process, or the disk); the vault was not changed: run the import again, and check the disk if it happens again"
-        case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
+        case .sourceDamaged(let file, _): return file.hasPrefix(RecordRuns.placePrefix) ? "vaultfile's own encrypted temporary file changed while the import ran (another process, or the disk); the vault was not changed: run the import again" : "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
             return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):

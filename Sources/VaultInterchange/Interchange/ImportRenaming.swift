@@ -1,0 +1,143 @@
+import SecureMemory
+import VaultFormat
+import VaultModel
+
+// MARK: - What an import brings in
+
+/// An imported name that is not what the file held: `import` prints each one (stderr, and
+/// `import --json`), so that no entry is renamed silently.
+public struct ImportRenaming: Sendable {
+    /// Why a name changed.
+    public enum Reason: Sendable {
+        /// A character a name cannot hold was replaced ('/' in a title became '-', a control
+        /// character a space), spaces were trimmed, an empty folder dropped, '.' or '..' escaped.
+        case cleaned
+        /// The name was put in Unicode NFC, as every new name is (docs/FORMAT.md §7).
+        case normalized
+        /// An earlier item of the same import had the name: " (2)", " (3)"… was added.
+        case numbered
+        /// Other items of the same import have the name: " (2)", " (3)"… was added in the order of
+        /// the items' usernames, then URLs, then values, never of the file (other password managers).
+        case numberedByAccount
+        /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
+        /// original title is kept in the field `title` (imports of other password managers).
+        case titleKept
+
+        /// The reason in `import --json` (docs/JSON.md).
+        public var name: String {
+            switch self {
+            case .cleaned: return "cleaned"
+            case .normalized: return "normalized"
+            case .numbered, .numberedByAccount: return "numbered"
+            case .titleKept: return "title_kept"
+            }
+        }
+
+        /// The reason in a message.
+        public var explanation: String {
+            switch self {
+            case .cleaned: return "characters a name cannot hold were replaced"
+            case .normalized: return "put in Unicode NFC"
+            case .numbered: return "an earlier item has that name"
+            case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs"
+            case .titleKept: return "the original title is kept in the field 'title'"
+            }
+        }
+    }
+
+    /// The name as the file held it (folders and title joined with '/').
+    public var original: String {
+        get { switch storage { case .given(let given): given.original; case .packed(let packed, let index): packed.original(at: Int(index)) } }
+        set { storage = .given(Given(original: newValue, name: name, reasons: reasons, account: account, madeOf: madeOf)) }
+    }
+    /// The name the entry is stored under.
+    public var name: String {
+        get { switch storage { case .given(let given): given.name; case .packed(let packed, let index): packed.name(at: Int(index)) } }
+        set { storage = .given(Given(original: original, name: newValue, reasons: reasons, account: account, madeOf: madeOf)) }
+    }
+    /// Why, in the order the changes were made.
+    public var reasons: [Reason] {
+        get { switch storage { case .given(let given): given.reasons; case .packed(let packed, let index): packed.reasons(at: Int(index)) } }
+        set { storage = .given(Given(original: original, name: name, reasons: newValue, account: account, madeOf: madeOf)) }
+    }
+    /// Which account the item is, for a name numbered among others (`user zed, example.com`:
+    /// its username and its first URL's host, never a secret); nil otherwise.
+    public var account: String? {
+        get { switch storage { case .given(let given): given.account; case .packed(let packed, let index): packed.account(at: Int(index)) } }
+        set { storage = .given(Given(original: original, name: name, reasons: reasons, account: newValue, madeOf: madeOf)) }
+    }
+    /// What the name was made of when the item had no title (`its site auth.example.com`); nil
+    /// when it had one.
+    public var madeOf: String? {
+        get { switch storage { case .given(let given): given.madeOf; case .packed(let packed, let index): packed.madeOf(at: Int(index)) } }
+        set { storage = .given(Given(original: original, name: name, reasons: reasons, account: account, madeOf: newValue)) }
+    }
+
+    /// Creates a renaming.
+    public init(original: String, name: String, reasons: [Reason], account: String? = nil, madeOf: String? = nil) {
+        storage = .given(Given(original: original, name: name, reasons: reasons, account: account, madeOf: madeOf))
+    }
+
+    /// Appends the UTF-8 of `original` to `bytes` (from a row of facts without making the string).
+    public func appendOriginal(to bytes: inout [UInt8]) {
+        switch storage {
+        case .given(let given): Self.append(given.original, to: &bytes)
+        case .packed(let packed, let index): packed.appendOriginal(at: Int(index), to: &bytes)
+        }
+    }
+
+    /// Appends the UTF-8 of `name` to `bytes`.
+    public func appendName(to bytes: inout [UInt8]) {
+        switch storage {
+        case .given(let given): Self.append(given.name, to: &bytes)
+        case .packed(let packed, let index): packed.appendName(at: Int(index), to: &bytes)
+        }
+    }
+
+    /// Appends the UTF-8 of `account` to `bytes`; false, with nothing appended, when it is nil.
+    public func appendAccount(to bytes: inout [UInt8]) -> Bool {
+        switch storage {
+        case .given(let given):
+            guard let account = given.account else { return false }
+            Self.append(account, to: &bytes)
+            return true
+        case .packed(let packed, let index): return packed.appendAccount(at: Int(index), to: &bytes)
+        }
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// The renaming kept as the `index`th row of `packed` (its facts, its text made when asked).
+    init(_ packed: PackedRenamings, at index: Int) {
+        storage = .packed(packed, Int32(truncatingIfNeeded: index))
+    }
+
+    /// The facts: given as text, or a row of a streamed import's `PackedRenamings` (16 bytes a
+    /// renaming where the text took about 300: most of an export whose titles repeat is renamed).
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case given(Given)
+        case packed(PackedRenamings, Int32)
+    }
+
+    /// A renaming given as text.
+    private final class Given: Sendable {
+        let original: String
+        let name: String
+        let reasons: [Reason]
+        let account: String?
+        let madeOf: String?
+
+        init(original: String, name: String, reasons: [Reason], account: String?, madeOf: String?) {
+            self.original = original
+            self.name = name
+            self.reasons = reasons
+            self.account = account
+            self.madeOf = madeOf
+        }
+    }
+}
