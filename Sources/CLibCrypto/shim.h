@@ -14,8 +14,9 @@
 /* Starts vaultfile's libcrypto without its configuration: no openssl.cnf, no OPENSSL_CONF from
  * the environment (a configuration can load provider modules into the process and change what
  * the ciphers are), and no error strings (vaultfile never prints OpenSSL's; loading them touches
- * code in ~40 of libcrypto's objects). Must run before any other libcrypto call: the first one
- * otherwise loads the configuration. 1 on success. */
+ * code in ~40 of libcrypto's objects), and no cleanup at exit (the process's memory goes with it;
+ * vaultfile cleanses its own contexts' keys when it frees them). Must run before any other
+ * libcrypto call: the first one otherwise loads the configuration. 1 on success. */
 static inline int vaultfile_libcrypto_start(void) {
     return OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_NO_ATEXIT, NULL);
 }
