@@ -37,6 +37,13 @@ final class BulkChaCha {
         context = made
     }
 
+    /// A context as one OpenSSL refused: every call returns false, so the callers take libsodium's
+    /// code (for the tests of that fallback).
+    init(refused mode: Mode) {
+        self.mode = mode
+        context = nil
+    }
+
     deinit { if let context { EVP_CIPHER_CTX_free(context) } }
 
     /// Cleanses the key the context holds (OpenSSL keeps the last one given until the next call or

@@ -108,9 +108,7 @@ extension VaultfileCommand {
             // command (`SignalCleanup.forwardSignals`): a supervisor's SIGTERM in between neither
             // ends vaultfile while its command runs on unwatched, nor is lost. The command starts
             // with the mask vaultfile inherited (`Subprocess`), not this one.
-            var fatal = sigset_t(), before = sigset_t()
-            sigemptyset(&fatal)
-            for signal in SignalCleanup.fatal { sigaddset(&fatal, signal) }
+            var fatal = SignalCleanup.fatalSet(), before = sigset_t()
             pthread_sigmask(SIG_BLOCK, &fatal, &before)
             defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
             do {

@@ -270,7 +270,7 @@ struct ErrorReport: Equatable {
                 compare = " (an x25519: fingerprint above is in its FINGERPRINT column, an age1… or SHA256: one in its RECIPIENT column)"
             }
             return "write no secret into it before you know where it came from: \(check)\(compare); if it is a rotation you or another "
-                + "member made on another machine, run the command again with "
+                + "member made on another machine, or a member removed and then given a slot again on purpose, run the command again with "
                 + "--accept-rotation (this machine then takes it); else put your own copy back (a backup, 'git checkout') and do not "
                 + "merge this one: 'vaultfile merge' refuses it, since its entries may be someone else's"
         case .wouldKeepRetiredSlotKey(let slots, _, _):

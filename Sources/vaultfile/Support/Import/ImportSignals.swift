@@ -20,8 +20,7 @@ struct ImportSignals {
     /// for `edit` (`SignalCleanup.fatal`).
     static func block() -> ImportSignals {
         var signals = ImportSignals()
-        sigemptyset(&signals.set)
-        for signal in SignalCleanup.fatal where !Inherited.wasIgnored(signal) { sigaddset(&signals.set, signal) }
+        signals.set = SignalCleanup.fatalSet(leavingOutIgnored: true)
         _ = pthread_sigmask(SIG_BLOCK, &signals.set, &signals.previous)
         return signals
     }

@@ -28,13 +28,9 @@ enum CleanupOnSignal {
     /// How long the editor gets to exit after the forwarded signal before its folder is wiped anyway.
     private static let editorGrace: Double = 2
 
-    /// The signals handled: SIGTERM, SIGHUP and SIGINT, unless they were ignored at start-up.
-    private static var signals: sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in SignalCleanup.fatal where !Inherited.wasIgnored(signal) { sigaddset(&set, signal) }
-        return set
-    }
+    /// The signals handled: those that end a process by default (`SignalCleanup.fatal`), unless
+    /// they were ignored at start-up.
+    private static var signals: sigset_t { SignalCleanup.fatalSet(leavingOutIgnored: true) }
 
     /// Creates a private folder in `base` that is wiped if one of the signals arrives; blocks the
     /// signals and starts the cleanup thread first.

@@ -28,6 +28,15 @@ enum SignalCleanup {
     /// three a terminal sends most; `edit` and `import` take the same ones.
     static let fatal = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR]
 
+    /// The `fatal` signals as a set, for a signal mask; without those inherited as ignored
+    /// (`nohup`) when `leavingOutIgnored`, which must stay ignored rather than be taken.
+    static func fatalSet(leavingOutIgnored: Bool = false) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in fatal where !(leavingOutIgnored && Inherited.wasIgnored(signal)) { sigaddset(&set, signal) }
+        return set
+    }
+
     /// Installs the handler; called once, first thing in `main` (`Hardening.apply`).
     static func install() {
         TemporaryFiles.prepare()
@@ -43,8 +52,7 @@ enum SignalCleanup {
         }
         action.sa_flags = SA_RESTART | SA_SIGINFO
         // A second signal waits until the first one's removal is done (the handler then exits).
-        sigemptyset(&action.sa_mask)
-        for signal in fatal { sigaddset(&action.sa_mask, signal) }
+        action.sa_mask = fatalSet()
         for signal in fatal {
             var current = sigaction()
             // One inherited as ignored stays ignored (`nohup`). Any other is replaced: at start-up a
@@ -210,7 +218,7 @@ enum SignalCleanup {
 
     /// The handler: passes the signal on to `exec`'s command while there is one; else removes what
     /// is registered and exits 128 + `signal`, or with nothing registered takes the signal's default
-    /// action (delivered again when the handler returns).
+    /// action.
     private static func handle(_ signal: Int32, sender: pid_t?) {
         if deferring.load(ordering: .sequentiallyConsistent) {
             _ = pendingSignal.compareExchange(expected: 0, desired: signal, ordering: .sequentiallyConsistent)
@@ -222,7 +230,8 @@ enum SignalCleanup {
             return
         }
         if removeRegistered() > 0 { _exit(ExitStatus.killed(by: signal).rawValue) }
-        Glibc.signal(signal, SIG_DFL)
-        raise(signal)
+        // The default action, taken at once rather than when the handler returns (the handler
+        // runs with `signal` blocked); all async-signal-safe.
+        endBySignal(signal)
     }
 }
