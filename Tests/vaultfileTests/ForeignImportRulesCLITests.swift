@@ -49,6 +49,36 @@ import Testing
         #expect(result.stderr.contains("the original title is kept in the field 'title'"), "\(result.stderr)")
     }
 
+    @Test func test_import_formatCharactersInTitlesAreLeftOutAndTheTitleKept() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        // A zero-width space pasted from a web page, a BOM, a right-to-left mark: one of them used
+        // to stop the whole import (a new name may not hold them).
+        try cli.write("c.csv", bytes("name,url,username,password,note\nGit\u{200B}Hub,https://github.com,u1,p1,\n\u{FEFF}Bank,https://bank.example,u2,p2,\n"
+                                     + "\u{200F}\u{05D1}\u{05E0}\u{05E7},https://bank.example.il,u3,p3,\nPlain,https://plain.example,u4,p4,\n"))
+        let result = try cli.run(["import", "--format", "chrome-csv", cli.path("c.csv")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try names(cli) == ["Bank", "GitHub", "Plain", "\u{05D1}\u{05E0}\u{05E7}"])
+        #expect(try field(cli, "GitHub", "title") == "Git\u{200B}Hub", "the original title is kept")
+        #expect(try field(cli, "Bank", "title") == "\u{FEFF}Bank")
+        #expect(try cli.run(["get", "GitHub"] + cli.unlock()).text == "p1")
+        #expect(lines(result.stderr, "vaultfile: renamed '").count == 3, "\(result.stderr)")
+        // KeePassXC's CSV names through the other cleaner: the same rule.
+        try cli.write("k.csv", bytes("\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\"\n\"Root/W\u{200B}eb\",\"Mail\u{200E}\",\"u\",\"p\",\"\",\"\"\n"))
+        let keepass = try cli.run(["import", "--format", "keepassxc-csv", "--prefix", "kp/", cli.path("k.csv")] + cli.unlock())
+        #expect(keepass.status == 0, "\(keepass.stderr)")
+        let all = try names(cli)
+        #expect(all.contains { $0.hasPrefix("kp/") && $0.hasSuffix("Web/Mail") }, "\(all)")
+    }
+
+    @Test(.enabled(if: CLI.hasScript, "script (util-linux) is not installed: skipped"))
+    func test_import_withoutAFileOnATerminalStopsAtOnce() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let session = try cli.interactive(["import"] + cli.unlock(), answers: [])
+        #expect(session.status == 2, "\(session.screen)")
+        #expect(session.screen.contains("no file was named, and standard input is a terminal"), "\(session.screen)")
+        #expect(session.screen.contains("vaultfile import FILE"), "\(session.screen)")
+    }
+
     @Test func test_import_printsEveryRenamingAndEveryColumnNotKeptWithCounts() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         // Firefox's export: guid and timeLastUsed in both rows, formActionOrigin in one.

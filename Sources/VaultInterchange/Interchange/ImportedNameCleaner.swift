@@ -5,7 +5,8 @@ import VaultModel
 /// Turns other tools' titles, folder names and labels into valid entry and field names
 /// (KeePassXC CSV and Bitwarden JSON imports).
 enum ImportedNameCleaner {
-    /// Joins path parts, dropping empty ones and turning control characters, `.` and `..` parts into safe text.
+    /// Joins path parts, dropping empty ones and turning control characters, format characters,
+    /// `.` and `..` parts into safe text.
     ///
     /// An ASCII part is cleaned by its bytes (a control character or DEL becomes a space, '/' a '-'),
     /// which is what the walk over its scalars does; `InterchangeTests.test_entryName_asciiPartsMatchTheScalarWalk`
@@ -38,12 +39,17 @@ enum ImportedNameCleaner {
         return String(decoding: mapped, as: UTF8.self).trimmed
     }
 
-    /// `entryName(fromParts:)` for one part, scalar by scalar: the plain reference.
+    /// `entryName(fromParts:)` for one part, scalar by scalar: the plain reference. Invisible
+    /// format characters (`EntryName.isFormatCharacter`: a zero-width space or BOM pasted from a
+    /// web page, a bidi mark of a right-to-left title), which a new name may not hold, are left
+    /// out (the line and paragraph separators become spaces), so that one such title does not
+    /// stop the whole import; the name is then listed as cleaned and the title kept in `title`.
     static func cleanedByScalars(_ part: String) -> String {
         var safe = ""
         for scalar in part.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { safe += " " }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 { safe += " " }
             else if scalar == "/" { safe += "-" }
+            else if EntryName.isFormatCharacter(scalar) { continue }
             else { safe.unicodeScalars.append(scalar) }
         }
         let cleaned = safe.trimmedByCharacters

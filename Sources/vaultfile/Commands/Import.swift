@@ -149,6 +149,11 @@ extension VaultfileCommand {
             // pass and passage read their default store when no folder is given (CryptImport).
             let file = self.file ?? CryptImport.defaultStore(for: format.name)
             let source = file ?? "stdin"
+            // Typed without a file to see what it does, it would wait for a document on the terminal.
+            if file == nil || file == Input.standardInputName, Stream.isTerminal(STDIN_FILENO) {
+                throw CLIError.refused("nothing to import: no file was named, and standard input is a terminal",
+                                       hint: "name the export or store folder ('vaultfile import FILE'), or pipe it in; 'vaultfile import --help' lists the formats")
+            }
             if self.file == nil, let store = file, !DirectoryImportReaders.isDirectory(store) {
                 throw CryptImport.missingDefaultStore(store, format: format.name)
             }

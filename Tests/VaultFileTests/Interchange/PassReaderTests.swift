@@ -52,10 +52,12 @@ import Testing
     }
 
     @Test func test_item_repeatedKeysAreAllKept() throws {
-        let read = try item("pw\nurl: https://one.example\nurl: https://two.example\nusername: a\nusername: b\notpauth://totp/a?secret=AAAA\notpauth://totp/b?secret=BBBB")
+        let read = try item("pw\nurl: https://one.example\nurl: https://two.example\nusername: a\nusername: b\nLogin: c\notpauth://totp/a?secret=AAAA\notpauth://totp/b?secret=BBBB")
         #expect(read.urls == ["https://one.example", "https://two.example"])
         #expect(read.username == "a")
-        #expect(read.fields.map(\.label) == ["username", "otpauth"])
+        // A second username under another of its keys is a second username too: numbered and reported by the builder.
+        #expect(read.fields.map(\.label) == ["username", "username", "otpauth"])
+        #expect(read.fields.prefix(2).map { String(decoding: $0.value, as: UTF8.self) } == ["b", "c"])
         #expect(read.totp == "otpauth://totp/a?secret=AAAA")
     }
 

@@ -74,8 +74,10 @@ public enum PassReader {
             }
             if let (key, value) = keyValue(Array(text.utf8)[...]) {
                 let lower = key.lowercased()
-                if usernameKeys.contains(lower), item.username == nil {
-                    item.username = value
+                if usernameKeys.contains(lower) {
+                    // A second login, user or username line is a second username: kept beside the
+                    // first as `username_2`, which the builder numbers and reports (cold58 L5).
+                    if item.username == nil { item.username = value } else { item.fields.append(ForeignField(label: "username", value: Array(value.utf8), protected: false)) }
                 } else if lower == "url" {
                     item.urls.append(value)
                 } else if notesKeys.contains(lower) {
