@@ -174,6 +174,13 @@ extension ExternalTools {
             let missing = try cli.run(["import", "--format", "sops", Self.fixtures.appendingPathComponent("sops/secrets.yaml").path, "--overwrite"] + cli.unlock(),
                                       extra: ["SOPS_AGE_KEY_FILE": cli.path("none.txt")])
             #expect(missing.status != 0 && missing.stderr.contains("SOPS_AGE_KEY_FILE"), "\(missing.stderr)")
+            // An identity file that holds another key: said for the sops file, with no command to run on a file that does not exist.
+            try cli.write("other.txt", Array("AGE-SECRET-KEY-1HPG9VNGG406XW7D2NDSL6NGEPWWLF0CEC60TGX0LKT6GKSZRCJSQNGJ37H\n".utf8))
+            let wrong = try cli.run(["import", "--format", "sops", Self.fixtures.appendingPathComponent("sops/secrets.yaml").path, "--overwrite"] + cli.unlock(),
+                                    extra: ["SOPS_AGE_KEY_FILE": cli.path("other.txt")])
+            #expect(wrong.status == 3, "\(wrong.stderr)")
+            #expect(wrong.stderr.contains("the data key of ") && wrong.stderr.contains("does not open with the age identities in \(cli.path("other.txt"))"), "\(wrong.stderr)")
+            #expect(!wrong.stderr.contains("(its sops data key)'"), "\(wrong.stderr)")
         }
     }
 }

@@ -64,7 +64,7 @@ enum CLIErrorKind: CaseIterable {
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied, pluginObserved
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
-    case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, nothingOpens, nothingOpensNoTerminal
+    case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, sopsDataKeyNotOpened, nothingOpens, nothingOpensNoTerminal
     case storeEncryptionFailed
     case gitCredentialVaultLocked
 
@@ -81,6 +81,7 @@ enum CLIErrorKind: CaseIterable {
         case .passwordsDiffer: self = .passwordsDiffer
         case .sourceDecryptionFailed(_, _, let status, _): self = status == nil ? .sourceDecryptionTooLarge : .sourceDecryptionFailed
         case .sourceDecryptionTotalOverLimit: self = .sourceDecryptionTotalOverLimit
+        case .sopsDataKeyNotOpened: self = .sopsDataKeyNotOpened
         case .storeEncryptionFailed: self = .storeEncryptionFailed
         case .passwordCommandFailed: self = .passwordCommandFailed
         case .inputFailed: self = .inputFailed
@@ -152,6 +153,9 @@ enum CLIErrorKind: CaseIterable {
         case .sourceDecryptionTotalOverLimit:
             return ErrorCaseRow(CLIError.sourceDecryptionTotalOverLimit(tool: "gpg", files: 17, limit: 268_435_456), status: 6, hint: true,
                                 shows: ["17 files", "268435456", "256 MiB"])
+        case .sopsDataKeyNotOpened:
+            return ErrorCaseRow(CLIError.sopsDataKeyNotOpened(file: "shown/secrets.yaml", keys: "/shown/keys.txt"), status: 3, hint: true,
+                                shows: ["shown/secrets.yaml", "/shown/keys.txt", "nothing was imported"])
         case .cannotRun:
             return ErrorCaseRow(CLIError.cannotRun(command: "shown-command", errno: E2BIG), status: 64, hint: false,
                                 shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])

@@ -38,6 +38,42 @@ extension ExternalTools {
             }
         }
 
+        /// A gpg that writes the file, closes its output and lingers (a wrapper, gpg waiting on its
+        /// agent after writing): a SIGTERM then still ends the import at once (att58 F2; before,
+        /// vaultfile waited for the tool with the signals blocked, here for 30 s).
+        @Test func test_importPass_sigtermWhileAToolLingersAfterItsOutputEndsAtOnce() throws {
+            let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                for last; do :; done
+                cat -- "$last"
+                exec 1>&-
+                touch "$MARK"
+                exec sleep 30
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("secret\n".utf8))
+            let before = try cli.read("t.vault"), mark = cli.path("lingering")
+            let importing = try cli.start(["import", "--format", "pass", cli.path("store")] + cli.unlock(),
+                                          extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin", "MARK": mark])
+            defer { if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() } }
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: mark) && importing.isRunning && Date() < deadline { usleep(10_000) }
+            if !importing.isRunning { let early = importing.finish(); Issue.record("the import ended first: \(early.status) \(early.stderr)"); return }
+            try #require(FileManager.default.fileExists(atPath: mark), "the fake gpg did not run within 20 s")
+            usleep(200_000)
+            let sent = Date()
+            kill(importing.pid, SIGTERM)
+            while importing.isRunning && Date().timeIntervalSince(sent) < 20 { usleep(10_000) }
+            try #require(!importing.isRunning, "the import did not end within 20 s of SIGTERM")
+            #expect(Date().timeIntervalSince(sent) < 10, "the signal waited for the lingering tool")
+            let result = importing.finish()
+            #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
+            #expect(try cli.read("t.vault") == before, "the vault was written")
+        }
+
         @Test(.enabled(if: hasGpg, "gpg is absent: the pass import signal test skipped"))
         func test_importPass_sigtermMidImportEndsEveryGpgChildAndWritesNothing() throws {
             let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }

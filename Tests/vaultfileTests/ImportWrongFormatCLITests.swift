@@ -45,6 +45,13 @@ import Testing
         try expectRefused(cli, Self.fixture("enpass.json"), given: "bitwarden-json", right: "enpass-json", looks: "an Enpass JSON export")
     }
 
+    @Test func test_import_kdbxOfADotenvFileIsRefusedBeforeAnyPassword() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        // Before: a KeePass password was asked for (or read), then exit 4, "damaged or was modified".
+        try cli.write("a.env", Array("A=1\nB=two\n".utf8))
+        try expectRefused(cli, cli.path("a.env"), given: "kdbx", right: "dotenv", looks: "a dotenv file (KEY=value lines)")
+    }
+
     @Test func test_import_chromeCSVOfAFirefoxExportIsRefused() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         try expectRefused(cli, Self.fixture("firefox.csv"), given: "chrome-csv", right: "firefox-csv", looks: "a Firefox CSV export")

@@ -65,6 +65,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     case historyTrimmed(versions: Int, names: [String], policy: HistoryPolicy)
     /// A KDBX 3.1 file without Meta/HeaderHash: its header could not be checked (KeePass before 2.20).
     case headerNotAuthenticated(file: String)
+    /// `count` values a sops file holds unencrypted (its `_unencrypted` rule): imported, but its
+    /// MAC covers their values, not their names, so someone without the key can rename or move them.
+    case namesNotAuthenticated(file: String, count: Int)
     /// A Bitwarden SSH key item (titled `item`) whose key is stored as an ordinary entry, which
     /// the agent does not serve: `why` (protected by a passphrase, or not an OpenSSH key it reads).
     case sshKeyNotServed(item: String, why: String)
@@ -82,6 +85,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
                 + "'keepassxc-cli attachment-export DATABASE ENTRY NAME FILE', or import the database itself with --format kdbx"
         case .sshKeyNotServed(let item, let why):
             return "item '\(EntryName.escapingFormatCharacters(item))' is an SSH key stored as an ordinary entry, which the agent does not serve: \(why)"
+        case .namesNotAuthenticated(let file, let count):
+            return "\(count == 1 ? "1 value" : "\(count) values") of \(file) \(count == 1 ? "is" : "are") stored unencrypted: imported, but the sops MAC "
+                + "covers their values and not their names, so whoever can write the file can rename or move them unseen; check those entries"
         case .headerNotAuthenticated(let file):
             return "\(file) is KDBX 3.1 without Meta/HeaderHash (KeePass before 2.20 wrote none): its header could not be checked "
                 + "against tampering, only its payload (block hashes); saving it once in KeePassXC or KeePass 2.20+ adds the hash"
@@ -127,6 +133,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .historyNotKept: return "history_not_kept"
         case .historyTrimmed: return "history_trimmed"
         case .headerNotAuthenticated: return "header_not_authenticated"
+        case .namesNotAuthenticated: return "names_not_authenticated"
         case .sshKeyNotServed: return "ssh_key_not_served"
         }
     }

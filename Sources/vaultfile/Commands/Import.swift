@@ -187,8 +187,11 @@ extension VaultfileCommand {
                 chosen = given
                 // A file the sniffer recognises as another format (a KDBX database, a Chrome CSV
                 // given as dashlane-csv) is refused before a lenient reader imports it wrongly;
-                // a dotenv guess (any KEY=value lines) is too weak to refuse on.
-                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue, sniffed.format != "dotenv" {
+                // a dotenv guess (any KEY=value lines) is too weak to refuse on, but for a KDBX
+                // database, whose first bytes are KeePass 2's signature, which such lines lack:
+                // refused before a KeePass password is asked for nothing (att58 F5).
+                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue,
+                   sniffed.format != "dotenv" || given == .kdbx {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
             case .directory(let name):

@@ -143,6 +143,10 @@ public enum SopsReader {
         var result = ForeignImport(format: "sops")
         result.items = walk.items
         if walk.nulls > 0 { result.notKept["sops null values", default: 0] += walk.nulls }
+        // An empty value adds no byte to the MAC: anyone could have added one, and --overwrite
+        // would then empty an entry (att58 F4). Not imported, and counted.
+        if walk.empty > 0 { result.notKept["sops empty values (the file's MAC does not cover an empty value)", default: 0] += walk.empty }
+        if walk.plain > 0 { result.warnings.append(.namesNotAuthenticated(file: file, count: walk.plain)) }
         if document.encryptedComments > 0 { result.notKept["sops encrypted comments", default: 0] += document.encryptedComments }
         return result
     }
@@ -157,6 +161,8 @@ public enum SopsReader {
         let hasher = SHA512Hasher()
         var items: [ForeignItem] = []
         var nulls = 0
+        /// Empty values, left out; unencrypted values, imported with a warning.
+        var empty = 0, plain = 0
 
         init(document: Document, key: SecureBytes, file: String, name: String) {
             self.document = document
@@ -217,6 +223,8 @@ public enum SopsReader {
             if !document.macOnlyEncrypted || encrypted { macBytes.withUnsafeBytes { hasher.update($0) } }
             wipe(&macBytes)
             guard let title = path.last else { return }
+            if value.isEmpty { empty += 1; return }
+            if !encrypted { plain += 1 }
             var item = ForeignItem(folders: [name] + path.dropLast(), title: title)
             item.value = value
             wipe(&value)

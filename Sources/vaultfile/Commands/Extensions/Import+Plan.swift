@@ -148,7 +148,9 @@ extension VaultfileCommand.Import {
         for warning in warnings { Messages.warning(warning.description) }
         // A pass or passage store read from its default folder is named as that folder.
         let read = file ?? CryptImport.defaultStore(for: self.format.name)
-        let source = read ?? "stdin"
+        // `info` keeps newlines (a message of several lines): a newline in the file's name is
+        // escaped here, so that the name cannot forge a line of its own (att58 F6).
+        let source = Messages.escaped(read ?? "stdin")
         let skipped = plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped"
         if dryRun {
             if !json { try printPlanLines(plan) }

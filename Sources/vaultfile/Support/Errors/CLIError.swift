@@ -43,6 +43,8 @@ enum CLIError: CategorizedError {
     /// `tool` (gpg, age) could not decrypt `file` of an import: it exited with `status` (its own
     /// message went to stderr before), or its output passed `limit` bytes (`status` nil).
     case sourceDecryptionFailed(tool: String, file: String, status: Int32?, limit: Int)
+    /// `import --format sops`: no age stanza of `file`'s data key opened with the identities in `keys`.
+    case sopsDataKeyNotOpened(file: String, keys: String)
     /// `export --format pass`: gpg could not encrypt the file of `entry` (it exited with `status`,
     /// its own message on stderr before, or wrote nothing); no store was written (exit 2).
     case storeEncryptionFailed(entry: String, status: Int32)
@@ -150,6 +152,8 @@ enum CLIError: CategorizedError {
             return "\(tool) could not decrypt \(file) (exit status \(status)); nothing was imported"
         case .sourceDecryptionFailed(let tool, let file, nil, let limit):
             return "\(tool) decrypted \(file) to more than \(limit) bytes, the most one file of a store may hold; nothing was imported"
+        case .sopsDataKeyNotOpened(let file, let keys):
+            return "the data key of \(file) (its sops.age entries) does not open with the age identities in \(keys); nothing was imported"
         case .storeEncryptionFailed(let entry, let status):
             return "gpg could not encrypt the entry '\(entry)' (exit status \(status)); no store was written"
         case .sourceDecryptionTotalOverLimit(let tool, let files, let limit):
@@ -228,6 +232,7 @@ enum CLIError: CategorizedError {
         case .agentCannotSign(_, .noDelegation): return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
+        case .sopsDataKeyNotOpened: return .wrongPassword
         case .sourceDecryptionTotalOverLimit: return .overLimit
         case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing, .referenceNotFound: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument

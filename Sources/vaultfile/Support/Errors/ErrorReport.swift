@@ -335,6 +335,9 @@ struct ErrorReport: Equatable {
                 ? "check that gpg decrypts it by hand ('gpg --decrypt \(shellWord(file))'): the secret key and gpg-agent must be available"
                 : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
                     + "SOPS_AGE_KEY_FILE or the documented default file"
+        case .sopsDataKeyNotOpened:
+            return "name the file of the age identity the sops file was encrypted to with SOPS_AGE_KEY_FILE "
+                + "(else $XDG_CONFIG_HOME/sops/age/keys.txt is read); 'sops --decrypt' with the same file shows whether it opens"
         case .refused(_, let hint), .importFormatMismatch(_, _, _, let hint): return hint
         case .importFormatUnknown(_, _, let hint?): return hint
         case .importFormatUnknown:

@@ -132,7 +132,7 @@ enum CryptImport {
         }
         let configHome = environment("XDG_CONFIG_HOME") ?? home(".config")
         let keys = try identityFile(variable: "SOPS_AGE_KEY_FILE", fallback: configHome + "/sops/age/keys.txt", format: "sops")
-        var lastError: (any Error)?
+        var lastError: CLIError?
         for armored in document.ageDataKeys {
             do {
                 var output = try ParallelDecryption.run([ParallelDecryption.Job(arguments: ["age", "--decrypt", "-i", keys], file: file + " (its sops data key)",
@@ -143,6 +143,8 @@ enum CryptImport {
                 lastError = error
             }
         }
+        // age's own message went to stderr; said for the sops file, not as a file to decrypt by hand (att58 F7).
+        if case .sourceDecryptionFailed(_, _, _?, _)? = lastError { throw CLIError.sopsDataKeyNotOpened(file: file, keys: keys) }
         throw lastError!
     }
 

@@ -83,10 +83,12 @@ enum ParallelDecryption {
             }
             // Each child's stdout, then its stderr (-1 once closed: poll skips it).
             var polls = running.flatMap {
-                [pollfd(fd: $0.child.output!, events: Int16(POLLIN), revents: 0), pollfd(fd: $0.child.errors ?? -1, events: Int16(POLLIN), revents: 0)]
+                [pollfd(fd: $0.child.output ?? -1, events: Int16(POLLIN), revents: 0), pollfd(fd: $0.child.errors ?? -1, events: Int16(POLLIN), revents: 0)]
             }
-            // Woken at least every 50 ms to take a signal (blocked, it cannot interrupt the poll).
-            let ready = poll(&polls, nfds_t(polls.count), 50)
+            // Woken at least every 50 ms to take a signal (blocked, it cannot interrupt the poll);
+            // every 2 ms while a tool whose output ended is still to exit, which no pipe announces.
+            let awaitingExit = running.contains { $0.child.output == nil }
+            let ready = poll(&polls, nfds_t(polls.count), awaitingExit ? 2 : 50)
             if ready < 0 {
                 if errno == EINTR { continue }
                 let code = errno
@@ -99,10 +101,9 @@ enum ParallelDecryption {
                     running[index / 2].child.errors = nil
                 }
             }
-            var finished: [Int] = []
             for (index, entry) in polls.enumerated() where index % 2 == 0 && entry.revents != 0 {
                 let slot = index / 2
-                let (job, child) = running[slot]
+                let job = running[slot].job
                 let count = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress!, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 if count > 0 {
@@ -119,7 +120,15 @@ enum ParallelDecryption {
                     continue
                 }
                 close(entry.fd)
-                let status = Subprocess.wait(child.pid)
+                running[slot].child.output = nil
+            }
+            // A tool whose output ended is reaped once it exits, without waiting for it here: one
+            // that closed its stdout and lingers (a wrapper, gpg waiting on its agent, a plugin)
+            // must not hold off a signal, which is taken only at the top of the loop (att58 F2).
+            var finished: [Int] = []
+            for slot in running.indices where running[slot].child.output == nil {
+                let (job, child) = running[slot]
+                guard let status = Subprocess.endedStatus(child.pid) else { continue }
                 // All it wrote to stderr is in the pipe now: relayed, without waiting for a
                 // process it started that may hold the pipe open.
                 if let errors = running[slot].child.errors {

@@ -18,8 +18,8 @@ enum Subprocess {
     /// A started child and, when its output is captured, the read end of its stdout pipe.
     struct Child {
         let pid: pid_t
-        /// The read end of the stdout pipe; the caller reads it and closes it.
-        let output: Int32?
+        /// The read end of the stdout pipe; the caller reads it and closes it (then sets nil).
+        var output: Int32?
         /// The write end of the stdin pipe (`feedInput`); the caller writes it and closes it.
         var input: Int32? = nil
         /// The read end of the stderr pipe (`captureErrors`); the caller reads it and closes it.
@@ -149,6 +149,23 @@ enum Subprocess {
         var result = waitpid(pid, &waitStatus, 0)
         while result < 0 && errno == EINTR { result = waitpid(pid, &waitStatus, 0) }
         guard result == pid else { return (1, nil) }
+        return decoded(waitStatus)
+    }
+
+    /// `wait(pid)` without waiting: nil while `pid` runs, else its status as `wait` gives it
+    /// (a loop that must take signals meanwhile polls this).
+    static func endedStatus(_ pid: pid_t) -> Int32? {
+        var waitStatus: Int32 = 0
+        var result = waitpid(pid, &waitStatus, WNOHANG)
+        while result < 0 && errno == EINTR { result = waitpid(pid, &waitStatus, WNOHANG) }
+        if result == 0 { return nil }
+        guard result == pid else { return 1 }
+        let (status, signal) = decoded(waitStatus)
+        return signal.map { 128 + $0 } ?? status
+    }
+
+    /// The exit status, or the signal that ended the process (status 0 then), of a wait status.
+    private static func decoded(_ waitStatus: Int32) -> (status: Int32, signal: Int32?) {
         // WIFSIGNALED/WTERMSIG are macros Swift cannot import: the low 7 bits hold the signal.
         let signal = waitStatus & 0x7F
         return signal == 0 ? ((waitStatus >> 8) & 0xFF, nil) : (0, signal)
