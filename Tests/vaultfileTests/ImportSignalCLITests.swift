@@ -26,14 +26,15 @@ extension ExternalTools {
             #expect(process.terminationStatus == 0, "\(script): \(String(decoding: err, as: UTF8.self))")
         }
 
-        /// The gpg processes whose command line names `store` (none but vaultfile's children do).
-        private func gpgProcesses(naming store: String) -> [pid_t] {
+        /// The gpg processes (not gpg-agent) whose environment names `home`, the test's GNUPGHOME
+        /// (none but vaultfile's children: the store's files reach gpg as its stdin, unnamed).
+        private func gpgProcesses(naming home: String) -> [pid_t] {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             return entries.compactMap { entry -> pid_t? in
                 guard let pid = pid_t(entry),
-                      let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), command.hasPrefix("gpg"),
-                      let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
-                      String(decoding: line, as: UTF8.self).contains(store) else { return nil }
+                      let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), command == "gpg\n",
+                      let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+                      String(decoding: environment, as: UTF8.self).contains("GNUPGHOME=" + home + "\0") else { return nil }
                 return pid
             }
         }
@@ -46,8 +47,7 @@ extension ExternalTools {
             for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
             try cli.write("bin/gpg", Array("""
                 #!/bin/sh
-                for last; do :; done
-                cat -- "$last"
+                cat
                 exec 1>&-
                 touch "$MARK"
                 exec sleep 30
@@ -74,6 +74,39 @@ extension ExternalTools {
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
+        /// A file of the store swapped for a link out of it after the walk (while gpg decrypts an
+        /// earlier file) is refused: gpg gets the file the walk found as its stdin, never a path it
+        /// opens again (att58 F3; before, the file outside the store was imported).
+        @Test func test_importPass_fileSwappedForALinkOutOfTheStoreAfterTheWalkIsRefused() throws {
+            let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store", "outside"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                content=$(cat)
+                if [ "$content" = A ]; then touch "$MARK"; sleep 2; fi
+                printf '%s\\n' "$content"
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("A\n".utf8))
+            try cli.write("store/b.gpg", Array("B\n".utf8))
+            try cli.write("outside/o.gpg", Array("OUTSIDE\n".utf8))
+            let before = try cli.read("t.vault"), mark = cli.path("reading-a")
+            let importing = try cli.start(["import", "--format", "pass", cli.path("store")] + cli.unlock(),
+                                          extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin", "MARK": mark, "VAULTFILE_IMPORT_JOBS": "1"])
+            defer { if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() } }
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: mark) && importing.isRunning && Date() < deadline { usleep(10_000) }
+            try #require(FileManager.default.fileExists(atPath: mark), "the fake gpg did not start on a.gpg within 20 s")
+            try FileManager.default.removeItem(atPath: cli.path("store/b.gpg"))
+            try FileManager.default.createSymbolicLink(atPath: cli.path("store/b.gpg"), withDestinationPath: "../outside/o.gpg")
+            while importing.isRunning && Date() < deadline.addingTimeInterval(20) { usleep(10_000) }
+            let result = importing.finish()
+            #expect(result.status == 2, "\(result.status): \(result.stderr)")
+            #expect(result.stderr.contains("changed while the store was read"), "\(result.stderr)")
+            #expect(try cli.read("t.vault") == before, "nothing was imported")
+        }
+
         @Test(.enabled(if: hasGpg, "gpg is absent: the pass import signal test skipped"))
         func test_importPass_sigtermMidImportEndsEveryGpgChildAndWritesNothing() throws {
             let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
@@ -81,7 +114,7 @@ extension ExternalTools {
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let environment = ["GNUPGHOME": home]
             defer {
-                for pid in gpgProcesses(naming: store) { kill(pid, SIGKILL) }
+                for pid in gpgProcesses(naming: home) { kill(pid, SIGKILL) }
                 try? sh(cli, "gpgconf --kill all", environment)
             }
             // A user who has not typed the passphrase yet: gpg-agent's pinentry answers after 10 s,
@@ -120,9 +153,9 @@ extension ExternalTools {
             defer { if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() } }
             // Waits (at most 20 s) for a gpg child of the import, then sends SIGTERM while it waits.
             let deadline = Date().addingTimeInterval(20)
-            while gpgProcesses(naming: store).isEmpty && importing.isRunning && Date() < deadline { usleep(10_000) }
+            while gpgProcesses(naming: home).isEmpty && importing.isRunning && Date() < deadline { usleep(10_000) }
             try #require(importing.isRunning, "the import ended before a gpg child was seen")
-            try #require(!gpgProcesses(naming: store).isEmpty, "no gpg child of the import within 20 s")
+            try #require(!gpgProcesses(naming: home).isEmpty, "no gpg child of the import within 20 s")
             kill(importing.pid, SIGTERM)
             let stopBy = Date().addingTimeInterval(20)
             while importing.isRunning && Date() < stopBy { usleep(10_000) }
@@ -130,7 +163,7 @@ extension ExternalTools {
             let result = importing.finish()
             #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
             // vaultfile ended and reaped its children before exiting: none is left.
-            #expect(gpgProcesses(naming: store).isEmpty, "gpg left running: \(gpgProcesses(naming: store))")
+            #expect(gpgProcesses(naming: home).isEmpty, "gpg left running: \(gpgProcesses(naming: home))")
             #expect(try cli.read("t.vault") == before, "the vault was written")
             #expect(try cli.run(["list"] + cli.unlock()).text.split(separator: "\n") == ["kept"])
         }

@@ -69,13 +69,9 @@ enum CryptImport {
             try refuseNoStore(directory, format: format)
             if format == "passage" {
                 let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
-                return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age") { file in
-                    ["age", "--decrypt", "-i", identities, "--", file]
-                }
+                return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age", arguments: ["age", "--decrypt", "-i", identities])
             }
-            return try readStore(root: directory, suffix: ".gpg", format: "pass", tool: "gpg") { file in
-                ["gpg", "--decrypt", "--batch", "--quiet", "--", file]
-            }
+            return try readStore(root: directory, suffix: ".gpg", format: "pass", tool: "gpg", arguments: ["gpg", "--decrypt", "--batch", "--quiet"])
         }
 
         /// A store of the other kind (`.gpg` files given as passage, `.age` as pass) would import
@@ -110,10 +106,11 @@ enum CryptImport {
 
     // MARK: Stores
 
-    private static func readStore(root: String, suffix: String, format: String, tool: String,
-                                  arguments: (String) -> [String]) throws -> ForeignImport {
+    private static func readStore(root: String, suffix: String, format: String, tool: String, arguments: [String]) throws -> ForeignImport {
         let walk = try StoreWalk(root: root, suffix: suffix)
-        var outputs = try ParallelDecryption.run(walk.files.map { ParallelDecryption.Job(arguments: arguments($0.path), file: $0.path) }, tool: tool)
+        // Each file is the tool's stdin, opened and checked to be the one the walk found, rather
+        // than a path the tool opens again, following whatever link was swapped in (att58 F3).
+        var outputs = try ParallelDecryption.run(walk.files.map { ParallelDecryption.Job(arguments: arguments, file: $0.path, opened: $0) }, tool: tool)
         defer { for index in outputs.indices { wipe(&outputs[index]) } }
         var files = zip(walk.files, outputs).map { ForeignStoreFile(path: $0.name, bytes: $1) }
         defer { for index in files.indices { wipe(&files[index].bytes) } }

@@ -24,6 +24,9 @@ enum ParallelDecryption {
         let arguments: [String]
         let file: String
         var input: [UInt8]? = nil
+        /// The file given to the tool as its stdin, opened just before it starts and checked to
+        /// be the one a walk found (`StoreWalk.File`), rather than named in its arguments.
+        var opened: StoreWalk.File? = nil
     }
 
     /// The most bytes one decrypted file may hold (a store's file is a password and notes).
@@ -68,7 +71,10 @@ enum ParallelDecryption {
             while next < jobs.count && running.count < parallelism {
                 let job = jobs[next]
                 do {
-                    var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil, captureErrors: true)
+                    let file = try job.opened.map { walked throws(CLIError) in try open(walked) }
+                    defer { if let file { close(file) } }
+                    var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil, captureErrors: true,
+                                                     standardInput: file)
                     if let input = job.input, let fd = child.input {
                         writeAll(fd, input)
                         close(fd)
@@ -147,6 +153,23 @@ enum ParallelDecryption {
             for slot in finished.sorted(by: >) { running.remove(at: slot) }
         }
         return outputs
+    }
+
+    /// `walked` opened for reading: the file the walk found, or an error (the store changed
+    /// while it was read: a link or folder swapped in, the file replaced).
+    private static func open(_ walked: StoreWalk.File) throws(CLIError) -> Int32 {
+        let fd = Glibc.open(walked.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { throw .io(operation: "opening", path: walked.path, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              UInt64(info.st_dev) == walked.device, UInt64(info.st_ino) == walked.inode else {
+            close(fd)
+            throw .refused("\(walked.path) changed while the store was read (it is no longer the file found there); nothing was imported",
+                           hint: "run the import again once nothing writes to the store")
+        }
+        // Blocking from here: the tool reads it as any file.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
     }
 
     /// Copies what is ready on a child's stderr pipe `fd` to vaultfile's stderr; false at its end

@@ -18,10 +18,15 @@ import Glibc
 ///   entry to another); one that leaves the store, or names a folder, is skipped and counted;
 /// - a file or folder whose name is not UTF-8 is skipped and counted, the first named escaped.
 struct StoreWalk {
-    /// One encrypted file: its path to open and its name in the store (folders, then the title).
+    /// One encrypted file: its path to open, its name in the store (folders, then the title),
+    /// and the file the walk found there (its device and inode): the file opened for the tool
+    /// must be that one, so that a link or folder swapped in after the walk reads nothing from
+    /// outside the store (att58 F3).
     struct File {
         let path: String
         let name: [String]
+        let device: UInt64
+        let inode: UInt64
     }
 
     private(set) var files: [File] = []
@@ -103,7 +108,8 @@ struct StoreWalk {
             guard files.count < Self.maxFiles else {
                 throw CLIError.inputTooLarge(what: "the store (files)", limit: Self.maxFiles)
             }
-            files.append(File(path: path, name: name + [String(entryName.dropLast(suffix.count))]))
+            files.append(File(path: path, name: name + [String(entryName.dropLast(suffix.count))],
+                              device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
         }
     }
 }

@@ -52,9 +52,11 @@ enum Subprocess {
     /// With `feedInput`, stdin is a pipe (a secret for a clipboard tool goes there, never in argv).
     /// With `detached`, the child leads a new session (`setsid`) with stdout and stderr on /dev/null.
     /// With `captureErrors`, stderr is a pipe too (the caller relays it: `ParallelDecryption`).
+    /// With `standardInput`, stdin is that open file (the caller closes it after the start).
     static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
                       captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false,
-                      captureErrors: Bool = false) throws(CLIError) -> Child {
+                      captureErrors: Bool = false, standardInput: Int32? = nil) throws(CLIError) -> Child {
+        precondition(!(feedInput && standardInput != nil), "one standard input")
         var pipeFDs: [Int32] = [-1, -1]
         var inputFDs: [Int32] = [-1, -1]
         var errorFDs: [Int32] = [-1, -1]
@@ -74,6 +76,8 @@ enum Subprocess {
             _ = fcntl(inputFDs[1], F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, inputFDs[0], STDIN_FILENO)
         }
+        // A file the caller opened (and still owns) as the child's stdin.
+        if let standardInput { posix_spawn_file_actions_adddup2(&actions, standardInput, STDIN_FILENO) }
         if captureErrors {
             guard pipe(&errorFDs) == 0 else {
                 if captureOutput { close(pipeFDs[0]); close(pipeFDs[1]) }
