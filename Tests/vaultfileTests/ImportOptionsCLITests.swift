@@ -42,6 +42,25 @@ import Testing
         #expect(try cli.run(["get", "a"] + cli.unlock()).text == "1")
     }
 
+    @Test func test_import_skipExistingOfANewerExportGoesByAccount() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let header = "name,url,username,password,note\n"
+        try cli.write("t1.csv", bytes(header + "Twitter,https://twitter.com,tw_b,pb,\nTwitter,https://twitter.com,tw_c,pc,\n"))
+        #expect(try cli.run(["import", "--format", "chrome-csv", cli.path("t1.csv")] + cli.unlock()).status == 0)
+        // A later export adds tw_a, which numbering by username puts first: by name alone it took
+        // 'Twitter' (skipped, lost without a word) and tw_c came in a second time as 'Twitter (3)'.
+        try cli.write("t2.csv", bytes(header + "Twitter,https://twitter.com,tw_a,pa,\nTwitter,https://twitter.com,tw_b,pb,\nTwitter,https://twitter.com,tw_c,pc,\n"))
+        let result = try cli.run(["import", "--format", "chrome-csv", "--skip-existing", cli.path("t2.csv")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("not imported: 'Twitter' (user tw_a, https://twitter.com): the vault's 'Twitter' holds another account (user tw_b"), "\(result.stderr)")
+        #expect(result.stderr.contains("imported 0 entries from"), "\(result.stderr)")
+        #expect(try names(cli) == ["Twitter", "Twitter (2)"], "no account twice")
+        // Said so, tw_a comes in under a folder of its own.
+        let placed = try cli.run(["import", "--format", "chrome-csv", "--skip-existing", "--prefix", "new/", cli.path("t2.csv")] + cli.unlock())
+        #expect(placed.status == 0, "\(placed.stderr)")
+        #expect(try cli.run(["get", "new/Twitter"] + cli.unlock()).text == "pa")
+    }
+
     @Test func test_import_skipExistingWithOverwriteIsAUsageError() throws {
         let cli = try CLI.withEntriesSet([("b", bytes("old"))]); defer { cli.directory.remove() }
         let result = try cli.run(["import", "--format", "dotenv", "--skip-existing", "--overwrite"] + cli.unlock(), stdin: bytes("b=2\n"))

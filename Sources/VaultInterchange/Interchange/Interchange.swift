@@ -65,6 +65,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     case historyTrimmed(versions: Int, names: [String], policy: HistoryPolicy)
     /// A KDBX 3.1 file without Meta/HeaderHash: its header could not be checked (KeePass before 2.20).
     case headerNotAuthenticated(file: String)
+    /// `import --skip-existing` of another manager's export left out the item named `name`
+    /// (account `incoming`): the vault's entry of that name holds another account, `existing`.
+    case otherAccountSkipped(name: String, incoming: String, existing: String)
     /// `count` values a sops file holds unencrypted (its `_unencrypted` rule): imported, but its
     /// MAC covers their values, not their names, so someone without the key can rename or move them.
     case namesNotAuthenticated(file: String, count: Int)
@@ -85,6 +88,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
                 + "'keepassxc-cli attachment-export DATABASE ENTRY NAME FILE', or import the database itself with --format kdbx"
         case .sshKeyNotServed(let item, let why):
             return "item '\(EntryName.escapingFormatCharacters(item))' is an SSH key stored as an ordinary entry, which the agent does not serve: \(why)"
+        case .otherAccountSkipped(let name, let incoming, let existing):
+            return "not imported: '\(EntryName.escapingFormatCharacters(name))' (\(incoming)): the vault's '\(EntryName.escapingFormatCharacters(name))' "
+                + "holds another account (\(existing)), which --skip-existing keeps; import this one under a folder of its own with --prefix"
         case .namesNotAuthenticated(let file, let count):
             return "\(count == 1 ? "1 value" : "\(count) values") of \(file) \(count == 1 ? "is" : "are") stored unencrypted: imported, but the sops MAC "
                 + "covers their values and not their names, so whoever can write the file can rename or move them unseen; check those entries"
@@ -134,6 +140,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .historyTrimmed: return "history_trimmed"
         case .headerNotAuthenticated: return "header_not_authenticated"
         case .namesNotAuthenticated: return "names_not_authenticated"
+        case .otherAccountSkipped: return "other_account_skipped"
         case .sshKeyNotServed: return "ssh_key_not_served"
         }
     }

@@ -43,7 +43,19 @@ extension VaultfileCommand.Import {
         var names = vault.count == 0 && !entries.hasNonASCIIName ? [] : entries.names
         var existing = vault.count == 0 ? [] : names.filter { vault.contains($0) }
         var skipped: [String] = []
-        if !existing.isEmpty && skipExisting {
+        var warnings: [ImportWarning] = []
+        if skipExisting && vault.count > 0 && entries.fromForeign {
+            // Another manager's titles are numbered by account: skipped by account, not by name.
+            let skips = AccountSkips(entries.entries, in: vault)
+            let left = skips.left
+            if !left.isEmpty {
+                entries = try entries.keeping { !left.contains(Array($0.utf8)) }
+                names = entries.names
+            }
+            skipped = skips.skipped
+            warnings += skips.warnings
+            existing = []
+        } else if !existing.isEmpty && skipExisting {
             skipped = existing
             entries = try entries.keeping { !vault.contains($0) }
             names = entries.names
@@ -59,7 +71,6 @@ extension VaultfileCommand.Import {
         if vault.count > 0, let twin = vault.canonicalTwins(of: names).first {
             throw VaultError.nameTwin(name: twin.name, existing: twin.existing)
         }
-        var warnings: [ImportWarning] = []
         if let history = entries.history, !history.isEmpty, !vault.keepsHistory {
             // Another password manager's history is one more thing not kept, said as such; a
             // vaultfile export made --with-history was asked for, and is refused.

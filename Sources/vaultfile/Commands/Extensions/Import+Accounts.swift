@@ -1,0 +1,85 @@
+import VaultInterchange
+import VaultModel
+
+// MARK: - --skip-existing by account, for other managers' exports
+
+/// An account as an import tells one from another: its username and URL fields.
+struct ImportedAccount: Equatable {
+    let username: [UInt8]?
+    let url: [UInt8]?
+
+    init(_ entry: Entry) {
+        username = entry.fields["username"]
+        url = entry.fields["url"]
+    }
+
+    /// Whether it has anything to be told by.
+    var isKnown: Bool { username != nil || url != nil }
+
+    /// "user NAME, URL", for a message (escaped there).
+    var shown: String {
+        let parts = [username.map { "user " + String(decoding: $0, as: UTF8.self) }, url.map { String(decoding: $0, as: UTF8.self) }].compactMap { $0 }
+        return parts.isEmpty ? "no username or URL" : parts.joined(separator: ", ")
+    }
+}
+
+/// What `--skip-existing` leaves out of another manager's export: the accounts the vault holds
+/// already, and the names the vault holds for another account.
+///
+/// Titles that repeat are numbered by account (`TITLE (n)`), so a later export that adds an
+/// account can give an old account's number to the new one: by name alone, the new account would
+/// be skipped as "already in the vault" and an old one imported a second time (cold58 M3). So an
+/// item is skipped when its account (username and URL) is among the vault's entries of its title,
+/// numbered or not; an item whose name the vault holds for another account is not imported
+/// either (the vault's entry is kept, as the option says), and a warning names both accounts.
+struct AccountSkips {
+    /// Names not imported: their account is in the vault already.
+    var skipped: [String] = []
+    /// Names not imported: the vault's entry of that name holds another account.
+    var otherAccount: [(name: String, incoming: ImportedAccount, existing: ImportedAccount)] = []
+
+    /// Every name left out.
+    var left: Set<[UInt8]> { Set((skipped + otherAccount.map(\.name)).map { Array($0.utf8) }) }
+
+    /// A warning for each name the vault holds for another account.
+    var warnings: [ImportWarning] {
+        otherAccount.map { .otherAccountSkipped(name: $0.name, incoming: $0.incoming.shown, existing: $0.existing.shown) }
+    }
+
+    /// The skips of `entries` (another manager's export, in memory) against `vault`.
+    init(_ entries: [(name: String, entry: Entry)], in vault: Vault) {
+        // The vault's entries by title: `Twitter` and `Twitter (2)` under `Twitter`; one pass over its names.
+        var titles: [String: [String]] = [:]
+        for name in vault.names { titles[Self.title(of: name), default: []].append(name) }
+        var accounts: [String: [ImportedAccount]] = [:]
+        func accountsTitled(_ title: String) -> [ImportedAccount] {
+            if let known = accounts[title] { return known }
+            let found = (titles[title] ?? []).compactMap { vault.entry($0).map(ImportedAccount.init) }
+            accounts[title] = found
+            return found
+        }
+        for (name, entry) in entries {
+            let account = ImportedAccount(entry)
+            let inVault = accountsTitled(Self.title(of: name)).contains(account)
+            if let existing = vault.entry(name) {
+                let theirs = ImportedAccount(existing)
+                if theirs == account || inVault {
+                    skipped.append(name)
+                } else {
+                    otherAccount.append((name, account, theirs))
+                }
+            } else if inVault && account.isKnown {
+                skipped.append(name)
+            }
+        }
+    }
+
+    /// `name` without a number an import gave it: `Twitter` of `Twitter (3)`.
+    static func title(of name: String) -> String {
+        guard name.hasSuffix(")"), let open = name.lastIndex(of: "("), open > name.startIndex,
+              name[name.index(before: open)] == " " else { return name }
+        let digits = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return name }
+        return String(name[..<name.index(before: open)])
+    }
+}
