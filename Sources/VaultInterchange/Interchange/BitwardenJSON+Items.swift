@@ -70,12 +70,20 @@ extension BitwardenJSON {
             }
             if source.favorite == true { item.extras.append((label: "favorite", value: "yes")) }
             if let reprompt = source.reprompt, reprompt != 0 { result.notKeep("Bitwarden's master-password re-prompt") }
-            // Earlier passwords, oldest first (Bitwarden lists them newest first).
-            item.history = (source.passwordHistory ?? []).compactMap { version in
-                version.password.map { ForeignVersion(value: Array($0.utf8), modified: version.lastUsedDate.flatMap(Timestamps.parse)) }
-            }.sorted { ($0.modified ?? 0) < ($1.modified ?? 0) }
             item.created = source.creationDate.flatMap(Timestamps.parse) ?? source.revisionDate.flatMap(Timestamps.parse)
             item.modified = source.revisionDate.flatMap(Timestamps.parse) ?? item.created
+            // Earlier passwords, oldest first (Bitwarden lists them newest first). Each was replaced
+            // at its own `lastUsedDate`, and set when the one before it was replaced (the oldest:
+            // when the item was created); the rest of the item is the builder's (the item's
+            // fields now, as Bitwarden shows an earlier password: `ForeignVersion.wholeItem`).
+            let earlier = (source.passwordHistory ?? []).compactMap { version in
+                version.password.map { (password: $0, replaced: version.lastUsedDate.flatMap(Timestamps.parse)) }
+            }.sorted { ($0.replaced ?? 0) < ($1.replaced ?? 0) }
+            item.history = earlier.indices.map { index in
+                var version = ForeignVersion(value: Array(earlier[index].password.utf8), modified: index > 0 ? earlier[index - 1].replaced : item.created)
+                version.replaced = earlier[index].replaced
+                return version
+            }
             result.add(&item, to: sink)
         }
         // Each item made as it is read (no `Export` keeps every item: it held a second copy of the
