@@ -58,4 +58,51 @@ import Testing
         let plain = try #require(imported.history?.first { $0.name == "db01" }?.versions.first)
         #expect(plain.entry.fields["title"] == nil)
     }
+
+    // MARK: - Bitwarden JSON
+
+    private static func bitwarden(_ item: String) -> [UInt8] {
+        Array("{\"encrypted\": false, \"folders\": [], \"items\": [\(item)]}".utf8)
+    }
+
+    private static let passkeyItem = """
+        {"id": "i1", "type": 1, "name": "GitHub", "newThing": true, "key": "k", "deletedDate": null, \
+        "login": {"username": "alice", "password": "pw", "passwordRevisionDate": "2024-01-01T00:00:00.000Z", \
+        "fido2Credentials": [{"credentialId": "cid", "keyType": "public-key", "keyAlgorithm": "ECDSA", "keyCurve": "P-256", \
+        "keyValue": "PRIVATE-KEY-VALUE", "rpId": "github.com", "userHandle": "uh", "userName": "alice", "counter": "0", \
+        "rpName": "GitHub", "userDisplayName": "Alice", "discoverable": "true", "creationDate": "2024-02-01T00:00:00.000Z"}], \
+        "uris": [{"uri": "https://github.com", "match": null, "shiny": 1}]}, \
+        "passwordHistory": [{"password": "p1", "lastUsedDate": "2024-03-01T00:00:00.000Z"}, {"password": "p0", "lastUsedDate": "2023-06-01T00:00:00.000Z"}], \
+        "revisionDate": "2024-05-01T00:00:00.000Z", "creationDate": "2023-01-01T00:00:00.000Z"}
+        """
+
+    @Test func test_bitwardenJSON_keepsPasskeysAsFieldsAndCountsUnknownKeys() throws {
+        for bytes in [Self.bitwarden(Self.passkeyItem),
+                      // A fraction: the direct reader declines it, the decoder and the key scan read it.
+                      Self.bitwarden(Self.passkeyItem.replacing("\"newThing\": true", with: "\"newThing\": 1.5"))] {
+            let imported = try Interchange.read(bytes, format: .bitwardenJSON, now: 0, options: ForeignBuildOptions(keepsHistory: true))
+            let entry = try #require(imported.entries.first?.entry)
+            #expect(text(entry.fields["passkey.keyValue"]) == "PRIVATE-KEY-VALUE" && text(entry.fields["passkey.rpId"]) == "github.com")
+            #expect(text(entry.fields["passkey.counter"]) == "0" && entry.fields.keys.filter { $0.hasPrefix("passkey.") }.count == 13)
+            let warnings = imported.warnings.map(\.description)
+            for key in ["newThing", "login.passwordRevisionDate", "login.uris.shiny"] {
+                #expect(warnings.contains { $0.contains("unknown key '\(key)' of Bitwarden items, in 1 item") }, "\(warnings)")
+            }
+            #expect(!warnings.contains { $0.contains("'key'") || $0.contains("deletedDate") || $0.contains("PRIVATE") }, "\(warnings)")
+            // Each earlier password replaced at its own lastUsedDate.
+            let versions = try #require(imported.history?.first?.versions)
+            #expect(versions.map { text($0.entry.value) } == ["p1", "p0"])
+            #expect(versions.map(\.replaced) == ["2024-03-01T00:00:00.000Z", "2023-06-01T00:00:00.000Z"].compactMap(Timestamps.parse))
+        }
+    }
+
+    @Test func test_passkeyField_namesAndParsesEachPasskeysMembers() {
+        #expect(BitwardenJSON.passkeyField(0, "rpId") == "passkey.rpId" && BitwardenJSON.passkeyField(1, "rpId") == "passkey2.rpId")
+        #expect(BitwardenJSON.passkeyField("passkey.rpId").map { "\($0.index) \($0.key)" } == "0 rpId")
+        #expect(BitwardenJSON.passkeyField("passkey2.keyValue").map { "\($0.index) \($0.key)" } == "1 keyValue")
+        for other in ["passkey", "passkey.", "passkey1.rpId", "passkey02.rpId", "passkeys.rpId", "password"] {
+            #expect(BitwardenJSON.passkeyField(other) == nil, "\(other)")
+        }
+        #expect(ForeignBuilder.reservedMeaning(of: "passkey.rpId") != nil, "a custom field so named is stored under another name")
+    }
 }

@@ -49,6 +49,7 @@ enum ForeignBuilder {
         if let meaning = reservedNames[field] { return meaning }
         if field.hasPrefix(attachmentPrefix) { return "an attachment" }
         if BitwardenJSONExport.isURL(field) { return "a further URL of the login" }
+        if BitwardenJSON.passkeyField(field) != nil { return "a passkey of the login (Bitwarden's fido2Credentials)" }
         return nil
     }
 
