@@ -75,4 +75,22 @@ import Testing
         #expect(try cli.run(["get", "GitHub"] + cli.unlock()).text == "newer-old")
         #expect(try field(cli, "GitHub", "username") == "alice" && field(cli, "GitHub", "notes") == "n" && field(cli, "GitHub", "passkey.rpId") == "github.com")
     }
+
+    // MARK: - Dashlane's files (M4)
+
+    @Test func test_import_dashlaneSecureNotesAndPaymentsAreReadByTheirHeaders() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("securenotes.csv", bytes("title,note\nWifi,the wifi password is x\n"))
+        for format in [[], ["--format", "dashlane-csv"]] {
+            let result = try cli.run(["import", "--overwrite"] + format + [cli.path("securenotes.csv")] + cli.unlock())
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            #expect(try names(cli) == ["Wifi"], "the header is no entry")
+            #expect(try field(cli, "Wifi", "notes") == "the wifi password is x")
+            #expect(try cli.run(["get", "Wifi", "--field", "url"] + cli.unlock()).status != 0, "the note is no URL")
+        }
+        try cli.write("payments.csv", bytes("type,account_name,account_holder,cc_number,code,expiration_month,expiration_year\n"
+                                            + "payment_card,My Visa,Jo,4111111111111111,123,12,2030\n"))
+        #expect(try cli.run(["import", cli.path("payments.csv")] + cli.unlock()).status == 0)
+        #expect(try field(cli, "My Visa", "cc_number") == "4111111111111111" && field(cli, "My Visa", "expiration_year") == "2030")
+    }
 }

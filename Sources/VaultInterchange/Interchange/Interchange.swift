@@ -29,7 +29,8 @@ public enum InterchangeFormat: String, CaseIterable, Sendable {
     case chromeCSV = "chrome-csv"
     /// Firefox's CSV export of logins (import only).
     case firefoxCSV = "firefox-csv"
-    /// Dashlane's credentials CSV, with or without its header (import only).
+    /// Dashlane's CSV files: credentials, with or without its header, secure notes, payments, IDs,
+    /// personal info (import only; DashlaneCSVReader).
     case dashlaneCSV = "dashlane-csv"
     /// Enpass's JSON export (import only).
     case enpassJSON = "enpass-json"

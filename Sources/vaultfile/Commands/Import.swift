@@ -33,7 +33,8 @@ extension VaultfileCommand {
                   1password-csv   1Password 8's CSV export
                   1pux            1Password's 1PUX export (a ZIP)
                   lastpass-csv    LastPass's CSV export; its grouping as folders
-                  dashlane-csv    Dashlane's credentials CSV, with or without its header
+                  dashlane-csv    Dashlane's CSV files: credentials (with or without its
+                                  header), secure notes, payments, IDs, personal info
                   enpass-json     Enpass's JSON export
                   chrome-csv      Chrome's (Edge's, Brave's) passwords CSV
                   firefox-csv     Firefox's logins CSV

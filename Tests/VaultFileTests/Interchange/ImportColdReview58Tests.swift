@@ -105,4 +105,37 @@ import Testing
         }
         #expect(ForeignBuilder.reservedMeaning(of: "passkey.rpId") != nil, "a custom field so named is stored under another name")
     }
+
+    // MARK: - Dashlane's CSV files
+
+    private func dashlane(_ text: String) throws(VaultError) -> ForeignImport { try DashlaneCSVReader.read(Array(text.utf8), now: 0) }
+
+    private func field(_ item: ForeignItem, _ label: String) -> String? { text(item.fields.first { $0.label == label }?.value) }
+
+    @Test func test_dashlaneCSV_readsEachFileOfTheExportByItsHeader() throws {
+        let notes = try dashlane("title,note\nWifi,the wifi password is x\n")
+        #expect(notes.items.count == 1 && notes.items[0].title == "Wifi" && notes.items[0].notes == "the wifi password is x" && notes.items[0].urls.isEmpty)
+        let payments = try dashlane("type,account_name,account_holder,cc_number,code,expiration_month,expiration_year\n"
+                                    + "payment_card,Visa,Jo,4111111111111111,123,12,2030\n")
+        #expect(payments.items.map(\.title) == ["Visa"] && field(payments.items[0], "cc_number") == "4111111111111111")
+        #expect(field(payments.items[0], "account_name") == nil && field(payments.items[0], "type") == "payment_card")
+        let ids = try dashlane("type,number,name,issue_date,expiration_date,place_of_issue,state\npassport,X123,Jo Doe,2020-01-01,2030-01-01,Paris,\n")
+        #expect(ids.items.map(\.title) == ["Jo Doe"] && field(ids.items[0], "number") == "X123")
+        let people = try dashlane("type,title,first_name,last_name,item_name,email\nidentity,Mr,Jo,Doe,Me,jo@example.com\n")
+        #expect(people.items.map(\.title) == ["Me"] && field(people.items[0], "first_name") == "Jo" && field(people.items[0], "title") == "Mr")
+        // A first row of Dashlane's column names that no file has is refused, never read as a headerless row.
+        do { _ = try dashlane("username,url,note\na,b,c\n"); Issue.record("read") } catch {
+            #expect(error.description.contains("Dashlane's column names"), "\(error)")
+        }
+        #expect(try dashlane("Wifi,https://w.example,me,pw,n\n").items.map(\.title) == ["Wifi"], "the headerless form still reads")
+    }
+
+    @Test func test_sniff_tellsDashlanesFilesAndAnEncryptedBitwardenExport() {
+        for header in ["title,note", "type,account_name,account_holder,cc_number,code", "type,number,name,issue_date,expiration_date,place_of_issue,state",
+                       "type,title,first_name,middle_name,last_name,login,item_name"] {
+            #expect(FormatSniffer.sniff(Array((header + "\nx\n").utf8))?.format == "dashlane-csv", "\(header)")
+        }
+        let encrypted = FormatSniffer.sniff(Array("{\"encrypted\": true, \"passwordProtected\": true, \"salt\": \"s\", \"kdfType\": 0, \"data\": \"2.x\"}".utf8))
+        #expect(encrypted?.format == nil && encrypted?.advice?.contains("unencrypted JSON") == true, "\(String(describing: encrypted))")
+    }
 }

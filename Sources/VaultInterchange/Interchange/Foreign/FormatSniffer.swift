@@ -149,7 +149,16 @@ public enum FormatSniffer {
         (["title", "url", "username", "password", "otpauth"], "1password-csv", "a 1Password CSV export"),
         (["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"], "dashlane-csv", "a Dashlane CSV export"),
         (["name", "url", "username", "password"], "chrome-csv", "a Chrome (or Chromium, Edge) CSV export"),
+        // The other files of Dashlane's export ZIP (`DashlaneCSVReader.Kind`).
+        (["type", "account_name", "cc_number"], "dashlane-csv", "Dashlane's payments CSV (payments.csv)"),
+        (["type", "number", "name", "issue_date", "place_of_issue"], "dashlane-csv", "Dashlane's IDs CSV (ids.csv)"),
+        (["type", "first_name", "last_name", "item_name"], "dashlane-csv", "Dashlane's personal info CSV (personalInfo.csv)"),
+        (["title", "note"], "dashlane-csv", "Dashlane's secure notes CSV (securenotes.csv)"),
     ]
+
+    /// Every column name of `headers` and of Dashlane's files: a first row with none of them
+    /// holds values, not names (a file without a header, `ForeignCSV.require`).
+    static let knownColumns: Set<String> = Set(headers.flatMap(\.columns)).union(DashlaneCSVReader.columnNames).union(["value", "notes"])
 
     /// A CSV whose first line is a header some tool writes (every column of the row above present).
     /// The line is read in place: in a file without a header (Dashlane's older form) it is a row
