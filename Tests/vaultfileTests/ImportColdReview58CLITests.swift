@@ -93,4 +93,26 @@ import Testing
         #expect(try cli.run(["import", cli.path("payments.csv")] + cli.unlock()).status == 0)
         #expect(try field(cli, "My Visa", "cc_number") == "4111111111111111" && field(cli, "My Visa", "expiration_year") == "2030")
     }
+
+    // MARK: - Refusals that say where and what to do (L3)
+
+    @Test func test_import_refusalsNameTheFileTheLineAndTheWayOut() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("enc.json", bytes("{\"encrypted\": true, \"passwordProtected\": true, \"salt\": \"s\", \"kdfType\": 0, \"kdfIterations\": 600000, \"data\": \"2.abc\"}"))
+        let encrypted = try cli.run(["import", cli.path("enc.json")] + cli.unlock())
+        #expect(encrypted.status != 0 && encrypted.stderr.contains("encrypted") && encrypted.stderr.contains("unencrypted JSON"), "\(encrypted.stderr)")
+        // Latin-1: the file, the line, nothing imported, and the conversion.
+        try cli.write("latin.csv", bytes("name,url,username,password\nok,https://a.example,u,p\n") + Array("caf".utf8) + [0xE9] + bytes(",https://b.example,u,p\n"))
+        let latin = try cli.run(["import", "--format", "chrome-csv", cli.path("latin.csv")] + cli.unlock())
+        #expect(latin.status != 0 && latin.stderr.contains(cli.path("latin.csv")) && latin.stderr.contains("line 3"), "\(latin.stderr)")
+        #expect(latin.stderr.contains("nothing was imported") && latin.stderr.contains("iconv -f WINDOWS-1252 -t UTF-8"), "\(latin.stderr)")
+        try cli.write("open.csv", bytes("name,url,username,password\n\"never closed,u,p\n"))
+        let open = try cli.run(["import", "--format", "chrome-csv", cli.path("open.csv")] + cli.unlock())
+        #expect(open.stderr.contains(cli.path("open.csv")) && open.stderr.contains("line 2") && open.stderr.contains("nothing was imported"), "\(open.stderr)")
+        // Dashlane's headerless form given as Chrome's: the right format is named.
+        try cli.write("dl.csv", bytes("Wifi,https://w.example,me,pw,note\n"))
+        let dashlane = try cli.run(["import", "--format", "chrome-csv", cli.path("dl.csv")] + cli.unlock())
+        #expect(dashlane.status != 0 && dashlane.stderr.contains("--format dashlane-csv"), "\(dashlane.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
 }

@@ -99,6 +99,12 @@ public enum FormatSniffer {
         func has(_ key: StaticString) -> Bool { contains(key, in: head) }
         if has("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
         if has("\"sops\"") && has("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
+        // Bitwarden's password-protected export: its items are one encrypted `data` string.
+        if !has("\"items\""), has("\"encrypted\""), has("\"passwordProtected\"") || has("\"encKeyValidation_DO_NOT_EDIT\"") {
+            return SniffedFormat(format: nil, description: "an encrypted (password-protected) Bitwarden export",
+                                 advice: "export it again from Bitwarden as unencrypted JSON (File > Export vault, file format .json), "
+                                     + "import that file, then delete it")
+        }
         guard has("\"items\"") else { return nil }
         // Keys only one of the two writes: Enpass's items, fields and folders (`template_type`,
         // `sensitive`, `parent_uuid`…), Bitwarden's (`revisionDate`, `folderId`…); then the

@@ -336,7 +336,7 @@ struct ErrorReport: Equatable {
                 : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
                     + "SOPS_AGE_KEY_FILE or the documented default file"
         case .refused(_, let hint), .importFormatMismatch(_, _, _, let hint): return hint
-        case .importFormatUnknown(_, _, let hint?): return hint
+        case .importFormatUnknown(_, _, let hint?), .importUnreadable(_, _, _, let hint?): return hint
         case .importFormatUnknown:
             return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:
@@ -382,7 +382,7 @@ struct ErrorReport: Equatable {
         case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
-             .cannotRun, .standardInputTaken, .pluginObserved, .agentOfAnotherRelease: return nil
+             .cannotRun, .standardInputTaken, .pluginObserved, .agentOfAnotherRelease, .importUnreadable: return nil
         }
     }
 }
