@@ -115,4 +115,15 @@ import Testing
         #expect(dashlane.status != 0 && dashlane.stderr.contains("--format dashlane-csv"), "\(dashlane.stderr)")
         #expect(try names(cli).isEmpty)
     }
+
+    // MARK: - An item named after its site is listed (L8)
+
+    @Test func test_import_aChromeRowWithoutANameIsListedAsNamedAfterItsSite() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("c.csv", bytes("name,url,username,password\n,https://noname.example,u,p\nPlain,https://p.example,v,q\n"))
+        let result = try cli.run(["import", "--format", "chrome-csv", cli.path("c.csv")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("named an item without a title 'noname.example' after its site noname.example\n"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Plain"), "\(result.stderr)")
+    }
 }

@@ -35,6 +35,10 @@ public struct ForeignItem: Sendable {
     /// Source-specific facts with no vaultfile home that the reader chose to keep as fields
     /// (e.g. "tags", "favorite", "archived"): label → text; the builder stores them as fields.
     public var extras: [(label: String, value: String)]
+    /// Whether the source holds no titles at all (Firefox's CSV): an item named after its site is
+    /// then not listed as renamed, as every item of it is so named. An item of a source with
+    /// titles whose title is empty (a Chrome row without a name) is listed.
+    public var sourceHasNoTitles = false
 
     /// An item with a title and a value, everything else empty.
     public init(folders: [String] = [], title: String = "", value: [UInt8] = []) {

@@ -216,6 +216,7 @@ enum FirefoxCSVReader {
             (guid, formAction, lastUsed) = (header.index("guid"), header.index("formactionorigin"), header.index("timelastused"))
         }) { row in
             var item = ForeignItem(value: row.bytes(password))
+            item.sourceHasNoTitles = true
             item.username = row[username]
             if let url = row[url] { item.urls = [url] }
             item.created = ForeignCSV.time(row, created)
