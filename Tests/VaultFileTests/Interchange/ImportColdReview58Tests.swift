@@ -138,4 +138,18 @@ import Testing
         let encrypted = FormatSniffer.sniff(Array("{\"encrypted\": true, \"passwordProtected\": true, \"salt\": \"s\", \"kdfType\": 0, \"data\": \"2.x\"}".utf8))
         #expect(encrypted?.format == nil && encrypted?.advice?.contains("unencrypted JSON") == true, "\(String(describing: encrypted))")
     }
+
+    // MARK: - Why a loss is a loss
+
+    @Test func test_notKept_saysWhyForEachKind() {
+        func said(_ what: String) -> String { ImportWarning.notKept(what: what, count: 2).description }
+        #expect(said("entries in KeePass's recycle bin").contains("left out: deleted in the source"))
+        #expect(said("1Password items in the trash (not imported)").contains("left out: deleted in the source"))
+        #expect(said("plain (unencrypted) YAML values").contains("left out: the import takes the encrypted values"))
+        #expect(said("unknown key 'x' of Bitwarden items").contains("does not read it"))
+        #expect(said("Bitwarden's URI match rules").hasSuffix("(vaultfile has no place for it)"))
+        for what in ["entries in KeePass's recycle bin", "plain (unencrypted) YAML values", "unknown key 'x' of Bitwarden items"] {
+            #expect(!said(what).contains("has no place"), "\(what)")
+        }
+    }
 }
