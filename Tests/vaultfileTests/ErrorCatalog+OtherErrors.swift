@@ -63,7 +63,7 @@ enum CLIErrorKind: CaseIterable {
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied, pluginObserved
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
-    case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, kdfOverOpenCaps
+    case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, importUnreadable, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, sopsDataKeyNotOpened, nothingOpens, nothingOpensNoTerminal
     case storeEncryptionFailed
     case gitCredentialVaultLocked
@@ -114,6 +114,7 @@ enum CLIErrorKind: CaseIterable {
         case .kdfOverOpenCaps: self = .kdfOverOpenCaps
         case .importFormatMismatch: self = .importFormatMismatch
         case .importFormatUnknown: self = .importFormatUnknown
+        case .importUnreadable: self = .importUnreadable
         }
     }
 
@@ -166,6 +167,9 @@ enum CLIErrorKind: CaseIterable {
         case .importFormatUnknown:
             return ErrorCaseRow(CLIError.importFormatUnknown(source: "/v/shown.txt", why: "shown-reason"), status: 64, hint: true,
                                 shows: ["/v/shown.txt", "shown-reason"])
+        case .importUnreadable:
+            return ErrorCaseRow(CLIError.importUnreadable(source: "/v/shown.csv", format: "chrome-csv", why: "line 3: shown-reason", hint: "shown-hint"),
+                                status: 2, hint: true, shows: ["/v/shown.csv", "chrome-csv", "line 3: shown-reason", "nothing was imported"])
         case .agentFailed: return ErrorCaseRow(CLIError.agentFailed("shown-reason"), status: 2, hint: true, shows: ["shown-reason"])
         case .agentOfAnotherRelease:
             return ErrorCaseRow(CLIError.agentOfAnotherRelease(agentVersion: 1), status: 2, hint: false,

@@ -15,6 +15,8 @@ extension BitwardenJSON {
     /// they are. `creationDate` and `revisionDate` are kept; `passwordHistory` becomes the item's
     /// history, `favorite` the field `favorite`, and a master-password re-prompt, linked custom fields,
     /// URI match rules and an organization's item's organization and collections are counted as not kept.
+    /// A login's passkeys become the fields `passkey.KEY` (BitwardenJSON+Keys.swift); `archivedDate` the
+    /// field `archived`; each key the reader does not know is counted as not kept (`knownKeys`).
     ///
     /// The document is read directly when `BitwardenJSONReader.export` takes it, else decoded
     /// (`JSONDocument.decode`), whose messages name the problem.
@@ -40,6 +42,8 @@ extension BitwardenJSON {
                 item.username = source.login?.username
                 item.urls = (source.login?.uris ?? []).compactMap { uri in uri.uri.flatMap { $0.isEmpty ? nil : $0 } }
                 item.totp = source.login?.totp.flatMap { $0.isEmpty ? nil : $0 }
+                // Passkeys as the fields `passkey.KEY` (BitwardenJSON+Keys.swift), which the export gives back.
+                item.extras += passkeyExtras(source.login?.fido2Credentials ?? [])
             case 2:
                 break  // the notes are the note's text, kept as `notes` below
             case 3:
@@ -69,13 +73,23 @@ extension BitwardenJSON {
                 result.notKeep("Bitwarden's organization and collections of shared items")
             }
             if source.favorite == true { item.extras.append((label: "favorite", value: "yes")) }
+            if source.archivedDate != nil { item.extras.append((label: "archived", value: "yes")) }
             if let reprompt = source.reprompt, reprompt != 0 { result.notKeep("Bitwarden's master-password re-prompt") }
-            // Earlier passwords, oldest first (Bitwarden lists them newest first).
-            item.history = (source.passwordHistory ?? []).compactMap { version in
-                version.password.map { ForeignVersion(value: Array($0.utf8), modified: version.lastUsedDate.flatMap(Timestamps.parse)) }
-            }.sorted { ($0.modified ?? 0) < ($1.modified ?? 0) }
+            for key in source.unknownKeys ?? [] { result.notKeep(unknownKeyLoss(key)) }
             item.created = source.creationDate.flatMap(Timestamps.parse) ?? source.revisionDate.flatMap(Timestamps.parse)
             item.modified = source.revisionDate.flatMap(Timestamps.parse) ?? item.created
+            // Earlier passwords, oldest first (Bitwarden lists them newest first). Each was replaced
+            // at its own `lastUsedDate`, and set when the one before it was replaced (the oldest:
+            // when the item was created); the rest of the item is the builder's (the item's
+            // fields now, as Bitwarden shows an earlier password: `ForeignVersion.wholeItem`).
+            let earlier = (source.passwordHistory ?? []).compactMap { version in
+                version.password.map { (password: $0, replaced: version.lastUsedDate.flatMap(Timestamps.parse)) }
+            }.sorted { ($0.replaced ?? 0) < ($1.replaced ?? 0) }
+            item.history = earlier.indices.map { index in
+                var version = ForeignVersion(value: Array(earlier[index].password.utf8), modified: index > 0 ? earlier[index - 1].replaced : item.created)
+                version.replaced = earlier[index].replaced
+                return version
+            }
             result.add(&item, to: sink)
         }
         // Each item made as it is read (no `Export` keeps every item: it held a second copy of the
@@ -115,7 +129,13 @@ extension BitwardenJSON {
             }
             folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             if let refused { throw refused }
-            for (index, source) in items.enumerated() { try make(index, source) }
+            // The decoder reads only the keys it knows: the others are found by a scan of their own.
+            let unknown = streamed == nil ? unknownKeys(of: bytes) : nil
+            for (index, source) in items.enumerated() {
+                var source = source
+                if let unknown, index < unknown.count { source.unknownKeys = unknown[index] }
+                try make(index, source)
+            }
         } catch {
             result.wipe()
             throw error

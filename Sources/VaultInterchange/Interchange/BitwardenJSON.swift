@@ -30,6 +30,12 @@ enum BitwardenJSON {
         /// The organization a shared item belongs to, and its collections: not kept, counted.
         var organizationId: String? = nil
         var collectionIds: [String]? = nil
+        /// When the item was archived (Bitwarden 2025): kept as the field `archived`.
+        var archivedDate: String? = nil
+        /// The keys of the item (and of its login, URIs, custom fields, earlier passwords and SSH
+        /// key, as `login.KEY`…) that the reader does not know (`BitwardenJSON.knownKeys`), each
+        /// once, in name order: counted as not kept. Filled by the reader (`BitwardenJSONReader`, `KeyScan`).
+        var unknownKeys: [String]? = nil
     }
     /// An SSH key item's key (Bitwarden's `SshKeyExport`): the private key as an unencrypted
     /// OpenSSH private key, the public key as an `authorized_keys` line, and its fingerprint.
@@ -41,6 +47,25 @@ enum BitwardenJSON {
         var password: String?
         var totp: String?
         var uris: [URI]?
+        /// The login's passkeys (`Fido2CredentialExport`: `credentialId`, `keyType`, `keyAlgorithm`,
+        /// `keyCurve`, `keyValue` (the private key), `rpId`, `userHandle`, `userName`, `counter`,
+        /// `rpName`, `userDisplayName`, `discoverable`, `creationDate`, each a string), each
+        /// member as text: kept as the fields `passkey.KEY` (BitwardenJSON+Passkeys.swift).
+        var fido2Credentials: [[String: PasskeyText]]? = nil
+    }
+    /// A passkey's member as text: Bitwarden writes strings; a number or a boolean (another
+    /// tool's export) is kept as its JSON text, `null` as nothing.
+    struct PasskeyText: Decodable, Equatable {
+        var text: String
+        init(text: String) { self.text = text }
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() { text = "" }
+            else if let string = try? single.decode(String.self) { text = string }
+            else if let flag = try? single.decode(Bool.self) { text = flag ? "true" : "false" }
+            else if let number = try? single.decode(Int64.self) { text = String(number) }
+            else { text = String(try single.decode(Double.self)) }
+        }
     }
     /// A login's URI and its match rule (`match`: null for the default, 0–5 for domain, host,
     /// starts with, exact, regular expression, never), which vaultfile does not keep.

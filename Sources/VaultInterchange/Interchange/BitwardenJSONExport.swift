@@ -22,7 +22,8 @@ import VaultModel
 ///   2: notes);
 /// - `notes` the notes, `favorite: yes` the favourite mark, every other text field a custom field
 ///   (hidden, type 1, but `tags`, `expires` and `email`: text, type 0), under the label an import
-///   kept in `labels`;
+///   kept in `labels`; the `passkey.KEY` fields an import kept of a login's passkeys its
+///   `fido2Credentials` (BitwardenJSON+Keys.swift);
 /// - earlier passwords the `passwordHistory` (newest first, `lastUsedDate` when each was replaced;
 ///   an edit of fields only adds none); `created`/`modified` the creation and revision dates.
 ///
@@ -144,11 +145,13 @@ public enum BitwardenJSONExport {
         for key in attachments { fields[key] = nil }
         tally.add("attachments", attachments.count) { "\(ExportLossTally.counted($0, "attachment", "attachments")) not written: a Bitwarden JSON export carries no attachments (attach them in Bitwarden)" }
         let sshKey = sshKeyParts(of: entry, fields: &fields, tally: &tally)
+        // The passkeys an import kept (`passkey.KEY` fields) make the entry a login.
+        let passkeys = sshKey == nil ? takePasskeys(&fields) : []
         let keys = Set(fields.keys)
         let hasValue = !(value ?? []).isEmpty
         // The type from the fields only a card or an identity holds, before the login's (an
         // identity has a username); custom fields beside them are custom fields of the item.
-        let loginOnly = keys.contains("totp") || keys.contains(where: isURL)
+        let loginOnly = keys.contains("totp") || keys.contains(where: isURL) || !passkeys.isEmpty
         let type: Int
         if sshKey != nil { type = 5 }
         else if !loginOnly, !keys.contains("username"), Self.isCard(value: value ?? [], keys: keys) { type = 3 }
@@ -168,7 +171,18 @@ public enum BitwardenJSONExport {
         out.append(favorite ? ", \"favorite\": true" : ", \"favorite\": false")
         switch type {
         case 1:
-            out.append(", \"login\": {\"fido2Credentials\": [], \"uris\": [")
+            out.append(", \"login\": {\"fido2Credentials\": [")
+            for (index, passkey) in passkeys.enumerated() {
+                out.append(index == 0 ? "{" : ", {")
+                for (position, member) in passkey.enumerated() {
+                    if position > 0 { out.append(", ") }
+                    string(member.key, to: &out)
+                    out.append(": ")
+                    bytes(member.value, to: &out)
+                }
+                out.append("}")
+            }
+            out.append("], \"uris\": [")
             let urls = fields.keys.filter(isURL).sorted { urlOrder($0) < urlOrder($1) }
             var first = true
             for key in urls {

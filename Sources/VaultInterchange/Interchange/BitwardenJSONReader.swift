@@ -21,6 +21,8 @@ struct BitwardenJSONReader: JSONWalker {
     var position = 0
     /// The keys of the objects `readKeyedObject` is inside, innermost last (one array for all).
     var keys: [Range<Int>] = []
+    /// The unknown keys of the item being read (`BitwardenJSON.Item.unknownKeys`), as `login.KEY`…
+    var unknown: [String] = []
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -109,11 +111,18 @@ struct BitwardenJSONReader: JSONWalker {
             case "sshKey": return reader.readNullable { $0.readSSHKey() }.map { item.sshKey = $0 } != nil
             case "organizationId": return reader.readNullable { $0.readString() }.map { item.organizationId = $0 } != nil
             case "collectionIds": return reader.readNullable { $0.readArray { $0.readString() } }.map { item.collectionIds = $0 } != nil
-            default: return reader.skipValue(depth: 1)
+            case "archivedDate": return reader.readNullable { $0.readString() }.map { item.archivedDate = $0 } != nil
+            default:
+                reader.noteUnknown(key, in: "")
+                return reader.skipValue(depth: 1)
             }
         }
         guard complete, let type else { return nil }
         item.type = type
+        if !unknown.isEmpty {
+            item.unknownKeys = unknown.sorted()
+            unknown = []
+        }
         return item
     }
 
@@ -125,7 +134,10 @@ struct BitwardenJSONReader: JSONWalker {
             case "password": return reader.readNullable { $0.readString() }.map { login.password = $0 } != nil
             case "totp": return reader.readNullable { $0.readString() }.map { login.totp = $0 } != nil
             case "uris": return reader.readNullable { $0.readArray { $0.readURI() } }.map { login.uris = $0 } != nil
-            default: return reader.skipValue(depth: 2)
+            case "fido2Credentials": return reader.readNullable { $0.readArray { $0.readPasskey() } }.map { login.fido2Credentials = $0 } != nil
+            default:
+                reader.noteUnknown(key, in: "login.")
+                return reader.skipValue(depth: 2)
             }
         }
         return complete ? login : nil
@@ -137,7 +149,9 @@ struct BitwardenJSONReader: JSONWalker {
             switch key {
             case "uri": return reader.readNullable { $0.readString() }.map { uri.uri = $0 } != nil
             case "match": return reader.readNullableInt().map { uri.match = $0 } != nil
-            default: return reader.skipValue(depth: 3)
+            default:
+                reader.noteUnknown(key, in: "login.uris.")
+                return reader.skipValue(depth: 3)
             }
         }
         return complete ? uri : nil
@@ -151,7 +165,9 @@ struct BitwardenJSONReader: JSONWalker {
             case "value": return reader.readNullable { $0.readString() }.map { field.value = $0 } != nil
             case "type": return reader.readNullableInt().map { field.type = $0 } != nil
             case "linkedId": return reader.readNullableInt().map { field.linkedId = $0 } != nil
-            default: return reader.skipValue(depth: 2)
+            default:
+                reader.noteUnknown(key, in: "fields.")
+                return reader.skipValue(depth: 2)
             }
         }
         return complete ? field : nil
@@ -163,7 +179,9 @@ struct BitwardenJSONReader: JSONWalker {
             switch key {
             case "password": return reader.readNullable { $0.readString() }.map { version.password = $0 } != nil
             case "lastUsedDate": return reader.readNullable { $0.readString() }.map { version.lastUsedDate = $0 } != nil
-            default: return reader.skipValue(depth: 2)
+            default:
+                reader.noteUnknown(key, in: "passwordHistory.")
+                return reader.skipValue(depth: 2)
             }
         }
         return complete ? version : nil
@@ -176,10 +194,35 @@ struct BitwardenJSONReader: JSONWalker {
             case "privateKey": return reader.readNullable { $0.readString() }.map { key.privateKey = $0 } != nil
             case "publicKey": return reader.readNullable { $0.readString() }.map { key.publicKey = $0 } != nil
             case "keyFingerprint": return reader.readNullable { $0.readString() }.map { key.keyFingerprint = $0 } != nil
-            default: return reader.skipValue(depth: 2)
+            default:
+                reader.noteUnknown(name, in: "sshKey.")
+                return reader.skipValue(depth: 2)
             }
         }
         return complete ? key : nil
+    }
+
+    /// A passkey: each member a string, an integer, `true`, `false` or `null` (`PasskeyText`).
+    private mutating func readPasskey() -> [String: BitwardenJSON.PasskeyText]? {
+        var passkey: [String: BitwardenJSON.PasskeyText] = [:]
+        let complete = readObject { (reader, key) -> Bool in
+            let text: String?
+            if reader.takeLiteral("null") { text = "" }
+            else if let flag = reader.readBool() { text = flag ? "true" : "false" }
+            else if reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: "\"") { text = reader.readString() }
+            else { text = reader.readInteger().map { String($0) } }
+            guard let text else { return false }
+            passkey[key] = BitwardenJSON.PasskeyText(text: text)
+            return true
+        }
+        return complete ? passkey : nil
+    }
+
+    /// Notes `key` (of the object at `path`) as unknown unless known (`BitwardenJSON.knownKeys`), once per item.
+    private mutating func noteUnknown(_ key: String, in path: String) {
+        guard !BitwardenJSON.isKnown(key, in: path) else { return }
+        let full = path + key
+        if !unknown.contains(full) { unknown.append(full) }
     }
 
     /// An object of strings or nulls (`card`, `identity`).

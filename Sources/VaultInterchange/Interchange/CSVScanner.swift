@@ -67,6 +67,9 @@ struct CSVScanner {
     /// The first error of `body`, thrown at the end; the first problem of the CSV, which ends the scan.
     private var failure: VaultError?, problem: VaultError?
     private var notUTF8 = false
+    /// The line feeds of the windows checked so far, and the line of the first byte that is not
+    /// UTF-8 (`notUTF8Message`), once found.
+    private var lineFeeds = 0, notUTF8Line = 0
     /// The start of a UTF-8 sequence that the last window cut (at most 3 bytes, and the 3 that
     /// complete it: room for all, so that no growth leaves a copy behind).
     private var carry: [UInt8] = Self.smallBuffer()
@@ -115,10 +118,11 @@ struct CSVScanner {
             wipe(&first)
         }
         if !carry.isEmpty {
+            if !notUTF8 { notUTF8Line = lineFeeds + 1 }
             notUTF8 = true  // a sequence the input ends inside
             wipe(&carry)
         }
-        if notUTF8 { throw .malformedInput("the CSV file is not UTF-8") }
+        if notUTF8 { throw .malformedInput(Self.notUTF8Message(line: notUTF8Line)) }
         if let problem { throw problem }
         if quoteEndedWindow { quoteEndedWindow = false; inQuotes = false }
         if crEndedWindow {
@@ -151,13 +155,50 @@ struct CSVScanner {
             let valid = carry.withUnsafeBufferPointer(JSONString.isUTF8)
             wipe(&carry)
             carry.removeAll(keepingCapacity: true)
-            guard valid else { return false }
+            guard valid else {
+                notUTF8Line = lineFeeds + 1
+                return false
+            }
         }
         let rest = UnsafeBufferPointer(rebasing: window[start...])
         let cut = Self.openSequence(rest)
-        guard JSONString.isUTF8(UnsafeBufferPointer(rebasing: rest[..<(rest.count - cut)])) else { return false }
+        let checked = UnsafeBufferPointer(rebasing: rest[..<(rest.count - cut)])
+        guard JSONString.isUTF8(checked) else {
+            let bad = Self.firstNotUTF8(checked)
+            notUTF8Line = lineFeeds + Self.lineFeeds(UnsafeBufferPointer(rebasing: checked[..<bad])) + 1
+            return false
+        }
+        // Counted once checked (a carried sequence holds no line feed, or is not UTF-8).
+        lineFeeds += Self.lineFeeds(checked)
         carry.append(contentsOf: rest.suffix(cut))
         return true
+    }
+
+    /// The error of a file that is not UTF-8, its first such byte on `line` (1 + the line feeds before it).
+    static func notUTF8Message(line: Int) -> String {
+        "line \(line): the CSV file is not UTF-8 text"
+    }
+
+    /// The number of line feeds in `bytes`.
+    static func lineFeeds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var count = 0, at = 0
+        while at < bytes.count, let found = memchr(base + at, 0x0A, bytes.count - at) {
+            count += 1
+            at = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+        }
+        return count
+    }
+
+    /// Where the first sequence of `bytes` that is not UTF-8 starts (`bytes.count` when none).
+    static func firstNotUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var at = 0
+        while at < bytes.count {
+            let length = bytes[at] < 0x80 ? 1 : sequenceLength(bytes[at])
+            guard at + length <= bytes.count, JSONString.isUTF8(UnsafeBufferPointer(rebasing: bytes[at..<at + length])) else { return at }
+            at += length
+        }
+        return at
     }
 
     /// The length a sequence starting with `lead` claims (a byte that starts none: 1, which the

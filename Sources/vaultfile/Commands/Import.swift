@@ -33,7 +33,8 @@ extension VaultfileCommand {
                   1password-csv   1Password 8's CSV export
                   1pux            1Password's 1PUX export (a ZIP)
                   lastpass-csv    LastPass's CSV export; its grouping as folders
-                  dashlane-csv    Dashlane's credentials CSV, with or without its header
+                  dashlane-csv    Dashlane's CSV files: credentials (with or without its
+                                  header), secure notes, payments, IDs, personal info
                   enpass-json     Enpass's JSON export
                   chrome-csv      Chrome's (Edge's, Brave's) passwords CSV
                   firefox-csv     Firefox's logins CSV
@@ -227,9 +228,14 @@ extension VaultfileCommand {
             case .success(let imported): return (imported, chosen.rawValue)
             case .failure(let error):
                 if let failed = windows?.readError { throw failed }
-                // Said as the parser said it, unless the content is recognised as another format.
-                guard case .malformedInput = error, let sniffed = sniffedBeforeRead, sniffed.format != chosen.rawValue else { throw error }
-                throw mismatch(sniffed, source: source, given: chosen.rawValue)
+                // Said as the parser said it, naming the input, unless the content is recognised as another format.
+                guard case .malformedInput(let why) = error else { throw error }
+                if let sniffed = sniffedBeforeRead, sniffed.format != chosen.rawValue { throw mismatch(sniffed, source: source, given: chosen.rawValue) }
+                let hint = why.contains("is not UTF-8")
+                    ? "convert it to UTF-8 first: 'iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))' "
+                        + "(WINDOWS-1252 is what most Windows programs write), then import that file and delete both"
+                    : nil
+                throw CLIError.importUnreadable(source: source, format: chosen.rawValue, why: why, hint: hint)
             }
         }
 

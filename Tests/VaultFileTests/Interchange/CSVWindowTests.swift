@@ -50,7 +50,11 @@ import Testing
     private static func reference(_ bytes: [UInt8], runs: Bool) -> [String] {
         described { (body) throws(VaultError) in
             try bytes.withUnsafeBufferPointer { (buffer) throws(VaultError) in
-                guard JSONString.isUTF8(buffer) else { throw .malformedInput("the CSV file is not UTF-8") }
+                guard JSONString.isUTF8(buffer) else {
+                    // The line of the first byte that is not UTF-8: one more than the line feeds before it.
+                    let bad = CSVScanner.firstNotUTF8(buffer)
+                    throw .malformedInput(CSVScanner.notUTF8Message(line: buffer[..<bad].filter { $0 == 0x0A }.count + 1))
+                }
                 try CSV.scan(buffer, runs: runs, body)
             }
         }
@@ -61,10 +65,10 @@ import Testing
     /// records handed over: an import throws them all away with the error).
     private static func windowed(_ bytes: [UInt8], cuts: [Int]) -> [String] {
         let seen = described { (body) throws(VaultError) in try CSV.forEachRecord(CutInput(bytes: bytes, cuts: cuts), body) }
-        return seen.last == notUTF8 ? [notUTF8] : seen
+        return seen.last.map(isNotUTF8) == true ? [seen.last!] : seen
     }
 
-    private static let notUTF8 = "error: the CSV file is not UTF-8"
+    private static func isNotUTF8(_ line: String) -> Bool { line.hasPrefix("error: line ") && line.hasSuffix(": the CSV file is not UTF-8 text") }
 
     /// The pieces random inputs are made of: every byte with a meaning, multi-byte sequences, a
     /// byte order mark, and bytes that are not UTF-8 (a stray continuation, a lone lead, 0xFF).

@@ -56,7 +56,10 @@ import Testing
     @Test func test_entries_nameAnUntitledItemAfterItsSiteThenItsUsername() throws {
         let imported = try build([item("", url: "https://mail.example.org/inbox?x=1"), item("", user: "bob"), item("   ")])
         #expect(imported.names == ["mail.example.org-inbox", "bob", "untitled"])
-        #expect(imported.renamings.isEmpty, "no title was lost: \(imported.renamings.map(\.name))")
+        // No title was lost, and no reason given; each is listed with what it was named after (cold review 58, L8).
+        #expect(imported.renamings.map(\.name) == imported.names && imported.renamings.allSatisfy { $0.reasons.isEmpty && $0.madeOf != nil })
+        #expect(imported.renamings.map(\.madeOf) == ["its site mail.example.org/inbox", "its username bob", "nothing: it has no site or username"],
+                "\(imported.renamings.map(\.madeOf))")
     }
 
     @Test func test_entries_placeEveryNameUnderThePrefix() throws {

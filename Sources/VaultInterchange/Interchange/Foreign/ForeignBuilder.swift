@@ -49,6 +49,7 @@ enum ForeignBuilder {
         if let meaning = reservedNames[field] { return meaning }
         if field.hasPrefix(attachmentPrefix) { return "an attachment" }
         if BitwardenJSONExport.isURL(field) { return "a further URL of the login" }
+        if BitwardenJSON.passkeyField(field) != nil { return "a passkey of the login (Bitwarden's fido2Credentials)" }
         return nil
     }
 
@@ -146,7 +147,7 @@ enum ForeignBuilder {
                 state.repeated = true
                 return false
             }
-            if !base.reasons.isEmpty {
+            if !base.reasons.isEmpty || base.derived && !item.sourceHasNoTitles {
                 ForeignNaming.addRenaming(of: item, base, unnumbered: unnumbered, number: number, prefix: options.prefix, to: &state.renamings)
             }
             return fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
@@ -238,10 +239,12 @@ enum ForeignBuilder {
         fields.putLabels()
         let created = item.created ?? item.modified ?? now
         let modified = item.modified ?? created
+        // The fields of an earlier version the source keeps as a password only (`ForeignVersion.wholeItem`).
+        let current = options.keepsHistory && item.history.contains(where: { !$0.wholeItem }) ? fields.values : [:]
         guard put(name, item, &fields, created, modified) else { return false }
         guard !item.history.isEmpty else { return true }
         if options.keepsHistory {
-            outcome.history.append((EntryName.normalized(name), versions(of: item, name: name, modified: modified)))
+            outcome.history.append((EntryName.normalized(name), versions(of: item, named: named, current: current, modified: modified)))
         } else {
             outcome.versionsLost += item.history.count
             outcome.entriesLost += 1
@@ -265,15 +268,28 @@ enum ForeignBuilder {
     }
 
     /// An item's earlier versions as the vault keeps them: newest first, each replaced when the
-    /// next one (or the item as it is now) was modified.
-    /// A version that holds more than a value, username and notes (KeePass's) has its fields named
-    /// as the item's are (renamings are the item's, not tallied again).
-    private static func versions(of item: ForeignItem, name: String, modified: Int64) -> [EntryVersion] {
+    /// source says (`ForeignVersion.replaced`), else when the next one (or the item as it is now)
+    /// was modified.
+    /// A whole version (KeePass's) has its fields named as the item's are (renamings are the
+    /// item's, not tallied again), and the `title` the import keeps of a renamed item unless it had
+    /// a title of its own; any other is the item's fields now (`current`) with its value, and the
+    /// username and notes it names.
+    private static func versions(of item: ForeignItem, named: ForeignNaming.Named, current: [String: [UInt8]], modified: Int64) -> [EntryVersion] {
+        let name = named.name
         var versions: [EntryVersion] = []
         for (index, version) in item.history.enumerated() {
+            let replaced = version.replaced ?? (index + 1 < item.history.count ? (item.history[index + 1].modified ?? modified) : modified)
+            let time = version.modified ?? 0
+            guard version.wholeItem else {
+                var fields = current
+                if let username = version.username, !username.isEmpty { fields["username"] = Array(username.utf8) }
+                if let notes = version.notes, !notes.isEmpty { fields["notes"] = Array(notes.utf8) }
+                versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))
+                continue
+            }
             var set = FieldSet()
             _ = set.putOwn(username: version.username, urls: version.urls, notes: version.notes, totp: version.totp, name: name)
-            set.put("title", version.title)
+            set.put("title", version.title ?? named.title)
             set.putURLLabels(version.urlLabels)
             var untallied = FieldRenamingTally()
             for extra in version.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
@@ -284,8 +300,6 @@ enum ForeignBuilder {
             }
             set.putLabels()
             let fields = set.values
-            let time = version.modified ?? 0
-            let replaced = index + 1 < item.history.count ? (item.history[index + 1].modified ?? modified) : modified
             versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))
         }
         return versions.reversed()

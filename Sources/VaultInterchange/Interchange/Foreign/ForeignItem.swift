@@ -35,6 +35,10 @@ public struct ForeignItem: Sendable {
     /// Source-specific facts with no vaultfile home that the reader chose to keep as fields
     /// (e.g. "tags", "favorite", "archived"): label → text; the builder stores them as fields.
     public var extras: [(label: String, value: String)]
+    /// Whether the source holds no titles at all (Firefox's CSV): an item named after its site is
+    /// then not listed as renamed, as every item of it is so named. An item of a source with
+    /// titles whose title is empty (a Chrome row without a name) is listed.
+    public var sourceHasNoTitles = false
 
     /// An item with a title and a value, everything else empty.
     public init(folders: [String] = [], title: String = "", value: [UInt8] = []) {
@@ -153,6 +157,16 @@ public struct ForeignVersion: Sendable {
     public var fields: [ForeignField] = []
     public var extras: [(label: String, value: String)] = []
     public var attachments: [ForeignAttachment] = []
+    /// Whether the version is the whole item it was (KeePass's entry history: its title, URLs,
+    /// fields… as above). Otherwise the source keeps only an earlier password (Bitwarden's,
+    /// 1Password's and Enpass's password history), and the builder makes the version the item
+    /// as it is now with that value (and the `username` and `notes` the version names), as those
+    /// managers show it: `history` then lists the password as the one change, and `restore`
+    /// brings the password back without taking the other fields away.
+    public var wholeItem = false
+    /// When the version was replaced, when the source says it of the version itself (Bitwarden's
+    /// `lastUsedDate`); otherwise when the next version (or the item as it is now) was modified.
+    public var replaced: Int64?
 
     /// Creates a version.
     public init(value: [UInt8], username: String? = nil, notes: String? = nil, modified: Int64? = nil) {

@@ -44,7 +44,8 @@ enum ForeignNaming {
         }
         if repeated { number(&bases, items: items) }
         var renamings: [ImportRenaming] = []
-        for index in bases.indices where !bases[index].reasons.isEmpty {
+        // An item without a title, named after its site or username, is listed too (`ForeignItem.sourceHasNoTitles`).
+        for index in bases.indices where !bases[index].reasons.isEmpty || bases[index].derived && !items[index].sourceHasNoTitles {
             renamings.append(renaming(of: items[index], bases[index], prefix: prefix))
         }
         return (bases.map(\.named), renamings)

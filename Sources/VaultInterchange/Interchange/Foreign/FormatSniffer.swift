@@ -99,6 +99,12 @@ public enum FormatSniffer {
         func has(_ key: StaticString) -> Bool { contains(key, in: head) }
         if has("\"vaultfile_export\"") { return SniffedFormat(format: "json", description: "a vaultfile JSON export") }
         if has("\"sops\"") && has("ENC[AES256_GCM,") { return SniffedFormat(format: "sops", description: "a sops-encrypted file") }
+        // Bitwarden's password-protected export: its items are one encrypted `data` string.
+        if !has("\"items\""), has("\"encrypted\""), has("\"passwordProtected\"") || has("\"encKeyValidation_DO_NOT_EDIT\"") {
+            return SniffedFormat(format: nil, description: "an encrypted (password-protected) Bitwarden export",
+                                 advice: "export it again from Bitwarden as unencrypted JSON (File > Export vault, file format .json), "
+                                     + "import that file, then delete it")
+        }
         guard has("\"items\"") else { return nil }
         // Keys only one of the two writes: Enpass's items, fields and folders (`template_type`,
         // `sensitive`, `parent_uuid`…), Bitwarden's (`revisionDate`, `folderId`…); then the
@@ -149,7 +155,16 @@ public enum FormatSniffer {
         (["title", "url", "username", "password", "otpauth"], "1password-csv", "a 1Password CSV export"),
         (["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret"], "dashlane-csv", "a Dashlane CSV export"),
         (["name", "url", "username", "password"], "chrome-csv", "a Chrome (or Chromium, Edge) CSV export"),
+        // The other files of Dashlane's export ZIP (`DashlaneCSVReader.Kind`).
+        (["type", "account_name", "cc_number"], "dashlane-csv", "Dashlane's payments CSV (payments.csv)"),
+        (["type", "number", "name", "issue_date", "place_of_issue"], "dashlane-csv", "Dashlane's IDs CSV (ids.csv)"),
+        (["type", "first_name", "last_name", "item_name"], "dashlane-csv", "Dashlane's personal info CSV (personalInfo.csv)"),
+        (["title", "note"], "dashlane-csv", "Dashlane's secure notes CSV (securenotes.csv)"),
     ]
+
+    /// Every column name of `headers` and of Dashlane's files: a first row with none of them
+    /// holds values, not names (a file without a header, `ForeignCSV.require`).
+    static let knownColumns: Set<String> = Set(headers.flatMap(\.columns)).union(DashlaneCSVReader.columnNames).union(["value", "notes"])
 
     /// A CSV whose first line is a header some tool writes (every column of the row above present).
     /// The line is read in place: in a file without a header (Dashlane's older form) it is a row

@@ -139,7 +139,7 @@ extension VaultfileCommand.Import {
                 Messages.escape(&line, from: start)
                 line.append(UInt8(ascii: "'"))
             }
-            // The account, then each reason, joined by "; ".
+            // The account, then each reason, joined by "; " (an item named after its site alone: none).
             line += " (".utf8
             start = line.count
             var first = true
@@ -152,7 +152,7 @@ extension VaultfileCommand.Import {
                 line += reason.explanation.utf8
                 first = false
             }
-            line.append(UInt8(ascii: ")"))
+            if first { line.removeLast(2) } else { line.append(UInt8(ascii: ")")) }
             lines.add(utf8: line)
         }
         lines.flush()

@@ -73,6 +73,9 @@ enum CLIError: CategorizedError {
     case importFormatMismatch(source: String, given: String, looksLike: String, hint: String)
     /// `import --format auto` (or no `--format`): the format cannot be told from the content (exit 64).
     case importFormatUnknown(source: String, why: String, hint: String? = nil)
+    /// `import`: `source` could not be read as `format` (`why`: the reader's message, its line
+    /// when it has one): nothing was imported (the exit status of the reader's own error).
+    case importUnreadable(source: String, format: String, why: String, hint: String?)
     /// `search --regex` spent its work budget (`LinearRegex.WorkBudget`): more than `initialSteps`
     /// steps of its automaton plus `stepsPerCharacter` for each character read.
     case regexWorkLimit(pattern: String, initialSteps: Int, stepsPerCharacter: Int)
@@ -175,6 +178,7 @@ enum CLIError: CategorizedError {
         case .importFormatMismatch(let source, let given, let looksLike, _):
             return "\(source) is not \(given) input: it looks like \(looksLike); nothing was imported"
         case .importFormatUnknown(let source, let why, _): return "cannot tell the format of \(source): \(why); nothing was imported"
+        case .importUnreadable(let source, let format, let why, _): return "cannot read \(source) as \(format): \(why); nothing was imported"
         case .noMatch(let pattern, _, _): return "no entry matches \(pattern)"
         case .regexWorkLimit(let pattern, let initial, let perCharacter):
             return "limit exceeded: the regular expression \(pattern) needs more than \(perCharacter) steps per character read "
@@ -224,7 +228,7 @@ enum CLIError: CategorizedError {
         case .passwordSourceFailed, .passwordCommandFailed, .inputFailed, .io, .outputFailed, .agentFailed, .storeEncryptionFailed: return .io
         case .inputTooLarge, .regexWorkLimit: return .overLimit
         case .invalidArgument, .cannotRun, .kdfOverOpenCaps: return .invalidArgument
-        case .importFormatMismatch: return .invalidInput
+        case .importFormatMismatch, .importUnreadable: return .invalidInput
         case .importFormatUnknown: return .invalidArgument
         case .refused, .binaryOnTerminal, .emptyValue, .stateFolderUnsafe, .agentOfAnotherRelease, .agentHoldsOtherKeys,
              .agentChangeDenied, .agentSignDenied, .pluginObserved: return .refused

@@ -339,7 +339,7 @@ struct ErrorReport: Equatable {
             return "name the file of the age identity the sops file was encrypted to with SOPS_AGE_KEY_FILE "
                 + "(else $XDG_CONFIG_HOME/sops/age/keys.txt is read); 'sops --decrypt' with the same file shows whether it opens"
         case .refused(_, let hint), .importFormatMismatch(_, _, _, let hint): return hint
-        case .importFormatUnknown(_, _, let hint?): return hint
+        case .importFormatUnknown(_, _, let hint?), .importUnreadable(_, _, _, let hint?): return hint
         case .importFormatUnknown:
             return "name it with --format (vaultfile import --help lists the formats; a pass or passage store is a folder)"
         case .agentFailed:
@@ -385,7 +385,7 @@ struct ErrorReport: Equatable {
         case .execMatchesNothing: return "'vaultfile ls' shows the folders; pass --allow-empty to run the command all the same"
         case .stateFolderUnsafe(let unsafe): return unsafe.fix
         case .passwordSourceFailed, .emptyPassword, .passwordsDiffer, .inputFailed, .inputTooLarge, .io, .outputFailed, .invalidArgument,
-             .cannotRun, .standardInputTaken, .pluginObserved, .agentOfAnotherRelease: return nil
+             .cannotRun, .standardInputTaken, .pluginObserved, .agentOfAnotherRelease, .importUnreadable: return nil
         }
     }
 }

@@ -122,7 +122,11 @@ enum ForeignCSV {
     static func require(_ required: [String], in header: ForeignCSVHeader, format: String) throws(VaultError) {
         let missing = required.filter { header.index($0) == nil }
         guard missing.isEmpty else {
-            throw .malformedInput("line 1: not a \(format) export (no \(missing.joined(separator: ", ")) column\(missing.count == 1 ? "" : "s") in the header)")
+            // A cell that is no column any manager names (a row of values?): perhaps Dashlane's older export.
+            let headerless = header.names.contains { !FormatSniffer.knownColumns.contains($0.lowercased().trimmed) }
+            throw .malformedInput("line 1: not a \(format) export (no \(missing.joined(separator: ", ")) column\(missing.count == 1 ? "" : "s") in the header)"
+                                  + (headerless ? "; if the file has no header line (Dashlane's older credentials export: title, url, login, "
+                                         + "password, note), import it with --format dashlane-csv" : ""))
         }
     }
 
@@ -212,6 +216,7 @@ enum FirefoxCSVReader {
             (guid, formAction, lastUsed) = (header.index("guid"), header.index("formactionorigin"), header.index("timelastused"))
         }) { row in
             var item = ForeignItem(value: row.bytes(password))
+            item.sourceHasNoTitles = true
             item.username = row[username]
             if let url = row[url] { item.urls = [url] }
             item.created = ForeignCSV.time(row, created)

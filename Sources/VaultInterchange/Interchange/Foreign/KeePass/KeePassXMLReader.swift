@@ -278,6 +278,7 @@ enum KeePassXMLReader {
             Self.fill(&was, from: &entry.history[version], notKept: &counted)
             var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: entry.history[version].times.modified)
             kept.title = was.title == titleText ? nil : was.title
+            kept.wholeItem = true
             (kept.urls, kept.urlLabels, kept.totp) = (was.urls, was.urlLabels, was.totp)
             (kept.fields, kept.extras) = (was.fields, was.extras)
             item.history.append(kept)
