@@ -127,8 +127,17 @@ extension BitwardenJSON {
             guard let items = export.items else {
                 throw .malformedInput("the document has no 'items' list, so it is not a Bitwarden JSON export (Bitwarden writes \"items\": [] even when empty)")
             }
-            folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            for folder in export.folders ?? [] {
+                // Bitwarden gives each folder its own id: one named twice cannot say where its items go (att58 F9).
+                if let other = folders[folder.id], other != folder.name {
+                    throw .malformedInput("the folders '\(other)' and '\(folder.name)' have the same id, so the items of either cannot be placed")
+                }
+                folders[folder.id] = folder.name
+            }
             if let refused { throw refused }
+            let unplaced = streamed != nil ? folderIDs.filter { folders[$0.id] == nil }.count
+                : items.filter { $0.folderId.map { folders[$0] == nil } ?? false }.count
+            if unplaced > 0 { result.notKept["Bitwarden folders the export does not hold (the items' folderId; imported outside any folder)", default: 0] += unplaced }
             // The decoder reads only the keys it knows: the others are found by a scan of their own.
             let unknown = streamed == nil ? unknownKeys(of: bytes) : nil
             for (index, source) in items.enumerated() {

@@ -101,7 +101,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .dangerousVariable(let name, let variable):
             return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
         case .notKept(let what, let count):
-            return "not kept: \(what), in \(count == 1 ? "1 item" : "\(count) items") (\(Self.whyNotKept(what)))"
+            return "not kept: \(what), in \(count == 1 ? "1 item" : "\(count) items")" + (Self.whyNotKept(what).map { " (\($0))" } ?? "")
         case .fieldRenamed(let label, let field, let count, let example, let reason):
             let entries = count == 1 ? "entry '\(EntryName.escapingFormatCharacters(example))'"
                 : "\(count) entries ('\(EntryName.escapingFormatCharacters(example))', …)"
@@ -133,13 +133,15 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// Why the readers keep `what` (a `notKept` loss) nowhere: what a source deleted (a trash, a
     /// recycle bin, deleted fields) is left out by choice; an ansible file's plain values are its
     /// configuration, not its secrets; a key a reader does not know is one of a later export;
-    /// anything else has no place in a vault.
-    static func whyNotKept(_ what: String) -> String {
+    /// a loss whose text ends in its own reason, in parentheses, needs none; anything else has no
+    /// place in a vault.
+    static func whyNotKept(_ what: String) -> String? {
         if what.contains("trash") || what.contains("recycle bin") || what.contains("deleted") {
             return "left out: deleted in the source; restore them there and export again to bring them in"
         }
         if what.hasPrefix("plain (unencrypted)") { return "left out: the import takes the encrypted values, the file's secrets" }
         if what.hasPrefix("unknown key") { return "this version of vaultfile does not read it: a later version of the export's format" }
+        if what.hasSuffix(")") { return nil }
         return "vaultfile has no place for it"
     }
 

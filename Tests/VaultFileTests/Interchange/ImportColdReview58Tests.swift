@@ -139,6 +139,20 @@ import Testing
         #expect(encrypted?.format == nil && encrypted?.advice?.contains("unencrypted JSON") == true, "\(String(describing: encrypted))")
     }
 
+    @Test func test_bitwardenJSON_foldersTwiceByIdRefusedAndUnknownFoldersCounted() throws {
+        // att58 F9: two folders of one id placed the item in the first without a word; an id no
+        // folder has put it outside folders without a word.
+        let twice = Array(("{\"encrypted\": false, \"folders\": [{\"id\": \"f\", \"name\": \"A\"}, {\"id\": \"f\", \"name\": \"B\"}], "
+                           + "\"items\": [{\"type\": 2, \"name\": \"n\", \"folderId\": \"f\", \"notes\": \"x\"}]}").utf8)
+        #expect(throws: VaultError.self) { try BitwardenJSON.read(twice, now: 0) }
+        let unknown = Array(("{\"encrypted\": false, \"folders\": [{\"id\": \"f\", \"name\": \"A\"}], "
+                             + "\"items\": [{\"type\": 2, \"name\": \"n\", \"folderId\": \"nope\", \"notes\": \"x\"}, "
+                             + "{\"type\": 2, \"name\": \"m\", \"folderId\": \"f\", \"notes\": \"y\"}]}").utf8)
+        let read = try BitwardenJSON.read(unknown, now: 0)
+        #expect(read.items.map(\.folders) == [[], ["A"]])
+        #expect(read.notKept.contains { $0.key.hasPrefix("Bitwarden folders the export does not hold") && $0.value == 1 }, "\(read.notKept)")
+    }
+
     // MARK: - Why a loss is a loss
 
     @Test func test_notKept_saysWhyForEachKind() {
