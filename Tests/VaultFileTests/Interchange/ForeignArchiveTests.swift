@@ -189,4 +189,36 @@ import Testing
             _ = try? Gzip.decompress([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0] + bytes, limit: 1 << 16, what: "t")
         }
     }
+
+    /// The archive read from a file a part at a time (`ZipBytes` over `ImportWindows`, reads
+    /// coming short) reads as the same archive in memory: the same entries and contents, or the
+    /// same error, for the fixture, the hostile archives above, and 600 damaged or cut copies.
+    @Test func test_zip_readFromAFileAsInMemory() throws {
+        /// The entries' names and contents (or each error), as text.
+        func described(_ archive: () throws(VaultError) -> ZipArchive) -> String {
+            do {
+                let zip = try archive()
+                return zip.entries.map { entry in
+                    let contents = Result { () throws(VaultError) in try zip.contents(of: entry) }
+                    return "\(entry.name) \(entry.dataStart) \((try? contents.get()).map { "\($0)" } ?? "\(contents)")"
+                }.joined(separator: "\n")
+            } catch { return "error: \(error)" }
+        }
+        let real = try KeePassXMLReaderTests.fixture("1password.1pux")
+        let stream = Self.zeros(matches: 1000), small = Self.zeros(matches: 3)
+        var inputs = [real, Self.zip([("export.data", 8, stream, 100 << 20, 0)]), Self.zip([("export.data", 8, stream, 1000, 0)]),
+                      Self.zip([("a", 8, small, 775, 0), ("b", 8, small, 775, 0)], overlap: true), [], Array(real.prefix(21))]
+        var generator = SplitMix(seed: 4_403)
+        for round in 0..<600 {
+            var bytes = real
+            if round % 3 == 0 { bytes = Array(bytes.prefix(Int(generator.nextByte()) << 4 % bytes.count)) }
+            for _ in 0..<(round % 4) where !bytes.isEmpty { bytes[(Int(generator.nextByte()) << 8 | Int(generator.nextByte())) % bytes.count] = generator.nextByte() }
+            inputs.append(bytes)
+        }
+        for (index, bytes) in inputs.enumerated() {
+            let memory = described { () throws(VaultError) in try ZipArchive(bytes, what: "t") }
+            let file = described { () throws(VaultError) in try ZipArchive(ZipBytes(ImportWindows.short(bytes, most: 1 + index % 300)), what: "t") }
+            #expect(file == memory, "archive \(index)")
+        }
+    }
 }
