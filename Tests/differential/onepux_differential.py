@@ -196,7 +196,7 @@ def main():
     if a.large:
         import foreign_inputs, scale
         for n in map(int, a.large.split(",")):
-            foreign_inputs.write(a.work, n, scale.native_json(n))
+            foreign_inputs.write(a.work, n, scale.native_json(n)["entries"])
             inputs.append((os.path.join(a.work, "in-%d.1pux" % n), "large"))
     rng = random.Random(a.seed)
     for case in range(a.cases):

@@ -221,4 +221,28 @@ import Testing
             #expect(file == memory, "archive \(index)")
         }
     }
+
+    /// CRC-32 folded 64 bytes at a time (`vaultfile_crc32`, carry-less multiplication, zlib's
+    /// `crc32_z` for the tail) against the definition, a bit at a time: every length to 300 and
+    /// longer ones, at every alignment.
+    @Test func test_crc32_matchesTheDefinition() {
+        func definition(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        var generator = SplitMix(seed: 3_232)
+        let bytes = (0..<70_000).map { _ in generator.nextByte() }
+        var lengths = Array(0...300) + [511, 512, 513, 1_000, 4_096, 65_536, 69_000]
+        lengths += (0..<40).map { _ in Int(generator.nextByte()) << 8 | Int(generator.nextByte()) }
+        for (index, length) in lengths.enumerated() {
+            let start = index % 17
+            let slice = bytes[start..<start + length]
+            #expect(CRC32.checksum(Array(slice)) == definition(slice), "length \(length) at \(start)")
+        }
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
 }

@@ -68,7 +68,7 @@ final class ZipEntryReader {
             written = try inflate(into: &window, at: before, count: wanted)
         }
         window.withUnsafeBufferPointer { buffer in
-            crc = UInt32(crc32_z(UInt(crc), buffer.baseAddress! + before, written))
+            crc = UInt32(vaultfile_crc32(UInt(crc), buffer.baseAddress! + before, written))
         }
         if written < wanted {
             // Never longer than the window's free room: the zeros left are dropped.
