@@ -143,7 +143,9 @@ enum OnePUXReader {
                         let node = tape.member(item, "item") ?? item
                         guard tape.kind(node) == .object else { throw VaultError.malformedInput("not a 1Password export.data: an item that is not an object") }
                         // What the user deleted stays deleted (docs/INTERCHANGE.md: one rule for every source's trash).
-                        guard let item = try reader.item(node, in: tape, folders: folders, result: &result) else {
+                        // A copy of an empty item, filled in place (`ForeignItem.init` built each in a temporary).
+                        var item = OnePUXReader.emptyItem
+                        guard try reader.item(node, in: tape, folders: folders, into: &item, result: &result) else {
                             result.notKeep("1Password items in the trash (not imported)")
                             continue
                         }
@@ -226,9 +228,10 @@ enum OnePUXReader {
                                         // Older exports wrap each item: { "item": {…} }.
                                         let node = tape.member(tape.root, "item") ?? tape.root
                                         guard tape.kind(node) == .object else { throw JSONStream.declined() }
-                                        // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
-                                        guard var item = try reader.item(node, in: tape, folders: sink == nil ? [] : folders(account, vault, accountNames, vaultNames),
-                                                                         result: &result) else {
+                                        // One binding of the item, filled and changed in place: the sink wipes its secrets, not a copy's.
+                                        var item = OnePUXReader.emptyItem
+                                        guard try reader.item(node, in: tape, folders: sink == nil ? [] : folders(account, vault, accountNames, vaultNames),
+                                                              into: &item, result: &result) else {
                                             result.notKeep("1Password items in the trash (not imported)")
                                             return
                                         }
