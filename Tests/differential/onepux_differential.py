@@ -151,24 +151,10 @@ def random_1pux(rng):
 def run_case(old, new, pw, vaults, kind, opts, doc, use_stdin):
     results = []
     for side in (old, new):
-        side.forget_state()
-        v, f = "case.vault", "input.1pux"
-        shutil.copyfile(vaults[kind], os.path.join(side.dir, v))
         if not use_stdin:
-            shutil.copyfile(doc, os.path.join(side.dir, f))
-        start = int(time.time() * 1000)
-        args = ["import", "--format", "1pux", "--vault", v, "--password-file", pw] + opts + ([] if use_stdin else [f])
-        rc, out, err = side.run(args, open(doc, "rb").read() if use_stdin else b"")
-        end = int(time.time() * 1000)
-        rc2, exp, err2 = side.run(["export", "--format", "json", "--vault", v, "--password-file", pw])
-        rc3, lst, _ = side.run(["list", "--long", "--vault", v, "--password-file", pw])
-        lst = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?(\.\d+)?Z?", b"TIME", lst)
-        hist = b""
-        if kind == "hist" and rc == 0 and rc2 == 0:
-            for n in [e["name"] for e in json.loads(exp)["entries"]][:6]:
-                hist += b"|".join(x if not isinstance(x, int) else b"%d" % x for x in side.run(["history", n, "--vault", v, "--password-file", pw])) + b"\n"
-            hist = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?", b"TIME", hist)
-        results.append((rc, out, err, rc2, diff.mask_now(exp, start, end), err2, rc3, lst, hist))
+            shutil.copyfile(doc, os.path.join(side.dir, "input.1pux"))
+        results.append(side.imported(pw, vaults[kind], "1pux", opts + ([] if use_stdin else ["input.1pux"]),
+                                     open(doc, "rb").read() if use_stdin else b"", history=6 if kind == "hist" else 0))
     return results
 
 
