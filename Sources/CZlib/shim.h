@@ -2,9 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#if defined(__x86_64__)
 #include <stdatomic.h>
 #include <cpuid.h>
 #include <immintrin.h>
+#endif
 
 /* zlib's memory for inflating holds the last 32 KiB of what it inflated (the window) and the
  * state: decrypted secrets when the stream is a 1pux's export.data or a KeePass attachment. These
@@ -72,6 +74,7 @@ static inline int vaultfile_deflate_init_raw(z_stream *stream, int level) {
  * rest (under 64 bytes, and the tail past the last 16) goes to zlib's crc32_z; a processor
  * without PCLMULQDQ and SSE4.1 (cpuid) takes zlib's for all of it. */
 
+#if defined(__x86_64__)
 __attribute__((target("pclmul,sse4.1")))
 static inline uint32_t vaultfile_crc32_fold(const unsigned char *buf, size_t len, uint32_t crc) {
     /* len >= 64, a multiple of 16; crc is the register (already inverted). */
@@ -159,13 +162,17 @@ static inline int vaultfile_crc32_has_fold(void) {
     return has;
 }
 
-/* crc32_z(crc, buf, len), the same value. */
+#endif
+
+/* crc32_z(crc, buf, len), the same value (zlib's alone but on x86-64). */
 static inline unsigned long vaultfile_crc32(unsigned long crc, const unsigned char *buf, size_t len) {
+#if defined(__x86_64__)
     if (buf != NULL && len >= 64 && vaultfile_crc32_has_fold()) {
         size_t folded = len & ~(size_t)15;
         crc = ~vaultfile_crc32_fold(buf, folded, ~(uint32_t)crc) & 0xffffffffUL;
         buf += folded;
         len -= folded;
     }
+#endif
     return crc32_z(crc, buf, len);
 }
