@@ -438,6 +438,26 @@ class Side:
         p = subprocess.run([self.binary] + args, input=stdin, capture_output=True, env=self.env(), timeout=300, cwd=self.dir)
         return p.returncode, p.stdout, p.stderr
 
+    def imported(self, pw, vault, fmt, tail, stdin=b"", history=0):
+        """`import --format FMT … TAIL` into a copy of `vault` (case.vault in this side's folder), and what it left:
+        its status, stdout and stderr; `export --format json`'s status, output (times of "now" masked) and stderr;
+        `list --long`'s status and output (times masked); the history of the first `history` names."""
+        self.forget_state()
+        v = "case.vault"
+        shutil.copyfile(vault, os.path.join(self.dir, v))
+        start = int(time.time() * 1000)
+        rc, out, err = self.run(["import", "--format", fmt, "--vault", v, "--password-file", pw] + tail, stdin)
+        end = int(time.time() * 1000)
+        rc2, exp, err2 = self.run(["export", "--format", "json", "--vault", v, "--password-file", pw])
+        rc3, lst, _ = self.run(["list", "--long", "--vault", v, "--password-file", pw])
+        lst = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?(\.\d+)?Z?", b"TIME", lst)
+        hist = b""
+        if history and rc == 0 and rc2 == 0:
+            for n in [e["name"] for e in json.loads(exp)["entries"]][:history]:
+                hist += b"|".join(x if not isinstance(x, int) else b"%d" % x for x in self.run(["history", n, "--vault", v, "--password-file", pw])) + b"\n"
+            hist = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?", b"TIME", hist)
+        return rc, out, err, rc2, mask_now(exp, start, end), err2, rc3, lst, hist
+
 
 def prepare_work(args):
     """WORK emptied (with its diffs/ folder), the password file in it, and the two sides."""

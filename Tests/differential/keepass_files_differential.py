@@ -37,24 +37,8 @@ def main():
         fmt = "kdbx" if file.endswith(".kdbx") else "keepass-xml"
         for kind in vaults:
             for opts in ([], ["--json"], ["--dry-run"]):
-                results = []
-                for side in (old, new):
-                    side.forget_state()
-                    v = "case.vault"
-                    shutil.copyfile(vaults[kind], os.path.join(side.dir, v))
-                    start = int(time.time() * 1000)
-                    args = ["import", "--format", fmt, "--vault", v, "--password-file", pw] + opts + (["--kdbx-password-file", kpw] if fmt == "kdbx" else []) + [file]
-                    rc, out, err = side.run(args)
-                    end = int(time.time() * 1000)
-                    rc2, exp, err2 = side.run(["export", "--format", "json", "--vault", v, "--password-file", pw])
-                    rc3, lst, err3 = side.run(["list", "--long", "--vault", v, "--password-file", pw])
-                    lst = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?(\.\d+)?Z?", b"TIME", lst)
-                    hist = b""
-                    if kind == "hist" and rc == 0 and rc2 == 0:
-                        for n in [e["name"] for e in json.loads(exp)["entries"]][:8]:
-                            hist += b"|".join(x if not isinstance(x, int) else b"%d" % x for x in side.run(["history", n, "--vault", v, "--password-file", pw])) + b"\n"
-                        hist = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?", b"TIME", hist)
-                    results.append((rc, out, err, rc2, diff.mask_now(exp, start, end), err2, rc3, lst, hist))
+                tail = opts + (["--kdbx-password-file", kpw] if fmt == "kdbx" else []) + [file]
+                results = [side.imported(pw, vaults[kind], fmt, tail, history=8 if kind == "hist" else 0) for side in (old, new)]
                 cases += 1
                 statuses[results[0][0]] = statuses.get(results[0][0], 0) + 1
                 if results[0] != results[1]:

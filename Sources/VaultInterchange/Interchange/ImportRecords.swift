@@ -254,7 +254,9 @@ struct ImportRecordWriter: ImportedEntrySink {
             try runs!.append(buffered, record: { records.records(Int(order[$0])..<Int(order[$0]) + 1) }, inputIndex: { first + Int(order[$0]) })
         }
         spilled += buffered
-        plaintext.release(0..<length)  // wiped, and its pages given back until written again
+        // Wiped, its pages kept: the next run fills them again at once (given back, each of its
+        // 256 pages was faulted in again at every run).
+        wipe(UnsafeMutableRawBufferPointer(rebasing: plaintext.bytes[..<length]))
         plaintext.written = 0
         length = 0
         starts.removeAll(keepingCapacity: true)

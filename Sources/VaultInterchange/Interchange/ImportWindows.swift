@@ -108,7 +108,7 @@ public final class ImportWindows {
     }
 
     /// Reads at `offset` into `buffer`, keeping what `read` throws.
-    private func next(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
+    func next(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
         do {
             let got = try read(offset, buffer)
             precondition((0...buffer.count).contains(got), "a read within the buffer")

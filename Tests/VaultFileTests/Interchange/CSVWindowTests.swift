@@ -307,4 +307,15 @@ extension ImportWindows {
             return count
         }
     }
+
+    /// `over(_:windowLength:)` whose every read gives at most `most` bytes, as a read of a
+    /// pipe or a slow file may (the 1pux reader's random reads, `ZipBytes`, read on).
+    static func short(_ bytes: [UInt8], most: Int) -> ImportWindows {
+        ImportWindows(byteCount: bytes.count, windowLength: 1 << 16) { offset, buffer in
+            let count = min(buffer.count, most, bytes.count - offset)
+            guard count > 0 else { return 0 }
+            bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+            return count
+        }
+    }
 }

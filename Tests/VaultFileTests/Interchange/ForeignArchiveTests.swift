@@ -189,4 +189,60 @@ import Testing
             _ = try? Gzip.decompress([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0] + bytes, limit: 1 << 16, what: "t")
         }
     }
+
+    /// The archive read from a file a part at a time (`ZipBytes` over `ImportWindows`, reads
+    /// coming short) reads as the same archive in memory: the same entries and contents, or the
+    /// same error, for the fixture, the hostile archives above, and 600 damaged or cut copies.
+    @Test func test_zip_readFromAFileAsInMemory() throws {
+        /// The entries' names and contents (or each error), as text.
+        func described(_ archive: () throws(VaultError) -> ZipArchive) -> String {
+            do {
+                let zip = try archive()
+                return zip.entries.map { entry in
+                    let contents = Result { () throws(VaultError) in try zip.contents(of: entry) }
+                    return "\(entry.name) \(entry.dataStart) \((try? contents.get()).map { "\($0)" } ?? "\(contents)")"
+                }.joined(separator: "\n")
+            } catch { return "error: \(error)" }
+        }
+        let real = try KeePassXMLReaderTests.fixture("1password.1pux")
+        let stream = Self.zeros(matches: 1000), small = Self.zeros(matches: 3)
+        var inputs = [real, Self.zip([("export.data", 8, stream, 100 << 20, 0)]), Self.zip([("export.data", 8, stream, 1000, 0)]),
+                      Self.zip([("a", 8, small, 775, 0), ("b", 8, small, 775, 0)], overlap: true), [], Array(real.prefix(21))]
+        var generator = SplitMix(seed: 4_403)
+        for round in 0..<600 {
+            var bytes = real
+            if round % 3 == 0 { bytes = Array(bytes.prefix(Int(generator.nextByte()) << 4 % bytes.count)) }
+            for _ in 0..<(round % 4) where !bytes.isEmpty { bytes[(Int(generator.nextByte()) << 8 | Int(generator.nextByte())) % bytes.count] = generator.nextByte() }
+            inputs.append(bytes)
+        }
+        for (index, bytes) in inputs.enumerated() {
+            let memory = described { () throws(VaultError) in try ZipArchive(bytes, what: "t") }
+            let file = described { () throws(VaultError) in try ZipArchive(ZipBytes(ImportWindows.short(bytes, most: 1 + index % 300)), what: "t") }
+            #expect(file == memory, "archive \(index)")
+        }
+    }
+
+    /// CRC-32 folded 64 bytes at a time (`vaultfile_crc32`, carry-less multiplication, zlib's
+    /// `crc32_z` for the tail) against the definition, a bit at a time: every length to 300 and
+    /// longer ones, at every alignment.
+    @Test func test_crc32_matchesTheDefinition() {
+        func definition(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        var generator = SplitMix(seed: 3_232)
+        let bytes = (0..<70_000).map { _ in generator.nextByte() }
+        var lengths = Array(0...300) + [511, 512, 513, 1_000, 4_096, 65_536, 69_000]
+        lengths += (0..<40).map { _ in Int(generator.nextByte()) << 8 | Int(generator.nextByte()) }
+        for (index, length) in lengths.enumerated() {
+            let start = index % 17
+            let slice = bytes[start..<start + length]
+            #expect(CRC32.checksum(Array(slice)) == definition(slice), "length \(length) at \(start)")
+        }
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
 }

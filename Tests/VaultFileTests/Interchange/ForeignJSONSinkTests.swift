@@ -32,18 +32,26 @@ import Testing
         let shown = format == .onePUX ? "round \(round)" : String(decoding: bytes, as: UTF8.self).debugDescription
         if streamed != "nil" { #expect(streamed == reference, "\(format) \(shown)") }
         #expect(read == reference, "\(format) \(shown)")
-        if format == .enpassJSON {
+        if format == .enpassJSON || format == .onePUX {
             // A window at a time, as the import reads a file: what the one-buffer read gives,
-            // for the document and for it cut short or with a key written twice (errors included).
+            // for the document and for it cut short or with a key written twice (errors included);
+            // a 1pux (its ZIP read a part at a time, `ZipBytes`) also with a byte changed, and
+            // from a file whose reads come short.
             var variants = [bytes, Array(bytes.prefix(bytes.count * (round % 10) / 10))]
             if let at = firstRange(of: Array("\"title\": ".utf8), in: bytes) {
                 variants.append(Array(bytes[..<at]) + Array("\"ti\\u0074le\": 1, ".utf8) + Array(bytes[at...]))
             }
+            if format == .onePUX, !bytes.isEmpty {
+                var changed = bytes
+                changed[(round * 7_919) % bytes.count] ^= UInt8(1 + round % 255)
+                variants.append(changed)
+            }
             for variant in variants {
                 let whole = ForeignBuildText.described { () throws(VaultError) in try Interchange.read(variant, format: format, now: 7, options: options) }
-                let windows = ImportWindows.over(variant, windowLength: 1 + (round * 7) % 61)
+                let windows = format == .onePUX && round % 2 == 1
+                    ? ImportWindows.short(variant, most: 1 + round % 97) : ImportWindows.over(variant, windowLength: 1 + (round * 7) % 61)
                 let windowed = ForeignBuildText.described { () throws(VaultError) in try Interchange.read(windows: windows, format: format, now: 7, options: options) }
-                #expect(windowed == whole, "\(format) in windows \(String(decoding: variant, as: UTF8.self).debugDescription)")
+                #expect(windowed == whole, "\(format) in windows \(shown)")
             }
         }
         return streamed != "nil"
@@ -209,13 +217,10 @@ import Testing
 
     // MARK: - Memory
 
-    /// A 1pux built as read (export.data stored, a file attached): each item's password and file
-    /// are wiped once its record is written, the window as it moves and at its end, so once the
-    /// records are gone and the input wiped, this process's memory holds no copy.
-    @Test func test_streamedEntries_onePUXLeavesNoCopyOfASecretInFreedMemory() throws {
-        let secret = ScannedSecret(), file = ScannedSecret()
-        // The archive is made around placeholders, and each secret written into it in place
-        // (making it by concatenation would leave copies in the blocks the pieces left).
+    /// A 1pux of two items, the first one's password `secret` and its attached file `file`,
+    /// export.data and the file stored. The archive is made around placeholders, and each secret
+    /// written into it in place (made by concatenation, the blocks the pieces left would hold copies).
+    private static func secretOnePUX(_ secret: ScannedSecret, _ file: ScannedSecret) throws -> [UInt8] {
         let head = #"{"accounts": [{"vaults": [{"items": [{"overview": {"title": "Mail"}, "details": {"documentAttributes": {"documentId": "d", "fileName": "f"}, "loginFields": [{"designation": "password", "value": ""#
         let tail = #""}]}}, {"overview": {"title": "Other"}, "details": {"password": "x"}}]}]}]}"#
         var data: [UInt8] = [], contents: [UInt8] = []
@@ -237,12 +242,46 @@ import Testing
         }
         wipe(&data)
         wipe(&contents)
+        return input
+    }
+
+    /// A 1pux built as read (export.data stored, a file attached): each item's password and file
+    /// are wiped once its record is written, the window as it moves and at its end, so once the
+    /// records are gone and the input wiped, this process's memory holds no copy.
+    @Test func test_streamedEntries_onePUXLeavesNoCopyOfASecretInFreedMemory() throws {
+        let secret = ScannedSecret(), file = ScannedSecret()
+        var input = try Self.secretOnePUX(secret, file)
         #expect(secret.copiesInMemory() >= 1 && file.copiesInMemory() >= 1, "the scan finds each while the input holds it")
         do {
             let imported = try Interchange.streamedEntries(input, format: .onePUX, now: 1, options: ForeignBuildOptions())
             #expect(imported?.records?.count == 2, "built as read, as records")
         }
         wipe(&input)
+        #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
+        #expect(file.copiesInMemory() == 0, "a copy of the attached file is left in memory")
+    }
+
+    /// The same 1pux read from a file a part at a time (`ZipBytes`: its directory, its headers,
+    /// export.data and the attached file each read into a buffer): every buffer is wiped before it
+    /// is freed, so once the records are gone and the file's memory wiped, no copy is left.
+    @Test func test_readWindows_onePUXLeavesNoCopyOfASecretInFreedMemory() throws {
+        let secret = ScannedSecret(), file = ScannedSecret()
+        var input = try Self.secretOnePUX(secret, file)
+        let stored = UnsafeMutableRawBufferPointer.allocate(byteCount: input.count, alignment: 1)
+        stored.copyMemory(from: UnsafeRawBufferPointer(start: input, count: input.count))
+        wipe(&input)
+        do {
+            let windows = ImportWindows(byteCount: stored.count, windowLength: 1 << 16) { offset, buffer in
+                let count = min(buffer.count, stored.count - offset)
+                guard count > 0 else { return 0 }
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: stored[offset..<offset + count]))
+                return count
+            }
+            let imported = try Interchange.read(windows: windows, format: .onePUX, now: 1, options: ForeignBuildOptions())
+            #expect(imported.records?.count == 2, "built as read, as records")
+        }
+        wipe(stored)
+        stored.deallocate()
         #expect(secret.copiesInMemory() == 0, "a copy of the password is left in memory")
         #expect(file.copiesInMemory() == 0, "a copy of the attached file is left in memory")
     }

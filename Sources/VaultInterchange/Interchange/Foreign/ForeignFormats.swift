@@ -52,9 +52,11 @@ extension Interchange {
     }
 
     /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV, the
-    /// other managers' CSV exports, enpass-json, and dotenv (read whole, given back as parsed).
+    /// other managers' CSV exports, enpass-json, 1pux (its ZIP read a part at a time: `ZipBytes`),
+    /// and dotenv (read whole, given back as parsed).
     public static func readsWindows(_ format: InterchangeFormat) -> Bool {
-        format == .csv || format == .dotenv || format == .enpassJSON || csvItemStream([UInt8](), format: format, now: 0) != nil
+        format == .csv || format == .dotenv || format == .enpassJSON || format == .onePUX
+            || csvItemStream([UInt8](), format: format, now: 0) != nil
     }
 
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
@@ -78,11 +80,14 @@ extension Interchange {
             let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
-        // Room for records twice the input, as `streamedEntries`.
-        let items: ((ForeignItemSink) throws(VaultError) -> ForeignImport)? = format == .enpassJSON
-            ? { sink in EnpassJSONReader.read(windows, each: sink) }
-            : csvItemStream(windows, format: format, now: now)
-        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: windows.byteCount * 2, now: now, options: options) {
+        // Room for records twice the input (eight times a 1pux's ZIP), as `streamedEntries`.
+        let items: ((ForeignItemSink) throws(VaultError) -> ForeignImport)? = switch format {
+        case .enpassJSON: { sink in EnpassJSONReader.read(windows, each: sink) }
+        case .onePUX: { sink in OnePUXReader.read(windows, each: sink) }
+        default: csvItemStream(windows, format: format, now: now)
+        }
+        let capacity = windows.byteCount * (format == .onePUX ? 8 : 2)
+        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: capacity, now: now, options: options) {
             return streamed
         }
         var bytes = try windows.readAll()
@@ -100,13 +105,7 @@ extension Interchange {
         // its records into a larger buffer (which held both at once).
         // A 1pux is a ZIP: its records are several times its size (3.8× for the bench's logins).
         let capacity = bytes.count * (format == .onePUX ? 8 : 2)
-        // A 1pux keeps its records in memory (no runs): runs cost it about 20 ms of 180 (over issue 17's
-        // 4× `set`) and bring it no memory rule (its peak misses 2× its ZIP either way, meets 2× its
-        // export.data either way; docs/PERFORMANCE.md, "Records past one buffer").
-        let runs = format == .onePUX ? nil : ImportRuns.current
-        return try ImportRuns.$current.withValue(runs) {
-            Result { () throws(VaultError) in try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options) }
-        }.get()
+        return try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options)
     }
 
     /// `read(_:format:now:)` with the import's options: another password manager's format through

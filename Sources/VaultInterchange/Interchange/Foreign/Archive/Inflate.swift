@@ -126,7 +126,7 @@ enum Inflate {
 enum CRC32 {
     /// The checksum of `bytes`.
     static func checksum(_ bytes: [UInt8]) -> UInt32 {
-        bytes.withUnsafeBufferPointer { buffer in UInt32(crc32_z(0, buffer.baseAddress, buffer.count)) }
+        bytes.withUnsafeBufferPointer { buffer in UInt32(vaultfile_crc32(0, buffer.baseAddress, buffer.count)) }
     }
 }
 

@@ -3,8 +3,9 @@ import VaultModel
 
 // MARK: - ZIP, read with limits
 
-/// The files of a ZIP archive held in memory (APPNOTE 6.3: stored and deflated entries, one disk,
-/// no encryption, no ZIP64), as 1Password's `.1pux` export is one.
+/// The files of a ZIP archive, held in memory or read from the import's file a part at a time
+/// (`ZipBytes`), as 1Password's `.1pux` export is one (APPNOTE 6.3: stored and deflated entries,
+/// one disk, no encryption, no ZIP64).
 ///
 /// A ZIP bomb is refused before anything is inflated: the central directory is read through
 /// bounds, the entries' data must lie inside the file without overlapping (an overlapped archive
@@ -30,9 +31,12 @@ struct ZipArchive {
         let compressedSize: Int
         let size: Int
         let localHeader: Int
+        /// Where its stored or compressed bytes start (after its local header).
+        fileprivate(set) var dataStart = 0
     }
 
-    let bytes: [UInt8]
+    /// The archive's bytes.
+    let source: ZipBytes
     /// The entries in central-directory order.
     let entries: [Entry]
     /// What messages call the archive ("the 1pux file").
@@ -40,63 +44,85 @@ struct ZipArchive {
 
     /// Reads the central directory of `bytes` and checks it against the limits above.
     init(_ bytes: [UInt8], what: String) throws(VaultError) {
-        self.bytes = bytes
+        try self.init(ZipBytes(bytes), what: what)
+    }
+
+    /// Reads the central directory of `source` and checks it against the limits above. Read from
+    /// a file, only its end (the end record and the central directory) and each entry's local
+    /// header are read here.
+    init(_ source: ZipBytes, what: String) throws(VaultError) {
+        self.source = source
         self.what = what
         func bad(_ why: String) -> VaultError { .malformedInput("\(what) is not a ZIP archive vaultfile reads (\(why))") }
         // The end-of-central-directory record: 22 bytes and a comment of at most 65,535.
-        guard bytes.count >= 22 else { throw bad("it is too short") }
-        var end = -1
-        var index = bytes.count - 22
-        while index >= max(0, bytes.count - 22 - 65_535) {
-            if Self.u32(bytes, index) == 0x0605_4B50 { end = index; break }
-            index -= 1
+        guard source.count >= 22 else { throw bad("it is too short") }
+        let tailStart = max(0, source.count - 22 - 65_535)
+        let (end, disk, cdDisk, count, cdSize, cdOffset) = try source.withBytes(tailStart..<source.count) {
+            (tail) throws(VaultError) -> (Int, Int, Int, Int, Int, Int) in
+            var end = -1
+            var index = tail.count - 22
+            while index >= 0 {
+                if Self.u32(tail, index) == 0x0605_4B50 { end = index; break }
+                index -= 1
+            }
+            guard end >= 0 else { throw bad("no end-of-central-directory record") }
+            return (tailStart + end, Self.u16(tail, end + 4), Self.u16(tail, end + 6), Self.u16(tail, end + 10),
+                    Int(Self.u32(tail, end + 12)), Int(Self.u32(tail, end + 16)))
         }
-        guard end >= 0 else { throw bad("no end-of-central-directory record") }
-        let disk = Self.u16(bytes, end + 4), cdDisk = Self.u16(bytes, end + 6)
-        let count = Self.u16(bytes, end + 10), cdSize = Int(Self.u32(bytes, end + 12)), cdOffset = Int(Self.u32(bytes, end + 16))
         guard disk == 0, cdDisk == 0 else { throw bad("it spans several disks") }
         guard count != 0xFFFF, cdSize != 0xFFFF_FFFF, cdOffset != 0xFFFF_FFFF else { throw bad("a ZIP64 archive") }
         guard cdOffset <= end, cdSize <= end - cdOffset else { throw bad("its central directory lies outside the file") }
-        var entries: [Entry] = []
-        var names: Set<String> = []
-        var position = cdOffset, total = 0
-        for _ in 0..<count {
-            guard end - position >= 46, Self.u32(bytes, position) == 0x0201_4B50 else { throw bad("a damaged central directory") }
-            let flags = Self.u16(bytes, position + 8), method = Self.u16(bytes, position + 10)
-            let crc = Self.u32(bytes, position + 16)
-            let compressed = Int(Self.u32(bytes, position + 20)), size = Int(Self.u32(bytes, position + 24))
-            let nameLength = Self.u16(bytes, position + 28), extra = Self.u16(bytes, position + 30), comment = Self.u16(bytes, position + 32)
-            let local = Int(Self.u32(bytes, position + 42))
-            guard end - position - 46 >= nameLength + extra + comment else { throw bad("a damaged central directory") }
-            let name = String(decoding: bytes[position + 46..<position + 46 + nameLength], as: UTF8.self)
-            guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, local != 0xFFFF_FFFF else { throw bad("a ZIP64 entry") }
-            guard entries.count < Self.maxEntries else { throw .limitExceeded("\(what) has more than \(Self.maxEntries) files") }
-            // Two files of one name: which one a tool reads differs (the first, the last), so
-            // what vaultfile imports could differ from what the user checked with unzip.
-            guard names.insert(name).inserted else {
-                throw .malformedInput("\(what) holds two files named '\(ExpansionBudget.shown(name))'; an archive is refused when one name could mean either")
+        // The central directory, from its offset to the end record (positions relative to `cdOffset`).
+        var entries = try source.withBytes(cdOffset..<end) { (directory) throws(VaultError) -> [Entry] in
+            let end = directory.count
+            var entries: [Entry] = []
+            var names: Set<String> = []
+            var position = 0, total = 0
+            for _ in 0..<count {
+                guard end - position >= 46, Self.u32(directory, position) == 0x0201_4B50 else { throw bad("a damaged central directory") }
+                let flags = Self.u16(directory, position + 8), method = Self.u16(directory, position + 10)
+                let crc = Self.u32(directory, position + 16)
+                let compressed = Int(Self.u32(directory, position + 20)), size = Int(Self.u32(directory, position + 24))
+                let nameLength = Self.u16(directory, position + 28), extra = Self.u16(directory, position + 30)
+                let comment = Self.u16(directory, position + 32)
+                let local = Int(Self.u32(directory, position + 42))
+                guard end - position - 46 >= nameLength + extra + comment else { throw bad("a damaged central directory") }
+                let name = String(decoding: directory[position + 46..<position + 46 + nameLength], as: UTF8.self)
+                guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, local != 0xFFFF_FFFF else { throw bad("a ZIP64 entry") }
+                guard entries.count < Self.maxEntries else { throw .limitExceeded("\(what) has more than \(Self.maxEntries) files") }
+                // Two files of one name: which one a tool reads differs (the first, the last), so
+                // what vaultfile imports could differ from what the user checked with unzip.
+                guard names.insert(name).inserted else {
+                    throw .malformedInput("\(what) holds two files named '\(ExpansionBudget.shown(name))'; an archive is refused when one name could mean either")
+                }
+                total += size
+                guard total <= Self.maxTotalBytes else {
+                    throw .limitExceeded("\(what) declares more than \(Self.maxTotalBytes >> 20) MiB of uncompressed files; refused before inflating")
+                }
+                if size > Self.ratioFloor && size / max(compressed, 1) > Self.maxRatio {
+                    throw .limitExceeded("\(what): '\(name.prefix(80))' would inflate \(size / max(compressed, 1)) times over (a ZIP bomb?); "
+                                         + "refused before inflating (the limit is \(Self.maxRatio) times)")
+                }
+                entries.append(Entry(name: name, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
+                position += 46 + nameLength + extra + comment
             }
-            total += size
-            guard total <= Self.maxTotalBytes else {
-                throw .limitExceeded("\(what) declares more than \(Self.maxTotalBytes >> 20) MiB of uncompressed files; refused before inflating")
-            }
-            if size > Self.ratioFloor && size / max(compressed, 1) > Self.maxRatio {
-                throw .limitExceeded("\(what): '\(name.prefix(80))' would inflate \(size / max(compressed, 1)) times over (a ZIP bomb?); "
-                                     + "refused before inflating (the limit is \(Self.maxRatio) times)")
-            }
-            entries.append(Entry(name: name, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
-            position += 46 + nameLength + extra + comment
+            return entries
         }
         // Every entry's local header and data inside the file, before the central directory, and
         // no two overlapping.
         var spans: [Range<Int>] = []
         spans.reserveCapacity(entries.count)
-        for entry in entries {
-            let start = entry.localHeader
-            guard start <= cdOffset, cdOffset - start >= 30, Self.u32(bytes, start) == 0x0403_4B50 else { throw bad("a damaged local header") }
-            let dataStart = start + 30 + Self.u16(bytes, start + 26) + Self.u16(bytes, start + 28)
-            guard dataStart <= cdOffset, entry.compressedSize <= cdOffset - dataStart else { throw bad("an entry's data lies outside the file") }
-            spans.append(start..<dataStart + entry.compressedSize)
+        for index in entries.indices {
+            let start = entries[index].localHeader
+            guard start <= cdOffset, cdOffset - start >= 30 else { throw bad("a damaged local header") }
+            let (signature, names) = try source.withBytes(start..<start + 30) { (header) throws(VaultError) -> (UInt32, Int) in
+                (Self.u32(header, 0), Self.u16(header, 26) + Self.u16(header, 28))
+            }
+            guard signature == 0x0403_4B50 else { throw bad("a damaged local header") }
+            let dataStart = start + 30 + names
+            guard dataStart <= cdOffset, entries[index].compressedSize <= cdOffset - dataStart else { throw bad("an entry's data lies outside the file") }
+            entries[index].dataStart = dataStart
+            spans.append(start..<dataStart + entries[index].compressedSize)
         }
         spans.sort { $0.lowerBound < $1.lowerBound }
         for (first, second) in zip(spans, spans.dropFirst()) where first.upperBound > second.lowerBound {
@@ -108,25 +134,26 @@ struct ZipArchive {
     /// The entry named `name`, if any.
     func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
 
-    /// Where `entry`'s stored or compressed bytes start (`ZipEntryReader`); nil when they would
-    /// run past the archive.
-    func dataStart(of entry: Entry) -> Int? {
-        let start = entry.localHeader + 30 + Self.u16(bytes, entry.localHeader + 26) + Self.u16(bytes, entry.localHeader + 28)
-        return start + entry.compressedSize <= bytes.count ? start : nil
-    }
-
     /// The bytes of `entry`, inflated and checked.
     func contents(of entry: Entry) throws(VaultError) -> [UInt8] {
         let label = "\(what): '\(entry.name.prefix(80))'"
         guard entry.flags & 1 == 0 else { throw .malformedInput("\(label) is encrypted; export it without a ZIP password") }
-        let start = entry.localHeader + 30 + Self.u16(bytes, entry.localHeader + 26) + Self.u16(bytes, entry.localHeader + 28)
-        let data = bytes[start..<start + entry.compressedSize]
         var output: [UInt8]
         switch entry.method {
         case 0:
             guard entry.size == entry.compressedSize else { throw .malformedInput("\(label): a stored entry whose two sizes differ") }
-            output = Array(data)
+            output = [UInt8](repeating: 0, count: entry.size)
+            do throws(VaultError) {
+                try output.withUnsafeMutableBufferPointer { (buffer) throws(VaultError) in
+                    try source.read(at: entry.dataStart, into: UnsafeMutableRawBufferPointer(buffer))
+                }
+            } catch {
+                wipe(&output)
+                throw error
+            }
         case 8:
+            var data = try source.slice(entry.dataStart..<entry.dataStart + entry.compressedSize)
+            defer { if source.isFile { data.withUnsafeMutableBytes { wipe($0) } } }
             output = try Inflate.inflate(data, size: entry.size, wrapper: .raw, what: label).output
         default:
             throw .malformedInput("\(label) is compressed with method \(entry.method); vaultfile reads stored and deflated entries")
@@ -139,8 +166,8 @@ struct ZipArchive {
         return output
     }
 
-    private static func u16(_ bytes: [UInt8], _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-    private static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    private static func u16(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    private static func u32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
         UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
     }
 }

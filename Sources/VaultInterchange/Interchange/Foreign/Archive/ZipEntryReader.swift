@@ -6,7 +6,8 @@ import VaultModel
 
 /// The bytes of one entry of a `ZipArchive`, inflated a piece at a time into the caller's
 /// buffer (`JSONStream`'s window), so that a large entry (1pux's `export.data`, about 13 times
-/// its compressed size) is never held whole.
+/// its compressed size) is never held whole. From an archive read from a file (`ZipBytes`), the
+/// compressed bytes are read `blockLength` at a time into a buffer wiped when the reader goes.
 ///
 /// Bounded as `ZipArchive.contents(of:)` is: never more than the declared size is produced (zlib
 /// is never given room past it), and the end is checked: the stream ends exactly at the declared
@@ -26,13 +27,17 @@ final class ZipEntryReader {
     private var produced = 0
     private var crc: UInt32 = 0
     private var finished = false
+    /// From a file: the compressed bytes read last (from `blockStart` in the entry), not all fed yet.
+    private var block: [UInt8] = []
+    private var blockStart = 0
+    /// The compressed bytes read from a file at a time.
+    static let blockLength = 64 << 10
 
     /// A reader of `entry` of `archive` (stored or deflated, not encrypted).
     init(_ entry: ZipArchive.Entry, of archive: ZipArchive) throws(VaultError) {
         guard entry.flags & 1 == 0, entry.method == 0 || entry.method == 8 else { throw JSONStream.declined() }
         guard entry.method == 8 || entry.size == entry.compressedSize else { throw JSONStream.declined() }
-        guard let start = archive.dataStart(of: entry) else { throw JSONStream.declined() }
-        (self.archive, self.entry, self.start) = (archive, entry, start)
+        (self.archive, self.entry, self.start) = (archive, entry, entry.dataStart)
         if entry.method == 8 {
             guard vaultfile_inflate_init(&stream, -15) == Z_OK else { throw JSONStream.declined() }
             streaming = true
@@ -41,6 +46,7 @@ final class ZipEntryReader {
 
     deinit {
         if streaming { inflateEnd(&stream) }
+        wipe(&block)
     }
 
     /// Appends at most `room` more bytes of the entry to `window`; false once the entry has
@@ -54,16 +60,15 @@ final class ZipEntryReader {
         let written: Int
         if entry.method == 0 {
             written = wanted
-            archive.bytes.withUnsafeBufferPointer { source in
-                window.withUnsafeMutableBufferPointer { target in
-                    (target.baseAddress! + before).update(from: source.baseAddress! + start + produced, count: wanted)
-                }
+            let at = start + produced
+            try window.withUnsafeMutableBufferPointer { (target) throws(VaultError) in
+                try archive.source.read(at: at, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: target[before..<before + wanted])))
             }
         } else {
             written = try inflate(into: &window, at: before, count: wanted)
         }
         window.withUnsafeBufferPointer { buffer in
-            crc = UInt32(crc32_z(UInt(crc), buffer.baseAddress! + before, written))
+            crc = UInt32(vaultfile_crc32(UInt(crc), buffer.baseAddress! + before, written))
         }
         if written < wanted {
             // Never longer than the window's free room: the zeros left are dropped.
@@ -77,15 +82,40 @@ final class ZipEntryReader {
         return true
     }
 
+    /// Calls `body` with the compressed bytes from `fed` on that are at hand (in memory, the rest
+    /// of the entry; from a file, the rest of the block read, the next block once it is used up)
+    /// and how many there are.
+    private func withInput<Result>(_ body: (UnsafePointer<UInt8>, Int) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        let compressed = entry.compressedSize
+        guard archive.source.isFile else {
+            return try archive.source.withBytes(start + fed..<start + compressed) { (input) throws(VaultError) -> Result in
+                try body(input.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!, input.count)
+            }
+        }
+        if fed >= blockStart + block.count && fed < compressed {
+            let length = min(Self.blockLength, compressed - fed)
+            if block.count != length {
+                wipe(&block)
+                block = [UInt8](repeating: 0, count: length)
+            }
+            blockStart = fed
+            let at = start + fed
+            try block.withUnsafeMutableBufferPointer { (buffer) throws(VaultError) in try archive.source.read(at: at, into: UnsafeMutableRawBufferPointer(buffer)) }
+        }
+        let offset = fed - blockStart
+        return try block.withUnsafeBufferPointer { (buffer) throws(VaultError) -> Result in
+            try body(buffer.baseAddress.map { $0 + offset } ?? UnsafePointer(bitPattern: 1)!, max(0, buffer.count - offset))
+        }
+    }
+
     /// Inflates up to `count` bytes into `window` from `offset`; how many were written.
     private func inflate(into window: inout [UInt8], at offset: Int, count: Int) throws(VaultError) -> Int {
-        let compressed = entry.compressedSize
-        return try archive.bytes.withUnsafeBufferPointer { source throws(VaultError) -> Int in
-            try window.withUnsafeMutableBufferPointer { target throws(VaultError) -> Int in
-                var written = 0
-                while written < count {
-                    stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress! + start + fed)
-                    stream.avail_in = UInt32(min(compressed - fed, 1 << 30))
+        try window.withUnsafeMutableBufferPointer { target throws(VaultError) -> Int in
+            var written = 0
+            while written < count {
+                let code = try withInput { (input, available) throws(VaultError) -> Int32 in
+                    stream.next_in = UnsafeMutablePointer(mutating: input)
+                    stream.avail_in = UInt32(min(available, 1 << 30))
                     stream.next_out = target.baseAddress! + offset + written
                     stream.avail_out = UInt32(count - written)
                     let availableIn = Int(stream.avail_in), room = Int(stream.avail_out)
@@ -94,17 +124,18 @@ final class ZipEntryReader {
                     written += room - Int(stream.avail_out)
                     stream.next_in = nil
                     stream.next_out = nil
-                    switch code {
-                    case Z_OK: continue
-                    case Z_STREAM_END:
-                        // Ended before its declared size: damage (told by contents(of:)).
-                        guard produced + written == entry.size else { throw JSONStream.declined() }
-                        return written
-                    default: throw JSONStream.declined()
-                    }
+                    return code
                 }
-                return written
+                switch code {
+                case Z_OK: continue
+                case Z_STREAM_END:
+                    // Ended before its declared size: damage (told by contents(of:)).
+                    guard produced + written == entry.size else { throw JSONStream.declined() }
+                    return written
+                default: throw JSONStream.declined()
+                }
             }
+            return written
         }
     }
 
@@ -112,11 +143,11 @@ final class ZipEntryReader {
     private func ended() throws(VaultError) -> Bool {
         guard entry.method == 8 else { return true }
         var spare: UInt8 = 0
-        return archive.bytes.withUnsafeBufferPointer { source in
-            withUnsafeMutablePointer(to: &spare) { spare in
-                while true {
-                    stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress! + start + fed)
-                    stream.avail_in = UInt32(min(entry.compressedSize - fed, 1 << 30))
+        while true {
+            let (code, past) = try withInput { (input, available) throws(VaultError) -> (Int32, Bool) in
+                withUnsafeMutablePointer(to: &spare) { spare in
+                    stream.next_in = UnsafeMutablePointer(mutating: input)
+                    stream.avail_in = UInt32(min(available, 1 << 30))
                     stream.next_out = spare
                     stream.avail_out = 1
                     let availableIn = Int(stream.avail_in)
@@ -124,13 +155,14 @@ final class ZipEntryReader {
                     fed += availableIn - Int(stream.avail_in)
                     stream.next_in = nil
                     stream.next_out = nil
-                    if stream.avail_out == 0 { return false }  // a byte past the declared size
-                    switch code {
-                    case Z_STREAM_END: return true
-                    case Z_OK: continue
-                    default: return false
-                    }
+                    return (code, stream.avail_out == 0)
                 }
+            }
+            if past { return false }  // a byte past the declared size
+            switch code {
+            case Z_STREAM_END: return true
+            case Z_OK: continue
+            default: return false
             }
         }
     }

@@ -16,6 +16,10 @@ enum OnePUXReader {
     /// What each item starts from.
     static let emptyItem = ForeignItem()
 
+    /// The bytes of `export.data` inflated into the stream's window at a time: 64 KiB (256 KiB
+    /// were a tenth of the import's peak above start-up at 100,000 items, for no time gained).
+    static let windowLength = 1 << 16
+
     /// The name of the 1Password category `uuid`, for the `category` of items that are not
     /// logins, passwords or notes (nil for those and any other uuid). A uuid is three ASCII
     /// digits: compared as a number (only those bytes are equal to one as a `String`).
@@ -59,14 +63,25 @@ enum OnePUXReader {
     /// read, or an item whose folders would change after it was handed over (a second vault or
     /// account after it), declines the sink, and the import is read again without one.
     static func read(_ bytes: [UInt8], now: Int64, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
-        if let sink {
-            guard let result = try? read(bytes, chunk: 1 << 18, each: sink) else {
-                sink.decline()
-                return ForeignImport(format: "1pux")
-            }
-            return result
+        if let sink { return read(ZipBytes(bytes), each: sink) }
+        return try read(bytes, chunk: windowLength)
+    }
+
+    /// The items of the export in `windows`' file, each handed to `sink` as read, the archive
+    /// read a part at a time (`ZipBytes`: its end, its central directory, its local headers,
+    /// `export.data`'s compressed bytes 64 KiB at a time), never whole; anything the stream does
+    /// not take declines the sink, and the caller reads the file whole.
+    static func read(_ windows: ImportWindows, each sink: ForeignItemSink) -> ForeignImport {
+        read(ZipBytes(windows), each: sink)
+    }
+
+    /// `read(_:now:each:)` with a sink, of the archive `source`.
+    private static func read(_ source: ZipBytes, each sink: ForeignItemSink) -> ForeignImport {
+        guard let result = try? read(source, chunk: windowLength, each: sink) else {
+            sink.decline()
+            return ForeignImport(format: "1pux")
         }
-        return try read(bytes, chunk: 1 << 18)
+        return result
     }
 
     /// `read(_:now:)` with `export.data` inflated and read `chunk` bytes at a time; nil reads it
@@ -74,13 +89,18 @@ enum OnePUXReader {
     /// With a `sink` (and a `chunk`), only the stream is tried: it throws where the plain read would
     /// be needed, and its caller declines the sink.
     static func read(_ bytes: [UInt8], chunk: Int?, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
-        let archive = try ZipArchive(bytes, what: "the 1pux file")
+        try read(ZipBytes(bytes), chunk: chunk, each: sink)
+    }
+
+    /// `read(_:chunk:each:)` of the archive `source`, in memory or read from a file.
+    private static func read(_ source: ZipBytes, chunk: Int?, each sink: ForeignItemSink? = nil) throws(VaultError) -> ForeignImport {
+        let archive = try ZipArchive(source, what: "the 1pux file")
         guard let data = archive.entry(named: "export.data") else {
             throw .malformedInput("the 1pux file holds no export.data: not a 1Password export (an older 1Password writes .1pif or CSV)")
         }
         // Everything inflated or copied counts against one budget (ExpansionBudget): export.data
         // once, each file once for every item that names it.
-        var budget = ExpansionBudget(inputBytes: bytes.count, what: "the 1pux file")
+        var budget = ExpansionBudget(inputBytes: source.count, what: "the 1pux file")
         try budget.spend(data.size, on: data.name)
         // Read as it is inflated, one item at a time (`streamed`); a document that way declines
         // (damaged, not strict JSON, not of the usual shape) is read whole below, whose errors
@@ -123,7 +143,9 @@ enum OnePUXReader {
                         let node = tape.member(item, "item") ?? item
                         guard tape.kind(node) == .object else { throw VaultError.malformedInput("not a 1Password export.data: an item that is not an object") }
                         // What the user deleted stays deleted (docs/INTERCHANGE.md: one rule for every source's trash).
-                        guard let item = try reader.item(node, in: tape, folders: folders, result: &result) else {
+                        // A copy of an empty item, filled in place (`ForeignItem.init` built each in a temporary).
+                        var item = OnePUXReader.emptyItem
+                        guard try reader.item(node, in: tape, folders: folders, into: &item, result: &result) else {
                             result.notKeep("1Password items in the trash (not imported)")
                             continue
                         }
@@ -206,9 +228,10 @@ enum OnePUXReader {
                                         // Older exports wrap each item: { "item": {…} }.
                                         let node = tape.member(tape.root, "item") ?? tape.root
                                         guard tape.kind(node) == .object else { throw JSONStream.declined() }
-                                        // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
-                                        guard var item = try reader.item(node, in: tape, folders: sink == nil ? [] : folders(account, vault, accountNames, vaultNames),
-                                                                         result: &result) else {
+                                        // One binding of the item, filled and changed in place: the sink wipes its secrets, not a copy's.
+                                        var item = OnePUXReader.emptyItem
+                                        guard try reader.item(node, in: tape, folders: sink == nil ? [] : folders(account, vault, accountNames, vaultNames),
+                                                              into: &item, result: &result) else {
                                             result.notKeep("1Password items in the trash (not imported)")
                                             return
                                         }
