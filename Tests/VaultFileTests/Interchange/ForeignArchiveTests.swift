@@ -100,10 +100,26 @@ import Testing
         do { _ = try archive.contents(of: archive.entries[0]); Issue.record("inflated past its size") } catch {
             #expect(error.description.contains("inflates to more than 1000 bytes"), "\(error)")
         }
-        // Many entries over one compressed run (an overlapped bomb).
+        // Many entries over one compressed run (an overlapped bomb): here every entry points at the
+        // first one's local header, whose name is the first one's, so the name check refuses it first.
         let small = Self.zeros(matches: 3)
         let overlapped = Self.zip([("a", 8, small, 775, 0), ("b", 8, small, 775, 0)], overlap: true)
         do { _ = try ZipArchive(overlapped, what: "the 1pux file"); Issue.record("overlap accepted") } catch {
+            #expect(error.description.contains("overlap") || error.description.contains("names its file otherwise"), "\(error)")
+        }
+        // Entries whose local headers differ but whose data overlap: the second header lies inside
+        // the first one's stored data.
+        let inner = Self.zip([("b", 0, [7], 1, CRC32.checksum([7]))])
+        let innerLocal = Array(inner.prefix(30 + 1 + 1))  // b's local header, name and byte
+        let outer = Self.zip([("a", 0, innerLocal, innerLocal.count, CRC32.checksum(innerLocal))])
+        var nested = Array(outer.prefix(30 + 1 + innerLocal.count))
+        let centralA = Array(outer[(30 + 1 + innerLocal.count)..<(outer.count - 22)])
+        var centralB = Array(inner[(30 + 1 + 1)..<(inner.count - 22)])
+        centralB[42] = UInt8(30 + 1)  // b's local header: inside a's data
+        let directory = centralA + centralB
+        nested += directory
+        nested += [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0, 2, 0, 2, 0] + [UInt8(directory.count), 0, 0, 0] + [UInt8(30 + 1 + innerLocal.count), 0, 0, 0, 0, 0]
+        do { _ = try ZipArchive(nested, what: "the 1pux file"); Issue.record("overlap accepted") } catch {
             #expect(error.description.contains("overlap"), "\(error)")
         }
         // More than the total limit, declared by stored entries of one byte each would be slow; one entry suffices.
@@ -170,6 +186,22 @@ import Testing
         #expect(throws: VaultError.self) { try Inflate.inflate([0x07][...], size: 10, wrapper: .raw, what: "t") }  // block type 3
         #expect(throws: VaultError.self) { try Inflate.inflate(Array(Self.zeros(matches: 3).dropLast())[...], size: 775, wrapper: .raw, what: "t") }
         #expect(throws: VaultError.self) { try Gzip.decompress(Array(repeating: 0, count: 20), limit: 10, what: "t") }
+    }
+
+    @Test func test_zip_refusesALocalNameOtherThanTheCentralOneAndALoweredCount() throws {
+        // att58 F8: unzip and Python refuse or list what vaultfile read otherwise.
+        let text = Array("plain".utf8)
+        let two = Self.zip([("a.txt", 0, text, text.count, CRC32.checksum(text)), ("b.txt", 0, text, text.count, CRC32.checksum(text))])
+        #expect(try ZipArchive(two, what: "t").entries.map(\.name) == ["a.txt", "b.txt"])
+        var renamed = two
+        renamed[30] = UInt8(ascii: "e")  // the first local header's name: e.txt, the directory still says a.txt
+        #expect(throws: VaultError.self) { try ZipArchive(renamed, what: "t") }
+        var hidden = two
+        let end = hidden.count - 22
+        hidden[end + 8] = 1; hidden[end + 10] = 1  // the end record counts one file of two
+        do { _ = try ZipArchive(hidden, what: "t"); Issue.record("a lowered count accepted") } catch {
+            #expect(error.description.contains("its end record says 1 file and"), "\(error)")
+        }
     }
 
     // MARK: - Edge cases

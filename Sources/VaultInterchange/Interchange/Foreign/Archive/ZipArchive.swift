@@ -106,6 +106,9 @@ struct ZipArchive {
                 entries.append(Entry(name: name, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
                 position += 46 + nameLength + extra + comment
             }
+            // The end record's count must be the directory's: a lowered count hid the last files
+            // from vaultfile while unzip lists them (att58 F8).
+            guard position == cdSize else { throw bad("its end record says \(count == 1 ? "1 file" : "\(count) files") and its central directory holds another number") }
             return entries
         }
         // Every entry's local header and data inside the file, before the central directory, and
@@ -115,10 +118,16 @@ struct ZipArchive {
         for index in entries.indices {
             let start = entries[index].localHeader
             guard start <= cdOffset, cdOffset - start >= 30 else { throw bad("a damaged local header") }
-            let (signature, names) = try source.withBytes(start..<start + 30) { (header) throws(VaultError) -> (UInt32, Int) in
-                (Self.u32(header, 0), Self.u16(header, 26) + Self.u16(header, 28))
+            let (signature, nameLength, names) = try source.withBytes(start..<start + 30) { (header) throws(VaultError) -> (UInt32, Int, Int) in
+                (Self.u32(header, 0), Self.u16(header, 26), Self.u16(header, 26) + Self.u16(header, 28))
             }
             guard signature == 0x0403_4B50 else { throw bad("a damaged local header") }
+            // The local header names the file as the central directory does, as unzip and Python
+            // check: a file whose two names differ is read differently by different tools (att58 F8).
+            guard cdOffset - start - 30 >= nameLength,
+                  try source.withBytes(start + 30..<start + 30 + nameLength, { String(decoding: $0, as: UTF8.self) }) == entries[index].name else {
+                throw bad("a local header names its file otherwise than the central directory")
+            }
             let dataStart = start + 30 + names
             guard dataStart <= cdOffset, entries[index].compressedSize <= cdOffset - dataStart else { throw bad("an entry's data lies outside the file") }
             entries[index].dataStart = dataStart
