@@ -132,6 +132,12 @@ public enum VaultError: CategorizedError, Equatable {
     /// The new vault was renamed into place but the directory could not be synced.
     case notDurable(path: String, errno: Int32)
 
+    /// Whether a write failed for want of room: the file system is full, or the user's quota is.
+    public var isOutOfSpace: Bool {
+        guard case .io(_, _, let code) = self else { return false }
+        return code == ENOSPC || code == EDQUOT
+    }
+
     public var description: String {
         switch self {
         case .notAVault(let path): return "\(path) is not a vaultfile vault (unknown magic bytes)"

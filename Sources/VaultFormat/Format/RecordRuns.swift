@@ -25,8 +25,12 @@ import VaultModel
 /// input (u32) ‖ the record (`RecordLayout`); a chunk holds whole items, up to 64 KiB (one item
 /// larger than that is a chunk of its own). Equal names are ordered by their input index, so the
 /// merge meets the first of them first.
+///
+/// When the folder runs out of room for the new vault beside the runs, the seal brings them into
+/// memory (`moveIntoMemory`: where an import held its records before runs) and the file goes.
 package final class RecordRuns: IncomingRecords, @unchecked Sendable {
-    // @unchecked: written by one import while it reads its input (`append`), read only afterwards.
+    // @unchecked: written by one import while it reads its input (`append`), then read, or moved
+    // into memory, by the one seal that takes them.
 
     /// The plaintext of a chunk, but for a single item larger than it.
     static let chunkLength = 64 << 10
@@ -35,12 +39,14 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     /// How messages name the file: this, then its folder (`ErrorReport` gives damage to it its own hint).
     package static let placePrefix = "the import's temporary file in "
 
-    /// The file (internal for the tests that damage it).
-    let descriptor: Int32
+    /// The file (internal for the tests that damage it); -1 once its records are in memory.
+    private(set) var descriptor: Int32
     private let key: SecureBytes
     /// Where the file lies, for messages.
     private let place: String
     private var runs: [Run] = []
+    /// The records moved into memory (`moveIntoMemory`), in name order, and each one's input index.
+    private var held: (records: StoredRecords, indices: [Int32])?
     /// Where the next run starts in the file.
     private var end = 0
     /// The first name an earlier one repeats within one run (input indices), found as runs are written.
@@ -49,6 +55,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     package private(set) var length = 0
     /// The seal's limit on the contents (lowered by tests only).
     var contentLimit = VaultLimits.maxContentLength
+    /// The bytes the file may take before a write fails as on a full disk, ENOSPC (lowered by tests only).
+    package var room = Int.max
 
     /// One sorted run: what reading it back needs, kept in memory.
     private struct Run {
@@ -83,7 +91,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         place = Self.placePrefix + directory
     }
 
-    deinit { close(descriptor) }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// The number of runs written.
     package var runCount: Int { runs.count }
@@ -145,6 +153,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
 
     /// Writes `bytes` at the end of the file.
     private func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
+        guard bytes.count <= room - end else { throw .io(operation: "writing", path: place, errno: ENOSPC) }
         var written = 0
         while written < bytes.count {
             let result = pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(end + written))
@@ -185,6 +194,15 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     /// Calls `body` with each record, its name and its input index, in name order (equal names in
     /// input order); throws when a run does not read back as it was written.
     package func forEachItem(_ body: (_ record: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer, _ index: Int) -> Void) throws(VaultError) {
+        if let (records, indices) = held {
+            withExtendedLifetime(records) {
+                for position in indices.indices {
+                    let record = records.records(position..<position + 1)
+                    body(record, Self.name(of: record), Int(indices[position]))
+                }
+            }
+            return
+        }
         if let order = orderedRuns {
             for run in order {
                 let cursor = try Cursor(runs[run], in: self)
@@ -250,6 +268,21 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         starts.append(StoredRecords.Offset(offset))
         buffer.written = offset
         return (StoredRecords(plaintext: buffer, starts: starts), positions)
+    }
+
+    /// Brings every record into memory (`materialized`) and frees the file: a seal that found no
+    /// room for the new vault beside the runs seals again from memory. False when they are in
+    /// memory already.
+    package func moveIntoMemory() throws(VaultError) -> Bool {
+        guard held == nil else { return false }
+        let (records, positions) = try materialized()
+        var indices = [Int32](repeating: 0, count: positions.count)
+        for (index, position) in positions.enumerated() { indices[Int(position)] = Int32(index) }
+        held = (records, indices)
+        runs = []
+        close(descriptor)  // nameless: its blocks go with its last descriptor
+        descriptor = -1
+        return true
     }
 
     // MARK: One run read back
