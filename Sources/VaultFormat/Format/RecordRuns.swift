@@ -36,14 +36,12 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     static let chunkLength = 64 << 10
     /// The bytes before each record in a run: its length and its index in the input.
     static let itemPrefix = 8
-    /// How messages name the file: this, then its folder (`ErrorReport` gives damage to it its own hint).
-    package static let placePrefix = "the import's temporary file in "
 
     /// The file (internal for the tests that damage it); -1 once its records are in memory.
     private(set) var descriptor: Int32
     private let key: SecureBytes
-    /// Where the file lies, for messages.
-    private let place: String
+    /// The folder of the file, and how I/O errors name the file.
+    private let directory: String, place: String
     private var runs: [Run] = []
     /// The records moved into memory (`moveIntoMemory`), in name order, and each one's input index.
     private var held: (records: StoredRecords, indices: [Int32])?
@@ -88,7 +86,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         descriptor = fd
         key = SecureBytes(count: 32)
         key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
-        place = Self.placePrefix + directory
+        self.directory = directory
+        place = "the import's temporary file in " + directory
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
@@ -365,6 +364,6 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
 
     /// The error for a part of the file that does not read back as written.
     private func damaged(_ part: String) -> VaultError {
-        .sourceDamaged(file: place, why: "\(part) does not read back as it was written")
+        .importRunsDamaged(folder: directory, part: part)
     }
 }

@@ -145,7 +145,14 @@ import Testing
                 Issue.record("damage \(damage) sealed")
                 continue
             }
-            #expect(error.description.contains("temporary file") || error.description.contains("failed"), "\(error.description)")
+            // Its own error (its own hint in the CLI), a damaged file's exit status (4).
+            guard case .importRunsDamaged(let inFolder, let part) = error else {
+                Issue.record("damage \(damage): \(error)")
+                continue
+            }
+            #expect(inFolder == folder.url.path && part.contains("run"), "\(part)")
+            #expect(error.category == .damaged)
+            #expect(error.description.hasPrefix("the import's temporary file in \(folder.url.path) is damaged or was modified: "))
         }
         // Swapped runs: each run is read with its own stream header.
         let runs = try #require(Self.runs(Self.written(names, buffer: 2_048, in: folder)))

@@ -138,9 +138,9 @@ struct ErrorReport: Equatable {
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
         case .notExportable: return "rename the entry ('vaultfile mv OLD NEW'), or leave it out of the export (--prefix)"
-        case .sourceDamaged(let file, _): return file.hasPrefix(RecordRuns.placePrefix) ? "vaultfile's own encrypted temporary file changed while the import ran (another process, or the disk); the vault was not changed: run the import again" : "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
-        case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
-            return "restore the vault from a backup or an earlier git commit"
+        case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
+        case .importRunsDamaged: return "vaultfile's own encrypted temporary file changed while the import ran (another process, or the disk); the vault was not changed: run the import again"
+        case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):
             // The command names the path, so that it creates this vault whichever way the path was given.
             return "create it with 'vaultfile init --vault \(shellWord(path))' (missing folders are made), "
@@ -211,8 +211,8 @@ struct ErrorReport: Equatable {
         case .untrustedCopy(let path, let why): return trustHint(path: path, why: why)
         case .io where error.isOutOfSpace:
             return "free room on that file system (or raise the quota), then run the command again: a new vault is written whole beside the old one before it replaces it"
-        // .fieldNotFound: the message lists the fields the entry has.
-        case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable, .slotChangeRefused, .sealSigningFailed, .fieldNotFound: return nil
+        case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable, .slotChangeRefused, .sealSigningFailed,
+             .fieldNotFound: return nil  // .fieldNotFound: its message lists the entry's fields
         }
     }
 
