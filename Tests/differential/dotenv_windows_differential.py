@@ -132,6 +132,8 @@ def masked(text):
 def outcome(binary, work, case_path, base_vault, options, env):
     vault = os.path.join(work, "v.vault")
     shutil.copyfile(base_vault, vault)
+    # A fresh state folder: the copy is the vault as first seen, never an older copy of the last run's.
+    shutil.rmtree(env["VAULTFILE_STATE_DIR"], ignore_errors=True)
     unlock = ["--vault", vault, "--password-file", os.path.join(work, "pw")]
     status, out, err = run(binary, ["import", "--format", "dotenv", case_path] + options + unlock, env)
     _, export, export_err = run(binary, ["export", "--format", "json"] + unlock, env)

@@ -292,7 +292,8 @@ enum VaultErrorKind: CaseIterable {
                                 hint: true, shows: ["generation 5000000000", "more than 2^32 past generation 12", "/v/seen.vault",
                                                     "not a plausible successor of what was seen here", "nothing was written"])
         case .io:
-            return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
+            // No room (ENOSPC): the hint says to free some (other errnos have none).
+            return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: true,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
         case .notDurable:
             return ErrorCaseRow(VaultError.notDurable(path: "/v/shown.vault", errno: EIO), status: 2, hint: false,
