@@ -37,8 +37,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     /// The bytes before each record in a run: its length and its index in the input.
     static let itemPrefix = 8
 
-    /// The file (internal for the tests that damage it); -1 once its records are in memory.
-    private(set) var descriptor: Int32
+    /// The file (for the tests and the fuzzer that damage it); -1 once its records are in memory.
+    package private(set) var descriptor: Int32
     private let key: SecureBytes
     /// The folder of the file, and how I/O errors name the file.
     private let directory: String, place: String
@@ -150,6 +150,24 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         runs.append(run)
     }
 
+    /// A run whose chunks hold `plaintexts` as they are, sealed as `append` seals its chunks, and
+    /// said to hold `count` records from `first` to `last`: hostile plaintext behind valid
+    /// authentication, for the fuzzer (Fuzz/VaultFileFuzz/RecordRunsFuzz.swift).
+    package func appendSealed(_ plaintexts: [[UInt8]], count: Int, first: [UInt8], last: [UInt8]) throws(VaultError) {
+        var encryptor = SecretStream.Encryptor(key: key)
+        defer { encryptor.wipe() }
+        var run = Run(header: encryptor.header, offset: end, count: count, first: first, last: last)
+        for (position, plaintext) in plaintexts.enumerated() {
+            var sealed = [UInt8](repeating: 0, count: plaintext.count + SecretStream.overhead)
+            plaintext.withUnsafeBytes { text in sealed.withUnsafeMutableBytes { encryptor.push(text, final: position == plaintexts.count - 1, into: $0) } }
+            try sealed.withUnsafeBytes { bytes in Result { () throws(VaultError) in try write(bytes) } }.get()
+            run.chunks.append(sealed.count)
+        }
+        self.count += count
+        length += plaintexts.reduce(0) { $0 + $1.count }
+        runs.append(run)
+    }
+
     /// Writes `bytes` at the end of the file.
     private func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
         guard bytes.count <= room - end else { throw .io(operation: "writing", path: place, errno: ENOSPC) }
@@ -257,13 +275,16 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         var starts: [StoredRecords.Offset] = []
         starts.reserveCapacity(count + 1)
         var positions = [Int32](repeating: 0, count: count)
-        var offset = 0
+        var offset = 0, overflows = false
         try forEachItem { record, _, index in
+            // Never past the buffer, whatever the runs hold (their lengths add up to `length` as written).
+            guard !overflows, record.count <= buffer.count - offset else { overflows = true; return }
             starts.append(StoredRecords.Offset(offset))
             positions[index] = Int32(starts.count - 1)
             if record.count > 0 { (buffer.bytes.baseAddress! + offset).copyMemory(from: record.baseAddress!, byteCount: record.count) }
             offset += record.count
         }
+        guard !overflows else { throw damaged("the records' length") }
         starts.append(StoredRecords.Offset(offset))
         buffer.written = offset
         return (StoredRecords(plaintext: buffer, starts: starts), positions)
@@ -295,7 +316,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         private var offset: Int
         private var window: PlaintextBuffer
         private var sealed: [UInt8] = []
-        private var filled = 0, position = 0
+        private var filled = 0, position = 0, items = 0
         private(set) var record = UnsafeRawBufferPointer(start: nil, count: 0)
         private(set) var name = UnsafeRawBufferPointer(start: nil, count: 0)
         private(set) var index = 0
@@ -314,9 +335,14 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         /// Moves to the next record; false after the last one.
         func next() throws(VaultError) -> Bool {
             if position == filled {
-                guard chunk < run.chunks.count else { return false }
+                guard chunk < run.chunks.count else {
+                    // As many records as the run was written with: the runs add up to `count`.
+                    guard items == run.count else { throw owner.damaged("a run's number of records") }
+                    return false
+                }
                 try readChunk()
             }
+            guard items < run.count else { throw owner.damaged("a run's number of records") }
             let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(window.bytes)[position..<filled])
             guard rest.count >= RecordRuns.itemPrefix else { throw owner.damaged("an item") }
             let length = Int(UInt32(littleEndian: rest.loadUnaligned(as: UInt32.self)))
@@ -329,6 +355,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
             }
             name = RecordRuns.name(of: record)
             position += RecordRuns.itemPrefix + length
+            items += 1
             return true
         }
 
