@@ -6,11 +6,8 @@ import VaultModel
 
 // MARK: - Property 19: the reader of an import's runs
 
-/// The folder of the runs' nameless files (each input's file goes with its `RecordRuns`).
-private let runsFolder: String? = {
-    var template = Array("/tmp/vaultfile-fuzz-runs-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) }
-}()
+/// The folder of the runs' files: they have no name (each goes with its `RecordRuns`), so nothing is left there.
+private let runsFolder = "/tmp"
 
 /// 19. the reader of an import's sorted runs (`RecordRuns`, issue 44) over hostile bytes:
 /// - as the plaintext of a run's chunks behind valid authentication (`appendSealed`: items of any
@@ -21,9 +18,9 @@ private let runsFolder: String? = {
 ///   never a crash, and a run whose file changed never reads back (every chunk authenticated).
 func fuzzRecordRuns(_ bytes: [UInt8]) {
     // Up to 64 KiB: a run of a few chunks is reached as well by a short input, and the fuzzer stays fast.
-    guard let folder = runsFolder, bytes.count >= 4, bytes.count <= 1 << 16 else { return }
-    hostilePlaintext(bytes, in: folder)
-    damagedFile(bytes, in: folder)
+    guard bytes.count >= 4, bytes.count <= 1 << 16 else { return }
+    hostilePlaintext(bytes, in: runsFolder)
+    damagedFile(bytes, in: runsFolder)
 }
 
 /// The input as the plaintext of one or two runs, cut into chunks where its first bytes say.
