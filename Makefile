@@ -127,6 +127,7 @@ bench-quick: deps
 	./bench/pq-get.sh --quick
 
 ## fuzz: the libFuzzer target (ASan) for FUZZ_SECONDS (default 60), seeded from Fixtures/; fails on any crash.
+## VAULTFILE_FUZZ_ONLY=record-runs fuzzes the reader of an import's runs alone.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	./scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target (with ASan) and runs it for a bounded time, seeded from Fixtures/.
 #   scripts/fuzz.sh [seconds]     (default 60; a crash fails the script and leaves crash-* files in .build-fuzz/)
+# VAULTFILE_FUZZ_ONLY=record-runs fuzzes the reader of an import's runs alone (property 19).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -20,4 +21,4 @@ fi
 corpus=.build-fuzz/corpus
 mkdir -p "$corpus"
 "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=300000 \
-  -artifact_prefix=.build-fuzz/ -print_final_stats=1 "$corpus" Fixtures/damaged Fixtures/v1 Fixtures/v1.1 Fixtures/v1.2 Fixtures/v1.3 Fixtures/v1.4 Fuzz/agent-seeds Fuzz/content-seeds Fuzz/seal-seeds Fixtures/import Fuzz/import-seeds Fuzz/age-seeds Fuzz/age-plugin-seeds Fuzz/plugin-client-seeds Fixtures/kdbx Fixtures/kdbx/hostile Fuzz/ssh-key-seeds Fuzz/ssh-agent-seeds
+  -artifact_prefix=.build-fuzz/ -print_final_stats=1 "$corpus" Fixtures/damaged Fixtures/v1 Fixtures/v1.1 Fixtures/v1.2 Fixtures/v1.3 Fixtures/v1.4 Fuzz/agent-seeds Fuzz/content-seeds Fuzz/seal-seeds Fixtures/import Fuzz/import-seeds Fuzz/age-seeds Fuzz/age-plugin-seeds Fuzz/plugin-client-seeds Fixtures/kdbx Fixtures/kdbx/hostile Fuzz/ssh-key-seeds Fuzz/ssh-agent-seeds Fuzz/runs-seeds

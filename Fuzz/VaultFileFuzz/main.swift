@@ -98,9 +98,15 @@ private func open(_ bytes: [UInt8], with unlocker: Unlocker) {
 /// 18. the age-plugin client (PluginClientFuzz.swift): a plugin's replies, plugin slot bodies and
 ///    plugin recipients and identities never crash; only 16-byte file keys for indices sent, wraps
 ///    within their limits, one encoding per slot body (issue 41).
+/// 19. the reader of an import's sorted runs (RecordRunsFuzz.swift): hostile plaintext behind valid
+///    authentication and a damaged file never crash; a changed file never reads back (issue 44).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if onlyRecordRuns {
+        fuzzRecordRuns(bytes)
+        return 0
+    }
     var slots: [Keyslot] = []
     if let (header, length) = try? VaultHeader.parse(bytes, path: "fuzz") {
         let encoded = header.encoded()
@@ -186,8 +192,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if size <= 1 << 20 { fuzzPluginClient(bytes) }
     _ = try? KDBXReader.read(bytes, file: "fuzz", credentials: kdbxPassword, limits: limits, now: 0)
     fuzzReferences(bytes)
+    fuzzRecordRuns(bytes)
     return 0
 }
+
+/// `VAULTFILE_FUZZ_ONLY=record-runs` (scripts/fuzz.sh passes its environment on): property 19 alone.
+private let onlyRecordRuns = getenv("VAULTFILE_FUZZ_ONLY").map { String(cString: $0) } == "record-runs"
 
 // MARK: - git credential requests and references
 

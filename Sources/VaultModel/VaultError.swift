@@ -65,6 +65,10 @@ public enum VaultError: CategorizedError, Equatable {
     /// Another tool's encrypted file (ansible-vault, sops) fails a check after it opened: its
     /// values or its MAC do not authenticate, or its plaintext is malformed (`why`).
     case sourceDamaged(file: String, why: String)
+    /// The encrypted temporary file of an import's sorted runs, in `folder`, does not read back as
+    /// it was written (`part` of it): changed on disk (another process, the disk) while the import
+    /// ran; nothing was imported.
+    case importRunsDamaged(folder: String, part: String)
     /// An export's format cannot hold something of the vault (`why`: the entry named, never a
     /// value; e.g. a name XML 1.0 cannot hold in a KDBX file); nothing was written.
     case notExportable(format: String, why: String)
@@ -132,6 +136,12 @@ public enum VaultError: CategorizedError, Equatable {
     /// The new vault was renamed into place but the directory could not be synced.
     case notDurable(path: String, errno: Int32)
 
+    /// Whether a write failed for want of room: the file system is full, or the user's quota is.
+    public var isOutOfSpace: Bool {
+        guard case .io(_, _, let code) = self else { return false }
+        return code == ENOSPC || code == EDQUOT
+    }
+
     public var description: String {
         switch self {
         case .notAVault(let path): return "\(path) is not a vaultfile vault (unknown magic bytes)"
@@ -168,6 +178,8 @@ public enum VaultError: CategorizedError, Equatable {
         case .identityWorkOverCap(let source, let unit, let asked, let limit):
             return "\(source) asks for \(asked) \(unit) to derive its key; vaultfile runs at most \(limit), so it was refused before any work"
         case .sourceDamaged(let file, let why): return "\(file) is damaged or was modified: \(why); nothing was imported"
+        case .importRunsDamaged(let folder, let part):
+            return "the import's temporary file in \(folder) is damaged or was modified: \(part) does not read back as it was written; nothing was imported"
         case .notExportable(let format, let why): return "a \(format) export cannot hold \(why); nothing was written"
         case .historyOff: return "this vault keeps no history of its entries"
         case .revisionNotFound(let entry, let revision, let available):
@@ -231,7 +243,7 @@ public enum VaultError: CategorizedError, Equatable {
         case .slotNotFound, .revisionNotFound: return .notFound
         case .historyOff, .notExportable: return .refused
         case .rotationBlocked, .slotChangeRefused, .slotNameAmbiguous, .sealSigningFailed, .slotCannotSign: return .refused
-        case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged, .sourceDamaged: return .damaged
+        case .notAVault, .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged, .sourceDamaged, .importRunsDamaged: return .damaged
         case .unsupportedVersion, .unsupportedFeature: return .unsupported
         case .busy: return .busy
         case .limitExceeded, .generationCeiling: return .overLimit

@@ -1,3 +1,4 @@
+import Foundation
 import KDF
 import SecureMemory
 import TestSupport
@@ -50,4 +51,19 @@ func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         if haystack[start..<start + needle.count].elementsEqual(needle) { return true }
     }
     return false
+}
+
+// MARK: - Failure injection (`SystemCalls`)
+
+/// Sets errno and returns -1, as a failing system call does.
+func failing<T: BinaryInteger>(_ code: Int32) -> T {
+    errno = code
+    return -1
+}
+
+/// A thread-safe call counter for injected functions.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
 }

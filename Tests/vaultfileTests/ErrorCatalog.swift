@@ -55,7 +55,7 @@ enum VaultErrorKind: CaseIterable {
     case noKeyslotOpens, slotNotFound, rotationBlocked, slotChangeRefused, slotNameAmbiguous
     case historyOff, revisionNotFound
     case noSealSigner, sealSigningFailed, slotCannotSign
-    case sourceSecretRejected, sourceDamaged, notExportable
+    case sourceSecretRejected, sourceDamaged, importRunsDamaged, notExportable
     case identityPassphraseWrong, identityWorkOverCap
 
     init(_ error: VaultError) {
@@ -90,6 +90,7 @@ enum VaultErrorKind: CaseIterable {
         case .limitExceeded: self = .limitExceeded
         case .sourceSecretRejected: self = .sourceSecretRejected
         case .sourceDamaged: self = .sourceDamaged
+        case .importRunsDamaged: self = .importRunsDamaged
         case .notExportable: self = .notExportable
         case .identityPassphraseWrong: self = .identityPassphraseWrong
         case .identityWorkOverCap: self = .identityWorkOverCap
@@ -177,6 +178,9 @@ enum VaultErrorKind: CaseIterable {
         case .sourceSecretRejected:
             return ErrorCaseRow(VaultError.sourceSecretRejected(file: "shown.yml", what: "the vault password"), status: 3, hint: true, shows: ["shown.yml"])
         case .sourceDamaged: return ErrorCaseRow(VaultError.sourceDamaged(file: "shown.yml", why: "shown-reason"), status: 4, hint: true, shows: ["shown.yml", "shown-reason"])
+        case .importRunsDamaged:
+            return ErrorCaseRow(VaultError.importRunsDamaged(folder: "/shown/dir", part: "chunk 3 of a run"), status: 4, hint: true,
+                                shows: ["temporary file in /shown/dir", "chunk 3 of a run"])
         case .notExportable: return ErrorCaseRow(VaultError.notExportable(format: "KDBX", why: "shown-entry"), status: 2, hint: true, shows: ["KDBX", "shown-entry"])
         case .identityPassphraseWrong:
             return ErrorCaseRow(VaultError.identityPassphraseWrong(source: "--identity shown.key", tries: 3), status: 3, hint: true,
@@ -288,7 +292,8 @@ enum VaultErrorKind: CaseIterable {
                                 hint: true, shows: ["generation 5000000000", "more than 2^32 past generation 12", "/v/seen.vault",
                                                     "not a plausible successor of what was seen here", "nothing was written"])
         case .io:
-            return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: false,
+            // No room (ENOSPC): the hint says to free some (other errnos have none).
+            return ErrorCaseRow(VaultError.io(operation: "shown-operation", path: "/v/shown.vault", errno: ENOSPC), status: 2, hint: true,
                                 shows: ["shown-operation", "/v/shown.vault", "No space left on device"])
         case .notDurable:
             return ErrorCaseRow(VaultError.notDurable(path: "/v/shown.vault", errno: EIO), status: 2, hint: false,

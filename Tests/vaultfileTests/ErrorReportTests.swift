@@ -58,6 +58,15 @@ import VaultModel
         }
     }
 
+    /// A write that found no room (ENOSPC, EDQUOT) says to free some; other I/O errors have no hint.
+    @Test func test_init_ioHintsOnlyWhenThereIsNoRoom() throws {
+        for (code, hinted) in [(ENOSPC, true), (EDQUOT, true), (EACCES, false), (EIO, false)] {
+            let report = try #require(ErrorReport(VaultError.io(operation: "writing", path: "/v/shown.vault", errno: code)))
+            #expect((report.hint != nil) == hinted, "errno \(code)")
+            #expect(report.status.rawValue == 2)
+        }
+    }
+
     @Test func test_init_leavesArgumentParsersOwnErrorsToIt() {
         #expect(ErrorReport(ValidationError("give the command after --")) == nil)
         #expect(ErrorReport(ExitCode(42)) == nil)

@@ -76,4 +76,44 @@ import Testing
         let added = Set(try Self.listing(cli)).subtracting(before)
         #expect(added == ["repeated.json", "bad.csv", "empty.vault"], "\(added)")
     }
+
+    /// A folder with room for the new vault but not for it beside the import's runs (a tmpfs of
+    /// 6 MiB, mounted in a private mount namespace: `unshare -m`, as root): the seal finds no room,
+    /// brings the runs into memory, frees their file and seals again, so the import succeeds as it
+    /// did before runs, and the vault holds what an import elsewhere gives.
+    @Test func test_import_intoAFolderWithoutRoomForTheRunsSealsFromMemory() throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+            print("skipped: mounting a small tmpfs needs root and unshare(1) (a private mount namespace)")
+            return
+        }
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let input = cli.path("in.json")
+        try Self.export(50_000).write(toFile: input, atomically: false, encoding: .utf8)
+        // The reference: the same import where there is room.
+        try cli.initVault("reference.vault")
+        #expect(try cli.run(["import", "--format", "json", input] + cli.unlock("reference.vault")).status == 0)
+        let reference = try cli.run(["export", "--format", "json"] + cli.unlock("reference.vault"))
+        let size = try FileManager.default.attributesOfItem(atPath: cli.path("reference.vault"))[.size] as? Int ?? 0
+        // It fits the folder alone, not beside its runs (about its size once more).
+        #expect(size < 6 << 20 && size * 2 > 6 << 20, "the vault of 50,000 entries: \(size) bytes")
+        try FileManager.default.createDirectory(atPath: cli.path("small"), withIntermediateDirectories: false)
+        let script = #"""
+            unshare -m sh -c 'mount -t tmpfs -o size=6m tmpfs "$D" || exit 90
+            cp "$T/t.vault" "$T/pw" "$D/" || exit 91
+            "$VF" import --format json "$T/in.json" --vault "$D/t.vault" --password-file "$D/pw" || exit $?
+            "$VF" verify --vault "$D/t.vault" --password-file "$D/pw" >&2 || exit 92
+            ls -A "$D" >&2
+            "$VF" export --format json --vault "$D/t.vault" --password-file "$D/pw"'
+            """#
+        let result = try cli.shell(script, extra: ["D": cli.path("small"), "T": cli.directory.url.path, "VAULTFILE_STATE_DIR": cli.stateDirectory])
+        guard result.status != 90 else {
+            print("skipped: mounting a tmpfs failed here (\(result.stderr))")
+            return
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("imported 50000 entries"), "\(result.stderr)")
+        #expect(result.stdout == reference.stdout)
+        // Nothing but the vault, its copy of the password and its lock in the small folder: no temporary file left.
+        #expect(!result.stderr.contains("vaultfile-tmp"), "\(result.stderr)")
+    }
 }

@@ -128,10 +128,31 @@ extension VaultStore {
         let (result, next) = try body(unlocked)
         if let next {
             try rollback?.willWrite(next, path: path)
-            try replace(expecting: opened.file.identity, mode: opened.file.mode) { output throws(VaultError) in try next.seal(to: output) }
+            try replace(opened.file, with: next)
             onDisk = next.header
         }
         return result
+    }
+
+    /// Seals `next` over `file`, the vault read. An import's records in runs on disk beside the
+    /// vault (`RecordRuns`) take room in its folder while the new vault is written: when the write
+    /// finds no room (ENOSPC, EDQUOT), the records are brought into memory, their file freed, and
+    /// the vault sealed once more (the failed temporary file is gone: `AtomicFileWriter`), so an
+    /// import never needs more room than the new vault, as before runs. A second failure says so.
+    private func replace(_ file: OpenedFile, with next: UnlockedVault) throws(VaultError) {
+        let seal = { () throws(VaultError) in
+            try replace(expecting: file.identity, mode: file.mode) { output throws(VaultError) in try next.seal(to: output) }
+        }
+        do {
+            try seal()
+        } catch {
+            guard error.isOutOfSpace, try next.vault.moveIncomingIntoMemory() else { throw error }
+            do throws(VaultError) { try seal() } catch {
+                guard error.isOutOfSpace, case .io(_, _, let code) = error else { throw error }
+                throw .io(operation: "writing the new vault (the import's records already brought into memory to make room) in",
+                          path: destination.directory, errno: code)
+            }
+        }
     }
 
     /// Unlocks the header just read: a known key or the agent's, else the unlock sources.

@@ -55,7 +55,7 @@ public struct VaultStore: Sendable {
     var lockPath: String { destination.target + ".lock" }
 
     /// Where writes land: a symlinked vault path replaces the link's target.
-    private var destination: AtomicFileWriter.Destination { AtomicFileWriter.Destination(path: path, finalLink: .follow) }
+    var destination: AtomicFileWriter.Destination { AtomicFileWriter.Destination(path: path, finalLink: .follow) }
 
     // MARK: Reading
 

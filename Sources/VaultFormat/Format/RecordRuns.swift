@@ -25,22 +25,26 @@ import VaultModel
 /// input (u32) ‖ the record (`RecordLayout`); a chunk holds whole items, up to 64 KiB (one item
 /// larger than that is a chunk of its own). Equal names are ordered by their input index, so the
 /// merge meets the first of them first.
+///
+/// When the folder runs out of room for the new vault beside the runs, the seal brings them into
+/// memory (`moveIntoMemory`: where an import held its records before runs) and the file goes.
 package final class RecordRuns: IncomingRecords, @unchecked Sendable {
-    // @unchecked: written by one import while it reads its input (`append`), read only afterwards.
+    // @unchecked: written by one import while it reads its input (`append`), then read, or moved
+    // into memory, by the one seal that takes them.
 
     /// The plaintext of a chunk, but for a single item larger than it.
     static let chunkLength = 64 << 10
     /// The bytes before each record in a run: its length and its index in the input.
     static let itemPrefix = 8
-    /// How messages name the file: this, then its folder (`ErrorReport` gives damage to it its own hint).
-    package static let placePrefix = "the import's temporary file in "
 
-    /// The file (internal for the tests that damage it).
-    let descriptor: Int32
+    /// The file (for the tests and the fuzzer that damage it); -1 once its records are in memory.
+    package private(set) var descriptor: Int32
     private let key: SecureBytes
-    /// Where the file lies, for messages.
-    private let place: String
+    /// The folder of the file, and how I/O errors name the file.
+    private let directory: String, place: String
     private var runs: [Run] = []
+    /// The records moved into memory (`moveIntoMemory`), in name order, and each one's input index.
+    private var held: (records: StoredRecords, indices: [Int32])?
     /// Where the next run starts in the file.
     private var end = 0
     /// The first name an earlier one repeats within one run (input indices), found as runs are written.
@@ -49,6 +53,8 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     package private(set) var length = 0
     /// The seal's limit on the contents (lowered by tests only).
     var contentLimit = VaultLimits.maxContentLength
+    /// The bytes the file may take before a write fails as on a full disk, ENOSPC (lowered by tests only).
+    package var room = Int.max
 
     /// One sorted run: what reading it back needs, kept in memory.
     private struct Run {
@@ -80,10 +86,11 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         descriptor = fd
         key = SecureBytes(count: 32)
         key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
-        place = Self.placePrefix + directory
+        self.directory = directory
+        place = "the import's temporary file in " + directory
     }
 
-    deinit { close(descriptor) }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// The number of runs written.
     package var runCount: Int { runs.count }
@@ -143,8 +150,27 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         runs.append(run)
     }
 
+    /// A run whose chunks hold `plaintexts` as they are, sealed as `append` seals its chunks, and
+    /// said to hold `count` records from `first` to `last`: hostile plaintext behind valid
+    /// authentication, for the fuzzer (Fuzz/VaultFileFuzz/RecordRunsFuzz.swift).
+    package func appendSealed(_ plaintexts: [[UInt8]], count: Int, first: [UInt8], last: [UInt8]) throws(VaultError) {
+        var encryptor = SecretStream.Encryptor(key: key)
+        defer { encryptor.wipe() }
+        var run = Run(header: encryptor.header, offset: end, count: count, first: first, last: last)
+        for (position, plaintext) in plaintexts.enumerated() {
+            var sealed = [UInt8](repeating: 0, count: plaintext.count + SecretStream.overhead)
+            plaintext.withUnsafeBytes { text in sealed.withUnsafeMutableBytes { encryptor.push(text, final: position == plaintexts.count - 1, into: $0) } }
+            try sealed.withUnsafeBytes { bytes in Result { () throws(VaultError) in try write(bytes) } }.get()
+            run.chunks.append(sealed.count)
+        }
+        self.count += count
+        length += plaintexts.reduce(0) { $0 + $1.count }
+        runs.append(run)
+    }
+
     /// Writes `bytes` at the end of the file.
     private func write(_ bytes: UnsafeRawBufferPointer) throws(VaultError) {
+        guard bytes.count <= room - end else { throw .io(operation: "writing", path: place, errno: ENOSPC) }
         var written = 0
         while written < bytes.count {
             let result = pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(end + written))
@@ -185,6 +211,15 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
     /// Calls `body` with each record, its name and its input index, in name order (equal names in
     /// input order); throws when a run does not read back as it was written.
     package func forEachItem(_ body: (_ record: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer, _ index: Int) -> Void) throws(VaultError) {
+        if let (records, indices) = held {
+            withExtendedLifetime(records) {
+                for position in indices.indices {
+                    let record = records.records(position..<position + 1)
+                    body(record, Self.name(of: record), Int(indices[position]))
+                }
+            }
+            return
+        }
         if let order = orderedRuns {
             for run in order {
                 let cursor = try Cursor(runs[run], in: self)
@@ -240,16 +275,34 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         var starts: [StoredRecords.Offset] = []
         starts.reserveCapacity(count + 1)
         var positions = [Int32](repeating: 0, count: count)
-        var offset = 0
+        var offset = 0, overflows = false
         try forEachItem { record, _, index in
+            // Never past the buffer, whatever the runs hold (their lengths add up to `length` as written).
+            guard !overflows, record.count <= buffer.count - offset else { overflows = true; return }
             starts.append(StoredRecords.Offset(offset))
             positions[index] = Int32(starts.count - 1)
             if record.count > 0 { (buffer.bytes.baseAddress! + offset).copyMemory(from: record.baseAddress!, byteCount: record.count) }
             offset += record.count
         }
+        guard !overflows else { throw damaged("the records' length") }
         starts.append(StoredRecords.Offset(offset))
         buffer.written = offset
         return (StoredRecords(plaintext: buffer, starts: starts), positions)
+    }
+
+    /// Brings every record into memory (`materialized`) and frees the file: a seal that found no
+    /// room for the new vault beside the runs seals again from memory. False when they are in
+    /// memory already.
+    package func moveIntoMemory() throws(VaultError) -> Bool {
+        guard held == nil else { return false }
+        let (records, positions) = try materialized()
+        var indices = [Int32](repeating: 0, count: positions.count)
+        for (index, position) in positions.enumerated() { indices[Int(position)] = Int32(index) }
+        held = (records, indices)
+        runs = []
+        close(descriptor)  // nameless: its blocks go with its last descriptor
+        descriptor = -1
+        return true
     }
 
     // MARK: One run read back
@@ -263,7 +316,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         private var offset: Int
         private var window: PlaintextBuffer
         private var sealed: [UInt8] = []
-        private var filled = 0, position = 0
+        private var filled = 0, position = 0, items = 0
         private(set) var record = UnsafeRawBufferPointer(start: nil, count: 0)
         private(set) var name = UnsafeRawBufferPointer(start: nil, count: 0)
         private(set) var index = 0
@@ -282,9 +335,14 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
         /// Moves to the next record; false after the last one.
         func next() throws(VaultError) -> Bool {
             if position == filled {
-                guard chunk < run.chunks.count else { return false }
+                guard chunk < run.chunks.count else {
+                    // As many records as the run was written with: the runs add up to `count`.
+                    guard items == run.count else { throw owner.damaged("a run's number of records") }
+                    return false
+                }
                 try readChunk()
             }
+            guard items < run.count else { throw owner.damaged("a run's number of records") }
             let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(window.bytes)[position..<filled])
             guard rest.count >= RecordRuns.itemPrefix else { throw owner.damaged("an item") }
             let length = Int(UInt32(littleEndian: rest.loadUnaligned(as: UInt32.self)))
@@ -297,6 +355,7 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
             }
             name = RecordRuns.name(of: record)
             position += RecordRuns.itemPrefix + length
+            items += 1
             return true
         }
 
@@ -332,6 +391,6 @@ package final class RecordRuns: IncomingRecords, @unchecked Sendable {
 
     /// The error for a part of the file that does not read back as written.
     private func damaged(_ part: String) -> VaultError {
-        .sourceDamaged(file: place, why: "\(part) does not read back as it was written")
+        .importRunsDamaged(folder: directory, part: part)
     }
 }

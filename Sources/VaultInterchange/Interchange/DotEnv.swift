@@ -28,107 +28,94 @@ enum DotEnv {
     /// the check names the problem); the error `parse` throws.
     /// `ImportRecordsTests.test_importRecords_dotenvMatchesTheEntryPath` ties the two.
     static func records(_ bytes: [UInt8], now: Int64) throws(VaultError) -> WrittenRecords? {
-        try bytes.withUnsafeBufferPointer { (input) throws(VaultError) in try records(input, now: now, releasing: nil) }
+        try bytes.withUnsafeBufferPointer { (input) throws(VaultError) in try records(input, now: now) }
     }
 
-    /// `records(_:now:)` of a file read whole into `input` (`ImportWindows.readWhole`), each 64 KiB
-    /// block of it wiped and given back to the system once every line on it is read: the file
-    /// and its records are never both whole in memory (issue 44's memory rule: a record is 1.4×
-    /// its line, and the file beside them made the peak 2.2× the input). `input` reads as zeros
-    /// afterwards (the caller reads the file again if the writer declined an entry).
-    static func records(releasing input: PlaintextBuffer, count: Int, now: Int64) throws(VaultError) -> WrittenRecords? {
-        precondition(count <= input.count, "the file lies within its buffer")
-        let bytes = UnsafeBufferPointer(start: input.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
-        return try withExtendedLifetime(input) { () throws(VaultError) in try records(bytes, now: now, releasing: input) }
-    }
-
-    private static func records(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, releasing input: PlaintextBuffer?) throws(VaultError) -> WrittenRecords? {
+    private static func records(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64) throws(VaultError) -> WrittenRecords? {
         // Room for twice the input (a record is longer than its line), mapped but not touched
         // until written: the buffer never grows, which held the old records and their copy at once.
         guard var writer = ImportRecordWriter(capacity: bytes.count * 2) else { return nil }
-        let block = 64 << 10
-        var released = 0
-        let done: ((Int) -> Void)? = input.map { input in
-            { read in
-                let end = read / block * block
-                guard end > released else { return }
-                input.release(released..<end)
-                released = end
-            }
-        }
-        defer {
-            // The rest wiped and given back too, and nothing left for the buffer's own wipe, which
-            // would fault every released page in again (the whole file beside the records).
-            if let input {
-                input.release(released..<bytes.count)
-                input.written = 0
-            }
-        }
         // A run that could not be written (a full disk): read the plain way, in memory.
-        guard try read(bytes, now: now, into: &writer, done: done), writer.failure == nil else { return nil }
+        guard try read(bytes, now: now, into: &writer), writer.failure == nil else { return nil }
         return try? writer.records()
     }
 
     /// Reads every line into `output`; false when it declined an entry (the lines after it are
-    /// still read, for their errors, and not given to it). `done`, after each line, gets where the
-    /// next one starts: no byte before it is read again.
-    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, into output: inout some ImportedEntrySink,
-                             done: ((Int) -> Void)? = nil) throws(VaultError) -> Bool {
+    /// still read, for their errors, and not given to it).
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, now: Int64, into output: inout some ImportedEntrySink) throws(VaultError) -> Bool {
         // Checked in place: `String(validating:)` made a copy of the whole file, secrets and all,
         // freed without a wipe.
-        guard JSONString.isUTF8(bytes) else { throw .malformedInput("the dotenv file is not UTF-8") }
-        var parser = Parser(bytes: bytes)
+        guard JSONString.isUTF8(bytes) else { throw notUTF8 }
+        var parser = Parser(bytes: bytes, complete: true, linesBefore: 0, atStart: true)
         var declined = false
-        var noFields: [ImportField] = []
-        while let (lineNumber, whole) = parser.nextLine() {
-            defer { done?(parser.nextStart) }
-            var line = parser.droppingBlanks(whole)
-            if line.isEmpty || bytes[line.lowerBound] == Byte.hash { continue }
-            if bytes[line].starts(with: "export ".utf8) {
-                line = line.lowerBound + 7..<line.upperBound
-                while !line.isEmpty && bytes[line.lowerBound] == Byte.space { line = line.lowerBound + 1..<line.upperBound }
-            }
-            guard let equals = parser.find(Byte.equals, in: line) else {
-                throw .malformedInput("line \(lineNumber): expected KEY=value")
-            }
-            let keyRange = parser.trimmingBlanks(line.lowerBound..<equals)
-            guard isVariableName(bytes, keyRange) else {
-                let key = String(decoding: bytes[keyRange], as: UTF8.self)
-                throw .malformedInput("line \(lineNumber): '\(key)' is not a variable name")
-            }
-            let rest = parser.droppingBlanks(equals + 1..<line.upperBound)
-            var value: ImportBytes
-            switch rest.isEmpty ? nil : bytes[rest.lowerBound] {
-            case Byte.singleQuote?:
-                let quoted = rest.lowerBound + 1..<rest.upperBound
-                guard let close = parser.find(Byte.singleQuote, in: quoted) else {
-                    throw .malformedInput("line \(lineNumber): unterminated single quote")
-                }
-                value = .input(quoted.lowerBound..<close)
-                try parser.checkTrailing(close + 1..<rest.upperBound, lineNumber)
-            case Byte.doubleQuote?:
-                value = .owned(try parser.doubleQuoted(rest.lowerBound + 1..<rest.upperBound, startLine: lineNumber))
-            default:
-                // Unquoted: up to an inline comment (" #"), trailing blanks removed.
-                var end = rest.upperBound
-                var searched = rest
-                while let hash = parser.find(Byte.hash, in: searched) {
-                    if hash > rest.lowerBound && bytes[hash - 1] == Byte.space { end = hash - 1; break }
-                    searched = hash + 1..<rest.upperBound
-                }
-                value = .input(parser.trimmingBlanks(rest.lowerBound..<end))
-            }
-            if !declined {
-                declined = !output.add(name: .input(keyRange), created: now, modified: now, value: value, fields: &noFields,
-                                       in: UnsafeRawBufferPointer(bytes))
-            }
-            // An unescaped copy is the sink's to keep only as its own copy: this one is wiped.
-            if case .owned(var unescaped) = value {
-                value = .input(0..<0)
-                SecureMemory.wipe(&unescaped)
-            }
-        }
+        while try readRecord(&parser, now: now, into: &output, declined: &declined) == .read {}
         return !declined
+    }
+
+    /// The error of a file that is not UTF-8 anywhere (said before any other).
+    static let notUTF8 = VaultError.malformedInput("the dotenv file is not UTF-8")
+
+    /// What `readRecord` did.
+    enum Step { case read, end, needsMore }
+
+    /// Reads the next variable (a line, or the lines of a double-quoted value) into `output`
+    /// unless it `declined` one before; `.needsMore` when the record goes on past `parser`'s bytes
+    /// and they are not the file's last (the parser is then left anywhere: the caller starts the
+    /// record again over more bytes), `.end` after the last line.
+    static func readRecord(_ parser: inout Parser, now: Int64, into output: inout some ImportedEntrySink,
+                           declined: inout Bool) throws(VaultError) -> Step {
+        let bytes = parser.bytes
+        guard let (lineNumber, whole) = parser.nextLine() else { return parser.needsMore ? .needsMore : .end }
+        var line = parser.droppingBlanks(whole)
+        if line.isEmpty || bytes[line.lowerBound] == Byte.hash { return .read }
+        if bytes[line].starts(with: "export ".utf8) {
+            line = line.lowerBound + 7..<line.upperBound
+            while !line.isEmpty && bytes[line.lowerBound] == Byte.space { line = line.lowerBound + 1..<line.upperBound }
+        }
+        guard let equals = parser.find(Byte.equals, in: line) else {
+            throw .malformedInput("line \(lineNumber): expected KEY=value")
+        }
+        let keyRange = parser.trimmingBlanks(line.lowerBound..<equals)
+        guard isVariableName(bytes, keyRange) else {
+            let key = String(decoding: bytes[keyRange], as: UTF8.self)
+            throw .malformedInput("line \(lineNumber): '\(key)' is not a variable name")
+        }
+        let rest = parser.droppingBlanks(equals + 1..<line.upperBound)
+        var value: ImportBytes
+        switch rest.isEmpty ? nil : bytes[rest.lowerBound] {
+        case Byte.singleQuote?:
+            let quoted = rest.lowerBound + 1..<rest.upperBound
+            guard let close = parser.find(Byte.singleQuote, in: quoted) else {
+                throw .malformedInput("line \(lineNumber): unterminated single quote")
+            }
+            value = .input(quoted.lowerBound..<close)
+            try parser.checkTrailing(close + 1..<rest.upperBound, lineNumber)
+        case Byte.doubleQuote?:
+            guard let unescaped = try parser.doubleQuoted(rest.lowerBound + 1..<rest.upperBound, startLine: lineNumber) else {
+                return .needsMore
+            }
+            value = .owned(unescaped)
+        default:
+            // Unquoted: up to an inline comment (" #"), trailing blanks removed.
+            var end = rest.upperBound
+            var searched = rest
+            while let hash = parser.find(Byte.hash, in: searched) {
+                if hash > rest.lowerBound && bytes[hash - 1] == Byte.space { end = hash - 1; break }
+                searched = hash + 1..<rest.upperBound
+            }
+            value = .input(parser.trimmingBlanks(rest.lowerBound..<end))
+        }
+        var noFields: [ImportField] = []
+        if !declined {
+            declined = !output.add(name: .input(keyRange), created: now, modified: now, value: value, fields: &noFields,
+                                   in: UnsafeRawBufferPointer(bytes))
+        }
+        // An unescaped copy is the sink's to keep only as its own copy: this one is wiped.
+        if case .owned(var unescaped) = value {
+            value = .input(0..<0)
+            SecureMemory.wipe(&unescaped)
+        }
+        return .read
     }
 
     /// `isVariableName(_:)` of the bytes `range` of `bytes`: the ASCII case (most) without a string.
@@ -156,7 +143,7 @@ enum DotEnv {
     // MARK: Bytes and lines
 
     /// The ASCII bytes the syntax uses.
-    private enum Byte {
+    enum Byte {
         static let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), hash = UInt8(ascii: "#"), equals = UInt8(ascii: "=")
         static let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
@@ -173,24 +160,40 @@ enum DotEnv {
         }
     }
 
-    /// The file's lines (split on LF, one trailing CR dropped) and the helpers that read them.
-    private struct Parser {
+    /// The file's lines (split on LF, one trailing CR dropped) and the helpers that read them,
+    /// over the whole file or a part of it that starts and ends at line starts (`DotEnv+Windows`).
+    struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// Whether `bytes` reach the end of the file (else they end just past a line end).
+        private let complete: Bool
         /// Where the next line starts; past the end once the last line was read.
         private var next = 0
-        private var lineNumber = 0
+        private var lineNumber: Int
+        /// Set when `nextLine` found no line because `bytes` end before the file does.
+        private(set) var needsMore = false
 
         /// Where the next line starts (every byte before it read), at most the end.
         var nextStart: Int { min(next, bytes.count) }
+        /// The number of lines read, those before `bytes` included.
+        var linesRead: Int { lineNumber }
 
-        /// A UTF-8 byte order mark at the start (Windows editors write one) is skipped, as CSV does.
-        init(bytes: UnsafeBufferPointer<UInt8>) {
+        /// The lines of `bytes`, numbered after `linesBefore`; `complete` when they reach the end of
+        /// the file. A UTF-8 byte order mark at the start of the file (`atStart`; Windows editors
+        /// write one) is skipped, as CSV does.
+        init(bytes: UnsafeBufferPointer<UInt8>, complete: Bool, linesBefore: Int, atStart: Bool) {
             self.bytes = bytes
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { next = 3 }
+            self.complete = complete
+            lineNumber = linesBefore
+            if atStart && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { next = 3 }
         }
 
-        /// The next line's 1-based number and bytes, without its line end.
+        /// The next line's 1-based number and bytes, without its line end; nil after the last
+        /// line, or when the next one lies past `bytes` (`needsMore`).
         mutating func nextLine() -> (number: Int, range: Range<Int>)? {
+            guard complete || next < bytes.count else {
+                needsMore = true
+                return nil
+            }
             guard next <= bytes.count else { return nil }
             let start = next
             var end = find(Byte.newline, in: start..<bytes.count) ?? bytes.count
@@ -233,8 +236,8 @@ enum DotEnv {
         }
 
         /// The value of a double-quoted string whose text starts at `text`; it may go on over the
-        /// following lines, each line end becoming `\n`.
-        mutating func doubleQuoted(_ text: Range<Int>, startLine: Int) throws(VaultError) -> [UInt8] {
+        /// following lines, each line end becoming `\n`. Nil when it goes on past `bytes` (`needsMore`).
+        mutating func doubleQuoted(_ text: Range<Int>, startLine: Int) throws(VaultError) -> [UInt8]? {
             var value: [UInt8] = []
             var segment = text
             while true {
@@ -270,6 +273,8 @@ enum DotEnv {
                     index += 1
                 }
                 guard let (_, following) = nextLine() else {
+                    SecureMemory.wipe(&value)
+                    if needsMore { return nil }
                     throw .malformedInput("line \(startLine): unterminated double quote")
                 }
                 value.append(Byte.newline)

@@ -106,7 +106,8 @@ struct ImportRecordWriter: ImportedEntrySink {
     private var starts: [StoredRecords.Offset] = [0]
     /// The runs written so far (nil until a buffer was full), where they go, and how many records they hold.
     private var runs: RecordRuns?
-    private let spill: ImportRuns?
+    /// Nil once the disk had no room for a run (`takeBackRuns`): the records then stay in memory.
+    private var spill: ImportRuns?
     private var spilled = 0
     /// The names of the spilled records that `import` warns about, in input order.
     private var dangerous: [String] = []
@@ -166,8 +167,10 @@ struct ImportRecordWriter: ImportedEntrySink {
             if let spill, length > 0, recordLength > spill.bufferLimit - length, spilled + starts.count - 1 < Int(UInt32.max) {
                 // The buffer is full: its records go to a run, and this one starts the buffer again.
                 do throws(VaultError) { try writeRun(in: spill.directory) } catch {
-                    failure = error
-                    return false
+                    guard error.isOutOfSpace, takeBackRuns() else {
+                        failure = error
+                        return false
+                    }
                 }
             }
             if recordLength > plaintext.count - length { guard grow(recordLength) else { return false } }
@@ -214,10 +217,45 @@ struct ImportRecordWriter: ImportedEntrySink {
     /// The records written: indexed in their buffer, or, when runs were written, the buffer's
     /// records written as the last run and the runs handed over.
     consuming func records() throws(VaultError) -> WrittenRecords {
-        guard let runs, let spill else { return .memory(StoredRecords(plaintext: plaintext, starts: starts)) }
+        guard let spill, runs != nil else { return .memory(StoredRecords(plaintext: plaintext, starts: starts)) }
         if let failure { throw failure }
-        try writeRun(in: spill.directory)
-        return .runs(runs, dangerous: dangerous)
+        do throws(VaultError) { try writeRun(in: spill.directory) } catch {
+            guard error.isOutOfSpace, takeBackRuns() else { throw error }
+            return .memory(StoredRecords(plaintext: plaintext, starts: starts))
+        }
+        return .runs(runs!, dangerous: dangerous)
+    }
+
+    /// After the disk had no room for a run (ENOSPC, EDQUOT): the records of the runs brought back
+    /// into the buffer, in input order before its own, their file freed, and no run written again,
+    /// so that the import holds its records in memory as it did before runs. False when the runs
+    /// do not read back or the records would pass the buffer's 4-byte offsets.
+    private mutating func takeBackRuns() -> Bool {
+        spill = nil
+        dangerous = []
+        guard let taken = runs else { return true }
+        // Each record's end in input order from the lengths (one pass of the runs), then each copied there (another).
+        var ends = [Int](repeating: 0, count: spilled)
+        do throws(VaultError) { try taken.forEachItem { record, _, index in ends[index] = record.count } } catch { return false }
+        for index in ends.indices.dropFirst() { ends[index] += ends[index - 1] }
+        let before = ends.last ?? 0
+        guard before + length <= Int(StoredRecords.Offset.max), let buffer = Self.buffer(max(before + length, plaintext.count)) else { return false }
+        let base = buffer.bytes.baseAddress!
+        do throws(VaultError) {
+            try taken.forEachItem { record, _, index in
+                if record.count > 0 { (base + ends[index] - record.count).copyMemory(from: record.baseAddress!, byteCount: record.count) }
+            }
+        } catch {
+            return false
+        }
+        if length > 0 { (base + before).copyMemory(from: plaintext.bytes.baseAddress!, byteCount: length) }
+        starts = [0] + ends.map { StoredRecords.Offset($0) } + starts.dropFirst().map { $0 + StoredRecords.Offset(before) }
+        length += before
+        buffer.written = length
+        plaintext = buffer
+        runs = nil
+        spilled = 0
+        return true
     }
 
     /// Sorts the buffer's records by name (equal names in input order) and writes them as a run;
@@ -248,7 +286,10 @@ struct ImportRecordWriter: ImportedEntrySink {
                 }
             }
         }
-        if runs == nil { runs = try RecordRuns(directory: directory) }
+        if runs == nil {
+            runs = try RecordRuns(directory: directory)
+            runs!.room = spill?.room ?? .max
+        }
         let first = spilled
         try withExtendedLifetime(records) { () throws(VaultError) in
             try runs!.append(buffered, record: { records.records(Int(order[$0])..<Int(order[$0]) + 1) }, inputIndex: { first + Int(order[$0]) })
@@ -329,38 +370,9 @@ public struct ImportRuns: Sendable {
         self.bufferLimit = bufferLimit
     }
 
+    /// The bytes the runs' file may take before a write fails as on a full disk (lowered by tests only).
+    var room = Int.max
+
     /// The runs' place for the read in progress; nil keeps every record in memory.
     @TaskLocal public static var current: ImportRuns?
-}
-
-// MARK: - Whether a streamed name came before
-
-/// Whether each name a streaming build hands its record writer is new, without a table of every
-/// name while they come in increasing byte order (an export sorted by title, the bench's): each is
-/// compared with the last record written only. The first name that does not follow it hashes every
-/// name written so far into a `NameHashes`, which then decides (false may then be a collision of
-/// two hashes: the caller takes false as "maybe repeated" and reads the items again for a plan of
-/// their numbers, which costs time, never a wrong name). A repeat is said at once either way, so a
-/// build whose titles repeat is declined at its first repeat, not after every record is written.
-///
-/// The table was 2 MiB at 100,000 names, 3 MiB while it doubled (issue 44's memory rule); sorted
-/// exports no longer pay it, unsorted ones still do.
-struct StreamedNameCheck {
-    private var hashes: NameHashes?
-
-    /// Whether `name` is new among the names of the records `writer` holds (every earlier name).
-    mutating func isNew(_ name: String, among writer: ImportRecordWriter) -> Bool {
-        if hashes == nil {
-            guard writer.count > 0 else { return true }
-            var name = name
-            let order = name.withUTF8 { compareBytes(writer.lastName, UnsafeRawBufferPointer($0)) }
-            if order < 0 { return true }
-            if order == 0 { return false }
-            var table = NameHashes(expected: writer.count)
-            // A run that does not read back: "maybe repeated", and the writer's failure is said later.
-            guard writer.forEachName({ _ = table.insert(String(decoding: $0, as: UTF8.self)) }) else { return false }
-            hashes = table
-        }
-        return hashes!.insert(name)
-    }
 }

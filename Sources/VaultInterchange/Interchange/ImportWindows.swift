@@ -88,25 +88,6 @@ public final class ImportWindows {
         return bytes
     }
 
-    /// The whole file in one mapping of its size (a `PlaintextBuffer`, wiped when it goes, in
-    /// small pages so that a reader may give back each block it has read: `DotEnv.records(releasing:count:now:)`),
-    /// and how many bytes it holds; nil when the file grew past the size it had when opened (the
-    /// caller then reads it with `readAll`) or the system refuses the memory.
-    func readWhole() throws(VaultError) -> (buffer: PlaintextBuffer, count: Int)? {
-        guard let buffer = try? PlaintextBuffer(uninitializedCount: byteCount + 1) else { return nil }
-        _ = madvise(buffer.bytes.baseAddress!, buffer.count, MADV_NOHUGEPAGE)  // advice only
-        var filled = 0
-        while filled < buffer.count {
-            let got = try next(at: filled, into: UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[filled...]))
-            if got == 0 { break }
-            filled += got
-        }
-        // One byte of room past the size: a file that filled it grew since it was opened.
-        guard filled <= byteCount else { return nil }
-        buffer.written = filled
-        return (buffer, filled)
-    }
-
     /// Reads at `offset` into `buffer`, keeping what `read` throws.
     func next(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(VaultError) -> Int {
         do {

@@ -16,6 +16,9 @@ package protocol IncomingRecords: AnyObject, Sendable {
     /// twice); throws when one cannot be read back as it was written (an I/O error, a run file
     /// changed meanwhile).
     func forEachItem(_ body: (_ record: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer, _ index: Int) -> Void) throws(VaultError)
+    /// Brings the records into memory and frees what held them elsewhere (the seal found no room
+    /// for the new vault beside them); false when nothing was elsewhere.
+    func moveIntoMemory() throws(VaultError) -> Bool
 }
 
 /// Incoming records put into a vault, and the length of the vault's records they replace.
@@ -39,6 +42,12 @@ package struct IncomingClashes: Sendable {
 }
 
 extension Vault {
+    /// Brings the incoming records of an import into memory (`IncomingRecords.moveIntoMemory`);
+    /// false when there are none, or none outside memory.
+    package func moveIncomingIntoMemory() throws(VaultError) -> Bool {
+        try incoming?.records.moveIntoMemory() ?? false
+    }
+
     /// The names of `records` this vault holds, in one pass of their names against its records; nil
     /// when it cannot say so the way an import's checks would (edits pending, or a stored name that is
     /// not ASCII, whose twin check reads every imported name: the caller brings them into memory).

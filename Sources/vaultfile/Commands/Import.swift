@@ -176,9 +176,8 @@ extension VaultfileCommand {
                 defer { foreign.wipe() }
                 return (try foreign.entries(now: currentTimeMilliseconds(), options: options), name)
             }
-            // A regular file is read a window at a time when its format allows (the CSVs and enpass-json; dotenv whole,
-            // given back as parsed: issue 44's memory rule); only its head is read here, which tells the format as the
-            // whole file would.
+            // A regular file is read a window at a time when its format allows (the CSVs, enpass-json and dotenv:
+            // issue 44's memory rule); only its head is read here, which tells the format as the whole file would.
             var (bytes, windows) = try file.map { try Input.importFile($0, head: FormatSniffer.window) }
                 ?? (Input.readAll(STDIN_FILENO, what: "standard input"), nil)
             defer { wipe(&bytes) }

@@ -184,7 +184,7 @@ import Testing
             (.firefoxCSV, "url,username,password,httpRealm,formActionOrigin,guid,timeCreated,timeLastUsed,timePasswordChanged\n"
                 + "https://a.example,u,p,,,{1},1700000000000,1700000000000,1700000000000\n"),
             (.lastPassCSV, "url,username,password,totp,extra,name,grouping,fav\nhttps://a.example,u,p,,notes,site,Work\\Mail,1\n"),
-            // dotenv: read whole and given back block by block as parsed (`ImportWindows.readWhole`).
+            // dotenv: read a window at a time (`DotEnv.records(_:now:)` of `ImportWindows`).
             (.dotenv, "\u{FEFF}B=1\nexport A='2 # x'\n# c\n\nC=\"a\\nb\nc\" # d\r\nD = e # f\n"),
             (.dotenv, "A=1\nA=2\n"),  // a name twice: the error, by the reference's words
             (.dotenv, "CAF\u{C9}=1\n"),  // not ASCII: the record writer declines, read again whole
@@ -208,11 +208,11 @@ import Testing
         }
     }
 
-    /// A dotenv file of many 64 KiB blocks (values across their edges, a quoted value over several
-    /// lines and blocks, comments, blank lines) read whole and given back as parsed imports what the
-    /// one-buffer read imports; so does one that grew after it was opened (read again whole), and
-    /// one with an error in its last block.
-    @Test func test_readWindows_dotenvGivenBackAsParsedImportsWhatTheOneBufferReadImports() throws {
+    /// A dotenv file of many 64 KiB windows (values across their edges, a quoted value over several
+    /// lines and windows, comments, blank lines) read a window at a time imports what the
+    /// one-buffer read imports; so does one that grew after it was opened, and one with an error
+    /// in its last window.
+    @Test func test_readWindows_dotenvImportsWhatTheOneBufferReadImports() throws {
         var generator = SplitMix(seed: 46)
         var text = ""
         for index in 0..<3_000 {
@@ -237,7 +237,7 @@ import Testing
     }
 
     /// An import's entries, renamings and warnings, or its error, as text.
-    private static func summary(_ read: () throws(VaultError) -> ImportedEntries) -> String {
+    static func summary(_ read: () throws(VaultError) -> ImportedEntries) -> String {
         do {
             let imported = try read()
             let entries = imported.entries.map { "\($0.name)=\($0.entry.value):\($0.entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" }
@@ -279,9 +279,8 @@ import Testing
         return try Interchange.read(windows: windows, format: format, now: 1, options: ForeignBuildOptions()).count
     }
 
-    /// A dotenv file read whole and given back block by block as parsed: once its records are
-    /// gone, no copy of a value is left in freed memory (each block wiped before it is given back,
-    /// the last one at the end).
+    /// A dotenv file read a window at a time: once its records are gone, no copy of a value is
+    /// left in freed memory (parsed bytes wiped as they go, the buffer when it grows and at the end).
     @Test func test_readWindows_dotenvLeavesNoCopyOfAValueInFreedMemory() throws {
         let secret = ScannedSecret()
         var input: [UInt8] = []

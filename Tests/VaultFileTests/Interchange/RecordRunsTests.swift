@@ -11,8 +11,11 @@ import Testing
 @Suite struct RecordRunsTests {
     /// The records of `names` (value and field from the index) written by a writer whose buffer
     /// holds `buffer` bytes, in a fresh folder; the folder, for the tests that look into it.
-    private static func written(_ names: [String], buffer: Int, in folder: TemporaryDirectory) -> WrittenRecords? {
-        ImportRuns.$current.withValue(ImportRuns(directory: folder.url.path, bufferLimit: buffer)) {
+    /// `room`: the bytes the runs' file may take before a write fails as on a full disk.
+    private static func written(_ names: [String], buffer: Int, in folder: TemporaryDirectory, room: Int = .max) -> WrittenRecords? {
+        var runs = ImportRuns(directory: folder.url.path, bufferLimit: buffer)
+        runs.room = room
+        return ImportRuns.$current.withValue(runs) {
             guard var writer = ImportRecordWriter(capacity: 64) else { return nil }
             let none = UnsafeRawBufferPointer(start: nil, count: 0)
             for (index, name) in names.enumerated() {
@@ -142,7 +145,14 @@ import Testing
                 Issue.record("damage \(damage) sealed")
                 continue
             }
-            #expect(error.description.contains("temporary file") || error.description.contains("failed"), "\(error.description)")
+            // Its own error (its own hint in the CLI), a damaged file's exit status (4).
+            guard case .importRunsDamaged(let inFolder, let part) = error else {
+                Issue.record("damage \(damage): \(error)")
+                continue
+            }
+            #expect(inFolder == folder.url.path && part.contains("run"), "\(part)")
+            #expect(error.category == .damaged)
+            #expect(error.description.hasPrefix("the import's temporary file in \(folder.url.path) is damaged or was modified: "))
         }
         // Swapped runs: each run is read with its own stream header.
         let runs = try #require(Self.runs(Self.written(names, buffer: 2_048, in: folder)))
@@ -211,6 +221,49 @@ import Testing
             #expect(error == .limitExceeded("the vault contents exceed \(VaultLimits.maxContentLength) bytes (1 GiB)"))
         }
         #expect(runs.count == 10, "no run of the refused records was kept")
+    }
+
+    /// A disk with no room for the next run (ENOSPC): the runs written so far come back into
+    /// memory and the writer goes on there, giving the records of an import without runs, in
+    /// input order; whether the room ends at the first run, a middle one or the last.
+    @Test func test_records_comeBackIntoMemoryWhenTheDiskIsFull() throws {
+        var generator = SplitMix(seed: 45)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let names = Self.randomNames(&generator, count: 600)
+        let memory = Self.inMemory(names)
+        let full = try #require(Self.runs(Self.written(names, buffer: 4_096, in: folder)))
+        var size = stat()
+        #expect(fstat(full.descriptor, &size) == 0)
+        for room in [0, 5_000, Int(size.st_size) / 2, Int(size.st_size) - 1] {
+            let written = try #require(Self.written(names, buffer: 4_096, in: folder, room: room), "room \(room)")
+            let records = try #require(written.inMemory, "room \(room): still in runs")
+            #expect(records.count == names.count)
+            #expect(Array(records.records(0..<records.count)) == Array(memory.records(0..<memory.count)), "room \(room)")
+        }
+        #expect(Self.listing(folder).isEmpty)
+    }
+
+    /// Runs moved into memory (a seal with no room for the new vault beside them) seal the same
+    /// contents, and their file is closed; a second move has nothing to move.
+    @Test func test_moveIntoMemory_sealsTheSameContentsAndFreesTheFile() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let names = (0..<2_000).map { "entry-\(($0 * 7_919) % 2_000)" }
+        let runs = try #require(Self.runs(Self.written(names, buffer: 4_096, in: folder)))
+        var vault = Vault()
+        let put = try vault.put(incoming: runs)
+        #expect(put)
+        let onDisk = try vault.encodedContent()
+        let moved = try vault.moveIncomingIntoMemory()
+        #expect(moved && runs.descriptor == -1)
+        let inMemory = try vault.encodedContent()
+        #expect(inMemory == onDisk)
+        let again = try vault.moveIncomingIntoMemory()
+        #expect(!again)
+        var seen: [Int] = []
+        try runs.forEachItem { _, _, index in seen.append(index) }
+        #expect(seen.map { names[$0] } == names.sorted())
     }
 
     @Test func test_isNew_saysTheSameWithRunsOnDisk() throws {

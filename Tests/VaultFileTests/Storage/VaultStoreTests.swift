@@ -273,16 +273,3 @@ import Testing
         }
     }
 }
-
-/// Sets errno and returns -1, as a failing system call does.
-private func failing<T: BinaryInteger>(_ code: Int32) -> T {
-    errno = code
-    return -1
-}
-
-/// A thread-safe call counter for injected functions.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
-}

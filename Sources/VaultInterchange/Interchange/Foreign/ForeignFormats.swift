@@ -53,7 +53,7 @@ extension Interchange {
 
     /// Whether `read(windows:format:now:options:)` reads `format`: vaultfile's own CSV, the
     /// other managers' CSV exports, enpass-json, 1pux (its ZIP read a part at a time: `ZipBytes`),
-    /// and dotenv (read whole, given back as parsed).
+    /// and dotenv.
     public static func readsWindows(_ format: InterchangeFormat) -> Bool {
         format == .csv || format == .dotenv || format == .enpassJSON || format == .onePUX
             || csvItemStream([UInt8](), format: format, now: 0) != nil
@@ -61,8 +61,7 @@ extension Interchange {
 
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
     /// format that `readsWindows`: its rows become records as they are scanned, and the file is
-    /// never whole in memory (issue 44's memory rule; a dotenv file is read whole and each block
-    /// given back once parsed, so that it and its records are never both whole). A name twice has the
+    /// never whole in memory (issue 44's memory rule). A name twice has the
     /// file read twice more (a plan of the numbers, then the build: `ForeignBuilder.build(streaming:)`).
     /// When the stream is declined otherwise (an entry the record writer refuses, a file that
     /// changed between reads), the file is read again whole and imported the way
@@ -74,9 +73,7 @@ extension Interchange {
             let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }
-        // dotenv: the file whole, each block given back once parsed (its records grow as it goes).
-        if format == .dotenv, let (input, count) = try windows.readWhole(),
-           let records = try DotEnv.records(releasing: consume input, count: count, now: now) {
+        if format == .dotenv, let records = try DotEnv.records(windows, now: now) {
             let imported = try ImportedEntries(written: records, renamings: [])
             return options.prefix.isEmpty ? imported : try imported.placed(under: options.prefix)
         }

@@ -124,9 +124,7 @@ struct ErrorReport: Equatable {
         case .slotNameAmbiguous: return "name one of them by its id, its key (age1…, an ssh key line, a SHA256: fingerprint) or a longer label"
         case .historyOff: return "turn history on with 'vaultfile history --enable' (releases without history, such as 0.1.0, then say they cannot read the vault)"
         case .revisionNotFound(let entry, _, _): return "'vaultfile history \(shellWord(entry))' lists the revisions kept"
-        case .rotationBlocked:
-            return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
-        case .slotChangeRefused, .sealSigningFailed: return nil
+        case .rotationBlocked: return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .sourceSecretRejected(_, let what) where what.contains("key file"):  // a KeePass database (import --format kdbx)
             return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; --kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
         case .sourceSecretRejected:
@@ -140,9 +138,9 @@ struct ErrorReport: Equatable {
         case .identityWorkOverCap:
             return "if the key is yours, re-encrypt it with ssh-keygen's default work: 'ssh-keygen -p -a 16 -f KEY'"
         case .notExportable: return "rename the entry ('vaultfile mv OLD NEW'), or leave it out of the export (--prefix)"
-        case .sourceDamaged(let file, _): return file.hasPrefix(RecordRuns.placePrefix) ? "vaultfile's own encrypted temporary file changed while the import ran (another process, or the disk); the vault was not changed: run the import again" : "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
-        case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged:
-            return "restore the vault from a backup or an earlier git commit"
+        case .sourceDamaged: return "take the file again from where it came from (git, a backup); the tool that wrote it may say more"
+        case .importRunsDamaged: return "vaultfile's own encrypted temporary file changed while the import ran (another process, or the disk); the vault was not changed: run the import again"
+        case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):
             // The command names the path, so that it creates this vault whichever way the path was given.
             return "create it with 'vaultfile init --vault \(shellWord(path))' (missing folders are made), "
@@ -151,7 +149,6 @@ struct ErrorReport: Equatable {
         case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
         case .changedOnDisk: return "run the command again"
         case .entryNotFound, .referenceNotFound: return "'vaultfile list' shows the names in the vault"
-        case .fieldNotFound: return nil  // the message lists the fields the entry has
         case .entryExists: return "pass --force to replace it"
         case .nameTwin(let name, let existing):
             return "use the existing entry's name, or give it the new spelling first: "
@@ -212,7 +209,10 @@ struct ErrorReport: Equatable {
                 + "--allow-rollback, which ignores its generation; or merge it into another copy with 'vaultfile merge'"
         case .refusedCopy(_, let why): return hint(for: why)
         case .untrustedCopy(let path, let why): return trustHint(path: path, why: why)
-        case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable: return nil
+        case .io where error.isOutOfSpace:
+            return "free room on that file system (or raise the quota), then run the command again: a new vault is written whole beside the old one before it replaces it"
+        case .invalidName, .malformedInput, .limitExceeded, .notARegularFile, .io, .notDurable, .slotChangeRefused, .sealSigningFailed,
+             .fieldNotFound: return nil  // .fieldNotFound: its message lists the entry's fields
         }
     }
 
