@@ -61,7 +61,9 @@ extension Interchange {
     /// format that `readsWindows`: its rows become records as they are scanned, and the file is
     /// never whole in memory (issue 44's memory rule; a dotenv file is read whole and each block
     /// given back once parsed, so that it and its records are never both whole). A name twice has the
-    /// file read twice more (a plan of the numbers, then the build: `ForeignBuilder.build(streaming:)`).
+    /// file read once more when its names come in order, each repeated one's rows together (a
+    /// browser's export by site: `ForeignBuilder.build(streamingGroups:)`), else twice more (a plan
+    /// of the numbers, then the build: `ForeignBuilder.build(streaming:)`).
     /// When the stream is declined otherwise (an entry the record writer refuses, a file that
     /// changed between reads), the file is read again whole and imported the way
     /// `read(taking:)` imports it, which gives what the stream gives where both give anything.
@@ -82,7 +84,8 @@ extension Interchange {
         let items: ((ForeignItemSink) throws(VaultError) -> ForeignImport)? = format == .enpassJSON
             ? { sink in EnpassJSONReader.read(windows, each: sink) }
             : csvItemStream(windows, format: format, now: now)
-        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: windows.byteCount * 2, now: now, options: options) {
+        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: windows.byteCount * 2, now: now, options: options,
+                                                             holding: format != .enpassJSON) {
             return streamed
         }
         var bytes = try windows.readAll()
@@ -105,7 +108,11 @@ extension Interchange {
         // export.data either way; docs/PERFORMANCE.md, "Records past one buffer").
         let runs = format == .onePUX ? nil : ImportRuns.current
         return try ImportRuns.$current.withValue(runs) {
-            Result { () throws(VaultError) in try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options) }
+            // A CSV reader's items own all they hold: a build may keep some a while (`holding`).
+            let holding = csvItemStream([UInt8](), format: format, now: now) != nil
+            return Result { () throws(VaultError) in
+                try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options, holding: holding)
+            }
         }.get()
     }
 

@@ -3,6 +3,21 @@ import SecureMemory
 // MARK: - The order of items that tie on name, username and URL
 
 extension ForeignNaming {
+    /// The numbers of the items of one repeated name, `items` in item order:
+    /// 0 for the first in `SortKey`'s order (username, first URL, value's hash, item order), then
+    /// 2, 3… — what `names(of:prefix:)` gives them when no item's name is one of those numbered
+    /// names (`TITLE (n)`), which `ForeignBuilder.build(streamingGroups:)` makes sure of.
+    static func numbersWithinGroup(_ items: UnsafeBufferPointer<ForeignItem>) -> [UInt32] {
+        let count = items.count
+        let ties = TieHashes(capacity: count)
+        defer { ties.wipe() }
+        let keys = items.indices.map { SortKey(items[$0], ties: ties) }
+        let ordered = (0..<count).sorted { keys[$0].precedes(keys[$1], $0, $1, ties: ties) }
+        var numbers = [UInt32](repeating: 0, count: count)
+        for (position, index) in ordered.enumerated() where position > 0 { numbers[index] = UInt32(position + 1) }
+        return numbers
+    }
+
     /// The hashes of the values that order the items of one name whose username and first URL are
     /// equal too (`SortKey`, `Plan`): a 64-bit FNV-1a of each value, held in a `WipedBuffer` (zeroed
     /// when it grows, when `wipe()` is called and when the store goes), never in an array freed as
