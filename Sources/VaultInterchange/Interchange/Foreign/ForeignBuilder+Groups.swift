@@ -41,91 +41,65 @@ extension ForeignBuilder {
             var outcome = Outcome()
             var renamings = PackedRenamings.Builder()
             /// The items of the name being read (`name`), in item order, and their names before numbering.
-            var held: [ForeignItem] = []
+            let held = HeldItems()
             var bases: [ForeignNaming.Base] = []
             var name = ""
             var refused = false
             init(_ writer: ImportRecordWriter) { self.writer = writer }
-
-            /// Zeroes and forgets the held items' secrets.
-            func wipeHeld() {
-                for index in held.indices { held[index].wipeSecrets() }
-                held.removeAll(keepingCapacity: true)
-                bases.removeAll(keepingCapacity: true)
-            }
         }
         let state = State(first)
         // Most items of such an export may be renamed: room for a row each (a row grown by copies left holes in the heap).
         state.renamings.reserve(capacity / 64)
-        defer { state.wipeHeld() }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
 
-        /// Builds `item` named `named`; false when the writer declines it.
-        func build(_ item: ForeignItem, _ named: ForeignNaming.Named) -> Bool {
-            let written = fill(item, named: named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
-                state.writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),
-                                 fields: &fields.importFields, in: none)
-            }
-            if !written { state.refused = true }
-            return written
-        }
-
-        /// Builds the held items (one name's), numbered when several; false when declined.
-        /// `next`: the name of the item that follows them, nil after the last.
+        /// Builds the held items (one name's), numbered when several, each moved out and wiped as
+        /// it is built; false when declined. `next`: the name of the item that follows them, nil after the last.
         func flush(before next: String?) -> Bool {
-            // Taken out of the state, so that each item is read in place, not copied.
-            var held: [ForeignItem] = [], bases: [ForeignNaming.Base] = []
-            swap(&held, &state.held)
-            swap(&bases, &state.bases)
             defer {
-                swap(&held, &state.held)
-                swap(&bases, &state.bases)
-                state.wipeHeld()
+                state.held.removeAll()
+                state.bases.removeAll(keepingCapacity: true)
             }
-            // Each item read where it lies (an array's element handed to a function is copied).
-            return held.withUnsafeBufferPointer { held in
-                let count = held.count
-                guard count > 1 else {
-                    guard count == 1 else { return true }
-                    if !bases[0].reasons.isEmpty {
-                        ForeignNaming.addRenaming(of: held[0], bases[0], unnumbered: bases[0].named.name, number: 0, prefix: options.prefix,
-                                                  to: &state.renamings)
-                    }
-                    return build(held[0], bases[0].named)
+            let count = state.held.count
+            let numbers = count > 1 ? ForeignNaming.numbersWithinGroup(state.held.items) : []
+            for index in 0..<count {
+                // A local of its own (not an element read where it lies, which each call copied).
+                var item = state.held.moveOut(index)
+                defer { item.wipeSecrets() }
+                var base = state.bases[index]
+                let number = count > 1 ? numbers[index] : 0
+                if number > 0 {
+                    let name = ForeignNaming.numberedName(state.name, number)
+                    if let next, !Self.precedes(name, next) { return false }
+                    ForeignNaming.numbered(&base, name, title: item.title)
                 }
-                let numbers = ForeignNaming.numbersWithinGroup(held)
-                for index in 0..<count {
-                    var base = bases[index]
-                    let number = numbers[index]
-                    if number > 0 {
-                        let name = ForeignNaming.numberedName(state.name, number)
-                        if let next, !Self.precedes(name, next) { return false }
-                        ForeignNaming.numbered(&base, name, title: held[index].title)
-                    }
-                    if !base.reasons.isEmpty {
-                        ForeignNaming.addRenaming(of: held[index], base, unnumbered: state.name, number: number, prefix: options.prefix,
-                                                  to: &state.renamings)
-                    }
-                    guard build(held[index], base.named) else { return false }
+                if !base.reasons.isEmpty {
+                    ForeignNaming.addRenaming(of: item, base, unnumbered: state.name, number: number, prefix: options.prefix, to: &state.renamings)
                 }
-                return true
+                let written = fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in
+                    state.writer.add(name: .string(name), created: created, modified: modified, value: .owned(item.value),
+                                     fields: &fields.importFields, in: none)
+                }
+                guard written else {
+                    state.refused = true
+                    return false
+                }
             }
+            return true
         }
 
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             let base = ForeignNaming.base(of: item, prefix: options.prefix)
-            if !state.held.isEmpty {
+            if state.held.count > 0 {
                 if Self.precedes(state.name, base.named.name) {
                     guard flush(before: base.named.name) else { return false }
                 } else {
                     guard !Self.precedes(base.named.name, state.name), state.held.count < Self.heldItemsLimit else { return false }
                 }
             }
-            if state.held.isEmpty { state.name = base.named.name }
+            if state.held.count == 0 { state.name = base.named.name }
             // Moved out of the reader's hands: it is left an empty item.
-            state.held.append(ForeignItem())
-            swap(&state.held[state.held.count - 1], &item)
+            state.held.take(&item)
             state.bases.append(base)
             return true
         }
@@ -140,6 +114,60 @@ extension ForeignBuilder {
                            source: source)
         handed = true
         return .built(built)
+    }
+
+    /// The items `build(streamingGroups:)` holds: moved in from the reader's hands and out to be
+    /// built, never copied (a copy of an item is a retain of each of its arrays and strings); the
+    /// secrets of any still held are wiped when they go.
+    final class HeldItems {
+        private var start: UnsafeMutablePointer<ForeignItem>
+        private var capacity = 16
+        /// The items before it were moved out (`moveOut`, in order): `removeAll` skips them.
+        private var firstHeld = 0
+        private(set) var count = 0
+
+        init() { start = .allocate(capacity: capacity) }
+
+        deinit {
+            removeAll()
+            start.deallocate()
+        }
+
+        /// The items held, where they lie (until the next `take`, `moveOut` or `removeAll`).
+        var items: UnsafeBufferPointer<ForeignItem> { UnsafeBufferPointer(start: start, count: count) }
+
+        /// Moves `item` in, leaving an empty item in its place.
+        func take(_ item: inout ForeignItem) {
+            if count == capacity {
+                let larger = UnsafeMutablePointer<ForeignItem>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: start, count: count)
+                start.deallocate()
+                start = larger
+                capacity *= 2
+            }
+            withUnsafeMutablePointer(to: &item) { source in
+                (start + count).moveInitialize(from: source, count: 1)
+                source.initialize(to: ForeignItem())
+            }
+            count += 1
+        }
+
+        /// Item `index`, moved out (the caller wipes it); the items are moved out in order.
+        func moveOut(_ index: Int) -> ForeignItem {
+            precondition(index == firstHeld && index < count, "the held items moved out in order")
+            firstHeld += 1
+            return (start + index).move()
+        }
+
+        /// Wipes the secrets of the items still held and lets every item go.
+        func removeAll() {
+            for index in firstHeld..<count {
+                (start + index).pointee.wipeSecrets()
+                (start + index).deinitialize(count: 1)
+            }
+            firstHeld = 0
+            count = 0
+        }
     }
 
     /// Whether `a`'s bytes come before `b`'s.

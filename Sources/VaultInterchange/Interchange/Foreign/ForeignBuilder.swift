@@ -232,6 +232,8 @@ enum ForeignBuilder {
                      put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Bool {
         let name = named.name
         var fields = FieldSet()
+        // Room for the builder's own fields and the item's: the array never grows by copies.
+        fields.importFields.reserveCapacity(5 + item.urls.count + item.extras.count + item.fields.count + item.attachments.count)
         if let why = fields.putOwn(username: item.username, urls: item.urls, notes: item.notes, totp: item.totp, name: name) {
             outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
         }

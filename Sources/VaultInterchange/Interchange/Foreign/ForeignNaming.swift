@@ -186,7 +186,7 @@ enum ForeignNaming {
 
     /// What orders the items of one name: username, then first URL (their bytes), then a hash of
     /// the value, which lies in a `TieHashes` (the key holds only where).
-    struct SortKey {
+    private struct SortKey {
         let user: [UInt8]
         let url: [UInt8]
         let tie: Int

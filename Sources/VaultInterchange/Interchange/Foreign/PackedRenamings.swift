@@ -133,7 +133,8 @@ final class PackedRenamings: @unchecked Sendable {
             let site = UnsafeRawBufferPointer(rebasing: bytes[Int(row.site.start)..<Int(row.site.start) + Int(row.site.count)])
             if !site.contains(where: { $0 >= 0x80 }) {
                 // An ASCII site's host by its bytes.
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: site[..<(site.firstIndex(of: UInt8(ascii: "/")) ?? site.count)]))
+                let host = site.firstIndex(of: UInt8(ascii: "/")) ?? site.count
+                out.append(contentsOf: UnsafeBufferPointer(start: site.baseAddress?.assumingMemoryBound(to: UInt8.self), count: host))
             } else {
                 out.append(contentsOf: ForeignNaming.host(ofSite: text(row.site)).utf8)
             }
@@ -145,7 +146,8 @@ final class PackedRenamings: @unchecked Sendable {
     private static let userWord = Array("user ".utf8), comma = Array(", ".utf8)
 
     private func append(_ span: Span, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.start) + Int(span.count)]))
+        // As typed bytes: an array appends those with one copy.
+        out.append(contentsOf: UnsafeBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(span.start), count: Int(span.count)))
     }
 
     private func user(of row: Row) -> String? { row.flags & Self.hasUser != 0 ? text(row.user) : nil }
@@ -186,8 +188,22 @@ final class PackedRenamings: @unchecked Sendable {
         /// Renamings the rows cannot hold (more reasons than five, an arena past 4 GiB), by index.
         private var given: [Int: ImportRenaming] = [:]
 
+        /// The last URL whose site was asked for, and its site (`site(of:)`).
+        private var lastURL: String?
+        private var lastSite: String?
+
         /// Whether no renaming was added.
         var isEmpty: Bool { rows.isEmpty }
+
+        /// `ForeignNaming.site(of:)` of `url`, the one before's when `url` has the same bytes (a
+        /// site's accounts come together).
+        mutating func site(of url: String?) -> String? {
+            guard let url else { return nil }
+            if let lastURL, sameUTF8(lastURL, url) { return lastSite }
+            lastURL = url
+            lastSite = ForeignNaming.site(of: url)
+            return lastSite
+        }
 
         /// Room for `count` rows at once: the rows never grow by copies, each of which left the
         /// one before as a hole in the heap that the peak kept (2.6 MB at 100,000 items).

@@ -147,6 +147,7 @@ extension VaultfileCommand.Import {
         let warnings = entries.warnings + plan.warnings
         var lines = Messages.InfoLines()
         var line: [UInt8] = []
+        let dryRun = self.dryRun  // read once: a flag's value is looked up at each read
         entries.renamings.withUnsafeBufferPointer { renamings in  // each read in place, not copied
             for renaming in renamings {
                 // Made as bytes, each text appended from the renaming's facts (90,000 lines for a
