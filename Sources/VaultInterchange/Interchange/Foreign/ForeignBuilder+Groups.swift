@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VaultModel
 
 // MARK: - A streamed build of names that come in order, each repeated one's items together
@@ -141,6 +144,7 @@ extension ForeignBuilder {
             if count == capacity {
                 let larger = UnsafeMutablePointer<ForeignItem>.allocate(capacity: capacity * 2)
                 larger.moveInitialize(from: start, count: count)
+                Self.zero(start, count)
                 start.deallocate()
                 start = larger
                 capacity *= 2
@@ -159,14 +163,22 @@ extension ForeignBuilder {
             return (start + index).move()
         }
 
-        /// Wipes the secrets of the items still held and lets every item go.
+        /// Wipes the secrets of the items still held and lets every item go; their slots are
+        /// zeroed (a short text is held in its string, in the slot).
         func removeAll() {
             for index in firstHeld..<count {
                 (start + index).pointee.wipeSecrets()
                 (start + index).deinitialize(count: 1)
             }
+            Self.zero(start, count)
             firstHeld = 0
             count = 0
+        }
+
+        /// Zeroes `count` slots from `slots`, whose items were moved out or deinitialized.
+        private static func zero(_ slots: UnsafeMutablePointer<ForeignItem>, _ count: Int) {
+            // memset: the memory stays bound to the items' type, for the next ones.
+            _ = memset(slots, 0, count * MemoryLayout<ForeignItem>.stride)
         }
     }
 
