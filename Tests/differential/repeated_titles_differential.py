@@ -15,7 +15,8 @@ and without `--prefix`, `--skip-existing`, `--overwrite`, `--dry-run` and `--jso
 status, stdout, stderr and the vault afterwards (`export --format json`, times of "now" masked)
 are compared. Each case's rows are then shuffled and imported again by NEW: every name must hold
 the same account as before (the export is the same), since numbers follow username, then URL,
-never the file's order.
+never the file's order. Half the cases (`--sorted`) have their rows in title order, as a browser's
+export by site, which a build reads once, holding one title's rows at a time.
 
 Prints each case that differs and keeps its input in WORK/diffs/.
 """
@@ -92,6 +93,8 @@ def main():
     ap.add_argument("--cases", type=int, default=600)
     ap.add_argument("--seed", type=int, default=44)
     ap.add_argument("--work", default="/tmp/repeated-titles-diff")
+    ap.add_argument("--sorted", type=float, default=0.5,
+                    help="the share of cases whose rows are in title order (an export sorted by site: one read holds each title's rows)")
     a = ap.parse_args()
     pw, old, new = prepare_work(a)
     base = os.path.join(a.work, "base")
@@ -125,6 +128,10 @@ def main():
     for case in range(a.cases):
         fmt = formats[case % len(formats)]
         rows = export_rows(rng)
+        if rng.random() < a.sorted:
+            # In the order of folder and title (a browser's export, by site), each title's rows in file order.
+            at = FORMATS[fmt][1]
+            rows.sort(key=lambda row: (row["folder"].encode() if "folder" in at else b"", row["title" if "title" in at else "url"].encode()))
         doc = write_csv(rng, fmt, rows)
         kind = rng.choice(["empty", "empty", "full"])
         opts = []

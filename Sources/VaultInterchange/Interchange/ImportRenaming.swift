@@ -105,6 +105,14 @@ public struct ImportRenaming: Sendable {
         }
     }
 
+    /// Calls `body` with each of `reasons` in order (from a row of facts without an array of them).
+    public func forEachReason(_ body: (Reason) -> Void) {
+        switch storage {
+        case .given(let given): given.reasons.forEach(body)
+        case .packed(let packed, let index): packed.forEachReason(at: Int(index), body)
+        }
+    }
+
     private static func append(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes.append(contentsOf: $0) }

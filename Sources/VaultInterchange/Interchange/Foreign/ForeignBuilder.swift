@@ -80,7 +80,8 @@ enum ForeignBuilder {
     /// calls its sink with each item, then returns what it read besides them): each item is named,
     /// filled, written as its record and wiped at once, so that no item is held beside the input
     /// and the records. When a name comes twice (a repeated title, whose numbering needs every
-    /// item), the items are read once more first, for the sort keys of the repeated ones
+    /// item), the items are read again holding one name's at a time when `holding` allows and
+    /// their names come in order (below); else they are read once more first, for the sort keys of the repeated ones
     /// (`ForeignNaming.Plan`: no password), and then built as read with each name numbered from
     /// that plan (`read` must hand the same items at each call); the renamings are kept as their
     /// facts (`PackedRenamings`).
@@ -90,10 +91,22 @@ enum ForeignBuilder {
     /// A repeated name is told by `StreamedNameCheck`: no table of names while they come in
     /// increasing order (issue 44's memory rule).
     /// `ForeignStreamTests` ties the two.
+    ///
+    /// `holding`: the reader's items own all they hold (the CSV readers), so a build may keep
+    /// one name's items until the next name comes (`build(streamingGroups:)`): an export in
+    /// name order whose repeated names come together (a browser's) is then read once more, not twice.
     static func build(streaming read: (ForeignItemSink) throws(VaultError) -> ForeignImport, capacity: Int, now: Int64,
-                      options: ForeignBuildOptions) throws(VaultError) -> ImportedEntries? {
+                      options: ForeignBuildOptions, holding: Bool = false) throws(VaultError) -> ImportedEntries? {
         let (built, repeated) = try build(streaming: read, plan: nil, capacity: capacity, now: now, options: options)
-        guard repeated, let plan = try plan(read, prefix: options.prefix) else { return built }
+        guard repeated else { return built }
+        if holding {
+            switch try build(streamingGroups: read, capacity: capacity, now: now, options: options) {
+            case .built(let grouped): return grouped
+            case .refused: return nil
+            case .outOfOrder: break
+            }
+        }
+        guard let plan = try plan(read, prefix: options.prefix) else { return nil }
         return try build(streaming: read, plan: plan, capacity: capacity, now: now, options: options).built
     }
 
@@ -132,18 +145,22 @@ enum ForeignBuilder {
         // A plan numbers repeated names: most items may be renamed (a browser's export), room for each.
         if let plan { state.renamings.reserve(plan.count) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
+        // Read in place by the sink (binding an optional plan at each item copied its arrays).
+        let planned = plan ?? ForeignNaming.Plan(), hasPlan = plan != nil
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             var base = ForeignNaming.base(of: item, prefix: options.prefix)
             let unnumbered = base.named.name
             var number: UInt32 = 0
-            if let plan {
-                guard let planned = plan.number(of: item, at: state.index, base: unnumbered) else { return false }
-                number = planned
-                if number > 0 { ForeignNaming.numbered(&base, "\(unnumbered) (\(number))", title: item.title) }
+            if hasPlan {
+                guard let found = planned.number(of: item, at: state.index, base: unnumbered) else { return false }
+                number = found
+                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title) }
             }
             state.index += 1
-            guard state.names.isNew(base.named.name, among: state.writer) else {
+            // A plan's names are distinct (`Plan.decide`): no name check while they come, and the
+            // check of the records written (`ImportedEntries(written:)`) finds a file changed between reads.
+            guard hasPlan || state.names.isNew(base.named.name, among: state.writer) else {
                 state.repeated = true
                 return false
             }
@@ -162,7 +179,8 @@ enum ForeignBuilder {
         let source = try read(sink)
         guard !sink.declined else { return (nil, state.repeated && plan == nil) }
         guard plan.map({ $0.count == state.index }) ?? true else { return (nil, false) }
-        let built = finish(try ImportedEntries(written: state.writer.records(), renamings: state.renamings.finish(), distinct: true), state.outcome, source: source)
+        let built = finish(try ImportedEntries(written: state.writer.records(), renamings: state.renamings.finish(), distinct: plan == nil),
+                           state.outcome, source: source)
         handed = true
         return (built, false)
     }
@@ -185,7 +203,7 @@ enum ForeignBuilder {
     }
 
     /// What filling the entries found besides their fields: warnings, history, losses.
-    private struct Outcome {
+    struct Outcome {
         var fieldRenamings = FieldRenamingTally()
         var totpWarnings: [ImportWarning] = []
         var history: [(name: String, versions: [EntryVersion])] = []
@@ -211,10 +229,12 @@ enum ForeignBuilder {
 
     /// Fills one item's fields, hands them to `put`, and notes its history and losses in `outcome`;
     /// false when `put` declined the entry.
-    private static func fill(_ item: ForeignItem, named: ForeignNaming.Named, now: Int64, options: ForeignBuildOptions, outcome: inout Outcome,
-                             put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Bool {
+    static func fill(_ item: ForeignItem, named: ForeignNaming.Named, now: Int64, options: ForeignBuildOptions, outcome: inout Outcome,
+                     put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Bool {
         let name = named.name
         var fields = FieldSet()
+        // Room for the builder's own fields and the item's: the array never grows by copies.
+        fields.importFields.reserveCapacity(5 + item.urls.count + item.extras.count + item.fields.count + item.attachments.count)
         if let why = fields.putOwn(username: item.username, urls: item.urls, notes: item.notes, totp: item.totp, name: name) {
             outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
         }
@@ -253,7 +273,7 @@ enum ForeignBuilder {
     }
 
     /// The checked entries with the builder's warnings first, their history, and the mark of a foreign import.
-    private static func finish(_ checked: ImportedEntries, _ outcome: Outcome, source: ForeignImport) -> ImportedEntries {
+    static func finish(_ checked: ImportedEntries, _ outcome: Outcome, source: ForeignImport) -> ImportedEntries {
         var imported = checked
         var notKept = source.notKept
         notKept.merge(outcome.attachmentsLost, uniquingKeysWith: +)

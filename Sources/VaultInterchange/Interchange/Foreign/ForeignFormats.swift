@@ -62,7 +62,9 @@ extension Interchange {
     /// `read(taking:format:now:options:)` of a file read a window at a time (`ImportWindows`), for a
     /// format that `readsWindows`: its rows become records as they are scanned, and the file is
     /// never whole in memory (issue 44's memory rule). A name twice has the
-    /// file read twice more (a plan of the numbers, then the build: `ForeignBuilder.build(streaming:)`).
+    /// file read once more when its names come in order, each repeated one's rows together (a
+    /// browser's export by site: `ForeignBuilder.build(streamingGroups:)`), else twice more (a plan
+    /// of the numbers, then the build: `ForeignBuilder.build(streaming:)`).
     /// When the stream is declined otherwise (an entry the record writer refuses, a file that
     /// changed between reads), the file is read again whole and imported the way
     /// `read(taking:)` imports it, which gives what the stream gives where both give anything.
@@ -84,7 +86,9 @@ extension Interchange {
         default: csvItemStream(windows, format: format, now: now)
         }
         let capacity = windows.byteCount * (format == .onePUX ? 8 : 2)
-        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: capacity, now: now, options: options) {
+        // A CSV reader's items own all they hold: a build may keep some a while (`holding`).
+        if let items, let streamed = try ForeignBuilder.build(streaming: items, capacity: capacity, now: now, options: options,
+                                                             holding: format != .enpassJSON && format != .onePUX) {
             return streamed
         }
         var bytes = try windows.readAll()
@@ -102,7 +106,9 @@ extension Interchange {
         // its records into a larger buffer (which held both at once).
         // A 1pux is a ZIP: its records are several times its size (3.8× for the bench's logins).
         let capacity = bytes.count * (format == .onePUX ? 8 : 2)
-        return try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options)
+        // A CSV reader's items own all they hold: a build may keep some a while (`holding`).
+        let holding = csvItemStream([UInt8](), format: format, now: now) != nil
+        return try ForeignBuilder.build(streaming: read, capacity: capacity, now: now, options: options, holding: holding)
     }
 
     /// `read(_:format:now:)` with the import's options: another password manager's format through

@@ -49,25 +49,34 @@ extension ForeignNaming {
         /// How many values' hashes the plan holds (none once `decide` ran).
         var tieHashesHeld: Int { ties.count }
 
-        /// FNV-1a of `text`'s bytes, from `start`.
-        private static func hash(_ text: String, from start: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
+        /// The seed of the plan's own hashes (names, and what a later read must find again), the
+        /// process's as a dictionary's is: they order nothing (the values' hashes, which order ties,
+        /// are FNV-1a, `TieHashes`), so a file's names cannot be made to collide on purpose.
+        private let seed: UInt64 = {
+            var hasher = Hasher()
+            hasher.combine(0x706c_616e as UInt64)  // any constant: the seed is the process's
+            return UInt64(UInt(bitPattern: hasher.finalize()))
+        }()
+
+        /// The hash of `text`'s bytes from `seed`, eight at a time (`NameHashes.hash`).
+        private static func hash(_ text: String, seed: UInt64) -> UInt64 {
             var text = text
-            return text.withUTF8 { ForeignNaming.fnv1a($0, from: start) }
+            return text.withUTF8 { NameHashes.hash(UnsafeRawBufferPointer($0), seed: seed) }
         }
 
-        /// The hash of an item named `base` that a later read must find again: its name, username
-        /// and first URL (0xFF, never a byte of UTF-8, between them).
-        static func check(_ item: ForeignItem, base: String) -> UInt64 {
-            let separator = CollectionOfOne<UInt8>(0xFF)
-            var hash = ForeignNaming.fnv1a(separator, from: Self.hash(base))
-            hash = ForeignNaming.fnv1a(separator, from: Self.hash(item.username ?? "", from: hash))
-            return Self.hash(item.urls.first ?? "", from: hash)
+        /// The hash of an item named `base` (whose hash is `name`) that a later read must find
+        /// again: its name, username and first URL, each hashed from the one before (each hash
+        /// takes the length of its text: no two splits of the same bytes meet).
+        private func check(_ item: ForeignItem, name: UInt64) -> UInt64 {
+            let user = Self.hash(item.username ?? "", seed: name ^ seed)
+            return Self.hash(item.urls.first ?? "", seed: user &+ 0x9E37_79B9_7F4A_7C15)
         }
 
         /// The read: `item`, named `base` (before numbering); false when the item cannot be kept.
         mutating func note(_ item: ForeignItem, base: String) -> Bool {
             guard hashes.count < UInt32.max else { return false }
-            hashes.append(Self.check(item, base: base))
+            let name = Self.hash(base, seed: seed)
+            hashes.append(check(item, name: name))
             if base.utf8.last == UInt8(ascii: ")") { given.insert(base) }
             let user = item.username ?? "", url = item.urls.first ?? ""
             let start = arena.count
@@ -84,7 +93,7 @@ extension ForeignNaming {
                 return false
             }
             rows.append(Row(index: UInt32(hashes.count - 1), start: UInt32(start), nameCount: UInt32(base.utf8.count), userCount: UInt32(user.utf8.count),
-                            urlCount: UInt32(url.utf8.count), name: Self.hash(base), tie: UInt32(ties.append(hashOf: item.value))))
+                            urlCount: UInt32(url.utf8.count), name: name, tie: UInt32(ties.append(hashOf: item.value))))
             return true
         }
 
@@ -155,7 +164,7 @@ extension ForeignNaming {
         /// The build's read: the number of `item`, at `index` and named `base` (0: not numbered);
         /// nil when it is not the item the plan's read had there.
         func number(of item: ForeignItem, at index: Int, base: String) -> UInt32? {
-            guard index < hashes.count, hashes[index] == Self.check(item, base: base) else { return nil }
+            guard index < hashes.count, hashes[index] == check(item, name: Self.hash(base, seed: seed)) else { return nil }
             return numbers.isEmpty ? 0 : numbers[index]
         }
     }

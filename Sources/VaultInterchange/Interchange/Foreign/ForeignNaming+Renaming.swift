@@ -17,7 +17,7 @@ extension ForeignNaming {
     static func addRenaming(of item: ForeignItem, _ base: Base, unnumbered: String, number: UInt32, prefix: [String],
                             to renamings: inout PackedRenamings.Builder) {
         renamings.add(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix), base: unnumbered, number: number,
-                      reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: site(of: item.urls.first),
+                      reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: renamings.site(of: item.urls.first),
                       account: base.reasons.contains(.numberedByAccount), derived: base.derived)
     }
 

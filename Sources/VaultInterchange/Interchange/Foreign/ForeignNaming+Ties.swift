@@ -1,8 +1,36 @@
 import SecureMemory
+import VaultModel
 
 // MARK: - The order of items that tie on name, username and URL
 
 extension ForeignNaming {
+    /// The numbers of the items of one repeated name, `items` in item order:
+    /// 0 for the first in `SortKey`'s order (username, first URL, value's hash, item order), then
+    /// 2, 3… — what `names(of:prefix:)` gives them when no item's name is one of those numbered
+    /// names (`TITLE (n)`), which `ForeignBuilder.build(streamingGroups:)` makes sure of.
+    /// `SortKey`'s order, the texts compared where they lie (not two arrays made for each item).
+    static func numbersWithinGroup(_ items: UnsafeBufferPointer<ForeignItem>) -> [UInt32] {
+        let count = items.count
+        let ties = TieHashes(capacity: count)
+        defer { ties.wipe() }
+        for index in 0..<count { _ = ties.append(hashOf: items[index].value) }  // item i's at i
+        func order(_ a: String, _ b: String) -> Int {
+            var a = a, b = b
+            return a.withUTF8 { a in b.withUTF8 { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
+        }
+        let ordered = (0..<count).sorted { a, b in
+            var found = order(items[a].username ?? "", items[b].username ?? "")
+            if found != 0 { return found < 0 }
+            found = order(items[a].urls.first ?? "", items[b].urls.first ?? "")
+            if found != 0 { return found < 0 }
+            found = ties.compare(a, b)
+            return found != 0 ? found < 0 : a < b
+        }
+        var numbers = [UInt32](repeating: 0, count: count)
+        for (position, index) in ordered.enumerated() where position > 0 { numbers[index] = UInt32(position + 1) }
+        return numbers
+    }
+
     /// The hashes of the values that order the items of one name whose username and first URL are
     /// equal too (`SortKey`, `Plan`): a 64-bit FNV-1a of each value, held in a `WipedBuffer` (zeroed
     /// when it grows, when `wipe()` is called and when the store goes), never in an array freed as

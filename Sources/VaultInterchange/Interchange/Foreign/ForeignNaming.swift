@@ -161,6 +161,30 @@ enum ForeignNaming {
         }
     }
 
+    /// `"\(base) (\(number))"`, made from the bytes (an export whose titles repeat numbers most of its items).
+    static func numberedName(_ base: String, _ number: UInt32) -> String {
+        var base = base
+        return base.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count + 13) { out in
+                var count = bytes.count
+                if count > 0 { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+                out[count] = 0x20
+                out[count + 1] = UInt8(ascii: "(")
+                count += 2
+                var digits = 1, rest = number / 10
+                while rest > 0 { digits += 1; rest /= 10 }
+                var value = number
+                for position in stride(from: count + digits - 1, through: count, by: -1) {
+                    out[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                count += digits
+                out[count] = UInt8(ascii: ")")
+                return count + 1
+            }
+        }
+    }
+
     /// What orders the items of one name: username, then first URL (their bytes), then a hash of
     /// the value, which lies in a `TieHashes` (the key holds only where).
     private struct SortKey {
@@ -357,8 +381,10 @@ enum ForeignNaming {
             start = at + 1
         }
         while end > start, url[end - 1] == UInt8(ascii: "/") { end -= 1 }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: url[start..<end]), as: UTF8.self).trimmed
-        guard !text.isEmpty, !text.hasPrefix("/") else { return .some(nil) }
-        return .some(text)
+        // `trimmed` (spaces and tabs at either end) on the bytes, before the one string is made.
+        while start < end, url[start] == 0x20 || url[start] == 0x09 { start += 1 }
+        while end > start, url[end - 1] == 0x20 || url[end - 1] == 0x09 { end -= 1 }
+        guard start < end, url[start] != UInt8(ascii: "/") else { return .some(nil) }
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: url[start..<end]), as: UTF8.self))
     }
 }

@@ -72,12 +72,16 @@ final class PackedRenamings: @unchecked Sendable {
 
     func reasons(at index: Int) -> [ImportRenaming.Reason] {
         var reasons: [ImportRenaming.Reason] = []
+        forEachReason(at: index) { reasons.append($0) }
+        return reasons
+    }
+
+    func forEachReason(at index: Int, _ body: (ImportRenaming.Reason) -> Void) {
         var packed = rows[index].reasons
         while packed != 0 {
-            reasons.append(Self.reason(of: UInt8(packed & 0x7)))
+            body(Self.reason(of: UInt8(packed & 0x7)))
             packed >>= 3
         }
-        return reasons
     }
 
     func account(at index: Int) -> String? {
@@ -100,8 +104,18 @@ final class PackedRenamings: @unchecked Sendable {
         let row = rows[index]
         append(row.base, to: &out)
         guard row.number != 0 else { return }
-        out.append(contentsOf: " (".utf8)
-        out.append(contentsOf: String(row.number).utf8)
+        out.append(0x20)
+        out.append(UInt8(ascii: "("))
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0, number = row.number
+        withUnsafeMutableBytes(of: &digits) { digits in
+            repeat {
+                digits[9 - count] = UInt8(ascii: "0") + UInt8(number % 10)
+                number /= 10
+                count += 1
+            } while number > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[(10 - count)...]))
+        }
         out.append(UInt8(ascii: ")"))
     }
 
@@ -111,14 +125,16 @@ final class PackedRenamings: @unchecked Sendable {
         guard row.flags & Self.saysAccount != 0 else { return false }
         let start = out.count
         if row.flags & Self.hasUser != 0 {
-            out.append(contentsOf: "user ".utf8)
+            out.append(contentsOf: Self.userWord)
             append(row.user, to: &out)
         }
         if row.flags & Self.hasSite != 0 {
-            if out.count > start { out.append(contentsOf: ", ".utf8) }
+            if out.count > start { out.append(contentsOf: Self.comma) }
             let site = UnsafeRawBufferPointer(rebasing: bytes[Int(row.site.start)..<Int(row.site.start) + Int(row.site.count)])
-            if site.allSatisfy({ $0 < 0x80 }) {
-                out.append(contentsOf: site.prefix { $0 != UInt8(ascii: "/") })  // an ASCII site's host by its bytes
+            if !site.contains(where: { $0 >= 0x80 }) {
+                // An ASCII site's host by its bytes.
+                let host = site.firstIndex(of: UInt8(ascii: "/")) ?? site.count
+                out.append(contentsOf: UnsafeBufferPointer(start: site.baseAddress?.assumingMemoryBound(to: UInt8.self), count: host))
             } else {
                 out.append(contentsOf: ForeignNaming.host(ofSite: text(row.site)).utf8)
             }
@@ -127,8 +143,11 @@ final class PackedRenamings: @unchecked Sendable {
         return true
     }
 
+    private static let userWord = Array("user ".utf8), comma = Array(", ".utf8)
+
     private func append(_ span: Span, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.start) + Int(span.count)]))
+        // As typed bytes: an array appends those with one copy.
+        out.append(contentsOf: UnsafeBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(span.start), count: Int(span.count)))
     }
 
     private func user(of row: Row) -> String? { row.flags & Self.hasUser != 0 ? text(row.user) : nil }
@@ -169,8 +188,22 @@ final class PackedRenamings: @unchecked Sendable {
         /// Renamings the rows cannot hold (more reasons than five, an arena past 4 GiB), by index.
         private var given: [Int: ImportRenaming] = [:]
 
+        /// The last URL whose site was asked for, and its site (`site(of:)`).
+        private var lastURL: String?
+        private var lastSite: String?
+
         /// Whether no renaming was added.
         var isEmpty: Bool { rows.isEmpty }
+
+        /// `ForeignNaming.site(of:)` of `url`, the one before's when `url` has the same bytes (a
+        /// site's accounts come together).
+        mutating func site(of url: String?) -> String? {
+            guard let url else { return nil }
+            if let lastURL, sameUTF8(lastURL, url) { return lastSite }
+            lastURL = url
+            lastSite = ForeignNaming.site(of: url)
+            return lastSite
+        }
 
         /// Room for `count` rows at once: the rows never grow by copies, each of which left the
         /// one before as a hole in the heap that the peak kept (2.6 MB at 100,000 items).

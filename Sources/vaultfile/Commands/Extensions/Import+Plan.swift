@@ -98,6 +98,52 @@ extension VaultfileCommand.Import {
         return ImportPlan(entries: entries, replaced: existing, skipped: skipped, warnings: warnings, historyLost: historyLost)
     }
 
+    /// The line that says `renaming` (replacing `line`'s bytes). Names come from the file: with
+    /// `escaping`, a newline or other control in a title is shown escaped, so one renaming is one
+    /// line (without it, for a caller that checked the line needs no escape). An item without a
+    /// title says what its name was made of; a numbered one which account it is.
+    private static func renamingLine(_ renaming: ImportRenaming, dryRun: Bool, escaping: Bool, into line: inout [UInt8]) {
+        func append(_ text: String) {
+            var text = text
+            text.withUTF8 { line.append(contentsOf: $0) }
+        }
+        func escape(from start: Int) { if escaping { Messages.escape(&line, from: start) } }
+        line.removeAll(keepingCapacity: true)
+        var start = 0
+        if let madeOf = renaming.madeOf {
+            append(dryRun ? "vaultfile: would name an item without a title '" : "vaultfile: named an item without a title '")
+            start = line.count
+            renaming.appendName(to: &line)
+            escape(from: start)
+            append("' after ")
+            append(escaping ? Messages.escaped(madeOf) : madeOf)
+        } else {
+            append(dryRun ? "vaultfile: would be renamed '" : "vaultfile: renamed '")
+            start = line.count
+            renaming.appendOriginal(to: &line)
+            escape(from: start)
+            append("' to '")
+            start = line.count
+            renaming.appendName(to: &line)
+            escape(from: start)
+            line.append(UInt8(ascii: "'"))
+        }
+        // The account, then each reason, joined by "; " (an item named after its site alone: none).
+        append(" (")
+        start = line.count
+        var first = true
+        if renaming.appendAccount(to: &line) {
+            escape(from: start)
+            first = false
+        }
+        renaming.forEachReason { reason in
+            if !first { append("; ") }
+            append(reason.explanation)
+            first = false
+        }
+        if first { line.removeLast(2) } else { line.append(UInt8(ascii: ")")) }
+    }
+
     /// The refusal of an import whose `count` names exist already (`first`: the first five, in input order).
     private func refusal(count: Int, first: [String]) -> CLIError {
         let shown = first.prefix(5).map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
@@ -110,50 +156,21 @@ extension VaultfileCommand.Import {
     func report(_ plan: ImportPlan, imported: ImportedEntries, format: String) throws {
         let entries = plan.entries
         let warnings = entries.warnings + plan.warnings
-        let verb = dryRun ? "would be renamed" : "renamed"
         var lines = Messages.InfoLines()
         var line: [UInt8] = []
-        for renaming in entries.renamings {
-            // Names come from the file: a newline or other control in a title is shown escaped, so one renaming is one line.
-            // An item without a title says what its name was made of; a numbered one which account it is.
-            // Made as bytes, each text appended from the renaming's facts (90,000 lines for a browser's export).
-            line.removeAll(keepingCapacity: true)
-            var start = 0
-            if let madeOf = renaming.madeOf {
-                line += (dryRun ? "vaultfile: would name an item without a title '" : "vaultfile: named an item without a title '").utf8
-                start = line.count
-                renaming.appendName(to: &line)
-                Messages.escape(&line, from: start)
-                line += "' after ".utf8
-                line += Messages.escaped(madeOf).utf8
-            } else {
-                line += "vaultfile: ".utf8
-                line += verb.utf8
-                line += " '".utf8
-                start = line.count
-                renaming.appendOriginal(to: &line)
-                Messages.escape(&line, from: start)
-                line += "' to '".utf8
-                start = line.count
-                renaming.appendName(to: &line)
-                Messages.escape(&line, from: start)
-                line.append(UInt8(ascii: "'"))
+        let dryRun = self.dryRun  // read once: a flag's value is looked up at each read
+        entries.renamings.withUnsafeBufferPointer { renamings in  // each read in place, not copied
+            for renaming in renamings {
+                // Made as bytes, each text appended from the renaming's facts (90,000 lines for a
+                // browser's export); a line with no byte that may need an escape (most) is made once.
+                Self.renamingLine(renaming, dryRun: dryRun, escaping: false, into: &line)
+                guard line.withUnsafeBufferPointer(Messages.mayNeedEscape) else {
+                    lines.add(plainUTF8: line)
+                    continue
+                }
+                Self.renamingLine(renaming, dryRun: dryRun, escaping: true, into: &line)
+                lines.add(utf8: line)
             }
-            // The account, then each reason, joined by "; " (an item named after its site alone: none).
-            line += " (".utf8
-            start = line.count
-            var first = true
-            if renaming.appendAccount(to: &line) {
-                Messages.escape(&line, from: start)
-                first = false
-            }
-            for reason in renaming.reasons {
-                if !first { line += "; ".utf8 }
-                line += reason.explanation.utf8
-                first = false
-            }
-            if first { line.removeLast(2) } else { line.append(UInt8(ascii: ")")) }
-            lines.add(utf8: line)
         }
         lines.flush()
         for warning in warnings { Messages.warning(warning.description) }

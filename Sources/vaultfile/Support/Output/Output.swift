@@ -103,6 +103,12 @@ enum Messages {
             add(String(decoding: line, as: UTF8.self))
         }
 
+        /// `add(utf8:)` of a line its caller found needs no escape (`mayNeedEscape` false).
+        mutating func add(plainUTF8 line: [UInt8]) {
+            pending.append(contentsOf: line)
+            endLine()
+        }
+
         private mutating func endLine() {
             pending.append(0x0A)
             if pending.count >= 1 << 16 { flush() }
@@ -149,8 +155,22 @@ enum Messages {
 
     /// Whether `bytes` hold a byte that may start something `escaped` escapes (C0, DEL, or the
     /// lead byte of a character from U+0080 on); false for most messages, which then stay as they are.
+    ///
+    /// Eight bytes at a time while no byte is below 0x20, DEL or 0x80 and above (a superset of
+    /// what may start an escape: most text); from the first word that holds one, byte by byte.
     static func mayNeedEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }
+        let raw = UnsafeRawBufferPointer(bytes)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while index + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let below = (word &- ones &* 0x20) & ~word & highs  // a byte below 0x20
+            let del = word ^ (ones &* 0x7F)
+            let isDel = (del &- ones) & ~del & highs  // a byte 0x7F
+            if below | isDel | (word & highs) != 0 { break }
+            index += 8
+        }
+        return bytes[index...].contains { $0 < 0x20 || $0 == 0x7F || $0 >= 0xC2 }
     }
 
     /// The bytes of `text` from `start` (UTF-8) escaped in place as `escaped(_:)` escapes them.
