@@ -37,6 +37,10 @@ public struct ScannedSecret: Sendable {
         for byte in masked { bytes.append(byte ^ Self.mask) }
     }
 
+    /// Whether a scan can run: not in a sanitized build (`make check-sanitizers`), whose shadow
+    /// memory and allocator reserve terabytes of writable mappings that a scan would read for hours.
+    public static let canScan = ProcessInfo.processInfo.environment["VAULTFILE_TEST_SANITIZER"] == nil
+
     /// One scan at a time in the process: a scan reads other memory into its chunk (another test's
     /// input, holding that test's secret), and a scan running beside it would find the copy there.
     private static let scanning = NSLock()
