@@ -70,6 +70,19 @@ import Testing
         #expect(all.contains { $0.hasPrefix("kp/") && $0.hasSuffix("Web/Mail") }, "\(all)")
     }
 
+    @Test func test_import_titleOfOnlyFormatCharactersNeverTakesThePrefixsName() throws {
+        // recheck58 N1: a title that cleaning leaves empty named the entry after the prefix itself,
+        // and --overwrite replaced an unrelated entry of that name.
+        let cli = try CLI.withEntriesSet([("imp", bytes("mine"))]); defer { cli.directory.remove() }
+        try cli.write("c.csv", bytes("name,url,username,password,note\n\u{200B},https://zw.example,u,ATTACKER,\n"))
+        let result = try cli.run(["import", "--format", "chrome-csv", "--prefix", "imp/", "--overwrite", cli.path("c.csv")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try cli.run(["get", "imp"] + cli.unlock()).text == "mine", "the entry named as the prefix is untouched")
+        let all = try names(cli)
+        #expect(all == ["imp", "imp/zw.example"], "\(all)")
+        #expect(try field(cli, "imp/zw.example", "title") == "\u{200B}", "the title is kept")
+    }
+
     @Test(.enabled(if: CLI.hasScript, "script (util-linux) is not installed: skipped"))
     func test_import_withoutAFileOnATerminalStopsAtOnce() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }

@@ -69,7 +69,11 @@ enum ForeignNaming {
     static func cleanedBase(of item: ForeignItem, prefix: [String]) -> Base {
         let given = item.title
         let title: String, derived: Bool
-        if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) {
+        // A title that cleaning leaves empty (only invisible format characters or controls) names
+        // nothing: named as an item without a title is, its title kept in `title` (else the item
+        // would take its folder's or the prefix's own name: recheck58 N1).
+        if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }),
+           !ImportedNameCleaner.entryName(fromParts: [readable(given)]).isEmpty {
             title = readable(given)
             derived = false
         } else {
@@ -86,7 +90,7 @@ enum ForeignNaming {
         if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
         // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
         // A plain title (most) is its own cleaned and NFC form: nothing to compute.
-        let keptTitle = derived || sameUTF8(title, given)
+        let keptTitle = derived && given.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) || !derived && sameUTF8(title, given)
             && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
         if !keptTitle { why.append(.titleKept) }
         return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why)

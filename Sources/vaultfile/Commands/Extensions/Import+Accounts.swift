@@ -29,8 +29,8 @@ struct ImportedAccount: Equatable {
 /// Titles that repeat are numbered by account (`TITLE (n)`), so a later export that adds an
 /// account can give an old account's number to the new one: by name alone, the new account would
 /// be skipped as "already in the vault" and an old one imported a second time (cold58 M3). So an
-/// item is skipped when its account (username and URL) is among the vault's entries of its title,
-/// numbered or not; an item whose name the vault holds for another account is not imported
+/// item is skipped when its account (username and URL; with neither, its value) is among the
+/// vault's entries of its title, numbered or not; an item whose name the vault holds for another account is not imported
 /// either (the vault's entry is kept, as the option says), and a warning names both accounts.
 struct AccountSkips {
     /// Names not imported: their account is in the vault already.
@@ -51,27 +51,27 @@ struct AccountSkips {
         // The vault's entries by title: `Twitter` and `Twitter (2)` under `Twitter`; one pass over its names.
         var titles: [String: [String]] = [:]
         for name in vault.names { titles[Self.title(of: name), default: []].append(name) }
-        var accounts: [String: [ImportedAccount]] = [:]
-        func accountsTitled(_ title: String) -> [ImportedAccount] {
-            if let known = accounts[title] { return known }
-            let found = (titles[title] ?? []).compactMap { vault.entry($0).map(ImportedAccount.init) }
-            accounts[title] = found
-            return found
-        }
         for (name, entry) in entries {
-            let account = ImportedAccount(entry)
-            let inVault = accountsTitled(Self.title(of: name)).contains(account)
+            let inVault = (titles[Self.title(of: name)] ?? []).contains { vault.entry($0).map { Self.same(entry, $0) } ?? false }
             if let existing = vault.entry(name) {
-                let theirs = ImportedAccount(existing)
-                if theirs == account || inVault {
+                if Self.same(entry, existing) || inVault {
                     skipped.append(name)
                 } else {
-                    otherAccount.append((name, account, theirs))
+                    otherAccount.append((name, ImportedAccount(entry), ImportedAccount(existing)))
                 }
-            } else if inVault && account.isKnown {
+            } else if inVault {
                 skipped.append(name)
             }
         }
+    }
+
+    /// Whether `incoming` is the account `existing` holds: the same username and URL; for items
+    /// with neither, which an import numbers by their values, the same value (recheck58 N2: a new
+    /// password-only item skipped as another one).
+    static func same(_ incoming: Entry, _ existing: Entry) -> Bool {
+        let account = ImportedAccount(incoming)
+        guard account == ImportedAccount(existing) else { return false }
+        return account.isKnown || incoming.value == existing.value
     }
 
     /// `name` without a number an import gave it: `Twitter` of `Twitter (3)`.
