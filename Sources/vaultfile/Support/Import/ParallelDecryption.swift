@@ -186,9 +186,7 @@ enum ParallelDecryption {
     private static func reap(_ pid: pid_t, grace: Double = 2) {
         var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
         for _ in 0..<Int(grace * 100) {
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result < 0 && errno != EINTR) { return }
+            if Subprocess.endedStatus(pid) != nil { return }  // reaped, or no such child
             nanosleep(&pause, nil)
         }
         kill(pid, SIGKILL)
