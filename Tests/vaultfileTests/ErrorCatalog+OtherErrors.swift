@@ -62,7 +62,7 @@ enum CLIErrorKind: CaseIterable {
     case noPasswordSource, noForeignPasswordSource, passwordSourceFailed, emptyPassword, passwordsDiffer, passwordCommandFailed, inputFailed
     case inputTooLarge, io, outputFailed, invalidArgument, cannotRun, refused, agentFailed
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied, pluginObserved
-    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
+    case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, fieldLabelShared, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, importUnreadable, kdfOverOpenCaps
     case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, sopsDataKeyNotOpened, nothingOpens, nothingOpensNoTerminal
     case storeEncryptionFailed
@@ -104,6 +104,7 @@ enum CLIErrorKind: CaseIterable {
         case .unknownVerb: self = .unknownVerb
         case .standardInputTaken: self = .standardInputTaken
         case .regexWorkLimit: self = .regexWorkLimit
+        case .fieldLabelShared: self = .fieldLabelShared
         case .folderNotEntry: self = .folderNotEntry
         case .noEntryOrFolder: self = .noEntryOrFolder
         case .nothingUnder: self = .nothingUnder
@@ -206,6 +207,9 @@ enum CLIErrorKind: CaseIterable {
         case .regexWorkLimit:
             return ErrorCaseRow(CLIError.regexWorkLimit(pattern: "'shown-pattern'", initialSteps: 1_000_000, stepsPerCharacter: 1_000), status: 6,
                                 hint: true, shows: ["limit exceeded", "'shown-pattern'", "1000 steps per character", "1000000"])
+        case .fieldLabelShared:
+            return ErrorCaseRow(CLIError.fieldLabelShared(entry: "shown/entry", label: "Shown Label", fields: ["Shown_Label_2", "Shown_Label_3"]),
+                                status: 1, hint: true, shows: ["'shown/entry' has no field 'Shown Label'", "Shown_Label_2, Shown_Label_3"])
         case .folderNotEntry:
             return ErrorCaseRow(CLIError.folderNotEntry(name: "shown/folder", count: 3), status: 1, hint: true,
                                 shows: ["'shown/folder' is a folder of 3 entries, not an entry"])

@@ -117,7 +117,13 @@ extension BitwardenJSON {
             }
             result.wipe()
             (result, folderIDs) = (ForeignImport(format: InterchangeFormat.bitwardenJSON.rawValue), [])
-            export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
+            do throws(VaultError) {
+                export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
+            } catch {
+                // A type of 1e308 is valid JSON that no Int holds: said as such, with its place (att58 F9).
+                guard case .malformedInput = error, let problem = BitwardenJSONReader.itemTypeProblem(bytes) else { throw error }
+                throw .malformedInput("not a Bitwarden JSON export: \(problem)")
+            }
         }
         do throws(VaultError) {
             guard export.encrypted != true else {

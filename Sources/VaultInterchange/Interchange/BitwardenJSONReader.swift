@@ -23,6 +23,11 @@ struct BitwardenJSONReader: JSONWalker {
     var keys: [Range<Int>] = []
     /// The unknown keys of the item being read (`BitwardenJSON.Item.unknownKeys`), as `login.KEY`…
     var unknown: [String] = []
+    /// How many items were begun.
+    private var itemsBegun = 0
+    /// The first item whose `type` is a number no `Int` is (`1e308`, `1.5`, 30 digits), and where
+    /// that number starts: what the decoder refuses too, said here as what it is (att58 F9).
+    private(set) var badType: (item: Int, position: Int)?
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -82,13 +87,19 @@ struct BitwardenJSONReader: JSONWalker {
     }
 
     private mutating func readItem() -> BitwardenJSON.Item? {
+        let index = itemsBegun
+        itemsBegun += 1
         var item = BitwardenJSON.Item(type: 0, name: nil, folderId: nil, notes: nil, login: nil, card: nil, identity: nil,
                                       fields: nil, revisionDate: nil, creationDate: nil)
         var type: Int?
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "type":
-                guard let number = reader.readInteger(), let fits = Int(exactly: number) else { return false }
+                let start = reader.position
+                guard let number = reader.readInteger(), let fits = Int(exactly: number) else {
+                    reader.noteBadType(item: index, at: start)
+                    return false
+                }
                 type = fits
                 return true
             case "name": return reader.readNullable { $0.readString() }.map { item.name = $0 } != nil
@@ -234,6 +245,30 @@ struct BitwardenJSONReader: JSONWalker {
             return true
         }
         return complete ? map : nil
+    }
+
+    /// Notes the item `item`'s `type` at `start` when it is a JSON number that no `Int` is (which
+    /// `JSONDecoder` refuses as well); a number that is one (`1.0`, `1e2`) is left to the decoder.
+    private mutating func noteBadType(item: Int, at start: Int) {
+        guard badType == nil else { return }
+        var end = start
+        while end < bytes.count, end - start < 400, bytes[end] == UInt8(ascii: "-") || bytes[end] == UInt8(ascii: "+")
+            || bytes[end] == UInt8(ascii: ".") || bytes[end] | 0x20 == UInt8(ascii: "e") || (0x30...0x39).contains(bytes[end]) { end += 1 }
+        guard end > start, let number = Double(String(decoding: bytes[start..<end], as: UTF8.self)),
+              Int(exactly: number) == nil else { return }
+        badType = (item, start)
+    }
+
+    /// What is wrong with an item's `type` in `bytes`, when one is a number no integer is
+    /// (`items[3].type (line 12): expected an item type (a small integer)`): the message of the
+    /// import that the decoder would give as "not valid JSON"; nil when every type is one.
+    static func itemTypeProblem(_ bytes: [UInt8]) -> String? {
+        var reader = BitwardenJSONReader(bytes)
+        _ = reader.readExport(each: { _ in })
+        guard let (item, position) = reader.badType else { return nil }
+        let line = 1 + bytes[..<position].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        return "items[\(item)].type: expected an item type (a small integer: 1 login, 2 secure note, 3 card, 4 identity, 5 SSH key), "
+            + "found a number that is none (line \(line))"
     }
 
     // MARK: Structure

@@ -19,23 +19,31 @@ public enum ImportedLabels {
     /// stored name only: docs/INTERCHANGE.md, "Fields".)
     public static func resolve(_ field: String, of name: String, in vault: Vault) -> String {
         if (try? vault.withValue(of: name, part: .field(field)) { _ in true }) == true { return field }
-        guard !field.allSatisfy(\.isWhitespace) else { return field }
-        guard var kept = try? vault.value(of: name, part: .field(fieldName)) else { return field }
+        let found = fields(labelled: field, of: name, in: vault)
+        // Two fields kept under one label: neither is the one asked for.
+        return found.count == 1 ? found[0] : field
+    }
+
+    /// The fields of `name` whose kept label is `label` (compared in NFC), in the order of
+    /// `labels`, each once: the lines `resolve(_:of:in:)` counts. More than one when an import
+    /// kept two fields under one label (`API Key` twice: `API_Key_2`, `API_Key_3`), which a
+    /// message names so that each can be asked for by its name.
+    public static func fields(labelled label: String, of name: String, in vault: Vault) -> [String] {
+        guard !label.allSatisfy(\.isWhitespace) else { return [] }
+        guard var kept = try? vault.value(of: name, part: .field(fieldName)) else { return [] }
         defer { for index in kept.indices { kept[index] = 0 } }
-        let wanted = EntryName.normalized(field)
-        var found: String?
+        let wanted = EntryName.normalized(label)
+        var found: [String] = []
         for line in kept.split(separator: 0x0A) {
             guard let tab = line.firstIndex(of: 0x09) else { continue }
             let stored = String(decoding: line[line.startIndex..<tab], as: UTF8.self)
-            let label = String(decoding: line[(tab + 1)...], as: UTF8.self)
-            guard ForeignBuilder.reservedNames[stored] == nil, !label.allSatisfy(\.isWhitespace),
-                  sameUTF8(EntryName.normalized(label), wanted),
+            let text = String(decoding: line[(tab + 1)...], as: UTF8.self)
+            guard ForeignBuilder.reservedNames[stored] == nil, !text.allSatisfy(\.isWhitespace),
+                  sameUTF8(EntryName.normalized(text), wanted), !found.contains(stored),
                   (try? vault.withValue(of: name, part: .field(stored)) { _ in true }) == true else { continue }
-            // Two fields kept under one label: neither is the one asked for.
-            if let found, found != stored { return field }
-            found = stored
+            found.append(stored)
         }
-        return found ?? field
+        return found
     }
 
     /// `label` as a line of `labels` can hold it: each control character (a newline or tab would

@@ -54,7 +54,7 @@ extension VaultfileCommand {
         /// Writes what the command line asks for: the value or a field, as JSON, or to the clipboard.
         private func write(from vault: Vault) throws {
             // A field an import stored under another name (`Пин` as `xn--r0a4cp`) by its label too.
-            let field = self.field.map { ImportedLabels.resolve($0, of: name, in: vault) }
+            let field = try self.field.map { try ImportedLabels.field($0, of: name, in: vault) }
             if json {
                 var out = try EntryJSON.get(vault, name: name, part: EntryPart(field: field))
                 defer { out.wipe() }
@@ -128,7 +128,7 @@ extension VaultfileCommand {
         /// The bytes are handed over where they lie in the decrypted vault: a copy would be a second
         /// plaintext to wipe, and for a large value a second buffer of its size.
         static func apply(to vault: Vault, name: String, part: EntryPart, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-            try vault.withValue(of: name, part: part.fieldName.map { .field(ImportedLabels.resolve($0, of: name, in: vault)) } ?? part, body)
+            try vault.withValue(of: name, part: part.fieldName.map { .field(try ImportedLabels.field($0, of: name, in: vault)) } ?? part, body)
         }
     }
 }

@@ -186,18 +186,18 @@ extension VaultfileCommand {
             case .format(let given):
                 chosen = given
                 // A file the sniffer recognises as another format (a KDBX database, a Chrome CSV
-                // given as dashlane-csv) is refused before a lenient reader imports it wrongly;
-                // a dotenv guess (any KEY=value lines) is too weak to refuse on, but for a KDBX
-                // database, whose first bytes are KeePass 2's signature, which such lines lack:
-                // refused before a KeePass password is asked for nothing (att58 F5).
+                // given as dashlane-csv, KEY=value lines given as sops) is refused before its
+                // reader runs: before a lenient reader imports it wrongly, or a password is asked
+                // for nothing (att58 F5). Only encrypted values in KEY=value lines (sops's own
+                // dotenv form, an ansible-vault value) are left to the reader that decrypts them.
                 if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue,
-                   sniffed.format != "dotenv" || given == .kdbx {
+                   sniffed.format != "dotenv" || !FormatSniffer.mayBeEncryptedLines(bytes, format: given.rawValue) {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
             case .directory(let name):
                 // A file of a format import reads (a KDBX database given as a pass store) is said
                 // as such, with the command that imports it.
-                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != "dotenv" { throw mismatch(sniffed, source: source, given: name) }
+                if let sniffed = FormatSniffer.sniff(bytes) { throw mismatch(sniffed, source: source, given: name) }
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:
                 chosen = try detected(bytes, source: source)
@@ -219,6 +219,9 @@ extension VaultfileCommand {
             // Sniffed before the read: once another manager's export is read into items, the read
             // takes `bytes` (wiped and freed before the entries are built, issue 44's memory rule).
             let sniffedBeforeRead = FormatSniffer.sniff(bytes)
+            let otherCSVs: [InterchangeFormat] = [.csv, .keepassxcCSV, .bitwardenCSV, .onePasswordCSV, .lastPassCSV, .chromeCSV, .firefoxCSV]
+            let rowOfValues = otherCSVs.contains(chosen) && sniffedBeforeRead == nil
+                && FormatSniffer.startsWithRowOfValues(bytes)
             let read = Result { () throws(VaultError) -> ImportedEntries in
                 if let windows { return try Interchange.read(windows: windows, format: chosen, options: options) }
                 return try Interchange.read(taking: &bytes, format: chosen, options: options)
@@ -233,7 +236,7 @@ extension VaultfileCommand {
                 let hint = why.contains("is not UTF-8")
                     ? "convert it to UTF-8 first: 'iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))' "
                         + "(WINDOWS-1252 is what most Windows programs write), then import that file and delete both"
-                    : nil
+                    : rowOfValues ? headerlessHint : nil
                 throw CLIError.importUnreadable(source: source, format: chosen.rawValue, why: why, hint: hint)
             }
         }
@@ -255,7 +258,14 @@ extension VaultfileCommand {
         /// The format of `bytes` (`--format auto`), when the content tells it.
         private func detected(_ bytes: [UInt8], source: String) throws -> InterchangeFormat {
             guard let sniffed = FormatSniffer.sniff(bytes) else {
-                throw CLIError.importFormatUnknown(source: source, why: "it matches none of the formats import reads")
+                // A CSV whose first line is values: perhaps Dashlane's headerless form, which auto
+                // does not guess (nothing in the file says it), but the refusal names (cold58 L3).
+                guard FormatSniffer.startsWithRowOfValues(bytes) else {
+                    throw CLIError.importFormatUnknown(source: source, why: "it matches none of the formats import reads")
+                }
+                throw CLIError.importFormatUnknown(source: source, why: "it matches none of the formats import reads "
+                                                       + "(its first line is no header line any tool writes: a row of values?)",
+                                                   hint: headerlessHint)
             }
             guard let name = sniffed.format else {
                 // What the file is and what to do with it (convert a KeePass 1 database, decrypt an
@@ -267,6 +277,12 @@ extension VaultfileCommand {
                 throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which this build does not import")
             }
             return format
+        }
+
+        /// The hint for a CSV without a header line any tool writes: Dashlane's older credentials export.
+        private var headerlessHint: String {
+            "if it is Dashlane's older credentials export (no header line; rows of title, url, login, password, note), "
+                + "import it with: vaultfile import --format dashlane-csv" + (file.map { " \(shellWord($0))" } ?? " < FILE")
         }
 
         /// The error for input that looks like `sniffed` but was given as `given`.

@@ -63,18 +63,24 @@ struct FieldSet {
     /// Puts the source's custom fields: first each whose label is already a field name of no
     /// reserved meaning (it keeps that name), then the others cleaned and numbered around them, so
     /// that `a_b` stays `a_b` beside `a b` (`a_b_2`) in either order: a field is reached by the name
-    /// it had in the source whenever that name was one.
-    mutating func putCustomFields(_ list: [ForeignField], entry: String, tally: inout FieldRenamingTally) {
+    /// it had in the source whenever that name was one. A field the reader named (`names`: by
+    /// position, `ForeignItem.fieldNames`) is put under that name, numbered when taken, its
+    /// label kept in `labels`.
+    mutating func putCustomFields(_ list: [ForeignField], names: [Int: String] = [:], entry: String, tally: inout FieldRenamingTally) {
         var renamed: [Int] = []
         for (index, field) in list.enumerated() {
-            guard sameUTF8(ImportedNameCleaner.fieldName(fromLabel: field.label), field.label),
+            guard names.isEmpty || names[index] == nil,
+                  sameUTF8(ImportedNameCleaner.fieldName(fromLabel: field.label), field.label),
                   ForeignBuilder.reservedMeaning(of: field.label) == nil else {
                 renamed.append(index)
                 continue
             }
             putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true, cleaned: field.label)
         }
-        for index in renamed { putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: true) }
+        for index in renamed {
+            // A name the reader chose is one of the builder's own (`username`): taken, so numbered, never reserved-renamed.
+            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: names[index])
+        }
     }
 
     /// Puts a field under its label made a field name, numbered when taken; each change tallied.

@@ -242,7 +242,7 @@ enum ForeignBuilder {
         fields.putURLLabels(item.urlLabels)
         // The reader's facts (`tags`, `favorite`…) before the custom fields, whose names give way to them.
         for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
-        fields.putCustomFields(item.fields, entry: name, tally: &outcome.fieldRenamings)
+        fields.putCustomFields(item.fields, names: item.fieldNames, entry: name, tally: &outcome.fieldRenamings)
         for attachment in item.attachments {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.

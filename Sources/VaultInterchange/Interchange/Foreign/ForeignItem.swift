@@ -18,6 +18,10 @@ public struct ForeignItem: Sendable {
     /// The source's own names of further URLs (position in `urls` → name) where it names them
     /// otherwise than exports do (KeePass's `KP2A_URL_1` as the only further URL): kept in `labels`.
     public var urlLabels: [Int: String] = [:]
+    /// The field name (before numbering) of custom fields, by their position in `fields`, where
+    /// the reader stores one under another name than its label: pass's second `login:` line is a
+    /// second username (`username_2`), its label `login` kept in `labels` (recheck58 N5).
+    public var fieldNames: [Int: String] = [:]
     /// Free text the source keeps with the item.
     public var notes: String?
     /// A TOTP as the source holds it: an otpauth:// URI, a bare Base32 secret, or steam://SECRET.

@@ -60,6 +60,50 @@ public enum FormatSniffer {
         }
     }
 
+    /// Whether `bytes`, recognised as KEY=value lines, may still be `format`'s input: encrypted
+    /// values in such lines (sops's dotenv form, `ENC[AES256_GCM,…]`; an ansible-vault value,
+    /// `$ANSIBLE_VAULT;…`), which that reader, not a refusal, says more of. False for every other
+    /// format: KEY=value lines are no KeePass database, CSV export, JSON or 1PUX (att58 F5).
+    public static func mayBeEncryptedLines(_ bytes: [UInt8], format: String) -> Bool {
+        bytes.withUnsafeBufferPointer { all in
+            let head = UnsafeBufferPointer(rebasing: all.prefix(window))
+            switch format {
+            case "sops": return contains("ENC[AES256_GCM,", in: head)
+            case "ansible-vault": return contains("$ANSIBLE_VAULT;", in: head)
+            default: return false
+            }
+        }
+    }
+
+    /// Whether the first line of `bytes` may be a row of values rather than a header a tool
+    /// writes: two or more comma-separated cells, one of them (not empty) no column any tool
+    /// names (`knownColumns`; a row's `note` or `title` may be one).
+    /// Such a file is perhaps Dashlane's older credentials export, which has no header line
+    /// (`title, url, login, password, note`): a hint to name, never a guess (`--format auto`
+    /// chooses only what the content says). Read in place: the row holds a password.
+    public static func startsWithRowOfValues(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { all in
+            var head = UnsafeBufferPointer(rebasing: all.prefix(window))
+            if starts(head, with: "\u{FEFF}") { head = UnsafeBufferPointer(rebasing: head.dropFirst(3)) }
+            var first = 0
+            while first < head.count, head[first] == 0x20 || head[first] == 0x09 || head[first] == 0x0A || head[first] == 0x0D { first += 1 }
+            let text = UnsafeBufferPointer(rebasing: head[first...])
+            guard text.first != UInt8(ascii: "{"), text.first != UInt8(ascii: "<") else { return false }
+            var end = 0
+            while end < text.count, text[end] != 0x0A, text[end] != 0x0D { end += 1 }
+            let line = UnsafeBufferPointer(rebasing: text[..<end])
+            guard line.contains(UInt8(ascii: ",")) else { return false }
+            var start = 0
+            for index in 0...line.count where index == line.count || line[index] == UInt8(ascii: ",") {
+                let cell = UnsafeBufferPointer(rebasing: line[start..<index])
+                start = index + 1
+                guard cell.contains(where: { $0 != UInt8(ascii: "\"") && $0 != 0x20 && $0 != 0x0D }) else { continue }
+                if !knownColumns.contains(where: { isColumn(cell, $0) }) { return true }
+            }
+            return false
+        }
+    }
+
     /// What `bytes` are when their first bytes say it (a KDBX database, a vault, an age file, a
     /// 1PUX ZIP): the check an import with `--format` makes before parsing, which reads no more
     /// than those bytes (the import's speed stays the parser's).

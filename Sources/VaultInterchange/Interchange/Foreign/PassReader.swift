@@ -76,8 +76,14 @@ public enum PassReader {
                 let lower = key.lowercased()
                 if usernameKeys.contains(lower) {
                     // A second login, user or username line is a second username: kept beside the
-                    // first as `username_2`, which the builder numbers and reports (cold58 L5).
-                    if item.username == nil { item.username = value } else { item.fields.append(ForeignField(label: "username", value: Array(value.utf8), protected: false)) }
+                    // first as `username_2`, which the builder numbers and reports (cold58 L5), its
+                    // key as written (`login`) its label (recheck58 N5).
+                    if item.username == nil {
+                        item.username = value
+                    } else {
+                        item.fieldNames[item.fields.count] = "username"
+                        item.fields.append(ForeignField(label: key, value: Array(value.utf8), protected: false))
+                    }
                 } else if lower == "url" {
                     item.urls.append(value)
                 } else if notesKeys.contains(lower) {

@@ -4,7 +4,7 @@ import VaultModel
 // MARK: - --skip-existing by account, for other managers' exports
 
 /// An account as an import tells one from another: its username and URL fields.
-struct ImportedAccount: Equatable {
+struct ImportedAccount {
     let username: [UInt8]?
     let url: [UInt8]?
 
@@ -15,6 +15,34 @@ struct ImportedAccount: Equatable {
 
     /// Whether it has anything to be told by.
     var isKnown: Bool { username != nil || url != nil }
+
+    /// Whether `other` is the same account (recheck58 N3): the usernames equal once case-folded
+    /// (`AMY` is `amy`), the URLs' hosts equal (`https://www.f.example/login` is `f.example`:
+    /// the scheme, a user part, a leading `www.`, the path, query and fragment aside, the host in
+    /// lower case; a port kept). A username or URL one has and the other lacks differs.
+    func isSame(as other: ImportedAccount) -> Bool {
+        Self.folded(username) == Self.folded(other.username) && Self.host(url) == Self.host(other.url)
+    }
+
+    /// `username` case-folded, for a comparison only.
+    static func folded(_ username: [UInt8]?) -> String? {
+        username.map { String(decoding: $0, as: UTF8.self).lowercased() }
+    }
+
+    /// The host (and port) of `url`, lower case, without a leading `www.`; the whole text in
+    /// lower case when it names no host (an `android://…` app, a bare word).
+    static func host(_ url: [UInt8]?) -> String? {
+        guard let url else { return nil }
+        let text = String(decoding: url, as: UTF8.self).lowercased()
+        var rest = Substring(text)
+        while let first = rest.first, first == " " || first == "\t" { rest.removeFirst() }
+        while let last = rest.last, last == " " || last == "\t" { rest.removeLast() }
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("www.") { rest = rest.dropFirst(4) }
+        return rest.isEmpty ? text : String(rest)
+    }
 
     /// "user NAME, URL", for a message (escaped there).
     var shown: String {
@@ -65,12 +93,13 @@ struct AccountSkips {
         }
     }
 
-    /// Whether `incoming` is the account `existing` holds: the same username and URL; for items
+    /// Whether `incoming` is the account `existing` holds: the same username and URL host
+    /// (`ImportedAccount.isSame(as:)`); for items
     /// with neither, which an import numbers by their values, the same value (recheck58 N2: a new
     /// password-only item skipped as another one).
     static func same(_ incoming: Entry, _ existing: Entry) -> Bool {
         let account = ImportedAccount(incoming)
-        guard account == ImportedAccount(existing) else { return false }
+        guard account.isSame(as: ImportedAccount(existing)) else { return false }
         return account.isKnown || incoming.value == existing.value
     }
 

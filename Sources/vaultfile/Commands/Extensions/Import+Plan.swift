@@ -12,6 +12,9 @@ struct ImportPlan {
     var replaced: [String]
     /// The names left out because the vault has them (`--skip-existing`).
     var skipped: [String]
+    /// The names of another manager's items left out because the vault's entry of that name holds
+    /// another account (`--skip-existing`, `AccountSkips`): not imported, each named in a warning.
+    var notImported: [String] = []
     /// Warnings found against the vault (history it does not keep, or keeps only within its limits).
     var warnings: [ImportWarning]
     /// For each name whose imported history passes the vault's limits, how many versions go.
@@ -42,7 +45,7 @@ extension VaultfileCommand.Import {
         // of ASCII names needs none (the entries may be records, ImportRecords.swift).
         var names = vault.count == 0 && !entries.hasNonASCIIName ? [] : entries.names
         var existing = vault.count == 0 ? [] : names.filter { vault.contains($0) }
-        var skipped: [String] = []
+        var skipped: [String] = [], notImported: [String] = []
         var warnings: [ImportWarning] = []
         if skipExisting && vault.count > 0 && entries.fromForeign {
             // Another manager's titles are numbered by account: skipped by account, not by name.
@@ -53,6 +56,7 @@ extension VaultfileCommand.Import {
                 names = entries.names
             }
             skipped = skips.skipped
+            notImported = skips.otherAccount.map(\.name)
             warnings += skips.warnings
             existing = []
         } else if !existing.isEmpty && skipExisting {
@@ -95,7 +99,7 @@ extension VaultfileCommand.Import {
                 warnings.append(.historyTrimmed(versions: historyLost.values.reduce(0, +), names: lostNames, policy: policy))
             }
         }
-        return ImportPlan(entries: entries, replaced: existing, skipped: skipped, warnings: warnings, historyLost: historyLost)
+        return ImportPlan(entries: entries, replaced: existing, skipped: skipped, notImported: notImported, warnings: warnings, historyLost: historyLost)
     }
 
     /// The line that says `renaming` (replacing `line`'s bytes). Names come from the file: with
@@ -179,7 +183,9 @@ extension VaultfileCommand.Import {
         // `info` keeps newlines (a message of several lines): a newline in the file's name is
         // escaped here, so that the name cannot forge a line of its own (att58 F6).
         let source = Messages.escaped(read ?? "stdin")
-        let skipped = plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped"
+        // Items held back for another account are counted as the skipped ones are (recheck58 N3).
+        let skipped = (plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped")
+            + (plan.notImported.isEmpty ? "" : ", \(plan.notImported.count) not imported")
         if dryRun {
             if !json { try printPlanLines(plan) }
             Messages.info("would import \(ChangeReport.entries(entries.count)) from \(source) (\(plan.added) new, \(plan.replacedCount) replaced\(skipped)); nothing was changed (--dry-run)")
@@ -194,6 +200,7 @@ extension VaultfileCommand.Import {
             ("added", .int(Int64(plan.added))),
             ("replaced", .int(Int64(plan.replacedCount))),
             ("skipped", .int(Int64(plan.skipped.count))),
+            ("not_imported", .int(Int64(plan.notImported.count))),
             ("dry_run", .bool(dryRun)),
             ("renamed", .array(entries.renamings.map { renaming in
                 .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
@@ -209,6 +216,7 @@ extension VaultfileCommand.Import {
                 .object([("name", .string(name)), ("action", .string(replaced.contains(Array(name.utf8)) ? "replace" : "add"))])
             })))
             members.append(("skipped_names", .array(plan.skipped.map(JSON.string))))
+            members.append(("not_imported_names", .array(plan.notImported.map(JSON.string))))
             members.append(("history", .array((entries.history ?? []).map {
                 .object([("name", .string($0.name)), ("versions", .int(Int64($0.versions.count))), ("dropped", .int(Int64(plan.historyLost[$0.name] ?? 0)))])
             })))
@@ -216,7 +224,7 @@ extension VaultfileCommand.Import {
         try StandardOutput.line(JSON.object(members).text)
     }
 
-    /// `--dry-run`'s lines: `add NAME`, `replace NAME`, `skip NAME`, `history NAME (N versions)`
+    /// `--dry-run`'s lines: `add NAME`, `replace NAME`, `skip NAME` (with why), `history NAME (N versions)`
     /// (and how many of them pass the vault's history limits).
     private func printPlanLines(_ plan: ImportPlan) throws {
         let replaced = Set(plan.replaced.map { Array($0.utf8) })
@@ -225,6 +233,9 @@ extension VaultfileCommand.Import {
             try StandardOutput.line("\(action) \(EntryName.escapingFormatCharacters(name))")
         }
         for name in plan.skipped { try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(name)) (already in the vault)") }
+        for name in plan.notImported {
+            try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(name)) (the vault's entry of that name holds another account: not imported)")
+        }
         for (name, versions) in plan.entries.history ?? [] {
             let dropped = plan.historyLost[name].map { ", \($0) past the vault's history limits not kept" } ?? ""
             try StandardOutput.line("history \(EntryName.escapingFormatCharacters(name)) (\(versions.count == 1 ? "1 earlier version" : "\(versions.count) earlier versions") merged\(dropped))")

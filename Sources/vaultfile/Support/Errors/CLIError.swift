@@ -105,6 +105,9 @@ enum CLIError: CategorizedError {
     case agentCannotSign(path: String, reason: AgentSignRefusal)
     /// A write through the agent: the vault's confirm command refused the signature. Nothing was written.
     case agentSignDenied(path: String)
+    /// `get`/`share --field label`: the entry has no field `label`, and an import kept that label
+    /// for several fields (`fields`, the names they are stored under), so it names none of them.
+    case fieldLabelShared(entry: String, label: String, fields: [String])
     /// `name` names no entry, but `count` entries lie under the folder `name/` (get, show).
     case folderNotEntry(name: String, count: Int)
     /// `name` names neither an entry nor a folder with entries under it (ls).
@@ -202,6 +205,9 @@ enum CLIError: CategorizedError {
         case .agentCannotSign(let path, let reason): return "cannot write \(path) through the agent: \(reason); nothing was written"
         case .agentSignDenied(let path):
             return "the confirm command of \(path) refused to let the agent sign this write; nothing was written"
+        case .fieldLabelShared(let entry, let label, let fields):
+            return "the entry '\(entry)' has no field '\(label)', and the label '\(label)' an import kept names \(fields.count) of its fields: "
+                + fields.joined(separator: ", ")
         case .folderNotEntry(let name, let count):
             return "'\(name)' is a folder of \(count == 1 ? "1 entry" : "\(count) entries"), not an entry"
         case .noEntryOrFolder(let name):
@@ -238,7 +244,7 @@ enum CLIError: CategorizedError {
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
         case .sopsDataKeyNotOpened: return .wrongPassword
         case .sourceDecryptionTotalOverLimit: return .overLimit
-        case .noMatch, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing, .referenceNotFound: return .notFound
+        case .noMatch, .fieldLabelShared, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing, .referenceNotFound: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument
         }
     }

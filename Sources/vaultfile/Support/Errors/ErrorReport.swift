@@ -295,6 +295,9 @@ struct ErrorReport: Equatable {
         case .unknownVerb(_, let suggestions):
             guard !suggestions.isEmpty else { return "'vaultfile --help' lists the verbs" }
             return "did you mean " + suggestions.map { "'\($0)'" }.joined(separator: " or ") + "?"
+        case .fieldLabelShared(let entry, _, let fields):
+            return "ask for each by the name it is stored under (" + fields.map { "--field \(shellWord($0))" }.joined(separator: ", ")
+                + "): 'vaultfile get \(shellWord(entry)) --field \(shellWord(fields[0]))'"
         case .folderNotEntry(let name, _):
             return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultModel
 
 // MARK: - Standard streams
 
@@ -130,11 +131,13 @@ enum Messages {
 
     // MARK: Escaping
 
-    /// `text` with everything a terminal would act on, instead of showing, written as an escape:
-    /// C0 controls (newline and tab included: a message is one line) and DEL as `\xHH`, C1 controls
-    /// (U+0080–U+009F) and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
-    /// U+2066–U+2069) as `\u{HHHH}`. Messages quote entry names, dotenv keys, template references and
-    /// file names, any of which may come from a file someone else wrote.
+    /// `text` with everything a terminal would act on, or not show, written as an escape: C0
+    /// controls (newline and tab included: a message is one line) and DEL as `\xHH`, C1 controls
+    /// (U+0080–U+009F) and every character new names refuse (`EntryName.isFormatCharacter`: the
+    /// bidi embeddings, overrides, isolates and marks, zero-width spaces and joiners, the BOM, the
+    /// soft hyphen, the line and paragraph separators…) as `\u{HHHH}`. Messages quote entry names,
+    /// dotenv keys, template references, file names and other managers' titles, any of which may
+    /// come from a file someone else wrote: a title renamed for a U+200B shows it (recheck58 N4).
     static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
         // Most messages hold no byte that may start an escape: found on the bytes in place.
         var bytes = text
@@ -182,8 +185,8 @@ enum Messages {
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        default: return EntryName.isFormatCharacter(scalar)
         }
     }
 

@@ -122,11 +122,9 @@ enum ForeignCSV {
     static func require(_ required: [String], in header: ForeignCSVHeader, format: String) throws(VaultError) {
         let missing = required.filter { header.index($0) == nil }
         guard missing.isEmpty else {
-            // A cell that is no column any manager names (a row of values?): perhaps Dashlane's older export.
-            let headerless = header.names.contains { !FormatSniffer.knownColumns.contains($0.lowercased().trimmed) }
-            throw .malformedInput("line 1: not a \(format) export (no \(missing.joined(separator: ", ")) column\(missing.count == 1 ? "" : "s") in the header)"
-                                  + (headerless ? "; if the file has no header line (Dashlane's older credentials export: title, url, login, "
-                                         + "password, note), import it with --format dashlane-csv" : ""))
+            // A first line of values (perhaps Dashlane's older export, without a header) is named
+            // by import's hint (`FormatSniffer.startsWithRowOfValues`).
+            throw .malformedInput("line 1: not a \(format) export (no \(missing.joined(separator: ", ")) column\(missing.count == 1 ? "" : "s") in the header)")
         }
     }
 
