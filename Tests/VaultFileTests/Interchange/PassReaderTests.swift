@@ -55,8 +55,10 @@ import Testing
         let read = try item("pw\nurl: https://one.example\nurl: https://two.example\nusername: a\nusername: b\nLogin: c\notpauth://totp/a?secret=AAAA\notpauth://totp/b?secret=BBBB")
         #expect(read.urls == ["https://one.example", "https://two.example"])
         #expect(read.username == "a")
-        // A second username under another of its keys is a second username too: numbered and reported by the builder.
-        #expect(read.fields.map(\.label) == ["username", "username", "otpauth"])
+        // A second username under another of its keys is a second username too: numbered and reported by
+        // the builder, stored beside `username` (`fieldNames`), its key as written its label (recheck58 N5).
+        #expect(read.fields.map(\.label) == ["username", "Login", "otpauth"])
+        #expect(read.fieldNames == [0: "username", 1: "username"])
         #expect(read.fields.prefix(2).map { String(decoding: $0.value, as: UTF8.self) } == ["b", "c"])
         #expect(read.totp == "otpauth://totp/a?secret=AAAA")
     }
