@@ -100,6 +100,17 @@ import Testing
         }
     }
 
+    @Test func test_import_ansibleVaultOfAFileWithoutAVaultValueAsksNoPassword() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        // Plain YAML no format claims: before, a password was asked for (no terminal: "no password for").
+        try cli.write("plain.yaml", bytes("a: 1\nb: two\n"))
+        let result = try cli.run(["import", "--format", "ansible-vault", cli.path("plain.yaml")] + cli.unlock())
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot read \(cli.path("plain.yaml")) as ansible-vault: it holds no ansible-vault value"), "\(result.stderr)")
+        #expect(!result.stderr.contains("no password for"), "\(result.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
+
     @Test func test_import_encryptedValuesInKeyValueLinesStillReachTheirReader() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         // sops's own dotenv form: KEY=ENC[…] lines. Not refused as dotenv: the sops reader says
@@ -108,6 +119,24 @@ import Testing
         let result = try cli.run(["import", "--format", "sops", cli.path("s.env")] + cli.unlock())
         #expect(result.status != 0 && !result.stderr.contains("it looks like a dotenv file"), "\(result.stderr)")
         #expect(try names(cli).isEmpty)
+    }
+
+    @Test func test_import_kdbxOfAFileWithoutItsSignatureIsRefusedBeforeAnyPassword() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        // Text the sniffer does not recognise: before, a password was asked (or read), then exit 4, "damaged".
+        try cli.write("t.txt", bytes("hello there\nsome words\n"))
+        try cli.write("wp", bytes("wrong\n"))
+        for extra in [[], ["--kdbx-password-file", cli.path("wp")]] {
+            let result = try cli.run(["import", "--format", "kdbx", cli.path("t.txt")] + extra + cli.unlock())
+            #expect(result.status == 2, "\(extra): \(result.stderr)")
+            #expect(result.stderr.contains("\(cli.path("t.txt")) is not kdbx input: it does not start with KeePass 2's signature"), "\(result.stderr)")
+            #expect(!result.stderr.contains("damaged") && !result.stderr.contains("no password for"), "\(result.stderr)")
+        }
+        // A database cut short still has it: damage, status 4, as before.
+        let whole = Array(try Data(contentsOf: ProjectPaths.fixtures.appendingPathComponent("kdbx/kdbx4-aeskdf-chacha20.kdbx")))
+        try cli.write("cut.kdbx", Array(whole.prefix(40)))
+        let cut = try cli.run(["import", "--format", "kdbx", cli.path("cut.kdbx"), "--kdbx-password-file", cli.path("wp")] + cli.unlock())
+        #expect(cut.status == 4 && cut.stderr.contains("damaged"), "\(cut.stderr)")
     }
 
     // MARK: - A Bitwarden item type that is no integer (att58 F9)

@@ -194,6 +194,13 @@ extension VaultfileCommand {
                    sniffed.format != "dotenv" || !FormatSniffer.mayBeEncryptedLines(bytes, format: given.rawValue) {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
+                // Nor is a password asked for a file without KeePass 2's signature, which no
+                // reading of it could open (status 4, "damaged", is for a database that has it).
+                if given == .kdbx, !FormatSniffer.hasKDBXSignature(bytes) {
+                    throw CLIError.refused("\(source) is not kdbx input: it does not start with KeePass 2's signature, as every KDBX database does; nothing was imported",
+                                           hint: "a KeePass database is the .kdbx file KeePass or KeePassXC saves; 'vaultfile import FILE' (--format auto) "
+                                               + "tells an export's format from its content")
+                }
             case .directory(let name):
                 // A file of a format import reads (a KDBX database given as a pass store) is said
                 // as such, with the command that imports it.

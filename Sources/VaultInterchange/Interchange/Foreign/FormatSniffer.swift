@@ -104,6 +104,12 @@ public enum FormatSniffer {
         }
     }
 
+    /// Whether `bytes` start with KeePass 2's signature (KDBX 3.1 and 4 alike): what `--format
+    /// kdbx` checks before a password is asked for a file that is no KeePass database at all.
+    public static func hasKDBXSignature(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5])
+    }
+
     /// What `bytes` are when their first bytes say it (a KDBX database, a vault, an age file, a
     /// 1PUX ZIP): the check an import with `--format` makes before parsing, which reads no more
     /// than those bytes (the import's speed stays the parser's).
@@ -164,7 +170,7 @@ public enum FormatSniffer {
     }
 
     /// Whether the ASCII `needle` occurs in `bytes`, byte for byte.
-    static func contains(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func contains(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = needle.utf8CodeUnitCount
         guard count > 0, bytes.count >= count else { return count == 0 }
         let key = UnsafeBufferPointer(start: needle.utf8Start, count: count)

@@ -42,6 +42,12 @@ enum CryptImport {
         let shown = path == Input.standardInputName ? "standard input" : path
         switch format {
         case .ansibleVault:
+            // A file with no vault value holds nothing a password opens: said before one is asked for.
+            guard bytes.withUnsafeBufferPointer({ FormatSniffer.contains("$ANSIBLE_VAULT;", in: $0) }) else {
+                throw CLIError.importUnreadable(source: shown, format: format.rawValue,
+                                                why: "it holds no ansible-vault value (no '$ANSIBLE_VAULT;' header, whole or after a '!vault' tag)",
+                                                hint: "'vaultfile import FILE' (--format auto) tells an export's format from its content")
+            }
             let passwords = try sourcePassword.read(for: shown)
             return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), passwords: passwords)
         case .sops:
