@@ -76,12 +76,12 @@ import Testing
             for given in formats where given != sample.right {
                 // No terminal and no password given: a reader that asked for one would fail otherwise.
                 let result = try cli.run(["import", "--format", given, sample.path] + cli.unlock())
-                let case_ = "\(sample.right) as \(given)"
-                #expect(result.status == 2, "\(case_): \(result.status) \(result.stderr)")
+                let pair = "\(sample.right) as \(given)"
+                #expect(result.status == 2, "\(pair): \(result.status) \(result.stderr)")
                 #expect(result.stderr.contains("\(sample.path) is not \(given) input: it looks like \(sample.looks); nothing was imported"),
-                        "\(case_): \(result.stderr)")
-                #expect(result.stderr.contains("hint: import it with: vaultfile import --format \(sample.right) \(sample.path)"), "\(case_): \(result.stderr)")
-                #expect(!result.stderr.contains("no password for") && !result.stderr.contains("no terminal"), "\(case_): no password is asked: \(result.stderr)")
+                        "\(pair): \(result.stderr)")
+                #expect(result.stderr.contains("hint: import it with: vaultfile import --format \(sample.right) \(sample.path)"), "\(pair): \(result.stderr)")
+                #expect(!result.stderr.contains("no password for") && !result.stderr.contains("no terminal"), "\(pair): no password is asked: \(result.stderr)")
             }
         }
         #expect(try names(cli).isEmpty)
