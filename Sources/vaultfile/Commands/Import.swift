@@ -110,7 +110,7 @@ extension VaultfileCommand {
 
         func run() throws {
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
-            // Past 1 MiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
+            // Past 512 KiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
             // by the seal (issue 44's memory rule). A dry run seals nothing and lists every name: it keeps them in memory.
             let runs = dryRun ? nil : ImportRuns(directory: Self.directory(of: unlock.location.path))
             let (imported, formatName) = try ImportRuns.$current.withValue(runs) { try load(options: options) }
