@@ -152,7 +152,8 @@ check-sanitizers: deps test-deps
 portable: deps
 	./scripts/portable.sh
 
-## text-order: runs every verb of bench/scale.py and a new user's first commands under callgrind and writes
+## text-order: runs every verb of bench/scale.py, three imports at 20,000 entries (past one record buffer) and a
+## new user's first commands under callgrind and writes
 ## scripts/text-order.txt, the order the release link lays out code in (scripts/text-order.py; docs/PERFORMANCE.md,
 ## "Code layout"). Run again after a change that adds or renames much code; an old file costs memory, never correctness.
 ## Its own scratch folder: a .build whose objects were compiled before function sections were asked for keeps them

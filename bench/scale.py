@@ -17,13 +17,15 @@ Peers (keepassxc-cli, ansible-vault, sops) get a row where they are installed an
 Issue 44's memory rule (an import's peak within 2× its input) is judged on two figures, each with
 its own verdict:
 - above start-up ÷ input: (peak − the peak of `vaultfile --version`) ÷ the input's size. This holds
-  a fixed part that no input costs: a 10-entry `import --format csv` already peaks ~9 MB above
-  `--version`. /proc/PID/smaps at its exit: ~15 MB of the static binary's r-x text resident (the
-  code the import, unlock and seal run, faulted in 64 KiB at a time by the kernel's fault-around;
-  `--version` touches ~9 MB of it), ~0.8 MB more of its relocated data, under 1 MB of heap and
-  anonymous pages, 20 KiB mlocked (sodium_malloc's guarded keys), and Argon2's 1 MiB while it runs.
-  It also moves with the page cache (fault-around maps what is cached): `--version` measured 11.0
-  and 13.2 MB on one machine in one hour.
+  a fixed part that no input costs: a 10-entry `import --format csv` peaks ~4 MB above `--version`
+  (12.9 against 9.1 MB, the release build of 2026-11-28, h-1pux3). /proc/PID/smaps: the static
+  binary's r-x mapping ~6.8 MB resident against ~4.6 MB for `--version` (the code the import,
+  unlock and seal run, faulted in 64 KiB at a time by the kernel's fault-around, plus the loader's
+  2.3 MB of relocations and symbols that every start reads), ~0.8 MB more of its RW segment (the
+  3 MB `.rodata` lies there, read here and there), under 1 MB of heap and anonymous pages, 20 KiB
+  mlocked (sodium_malloc's guarded keys), and Argon2's 1 MiB, which an import runs after its read
+  (docs/PERFORMANCE.md, "1pux: the fixed part"). It also moves with the page cache and with where
+  address randomization puts the 64 KiB windows: `--version` alone ranges 8.3–9.3 MB in 15 runs.
 - growth per input byte: (peak at the largest size − peak at ten times fewer entries) ÷ (input at
   the largest − input at the smaller): what the input itself costs, the fixed part cancelled.
   When the smaller size is not among --sizes, its inputs are written and its imports' peaks

@@ -63,12 +63,31 @@ stamp="$deps/.made"
 if [ ! -f "$stamp" ] || [ "$libsodium_a" -nt "$stamp" ] || [ "$libargon2_a" -nt "$stamp" ] \
    || [ "$libcrypto_a" -nt "$stamp" ] || [ "$libz_a" -nt "$stamp" ] || [ "$libstdcxx_a" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
   rm -rf "$deps" && mkdir -p "$deps"
-  ld -r --whole-archive "$libsodium_a" -o "$deps/sodium-all.o"
+  # Each object's code in a section named after it (`.text` → `.text.LIB.OBJECT`): these C archives
+  # are built without function sections, so their code could only stay where the link put it,
+  # 2.2 MB of libcrypto with the ~60 objects a command runs spread over all of it, each faulted in
+  # with the 64 KiB around it. Named, the objects a command runs are laid out together like the
+  # Swift functions (scripts/text-order.txt; docs/PERFORMANCE.md, "Code layout").
+  sectioned() {  # ARCHIVE LIB FOLDER: the archive's objects, renamed, in FOLDER, listed in archive order
+    mkdir -p "$3" && (cd "$3" && ar x "$1")
+    ar t "$1" | while read -r member; do
+      objcopy --rename-section ".text=.text.$2.${member%.o}" "$3/$member"
+      echo "$3/$member"
+    done
+  }
+  sectioned "$libsodium_a" sodium "$deps/objects-sodium" >"$deps/objects-sodium.list"
+  ld -r --whole-archive @"$deps/objects-sodium.list" -o "$deps/sodium-all.o"
   objcopy -w --keep-global-symbol='crypto_*' --keep-global-symbol='sodium_*' --keep-global-symbol='randombytes*' \
     --keep-global-symbol='_crypto_*' --keep-global-symbol='_sodium_*' "$deps/sodium-all.o" "$deps/sodium-api.o"
   ar rcs "$deps/libsodium.a" "$deps/sodium-api.o"
-  rm "$deps/sodium-all.o"
-  cp "$libargon2_a" "$libcrypto_a" "$libz_a" "$deps/"
+  rm -r "$deps/sodium-all.o" "$deps/objects-sodium" "$deps/objects-sodium.list"
+  for pair in "$libargon2_a:argon2:libargon2.a" "$libcrypto_a:libcrypto:libcrypto.a" "$libz_a:zlib:libz.a"; do
+    IFS=: read -r archive lib name <<<"$pair"
+    objects=$(sectioned "$archive" "$lib" "$deps/objects-$lib")
+    # shellcheck disable=SC2086  # one object a word: the member names have no spaces
+    ar rcs "$deps/$name" $objects
+    rm -r "$deps/objects-$lib"
+  done
   # The Swift runtime's link line asks for -lstdc++; the linker searches this folder first and
   # finds only the archive there.
   cp "$libstdcxx_a" "$deps/"

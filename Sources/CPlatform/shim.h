@@ -1,6 +1,7 @@
 #ifndef VAULTFILE_CPLATFORM_H
 #define VAULTFILE_CPLATFORM_H
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -95,5 +96,12 @@ static inline int vaultfile_remove_tree_signal_safe(int folder, const char *name
         if (vaultfile_remove_tree_pass(folder, name, depth, &budget) == 0) return 0;
     }
     return -1;
+}
+
+/// Gives the heap's free pages back to the system (glibc's malloc_trim(0), which Swift's Glibc
+/// module does not declare): freed memory in the middle of the heap otherwise stays resident until
+/// the top of the heap is free. 1 when memory was given back.
+static inline int vaultfile_release_free_heap(void) {
+    return malloc_trim(0);
 }
 #endif

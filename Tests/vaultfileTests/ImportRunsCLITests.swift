@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Imports past one buffer of records (1 MiB), whose records go to encrypted runs on disk and are
+/// Imports past one buffer of records (512 KiB), whose records go to encrypted runs on disk and are
 /// merged by the seal (issue 44's memory rule): the same vault as the in-memory path, the same
 /// errors, and no file left beside the vault, whatever the outcome.
 @Suite struct ImportRunsCLITests {

@@ -96,7 +96,7 @@ struct ImportedEntryList: ImportedEntrySink {
 /// room never written (about 2 MB of the peak of a 100,000-entry CSV import). Each record's start is
 /// 4 bytes (`StoredRecords.Offset`), not 8.
 ///
-/// Past one buffer (`ImportRuns.current`, set by `import` around its read: 1 MiB), the records are
+/// Past one buffer (`ImportRuns.current`, set by `import` around its read: 512 KiB), the records are
 /// not all held until the seal: each full buffer is sorted by name and written as an encrypted run
 /// (`RecordRuns`), and `records()` hands over the runs, which the seal merges. An import that fits
 /// one buffer never writes a run.
@@ -296,7 +296,7 @@ struct ImportRecordWriter: ImportedEntrySink {
         }
         spilled += buffered
         // Wiped, its pages kept: the next run fills them again at once (given back, each of its
-        // 256 pages was faulted in again at every run).
+        // 128 pages was faulted in again at every run).
         wipe(UnsafeMutableRawBufferPointer(rebasing: plaintext.bytes[..<length]))
         plaintext.written = 0
         length = 0
@@ -352,12 +352,15 @@ enum WrittenRecords {
 /// value: the readers between the command and the writers need not carry it); unset, every record
 /// stays in memory as before.
 public struct ImportRuns: Sendable {
-    /// The buffer: 1 MiB. A 100,000-row CSV's records are about 8.5 MB; held until the seal they
-    /// were most of the import's peak above start-up (3.1× the input, issue 44's rule is 2×). With a
-    /// buffer of 1 MiB the records add the buffer, the sorted order of its records (4 bytes each)
-    /// and one 64 KiB window per run at the seal; smaller buffers write more runs (more windows
-    /// merged at once) for no gain once the fixed part of the peak (about 8 MB) dominates.
-    public static let defaultBufferLimit = 1 << 20
+    /// The buffer: 512 KiB. A 100,000-row CSV's records are about 8.5 MB; held until the seal they
+    /// were most of the import's peak above start-up (3.1× the input, issue 44's rule is 2×). With
+    /// runs the records add the buffer, the sorted order of its records (4 bytes each) and, at the
+    /// seal, one 16 KiB chunk and its sealed copy per run read at once (`RecordRuns.chunkLength`:
+    /// every run when runs overlap, one at a time when they do not). 512 KiB rather than 1 MiB: a
+    /// 1pux's ZIP is a quarter of its records, and the buffer was a sixth of its peak above start-up
+    /// (docs/PERFORMANCE.md, "1pux: the fixed part"); the runs of 100,000 shuffled rows then merge
+    /// 17 chunks of 32 KiB at once, where 1 MiB runs merged 9 of 128 KiB.
+    public static let defaultBufferLimit = 512 << 10
 
     /// The folder of the runs' nameless temporary file (`RecordRuns`).
     public var directory: String

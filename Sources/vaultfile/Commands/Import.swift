@@ -3,6 +3,7 @@ import SecureMemory
 import VaultInterchange
 import VaultModel
 #if canImport(Glibc)
+import CPlatform
 import Glibc
 #endif
 
@@ -110,10 +111,15 @@ extension VaultfileCommand {
 
         func run() throws {
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
-            // Past 1 MiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
+            // Past 512 KiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
             // by the seal (issue 44's memory rule). A dry run seals nothing and lists every name: it keeps them in memory.
             let runs = dryRun ? nil : ImportRuns(directory: Self.directory(of: unlock.location.path))
             let (imported, formatName) = try ImportRuns.$current.withValue(runs) { try load(options: options) }
+            // The read's windows, blocks and sorted orders are freed, but glibc keeps the heap's free
+            // pages until its top is free: given back before the unlock, whose KDF allocates its memory
+            // with the read's code resident (issue 44: that moment is a large import's peak; 0.3 MB of
+            // a 1pux's, docs/PERFORMANCE.md, "1pux: the fixed part").
+            _ = vaultfile_release_free_heap()
             // The earlier versions are arrays (the entries are records, wiped when freed): zeroed
             // on every way out, once the plan and the vault that share them are done.
             defer { imported.wipeHistory() }

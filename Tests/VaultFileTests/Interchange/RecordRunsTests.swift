@@ -85,6 +85,37 @@ import Testing
         #expect(Self.listing(folder).isEmpty)
     }
 
+    /// Runs of many 16 KiB chunks (`RecordRuns.chunkLength`), some records longer than a chunk (each
+    /// then a chunk of its own), overlapping so that every run is read at once: merged in name order,
+    /// each record as written.
+    @Test func test_forEachItem_readsRunsOfManyChunksAndRecordsPastAChunk() throws {
+        var generator = SplitMix(seed: 16_384)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let names = Self.randomNames(&generator, count: 3_000)
+        let long = RecordRuns.chunkLength + 1_000
+        var memory = try #require(ImportRecordWriter(capacity: 64))
+        let runs = try #require(ImportRuns.$current.withValue(ImportRuns(directory: folder.url.path, bufferLimit: 96 << 10)) { () -> RecordRuns? in
+            guard var writer = ImportRecordWriter(capacity: 64) else { return nil }
+            let none = UnsafeRawBufferPointer(start: nil, count: 0)
+            for (index, name) in names.enumerated() {
+                let value = index % 97 == 0 ? [UInt8](repeating: UInt8(index % 251), count: long) : Array("value \(index)".utf8)
+                var fields = [ImportField(name: .string("username"), value: .string("user\(index)"))]
+                var copied = fields
+                guard writer.add(name: .string(name), created: Int64(index), modified: 7, value: .owned(value), fields: &fields, in: none),
+                      memory.add(name: .string(name), created: Int64(index), modified: 7, value: .owned(value), fields: &copied, in: none) else { return nil }
+            }
+            return Self.runs(try? writer.records())
+        })
+        #expect(runs.runCount > 3 && runs.count == names.count)
+        let records = try #require(memory.records().inMemory)
+        var seen: [(name: String, index: Int, record: [UInt8])] = []
+        try runs.forEachItem { record, name, index in seen.append((String(decoding: name, as: UTF8.self), index, Array(record))) }
+        #expect(seen.map(\.name) == names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(seen.allSatisfy { names[$0.index] == $0.name && $0.record == Array(records.records($0.index..<$0.index + 1)) })
+        #expect(seen.filter { $0.record.count > long }.count == (names.count + 96) / 97)
+    }
+
     @Test func test_firstRepeat_isNameOrdersAcrossAndWithinRuns() throws {
         var generator = SplitMix(seed: 4_404)
         let folder = try TemporaryDirectory()
