@@ -15,6 +15,14 @@ import Testing
         return ["PATH": cli.path("bin") + ":/usr/bin:/bin"]
     }
 
+    /// A pass store `folder` (its `.gpg-id`) holding `db.gpg` (`real`) and `db .gpg` (`lookAlike`), as the fake gpg reads them.
+    private func store(_ cli: CLI, _ folder: String, real: String, lookAlike: String) throws {
+        try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)
+        try cli.write("\(folder)/.gpg-id", bytes("K\n"))
+        try cli.write("\(folder)/db.gpg", bytes(real + "\n"))
+        try cli.write("\(folder)/db .gpg", bytes(lookAlike + "\n"))
+    }
+
     private func get(_ cli: CLI, _ name: String) throws -> String {
         try cli.run(["get", name] + cli.unlock()).text
     }
@@ -50,10 +58,7 @@ import Testing
     @Test func test_importPass_dryRunAndSkipExistingAgreeWithTheOrder() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         let path = try fakeGPG(cli)
-        try FileManager.default.createDirectory(atPath: cli.path("st"), withIntermediateDirectories: true)
-        try cli.write("st/.gpg-id", bytes("K\n"))
-        try cli.write("st/db.gpg", bytes("REAL\n"))
-        try cli.write("st/db .gpg", bytes("hunter2\n"))
+        try store(cli, "st", real: "REAL", lookAlike: "hunter2")
         let dry = try cli.run(["import", "--dry-run", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path)
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.text.split(separator: "\n").sorted() == ["add db", "add db (2)"], "\(dry.text)")
@@ -73,10 +78,7 @@ import Testing
     @Test func test_importPass_skipExistingOverAnEarlierOrderMovesNothing() throws {
         let cli = try CLI.withEntriesSet([("db", bytes("hunter2")), ("db (2)", bytes("REAL"))]); defer { cli.directory.remove() }
         let path = try fakeGPG(cli)
-        try FileManager.default.createDirectory(atPath: cli.path("st"), withIntermediateDirectories: true)
-        try cli.write("st/.gpg-id", bytes("K\n"))
-        try cli.write("st/db.gpg", bytes("REAL\n"))
-        try cli.write("st/db .gpg", bytes("hunter2\n"))
+        try store(cli, "st", real: "REAL", lookAlike: "hunter2")
         let again = try cli.run(["import", "--skip-existing", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("imported 0 entries") && again.stderr.contains("2 skipped"), "\(again.stderr)")

@@ -110,18 +110,8 @@ import Testing
             #expect(built.renamings.map(\.reasons) == plain.renamings.map(\.reasons), "the packed renamings keep the reason")
             #expect(built.renamings.contains { $0.name == "db (2)" && $0.reasons.contains(.yieldedToExactTitle) })
 
-            var plan = ForeignNaming.Plan()
-            for item in items {
-                let base = ForeignNaming.base(of: item, prefix: [])
-                let noted = plan.note(item, base: base.named.name, exact: base.exact)
-                #expect(noted)
-            }
-            let decided = plan.decide()
-            #expect(decided)
-            let numbers = items.enumerated().map { position, item in
-                let base = ForeignNaming.base(of: item, prefix: [])
-                return plan.number(of: item, at: position, base: base.named.name, exact: base.exact)
-            }
+            let plan = try #require(ForeignBuildText.decidedPlan(items))
+            let numbers = items.enumerated().map { ForeignBuildText.planned(plan, $1, at: $0) }
             #expect(numbers.map { $0?.number } == [2, 0, 0, 0] && numbers.map { $0?.yielded } == [true, false, false, false])
             // An item whose exactness changed between the reads is not the one the plan read.
             let changed = item("db", value: value)
@@ -135,11 +125,7 @@ import Testing
         for value in Self.attackerValues {
             for items in [[item("a", value: "x"), item("db ", value: value), item("db", value: "REAL-db-password"), item("db\t", user: "a", value: "t"), item("e", value: "y")],
                           [item("db", value: "REAL-db-password"), item("db\u{7F}", value: value)]] {
-                let outcome = try ForeignBuilder.build(streamingGroups: { sink throws(VaultError) in
-                    var source = ForeignImport(format: "test")
-                    for var item in items { source.add(&item, to: sink) }
-                    return source
-                }, capacity: 16, now: 5, options: ForeignBuildOptions())
+                let outcome = try ForeignBuildText.grouped(items)
                 guard case .built(let grouped) = outcome, let grouped else {
                     Issue.record("not built in one read")
                     continue
@@ -157,11 +143,7 @@ import Testing
     @Test func test_buildStreamingGroups_moreItemsThanHeldGoThePlanWayExactFirst() throws {
         var items = (0..<ForeignBuilder.heldItemsLimit).map { item("t ", user: "u\($0)", value: "v\($0)") }
         items.append(item("t", user: "zzz", value: "REAL"))
-        let outcome = try ForeignBuilder.build(streamingGroups: { sink throws(VaultError) in
-            var source = ForeignImport(format: "test")
-            for var item in items { source.add(&item, to: sink) }
-            return source
-        }, capacity: 16, now: 5, options: ForeignBuildOptions())
+        let outcome = try ForeignBuildText.grouped(items)
         guard case .outOfOrder = outcome else {
             Issue.record("more items than held were not given to the plan")
             return

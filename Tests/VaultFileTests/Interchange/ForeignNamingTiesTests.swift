@@ -59,8 +59,7 @@ import Testing
             #expect(decided)
             #expect(plan.tieHashesHeld == 0, "the plan keeps no hash once it has decided")
             for (position, item) in items.enumerated() {
-                let base = ForeignNaming.base(of: item, prefix: [])
-                let number = plan.number(of: item, at: position, base: base.named.name, exact: base.exact)?.number
+                let number = ForeignBuildText.planned(plan, item, at: position)?.number
                 let name = number.map { $0 == 0 ? item.title : "\(item.title) (\($0))" }
                 #expect(name == named[position], "\(item.title) at \(position)")
             }

@@ -153,18 +153,14 @@ import Testing
                 ForeignBuildText.item(titles[Int(generator.next() % UInt64(titles.count))], user: Self.users[Int(generator.next() % 6)],
                                       value: generator.next() % 2 == 0 ? "1" : "2")
             }
-            var plan = ForeignNaming.Plan()
-            for item in items {
-                let base = ForeignNaming.base(of: item, prefix: [])
-                let kept = plan.note(item, base: base.named.name, exact: base.exact)
-                #expect(kept)
+            guard let plan = ForeignBuildText.decidedPlan(items) else {
+                Issue.record("the plan did not decide")
+                continue
             }
-            let decided = plan.decide()
-            #expect(decided)
             let planned = items.indices.map { index in
-                let base = ForeignNaming.base(of: items[index], prefix: [])
-                let number = plan.number(of: items[index], at: index, base: base.named.name, exact: base.exact)?.number ?? 999
-                return number == 0 ? base.named.name : "\(base.named.name) (\(number))"
+                let base = ForeignNaming.base(of: items[index], prefix: []).named.name
+                let number = ForeignBuildText.planned(plan, items[index], at: index)?.number ?? 999
+                return number == 0 ? base : "\(base) (\(number))"
             }
             #expect(planned == ForeignNaming.names(of: items, prefix: []).named.map(\.name))
             // Another item at an index: no number.
