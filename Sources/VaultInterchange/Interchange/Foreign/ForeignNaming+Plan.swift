@@ -13,7 +13,7 @@ extension ForeignNaming {
     /// password — and every name ending in `)` (a
     /// numbered name skips those given as they are); `decide` keeps the items whose name hash came
     /// twice, numbers them as `names(of:prefix:)` does, and wipes the rest. What the build then
-    /// reads is each item's number (`number(of:at:base:)`).
+    /// reads is each item's number, and whether an exact title pushed it aside (`number(of:at:base:exact:)`).
     /// Each read must hand the same items: an item whose name, exactness, username or first URL hashes
     /// otherwise than at the plan's read says it did not (the file changed), and the build declines
     /// (the caller builds from every item).
@@ -106,7 +106,7 @@ extension ForeignNaming {
         }
 
         /// After the read: numbers each name several items share, as `number(_:items:)` does
-        /// (groups in their names' byte order, each in `SortKey`'s order — exact first —, a numbered name skipping
+        /// (groups in their names' byte order, each in `SortKey`'s order, exact first; a numbered name skipping
         /// every name given); false when a row could not be kept. The arena is wiped.
         ///
         /// Numbered names of two groups never meet (`B (n)` and `C (m)` differ when B and C do:
