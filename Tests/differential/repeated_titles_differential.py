@@ -18,6 +18,13 @@ the same account as before (the export is the same), since numbers follow userna
 never the file's order. Half the cases (`--sorted`) have their rows in title order, as a browser's
 export by site, which a build reads once, holding one title's rows at a time.
 
+Since att58 F1 an item whose name is exactly its title ranks before every item whose title had to
+be cleaned (`a-b` before `a/b` and ` a-b `, `x.example` before `https://x.example`): each case is
+also imported by NEW into an empty vault with `--json`, and its numbers are checked against that
+rule (`exact_rule.order_problems`: exact first, then username, URL, FNV-1a of the value). A case
+where OLD and NEW differ counts as expected only when NEW's renaming lines say that a cleaned title
+met an exact one ("another item's title is exactly …"); any other difference is a failure.
+
 Prints each case that differs and keeps its input in WORK/diffs/.
 """
 import argparse
@@ -31,6 +38,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from import_differential import FAST, csv_cell, mask_now, prepare_work  # noqa: E402
+import exact_rule  # noqa: E402
 
 FORMATS = {
     "chrome-csv": (["name", "url", "username", "password", "note"], {"title": 0, "url": 1, "user": 2, "pw": 3, "note": 4}),
@@ -111,7 +119,8 @@ def main():
             assert rc == 0, err
         vaults[kind] = path
     rng = random.Random(a.seed)
-    stats = {"cases": 0, "diffs": 0, "order_diffs": 0, "imported": 0, "renamed_lines": 0}
+    stats = {"cases": 0, "diffs": 0, "order_diffs": 0, "imported": 0, "renamed_lines": 0,
+             "rule_checked": 0, "rule_problems": 0, "exact_met": 0, "diffs_exact_met": 0}
     formats = list(FORMATS)
 
     def run(side, kind, doc, opts):
@@ -147,10 +156,25 @@ def main():
         if rng.random() < 0.3:
             opts.append("--json")
         results = [run(side, kind, doc, opts) for side in (old, new)]
+        # The rule, on NEW's own import of the case into an empty vault.
+        prefix_opts = opts[opts.index("--prefix"):opts.index("--prefix") + 2] if "--prefix" in opts else []
+        checked = exact_rule.check(new, pw, vaults["empty"], fmt, doc, prefix_opts)
+        met = checked is not None and checked[1]
+        if checked is not None:
+            stats["rule_checked"] += 1
+            stats["exact_met"] += met
+            if checked[0]:
+                stats["rule_problems"] += 1
+                path = os.path.join(a.work, "diffs", "rule%05d.%s" % (case, fmt))
+                open(path, "wb").write(doc)
+                print("RULE case %d fmt %s opts %s: %s -> %s" % (case, fmt, prefix_opts, checked[0][:3], path), flush=True)
         stats["cases"] += 1
         stats["imported"] += results[0][0] == 0
         stats["renamed_lines"] += results[0][2].count(b"renamed '") + results[0][2].count(b"named an item")
-        if results[0] != results[1]:
+        if results[0] != results[1] and met:
+            # Expected: a cleaned title met an exact one (att58 F1), and the rule held above.
+            stats["diffs_exact_met"] += 1
+        elif results[0] != results[1]:
             stats["diffs"] += 1
             path = os.path.join(a.work, "diffs", "case%05d.%s" % (case, fmt))
             open(path, "wb").write(doc)
@@ -177,9 +201,10 @@ def main():
                 open(path, "wb").write(doc)
                 print("ORDER case %d fmt %s vault %s opts %s: another row order gave other names -> %s" % (case, fmt, kind, opts, path), flush=True)
         if case % 100 == 0:
-            print("... %d cases, %d diffs, %d order diffs" % (stats["cases"], stats["diffs"], stats["order_diffs"]), flush=True)
+            print("... %d cases, %d diffs, %d order diffs, %d rule problems" % (stats["cases"], stats["diffs"], stats["order_diffs"],
+                                                                              stats["rule_problems"]), flush=True)
     print("done", stats)
-    sys.exit(1 if stats["diffs"] or stats["order_diffs"] else 0)
+    sys.exit(1 if stats["diffs"] or stats["order_diffs"] or stats["rule_problems"] else 0)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,11 @@ public struct ImportRenaming: Sendable {
         /// Other items of the same import have the name: " (2)", " (3)"… was added in the order of
         /// the items' usernames, then URLs, then values, never of the file (other password managers).
         case numberedByAccount
+        /// Other items of the same import have the name, one of them exactly as its title (the
+        /// file's path for pass and passage), while this item's name had to be cleaned or made:
+        /// the exact one keeps the name, this one is numbered after it (att58 F1: a look-alike
+        /// `db ` never takes `db`), in the order of the cleaned items' usernames, then URLs.
+        case yieldedToExactTitle
         /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
         /// original title is kept in the field `title` (imports of other password managers).
         case titleKept
@@ -28,7 +33,7 @@ public struct ImportRenaming: Sendable {
             switch self {
             case .cleaned: return "cleaned"
             case .normalized: return "normalized"
-            case .numbered, .numberedByAccount: return "numbered"
+            case .numbered, .numberedByAccount, .yieldedToExactTitle: return "numbered"
             case .titleKept: return "title_kept"
             }
         }
@@ -40,6 +45,7 @@ public struct ImportRenaming: Sendable {
             case .normalized: return "put in Unicode NFC"
             case .numbered: return "an earlier item has that name"
             case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs"
+            case .yieldedToExactTitle: return "another item's title is exactly that name: it keeps the name"
             case .titleKept: return "the original title is kept in the field 'title'"
             }
         }

@@ -199,7 +199,6 @@ public enum Interchange {
             imported.history = parsed.history.map { (name: EntryName.normalized($0.name), versions: $0.versions) }
             return imported
         }
-        let names = ImportedNameCleaner.Names()
         let entries: [(String, Entry)]
         switch format {
         case .json:  // one the direct reader declined (or a version 2 claim): the decoder names the problem
@@ -232,7 +231,8 @@ public enum Interchange {
             // They need age or the file's own password: the import command reads them (CryptImport).
             throw .malformedInput("--format \(format.rawValue) is read by 'vaultfile import', which runs age or asks for the file's password")
         }
-        return try ImportedEntries(entries, renamings: names.renamings)
+        // vaultfile's own json, dotenv and csv rename nothing: their names are checked as given.
+        return try ImportedEntries(entries, renamings: [])
     }
 
     /// The vault (or the entries under `prefix`) in `format`.

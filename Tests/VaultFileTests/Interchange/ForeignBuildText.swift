@@ -34,6 +34,32 @@ enum ForeignBuildText {
         return (streamed, reference, read)
     }
 
+    /// `ForeignBuilder.build(streamingGroups:)` of `items`, handed over one by one.
+    static func grouped(_ items: [ForeignItem], prefix: [String] = []) throws(VaultError) -> ForeignBuilder.GroupedBuild {
+        try ForeignBuilder.build(streamingGroups: { sink throws(VaultError) in
+            var source = ForeignImport(format: "test")
+            for var item in items { source.add(&item, to: sink) }
+            return source
+        }, capacity: 16, now: 5, options: ForeignBuildOptions(prefix: prefix))
+    }
+
+    /// The plan of `items` outside folders (`ForeignNaming.Plan`: one read, then `decide`); nil
+    /// when a row was not kept or the plan could not decide.
+    static func decidedPlan(_ items: [ForeignItem]) -> ForeignNaming.Plan? {
+        var plan = ForeignNaming.Plan()
+        for item in items {
+            let base = ForeignNaming.base(of: item, prefix: [])
+            guard plan.note(item, base: base.named.name, exact: base.exact) else { return nil }
+        }
+        return plan.decide() ? plan : nil
+    }
+
+    /// What `plan` gives the item at `index` (its number, and whether an exact title pushed it aside).
+    static func planned(_ plan: ForeignNaming.Plan, _ item: ForeignItem, at index: Int) -> (number: UInt32, yielded: Bool)? {
+        let base = ForeignNaming.base(of: item, prefix: [])
+        return plan.number(of: item, at: index, base: base.named.name, exact: base.exact)
+    }
+
     /// An item with a title, folders, a username, one URL and a value.
     static func item(_ title: String, folders: [String] = [], user: String? = nil, url: String? = nil, value: String = "pw") -> ForeignItem {
         var item = ForeignItem(folders: folders, title: title, value: Array(value.utf8))

@@ -50,7 +50,8 @@ import Testing
             // The plan of a streamed build: one read, then each item's number.
             var plan = ForeignNaming.Plan()
             for item in items {
-                let noted = plan.note(item, base: ForeignNaming.base(of: item, prefix: []).named.name)
+                let base = ForeignNaming.base(of: item, prefix: [])
+                let noted = plan.note(item, base: base.named.name, exact: base.exact)
                 #expect(noted)
             }
             #expect(plan.tieHashesHeld == items.count, "every item's value, hashed")
@@ -58,7 +59,7 @@ import Testing
             #expect(decided)
             #expect(plan.tieHashesHeld == 0, "the plan keeps no hash once it has decided")
             for (position, item) in items.enumerated() {
-                let number = plan.number(of: item, at: position, base: ForeignNaming.base(of: item, prefix: []).named.name)
+                let number = ForeignBuildText.planned(plan, item, at: position)?.number
                 let name = number.map { $0 == 0 ? item.title : "\(item.title) (\($0))" }
                 #expect(name == named[position], "\(item.title) at \(position)")
             }

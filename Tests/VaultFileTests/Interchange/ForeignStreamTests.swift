@@ -105,11 +105,7 @@ import Testing
             let (streamed, reference) = both(items, keepsHistory: round % 2 == 0, prefix: prefix, holding: true)
             #expect(streamed != "nil")
             #expect(streamed == reference)
-            if case .built = try! ForeignBuilder.build(streamingGroups: { sink throws(VaultError) in
-                var source = ForeignImport(format: "test")
-                for var item in items { source.add(&item, to: sink) }
-                return source
-            }, capacity: 16, now: 5, options: ForeignBuildOptions(prefix: prefix)) { grouped += 1 }
+            if case .built = try! ForeignBuildText.grouped(items, prefix: prefix) { grouped += 1 }
         }
         #expect(grouped > 200, "most sorted sets are built in one read (\(grouped))")
     }
@@ -121,11 +117,7 @@ import Testing
         let held = [ForeignItem](repeating: item("t"), count: ForeignBuilder.heldItemsLimit + 1)
         for items in [[item("t", user: "b"), item("u"), item("t", user: "a")], [item("t"), item("t", user: "a"), item("t (2)")],
                       [item("t"), item("t", user: "z"), item("t (1")], held] {
-            let outcome = try! ForeignBuilder.build(streamingGroups: { sink throws(VaultError) in
-                var source = ForeignImport(format: "test")
-                for var item in items { source.add(&item, to: sink) }
-                return source
-            }, capacity: 16, now: 5, options: ForeignBuildOptions())
+            let outcome = try! ForeignBuildText.grouped(items)
             guard case .outOfOrder = outcome else {
                 Issue.record("\(items.count) items: not declined as out of order")
                 continue

@@ -119,7 +119,8 @@ enum ForeignBuilder {
         let box = Box()
         let noting = ForeignItemSink { item in
             defer { item.wipeSecrets() }
-            return box.plan.note(item, base: ForeignNaming.base(of: item, prefix: prefix).named.name)
+            let base = ForeignNaming.base(of: item, prefix: prefix)
+            return box.plan.note(item, base: base.named.name, exact: base.exact)
         }
         _ = try read(noting)
         guard !noting.declined, box.plan.decide() else { return nil }
@@ -153,9 +154,9 @@ enum ForeignBuilder {
             let unnumbered = base.named.name
             var number: UInt32 = 0
             if hasPlan {
-                guard let found = planned.number(of: item, at: state.index, base: unnumbered) else { return false }
-                number = found
-                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title) }
+                guard let found = planned.number(of: item, at: state.index, base: unnumbered, exact: base.exact) else { return false }
+                number = found.number
+                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title, yielded: found.yielded) }
             }
             state.index += 1
             // A plan's names are distinct (`Plan.decide`): no name check while they come, and the

@@ -8,7 +8,7 @@ extension ForeignNaming {
         let user = item.username.flatMap { $0.isEmpty ? nil : $0 }, site = site(of: item.urls.first)
         return ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
                               name: base.named.name, reasons: base.reasons,
-                              account: base.reasons.contains(.numberedByAccount) ? account(user: user, site: site) : nil,
+                              account: saysAccount(base) ? account(user: user, site: site) : nil,
                               madeOf: base.derived ? madeOf(user: user, site: site) : nil)
     }
 
@@ -18,7 +18,12 @@ extension ForeignNaming {
                             to renamings: inout PackedRenamings.Builder) {
         renamings.add(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix), base: unnumbered, number: number,
                       reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: renamings.site(of: item.urls.first),
-                      account: base.reasons.contains(.numberedByAccount), derived: base.derived)
+                      account: saysAccount(base), derived: base.derived)
+    }
+
+    /// Whether the renaming of `base` says which account it is: a name numbered among others.
+    static func saysAccount(_ base: Base) -> Bool {
+        base.reasons.contains { $0 == .numberedByAccount || $0 == .yieldedToExactTitle }
     }
 
     /// Which account a numbered item is: `user USERNAME, HOST` (either alone when the other is

@@ -5,7 +5,9 @@ import VaultModel
 
 /// Names the items of one foreign import: folders and title cleaned as every import cleans them
 /// (`ImportedNameCleaner`), a readable name for a title that cannot be one (the title then kept in
-/// the field `title`), and repeated names numbered `TITLE (n)` in the order of the items'
+/// the field `title`), and repeated names numbered `TITLE (n)`: an item whose name is exactly
+/// what the source held (`Base.exact`) before every item whose title had to be cleaned (att58 F1:
+/// a look-alike `db ` never takes `db` from the item titled `db`), then in the order of the items'
 /// usernames, then first URLs, then values — never of the file, so that the same data in another
 /// order gives each account the same name. A numbered name skips every name another item holds
 /// as it is (a literal `t (2)` keeps its name).
@@ -23,6 +25,12 @@ enum ForeignNaming {
         var named: Named
         var derived: Bool
         var reasons: [ImportRenaming.Reason]
+
+        /// Whether the name is exactly what the source held — its prefix, folders and title joined
+        /// with '/' (for pass and passage, the file's path without `.gpg` or `.age`) — with nothing
+        /// cleaned, put in NFC or made of the site or username. Read before numbering (which adds
+        /// reasons): such an item ranks before every cleaned one of its name (`SortKey`).
+        var exact: Bool { !derived && reasons.isEmpty }
     }
 
     /// The names of `items` under `prefix`, in item order, and every renaming.
@@ -113,8 +121,8 @@ enum ForeignNaming {
         }
     }
 
-    /// Numbers each name that several items share, in the order of `key(of:)`. A numbered name
-    /// skips every name some item has as given (each one's first item in `given`).
+    /// Numbers each name that several items share, in `SortKey`'s order (an exact name first). A
+    /// numbered name skips every name some item has as given (each one's first item in `given`).
     private static func number(_ bases: inout [Base], items: [ForeignItem]) {
         // Each name's first item; the items of a name given more than once (few: no array per name).
         var given: [String: Int] = [:]
@@ -137,11 +145,14 @@ enum ForeignNaming {
             // Each item's key made once (not at each of the sort's n log n comparisons); the
             // values' hashes in a store wiped when the group is numbered (`TieHashes`).
             let ties = TieHashes(capacity: indices.count)
-            let keys = Dictionary(uniqueKeysWithValues: indices.map { ($0, SortKey(items[$0], ties: ties)) })
+            let keys = Dictionary(uniqueKeysWithValues: indices.map { ($0, SortKey(items[$0], exact: bases[$0].exact, ties: ties)) })
             let ordered = indices.sorted { keys[$0]!.precedes(keys[$1]!, $0, $1, ties: ties) }
             ties.wipe()
+            // When an exact name keeps the name, each cleaned one says so (`yieldedToExactTitle`).
+            let exactFirst = bases[ordered[0]].exact
             var number = 2
             for index in ordered.dropFirst() {
+                let yielded = exactFirst && !bases[index].exact
                 var candidate = "\(base) (\(number))"
                 while taken.contains(candidate) || given[candidate] != nil {
                     number += 1
@@ -149,16 +160,17 @@ enum ForeignNaming {
                 }
                 taken.insert(candidate)
                 number += 1
-                numbered(&bases[index], candidate, title: items[index].title)
+                numbered(&bases[index], candidate, title: items[index].title, yielded: yielded)
             }
         }
     }
 
     /// `base` named `candidate`, its numbered name (`TITLE (n)`); the item's `title` kept when the
     /// name was its title (KeePass and Bitwarden allow a title twice: exports give it back).
-    static func numbered(_ base: inout Base, _ candidate: String, title: String) {
+    /// `yielded`: `base` is not exact and an exact item of its name keeps the name (the renaming says so).
+    static func numbered(_ base: inout Base, _ candidate: String, title: String, yielded: Bool = false) {
         base.named.name = candidate
-        base.reasons.append(.numberedByAccount)
+        base.reasons.append(yielded ? .yieldedToExactTitle : .numberedByAccount)
         if !base.derived, base.named.title == nil {
             base.named.title = title
             base.reasons.append(.titleKept)
@@ -189,29 +201,37 @@ enum ForeignNaming {
         }
     }
 
-    /// What orders the items of one name: username, then first URL (their bytes), then a hash of
-    /// the value, which lies in a `TieHashes` (the key holds only where).
+    /// What orders the items of one name: an exact name (`Base.exact`) before a cleaned one, then
+    /// username, then first URL (their bytes), then a hash of the value, which lies in a
+    /// `TieHashes` (the key holds only where). Exactness comes first because the attacker of
+    /// att58 F1 picks the rest: a look-alike title's username, URL and value are its own.
     private struct SortKey {
+        let exact: Bool
         let user: [UInt8]
         let url: [UInt8]
         let tie: Int
 
-        init(_ item: ForeignItem, ties: TieHashes) {
+        init(_ item: ForeignItem, exact: Bool, ties: TieHashes) {
+            self.exact = exact
             user = Array((item.username ?? "").utf8)
             url = Array((item.urls.first ?? "").utf8)
             tie = ties.append(hashOf: item.value)
         }
 
-        /// The key of the item an export of `entry` makes (its username, `url`, value).
-        init(_ entry: Entry, ties: TieHashes) {
+        /// The key of the item an export of `entry` makes (its username, `url`, value), whose
+        /// title is `exact` when an import keeps it as it is.
+        init(_ entry: Entry, exact: Bool, ties: TieHashes) {
+            self.exact = exact
             user = entry.fields["username"] ?? []
             url = entry.fields["url"] ?? []
             tie = ties.append(hashOf: entry.value)
         }
 
-        /// Whether this item comes before `other`: by username, then first URL, then a hash of the
-        /// value, all compared by bytes; items equal in all three keep their file order (they are the same account).
+        /// Whether this item comes before `other`: an exact name first, then by username, then
+        /// first URL, then a hash of the value, all compared by bytes; items equal in all of them
+        /// keep their file order (they are the same account).
         func precedes(_ other: SortKey, _ index: Int, _ otherIndex: Int, ties: TieHashes) -> Bool {
+            if exact != other.exact { return exact }
             if user != other.user { return user.lexicographicallyPrecedes(other.user) }
             if url != other.url { return url.lexicographicallyPrecedes(other.url) }
             let order = ties.compare(tie, other.tie)
@@ -244,7 +264,8 @@ enum ForeignNaming {
     /// re-import would number them otherwise than their names are. An import numbers a title's
     /// items by username, then first URL, then value (`SortKey`); when one of those changed since
     /// (a username edited, a `GitHub` made by hand), writing the bare title `GitHub` for each would
-    /// let the next import give the name `GitHub` to another account. Issue 44's promise — an
+    /// let the next import give the name `GitHub` to another account (an exported title that an
+    /// import would clean, `db ` of `db (2)`, ranks after an exact one: `SortKey`). Issue 44's promise — an
     /// import never swaps which account a name holds — then holds for the round trip too.
     /// Only the folders holding a numbered name (`T (n)`) are read.
     static func unstableTitles(names: [String], vault: Vault) -> Set<String> {
@@ -276,7 +297,9 @@ enum ForeignNaming {
                 let kept = title(of: entry, leaf: leaf).flatMap { String(validating: $0, as: UTF8.self) }
                 let base = kept.map { EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [readable($0)])) } ?? leaf
                 if kept == nil { given.insert(leaf) }
-                groups[base, default: []].append((leaf, SortKey(entry, ties: ties), kept != nil))
+                // The exported title (kept, else the leaf) is exact when an import keeps it as it is.
+                let exact = sameUTF8(base, kept ?? leaf)
+                groups[base, default: []].append((leaf, SortKey(entry, exact: exact, ties: ties), kept != nil))
             }
             for (base, members) in groups where members.count > 1 && members.contains(where: \.kept) {
                 // The names a re-import would give, in its order.

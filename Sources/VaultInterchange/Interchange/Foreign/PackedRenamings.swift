@@ -166,6 +166,7 @@ final class PackedRenamings: @unchecked Sendable {
         case .numbered: return 3
         case .numberedByAccount: return 4
         case .titleKept: return 5
+        case .yieldedToExactTitle: return 6
         }
     }
 
@@ -175,6 +176,7 @@ final class PackedRenamings: @unchecked Sendable {
         case 2: return .normalized
         case 3: return .numbered
         case 4: return .numberedByAccount
+        case 6: return .yieldedToExactTitle
         default: return .titleKept
         }
     }

@@ -105,7 +105,8 @@ extension VaultfileCommand.Import {
     /// The line that says `renaming` (replacing `line`'s bytes). Names come from the file: with
     /// `escaping`, a newline or other control in a title is shown escaped, so one renaming is one
     /// line (without it, for a caller that checked the line needs no escape). An item without a
-    /// title says what its name was made of; a numbered one which account it is.
+    /// title says what its name was made of; a numbered one which account it is, and one that an
+    /// exact title pushed aside the name that title keeps.
     private static func renamingLine(_ renaming: ImportRenaming, dryRun: Bool, escaping: Bool, into line: inout [UInt8]) {
         func append(_ text: String) {
             var text = text
@@ -142,8 +143,13 @@ extension VaultfileCommand.Import {
         }
         renaming.forEachReason { reason in
             if !first { append("; ") }
-            append(reason.explanation)
             first = false
+            guard reason == .yieldedToExactTitle else { return append(reason.explanation) }
+            // The name the exact item keeps, said (att58 F1: a look-alike ranks after it).
+            let kept = AccountSkips.title(of: renaming.name)
+            append("another item's title is exactly '")
+            append(escaping ? Messages.escaped(kept) : kept)
+            append("': it keeps that name")
         }
         if first { line.removeLast(2) } else { line.append(UInt8(ascii: ")")) }
     }
