@@ -74,6 +74,58 @@ extension ExternalTools {
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
+        /// Whether process `pid` has ended (no such process, or a zombie no one has reaped yet).
+        private func hasEnded(_ pid: pid_t) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }
+            return stat[stat.index(close, offsetBy: 2)] == "Z"
+        }
+
+        /// A gpg that is a wrapper script, with a child of its own (here a `sleep` it waits for):
+        /// on SIGTERM vaultfile ends the wrapper's whole process group, so the child does not
+        /// outlive the import (recheck58 N6; before, the `sleep` ran on for its 60 s). vaultfile
+        /// runs in a session of its own (`setsid`), as under a service manager: no terminal.
+        @Test func test_importPass_sigtermEndsTheChildrenOfAWrapperGpgToo() throws {
+            let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                sleep 60 &
+                echo $! > "$PIDS.tmp"
+                echo $$ >> "$PIDS.tmp"
+                mv "$PIDS.tmp" "$PIDS"
+                cat
+                wait
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("secret\n".utf8))
+            let before = try cli.read("t.vault"), pids = cli.path("pids")
+            let importing = try cli.start([CLI.binary, "import", "--format", "pass", cli.path("store")] + cli.unlock(),
+                                          extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin", "PIDS": pids], executable: "/usr/bin/setsid")
+            var started: [pid_t] = []
+            defer {
+                if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() }
+                for pid in started where !hasEnded(pid) { kill(pid, SIGKILL) }
+            }
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: pids) && importing.isRunning && Date() < deadline { usleep(10_000) }
+            if !importing.isRunning { let early = importing.finish(); Issue.record("the import ended first: \(early.status) \(early.stderr)"); return }
+            started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: "\n").compactMap { pid_t($0) }
+            try #require(started.count == 2, "the wrapper did not say its processes")
+            usleep(200_000)
+            kill(importing.pid, SIGTERM)
+            let sent = Date()
+            while importing.isRunning && Date().timeIntervalSince(sent) < 20 { usleep(10_000) }
+            try #require(!importing.isRunning, "the import did not end within 20 s of SIGTERM")
+            let result = importing.finish()
+            #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
+            // The wrapper's `sleep` is reaped by init once its parent is gone: give that a moment.
+            while started.contains(where: { !hasEnded($0) }) && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
+            #expect(started.allSatisfy(hasEnded), "left running: \(started.filter { !hasEnded($0) })")
+            #expect(try cli.read("t.vault") == before, "the vault was written")
+        }
+
         /// A file of the store swapped for a link out of it after the walk (while gpg decrypts an
         /// earlier file) is refused: gpg gets the file the walk found as its stdin, never a path it
         /// opens again (att58 F3; before, the file outside the store was imported).
