@@ -55,6 +55,9 @@ extension OnePUXReader {
                 else if JSONTape.matches(key, "favIndex") { favIndex = value }
                 else if JSONTape.matches(key, "state") { state = value }
                 else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
+                else if !OnePUXReader.knownItemKeys.contains(where: { JSONTape.matches(key, $0) }) {
+                    result.notKeep(OnePUXReader.unknownKeyLoss(key, in: ""))
+                }
             }
             if tape.isString(state, "trashed") { return false }
             ids.append(tape.string(uuid) ?? "")
@@ -73,6 +76,8 @@ extension OnePUXReader {
                 else if JSONTape.matches(key, "sections") { sections = value }
                 else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
                 else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
+                else if JSONTape.matches(key, "htmlForm") { result.notKeep("1Password's web form details (the form's action, name and method)") }
+                else { result.notKeep(OnePUXReader.unknownKeyLoss(key, in: "details.")) }
             }
             item.folders = folders
             item.title = tape.string(title) ?? ""
@@ -122,11 +127,19 @@ extension OnePUXReader {
                     try sectionField(field, in: tape, into: &item, result: &result)
                 }
             }
-            for version in tape.elements(passwordHistory) {
-                item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
-                                                   modified: tape.integer(tape.member(version, "time")).map { $0 * 1000 }))
+            // Earlier passwords, oldest first. Each was replaced at its own `time` (1Password shows
+            // it beside the password, as Bitwarden's `lastUsedDate`), and set when the one before
+            // it was replaced (the oldest: when the item was created); before, each version took
+            // the next one's date (cold58 L1, L9).
+            var earlier = tape.elements(passwordHistory).map { version in
+                (value: tape.stringBytes(tape.member(version, "value")) ?? [], replaced: tape.integer(tape.member(version, "time")).map { $0 * 1000 })
             }
-            item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
+            earlier.sort { ($0.replaced ?? .min) < ($1.replaced ?? .min) }
+            for index in earlier.indices {
+                var version = ForeignVersion(value: earlier[index].value, modified: index > 0 ? earlier[index - 1].replaced : item.created)
+                version.replaced = earlier[index].replaced
+                item.history.append(version)
+            }
             if let document = documentAttributes {
                 try attach(document, in: tape, to: &item, result: &result)
             }

@@ -1,8 +1,21 @@
 import VaultModel
 
-// MARK: - 1pux: values that are not text as they are stored
+// MARK: - 1pux: values that are not text as they are stored, keys the reader does not know
 
 extension OnePUXReader {
+    /// The keys of an item that the reader knows besides those it reads (1Password's 1PUX format
+    /// page and the exports it describes): `uuid` (read for references), `trashed` (older
+    /// exports' trash mark: `state` says it now). Any other key of an item, or of its `details`
+    /// (beyond `loginFields`, `password`, `notesPlain`, `sections`, `passwordHistory`,
+    /// `documentAttributes` and `htmlForm`), is counted in a warning `not kept: unknown key 'X' of
+    /// 1Password items` (a later format's: a passkey, say), as for Bitwarden (cold58 L2).
+    static let knownItemKeys: [StaticString] = ["trashed", "item"]
+
+    /// The name of the loss of an unknown key `key` (its JSON text, at most 64 bytes shown) at `path`.
+    static func unknownKeyLoss(_ key: UnsafeBufferPointer<UInt8>, in path: String) -> String {
+        "unknown key '\(path)\(String(decoding: key.prefix(64), as: UTF8.self))' of 1Password items"
+    }
+
     /// The text of a section field's number whose kind says what it is (cold58 L9): a `date` (Unix
     /// seconds; 1Password stores a day as a time on it) as its day in ISO 8601, `2000-01-01`; a
     /// `monthYear` (`YYYYMM`, a card's expiry) as `2030-12`. Nil for any other kind, or a number

@@ -219,6 +219,13 @@ enum KeePassXMLReader {
     private static func fill(_ item: inout ForeignItem, from entry: inout KeePassEntry, notKept: inout [String: Int]) {
         // The first string of each standard key (as `KeePassEntry.string(_:)` finds it), told by
         // the kinds the parser gave the keys; and whether any key is one a TOTP is read from.
+        // A vault's field has no protected flag (every field is encrypted alike), and the kdbx and
+        // keepass-xml exports protect every custom string: a protected one comes back protected, an
+        // unprotected one (a port, a user name of a second account) does not come back as it was
+        // (cold58 L10). Counted per entry (before the values are taken); the flags of earlier versions follow the entry's.
+        if entry.strings.contains(where: { $0.kind == .other && !$0.protected && !$0.value.isEmpty }) {
+            notKept[Self.unprotectedMark, default: 0] += 1
+        }
         var title: Int?, userName: Int?, password: Int?, url: Int?, notes: Int?
         var mayHoldTOTP = false
         for index in entry.strings.indices {
@@ -282,13 +289,6 @@ enum KeePassXMLReader {
             (kept.urls, kept.urlLabels, kept.totp) = (was.urls, was.urlLabels, was.totp)
             (kept.fields, kept.extras) = (was.fields, was.extras)
             item.history.append(kept)
-        }
-        // A vault's field has no protected flag (every field is encrypted alike), and the kdbx and
-        // keepass-xml exports protect every custom string: a protected one comes back protected, an
-        // unprotected one (a port, a user name of a second account) does not come back as it was
-        // (cold58 L10). Counted per entry; the flags of earlier versions follow the entry's.
-        if entry.strings.contains(where: { $0.kind == .other && !$0.protected && !$0.value.isEmpty }) {
-            notKept[Self.unprotectedMark, default: 0] += 1
         }
         // An entry that carries none of these (an export converted from another manager): one test.
         guard !entry.uuid.isEmpty || entry.hasIcon || entry.hasColors || !entry.overrideURL.isEmpty || entry.hasAutoTypeSettings
