@@ -126,6 +126,40 @@ extension ExternalTools {
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
+        /// In the foreground of a terminal the tools stay in vaultfile's process group: one that
+        /// asks on the terminal (age's passphrase of an encrypted identity file, a plugin's PIN)
+        /// gets its answer, where a tool in a group of its own would be stopped (SIGTTIN).
+        @Test(.enabled(if: CLI.hasScript, "script (util-linux) is not installed: skipped"))
+        func test_importPass_inTheForegroundOfATerminalAToolCanAskOnIt() throws {
+            var cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                # A tool stopped by SIGTTIN (its whole group is) would hang the test: killed after
+                # 15 s instead (a failure), by a watchdog in a session of its own, given a second
+                # to leave this group before the terminal is read.
+                # (It kills only while the read is pending: never a process that took the id later.)
+                touch "$ANSWER.pending"
+                setsid -f sh -c "sleep 15; [ -e '$ANSWER.pending' ] && kill -KILL $$" < /dev/null > /dev/null 2>&1
+                sleep 1
+                printf 'PIN for the card: ' > /dev/tty
+                read -r pin < /dev/tty
+                rm "$ANSWER.pending"
+                printf '%s' "$pin" > "$ANSWER"
+                cat
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("secret\n".utf8))
+            cli.environment["PATH"] = cli.path("bin") + ":/usr/bin:/bin"
+            cli.environment["ANSWER"] = cli.path("answer")
+            let session = try cli.interactive(["import", "--format", "pass", cli.path("store")] + cli.unlock(),
+                                              answers: [("PIN for the card:", "4321")])
+            #expect(session.status == 0, "\(session.screen)")
+            #expect(try cli.read("answer") == Array("4321".utf8), "\(session.screen)")
+            #expect(try cli.run(["get", "a"] + cli.unlock()).text == "secret")
+        }
+
         /// A file of the store swapped for a link out of it after the walk (while gpg decrypts an
         /// earlier file) is refused: gpg gets the file the walk found as its stdin, never a path it
         /// opens again (att58 F3; before, the file outside the store was imported).
