@@ -62,8 +62,10 @@ struct CLI {
         try run(["-c", script], extra: extra.merging(["VF": Self.binary]) { $1 }, executable: "/bin/sh")
     }
 
-    /// Writes a file in the test's folder.
+    /// Writes a file in the test's folder; one with an execute bit in `mode` (a program the test
+    /// runs) through `ExecutableFile`, so that running it never fails with ETXTBSY.
     func write(_ name: String, _ bytes: [UInt8], mode: Int = 0o600) throws {
+        if mode & 0o111 != 0 { return try ExecutableFile.write(bytes, to: path(name), mode: mode_t(mode)) }
         _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes), attributes: [.posixPermissions: mode])
     }
 

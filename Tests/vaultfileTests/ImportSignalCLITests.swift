@@ -74,6 +74,92 @@ extension ExternalTools {
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
+        /// Whether process `pid` has ended (no such process, or a zombie no one has reaped yet).
+        private func hasEnded(_ pid: pid_t) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }
+            return stat[stat.index(close, offsetBy: 2)] == "Z"
+        }
+
+        /// A gpg that is a wrapper script, with a child of its own (here a `sleep` it waits for):
+        /// on SIGTERM vaultfile ends the wrapper's whole process group, so the child does not
+        /// outlive the import (recheck58 N6; before, the `sleep` ran on for its 60 s). vaultfile
+        /// runs in a session of its own (`setsid`), as under a service manager: no terminal.
+        @Test func test_importPass_sigtermEndsTheChildrenOfAWrapperGpgToo() throws {
+            let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                sleep 60 &
+                echo $! > "$PIDS.tmp"
+                echo $$ >> "$PIDS.tmp"
+                mv "$PIDS.tmp" "$PIDS"
+                cat
+                wait
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("secret\n".utf8))
+            let before = try cli.read("t.vault"), pids = cli.path("pids")
+            let importing = try cli.start([CLI.binary, "import", "--format", "pass", cli.path("store")] + cli.unlock(),
+                                          extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin", "PIDS": pids], executable: "/usr/bin/setsid")
+            var started: [pid_t] = []
+            defer {
+                if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() }
+                for pid in started where !hasEnded(pid) { kill(pid, SIGKILL) }
+            }
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: pids) && importing.isRunning && Date() < deadline { usleep(10_000) }
+            if !importing.isRunning { let early = importing.finish(); Issue.record("the import ended first: \(early.status) \(early.stderr)"); return }
+            started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: "\n").compactMap { pid_t($0) }
+            try #require(started.count == 2, "the wrapper did not say its processes")
+            usleep(200_000)
+            kill(importing.pid, SIGTERM)
+            let sent = Date()
+            while importing.isRunning && Date().timeIntervalSince(sent) < 20 { usleep(10_000) }
+            try #require(!importing.isRunning, "the import did not end within 20 s of SIGTERM")
+            let result = importing.finish()
+            #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
+            // The wrapper's `sleep` is reaped by init once its parent is gone: give that a moment.
+            while started.contains(where: { !hasEnded($0) }) && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
+            #expect(started.allSatisfy(hasEnded), "left running: \(started.filter { !hasEnded($0) })")
+            #expect(try cli.read("t.vault") == before, "the vault was written")
+        }
+
+        /// In the foreground of a terminal the tools stay in vaultfile's process group: one that
+        /// asks on the terminal (age's passphrase of an encrypted identity file, a plugin's PIN)
+        /// gets its answer, where a tool in a group of its own would be stopped (SIGTTIN).
+        @Test(.enabled(if: CLI.hasScript, "script (util-linux) is not installed: skipped"))
+        func test_importPass_inTheForegroundOfATerminalAToolCanAskOnIt() throws {
+            var cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                # A tool stopped by SIGTTIN (its whole group is) would hang the test: killed after
+                # 15 s instead (a failure), by a watchdog in a session of its own, given a second
+                # to leave this group before the terminal is read.
+                # (It kills only while the read is pending: never a process that took the id later.)
+                touch "$ANSWER.pending"
+                setsid -f sh -c "sleep 15; [ -e '$ANSWER.pending' ] && kill -KILL $$" < /dev/null > /dev/null 2>&1
+                sleep 1
+                printf 'PIN for the card: ' > /dev/tty
+                read -r pin < /dev/tty
+                rm "$ANSWER.pending"
+                printf '%s' "$pin" > "$ANSWER"
+                cat
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("secret\n".utf8))
+            cli.environment["PATH"] = cli.path("bin") + ":/usr/bin:/bin"
+            cli.environment["ANSWER"] = cli.path("answer")
+            let session = try cli.interactive(["import", "--format", "pass", cli.path("store")] + cli.unlock(),
+                                              answers: [("PIN for the card:", "4321")])
+            #expect(session.status == 0, "\(session.screen)")
+            #expect(try cli.read("answer") == Array("4321".utf8), "\(session.screen)")
+            #expect(try cli.run(["get", "a"] + cli.unlock()).text == "secret")
+        }
+
         /// A file of the store swapped for a link out of it after the walk (while gpg decrypts an
         /// earlier file) is refused: gpg gets the file the walk found as its stdin, never a path it
         /// opens again (att58 F3; before, the file outside the store was imported).

@@ -27,8 +27,8 @@ struct PluginHarness {
         try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
         let plugin = cli.path("bin/age-plugin-vftest")
         if !FileManager.default.fileExists(atPath: plugin) {
-            try FileManager.default.copyItem(atPath: Self.source, toPath: plugin)
-            chmod(plugin, 0o755)
+            // Copied by a child, never opened for writing here: no ETXTBSY when it runs (`ExecutableFile`).
+            try ExecutableFile.copy(Self.source, to: plugin, mode: 0o755)
         }
         let made = try ChildProcess(executable: plugin, arguments: ["--keygen", seed], environment: ["PATH": "/usr/bin:/bin"],
                                     directory: cli.path(".")).finish()

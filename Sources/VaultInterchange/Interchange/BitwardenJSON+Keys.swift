@@ -97,14 +97,25 @@ extension BitwardenJSON {
     }
 
     /// The passkey (from 0) and member a field `passkey.KEY`, `passkeyN.KEY` (N ≥ 2) keeps; nil for any other field.
+    /// A KEY that ends in `_N` is no member: it is a source's custom field named `passkey.KEY`,
+    /// stored under a numbered name (`passkey.rpId_2`, `ForeignBuilder.putCustom`), which an export
+    /// gives back as a custom field under its label (recheck58 N7).
     static func passkeyField(_ field: String) -> (index: Int, key: String)? {
         guard field.hasPrefix("passkey"), let dot = field.firstIndex(of: ".") else { return nil }
         let number = field[field.index(field.startIndex, offsetBy: 7)..<dot]
         let key = String(field[field.index(after: dot)...])
-        guard !key.isEmpty else { return nil }
+        guard !key.isEmpty, !hasNumberedSuffix(key) else { return nil }
         if number.isEmpty { return (0, key) }
         guard number.first != "0", number.count <= 2, number.allSatisfy(\.isASCII), let value = Int(number), value >= 2 else { return nil }
         return (value - 1, key)
+    }
+
+    /// Whether `key` ends in `_` and a number (`rpId_2`): the mark of a field stored under a
+    /// numbered name.
+    private static func hasNumberedSuffix(_ key: String) -> Bool {
+        guard let underscore = key.utf8.lastIndex(of: UInt8(ascii: "_")) else { return false }
+        let digits = key.utf8[key.utf8.index(after: underscore)...]
+        return !digits.isEmpty && digits.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// The passkeys of a login as facts of its item (`passkey.KEY` fields), every member kept as

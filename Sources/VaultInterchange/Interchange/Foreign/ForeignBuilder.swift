@@ -223,7 +223,16 @@ enum ForeignBuilder {
                              put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Outcome {
         var outcome = Outcome()
         for index in source.items.indices {
-            guard fill(source.items[index], named: named[index], now: now, options: options, outcome: &outcome, put: put) else { break }
+            guard source.items[index].fields.contains(where: { $0.reference != nil }) else {
+                guard fill(source.items[index], named: named[index], now: now, options: options, outcome: &outcome, put: put) else { break }
+                continue
+            }
+            // A field naming another item of the import (a 1pux reference) holds that item's entry name.
+            var item = source.items[index]
+            for field in item.fields.indices {
+                if let target = item.fields[field].reference, named.indices.contains(target) { item.fields[field].value = Array(named[target].name.utf8) }
+            }
+            guard fill(item, named: named[index], now: now, options: options, outcome: &outcome, put: put) else { break }
         }
         return outcome
     }

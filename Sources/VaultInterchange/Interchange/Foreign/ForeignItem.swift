@@ -118,6 +118,12 @@ public struct ForeignField: Sendable {
     public var value: [UInt8]
     /// Whether the source marked it protected (hidden, concealed).
     public var protected: Bool
+    /// For a field that names another item of the import (a 1pux `reference`): that item's index
+    /// in the import's items, whose entry name the build writes as the value (`ForeignBuilder`);
+    /// `unresolved` while the reader has not yet found it. Nil for any other field.
+    public var reference: Int? = nil
+    /// The `reference` of a field whose item is not found yet.
+    public static let unresolved = -1
 
     /// Creates a field.
     public init(label: String, value: [UInt8], protected: Bool = false) {

@@ -8,7 +8,8 @@ import Glibc
 /// the signals whose default action ends the process are blocked in the calling thread for the
 /// run and taken with `sigtimedwait(2)` between reads, so the run can end and reap its children
 /// before exiting. Signals inherited as ignored (`nohup`) stay ignored; children start with the
-/// caller's own mask (`Subprocess`), so gpg still gets Ctrl-C from the terminal.
+/// caller's own mask (`Subprocess`), so gpg still gets Ctrl-C from the terminal when it runs in
+/// vaultfile's foreground group (elsewhere each child leads its own group: `ParallelDecryption`).
 ///
 /// The mask is the calling thread's: it holds because `import` reads its source before it opens
 /// the vault, so no other thread (Argon2's, Dispatch's) exists yet to take the signal instead.

@@ -17,6 +17,14 @@ import Glibc
 /// ends them first: the signals are blocked for the run and taken between reads, then every
 /// child is sent SIGTERM and reaped, every plaintext wiped, and vaultfile exits with 128 + the
 /// signal, having written nothing (the vault is sealed only after the run).
+///
+/// Each tool leads a process group of its own, and is signalled as a group, so that what a
+/// wrapper script started (a `sleep`, a helper it waits for) ends with it (recheck58 N6) — except
+/// when vaultfile runs in the foreground of a terminal: there the tools stay in its group, so that
+/// one that asks on the terminal (age's passphrase of an encrypted identity file, a plugin's PIN;
+/// outside the foreground group a read of the terminal stops it, SIGTTIN) still can, and the
+/// terminal's Ctrl-C and hang-up reach the whole group, a wrapper's children included.
+/// (gpg's own passphrase prompt is gpg-agent's pinentry, which the agent runs, apart from us.)
 enum ParallelDecryption {
     /// One decryption: the arguments (the first looked up in PATH), the file shown in messages,
     /// and bytes written to the tool's stdin (sops' armored data key), if any.
@@ -52,10 +60,10 @@ enum ParallelDecryption {
         func stop() {
             for (_, child) in running {
                 if let fd = child.errors { close(fd) }
-                kill(child.pid, SIGTERM)
+                child.signal(SIGTERM)
                 if let fd = child.output { close(fd) }
             }
-            for (_, child) in running { reap(child.pid) }
+            for (_, child) in running { reap(child) }
             running.removeAll()
             for index in outputs.indices { wipe(&outputs[index]) }
         }
@@ -63,6 +71,7 @@ enum ParallelDecryption {
         defer { wipe(&chunk) }
         let signals = ImportSignals.block()
         defer { signals.restore() }
+        let ownGroups = !Subprocess.inForegroundOfTerminal
         while next < jobs.count || !running.isEmpty {
             if let received = signals.taken() {
                 stop()
@@ -74,7 +83,7 @@ enum ParallelDecryption {
                     let file = try job.opened.map { walked throws(CLIError) in try open(walked) }
                     defer { if let file { close(file) } }
                     var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil, captureErrors: true,
-                                                     standardInput: file)
+                                                     standardInput: file, ownProcessGroup: ownGroups)
                     if let input = job.input, let fd = child.input {
                         writeAll(fd, input)
                         close(fd)
@@ -182,15 +191,21 @@ enum ParallelDecryption {
         return true
     }
 
-    /// Waits for a child sent SIGTERM; one still running after `grace` seconds gets SIGKILL.
-    private static func reap(_ pid: pid_t, grace: Double = 2) {
+    /// Waits for a child sent SIGTERM; one still running after `grace` seconds gets SIGKILL. A
+    /// child that leads its own group is waited for without being reaped, then what is left of its
+    /// group gets SIGKILL: while the child is unreaped, its group's id is no other process's.
+    private static func reap(_ child: Subprocess.Child, grace: Double = 2) {
         var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
         for _ in 0..<Int(grace * 100) {
-            if Subprocess.endedStatus(pid) != nil { return }  // reaped, or no such child
+            if !child.leadsGroup {
+                if Subprocess.endedStatus(child.pid) != nil { return }  // reaped, or no such child
+            } else if Subprocess.hasExited(child.pid) {
+                break
+            }
             nanosleep(&pause, nil)
         }
-        kill(pid, SIGKILL)
-        _ = Subprocess.wait(pid)
+        child.signal(SIGKILL)
+        _ = Subprocess.wait(child.pid)
     }
 
     /// Appends, growing by hand so that the old buffer is wiped before it is freed.

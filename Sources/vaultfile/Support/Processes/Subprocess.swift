@@ -24,6 +24,15 @@ enum Subprocess {
         var input: Int32? = nil
         /// The read end of the stderr pipe (`captureErrors`); the caller reads it and closes it.
         var errors: Int32? = nil
+        /// Whether the child leads a process group of its own (`ownProcessGroup`): a signal for it
+        /// goes to the group (`signal`), so a wrapper's own children get it too.
+        var leadsGroup = false
+
+        /// Sends `signal` to the child, or to its whole process group when it leads one. Call only
+        /// before the child is reaped: until then its id (and its group's) is no other process's.
+        func signal(_ signal: Int32) {
+            kill(leadsGroup ? -pid : pid, signal)
+        }
     }
 
     /// Whether a child gets the variables that unlock a vault.
@@ -53,9 +62,13 @@ enum Subprocess {
     /// With `detached`, the child leads a new session (`setsid`) with stdout and stderr on /dev/null.
     /// With `captureErrors`, stderr is a pipe too (the caller relays it: `ParallelDecryption`).
     /// With `standardInput`, stdin is that open file (the caller closes it after the start).
+    /// With `ownProcessGroup`, the child leads a new process group (`POSIX_SPAWN_SETPGROUP`), so
+    /// that `Child.signal` reaches what it starts itself; give it only to a child that never reads
+    /// the terminal (`inForegroundOfTerminal`): one outside the terminal's foreground group that
+    /// reads it is stopped (SIGTTIN).
     static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
                       captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false,
-                      captureErrors: Bool = false, standardInput: Int32? = nil) throws(CLIError) -> Child {
+                      captureErrors: Bool = false, standardInput: Int32? = nil, ownProcessGroup: Bool = false) throws(CLIError) -> Child {
         precondition(!(feedInput && standardInput != nil), "one standard input")
         var pipeFDs: [Int32] = [-1, -1]
         var inputFDs: [Int32] = [-1, -1]
@@ -105,6 +118,7 @@ enum Subprocess {
         defer { posix_spawnattr_destroy(&attributes) }
         restoreSignals(in: &attributes)
         if detached { detach(&attributes) }
+        if ownProcessGroup && !detached { leadNewGroup(&attributes) }
 
         let argv = arguments.map { strdup($0) } + [nil]
         let environment = ChildEnvironment(environment, unlockSources: unlockSources)
@@ -128,7 +142,17 @@ enum Subprocess {
             throw .cannotRun(command: arguments[0], errno: status)
         }
         return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil,
-                     errors: captureErrors ? errorFDs[0] : nil)
+                     errors: captureErrors ? errorFDs[0] : nil, leadsGroup: ownProcessGroup && !detached)
+    }
+
+    /// Whether vaultfile runs in the foreground process group of its controlling terminal (a
+    /// command typed at a shell, not a job in the background, a service, cron or `timeout`).
+    /// Calls `tcgetpgrp(3)` on `/dev/tty`; false without a controlling terminal.
+    static var inForegroundOfTerminal: Bool {
+        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard terminal >= 0 else { return false }
+        defer { close(terminal) }
+        return tcgetpgrp(terminal) == getpgrp()
     }
 
     /// Waits until `pid` has exited without reaping it: its process id stays its own until `wait`,
@@ -136,6 +160,14 @@ enum Subprocess {
     static func waitUntilExited(_ pid: pid_t) {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+    }
+
+    /// Whether `pid` has exited (or is no child of ours), without reaping it or waiting.
+    static func hasExited(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        var result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+        while result < 0 && errno == EINTR { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) }
+        return result < 0 || info._sifields._sigchld.si_pid != 0
     }
 
     /// Waits for `pid`; returns its exit status, or 128 + the signal that killed it.
@@ -206,6 +238,14 @@ enum Subprocess {
         for signal in Inherited.trackedSignals where !Inherited.wasIgnored(signal) { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
+
+    /// Adds `POSIX_SPAWN_SETPGROUP` with group 0: the child's group is its own process id.
+    private static func leadNewGroup(_ attributes: inout posix_spawnattr_t) {
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETPGROUP))
     }
 
     /// Adds `POSIX_SPAWN_SETSID`: the child leads a new session, so closing the terminal does not end it.

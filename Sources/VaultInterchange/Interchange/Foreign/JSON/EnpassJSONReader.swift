@@ -149,6 +149,12 @@ enum EnpassJSONReader {
     /// What each item starts from.
     private static let emptyItem = ForeignItem()
 
+    /// The keys of an item that Enpass 6 writes and the reader knows besides those it reads (the
+    /// icon, the auto-submit setting, the template, the category's display name, the time a field
+    /// last changed: nothing an entry keeps). Any other key is counted in a warning `not kept:
+    /// unknown key 'X' of Enpass items` (a later format's), as for Bitwarden (cold58 L2).
+    private static let knownItemKeys: [StaticString] = ["uuid", "icon", "auto_submit", "template_type", "category_name", "field_updated_at"]
+
     /// One item, and the uuid of its first folder in `firstFolder`; nil for an item in the trash
     /// (`trashed`), of which nothing is read. Its members and each field's are found in one pass over their keys
     /// (`JSONTape.forEachMember`), as `member` would find them; words the reader only compares
@@ -169,6 +175,9 @@ enum EnpassJSONReader {
             else if JSONTape.matches(key, "archived") { archived = value }
             else if JSONTape.matches(key, "category") { category = value }
             else if JSONTape.matches(key, "subtitle") { subtitle = value }
+            else if !Self.knownItemKeys.contains(where: { JSONTape.matches(key, $0) }) {
+                result.notKeep("unknown key '\(String(decoding: key.prefix(64), as: UTF8.self))' of Enpass items")
+            }
         }
         // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
         if tape.flag(trashed) { return nil }

@@ -17,6 +17,11 @@ extension OnePUXReader {
         /// Whether items share a file's bytes (`inflated`); otherwise (items handed to a sink,
         /// which wipes each item's bytes in place) each is inflated for every item naming it.
         private let sharesFiles: Bool
+        /// The `uuid` of each item kept, in order (`resolveReferences`).
+        private(set) var ids: [String] = []
+        /// Whether the last item read holds a field of kind `reference` (a stream declines it:
+        /// the item it names may come later).
+        private(set) var lastHasReference = false
 
         init(archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
             (self.archive, self.budget, self.sharesFiles) = (archive, budget, sharesFiles)
@@ -39,17 +44,23 @@ extension OnePUXReader {
         /// fields' retains and releases each (6 % of a 1pux import's instructions).
         mutating func item(_ node: Int, in tape: JSONTape, folders: [String], into item: inout ForeignItem,
                            result: inout ForeignImport) throws(VaultError) -> Bool {
-            var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?
+            var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?, uuid: Int?
+            lastHasReference = false
             tape.forEachMember(node) { key, value in
-                if JSONTape.matches(key, "overview") { overview = value }
+                if JSONTape.matches(key, "uuid") { uuid = value }
+                else if JSONTape.matches(key, "overview") { overview = value }
                 else if JSONTape.matches(key, "details") { details = value }
                 else if JSONTape.matches(key, "createdAt") { createdAt = value }
                 else if JSONTape.matches(key, "updatedAt") { updatedAt = value }
                 else if JSONTape.matches(key, "favIndex") { favIndex = value }
                 else if JSONTape.matches(key, "state") { state = value }
                 else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
+                else if !OnePUXReader.knownItemKeys.contains(where: { JSONTape.matches(key, $0) }) {
+                    result.notKeep(OnePUXReader.unknownKeyLoss(key, in: ""))
+                }
             }
             if tape.isString(state, "trashed") { return false }
+            ids.append(tape.string(uuid) ?? "")
             var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
             tape.forEachMember(overview) { key, value in
                 if JSONTape.matches(key, "title") { title = value }
@@ -65,6 +76,8 @@ extension OnePUXReader {
                 else if JSONTape.matches(key, "sections") { sections = value }
                 else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
                 else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
+                else if JSONTape.matches(key, "htmlForm") { result.notKeep("1Password's web form details (the form's action, name and method)") }
+                else { result.notKeep(OnePUXReader.unknownKeyLoss(key, in: "details.")) }
             }
             item.folders = folders
             item.title = tape.string(title) ?? ""
@@ -114,11 +127,19 @@ extension OnePUXReader {
                     try sectionField(field, in: tape, into: &item, result: &result)
                 }
             }
-            for version in tape.elements(passwordHistory) {
-                item.history.append(ForeignVersion(value: tape.stringBytes(tape.member(version, "value")) ?? [],
-                                                   modified: tape.integer(tape.member(version, "time")).map { $0 * 1000 }))
+            // Earlier passwords, oldest first. Each was replaced at its own `time` (1Password shows
+            // it beside the password, as Bitwarden's `lastUsedDate`), and set when the one before
+            // it was replaced (the oldest: when the item was created); before, each version took
+            // the next one's date (cold58 L1, L9).
+            var earlier = tape.elements(passwordHistory).map { version in
+                (value: tape.stringBytes(tape.member(version, "value")) ?? [], replaced: tape.integer(tape.member(version, "time")).map { $0 * 1000 })
             }
-            item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
+            earlier.sort { ($0.replaced ?? .min) < ($1.replaced ?? .min) }
+            for index in earlier.indices {
+                var version = ForeignVersion(value: earlier[index].value, modified: index > 0 ? earlier[index - 1].replaced : item.created)
+                version.replaced = earlier[index].replaced
+                item.history.append(version)
+            }
             if let document = documentAttributes {
                 try attach(document, in: tape, to: &item, result: &result)
             }
@@ -134,22 +155,34 @@ extension OnePUXReader {
             guard let value = tape.member(field, "value"), let (kind, content) = tape.members(value).first else { return }
             if kind == "file" { try attach(content, in: tape, to: &item, result: &result); return }
             if kind == "totp", item.totp == nil, let totp = tape.string(content), !totp.isEmpty { item.totp = totp; return }
+            if kind == "reference", let id = tape.string(content), !id.isEmpty {
+                // Another item's uuid: its entry's name once the build has named it (`resolveReferences`).
+                var field = ForeignField(label: label, value: Array(id.utf8))
+                field.reference = ForeignField.unresolved
+                item.fields.append(field)
+                lastHasReference = true
+                return
+            }
             let text: String
-            switch tape.kind(content) {
-            case .object:
-                // An address, an e-mail with its provider, an SSH key: its parts, one a line.
-                if kind == "sshKey", let key = tape.string(tape.member(content, "privateKey")) {
-                    text = key
-                } else if kind == "email", let address = tape.string(tape.member(content, "email_address")) {
-                    text = address
-                } else {
-                    text = tape.members(content).compactMap { member in tape.text(member.value).flatMap { $0.isEmpty ? nil : "\(member.key): \($0)" } }
-                        .joined(separator: "\n")
+            if let number = tape.integer(content), let converted = OnePUXReader.dateText(kind: kind, number) {
+                text = converted
+            } else {
+                switch tape.kind(content) {
+                case .object:
+                    // An address, an e-mail with its provider, an SSH key: its parts, one a line.
+                    if kind == "sshKey", let key = tape.string(tape.member(content, "privateKey")) {
+                        text = key
+                    } else if kind == "email", let address = tape.string(tape.member(content, "email_address")) {
+                        text = address
+                    } else {
+                        text = tape.members(content).compactMap { member in tape.text(member.value).flatMap { $0.isEmpty ? nil : "\(member.key): \($0)" } }
+                            .joined(separator: "\n")
+                    }
+                case .array:
+                    text = tape.elements(content).compactMap { tape.text($0) }.joined(separator: "\n")
+                default:
+                    text = tape.text(content) ?? ""
                 }
-            case .array:
-                text = tape.elements(content).compactMap { tape.text($0) }.joined(separator: "\n")
-            default:
-                text = tape.text(content) ?? ""
             }
             guard !text.isEmpty else { return }
             item.fields.append(ForeignField(label: label, value: Array(text.utf8), protected: kind == "concealed" || kind == "sshKey"))

@@ -153,6 +153,7 @@ enum OnePUXReader {
                     }
                 }
             }
+            resolveReferences(&result, ids: reader.ids)
         } catch {
             // The files shared by the items are wiped once, in place, with the items.
             reader.dropInflated()
@@ -236,6 +237,12 @@ enum OnePUXReader {
                                             return
                                         }
                                         if let sink {
+                                            // A reference may name an item still to come: read whole (`resolveReferences`).
+                                            if reader.lastHasReference {
+                                                sink.decline()
+                                                item.wipeSecrets()  // its own copies: files are not shared with a sink
+                                                throw JSONStream.declined()
+                                            }
                                             (handed, handedInAccount, handedInVault) = (true, true, true)
                                             result.add(&item, to: sink)
                                             return
@@ -260,6 +267,7 @@ enum OnePUXReader {
         for index in result.items.indices {
             result.items[index].folders = folders(homes[index].account, homes[index].vault, accountNames, vaultNames)
         }
+        if sink == nil { resolveReferences(&result, ids: reader.ids) }
         return result
     }
 

@@ -219,6 +219,13 @@ enum KeePassXMLReader {
     private static func fill(_ item: inout ForeignItem, from entry: inout KeePassEntry, notKept: inout [String: Int]) {
         // The first string of each standard key (as `KeePassEntry.string(_:)` finds it), told by
         // the kinds the parser gave the keys; and whether any key is one a TOTP is read from.
+        // A vault's field has no protected flag (every field is encrypted alike), and the kdbx and
+        // keepass-xml exports protect every custom string: a protected one comes back protected, an
+        // unprotected one (a port, a user name of a second account) does not come back as it was
+        // (cold58 L10). Counted per entry (before the values are taken); the flags of earlier versions follow the entry's.
+        if entry.strings.contains(where: { $0.kind == .other && !$0.protected && !$0.value.isEmpty }) {
+            notKept[Self.unprotectedMark, default: 0] += 1
+        }
         var title: Int?, userName: Int?, password: Int?, url: Int?, notes: Int?
         var mayHoldTOTP = false
         for index in entry.strings.indices {
@@ -303,6 +310,9 @@ enum KeePassXMLReader {
             lost(notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
         }
     }
+
+    /// What is not kept of an entry with a custom string that is not protected.
+    static let unprotectedMark = "KeePass's unprotected mark of custom strings (the kdbx and keepass-xml exports protect every custom string)"
 
     /// The bytes `bytes` held, leaving it empty: the caller's copy is then the only one.
     private static func taken(_ bytes: inout [UInt8]) -> [UInt8] {

@@ -1,0 +1,54 @@
+import VaultModel
+
+// MARK: - 1pux: values that are not text as they are stored, keys the reader does not know
+
+extension OnePUXReader {
+    /// The keys of an item that the reader knows besides those it reads (1Password's 1PUX format
+    /// page and the exports it describes): `uuid` (read for references), `trashed` (older
+    /// exports' trash mark: `state` says it now). Any other key of an item, or of its `details`
+    /// (beyond `loginFields`, `password`, `notesPlain`, `sections`, `passwordHistory`,
+    /// `documentAttributes` and `htmlForm`), is counted in a warning `not kept: unknown key 'X' of
+    /// 1Password items` (a later format's: a passkey, say), as for Bitwarden (cold58 L2).
+    static let knownItemKeys: [StaticString] = ["trashed", "item"]
+
+    /// The name of the loss of an unknown key `key` (its JSON text, at most 64 bytes shown) at `path`.
+    static func unknownKeyLoss(_ key: UnsafeBufferPointer<UInt8>, in path: String) -> String {
+        "unknown key '\(path)\(String(decoding: key.prefix(64), as: UTF8.self))' of 1Password items"
+    }
+
+    /// The text of a section field's number whose kind says what it is (cold58 L9): a `date` (Unix
+    /// seconds; 1Password stores a day as a time on it) as its day in ISO 8601, `2000-01-01`; a
+    /// `monthYear` (`YYYYMM`, a card's expiry) as `2030-12`. Nil for any other kind, or a number
+    /// that is no such thing (kept as the number it is).
+    static func dateText(kind: String, _ number: Int64) -> String? {
+        switch kind {
+        case "date":
+            // Within the years 0000–9999: a day ISO 8601 writes with four digits.
+            guard (-62_167_219_200...253_402_300_799).contains(number) else { return nil }
+            return String(UTCTime.rfc3339(seconds: number).prefix(10))
+        case "monthYear":
+            let (year, month) = number.quotientAndRemainder(dividingBy: 100)
+            guard (1...9999).contains(year), (1...12).contains(month) else { return nil }
+            return UTCTime.year(year) + "-" + (month < 10 ? "0" : "") + String(month)
+        default:
+            return nil
+        }
+    }
+
+    /// Points each field of kind `reference` (its value another item's uuid) at the item of
+    /// `items` with that uuid (`ids`, in the items' order), whose entry name the build puts in
+    /// its place; one naming an item the export does not hold (deleted, in the trash, in another
+    /// account's export) keeps the uuid as its value, counted in `notKept`.
+    static func resolveReferences(_ result: inout ForeignImport, ids: [String]) {
+        guard result.items.contains(where: { $0.fields.contains { $0.reference != nil } }) else { return }
+        var indexOf: [String: Int] = [:]
+        for (index, id) in ids.enumerated() where !id.isEmpty && index < result.items.count { indexOf[id] = indexOf[id] ?? index }
+        for item in result.items.indices {
+            for field in result.items[item].fields.indices where result.items[item].fields[field].reference != nil {
+                let id = String(decoding: result.items[item].fields[field].value, as: UTF8.self)
+                result.items[item].fields[field].reference = indexOf[id]
+                if indexOf[id] == nil { result.notKeep("1Password references to items the export does not hold (the item's id kept as the value)") }
+            }
+        }
+    }
+}
