@@ -278,12 +278,18 @@ struct ImportRecordWriter: ImportedEntrySink {
                 return (start + prefix, Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self))))
             }
             names.withUnsafeBufferPointer { names in
-                order.sort { left, right in
+                // By name, then input order: a total order, so any sort gives the same order.
+                func precedes(_ left: Int32, _ right: Int32) -> Bool {
                     let a = names[Int(left)], b = names[Int(right)]
                     let common = memcmp(bytes + a.start, bytes + b.start, min(a.count, b.count))
                     if common != 0 { return common < 0 }
                     return a.count != b.count ? a.count < b.count : left < right
                 }
+                // Names that almost increase (an export whose titles repeat: `T (10)` written after
+                // `T (9)`, a few places from its own) are put in place one by one; past a few moves
+                // a record, the merge sort.
+                guard !Self.insertionSort(&order, by: precedes, moves: 8 * buffered) else { return }
+                order.sort(by: precedes)
             }
         }
         if runs == nil {
@@ -304,6 +310,26 @@ struct ImportRecordWriter: ImportedEntrySink {
         starts.append(0)
     }
 
+    /// Sorts `order` by insertion while it takes at most `moves` moves; false (`order` then
+    /// holds the same indices in another order) past them.
+    private static func insertionSort(_ order: inout [Int32], by precedes: (Int32, Int32) -> Bool, moves: Int) -> Bool {
+        order.withUnsafeMutableBufferPointer { order in
+            var left = moves
+            for index in order.indices.dropFirst() {
+                let item = order[index]
+                var place = index
+                while place > 0 && precedes(item, order[place - 1]) {
+                    order[place] = order[place - 1]
+                    place -= 1
+                    left -= 1
+                }
+                order[place] = item
+                if left < 0 { return false }
+            }
+            return true
+        }
+    }
+
     /// Moves the records to a buffer with room for `extra` more bytes (at least twice as large);
     /// the old one is wiped as it goes.
     private mutating func grow(_ extra: Int) -> Bool {
@@ -315,7 +341,13 @@ struct ImportRecordWriter: ImportedEntrySink {
     }
 
     private static func compare(_ left: ImportBytes, _ right: ImportBytes, in input: UnsafeRawBufferPointer) -> Int {
-        left.withBytes(in: input) { a in right.withBytes(in: input) { b in compareBytes(a, b) } }
+        // Two literals (the foreign builder's own field names, most of an entry's): their bytes
+        // where they lie, without the closures.
+        if case .literal(let a) = left, case .literal(let b) = right {
+            return compareBytes(UnsafeRawBufferPointer(start: a.utf8Start, count: a.utf8CodeUnitCount),
+                                UnsafeRawBufferPointer(start: b.utf8Start, count: b.utf8CodeUnitCount))
+        }
+        return left.withBytes(in: input) { a in right.withBytes(in: input) { b in compareBytes(a, b) } }
     }
 
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

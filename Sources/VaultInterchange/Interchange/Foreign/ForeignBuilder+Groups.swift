@@ -129,6 +129,9 @@ extension ForeignBuilder {
         /// The items before it were moved out (`moveOut`, in order): `removeAll` skips them.
         private var firstHeld = 0
         private(set) var count = 0
+        /// What is left in the reader's hands: copied (a retain of each empty array), where
+        /// `ForeignItem()` built one and copied it again (about three times the instructions).
+        private let empty = ForeignItem()
 
         init() { start = .allocate(capacity: capacity) }
 
@@ -152,7 +155,7 @@ extension ForeignBuilder {
             }
             withUnsafeMutablePointer(to: &item) { source in
                 (start + count).moveInitialize(from: source, count: 1)
-                source.initialize(to: ForeignItem())
+                source.initialize(to: empty)
             }
             count += 1
         }
