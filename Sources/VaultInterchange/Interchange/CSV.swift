@@ -11,9 +11,10 @@ enum CSV {
     /// importers read a row's cells as bytes and make strings only of those they use.
     ///
     /// The input is scanned a window at a time as its source gives it (`CSVScanner`: a file is
-    /// never whole in memory); the file is read to its end whatever `body` throws, and a problem
-    /// of the CSV itself (anywhere) is thrown before the first error of `body`, as when every
-    /// record was read first, and a file that is not UTF-8 is refused as such before either.
+    /// never whole in memory); the file is read to its end whatever `body` throws (unless `stop`,
+    /// below), and a problem of the CSV itself (anywhere) is thrown before the first error of
+    /// `body`, as when every record was read first, and a file that is not UTF-8 is refused as
+    /// such before either.
     ///
     /// `stop`, asked after each window, ends the read there when true (no more window is read or
     /// scanned, nothing is thrown): for a caller whose reader will throw away whatever the rest

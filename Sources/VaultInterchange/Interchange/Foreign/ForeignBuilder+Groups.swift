@@ -187,8 +187,5 @@ extension ForeignBuilder {
     }
 
     /// Whether `a`'s bytes come before `b`'s.
-    private static func precedes(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { a in b.withUTF8 { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) < 0 } }
-    }
+    private static func precedes(_ a: String, _ b: String) -> Bool { compareUTF8(a, b) < 0 }
 }
