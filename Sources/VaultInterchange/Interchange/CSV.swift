@@ -11,14 +11,31 @@ enum CSV {
     /// importers read a row's cells as bytes and make strings only of those they use.
     ///
     /// The input is scanned a window at a time as its source gives it (`CSVScanner`: a file is
-    /// never whole in memory); the file is read to its end whatever `body` throws, and a problem
-    /// of the CSV itself (anywhere) is thrown before the first error of `body`, as when every
-    /// record was read first, and a file that is not UTF-8 is refused as such before either.
-    static func forEachRecord(_ input: some CSVSource, _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
+    /// never whole in memory); the file is read to its end whatever `body` throws (unless `stop`,
+    /// below), and a problem of the CSV itself (anywhere) is thrown before the first error of
+    /// `body`, as when every record was read first, and a file that is not UTF-8 is refused as
+    /// such before either.
+    ///
+    /// `stop`, asked after each window, ends the read there when true (no more window is read or
+    /// scanned, nothing is thrown): for a caller whose reader will throw away whatever the rest
+    /// holds, errors included (`ForeignCSV.forEachRow` once its sink declined the stream).
+    static func forEachRecord(_ input: some CSVSource, until stop: () -> Bool = { false },
+                              _ body: (CSVRecord) throws(VaultError) -> Void) throws(VaultError) {
         // Checked in place, window by window: `String(validating:)` made a copy of the whole
         // file, secrets and all, freed without a wipe.
         var scanner = CSVScanner()
-        try input.forEachWindow { window in scanner.feed(window, body) }
+        var stopped = false
+        do throws(VaultError) {
+            try input.forEachWindow { (window) throws(VaultError) in
+                scanner.feed(window, body)
+                guard stop() else { return }
+                stopped = true
+                throw .malformedInput("the read was stopped")  // caught below: no window after this one
+            }
+        } catch {
+            guard stopped else { throw error }
+            return
+        }
         try scanner.finish(body)
     }
 

@@ -86,6 +86,21 @@ struct CSVScanner {
 
     private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(0x0D), lf = UInt8(0x0A)
 
+    /// The high bit of each byte of `word` (eight bytes of the input, the first in the lowest
+    /// bits once loaded as little-endian) that is a quote, a comma, a CR or an LF, at least of the
+    /// first such byte: its place is `trailingZeroBitCount / 8`, 0 when none is one. (A zero byte's
+    /// test, `(v - 0x01…) & ~v & 0x80…`, is exact up to the first zero byte; past it a borrow may
+    /// mark another, which the first mark comes before.)
+    @inline(__always)
+    static func meaningful(_ loaded: UInt64) -> UInt64 {
+        let word = UInt64(littleEndian: loaded)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        // `"`, `,`, CR, LF in every byte.
+        return zeroes(word ^ 0x2222_2222_2222_2222) | zeroes(word ^ 0x2C2C_2C2C_2C2C_2C2C)
+            | zeroes(word ^ 0x0D0D_0D0D_0D0D_0D0D) | zeroes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
+    }
+
     /// Checks and scans the next window, calling `body` with each record it completes.
     mutating func feed(_ window: UnsafeBufferPointer<UInt8>, _ body: (CSVRecord) throws(VaultError) -> Void) {
         guard !notUTF8 else { return }
@@ -283,9 +298,18 @@ struct CSVScanner {
             case lf:
                 endRecord(body); line += 1; recordLine = line
             default:
-                // Up to the next byte with a meaning.
-                var end = index
-                while end < bytes.count {
+                // Up to the next byte with a meaning: eight bytes at a time, then the last few one at a time.
+                var end = index, found = false
+                while end + 8 <= bytes.count {
+                    let marks = Self.meaningful(UnsafeRawPointer(base + end).loadUnaligned(as: UInt64.self))
+                    if marks != 0 {
+                        end += marks.trailingZeroBitCount >> 3
+                        found = true
+                        break
+                    }
+                    end += 8
+                }
+                while !found && end < bytes.count {
                     let next = bytes[end]
                     if next == quote || next == comma || next == cr || next == lf { break }
                     end += 1

@@ -21,7 +21,11 @@ enum ImportBytes {
         switch self {
         case .input(let range): return body(UnsafeRawBufferPointer(rebasing: input[range]))
         case .owned(let bytes): return bytes.withUnsafeBytes(body)
-        case .string(var text): return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case .string(let text):
+            // In place, without a copy of the string (a retain) when its bytes are contiguous, as a native string's are.
+            if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+            var copy = text
+            return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         case .literal(let text): return body(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
     }
@@ -142,20 +146,26 @@ struct ImportRecordWriter: ImportedEntrySink {
         guard value.count <= VaultLimits.maxValueLength, fields.count <= VaultLimits.maxFieldsPerEntry else { return false }
         // Fields in name order (an insertion sort: an entry has a handful), each name valid and once.
         if fields.count > 1 {
-            for index in 1..<fields.count {
-                var position = index
-                while position > 0 && Self.compare(fields[position - 1].name, fields[position].name, in: input) > 0 {
-                    fields.swapAt(position - 1, position)
-                    position -= 1
+            // Compared where they lie (a copy of a name is a retain of its text).
+            fields.withUnsafeMutableBufferPointer { fields in
+                for index in 1..<fields.count {
+                    var position = index
+                    while position > 0 && Self.compare(fields.baseAddress! + position - 1, fields.baseAddress! + position, in: input) > 0 {
+                        fields.swapAt(position - 1, position)
+                        position -= 1
+                    }
                 }
             }
         }
         var fieldBytes = 0
         for index in fields.indices {
-            let field = fields[index]
-            guard field.value.count <= VaultLimits.maxValueLength, field.name.withBytes(in: input, EntryName.isValidField) else { return false }
-            if index > 0 && Self.compare(fields[index - 1].name, field.name, in: input) == 0 { return false }
-            fieldBytes += field.name.count + field.value.count
+            // Each read where it lies (a copy of a field is a retain of its texts).
+            let valueCount = fields[index].value.count, nameCount = fields[index].name.count
+            guard valueCount <= VaultLimits.maxValueLength, fields[index].name.withBytes(in: input, EntryName.isValidField) else { return false }
+            if index > 0, fields.withUnsafeBufferPointer({ Self.compare($0.baseAddress! + index - 1, $0.baseAddress! + index, in: input) }) == 0 {
+                return false
+            }
+            fieldBytes += nameCount + valueCount
         }
         let fieldsRead = fields
         return name.withBytes(in: input) { name in
@@ -180,8 +190,8 @@ struct ImportRecordWriter: ImportedEntrySink {
             value.withBytes(in: input) { value in
                 RecordLayout.write(name: name, created: created, modified: modified, value: value, fieldCount: fieldsRead.count,
                                    intoCursor: &sink) { appendField in
-                    for field in fieldsRead {
-                        field.name.withBytes(in: input) { fieldName in field.value.withBytes(in: input) { appendField(fieldName, $0) } }
+                    for index in fieldsRead.indices {
+                        fieldsRead[index].name.withBytes(in: input) { fieldName in fieldsRead[index].value.withBytes(in: input) { appendField(fieldName, $0) } }
                     }
                 }
             }
@@ -278,12 +288,18 @@ struct ImportRecordWriter: ImportedEntrySink {
                 return (start + prefix, Int(RecordLayout.NameLength(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: RecordLayout.NameLength.self))))
             }
             names.withUnsafeBufferPointer { names in
-                order.sort { left, right in
+                // By name, then input order: a total order, so any sort gives the same order.
+                func precedes(_ left: Int32, _ right: Int32) -> Bool {
                     let a = names[Int(left)], b = names[Int(right)]
                     let common = memcmp(bytes + a.start, bytes + b.start, min(a.count, b.count))
                     if common != 0 { return common < 0 }
                     return a.count != b.count ? a.count < b.count : left < right
                 }
+                // Names that almost increase (an export whose titles repeat: `T (10)` written after
+                // `T (9)`, a few places from its own) are put in place one by one; past a few moves
+                // a record, the merge sort.
+                guard !Self.insertionSort(&order, by: precedes, moves: 8 * buffered) else { return }
+                order.sort(by: precedes)
             }
         }
         if runs == nil {
@@ -304,6 +320,26 @@ struct ImportRecordWriter: ImportedEntrySink {
         starts.append(0)
     }
 
+    /// Sorts `order` by insertion while it takes at most `moves` moves; false (`order` then
+    /// holds the same indices in another order) past them.
+    private static func insertionSort(_ order: inout [Int32], by precedes: (Int32, Int32) -> Bool, moves: Int) -> Bool {
+        order.withUnsafeMutableBufferPointer { order in
+            var left = moves
+            for index in order.indices.dropFirst() {
+                let item = order[index]
+                var place = index
+                while place > 0 && precedes(item, order[place - 1]) {
+                    order[place] = order[place - 1]
+                    place -= 1
+                    left -= 1
+                }
+                order[place] = item
+                if left < 0 { return false }
+            }
+            return true
+        }
+    }
+
     /// Moves the records to a buffer with room for `extra` more bytes (at least twice as large);
     /// the old one is wiped as it goes.
     private mutating func grow(_ extra: Int) -> Bool {
@@ -314,8 +350,16 @@ struct ImportRecordWriter: ImportedEntrySink {
         return true
     }
 
-    private static func compare(_ left: ImportBytes, _ right: ImportBytes, in input: UnsafeRawBufferPointer) -> Int {
-        left.withBytes(in: input) { a in right.withBytes(in: input) { b in compareBytes(a, b) } }
+    /// The order of the names of the fields at `left` and `right` (`compareBytes`').
+    @inline(__always)
+    private static func compare(_ left: UnsafePointer<ImportField>, _ right: UnsafePointer<ImportField>, in input: UnsafeRawBufferPointer) -> Int {
+        // Two literals (the foreign builder's own field names, most of an entry's): their bytes
+        // where they lie, without the closures.
+        if case .literal(let a) = left.pointee.name, case .literal(let b) = right.pointee.name {
+            let order = memcmp(a.utf8Start, b.utf8Start, min(a.utf8CodeUnitCount, b.utf8CodeUnitCount))
+            return order != 0 ? Int(order) : a.utf8CodeUnitCount - b.utf8CodeUnitCount
+        }
+        return left.pointee.name.withBytes(in: input) { a in right.pointee.name.withBytes(in: input) { b in compareBytes(a, b) } }
     }
 
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -38,8 +38,8 @@ public struct ImportRenaming: Sendable {
             }
         }
 
-        /// The reason in a message.
-        public var explanation: String {
+        /// The reason in a message (a literal: appended to a line without a string made).
+        public var explanation: StaticString {
             switch self {
             case .cleaned: return "characters a name cannot hold were replaced"
             case .normalized: return "put in Unicode NFC"
@@ -84,31 +84,50 @@ public struct ImportRenaming: Sendable {
         storage = .given(Given(original: original, name: name, reasons: reasons, account: account, madeOf: madeOf))
     }
 
-    /// Appends the UTF-8 of `original` to `bytes` (from a row of facts without making the string).
-    public func appendOriginal(to bytes: inout [UInt8]) {
+    /// Appends the UTF-8 of `original` to `line` (from a row of facts without making the string).
+    public func appendOriginal(to line: inout ByteLine) {
         switch storage {
-        case .given(let given): Self.append(given.original, to: &bytes)
-        case .packed(let packed, let index): packed.appendOriginal(at: Int(index), to: &bytes)
+        case .given(let given): line.append(contentsOf: given.original)
+        case .packed(let packed, let index): packed.appendOriginal(at: Int(index), to: &line)
         }
     }
 
-    /// Appends the UTF-8 of `name` to `bytes`.
-    public func appendName(to bytes: inout [UInt8]) {
+    /// Appends the UTF-8 of `name` to `line`.
+    public func appendName(to line: inout ByteLine) {
         switch storage {
-        case .given(let given): Self.append(given.name, to: &bytes)
-        case .packed(let packed, let index): packed.appendName(at: Int(index), to: &bytes)
+        case .given(let given): line.append(contentsOf: given.name)
+        case .packed(let packed, let index): packed.appendName(at: Int(index), to: &line)
         }
     }
 
-    /// Appends the UTF-8 of `account` to `bytes`; false, with nothing appended, when it is nil.
-    public func appendAccount(to bytes: inout [UInt8]) -> Bool {
+    /// Appends the UTF-8 of `account` to `line`; false, with nothing appended, when it is nil.
+    public func appendAccount(to line: inout ByteLine) -> Bool {
         switch storage {
         case .given(let given):
             guard let account = given.account else { return false }
-            Self.append(account, to: &bytes)
+            line.append(contentsOf: account)
             return true
-        case .packed(let packed, let index): return packed.appendAccount(at: Int(index), to: &bytes)
+        case .packed(let packed, let index): return packed.appendAccount(at: Int(index), to: &line)
         }
+    }
+
+    /// `appendOriginal(to:)` onto an array.
+    public func appendOriginal(to bytes: inout [UInt8]) { Self.appending(to: &bytes) { appendOriginal(to: &$0) } }
+
+    /// `appendName(to:)` onto an array.
+    public func appendName(to bytes: inout [UInt8]) { Self.appending(to: &bytes) { appendName(to: &$0) } }
+
+    /// `appendAccount(to:)` onto an array.
+    public func appendAccount(to bytes: inout [UInt8]) -> Bool {
+        var said = false
+        Self.appending(to: &bytes) { said = appendAccount(to: &$0) }
+        return said
+    }
+
+    private static func appending(to bytes: inout [UInt8], _ body: (inout ByteLine) -> Void) {
+        var line = ByteLine(capacity: 64)
+        body(&line)
+        bytes.append(contentsOf: line.bytes)
     }
 
     /// Calls `body` with each of `reasons` in order (from a row of facts without an array of them).
@@ -117,11 +136,6 @@ public struct ImportRenaming: Sendable {
         case .given(let given): given.reasons.forEach(body)
         case .packed(let packed, let index): packed.forEachReason(at: Int(index), body)
         }
-    }
-
-    private static func append(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The renaming kept as the `index`th row of `packed` (its facts, its text made when asked).

@@ -34,7 +34,17 @@ extension StringProtocol {
 
 /// Whether two strings hold the same bytes (`==` on strings is canonical equivalence).
 func sameUTF8(_ a: String, _ b: String) -> Bool {
-    guard a.utf8.count == b.utf8.count else { return false }
+    a.utf8.count == b.utf8.count && compareUTF8(a, b) == 0
+}
+
+/// The order of two strings' bytes (`compareBytes`'): negative when `a`'s come first.
+func compareUTF8(_ a: String, _ b: String) -> Int {
+    // In place (no copy of either string, a retain each) when both are contiguous, as native strings are.
+    if let order = a.utf8.withContiguousStorageIfAvailable({ a in
+        b.utf8.withContiguousStorageIfAvailable { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) }
+    }), let order {
+        return order
+    }
     var a = a, b = b
-    return a.withUTF8 { a in b.withUTF8 { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) == 0 } }
+    return a.withUTF8 { a in b.withUTF8 { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
 }

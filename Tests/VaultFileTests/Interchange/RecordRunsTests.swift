@@ -116,6 +116,41 @@ import Testing
         #expect(seen.filter { $0.record.count > long }.count == (names.count + 96) / 97)
     }
 
+    /// A buffer whose names almost increase (numbered names: `T (10)` written after `T (9)`) is
+    /// sorted by insertion, one far out of order by the merge sort: both give name order, equal
+    /// names in input order.
+    @Test func test_forEachItem_ordersNamesThatAlmostIncreaseAsAnyOthers() throws {
+        var generator = SplitMix(seed: 4_405)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var numbered: [String] = []
+        for site in 0..<40 {
+            numbered.append("site-\(site)")
+            for number in 2...12 { numbered.append("site-\(site) (\(number))") }
+        }
+        var repeated = numbered
+        repeated.insert("site-3 (11)", at: 100)
+        var swapped = numbered
+        for _ in 0..<30 {
+            let a = (Int(generator.nextByte()) * 256 + Int(generator.nextByte())) % swapped.count
+            swapped.swapAt(a, (Int(generator.nextByte()) * 256 + Int(generator.nextByte())) % swapped.count)
+        }
+        for names in [numbered, repeated, swapped, numbered.reversed()] {
+            // Name order (bytes), then input order.
+            let expected = names.enumerated().sorted {
+                $0.element == $1.element ? $0.offset < $1.offset : Array($0.element.utf8).lexicographicallyPrecedes(Array($1.element.utf8))
+            }
+            for buffer in [300, 4_096, 16_384] {
+                let runs = try #require(Self.runs(Self.written(names, buffer: buffer, in: folder)), "buffer \(buffer)")
+                var seen: [(name: String, index: Int)] = []
+                try runs.forEachItem { _, name, index in seen.append((String(decoding: name, as: UTF8.self), index)) }
+                #expect(seen.map(\.name) == expected.map(\.element), "buffer \(buffer)")
+                #expect(seen.map(\.index) == expected.map(\.offset), "buffer \(buffer)")
+            }
+        }
+        #expect(Self.listing(folder).isEmpty)
+    }
+
     @Test func test_firstRepeat_isNameOrdersAcrossAndWithinRuns() throws {
         var generator = SplitMix(seed: 4_404)
         let folder = try TemporaryDirectory()

@@ -6,8 +6,9 @@ import VaultModel
 /// labels made field names, each name once.
 struct FieldSet {
     /// The fields in the order put (an entry has a handful: a list searched in turn costs less than
-    /// a dictionary), as `ImportRecordWriter` takes them, which sorts them in place: every name a
-    /// string, the builder's own values the strings the item holds (no copy of their bytes per
+    /// a dictionary), as `ImportRecordWriter` takes them, which sorts them in place: the builder's
+    /// own names literals (compared without a retain or a string's bytes looked up), the others
+    /// strings, the builder's own values the strings the item holds (no copy of their bytes per
     /// entry), custom values their bytes.
     var importFields: [ImportField] = []
     /// `FIELD<TAB>LABEL` for each custom field stored under a name that is not its label.
@@ -24,11 +25,24 @@ struct FieldSet {
 
     /// Whether a field is called `name` (names are ASCII: `==` is their bytes').
     private func has(_ name: String) -> Bool {
-        importFields.contains { if case .string(let given) = $0.name { return given == name } else { return false } }
+        importFields.contains { field in
+            switch field.name {
+            case .string(let given): return given == name
+            case .literal(let given):
+                return name.utf8.elementsEqual(UnsafeBufferPointer(start: given.utf8Start, count: given.utf8CodeUnitCount))
+            case .input, .owned: return false
+            }
+        }
     }
 
-    /// Puts a field of the builder's own (`username`, `url`…), unless empty.
-    mutating func put(_ field: String, _ text: String?) {
+    /// Puts a field of the builder's own (`username`, `url`, `title`…), unless empty.
+    mutating func put(_ field: StaticString, _ text: String?) {
+        guard let text, !text.isEmpty else { return }
+        importFields.append(ImportField(name: .literal(field), value: .string(text)))
+    }
+
+    /// `put(_:_:)` of a name made at run time (`url2`, `url3`…).
+    private mutating func put(named field: String, _ text: String?) {
         guard let text, !text.isEmpty else { return }
         importFields.append(ImportField(name: .string(field), value: .string(text)))
     }
@@ -38,7 +52,9 @@ struct FieldSet {
     /// returns why the TOTP is unusable when it is (kept as its text then).
     mutating func putOwn(username: String?, urls: [String], notes: String?, totp: String?, name: String) -> String? {
         put("username", username)
-        for (position, url) in urls.enumerated() { put(position == 0 ? "url" : "url\(position + 1)", url) }
+        for (position, url) in urls.enumerated() {
+            if position == 0 { put("url", url) } else { put(named: "url\(position + 1)", url) }
+        }
         put("notes", notes)
         guard let totp else { return nil }
         switch ForeignTOTP.normalized(totp, label: username.flatMap { $0.isEmpty ? nil : $0 } ?? name) {

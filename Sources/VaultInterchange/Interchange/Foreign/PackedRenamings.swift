@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SecureMemory
 import VaultModel
 
@@ -98,14 +101,13 @@ final class PackedRenamings: @unchecked Sendable {
 
     // MARK: The texts' bytes, appended without making them
 
-    func appendOriginal(at index: Int, to out: inout [UInt8]) { append(rows[index].original, to: &out) }
+    func appendOriginal(at index: Int, to out: inout ByteLine) { append(rows[index].original, to: &out) }
 
-    func appendName(at index: Int, to out: inout [UInt8]) {
+    func appendName(at index: Int, to out: inout ByteLine) {
         let row = rows[index]
         append(row.base, to: &out)
         guard row.number != 0 else { return }
-        out.append(0x20)
-        out.append(UInt8(ascii: "("))
+        out.append(" (")
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0, number = row.number
         withUnsafeMutableBytes(of: &digits) { digits in
@@ -114,40 +116,42 @@ final class PackedRenamings: @unchecked Sendable {
                 number /= 10
                 count += 1
             } while number > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[(10 - count)...]))
+            out.append(UnsafeRawBufferPointer(rebasing: digits[(10 - count)...]))
         }
         out.append(UInt8(ascii: ")"))
     }
 
     /// `account(at:)`'s bytes (`ForeignNaming.account(user:site:)`); false when it is nil.
-    func appendAccount(at index: Int, to out: inout [UInt8]) -> Bool {
+    func appendAccount(at index: Int, to out: inout ByteLine) -> Bool {
         let row = rows[index]
         guard row.flags & Self.saysAccount != 0 else { return false }
         let start = out.count
         if row.flags & Self.hasUser != 0 {
-            out.append(contentsOf: Self.userWord)
+            out.append("user ")
             append(row.user, to: &out)
         }
         if row.flags & Self.hasSite != 0 {
-            if out.count > start { out.append(contentsOf: Self.comma) }
-            let site = UnsafeRawBufferPointer(rebasing: bytes[Int(row.site.start)..<Int(row.site.start) + Int(row.site.count)])
-            if !site.contains(where: { $0 >= 0x80 }) {
-                // An ASCII site's host by its bytes.
-                let host = site.firstIndex(of: UInt8(ascii: "/")) ?? site.count
-                out.append(contentsOf: UnsafeBufferPointer(start: site.baseAddress?.assumingMemoryBound(to: UInt8.self), count: host))
+            if out.count > start { out.append(", ") }
+            let site = UnsafeRawBufferPointer(start: bytes.baseAddress! + Int(row.site.start), count: Int(row.site.count))
+            // An ASCII site's host by its bytes, up to its first '/'.
+            var high: UInt8 = 0
+            for byte in site { high |= byte }
+            if high < 0x80 {
+                var host = site.count
+                if let base = site.baseAddress, let slash = memchr(base, Int32(UInt8(ascii: "/")), site.count) {
+                    host = base.distance(to: UnsafeRawPointer(slash))
+                }
+                out.append(UnsafeRawBufferPointer(rebasing: site[..<host]))
             } else {
-                out.append(contentsOf: ForeignNaming.host(ofSite: text(row.site)).utf8)
+                out.append(contentsOf: ForeignNaming.host(ofSite: text(row.site)))
             }
         }
-        if out.count == start { out.append(contentsOf: "no username or URL".utf8) }
+        if out.count == start { out.append("no username or URL") }
         return true
     }
 
-    private static let userWord = Array("user ".utf8), comma = Array(", ".utf8)
-
-    private func append(_ span: Span, to out: inout [UInt8]) {
-        // As typed bytes: an array appends those with one copy.
-        out.append(contentsOf: UnsafeBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(span.start), count: Int(span.count)))
+    private func append(_ span: Span, to out: inout ByteLine) {
+        out.append(UnsafeRawBufferPointer(start: bytes.baseAddress! + Int(span.start), count: Int(span.count)))
     }
 
     private func user(of row: Row) -> String? { row.flags & Self.hasUser != 0 ? text(row.user) : nil }
@@ -243,20 +247,26 @@ final class PackedRenamings: @unchecked Sendable {
 
         /// Where `text` is: `first` or `second` when either holds its bytes, else appended; nil past 4 GiB.
         private mutating func span(_ text: String, reusing first: Span?, _ second: Span?) -> Span? {
-            var text = text
-            return text.withUTF8 { utf8 -> Span? in
-                let raw = UnsafeRawBufferPointer(utf8)
-                func holds(_ candidate: Span?) -> Bool {
-                    guard let candidate, Int(candidate.count) == raw.count else { return false }
-                    return arena.withUnsafeBytes { compareBytes(UnsafeRawBufferPointer(rebasing: $0[Int(candidate.start)..<Int(candidate.start) + raw.count]), raw) } == 0
-                }
-                if holds(first) { return first }
-                if holds(second) { return second }
-                guard arena.count + raw.count <= UInt32.max else { return nil }
-                let start = UInt32(arena.count)
-                arena.append(contentsOf: raw)
-                return Span(start: start, count: UInt32(raw.count))
+            // In place (no copy of the string, a retain) when its bytes are contiguous, as a native string's are.
+            if let found = text.utf8.withContiguousStorageIfAvailable({ span(UnsafeRawBufferPointer($0), reusing: first, second) }) {
+                return found
             }
+            var text = text
+            return text.withUTF8 { span(UnsafeRawBufferPointer($0), reusing: first, second) }
+        }
+
+        /// `span(_:reusing:_:)` of the bytes `raw`.
+        private mutating func span(_ raw: UnsafeRawBufferPointer, reusing first: Span?, _ second: Span?) -> Span? {
+            func holds(_ candidate: Span?) -> Bool {
+                guard let candidate, Int(candidate.count) == raw.count else { return false }
+                return arena.withUnsafeBytes { compareBytes(UnsafeRawBufferPointer(rebasing: $0[Int(candidate.start)..<Int(candidate.start) + raw.count]), raw) } == 0
+            }
+            if holds(first) { return first }
+            if holds(second) { return second }
+            guard arena.count + raw.count <= UInt32.max else { return nil }
+            let start = UInt32(arena.count)
+            arena.append(contentsOf: raw)
+            return Span(start: start, count: UInt32(raw.count))
         }
 
         /// The renamings, in the order added; the builder is emptied (its arena wiped).

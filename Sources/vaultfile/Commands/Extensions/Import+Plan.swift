@@ -104,37 +104,53 @@ extension VaultfileCommand.Import {
 
     /// The line that says `renaming` (replacing `line`'s bytes). Names come from the file: with
     /// `escaping`, a newline or other control in a title is shown escaped, so one renaming is one
-    /// line (without it, for a caller that checked the line needs no escape). An item without a
-    /// title says what its name was made of; a numbered one which account it is, and one that an
-    /// exact title pushed aside the name that title keeps.
-    private static func renamingLine(_ renaming: ImportRenaming, dryRun: Bool, escaping: Bool, into line: inout [UInt8]) {
-        func append(_ text: String) {
-            var text = text
-            text.withUTF8 { line.append(contentsOf: $0) }
+    /// line; without it, for a line its caller uses only when it needs no escape, whether one of
+    /// the texts from the file in it may need one (`Messages.mayNeedEscape`: the rest of the line
+    /// is printable ASCII). An item without a title says what its name was made of; a numbered one
+    /// which account it is, and one that an exact title pushed aside the name that title keeps.
+    @discardableResult
+    private static func renamingLine(_ renaming: ImportRenaming, dryRun: Bool, escaping: Bool, into line: inout ByteLine) -> Bool {
+        var mayNeedEscape = false
+        /// The text from `start` to the end, escaped (`escaping`) or checked (not).
+        func escape(from start: Int) {
+            let text = UnsafeBufferPointer(rebasing: line.bytes[start...])
+            guard escaping else {
+                mayNeedEscape = mayNeedEscape || Messages.mayNeedEscape(text)
+                return
+            }
+            var tail = Array(text)
+            Messages.escape(&tail, from: 0)
+            line.truncate(to: start)
+            line.append(tail)
         }
-        func escape(from start: Int) { if escaping { Messages.escape(&line, from: start) } }
-        line.removeAll(keepingCapacity: true)
+        line.removeAll()
         var start = 0
         if let madeOf = renaming.madeOf {
-            append(dryRun ? "vaultfile: would name an item without a title '" : "vaultfile: named an item without a title '")
+            if dryRun { line.append("vaultfile: would name an item without a title '") } else { line.append("vaultfile: named an item without a title '") }
             start = line.count
             renaming.appendName(to: &line)
             escape(from: start)
-            append("' after ")
-            append(escaping ? Messages.escaped(madeOf) : madeOf)
+            line.append("' after ")
+            if escaping {
+                line.append(contentsOf: Messages.escaped(madeOf))
+            } else {
+                start = line.count
+                line.append(contentsOf: madeOf)
+                escape(from: start)
+            }
         } else {
-            append(dryRun ? "vaultfile: would be renamed '" : "vaultfile: renamed '")
+            if dryRun { line.append("vaultfile: would be renamed '") } else { line.append("vaultfile: renamed '") }
             start = line.count
             renaming.appendOriginal(to: &line)
             escape(from: start)
-            append("' to '")
+            line.append("' to '")
             start = line.count
             renaming.appendName(to: &line)
             escape(from: start)
             line.append(UInt8(ascii: "'"))
         }
         // The account, then each reason, joined by "; " (an item named after its site alone: none).
-        append(" (")
+        line.append(" (")
         start = line.count
         var first = true
         if renaming.appendAccount(to: &line) {
@@ -142,16 +158,18 @@ extension VaultfileCommand.Import {
             first = false
         }
         renaming.forEachReason { reason in
-            if !first { append("; ") }
+            if !first { line.append("; ") }
             first = false
-            guard reason == .yieldedToExactTitle else { return append(reason.explanation) }
+            guard reason == .yieldedToExactTitle else { return line.append(reason.explanation) }
             // The name the exact item keeps, said (att58 F1: a look-alike ranks after it).
-            let kept = AccountSkips.title(of: renaming.name)
-            append("another item's title is exactly '")
-            append(escaping ? Messages.escaped(kept) : kept)
-            append("': it keeps that name")
+            line.append("another item's title is exactly '")
+            let start = line.count
+            line.append(contentsOf: AccountSkips.title(of: renaming.name))
+            escape(from: start)
+            line.append("': it keeps that name")
         }
-        if first { line.removeLast(2) } else { line.append(UInt8(ascii: ")")) }
+        if first { line.truncate(to: line.count - 2) } else { line.append(UInt8(ascii: ")")) }
+        return mayNeedEscape
     }
 
     /// The refusal of an import whose `count` names exist already (`first`: the first five, in input order).
@@ -167,19 +185,19 @@ extension VaultfileCommand.Import {
         let entries = plan.entries
         let warnings = entries.warnings + plan.warnings
         var lines = Messages.InfoLines()
-        var line: [UInt8] = []
+        var line = ByteLine()
         let dryRun = self.dryRun  // read once: a flag's value is looked up at each read
         entries.renamings.withUnsafeBufferPointer { renamings in  // each read in place, not copied
             for renaming in renamings {
                 // Made as bytes, each text appended from the renaming's facts (90,000 lines for a
-                // browser's export); a line with no byte that may need an escape (most) is made once.
-                Self.renamingLine(renaming, dryRun: dryRun, escaping: false, into: &line)
-                guard line.withUnsafeBufferPointer(Messages.mayNeedEscape) else {
-                    lines.add(plainUTF8: line)
+                // browser's export); a line with no byte that may need an escape (most) is made once,
+                // only its texts from the file checked.
+                guard Self.renamingLine(renaming, dryRun: dryRun, escaping: false, into: &line) else {
+                    lines.add(plainUTF8: line.bytes)
                     continue
                 }
                 Self.renamingLine(renaming, dryRun: dryRun, escaping: true, into: &line)
-                lines.add(utf8: line)
+                lines.add(utf8: Array(line.bytes))
             }
         }
         lines.flush()

@@ -104,8 +104,9 @@ enum Messages {
             add(String(decoding: line, as: UTF8.self))
         }
 
-        /// `add(utf8:)` of a line its caller found needs no escape (`mayNeedEscape` false).
-        mutating func add(plainUTF8 line: [UInt8]) {
+        /// `add(utf8:)` of a line its caller found needs no escape (`mayNeedEscape` false), its
+        /// bytes where they lie (a `ByteLine`'s).
+        mutating func add(plainUTF8 line: UnsafeBufferPointer<UInt8>) {
             pending.append(contentsOf: line)
             endLine()
         }

@@ -89,7 +89,8 @@ enum ForeignCSV {
         var width: Int?
         var stopped = false
         do throws(VaultError) {
-            try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
+            // Once stopped, the rest of the file is thrown away (errors too): not read or scanned either.
+            try CSV.forEachRecord(bytes, until: { stopped }) { (record) throws(VaultError) in
                 guard let width else {
                     let names = record.strings
                     try readHeader(names)
@@ -172,6 +173,7 @@ enum ChromeCSVReader {
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
         var name: Int?, url: Int?, username: Int?, password: Int?, note: Int?
+        let blank = ForeignItem()  // each row's item copied from it (`ForeignItem.init` builds one and copies it)
         try ForeignCSV.forEachRow(bytes, format: "Chrome CSV", ragged: true, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "username", "password"], in: header, format: "Chrome CSV")
@@ -179,7 +181,9 @@ enum ChromeCSVReader {
             (name, url, username, password, note) = (header.index("name"), header.index("url"), header.index("username"),
                                                       header.index("password"), header.index("note"))
         }) { row in
-            var item = ForeignItem(title: row[name] ?? "", value: row.bytes(password))
+            var item = blank
+            item.title = row[name] ?? ""
+            item.value = row.bytes(password)
             item.username = row[username]
             if let url = row[url] { item.urls = [url] }
             item.notes = row[note]
@@ -204,6 +208,7 @@ enum FirefoxCSVReader {
         var guids = 0, formActions = 0, lastUses = 0
         // The columns, found once by name (not at every row).
         var url: Int?, username: Int?, password: Int?, created: Int?, changed: Int?, realm: Int?, guid: Int?, formAction: Int?, lastUsed: Int?
+        let blank = ForeignItem()  // each row's item copied from it (`ForeignItem.init` builds one and copies it)
         try ForeignCSV.forEachRow(bytes, format: "Firefox CSV", ragged: true, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "username", "password"], in: header, format: "Firefox CSV")
@@ -213,7 +218,8 @@ enum FirefoxCSVReader {
             (created, changed, realm) = (header.index("timecreated"), header.index("timepasswordchanged"), header.index("httprealm"))
             (guid, formAction, lastUsed) = (header.index("guid"), header.index("formactionorigin"), header.index("timelastused"))
         }) { row in
-            var item = ForeignItem(value: row.bytes(password))
+            var item = blank
+            item.value = row.bytes(password)
             item.sourceHasNoTitles = true
             item.username = row[username]
             if let url = row[url] { item.urls = [url] }

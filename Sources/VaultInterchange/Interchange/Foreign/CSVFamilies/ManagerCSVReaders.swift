@@ -17,6 +17,7 @@ enum BitwardenCSVReader {
         // The columns, found once by name (not at every row).
         var folder: Int?, collections: Int?, name: Int?, password: Int?, username: Int?, uri: Int?, notes: Int?, totp: Int?
         var fields: Int?, favorite: Int?, reprompt: Int?, type: Int?
+        let blank = ForeignItem()  // each row's item copied from it (`ForeignItem.init` builds one and copies it)
         try ForeignCSV.forEachRow(bytes, format: "Bitwarden CSV", ragged: false, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["type", "name", "login_password"], in: header, format: "Bitwarden CSV")
@@ -36,7 +37,10 @@ enum BitwardenCSVReader {
                 folders = all.first.map { $0.split(separator: "/").map(String.init) } ?? []
                 if all.count > 1 { notKept["Bitwarden's second and further collections of an item", default: 0] += 1 }
             }
-            var item = ForeignItem(folders: folders, title: row[name] ?? "", value: row.bytes(password))
+            var item = blank
+            item.folders = folders
+            item.title = row[name] ?? ""
+            item.value = row.bytes(password)
             item.username = row[username]
             if let uris = row[uri] { item.urls = uris.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty } }
             item.notes = row[notes]
@@ -87,6 +91,7 @@ enum OnePasswordCSVReader {
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
         var title: Int?, password: Int?, username: Int?, url: Int?, totp: Int?, notes: Int?, tags: Int?, favorite: Int?, archived: Int?
+        let blank = ForeignItem()  // each row's item copied from it (`ForeignItem.init` builds one and copies it)
         try ForeignCSV.forEachRow(bytes, format: "1Password CSV", ragged: false, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["title", "password"], in: header, format: "1Password CSV")
@@ -97,7 +102,9 @@ enum OnePasswordCSVReader {
                                   header.index(anyOf: ["notes", "notesplain"]))
             (tags, favorite, archived) = (header.index("tags"), header.index("favorite"), header.index("archived"))
         }) { row in
-            var item = ForeignItem(title: row[title] ?? "", value: row.bytes(password))
+            var item = blank
+            item.title = row[title] ?? ""
+            item.value = row.bytes(password)
             item.username = row[username]
             if let url = row[url] { item.urls = [url] }
             item.totp = row[totp]
@@ -126,6 +133,7 @@ enum LastPassCSVReader {
         var extra: [Int] = []
         // The columns, found once by name (not at every row).
         var grouping: Int?, name: Int?, password: Int?, username: Int?, url: Int?, totp: Int?, notes: Int?, favorite: Int?
+        let blank = ForeignItem()  // each row's item copied from it (`ForeignItem.init` builds one and copies it)
         try ForeignCSV.forEachRow(bytes, format: "LastPass CSV", ragged: false, until: sink, header: { (names) throws(VaultError) in
             header = ForeignCSVHeader(names)
             try ForeignCSV.require(["url", "password", "name", "grouping"], in: header, format: "LastPass CSV")
@@ -134,7 +142,10 @@ enum LastPassCSVReader {
             (url, totp, notes, favorite) = (header.index("url"), header.index("totp"), header.index("extra"), header.index("fav"))
         }) { row in
             let folders = row[grouping].map { $0.split(separator: "\\").map(String.init).filter { !$0.trimmed.isEmpty } } ?? []
-            var item = ForeignItem(folders: folders, title: row[name] ?? "", value: row.bytes(password))
+            var item = blank
+            item.folders = folders
+            item.title = row[name] ?? ""
+            item.value = row.bytes(password)
             item.username = row[username]
             if let url = row[url], url != "http://sn" { item.urls = [url] }
             item.totp = row[totp]
