@@ -27,6 +27,38 @@ public enum AnsibleVaultReader {
     /// Whether `bytes` is a whole ansible-vault file (it starts with `$ANSIBLE_VAULT;`).
     public static func isVaultFile(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("$ANSIBLE_VAULT;".utf8)) }
 
+    /// How many vault values `bytes` hold, found by the parse `read` makes but without a password:
+    /// 1 for a whole vault file (`$ANSIBLE_VAULT;1.x;AES256` on line 1) whose header and body parse,
+    /// else the `!vault` values of the YAML file, each one's envelope parsed. 0 for a file that
+    /// only mentions `$ANSIBLE_VAULT;` (a comment, a plain string): the caller refuses it before a
+    /// password is asked for (cold60 M1). Throws what `read` would throw of the file's structure.
+    public static func vaultValueCount(_ bytes: [UInt8], file: String) throws(VaultError) -> Int {
+        if isVaultFile(bytes) {
+            _ = try parse(envelope: String(decoding: bytes, as: UTF8.self), file: file)
+            return 1
+        }
+        return try vaultValueCount(ConfigYAML.parse(bytes, what: file), path: [], file: file)
+    }
+
+    /// The `!vault` values under `node`, each envelope parsed (as `collect` does before decrypting).
+    private static func vaultValueCount(_ node: ConfigNode, path: [String], file: String) throws(VaultError) -> Int {
+        switch node {
+        case .mapping(let items):
+            var count = 0
+            for item in items { count += try vaultValueCount(item.value, path: path + [item.key], file: file) }
+            return count
+        case .sequence(let items):
+            var count = 0
+            for (index, item) in items.enumerated() { count += try vaultValueCount(item, path: path + [String(index)], file: file) }
+            return count
+        case .scalar(let scalar) where scalar.tag == "!vault":
+            _ = try parse(envelope: scalar.text, file: "\(file), line \(scalar.line) ('\(path.joined(separator: "."))')")
+            return 1
+        case .scalar:
+            return 0
+        }
+    }
+
     /// The items of one file named `file` (its path as the user gave it, for messages): a whole vault
     /// file is one item named `name`; a YAML file gives one item per `!vault` value, named
     /// `name/key/path` (list items by their index). Plain (unencrypted) values are not imported and

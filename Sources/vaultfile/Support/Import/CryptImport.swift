@@ -42,21 +42,53 @@ enum CryptImport {
         let shown = path == Input.standardInputName ? "standard input" : path
         switch format {
         case .ansibleVault:
-            // A file with no vault value holds nothing a password opens: said before one is asked for.
-            guard bytes.withUnsafeBufferPointer({ FormatSniffer.contains("$ANSIBLE_VAULT;", in: $0) }) else {
+            // A file with no vault value holds nothing a password opens: said before one is asked for,
+            // by the parse the reader makes (a file that only mentions the header in a comment or a
+            // plain string holds none: cold60 M1), which also refuses a malformed vault first.
+            let values = try bytes.withUnsafeBufferPointer({ FormatSniffer.contains("$ANSIBLE_VAULT;", in: $0) })
+                ? inCommonForm(format, shown) { () throws(VaultError) in try AnsibleVaultReader.vaultValueCount(bytes, file: shown) } : 0
+            guard values > 0 else {
                 throw CLIError.importUnreadable(source: shown, format: format.rawValue,
-                                                why: "it holds no ansible-vault value (no '$ANSIBLE_VAULT;' header, whole or after a '!vault' tag)",
-                                                hint: "'vaultfile import FILE' (--format auto) tells an export's format from its content")
+                                                why: "it holds no ansible-vault value (no '$ANSIBLE_VAULT;' header, whole on its first line or after a '!vault' tag)",
+                                                hint: hint(for: format))
             }
             let passwords = try sourcePassword.read(for: shown)
-            return try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), passwords: passwords)
+            return try inCommonForm(format, shown) { () throws(VaultError) in
+                try AnsibleVaultReader.read(bytes, file: shown, name: stem(of: path), passwords: passwords)
+            }
         case .sops:
-            let document = try SopsReader.parse(bytes, file: shown)
+            let document = try inCommonForm(format, shown) { () throws(VaultError) in try SopsReader.parse(bytes, file: shown) }
             let dataKey = try sopsDataKey(document, file: shown)
-            return try SopsReader.read(document, dataKey: dataKey, file: shown, name: stem(of: path))
+            return try inCommonForm(format, shown) { () throws(VaultError) in
+                try SopsReader.read(document, dataKey: dataKey, file: shown, name: stem(of: path))
+            }
         default:
             throw CLIError.invalidArgument("\(format.rawValue) is not an encrypted file format")
         }
+    }
+
+    /// `body`, a refusal of its reader (`malformedInput`) said in the form of every other reader's:
+    /// "cannot read FILE as FORMAT: …; nothing was imported" and a hint (cold60 L5). The reader's
+    /// message names the file first; said once, by the common form.
+    private static func inCommonForm<T>(_ format: InterchangeFormat, _ shown: String, _ body: () throws(VaultError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            guard case .malformedInput(var why) = error else { throw error }
+            if why.hasPrefix(shown + ": ") || why.hasPrefix(shown + ", ") {
+                why.removeFirst(shown.count + 2)
+            } else if why.hasPrefix(shown + " ") {
+                why = "it" + why.dropFirst(shown.count)
+            }
+            throw CLIError.importUnreadable(source: shown, format: format.rawValue, why: why, hint: hint(for: format))
+        }
+    }
+
+    /// The hint of a refusal of an ansible-vault or sops file: what the format's file is.
+    private static func hint(for format: InterchangeFormat) -> String {
+        let what = format == .sops ? "a sops file is the YAML or JSON file 'sops --encrypt' writes, with its 'sops' metadata"
+            : "an ansible-vault file is what 'ansible-vault encrypt' writes, or a YAML file of 'ansible-vault encrypt_string' values"
+        return what + "; 'vaultfile import FILE' (--format auto) tells an export's format from its content"
     }
 
     /// pass and passage stores, as a reader of folders (`DirectoryImportReaders`).
