@@ -70,4 +70,86 @@ import Testing
                                executable: "/usr/bin/python3")
         #expect(made.status == 0, "\(made.stderr)")
     }
+
+    @Test(.enabled(if: hasPython, "python3 is not installed: skipped"))
+    func test_import_dashlaneExportZIPIsSaidAsAZIPWithTheCommandsThatImportItsCSVs() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try writeZIP(cli, "dashlane.zip", [("credentials.csv", "username,username2,username3,title,password,note,url,category,otpSecret\n"
+                                                + "amy,,,Site,pw,,https://site.example,,\n"),
+                                           ("securenotes.csv", "title,note\nWifi,the code\n")])
+        let zip = cli.path("dashlane.zip")
+        let auto = try cli.run(["import", "--dry-run", zip] + cli.unlock())
+        #expect(auto.status == 64, "\(auto.stderr)")
+        #expect(auto.stderr.contains("cannot tell the format of \(zip): it is a ZIP archive (Dashlane's export"), "\(auto.stderr)")
+        #expect(auto.stderr.contains("hint: unzip it, then import each CSV: 'vaultfile import --format dashlane-csv credentials.csv'"), "\(auto.stderr)")
+        let given = try cli.run(["import", "--dry-run", "--format", "dashlane-csv", zip] + cli.unlock())
+        #expect(given.status == 2, "\(given.stderr)")
+        #expect(given.stderr.contains("\(zip) is not dashlane-csv input: it looks like a ZIP archive (Dashlane's export"), "\(given.stderr)")
+        #expect(given.stderr.contains("nothing was imported") && given.stderr.contains("unzip it"), "\(given.stderr)")
+        for result in [auto, given] { #expect(!result.stderr.contains("iconv") && !result.stderr.contains("delete both"), "\(result.stderr)") }
+        // What the hint says imports the credentials.
+        let csv = try cli.run(["import", "--format", "dashlane-csv", cli.path("credentials.csv")] + cli.unlock())
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(try names(cli) == ["Site"])
+    }
+
+    @Test(.enabled(if: hasPython, "python3 is not installed: skipped"))
+    func test_import_aZIPWithoutExportDataIsSaidAsSuchAndAnyTextFormatRefusesIt() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try writeZIP(cli, "other.zip", [("readme.txt", "hello\n")])
+        let zip = cli.path("other.zip")
+        let auto = try cli.run(["import", zip] + cli.unlock())
+        #expect(auto.status == 64, "\(auto.stderr)")
+        #expect(auto.stderr.contains("cannot tell the format of \(zip): it is a ZIP archive that holds no export.data (not a 1pux)"), "\(auto.stderr)")
+        #expect(!auto.stderr.contains("matches none"), "\(auto.stderr)")
+        for format in ["chrome-csv", "dashlane-csv", "dotenv", "bitwarden-json"] {
+            let given = try cli.run(["import", "--format", format, zip] + cli.unlock())
+            #expect(given.status == 2, "\(format): \(given.stderr)")
+            #expect(given.stderr.contains("is not \(format) input: it looks like a ZIP archive"), "\(format): \(given.stderr)")
+            #expect(!given.stderr.contains("iconv"), "\(format): \(given.stderr)")
+        }
+        // --format 1pux reads the archive itself, which names what it lacks.
+        let onePUX = try cli.run(["import", "--format", "1pux", zip] + cli.unlock())
+        #expect(onePUX.status == 2 && onePUX.stderr.contains("holds no export.data"), "\(onePUX.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
+
+    @Test func test_import_binaryDataGetsNoIconvHint() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("random.bin", [0x8F, 0x00, 0xFF, 0x13, 0xC3, 0x28, 0x2C, 0x01, 0x0A])
+        try cli.write("latin.csv", [0x6E, 0x61, 0x6D, 0x65, 0x2C, 0x75, 0x72, 0x6C, 0x2C, 0x75, 0x73, 0x65, 0x72, 0x6E, 0x61, 0x6D, 0x65, 0x2C,
+                                    0x70, 0x61, 0x73, 0x73, 0x77, 0x6F, 0x72, 0x64, 0x0A] + bytes("Caf") + [0xE9] + bytes(",https://c.example,u,p\n"))
+        let binary = try cli.run(["import", "--format", "chrome-csv", cli.path("random.bin")] + cli.unlock())
+        #expect(binary.status == 2 && binary.stderr.contains("nothing was imported"), "\(binary.stderr)")
+        #expect(!binary.stderr.contains("iconv") && binary.stderr.contains("it holds NUL bytes"), "\(binary.stderr)")
+        // Latin-1 text still gets the conversion.
+        let latin = try cli.run(["import", "--format", "chrome-csv", cli.path("latin.csv")] + cli.unlock())
+        #expect(latin.status == 2 && latin.stderr.contains("iconv -f WINDOWS-1252 -t UTF-8"), "\(latin.stderr)")
+    }
+
+    @Test func test_import_emptyInputIsSaidToBeEmpty() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("empty.txt", [])
+        let file = try cli.run(["import", cli.path("empty.txt")] + cli.unlock())
+        #expect(file.status == 64, "\(file.stderr)")
+        #expect(file.stderr.contains("cannot tell the format of \(cli.path("empty.txt")): it is empty; nothing was imported"), "\(file.stderr)")
+        let stdin = try cli.run(["import"] + cli.unlock(), stdin: [])
+        #expect(stdin.status == 64, "\(stdin.stderr)")
+        #expect(stdin.stderr.contains("cannot tell the format of stdin: it is empty; nothing was imported"), "\(stdin.stderr)")
+        #expect(try names(cli).isEmpty)
+    }
+
+    @Test func test_import_dashlaneHeaderlessFormRefusesTextOfShortRows() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("hello.txt", bytes("hello world\nthis is text\n"))
+        let text = try cli.run(["import", "--format", "dashlane-csv", cli.path("hello.txt")] + cli.unlock())
+        #expect(text.status == 2, "\(text.stderr)")
+        #expect(text.stderr.contains("cannot read \(cli.path("hello.txt")) as dashlane-csv: line 1: 1 cell, and no row has 4 or more"), "\(text.stderr)")
+        #expect(try names(cli).isEmpty)
+        // A short row beside a full one is Dashlane's ragged form: imported (padded).
+        try cli.write("ragged.csv", bytes("\"Short\",\"https://s.example\"\n\"Full\",\"https://f.example\",\"u\",\"pw\"\n"))
+        let ragged = try cli.run(["import", "--format", "dashlane-csv", cli.path("ragged.csv")] + cli.unlock())
+        #expect(ragged.status == 0, "\(ragged.stderr)")
+        #expect(try names(cli) == ["Full", "Short"])
+    }
 }

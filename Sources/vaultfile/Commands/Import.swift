@@ -196,8 +196,10 @@ extension VaultfileCommand {
                 // reader runs: before a lenient reader imports it wrongly, or a password is asked
                 // for nothing (att58 F5). Only encrypted values in KEY=value lines (sops's own
                 // dotenv form, an ansible-vault value) are left to the reader that decrypts them.
+                // A ZIP whose head names no export.data may still be a 1pux: its reader looks at the whole archive.
                 if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue,
-                   sniffed.format != "dotenv" || !FormatSniffer.mayBeEncryptedLines(bytes, format: given.rawValue) {
+                   sniffed.format != "dotenv" || !FormatSniffer.mayBeEncryptedLines(bytes, format: given.rawValue),
+                   given != .onePUX || sniffed != FormatSniffer.otherZIP {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
                 // Nor is a password asked for a file without KeePass 2's signature, which no
@@ -232,6 +234,8 @@ extension VaultfileCommand {
             // Sniffed before the read: once another manager's export is read into items, the read
             // takes `bytes` (wiped and freed before the entries are built, issue 44's memory rule).
             let sniffedBeforeRead = FormatSniffer.sniff(bytes)
+            // Text without NUL bytes may be Latin-1 that iconv converts; binary data never is (cold60 M3).
+            let binary = bytes.withUnsafeBufferPointer { $0.prefix(FormatSniffer.window).contains(0) }
             let otherCSVs: [InterchangeFormat] = [.csv, .keepassxcCSV, .bitwardenCSV, .onePasswordCSV, .lastPassCSV, .chromeCSV, .firefoxCSV]
             let rowOfValues = otherCSVs.contains(chosen) && sniffedBeforeRead == nil
                 && FormatSniffer.startsWithRowOfValues(bytes)
@@ -246,7 +250,9 @@ extension VaultfileCommand {
                 // Said as the parser said it, naming the input, unless the content is recognised as another format.
                 guard case .malformedInput(let why) = error else { throw error }
                 if let sniffed = sniffedBeforeRead, sniffed.format != chosen.rawValue { throw mismatch(sniffed, source: source, given: chosen.rawValue) }
-                let hint = why.contains("is not UTF-8")
+                let hint = why.contains("is not UTF-8") && binary
+                    ? "it holds NUL bytes: binary data, not a text export; 'vaultfile import FILE' (--format auto) tells an export's format from its content"
+                    : why.contains("is not UTF-8")
                     ? "convert it to UTF-8 first: 'iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))' "
                         + "(WINDOWS-1252 is what most Windows programs write), then import that file and delete both"
                     : rowOfValues ? headerlessHint : nil
@@ -270,6 +276,10 @@ extension VaultfileCommand {
 
         /// The format of `bytes` (`--format auto`), when the content tells it.
         private func detected(_ bytes: [UInt8], source: String) throws -> InterchangeFormat {
+            guard !bytes.isEmpty else {
+                throw CLIError.importFormatUnknown(source: source, why: "it is empty",
+                                                   hint: "check the file's path, or the command that wrote it: an export holds at least a header or one item")
+            }
             guard let sniffed = FormatSniffer.sniff(bytes) else {
                 // A CSV whose first line is values: perhaps Dashlane's headerless form, which auto
                 // does not guess (nothing in the file says it), but the refusal names (cold58 L3).
@@ -283,7 +293,9 @@ extension VaultfileCommand {
             guard let name = sniffed.format else {
                 // What the file is and what to do with it (convert a KeePass 1 database, decrypt an
                 // age file): that advice is the hint ("name it with --format" would not help).
-                throw CLIError.importFormatUnknown(source: source, why: "it looks like \(sniffed.description), which import does not read as it is",
+                // A ZIP archive is one for certain (its magic number): said as such (cold60 M3, L7).
+                let zip = sniffed == FormatSniffer.otherZIP || sniffed == FormatSniffer.dashlaneZIP
+                throw CLIError.importFormatUnknown(source: source, why: "it \(zip ? "is" : "looks like") \(sniffed.description), which import does not read as it is",
                                                    hint: sniffed.advice)
             }
             guard let format = InterchangeFormat(rawValue: name) else {

@@ -137,11 +137,31 @@ public enum FormatSniffer {
         if starts(head, with: "age-encryption.org/v1") || starts(head, with: "-----BEGIN AGE ENCRYPTED FILE-----") {
             return SniffedFormat(format: nil, description: "an age-encrypted file", advice: "decrypt it with age first, then import what it holds")
         }
-        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            return contains("export.data", in: head) ? SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)") : nil
+        // A ZIP archive (a local file header, or an empty archive's end record): never text, so
+        // never sent to a text reader, nor through iconv (cold60 M3, L7). Its first names (stored
+        // as they are in each local header) tell a 1pux or Dashlane's export ZIP.
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+            if contains("export.data", in: head) { return SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)") }
+            if contains("credentials.csv", in: head) || contains("securenotes.csv", in: head) || contains("personalInfo.csv", in: head) {
+                return dashlaneZIP
+            }
+            return otherZIP
         }
         return nil
     }
+
+    /// Dashlane's export ZIP (credentials.csv, securenotes.csv…): its CSVs are read one at a time.
+    public static let dashlaneZIP = SniffedFormat(
+        format: nil, description: "a ZIP archive (Dashlane's export: credentials.csv, securenotes.csv…)",
+        advice: "unzip it, then import each CSV: 'vaultfile import --format dashlane-csv credentials.csv', "
+            + "and securenotes.csv (payments.csv, ids.csv, personalInfo.csv) likewise; delete the unzipped files afterwards")
+
+    /// A ZIP archive whose first bytes name no `export.data` (not a 1pux) nor Dashlane's CSVs.
+    /// `--format 1pux` still reads it (its central directory is the word on what it holds).
+    public static let otherZIP = SniffedFormat(
+        format: nil, description: "a ZIP archive that holds no export.data (not a 1pux)",
+        advice: "unzip it and import the export inside it; a 1Password export (1PUX, with export.data) imports with "
+            + "'vaultfile import --format 1pux FILE.1pux'")
 
     /// JSON documents, by the keys that mark each export, found in the bytes of `head` (an
     /// export's first 64 KiB: searched as bytes, not as characters, which cost 4 % of an import).

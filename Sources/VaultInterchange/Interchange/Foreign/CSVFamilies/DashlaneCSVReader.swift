@@ -14,7 +14,8 @@ import VaultModel
 ///   `account_name`, `name` or `item_name` (else its type), every other cell a field under its
 ///   column's name (bitwarden/clients, libs/importer/src/importers/dashlane/types/dashlane-csv-types.ts);
 /// - no header: rows `title, url, login, password, note`, perhaps ragged (fewer cells are padded;
-///   more cells are kept as fields `column6`…). A first row made of Dashlane's column names is
+///   more cells are kept as fields `column6`…); a row of fewer than 3 cells is refused unless a
+///   row of the file has 4 or more (plain text is no such export). A first row made of Dashlane's column names is
 ///   never read as such a row: it is refused when no kind above has it.
 enum DashlaneCSVReader {
     static let headerForm = ["username", "username2", "username3", "title", "password", "note", "url", "category", "otpsecret", "otpurl"]
@@ -71,6 +72,7 @@ enum DashlaneCSVReader {
         // The header form's columns, found once by name (not at every row).
         var category: Int?, title: Int?, password: Int?, username: Int?, url: Int?, note: Int?, otp: Int?, username2: Int?, username3: Int?
         var names: [Int] = []
+        var sawFullRow = false, firstShortRow: (line: Int, cells: Int)?
         try CSV.forEachRecord(bytes) { (record) throws(VaultError) in
             if first {
                 first = false
@@ -97,6 +99,9 @@ enum DashlaneCSVReader {
             // A shorter row reads as padded with empty cells (`ForeignCSVRow`).
             let row = ForeignCSVRow(line: record.line, record: record)
             guard let header else {
+                // A headerless row has title, url and login at least (cold60 M3: any text made
+                // one-cell entries); shorter rows are Dashlane's only in a file with a full one.
+                if row.count >= 4 { sawFullRow = true } else if row.count < 3, firstShortRow == nil { firstShortRow = (record.line, row.count) }
                 var item = ForeignItem(title: row[0] ?? "", value: row.bytes(3))
                 if let url = row[1] { item.urls = [url] }
                 item.username = row[2]
@@ -132,6 +137,10 @@ enum DashlaneCSVReader {
             result.add(&item, to: sink)
         }
         guard !first else { throw .malformedInput("the Dashlane CSV file is empty") }
+        if let short = firstShortRow, !sawFullRow {
+            throw .malformedInput("line \(short.line): \(short.cells == 1 ? "1 cell" : "\(short.cells) cells"), and no row has 4 or more: "
+                                  + "not Dashlane's export without a header, whose rows are title, url, login, password, note")
+        }
         return result
     }
 }
