@@ -114,6 +114,45 @@ import Testing
         #expect(try names(cli).isEmpty)
     }
 
+    @Test(.enabled(if: hasPython, "python3 is not installed: skipped"))
+    func test_import_1puxItemOfAnUnknownStateIsImportedAndCounted() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        func item(_ uuid: String, _ title: String, _ state: String) -> String {
+            """
+            {"uuid": "\(uuid)", "createdAt": 1600000000, "updatedAt": 1600000000, "state": "\(state)", "categoryUuid": "001", \
+            "overview": {"title": "\(title)"}, "details": {"loginFields": [], "password": "pw-\(uuid)"}}
+            """
+        }
+        let items = [item("A1", "Kept", "active"), item("D1", "Gone", "deleted"), item("D2", "Gone too", "deleted"), item("T1", "Bin", "trashed")]
+        try writeZIP(cli, "p.1pux", [("export.data", #"{"accounts": [{"attrs": {}, "vaults": [{"attrs": {"name": "V"}, "items": ["#
+                                        + items.joined(separator: ", ") + "]}]}]}")])
+        let result = try cli.run(["import", "--format", "1pux", cli.path("p.1pux")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("not kept: 1Password's unknown item state 'deleted', in 2 items (imported as active items"), "\(result.stderr)")
+        #expect(try names(cli) == ["Gone", "Gone too", "Kept"])
+    }
+
+    @Test func test_import_keepassUnprotectedMarkWarningNamesTheFirstThreeEntries() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let entries = ["Alpha", "Beta", "Gamma", "Delta"].map { title in
+            "<Entry><String><Key>Title</Key><Value>\(title)</Value></String><String><Key>Port</Key><Value>8443</Value></String></Entry>"
+        }
+        try cli.write("kp.xml", bytes("""
+            <?xml version="1.0" encoding="UTF-8"?><KeePassFile><Meta><Generator>test</Generator></Meta><Root><Group><Name>Root</Name>
+            \(entries.joined(separator: "\n"))
+            <Entry><String><Key>Title</Key><Value>Safe</Value></String><String><Key>PIN</Key><Value ProtectInMemory="True">9</Value></String></Entry>
+            </Group></Root></KeePassFile>
+            """))
+        let imported = try cli.run(["import", "--json", cli.path("kp.xml")] + cli.unlock())
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let text = imported.stderr + imported.text
+        #expect(text.contains("not kept: KeePass's unprotected mark of custom strings (the kdbx and keepass-xml exports protect every custom string), in 4 items ("),
+                "\(text)")
+        #expect(text.contains("Alpha'") && text.contains("Beta'") && text.contains("Gamma'") && text.contains(" and 1 more)"), "\(text)")
+        #expect(!text.contains("Delta'") && !text.contains("Safe'"), "\(text)")
+        #expect(imported.text.contains("not_kept"), "\(imported.text)")
+    }
+
     @Test func test_import_binaryDataGetsNoIconvHint() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         try cli.write("random.bin", [0x8F, 0x00, 0xFF, 0x13, 0xC3, 0x28, 0x2C, 0x01, 0x0A])

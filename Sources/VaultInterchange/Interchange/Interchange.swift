@@ -78,12 +78,17 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// KeePass attachments given by reference to data the XML does not hold (KeePassXC's XML
     /// export leaves it out), in `count` items, the first of them `items` (group path and title).
     case attachmentDataMissing(items: [String], count: Int)
+    /// KeePass entries with a custom string that was not protected, in `count` entries, the first
+    /// of them `items` (group path and title): the mark is not kept (every field is encrypted alike,
+    /// and the kdbx and keepass-xml exports protect every custom string).
+    case unprotectedStringsNotKept(items: [String], count: Int)
 
     public var description: String {
         switch self {
+        case .unprotectedStringsNotKept(let items, let count):
+            return "not kept: \(KeePassXMLReader.unprotectedMark), in \(count == 1 ? "1 item" : "\(count) items") (\(Self.named(items, count: count)))"
         case .attachmentDataMissing(let items, let count):
-            let named = items.map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ")
-                + (count > items.count ? " and \(count - items.count) more" : "")
+            let named = Self.named(items, count: count)
             return "not kept: KeePass attachments whose data the XML does not hold, in \(count == 1 ? "1 item" : "\(count) items") (\(named)); "
                 + "KeePassXC's XML export leaves it out: take them from the database with "
                 + "'keepassxc-cli attachment-export DATABASE ENTRY NAME FILE', or import the database itself with --format kdbx"
@@ -135,7 +140,16 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// configuration, not its secrets; a key a reader does not know is one of a later export;
     /// a loss whose text ends in its own reason, in parentheses, needs none; anything else has no
     /// place in a vault.
+    /// `items` quoted (format characters escaped), then how many of `count` they leave out.
+    private static func named(_ items: [String], count: Int) -> String {
+        items.map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ") + (count > items.count ? " and \(count - items.count) more" : "")
+    }
+
     static func whyNotKept(_ what: String) -> String? {
+        // Before the trash's reason: the state may be "deleted".
+        if what.hasPrefix(OnePUXReader.unknownStateLoss) {
+            return "imported as active items: check them in 1Password, and remove those you do not want"
+        }
         if what.contains("trash") || what.contains("recycle bin") || what.contains("deleted") {
             return "left out: deleted in the source; restore them there and export again to bring them in"
         }
@@ -149,7 +163,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     public var kind: String {
         switch self {
         case .dangerousVariable: return "dangerous_variable"
-        case .notKept, .attachmentDataMissing: return "not_kept"
+        case .notKept, .attachmentDataMissing, .unprotectedStringsNotKept: return "not_kept"
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"

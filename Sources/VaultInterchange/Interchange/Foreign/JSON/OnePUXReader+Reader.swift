@@ -60,6 +60,12 @@ extension OnePUXReader {
                 }
             }
             if tape.isString(state, "trashed") { return false }
+            // A state the reader does not know ("deleted"): the item is imported as an active one,
+            // and said, with the state and its count (cold60 L10).
+            if state != nil, !tape.isString(state, "active"), !tape.isString(state, "archived") {
+                let word = tape.string(state).map { String($0.prefix(24)) } ?? "(not a string)"
+                result.notKeep(OnePUXReader.unknownStateLoss + "'\(word)'")
+            }
             ids.append(tape.string(uuid) ?? "")
             var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
             tape.forEachMember(overview) { key, value in

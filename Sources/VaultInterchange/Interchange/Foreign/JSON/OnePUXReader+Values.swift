@@ -12,6 +12,10 @@ extension OnePUXReader {
     static let knownItemKeys: [StaticString] = ["trashed", "item"]
 
     /// The name of the loss of an unknown key `key` (its JSON text, at most 64 bytes shown) at `path`.
+    /// The start of what an item of a `state` the reader does not know loses (cold60 L10): the
+    /// state, which `whyNotKept` says the item was imported without, as an active item.
+    static let unknownStateLoss = "1Password's unknown item state "
+
     static func unknownKeyLoss(_ key: UnsafeBufferPointer<UInt8>, in path: String) -> String {
         "unknown key '\(path)\(String(decoding: key.prefix(64), as: UTF8.self))' of 1Password items"
     }

@@ -71,6 +71,15 @@ enum KeePassXMLReader {
         var streamed = Streamed(budget: parser.budget)
         // Each item starts as a copy of this one: `ForeignItem.init` built each aside and copied it.
         let blank = ForeignItem()
+        // The entries `fill` counted for an unprotected custom string: the first ones named (cold60 L4).
+        var unprotectedCounted = 0
+        var unprotectedNames: [String] = []
+        func noteUnprotected(_ item: ForeignItem) {
+            let count = notKept[Self.unprotectedMark] ?? 0
+            guard count > unprotectedCounted else { return }
+            unprotectedCounted = count
+            if unprotectedNames.count < Self.namedMissingData { unprotectedNames.append((item.folders + [item.title]).joined(separator: "/")) }
+        }
         var meta = try parser.parse(metaRead: { streamed.meta = $0 }) { (entry, groups, folders) throws(VaultError) in
             // What the user deleted in KeePass stays deleted: not imported, counted.
             if groups.contains(where: \.isRecycleBin) { inRecycleBin += 1; return }
@@ -80,6 +89,7 @@ enum KeePassXMLReader {
                 var item = blank
                 item.folders = folders
                 Self.fill(&item, from: &entry, notKept: &notKept)
+                noteUnprotected(item)
                 guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
                 result.add(&item, to: sink)
                 return
@@ -87,6 +97,7 @@ enum KeePassXMLReader {
             var item = blank
             item.folders = folders
             Self.fill(&item, from: &entry, notKept: &notKept)
+            noteUnprotected(item)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
                 item.attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
@@ -136,6 +147,10 @@ enum KeePassXMLReader {
         lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
         lost("KeePass's deleted-object records", meta.deletedObjects)
         lost("entries in KeePass's recycle bin", inRecycleBin)
+        // Said with the first entries' names, as attachments without their data are.
+        if let count = notKept.removeValue(forKey: Self.unprotectedMark) {
+            result.warnings.append(.unprotectedStringsNotKept(items: unprotectedNames, count: count))
+        }
         result.notKept = notKept
         // Said with the first items' names, so that 'keepassxc-cli attachment-export' can be aimed.
         let itemsMissing = Set(missing.map(\.item)).sorted()
