@@ -153,6 +153,19 @@ import Testing
         #expect(imported.text.contains("not_kept"), "\(imported.text)")
     }
 
+    @Test func test_import_nfcRenamingShowsTheOriginalsCombiningMarksEscaped() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        // "Café" decomposed (e, U+0301): the line showed 'Café' to 'Café' before (cold60 L8).
+        try cli.write("c.csv", bytes("name,url,username,password\nCafe\u{0301},https://c.example,u,p\n"))
+        let dry = try cli.run(["import", "--dry-run", cli.path("c.csv")] + cli.unlock())
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stderr.contains("vaultfile: would be renamed 'Cafe\\u{0301}' to 'Caf\u{E9}' ("), "\(dry.stderr)")
+        #expect(dry.stderr.contains("put in Unicode NFC"), "\(dry.stderr)")
+        let real = try cli.run(["import", cli.path("c.csv")] + cli.unlock())
+        #expect(real.stderr.contains("vaultfile: renamed 'Cafe\\u{0301}' to 'Caf\u{E9}'"), "\(real.stderr)")
+        #expect(try names(cli) == ["Caf\u{E9}"])
+    }
+
     @Test func test_import_binaryDataGetsNoIconvHint() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         try cli.write("random.bin", [0x8F, 0x00, 0xFF, 0x13, 0xC3, 0x28, 0x2C, 0x01, 0x0A])

@@ -123,6 +123,21 @@ extension VaultfileCommand.Import {
             line.truncate(to: start)
             line.append(tail)
         }
+        /// The text from `start` to the end with each combining mark (Unicode Mn, Mc, Me) as `\u{XXXX}`.
+        func escapeCombiningMarks(from start: Int) {
+            let text = String(decoding: line.bytes[start...], as: UTF8.self)
+            var shown = ""
+            for scalar in text.unicodeScalars {
+                switch scalar.properties.generalCategory {
+                case .nonspacingMark, .spacingMark, .enclosingMark:
+                    let digits = String(scalar.value, radix: 16, uppercase: true)
+                    shown += "\\u{" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "}"
+                default: shown.unicodeScalars.append(scalar)
+                }
+            }
+            line.truncate(to: start)
+            line.append(Array(shown.utf8))
+        }
         line.removeAll()
         var start = 0
         if let madeOf = renaming.madeOf {
@@ -142,6 +157,13 @@ extension VaultfileCommand.Import {
             if dryRun { line.append("vaultfile: would be renamed '") } else { line.append("vaultfile: renamed '") }
             start = line.count
             renaming.appendOriginal(to: &line)
+            // A name put in NFC looks the same as its original on a terminal: the original's
+            // combining marks are shown escaped, `Cafe\u{0301}` (cold60 L8).
+            var normalized = false
+            renaming.forEachReason { if $0 == .normalized { normalized = true } }
+            if normalized {
+                if escaping { escapeCombiningMarks(from: start) } else { mayNeedEscape = true }
+            }
             escape(from: start)
             line.append("' to '")
             start = line.count
