@@ -60,19 +60,59 @@ public enum FormatSniffer {
         }
     }
 
-    /// Whether `bytes`, recognised as KEY=value lines, may still be `format`'s input: encrypted
-    /// values in such lines (sops's dotenv form, `ENC[AES256_GCM,…]`; an ansible-vault value,
-    /// `$ANSIBLE_VAULT;…`), which that reader, not a refusal, says more of. False for every other
-    /// format: KEY=value lines are no KeePass database, CSV export, JSON or 1PUX (att58 F5).
-    public static func mayBeEncryptedLines(_ bytes: [UInt8], format: String) -> Bool {
-        bytes.withUnsafeBufferPointer { all in
+    /// The ciphertext KEY=value lines may hold in place of their values (cold60 H1).
+    public enum EncryptedLines: Sendable, Equatable {
+        /// sops's dotenv form: `KEY=ENC[AES256_GCM,…]` values and `sops_…` metadata lines.
+        case sops
+        /// A value that is Ansible Vault ciphertext (`$ANSIBLE_VAULT;…`).
+        case ansibleVault
+    }
+
+    /// The ciphertext held by `bytes` when the sniffer recognises them as KEY=value lines: sops's
+    /// dotenv form (a `sops_mac=` or `sops_version=` line, or a value starting `ENC[AES256_GCM,`)
+    /// or an Ansible Vault value (`$ANSIBLE_VAULT;…`); a value may be quoted. Nil for any other
+    /// file. Read in place over the lines `sniff` reads (the dotenv reader refuses such a value
+    /// anywhere in the file, `DotEnv.encryptedValue`): no format reads these as they are, and
+    /// the dotenv reader would import the ciphertext as the secrets.
+    public static func encryptedLines(_ bytes: [UInt8]) -> EncryptedLines? {
+        guard sniff(bytes)?.format == "dotenv" else { return nil }
+        return bytes.withUnsafeBufferPointer { all in
             let head = UnsafeBufferPointer(rebasing: all.prefix(window))
-            switch format {
-            case "sops": return contains("ENC[AES256_GCM,", in: head)
-            case "ansible-vault": return contains("$ANSIBLE_VAULT;", in: head)
-            default: return false
+            var found: EncryptedLines?
+            var seen = 0, position = 0
+            while position < head.count && seen < 200 && found != .sops {
+                var end = position
+                while end < head.count, head[end] != 0x0A { end += 1 }
+                let last = end < head.count && end > position && head[end - 1] == 0x0D ? end - 1 : end
+                defer { position = end + 1 }
+                guard last > position else { continue }
+                seen += 1
+                var at = position
+                while at < last, head[at] == 0x20 || head[at] == 0x09 { at += 1 }
+                var body = UnsafeBufferPointer(rebasing: head[at..<last])
+                if starts(body, with: "export ") { body = UnsafeBufferPointer(rebasing: body.dropFirst(7)) }
+                if starts(body, with: "sops_mac=") || starts(body, with: "sops_version=") { found = .sops; continue }
+                guard let equals = body.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                switch encryptedValue(UnsafeBufferPointer(rebasing: body[(equals + 1)...])) {
+                case .sops?: found = .sops
+                case .ansibleVault?: found = found ?? .ansibleVault
+                case nil: break
+                }
             }
+            return found
         }
+    }
+
+    /// The ciphertext a dotenv value (from after its `=`) starts with: blanks and one opening
+    /// quote aside, `ENC[AES256_GCM,` (sops) or `$ANSIBLE_VAULT;`.
+    public static func encryptedValue(_ value: UnsafeBufferPointer<UInt8>) -> EncryptedLines? {
+        var at = 0
+        while at < value.count, value[at] == 0x20 || value[at] == 0x09 { at += 1 }
+        if at < value.count, value[at] == UInt8(ascii: "'") || value[at] == UInt8(ascii: "\"") { at += 1 }
+        let rest = UnsafeBufferPointer(rebasing: value[at...])
+        if starts(rest, with: "ENC[AES256_GCM,") { return .sops }
+        if starts(rest, with: "$ANSIBLE_VAULT;") { return .ansibleVault }
+        return nil
     }
 
     /// Whether the first line of `bytes` may be a row of values rather than a header a tool
