@@ -111,13 +111,37 @@ import Testing
         #expect(try names(cli).isEmpty)
     }
 
-    @Test func test_import_encryptedValuesInKeyValueLinesStillReachTheirReader() throws {
+    @Test func test_import_encryptedValuesInKeyValueLinesAreRefusedUnderEveryFormat() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
-        // sops's own dotenv form: KEY=ENC[…] lines. Not refused as dotenv: the sops reader says
-        // what it makes of it (it reads sops's YAML and JSON files).
-        try cli.write("s.env", bytes("DB=ENC[AES256_GCM,data:abc=,iv:def=,tag:ghi=,type:str]\nsops_version=3.8.1\n"))
-        let result = try cli.run(["import", "--format", "sops", cli.path("s.env")] + cli.unlock())
-        #expect(result.status != 0 && !result.stderr.contains("it looks like a dotenv file"), "\(result.stderr)")
+        // sops's own dotenv form, KEY=ENC[…] lines (cold60 H1): before, auto and dotenv imported
+        // the ciphertext and sops's metadata as entries, and sops failed on a YAML parse error.
+        try cli.write("s.env", bytes("DB=ENC[AES256_GCM,data:abc=,iv:def=,tag:ghi=,type:str]\n"
+                                     + "sops_age__list_0__map_recipient=age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n"
+                                     + "sops_mac=ENC[AES256_GCM,data:AAAA,iv:def=,tag:ghi=,type:str]\nsops_version=3.8.1\n"))
+        let path = cli.path("s.env")
+        for format in [[], ["--format", "dotenv"], ["--format", "sops"], ["--format", "csv"], ["--dry-run"]] {
+            let result = try cli.run(["import"] + format + [path] + cli.unlock())
+            #expect(result.status == 2, "\(format): \(result.stderr)")
+            #expect(result.stderr.contains("\(path) is a sops-encrypted dotenv file") && result.stderr.contains("nothing was imported"),
+                    "\(format): \(result.stderr)")
+            #expect(result.stderr.contains("vaultfile: hint: decrypt it with sops and import the plain lines: sops -d \(path) | vaultfile import --format dotenv"),
+                    "\(format): \(result.stderr)")
+            #expect(!result.stderr.contains("ENC[AES256_GCM,data:abc"), "no value is said")
+            #expect(result.stdout.isEmpty, "\(format): \(result.stdout)")
+        }
+        // From standard input too; and an Ansible Vault value in KEY=value lines.
+        let piped = try cli.run(["import", "--format", "dotenv"] + cli.unlock(), stdin: bytes("sops_version=3.8.1\nA=x\n"))
+        #expect(piped.status == 2 && piped.stderr.contains("stdin is a sops-encrypted dotenv file"), "\(piped.stderr)")
+        try cli.write("a.env", bytes("A=plain\nB=\"$ANSIBLE_VAULT;1.1;AES256\"\n"))
+        for format in [[], ["--format", "dotenv"], ["--format", "ansible-vault"]] {
+            let result = try cli.run(["import"] + format + [cli.path("a.env")] + cli.unlock())
+            #expect(result.status == 2 && result.stderr.contains("holds Ansible Vault ciphertext in KEY=value lines"), "\(format): \(result.stderr)")
+            #expect(!result.stderr.contains("password"), "no password is asked: \(result.stderr)")
+        }
+        // Past the sniffer's first 200 lines, the dotenv reader refuses it.
+        try cli.write("long.env", bytes((0..<250).map { "K\($0)=v\n" }.joined() + "DB=ENC[AES256_GCM,data:abc=,iv:def=,tag:ghi=,type:str]\n"))
+        let long = try cli.run(["import", cli.path("long.env")] + cli.unlock())
+        #expect(long.status == 2 && long.stderr.contains("line 251: this is a sops-encrypted dotenv file"), "\(long.stderr)")
         #expect(try names(cli).isEmpty)
     }
 

@@ -187,6 +187,10 @@ extension VaultfileCommand {
             var (bytes, windows) = try file.map { try Input.importFile($0, head: FormatSniffer.window) }
                 ?? (Input.readAll(STDIN_FILENO, what: "standard input"), nil)
             defer { wipe(&bytes) }
+            // KEY=value lines holding ciphertext (sops's dotenv form, Ansible Vault values) are
+            // refused under every --format: read as dotenv, the ciphertext became the secrets and
+            // sops's metadata entries (cold60 H1); no reader here decrypts them as they are.
+            if let encrypted = FormatSniffer.encryptedLines(bytes) { throw encryptedLinesRefusal(encrypted, source: source) }
             let chosen: InterchangeFormat
             switch format {
             case .format(let given):
@@ -194,11 +198,9 @@ extension VaultfileCommand {
                 // A file the sniffer recognises as another format (a KDBX database, a Chrome CSV
                 // given as dashlane-csv, KEY=value lines given as sops) is refused before its
                 // reader runs: before a lenient reader imports it wrongly, or a password is asked
-                // for nothing (att58 F5). Only encrypted values in KEY=value lines (sops's own
-                // dotenv form, an ansible-vault value) are left to the reader that decrypts them.
+                // for nothing (att58 F5); encrypted values in KEY=value lines were refused above.
                 // A ZIP whose head names no export.data may still be a 1pux: its reader looks at the whole archive.
                 if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue,
-                   sniffed.format != "dotenv" || !FormatSniffer.mayBeEncryptedLines(bytes, format: given.rawValue),
                    given != .onePUX || sniffed != FormatSniffer.otherZIP {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
@@ -308,6 +310,24 @@ extension VaultfileCommand {
         private var headerlessHint: String {
             "if it is Dashlane's older credentials export (no header line; rows of title, url, login, password, note), "
                 + "import it with: vaultfile import --format dashlane-csv" + (file.map { " \(shellWord($0))" } ?? " < FILE")
+        }
+
+        /// The refusal of KEY=value lines holding ciphertext (`FormatSniffer.encryptedLines`), with
+        /// the command that decrypts them.
+        private func encryptedLinesRefusal(_ kind: FormatSniffer.EncryptedLines, source: String) -> CLIError {
+            let name = file.map(shellWord) ?? "FILE"
+            switch kind {
+            case .sops:
+                return .refused("\(source) is a sops-encrypted dotenv file (ENC[AES256_GCM,…] values, sops_… metadata lines): "
+                                + "import does not read sops's dotenv form, and imports no ciphertext as a secret; nothing was imported",
+                                hint: "decrypt it with sops and import the plain lines: sops -d \(name) | vaultfile import --format dotenv "
+                                    + "(add --input-type dotenv --output-type dotenv to sops -d when the name does not end in .env)")
+            case .ansibleVault:
+                return .refused("\(source) holds Ansible Vault ciphertext in KEY=value lines ($ANSIBLE_VAULT;… values): "
+                                + "import reads Ansible Vault files and YAML with !vault values, not these, and imports no ciphertext "
+                                + "as a secret; nothing was imported",
+                                hint: "decrypt the values with ansible-vault and import the plain KEY=value lines with --format dotenv")
+            }
         }
 
         /// The error for input that looks like `sniffed` but was given as `given`.

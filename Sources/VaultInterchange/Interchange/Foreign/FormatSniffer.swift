@@ -60,19 +60,53 @@ public enum FormatSniffer {
         }
     }
 
-    /// Whether `bytes`, recognised as KEY=value lines, may still be `format`'s input: encrypted
-    /// values in such lines (sops's dotenv form, `ENC[AES256_GCM,…]`; an ansible-vault value,
-    /// `$ANSIBLE_VAULT;…`), which that reader, not a refusal, says more of. False for every other
-    /// format: KEY=value lines are no KeePass database, CSV export, JSON or 1PUX (att58 F5).
-    public static func mayBeEncryptedLines(_ bytes: [UInt8], format: String) -> Bool {
-        bytes.withUnsafeBufferPointer { all in
-            let head = UnsafeBufferPointer(rebasing: all.prefix(window))
-            switch format {
-            case "sops": return contains("ENC[AES256_GCM,", in: head)
-            case "ansible-vault": return contains("$ANSIBLE_VAULT;", in: head)
-            default: return false
+    /// The ciphertext KEY=value lines may hold in place of their values (cold60 H1).
+    public enum EncryptedLines: Sendable, Equatable {
+        /// sops's dotenv form: `KEY=ENC[AES256_GCM,…]` values and `sops_…` metadata lines.
+        case sops
+        /// A value that is Ansible Vault ciphertext (`$ANSIBLE_VAULT;…`).
+        case ansibleVault
+    }
+
+    /// The ciphertext held by `bytes` when the sniffer recognises them as KEY=value lines: sops's
+    /// dotenv form (a `sops_mac=` or `sops_version=` line, or a value starting `ENC[AES256_GCM,`)
+    /// or an Ansible Vault value (`$ANSIBLE_VAULT;…`); a value may be quoted. Nil for any other
+    /// file. Read in place over the lines `sniff` reads (the dotenv reader refuses such a value
+    /// anywhere in the file, `DotEnv.encryptedValue`): no format reads these as they are, and
+    /// the dotenv reader would import the ciphertext as the secrets.
+    public static func encryptedLines(_ bytes: [UInt8]) -> EncryptedLines? {
+        guard sniff(bytes)?.format == "dotenv" else { return nil }
+        return bytes.withUnsafeBufferPointer { all in
+            var head = UnsafeBufferPointer(rebasing: all.prefix(window))
+            if starts(head, with: "\u{FEFF}") { head = UnsafeBufferPointer(rebasing: head.dropFirst(3)) }
+            var found: EncryptedLines?
+            eachLine(head) { line in
+                let body = starts(line, with: "export ") ? UnsafeBufferPointer(rebasing: line.dropFirst(7)) : line
+                if starts(body, with: "sops_mac=") || starts(body, with: "sops_version=") {
+                    found = .sops
+                } else if let equals = body.firstIndex(of: UInt8(ascii: "=")) {
+                    switch encryptedValue(UnsafeBufferPointer(rebasing: body[(equals + 1)...])) {
+                    case .sops?: found = .sops
+                    case .ansibleVault?: found = found ?? .ansibleVault
+                    case nil: break
+                    }
+                }
+                return found != .sops
             }
+            return found
         }
+    }
+
+    /// The ciphertext a dotenv value (from after its `=`) starts with: blanks and one opening
+    /// quote aside, `ENC[AES256_GCM,` (sops) or `$ANSIBLE_VAULT;`.
+    public static func encryptedValue(_ value: UnsafeBufferPointer<UInt8>) -> EncryptedLines? {
+        var at = 0
+        while at < value.count, value[at] == 0x20 || value[at] == 0x09 { at += 1 }
+        if at < value.count, value[at] == UInt8(ascii: "'") || value[at] == UInt8(ascii: "\"") { at += 1 }
+        let rest = UnsafeBufferPointer(rebasing: value[at...])
+        if starts(rest, with: "ENC[AES256_GCM,") { return .sops }
+        if starts(rest, with: "$ANSIBLE_VAULT;") { return .ansibleVault }
+        return nil
     }
 
     /// Whether the first line of `bytes` may be a row of values rather than a header a tool
@@ -281,28 +315,39 @@ public enum FormatSniffer {
     /// Text whose every line (comments and blank ones aside) is `KEY=value`: the first 200 lines
     /// that are not empty, read in place (a value is never copied, nor is its line).
     private static func dotenv(_ text: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
-        var lines = 0, seen = 0, position = 0
+        var lines = 0, shaped = true
+        eachLine(text) { line in
+            if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
+            let key = starts(line, with: "export ") ? UnsafeBufferPointer(rebasing: line.dropFirst(7)) : line
+            guard let equals = key.firstIndex(of: UInt8(ascii: "=")), equals > 0,
+                  key[..<equals].allSatisfy({ byte in
+                      (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "_")
+                  }) else {
+                shaped = false
+                return false
+            }
+            lines += 1
+            return true
+        }
+        guard shaped else { return nil }
+        return lines > 0 ? SniffedFormat(format: "dotenv", description: "a dotenv file (KEY=value lines)") : nil
+    }
+
+    /// Calls `body` with each of the first 200 lines of `text` that are not empty, in place, the
+    /// blanks at their start dropped (a line of blanks is then empty); stops when it returns
+    /// false. A CRLF ends a line as LF does (its CR is no part of the line); a CR alone is.
+    private static func eachLine(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        var seen = 0, position = 0
         while position < text.count && seen < 200 {
             var end = position
             while end < text.count, text[end] != 0x0A { end += 1 }
-            // A CRLF ends a line as LF does (its CR is no part of the line); a CR alone is.
             let last = end < text.count && end > position && text[end - 1] == 0x0D ? end - 1 : end
             defer { position = end + 1 }
             guard last > position else { continue }
             seen += 1
             var at = position
             while at < last, text[at] == 0x20 || text[at] == 0x09 { at += 1 }
-            if at == last || text[at] == UInt8(ascii: "#") { continue }
-            let body = UnsafeBufferPointer(rebasing: text[at..<last])
-            let key = starts(body, with: "export ") ? UnsafeBufferPointer(rebasing: body.dropFirst(7)) : body
-            guard let equals = key.firstIndex(of: UInt8(ascii: "=")), equals > 0,
-                  key[..<equals].allSatisfy({ byte in
-                      (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "_")
-                  }) else {
-                return nil
-            }
-            lines += 1
+            guard body(UnsafeBufferPointer(rebasing: text[at..<last])) else { return }
         }
-        return lines > 0 ? SniffedFormat(format: "dotenv", description: "a dotenv file (KEY=value lines)") : nil
     }
 }
