@@ -120,8 +120,8 @@ extension BitwardenJSON {
             do throws(VaultError) {
                 export = try JSONDocument.decode(Export.self, from: bytes, what: "a Bitwarden JSON export")
             } catch {
-                // A type of 1e308 is valid JSON that no Int holds: said as such, with its place (att58 F9).
-                guard case .malformedInput = error, let problem = BitwardenJSONReader.itemTypeProblem(bytes) else { throw error }
+                // A type or reprompt of 1e308 is valid JSON that no Int holds: said as such, with its place (att58 F9, recheck60 R3).
+                guard case .malformedInput = error, let problem = BitwardenJSONReader.numberProblem(bytes) else { throw error }
                 throw .malformedInput("not a Bitwarden JSON export: \(problem)")
             }
         }

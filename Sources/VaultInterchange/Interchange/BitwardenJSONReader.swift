@@ -25,9 +25,13 @@ struct BitwardenJSONReader: JSONWalker {
     var unknown: [String] = []
     /// How many items were begun.
     private var itemsBegun = 0
-    /// The first item whose `type` is a number no `Int` is (`1e308`, `1.5`, 30 digits), and where
-    /// that number starts: what the decoder refuses too, said here as what it is (att58 F9).
-    private(set) var badType: (item: Int, position: Int)?
+    /// The first integer member (an item's `type` or `reprompt`, a field's `type` or `linkedId`, a
+    /// URI's `match`) whose value is a number no `Int` is (`1e308`, `1.5`, 30 digits): its path
+    /// (`items[0].fields[1].type`), what it should be, and where the number starts; what the
+    /// decoder refuses too, said here as what it is (att58 F9, recheck60 R3).
+    private(set) var badNumber: (path: String, expected: String, position: Int)?
+    /// The index of the field and of the URI being read, within their item and login.
+    private var fieldIndex = 0, uriIndex = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -97,7 +101,7 @@ struct BitwardenJSONReader: JSONWalker {
             case "type":
                 let start = reader.position
                 guard let number = reader.readInteger(), let fits = Int(exactly: number) else {
-                    reader.noteBadType(item: index, at: start)
+                    reader.noteBadNumber("items[\(index)].type", Self.expectedItemType, at: start)
                     return false
                 }
                 type = fits
@@ -107,16 +111,16 @@ struct BitwardenJSONReader: JSONWalker {
             case "notes": return reader.readNullable { $0.readString() }.map { item.notes = $0 } != nil
             case "revisionDate": return reader.readNullable { $0.readString() }.map { item.revisionDate = $0 } != nil
             case "creationDate": return reader.readNullable { $0.readString() }.map { item.creationDate = $0 } != nil
-            case "login": return reader.readNullable { $0.readLogin() }.map { item.login = $0 } != nil
+            case "login": return reader.readNullable { $0.readLogin(item: index) }.map { item.login = $0 } != nil
             case "card": return reader.readNullable { $0.readStringMap() }.map { item.card = $0 } != nil
             case "identity": return reader.readNullable { $0.readStringMap() }.map { item.identity = $0 } != nil
-            case "fields": return reader.readNullable { $0.readArray { $0.readCustomField() } }.map { item.fields = $0 } != nil
+            case "fields":
+                reader.fieldIndex = 0
+                return reader.readNullable { $0.readArray { $0.readCustomField(item: index) } }.map { item.fields = $0 } != nil
             case "favorite": return reader.readNullable { $0.readBool() }.map { item.favorite = $0 } != nil
             case "reprompt":
-                guard let number = reader.readNullable({ $0.readInteger() }) else { return false }
-                guard let number else { return true }
-                guard let fits = Int(exactly: number) else { return false }
-                item.reprompt = fits
+                guard let number = reader.readNullableInt(path: "items[\(index)].reprompt", Self.expectedReprompt) else { return false }
+                item.reprompt = number
                 return true
             case "passwordHistory": return reader.readNullable { $0.readArray { $0.readPasswordVersion() } }.map { item.passwordHistory = $0 } != nil
             case "sshKey": return reader.readNullable { $0.readSSHKey() }.map { item.sshKey = $0 } != nil
@@ -137,14 +141,16 @@ struct BitwardenJSONReader: JSONWalker {
         return item
     }
 
-    private mutating func readLogin() -> BitwardenJSON.Login? {
+    private mutating func readLogin(item: Int) -> BitwardenJSON.Login? {
         var login = BitwardenJSON.Login(username: nil, password: nil, totp: nil, uris: nil)
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "username": return reader.readNullable { $0.readString() }.map { login.username = $0 } != nil
             case "password": return reader.readNullable { $0.readString() }.map { login.password = $0 } != nil
             case "totp": return reader.readNullable { $0.readString() }.map { login.totp = $0 } != nil
-            case "uris": return reader.readNullable { $0.readArray { $0.readURI() } }.map { login.uris = $0 } != nil
+            case "uris":
+                reader.uriIndex = 0
+                return reader.readNullable { $0.readArray { $0.readURI(item: item) } }.map { login.uris = $0 } != nil
             case "fido2Credentials": return reader.readNullable { $0.readArray { $0.readPasskey() } }.map { login.fido2Credentials = $0 } != nil
             default:
                 reader.noteUnknown(key, in: "login.")
@@ -154,12 +160,14 @@ struct BitwardenJSONReader: JSONWalker {
         return complete ? login : nil
     }
 
-    private mutating func readURI() -> BitwardenJSON.URI? {
+    private mutating func readURI(item: Int) -> BitwardenJSON.URI? {
         var uri = BitwardenJSON.URI(uri: nil)
+        let place = "items[\(item)].login.uris[\(uriIndex)]"
+        uriIndex += 1
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "uri": return reader.readNullable { $0.readString() }.map { uri.uri = $0 } != nil
-            case "match": return reader.readNullableInt().map { uri.match = $0 } != nil
+            case "match": return reader.readNullableInt(path: place + ".match", Self.expectedMatch).map { uri.match = $0 } != nil
             default:
                 reader.noteUnknown(key, in: "login.uris.")
                 return reader.skipValue(depth: 3)
@@ -168,14 +176,16 @@ struct BitwardenJSONReader: JSONWalker {
         return complete ? uri : nil
     }
 
-    private mutating func readCustomField() -> BitwardenJSON.CustomField? {
+    private mutating func readCustomField(item: Int) -> BitwardenJSON.CustomField? {
         var field = BitwardenJSON.CustomField(name: nil, value: nil)
+        let place = "items[\(item)].fields[\(fieldIndex)]"
+        fieldIndex += 1
         let complete = readObject { (reader, key) -> Bool in
             switch key {
             case "name": return reader.readNullable { $0.readString() }.map { field.name = $0 } != nil
             case "value": return reader.readNullable { $0.readString() }.map { field.value = $0 } != nil
-            case "type": return reader.readNullableInt().map { field.type = $0 } != nil
-            case "linkedId": return reader.readNullableInt().map { field.linkedId = $0 } != nil
+            case "type": return reader.readNullableInt(path: place + ".type", Self.expectedFieldType).map { field.type = $0 } != nil
+            case "linkedId": return reader.readNullableInt(path: place + ".linkedId", Self.expectedLinkedID).map { field.linkedId = $0 } != nil
             default:
                 reader.noteUnknown(key, in: "fields.")
                 return reader.skipValue(depth: 2)
@@ -247,35 +257,53 @@ struct BitwardenJSONReader: JSONWalker {
         return complete ? map : nil
     }
 
-    /// Notes the item `item`'s `type` at `start` when it is a JSON number that no `Int` is (which
-    /// `JSONDecoder` refuses as well); a number that is one (`1.0`, `1e2`) is left to the decoder.
-    private mutating func noteBadType(item: Int, at start: Int) {
-        guard badType == nil else { return }
+    // MARK: Numbers no integer is
+
+    /// What each integer member should be, as its message says.
+    static let expectedItemType = "an item type (a small integer: 1 login, 2 secure note, 3 card, 4 identity, 5 SSH key)"
+    static let expectedReprompt = "a re-prompt setting (null, or a small integer: 0 none, 1 the master password)"
+    static let expectedFieldType = "a field type (null, or a small integer: 0 text, 1 hidden, 2 boolean, 3 linked)"
+    static let expectedLinkedID = "the id of a linked field (null, or an integer)"
+    static let expectedMatch = "a URI match rule (null, or a small integer: 0 base domain, 1 host, 2 starts with, 3 exact, "
+        + "4 regular expression, 5 never)"
+
+    /// Notes the member at `path` whose value at `start` is a JSON number that no `Int` is (which
+    /// `JSONDecoder` refuses as well), the first such only; a number that is one (`1.0`, `1e2`)
+    /// is left to the decoder, and so is anything that is no number.
+    private mutating func noteBadNumber(_ path: @autoclosure () -> String, _ expected: String, at start: Int) {
+        guard badNumber == nil else { return }
         var end = start
         while end < bytes.count, end - start < 400, bytes[end] == UInt8(ascii: "-") || bytes[end] == UInt8(ascii: "+")
             || bytes[end] == UInt8(ascii: ".") || bytes[end] | 0x20 == UInt8(ascii: "e") || (0x30...0x39).contains(bytes[end]) { end += 1 }
         guard end > start, let number = Double(String(decoding: bytes[start..<end], as: UTF8.self)),
               Int(exactly: number) == nil else { return }
-        badType = (item, start)
+        badNumber = (path(), expected, start)
     }
 
-    /// What is wrong with an item's `type` in `bytes`, when one is a number no integer is
-    /// (`items[3].type (line 12): expected an item type (a small integer)`): the message of the
-    /// import that the decoder would give as "not valid JSON"; nil when every type is one.
-    static func itemTypeProblem(_ bytes: [UInt8]) -> String? {
+    /// What is wrong with an integer member in `bytes`, when one is a number no integer is
+    /// (`items[3].reprompt: expected a re-prompt setting (…), found a number that is none (line
+    /// 12)`): the message of the import that the decoder would give as "not valid JSON"; nil
+    /// when every such member is one.
+    static func numberProblem(_ bytes: [UInt8]) -> String? {
         var reader = BitwardenJSONReader(bytes)
         _ = reader.readExport(each: { _ in })
-        guard let (item, position) = reader.badType else { return nil }
+        guard let (path, expected, position) = reader.badNumber else { return nil }
         let line = 1 + bytes[..<position].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        return "items[\(item)].type: expected an item type (a small integer: 1 login, 2 secure note, 3 card, 4 identity, 5 SSH key), "
-            + "found a number that is none (line \(line))"
+        return "\(path): expected \(expected), found a number that is none (line \(line))"
     }
 
     // MARK: Structure
 
-    /// `null` or an integer that fits an `Int` (as `JSONDecoder` reads an `Int?`); nil when neither.
-    mutating func readNullableInt() -> Int?? {
-        readNullable { reader -> Int? in reader.readInteger().flatMap { Int(exactly: $0) } }
+    /// `null` or an integer that fits an `Int` (as `JSONDecoder` reads an `Int?`); nil when
+    /// neither, a number that no `Int` is noted as the member at `path` (`noteBadNumber`).
+    mutating func readNullableInt(path: @autoclosure () -> String, _ expected: String) -> Int?? {
+        let start = position
+        guard let read = readNullable({ reader -> Int? in reader.readInteger().flatMap { Int(exactly: $0) } }) else {
+            position = start
+            noteBadNumber(path(), expected, at: start)
+            return nil
+        }
+        return read
     }
 
     /// `null` as `.some(nil)`, else what `read` reads as `.some(value)`; nil when neither.

@@ -98,15 +98,32 @@ extension VaultfileCommand {
             do { _ = try prefixFolders() } catch let error as CLIError { throw ValidationError(error.description) }
         }
 
-        /// `--prefix` as folders: a valid name once its trailing '/' is dropped.
+        /// `--prefix` as folders: a valid name once its trailing '/' is dropped, which the import's
+        /// cleaning of names keeps as it is. The user's own argument is refused, never changed:
+        /// a format character (a bidi control, a zero-width space), which every new name refuses
+        /// and an import leaves out of the names it makes, and a space at either end of a folder,
+        /// which it trims (recheck60 R2: `--prefix ' /'` or `$'\u200B'/` placed the entries at the
+        /// top level, and `--overwrite` replaced entries there).
         func prefixFolders() throws -> [String] {
             guard var folder = prefix else { return [] }
             while folder.hasSuffix("/") { folder.removeLast() }
+            let shown = "--prefix '\(EntryName.escapingFormatCharacters(prefix ?? ""))'"
             guard EntryName.isValid(folder) else {
-                do { _ = try EntryName.validate(folder) } catch { throw CLIError.invalidArgument("--prefix '\(EntryName.escapingFormatCharacters(prefix ?? ""))': \(error.description)") }
+                do { _ = try EntryName.validate(folder) } catch { throw CLIError.invalidArgument("\(shown): \(error.description)") }
                 throw CLIError.invalidArgument("--prefix needs a folder name")
             }
-            return folder.split(separator: "/").map(String.init)
+            // The rule of every new name (`validateNew`): no format character, said with its code point.
+            do { _ = try EntryName.validateNew(folder) } catch {
+                throw CLIError.invalidArgument("\(shown): \(error.description); an import leaves them out of every name it makes "
+                    + "(--allow-format-characters does not apply to --prefix)")
+            }
+            let folders = folder.split(separator: "/").map(String.init)
+            if let blank = folders.first(where: { $0.hasPrefix(" ") || $0.hasSuffix(" ") }) {
+                let why = blank.allSatisfy { $0 == " " } ? "is only spaces" : "begins or ends with a space"
+                throw CLIError.invalidArgument("\(shown): its folder '\(blank)' \(why), which an import trims from every name it makes; "
+                    + "give the folder without them")
+            }
+            return folders
         }
 
         func run() throws {

@@ -77,8 +77,8 @@ extension ForeignBuilder {
                     if let next, !Self.precedes(name, next) { return false }
                     ForeignNaming.numbered(&base, name, title: item.title, yielded: exactFirst && !base.exact)
                 }
-                // An item without a title, named after its site or username, is listed too (`ForeignItem.sourceHasNoTitles`).
-                if !base.reasons.isEmpty || base.derived && !item.sourceHasNoTitles {
+                // An item without a title, named after its site or username, is listed too (`Base.isListed`).
+                if base.isListed(sourceHasNoTitles: item.sourceHasNoTitles) {
                     ForeignNaming.addRenaming(of: item, base, unnumbered: state.name, number: number, prefix: options.prefix, to: &state.renamings)
                 }
                 let written = fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in

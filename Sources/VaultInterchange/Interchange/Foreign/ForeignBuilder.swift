@@ -165,7 +165,7 @@ enum ForeignBuilder {
                 state.repeated = true
                 return false
             }
-            if !base.reasons.isEmpty || base.derived && !item.sourceHasNoTitles {
+            if base.isListed(sourceHasNoTitles: item.sourceHasNoTitles) {
                 ForeignNaming.addRenaming(of: item, base, unnumbered: unnumbered, number: number, prefix: options.prefix, to: &state.renamings)
             }
             return fill(item, named: base.named, now: now, options: options, outcome: &state.outcome) { name, item, fields, created, modified in

@@ -35,11 +35,25 @@ extension ForeignNaming {
         return account.isEmpty ? "no username or URL" : account
     }
 
-    /// What the name of an item without a title was made of: its site, else its username (nil when empty).
+    /// What the name of an item without a title was made of (`ForeignNaming.source(site:user:)`):
+    /// its site, else its username (nil when empty), and a site or username passed over because it
+    /// is only blank or invisible characters (recheck60 R0: said, so that the name is explained).
     static func madeOf(user: String?, site: String?) -> String {
-        if let site { return "its site \(site)" }
-        if let user { return "its username \(user)" }
-        return "nothing: it has no site or username"
+        let blank = "only blank or invisible characters"
+        switch source(site: site, user: user) {
+        case .site(let site):
+            return "its site \(site)"
+        case .username(let user):
+            guard let site else { return "its username \(user)" }
+            return "its username \(user) (its site \(site) is \(blank))"
+        case .nothing:
+            switch (site, user.flatMap { $0.isEmpty ? nil : $0 }) {
+            case (nil, nil): return "nothing: it has no site or username"
+            case (let site?, nil): return "nothing: its site \(site) is \(blank), and it has no username"
+            case (nil, let user?): return "nothing: its username \(user) is \(blank), and it has no site"
+            case (let site?, let user?): return "nothing: its site \(site) and its username \(user) are \(blank)"
+            }
+        }
     }
 
     /// The host of a site (`x.example/a` → `x.example`): its characters up to the first '/';

@@ -25,12 +25,61 @@ enum ForeignNaming {
         var named: Named
         var derived: Bool
         var reasons: [ImportRenaming.Reason]
+        /// Whether the name was made of the item's site (`Source.site`): a derived name of a
+        /// source without titles (Firefox's) is listed unless it was.
+        var afterSite = false
 
         /// Whether the name is exactly what the source held — its prefix, folders and title joined
         /// with '/' (for pass and passage, the file's path without `.gpg` or `.age`) — with nothing
         /// cleaned, put in NFC or made of the site or username. Read before numbering (which adds
         /// reasons): such an item ranks before every cleaned one of its name (`SortKey`).
         var exact: Bool { !derived && reasons.isEmpty }
+
+        /// Whether the import lists this item's name (a renaming): a name not what the source
+        /// holds, and a name made of the site, the username or "untitled" — in a source without
+        /// titles (Firefox's: `ForeignItem.sourceHasNoTitles`, every item named after its site)
+        /// only one not made of its site. Every build path asks this.
+        func isListed(sourceHasNoTitles: Bool) -> Bool {
+            !reasons.isEmpty || derived && (!sourceHasNoTitles || !afterSite)
+        }
+    }
+
+    /// What the name of an item without a usable title is made of (`source(site:user:)`).
+    enum Source: Equatable {
+        case site(String)
+        case username(String)
+        /// Neither names anything: the item is `untitled`.
+        case nothing
+
+        /// The text the name is made of; nil for `nothing`.
+        var text: String? {
+            switch self {
+            case .site(let site): site
+            case .username(let user): user
+            case .nothing: nil
+            }
+        }
+    }
+
+    /// What an item without a usable title is named after: its first URL's site (`site`), else its
+    /// username, each only when cleaning leaves it something (`namesSomething`), else nothing
+    /// (`untitled`). A site or username of only blank or invisible characters (`https://<U+200B>/`)
+    /// names nothing: joined to its folders it would add no part, and the item would take its
+    /// folder's or the prefix's own name (recheck60 R0; recheck58 N1 for titles).
+    static func source(site: String?, user: String?) -> Source {
+        if let site, namesSomething(site) { return .site(site) }
+        if let user, !user.isEmpty, namesSomething(user) { return .username(user) }
+        return .nothing
+    }
+
+    /// Whether cleaning (`ImportedNameCleaner.entryName(fromParts:)`) leaves `part` anything: not
+    /// when it is only spaces, controls and invisible format characters. A printable ASCII
+    /// character other than a space is never taken away ('/' becomes '-'), so a part holding
+    /// one (most) is not cleaned to find out; `ForeignNamingSiteTests` ties the two.
+    static func namesSomething(_ part: String) -> Bool {
+        var text = part
+        let visible = text.withUTF8 { bytes in bytes.contains { $0 > 0x20 && $0 < 0x7F } }
+        return visible || !ImportedNameCleaner.entryName(fromParts: [part]).isEmpty
     }
 
     /// The names of `items` under `prefix`, in item order, and every renaming.
@@ -52,8 +101,8 @@ enum ForeignNaming {
         }
         if repeated { number(&bases, items: items) }
         var renamings: [ImportRenaming] = []
-        // An item without a title, named after its site or username, is listed too (`ForeignItem.sourceHasNoTitles`).
-        for index in bases.indices where !bases[index].reasons.isEmpty || bases[index].derived && !items[index].sourceHasNoTitles {
+        // An item without a title, named after its site or username, is listed too (`Base.isListed`).
+        for index in bases.indices where bases[index].isListed(sourceHasNoTitles: items[index].sourceHasNoTitles) {
             renamings.append(renaming(of: items[index], bases[index], prefix: prefix))
         }
         return (bases.map(\.named), renamings)
@@ -77,16 +126,20 @@ enum ForeignNaming {
     static func cleanedBase(of item: ForeignItem, prefix: [String]) -> Base {
         let given = item.title
         let title: String, derived: Bool
+        var afterSite = false
         // A title that cleaning leaves empty (only invisible format characters or controls) names
         // nothing: named as an item without a title is, its title kept in `title` (else the item
-        // would take its folder's or the prefix's own name: recheck58 N1).
+        // would take its folder's or the prefix's own name: recheck58 N1). The same holds for the
+        // site and the username such an item is named after (`source(site:user:)`: recheck60 R0).
         if given.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }),
            !ImportedNameCleaner.entryName(fromParts: [readable(given)]).isEmpty {
             title = readable(given)
             derived = false
         } else {
-            title = site(of: item.urls.first) ?? item.username.flatMap { $0.isEmpty ? nil : $0 } ?? "untitled"
+            let from = Self.source(site: site(of: item.urls.first), user: item.username)
+            title = from.text ?? "untitled"
             derived = true
+            if case .site = from { afterSite = true }
         }
         let folders = item.folders
         let inFolders = !prefix.isEmpty || !folders.isEmpty
@@ -101,7 +154,7 @@ enum ForeignNaming {
         let keptTitle = derived && given.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) || !derived && sameUTF8(title, given)
             && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
         if !keptTitle { why.append(.titleKept) }
-        return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why)
+        return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why, afterSite: afterSite)
     }
 
     /// The name as the source has it: prefix, folders and title joined with '/'.
