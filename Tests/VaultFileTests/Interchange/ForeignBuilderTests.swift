@@ -124,6 +124,26 @@ import Testing
         #expect(imported.warnings.contains(.fieldRenamed(label: "username", field: "username_2", count: 1, example: "site", reason: .reserved)))
     }
 
+    @Test func test_entries_numberManyFieldsOfOneLabelInTurnAroundTakenNames() throws {
+        // More fields than the builder searches as a list (a set then): each numbered from where the
+        // last one of its label stopped, the same names as searching from 2 each time.
+        var crowded = item("site")
+        crowded.fields = (0..<20).map { ForeignField(label: "a", value: Array("v\($0)".utf8)) }
+            + [ForeignField(label: "a_5", value: Array("five".utf8)), ForeignField(label: "x", value: [1])]
+        let entry = try #require(found(try build([crowded]), "site"))
+        #expect(text(entry.fields["a"]) == "v0" && text(entry.fields["a_20"]) == "v19" && entry.fields["a_21"] == nil)
+        #expect((2...20).allSatisfy { text(entry.fields["a_\($0)"]) == "v\($0 - 1)" })
+        #expect(text(entry.fields["a_5_2"]) == "five" && entry.fields["x"] == [1])
+    }
+
+    @Test func test_entries_refuseAnItemOfThousandsOfFieldsOfOneLabelAtOnce() {
+        // att60 F2: 20,000 fields `r` in one 53 KB 1pux item were numbered in cubic time (over 11
+        // minutes) before the field limit refused the item; now each is one try.
+        var crowded = item("x")
+        crowded.fields = (0..<20_000).map { _ in ForeignField(label: "r", value: [1]) }
+        #expect(throws: VaultError.self) { try build([crowded]) }
+    }
+
     @Test func test_entries_cleanNonASCIILabelsAndKeepThemInLabels() throws {
         var first = item("a"), second = item("b")
         first.fields = [ForeignField(label: "Mot de passe Wi‑Fi", value: Array("x".utf8), protected: true), ForeignField(label: "PIN-код", value: Array("1".utf8))]

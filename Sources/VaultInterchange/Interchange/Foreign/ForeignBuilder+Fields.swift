@@ -23,16 +23,50 @@ struct FieldSet {
         return Dictionary(importFields.map { ($0.name.string(in: none), $0.value.array(in: none)) }, uniquingKeysWith: { $1 })
     }
 
+    /// The names of the first `indexed.count`… fields, once an entry has more than `listLimit`:
+    /// a source can give one item thousands of fields (att60 F2: 20,000 fields of one label in a
+    /// 53 KB 1pux, each searched for in turn, took over 11 minutes).
+    private var indexed: Set<String> = []
+    /// How many of `importFields` are in `indexed` (fields are only appended).
+    private var indexedCount = 0
+    /// The next number to try for a name numbered before (`_2`, `_3`…, by kind and name): every
+    /// lower one is taken, so the k-th field of one label is one try, not k.
+    private var nextNumbers: [String: Int] = [:]
+    /// Fields searched as a list up to this many (most entries: no set is made).
+    private static let listLimit = 16
+
     /// Whether a field is called `name` (names are ASCII: `==` is their bytes').
-    private func has(_ name: String) -> Bool {
-        importFields.contains { field in
-            switch field.name {
-            case .string(let given): return given == name
-            case .literal(let given):
-                return name.utf8.elementsEqual(UnsafeBufferPointer(start: given.utf8Start, count: given.utf8CodeUnitCount))
-            case .input, .owned: return false
-            }
+    private mutating func has(_ name: String) -> Bool {
+        guard importFields.count > Self.listLimit else { return importFields.contains { Self.isCalled($0, name) } }
+        while indexedCount < importFields.count {
+            let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
+            indexed.insert(importFields[indexedCount].name.string(in: none))
+            indexedCount += 1
         }
+        return indexed.contains(name)
+    }
+
+    /// Whether `field` is called `name`.
+    private static func isCalled(_ field: ImportField, _ name: String) -> Bool {
+        switch field.name {
+        case .string(let given): return given == name
+        case .literal(let given):
+            return name.utf8.elementsEqual(UnsafeBufferPointer(start: given.utf8Start, count: given.utf8CodeUnitCount))
+        case .input, .owned: return false
+        }
+    }
+
+    /// The first name `numbered(n)` not taken, from the number after the last one given for `key`
+    /// (or 2); remembered for the next field of that key.
+    private mutating func firstFree(_ key: String, _ numbered: (Int) -> String) -> String {
+        var number = nextNumbers[key, default: 2]
+        var field = numbered(number)
+        while has(field) {
+            number += 1
+            field = numbered(number)
+        }
+        nextNumbers[key] = number + 1
+        return field
     }
 
     /// Puts a field of the builder's own (`username`, `url`, `title`…), unless empty.
@@ -109,28 +143,24 @@ struct FieldSet {
         guard keepEmpty || !value.isEmpty else { return }
         let cleaned = given ?? ImportedNameCleaner.fieldName(fromLabel: label)
         var field = cleaned
+        func suffixed(_ number: Int) -> String {
+            let suffix = "_\(number)"
+            return String(cleaned.prefix(VaultLimits.maxFieldNameLength - suffix.count)) + suffix
+        }
         if custom, ForeignBuilder.reservedMeaning(of: cleaned) != nil {
-            var number = 2
-            repeat {
-                if cleaned.hasPrefix(ForeignBuilder.attachmentPrefix) {
-                    // `attachment.x_2` would still be an attachment: the mark itself is numbered.
-                    let rest = cleaned.dropFirst(ForeignBuilder.attachmentPrefix.count)
+            if cleaned.hasPrefix(ForeignBuilder.attachmentPrefix) {
+                // `attachment.x_2` would still be an attachment: the mark itself is numbered.
+                let rest = cleaned.dropFirst(ForeignBuilder.attachmentPrefix.count)
+                field = firstFree("a\u{0}" + cleaned) { number in
                     let head = "attachment_\(number)."
-                    field = head + String(rest.prefix(VaultLimits.maxFieldNameLength - head.count))
-                } else {
-                    let suffix = "_\(number)"
-                    field = String(cleaned.prefix(VaultLimits.maxFieldNameLength - suffix.count)) + suffix
+                    return head + String(rest.prefix(VaultLimits.maxFieldNameLength - head.count))
                 }
-                number += 1
-            } while has(field)
+            } else {
+                field = firstFree("n\u{0}" + cleaned, suffixed)
+            }
             tally.add(label: label, field: field, entry: entry, reason: .reserved)
         } else if has(field) || field == ForeignBuilder.labelsField {
-            var number = 2
-            repeat {
-                let suffix = "_\(number)"
-                field = String(cleaned.prefix(VaultLimits.maxFieldNameLength - suffix.count)) + suffix
-                number += 1
-            } while has(field)
+            field = firstFree("n\u{0}" + cleaned, suffixed)
             tally.add(label: label, field: field, entry: entry, reason: .taken)
         } else if !sameUTF8(field, label) {
             tally.add(label: label, field: field, entry: entry, reason: .cleaned)
