@@ -42,17 +42,17 @@ import Testing
         #expect(result.stderr.contains("warning: skipped 'Twitter (2)' (the vault's 'Twitter': the same account): the file's password differs, "
                                        + "and --skip-existing keeps the vault's entry: not taken"), "\(result.stderr)")
         #expect(result.stderr.contains("imported 1 entry from \(cli.path("t2.csv")) (1 new, 0 replaced, 2 skipped (1 with changes))"), "\(result.stderr)")
-        #expect(!result.stdout.contains("pb-NEW") && !result.stderr.contains("pb-NEW"), "a value is never printed")
+        #expect(!result.text.contains("pb-NEW") && !result.stderr.contains("pb-NEW"), "a value is never printed")
         let summary = try jsonObject(result.stdout)
-        #expect(summary["imported"] as? Int == 1 && summary["added"] as? Int == 1 && summary["skipped"] as? Int == 2, "\(result.stdout)")
-        #expect(summary["skipped_with_changes"] as? Int == 1 && summary["not_imported"] as? Int == 0, "\(result.stdout)")
-        #expect(summary["skipped_names"] as? [String] == ["Twitter", "Twitter (2)"], "\(result.stdout)")
-        #expect(summary["skipped_with_changes_names"] as? [String] == ["Twitter"], "\(result.stdout)")
+        #expect(summary["imported"] as? Int == 1 && summary["added"] as? Int == 1 && summary["skipped"] as? Int == 2, "\(result.text)")
+        #expect(summary["skipped_with_changes"] as? Int == 1 && summary["not_imported"] as? Int == 0, "\(result.text)")
+        #expect(summary["skipped_names"] as? [String] == ["Twitter", "Twitter (2)"], "\(result.text)")
+        #expect(summary["skipped_with_changes_names"] as? [String] == ["Twitter"], "\(result.text)")
         let renamed = summary["renamed"] as? [[String: Any]] ?? []
-        #expect(renamed.count == 1 && renamed.first?["to"] as? String == "Twitter (3)", "\(result.stdout)")
-        #expect(renamed.first?["reasons"] as? [String] == ["numbered", "vault_holds_another_account"], "\(result.stdout)")
+        #expect(renamed.count == 1 && renamed.first?["to"] as? String == "Twitter (3)", "\(result.text)")
+        #expect(renamed.first?["reasons"] as? [String] == ["numbered", "vault_holds_another_account"], "\(result.text)")
         let kinds = (summary["warnings"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
-        #expect(kinds == ["change_not_taken"], "\(result.stdout)")
+        #expect(kinds == ["change_not_taken"], "\(result.text)")
 
         // Nothing replaced or renumbered: each name keeps its account; tw_a added under a new number.
         #expect(try names(cli) == ["Twitter", "Twitter (2)", "Twitter (3)"])
@@ -96,7 +96,7 @@ import Testing
         #expect(!result.stderr.contains("skipped 'a'"), "an unchanged entry is skipped without a word: \(result.stderr)")
         #expect(result.stderr.contains("(1 new, 0 replaced, 2 skipped (1 with changes))"), "\(result.stderr)")
         let summary = try jsonObject(result.stdout)
-        #expect(summary["skipped_names"] as? [String] == ["a", "b"] && summary["skipped_with_changes_names"] as? [String] == ["b"], "\(result.stdout)")
+        #expect(summary["skipped_names"] as? [String] == ["a", "b"] && summary["skipped_with_changes_names"] as? [String] == ["b"], "\(result.text)")
         #expect(try get(cli, "b") == "old")
     }
 
@@ -110,7 +110,7 @@ import Testing
         let renamed = try jsonObject(result.stdout)["renamed"] as? [[String: Any]] ?? []
         let reasons = renamed.first { $0["to"] as? String == "db (2)" }?["reasons"] as? [String] ?? []
         // `numbered` stays, the cause follows it.
-        #expect(reasons.contains("numbered") && reasons.contains("yields_to_exact_title"), "\(result.stdout)")
+        #expect(reasons.contains("numbered") && reasons.contains("yields_to_exact_title"), "\(result.text)")
         #expect(reasons.firstIndex(of: "numbered").map { reasons[$0 + 1] } == "yields_to_exact_title", "\(reasons)")
     }
 }

@@ -58,8 +58,12 @@ struct SkippedItem {
     let name: String
     /// The vault's entry it was matched to: by name, or by account among the entries of its title.
     let matched: String
-    /// What differs between the two ("password", "field 'url'"), never a value; empty when nothing does.
-    let differs: [String]
+    /// The word for the value when it differs ("password", "value"), nil when it does not.
+    let valueDiffers: String?
+    /// The names of the fields that differ (`title` aside), never a value.
+    let fieldsDiffering: [String]
+    /// Whether anything differs.
+    var differs: Bool { valueDiffers != nil || !fieldsDiffering.isEmpty }
     /// Whether it was matched by its name (`--overwrite` would then replace that very entry).
     let byName: Bool
 
@@ -68,20 +72,22 @@ struct SkippedItem {
         self.name = name
         self.matched = matched
         self.byName = byName
-        var differs: [String] = []
-        if incoming.value != existing.value { differs.append(valueWord) }
-        let fields = Set(incoming.fields.keys).union(existing.fields.keys).sorted()
+        valueDiffers = incoming.value == existing.value ? nil : valueWord
         // `title` is the import's own record of a title it numbered or cleaned (`Twitter` in
         // `Twitter (2)`): a matter of naming, not of the account.
-        for field in fields where field != "title" && incoming.fields[field] != existing.fields[field] { differs.append("field '\(field)'") }
-        self.differs = differs
+        let fields = Set(incoming.fields.keys).union(existing.fields.keys).sorted()
+        fieldsDiffering = fields.filter { $0 != "title" && incoming.fields[$0] != existing.fields[$0] }
     }
 
-    /// "the file's password differs", "the file's password and field 'url' differ"; nil when nothing does.
+    /// "the file's password differs", "the file's password and fields 'url' and 'username'
+    /// differ"; nil when nothing does.
     var change: String? {
-        guard !differs.isEmpty else { return nil }
-        let listed = differs.count == 1 ? differs[0] : differs.dropLast().joined(separator: ", ") + " and " + differs[differs.count - 1]
-        return "the file's \(listed) \(differs.count == 1 ? "differs" : "differ")"
+        guard differs else { return nil }
+        let quoted = fieldsDiffering.map { "'\($0)'" }
+        let fields = quoted.isEmpty ? nil
+            : quoted.count == 1 ? "field \(quoted[0])" : "fields " + quoted.dropLast().joined(separator: ", ") + " and " + quoted[quoted.count - 1]
+        let parts = [valueDiffers, fields].compactMap { $0 }
+        return "the file's \(parts.joined(separator: " and ")) \(parts.count == 1 && quoted.count <= 1 ? "differs" : "differ")"
     }
 }
 

@@ -18,7 +18,7 @@ struct ImportPlan {
     /// `not_imported` in `--json` stays, 0.
     var notImported: [String] = []
     /// The skipped items whose value or fields differ from the vault's entry (not taken, each said).
-    var changed: [SkippedItem] { skipped.filter { !$0.differs.isEmpty } }
+    var changed: [SkippedItem] { skipped.filter(\.differs) }
     /// Warnings found against the vault (history it does not keep, or keeps only within its limits).
     var warnings: [ImportWarning]
     /// For each name whose imported history passes the vault's limits, how many versions go.
