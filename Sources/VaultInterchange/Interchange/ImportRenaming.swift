@@ -27,14 +27,28 @@ public struct ImportRenaming: Sendable {
         /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
         /// original title is kept in the field `title` (imports of other password managers).
         case titleKept
+        /// `import --skip-existing`: the vault's entry of the name holds another account, so this
+        /// new one was numbered after the vault's entries of its title (cold60 M2 d).
+        case vaultHoldsAnotherAccount
 
         /// The reason in `import --json` (docs/JSON.md).
         public var name: String {
             switch self {
             case .cleaned: return "cleaned"
             case .normalized: return "normalized"
-            case .numbered, .numberedByAccount, .yieldedToExactTitle: return "numbered"
+            case .numbered, .numberedByAccount, .yieldedToExactTitle, .vaultHoldsAnotherAccount: return "numbered"
             case .titleKept: return "title_kept"
+            }
+        }
+
+        /// The reason in `import --json`'s `renamed[].reasons`: `name`, then for a numbering with a
+        /// cause of its own that cause (`yields_to_exact_title`, `vault_holds_another_account`),
+        /// added after `numbered` so that a script that looks for `numbered` finds it (cold60 L6).
+        public var jsonNames: [String] {
+            switch self {
+            case .yieldedToExactTitle: return [name, "yields_to_exact_title"]
+            case .vaultHoldsAnotherAccount: return [name, "vault_holds_another_account"]
+            default: return [name]
             }
         }
 
@@ -47,6 +61,7 @@ public struct ImportRenaming: Sendable {
             case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs"
             case .yieldedToExactTitle: return "another item's title is exactly that name: it keeps the name"
             case .titleKept: return "the original title is kept in the field 'title'"
+            case .vaultHoldsAnotherAccount: return "the vault's entries of that title hold other accounts: numbered after them"
             }
         }
     }

@@ -69,6 +69,10 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// `import --skip-existing` of another manager's export left out the item named `name`
     /// (account `incoming`): the vault's entry of that name holds another account, `existing`.
     case otherAccountSkipped(name: String, incoming: String, existing: String)
+    /// `import --skip-existing` left out the item named `name` as the vault's entry `matched`
+    /// holds it (by name, `byName`, or by account), while the file's item differs from that entry
+    /// (`change`: "the file's password differs", never a value): the file's version is not taken.
+    case changeNotTaken(name: String, matched: String, change: String, byName: Bool)
     /// `count` values a sops file holds unencrypted (its `_unencrypted` rule): imported, but its
     /// MAC covers their values, not their names, so someone without the key can rename or move them.
     case namesNotAuthenticated(file: String, count: Int)
@@ -94,6 +98,11 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
                 + "'keepassxc-cli attachment-export DATABASE ENTRY NAME FILE', or import the database itself with --format kdbx"
         case .sshKeyNotServed(let item, let why):
             return "item '\(EntryName.escapingFormatCharacters(item))' is an SSH key stored as an ordinary entry, which the agent does not serve: \(why)"
+        case .changeNotTaken(let name, let matched, let change, let byName):
+            let item = byName ? "'\(EntryName.escapingFormatCharacters(name))'" : "'\(EntryName.escapingFormatCharacters(name))' (the vault's '\(EntryName.escapingFormatCharacters(matched))': the same account)"
+            return "skipped \(item): \(change), and --skip-existing keeps the vault's entry: not taken — "
+                + (byName ? "use --overwrite to take it (it replaces every entry of the file's names), or change it with 'vaultfile set'"
+                          : "change it with 'vaultfile set' ('--overwrite' replaces by name, not by account)")
         case .otherAccountSkipped(let name, let incoming, let existing):
             return "not imported: '\(EntryName.escapingFormatCharacters(name))' (\(incoming)): the vault's '\(EntryName.escapingFormatCharacters(name))' "
                 + "holds another account (\(existing)), which --skip-existing keeps; import this one under a folder of its own with --prefix"
@@ -171,6 +180,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .headerNotAuthenticated: return "header_not_authenticated"
         case .namesNotAuthenticated: return "names_not_authenticated"
         case .otherAccountSkipped: return "other_account_skipped"
+        case .changeNotTaken: return "change_not_taken"
         case .sshKeyNotServed: return "ssh_key_not_served"
         }
     }

@@ -165,6 +165,27 @@ extension ImportedEntries {
         try rebuilt(renaming: { $0 }, keeping: isKept)
     }
 
+    /// The same entries with the names `moves` gives (`import --skip-existing`: a new account
+    /// whose name the vault holds for another, numbered after the vault's entries), each said in
+    /// a renaming with the reason `vaultHoldsAnotherAccount` and its account; the others unchanged.
+    public func renumbered(_ moves: [String: (to: String, account: String)]) throws(VaultError) -> ImportedEntries {
+        guard !moves.isEmpty else { return self }
+        var result = try rebuilt(renaming: { moves[$0]?.to ?? $0 }, keeping: { _ in true })
+        // rebuilt renamed the renamings' originals too: an original is what the file held.
+        var said = Set<String>()
+        result.renamings = renamings.map { renaming in
+            guard let move = moves[renaming.name] else { return renaming }
+            said.insert(renaming.name)
+            return ImportRenaming(original: renaming.original, name: move.to, reasons: renaming.reasons + [.vaultHoldsAnotherAccount],
+                                  account: move.account, madeOf: renaming.madeOf)
+        }
+        for (name, _) in entries where !said.contains(name) {
+            guard let move = moves[name] else { continue }
+            result.renamings.append(ImportRenaming(original: name, name: move.to, reasons: [.vaultHoldsAnotherAccount], account: move.account))
+        }
+        return result
+    }
+
     private func rebuilt(renaming rename: (String) -> String, keeping isKept: (String) -> Bool) throws(VaultError) -> ImportedEntries {
         if isOnDisk { return try inMemory().rebuilt(renaming: rename, keeping: isKept) }
         let kept = entries.filter { isKept($0.name) }

@@ -171,6 +171,7 @@ final class PackedRenamings: @unchecked Sendable {
         case .numberedByAccount: return 4
         case .titleKept: return 5
         case .yieldedToExactTitle: return 6
+        case .vaultHoldsAnotherAccount: return 7
         }
     }
 
@@ -181,6 +182,7 @@ final class PackedRenamings: @unchecked Sendable {
         case 3: return .numbered
         case 4: return .numberedByAccount
         case 6: return .yieldedToExactTitle
+        case 7: return .vaultHoldsAnotherAccount
         default: return .titleKept
         }
     }

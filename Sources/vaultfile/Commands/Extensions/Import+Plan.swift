@@ -10,11 +10,15 @@ struct ImportPlan {
     var entries: ImportedEntries
     /// The names that replace an existing entry (`--overwrite`).
     var replaced: [String]
-    /// The names left out because the vault has them (`--skip-existing`).
-    var skipped: [String]
-    /// The names of another manager's items left out because the vault's entry of that name holds
-    /// another account (`--skip-existing`, `AccountSkips`): not imported, each named in a warning.
+    /// The items left out because the vault has them (`--skip-existing`), each with the vault's
+    /// entry it was matched to and what of it differs.
+    var skipped: [SkippedItem]
+    /// The names of items left out because the vault's entry of that name holds another account:
+    /// none since such an item is numbered after the vault's entries (`AccountSkips`, cold60 M2 d);
+    /// `not_imported` in `--json` stays, 0.
     var notImported: [String] = []
+    /// The skipped items whose value or fields differ from the vault's entry (not taken, each said).
+    var changed: [SkippedItem] { skipped.filter(\.differs) }
     /// Warnings found against the vault (history it does not keep, or keeps only within its limits).
     var warnings: [ImportWarning]
     /// For each name whose imported history passes the vault's limits, how many versions go.
@@ -45,7 +49,8 @@ extension VaultfileCommand.Import {
         // of ASCII names needs none (the entries may be records, ImportRecords.swift).
         var names = vault.count == 0 && !entries.hasNonASCIIName ? [] : entries.names
         var existing = vault.count == 0 ? [] : names.filter { vault.contains($0) }
-        var skipped: [String] = [], notImported: [String] = []
+        var skipped: [SkippedItem] = []
+        let notImported: [String] = []
         var warnings: [ImportWarning] = []
         if skipExisting && vault.count > 0 && entries.fromForeign {
             // Another manager's titles are numbered by account: skipped by account, not by name.
@@ -53,14 +58,21 @@ extension VaultfileCommand.Import {
             let left = skips.left
             if !left.isEmpty {
                 entries = try entries.keeping { !left.contains(Array($0.utf8)) }
-                names = entries.names
             }
+            if !skips.renumbered.isEmpty {
+                var moves: [String: (to: String, account: String)] = [:]
+                for move in skips.renumbered { moves[move.name] = (move.to, move.account.brief) }
+                entries = try entries.renumbered(moves)
+            }
+            names = entries.names
             skipped = skips.skipped
-            notImported = skips.otherAccount.map(\.name)
-            warnings += skips.warnings
             existing = []
         } else if !existing.isEmpty && skipExisting {
-            skipped = existing
+            let all = entries.entries
+            for (name, entry) in all {
+                guard let held = vault.entry(name) else { continue }
+                skipped.append(SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: held, valueWord: "value"))
+            }
             entries = try entries.keeping { !vault.contains($0) }
             names = entries.names
             existing = []
@@ -98,6 +110,11 @@ extension VaultfileCommand.Import {
             if !lostNames.isEmpty {
                 warnings.append(.historyTrimmed(versions: historyLost.values.reduce(0, +), names: lostNames, policy: policy))
             }
+        }
+        // Each skipped item the file holds otherwise is said, never its value (cold60 M2 a).
+        for item in skipped {
+            guard let change = item.change else { continue }
+            warnings.append(.changeNotTaken(name: item.name, matched: item.matched, change: change, byName: item.byName))
         }
         return ImportPlan(entries: entries, replaced: existing, skipped: skipped, notImported: notImported, warnings: warnings, historyLost: historyLost)
     }
@@ -182,6 +199,15 @@ extension VaultfileCommand.Import {
         renaming.forEachReason { reason in
             if !first { line.append("; ") }
             first = false
+            if reason == .vaultHoldsAnotherAccount {
+                // The vault's name said, as the exact title's is.
+                line.append("the vault's entries of '")
+                let start = line.count
+                line.append(contentsOf: AccountSkips.title(of: renaming.name))
+                escape(from: start)
+                line.append("' hold other accounts: numbered after them")
+                return
+            }
             guard reason == .yieldedToExactTitle else { return line.append(reason.explanation) }
             // The name the exact item keeps, said (att58 F1: a look-alike ranks after it).
             line.append("another item's title is exactly '")
@@ -230,7 +256,8 @@ extension VaultfileCommand.Import {
         // escaped here, so that the name cannot forge a line of its own (att58 F6).
         let source = Messages.escaped(read ?? "stdin")
         // Items held back for another account are counted as the skipped ones are (recheck58 N3).
-        let skipped = (plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped")
+        let changed = plan.changed.count
+        let skipped = (plan.skipped.isEmpty ? "" : ", \(plan.skipped.count) skipped" + (changed == 0 ? "" : " (\(changed) with changes)"))
             + (plan.notImported.isEmpty ? "" : ", \(plan.notImported.count) not imported")
         if dryRun {
             if !json { try printPlanLines(plan) }
@@ -247,10 +274,11 @@ extension VaultfileCommand.Import {
             ("replaced", .int(Int64(plan.replacedCount))),
             ("skipped", .int(Int64(plan.skipped.count))),
             ("not_imported", .int(Int64(plan.notImported.count))),
+            ("skipped_with_changes", .int(Int64(changed))),
             ("dry_run", .bool(dryRun)),
             ("renamed", .array(entries.renamings.map { renaming in
                 .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
-                         ("reasons", .array(renaming.reasons.map { .string($0.name) }))]
+                         ("reasons", .array(renaming.reasons.flatMap { $0.jsonNames.map(JSON.string) }))]
                          + (renaming.account.map { [("account", JSON.string($0))] } ?? [])
                          + (renaming.madeOf.map { [("named_after", JSON.string($0))] } ?? []))
             })),
@@ -261,8 +289,12 @@ extension VaultfileCommand.Import {
             members.append(("entries", .array(entries.names.map { name in
                 .object([("name", .string(name)), ("action", .string(replaced.contains(Array(name.utf8)) ? "replace" : "add"))])
             })))
-            members.append(("skipped_names", .array(plan.skipped.map(JSON.string))))
-            members.append(("not_imported_names", .array(plan.notImported.map(JSON.string))))
+        }
+        // The vault's entries the skipped items were matched to, in a real import too (cold60 L6).
+        members.append(("skipped_names", .array(plan.skipped.map { .string($0.matched) })))
+        members.append(("not_imported_names", .array(plan.notImported.map(JSON.string))))
+        members.append(("skipped_with_changes_names", .array(plan.changed.map { .string($0.matched) })))
+        if dryRun {
             members.append(("history", .array((entries.history ?? []).map {
                 .object([("name", .string($0.name)), ("versions", .int(Int64($0.versions.count))), ("dropped", .int(Int64(plan.historyLost[$0.name] ?? 0)))])
             })))
@@ -278,7 +310,12 @@ extension VaultfileCommand.Import {
             let action = replaced.contains(Array(name.utf8)) ? "replace" : "add"
             try StandardOutput.line("\(action) \(EntryName.escapingFormatCharacters(name))")
         }
-        for name in plan.skipped { try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(name)) (already in the vault)") }
+        // The vault's entry each item was matched to (cold60 M2 b), and whether the file's differs.
+        for item in plan.skipped {
+            let why = item.byName ? "already in the vault" : "the vault's entry holds this account"
+            let change = item.change.map { "; \($0): not taken" } ?? ""
+            try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(item.matched)) (\(why)\(change))")
+        }
         for name in plan.notImported {
             try StandardOutput.line("skip \(EntryName.escapingFormatCharacters(name)) (the vault's entry of that name holds another account: not imported)")
         }
