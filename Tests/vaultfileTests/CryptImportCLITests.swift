@@ -160,7 +160,7 @@ extension ExternalTools {
             #expect(session.screen.contains("imported 21 entries"), "\(session.screen)")
             cli.environment = [:]
             #expect(try get(cli, "x/e") == "ppw")
-            #expect(try get(cli, "x/e", field: "login") == "bob")
+            #expect(try get(cli, "x/e", field: "username") == "bob")
             for index in 1...20 { #expect(try get(cli, "g\(index)") == "v\(index)") }
         }
 
