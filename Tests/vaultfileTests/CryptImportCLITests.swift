@@ -134,6 +134,64 @@ extension ExternalTools {
             #expect(missing.status != 0 && missing.stderr.contains("PASSAGE_IDENTITIES_FILE"), "\(missing.stderr)")
         }
 
+        /// A passage store of `count` files (`g1`…, and `x/e` with a username) encrypted to the
+        /// recipient of the `age -p` fixture (ProtectedIdentityCLITests), and the environment that
+        /// names that passphrase-protected identities file.
+        func protectedPassageStore(_ cli: CLI, count: Int) throws -> [String: String] {
+            let recipient = ProtectedIdentityCLITests.ageRecipient
+            try sh(cli, "mkdir -p store/x && echo \(recipient) > store/.age-recipients", [:])
+            try sh(cli, "printf 'ppw\\nlogin: bob\\n' | age -r \(recipient) -o store/x/e.age", [:])
+            for index in 1...count { try sh(cli, "printf 'v\(index)\\n' | age -r \(recipient) -o store/g\(index).age", [:]) }
+            return ["PASSAGE_IDENTITIES_FILE": ProtectedIdentityCLITests.fixture("identity.age")]
+        }
+
+        @Test(.enabled(if: hasAge && CLI.hasScript, "age or script (util-linux) is absent: skipped"))
+        func test_importPassage_protectedIdentitiesAskedOnceOnTheTerminal() throws {
+            var cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+            // More files than ages run at once: every one of them reads the identities once asked.
+            cli.environment = try protectedPassageStore(cli, count: 20)
+            let prompt = "Passphrase for the passage identities "
+            let session = try cli.interactive(["import", "--format", "passage", cli.path("store")] + cli.unlock(),
+                                              answers: [(prompt, ProtectedIdentityCLITests.agePassphrase)])
+            #expect(session.status == 0, "\(session.screen)")
+            #expect(session.screen.components(separatedBy: "[answered]").count == 2, "one prompt: \(session.screen)")
+            #expect(!session.screen.contains("assphrase for"), "no second prompt, none of age's: \(session.screen)")
+            #expect(!session.screen.contains(ProtectedIdentityCLITests.agePassphrase), "never echoed: \(session.screen)")
+            #expect(session.screen.contains("imported 21 entries"), "\(session.screen)")
+            cli.environment = [:]
+            #expect(try get(cli, "x/e") == "ppw")
+            #expect(try get(cli, "x/e", field: "username") == "bob")
+            for index in 1...20 { #expect(try get(cli, "g\(index)") == "v\(index)") }
+        }
+
+        @Test(.enabled(if: hasAge && CLI.hasScript, "age or script (util-linux) is absent: skipped"))
+        func test_importPassage_protectedIdentitiesWrongPassphraseImportsNothing() throws {
+            var cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+            cli.environment = try protectedPassageStore(cli, count: 2)
+            let prompt = "Passphrase for the passage identities "
+            let session = try cli.interactive(["import", "--format", "passage", cli.path("store")] + cli.unlock(),
+                                              answers: [(prompt, "nope"), (prompt, "still nope"), (prompt, "no")])
+            #expect(session.status == 3, "\(session.screen)")
+            #expect(session.screen.contains("the passphrase does not decrypt the age identities file") && session.screen.contains("(3 tries)"),
+                    "\(session.screen)")
+            cli.environment = [:]
+            #expect(try cli.run(["list"] + cli.unlock()).stdout.isEmpty)
+        }
+
+        @Test(.enabled(if: hasAge, "age is absent: passage import tests skipped"))
+        func test_importPassage_protectedIdentitiesWithoutATerminalRefusedBeforeAnyFile() throws {
+            let cli = try CLI.withEntriesSet([]); defer { cli.directory.remove() }
+            let environment = try protectedPassageStore(cli, count: 2)
+            // setsid: no controlling terminal, as under cron or CI.
+            let result = try cli.run(["--wait", CLI.binary, "import", "--format", "passage", cli.path("store")] + cli.unlock(),
+                                     extra: environment, executable: "/usr/bin/setsid")
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("is protected by a passphrase (age -p), and there is no terminal to ask it on; nothing was imported"),
+                    "\(result.stderr)")
+            #expect(!result.stderr.contains("age:"), "no age ran: \(result.stderr)")
+            #expect(try cli.run(["list"] + cli.unlock()).stdout.isEmpty)
+        }
+
         // MARK: - ansible-vault
 
         @Test func test_importAnsibleVault_inlineValuesWithThePasswordFile() throws {

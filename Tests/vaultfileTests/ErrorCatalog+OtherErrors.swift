@@ -64,7 +64,7 @@ enum CLIErrorKind: CaseIterable {
     case agentOfAnotherRelease, agentHoldsOtherKeys, agentChangeDenied, agentCannotSign, agentSignDenied, pluginObserved
     case noMatch, binaryOnTerminal, emptyValue, unknownVerb, standardInputTaken, regexWorkLimit, fieldLabelShared, folderNotEntry, noEntryOrFolder, nothingUnder, referenceNotFound
     case stateFolderUnsafe, typedPasswordWrong, execMatchesNothing, importFormatMismatch, importFormatUnknown, importUnreadable, kdfOverOpenCaps
-    case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, sopsDataKeyNotOpened, nothingOpens, nothingOpensNoTerminal
+    case sourceDecryptionFailed, sourceDecryptionTooLarge, sourceDecryptionTotalOverLimit, sopsDataKeyNotOpened, identitiesFileNoTerminal, identitiesFilePassphraseWrong, nothingOpens, nothingOpensNoTerminal
     case storeEncryptionFailed
     case gitCredentialVaultLocked
 
@@ -82,6 +82,8 @@ enum CLIErrorKind: CaseIterable {
         case .sourceDecryptionFailed(_, _, let status, _): self = status == nil ? .sourceDecryptionTooLarge : .sourceDecryptionFailed
         case .sourceDecryptionTotalOverLimit: self = .sourceDecryptionTotalOverLimit
         case .sopsDataKeyNotOpened: self = .sopsDataKeyNotOpened
+        case .identitiesFileNoTerminal: self = .identitiesFileNoTerminal
+        case .identitiesFilePassphraseWrong: self = .identitiesFilePassphraseWrong
         case .storeEncryptionFailed: self = .storeEncryptionFailed
         case .passwordCommandFailed: self = .passwordCommandFailed
         case .inputFailed: self = .inputFailed
@@ -158,6 +160,12 @@ enum CLIErrorKind: CaseIterable {
         case .sopsDataKeyNotOpened:
             return ErrorCaseRow(CLIError.sopsDataKeyNotOpened(file: "shown/secrets.yaml", keys: "/shown/keys.txt"), status: 3, hint: true,
                                 shows: ["shown/secrets.yaml", "/shown/keys.txt", "nothing was imported"])
+        case .identitiesFileNoTerminal:
+            return ErrorCaseRow(CLIError.identitiesFileNoTerminal(file: "/shown/identities"), status: 2, hint: true,
+                                shows: ["/shown/identities", "protected by a passphrase", "no terminal", "nothing was imported"])
+        case .identitiesFilePassphraseWrong:
+            return ErrorCaseRow(CLIError.identitiesFilePassphraseWrong(file: "/shown/identities", tries: 3), status: 3, hint: true,
+                                shows: ["/shown/identities", "(3 tries)", "nothing was imported"])
         case .cannotRun:
             return ErrorCaseRow(CLIError.cannotRun(command: "shown-command", errno: E2BIG), status: 64, hint: false,
                                 shows: ["cannot run 'shown-command': its environment and arguments are larger than the system allows"])

@@ -59,17 +59,23 @@ public struct AgeProtectedIdentityFile: Sendable {
     /// The identities in the file under `passphrase`, or nil when the passphrase is wrong. The
     /// decrypted identity file is wiped here; the identities live in guarded memory.
     public func decrypt(passphrase: SecureBytes, limits: KDFLimits) throws -> [AgeAnyIdentity]? {
-        let plaintext: SecureBytes
+        guard let plaintext = try decryptedFile(passphrase: passphrase, limits: limits) else { return nil }
+        var text = plaintext.withUnsafeBytes { Array($0) }
+        defer { wipe(&text) }
+        // X25519 and post-quantum lines (age -p over an age-keygen -pq file), as unprotected files.
+        return try AgeIdentityFile.parseAll(text, source: "\(source) (decrypted)")
+    }
+
+    /// The identity file inside, as it was before `age -p` (in guarded memory), or nil when the
+    /// passphrase is wrong: for a tool that reads the identities itself (age, for a passage store,
+    /// which may hold plugin identities vaultfile does not parse). At most `maxPlaintext` bytes.
+    public func decryptedFile(passphrase: SecureBytes, limits: KDFLimits) throws(AgeFileError) -> SecureBytes? {
         do {
-            plaintext = try AgeFile.decrypt(file, identities: [], passphrase: passphrase, limits: limits, maxPlaintext: Self.maxPlaintext)
+            return try AgeFile.decrypt(file, identities: [], passphrase: passphrase, limits: limits, maxPlaintext: Self.maxPlaintext)
         } catch {
             // A wrong passphrase is asked again; anything else (damage, a cap) ends the tries.
             if error == .wrongPassphrase { return nil }
             throw error
         }
-        var text = plaintext.withUnsafeBytes { Array($0) }
-        defer { wipe(&text) }
-        // X25519 and post-quantum lines (age -p over an age-keygen -pq file), as unprotected files.
-        return try AgeIdentityFile.parseAll(text, source: "\(source) (decrypted)")
     }
 }

@@ -45,6 +45,11 @@ enum CLIError: CategorizedError {
     case sourceDecryptionFailed(tool: String, file: String, status: Int32?, limit: Int)
     /// `import --format sops`: no age stanza of `file`'s data key opened with the identities in `keys`.
     case sopsDataKeyNotOpened(file: String, keys: String)
+    /// `import --format passage`: the identities `file` is encrypted with a passphrase (`age -p`)
+    /// and there is no terminal to ask it on; no age ran.
+    case identitiesFileNoTerminal(file: String)
+    /// `import --format passage`: no passphrase typed (`tries` of them) decrypts the identities `file`.
+    case identitiesFilePassphraseWrong(file: String, tries: Int)
     /// `export --format pass`: gpg could not encrypt the file of `entry` (it exited with `status`,
     /// its own message on stderr before, or wrote nothing); no store was written (exit 2).
     case storeEncryptionFailed(entry: String, status: Int32)
@@ -158,6 +163,10 @@ enum CLIError: CategorizedError {
             return "\(tool) could not decrypt \(file) (exit status \(status)); nothing was imported"
         case .sourceDecryptionFailed(let tool, let file, nil, let limit):
             return "\(tool) decrypted \(file) to more than \(limit) bytes, the most one file of a store may hold; nothing was imported"
+        case .identitiesFileNoTerminal(let file):
+            return "the age identities file \(file) is protected by a passphrase (age -p), and there is no terminal to ask it on; nothing was imported"
+        case .identitiesFilePassphraseWrong(let file, let tries):
+            return "the passphrase does not decrypt the age identities file \(file)" + (tries > 1 ? " (\(tries) tries)" : "") + "; nothing was imported"
         case .sopsDataKeyNotOpened(let file, let keys):
             return "the data key of \(file) (its sops.age entries) does not open with the age identities in \(keys); nothing was imported"
         case .storeEncryptionFailed(let entry, let status):
@@ -242,7 +251,8 @@ enum CLIError: CategorizedError {
         case .agentCannotSign(_, .noDelegation): return .refused
         case .agentCannotSign, .typedPasswordWrong: return .wrongPassword
         case .sourceDecryptionFailed(_, _, let status, _): return status == nil ? .overLimit : .wrongPassword
-        case .sopsDataKeyNotOpened: return .wrongPassword
+        case .sopsDataKeyNotOpened, .identitiesFilePassphraseWrong: return .wrongPassword
+        case .identitiesFileNoTerminal: return .invalidInput
         case .sourceDecryptionTotalOverLimit: return .overLimit
         case .noMatch, .fieldLabelShared, .folderNotEntry, .noEntryOrFolder, .nothingUnder, .execMatchesNothing, .referenceNotFound: return .notFound
         case .unknownVerb, .standardInputTaken: return .invalidArgument

@@ -264,6 +264,10 @@ struct ErrorReport: Equatable {
                 ? "check that gpg decrypts it by hand ('gpg --decrypt \(shellWord(file))'): the secret key and gpg-agent must be available"
                 : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
                     + "SOPS_AGE_KEY_FILE or the documented default file"
+        case .identitiesFileNoTerminal:
+            return "run the import on a terminal: the passphrase is asked once there, and the identities stay in memory"
+        case .identitiesFilePassphraseWrong(let file, _):
+            return "'age --decrypt \(shellWord(file)) > /dev/null' asks for it and fails only when it is wrong (the identities never reach the terminal)"
         case .sopsDataKeyNotOpened:
             return "name the file of the age identity the sops file was encrypted to with SOPS_AGE_KEY_FILE "
                 + "(else $XDG_CONFIG_HOME/sops/age/keys.txt is read); 'sops --decrypt' with the same file shows whether it opens"

@@ -106,8 +106,11 @@ enum CryptImport {
             try refuseOtherKind(directory, format: format)
             try refuseNoStore(directory, format: format)
             if format == "passage" {
-                let identities = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
-                return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age", arguments: ["age", "--decrypt", "-i", identities])
+                let path = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
+                // A passphrase-protected file is decrypted once, before any age runs (recheck60 R1).
+                let identities = try PassageIdentities.load(path)
+                return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age",
+                                     arguments: ["age", "--decrypt"] + identities.arguments, descriptor3: identities.descriptor3)
             }
             return try readStore(root: directory, suffix: ".gpg", format: "pass", tool: "gpg", arguments: ["gpg", "--decrypt", "--batch", "--quiet"])
         }
@@ -144,11 +147,13 @@ enum CryptImport {
 
     // MARK: Stores
 
-    private static func readStore(root: String, suffix: String, format: String, tool: String, arguments: [String]) throws -> ForeignImport {
+    private static func readStore(root: String, suffix: String, format: String, tool: String, arguments: [String],
+                                  descriptor3: SecureBytes? = nil) throws -> ForeignImport {
         let walk = try StoreWalk(root: root, suffix: suffix)
         // Each file is the tool's stdin, opened and checked to be the one the walk found, rather
         // than a path the tool opens again, following whatever link was swapped in (att58 F3).
-        var outputs = try ParallelDecryption.run(walk.files.map { ParallelDecryption.Job(arguments: arguments, file: $0.path, opened: $0) }, tool: tool)
+        var outputs = try ParallelDecryption.run(walk.files.map { ParallelDecryption.Job(arguments: arguments, file: $0.path, opened: $0) }, tool: tool,
+                                                 descriptor3: descriptor3)
         defer { for index in outputs.indices { wipe(&outputs[index]) } }
         var files = zip(walk.files, outputs).map { ForeignStoreFile(path: $0.name, bytes: $1) }
         defer { for index in files.indices { wipe(&files[index].bytes) } }

@@ -51,8 +51,11 @@ enum ParallelDecryption {
         return min(max(2 * sysconf(Int32(_SC_NPROCESSORS_ONLN)), 2), 16)
     }
 
-    /// The plaintexts of `jobs`, in their order. The caller wipes them.
-    static func run(_ jobs: [Job], tool: String, limit: Int = maxOutput, totalLimit: Int = maxTotalOutput) throws(CLIError) -> [[UInt8]] {
+    /// The plaintexts of `jobs`, in their order. The caller wipes them. With `descriptor3`, each
+    /// tool reads those bytes (a passage store's identities, decrypted once: `PassageIdentities`)
+    /// from a pipe on its descriptor 3 (`age -i /dev/fd/3`), never from a file.
+    static func run(_ jobs: [Job], tool: String, limit: Int = maxOutput, totalLimit: Int = maxTotalOutput,
+                    descriptor3: SecureBytes? = nil) throws(CLIError) -> [[UInt8]] {
         var outputs = [[UInt8]](repeating: [], count: jobs.count)
         var total = 0
         var running: [(job: Int, child: Subprocess.Child)] = []
@@ -79,11 +82,25 @@ enum ParallelDecryption {
             }
             while next < jobs.count && running.count < parallelism {
                 let job = jobs[next]
-                do {
+                do throws(CLIError) {
                     let file = try job.opened.map { walked throws(CLIError) in try open(walked) }
                     defer { if let file { close(file) } }
-                    var child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil, captureErrors: true,
-                                                     standardInput: file, ownProcessGroup: ownGroups)
+                    let extra = descriptor3 == nil ? nil : try pipeAbove3()
+                    var child: Subprocess.Child
+                    do throws(CLIError) {
+                        child = try Subprocess.start(job.arguments, captureOutput: true, feedInput: job.input != nil, captureErrors: true,
+                                                     standardInput: file, descriptor3: extra?.read, ownProcessGroup: ownGroups)
+                    } catch {
+                        if let extra { close(extra.read); close(extra.write) }
+                        throw error
+                    }
+                    if let extra, let bytes = descriptor3 {
+                        // The tool reads its identities first, whole, so this write ends once it
+                        // has (or at once if it exited: no SIGPIPE, and its status says so).
+                        close(extra.read)
+                        _ = bytes.withUnsafeBytes { Clipboard.writeWithoutSIGPIPE($0, to: extra.write) }
+                        close(extra.write)
+                    }
                     if let input = job.input, let fd = child.input {
                         writeAll(fd, input)
                         close(fd)
@@ -162,6 +179,25 @@ enum ParallelDecryption {
             for slot in finished.sorted(by: >) { running.remove(at: slot) }
         }
         return outputs
+    }
+
+    /// A pipe, both ends close-on-exec and above descriptor 3 (the child gets the read end as its
+    /// descriptor 3 by `dup2`, which clears the flag there only when the descriptors differ).
+    private static func pipeAbove3() throws(CLIError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .io(operation: "creating a pipe for", path: "the age identities", errno: errno) }
+        for index in ends.indices {
+            // Moved to a descriptor above 3 that is close-on-exec, so no other child inherits it.
+            let moved = fcntl(ends[index], F_DUPFD_CLOEXEC, 4)
+            let code = errno
+            close(ends[index])
+            ends[index] = moved
+            guard moved >= 0 else {
+                for fd in ends where fd >= 0 { close(fd) }
+                throw .io(operation: "creating a pipe for", path: "the age identities", errno: code)
+            }
+        }
+        return (ends[0], ends[1])
     }
 
     /// `walked` opened for reading: the file the walk found, or an error (the store changed

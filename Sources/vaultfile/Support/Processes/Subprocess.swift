@@ -62,13 +62,16 @@ enum Subprocess {
     /// With `detached`, the child leads a new session (`setsid`) with stdout and stderr on /dev/null.
     /// With `captureErrors`, stderr is a pipe too (the caller relays it: `ParallelDecryption`).
     /// With `standardInput`, stdin is that open file (the caller closes it after the start).
+    /// With `descriptor3`, the child's descriptor 3 is that open file (the caller's, closed by the
+    /// caller after the start; e.g. the read end of a pipe of identities for `age -i /dev/fd/3`).
     /// With `ownProcessGroup`, the child leads a new process group (`POSIX_SPAWN_SETPGROUP`), so
     /// that `Child.signal` reaches what it starts itself; give it only to a child that never reads
     /// the terminal (`inForegroundOfTerminal`): one outside the terminal's foreground group that
     /// reads it is stopped (SIGTTIN).
     static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
                       captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false,
-                      captureErrors: Bool = false, standardInput: Int32? = nil, ownProcessGroup: Bool = false) throws(CLIError) -> Child {
+                      captureErrors: Bool = false, standardInput: Int32? = nil, descriptor3: Int32? = nil,
+                      ownProcessGroup: Bool = false) throws(CLIError) -> Child {
         precondition(!(feedInput && standardInput != nil), "one standard input")
         var pipeFDs: [Int32] = [-1, -1]
         var inputFDs: [Int32] = [-1, -1]
@@ -112,6 +115,12 @@ enum Subprocess {
             }
         }
         closeOwnDescriptors(in: &actions, keepingStandardOutput: captureOutput, keepingStandardError: captureErrors)
+        // After the closes above (which may name 3), and never from 3 itself: a dup2 onto the same
+        // descriptor would keep its close-on-exec flag (the caller gives a descriptor above 3).
+        if let descriptor3 {
+            precondition(descriptor3 > 3, "descriptor 3 is given from a higher descriptor")
+            posix_spawn_file_actions_adddup2(&actions, descriptor3, 3)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
