@@ -41,9 +41,7 @@ import Testing
         for size in [0, 1, 16, 65_536] {
             let plain = (0..<size).map { _ in generator.nextByte() }
             let nonce = (0..<12).map { _ in generator.nextByte() }
-            var theirs = [UInt8](repeating: 0, count: size + 16)
-            var written: UInt64 = 0
-            _ = crypto_aead_chacha20poly1305_ietf_encrypt(&theirs, &written, plain, UInt64(size), nil, 0, nil, nonce, key)
+            let theirs = CryptoBuildingBlockTests.libsodiumSeal(plain, nonce: nonce, key: key)
             var mine = [UInt8](repeating: 0, count: size + 16)
             mine.withUnsafeMutableBytes { out in
                 plain.withUnsafeBytes { input in key.withUnsafeBytes { AgeCrypto.seal(into: out, input, key: $0, nonce: nonce, bulk: sealing) } }

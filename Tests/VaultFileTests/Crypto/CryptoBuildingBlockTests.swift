@@ -335,6 +335,15 @@ import Testing
         }
     }
 
+    /// `plain` sealed by libsodium's ChaCha20-Poly1305 (IETF, no associated data): the reference
+    /// every bulk seal is compared with.
+    static func libsodiumSeal(_ plain: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8] {
+        var sealed = [UInt8](repeating: 0, count: plain.count + 16)
+        var written: UInt64 = 0
+        _ = crypto_aead_chacha20poly1305_ietf_encrypt(&sealed, &written, plain, UInt64(plain.count), nil, 0, nil, nonce, key)
+        return sealed
+    }
+
     @Test func test_bulkChaCha_aeadMatchesLibsodiumAndRefusesDamage() throws {
         var generator = SplitMix(seed: 25)
         let key = (0..<32).map { _ in generator.nextByte() }
@@ -342,9 +351,7 @@ import Testing
         for size in [0, 1, 15, 16, 17, 65_535, 65_536] {
             let plain = (0..<size).map { _ in generator.nextByte() }
             let nonce = (0..<12).map { _ in generator.nextByte() }
-            var theirs = [UInt8](repeating: 0, count: size + 16)
-            var written: UInt64 = 0
-            _ = crypto_aead_chacha20poly1305_ietf_encrypt(&theirs, &written, plain, UInt64(size), nil, 0, nil, nonce, key)
+            let theirs = CryptoBuildingBlockTests.libsodiumSeal(plain, nonce: nonce, key: key)
             var mine = [UInt8](repeating: 0, count: size + 16)
             let sealed = mine.withUnsafeMutableBytes { out in plain.withUnsafeBytes { input in key.withUnsafeBytes { sealing.seal(into: out, input, key: $0, nonce: nonce) } } }
             #expect(sealed && mine == theirs, "\(size) bytes sealed")
