@@ -10,11 +10,12 @@ keeping history; with and without --overwrite and --json) and compares the exit 
 stderr and the vault afterwards (`export --format json`, times of "now" masked). Prints each case
 that differs and keeps its input in WORK/diffs/.
 
-Since att58 F1 an item whose name is exactly its title ranks before every item whose title had to
-be cleaned: each case of another manager's format is also imported by NEW into an empty vault with
+Since att58 F1 an item whose title is exactly the source's ranks before every item whose title had
+to be cleaned, and since att60 F1 that is judged per part (the prefix left out), exact folders
+next: each case of another manager's format is also imported by NEW into an empty vault with
 `--json` and its numbers checked against that rule (`exact_rule.order_problems`). A case where OLD
 and NEW differ counts as expected only when NEW's renaming lines say that a cleaned title met an
-exact one; the summary gives both counts.
+exact one, or exact folders met cleaned ones under equally exact titles; the summary gives both counts.
 """
 import json, os, random, re, shutil, subprocess, sys, time, argparse
 
@@ -575,7 +576,7 @@ def main():
             first = re.sub(rb"'[^']*'", b"'X'", re.sub(rb"\d+", b"N", results[0][2].split(b"\n")[0]))[:90]
             errors[first] = errors.get(first, 0) + 1
         if results[0] != results[1] and met:
-            stats["diffs_exact_met"] += 1  # expected: a cleaned title met an exact one (att58 F1), the rule held
+            stats["diffs_exact_met"] += 1  # expected: a cleaned title met an exact one, or exact folders cleaned ones (att58/att60 F1), the rule held
         elif results[0] != results[1]:
             stats["diffs"] += 1
             path = os.path.join(a.work, "diffs", "case%05d.%s" % (case, fmt))

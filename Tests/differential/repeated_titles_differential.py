@@ -18,12 +18,15 @@ the same account as before (the export is the same), since numbers follow userna
 never the file's order. Half the cases (`--sorted`) have their rows in title order, as a browser's
 export by site, which a build reads once, holding one title's rows at a time.
 
-Since att58 F1 an item whose name is exactly its title ranks before every item whose title had to
-be cleaned (`a-b` before `a/b` and ` a-b `, `x.example` before `https://x.example`): each case is
-also imported by NEW into an empty vault with `--json`, and its numbers are checked against that
-rule (`exact_rule.order_problems`: exact first, then username, URL, FNV-1a of the value). A case
-where OLD and NEW differ counts as expected only when NEW's renaming lines say that a cleaned title
-met an exact one ("another item's title is exactly …"); any other difference is a failure.
+Since att58 F1 an item whose title is exactly the source's ranks before every item whose title had
+to be cleaned (`a-b` before `a/b` and ` a-b `, `x.example` before `https://x.example`), and since
+att60 F1 that is judged per part, the prefix left out (an exact title in the folder ` W ` still
+ranks first), exact folders next: each case is also imported by NEW into an empty vault with
+`--json`, and its numbers are checked against that rule (`exact_rule.order_problems`: exact title,
+then exact folders, then username, URL, FNV-1a of the value). A case where OLD and NEW differ
+counts as expected only when NEW's renaming lines say that a cleaned title met an exact one
+("another item's title is exactly …") or exact folders met cleaned ones under equally exact
+titles; any other difference is a failure.
 
 Prints each case that differs and keeps its input in WORK/diffs/.
 """
@@ -172,7 +175,8 @@ def main():
         stats["imported"] += results[0][0] == 0
         stats["renamed_lines"] += results[0][2].count(b"renamed '") + results[0][2].count(b"named an item")
         if results[0] != results[1] and met:
-            # Expected: a cleaned title met an exact one (att58 F1), and the rule held above.
+            # Expected: a cleaned title met an exact one, or exact folders cleaned ones (att58 F1,
+            # att60 F1), and the rule held above.
             stats["diffs_exact_met"] += 1
         elif results[0] != results[1]:
             stats["diffs"] += 1

@@ -5,8 +5,10 @@ import Testing
 /// att58 F1 through the built binary: a look-alike title (`db .gpg` in a pass store, a Bitwarden
 /// row titled `db `) that cleaning turns into the name of an item titled exactly so never takes
 /// that name, whatever value or username its author picked; its renaming line says which exact
-/// title kept the name; `--skip-existing` and `--dry-run` agree. And recheck58 N1 for KeePassXC
-/// CSV: a title of only format characters under `--prefix` never names the prefix itself.
+/// title kept the name; `--skip-existing` and `--dry-run` agree. att60 F1: the same in a folder that
+/// needs cleaning (a KeePass group `Email/Web` or `Work `, a 1Password vault `Dev/Ops`, an NFD pass
+/// folder). And recheck58 N1 for KeePassXC CSV: a title of only format characters under `--prefix`
+/// never names the prefix itself.
 @Suite struct ImportLookAlikeCLITests {
     /// A `gpg` that "decrypts" by copying its stdin (the store's file), in `bin/` of the test's folder.
     private func fakeGPG(_ cli: CLI) throws -> [String: String] {
@@ -47,7 +49,7 @@ import Testing
             #expect(try get(cli, "\(store)/db (2)") == value)
             let shown = lookAlike.replacingOccurrences(of: "\u{7F}", with: "\\x7F").replacingOccurrences(of: "\t", with: "\\x09")
             let line = "vaultfile: renamed '\(store)/\(shown)' to '\(store)/db (2)' (no username or URL; characters a name cannot hold were replaced; "
-                + "the original title is kept in the field 'title'; another item's title is exactly '\(store)/db': it keeps that name)"
+                + "the original title is kept in the field 'title'; another item's title is exactly 'db': it keeps that name)"
             #expect(result.stderr.split(separator: "\n").contains { $0 == line }, "\(result.stderr)")
             #expect(!result.stderr.contains("renamed '\(store)/db' to"), "the real entry is not renamed: \(result.stderr)")
         }
@@ -102,8 +104,88 @@ import Testing
                 #expect(try get(cli, prefix + "db (2)") == value)
                 #expect(result.stderr.contains("to '\(prefix)db (2)' (\(user.isEmpty ? "no username or URL" : "user " + user); characters a name cannot hold"),
                         "\(result.stderr)")
-                #expect(result.stderr.contains("another item's title is exactly '\(prefix)db': it keeps that name)"), "\(result.stderr)")
+                #expect(result.stderr.contains("another item's title is exactly 'db': it keeps that name)"), "\(result.stderr)")
             }
+        }
+    }
+
+    // MARK: - Folders that need cleaning (att60 F1)
+
+    /// A KeePass XML export whose groups (under the root) hold entries `(title, password)`.
+    private static func keePassXML(_ groups: [(String, [(String, String)])]) -> String {
+        func text(_ value: String) -> String {
+            value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        }
+        let body = groups.map { group, entries in
+            "<Group><Name>\(text(group))</Name>" + entries.map { title, password in
+                "<Entry><String><Key>Title</Key><Value>\(text(title))</Value></String><String><Key>Password</Key><Value>\(text(password))</Value></String></Entry>"
+            }.joined() + "</Group>"
+        }.joined()
+        return "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<KeePassFile><Root><Group><Name>Root</Name>\(body)</Group></Root></KeePassFile>\n"
+    }
+
+    /// att60's KeePass scenario: in the group `Email/Web` and in the group `Work `, the entry titled
+    /// `db` keeps the name from the look-alike `db `, whatever the look-alike's password, and the
+    /// line names the title, not the whole name.
+    @Test func test_importKeePassXML_lookAlikeInAGroupThatNeedsCleaningNeverTakesTheName() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        for (index, (group, folder)) in [("Email/Web", "Email-Web"), ("Work ", "Work"), ("Work", "Work")].enumerated() {
+            for (second, value) in ["EVIL1", "hunter2", "zzzz", "0000"].enumerated() {
+                let prefix = "g\(index)\(second)/"
+                let entries = second % 2 == 0 ? [("db", "REAL"), ("db ", value)] : [("db ", value), ("db", "REAL")]
+                try cli.write("k.xml", bytes(Self.keePassXML([(group, entries)])))
+                let result = try cli.run(["import", "--format", "keepass-xml", "--prefix", prefix, cli.path("k.xml")] + cli.unlock())
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(try get(cli, "\(prefix)\(folder)/db") == "REAL", "\(group.debugDescription) \(value)")
+                #expect(try get(cli, "\(prefix)\(folder)/db (2)") == value)
+                #expect(result.stderr.contains("to '\(prefix)\(folder)/db (2)' (no username or URL; characters a name cannot hold were replaced; "
+                    + "the original title is kept in the field 'title'; another item's title is exactly 'db': it keeps that name)"), "\(result.stderr)")
+            }
+        }
+    }
+
+    /// An NFD folder, as a pass store copied from macOS has: the file `db.gpg` in it keeps the name
+    /// from `db .gpg`, whatever its value (before: the value decided).
+    @Test func test_importPass_lookAlikeInAnNFDFolderNeverTakesTheName() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let path = try fakeGPG(cli)
+        for (index, value) in ["EVIL1", "hunter2", "zzzz", "0000"].enumerated() {
+            let root = "st\(index)"
+            try store(cli, "\(root)/Cafe\u{301}", real: "REAL", lookAlike: value)
+            try cli.write("\(root)/.gpg-id", bytes("K\n"))
+            let result = try cli.run(["import", "--format", "pass", "--prefix", "\(root)/", cli.path(root)] + cli.unlock(), extra: path)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try get(cli, "\(root)/Caf\u{E9}/db") == "REAL", "\(value)")
+            #expect(try get(cli, "\(root)/Caf\u{E9}/db (2)") == value)
+            #expect(result.stderr.contains("another item's title is exactly 'db': it keeps that name"), "\(result.stderr)")
+        }
+    }
+
+    /// A 1Password vault named `Dev/Ops` (a shared vault: any member adds items) holding `db` and
+    /// `db `: the item titled `db` keeps `Dev-Ops/db`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 is not installed: skipped"))
+    func test_import1pux_lookAlikeInAVaultWhoseNameNeedsCleaningNeverTakesTheName() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        func item(_ uuid: String, _ title: String, _ password: String) -> String {
+            """
+            {"uuid": "\(uuid)", "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "001", \
+            "overview": {"title": "\(title)"}, "details": {"loginFields": [], "password": "\(password)"}}
+            """
+        }
+        for (index, value) in ["EVIL1", "hunter2", "zzzz", "0000"].enumerated() {
+            let items = index % 2 == 0 ? [item("A1", "db", "REAL"), item("B1", "db ", value)] : [item("B1", "db ", value), item("A1", "db", "REAL")]
+            try cli.write("export.data", bytes("""
+                {"accounts": [{"attrs": {"accountName": "me"}, "vaults": [{"attrs": {"name": "Dev/Ops"}, "items": [\(items.joined(separator: ", "))]}]}]}
+                """))
+            let made = try cli.shell("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], \"w\", zipfile.ZIP_DEFLATED); "
+                                     + "z.write(sys.argv[2], \"export.data\"); z.close()' v\(index).1pux export.data")
+            #expect(made.status == 0, "\(made.stderr)")
+            let result = try cli.run(["import", "--prefix", "p\(index)/", cli.path("v\(index).1pux")] + cli.unlock())
+            #expect(result.status == 0, "\(result.stderr)")
+            let listed = try names(cli).filter { $0.hasPrefix("p\(index)/") }
+            #expect(listed == ["p\(index)/Dev-Ops/db", "p\(index)/Dev-Ops/db (2)"], "\(listed)")
+            #expect(try get(cli, "p\(index)/Dev-Ops/db") == "REAL", "\(value)")
+            #expect(try get(cli, "p\(index)/Dev-Ops/db (2)") == value)
         }
     }
 

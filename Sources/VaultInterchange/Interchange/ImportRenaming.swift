@@ -20,9 +20,10 @@ public struct ImportRenaming: Sendable {
         /// the items' usernames, then URLs, then values, never of the file (other password managers).
         case numberedByAccount
         /// Other items of the same import have the name, one of them exactly as its title (the
-        /// file's path for pass and passage), while this item's name had to be cleaned or made:
-        /// the exact one keeps the name, this one is numbered after it (att58 F1: a look-alike
-        /// `db ` never takes `db`), in the order of the cleaned items' usernames, then URLs.
+        /// file's name for pass and passage), while this item's title had to be cleaned or its
+        /// name made: the exact one keeps the name, whatever its folders or the prefix needed, and
+        /// this one is numbered after it (att58 F1, att60 F1: a look-alike `db ` never takes `db`),
+        /// in the order of the cleaned items' usernames, then URLs.
         case yieldedToExactTitle
         /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
         /// original title is kept in the field `title` (imports of other password managers).

@@ -115,7 +115,7 @@ import Testing
             #expect(numbers.map { $0?.number } == [2, 0, 0, 0] && numbers.map { $0?.yielded } == [true, false, false, false])
             // An item whose exactness changed between the reads is not the one the plan read.
             let changed = item("db", value: value)
-            #expect(plan.number(of: changed, at: 0, base: "db", exact: true) == nil)
+            #expect(plan.number(of: changed, at: 0, base: "db", exact: .whole) == nil)
         }
     }
 
@@ -152,6 +152,163 @@ import Testing
         let plain = try reference(items)
         #expect(ForeignBuildText.described { built } == ForeignBuildText.described { plain })
         #expect(namesByValue(built)["REAL"] == "t" && namesByValue(built)["v0"] == "t (2)")
+        #expect(built.renamings.filter { $0.reasons.contains(.yieldedToExactTitle) }.count == ForeignBuilder.heldItemsLimit)
+    }
+
+    // MARK: - Exactness per part (att60 F1)
+
+    /// Folders that need cleaning, as real exports have them: a KeePass group or 1Password vault
+    /// holding '/', a group with a trailing space, an NFD folder from macOS; and their names.
+    private static let cleanedFolders: [([String], String)] = [(["Email/Web"], "Email-Web"), (["Work "], "Work"), (["Cafe\u{301}"], "Caf\u{E9}"),
+                                                               (["Dev/Ops"], "Dev-Ops"), (["a", "Work ", "b"], "a/Work/b")]
+
+    /// Each part judged on its own, the prefix left out: the title as the source held it, then the folders.
+    @Test func test_base_exactnessIsJudgedPerPartWithoutThePrefix() {
+        func exact(_ title: String, _ folders: [String] = [], prefix: [String] = []) -> ForeignNaming.Exactness {
+            ForeignNaming.base(of: item(title, folders: folders, value: "v"), prefix: prefix).exact
+        }
+        #expect(exact("db") == .whole && exact("db", ["Work"], prefix: ["imp"]) == .whole)
+        #expect(exact("db", ["Email/Web"]) == ForeignNaming.Exactness(title: true, folders: false))
+        #expect(exact("db", ["Cafe\u{301}"]) == ForeignNaming.Exactness(title: true, folders: false))
+        #expect(exact("db", ["Work", ""]) == ForeignNaming.Exactness(title: true, folders: false), "an empty folder is dropped: cleaned")
+        #expect(exact("db ", ["Work"]) == ForeignNaming.Exactness(title: false, folders: true))
+        #expect(exact("db ", ["Work "]) == ForeignNaming.Exactness(title: false, folders: false))
+        #expect(exact("Cafe\u{301}", ["Work"]) == ForeignNaming.Exactness(title: false, folders: true), "an NFD title is put in NFC")
+        #expect(exact("https://x.example", ["Work"]) == ForeignNaming.Exactness(title: false, folders: true), "a URL title is made its site")
+        #expect(exact("", ["Work"]) == ForeignNaming.Exactness(title: false, folders: true), "a name made of nothing is not the title")
+        // The prefix is the user's own text: whatever it needs, the source's parts decide.
+        for prefix in [["p5 "], ["cafe\u{301}"], ["a\u{7F}b", "c"]] {
+            #expect(exact("db", prefix: prefix) == .whole, "\(prefix)")
+            #expect(exact("db", ["Work"], prefix: prefix) == .whole, "\(prefix)")
+            #expect(exact("db ", ["Work"], prefix: prefix) == ForeignNaming.Exactness(title: false, folders: true), "\(prefix)")
+        }
+        // The order: an exact title before any cleaned one, then exact folders.
+        let ranks = [ForeignNaming.Exactness.whole, .init(title: true, folders: false), .init(title: false, folders: true), .init(title: false, folders: false)]
+        for (a, b) in zip(ranks, ranks.dropFirst()) { #expect(a.ranksBefore(b) && !b.ranksBefore(a)) }
+    }
+
+    /// att60 F1: in a folder that needs cleaning, or under a prefix that does, the item titled
+    /// `db` keeps the name from the look-alike `db `, whatever value or username the look-alike has.
+    @Test func test_names_exactTitleInACleanedFolderOrUnderACleanedPrefixKeepsItsName() {
+        var cases: [(folders: [String], prefix: [String], name: String)] = Self.cleanedFolders.map { ($0.0, [], $0.1 + "/db") }
+        cases += [([], ["p5 "], "p5/db"), ([], ["cafe\u{301}"], "caf\u{E9}/db"), (["Email/Web"], ["p5 "], "p5/Email-Web/db"), (["Work"], ["p5 "], "p5/Work/db")]
+        for (folders, prefix, name) in cases {
+            for lookAlike in Self.lookAlikes {
+                for value in Self.attackerValues {
+                    for (realUser, otherUser) in [(nil, nil), ("bob", "alice")] as [(String?, String?)] {
+                        let real = item("db", folders: folders, user: realUser, value: "REAL-db-password")
+                        let other = item(lookAlike, folders: folders, user: otherUser, value: value)
+                        for items in [[real, other], [other, real]] {
+                            let (named, renamings) = ForeignNaming.names(of: items, prefix: prefix)
+                            let realIndex = items[0].title == "db" ? 0 : 1
+                            #expect(named[realIndex].name == name, "\(folders) \(prefix) \(lookAlike.debugDescription) \(value)")
+                            #expect(named[1 - realIndex].name == name + " (2)")
+                            let yielded = renamings.first { $0.name == name + " (2)" }
+                            #expect(yielded?.reasons.contains(.yieldedToExactTitle) == true, "\(String(describing: yielded?.reasons))")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The title decides before the folders: `db` in the group `Email/Web` keeps the name from
+    /// `db ` in the group `Email-Web`; between two titles equally exact, the exact folder keeps it,
+    /// whatever the usernames; only items equal in both are ordered by username.
+    @Test func test_names_anExactTitleRanksFirstThenExactFolders() {
+        let orders: [[Int]] = [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2]]
+        // Ranks 3, 2, 1, 0 in one name `Email-Web/db`, their usernames in the other order.
+        let all = [item("db", folders: ["Email-Web"], user: "z", value: "whole"), item("db", folders: ["Email/Web"], user: "y", value: "title"),
+                   item("db ", folders: ["Email-Web"], user: "x", value: "folders"), item("db\t", folders: ["Email/Web"], user: "a", value: "neither")]
+        for order in orders {
+            let items = order.map { all[$0] }
+            let (named, renamings) = ForeignNaming.names(of: items, prefix: [])
+            let byValue = Dictionary(uniqueKeysWithValues: zip(items, named).map { (String(decoding: $0.0.value, as: UTF8.self), $0.1.name) })
+            #expect(byValue == ["whole": "Email-Web/db", "title": "Email-Web/db (2)", "folders": "Email-Web/db (3)", "neither": "Email-Web/db (4)"], "\(order)")
+            // Only a cleaned title yields to an exact one; the exact title in a cleaned folder is numbered by account.
+            let reasons = Dictionary(uniqueKeysWithValues: renamings.map { ($0.name, $0.reasons) })
+            #expect(reasons["Email-Web/db (2)"]?.contains(.numberedByAccount) == true)
+            #expect(reasons["Email-Web/db (3)"]?.contains(.yieldedToExactTitle) == true && reasons["Email-Web/db (4)"]?.contains(.yieldedToExactTitle) == true)
+        }
+        // No exact title: the exact folder first, whatever the usernames; no line says an exact title keeps it.
+        let cleaned = [item("db ", folders: ["Email/Web"], user: "a", value: "1"), item("db\u{7F}", folders: ["Email-Web"], user: "z", value: "2")]
+        for items in [cleaned, cleaned.reversed()] {
+            let (named, renamings) = ForeignNaming.names(of: items, prefix: [])
+            #expect(zip(items, named).first { $0.0.value == Array("2".utf8) }?.1.name == "Email-Web/db")
+            #expect(renamings.allSatisfy { !$0.reasons.contains(.yieldedToExactTitle) })
+        }
+    }
+
+    /// The plan's reads (names out of order) and the one-read groups (names in byte order) number
+    /// each cleaned folder and prefix as the plain naming does, every rank against every other.
+    @Test func test_buildStreaming_cleanedFoldersAndPrefixesAreNumberedAsThePlainNaming() throws {
+        for (folders, name) in Self.cleanedFolders {
+            for value in Self.attackerValues.prefix(4) {
+                for (prefix, named) in [([], ""), (["p5 "], "p5/"), (["in"], "in/")] as [([String], String)] {
+                    let shown = named + name
+                    // Out of order (the plan's reads): another name between the group's items.
+                    let scattered = [item("db ", folders: folders, value: value), item("zz", folders: folders, value: "o"),
+                                     item("db", folders: folders, value: "REAL-db-password"), item("a", value: "x")]
+                    let built = try #require(try streamed(scattered, holding: false, prefix: prefix))
+                    let plain = try reference(scattered, prefix: prefix)
+                    #expect(ForeignBuildText.described { built } == ForeignBuildText.described { plain })
+                    #expect(namesByValue(built)["REAL-db-password"] == shown + "/db", "\(folders) \(prefix)")
+                    #expect(built.renamings.contains { $0.name == shown + "/db (2)" && $0.reasons.contains(.yieldedToExactTitle) })
+                    // In byte order (one read, each name's items held together).
+                    let ordered = [item("a", folders: folders, value: "x"), item("db ", folders: folders, value: value),
+                                   item("db", folders: folders, value: "REAL-db-password"), item("db\t", folders: folders, user: "a", value: "t"),
+                                   item("e", folders: folders, value: "y")]
+                    let outcome = try ForeignBuildText.grouped(ordered, prefix: prefix)
+                    guard case .built(let grouped) = outcome, let grouped else {
+                        Issue.record("not built in one read: \(folders) \(prefix)")
+                        continue
+                    }
+                    let reference = try reference(ordered, prefix: prefix)
+                    #expect(ForeignBuildText.described { grouped } == ForeignBuildText.described { reference })
+                    #expect(namesByValue(grouped)["REAL-db-password"] == shown + "/db")
+                }
+            }
+        }
+        // Every rank against every other, in each path.
+        let all = [item("db", folders: ["Email-Web"], user: "z", value: "whole"), item("db", folders: ["Email/Web"], user: "y", value: "title"),
+                   item("db ", folders: ["Email-Web"], user: "x", value: "folders"), item("db\t", folders: ["Email/Web"], user: "a", value: "neither")]
+        for order in [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2]] {
+            let items = order.map { all[$0] }
+            let plain = try reference(items)
+            let planned = try #require(try streamed(items, holding: false))
+            #expect(ForeignBuildText.described { planned } == ForeignBuildText.described { plain }, "\(order)")
+            guard case .built(let grouped) = try ForeignBuildText.grouped(items), let grouped else {
+                Issue.record("not built in one read: \(order)")
+                continue
+            }
+            #expect(ForeignBuildText.described { grouped } == ForeignBuildText.described { plain }, "\(order)")
+            #expect(namesByValue(plain)["whole"] == "Email-Web/db" && namesByValue(plain)["title"] == "Email-Web/db (2)")
+            // The plan's read of each: the rank is in its check, so an item whose folder changed is not the one read.
+            let plan = try #require(ForeignBuildText.decidedPlan(items))
+            for (index, item) in items.enumerated() {
+                #expect(ForeignBuildText.planned(plan, item, at: index) != nil)
+                let base = ForeignNaming.base(of: item, prefix: []).named.name
+                for other in [ForeignNaming.Exactness.whole, .init(title: true, folders: false), .init(title: false, folders: true), .init(title: false, folders: false)]
+                    where other != ForeignNaming.base(of: item, prefix: []).exact {
+                    #expect(plan.number(of: item, at: index, base: base, exact: other) == nil)
+                }
+            }
+        }
+    }
+
+    /// More items of one name in a cleaned folder than the groups hold: the plan's reads take it,
+    /// the exact title first.
+    @Test func test_buildStreamingGroups_moreItemsThanHeldInACleanedFolderGoThePlanWayExactTitleFirst() throws {
+        var items = (0..<ForeignBuilder.heldItemsLimit).map { item("t ", folders: ["W/X"], user: "u\($0)", value: "v\($0)") }
+        items.append(item("t", folders: ["W/X"], user: "zzz", value: "REAL"))
+        guard case .outOfOrder = try ForeignBuildText.grouped(items, prefix: ["p5 "]) else {
+            Issue.record("more items than held were not given to the plan")
+            return
+        }
+        let built = try #require(try streamed(items, holding: true, prefix: ["p5 "]))
+        let plain = try reference(items, prefix: ["p5 "])
+        #expect(ForeignBuildText.described { built } == ForeignBuildText.described { plain })
+        #expect(namesByValue(built)["REAL"] == "p5/W-X/t" && namesByValue(built)["v0"] == "p5/W-X/t (2)")
         #expect(built.renamings.filter { $0.reasons.contains(.yieldedToExactTitle) }.count == ForeignBuilder.heldItemsLimit)
     }
 

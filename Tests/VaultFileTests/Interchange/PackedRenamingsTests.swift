@@ -164,7 +164,7 @@ import Testing
             }
             #expect(planned == ForeignNaming.names(of: items, prefix: []).named.map(\.name))
             // Another item at an index: no number.
-            #expect(plan.number(of: ForeignBuildText.item("other"), at: 0, base: "other", exact: true) == nil)
+            #expect(plan.number(of: ForeignBuildText.item("other"), at: 0, base: "other", exact: .whole) == nil)
         }
     }
 }

@@ -24,8 +24,8 @@ extension ForeignBuilder {
     /// export whose names (before numbering) come in increasing byte order, so that each repeated
     /// name's items come together (Chrome and Firefox export their logins by site, several
     /// accounts a site): the items of one name are held until an item of the next name comes,
-    /// then numbered among themselves (`ForeignNaming.numbersWithinGroup`: an exact name first,
-    /// then their usernames, URLs, values) and built in item order, as the plan's build would build them.
+    /// then numbered among themselves (`ForeignNaming.numbersWithinGroup`: an exact title first,
+    /// then exact folders, then their usernames, URLs, values) and built in item order, as the plan's build would build them.
     ///
     /// Why the numbers are `names(of:prefix:)`'s: a numbered name `B (n)` must skip every name
     /// some item holds as it is. Names before `B` are less than `B`, hence than `B (n)`; names
@@ -64,8 +64,9 @@ extension ForeignBuilder {
             }
             let count = state.held.count
             let numbers = count > 1 ? ForeignNaming.numbersWithinGroup(state.held.items, exact: state.bases.map(\.exact)) : []
-            // When an exact name keeps the name, each cleaned one says so (`yieldedToExactTitle`).
-            let exactFirst = count > 1 && state.bases.contains(where: \.exact)
+            // When an exact title keeps the name (the first in order, when any is exact), each
+            // cleaned title says so (`yieldedToExactTitle`).
+            let exactFirst = count > 1 && state.bases.contains(where: \.exact.title)
             for index in 0..<count {
                 // A local of its own (not an element read where it lies, which each call copied).
                 var item = state.held.moveOut(index)
@@ -75,7 +76,7 @@ extension ForeignBuilder {
                 if number > 0 {
                     let name = ForeignNaming.numberedName(state.name, number)
                     if let next, !Self.precedes(name, next) { return false }
-                    ForeignNaming.numbered(&base, name, title: item.title, yielded: exactFirst && !base.exact)
+                    ForeignNaming.numbered(&base, name, title: item.title, yielded: exactFirst && !base.exact.title)
                 }
                 // An item without a title, named after its site or username, is listed too (`Base.isListed`).
                 if base.isListed(sourceHasNoTitles: item.sourceHasNoTitles) {

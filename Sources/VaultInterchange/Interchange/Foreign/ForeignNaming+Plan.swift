@@ -8,7 +8,7 @@ extension ForeignNaming {
     /// streamed build names each item as it comes (`ForeignBuilder.build(streaming:)`), so that an
     /// export whose titles repeat (a browser's: several accounts per site) is built as read too.
     ///
-    /// The read (`note`) keeps a hash of each item's name, and its name, whether that name is exact
+    /// The read (`note`) keeps a hash of each item's name, and its name, which parts of it are exact
     /// (`Base.exact`), its username, first URL and a hash of its value — `SortKey`'s order, never a
     /// password — and every name ending in `)` (a
     /// numbered name skips those given as they are); `decide` keeps the items whose name hash came
@@ -21,7 +21,7 @@ extension ForeignNaming {
     struct Plan {
         /// One item: its index and its keys' bytes in `arena` (name, then username, then URL,
         /// from `start`), the hash of its name, where the hash of its value lies in `ties`, and
-        /// whether its name is exact (in the row's padding: no byte more).
+        /// which parts of its name are exact (one byte, in the row's padding: no byte more).
         private struct Row {
             var index: UInt32
             var start: UInt32
@@ -30,7 +30,7 @@ extension ForeignNaming {
             var urlCount: UInt32
             var name: UInt64
             var tie: UInt32
-            var exact: Bool
+            var exact: Exactness
         }
 
         /// Each item's name, username and first URL hashed, in item order: what tells that a later
@@ -44,7 +44,7 @@ extension ForeignNaming {
         private var given: Set<String> = []
         /// Each item's number (0: its name as it is); empty when no name is numbered.
         private var numbers: [UInt32] = []
-        /// The numbered items that are not exact while an exact item of their name keeps it
+        /// The numbered items whose title is not exact while an item of their name whose title is keeps it
         /// (`ImportRenaming.Reason.yieldedToExactTitle`), by index.
         private var yielded: Set<UInt32> = []
         /// Whether a row could not be kept (an arena past 32-bit offsets): `decide` then refuses.
@@ -72,16 +72,16 @@ extension ForeignNaming {
 
         /// The hash of an item named `base` (whose hash is `name`) that a later read must find
         /// again: its name, username and first URL, each hashed from the one before (each hash
-        /// takes the length of its text: no two splits of the same bytes meet), and whether the
-        /// name is exact.
-        private func check(_ item: ForeignItem, name: UInt64, exact: Bool) -> UInt64 {
+        /// takes the length of its text: no two splits of the same bytes meet), and which parts of
+        /// the name are exact (each of the four ranks its own odd multiplier).
+        private func check(_ item: ForeignItem, name: UInt64, exact: Exactness) -> UInt64 {
             let user = Self.hash(item.username ?? "", seed: name ^ seed)
-            return Self.hash(item.urls.first ?? "", seed: user &+ (exact ? 0x9E37_79B9_7F4A_7C15 : 0x6A09_E667_F3BC_C909))
+            return Self.hash(item.urls.first ?? "", seed: user &+ 0x9E37_79B9_7F4A_7C15 &* UInt64(2 &* exact.rank &+ 1))
         }
 
-        /// The read: `item`, named `base` (before numbering), `exact` when that name is exactly
-        /// what the source held (`Base.exact`); false when the item cannot be kept.
-        mutating func note(_ item: ForeignItem, base: String, exact: Bool) -> Bool {
+        /// The read: `item`, named `base` (before numbering), `exact` the parts of that name that
+        /// are exactly what the source held (`Base.exact`); false when the item cannot be kept.
+        mutating func note(_ item: ForeignItem, base: String, exact: Exactness) -> Bool {
             guard hashes.count < UInt32.max else { return false }
             let name = Self.hash(base, seed: seed)
             hashes.append(check(item, name: name, exact: exact))
@@ -106,7 +106,7 @@ extension ForeignNaming {
         }
 
         /// After the read: numbers each name several items share, as `number(_:items:)` does
-        /// (groups in their names' byte order, each in `SortKey`'s order, exact first; a numbered name skipping
+        /// (groups in their names' byte order, each in `SortKey`'s order, exact title first, then exact folders; a numbered name skipping
         /// every name given); false when a row could not be kept. The arena is wiped.
         ///
         /// Numbered names of two groups never meet (`B (n)` and `C (m)` differ when B and C do:
@@ -140,7 +140,7 @@ extension ForeignNaming {
                 rows.sort { a, b in
                     var order = compareBytes(name(a), name(b))
                     if order != 0 { return order < 0 }
-                    if a.exact != b.exact { return a.exact }
+                    if a.exact != b.exact { return a.exact.ranksBefore(b.exact) }
                     order = compareBytes(bytes(a.start + a.nameCount, a.userCount), bytes(b.start + b.nameCount, b.userCount))
                     if order != 0 { return order < 0 }
                     order = compareBytes(bytes(a.start + a.nameCount + a.userCount, a.urlCount), bytes(b.start + b.nameCount + b.userCount, b.urlCount))
@@ -157,11 +157,11 @@ extension ForeignNaming {
                         if numbers.isEmpty { numbers = [UInt32](repeating: 0, count: hashes.count) }
                         let base = given.isEmpty ? nil : String(decoding: name(rows[first]), as: UTF8.self)
                         var number = 2
-                        let exactFirst = rows[first].exact
+                        let exactFirst = rows[first].exact.title
                         for row in rows[(first + 1)..<end] {
                             while let base, given.contains("\(base) (\(number))") { number += 1 }
                             numbers[Int(row.index)] = UInt32(number)
-                            if exactFirst && !row.exact { yielded.insert(row.index) }
+                            if exactFirst && !row.exact.title { yielded.insert(row.index) }
                             number += 1
                         }
                     }
@@ -173,10 +173,10 @@ extension ForeignNaming {
             return true
         }
 
-        /// The build's read: the number of `item`, at `index`, named `base` and `exact` or not
-        /// (0: not numbered), and whether an exact item of its name keeps the name while this one
-        /// is not exact; nil when it is not the item the plan's read had there.
-        func number(of item: ForeignItem, at index: Int, base: String, exact: Bool) -> (number: UInt32, yielded: Bool)? {
+        /// The build's read: the number of `item`, at `index`, named `base`, `exact` its exact
+        /// parts (0: not numbered), and whether an item of its name whose title is exact keeps the
+        /// name while this one's is not; nil when it is not the item the plan's read had there.
+        func number(of item: ForeignItem, at index: Int, base: String, exact: Exactness) -> (number: UInt32, yielded: Bool)? {
             guard index < hashes.count, hashes[index] == check(item, name: Self.hash(base, seed: seed), exact: exact) else { return nil }
             return numbers.isEmpty ? (0, false) : (numbers[index], yielded.contains(UInt32(index)))
         }

@@ -4,13 +4,14 @@ import VaultModel
 // MARK: - The order of items that tie on name, username and URL
 
 extension ForeignNaming {
-    /// The numbers of the items of one repeated name, `items` in item order, `exact[i]` whether
-    /// item i's name is exactly what the source held (`Base.exact`): 0 for the first in
-    /// `SortKey`'s order (exact first, then username, first URL, value's hash, item order), then
+    /// The numbers of the items of one repeated name, `items` in item order, `exact[i]` which
+    /// parts of item i's name are exactly what the source held (`Base.exact`): 0 for the first in
+    /// `SortKey`'s order (exact title first, then exact folders, then username, first URL, value's
+    /// hash, item order), then
     /// 2, 3… — what `names(of:prefix:)` gives them when no item's name is one of those numbered
     /// names (`TITLE (n)`), which `ForeignBuilder.build(streamingGroups:)` makes sure of.
     /// `SortKey`'s order, the texts compared where they lie (not two arrays made for each item).
-    static func numbersWithinGroup(_ items: UnsafeBufferPointer<ForeignItem>, exact: [Bool]) -> [UInt32] {
+    static func numbersWithinGroup(_ items: UnsafeBufferPointer<ForeignItem>, exact: [Exactness]) -> [UInt32] {
         let count = items.count
         precondition(exact.count == count, "one exactness per item")
         let ties = TieHashes(capacity: count)
@@ -21,7 +22,7 @@ extension ForeignNaming {
             return a.withUTF8 { a in b.withUTF8 { b in compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
         }
         let ordered = (0..<count).sorted { a, b in
-            if exact[a] != exact[b] { return exact[a] }
+            if exact[a] != exact[b] { return exact[a].ranksBefore(exact[b]) }
             var found = order(items[a].username ?? "", items[b].username ?? "")
             if found != 0 { return found < 0 }
             found = order(items[a].urls.first ?? "", items[b].urls.first ?? "")

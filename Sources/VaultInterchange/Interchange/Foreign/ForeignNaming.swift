@@ -5,11 +5,12 @@ import VaultModel
 
 /// Names the items of one foreign import: folders and title cleaned as every import cleans them
 /// (`ImportedNameCleaner`), a readable name for a title that cannot be one (the title then kept in
-/// the field `title`), and repeated names numbered `TITLE (n)`: an item whose name is exactly
-/// what the source held (`Base.exact`) before every item whose title had to be cleaned (att58 F1:
-/// a look-alike `db ` never takes `db` from the item titled `db`), then in the order of the items'
-/// usernames, then first URLs, then values — never of the file, so that the same data in another
-/// order gives each account the same name. A numbered name skips every name another item holds
+/// the field `title`), and repeated names numbered `TITLE (n)`: an item whose title is exactly
+/// what the source held (`Exactness`) before every item whose title had to be cleaned (att58 F1:
+/// a look-alike `db ` never takes `db` from the item titled `db`, whatever its folders or the
+/// prefix needed: att60 F1), then exact folders before cleaned ones, then in the order of the
+/// items' usernames, then first URLs, then values — never of the file, so that the same data in
+/// another order gives each account the same name. A numbered name skips every name another item holds
 /// as it is (a literal `t (2)` keeps its name).
 enum ForeignNaming {
     /// One item's name, and its title when the name does not keep it.
@@ -29,11 +30,9 @@ enum ForeignNaming {
         /// source without titles (Firefox's) is listed unless it was.
         var afterSite = false
 
-        /// Whether the name is exactly what the source held — its prefix, folders and title joined
-        /// with '/' (for pass and passage, the file's path without `.gpg` or `.age`) — with nothing
-        /// cleaned, put in NFC or made of the site or username. Read before numbering (which adds
-        /// reasons): such an item ranks before every cleaned one of its name (`SortKey`).
-        var exact: Bool { !derived && reasons.isEmpty }
+        /// Which parts of the name are exactly what the source held (`Exactness`), decided before
+        /// numbering: it orders the items of one name (`SortKey`).
+        var exact: Exactness
 
         /// Whether the import lists this item's name (a renaming): a name not what the source
         /// holds, and a name made of the site, the username or "untitled" — in a source without
@@ -44,42 +43,29 @@ enum ForeignNaming {
         }
     }
 
-    /// What the name of an item without a usable title is made of (`source(site:user:)`).
-    enum Source: Equatable {
-        case site(String)
-        case username(String)
-        /// Neither names anything: the item is `untitled`.
-        case nothing
+    /// Which parts of an item's name are exactly what the source held, each judged on its own
+    /// (att60 F1): the title (for pass and passage, the file's name without `.gpg` or `.age`) not
+    /// cleaned, put in NFC or made of the site or username; every folder not cleaned or put in
+    /// NFC. The prefix is the user's own text, not the source's: it never counts. Among the items
+    /// of one name, an exact title ranks first (att58 F1: a look-alike `db ` never takes `db` from
+    /// the item titled `db`, whatever its folder needed: a KeePass group `Email/Web`, an NFD
+    /// folder from macOS); among equal titles, exact folders before cleaned ones; then username,
+    /// URL, value (`SortKey`).
+    struct Exactness: Hashable {
+        /// Two bits, the title's the more significant: 3 whole, 2 title, 1 folders, 0 neither.
+        let rank: UInt8
 
-        /// The text the name is made of; nil for `nothing`.
-        var text: String? {
-            switch self {
-            case .site(let site): site
-            case .username(let user): user
-            case .nothing: nil
-            }
-        }
-    }
+        init(title: Bool, folders: Bool) { rank = (title ? 2 : 0) | (folders ? 1 : 0) }
 
-    /// What an item without a usable title is named after: its first URL's site (`site`), else its
-    /// username, each only when cleaning leaves it something (`namesSomething`), else nothing
-    /// (`untitled`). A site or username of only blank or invisible characters (`https://<U+200B>/`)
-    /// names nothing: joined to its folders it would add no part, and the item would take its
-    /// folder's or the prefix's own name (recheck60 R0; recheck58 N1 for titles).
-    static func source(site: String?, user: String?) -> Source {
-        if let site, namesSomething(site) { return .site(site) }
-        if let user, !user.isEmpty, namesSomething(user) { return .username(user) }
-        return .nothing
-    }
+        /// A title and folders both as the source held them.
+        static let whole = Exactness(title: true, folders: true)
 
-    /// Whether cleaning (`ImportedNameCleaner.entryName(fromParts:)`) leaves `part` anything: not
-    /// when it is only spaces, controls and invisible format characters. A printable ASCII
-    /// character other than a space is never taken away ('/' becomes '-'), so a part holding
-    /// one (most) is not cleaned to find out; `ForeignNamingSiteTests` ties the two.
-    static func namesSomething(_ part: String) -> Bool {
-        var text = part
-        let visible = text.withUTF8 { bytes in bytes.contains { $0 > 0x20 && $0 < 0x7F } }
-        return visible || !ImportedNameCleaner.entryName(fromParts: [part]).isEmpty
+        /// Whether the title is exactly what the source held.
+        var title: Bool { rank & 2 != 0 }
+
+        /// Whether an item of this exactness ranks before one of `other`'s: an exact title first,
+        /// then, among equal titles, exact folders.
+        func ranksBefore(_ other: Exactness) -> Bool { rank > other.rank }
     }
 
     /// The names of `items` under `prefix`, in item order, and every renaming.
@@ -116,7 +102,7 @@ enum ForeignNaming {
     /// `ForeignNamingTests.test_base_plainTitlesMatchTheCleaningSteps` ties the two.
     static func base(of item: ForeignItem, prefix: [String]) -> Base {
         if prefix.isEmpty, item.folders.isEmpty, isPlain(item.title) {
-            return Base(named: Named(name: item.title, title: nil), derived: false, reasons: [])
+            return Base(named: Named(name: item.title, title: nil), derived: false, reasons: [], exact: .whole)
         }
         return cleanedBase(of: item, prefix: prefix)
     }
@@ -154,7 +140,20 @@ enum ForeignNaming {
         let keptTitle = derived && given.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) || !derived && sameUTF8(title, given)
             && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
         if !keptTitle { why.append(.titleKept) }
-        return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why, afterSite: afterSite)
+        return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why, afterSite: afterSite,
+                    exact: derived || !why.isEmpty ? exactness(of: item, derived: derived) : .whole)
+    }
+
+    /// The `Exactness` of `item`'s title and folders, each part judged on its own, the prefix left
+    /// out: for an item whose joined name needed something (a name with nothing cleaned, put in
+    /// NFC or made is `.whole`: its parts are its name's, each as given).
+    static func exactness(of item: ForeignItem, derived: Bool) -> Exactness {
+        /// Whether cleaning and NFC keep `part` as it is (an empty one is dropped: not kept).
+        func kept(_ part: String) -> Bool {
+            isPlain(part) || !part.isEmpty && sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [part])), part)
+        }
+        let title = !derived && sameUTF8(readable(item.title), item.title) && kept(item.title)
+        return Exactness(title: title, folders: item.folders.allSatisfy(kept))
     }
 
     /// The name as the source has it: prefix, folders and title joined with '/'.
@@ -174,7 +173,7 @@ enum ForeignNaming {
         }
     }
 
-    /// Numbers each name that several items share, in `SortKey`'s order (an exact name first). A
+    /// Numbers each name that several items share, in `SortKey`'s order (an exact title first). A
     /// numbered name skips every name some item has as given (each one's first item in `given`).
     private static func number(_ bases: inout [Base], items: [ForeignItem]) {
         // Each name's first item; the items of a name given more than once (few: no array per name).
@@ -202,10 +201,10 @@ enum ForeignNaming {
             let ordered = indices.sorted { keys[$0]!.precedes(keys[$1]!, $0, $1, ties: ties) }
             ties.wipe()
             // When an exact name keeps the name, each cleaned one says so (`yieldedToExactTitle`).
-            let exactFirst = bases[ordered[0]].exact
+            let exactFirst = bases[ordered[0]].exact.title
             var number = 2
             for index in ordered.dropFirst() {
-                let yielded = exactFirst && !bases[index].exact
+                let yielded = exactFirst && !bases[index].exact.title
                 var candidate = "\(base) (\(number))"
                 while taken.contains(candidate) || given[candidate] != nil {
                     number += 1
@@ -220,7 +219,7 @@ enum ForeignNaming {
 
     /// `base` named `candidate`, its numbered name (`TITLE (n)`); the item's `title` kept when the
     /// name was its title (KeePass and Bitwarden allow a title twice: exports give it back).
-    /// `yielded`: `base` is not exact and an exact item of its name keeps the name (the renaming says so).
+    /// `yielded`: `base`'s title is not exact and an item of its name whose title is keeps the name (the renaming says so).
     static func numbered(_ base: inout Base, _ candidate: String, title: String, yielded: Bool = false) {
         base.named.name = candidate
         base.reasons.append(yielded ? .yieldedToExactTitle : .numberedByAccount)
@@ -254,17 +253,18 @@ enum ForeignNaming {
         }
     }
 
-    /// What orders the items of one name: an exact name (`Base.exact`) before a cleaned one, then
-    /// username, then first URL (their bytes), then a hash of the value, which lies in a
-    /// `TieHashes` (the key holds only where). Exactness comes first because the attacker of
-    /// att58 F1 picks the rest: a look-alike title's username, URL and value are its own.
+    /// What orders the items of one name: an exact title before a cleaned one, then exact folders
+    /// before cleaned ones (`Exactness`), then username, then first URL (their bytes), then a hash
+    /// of the value, which lies in a `TieHashes` (the key holds only where). Exactness comes first
+    /// because the attacker of att58 F1 picks the rest: a look-alike title's username, URL and
+    /// value are its own.
     private struct SortKey {
-        let exact: Bool
+        let exact: Exactness
         let user: [UInt8]
         let url: [UInt8]
         let tie: Int
 
-        init(_ item: ForeignItem, exact: Bool, ties: TieHashes) {
+        init(_ item: ForeignItem, exact: Exactness, ties: TieHashes) {
             self.exact = exact
             user = Array((item.username ?? "").utf8)
             url = Array((item.urls.first ?? "").utf8)
@@ -272,19 +272,19 @@ enum ForeignNaming {
         }
 
         /// The key of the item an export of `entry` makes (its username, `url`, value), whose
-        /// title is `exact` when an import keeps it as it is.
-        init(_ entry: Entry, exact: Bool, ties: TieHashes) {
+        /// title and folders are `exact` as far as an import keeps them as they are.
+        init(_ entry: Entry, exact: Exactness, ties: TieHashes) {
             self.exact = exact
             user = entry.fields["username"] ?? []
             url = entry.fields["url"] ?? []
             tie = ties.append(hashOf: entry.value)
         }
 
-        /// Whether this item comes before `other`: an exact name first, then by username, then
-        /// first URL, then a hash of the value, all compared by bytes; items equal in all of them
-        /// keep their file order (they are the same account).
+        /// Whether this item comes before `other`: an exact title first, then exact folders, then
+        /// by username, then first URL, then a hash of the value, all compared by bytes; items
+        /// equal in all of them keep their file order (they are the same account).
         func precedes(_ other: SortKey, _ index: Int, _ otherIndex: Int, ties: TieHashes) -> Bool {
-            if exact != other.exact { return exact }
+            if exact != other.exact { return exact.ranksBefore(other.exact) }
             if user != other.user { return user.lexicographicallyPrecedes(other.user) }
             if url != other.url { return url.lexicographicallyPrecedes(other.url) }
             let order = ties.compare(tie, other.tie)
@@ -350,8 +350,9 @@ enum ForeignNaming {
                 let kept = title(of: entry, leaf: leaf).flatMap { String(validating: $0, as: UTF8.self) }
                 let base = kept.map { EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [readable($0)])) } ?? leaf
                 if kept == nil { given.insert(leaf) }
-                // The exported title (kept, else the leaf) is exact when an import keeps it as it is.
-                let exact = sameUTF8(base, kept ?? leaf)
+                // The exported title (kept, else the leaf) is exact when an import keeps it as it
+                // is; its folders are the vault's (clean and NFC, one folder for the whole group).
+                let exact = Exactness(title: sameUTF8(base, kept ?? leaf), folders: true)
                 groups[base, default: []].append((leaf, SortKey(entry, exact: exact, ties: ties), kept != nil))
             }
             for (base, members) in groups where members.count > 1 && members.contains(where: \.kept) {

@@ -209,10 +209,12 @@ extension VaultfileCommand.Import {
                 return
             }
             guard reason == .yieldedToExactTitle else { return line.append(reason.explanation) }
-            // The name the exact item keeps, said (att58 F1: a look-alike ranks after it).
+            // The title the exact item has, which its name ends in (att58 F1: a look-alike ranks
+            // after it): the unnumbered name's last part, not the whole name (att60 F8).
             line.append("another item's title is exactly '")
             let start = line.count
-            line.append(contentsOf: AccountSkips.title(of: renaming.name))
+            let unnumbered = AccountSkips.title(of: renaming.name)
+            line.append(contentsOf: unnumbered.lastIndex(of: "/").map { String(unnumbered[unnumbered.index(after: $0)...]) } ?? unnumbered)
             escape(from: start)
             line.append("': it keeps that name")
         }
