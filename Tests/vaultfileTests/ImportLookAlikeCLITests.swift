@@ -162,7 +162,8 @@ import Testing
     }
 
     /// A 1Password vault named `Dev/Ops` (a shared vault: any member adds items) holding `db` and
-    /// `db `: the item titled `db` keeps `Dev-Ops/db`.
+    /// `db `, beside a vault `Personal` (with several vaults, each one's name is a folder): the
+    /// item titled `db` keeps `Dev-Ops/db`.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 is not installed: skipped"))
     func test_import1pux_lookAlikeInAVaultWhoseNameNeedsCleaningNeverTakesTheName() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
@@ -175,7 +176,8 @@ import Testing
         for (index, value) in ["EVIL1", "hunter2", "zzzz", "0000"].enumerated() {
             let items = index % 2 == 0 ? [item("A1", "db", "REAL"), item("B1", "db ", value)] : [item("B1", "db ", value), item("A1", "db", "REAL")]
             try cli.write("export.data", bytes("""
-                {"accounts": [{"attrs": {"accountName": "me"}, "vaults": [{"attrs": {"name": "Dev/Ops"}, "items": [\(items.joined(separator: ", "))]}]}]}
+                {"accounts": [{"attrs": {"accountName": "me"}, "vaults": [{"attrs": {"name": "Dev/Ops"}, "items": [\(items.joined(separator: ", "))]}, \
+                {"attrs": {"name": "Personal"}, "items": [\(item("C1", "mail", "m"))]}]}]}
                 """))
             let made = try cli.shell("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], \"w\", zipfile.ZIP_DEFLATED); "
                                      + "z.write(sys.argv[2], \"export.data\"); z.close()' v\(index).1pux export.data")
@@ -183,7 +185,7 @@ import Testing
             let result = try cli.run(["import", "--prefix", "p\(index)/", cli.path("v\(index).1pux")] + cli.unlock())
             #expect(result.status == 0, "\(result.stderr)")
             let listed = try names(cli).filter { $0.hasPrefix("p\(index)/") }
-            #expect(listed == ["p\(index)/Dev-Ops/db", "p\(index)/Dev-Ops/db (2)"], "\(listed)")
+            #expect(listed == ["p\(index)/Dev-Ops/db", "p\(index)/Dev-Ops/db (2)", "p\(index)/Personal/mail"], "\(listed)")
             #expect(try get(cli, "p\(index)/Dev-Ops/db") == "REAL", "\(value)")
             #expect(try get(cli, "p\(index)/Dev-Ops/db (2)") == value)
         }

@@ -249,6 +249,12 @@ import Testing
                     // Out of order (the plan's reads): another name between the group's items.
                     let scattered = [item("db ", folders: folders, value: value), item("zz", folders: folders, value: "o"),
                                      item("db", folders: folders, value: "REAL-db-password"), item("a", value: "x")]
+                    guard shown.utf8.allSatisfy({ $0 < 0x80 }) else {
+                        // A non-ASCII name is declined by the streamed builds (the record writer): the plain naming names it.
+                        #expect(try streamed(scattered, holding: true, prefix: prefix) == nil)
+                        #expect(namesByValue(try reference(scattered, prefix: prefix))["REAL-db-password"] == shown + "/db")
+                        continue
+                    }
                     let built = try #require(try streamed(scattered, holding: false, prefix: prefix))
                     let plain = try reference(scattered, prefix: prefix)
                     #expect(ForeignBuildText.described { built } == ForeignBuildText.described { plain })
