@@ -16,15 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin" "$work/store"
 echo K > "$work/store/.gpg-id"
-python3 - "$work/store" "$count" <<'PY'
-import os, sys
-store, count = sys.argv[1], int(sys.argv[2])
-for i in range(count):
-    folder = os.path.join(store, f"site{i % 100:02d}")
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"account{i:05d}.gpg"), "w") as f:
-        f.write(f"password-{i:05d}-xyz\nlogin: user{i}\n")
-PY
+python3 bench/make_pass_store.py "$work/store" "$count" .gpg
 echo bench-password > "$work/pw"
 measure() {  # measure LABEL BINARY
   python3 - "$1" "$2" "$work" <<'PY'
