@@ -27,15 +27,7 @@ EOF
 store="$work/store"
 mkdir -p "$store"
 echo "bench@example.invalid" > "$store/.gpg-id"
-python3 - "$store" "$count" <<'EOF'
-import os, sys
-store, count = sys.argv[1], int(sys.argv[2])
-for i in range(count):
-    folder = os.path.join(store, f"site{i % 100:02d}")
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"account{i:05d}"), "w") as f:
-        f.write(f"password-{i:05d}-xyz\nlogin: user{i}\nurl: https://site{i % 100}.example/login\ncomments: entry {i}\n")
-EOF
+python3 bench/make_pass_store.py "$store" "$count"
 find "$store" -type f ! -name .gpg-id -print0 | xargs -0 gpg --batch --quiet --yes -r bench@example.invalid --encrypt-files
 find "$store" -type f ! -name .gpg-id ! -name '*.gpg' -delete
 

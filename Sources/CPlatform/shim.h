@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 
 /// A file without a name in `directory` (O_TMPFILE), read-write, close-on-exec, mode 0600. O_EXCL
 /// makes it one that can never be given a name (linkat through /proc/PID/fd is refused), so it
@@ -103,5 +105,31 @@ static inline int vaultfile_remove_tree_signal_safe(int folder, const char *name
 /// the top of the heap is free. 1 when memory was given back.
 static inline int vaultfile_release_free_heap(void) {
     return malloc_trim(0);
+}
+/// pidfd_open(2): a descriptor (close-on-exec) that poll(2) finds readable once the process `pid`
+/// (a child not yet reaped) has exited; -1 with errno (ENOSYS before Linux 5.3). Called through
+/// syscall(2), which Swift cannot call (variadic), as glibc before 2.36 has no wrapper.
+static inline int vaultfile_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/// signalfd(2) for `signals` (which the caller blocks), non-blocking and close-on-exec; -1 with errno.
+static inline int vaultfile_signalfd(const sigset_t *signals) {
+    return signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/// Takes the next pending signal from the signalfd `fd`: its number, 0 when none is pending, -1
+/// on another error. (`struct signalfd_siginfo` is read here: its layout is the kernel's.)
+static inline int vaultfile_signalfd_take(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t count;
+    do { count = read(fd, &info, sizeof info); } while (count < 0 && errno == EINTR);
+    if (count == (ssize_t)sizeof info) return (int)info.ssi_signo;
+    return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
 }
 #endif

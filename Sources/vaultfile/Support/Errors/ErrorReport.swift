@@ -261,13 +261,13 @@ struct ErrorReport: Equatable {
         case .sourceDecryptionFailed(let tool, let file, let status, _):
             guard status != nil else { return "a store's files hold passwords and notes; decrypt this one by hand to see what it holds" }
             return tool == "gpg"
-                ? "check that gpg decrypts it by hand ('gpg --decrypt \(shellWord(file))'): the secret key and gpg-agent must be available"
-                : "check the age identities ('age --decrypt -i IDENTITIES \(shellWord(file))'): PASSAGE_IDENTITIES_FILE, "
-                    + "SOPS_AGE_KEY_FILE or the documented default file"
+                ? "check that gpg decrypts it by hand (the secret key and gpg-agent must be available): gpg --decrypt \(shellWord(file)) > /dev/null"
+                : "check the age identities (IDENTITIES: PASSAGE_IDENTITIES_FILE, SOPS_AGE_KEY_FILE or the documented default file): "
+                    + "age --decrypt -i IDENTITIES \(shellWord(file)) > /dev/null"
         case .identitiesFileNoTerminal:
             return "run the import on a terminal: the passphrase is asked once there, and the identities stay in memory"
         case .identitiesFilePassphraseWrong(let file, _):
-            return "'age --decrypt \(shellWord(file)) > /dev/null' asks for it and fails only when it is wrong (the identities never reach the terminal)"
+            return "this asks for it and fails only when it is wrong (the identities never reach the terminal): age --decrypt \(shellWord(file)) > /dev/null"
         case .sopsDataKeyNotOpened:
             return "name the file of the age identity the sops file was encrypted to with SOPS_AGE_KEY_FILE "
                 + "(else $XDG_CONFIG_HOME/sops/age/keys.txt is read); 'sops --decrypt' with the same file shows whether it opens"
@@ -326,14 +326,39 @@ struct ErrorReport: Equatable {
     }
 }
 
-/// `text` as one word for a POSIX shell: as it is when it holds only characters no shell treats
-/// specially, else in single quotes (a quote inside written as '\'').
+/// `text` as one word for a POSIX shell, in a message the user may paste from: as it is when it
+/// holds only characters no shell treats specially; else in single quotes (a quote inside written
+/// as '\''); and as `$'…'` (bash, zsh, ksh) when it holds a character messages show escaped
+/// (`Messages.escaped`: a control, a bidi or zero-width mark…). There each such character is
+/// written as the shell reads it back: `\x1B` as messages show it, `\u202E` where messages write
+/// `\u{202E}` (which no shell reads), so what the line shows pastes as the name it stands for
+/// (att60 F8: a quoted `\x1B` stayed four characters).
 func shellWord(_ text: String) -> String {
     let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
         scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
     }
     guard !plain else { return text }
-    var quoted = "'"
-    for character in text { quoted += character == "'" ? "'\\''" : String(character) }
+    guard text.unicodeScalars.contains(where: Messages.needsEscape) else {
+        var quoted = "'"
+        for character in text { quoted += character == "'" ? "'\\''" : String(character) }
+        return quoted + "'"
+    }
+    var quoted = "$'"
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "'": quoted += "\\'"
+        case "\\": quoted += "\\\\"
+        case _ where !Messages.needsEscape(scalar): quoted.unicodeScalars.append(scalar)
+        case _ where scalar.value < 0x80: quoted += "\\x" + hexDigits(scalar.value, width: 2)
+        case _ where scalar.value <= 0xFFFF: quoted += "\\u" + hexDigits(scalar.value, width: 4)
+        default: quoted += "\\U" + hexDigits(scalar.value, width: 8)
+        }
+    }
     return quoted + "'"
+}
+
+/// `value` in upper-case hexadecimal, at least `width` digits.
+private func hexDigits(_ value: UInt32, width: Int) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
 }

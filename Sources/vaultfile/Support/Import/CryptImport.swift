@@ -107,8 +107,9 @@ enum CryptImport {
             try refuseNoStore(directory, format: format)
             if format == "passage" {
                 let path = try identityFile(variable: "PASSAGE_IDENTITIES_FILE", fallback: home(".passage/identities"), format: "passage")
-                // A passphrase-protected file is decrypted once, before any age runs (recheck60 R1).
-                let identities = try PassageIdentities.load(path)
+                // A passphrase-protected file is decrypted once, before any age runs (recheck60 R1);
+                // a pipe is read once (only one age could read it).
+                let identities = try AgeIdentitiesFile.load(path, naming: "the passage identities")
                 return try readStore(root: directory, suffix: ".age", format: "passage", tool: "age",
                                      arguments: ["age", "--decrypt"] + identities.arguments, descriptor3: identities.descriptor3)
             }
@@ -163,7 +164,8 @@ enum CryptImport {
     // MARK: sops
 
     /// The data key of `document`: each of its age stanzas given to `age --decrypt -i KEYS` until
-    /// one opens (KEYS: SOPS_AGE_KEY_FILE, else sops' default `$XDG_CONFIG_HOME/sops/age/keys.txt`).
+    /// one opens (KEYS: SOPS_AGE_KEY_FILE, else sops' default `$XDG_CONFIG_HOME/sops/age/keys.txt`;
+    /// read once first when it is protected or a pipe: `AgeIdentitiesFile`).
     private static func sopsDataKey(_ document: SopsReader.Document, file: String) throws -> SecureBytes {
         guard !document.ageDataKeys.isEmpty else {
             let others = document.otherKeyKinds.isEmpty ? "no key" : document.otherKeyKinds.joined(separator: ", ")
@@ -172,11 +174,14 @@ enum CryptImport {
         }
         let configHome = environment("XDG_CONFIG_HOME") ?? home(".config")
         let keys = try identityFile(variable: "SOPS_AGE_KEY_FILE", fallback: configHome + "/sops/age/keys.txt", format: "sops")
+        // Read once when it is protected (age -p: one passphrase prompt, not one per stanza) or a pipe.
+        let identities = try AgeIdentitiesFile.load(keys, naming: "the sops age keys")
         var lastError: CLIError?
         for armored in document.ageDataKeys {
             do {
-                var output = try ParallelDecryption.run([ParallelDecryption.Job(arguments: ["age", "--decrypt", "-i", keys], file: file + " (its sops data key)",
-                                                                                input: Array(armored.utf8))], tool: "age", limit: 1024)
+                var output = try ParallelDecryption.run([ParallelDecryption.Job(arguments: ["age", "--decrypt"] + identities.arguments,
+                                                                                file: file + " (its sops data key)", input: Array(armored.utf8))],
+                                                        tool: "age", limit: 1024, descriptor3: identities.descriptor3)
                 defer { for index in output.indices { wipe(&output[index]) } }
                 return SecureBytes(copying: output[0])
             } catch {

@@ -184,7 +184,8 @@ enum Messages {
         text.replaceSubrange(start..., with: shown.utf8)
     }
 
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether `escaped` writes `scalar` as an escape.
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true
         default: return EntryName.isFormatCharacter(scalar)

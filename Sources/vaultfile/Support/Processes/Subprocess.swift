@@ -66,8 +66,8 @@ enum Subprocess {
     /// caller after the start; e.g. the read end of a pipe of identities for `age -i /dev/fd/3`).
     /// With `ownProcessGroup`, the child leads a new process group (`POSIX_SPAWN_SETPGROUP`), so
     /// that `Child.signal` reaches what it starts itself; give it only to a child that never reads
-    /// the terminal (`inForegroundOfTerminal`): one outside the terminal's foreground group that
-    /// reads it is stopped (SIGTTIN).
+    /// the terminal, or while the caller is not in the terminal's foreground (`ParallelDecryption`
+    /// asks for each tool): one outside the terminal's foreground group that reads it is stopped (SIGTTIN).
     static func start(_ arguments: [String], environment: [String: String]? = nil, unlockSources: UnlockSources = .withheld,
                       captureOutput: Bool = false, feedInput: Bool = false, detached: Bool = false,
                       captureErrors: Bool = false, standardInput: Int32? = nil, descriptor3: Int32? = nil,
@@ -152,16 +152,6 @@ enum Subprocess {
         }
         return Child(pid: pid, output: captureOutput ? pipeFDs[0] : nil, input: feedInput ? inputFDs[1] : nil,
                      errors: captureErrors ? errorFDs[0] : nil, leadsGroup: ownProcessGroup && !detached)
-    }
-
-    /// Whether vaultfile runs in the foreground process group of its controlling terminal (a
-    /// command typed at a shell, not a job in the background, a service, cron or `timeout`).
-    /// Calls `tcgetpgrp(3)` on `/dev/tty`; false without a controlling terminal.
-    static var inForegroundOfTerminal: Bool {
-        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard terminal >= 0 else { return false }
-        defer { close(terminal) }
-        return tcgetpgrp(terminal) == getpgrp()
     }
 
     /// Waits until `pid` has exited without reaping it: its process id stays its own until `wait`,
