@@ -1,125 +1,5 @@
 import VaultModel
 
-// MARK: - How often each name was given
-
-/// How many times each name was given in one import, keyed by the name's UTF-8 bytes: what
-/// `ImportedNameCleaner.Names` numbers repeated titles by (`db01 (2)`).
-///
-/// It replaces a `[String: Int]`, which at 100,000 titles spent a fifth of a KeePassXC or
-/// Bitwarden import hashing every title again on each growth and chasing its entries. Here each
-/// name is hashed once (`Hasher`, seeded per process as the dictionary's is), its bytes kept in one
-/// array, and the table grows by the stored hashes. Every name counted is in NFC (a title every
-/// cleaning step keeps is ASCII; every other name is normalized first), so two names are one
-/// exactly when their bytes are, as they were one for the dictionary exactly when canonically
-/// equivalent. `ImportedNameCleaner.uniqueName(_:among:)` over a dictionary is the plain reference
-/// (`InterchangeTests.test_nameCounts_matchAStringDictionary`).
-///
-/// While the names come in increasing byte order (an export sorted by title), each is new for
-/// certain: it is kept, compared with the last one only, and nothing is hashed. The first name that
-/// does not follow the last hashes every name kept so far into the table, which then decides.
-struct NameCounts {
-    private struct Counted {
-        var start: Int
-        var length: Int
-        var count: Int
-        var hash: Int
-    }
-
-    /// Every name's bytes, back to back.
-    private var bytes: [UInt8] = []
-    private var counted: [Counted] = []
-    /// Open addressing, linear probing, at most half full: 0 for an empty slot, else the high half
-    /// of the name's hash (its tag: most probes of other names end there, without reading their
-    /// entry) above its index in `counted` plus one.
-    private var slots: [UInt64] = []
-    /// Whether every name so far came after the one before it in byte order (no table yet).
-    private var increasing = true
-
-    /// Adds one to the count of the name whose UTF-8 bytes are `name`, and returns the new count.
-    mutating func increment(_ name: UnsafeRawBufferPointer) -> Int {
-        if increasing {
-            if let last = counted.last, !bytes.withUnsafeBytes({ compareBytes(UnsafeRawBufferPointer(rebasing: $0[last.start..<last.start + last.length]), name) < 0 }) {
-                hashEveryName()
-            } else {
-                counted.append(Counted(start: bytes.count, length: name.count, count: 1, hash: 0))
-                bytes.append(contentsOf: name)
-                return 1
-            }
-        }
-        let hash = Self.hash(name)
-        let mask = slots.count - 1, tag = Self.tag(hash)
-        var slot = hash & mask
-        while slots[slot] != 0 {
-            if slots[slot] & 0xFFFF_FFFF_0000_0000 == tag {
-                let index = Int(slots[slot] & 0xFFFF_FFFF) - 1
-                if counted[index].hash == hash && isName(index, name) {
-                    counted[index].count += 1
-                    return counted[index].count
-                }
-            }
-            slot = (slot + 1) & mask
-        }
-        precondition(counted.count < Int(UInt32.max), "fewer names than a slot indexes")
-        slots[slot] = tag | UInt64(counted.count + 1)
-        counted.append(Counted(start: bytes.count, length: name.count, count: 1, hash: hash))
-        bytes.append(contentsOf: name)
-        if counted.count * 2 > slots.count { rebuild(size: slots.count * 2) }
-        return 1
-    }
-
-    /// `increment(_:)` of a name's UTF-8 bytes.
-    mutating func increment(_ name: String) -> Int {
-        var name = name
-        return name.withUTF8 { increment(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// `name`, or `name (2)`, `name (3)`… when it was given before: as `ImportedNameCleaner.uniqueName(_:among:)`.
-    mutating func uniqueName(_ name: String) -> String {
-        let base = name.isEmpty ? "untitled" : name
-        let count = increment(base)
-        return count == 1 ? base : "\(base) (\(count))"
-    }
-
-    private func isName(_ index: Int, _ name: UnsafeRawBufferPointer) -> Bool {
-        let entry = counted[index]
-        guard entry.length == name.count else { return false }
-        return bytes.withUnsafeBytes { compareBytes(UnsafeRawBufferPointer(rebasing: $0[entry.start..<entry.start + entry.length]), name) == 0 }
-    }
-
-    private static func hash(_ name: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: name)
-        return hasher.finalize()
-    }
-
-    /// Ends the increasing run: every name kept so far hashed into a table.
-    private mutating func hashEveryName() {
-        increasing = false
-        bytes.withUnsafeBytes { all in
-            for index in counted.indices {
-                counted[index].hash = Self.hash(UnsafeRawBufferPointer(rebasing: all[counted[index].start..<counted[index].start + counted[index].length]))
-            }
-        }
-        var size = 64
-        while size < counted.count * 2 + 2 { size *= 2 }
-        rebuild(size: size)
-    }
-
-    private static func tag(_ hash: Int) -> UInt64 { UInt64(UInt(bitPattern: hash)) & 0xFFFF_FFFF_0000_0000 }
-
-    /// A table of `size` slots (a power of two) holding every name counted.
-    private mutating func rebuild(size: Int) {
-        var larger = [UInt64](repeating: 0, count: size)
-        let mask = larger.count - 1
-        for (index, entry) in counted.enumerated() {
-            var slot = entry.hash & mask
-            while larger[slot] != 0 { slot = (slot + 1) & mask }
-            larger[slot] = Self.tag(entry.hash) | UInt64(index + 1)
-        }
-        slots = larger
-    }
-}
-
 // MARK: - Whether a name may have been given
 
 /// The hashes of the names given in one import, to tell that none repeats without keeping the
@@ -132,9 +12,9 @@ struct NameCounts {
 /// mix, seeded per table from the process's random `Hasher` seed) instead of `Hasher`'s SipHash
 /// (`insert` fell from 4.6 % to 2.5 % of a 1pux import's samples with the increasing run below).
 /// While the names come in increasing byte order (an export sorted by title), each is new for
-/// certain, as in `NameCounts`: its hash is only appended to a list, and only the last name's
-/// bytes are kept to compare the next with. The first name that does not follow the last puts
-/// every hash so far into the table, which then decides.
+/// certain: its hash is only appended to a list, and only the last name's bytes are kept to
+/// compare the next with. The first name that does not follow the last puts every hash so far
+/// into the table, which then decides.
 struct NameHashes {
     /// Open addressing, linear probing, at most half full; 0 is an empty slot (a hash of 0 is kept
     /// as 1). Empty while the names increase.
