@@ -47,19 +47,35 @@ public struct ScannedSecret: Sendable {
 
     /// How many copies of the secret lie in this process's private writable memory.
     public func copiesInMemory() -> Int {
+        let found = scan()
+        return found.map(\.count) ?? -1
+    }
+
+    /// Where each copy of the secret lies: its address, its offset in the mapping that holds it,
+    /// and that mapping (its line of /proc/self/maps: `[heap]`, `[stack]`, or an anonymous one, a
+    /// thread's stack or a large allocation), for a failure's message; nil when no scan could run.
+    public func copiesInMemoryDescribed() -> [String]? {
+        scan()?.map { "0x\(String($0.address, radix: 16)) (+0x\(String($0.address - $0.mappingStart, radix: 16)) in \($0.mapping))" }
+    }
+
+    /// Every copy of the secret in this process's private writable memory, with its mapping.
+    private func scan() -> [(address: UInt, mappingStart: UInt, mapping: Substring)]? {
         Self.scanning.lock()
         defer { Self.scanning.unlock() }
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return -1 }
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
         let memory = open("/proc/self/mem", O_RDONLY)
-        guard memory >= 0 else { return -1 }
+        guard memory >= 0 else { return nil }
         defer { close(memory) }
         let chunkSize = 1 << 20
         let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize + masked.count)
+        // Zeroed with explicit_bzero, which an optimizer may not drop as a store before a free: a
+        // chunk freed holding another test's secret (read from that test's live memory) is a copy
+        // that test's own scan would then find.
         defer {
-            memset(chunk, 0, chunkSize + masked.count)
+            explicit_bzero(chunk, chunkSize + masked.count)
             chunk.deallocate()
         }
-        var copies = 0
+        var copies: [(address: UInt, mappingStart: UInt, mapping: Substring)] = []
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 5, fields[1].hasPrefix("rw"), fields.count == 5 || fields[5].hasPrefix("[heap]") || fields[5].hasPrefix("[stack") else { continue }
@@ -72,24 +88,26 @@ public struct ScannedSecret: Sendable {
                 let result = pread(memory, chunk, length, off_t(Int64(bitPattern: UInt64(address))))
                 if result <= 0 { break }
                 let read = Int(result)
-                copies += count(in: UnsafeBufferPointer(start: chunk, count: read), startingBelow: chunkSize)
-                memset(chunk, 0, read)
+                for offset in offsets(in: UnsafeBufferPointer(start: chunk, count: read), startingBelow: chunkSize) {
+                    copies.append((address + UInt(offset), bounds[0], line))
+                }
+                explicit_bzero(chunk, read)
                 address += UInt(chunkSize)
             }
         }
         return copies
     }
 
-    /// The copies in `bytes` that start before `limit` (one that starts later is the next chunk's).
-    private func count(in bytes: UnsafeBufferPointer<UInt8>, startingBelow limit: Int) -> Int {
-        guard bytes.count >= masked.count else { return 0 }
+    /// The offsets of the copies in `bytes` that start before `limit` (one that starts later is the next chunk's).
+    private func offsets(in bytes: UnsafeBufferPointer<UInt8>, startingBelow limit: Int) -> [Int] {
+        guard bytes.count >= masked.count else { return [] }
         let first = masked[0] ^ Self.mask
-        var found = 0, index = 0
+        var found: [Int] = [], index = 0
         while index <= bytes.count - masked.count && index < limit {
             if bytes[index] == first {
                 var offset = 1
                 while offset < masked.count, bytes[index + offset] == masked[offset] ^ Self.mask { offset += 1 }
-                if offset == masked.count { found += 1 }
+                if offset == masked.count { found.append(index) }
             }
             index += 1
         }

@@ -5,8 +5,7 @@
 
 // Test-only: `InterchangeTests.test_csvParsers_rowByRowMatchTheRecordsFirst` ties the CSV readers
 // that read each row as the scan reaches it (`NativeCSV.records`/`parse`; KeePassXC's CSV goes through the one builder since issue 44)
-// to these, which read every record first as strings; `NameCountsTests` ties `NameCounts` to a
-// dictionary of strings.
+// to these, which read every record first as strings.
 
 extension CSV {
     /// Records with the 1-based line each starts on.
@@ -51,20 +50,5 @@ extension NativeCSV {
             result.append((name, Entry(value: Array(record.fields[valueColumn].utf8), fields: fields, created: now, modified: now)))
         }
         return result
-    }
-}
-
-extension ImportedNameCleaner {
-    /// `name`, or `name (2)`, `name (3)`… when an earlier item of the same import took it: the plain
-    /// reference of `NameCounts.uniqueName(_:)`.
-    static func uniqueName(_ name: String, among used: inout [String: Int]) -> String {
-        let base = name.isEmpty ? "untitled" : name
-        let count = Self.increment(&used[base, default: 0])  // one lookup
-        return count == 1 ? base : "\(base) (\(count))"
-    }
-
-    private static func increment(_ count: inout Int) -> Int {
-        count += 1
-        return count
     }
 }

@@ -15,8 +15,9 @@ and without --json and --prefix) and compares the outcome and `export --format j
 """
 import argparse, os, random, re, shutil, subprocess, sys
 
-PW = "correct horse battery"
-FAST = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftools import FAST, fresh_work  # noqa: E402
+
 WINDOW = 64 * 1024
 
 LINES = [b"A=1\n", b"export B='two words' # c\n", b'C="a\\nb\\t\\"q\\" \\$x \\`y\\` \\\\ \\z"\n',
@@ -148,12 +149,9 @@ def main():
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--work", default="/tmp/dotenv-windows-differential")
     a = parser.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(os.path.join(a.work, "diffs"))
+    fresh_work(a.work)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": a.work, "VAULTFILE_NO_AGENT": "1",
            "VAULTFILE_STATE_DIR": os.path.join(a.work, "state")}
-    with open(os.path.join(a.work, "pw"), "w") as f:
-        f.write(PW)
     bases = []
     for name, entries in [("empty", []), ("holding", [("V000001", b"old"), ("A", b"x"), ("kept/one", b"k")])]:
         path = os.path.join(a.work, name + ".vault")

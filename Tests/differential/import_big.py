@@ -6,7 +6,8 @@ old, new = sys.argv[1], sys.argv[2]
 work = sys.argv[3] if len(sys.argv) > 3 else "/tmp/adv-big"
 shutil.rmtree(work, ignore_errors=True); os.makedirs(work)
 open(os.path.join(work, "pw"), "w").write("pw")
-FAST = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftools import FAST  # noqa: E402
 def env(side):
     return {"PATH": "/usr/bin:/bin", "HOME": work, "LANG": "C.UTF-8", "VAULTFILE_STATE_DIR": os.path.join(work, "st-" + side),
             "VAULTFILE_NO_AGENT": "1", "VAULTFILE_ROLLBACK_CHECK": "off", "VAULTFILE_QUIET_WEAK_KDF": "1"}

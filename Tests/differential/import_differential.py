@@ -17,10 +17,10 @@ next: each case of another manager's format is also imported by NEW into an empt
 and NEW differ counts as expected only when NEW's renaming lines say that a cleaned title met an
 exact one, or exact folders met cleaned ones under equally exact titles; the summary gives both counts.
 """
-import json, os, random, re, shutil, subprocess, sys, time, argparse
+import json, os, random, re, shutil, sys, time, argparse
 
-PW = "correct horse battery"
-FAST = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftools import base_vaults, mask_now, prepare_work  # noqa: E402
 
 # MARK: - name, value and field pools
 
@@ -422,69 +422,6 @@ def mutate(rng, doc):
     return bytes(d)
 
 
-# MARK: - running the binaries
-
-class Side:
-    def __init__(self, name, binary, work):
-        self.name, self.binary, self.dir = name, binary, os.path.join(work, name)
-        os.makedirs(self.dir, exist_ok=True)
-        self.state = os.path.join(self.dir, "state")
-        os.makedirs(self.state, exist_ok=True)
-
-    def forget_state(self):
-        """Each case copies a base vault over the last one: the state folder (pinned members, seen
-        generations) is emptied, so neither side refuses the copy as another vault at that path."""
-        shutil.rmtree(self.state, ignore_errors=True)
-        os.makedirs(self.state)
-
-    def env(self):
-        return {"PATH": "/usr/bin:/bin", "HOME": self.dir, "LANG": "C.UTF-8", "VAULTFILE_STATE_DIR": self.state,
-                "VAULTFILE_NO_AGENT": "1", "VAULTFILE_ROLLBACK_CHECK": "off", "VAULTFILE_QUIET_WEAK_KDF": "1"}
-
-    def run(self, args, stdin=b""):
-        p = subprocess.run([self.binary] + args, input=stdin, capture_output=True, env=self.env(), timeout=300, cwd=self.dir)
-        return p.returncode, p.stdout, p.stderr
-
-    def imported(self, pw, vault, fmt, tail, stdin=b"", history=0):
-        """`import --format FMT … TAIL` into a copy of `vault` (case.vault in this side's folder), and what it left:
-        its status, stdout and stderr; `export --format json`'s status, output (times of "now" masked) and stderr;
-        `list --long`'s status and output (times masked); the history of the first `history` names."""
-        self.forget_state()
-        v = "case.vault"
-        shutil.copyfile(vault, os.path.join(self.dir, v))
-        start = int(time.time() * 1000)
-        rc, out, err = self.run(["import", "--format", fmt, "--vault", v, "--password-file", pw] + tail, stdin)
-        end = int(time.time() * 1000)
-        rc2, exp, err2 = self.run(["export", "--format", "json", "--vault", v, "--password-file", pw])
-        rc3, lst, _ = self.run(["list", "--long", "--vault", v, "--password-file", pw])
-        lst = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?(\.\d+)?Z?", b"TIME", lst)
-        hist = b""
-        if history and rc == 0 and rc2 == 0:
-            for n in [e["name"] for e in json.loads(exp)["entries"]][:history]:
-                hist += b"|".join(x if not isinstance(x, int) else b"%d" % x for x in self.run(["history", n, "--vault", v, "--password-file", pw])) + b"\n"
-            hist = re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?", b"TIME", hist)
-        return rc, out, err, rc2, mask_now(exp, start, end), err2, rc3, lst, hist
-
-
-def prepare_work(args):
-    """WORK emptied (with its diffs/ folder), the password file in it, and the two sides."""
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(os.path.join(args.work, "diffs"))
-    pw = os.path.join(args.work, "pw")
-    open(pw, "w").write(PW)
-    return pw, Side("old", args.old, args.work), Side("new", args.new, args.work)
-
-
-NOW_RE = re.compile(rb'("(?:created|modified)" : )(\d{13})')
-
-
-def mask_now(export, start, end):
-    def repl(m):
-        t = int(m.group(2))
-        return m.group(1) + (b"NOW" if start - 5 <= t <= end + 5 else m.group(2))
-    return NOW_RE.sub(repl, export)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("old"); ap.add_argument("new")
@@ -500,26 +437,17 @@ def main():
     seed_doc = json.dumps({"vaultfile_export": 1, "entries": [
         {"name": n, "value": "old-" + n, "fields": {"username": "u"}, "created": 5, "modified": 6}
         for n in ["a", "db01", "e0003", "LD_PRELOAD", "caf\u00e9", "z", "api/key", "A\u030a"]]}).encode()
-    vaults = {}
-    for kind, extra in (("empty", []), ("full", []), ("hist", ["--keep-history", "3"]), ("histempty", ["--keep-history", "3"])):
-        path = os.path.join(base, kind + ".vault")
-        rc, out, err = old.run(["init", "--vault", path, "--password-file", pw] + FAST + extra)
-        assert rc == 0, err
-        if kind in ("full", "hist"):
-            rc, out, err = old.run(["import", "--format", "json", "--vault", path, "--password-file", pw], seed_doc)
-            assert rc == 0, err
-        if kind == "histempty":  # an entry put and removed: history of a name not in the vault
-            old.run(["import", "--format", "json", "--vault", path, "--password-file", pw], seed_doc)
-            for n in ["a", "db01", "e0003", "LD_PRELOAD", "caf\u00e9", "z", "api/key", "A\u030a"]:
-                rc, _, err = old.run(["rm", n, "--vault", path, "--password-file", pw])
-                assert rc == 0, (n, err)
-        vaults[kind] = path
+    vaults = base_vaults(old, pw, base, [("empty", [], False), ("full", [], True), ("hist", ["--keep-history", "3"], True),
+                                         ("histempty", ["--keep-history", "3"], True)], seed_doc)
+    # histempty: every seeded entry put and removed, the history of names not in the vault.
+    for n in ["a", "db01", "e0003", "LD_PRELOAD", "caf\u00e9", "z", "api/key", "A\u030a"]:
+        rc, _, err = old.run(["rm", n, "--vault", vaults["histempty"], "--password-file", pw])
+        assert rc == 0, (n, err)
     gens = {"json": native_json, "keepassxc-csv": keepassxc_csv, "bitwarden-json": bitwarden_json, "keepass-xml": keepass_xml}
     gens.update({fmt: foreign_csv(fmt) for fmt in FOREIGN_CSV})
     formats = a.formats.split(",")
     rng = random.Random(a.seed)
     stats = {"cases": 0, "diffs": 0, "ok": 0, "failed": 0, "rule_checked": 0, "rule_problems": 0, "exact_met": 0, "diffs_exact_met": 0}
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import exact_rule
     by_status = {}
     errors = {}

@@ -7,11 +7,10 @@ Each file is imported by both binaries into copies of the same vault (empty; kee
 with --json and with --dry-run; exit status, stdout, stderr, `export --format json` (times of "now"
 masked), `list --long` and the history of the first names are compared.
 """
-import argparse, importlib.util, json, os, re, shutil, sys, time
+import argparse, os, sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("diff", os.path.join(here, "import_differential.py"))
-diff = importlib.util.module_from_spec(spec); spec.loader.exec_module(diff)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import difftools as diff  # noqa: E402
 KDBX_PASSWORD = "kdbx-fixture"
 
 
@@ -20,17 +19,10 @@ def main():
     ap.add_argument("old"); ap.add_argument("new"); ap.add_argument("files", nargs="+")
     ap.add_argument("--work", default="/tmp/keepass-files-diff")
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
-    pw, kpw = os.path.join(a.work, "pw"), os.path.join(a.work, "kdbx-pw")
-    open(pw, "w").write(diff.PW); open(kpw, "w").write(KDBX_PASSWORD)
-    old, new = diff.Side("old", a.old, a.work), diff.Side("new", a.new, a.work)
-    vaults = {}
-    for kind, extra in (("empty", []), ("hist", ["--keep-history", "3"])):
-        path = os.path.join(a.work, kind + ".vault")
-        rc, _, err = old.run(["init", "--vault", path, "--password-file", pw] + diff.FAST + extra)
-        assert rc == 0, err
-        vaults[kind] = path
+    pw, old, new = diff.prepare_work(a)
+    kpw = os.path.join(a.work, "kdbx-pw")
+    open(kpw, "w").write(KDBX_PASSWORD)
+    vaults = diff.base_vaults(old, pw, a.work, [("empty", [], False), ("hist", ["--keep-history", "3"], False)])
     cases = diffs = 0
     statuses = {}
     for file in map(os.path.abspath, a.files):
@@ -44,8 +36,7 @@ def main():
                 if results[0] != results[1]:
                     diffs += 1
                     print("DIFF", file, kind, opts)
-                    for label, x, y in zip(["status", "stdout", "stderr", "export status", "export", "export stderr", "list status", "list", "history"], results[0], results[1]):
-                        if x != y: print("  %s:\n    old %r\n    new %r" % (label, x[:400] if isinstance(x, bytes) else x, y[:400] if isinstance(y, bytes) else y))
+                    diff.print_difference(results[0], results[1])
                 elif opts == [] and kind == "empty":
                     first = results[0][2].decode(errors="replace").strip().split("\n")[-1][:150]
                     print("same  %-60s rc=%d  %s" % (os.path.basename(file), results[0][0], first))

@@ -16,12 +16,12 @@ the first names:
 Each case runs plain and with one of --json, --dry-run, --prefix, --skip-existing, --overwrite, and from a file
 or from standard input (which is read whole: the old path on both sides).
 """
-import argparse, importlib.util, io, json, os, random, re, shutil, struct, sys, time, zlib
+import argparse, json, os, random, shutil, struct, sys, time, zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("diff", os.path.join(here, "import_differential.py"))
-diff = importlib.util.module_from_spec(spec); spec.loader.exec_module(diff)
+sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "bench"))
+import difftools as diff  # noqa: E402
 
 
 # MARK: - A ZIP written by hand (every field chosen)
@@ -169,15 +169,7 @@ def main():
     pw, old, new = diff.prepare_work(a)
     seed_doc = json.dumps({"vaultfile_export": 1, "entries": [
         {"name": n, "value": "old-" + n, "created": 5, "modified": 6} for n in ["GitHub", "Bank", "t001", "mail", "Entry"]]}).encode()
-    vaults = {}
-    for kind, extra in (("empty", []), ("full", []), ("hist", ["--keep-history", "3"])):
-        path = os.path.join(a.work, kind + ".vault")
-        rc, _, err = old.run(["init", "--vault", path, "--password-file", pw] + diff.FAST + extra)
-        assert rc == 0, err
-        if kind != "empty":
-            rc, _, err = old.run(["import", "--format", "json", "--vault", path, "--password-file", pw], seed_doc)
-            assert rc == 0, err
-        vaults[kind] = path
+    vaults = diff.base_vaults(old, pw, a.work, [("empty", [], False), ("full", [], True), ("hist", ["--keep-history", "3"], True)], seed_doc)
     inputs = [(os.path.abspath(f), "file") for f in a.files]
     if a.large:
         import foreign_inputs, scale
@@ -206,9 +198,7 @@ def main():
             if results[0] != results[1]:
                 diffs += 1
                 print("DIFF", path, kind, opts, "stdin" if use_stdin else "file", flush=True)
-                for label, x, y in zip(["status", "stdout", "stderr", "export status", "export", "export stderr", "list status", "list", "history"],
-                                       results[0], results[1]):
-                    if x != y: print("  %s:\n    old %r\n    new %r" % (label, x[:400] if isinstance(x, bytes) else x, y[:400] if isinstance(y, bytes) else y))
+                diff.print_difference(results[0], results[1])
             elif opts == [] and kind == "empty" and origin != "random":
                 print("same  %-50s rc=%d  %s" % (os.path.basename(path), results[0][0],
                                                  results[0][2].decode(errors="replace").strip().split("\n")[-1][:120]), flush=True)

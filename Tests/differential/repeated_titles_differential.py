@@ -34,13 +34,13 @@ import argparse
 import json
 import os
 import random
-import re
 import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from import_differential import FAST, csv_cell, mask_now, prepare_work  # noqa: E402
+from difftools import base_vaults, mask_now, prepare_work  # noqa: E402
+from import_differential import csv_cell  # noqa: E402
 import exact_rule  # noqa: E402
 
 FORMATS = {
@@ -110,17 +110,9 @@ def main():
     pw, old, new = prepare_work(a)
     base = os.path.join(a.work, "base")
     os.makedirs(base)
-    vaults = {}
     seed_doc = json.dumps({"vaultfile_export": 1, "entries": [
         {"name": n, "value": "old-" + n, "fields": {"username": "u"}, "created": 5, "modified": 6} for n in SEED_NAMES]}).encode()
-    for kind in ("empty", "full"):
-        path = os.path.join(base, kind + ".vault")
-        rc, _, err = old.run(["init", "--vault", path, "--password-file", pw] + FAST)
-        assert rc == 0, err
-        if kind == "full":
-            rc, _, err = old.run(["import", "--format", "json", "--vault", path, "--password-file", pw], seed_doc)
-            assert rc == 0, err
-        vaults[kind] = path
+    vaults = base_vaults(old, pw, base, [("empty", [], False), ("full", [], True)], seed_doc)
     rng = random.Random(a.seed)
     stats = {"cases": 0, "diffs": 0, "order_diffs": 0, "imported": 0, "renamed_lines": 0,
              "rule_checked": 0, "rule_problems": 0, "exact_met": 0, "diffs_exact_met": 0}

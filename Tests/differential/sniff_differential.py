@@ -14,12 +14,12 @@ skips it as it skips LF; the text reading did not: FormatSnifferTests.test_sniff
 import argparse
 import os
 import random
-import shutil
 import subprocess
 import sys
 
-PW = "correct horse battery"
-FAST = ["--kdf-memory", "8K", "--kdf-iterations", "1", "--kdf-parallelism", "1", "--allow-weak-kdf"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftools import FAST, fresh_work  # noqa: E402
+
 HEADERS = [["group", "title", "username", "password", "url", "notes"],
            ["folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password"],
            ["url", "username", "password", "httpRealm", "formActionOrigin", "guid", "timeCreated"],
@@ -88,12 +88,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--work", default="/tmp/sniff-diff")
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(os.path.join(a.work, "diffs"))
+    pw = fresh_work(a.work)
     sides = [Side(os.path.abspath(a.old), os.path.join(a.work, "old")), Side(os.path.abspath(a.new), os.path.join(a.work, "new"))]
-    pw = os.path.join(a.work, "pw")
-    with open(pw, "w") as f:
-        f.write(PW + "\n")
     for side in sides:
         rc, _, err = side.run(["init", "--vault", os.path.join(side.home, "v"), "--password-file", pw] + FAST)
         if rc != 0:

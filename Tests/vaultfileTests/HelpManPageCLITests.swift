@@ -57,21 +57,23 @@ import Testing
     /// runs it about seventy times, and the four callers of `everyVerbHelp` read the same texts.
     private static let verbHelpTexts: Result<[(verb: [String], text: String)], any Error> = Result {
         let cli = try CLI(); defer { cli.directory.remove() }
-        func subcommands(of arguments: [String]) throws -> [String] {
-            let help = try cli.run(arguments + ["--help"]).text
-            return help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { part in
-                part.split(separator: "\n")
-                    .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") && !$0.contains("See '") }
-                    // "get, show": a verb and its aliases; the verb is the name before the comma.
-                    .compactMap { $0.split(separator: " ").first.map { String($0.split(separator: ",")[0]) } }
-            } ?? []
-        }
         var verbs: [[String]] = []
-        for verb in try subcommands(of: []) {
-            let nested = try subcommands(of: [verb])
+        for verb in try subcommands(of: [], in: cli) {
+            let nested = try subcommands(of: [verb], in: cli)
             verbs += nested.isEmpty ? [[verb]] : nested.map { [verb, $0] }
         }
         return try verbs.map { (verb: $0, text: try cli.run($0 + ["--help"]).text) }
+    }
+
+    /// The subcommands `--help` of `arguments` lists, each by its name.
+    private static func subcommands(of arguments: [String], in cli: CLI) throws -> [String] {
+        let help = try cli.run(arguments + ["--help"]).text
+        return help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { part in
+            part.split(separator: "\n")
+                .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") && !$0.contains("See '") }
+                // "get, show": a verb and its aliases; the verb is the name before the comma.
+                .compactMap { $0.split(separator: " ").first.map { String($0.split(separator: ",")[0]) } }
+        } ?? []
     }
 
     /// The section `.SS title` of the manual page, up to the next `.SS` or `.SH`.

@@ -111,6 +111,7 @@ struct SSHRSACLITests {
         var cli = try Self.setUp(keys: [("mallory", 2048)]); defer { cli.directory.remove() }
         cli.environment["VAULTFILE_ROLLBACK_CHECK"] = "on"
         let bobPub = try cli.run(["keygen", "-o", cli.path("bob.id")]).text.trimmingCharacters(in: .newlines)
+        @discardableResult
         func run(_ arguments: [String], on machine: String, stdin: String = "", status: Int32 = 0) throws -> CLI.Result {
             let result = try cli.run(arguments, stdin: Array(stdin.utf8), extra: ["VAULTFILE_STATE_DIR": cli.path(machine + "-state")])
             #expect(result.status == status, "\(arguments.prefix(4)): \(result.stderr)")

@@ -67,7 +67,7 @@ extension BitwardenJSON {
                 guard custom.type != 3 else { linked = true; continue }
                 field(custom.name ?? "field", custom.value)
             }
-            if linked { result.notKeep("Bitwarden's linked custom fields (each shows another property of its item, which is imported)") }
+            if linked { result.notKeep("Bitwarden's linked custom fields (each shows another property of its item, which is imported)", reason: .statedInText) }
             if source.type == 1, (source.login?.uris ?? []).contains(where: { $0.match != nil }) { result.notKeep("Bitwarden's URI match rules") }
             if source.organizationId != nil || !(source.collectionIds ?? []).isEmpty {
                 result.notKeep("Bitwarden's organization and collections of shared items")
@@ -75,7 +75,7 @@ extension BitwardenJSON {
             if source.favorite == true { item.extras.append((label: "favorite", value: "yes")) }
             if source.archivedDate != nil { item.extras.append((label: "archived", value: "yes")) }
             if let reprompt = source.reprompt, reprompt != 0 { result.notKeep("Bitwarden's master-password re-prompt") }
-            for key in source.unknownKeys ?? [] { result.notKeep(unknownKeyLoss(key)) }
+            for key in source.unknownKeys ?? [] { result.notKeep(unknownKeyLoss(key), reason: .laterFormat) }
             item.created = source.creationDate.flatMap(Timestamps.parse) ?? source.revisionDate.flatMap(Timestamps.parse)
             item.modified = source.revisionDate.flatMap(Timestamps.parse) ?? item.created
             // Earlier passwords, oldest first (Bitwarden lists them newest first). Each was replaced
@@ -143,7 +143,7 @@ extension BitwardenJSON {
             if let refused { throw refused }
             let unplaced = streamed != nil ? folderIDs.filter { folders[$0.id] == nil }.count
                 : items.filter { $0.folderId.map { folders[$0] == nil } ?? false }.count
-            if unplaced > 0 { result.notKept["Bitwarden folders the export does not hold (the items' folderId; imported outside any folder)", default: 0] += unplaced }
+            result.notKeep("Bitwarden folders the export does not hold (the items' folderId; imported outside any folder)", count: unplaced, reason: .statedInText)
             // The decoder reads only the keys it knows: the others are found by a scan of their own.
             let unknown = streamed == nil ? unknownKeys(of: bytes) : nil
             for (index, source) in items.enumerated() {

@@ -48,7 +48,7 @@ extension BitwardenJSON {
         }
         let sameKey = (try? SSHPublicKey.parse(line: publicText))?.key == key.publicKey
         if !sameKey || fingerprintText != key.publicKey.fingerprint {
-            result.notKeep("Bitwarden SSH keys' public keys or fingerprints that are not the private key's (its own are stored)")
+            result.notKeep("Bitwarden SSH keys' public keys or fingerprints that are not the private key's (its own are stored)", reason: .statedInText)
         }
         let commentField = source.fields?.first { $0.name == SSHKeyEntry.commentField && $0.value != nil }
         item.extras.append((label: SSHKeyEntry.markerField, value: key.type.rawValue))  // the reader's mark, not a custom field

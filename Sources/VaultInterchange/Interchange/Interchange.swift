@@ -52,8 +52,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// `vaultfile exec` would export the entry `name` as `variable`, which makes programs load or run
     /// other code (`DangerousEnvironmentNames`).
     case dangerousVariable(name: String, variable: String)
-    /// Something the source carries that no entry keeps (`ForeignImport.notKept`): what, in how many items.
-    case notKept(what: String, count: Int)
+    /// Something the source carries that no entry keeps (`ForeignImport.notKept`): what, in how
+    /// many items, and why it is left out (`reason`, as the reader that counted it named it).
+    case notKept(what: String, count: Int, reason: NotKeptReason)
     /// Custom fields stored under another field name: the label `label` became `field` in `count`
     /// entries, the first of them `example` (ForeignBuilder.swift).
     case fieldRenamed(label: String, field: String, count: Int, example: String, reason: ForeignFieldRenaming)
@@ -114,8 +115,8 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
                 + "against tampering, only its payload (block hashes); saving it once in KeePassXC or KeePass 2.20+ adds the hash"
         case .dangerousVariable(let name, let variable):
             return "entry '\(EntryName.escapingFormatCharacters(name))' would become \(variable) under 'vaultfile exec', a variable that makes programs load or run other code"
-        case .notKept(let what, let count):
-            return "not kept: \(what), in \(count == 1 ? "1 item" : "\(count) items")" + (Self.whyNotKept(what).map { " (\($0))" } ?? "")
+        case .notKept(let what, let count, let reason):
+            return "not kept: \(what), in \(count == 1 ? "1 item" : "\(count) items")" + (reason.explanation.map { " (\($0))" } ?? "")
         case .fieldRenamed(let label, let field, let count, let example, let reason):
             let entries = count == 1 ? "entry '\(EntryName.escapingFormatCharacters(example))'"
                 : "\(count) entries ('\(EntryName.escapingFormatCharacters(example))', …)"
@@ -144,28 +145,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Why the readers keep `what` (a `notKept` loss) nowhere: what a source deleted (a trash, a
-    /// recycle bin, deleted fields) is left out by choice; an ansible file's plain values are its
-    /// configuration, not its secrets; a key a reader does not know is one of a later export;
-    /// a loss whose text ends in its own reason, in parentheses, needs none; anything else has no
-    /// place in a vault.
     /// `items` quoted (format characters escaped), then how many of `count` they leave out.
     private static func named(_ items: [String], count: Int) -> String {
         items.map { "'\(EntryName.escapingFormatCharacters($0))'" }.joined(separator: ", ") + (count > items.count ? " and \(count - items.count) more" : "")
-    }
-
-    static func whyNotKept(_ what: String) -> String? {
-        // Before the trash's reason: the state may be "deleted".
-        if what.hasPrefix(OnePUXReader.unknownStateLoss) {
-            return "imported as active items: check them in 1Password, and remove those you do not want"
-        }
-        if what.contains("trash") || what.contains("recycle bin") || what.contains("deleted") {
-            return "left out: deleted in the source; restore them there and export again to bring them in"
-        }
-        if what.hasPrefix("plain (unencrypted)") { return "left out: the import takes the encrypted values, the file's secrets" }
-        if what.hasPrefix("unknown key") { return "this version of vaultfile does not read it: a later version of the export's format" }
-        if what.hasSuffix(")") { return nil }
-        return "vaultfile has no place for it"
     }
 
     /// The warning's kind in `import --json` (docs/JSON.md).
@@ -182,6 +164,36 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .otherAccountSkipped: return "other_account_skipped"
         case .changeNotTaken: return "change_not_taken"
         case .sshKeyNotServed: return "ssh_key_not_served"
+        }
+    }
+}
+
+/// Why an import leaves something out (`ImportWarning.notKept`): named by the reader where it
+/// counts the loss (`ForeignImport.notKeep`), and said after the loss, in parentheses.
+public enum NotKeptReason: Hashable, Sendable {
+    /// Deleted in the source (a trash, a recycle bin, deleted fields): left out by choice.
+    case deletedInSource
+    /// Items in a state the reader does not know (1PUX): imported as active items, the state lost.
+    case unknownState
+    /// Values the source keeps unencrypted (an ansible file's plain values): its configuration,
+    /// not its secrets.
+    case unencryptedValues
+    /// A key the reader does not know: one of a later version of the export's format.
+    case laterFormat
+    /// Nothing is added: the loss's own text ends in what it needs, in parentheses.
+    case statedInText
+    /// Anything else: vaultfile has no place for it.
+    case noPlace
+
+    /// The words said after the loss, or nil (`statedInText`).
+    public var explanation: String? {
+        switch self {
+        case .deletedInSource: return "left out: deleted in the source; restore them there and export again to bring them in"
+        case .unknownState: return "imported as active items: check them in 1Password, and remove those you do not want"
+        case .unencryptedValues: return "left out: the import takes the encrypted values, the file's secrets"
+        case .laterFormat: return "this version of vaultfile does not read it: a later version of the export's format"
+        case .statedInText: return nil
+        case .noPlace: return "vaultfile has no place for it"
         }
     }
 }

@@ -43,7 +43,7 @@ enum KeePassXCCSV {
             var folders = text(group).map { $0.split(separator: "/").map(String.init) } ?? []
             // KeePassXC's recycle bin, "Recycle Bin" right under the root group (the path's first
             // part): what the user deleted stays deleted, counted as the XML and KDBX readers do.
-            if folders.count >= 2, folders[1] == "Recycle Bin" { result.notKeep("entries in KeePass's recycle bin"); return }
+            if folders.count >= 2, folders[1] == "Recycle Bin" { result.notKeep("entries in KeePass's recycle bin", reason: .deletedInSource); return }
             if folders.first == "Root" || folders.first == "Passwords" { folders.removeFirst() }
             var item = ForeignItem(folders: folders, title: record.isEmpty(title) ? "" : record.string(title),
                                    value: Array(record.cell(password)))

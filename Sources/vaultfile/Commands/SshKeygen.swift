@@ -72,7 +72,7 @@ extension VaultfileCommand {
             var host = [CChar](repeating: 0, count: 256)
             gethostname(&host, host.count - 1)
             let user = getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "user"
-            let text = "\(user)@\(String(cString: host))"
+            let text = "\(user)@\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
             return text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? text : "vaultfile"
         }
     }

@@ -16,7 +16,7 @@ import Testing
         var keys: [SSHPrivateKey] = []
 
         init(keys count: Int = 1, type: SSHKeyType = .ed25519, options: SSHKeyOptions = [], confirmCommand: String = "") throws {
-            try keyring.withLock { keyring in
+            _ = try keyring.withLock { keyring in
                 try keyring.add(AgentKeyHandOver(vaultID: vaultID, fileKey: fileKey, timeoutSeconds: 0, onlyIfHeld: false, path: "/v",
                                                  confirmCommand: confirmCommand), now: 0)
             }
@@ -276,7 +276,7 @@ import Testing
         let served = try Served(options: .confirm, confirmCommand: "true")
         var session = SSHAgentSession()
         let answer = served.answer(Self.signRequest(served.blob(), [1]), session: &session) { _ in
-            served.keyring.withLock { $0.forget(vaultID: served.vaultID) }
+            _ = served.keyring.withLock { $0.forget(vaultID: served.vaultID) }
             return true
         }
         #expect(answer == .failure)
@@ -303,7 +303,7 @@ import Testing
         _ = try served.keyring.withLock { keyring throws(AgentKeyring.Refusal) in try keyring.serveSSHKeys(request, keys: [key], now: 5) }
         #expect(served.keyring.withLock { $0.sshIdentities(now: 6).map(\.comment) } == ["brief", "key1"])
         #expect(served.keyring.withLock { $0.nextExpiry } == 15)
-        served.keyring.withLock { $0.expire(now: 15) }
+        _ = served.keyring.withLock { $0.expire(now: 15) }
         #expect(served.keyring.withLock { $0.sshIdentities(now: 15).map(\.comment) } == ["key1"])
     }
 }

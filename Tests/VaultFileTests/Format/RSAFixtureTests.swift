@@ -12,6 +12,10 @@ import Testing
 /// `scripts/make-fixtures-1.4.sh` wrote the set once (`VAULTFILE_WRITE_FIXTURES=1`, refusing to
 /// overwrite); a released fixture never changes.
 @Suite struct RSAFixtureTests {
+    /// A fixture's secret, as the manifests list it. (At the type's scope: a type declared inside a
+    /// test function made the compiler misjudge the `try`s of the local function beside it.)
+    private typealias Secret = KeyslotFixtureTests.Manifest.Secret
+
     struct Manifest: Codable {
         /// A slot as format 1.3's manifest lists it.
         typealias Slot = SignedFixtureTests.Manifest.Slot
@@ -124,7 +128,6 @@ import Testing
         let rsa2048 = try Self.identity(2048), rsa4096 = try Self.identity(4096)
         let ageFile = KeyslotFixtureTests.folder.appendingPathComponent("recipient.key")
         let age = try AgeIdentityFile.parse(Array(try Data(contentsOf: ageFile)), source: "r")[0]
-        typealias Secret = KeyslotFixtureTests.Manifest.Secret
         let passwordSecret = Secret(kind: "password", password: Self.password14)
         let key2048 = Secret(kind: "identity", file: "v1.4/ssh-rsa-2048.key"), key4096 = Secret(kind: "identity", file: "v1.4/ssh-rsa-4096.key")
         let ageSecret = Secret(kind: "identity", file: "v1.1/recipient.key")

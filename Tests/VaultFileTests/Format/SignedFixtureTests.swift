@@ -12,6 +12,10 @@ import Testing
 /// A released fixture never changes. `scripts/make-fixtures-1.3.sh` wrote the set once
 /// (`VAULTFILE_WRITE_FIXTURES=1`, refusing to overwrite). Older fixtures stay unsigned when written.
 @Suite struct SignedFixtureTests {
+    /// A fixture's secret, as the manifests list it. (At the type's scope: a type declared inside a
+    /// test function made the compiler misjudge the `try`s of the local function beside it.)
+    private typealias Secret = KeyslotFixtureTests.Manifest.Secret
+
     struct Manifest: Codable {
         struct Signer: Codable, Equatable {
             var position: Int
@@ -119,7 +123,6 @@ import Testing
         let age = try AgeIdentityFile.parse(Array(try Data(contentsOf: URL(fileURLWithPath: file("recipient.key")))), source: "r")[0]
         let ssh = try SSHEd25519Identity.parse(Array(try Data(contentsOf: URL(fileURLWithPath: file("ssh-ed25519.key")))), source: "s")
         let code = "WSH3R-4EQQD-BHX03-P2BWD-CKJ27-YRDK7-SVZ2E"
-        typealias Secret = KeyslotFixtureTests.Manifest.Secret
         let passwordSecret = Secret(kind: "password", password: Self.password13)
         let all = [passwordSecret, Secret(kind: "identity", file: "v1.1/recipient.key"), Secret(kind: "identity", file: "v1.1/ssh-ed25519.key"),
                    Secret(kind: "keyfile", file: "v1.1/keyfile.bin"), Secret(kind: "recovery", code: code)]

@@ -41,6 +41,7 @@ import VaultFormat
         #expect(names == ["test/db_password", "test/services/mail/password", "test/services/keys/0"])
         #expect(result.items.map { String(decoding: $0.value, as: UTF8.self) } == ["s3cr3t", "mail-pass", "first-key"])
         #expect(result.notKept == ["plain (unencrypted) YAML values": 3])
+        #expect(result.reason(notKept: "plain (unencrypted) YAML values") == .unencryptedValues)
     }
 
     /// Several passwords (the repeated --source-password-* options): each tried on each value, the

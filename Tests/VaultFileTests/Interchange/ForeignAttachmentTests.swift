@@ -37,7 +37,7 @@ import Testing
         let imported = try build([item(many)])
         let entry = try #require(imported.entries.first?.entry)
         #expect(entry.fields.count == VaultLimits.maxFieldsPerEntry - 1 && entry.fields["attachment.f62"] == [62] && entry.fields["attachment.f63"] == nil)
-        #expect(imported.warnings.contains(.notKept(what: ForeignBuilder.crowdedAttachments, count: 7)))
+        #expect(imported.warnings.contains(.notKept(what: ForeignBuilder.crowdedAttachments, count: 7, reason: .noPlace)))
     }
 
     // MARK: - Edge

@@ -171,7 +171,7 @@ import Testing
 
     @Test func test_entries_warnOfEveryThingNotKeptWithItsCount() throws {
         let imported = try build([item("a")], notKept: ["Firefox's guid column": 3, "1Password's archived flag": 1])
-        #expect(imported.warnings == [.notKept(what: "1Password's archived flag", count: 1), .notKept(what: "Firefox's guid column", count: 3)])
+        #expect(imported.warnings == [.notKept(what: "1Password's archived flag", count: 1, reason: .noPlace), .notKept(what: "Firefox's guid column", count: 3, reason: .noPlace)])
         #expect(imported.warnings[1].description.contains("Firefox's guid column, in 3 items"))
     }
 

@@ -23,25 +23,6 @@ extension InterchangeTests {
             #expect(copy.withUTF8 { cache.parse(utf8: $0) } == reference, "\(text)")
         }
     }
-
-    /// `Names.name(fromParts:)` against `nameByEverySteps(fromParts:)`, one `Names` each fed the
-    /// same parts: titles kept as they are, repeated (numbered), with spaces, controls, '/', '.',
-    /// '..', non-ASCII in both forms, empty, in folders. Same names, same renamings.
-    @Test func test_names_keptTitlesMatchEveryStep() {
-        var generator = SplitMix(seed: 97)
-        let titles = ["db01", "db01", "db01 (2)", "a", " a", "a ", "\ta", "a/b", "\u{1}x", "x\u{7F}", ".", "..", "...", "", "é", "e\u{301}",
-                      "untitled", "Root", "名前", "a\u{85}", "~", "x.y"]
-        var fast = ImportedNameCleaner.Names(), steps = ImportedNameCleaner.Names()
-        for _ in 0..<5_000 {
-            var parts = [titles[Int(generator.nextByte()) % titles.count]]
-            if generator.nextByte() % 4 == 0 { parts.insert(titles[Int(generator.nextByte()) % titles.count], at: 0) }
-            #expect(Array(fast.name(fromParts: parts).utf8) == Array(steps.nameByEverySteps(fromParts: parts).utf8), "\(parts)")
-        }
-        func described(_ names: ImportedNameCleaner.Names) -> [[[UInt8]]] {
-            names.renamings.map { [Array($0.original.utf8), Array($0.name.utf8), Array($0.reasons.map(\.name).joined(separator: ",").utf8)] }
-        }
-        #expect(described(fast) == described(steps))
-    }
 }
 
 extension InterchangeTests {

@@ -268,7 +268,7 @@ import Testing
         let secret = ScannedSecret(), file = ScannedSecret()
         var input = try Self.secretOnePUX(secret, file)
         let stored = UnsafeMutableRawBufferPointer.allocate(byteCount: input.count, alignment: 1)
-        stored.copyMemory(from: UnsafeRawBufferPointer(start: input, count: input.count))
+        input.withUnsafeBytes { stored.copyMemory(from: $0) }
         wipe(&input)
         do {
             let windows = ImportWindows(byteCount: stored.count, windowLength: 1 << 16) { offset, buffer in

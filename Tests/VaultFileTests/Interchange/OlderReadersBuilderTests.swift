@@ -120,7 +120,7 @@ import Testing
         let versions = try #require(kept.history?.first { $0.name == "s" }?.versions)
         #expect(versions.map { text($0.entry.value) } == ["second", "first"], "newest first")
         #expect(text(found(kept, "s")?.fields["favorite"]) == "yes")
-        #expect(kept.warnings.contains(.notKept(what: "Bitwarden's master-password re-prompt", count: 1)))
+        #expect(kept.warnings.contains(.notKept(what: "Bitwarden's master-password re-prompt", count: 1, reason: .noPlace)))
         let dropped = try read(bytes(export), .bitwardenJSON)
         #expect(dropped.warnings.contains(.historyNotKept(versions: 2, entries: 1)))
     }
@@ -147,7 +147,7 @@ import Testing
 
     @Test func test_keepassRead_countsAnIconOtherThanTheDefaultAsNotKept() throws {
         let csv = Self.keepassHeader + "\"Root\",\"a\",\"\",\"p\",\"\",\"\",\"\",\"12\",\"\",\"\"\n\"Root\",\"b\",\"\",\"p\",\"\",\"\",\"\",\"0\",\"\",\"\"\n"
-        #expect(try read(bytes(csv), .keepassxcCSV).warnings.contains(.notKept(what: "KeePassXC's entry icons", count: 1)))
+        #expect(try read(bytes(csv), .keepassxcCSV).warnings.contains(.notKept(what: "KeePassXC's entry icons", count: 1, reason: .noPlace)))
     }
 
     @Test func test_bothReaders_neverClashANumberedTitleWithALiteral() throws {

@@ -65,7 +65,7 @@ import Testing
 
     @Test func test_read_keepsEmptyFilesAndCountsSkipped() throws {
         let files = [ForeignStoreFile(path: ["empty"], bytes: []), ForeignStoreFile(path: ["a", "b"], bytes: Array("v\n".utf8))]
-        let result = try PassReader.read(files, format: "pass", skipped: [".gpg-id files": 2, "nothing": 0])
+        let result = try PassReader.read(files, format: "pass", skipped: [".gpg-id files": (2, .statedInText), "nothing": (0, .noPlace)])
         #expect(result.format == "pass")
         #expect(result.items.count == 2)
         #expect(result.items[0].value.isEmpty && result.items[0].notes == nil && result.items[0].title == "empty")

@@ -46,6 +46,7 @@ import VaultFormat
         // The empty value is outside the MAC (anyone could have added it): left out and counted; the
         // unencrypted one is imported with a warning that its name is not covered (att58 F4).
         #expect(result.notKept == ["sops empty values (the file's MAC does not cover an empty value)": 1], "\(result.notKept)")
+        #expect(result.reason(notKept: "sops empty values (the file's MAC does not cover an empty value)") == .statedInText)
         #expect(result.warnings == [.namesNotAuthenticated(file: file, count: 1)], "\(result.warnings)")
     }
 

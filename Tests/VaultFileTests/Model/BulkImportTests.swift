@@ -285,6 +285,12 @@ private extension Array {
 
 // MARK: - CSV importers row by row against every record first
 
+/// What vaultfile's CSV made of a file: names and entries, or the error. (At file scope: a type
+/// declared in the test's loop made the compiler call the local function's `catch` unreachable.)
+private struct NativeCSVOutcome: Equatable {
+    var names: [[UInt8]] = [], entries: [Entry] = [], error: String?
+}
+
 extension InterchangeTests {
     /// vaultfile CSV read row by row (`CSV.forEachRecord`, cells as bytes) against
     /// the same rules over every record read first as strings: headers with and without the needed
@@ -311,16 +317,13 @@ extension InterchangeTests {
             }
             if byte() % 15 == 0 { lines.append(pick(["a\"b,c", "\"open"])) }
             let bytes = Array(lines.joined(separator: byte() % 2 == 0 ? "\n" : "\r\n").utf8)
-            struct Outcome: Equatable {
-                var names: [[UInt8]] = [], entries: [Entry] = [], error: String?
-            }
             // vaultfile's CSV renames nothing (its names are checked as given): names and entries.
-            func outcome(_ rowByRow: Bool) -> Outcome {
+            func outcome(_ rowByRow: Bool) -> NativeCSVOutcome {
                 do {
                     let entries = rowByRow ? try NativeCSV.parse(bytes, now: 5) : try NativeCSV.parseReference(bytes, now: 5)
-                    return Outcome(names: entries.map { Array($0.0.utf8) }, entries: entries.map(\.1))
+                    return NativeCSVOutcome(names: entries.map { Array($0.0.utf8) }, entries: entries.map(\.1))
                 } catch {
-                    return Outcome(error: error.description)
+                    return NativeCSVOutcome(error: error.description)
                 }
             }
             let reference = outcome(false)

@@ -85,7 +85,7 @@ enum SSHSig {
 
 /// Writes `bytes` to `path` with mode 0600 (ssh-keygen refuses private keys others may read).
 func writePrivate(_ bytes: [UInt8], to path: String) throws {
-    FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
 }
 
 /// A key that the test's own setup could not open.

@@ -11,7 +11,7 @@ import Testing
     func test_init_neverGivesAwayAFileHardLinkedAtTheLockPath() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let secret = directory.path("root-only")
-        FileManager.default.createFile(atPath: secret, contents: Data("root-only".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: secret, contents: Data("root-only".utf8), attributes: [.posixPermissions: 0o600])
         #expect(link(secret, directory.path("v.vault.lock")) == 0)
         let lock = try FileLock(path: directory.path("v.vault.lock"), timeout: 1, owner: FileOwner(stat(st_dev: 0, st_ino: 0, st_nlink: 0, st_mode: 0, st_uid: 65534, st_gid: 65534, __pad0: 0, st_rdev: 0, st_size: 0, st_blksize: 0, st_blocks: 0, st_atim: timespec(), st_mtim: timespec(), st_ctim: timespec(), __glibc_reserved: (0, 0, 0))))
         lock.release()

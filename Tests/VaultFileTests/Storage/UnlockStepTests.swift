@@ -13,7 +13,7 @@ import Testing
 /// the library's error when it gives nothing more.
 @Suite struct UnlockStepTests {
     private func makeStore(_ directory: TemporaryDirectory) throws -> VaultStore {
-        var store = VaultStore(path: directory.path("v.vault"))
+        let store = VaultStore(path: directory.path("v.vault"))
         try store.create(try sampleVault(), password: password("pw"), kdf: testKDF)
         return store
     }

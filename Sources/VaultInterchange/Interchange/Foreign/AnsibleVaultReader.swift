@@ -82,7 +82,7 @@ public enum AnsibleVaultReader {
         guard !result.items.isEmpty else {
             throw .malformedInput("\(file) is neither an ansible-vault file ('$ANSIBLE_VAULT;…' on its first line) nor a YAML file with '!vault' values")
         }
-        if plain > 0 { result.notKept["plain (unencrypted) YAML values", default: 0] += plain }
+        result.notKeep("plain (unencrypted) YAML values", count: plain, reason: .unencryptedValues)
         return result
     }
 

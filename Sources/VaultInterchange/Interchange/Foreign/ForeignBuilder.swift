@@ -209,7 +209,8 @@ enum ForeignBuilder {
         var totpWarnings: [ImportWarning] = []
         var history: [(name: String, versions: [EntryVersion])] = []
         var versionsLost = 0, entriesLost = 0
-        var attachmentsLost: [String: Int] = [:]
+        /// Attachments not kept: larger than a field holds (`largeAttachments`), beyond an entry's fields (`crowdedAttachments`).
+        var largeAttachmentsLost = 0, crowdedAttachmentsLost = 0
 
         /// Zeroes the values and fields of the versions in `history` where they lie (`wipeShared`),
         /// for an outcome given up whose versions nothing else holds (a streamed build's: each
@@ -257,9 +258,9 @@ enum ForeignBuilder {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.
             if attachment.bytes.count > VaultLimits.maxValueLength {
-                outcome.attachmentsLost[Self.largeAttachments, default: 0] += 1
+                outcome.largeAttachmentsLost += 1
             } else if fields.count >= VaultLimits.maxFieldsPerEntry - 1 {
-                outcome.attachmentsLost[Self.crowdedAttachments, default: 0] += 1
+                outcome.crowdedAttachmentsLost += 1
             } else {
                 // An empty file is kept as an empty field: it exists, and its name says something.
                 fields.putCustom(label: Self.attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &outcome.fieldRenamings,
@@ -285,9 +286,13 @@ enum ForeignBuilder {
     /// The checked entries with the builder's warnings first, their history, and the mark of a foreign import.
     static func finish(_ checked: ImportedEntries, _ outcome: Outcome, source: ForeignImport) -> ImportedEntries {
         var imported = checked
-        var notKept = source.notKept
-        notKept.merge(outcome.attachmentsLost, uniquingKeysWith: +)
-        var warnings: [ImportWarning] = source.warnings + notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value) }
+        // The reader's losses and the builder's own (attachments no field holds), each with its reason.
+        var losses = ForeignImport(format: source.format)
+        (losses.notKept, losses.notKeptReasons) = (source.notKept, source.notKeptReasons)
+        losses.notKeep(Self.largeAttachments, count: outcome.largeAttachmentsLost, reason: .statedInText)
+        losses.notKeep(Self.crowdedAttachments, count: outcome.crowdedAttachmentsLost)
+        var warnings: [ImportWarning] = source.warnings
+            + losses.notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value, reason: losses.reason(notKept: $0.key)) }
         warnings += outcome.fieldRenamings.warnings
         warnings += outcome.totpWarnings
         if outcome.versionsLost > 0 { warnings.append(.historyNotKept(versions: outcome.versionsLost, entries: outcome.entriesLost)) }

@@ -194,8 +194,12 @@ public struct ForeignImport: Sendable {
     /// The items in source order.
     public var items: [ForeignItem]
     /// What the source carries that no item keeps, by a human name ("Firefox's guid column",
-    /// "1Password's archived flag" …) → how many items had it. The builder prints one warning each.
+    /// "1Password's archived flag" …) → how many items had it. The builder prints one warning each,
+    /// with its reason.
     public var notKept: [String: Int]
+    /// Why each loss of `notKept` is left out, where it is not `.noPlace`: named where the loss is
+    /// counted (`notKeep(_:count:reason:)`), never guessed from its text.
+    public var notKeptReasons: [String: NotKeptReason] = [:]
     /// Warnings about the source itself (a KDBX 3.1 header without its hash), printed with the builder's.
     public var warnings: [ImportWarning] = []
 
@@ -206,11 +210,15 @@ public struct ForeignImport: Sendable {
         self.notKept = [:]
     }
 
-    /// Adds one to the count of something not kept (a reader's shorthand for `notKept[what, default: 0] += 1`).
-    public mutating func notKeep(_ what: String, count: Int = 1) {
+    /// Adds `count` (one unless said) to the count of something not kept, left out for `reason`.
+    public mutating func notKeep(_ what: String, count: Int = 1, reason: NotKeptReason = .noPlace) {
         guard count > 0 else { return }
         notKept[what, default: 0] += count
+        if reason != .noPlace { notKeptReasons[what] = reason }
     }
+
+    /// Why the loss `what` of `notKept` is left out.
+    public func reason(notKept what: String) -> NotKeptReason { notKeptReasons[what] ?? .noPlace }
 
     /// Keeps `item` in `items`, or hands it to `sink` when there is one (in place: the sink wipes
     /// the reader's own copy, not a copy of it).

@@ -35,15 +35,16 @@ public enum PassReader {
     static let maxKeyLength = 64
 
     /// The items of `files`, in their order, as format `format` ("pass" or "passage").
-    /// `skipped` carries what the walk of the store saw and did not read (e.g. ".gpg-id files") → count,
-    /// which the builder reports as losses.
-    public static func read(_ files: [ForeignStoreFile], format: String, skipped: [String: Int] = [:]) throws(VaultError) -> ForeignImport {
+    /// `skipped` carries what the walk of the store saw and did not read (e.g. ".gpg-id files") → count
+    /// and why, which the builder reports as losses.
+    public static func read(_ files: [ForeignStoreFile], format: String,
+                            skipped: [String: (count: Int, reason: NotKeptReason)] = [:]) throws(VaultError) -> ForeignImport {
         var result = ForeignImport(format: format)
         result.items.reserveCapacity(files.count)
         for file in files {
             result.items.append(try item(file))
         }
-        for (what, count) in skipped where count > 0 { result.notKept[what, default: 0] += count }
+        for (what, skip) in skipped { result.notKeep(what, count: skip.count, reason: skip.reason) }
         return result
     }
 

@@ -142,12 +142,12 @@ public enum SopsReader {
         }
         var result = ForeignImport(format: "sops")
         result.items = walk.items
-        if walk.nulls > 0 { result.notKept["sops null values", default: 0] += walk.nulls }
+        result.notKeep("sops null values", count: walk.nulls)
         // An empty value adds no byte to the MAC: anyone could have added one, and --overwrite
         // would then empty an entry (att58 F4). Not imported, and counted.
-        if walk.empty > 0 { result.notKept["sops empty values (the file's MAC does not cover an empty value)", default: 0] += walk.empty }
+        result.notKeep("sops empty values (the file's MAC does not cover an empty value)", count: walk.empty, reason: .statedInText)
         if walk.plain > 0 { result.warnings.append(.namesNotAuthenticated(file: file, count: walk.plain)) }
-        if document.encryptedComments > 0 { result.notKept["sops encrypted comments", default: 0] += document.encryptedComments }
+        result.notKeep("sops encrypted comments", count: document.encryptedComments)
         return result
     }
 

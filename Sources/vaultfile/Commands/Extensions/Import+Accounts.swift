@@ -16,13 +16,18 @@ struct ImportedAccount {
     /// Whether it has anything to be told by.
     var isKnown: Bool { username != nil || url != nil }
 
-    /// Whether `other` is the same account (recheck58 N3): the usernames equal once case-folded
-    /// (`AMY` is `amy`), the URLs' hosts equal (`https://www.f.example/login` is `f.example`:
-    /// the scheme, a user part, a leading `www.`, the path, query and fragment aside, the host in
-    /// lower case; a port kept). A username or URL one has and the other lacks differs.
-    func isSame(as other: ImportedAccount) -> Bool {
-        Self.folded(username) == Self.folded(other.username) && Self.host(url) == Self.host(other.url)
+    /// What tells one account from another (recheck58 N3): the username case-folded (`AMY` is
+    /// `amy`), the URL's host (`https://www.f.example/login` is `f.example`: the scheme, a user
+    /// part, a leading `www.`, the path, query and fragment aside, the host in lower case; a port
+    /// kept). Two accounts are the same when their keys are equal: a username or URL one has and
+    /// the other lacks differs. Made once per entry, compared many times (`AccountSkips`).
+    struct Key: Equatable {
+        let username: String?
+        let host: String?
     }
+
+    /// This account's `Key`.
+    var key: Key { Key(username: Self.folded(username), host: Self.host(url)) }
 
     /// `username` case-folded, for a comparison only.
     static func folded(_ username: [UInt8]?) -> String? {
@@ -114,54 +119,105 @@ struct AccountSkips {
     var left: Set<[UInt8]> { Set(skipped.map { Array($0.name.utf8) }) }
 
     /// The skips of `entries` (another manager's export, in memory) against `vault`.
+    ///
+    /// The items are matched a title at a time, against the vault's entries of that title, each
+    /// decoded (and its account key made) once for all the title's items and let go before the
+    /// next title's: an item was once matched by decoding its title's entries anew, ten times over
+    /// for a site of ten accounts. What is found is kept in file order.
     init(_ entries: [(name: String, entry: Entry)], in vault: Vault) {
         // The vault's entries by title: `Twitter` and `Twitter (2)` under `Twitter`; one pass over its names.
         var titles: [String: [String]] = [:]
         for name in vault.names { titles[Self.title(of: name), default: []].append(name) }
-        // How often each title comes in the file.
-        var inFile: [String: Int] = [:]
-        for (name, _) in entries { inFile[Self.title(of: name), default: 0] += 1 }
-        var held: [(name: String, entry: Entry)] = []
-        for (name, entry) in entries {
-            let title = Self.title(of: name)
-            let siblings = titles[title] ?? []
-            if let existing = vault.entry(name), name == title, inFile[title] == 1, siblings == [name] {
-                // The one item of its title, the vault's one entry of that name: the same entry.
-                skipped.append(SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password"))
-                continue
-            }
-            // By account: the entry of that name first, then the other entries of its title.
-            let candidates = vault.contains(name) ? [name] + siblings.filter { $0 != name } : siblings
-            if let matched = candidates.first(where: { vault.entry($0).map { Self.same(entry, $0) } ?? false }), let existing = vault.entry(matched) {
-                skipped.append(SkippedItem(name: name, matched: matched, byName: matched == name, incoming: entry, existing: existing, valueWord: "password"))
-            } else if vault.contains(name) {
-                held.append((name, entry))
+        // The file's items by title (their indices, in file order), the titles in the order they come.
+        var itemsOf: [String: [Int]] = [:]
+        var order: [String] = []
+        for index in entries.indices {
+            let title = Self.title(of: entries[index].name)
+            if itemsOf[title]?.append(index) == nil {
+                itemsOf[title] = [index]
+                order.append(title)
             }
         }
-        // A new account under a name the vault holds for another: the next number free in the
-        // vault and among the names this import writes (never one of the vault's names).
-        let left = Set(skipped.map(\.name))
-        var taken = Set(entries.map(\.name).filter { !left.contains($0) })
-        for (name, entry) in held {
-            let title = Self.title(of: name)
-            var highest = 1
-            for other in (titles[title] ?? []) + Array(taken) where Self.title(of: other) == title {
-                highest = max(highest, Self.number(of: other) ?? 1)
+        var skippedAt: [(index: Int, item: SkippedItem)] = []
+        var heldAt: [Int] = []
+        for title in order {
+            let items = itemsOf.removeValue(forKey: title) ?? []
+            var group = TitleGroup(vault: vault, siblings: titles[title] ?? [])
+            for index in items {
+                let (name, entry) = entries[index]
+                if name == title, items.count == 1, group.siblings == [name], let existing = group.decoded(name)?.entry {
+                    // The one item of its title, the vault's one entry of that name: the same entry.
+                    skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
+                    continue
+                }
+                // By account: the entry of that name first, then the other entries of its title.
+                // (Whether the vault holds the name, by its bytes: its entry, decoded once for the group.)
+                let inVault = group.decoded(name) != nil
+                let candidates = inVault ? [name] + group.siblings.filter { $0 != name } : group.siblings
+                let account = ImportedAccount(entry)
+                let key = account.key
+                var matched: (name: String, entry: Entry)?
+                for candidate in candidates {
+                    // The same username and URL host; for items with neither, which an import
+                    // numbers by their values, the same value (recheck58 N2: a new password-only
+                    // item skipped as another one).
+                    guard let existing = group.decoded(candidate), existing.key == key, account.isKnown || entry.value == existing.entry.value else { continue }
+                    matched = (candidate, existing.entry)
+                    break
+                }
+                if let matched {
+                    skippedAt.append((index, SkippedItem(name: name, matched: matched.name, byName: matched.name == name, incoming: entry,
+                                                         existing: matched.entry, valueWord: "password")))
+                } else if inVault {
+                    heldAt.append(index)
+                }
             }
-            let to = "\(title) (\(highest + 1))"
-            taken.insert(to)
-            renumbered.append((name, to, ImportedAccount(entry)))
+        }
+        skippedAt.sort { $0.index < $1.index }
+        skipped = skippedAt.map(\.item)
+        // A new account under a name the vault holds for another: the next number free in the
+        // vault and among the names this import writes (never one of the vault's names). The
+        // highest number of each title among the names written is found in one pass (a pass over
+        // them all for each such account was quadratic), then raised as numbers are given.
+        guard !heldAt.isEmpty else { return }
+        let left = Set(skipped.map(\.name))
+        var highestWritten: [String: Int] = [:]
+        for (name, _) in entries where !left.contains(name) {
+            let title = Self.title(of: name)
+            highestWritten[title] = max(highestWritten[title] ?? 1, Self.number(of: name) ?? 1)
+        }
+        var given: [String: Int] = [:]
+        for index in heldAt.sorted() {
+            let (name, entry) = entries[index]
+            let title = Self.title(of: name)
+            let highest = given[title] ?? (titles[title] ?? []).reduce(highestWritten[title] ?? 1) { max($0, Self.number(of: $1) ?? 1) }
+            given[title] = highest + 1
+            renumbered.append((name, "\(title) (\(highest + 1))", ImportedAccount(entry)))
         }
     }
 
-    /// Whether `incoming` is the account `existing` holds: the same username and URL host
-    /// (`ImportedAccount.isSame(as:)`); for items
-    /// with neither, which an import numbers by their values, the same value (recheck58 N2: a new
-    /// password-only item skipped as another one).
-    static func same(_ incoming: Entry, _ existing: Entry) -> Bool {
-        let account = ImportedAccount(incoming)
-        guard account.isSame(as: ImportedAccount(existing)) else { return false }
-        return account.isKnown || incoming.value == existing.value
+    /// The vault's entries of one title, each decoded from the vault (with its account key) the
+    /// first time an item of that title asks for it, and kept for the title's other items.
+    private struct TitleGroup {
+        let vault: Vault
+        /// The vault's names of the title.
+        let siblings: [String]
+        /// Each name asked for, by its bytes (as the vault finds it) → its entry and account key, or nil when the vault has none.
+        private var cache: [[UInt8]: (entry: Entry, key: ImportedAccount.Key)?] = [:]
+
+        init(vault: Vault, siblings: [String]) {
+            self.vault = vault
+            self.siblings = siblings
+        }
+
+        /// The vault's entry `name`, with its account key; nil when there is none.
+        mutating func decoded(_ name: String) -> (entry: Entry, key: ImportedAccount.Key)? {
+            let bytes = Array(name.utf8)
+            if let cached = cache[bytes] { return cached }
+            let found = vault.entry(name).map { (entry: $0, key: ImportedAccount($0).key) }
+            cache[bytes] = found
+            return found
+        }
     }
 
     /// The number an import gave `name` (`3` of `Twitter (3)`), nil for none.

@@ -24,7 +24,7 @@ protocol DirectoryImportReader {
 /// Every reader of folders.
 enum DirectoryImportReaders {
     /// The readers; issue 44's pass/passage reader adds itself here.
-    static let all: [any DirectoryImportReader.Type] = [CryptImport.StoreReader.self]
+    static var all: [any DirectoryImportReader.Type] { [CryptImport.StoreReader.self] }
 
     /// The reader of `format`, if any reads folders.
     static func reader(for format: String) -> (any DirectoryImportReader.Type)? {

@@ -30,8 +30,8 @@ struct StoreWalk {
     }
 
     private(set) var files: [File] = []
-    /// What was not read → how many (the import's loss warnings say each).
-    private(set) var skipped: [String: Int] = [:]
+    /// What was not read → how many, and why (the import's loss warnings say each).
+    private(set) var skipped: [String: (count: Int, reason: NotKeptReason)] = [:]
     /// The first name found that is not UTF-8, escaped (the warning names it).
     private var skippedNonUTF8: String?
 
@@ -54,7 +54,7 @@ struct StoreWalk {
         files.sort { $0.name.lexicographicallyPrecedes($1.name) }
     }
 
-    private mutating func skip(_ what: String) { skipped[what, default: 0] += 1 }
+    private mutating func skip(_ what: String, reason: NotKeptReason = .noPlace) { skipped[what, default: (0, reason)].count += 1 }
 
     private mutating func walk(folder: String, name: [String], realRoot: String, suffix: String, depth: Int) throws {
         guard depth < Self.maxDepth else { throw CLIError.invalidArgument("\(folder): folders nest deeper than \(Self.maxDepth) levels") }
@@ -71,7 +71,7 @@ struct StoreWalk {
                         : "\\x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
                 }.joined()
                 if skippedNonUTF8 == nil { skippedNonUTF8 = shown }
-                skip("files whose names are not UTF-8 (not read; e.g. '\(skippedNonUTF8!)')")
+                skip("files whose names are not UTF-8 (not read; e.g. '\(skippedNonUTF8!)')", reason: .statedInText)
                 continue
             }
             if entryName != "." && entryName != ".." { entries.append(entryName) }
@@ -87,7 +87,7 @@ struct StoreWalk {
                 let resolved = String(cString: target)
                 free(target)
                 guard resolved.hasPrefix(realRoot + "/"), stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                    skip("symbolic links out of the store or to folders (not followed)")
+                    skip("symbolic links out of the store or to folders (not followed)", reason: .statedInText)
                     continue
                 }
                 kind = S_IFREG
@@ -98,7 +98,7 @@ struct StoreWalk {
                 continue
             }
             if [".gpg-id", ".gpg-id.sig", ".age-recipients", ".age-identities"].contains(entryName) {
-                skip("\(entryName) files (who the store is encrypted to)")
+                skip("\(entryName) files (who the store is encrypted to)", reason: .statedInText)
                 continue
             }
             guard kind == S_IFREG, entryName.hasSuffix(suffix), entryName.count > suffix.count else {

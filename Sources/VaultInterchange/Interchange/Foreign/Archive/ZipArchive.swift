@@ -25,6 +25,8 @@ struct ZipArchive {
     /// One file of the archive, as the central directory describes it.
     struct Entry {
         let name: String
+        /// The length of its name in the central directory, in bytes.
+        let nameLength: Int
         let method: Int
         let flags: Int
         let crc: UInt32
@@ -103,7 +105,7 @@ struct ZipArchive {
                     throw .limitExceeded("\(what): '\(name.prefix(80))' would inflate \(size / max(compressed, 1)) times over (a ZIP bomb?); "
                                          + "refused before inflating (the limit is \(Self.maxRatio) times)")
                 }
-                entries.append(Entry(name: name, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
+                entries.append(Entry(name: name, nameLength: nameLength, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
                 position += 46 + nameLength + extra + comment
             }
             // The end record's count must be the directory's: a lowered count hid the last files
@@ -118,16 +120,20 @@ struct ZipArchive {
         for index in entries.indices {
             let start = entries[index].localHeader
             guard start <= cdOffset, cdOffset - start >= 30 else { throw bad("a damaged local header") }
-            let (signature, nameLength, names) = try source.withBytes(start..<start + 30) { (header) throws(VaultError) -> (UInt32, Int, Int) in
-                (Self.u32(header, 0), Self.u16(header, 26), Self.u16(header, 26) + Self.u16(header, 28))
+            // The header and the name it should hold, in one read: as long as the central
+            // directory's name, or as much as lies before the directory when that is less.
+            let expected = entries[index].nameLength
+            let read = min(expected, cdOffset - start - 30)
+            let (signature, sameName, names) = try source.withBytes(start..<start + 30 + read) { (header) throws(VaultError) -> (UInt32, Bool, Int) in
+                let nameLength = Self.u16(header, 26)
+                let sameName = nameLength == expected && read == expected
+                    && String(decoding: UnsafeRawBufferPointer(rebasing: header[30..<30 + read]), as: UTF8.self) == entries[index].name
+                return (Self.u32(header, 0), sameName, nameLength + Self.u16(header, 28))
             }
             guard signature == 0x0403_4B50 else { throw bad("a damaged local header") }
             // The local header names the file as the central directory does, as unzip and Python
             // check: a file whose two names differ is read differently by different tools (att58 F8).
-            guard cdOffset - start - 30 >= nameLength,
-                  try source.withBytes(start + 30..<start + 30 + nameLength, { String(decoding: $0, as: UTF8.self) }) == entries[index].name else {
-                throw bad("a local header names its file otherwise than the central directory")
-            }
+            guard sameName else { throw bad("a local header names its file otherwise than the central directory") }
             let dataStart = start + 30 + names
             guard dataStart <= cdOffset, entries[index].compressedSize <= cdOffset - dataStart else { throw bad("an entry's data lies outside the file") }
             entries[index].dataStart = dataStart

@@ -65,7 +65,7 @@ enum EnpassJSONReader {
             // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
             var folder: String?
             guard let item = try item(node, tape: tape, folder: &folder, result: &result) else {
-                result.notKeep("Enpass items in the trash (not imported)")
+                result.notKeep("Enpass items in the trash (not imported)", reason: .deletedInSource)
                 continue
             }
             result.items.append(item)
@@ -112,7 +112,7 @@ enum EnpassJSONReader {
                         // One binding of the item, changed in place: the sink wipes its secrets, not a copy's.
                         var folder: String?
                         guard var read = try item(tape.root, tape: tape, folder: &folder, result: &result) else {
-                            result.notKeep("Enpass items in the trash (not imported)")
+                            result.notKeep("Enpass items in the trash (not imported)", reason: .deletedInSource)
                             return
                         }
                         if let sink {
@@ -176,7 +176,7 @@ enum EnpassJSONReader {
             else if JSONTape.matches(key, "category") { category = value }
             else if JSONTape.matches(key, "subtitle") { subtitle = value }
             else if !Self.knownItemKeys.contains(where: { JSONTape.matches(key, $0) }) {
-                result.notKeep("unknown key '\(String(decoding: key.prefix(64), as: UTF8.self))' of Enpass items")
+                result.notKeep("unknown key '\(String(decoding: key.prefix(64), as: UTF8.self))' of Enpass items", reason: .laterFormat)
             }
         }
         // What the user deleted stays deleted, as for every source (docs/INTERCHANGE.md).
@@ -221,7 +221,7 @@ enum EnpassJSONReader {
             if type == .username && item.username == nil || type == .url || type == .android || type == .totp && item.totp == nil {
                 let text = tape.string(valueNode) ?? tape.text(valueNode) ?? ""
                 if tape.flag(deleted) {
-                    if !text.isEmpty { result.notKeep("Enpass's deleted fields") }
+                    if !text.isEmpty { result.notKeep("Enpass's deleted fields", reason: .deletedInSource) }
                     return
                 }
                 if tape.elementCount(historyNode) > 0 { result.notKeep("Enpass's history of fields other than the password", count: 1) }
@@ -231,7 +231,7 @@ enum EnpassJSONReader {
             }
             var value = tape.stringBytes(valueNode) ?? Array((tape.text(valueNode) ?? "").utf8)
             if tape.flag(deleted) {
-                if !value.isEmpty { result.notKeep("Enpass's deleted fields") }
+                if !value.isEmpty { result.notKeep("Enpass's deleted fields", reason: .deletedInSource) }
                 SecureMemory.wipe(&value)
                 return
             }

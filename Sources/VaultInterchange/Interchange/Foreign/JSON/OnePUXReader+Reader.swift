@@ -56,7 +56,7 @@ extension OnePUXReader {
                 else if JSONTape.matches(key, "state") { state = value }
                 else if JSONTape.matches(key, "categoryUuid") { categoryUuid = value }
                 else if !OnePUXReader.knownItemKeys.contains(where: { JSONTape.matches(key, $0) }) {
-                    result.notKeep(OnePUXReader.unknownKeyLoss(key, in: ""))
+                    result.notKeep(OnePUXReader.unknownKeyLoss(key, in: ""), reason: .laterFormat)
                 }
             }
             if tape.isString(state, "trashed") { return false }
@@ -64,7 +64,7 @@ extension OnePUXReader {
             // and said, with the state and its count (cold60 L10).
             if state != nil, !tape.isString(state, "active"), !tape.isString(state, "archived") {
                 let word = tape.string(state).map { String($0.prefix(24)) } ?? "(not a string)"
-                result.notKeep(OnePUXReader.unknownStateLoss + "'\(word)'")
+                result.notKeep(OnePUXReader.unknownStateLoss + "'\(word)'", reason: .unknownState)
             }
             ids.append(tape.string(uuid) ?? "")
             var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
@@ -83,7 +83,7 @@ extension OnePUXReader {
                 else if JSONTape.matches(key, "passwordHistory") { passwordHistory = value }
                 else if JSONTape.matches(key, "documentAttributes") { documentAttributes = value }
                 else if JSONTape.matches(key, "htmlForm") { result.notKeep("1Password's web form details (the form's action, name and method)") }
-                else { result.notKeep(OnePUXReader.unknownKeyLoss(key, in: "details.")) }
+                else { result.notKeep(OnePUXReader.unknownKeyLoss(key, in: "details."), reason: .laterFormat) }
             }
             item.folders = folders
             item.title = tape.string(title) ?? ""

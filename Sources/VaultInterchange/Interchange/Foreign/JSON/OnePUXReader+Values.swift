@@ -13,7 +13,7 @@ extension OnePUXReader {
 
     /// The name of the loss of an unknown key `key` (its JSON text, at most 64 bytes shown) at `path`.
     /// The start of what an item of a `state` the reader does not know loses (cold60 L10): the
-    /// state, which `whyNotKept` says the item was imported without, as an active item.
+    /// state, which the warning (`NotKeptReason.unknownState`) says the item was imported without, as an active item.
     static let unknownStateLoss = "1Password's unknown item state "
 
     static func unknownKeyLoss(_ key: UnsafeBufferPointer<UInt8>, in path: String) -> String {
@@ -51,7 +51,7 @@ extension OnePUXReader {
             for field in result.items[item].fields.indices where result.items[item].fields[field].reference != nil {
                 let id = String(decoding: result.items[item].fields[field].value, as: UTF8.self)
                 result.items[item].fields[field].reference = indexOf[id]
-                if indexOf[id] == nil { result.notKeep("1Password references to items the export does not hold (the item's id kept as the value)") }
+                if indexOf[id] == nil { result.notKeep("1Password references to items the export does not hold (the item's id kept as the value)", reason: .statedInText) }
             }
         }
     }

@@ -146,7 +146,7 @@ enum OnePUXReader {
                         // A copy of an empty item, filled in place (`ForeignItem.init` built each in a temporary).
                         var item = OnePUXReader.emptyItem
                         guard try reader.item(node, in: tape, folders: folders, into: &item, result: &result) else {
-                            result.notKeep("1Password items in the trash (not imported)")
+                            result.notKeep("1Password items in the trash (not imported)", reason: .deletedInSource)
                             continue
                         }
                         result.items.append(item)
@@ -233,7 +233,7 @@ enum OnePUXReader {
                                         var item = OnePUXReader.emptyItem
                                         guard try reader.item(node, in: tape, folders: sink == nil ? [] : folders(account, vault, accountNames, vaultNames),
                                                               into: &item, result: &result) else {
-                                            result.notKeep("1Password items in the trash (not imported)")
+                                            result.notKeep("1Password items in the trash (not imported)", reason: .deletedInSource)
                                             return
                                         }
                                         if let sink {

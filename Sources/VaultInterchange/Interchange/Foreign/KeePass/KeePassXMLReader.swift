@@ -65,7 +65,7 @@ enum KeePassXMLReader {
         /// Attachments given by reference: item, history version (nil: the item's own), attachment,
         /// pool ID (the pool may come after them).
         var references: [(item: Int, version: Int?, attachment: Int, id: Int)] = []
-        var notKept: [String: Int] = [:]
+        var losses = ForeignImport(format: format)  // the entries' (`fill`), each with its reason
         var groupsWithNotes: Set<String> = []
         var inRecycleBin = 0
         var streamed = Streamed(budget: parser.budget)
@@ -75,7 +75,7 @@ enum KeePassXMLReader {
         var unprotectedCounted = 0
         var unprotectedNames: [String] = []
         func noteUnprotected(_ item: ForeignItem) {
-            let count = notKept[Self.unprotectedMark] ?? 0
+            let count = losses.notKept[Self.unprotectedMark] ?? 0
             guard count > unprotectedCounted else { return }
             unprotectedCounted = count
             if unprotectedNames.count < Self.namedMissingData { unprotectedNames.append((item.folders + [item.title]).joined(separator: "/")) }
@@ -88,7 +88,7 @@ enum KeePassXMLReader {
                 guard !sink.declined else { return }  // read on for the losses and errors; the plain read builds
                 var item = blank
                 item.folders = folders
-                Self.fill(&item, from: &entry, notKept: &notKept)
+                Self.fill(&item, from: &entry, losses: &losses)
                 noteUnprotected(item)
                 guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
                 result.add(&item, to: sink)
@@ -96,7 +96,7 @@ enum KeePassXMLReader {
             }
             var item = blank
             item.folders = folders
-            Self.fill(&item, from: &entry, notKept: &notKept)
+            Self.fill(&item, from: &entry, losses: &losses)
             noteUnprotected(item)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
@@ -140,18 +140,17 @@ enum KeePassXMLReader {
                 result.items[gone.item].attachments.remove(at: gone.attachment)
             }
         }
-        func lost(_ what: String, _ count: Int) { if count > 0 { notKept[what, default: 0] += count } }
-        lost("KeePass's group notes", groupsWithNotes.count)
-        lost("KeePass's database name and description", meta.databaseName.isEmpty && meta.databaseDescription.isEmpty ? 0 : 1)
-        lost("KeePass's custom icons", meta.customIcons)
-        lost("KeePass's database custom data (plugin settings)", meta.customDataItems)
-        lost("KeePass's deleted-object records", meta.deletedObjects)
-        lost("entries in KeePass's recycle bin", inRecycleBin)
         // Said with the first entries' names, as attachments without their data are.
-        if let count = notKept.removeValue(forKey: Self.unprotectedMark) {
+        if let count = losses.notKept.removeValue(forKey: Self.unprotectedMark) {
             result.warnings.append(.unprotectedStringsNotKept(items: unprotectedNames, count: count))
         }
-        result.notKept = notKept
+        (result.notKept, result.notKeptReasons) = (losses.notKept, losses.notKeptReasons)
+        result.notKeep("KeePass's group notes", count: groupsWithNotes.count)
+        result.notKeep("KeePass's database name and description", count: meta.databaseName.isEmpty && meta.databaseDescription.isEmpty ? 0 : 1)
+        result.notKeep("KeePass's custom icons", count: meta.customIcons)
+        result.notKeep("KeePass's database custom data (plugin settings)", count: meta.customDataItems, reason: .statedInText)
+        result.notKeep("KeePass's deleted-object records", count: meta.deletedObjects, reason: .deletedInSource)
+        result.notKeep("entries in KeePass's recycle bin", count: inRecycleBin, reason: .deletedInSource)
         // Said with the first items' names, so that 'keepassxc-cli attachment-export' can be aimed.
         let itemsMissing = Set(missing.map(\.item)).sorted()
         let missingCount = itemsMissing.count + streamed.itemsMissingData
@@ -228,10 +227,10 @@ enum KeePassXMLReader {
     }
 
     /// Fills `item` (its folders set) with one entry; what the entry holds that the item cannot
-    /// is counted in `notKept`. The password's and the custom attributes' values are taken from
+    /// is counted in `losses`. The password's and the custom attributes' values are taken from
     /// `entry` (moved, not shared: the item's secrets are then its own to wipe in place), which
     /// keeps the rest. (Filled in place: an item returned was copied once more.)
-    private static func fill(_ item: inout ForeignItem, from entry: inout KeePassEntry, notKept: inout [String: Int]) {
+    private static func fill(_ item: inout ForeignItem, from entry: inout KeePassEntry, losses: inout ForeignImport) {
         // The first string of each standard key (as `KeePassEntry.string(_:)` finds it), told by
         // the kinds the parser gave the keys; and whether any key is one a TOTP is read from.
         // A vault's field has no protected flag (every field is encrypted alike), and the kdbx and
@@ -239,7 +238,7 @@ enum KeePassXMLReader {
         // unprotected one (a port, a user name of a second account) does not come back as it was
         // (cold58 L10). Counted per entry (before the values are taken); the flags of earlier versions follow the entry's.
         if entry.strings.contains(where: { $0.kind == .other && !$0.protected && !$0.value.isEmpty }) {
-            notKept[Self.unprotectedMark, default: 0] += 1
+            losses.notKeep(Self.unprotectedMark)
         }
         var title: Int?, userName: Int?, password: Int?, url: Int?, notes: Int?
         var mayHoldTOTP = false
@@ -295,9 +294,9 @@ enum KeePassXMLReader {
         // filled by `read`), and its title when it was not the entry's title now. What only the
         // entry itself carries (icons, colours, UUIDs…) is counted once, for the entry.
         for version in entry.history.indices {
-            var counted: [String: Int] = [:]
+            var counted = ForeignImport(format: "")
             var was = ForeignItem(folders: item.folders)
-            Self.fill(&was, from: &entry.history[version], notKept: &counted)
+            Self.fill(&was, from: &entry.history[version], losses: &counted)
             var kept = ForeignVersion(value: was.value, username: was.username, notes: was.notes, modified: entry.history[version].times.modified)
             kept.title = was.title == titleText ? nil : was.title
             kept.wholeItem = true
@@ -308,21 +307,21 @@ enum KeePassXMLReader {
         // An entry that carries none of these (an export converted from another manager): one test.
         guard !entry.uuid.isEmpty || entry.hasIcon || entry.hasColors || !entry.overrideURL.isEmpty || entry.hasAutoTypeSettings
                 || entry.customDataItems > 0 || entry.times.hasUsage || !entry.otherElements.isEmpty else { return }
-        func lost(_ what: String, _ yes: Bool) { if yes { notKept[what, default: 0] += 1 } }
+        func lost(_ what: String, _ yes: Bool, _ reason: NotKeptReason = .noPlace) { if yes { losses.notKeep(what, reason: reason) } }
         lost("KeePass's entry UUIDs", !entry.uuid.isEmpty)
         lost("KeePass's entry icons", entry.hasIcon)
         lost("KeePass's entry colours", entry.hasColors)
         lost("KeePass's override URLs", !entry.overrideURL.isEmpty)
         lost("KeePass's auto-type settings", entry.hasAutoTypeSettings)
-        lost("KeePass's entry custom data (plugin and browser settings)", entry.customDataItems > 0)
+        lost("KeePass's entry custom data (plugin and browser settings)", entry.customDataItems > 0, .statedInText)
         lost("KeePass's last-access times, usage counts and location-change times", entry.times.hasUsage)
         // Each element by name (KeePassXC writes PreviousParentGroup, KeePass QualityCheck), in a
         // warning of its own with its count; beyond `maxOtherElementNames` names in one import
         // (only a made-up file has so many), the rest are counted together.
         for element in entry.otherElements.isEmpty ? [] : entry.otherElements.sorted() {
-            let known = notKept.keys.filter { $0.hasPrefix(Self.otherElementPrefix) }.count
+            let known = losses.notKept.keys.filter { $0.hasPrefix(Self.otherElementPrefix) }.count
             let what = Self.otherElementPrefix + "<\(element.prefix(64))>"
-            lost(notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
+            lost(losses.notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
         }
     }
 
