@@ -65,6 +65,31 @@ public final class ImportWindows {
         return bytes
     }
 
+    /// Up to `count` bytes from the end of the file (a ZIP's central directory, `FormatSniffer.sniffZIP`).
+    public func tail(_ count: Int) throws(VaultError) -> [UInt8] {
+        let start = max(0, byteCount - count)
+        var bytes = [UInt8](repeating: 0, count: byteCount - start)
+        var filled = 0, failure: VaultError?
+        bytes.withUnsafeMutableBytes { buffer in
+            while filled < buffer.count {
+                do throws(VaultError) {
+                    let got = try next(at: start + filled, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    if got == 0 { break }
+                    filled += got
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+        }
+        if let failure {
+            wipe(&bytes)
+            throw failure
+        }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+    }
+
     /// The whole file in one array, for a reader that needs it (the stream declined).
     public func readAll() throws(VaultError) -> [UInt8] {
         var bytes: [UInt8] = []
