@@ -109,7 +109,7 @@ public struct ImportedEntries: Sendable {
     static func naming(_ error: VaultError, index: Int, name: String) -> VaultError {
         guard case .invalidName(let why) = error else { return error }
         let shown = EntryName.escapingFormatCharacters(String(name.prefix(40))) + (name.count > 40 ? "…" : "")
-        return .malformedInput("entry \(index + 1) ('\(shown)'): invalid name: \(why); nothing was imported")
+        return .malformedInput("entry \(index + 1) ('\(shown)'): invalid name: \(why)")
     }
 
     init(checkingOneByOne parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
