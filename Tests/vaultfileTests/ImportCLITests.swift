@@ -21,7 +21,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("renamed 'Work/Café / Bar' to 'Work/Café - Bar'"), "\(result.stderr)")
         #expect(result.stderr.contains("renamed 'Work/db01' to 'Work/db01 (2)' (user u; other items have that name: numbered in the order of their usernames, "
-                                       + "then URLs; the original title is kept in the field 'title')"), "\(result.stderr)")
+                                       + "then URLs, then values; the original title is kept in the field 'title')"), "\(result.stderr)")
         let summary = try jsonObject(result.stdout)
         #expect(summary["imported"] as? Int == 3 && summary["added"] as? Int == 3 && summary["replaced"] as? Int == 0)
         let renamed = try #require(summary["renamed"] as? [[String: Any]])

@@ -110,7 +110,7 @@ import Testing
         // The entry's name, as the import made it (cleaned, under the prefix).
         #expect(try field(cli, "moved/Card", "login") == "moved/Bank - Login")
         #expect(try field(cli, "moved/Card", "gone") == "NOPE" && field(cli, "moved/Card", "odd") == "203013")
-        #expect(imported.stderr.contains("not kept: 1Password references to items the export does not hold (the item's id kept as the value), in 1 item"),
+        #expect(imported.stderr.contains("not kept: 1Password references to items the export does not hold (the item's id kept as the value), 1 reference in 1 item"),
                 "\(imported.stderr)")
     }
 

@@ -96,26 +96,19 @@ extension BitwardenJSON {
         index == 0 ? "passkey.\(key)" : "passkey\(index + 1).\(key)"
     }
 
-    /// The passkey (from 0) and member a field `passkey.KEY`, `passkeyN.KEY` (N ≥ 2) keeps; nil for any other field.
-    /// A KEY that ends in `_N` is no member: it is a source's custom field named `passkey.KEY`,
-    /// stored under a numbered name (`passkey.rpId_2`, `ForeignBuilder.putCustom`), which an export
-    /// gives back as a custom field under its label (recheck58 N7).
+    /// The passkey (from 0) and member a field `passkey.KEY`, `passkeyN.KEY` (N ≥ 2) names; nil for
+    /// any other field. A source's custom field so named, even `passkey.KEY_2`, is stored under a
+    /// numbered name with its label kept in `labels` (`ForeignBuilder.reservedMeaning`), which a
+    /// member never has: an export tells the two apart by that line (`takePasskeys`; recheck58 N7,
+    /// recheck60 R8: a member `ext_2` stays a member).
     static func passkeyField(_ field: String) -> (index: Int, key: String)? {
         guard field.hasPrefix("passkey"), let dot = field.firstIndex(of: ".") else { return nil }
         let number = field[field.index(field.startIndex, offsetBy: 7)..<dot]
         let key = String(field[field.index(after: dot)...])
-        guard !key.isEmpty, !hasNumberedSuffix(key) else { return nil }
+        guard !key.isEmpty else { return nil }
         if number.isEmpty { return (0, key) }
         guard number.first != "0", number.count <= 2, number.allSatisfy(\.isASCII), let value = Int(number), value >= 2 else { return nil }
         return (value - 1, key)
-    }
-
-    /// Whether `key` ends in `_` and a number (`rpId_2`): the mark of a field stored under a
-    /// numbered name.
-    private static func hasNumberedSuffix(_ key: String) -> Bool {
-        guard let underscore = key.utf8.lastIndex(of: UInt8(ascii: "_")) else { return false }
-        let digits = key.utf8[key.utf8.index(after: underscore)...]
-        return !digits.isEmpty && digits.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// The passkeys of a login as facts of its item (`passkey.KEY` fields), every member kept as
@@ -133,10 +126,12 @@ extension BitwardenJSON {
 
 extension BitwardenJSONExport {
     /// The passkeys an entry's `passkey.KEY` fields keep, taken out of `fields`: each passkey's
-    /// members in Bitwarden's order (then any other, by name), passkeys in their order.
-    static func takePasskeys(_ fields: inout [String: [UInt8]]) -> [[(key: String, value: [UInt8])]] {
+    /// members in Bitwarden's order (then any other, by name), passkeys in their order. A field
+    /// with a line in `labels` is a custom field an import renamed (`passkey.rpId_2`, labelled
+    /// `passkey.rpId`), never a member: it stays in `fields`.
+    static func takePasskeys(_ fields: inout [String: [UInt8]], labels: [String: String]) -> [[(key: String, value: [UInt8])]] {
         var found: [Int: [(key: String, value: [UInt8])]] = [:]
-        for name in fields.keys.sorted() {
+        for name in fields.keys.sorted() where labels[name] == nil {
             guard let (index, key) = BitwardenJSON.passkeyField(name) else { continue }
             found[index, default: []].append((key, fields.removeValue(forKey: name)!))
         }

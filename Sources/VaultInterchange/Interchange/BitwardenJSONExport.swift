@@ -146,7 +146,7 @@ public enum BitwardenJSONExport {
         tally.add("attachments", attachments.count) { "\(ExportLossTally.counted($0, "attachment", "attachments")) not written: a Bitwarden JSON export carries no attachments (attach them in Bitwarden)" }
         let sshKey = sshKeyParts(of: entry, fields: &fields, tally: &tally)
         // The passkeys an import kept (`passkey.KEY` fields) make the entry a login.
-        let passkeys = sshKey == nil ? takePasskeys(&fields) : []
+        let passkeys = sshKey == nil ? takePasskeys(&fields, labels: labels) : []
         let keys = Set(fields.keys)
         let hasValue = !(value ?? []).isEmpty
         // The type from the fields only a card or an identity holds, before the login's (an

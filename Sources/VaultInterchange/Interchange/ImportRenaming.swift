@@ -28,6 +28,10 @@ public struct ImportRenaming: Sendable {
         /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
         /// original title is kept in the field `title` (imports of other password managers).
         case titleKept
+        /// The name was too long to be a name with room for a number (`VaultLimits.maxNameLength`
+        /// less 13 bytes): the title, then if need be its folders, were cut at a character
+        /// boundary, the title kept in the field `title` (att60 F6).
+        case shortened
         /// `import --skip-existing`: the vault's entry of the name holds another account, so this
         /// new one was numbered after the vault's entries of its title (cold60 M2 d).
         case vaultHoldsAnotherAccount
@@ -39,6 +43,7 @@ public struct ImportRenaming: Sendable {
             case .normalized: return "normalized"
             case .numbered, .numberedByAccount, .yieldedToExactTitle, .vaultHoldsAnotherAccount: return "numbered"
             case .titleKept: return "title_kept"
+            case .shortened: return "shortened"
             }
         }
 
@@ -59,13 +64,18 @@ public struct ImportRenaming: Sendable {
             case .cleaned: return "characters a name cannot hold were replaced"
             case .normalized: return "put in Unicode NFC"
             case .numbered: return "an earlier item has that name"
-            case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs"
+            case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs, then values"
             case .yieldedToExactTitle: return "another item's title is exactly that name: it keeps the name"
             case .titleKept: return "the original title is kept in the field 'title'"
+            case .shortened: return "too long for a name: cut short"
             case .vaultHoldsAnotherAccount: return "the vault's entries of that title hold other accounts: numbered after them"
             }
         }
     }
+
+    /// The host of `url` as a renaming's `account` names it when the URL has no scheme, and as
+    /// `--skip-existing` tells accounts apart (`ForeignNaming.accountHost(of:)`): one spelling in both (cold60 L9).
+    public static func accountHost(of url: String?) -> String? { ForeignNaming.accountHost(of: url) }
 
     /// The name as the file held it (folders and title joined with '/').
     public var original: String {

@@ -43,12 +43,23 @@ public final class ImportWindows {
     /// Up to `count` bytes from the start of the file (fewer when it is shorter): the head a
     /// format is told from (`FormatSniffer`).
     public func head(_ count: Int) throws(VaultError) -> [UInt8] {
+        try bytes(from: 0, count: count)
+    }
+
+    /// Up to `count` bytes from the end of the file (a ZIP's central directory, `FormatSniffer.sniffZIP`).
+    public func tail(_ count: Int) throws(VaultError) -> [UInt8] {
+        let start = max(0, byteCount - count)
+        return try bytes(from: start, count: byteCount - start)
+    }
+
+    /// Up to `count` bytes of the file from `start` (fewer at its end); wiped when a read fails.
+    private func bytes(from start: Int, count: Int) throws(VaultError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0, failure: VaultError?
         bytes.withUnsafeMutableBytes { buffer in
             while filled < count {
                 do throws(VaultError) {
-                    let got = try next(at: filled, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    let got = try next(at: start + filled, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
                     if got == 0 { break }
                     filled += got
                 } catch {

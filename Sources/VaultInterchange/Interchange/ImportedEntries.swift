@@ -84,7 +84,9 @@ public struct ImportedEntries: Sendable {
         let repeated = names.firstRepeat
         for index in 0..<(repeated?.index ?? entries.count) {
             let (name, entry) = entries[index]
-            if !names.withName(index, { Vault.isValidPut(entry, name: $0) }) { _ = try Vault.validate(entry, as: name) }
+            if !names.withName(index, { Vault.isValidPut(entry, name: $0) }) {
+                do { _ = try Vault.validate(entry, as: name) } catch { throw Self.naming(error, index: index, name: name) }
+            }
             // The scratch vault of the reference holds `index` entries here, all new.
             guard index < VaultLimits.maxEntries else {
                 throw .limitExceeded("a vault holds at most \(VaultLimits.maxEntries) entries")
@@ -102,6 +104,14 @@ public struct ImportedEntries: Sendable {
     }
 
     /// The plain reference of `init(_:renamings:)`: each entry put into a scratch vault in turn.
+    /// `error`, an invalid name made bad input that names the entry (its place, its first 40
+    /// characters): a name in the file is no usage error (att60 F6: status 2, never 64).
+    static func naming(_ error: VaultError, index: Int, name: String) -> VaultError {
+        guard case .invalidName(let why) = error else { return error }
+        let shown = EntryName.escapingFormatCharacters(String(name.prefix(40))) + (name.count > 40 ? "…" : "")
+        return .malformedInput("entry \(index + 1) ('\(shown)'): invalid name: \(why)")
+    }
+
     init(checkingOneByOne parsed: [(String, Entry)], renamings: [ImportRenaming]) throws(VaultError) {
         var renamings = renamings
         var entries: [(name: String, entry: Entry)] = []
@@ -121,7 +131,7 @@ public struct ImportedEntries: Sendable {
                 throw .malformedInput("the entry '\(name)' appears twice in the input")
             }
             originals[key] = given
-            try check.put(entry, as: name)
+            do { try check.put(entry, as: name) } catch { throw Self.naming(error, index: entries.count, name: name) }
             entries.append((name, entry))
         }
         self.listed = entries

@@ -87,9 +87,21 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// of them `items` (group path and title): the mark is not kept (every field is encrypted alike,
     /// and the kdbx and keepass-xml exports protect every custom string).
     case unprotectedStringsNotKept(items: [String], count: Int)
+    /// 1pux references (`count`) to items the export does not hold, in `itemCount` items, the
+    /// first of them `items`: each keeps the item's id as its value.
+    case referencesUnresolved(count: Int, items: [String], itemCount: Int)
+    /// 1pux dates (`count`) that are no date 1Password shows (beyond the year 9999, not whole
+    /// seconds, a month past 12), in `itemCount` items, the first of them `items`: kept as written.
+    case datesKeptAsWritten(count: Int, items: [String], itemCount: Int)
 
     public var description: String {
         switch self {
+        case .referencesUnresolved(let count, let items, let itemCount):
+            return "not kept: 1Password references to items the export does not hold (the item's id kept as the value), "
+                + "\(count == 1 ? "1 reference" : "\(count) references") in \(itemCount == 1 ? "1 item" : "\(itemCount) items") (\(Self.named(items, count: itemCount)))"
+        case .datesKeptAsWritten(let count, let items, let itemCount):
+            return "\(count == 1 ? "1 date" : "\(count) dates") of 1Password \(count == 1 ? "is" : "are") no date it shows (beyond the year 9999, not whole seconds, "
+                + "or a month past 12): kept as written, in \(itemCount == 1 ? "1 item" : "\(itemCount) items") (\(Self.named(items, count: itemCount))); check \(count == 1 ? "it" : "them") in 1Password"
         case .unprotectedStringsNotKept(let items, let count):
             return "not kept: \(KeePassXMLReader.unprotectedMark), in \(count == 1 ? "1 item" : "\(count) items") (\(Self.named(items, count: count)))"
         case .attachmentDataMissing(let items, let count):
@@ -154,7 +166,8 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     public var kind: String {
         switch self {
         case .dangerousVariable: return "dangerous_variable"
-        case .notKept, .attachmentDataMissing, .unprotectedStringsNotKept: return "not_kept"
+        case .notKept, .attachmentDataMissing, .unprotectedStringsNotKept, .referencesUnresolved: return "not_kept"
+        case .datesKeptAsWritten: return "kept_as_written"
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"

@@ -208,6 +208,7 @@ extension VaultfileCommand {
             // refused under every --format: read as dotenv, the ciphertext became the secrets and
             // sops's metadata entries (cold60 H1); no reader here decrypts them as they are.
             if let encrypted = FormatSniffer.encryptedLines(bytes) { throw encryptedLinesRefusal(encrypted, source: source) }
+            let sniffed = try Self.sniff(bytes, windows: windows)
             let chosen: InterchangeFormat
             switch format {
             case .format(let given):
@@ -217,7 +218,7 @@ extension VaultfileCommand {
                 // reader runs: before a lenient reader imports it wrongly, or a password is asked
                 // for nothing (att58 F5); encrypted values in KEY=value lines were refused above.
                 // A ZIP whose head names no export.data may still be a 1pux: its reader looks at the whole archive.
-                if let sniffed = FormatSniffer.sniff(bytes), sniffed.format != given.rawValue,
+                if let sniffed, sniffed.format != given.rawValue,
                    given != .onePUX || sniffed != FormatSniffer.otherZIP {
                     throw mismatch(sniffed, source: source, given: given.rawValue)
                 }
@@ -231,10 +232,10 @@ extension VaultfileCommand {
             case .directory(let name):
                 // A file of a format import reads (a KDBX database given as a pass store) is said
                 // as such, with the command that imports it.
-                if let sniffed = FormatSniffer.sniff(bytes) { throw mismatch(sniffed, source: source, given: name) }
+                if let sniffed { throw mismatch(sniffed, source: source, given: name) }
                 throw CLIError.invalidArgument("--format \(name) reads a store folder; \(source) is not a folder")
             case .auto:
-                chosen = try detected(bytes, source: source)
+                chosen = try detected(bytes, sniffed: sniffed, source: source)
             }
             try refuseUnusedSourceOptions(format: chosen.rawValue, source: source)
             if let whole = windows, !Interchange.readsWindows(chosen) {
@@ -252,7 +253,7 @@ extension VaultfileCommand {
             }
             // Sniffed before the read: once another manager's export is read into items, the read
             // takes `bytes` (wiped and freed before the entries are built, issue 44's memory rule).
-            let sniffedBeforeRead = FormatSniffer.sniff(bytes)
+            let sniffedBeforeRead = sniffed
             // Text without NUL bytes may be Latin-1 that iconv converts; binary data never is (cold60 M3).
             let binary = bytes.withUnsafeBufferPointer { $0.prefix(FormatSniffer.window).contains(0) }
             let otherCSVs: [InterchangeFormat] = [.csv, .keepassxcCSV, .bitwardenCSV, .onePasswordCSV, .lastPassCSV, .chromeCSV, .firefoxCSV]
@@ -293,13 +294,24 @@ extension VaultfileCommand {
             }
         }
 
-        /// The format of `bytes` (`--format auto`), when the content tells it.
-        private func detected(_ bytes: [UInt8], source: String) throws -> InterchangeFormat {
+        /// What `bytes` look like (`FormatSniffer.sniff`); a ZIP of which only the head was read
+        /// (`windows`) told by its central directory, at its end: a 1pux whose export.data lies
+        /// past the head is one all the same.
+        private static func sniff(_ bytes: [UInt8], windows: ImportWindows?) throws -> SniffedFormat? {
+            let sniffed = FormatSniffer.sniff(bytes)
+            guard let windows, windows.byteCount > bytes.count,
+                  sniffed == FormatSniffer.otherZIP || sniffed == FormatSniffer.dashlaneZIP else { return sniffed }
+            do { return FormatSniffer.sniffZIP(tail: try windows.tail(FormatSniffer.zipTail), fileSize: windows.byteCount) ?? sniffed }
+            catch { throw windows.readError ?? error }
+        }
+
+        /// The format of `bytes` (`--format auto`), when the content tells it (`sniffed`).
+        private func detected(_ bytes: [UInt8], sniffed: SniffedFormat?, source: String) throws -> InterchangeFormat {
             guard !bytes.isEmpty else {
                 throw CLIError.importFormatUnknown(source: source, why: "it is empty",
                                                    hint: "check the file's path, or the command that wrote it: an export holds at least a header or one item")
             }
-            guard let sniffed = FormatSniffer.sniff(bytes) else {
+            guard let sniffed else {
                 // A CSV whose first line is values: perhaps Dashlane's headerless form, which auto
                 // does not guess (nothing in the file says it), but the refusal names (cold58 L3).
                 guard FormatSniffer.startsWithRowOfValues(bytes) else {

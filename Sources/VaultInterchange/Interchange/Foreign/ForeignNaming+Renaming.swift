@@ -8,7 +8,7 @@ extension ForeignNaming {
         let user = item.username.flatMap { $0.isEmpty ? nil : $0 }, site = site(of: item.urls.first)
         return ImportRenaming(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix),
                               name: base.named.name, reasons: base.reasons,
-                              account: saysAccount(base) ? account(user: user, site: site) : nil,
+                              account: saysAccount(base) ? account(user: user, site: site, host: site == nil ? accountHost(of: item.urls.first) : nil) : nil,
                               madeOf: base.derived ? madeOf(user: user, site: site) : nil)
     }
 
@@ -16,9 +16,10 @@ extension ForeignNaming {
     /// numbered), added to `renamings` as its facts (`PackedRenamings`): the texts are made when printed.
     static func addRenaming(of item: ForeignItem, _ base: Base, unnumbered: String, number: UInt32, prefix: [String],
                             to renamings: inout PackedRenamings.Builder) {
+        let site = renamings.site(of: item.urls.first), says = saysAccount(base)
         renamings.add(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix), base: unnumbered, number: number,
-                      reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: renamings.site(of: item.urls.first),
-                      account: saysAccount(base), derived: base.derived)
+                      reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: site,
+                      host: says && site == nil ? accountHost(of: item.urls.first) : nil, account: says, derived: base.derived)
     }
 
     /// Whether the renaming of `base` says which account it is: a name numbered among others.
@@ -27,12 +28,31 @@ extension ForeignNaming {
     }
 
     /// Which account a numbered item is: `user USERNAME, HOST` (either alone when the other is
-    /// missing, `no username or URL` without both), from its username (nil when empty) and its first URL's site.
-    static func account(user: String?, site: String?) -> String {
+    /// missing, `no username or URL` without both), from its username (nil when empty) and its first
+    /// URL's site, else `host`: a URL written without a scheme (`db.example`) named as
+    /// `--skip-existing`'s lines name it (`accountHost(of:)`, cold60 L9).
+    static func account(user: String?, site: String?, host given: String? = nil) -> String {
         var account = ""
         if let user { account = "user " + user }
-        if let site { account += account.isEmpty ? host(ofSite: site) : ", " + host(ofSite: site) }
+        if let shown = site.map(host(ofSite:)) ?? given { account += account.isEmpty ? shown : ", " + shown }
         return account.isEmpty ? "no username or URL" : account
+    }
+
+    /// The host of a URL as an account is told by (`--skip-existing`'s, `ImportedAccount.host`):
+    /// spaces at the ends, the scheme, a user part, the path, query and fragment and a leading
+    /// `www.` aside, in lower case; the whole text in lower case when that leaves nothing; nil
+    /// without a URL.
+    static func accountHost(of url: String?) -> String? {
+        guard let url, !url.isEmpty else { return nil }
+        let text = url.lowercased()
+        var rest = Substring(text)
+        while let first = rest.first, first == " " || first == "\t" { rest.removeFirst() }
+        while let last = rest.last, last == " " || last == "\t" { rest.removeLast() }
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("www.") { rest = rest.dropFirst(4) }
+        return rest.isEmpty ? text : String(rest)
     }
 
     /// What the name of an item without a title was made of (`ForeignNaming.source(site:user:)`):

@@ -101,7 +101,7 @@ enum ForeignNaming {
     /// nothing else is computed; any other item is named by `cleanedBase(of:prefix:)`.
     /// `ForeignNamingTests.test_base_plainTitlesMatchTheCleaningSteps` ties the two.
     static func base(of item: ForeignItem, prefix: [String]) -> Base {
-        if prefix.isEmpty, item.folders.isEmpty, isPlain(item.title) {
+        if prefix.isEmpty, item.folders.isEmpty, item.title.utf8.count <= maxBaseLength, isPlain(item.title) {
             return Base(named: Named(name: item.title, title: nil), derived: false, reasons: [], exact: .whole)
         }
         return cleanedBase(of: item, prefix: prefix)
@@ -135,13 +135,24 @@ enum ForeignNaming {
         var why: [ImportRenaming.Reason] = []
         if !derived && !sameUTF8(cleaned, original(given, folders: folders, prefix: prefix)) { why.append(.cleaned) }
         if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
+        // A name too long for a number to follow is cut (title first, then folders), the title
+        // kept in `title`, and neither cut part is exact (att60 F6).
+        var cut: (title: Bool, folders: Bool) = (false, false)
+        if base.utf8.count > maxBaseLength, let short = shortened(base, prefixBytes: prefixBytes(prefix)) {
+            base = short.name
+            cut = (true, short.folders)
+            why.append(.shortened)
+        }
         // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
         // A plain title (most) is its own cleaned and NFC form: nothing to compute.
-        let keptTitle = derived && given.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" }) || !derived && sameUTF8(title, given)
+        let blank = given.unicodeScalars.allSatisfy { $0 == " " || $0 == "\t" }
+        let keptTitle = derived && blank || !derived && !cut.title && sameUTF8(title, given)
             && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
         if !keptTitle { why.append(.titleKept) }
-        return Base(named: Named(name: base, title: keptTitle ? nil : given), derived: derived, reasons: why, afterSite: afterSite,
-                    exact: derived || !why.isEmpty ? exactness(of: item, derived: derived) : .whole)
+        var exact = derived || !why.isEmpty ? exactness(of: item, derived: derived) : .whole
+        if cut.title { exact = Exactness(title: false, folders: exact.rank & 1 != 0 && !cut.folders) }
+        return Base(named: Named(name: base, title: keptTitle ? nil : given),
+                    derived: derived, reasons: why, afterSite: afterSite, exact: exact)
     }
 
     /// The `Exactness` of `item`'s title and folders, each part judged on its own, the prefix left
@@ -376,9 +387,14 @@ enum ForeignNaming {
         guard title.unicodeScalars.contains(where: { $0 != " " && $0 != "\t" }) else { return false }
         let cleaned = EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [readable(title)]))
         let base = cleaned.isEmpty ? "untitled" : cleaned
-        if sameUTF8(base, leaf) { return true }
-        guard leaf.utf8.starts(with: (base + " (").utf8), leaf.hasSuffix(")") else { return false }
-        let number = leaf.utf8.dropFirst(base.utf8.count + 2).dropLast()
+        if sameUTF8(base, leaf) || isShortened(base, to: Substring(leaf)) { return true }
+        // A numbered leaf: `T (n)`, T the base or the base shortened (att60 F6).
+        let bytes = leaf.utf8
+        guard leaf.hasSuffix(")"), let open = bytes.lastIndex(of: UInt8(ascii: "(")), open > bytes.startIndex,
+              bytes[bytes.index(before: open)] == 0x20 else { return false }
+        let number = bytes[bytes.index(after: open)...].dropLast()
+        let unnumbered = leaf[..<bytes.index(before: open)]
         return !number.isEmpty && number.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            && (sameUTF8(String(unnumbered), base) || isShortened(base, to: unnumbered))
     }
 }

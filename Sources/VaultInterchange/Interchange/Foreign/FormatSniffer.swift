@@ -39,7 +39,7 @@ public enum FormatSniffer {
         bytes.withUnsafeBufferPointer { all in
             var head = UnsafeBufferPointer(rebasing: all.prefix(window))
             if starts(head, with: "\u{FEFF}") { head = UnsafeBufferPointer(rebasing: head.dropFirst(3)) }
-            if let binary = binary(head) { return binary }
+            if let binary = binary(head, all: all) { return binary }
             // The text from its first character that is not a space, tab or line end.
             var first = 0
             while first < head.count, head[first] == 0x20 || head[first] == 0x09 || head[first] == 0x0A || head[first] == 0x0D { first += 1 }
@@ -146,14 +146,14 @@ public enum FormatSniffer {
 
     /// What `bytes` are when their first bytes say it (a KDBX database, a vault, an age file, a
     /// 1PUX ZIP): the check an import with `--format` makes before parsing, which reads no more
-    /// than those bytes (the import's speed stays the parser's).
+    /// than those bytes and a ZIP's central directory (the import's speed stays the parser's).
     public static func sniffMagic(_ bytes: [UInt8]) -> SniffedFormat? {
         guard let first = bytes.first, first == 0x03 || first == 0x89 || first == 0x61 || first == 0x2D || first == 0x50 else { return nil }
-        return bytes.withUnsafeBufferPointer { binary(UnsafeBufferPointer(rebasing: $0.prefix(window))) }
+        return bytes.withUnsafeBufferPointer { binary(UnsafeBufferPointer(rebasing: $0.prefix(window)), all: $0) }
     }
 
     /// Files recognised by their magic number.
-    private static func binary(_ head: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
+    private static func binary(_ head: UnsafeBufferPointer<UInt8>, all: UnsafeBufferPointer<UInt8>) -> SniffedFormat? {
         if head.starts(with: [0x03, 0xD9, 0xA2, 0x9A, 0x67, 0xFB, 0x4B, 0xB5]) {
             return SniffedFormat(format: "kdbx", description: "a KeePass database (KDBX)")
         }
@@ -172,10 +172,12 @@ public enum FormatSniffer {
             return SniffedFormat(format: nil, description: "an age-encrypted file", advice: "decrypt it with age first, then import what it holds")
         }
         // A ZIP archive (a local file header, or an empty archive's end record): never text, so
-        // never sent to a text reader, nor through iconv (cold60 M3, L7). Its first names (stored
-        // as they are in each local header) tell a 1pux or Dashlane's export ZIP.
+        // never sent to a text reader, nor through iconv (cold60 M3, L7). Its central directory
+        // (`ZipNames`) tells a 1pux or Dashlane's export ZIP, wherever the entry lies; without a
+        // readable one (a ZIP64, a cut file), the first names (stored in each local header) do.
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
-            if contains("export.data", in: head) { return SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)") }
+            if let names = ZipNames(all) { return names.exportData ? onePUX : names.dashlane ? dashlaneZIP : otherZIP }
+            if contains("export.data", in: head) { return onePUX }
             if contains("credentials.csv", in: head) || contains("securenotes.csv", in: head) || contains("personalInfo.csv", in: head) {
                 return dashlaneZIP
             }
@@ -184,14 +186,31 @@ public enum FormatSniffer {
         return nil
     }
 
+    /// The bytes of a ZIP's end `sniffZIP(tail:fileSize:)` asks for: its end record, its comment
+    /// and a central directory of thousands of names.
+    public static let zipTail = 1 << 20
+
+    /// What a ZIP archive of `fileSize` bytes is, told from its last bytes `tail` (its central
+    /// directory: `ZipNames`), for an input of which only the head was read (a 1pux whose
+    /// export.data lies past it); nil when they do not tell.
+    public static func sniffZIP(tail: [UInt8], fileSize: Int) -> SniffedFormat? {
+        tail.withUnsafeBufferPointer { tail in
+            ZipNames(tail, base: fileSize - tail.count).map { names in
+                names.exportData ? onePUX : names.dashlane ? dashlaneZIP : otherZIP
+            }
+        }
+    }
+
+    /// A 1Password export: a ZIP archive holding export.data.
+    static let onePUX = SniffedFormat(format: "1pux", description: "a 1Password export (1PUX)")
+
     /// Dashlane's export ZIP (credentials.csv, securenotes.csv…): its CSVs are read one at a time.
     public static let dashlaneZIP = SniffedFormat(
         format: nil, description: "a ZIP archive (Dashlane's export: credentials.csv, securenotes.csv…)",
         advice: "unzip it, then import each CSV: 'vaultfile import --format dashlane-csv credentials.csv', "
             + "and securenotes.csv (payments.csv, ids.csv, personalInfo.csv) likewise; delete the unzipped files afterwards")
 
-    /// A ZIP archive whose first bytes name no `export.data` (not a 1pux) nor Dashlane's CSVs.
-    /// `--format 1pux` still reads it (its central directory is the word on what it holds).
+    /// A ZIP archive whose central directory names no `export.data` (not a 1pux) nor Dashlane's CSVs.
     public static let otherZIP = SniffedFormat(
         format: nil, description: "a ZIP archive that holds no export.data (not a 1pux)",
         advice: "unzip it and import the export inside it; a 1Password export (1PUX, with export.data) imports with "

@@ -42,6 +42,9 @@ final class PackedRenamings: @unchecked Sendable {
     /// `Row.flags`: the item has a username (not empty), its first URL a site, the renaming says
     /// which account it is (a numbered name), and the name was made of the site or username.
     static let hasUser: UInt8 = 1, hasSite: UInt8 = 2, saysAccount: UInt8 = 4, derived: UInt8 = 8
+    /// `Row.flags`: the site span holds no site but the host of a URL written without a scheme,
+    /// which only the account names (`ForeignNaming.accountHost(of:)`, cold60 L9).
+    static let hostOnly: UInt8 = 16
     /// The most reasons a row holds (five slots of three bits).
     static let maxReasons = 5
 
@@ -90,7 +93,7 @@ final class PackedRenamings: @unchecked Sendable {
     func account(at index: Int) -> String? {
         let row = rows[index]
         guard row.flags & Self.saysAccount != 0 else { return nil }
-        return ForeignNaming.account(user: user(of: row), site: site(of: row))
+        return ForeignNaming.account(user: user(of: row), site: site(of: row), host: row.flags & Self.hostOnly != 0 ? text(row.site) : nil)
     }
 
     func madeOf(at index: Int) -> String? {
@@ -145,6 +148,9 @@ final class PackedRenamings: @unchecked Sendable {
             } else {
                 out.append(contentsOf: ForeignNaming.host(ofSite: text(row.site)))
             }
+        } else if row.flags & Self.hostOnly != 0 {
+            if out.count > start { out.append(", ") }
+            append(row.site, to: &out)
         }
         if out.count == start { out.append("no username or URL") }
         return true
@@ -172,6 +178,7 @@ final class PackedRenamings: @unchecked Sendable {
         case .titleKept: return 5
         case .yieldedToExactTitle: return 6
         case .vaultHoldsAnotherAccount: return 7
+        case .shortened: return 0  // no code: a row of it is kept as text (`Builder.add`)
         }
     }
 
@@ -193,7 +200,7 @@ final class PackedRenamings: @unchecked Sendable {
     struct Builder {
         private var arena: [UInt8] = []
         private var rows: [Row] = []
-        /// Renamings the rows cannot hold (more reasons than five, an arena past 4 GiB), by index.
+        /// Renamings the rows cannot hold (more reasons than five, a name shortened, an arena past 4 GiB), by index.
         private var given: [Int: ImportRenaming] = [:]
 
         /// The last URL whose site was asked for, and its site (`site(of:)`).
@@ -218,30 +225,31 @@ final class PackedRenamings: @unchecked Sendable {
         mutating func reserve(_ count: Int) { rows.reserveCapacity(count) }
 
         /// Adds the renaming of an item named `base` (before numbering) and `number` (0: not
-        /// numbered), held in the file as `original`, with its username and its first URL's site;
-        /// `account` when the renaming says which account it is, `derived` when the name was made
+        /// numbered), held in the file as `original`, with its username and its first URL's site
+        /// (else `host`: a URL without a scheme, as the account names it); `account` when the renaming says which account it is, `derived` when the name was made
         /// of the site or username.
         mutating func add(original: String, base: String, number: UInt32, reasons: [ImportRenaming.Reason],
-                          user: String?, site: String?, account: Bool, derived: Bool) {
+                          user: String?, site: String?, host: String? = nil, account: Bool, derived: Bool) {
             let previous = rows.last
             var packed: UInt16 = 0
             for (slot, reason) in reasons.enumerated() where slot < PackedRenamings.maxReasons { packed |= PackedRenamings.code(of: reason) << (3 * slot) }
-            if reasons.count <= PackedRenamings.maxReasons, rows.count < Int32.max,
+            if reasons.count <= PackedRenamings.maxReasons, rows.count < Int32.max, !reasons.contains(.shortened),
                let originalSpan = span(original, reusing: previous?.original, previous?.base),
                let baseSpan = span(base, reusing: originalSpan, previous?.base),
                let userSpan = span(user ?? "", reusing: nil, nil),
-               let siteSpan = span(site ?? "", reusing: previous?.site, nil) {
+               let siteSpan = span(site ?? host ?? "", reusing: previous?.site, nil) {
                 var flags: UInt8 = 0
                 if user != nil { flags |= PackedRenamings.hasUser }
                 if site != nil { flags |= PackedRenamings.hasSite }
                 if account { flags |= PackedRenamings.saysAccount }
                 if derived { flags |= PackedRenamings.derived }
+                if site == nil && host != nil { flags |= PackedRenamings.hostOnly }
                 rows.append(Row(original: originalSpan, base: baseSpan, user: userSpan, site: siteSpan, number: number, reasons: packed, flags: flags))
                 return
             }
             // A row it cannot be: kept as text (the row is a placeholder).
             given[rows.count] = ImportRenaming(original: original, name: number == 0 ? base : "\(base) (\(number))", reasons: reasons,
-                                               account: account ? ForeignNaming.account(user: user, site: site) : nil,
+                                               account: account ? ForeignNaming.account(user: user, site: site, host: host) : nil,
                                                madeOf: derived ? ForeignNaming.madeOf(user: user, site: site) : nil)
             let none = Span(start: 0, count: 0)
             rows.append(Row(original: none, base: none, user: none, site: none, number: 0, reasons: 0, flags: 0))

@@ -37,16 +37,7 @@ struct ImportedAccount {
     /// The host (and port) of `url`, lower case, without a leading `www.`; the whole text in
     /// lower case when it names no host (an `android://…` app, a bare word).
     static func host(_ url: [UInt8]?) -> String? {
-        guard let url else { return nil }
-        let text = String(decoding: url, as: UTF8.self).lowercased()
-        var rest = Substring(text)
-        while let first = rest.first, first == " " || first == "\t" { rest.removeFirst() }
-        while let last = rest.last, last == " " || last == "\t" { rest.removeLast() }
-        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
-        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("www.") { rest = rest.dropFirst(4) }
-        return rest.isEmpty ? text : String(rest)
+        url.flatMap { ImportRenaming.accountHost(of: String(decoding: $0, as: UTF8.self)) ?? "" }
     }
 
     /// "user NAME, HOST", as a renaming names an account (`ImportRenaming.account`).

@@ -22,6 +22,11 @@ extension OnePUXReader {
         /// Whether the last item read holds a field of kind `reference` (a stream declines it:
         /// the item it names may come later).
         private(set) var lastHasReference = false
+        /// Section dates that are no date 1Password shows (out of range, not whole seconds), kept
+        /// as written: how many, in how many items, the first items' names (recheck60 R10).
+        private(set) var oddDates = (count: 0, items: 0, names: [String]())
+        /// Whether the item being read has an odd date counted already.
+        private var oddDateInItem = false
 
         init(archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
             (self.archive, self.budget, self.sharesFiles) = (archive, budget, sharesFiles)
@@ -46,6 +51,7 @@ extension OnePUXReader {
                            result: inout ForeignImport) throws(VaultError) -> Bool {
             var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?, uuid: Int?
             lastHasReference = false
+            oddDateInItem = false
             tape.forEachMember(node) { key, value in
                 if JSONTape.matches(key, "uuid") { uuid = value }
                 else if JSONTape.matches(key, "overview") { overview = value }
@@ -170,8 +176,15 @@ extension OnePUXReader {
                 return
             }
             let text: String
-            if let number = tape.integer(content), let converted = OnePUXReader.dateText(kind: kind, number) {
-                text = converted
+            if kind == "date" || kind == "monthYear", tape.kind(content) == .number {
+                // Whole numbers only (`1.5` is no day): any other is kept as written, and said (att60 F8, recheck60 R10).
+                let written = tape.text(content) ?? ""
+                if let number = Int64(written), let converted = OnePUXReader.dateText(kind: kind, number) {
+                    text = converted
+                } else {
+                    text = written
+                    noteOddDate(of: item)
+                }
             } else {
                 switch tape.kind(content) {
                 case .object:
@@ -192,6 +205,21 @@ extension OnePUXReader {
             }
             guard !text.isEmpty else { return }
             item.fields.append(ForeignField(label: label, value: Array(text.utf8), protected: kind == "concealed" || kind == "sshKey"))
+        }
+
+        /// Counts a date of `item` kept as written (`oddDates`).
+        private mutating func noteOddDate(of item: ForeignItem) {
+            oddDates.count += 1
+            guard !oddDateInItem else { return }
+            oddDateInItem = true
+            oddDates.items += 1
+            if oddDates.names.count < OnePUXReader.namedItems { oddDates.names.append((item.folders + [item.title]).joined(separator: "/")) }
+        }
+
+        /// The warning of the dates kept as written, when there were any.
+        func warnOddDates(_ result: inout ForeignImport) {
+            guard oddDates.count > 0 else { return }
+            result.warnings.append(.datesKeptAsWritten(count: oddDates.count, items: oddDates.names, itemCount: oddDates.items))
         }
 
         /// A file of `files/` (`{ "fileName", "documentId", "decryptedSize" }`) as an attachment.

@@ -47,12 +47,23 @@ extension OnePUXReader {
         guard result.items.contains(where: { $0.fields.contains { $0.reference != nil } }) else { return }
         var indexOf: [String: Int] = [:]
         for (index, id) in ids.enumerated() where !id.isEmpty && index < result.items.count { indexOf[id] = indexOf[id] ?? index }
+        // Counted as references, in items, the first items named (att60 F8: two in one item were "2 items").
+        var unresolved = 0, inItems = 0, names: [String] = []
         for item in result.items.indices {
+            let before = unresolved
             for field in result.items[item].fields.indices where result.items[item].fields[field].reference != nil {
                 let id = String(decoding: result.items[item].fields[field].value, as: UTF8.self)
                 result.items[item].fields[field].reference = indexOf[id]
-                if indexOf[id] == nil { result.notKeep("1Password references to items the export does not hold (the item's id kept as the value)", reason: .statedInText) }
+                if indexOf[id] == nil { unresolved += 1 }
+            }
+            if unresolved > before {
+                inItems += 1
+                if names.count < namedItems { names.append((result.items[item].folders + [result.items[item].title]).joined(separator: "/")) }
             }
         }
+        if unresolved > 0 { result.warnings.append(.referencesUnresolved(count: unresolved, items: names, itemCount: inItems)) }
     }
+
+    /// How many items a warning names (then "and N more").
+    static let namedItems = 3
 }

@@ -154,6 +154,7 @@ enum OnePUXReader {
                 }
             }
             resolveReferences(&result, ids: reader.ids)
+            reader.warnOddDates(&result)
         } catch {
             // The files shared by the items are wiped once, in place, with the items.
             reader.dropInflated()
@@ -268,6 +269,7 @@ enum OnePUXReader {
             result.items[index].folders = folders(homes[index].account, homes[index].vault, accountNames, vaultNames)
         }
         if sink == nil { resolveReferences(&result, ids: reader.ids) }
+        reader.warnOddDates(&result)
         return result
     }
 

@@ -1,0 +1,106 @@
+import VaultModel
+
+// MARK: - Names too long to be names
+
+extension ForeignNaming {
+    /// The most bytes of an item's name before numbering: room left for ` (n)` of any `UInt32` n
+    /// (13 bytes), so that a numbered name is never past the name limit (`VaultLimits.maxNameLength`)
+    /// on any build path — each numbers the name `base(of:prefix:)` gave (att60 F6).
+    static let maxBaseLength = VaultLimits.maxNameLength - 13
+
+    /// The bytes a shortened title keeps at least when its folders must be shortened too.
+    static let minShortenedTitle = 64
+
+    /// `name` (a cleaned name in NFC: prefix, folders and title joined with '/') cut to at most
+    /// `maxBaseLength` bytes at character boundaries (never inside a UTF-8 sequence): the title
+    /// first, then, when the folders alone leave it less than `minShortenedTitle` bytes, the
+    /// folders, never the first `prefixBytes` (the user's `--prefix`). `folders` says the folders
+    /// were cut. Nil when the prefix leaves no room: the name is then refused as it is.
+    static func shortened(_ name: String, prefixBytes: Int) -> (name: String, folders: Bool)? {
+        let room = maxBaseLength
+        guard let slash = name.lastIndex(of: "/") else { return finished(cut(name, to: room), room: room).map { ($0, false) } }
+        var folders = String(name[..<slash])
+        var title = String(name[name.index(after: slash)...])
+        let foldersCut = folders.utf8.count + 1 + min(title.utf8.count, minShortenedTitle) > room
+        if foldersCut {
+            title = cut(title, to: minShortenedTitle)
+            let left = room - 1 - title.utf8.count
+            guard left >= prefixBytes, left > 0 else { return nil }
+            folders = trimmedFolders(cut(folders, to: left), keeping: prefixBytes)
+            guard !folders.isEmpty || prefixBytes == 0 else { return nil }
+        } else {
+            title = cut(title, to: room - folders.utf8.count - 1)
+        }
+        let joined = folders.isEmpty ? title : folders + "/" + title
+        return finished(joined, room: room).map { ($0, foldersCut) }
+    }
+
+    /// `text` cut to at most `limit` bytes: at a grapheme boundary, else (one grapheme longer than
+    /// the limit: a letter under hundreds of marks) at a scalar boundary; spaces and tabs at the
+    /// end dropped (cleaning leaves none at a part's end).
+    static func cut(_ text: String, to limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var end = text.startIndex, used = 0
+        for index in text.indices {
+            let next = text.index(after: index)
+            let length = text.utf8.distance(from: index, to: next)
+            guard used + length <= limit else { break }
+            used += length
+            end = next
+        }
+        var kept = Substring(text[..<end])
+        if kept.isEmpty {
+            var scalars = String.UnicodeScalarView()
+            used = 0
+            for scalar in text.unicodeScalars {
+                guard used + UTF8.width(scalar) <= limit else { break }
+                used += UTF8.width(scalar)
+                scalars.append(scalar)
+            }
+            kept = Substring(String(scalars))
+        }
+        while let last = kept.unicodeScalars.last, last == " " || last == "\t" { kept = Substring(kept.unicodeScalars.dropLast()) }
+        return String(kept)
+    }
+
+    /// Cut folders made whole again: no '/', space or tab at the end, no `.` or `..` last part
+    /// (dropped), never shorter than the prefix's `prefixBytes`.
+    private static func trimmedFolders(_ folders: String, keeping prefixBytes: Int) -> String {
+        var scalars = Substring(folders).unicodeScalars
+        while scalars.count > prefixBytes {
+            if let last = scalars.last, last == "/" || last == " " || last == "\t" {
+                scalars = scalars.dropLast()
+                continue
+            }
+            let part = scalars.split(separator: "/", omittingEmptySubsequences: false).last.map { String(String.UnicodeScalarView($0)) } ?? ""
+            guard part == "." || part == ".." else { break }
+            scalars = scalars.dropLast(part.unicodeScalars.count)
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    /// `name` in NFC and at most `room` bytes (a cut of an NFC text is NFC but for rare
+    /// compositions across the cut: cut again), when it is a valid name; nil otherwise.
+    private static func finished(_ name: String, room: Int) -> String? {
+        var name = EntryName.normalized(name)
+        var tries = 0
+        while name.utf8.count > room, tries < 4 {
+            name = EntryName.normalized(cut(name, to: room - 4 * (tries + 1)))
+            tries += 1
+        }
+        return name.utf8.count <= room && EntryName.isValid(name) ? name : nil
+    }
+
+    /// The bytes the prefix takes in a name (its parts cleaned and joined, in NFC); 0 without one.
+    static func prefixBytes(_ prefix: [String]) -> Int {
+        prefix.isEmpty ? 0 : EntryName.normalized(ImportedNameCleaner.entryName(fromParts: prefix)).utf8.count
+    }
+
+    /// Whether `leaf`, an entry's last part without its number, may be a title's cleaned form
+    /// `base` shortened (`shortened(_:prefixBytes:)`, with its folders or alone): at least half
+    /// `minShortenedTitle` bytes, shorter than `base` and its first bytes (an export then gives
+    /// the whole title back).
+    static func isShortened(_ base: String, to leaf: Substring) -> Bool {
+        leaf.utf8.count >= minShortenedTitle / 2 && leaf.utf8.count < base.utf8.count && base.utf8.starts(with: leaf.utf8)
+    }
+}
