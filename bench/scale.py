@@ -24,10 +24,7 @@ its own verdict:
   2.3 MB of relocations and symbols that every start reads), ~0.8 MB more of its RW segment (the
   3 MB `.rodata` lies there, read here and there), under 1 MB of heap and anonymous pages, 20 KiB
   mlocked (sodium_malloc's guarded keys), and Argon2's 1 MiB, which an import runs after its read
-  (docs/PERFORMANCE.md, "1pux: the fixed part"). Since h-1pux4 an import drops the loader's tables
-  from its resident set before it reads (madvise; the page cache keeps them), while `--version`
-  still holds them: the subtraction takes ~2 MB more than an import's own start-up then occupies
-  ("1pux: the uuid list and the loader's tables"). It also moves with the page cache and with where
+  (docs/PERFORMANCE.md, "1pux: the fixed part"). It also moves with the page cache and with where
   address randomization puts the 64 KiB windows: `--version` alone ranges 8.3–9.3 MB in 15 runs.
 - growth per input byte: (peak at the largest size − peak at ten times fewer entries) ÷ (input at
   the largest − input at the smaller): what the input itself costs, the fixed part cancelled.

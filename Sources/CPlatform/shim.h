@@ -1,11 +1,6 @@
 #ifndef VAULTFILE_CPLATFORM_H
 #define VAULTFILE_CPLATFORM_H
-#include <elf.h>
 #include <errno.h>
-#include <link.h>
-#include <stdint.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include <malloc.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -101,69 +96,6 @@ static inline int vaultfile_remove_tree_signal_safe(int folder, const char *name
         if (vaultfile_remove_tree_pass(folder, name, depth, &budget) == 0) return 0;
     }
     return -1;
-}
-
-/// Takes the pages of the loader's tables of vaultfile's own binary (`.dynsym`, `.dynstr`,
-/// `.gnu.hash`, `.gnu.version`, `.rela.dyn`, `.rela.plt`: 2.6 MB of the release build, which the
-/// loader read whole to relocate the program at start-up) out of the process's resident set with
-/// `madvise(MADV_DONTNEED)`. Nothing is lost: they lie in the read-only, executable mapping of the
-/// file, which nothing writes (the function refuses a binary with text relocations, or a range
-/// outside a mapping without write permission), so a page read again (a lazily bound libc
-/// function's first call reads its entries) comes back from the file as it was. The page cache
-/// keeps them; only this process's resident set (what issue 44's rule measures) shrinks.
-/// Returns the bytes dropped, or -1 when the tables could not be found or checked.
-static inline long vaultfile_release_loader_tables(void) {
-    const ElfW(Phdr) *headers = (const ElfW(Phdr) *)getauxval(AT_PHDR);
-    unsigned long count = getauxval(AT_PHNUM);
-    if (headers == NULL || count == 0) return -1;
-    uintptr_t base = 0;
-    int found_base = 0;
-    const ElfW(Phdr) *dynamic = NULL;
-    for (unsigned long i = 0; i < count; i++) {
-        if (headers[i].p_type == PT_PHDR) { base = (uintptr_t)headers - headers[i].p_vaddr; found_base = 1; }
-        if (headers[i].p_type == PT_DYNAMIC) dynamic = &headers[i];
-    }
-    if (!found_base || dynamic == NULL) return -1;
-    // The loader may have rebased the tags' addresses in place (glibc does, for a writable
-    // .dynamic): a value below the load address is still relative to it.
-#define VAULTFILE_TABLE_ADDRESS(value) ((uintptr_t)(value) >= base ? (uintptr_t)(value) : base + (uintptr_t)(value))
-    uintptr_t low = UINTPTR_MAX, high = 0, strtab = 0, rela = 0, jmprel = 0;
-    uintptr_t strsz = 0, relasz = 0, pltrelsz = 0;
-    for (const ElfW(Dyn) *tag = (const ElfW(Dyn) *)(base + dynamic->p_vaddr); tag->d_tag != DT_NULL; tag++) {
-        uintptr_t start = 0;
-        switch (tag->d_tag) {
-        case DT_TEXTREL: return -1;
-        case DT_FLAGS: if (tag->d_un.d_val & DF_TEXTREL) return -1; break;
-        case DT_SYMTAB: case DT_GNU_HASH: case DT_VERSYM: case DT_VERNEED: start = VAULTFILE_TABLE_ADDRESS(tag->d_un.d_ptr); break;
-        case DT_STRTAB: start = strtab = VAULTFILE_TABLE_ADDRESS(tag->d_un.d_ptr); break;
-        case DT_RELA: start = rela = VAULTFILE_TABLE_ADDRESS(tag->d_un.d_ptr); break;
-        case DT_JMPREL: start = jmprel = VAULTFILE_TABLE_ADDRESS(tag->d_un.d_ptr); break;
-        case DT_STRSZ: strsz = tag->d_un.d_val; break;
-        case DT_RELASZ: relasz = tag->d_un.d_val; break;
-        case DT_PLTRELSZ: pltrelsz = tag->d_un.d_val; break;
-        default: break;
-        }
-        if (start != 0 && start < low) low = start;
-    }
-#undef VAULTFILE_TABLE_ADDRESS
-    if (strtab && strtab + strsz > high) high = strtab + strsz;
-    if (rela && rela + relasz > high) high = rela + relasz;
-    if (jmprel && jmprel + pltrelsz > high) high = jmprel + pltrelsz;
-    if (low == UINTPTR_MAX || high <= low) return -1;
-    // Only within one mapping of the file that is never written: dropped pages come back from it.
-    int inside = 0;
-    for (unsigned long i = 0; i < count; i++) {
-        const ElfW(Phdr) *segment = &headers[i];
-        if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W)) continue;
-        uintptr_t from = base + segment->p_vaddr, to = from + segment->p_filesz;
-        if (low >= from && high <= to) inside = 1;
-    }
-    if (!inside) return -1;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t first = (low + page - 1) & ~(page - 1), last = high & ~(page - 1);
-    if (last <= first) return 0;
-    if (madvise((void *)first, last - first, MADV_DONTNEED) != 0) return -1;
-    return (long)(last - first);
 }
 
 /// Gives the heap's free pages back to the system (glibc's malloc_trim(0), which Swift's Glibc

@@ -127,10 +127,6 @@ extension VaultfileCommand {
         }
 
         func run() throws {
-            // The loader's tables of the binary (2.6 MB, read once at start-up) out of the resident set
-            // before the read: an import's peak comes after it (issue 44's memory rule; the pages come
-            // back from the file if read again; docs/PERFORMANCE.md, "1pux: the ids and the loader's tables").
-            _ = vaultfile_release_loader_tables()
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
             // Past 512 KiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
             // by the seal (issue 44's memory rule). A dry run seals nothing and lists every name: it keeps them in memory.
