@@ -17,7 +17,10 @@ extension OnePUXReader {
         /// Whether items share a file's bytes (`inflated`); otherwise (items handed to a sink,
         /// which wipes each item's bytes in place) each is inflated for every item naming it.
         private let sharesFiles: Bool
-        /// The `uuid` of each item kept, in order (`resolveReferences`).
+        /// The `uuid` of each item kept, in order (`resolveReferences`). Not kept for items handed to
+        /// a sink (`sharesFiles` false): a stream declines any item holding a reference, so nothing
+        /// resolves one there, and 100,000 ids were 1.6 MB of a 1pux import's peak (26-character
+        /// uuids, as 1Password writes them, each a heap string more).
         private(set) var ids: [String] = []
         /// Whether the last item read holds a field of kind `reference` (a stream declines it:
         /// the item it names may come later).
@@ -72,7 +75,7 @@ extension OnePUXReader {
                 let word = tape.string(state).map { String($0.prefix(24)) } ?? "(not a string)"
                 result.notKeep(OnePUXReader.unknownStateLoss + "'\(word)'", reason: .unknownState)
             }
-            ids.append(tape.string(uuid) ?? "")
+            if sharesFiles { ids.append(tape.string(uuid) ?? "") }
             var title: Int?, primaryURL: Int?, urls: Int?, tagsNode: Int?
             tape.forEachMember(overview) { key, value in
                 if JSONTape.matches(key, "title") { title = value }
