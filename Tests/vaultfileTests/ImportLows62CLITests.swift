@@ -35,11 +35,11 @@ import VaultFormat
     @Test(.enabled(if: python, "python3 is not installed: skipped"))
     func test_import_1puxTimesPastTheYear9999AreLeftOutAndSaid() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
-        let item = #"""
+        let item = """
             {"uuid": "M1", "createdAt": 1600000000000, "updatedAt": 1650000000, "state": "active", "categoryUuid": "001", \
             "overview": {"title": "MsTimes"}, "details": {"loginFields": [], "password": "pw-now", \
             "passwordHistory": [{"value": "pw-old", "time": 1620000000000}], "sections": []}}
-            """#
+            """
         try ImportLows60CLITests().writeOnePUX(cli, "t.1pux", export: ImportLows60CLITests.export([item, ImportLows60CLITests.item("P2", "Plain")]))
         let imported = try cli.run(["import", "--json", cli.path("t.1pux")] + cli.unlock())
         #expect(imported.status == 0, "\(imported.stderr)")

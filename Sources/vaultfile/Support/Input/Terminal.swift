@@ -84,11 +84,13 @@ enum Terminal {
             noting.__sigaction_handler.sa_handler = { _ in Terminal.continued = 1 }
             sigemptyset(&noting.sa_mask)
             _ = sigaction(SIGCONT, &noting, &previousContinue)
-            _ = tcsetattr(fd, TCSAFLUSH, &silent)
+            // Started in the background, vaultfile is stopped here (SIGTTOU) until `fg`; the SIGCONT
+            // handler (no SA_RESTART) then ends the call with EINTR: made again, or echo stayed on.
+            while tcsetattr(fd, TCSAFLUSH, &silent) != 0 && errno == EINTR {}
         }
         defer {
             if hasSettings {
-                _ = tcsetattr(fd, TCSAFLUSH, &original)
+                while tcsetattr(fd, TCSAFLUSH, &original) != 0 && errno == EINTR {}
                 savedFD = -1
                 _ = sigaction(SIGINT, &previousInterrupt, nil)
                 _ = sigaction(SIGTERM, &previousTerminate, nil)
