@@ -15,6 +15,14 @@ package enum UTCTime {
     /// Milliseconds in a day.
     package static let millisecondsPerDay: Int64 = 86_400_000
 
+    /// `milliseconds` brought into the years 0000–9999 (0000-01-01T00:00:00.000Z to
+    /// 9999-12-31T23:59:59.999Z), which every export writes its times in: another manager reads
+    /// no year of five digits (KeePass refuses it, JavaScript's `Date` past 275760), so a vault's
+    /// time beyond them (only an import can store one) is written as the nearest (cold62 L2).
+    package static func withinFourDigitYears(milliseconds: Int64) -> Int64 {
+        min(max(milliseconds, -62_167_219_200_000), 253_402_300_799_999)
+    }
+
     /// A time split into the day it falls on (days since 1970-01-01, negative before) and the
     /// milliseconds since that day's midnight (0 ..< 86,400,000).
     package static func split(milliseconds: Int64) -> (day: Int64, millisecondOfDay: Int64) {

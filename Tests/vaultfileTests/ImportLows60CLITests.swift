@@ -17,7 +17,7 @@ import Testing
 
     /// A 1pux of `export` (export.data's text), written by Python's zipfile; `before`: bytes of a
     /// file stored ahead of export.data (random: not compressed away).
-    private func writeOnePUX(_ cli: CLI, _ name: String, export: String, before: Int = 0) throws {
+    func writeOnePUX(_ cli: CLI, _ name: String, export: String, before: Int = 0) throws {
         try cli.write("export.data", bytes(export))
         let made = try cli.shell("python3 -c 'import os, sys, zipfile; z = zipfile.ZipFile(sys.argv[1], \"w\", zipfile.ZIP_DEFLATED); "
                                  + "n = int(sys.argv[3]); n and z.writestr(\"files/pad__pad.bin\", os.urandom(n)); "
@@ -25,7 +25,7 @@ import Testing
         #expect(made.status == 0, "\(made.stderr)")
     }
 
-    private static func item(_ uuid: String, _ title: String, _ fields: [String] = []) -> String {
+    static func item(_ uuid: String, _ title: String, _ fields: [String] = []) -> String {
         """
         {"uuid": "\(uuid)", "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "001", \
         "overview": {"title": "\(title)"}, "details": {"loginFields": [], "password": "pw-\(uuid)", \
@@ -33,7 +33,7 @@ import Testing
         """
     }
 
-    private static func export(_ items: [String]) -> String {
+    static func export(_ items: [String]) -> String {
         #"{"accounts": [{"attrs": {"accountName": "me"}, "vaults": [{"attrs": {"name": "Personal"}, "items": ["#
             + items.joined(separator: ", ") + "]}]}]}"
     }

@@ -246,9 +246,9 @@ public enum BitwardenJSONExport {
         out.append("], \"passwordHistory\": ")
         passwordHistory(history, current: entry, to: &out, tally: &tally)
         out.append(", \"creationDate\": ")
-        string(UTCTime.rfc3339(milliseconds: entry.created), to: &out)
+        string(UTCTime.rfc3339(milliseconds: UTCTime.withinFourDigitYears(milliseconds: entry.created)), to: &out)
         out.append(", \"revisionDate\": ")
-        string(UTCTime.rfc3339(milliseconds: entry.modified), to: &out)
+        string(UTCTime.rfc3339(milliseconds: UTCTime.withinFourDigitYears(milliseconds: entry.modified)), to: &out)
         out.append(", \"deletedDate\": null, \"collectionIds\": null")
     }
 
@@ -272,7 +272,7 @@ public enum BitwardenJSONExport {
                 continue
             }
             out.append(first ? "[{\"lastUsedDate\": " : ", {\"lastUsedDate\": ")
-            string(UTCTime.rfc3339(milliseconds: version.replaced), to: &out)
+            string(UTCTime.rfc3339(milliseconds: UTCTime.withinFourDigitYears(milliseconds: version.replaced)), to: &out)
             out.append(", \"password\": ")
             bytes(version.entry.value, to: &out)
             out.append("}")

@@ -93,6 +93,10 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// 1pux dates (`count`) that are no date 1Password shows (beyond the year 9999, not whole
     /// seconds, a month past 12), in `itemCount` items, the first of them `items`: kept as written.
     case datesKeptAsWritten(count: Int, items: [String], itemCount: Int)
+    /// 1Password item and password-history times past the year 9999 (`count`, in `itemCount`
+    /// items, the first named): no date, so left out, the item's other time or the import's
+    /// taken instead (cold62 L2).
+    case timesReplaced(count: Int, items: [String], itemCount: Int)
 
     public var description: String {
         switch self {
@@ -102,6 +106,10 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .datesKeptAsWritten(let count, let items, let itemCount):
             return "\(count == 1 ? "1 date" : "\(count) dates") of 1Password \(count == 1 ? "is" : "are") no date it shows (beyond the year 9999, not whole seconds, "
                 + "or a month past 12): kept as written, in \(itemCount == 1 ? "1 item" : "\(itemCount) items") (\(Self.named(items, count: itemCount))); check \(count == 1 ? "it" : "them") in 1Password"
+        case .timesReplaced(let count, let items, let itemCount):
+            return "\(count == 1 ? "1 item time" : "\(count) item times") of 1Password \(count == 1 ? "is" : "are") past the year 9999 "
+                + "(milliseconds written as seconds?): not kept, the item's other time or the import's taken instead, "
+                + "in \(itemCount == 1 ? "1 item" : "\(itemCount) items") (\(Self.named(items, count: itemCount))); check \(count == 1 ? "it" : "them") in 1Password"
         case .unprotectedStringsNotKept(let items, let count):
             return "not kept: \(KeePassXMLReader.unprotectedMark), in \(count == 1 ? "1 item" : "\(count) items") (\(Self.named(items, count: count)))"
         case .attachmentDataMissing(let items, let count):
@@ -168,6 +176,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .dangerousVariable: return "dangerous_variable"
         case .notKept, .attachmentDataMissing, .unprotectedStringsNotKept, .referencesUnresolved: return "not_kept"
         case .datesKeptAsWritten: return "kept_as_written"
+        case .timesReplaced: return "time_replaced"
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"

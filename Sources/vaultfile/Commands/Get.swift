@@ -54,7 +54,7 @@ extension VaultfileCommand {
         /// Writes what the command line asks for: the value or a field, as JSON, or to the clipboard.
         private func write(from vault: Vault) throws {
             // A field an import stored under another name (`Пин` as `xn--r0a4cp`) by its label too.
-            let field = try self.field.map { try ImportedLabels.field($0, of: name, in: vault, note: true) }
+            let field = try self.field.map { try ImportedLabels.field($0, of: name, in: vault, note: "printed") }
             if json {
                 var out = try EntryJSON.get(vault, name: name, part: EntryPart(field: field))
                 defer { out.wipe() }

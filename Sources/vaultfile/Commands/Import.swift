@@ -103,7 +103,8 @@ extension VaultfileCommand {
         /// a format character (a bidi control, a zero-width space), which every new name refuses
         /// and an import leaves out of the names it makes, and a space at either end of a folder,
         /// which it trims (recheck60 R2: `--prefix ' /'` or `$'\u200B'/` placed the entries at the
-        /// top level, and `--overwrite` replaced entries there).
+        /// top level, and `--overwrite` replaced entries there). Nor one so long that a title has
+        /// no room after it (`ForeignBuildOptions.maxPrefixBytes`).
         func prefixFolders() throws -> [String] {
             guard var folder = prefix else { return [] }
             while folder.hasSuffix("/") { folder.removeLast() }
@@ -123,11 +124,20 @@ extension VaultfileCommand {
                 throw CLIError.invalidArgument("\(shown): its folder '\(blank)' \(why), which an import trims from every name it makes; "
                     + "give the folder without them")
             }
+            // A prefix that leaves no room for the names under it is the prefix's fault, said
+            // before the file is read (cold62 L1: it was refused as the file's entry 2).
+            let length = EntryName.normalized(folder).utf8.count
+            if length > ForeignBuildOptions.maxPrefixBytes {
+                throw CLIError.invalidArgument("--prefix is \(length) bytes, which leaves too little room for the names under it; "
+                    + "give at most \(ForeignBuildOptions.maxPrefixBytes) bytes")
+            }
             return folders
         }
 
         func run() throws {
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
+            // Ctrl-C at a prompt (the identities' passphrase, the vault's password) is said as at any other time of an import.
+            Terminal.sayWhenInterrupted("nothing was imported")
             // Past 512 KiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
             // by the seal (issue 44's memory rule). A dry run seals nothing and lists every name: it keeps them in memory.
             let runs = dryRun ? nil : ImportRuns(directory: Self.directory(of: unlock.location.path))

@@ -61,7 +61,7 @@ extension VaultfileCommand {
             let limits = try unlock.limits()
             let unlocked = try unlock.open(entriesOnly: true)
             // A field an import stored under another name (`Пин` as `xn--r0a4cp`) by its label too.
-            let part = EntryPart(field: try field.map { try ImportedLabels.field($0, of: name, in: unlocked.vault, note: true) })
+            let part = EntryPart(field: try field.map { try ImportedLabels.field($0, of: name, in: unlocked.vault, note: "shared") })
             // The entry must exist before a passphrase is typed twice for it.
             try unlocked.vault.withValue(of: name, part: part) { _ in }
             if passphrase.isGiven {

@@ -211,6 +211,8 @@ enum ForeignBuilder {
         var versionsLost = 0, entriesLost = 0
         /// Attachments not kept: larger than a field holds (`largeAttachments`), beyond an entry's fields (`crowdedAttachments`).
         var largeAttachmentsLost = 0, crowdedAttachmentsLost = 0
+        /// The entry names of the first items each reader's warning names (`ForeignItem.warned`).
+        var warnedNames = WarnedNames()
 
         /// Zeroes the values and fields of the versions in `history` where they lie (`wipeShared`),
         /// for an outcome given up whose versions nothing else holds (a streamed build's: each
@@ -243,6 +245,7 @@ enum ForeignBuilder {
     static func fill(_ item: ForeignItem, named: ForeignNaming.Named, now: Int64, options: ForeignBuildOptions, outcome: inout Outcome,
                      put: (String, ForeignItem, inout FieldSet, Int64, Int64) -> Bool) -> Bool {
         let name = named.name
+        if !item.warned.isEmpty { outcome.warnedNames.note(item.warned, name: name) }
         var fields = FieldSet()
         // Room for the builder's own fields and the item's: the array never grows by copies.
         fields.importFields.reserveCapacity(5 + item.urls.count + item.extras.count + item.fields.count + item.attachments.count)
@@ -291,7 +294,7 @@ enum ForeignBuilder {
         (losses.notKept, losses.notKeptReasons) = (source.notKept, source.notKeptReasons)
         losses.notKeep(Self.largeAttachments, count: outcome.largeAttachmentsLost, reason: .statedInText)
         losses.notKeep(Self.crowdedAttachments, count: outcome.crowdedAttachmentsLost)
-        var warnings: [ImportWarning] = source.warnings
+        var warnings: [ImportWarning] = source.warnings.map(outcome.warnedNames.naming)
             + losses.notKept.sorted { $0.key < $1.key }.map { .notKept(what: $0.key, count: $0.value, reason: losses.reason(notKept: $0.key)) }
         warnings += outcome.fieldRenamings.warnings
         warnings += outcome.totpWarnings

@@ -43,6 +43,29 @@ public struct ForeignItem: Sendable {
     /// then not listed as renamed, as every item of it is so named. An item of a source with
     /// titles whose title is empty (a Chrome row without a name) is listed.
     public var sourceHasNoTitles = false
+    /// The reader's warnings that name this item (`Warned`): the builder names it there by its
+    /// entry name, after numbering, not by its title in the source (cold62 L5: `Work/db01` was
+    /// named for the item that became `Work/db01 (2)`; the vault's `Work/db01` is another account).
+    public var warned: Warned = []
+
+    /// The reader's warnings that name items.
+    public struct Warned: OptionSet, Sendable {
+        public let rawValue: UInt8
+        /// Creates the set of `rawValue`'s bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// KeePass's unprotected custom strings (`ImportWarning.unprotectedStringsNotKept`).
+        public static let unprotectedStrings = Warned(rawValue: 1)
+        /// KeePass attachments without their data (`ImportWarning.attachmentDataMissing`).
+        public static let attachmentDataMissing = Warned(rawValue: 2)
+        /// 1Password dates kept as written (`ImportWarning.datesKeptAsWritten`).
+        public static let datesKeptAsWritten = Warned(rawValue: 4)
+        /// 1Password times left out (`ImportWarning.timesReplaced`).
+        public static let timesReplaced = Warned(rawValue: 8)
+        /// 1Password references to items the export does not hold (`ImportWarning.referencesUnresolved`).
+        public static let referencesUnresolved = Warned(rawValue: 16)
+        /// Each kind, in the order `WarnedNames` keeps them.
+        static let kinds: [Warned] = [.unprotectedStrings, .attachmentDataMissing, .datesKeptAsWritten, .timesReplaced, .referencesUnresolved]
+    }
 
     /// An item with a title and a value, everything else empty.
     public init(folders: [String] = [], title: String = "", value: [UInt8] = []) {
@@ -273,6 +296,11 @@ public struct ForeignBuildOptions: Sendable {
     public var keepsHistory: Bool
     /// Folders every entry is placed under (`import --prefix`), outermost first; may be empty.
     public var prefix: [String]
+
+    /// The most bytes of a `--prefix` (its folders joined with '/'): room is left after it for a
+    /// '/' and a title of `ForeignNaming.minShortenedTitle` bytes before numbering, so that a long
+    /// name is shortened rather than refused as the file's fault (cold62 L1).
+    public static let maxPrefixBytes = ForeignNaming.maxBaseLength - 1 - ForeignNaming.minShortenedTitle
 
     /// Creates options.
     public init(keepsHistory: Bool = false, prefix: [String] = []) {

@@ -1,3 +1,4 @@
+import VaultFormat
 import VaultInterchange
 import VaultModel
 
@@ -72,7 +73,20 @@ struct SkippedItem {
         // `title` is the import's own record of a title it numbered or cleaned (`Twitter` in
         // `Twitter (2)`): a matter of naming, not of the account.
         let fields = Set(incoming.fields.keys).union(existing.fields.keys).sorted()
-        fieldsDiffering = fields.filter { $0 != "title" && incoming.fields[$0] != existing.fields[$0] }
+        fieldsDiffering = fields.filter { $0 != "title" && !Self.same($0, incoming.fields[$0], existing.fields[$0]) }
+    }
+
+    /// Whether the values `a` and `b` of the field `name` are the same. A TOTP (`totp`, `otp`)
+    /// whose both values are otpauth URIs is the same when what computes its codes is (secret,
+    /// algorithm, digits, period, encoder) and its issuer: a bare secret is stored as a URI
+    /// whose label is the username, so a new username changed the URI's text, and was said as
+    /// a changed TOTP — "my 2FA secret was rotated" (cold62 L3).
+    private static func same(_ name: String, _ a: [UInt8]?, _ b: [UInt8]?) -> Bool {
+        if a == b { return true }
+        guard name == "totp" || name == "otp", let a, let b,
+              let one = try? TOTPParameters(uri: a), let other = try? TOTPParameters(uri: b) else { return false }
+        return one.secret.constantTimeEquals(other.secret) && one.algorithm == other.algorithm && one.digits == other.digits
+            && one.period == other.period && one.encoder == other.encoder && one.issuer == other.issuer
     }
 
     /// "the file's password differs", "the file's password and fields 'url' and 'username'

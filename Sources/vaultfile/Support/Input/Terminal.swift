@@ -12,6 +12,14 @@ enum Terminal {
     /// which AddressSanitizer reports as an overflow.
     nonisolated(unsafe) private static let savedSettings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
     nonisolated(unsafe) private static var savedFD: Int32 = -1
+    /// The lines an interrupted prompt writes on stderr (SIGINT's, SIGTERM's), built before any
+    /// prompt (a signal handler cannot build text): `import` says "nothing was imported", as it
+    /// does for a signal while its tools run (cold62 L7). Nil: nothing is said.
+    nonisolated(unsafe) private static var interruptedLines: (interrupt: UnsafeMutableBufferPointer<UInt8>, terminate: UnsafeMutableBufferPointer<UInt8>)?
+    /// Set by SIGCONT during a prompt: vaultfile was stopped (started in the background, it was
+    /// stopped when it turned echo off; or Ctrl-Z) and continued (`fg`), and the prompt it wrote
+    /// before lies above the shell's lines: written again before the next read (cold62 L7).
+    nonisolated(unsafe) private static var continued: sig_atomic_t = 0
 
     /// The longest secret a prompt accepts.
     static let maxSecretLength = 4_096
@@ -31,6 +39,20 @@ enum Terminal {
         return true
     }
 
+    /// Makes a prompt interrupted by SIGINT or SIGTERM end its line and write
+    /// `vaultfile: interrupted (SIGINT): WHAT` on stderr before vaultfile exits (`import`:
+    /// "nothing was imported"). Called once, before any prompt.
+    static func sayWhenInterrupted(_ what: String) {
+        func line(_ signal: Int32) -> UnsafeMutableBufferPointer<UInt8> {
+            let bytes = Array("vaultfile: interrupted (\(ImportSignals.name(of: signal))): \(what)\n".utf8)
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = buffer.initialize(from: bytes)
+            return buffer
+        }
+        guard interruptedLines == nil else { return }
+        interruptedLines = (line(SIGINT), line(SIGTERM))
+    }
+
     /// Asks for a secret on `/dev/tty` without echo; the final newline is not part of it.
     static func readSecret(prompt: String) throws(CLIError) -> SecureBytes {
         guard promptsAllowed else { throw .noPasswordSource }
@@ -43,7 +65,7 @@ enum Terminal {
         let hasSettings = tcgetattr(fd, &original) == 0
         // The dispositions before the prompt, put back whole after it (a caller may have ignored
         // SIGINT; SignalCleanup's handler keeps its mask and flags).
-        var previousInterrupt = sigaction(), previousTerminate = sigaction()
+        var previousInterrupt = sigaction(), previousTerminate = sigaction(), previousContinue = sigaction()
         if hasSettings {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
@@ -51,19 +73,28 @@ enum Terminal {
             savedSettings.pointee = original
             savedFD = fd
             var restoring = sigaction()
-            restoring.__sigaction_handler.sa_handler = { _ in Terminal.restoreAndExit() }
+            restoring.__sigaction_handler.sa_handler = { signal in Terminal.restoreAndExit(signal) }
             sigemptyset(&restoring.sa_mask)
             restoring.sa_flags = SA_RESTART
             _ = sigaction(SIGINT, &restoring, &previousInterrupt)
             _ = sigaction(SIGTERM, &restoring, &previousTerminate)
-            _ = tcsetattr(fd, TCSAFLUSH, &silent)
+            // No SA_RESTART: a read waiting when vaultfile is continued returns, and the prompt is written again.
+            continued = 0
+            var noting = sigaction()
+            noting.__sigaction_handler.sa_handler = { _ in Terminal.continued = 1 }
+            sigemptyset(&noting.sa_mask)
+            _ = sigaction(SIGCONT, &noting, &previousContinue)
+            // Started in the background, vaultfile is stopped here (SIGTTOU) until `fg`; the SIGCONT
+            // handler (no SA_RESTART) then ends the call with EINTR: made again, or echo stayed on.
+            while tcsetattr(fd, TCSAFLUSH, &silent) != 0 && errno == EINTR {}
         }
         defer {
             if hasSettings {
-                _ = tcsetattr(fd, TCSAFLUSH, &original)
+                while tcsetattr(fd, TCSAFLUSH, &original) != 0 && errno == EINTR {}
                 savedFD = -1
                 _ = sigaction(SIGINT, &previousInterrupt, nil)
                 _ = sigaction(SIGTERM, &previousTerminate, nil)
+                _ = sigaction(SIGCONT, &previousContinue, nil)
             }
             _ = Stream.write([0x0A], to: fd)
         }
@@ -72,6 +103,10 @@ enum Terminal {
         var length = 0
         var byte: UInt8 = 0
         while true {
+            if continued != 0 {
+                continued = 0
+                _ = Stream.write(Array(prompt.utf8), to: fd)
+            }
             let count = read(fd, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             if count <= 0 || byte == 0x0A { break }
@@ -92,9 +127,19 @@ enum Terminal {
         return first
     }
 
-    /// Restores echo after Ctrl-C during a prompt, then exits as interrupted.
-    private static func restoreAndExit() -> Never {
-        if savedFD >= 0 { _ = tcsetattr(savedFD, TCSAFLUSH, savedSettings) }
-        _exit(ExitStatus.killed(by: SIGINT).rawValue)
+    /// Restores echo after Ctrl-C (or SIGTERM) during a prompt, ends the prompt's line, writes
+    /// `interruptedLines`' line if any, then exits as interrupted by `signal`. Only
+    /// async-signal-safe calls: `tcsetattr`, `write`, `_exit`.
+    private static func restoreAndExit(_ signal: Int32) -> Never {
+        if savedFD >= 0 {
+            _ = tcsetattr(savedFD, TCSAFLUSH, savedSettings)
+            var newline: UInt8 = 0x0A
+            _ = write(savedFD, &newline, 1)
+        }
+        if let lines = interruptedLines {
+            let line = signal == SIGTERM ? lines.terminate : lines.interrupt
+            _ = write(STDERR_FILENO, line.baseAddress, line.count)
+        }
+        _exit(ExitStatus.killed(by: signal == SIGTERM ? SIGTERM : SIGINT).rawValue)
     }
 }

@@ -30,6 +30,12 @@ extension OnePUXReader {
         private(set) var oddDates = (count: 0, items: 0, names: [String]())
         /// Whether the item being read has an odd date counted already.
         private var oddDateInItem = false
+        /// Item and password-history times past the year 9999 (milliseconds written where seconds
+        /// belong: year 52671), left out (the item's other time, or the import's, takes their
+        /// place): how many, in how many items, the first items' names (cold62 L2).
+        private(set) var oddTimes = (count: 0, items: 0, names: [String]())
+        /// Whether the item being read has an odd time counted already.
+        private var oddTimeInItem = false
 
         init(archive: ZipArchive, budget: ExpansionBudget, sharesFiles: Bool = true) {
             (self.archive, self.budget, self.sharesFiles) = (archive, budget, sharesFiles)
@@ -55,6 +61,7 @@ extension OnePUXReader {
             var overview: Int?, details: Int?, createdAt: Int?, updatedAt: Int?, favIndex: Int?, state: Int?, categoryUuid: Int?, uuid: Int?
             lastHasReference = false
             oddDateInItem = false
+            oddTimeInItem = false
             tape.forEachMember(node) { key, value in
                 if JSONTape.matches(key, "uuid") { uuid = value }
                 else if JSONTape.matches(key, "overview") { overview = value }
@@ -96,8 +103,10 @@ extension OnePUXReader {
             }
             item.folders = folders
             item.title = tape.string(title) ?? ""
-            item.created = tape.integer(createdAt).map { $0 * 1000 }
-            item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
+            let created = time(tape.integer(createdAt), of: &item)
+            let modified = time(tape.integer(updatedAt), of: &item)
+            item.created = created
+            item.modified = modified ?? created
             // URLs: the primary one, then the others in order, each once.
             if let url = tape.string(primaryURL), !url.isEmpty { item.urls.append(url) }
             for entry in tape.elements(urls) {
@@ -146,8 +155,10 @@ extension OnePUXReader {
             // it beside the password, as Bitwarden's `lastUsedDate`), and set when the one before
             // it was replaced (the oldest: when the item was created); before, each version took
             // the next one's date (cold58 L1, L9).
-            var earlier = tape.elements(passwordHistory).map { version in
-                (value: tape.stringBytes(tape.member(version, "value")) ?? [], replaced: tape.integer(tape.member(version, "time")).map { $0 * 1000 })
+            var earlier: [(value: [UInt8], replaced: Int64?)] = []
+            for version in tape.elements(passwordHistory) {
+                let replaced = time(tape.integer(tape.member(version, "time")), of: &item)
+                earlier.append((value: tape.stringBytes(tape.member(version, "value")) ?? [], replaced: replaced))
             }
             earlier.sort { ($0.replaced ?? .min) < ($1.replaced ?? .min) }
             for index in earlier.indices {
@@ -186,7 +197,7 @@ extension OnePUXReader {
                     text = converted
                 } else {
                     text = written
-                    noteOddDate(of: item)
+                    noteOddDate(of: &item)
                 }
             } else {
                 switch tape.kind(content) {
@@ -211,18 +222,40 @@ extension OnePUXReader {
         }
 
         /// Counts a date of `item` kept as written (`oddDates`).
-        private mutating func noteOddDate(of item: ForeignItem) {
+        private mutating func noteOddDate(of item: inout ForeignItem) {
             oddDates.count += 1
+            item.warned.insert(.datesKeptAsWritten)
             guard !oddDateInItem else { return }
             oddDateInItem = true
             oddDates.items += 1
             if oddDates.names.count < OnePUXReader.namedItems { oddDates.names.append((item.folders + [item.title]).joined(separator: "/")) }
         }
 
+        /// `seconds` (an item's or a password's time) in milliseconds; nil, counted in `oddTimes`,
+        /// past 9999-12-31T23:59:59Z, which no export can write as a date (cold62 L2).
+        private mutating func time(_ seconds: Int64?, of item: inout ForeignItem) -> Int64? {
+            guard let seconds else { return nil }
+            guard seconds > OnePUXReader.latestTime else { return seconds * 1000 }
+            oddTimes.count += 1
+            item.warned.insert(.timesReplaced)
+            if !oddTimeInItem {
+                oddTimeInItem = true
+                oddTimes.items += 1
+                if oddTimes.names.count < OnePUXReader.namedItems { oddTimes.names.append((item.folders + [item.title]).joined(separator: "/")) }
+            }
+            return nil
+        }
+
         /// The warning of the dates kept as written, when there were any.
         func warnOddDates(_ result: inout ForeignImport) {
             guard oddDates.count > 0 else { return }
             result.warnings.append(.datesKeptAsWritten(count: oddDates.count, items: oddDates.names, itemCount: oddDates.items))
+        }
+
+        /// The warning of the item times left out, when there were any.
+        func warnOddTimes(_ result: inout ForeignImport) {
+            guard oddTimes.count > 0 else { return }
+            result.warnings.append(.timesReplaced(count: oddTimes.count, items: oddTimes.names, itemCount: oddTimes.items))
         }
 
         /// A file of `files/` (`{ "fileName", "documentId", "decryptedSize" }`) as an attachment.

@@ -57,6 +57,7 @@ extension OnePUXReader {
                 if indexOf[id] == nil { unresolved += 1 }
             }
             if unresolved > before {
+                result.items[item].warned.insert(.referencesUnresolved)
                 inItems += 1
                 if names.count < namedItems { names.append((result.items[item].folders + [result.items[item].title]).joined(separator: "/")) }
             }
@@ -66,4 +67,7 @@ extension OnePUXReader {
 
     /// How many items a warning names (then "and N more").
     static let namedItems = 3
+
+    /// The last second a date can be written as (9999-12-31T23:59:59Z): an item's time past it is left out (cold62 L2).
+    static let latestTime: Int64 = 253_402_300_799
 }

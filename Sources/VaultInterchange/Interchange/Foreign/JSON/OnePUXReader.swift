@@ -155,6 +155,7 @@ enum OnePUXReader {
             }
             resolveReferences(&result, ids: reader.ids)
             reader.warnOddDates(&result)
+            reader.warnOddTimes(&result)
         } catch {
             // The files shared by the items are wiped once, in place, with the items.
             reader.dropInflated()
@@ -270,6 +271,7 @@ enum OnePUXReader {
         }
         if sink == nil { resolveReferences(&result, ids: reader.ids) }
         reader.warnOddDates(&result)
+        reader.warnOddTimes(&result)
         return result
     }
 

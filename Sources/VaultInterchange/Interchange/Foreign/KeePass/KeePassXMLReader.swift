@@ -74,10 +74,11 @@ enum KeePassXMLReader {
         // The entries `fill` counted for an unprotected custom string: the first ones named (cold60 L4).
         var unprotectedCounted = 0
         var unprotectedNames: [String] = []
-        func noteUnprotected(_ item: ForeignItem) {
+        func noteUnprotected(_ item: inout ForeignItem) {
             let count = losses.notKept[Self.unprotectedMark] ?? 0
             guard count > unprotectedCounted else { return }
             unprotectedCounted = count
+            item.warned.insert(.unprotectedStrings)
             if unprotectedNames.count < Self.namedMissingData { unprotectedNames.append((item.folders + [item.title]).joined(separator: "/")) }
         }
         var meta = try parser.parse(metaRead: { streamed.meta = $0 }) { (entry, groups, folders) throws(VaultError) in
@@ -89,7 +90,7 @@ enum KeePassXMLReader {
                 var item = blank
                 item.folders = folders
                 Self.fill(&item, from: &entry, losses: &losses)
-                noteUnprotected(item)
+                noteUnprotected(&item)
                 guard streamed.attach(entry, to: &item, pool: pool) else { sink.decline(); return }
                 result.add(&item, to: sink)
                 return
@@ -97,7 +98,7 @@ enum KeePassXMLReader {
             var item = blank
             item.folders = folders
             Self.fill(&item, from: &entry, losses: &losses)
-            noteUnprotected(item)
+            noteUnprotected(&item)
             for (index, attachment) in entry.attachments.enumerated() {
                 if let id = attachment.reference { references.append((result.items.count, nil, index, id)) }
                 item.attachments.append(ForeignAttachment(name: attachment.name, bytes: attachment.bytes))
@@ -153,6 +154,7 @@ enum KeePassXMLReader {
         result.notKeep("entries in KeePass's recycle bin", count: inRecycleBin, reason: .deletedInSource)
         // Said with the first items' names, so that 'keepassxc-cli attachment-export' can be aimed.
         let itemsMissing = Set(missing.map(\.item)).sorted()
+        for index in itemsMissing { result.items[index].warned.insert(.attachmentDataMissing) }
         let missingCount = itemsMissing.count + streamed.itemsMissingData
         if missingCount > 0 {
             let names = streamed.namesMissingData + itemsMissing.prefix(Self.namedMissingData).map { (result.items[$0].folders + [result.items[$0].title]).joined(separator: "/") }
@@ -197,6 +199,7 @@ enum KeePassXMLReader {
                 item.history[version].attachments = kept
             }
             if missing {
+                item.warned.insert(.attachmentDataMissing)
                 itemsMissingData += 1
                 if namesMissingData.count < KeePassXMLReader.namedMissingData { namesMissingData.append((item.folders + [item.title]).joined(separator: "/")) }
             }

@@ -78,12 +78,13 @@ extension KeePassXMLWriter {
 
     /// KDBX 4's times: base64 of the seconds since 0001-01-01 as 8 little-endian bytes. No access
     /// time, usage count or location change: vaultfile keeps none, and an invented one would mislead.
-    /// A KeePass 2 XML file's times are ISO 8601 to the second, as KeePass writes them.
+    /// A KeePass 2 XML file's times are ISO 8601 to the second, as KeePass writes them. A time
+    /// outside 0001–9999 (KeePass's `DateTime`) is written as the nearest it reads.
     func times(created: Int64, modified: Int64, expiry: Int64? = nil) -> String {
         let iso: Bool
         if case .xmlFile = form { iso = true } else { iso = false }
         func time(_ milliseconds: Int64) -> String {
-            let seconds = max(0, milliseconds / 1000 + 62_135_596_800)
+            let seconds = max(0, UTCTime.withinFourDigitYears(milliseconds: milliseconds) / 1000 + 62_135_596_800)
             if iso {
                 let (day, millisecondOfDay) = UTCTime.split(milliseconds: (seconds - 62_135_596_800) * 1000)
                 return UTCTime.dateText(ofDay: day) + "T" + UTCTime.timeText(millisecondOfDay: millisecondOfDay) + "Z"
