@@ -419,21 +419,10 @@ enum ParallelDecryption {
     /// child closed its end, which simply gets less: its exit status then says so).
     private static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, from sent: Int) -> Int? {
         guard sent < bytes.count else { return nil }
-        var pipeSignal = sigset_t(), previous = sigset_t(), wasPending = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        sigpending(&wasPending)
-        let alreadyPending = sigismember(&wasPending, SIGPIPE) == 1
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let count = write(fd, bytes.baseAddress! + sent, bytes.count - sent)
+        let count = withoutSIGPIPE { write(fd, bytes.baseAddress! + sent, bytes.count - sent) }
         let code = errno
         if count > 0 { return sent + count == bytes.count ? nil : sent + count }
         if count < 0 && (code == EAGAIN || code == EWOULDBLOCK || code == EINTR) { return sent }
-        if code == EPIPE && !alreadyPending {
-            var none = timespec(tv_sec: 0, tv_nsec: 0)
-            while sigtimedwait(&pipeSignal, nil, &none) < 0 && errno == EINTR {}
-        }
         return nil
     }
 }
