@@ -72,6 +72,58 @@ extension ExternalTools {
             #expect(try cli.run(["get", "a"] + cli.unlock()).text == "secret")
         }
 
+        // MARK: - F8: tools stopped by the terminal, restarted one at a time
+
+        /// Two tools started in the background, both stopped reading the terminal: after `fg` they
+        /// are started again one at a time, so each gets its own typed line (before, both read the
+        /// terminal at once, and the second took the shell's next line).
+        @Test(.enabled(if: ShellTerminal.Shell.bash.isInstalled, "tmux or bash is absent: skipped"))
+        func test_importPass_twoToolsStoppedInTheBackgroundAskOneAtATimeAfterFg() throws {
+            let cli = try CLI.withEntriesSet(["kept": "before"]); defer { cli.directory.remove() }
+            for folder in ["bin", "store"] { try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true) }
+            try cli.write("bin/gpg", Array("""
+                #!/bin/sh
+                # A watchdog in a session of its own ends a tool still waiting after 30 s (a failure);
+                # an answer stops every watchdog (a tool ended before its answer leaves its own behind).
+                touch "$ANSWER.$$.pending"
+                setsid -f sh -c "sleep 30; [ -e '$ANSWER.$$.pending' ] && kill -KILL $$" < /dev/null > /dev/null 2>&1
+                sleep 1
+                printf 'PIN for the card: ' > /dev/tty
+                read -r pin < /dev/tty
+                rm -f "$ANSWER".*.pending
+                printf '%s' "$pin" > "$ANSWER.$$"
+                cat
+
+                """.utf8), mode: 0o700)
+            try cli.write("store/.gpg-id", Array("K\n".utf8))
+            try cli.write("store/a.gpg", Array("secret-a\n".utf8))
+            try cli.write("store/b.gpg", Array("secret-b\n".utf8))
+            let terminal = try ShellTerminal(cli, shell: .bash); defer { terminal.stop() }
+            terminal.type("export PATH=\(cli.path("bin")):$PATH ANSWER=\(cli.path("answer")) VAULTFILE_STATE_DIR=\(cli.stateDirectory) "
+                          + "VAULTFILE_NO_AGENT=1 VAULTFILE_QUIET_WEAK_PASSWORD=1 VAULTFILE_IMPORT_JOBS=2 XDG_CONFIG_HOME=\(cli.configDirectory)")
+            terminal.type("clear; '\(CLI.binary)' import --format pass store --vault t.vault --password-file pw &")
+            let screen = { (try? terminal.tmux("capture-pane -p -S -100").text) ?? "" }
+            let prompts = { screen().components(separatedBy: "PIN for the card:").count - 1 }
+            let waiting = "vaultfile: gpg is waiting for the terminal: bring the import to the foreground (fg)"
+            try #require(CLI.waitFor(20) { screen().contains(waiting) && prompts() == 2 }, "the two tools did not stop: \(screen())")
+            usleep(300_000)
+            terminal.type("fg; echo import-status=$?")
+            try #require(CLI.waitFor(20) { prompts() == 3 }, "not asked again: \(screen())")
+            // The second waits until the first has its answer.
+            sleep(2)
+            #expect(prompts() == 3, "two asked at once: \(screen())")
+            terminal.type("1111")
+            try #require(CLI.waitFor(20) { prompts() == 4 }, "the second was not asked: \(screen())")
+            usleep(300_000)
+            terminal.type("2222")
+            let status = { screen().split(separator: "\n").first { $0.hasPrefix("import-status=") }.map(String.init) }
+            try #require(CLI.waitFor(30) { status() != nil }, "the import did not end: \(screen())")
+            #expect(status() == "import-status=0", "\(screen())")
+            let answers = try FileManager.default.contentsOfDirectory(atPath: cli.directory.url.path).filter { $0.hasPrefix("answer.") && !$0.hasSuffix(".pending") }
+            #expect(Set(try answers.map { String(decoding: try cli.read($0), as: UTF8.self) }) == ["1111", "2222"], "\(answers) \(screen())")
+            #expect(try cli.run(["get", "a"] + cli.unlock()).text == "secret-a" && cli.run(["get", "b"] + cli.unlock()).text == "secret-b")
+        }
+
         // MARK: - F6: a sops file's age entries
 
         /// A sops file of `count` age entries (the fixture's one, repeated), SOPS_AGE_KEY_FILE a plain
