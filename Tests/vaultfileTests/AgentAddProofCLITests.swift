@@ -91,7 +91,7 @@ import VaultAgent
         #expect(unlock.stderr.contains("error: the agent holds \(cli.path("t.vault")) under other keys than the one this unlock opened; "
                                        + "nothing changed in the agent"), "\(unlock.stderr)")
         #expect(unlock.stderr.contains("hint: its file key changed since it was unlocked")
-                && unlock.stderr.contains("'vaultfile lock --vault \(cli.path("t.vault"))' forgets the old keys, then unlock again"), "\(unlock.stderr)")
+                && unlock.stderr.contains("forget the old keys, then unlock again: vaultfile lock --vault \(cli.path("t.vault"))"), "\(unlock.stderr)")
         // passwd here opens under a key the agent does not hold: it rotates, warns, and the agent keeps what it had.
         try cli.write("pw3", Array("third-password".utf8))
         let passwd = try cli.run(["passwd", "--new-password-file", cli.path("pw3")] + vault)

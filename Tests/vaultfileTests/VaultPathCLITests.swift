@@ -26,7 +26,7 @@ import Testing
         let missing = try cli.run(["get", "x", "--vault", "sub/dir/t.vault", "--password-file", "pw"])
         #expect(missing.status == 2 && missing.stderr.contains("no vault at sub/dir/t.vault"))
         let hint = try #require(missing.stderr.split(separator: "\n").first { $0.hasPrefix("vaultfile: hint: ") })
-        let command = try #require(hint.split(separator: "'").dropFirst().first, "\(hint)")
+        let command = try #require(hint.range(of: "made): ").map { hint[$0.upperBound...] }, "\(hint)")
         #expect(command == "vaultfile init --vault sub/dir/t.vault", "\(hint)")
         let words = command.split(separator: " ").dropFirst().map(String.init)
         let created = try cli.run(words + ["--password-file", "pw"] + CLI.fastKDF)

@@ -110,7 +110,7 @@ final class PluginConnection: AgePluginConnection {
     func send(_ bytes: [UInt8]) throws(AgePluginClientError) {
         var offset = 0
         while offset < bytes.count {
-            let written = Self.withoutSIGPIPE { bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, $0.count - offset) } }
+            let written = withoutSIGPIPE { bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, $0.count - offset) } }
             if written > 0 { offset += written; continue }
             let code = errno
             if written < 0 && code == EINTR { continue }
@@ -194,24 +194,5 @@ final class PluginConnection: AgePluginConnection {
         case .closed: return "it closed its output"
         case .timedOut(let seconds): return "it sent nothing for \(seconds) s"
         }
-    }
-
-    /// `body` with SIGPIPE blocked in this thread, a SIGPIPE it raised taken before unblocking.
-    private static func withoutSIGPIPE(_ body: () -> Int) -> Int {
-        var pipeSignal = sigset_t(), previous = sigset_t(), pending = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        sigpending(&pending)
-        let alreadyPending = sigismember(&pending, SIGPIPE) == 1
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        let result = body()
-        let code = errno
-        if result < 0 && code == EPIPE && !alreadyPending {
-            var none = timespec(tv_sec: 0, tv_nsec: 0)
-            while sigtimedwait(&pipeSignal, nil, &none) < 0 && errno == EINTR {}
-        }
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
-        errno = code
-        return result
     }
 }

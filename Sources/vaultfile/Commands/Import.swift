@@ -283,8 +283,8 @@ extension VaultfileCommand {
                 let hint = why.contains("is not UTF-8") && binary
                     ? "it holds NUL bytes: binary data, not a text export; 'vaultfile import FILE' (--format auto) tells an export's format from its content"
                     : why.contains("is not UTF-8")
-                    ? "convert it to UTF-8 first: 'iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))' "
-                        + "(WINDOWS-1252 is what most Windows programs write), then import that file and delete both"
+                    ? "convert it to UTF-8 first (WINDOWS-1252 is what most Windows programs write), then import that file and delete both: "
+                        + "iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))"
                     : rowOfValues ? headerlessHint : nil
                 throw CLIError.importUnreadable(source: source, format: chosen.rawValue, why: why, hint: hint)
             }

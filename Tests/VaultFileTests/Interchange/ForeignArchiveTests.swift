@@ -204,6 +204,24 @@ import Testing
         }
     }
 
+    /// An end record that counts 65,535 entries, with no ZIP64 record before it, is a damaged
+    /// archive, not "a ZIP64 archive" (att62 F8); one with a ZIP64 locator before it is a ZIP64 one.
+    @Test func test_zip_aCountOf65535WithoutAZIP64LocatorIsSaidToBeDamaged() throws {
+        let text = Array("plain".utf8)
+        var counted = Self.zip([("a.txt", 0, text, text.count, CRC32.checksum(text))])
+        let end = counted.count - 22
+        for offset in [8, 9, 10, 11] { counted[end + offset] = 0xFF }
+        do { _ = try ZipArchive(counted, what: "t"); Issue.record("a count of 65,535 accepted") } catch {
+            #expect(!error.description.contains("ZIP64 archive") && error.description.contains("does not hold together"), "\(error)")
+        }
+        // A ZIP64 end-of-central-directory locator (its signature) just before the end record.
+        let locator: [UInt8] = [0x50, 0x4B, 0x06, 0x07] + Array(repeating: 0, count: 16)
+        let zip64 = Array(counted[..<end]) + locator + Array(counted[end...])
+        do { _ = try ZipArchive(zip64, what: "t"); Issue.record("a ZIP64 archive accepted") } catch {
+            #expect(error.description.contains("a ZIP64 archive"), "\(error)")
+        }
+    }
+
     // MARK: - Edge cases
 
     @Test func test_inflate_neverCrashesOnRandomOrDamagedStreams() throws {

@@ -74,7 +74,7 @@ struct ErrorReport: Equatable {
 
     static func hint(for error: OTPError) -> String? {
         switch error {
-        case .noTOTP(let name): return "store one with: vaultfile set \(name) --totp < uri.txt (the otpauth://totp/ URI on stdin)"
+        case .noTOTP(let name): return "store one (the otpauth://totp/ URI on stdin) with: vaultfile set \(shellWord(name)) --totp < uri.txt"
         case .malformedURI, .invalidSecret, .unsupportedParameter: return "give an otpauth://totp/LABEL?secret=BASE32[&algorithm=SHA1|SHA256|SHA512&digits=6-10&period=1-3600] URI"
         case .invalidTime: return nil
         }
@@ -123,7 +123,7 @@ struct ErrorReport: Equatable {
         case .slotNotFound: return "'vaultfile slot list' shows each slot's id, key and label"
         case .slotNameAmbiguous: return "name one of them by its id, its key (age1…, an ssh key line, a SHA256: fingerprint) or a longer label"
         case .historyOff: return "turn history on with 'vaultfile history --enable' (releases without history, such as 0.1.0, then say they cannot read the vault)"
-        case .revisionNotFound(let entry, _, _): return "'vaultfile history \(shellWord(entry))' lists the revisions kept"
+        case .revisionNotFound(let entry, _, _): return "this lists the revisions kept: vaultfile history \(shellWord(entry))"
         case .rotationBlocked: return "open the vault with that slot's secret, or drop the slot on purpose with --drop-slot ID (its holder loses access)"
         case .sourceSecretRejected(_, let what) where what.contains("key file"):  // a KeePass database (import --format kdbx)
             return "check the database's password (--kdbx-password-file or the prompt) and key file (--kdbx-keyfile; --kdbx-no-password when it has none): 'keepassxc-cli open' takes the same"
@@ -143,8 +143,8 @@ struct ErrorReport: Equatable {
         case .headerDamaged, .headerTampered, .payloadDamaged, .contentsDamaged: return "restore the vault from a backup or an earlier git commit"
         case .vaultMissing(let path):
             // The command names the path, so that it creates this vault whichever way the path was given.
-            return "create it with 'vaultfile init --vault \(shellWord(path))' (missing folders are made), "
-                + "or name another vault with --vault or VAULTFILE_PATH"
+            return "name another vault with --vault or VAULTFILE_PATH, or create this one (missing folders are made): "
+                + "vaultfile init --vault \(shellWord(path))"
         case .vaultExists: return "choose another path, or remove the file first"
         case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
         case .changedOnDisk: return "run the command again"
@@ -178,8 +178,8 @@ struct ErrorReport: Equatable {
             return "remove it on \(keptBy)'s side first ('vaultfile slot rm \(slot)' on that copy), commit, and merge again; to keep that "
                 + "member, put the key back after the merge on purpose with 'vaultfile slot add --readmit'"
         case .mergeRefused(.conflictNameTaken(let entry, let parked, _)):
-            return "settle or rename it on that side first ('vaultfile resolve \(EntryName.escapingFormatCharacters(entry)) --ours' or '--theirs' "
-                + "settles an old conflict, 'vaultfile mv' renames '\(EntryName.escapingFormatCharacters(parked))'), commit, and merge again"
+            return "settle or rename it on that side first, commit, and merge again: 'vaultfile mv' renames "
+                + "\(shellWord(parked)), and an old conflict settles with: vaultfile resolve \(shellWord(entry)) --ours (or --theirs)"
         case .mergeRefused(.lowerKeyDerivation):
             return "if that change was meant, merge again with VAULTFILE_MERGE_ALLOW_WEAK=1 in the environment (after 'git merge --abort'); "
                 + "else strengthen it on that branch with 'vaultfile passwd'"
@@ -279,7 +279,7 @@ struct ErrorReport: Equatable {
             return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
         case .agentHoldsOtherKeys(let path):
             return "its file key changed since it was unlocked (or this is another vault with the same id): "
-                + "'vaultfile lock --vault \(shellWord(path))' forgets the old keys, then unlock again"
+                + "forget the old keys, then unlock again: vaultfile lock --vault \(shellWord(path))"
         case .agentChangeDenied:
             return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
                 + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
@@ -293,7 +293,7 @@ struct ErrorReport: Equatable {
             return ways.isEmpty ? "'vaultfile list' shows the names in the vault" : ways.joined(separator: "; ")
         case .binaryOnTerminal(let name, let field):
             let command = "vaultfile get \(shellWord(name))" + (field.map { " --field \(shellWord($0))" } ?? "")
-            return "redirect or pipe it ('\(command) > FILE'), or pass --force to write it to the terminal anyway"
+            return "pass --force to write it to the terminal anyway, or redirect or pipe it: \(command) > FILE"
         case .emptyValue: return "pass --allow-empty to store an empty value"
         case .regexWorkLimit: return "use a simpler pattern (fewer alternatives and counted repetitions such as {1000}), or search names only, without --values"
         case .unknownVerb(_, let suggestions):
@@ -301,9 +301,9 @@ struct ErrorReport: Equatable {
             return "did you mean " + suggestions.map { "'\($0)'" }.joined(separator: " or ") + "?"
         case .fieldLabelShared(let entry, _, let fields):
             return "ask for each by the name it is stored under (" + fields.map { "--field \(shellWord($0))" }.joined(separator: ", ")
-                + "): 'vaultfile get \(shellWord(entry)) --field \(shellWord(fields[0]))'"
+                + "), as in: vaultfile get \(shellWord(entry)) --field \(shellWord(fields[0]))"
         case .folderNotEntry(let name, _):
-            return "'vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))' shows the entries under it"
+            return "this shows the entries under it: vaultfile ls \(shellWord(name.hasSuffix("/") ? name : name + "/"))"
         case .noEntryOrFolder, .nothingUnder: return "'vaultfile ls' shows the names in the vault"
         case .referenceNotFound: return "'vaultfile ls' shows the names in the vault; in a reference '##' stands for a '#' in a name"
         case .kdfOverOpenCaps(_, let cap):
@@ -330,9 +330,15 @@ struct ErrorReport: Equatable {
 /// holds only characters no shell treats specially; else in single quotes (a quote inside written
 /// as '\''); and as `$'…'` (bash, zsh, ksh) when it holds a character messages show escaped
 /// (`Messages.escaped`: a control, a bidi or zero-width mark…). There each such character is
-/// written as the shell reads it back: `\x1B` as messages show it, `\u202E` where messages write
-/// `\u{202E}` (which no shell reads), so what the line shows pastes as the name it stands for
-/// (att60 F8: a quoted `\x1B` stayed four characters).
+/// written as its UTF-8 bytes, `\xHH` each, which every shell reads back as those bytes whatever
+/// its locale (`\u202E` is read back only under a UTF-8 locale), so what the line shows pastes as
+/// the name it stands for (att60 F8: a quoted `\x1B` stayed four characters).
+///
+/// The text is walked by Unicode scalars, never by Characters: a shell sees bytes, and a `'`
+/// followed by a combining mark is one Character that is not `'` (att62 F1: such a quote was
+/// written raw, ended the quoted word, and the pasted hint ran what followed). Every hint that
+/// shows a command builds each word of it with this function, and never puts the command itself
+/// in quotes (a quoted word inside would nest them).
 func shellWord(_ text: String) -> String {
     let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
         scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
@@ -340,7 +346,9 @@ func shellWord(_ text: String) -> String {
     guard !plain else { return text }
     guard text.unicodeScalars.contains(where: Messages.needsEscape) else {
         var quoted = "'"
-        for character in text { quoted += character == "'" ? "'\\''" : String(character) }
+        for scalar in text.unicodeScalars {
+            if scalar == "'" { quoted += "'\\''" } else { quoted.unicodeScalars.append(scalar) }
+        }
         return quoted + "'"
     }
     var quoted = "$'"
@@ -349,9 +357,7 @@ func shellWord(_ text: String) -> String {
         case "'": quoted += "\\'"
         case "\\": quoted += "\\\\"
         case _ where !Messages.needsEscape(scalar): quoted.unicodeScalars.append(scalar)
-        case _ where scalar.value < 0x80: quoted += "\\x" + hexDigits(scalar.value, width: 2)
-        case _ where scalar.value <= 0xFFFF: quoted += "\\u" + hexDigits(scalar.value, width: 4)
-        default: quoted += "\\U" + hexDigits(scalar.value, width: 8)
+        default: quoted += String(scalar).utf8.map { "\\x" + hexDigits(UInt32($0), width: 2) }.joined()
         }
     }
     return quoted + "'"

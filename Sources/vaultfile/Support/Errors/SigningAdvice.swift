@@ -24,12 +24,13 @@ enum SigningAdvice {
     /// sign (`noDelegation`), the advice above in the agent's terms: its key is tried before any source given.
     static func throughAgent(path: String, reason: AgentSignRefusal) -> String {
         guard reason == .noDelegation else {
-            return "run 'vaultfile unlock --vault \(path)' again with a slot that delegates (password, keyfile, recovery, "
-                + "age1… X25519 or ssh-ed25519; not post-quantum, plugin, ssh-rsa or 1.0 password), or write with --no-agent and a slot's secret"
+            return "write with --no-agent and a slot's secret, or unlock again with a slot that delegates (password, keyfile, recovery, "
+                + "age1… X25519 or ssh-ed25519; not post-quantum, plugin, ssh-rsa or 1.0 password): vaultfile unlock --vault \(path)"
         }
-        return "only a slot that signs can write it ('vaultfile slot list' names them): 'vaultfile lock --vault \(path)', then 'vaultfile unlock "
-            + "--vault \(path)' with such a slot (a password, keyfile, recovery code, age1… X25519 or ssh-ed25519 key), and the agent "
-            + "writes by delegation; or write with --no-agent and such a secret of yours (its password with --password-file, "
-            + "--password-fd or at the prompt, a --keyfile, a --recovery code, or your ssh-rsa identity, which signs a direct write)"
+        return "only a slot that signs can write it ('vaultfile slot list' names them): write with --no-agent and such a secret of yours "
+            + "(its password with --password-file, --password-fd or at the prompt, a --keyfile, a --recovery code, or your ssh-rsa "
+            + "identity, which signs a direct write); or lock the vault, then unlock it with such a slot (a password, keyfile, "
+            + "recovery code, age1… X25519 or ssh-ed25519 key), and the agent writes by delegation: "
+            + "vaultfile lock --vault \(path) && vaultfile unlock --vault \(path)"
     }
 }

@@ -163,25 +163,37 @@ enum CryptImport {
 
     // MARK: sops
 
-    /// The data key of `document`: each of its age stanzas given to `age --decrypt -i KEYS` until
-    /// one opens (KEYS: SOPS_AGE_KEY_FILE, else sops' default `$XDG_CONFIG_HOME/sops/age/keys.txt`;
-    /// read once first when it is protected or a pipe: `AgeIdentitiesFile`).
+    /// The most `sops.age` entries a sops file's data key is looked for in (each is one age run).
+    static let maxAgeDataKeys = 64
+
+    /// The data key of `document`: each of its age stanzas (at most `maxAgeDataKeys`) given to
+    /// `age --decrypt -i KEYS` until one opens (KEYS: SOPS_AGE_KEY_FILE, else sops' default
+    /// `$XDG_CONFIG_HOME/sops/age/keys.txt`; read once first when it is protected or a pipe:
+    /// `AgeIdentitiesFile`); age's stderr shown for the last one only.
     private static func sopsDataKey(_ document: SopsReader.Document, file: String) throws -> SecureBytes {
         guard !document.ageDataKeys.isEmpty else {
             let others = document.otherKeyKinds.isEmpty ? "no key" : document.otherKeyKinds.joined(separator: ", ")
             throw CLIError.refused("\(file) is encrypted to \(others) and to no age key; vaultfile imports sops files encrypted to age",
                                    hint: "add an age recipient with 'sops updatekeys' or 'sops -r -i --add-age age1…', or decrypt it with sops and import the result")
         }
+        // A sops file has one entry per age recipient, a handful; each is one age run (att62 F6).
+        guard document.ageDataKeys.count <= maxAgeDataKeys else {
+            throw CLIError.refused("\(file) has \(document.ageDataKeys.count) sops.age entries, and vaultfile tries at most \(maxAgeDataKeys) "
+                                   + "(one age run each; a sops file has one per recipient); nothing was imported",
+                                   hint: "decrypt it with sops and import the result, or take a copy of the file from where it came from")
+        }
         let configHome = environment("XDG_CONFIG_HOME") ?? home(".config")
         let keys = try identityFile(variable: "SOPS_AGE_KEY_FILE", fallback: configHome + "/sops/age/keys.txt", format: "sops")
         // Read once when it is protected (age -p: one passphrase prompt, not one per stanza) or a pipe.
         let identities = try AgeIdentitiesFile.load(keys, naming: "the sops age keys")
         var lastError: CLIError?
-        for armored in document.ageDataKeys {
+        for (index, armored) in document.ageDataKeys.enumerated() {
             do {
+                // age's stderr is shown for the last entry only: one "no identity matched" per entry buries the error.
                 var output = try ParallelDecryption.run([ParallelDecryption.Job(arguments: ["age", "--decrypt"] + identities.arguments,
                                                                                 file: file + " (its sops data key)", input: Array(armored.utf8))],
-                                                        tool: "age", limit: 1024, descriptor3: identities.descriptor3)
+                                                        tool: "age", limit: 1024, descriptor3: identities.descriptor3,
+                                                        relayErrors: index == document.ageDataKeys.count - 1)
                 defer { for index in output.indices { wipe(&output[index]) } }
                 return SecureBytes(copying: output[0])
             } catch {

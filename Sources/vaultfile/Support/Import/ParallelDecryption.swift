@@ -35,7 +35,8 @@ import Glibc
 /// group, a wrapper's children included. A tool started in its own group while vaultfile was in
 /// the background, and stopped by the terminal (SIGTTIN, SIGTTOU), is watched for (att60 F4):
 /// once vaultfile is in the foreground (`fg`) that tool is ended and started again in vaultfile's
-/// group, where it can read the terminal; until then stderr says once that it waits for the terminal.
+/// group, where it can read the terminal, one such tool at a time (the next once no tool runs in
+/// vaultfile's group); until then stderr says once that it waits for the terminal.
 /// (gpg's own passphrase prompt is gpg-agent's pinentry, which the agent runs, apart from us.)
 enum ParallelDecryption {
     /// One decryption: the arguments (the first looked up in PATH), the file shown in messages,
@@ -65,18 +66,28 @@ enum ParallelDecryption {
         return min(max(2 * sysconf(Int32(_SC_NPROCESSORS_ONLN)), 2), 16)
     }
 
-    /// One running tool: its job, the child, and its pidfd (-1 when the kernel gave none).
+    /// One running tool: its job, the child, and its pidfd (-1 when the kernel gave none); the
+    /// write ends of its descriptor 3 (the identities) and of its stdin (the job's `input`), -1
+    /// once written whole or when there is none, and how many bytes each has taken so far.
     private struct Tool {
         let job: Int
         var child: Subprocess.Child
         let exit: Int32
+        var identities: Int32 = -1
+        var identitiesSent = 0
+        var inputSent = 0
     }
+
+    /// The descriptors polled for each running tool: stdout, stderr, pidfd, descriptor 3's and
+    /// stdin's write ends.
+    private static let pollsPerTool = 5
 
     /// The plaintexts of `jobs`, in their order. The caller wipes them. With `descriptor3`, each
     /// tool reads those bytes (age identities read or decrypted once: `AgeIdentitiesFile`) from
-    /// a pipe on its descriptor 3 (`age -i /dev/fd/3`), never from a file.
+    /// a pipe on its descriptor 3 (`age -i /dev/fd/3`), never from a file. With `relayErrors`
+    /// false, the tools' stderr is read and dropped (a sops file's stanzas but the last: att62 F6).
     static func run(_ jobs: [Job], tool: String, limit: Int = maxOutput, totalLimit: Int = maxTotalOutput,
-                    descriptor3: SecureBytes? = nil) throws(CLIError) -> [[UInt8]] {
+                    descriptor3: SecureBytes? = nil, relayErrors: Bool = true) throws(CLIError) -> [[UInt8]] {
         var outputs = [[UInt8]](repeating: [], count: jobs.count)
         var total = 0
         var running: [Tool] = []
@@ -106,19 +117,19 @@ enum ParallelDecryption {
             }
             // Opened while the child is unreaped: its id is no other process's yet.
             let exit = vaultfile_pidfd_open(child.pid)
-            if let extra, let bytes = descriptor3 {
-                // The tool reads its identities first, whole, so this write ends once it
-                // has (or at once if it exited: no SIGPIPE, and its status says so).
+            // The identities and the input are written from the poll loop, as the tool takes them,
+            // never in a blocking write: a tool that does not read them (a wrapper, a stopped tool)
+            // must not hold off a signal, which the loop takes (att62 F5).
+            var identities: Int32 = -1
+            if let extra {
                 close(extra.read)
-                _ = bytes.withUnsafeBytes { Clipboard.writeWithoutSIGPIPE($0, to: extra.write) }
-                close(extra.write)
+                identities = extra.write
+                _ = fcntl(identities, F_SETFL, fcntl(identities, F_GETFL) | O_NONBLOCK)
             }
-            if let input = job.input, let fd = child.input {
-                writeAll(fd, input)
-                close(fd)
-                child.input = nil
+            if job.input != nil, let fd = child.input {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             }
-            return Tool(job: index, child: child, exit: exit)
+            return Tool(job: index, child: child, exit: exit, identities: identities)
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         defer { wipe(&chunk) }
@@ -155,7 +166,13 @@ enum ParallelDecryption {
                         }
                         continue
                     }
-                    // Now in the foreground: started again in vaultfile's group, where it can read the terminal.
+                    // Now in the foreground: started again in vaultfile's group, where it can read the
+                    // terminal; one at a time, once no tool runs there (att62 F8: two restarted at once
+                    // both read the terminal, and the second took the shell's next line).
+                    guard !running.contains(where: { !$0.child.leadsGroup }) else {
+                        stoppedSeen = true
+                        continue
+                    }
                     let job = running[slot].job
                     end([running[slot]], grace: 0)
                     total -= outputs[job].count
@@ -170,11 +187,13 @@ enum ParallelDecryption {
                     }
                 }
             }
-            // Each child's stdout, its stderr (-1 once closed: poll skips it), and, once its output
-            // ended, its pidfd; then the signals.
+            // Each child's stdout, its stderr (-1 once closed: poll skips it), once its output
+            // ended its pidfd, and the write ends of its identities and input while bytes are left
+            // to write; then the signals.
             var polls = running.flatMap {
                 [pollfd(fd: $0.child.output ?? -1, events: Int16(POLLIN), revents: 0), pollfd(fd: $0.child.errors ?? -1, events: Int16(POLLIN), revents: 0),
-                 pollfd(fd: $0.child.output == nil ? $0.exit : -1, events: Int16(POLLIN), revents: 0)]
+                 pollfd(fd: $0.child.output == nil ? $0.exit : -1, events: Int16(POLLIN), revents: 0),
+                 pollfd(fd: $0.identities, events: Int16(POLLOUT), revents: 0), pollfd(fd: $0.child.input ?? -1, events: Int16(POLLOUT), revents: 0)]
             }
             polls.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
             // Without a pidfd, a tool whose output ended is looked at every 2 ms, as no pipe says
@@ -189,14 +208,38 @@ enum ParallelDecryption {
                 stop()
                 throw .io(operation: "waiting for", path: tool, errno: code)
             }
-            for (index, entry) in polls.enumerated() where index % 3 == 1 && entry.revents != 0 {
-                if !relay(entry.fd, chunk: &chunk) {
-                    close(entry.fd)
-                    running[index / 3].child.errors = nil
+            let per = pollsPerTool
+            for (index, entry) in polls.enumerated() where index / per < running.count && entry.revents != 0 {
+                let slot = index / per
+                switch index % per {
+                case 1:
+                    if !relay(entry.fd, chunk: &chunk, forward: relayErrors) {
+                        close(entry.fd)
+                        running[slot].child.errors = nil
+                    }
+                case 3:
+                    // The identities, as the tool takes them; closed once written whole, or once
+                    // the tool closed its end (its exit status then says so).
+                    let sent = descriptor3.map { bytes in
+                        bytes.withUnsafeBytes { writeSome(entry.fd, $0, from: running[slot].identitiesSent) }
+                    } ?? nil
+                    if let sent { running[slot].identitiesSent = sent } else {
+                        close(entry.fd)
+                        running[slot].identities = -1
+                    }
+                case 4:
+                    let sent = jobs[running[slot].job].input.map { bytes in
+                        bytes.withUnsafeBytes { writeSome(entry.fd, $0, from: running[slot].inputSent) }
+                    } ?? nil
+                    if let sent { running[slot].inputSent = sent } else {
+                        close(entry.fd)
+                        running[slot].child.input = nil
+                    }
+                default: break
                 }
             }
-            for (index, entry) in polls.enumerated() where index % 3 == 0 && index / 3 < running.count && entry.revents != 0 {
-                let slot = index / 3
+            for (index, entry) in polls.enumerated() where index % per == 0 && index / per < running.count && entry.revents != 0 {
+                let slot = index / per
                 let job = running[slot].job
                 let count = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress!, $0.count) }
                 if count < 0 && errno == EINTR { continue }
@@ -224,11 +267,14 @@ enum ParallelDecryption {
                 let (job, child, exit) = (running[slot].job, running[slot].child, running[slot].exit)
                 guard let status = Subprocess.endedStatus(child.pid) else { continue }
                 if exit >= 0 { close(exit) }
+                // What it did not read of its identities or input is left unwritten.
+                if running[slot].identities >= 0 { close(running[slot].identities); running[slot].identities = -1 }
+                if let input = child.input { close(input); running[slot].child.input = nil }
                 // All it wrote to stderr is in the pipe now: relayed, without waiting for a
                 // process it started that may hold the pipe open.
                 if let errors = running[slot].child.errors {
                     _ = fcntl(errors, F_SETFL, fcntl(errors, F_GETFL) | O_NONBLOCK)
-                    while relay(errors, chunk: &chunk) {}
+                    while relay(errors, chunk: &chunk, forward: relayErrors) {}
                     close(errors)
                     running[slot].child.errors = nil
                 }
@@ -267,6 +313,8 @@ enum ParallelDecryption {
     private static func end(_ tools: [Tool], grace: Double = grace) {
         for tool in tools {
             if let fd = tool.child.errors { close(fd) }
+            if tool.identities >= 0 { close(tool.identities) }
+            if let fd = tool.child.input { close(fd) }
             tool.child.signal(SIGTERM)
             tool.child.signal(SIGCONT)
             if let fd = tool.child.output { close(fd) }
@@ -343,12 +391,13 @@ enum ParallelDecryption {
         return fd
     }
 
-    /// Copies what is ready on a child's stderr pipe `fd` to vaultfile's stderr; false at its end
-    /// (or when nothing more is ready on a non-blocking `fd`, or on an error).
-    private static func relay(_ fd: Int32, chunk: inout [UInt8]) -> Bool {
+    /// Copies what is ready on a child's stderr pipe `fd` to vaultfile's stderr (drops it unless
+    /// `forward`); false at its end (or when nothing more is ready on a non-blocking `fd`, or on an error).
+    private static func relay(_ fd: Int32, chunk: inout [UInt8], forward: Bool = true) -> Bool {
         let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         if count < 0 && errno == EINTR { return true }
         guard count > 0 else { return false }
+        guard forward else { return true }
         _ = chunk.withUnsafeBytes { Clipboard.writeWithoutSIGPIPE(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: STDERR_FILENO) }
         return true
     }
@@ -365,9 +414,15 @@ enum ParallelDecryption {
         output.append(contentsOf: bytes)
     }
 
-    /// Writes all of `bytes` to `fd` (a pipe to a child) without dying of SIGPIPE; a child that
-    /// closed its stdin early simply gets less (its exit status then says so).
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Clipboard.writeWithoutSIGPIPE($0, to: fd) }
+    /// Writes what the non-blocking pipe `fd` takes now of `bytes`, from `sent` on, without dying
+    /// of SIGPIPE: the count written so far, or nil when the feed is over (all of it written, or the
+    /// child closed its end, which simply gets less: its exit status then says so).
+    private static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, from sent: Int) -> Int? {
+        guard sent < bytes.count else { return nil }
+        let count = withoutSIGPIPE { write(fd, bytes.baseAddress! + sent, bytes.count - sent) }
+        let code = errno
+        if count > 0 { return sent + count == bytes.count ? nil : sent + count }
+        if count < 0 && (code == EAGAIN || code == EWOULDBLOCK || code == EINTR) { return sent }
+        return nil
     }
 }

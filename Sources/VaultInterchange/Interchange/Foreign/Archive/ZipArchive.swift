@@ -72,7 +72,16 @@ struct ZipArchive {
                     Int(Self.u32(tail, end + 12)), Int(Self.u32(tail, end + 16)))
         }
         guard disk == 0, cdDisk == 0 else { throw bad("it spans several disks") }
-        guard count != 0xFFFF, cdSize != 0xFFFF_FFFF, cdOffset != 0xFFFF_FFFF else { throw bad("a ZIP64 archive") }
+        guard count != 0xFFFF, cdSize != 0xFFFF_FFFF, cdOffset != 0xFFFF_FFFF else {
+            // Those values say "in the ZIP64 record", whose locator a ZIP64 archive puts just before
+            // the end record; without it the end record is only damaged (att62 F8).
+            let locator = end >= 20 ? try source.withBytes((end - 20)..<(end - 16)) { (bytes) throws(VaultError) -> Bool in
+                Self.u32(bytes, 0) == 0x0706_4B50
+            } : false
+            throw bad(locator ? "a ZIP64 archive"
+                              : "its end record says 65,535 entries or 4 GiB, the values that point to a ZIP64 record, and there is none: "
+                                + "its central directory does not hold together")
+        }
         guard cdOffset <= end, cdSize <= end - cdOffset else { throw bad("its central directory lies outside the file") }
         // The central directory, from its offset to the end record (positions relative to `cdOffset`).
         var entries = try source.withBytes(cdOffset..<end) { (directory) throws(VaultError) -> [Entry] in
