@@ -112,7 +112,7 @@ import Testing
 
             let plan = try #require(ForeignBuildText.decidedPlan(items))
             let numbers = items.enumerated().map { ForeignBuildText.planned(plan, $1, at: $0) }
-            #expect(numbers.map { $0?.number } == [2, 0, 0, 0] && numbers.map { $0?.yielded } == [true, false, false, false])
+            #expect(numbers.map { $0?.number } == [2, 0, 0, 0] && numbers.map { $0?.reason == .yieldedToExactTitle } == [true, false, false, false])
             // An item whose exactness changed between the reads is not the one the plan read.
             let changed = item("db", value: value)
             #expect(plan.number(of: changed, at: 0, base: "db", exact: .whole) == nil)
@@ -225,9 +225,11 @@ import Testing
             let (named, renamings) = ForeignNaming.names(of: items, prefix: [])
             let byValue = Dictionary(uniqueKeysWithValues: zip(items, named).map { (String(decoding: $0.0.value, as: UTF8.self), $0.1.name) })
             #expect(byValue == ["whole": "Email-Web/db", "title": "Email-Web/db (2)", "folders": "Email-Web/db (3)", "neither": "Email-Web/db (4)"], "\(order)")
-            // Only a cleaned title yields to an exact one; the exact title in a cleaned folder is numbered by account.
+            // A cleaned title yields to an exact one; the exact title in a cleaned folder yields to the
+            // exact folder, and says so (att62 F2), not the usernames.
             let reasons = Dictionary(uniqueKeysWithValues: renamings.map { ($0.name, $0.reasons) })
-            #expect(reasons["Email-Web/db (2)"]?.contains(.numberedByAccount) == true)
+            #expect(reasons["Email-Web/db (2)"]?.contains(.yieldedToExactFolders) == true)
+            #expect(reasons["Email-Web/db (2)"]?.contains(.numberedByAccount) == false)
             #expect(reasons["Email-Web/db (3)"]?.contains(.yieldedToExactTitle) == true && reasons["Email-Web/db (4)"]?.contains(.yieldedToExactTitle) == true)
         }
         // No exact title: the exact folder first, whatever the usernames; no line says an exact title keeps it.
@@ -236,6 +238,7 @@ import Testing
             let (named, renamings) = ForeignNaming.names(of: items, prefix: [])
             #expect(zip(items, named).first { $0.0.value == Array("2".utf8) }?.1.name == "Email-Web/db")
             #expect(renamings.allSatisfy { !$0.reasons.contains(.yieldedToExactTitle) })
+            #expect(renamings.first { $0.name == "Email-Web/db (2)" }?.reasons.contains(.yieldedToExactFolders) == true)
         }
     }
 
