@@ -348,4 +348,24 @@ import Testing
             #expect(byValue == expected, "\(entries.map(\.0))")
         }
     }
+
+    /// att62 F2: exact folders against folders cleaned to the same text, titles alike: every
+    /// build path numbers the cleaned one second and says why (`yieldedToExactFolders`).
+    @Test func test_buildPaths_sayExactFoldersDecided() throws {
+        let scattered = [item("db", folders: ["Email/Web"], user: "a", value: "REAL"), item("zz", value: "o"),
+                         item("db", folders: ["Email-Web"], user: "z", value: "OTHER")]
+        let ordered = [scattered[1], scattered[0], scattered[2]].sorted { $0.title < $1.title }
+        let plain = try reference(scattered)
+        let planned = try #require(try streamed(scattered, holding: false))
+        guard case .built(let grouped) = try ForeignBuildText.grouped(ordered), let grouped else {
+            Issue.record("not built in one read")
+            return
+        }
+        for imported in [plain, planned, grouped] {
+            #expect(namesByValue(imported)["OTHER"] == "Email-Web/db" && namesByValue(imported)["REAL"] == "Email-Web/db (2)")
+            let reasons = imported.renamings.first { $0.name == "Email-Web/db (2)" }?.reasons ?? []
+            #expect(reasons.contains(.yieldedToExactFolders) && !reasons.contains(.numberedByAccount), "\(reasons)")
+            #expect(reasons.flatMap(\.jsonNames).contains("yields_to_exact_folders"))
+        }
+    }
 }
