@@ -166,6 +166,7 @@ def main():
         stats["cases"] += 1
         stats["imported"] += results[0][0] == 0
         stats["renamed_lines"] += results[0][2].count(b"renamed '") + results[0][2].count(b"named an item")
+        results = [exact_rule.without_new_warnings(r) for r in results]
         if results[0] != results[1] and met:
             # Expected: a cleaned title met an exact one, or exact folders cleaned ones (att58 F1,
             # att60 F1), and the rule held above.

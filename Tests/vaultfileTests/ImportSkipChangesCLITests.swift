@@ -113,4 +113,64 @@ import Testing
         #expect(reasons.contains("numbered") && reasons.contains("yields_to_exact_title"), "\(result.text)")
         #expect(reasons.firstIndex(of: "numbered").map { reasons[$0 + 1] } == "yields_to_exact_title", "\(reasons)")
     }
+
+    // MARK: - att62: a Prepend letter before the number; replaced accounts; folders that met
+
+    /// att62 F4: a title ending in a Prepend letter (U+0D4E joins the space after it in one
+    /// grapheme): the vault's `Bankൎ (2)` is still read as `Bankൎ` numbered, so a new account is
+    /// numbered after the vault's and no old one comes in twice.
+    @Test func test_importSkipExisting_readsTheNumberAfterAPrependLetter() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let title = "Bank\u{0D4E}"
+        try cli.write("one.csv", bytes(Self.header + "\(title),,bob,BOB\n\(title),,carol,CAROL\n"))
+        try cli.write("two.csv", bytes(Self.header + "\(title),,bob,BOB\n\(title),,carol,CAROL\n\(title),,alice,ALICE\n"))
+        #expect(try cli.run(["import", cli.path("one.csv")] + cli.unlock()).status == 0)
+        let result = try cli.run(["import", "--skip-existing", cli.path("two.csv")] + cli.unlock())
+        #expect(result.status == 0 && result.stderr.contains("(1 new, 0 replaced, 2 skipped)"), "\(result.stderr)")
+        #expect(try get(cli, title) == "BOB" && get(cli, title + " (2)") == "CAROL" && get(cli, title + " (3)") == "ALICE")
+        #expect(AccountSkips.title(of: title + " (2)") == title && AccountSkips.number(of: title + " (12)") == 12)
+        #expect(AccountSkips.title(of: "a ()") == "a ()" && AccountSkips.number(of: "a (x)") == nil && AccountSkips.number(of: "a") == nil)
+    }
+
+    /// att62 F7: `--overwrite` still replaces by name, but an entry that held another account than
+    /// its replacement is said (`replaced_other_account`), with `--dry-run` too; never a value.
+    @Test func test_importOverwrite_warnsWhenAReplacedEntryHeldAnotherAccount() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("c1.csv", bytes(Self.header + "Bank,,bob,BOB\nBank,,carol,CAROL\n"))
+        try cli.write("c2.csv", bytes(Self.header + "Bank,,bob,BOB\nBank,,carol,CAROL\nBank,,alice,ALICE\n"))
+        #expect(try cli.run(["import", cli.path("c1.csv")] + cli.unlock()).status == 0)
+        let line = "warning: 'Bank' held another account (user bob) than the file's item that replaces it (user alice): --overwrite replaces by name, not by account"
+        let dry = try cli.run(["import", "--overwrite", "--dry-run", cli.path("c2.csv")] + cli.unlock())
+        #expect(dry.status == 0 && dry.stderr.contains(line), "\(dry.stderr)")
+        let result = try cli.run(["import", "--overwrite", "--json", cli.path("c2.csv")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        let kinds = (try jsonObject(result.stdout)["warnings"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+        #expect(kinds == ["replaced_other_account", "replaced_other_account"], "\(result.text)")
+        #expect(!result.text.contains("BOB") && !result.text.contains("ALICE") && !dry.text.contains("ALICE"), "never a value")
+        #expect(try get(cli, "Bank") == "ALICE", "by name, as documented")
+        // The same accounts again: nothing to say.
+        let again = try cli.run(["import", "--overwrite", cli.path("c2.csv")] + cli.unlock())
+        #expect(again.status == 0 && !again.stderr.contains("another account"), "\(again.stderr)")
+    }
+
+    /// att62 F2: a KeePass group `Email-Web` keeps `Email-Web/db` from the group `Email/Web`
+    /// (cleaned to it), as documented; the renaming says that exact folders decided, not usernames.
+    @Test func test_importKeePass_saysExactFoldersDecided() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        func group(_ name: String, _ value: String) -> String {
+            "<Group><Name>\(name)</Name><Entry><String><Key>Title</Key><Value>db</Value></String><String><Key>Password</Key><Value>\(value)</Value></String></Entry></Group>"
+        }
+        try cli.write("g.xml", bytes("<?xml version=\"1.0\" encoding=\"UTF-8\"?><KeePassFile><Root><Group><Name>Root</Name>"
+                                      + group("Email/Web", "REAL") + group("Email-Web", "OTHER") + "</Group></Root></KeePassFile>"))
+        let result = try cli.run(["import", "--format", "keepass-xml", "--json", cli.path("g.xml")] + cli.unlock())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("renamed 'Email/Web/db' to 'Email-Web/db (2)' (no username or URL; characters a name cannot hold were replaced; "
+                                       + "another item in 'Email-Web' has its folders exactly as its source named them: it keeps that name; "
+                                       + "this item's folders were cleaned to the same text (two different source folders met on one name)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("usernames, then URLs"), "\(result.stderr)")
+        let renamed = try jsonObject(result.stdout)["renamed"] as? [[String: Any]] ?? []
+        let reasons = renamed.first?["reasons"] as? [String] ?? []
+        #expect(reasons.firstIndex(of: "numbered").map { reasons[$0 + 1] } == "yields_to_exact_folders", "\(reasons)")
+        #expect(try get(cli, "Email-Web/db (2)") == "REAL")
+    }
 }

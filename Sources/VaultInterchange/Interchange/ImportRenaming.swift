@@ -25,6 +25,11 @@ public struct ImportRenaming: Sendable {
         /// this one is numbered after it (att58 F1, att60 F1: a look-alike `db ` never takes `db`),
         /// in the order of the cleaned items' usernames, then URLs.
         case yieldedToExactTitle
+        /// Other items of the same import have the name, their titles as exact as this one's, and
+        /// one of them in folders exactly as its source named them while this item's folders had
+        /// to be cleaned to the same text (`Email/Web` to `Email-Web`): two different source
+        /// folders met on one name, and the exact one keeps it (att62 F2).
+        case yieldedToExactFolders
         /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
         /// original title is kept in the field `title` (imports of other password managers).
         case titleKept
@@ -32,6 +37,10 @@ public struct ImportRenaming: Sendable {
         /// less 13 bytes): the title, then if need be its folders, were cut at a character
         /// boundary, the title kept in the field `title` (att60 F6).
         case shortened
+        /// With `shortened`: the folders were cut too (at a character boundary, a part at their end
+        /// dropped when the cut left it empty, `.` or `..`), so the item stands in the folder the cut
+        /// left, not its own (att62 F3).
+        case foldersCut
         /// `import --skip-existing`: the vault's entry of the name holds another account, so this
         /// new one was numbered after the vault's entries of its title (cold60 M2 d).
         case vaultHoldsAnotherAccount
@@ -41,18 +50,20 @@ public struct ImportRenaming: Sendable {
             switch self {
             case .cleaned: return "cleaned"
             case .normalized: return "normalized"
-            case .numbered, .numberedByAccount, .yieldedToExactTitle, .vaultHoldsAnotherAccount: return "numbered"
+            case .numbered, .numberedByAccount, .yieldedToExactTitle, .yieldedToExactFolders, .vaultHoldsAnotherAccount: return "numbered"
             case .titleKept: return "title_kept"
             case .shortened: return "shortened"
+            case .foldersCut: return "folders_cut"
             }
         }
 
         /// The reason in `import --json`'s `renamed[].reasons`: `name`, then for a numbering with a
-        /// cause of its own that cause (`yields_to_exact_title`, `vault_holds_another_account`),
+        /// cause of its own that cause (`yields_to_exact_title`, `yields_to_exact_folders`, `vault_holds_another_account`),
         /// added after `numbered` so that a script that looks for `numbered` finds it (cold60 L6).
         public var jsonNames: [String] {
             switch self {
             case .yieldedToExactTitle: return [name, "yields_to_exact_title"]
+            case .yieldedToExactFolders: return [name, "yields_to_exact_folders"]
             case .vaultHoldsAnotherAccount: return [name, "vault_holds_another_account"]
             default: return [name]
             }
@@ -66,8 +77,10 @@ public struct ImportRenaming: Sendable {
             case .numbered: return "an earlier item has that name"
             case .numberedByAccount: return "other items have that name: numbered in the order of their usernames, then URLs, then values"
             case .yieldedToExactTitle: return "another item's title is exactly that name: it keeps the name"
+            case .yieldedToExactFolders: return "another item's folders are exactly that name's: it keeps the name; this item's folders were cleaned to the same text"
             case .titleKept: return "the original title is kept in the field 'title'"
             case .shortened: return "too long for a name: cut short"
+            case .foldersCut: return "its folders were cut short too: it stands in the folder the cut left, not its own"
             case .vaultHoldsAnotherAccount: return "the vault's entries of that title hold other accounts: numbered after them"
             }
         }

@@ -74,6 +74,10 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// holds it (by name, `byName`, or by account), while the file's item differs from that entry
     /// (`change`: "the file's password differs", never a value): the file's version is not taken.
     case changeNotTaken(name: String, matched: String, change: String, byName: Bool)
+    /// `import --overwrite` of another manager's export replaces the vault's entry `name`, which
+    /// held another account (`existing`: "user bob, bank.example", never a secret) than the file's
+    /// item (`incoming`): by name, as documented, but said (att62 F7).
+    case replacedOtherAccount(name: String, existing: String, incoming: String)
     /// `count` values a sops file holds unencrypted (its `_unencrypted` rule): imported, but its
     /// MAC covers their values, not their names, so someone without the key can rename or move them.
     case namesNotAuthenticated(file: String, count: Int)
@@ -124,6 +128,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
             return "skipped \(item): \(change), and --skip-existing keeps the vault's entry: not taken — "
                 + (byName ? "use --overwrite to take it (it replaces every entry of the file's names), or change it with 'vaultfile set'"
                           : "change it with 'vaultfile set' ('--overwrite' replaces by name, not by account)")
+        case .replacedOtherAccount(let name, let existing, let incoming):
+            return "'\(EntryName.escapingFormatCharacters(name))' held another account (\(existing)) than the file's item that replaces it (\(incoming)): "
+                + "--overwrite replaces by name, not by account; check which account '\(EntryName.escapingFormatCharacters(name))' should hold"
         case .otherAccountSkipped(let name, let incoming, let existing):
             return "not imported: '\(EntryName.escapingFormatCharacters(name))' (\(incoming)): the vault's '\(EntryName.escapingFormatCharacters(name))' "
                 + "holds another account (\(existing)), which --skip-existing keeps; import this one under a folder of its own with --prefix"
@@ -185,6 +192,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .namesNotAuthenticated: return "names_not_authenticated"
         case .otherAccountSkipped: return "other_account_skipped"
         case .changeNotTaken: return "change_not_taken"
+        case .replacedOtherAccount: return "replaced_other_account"
         case .sshKeyNotServed: return "ssh_key_not_served"
         }
     }

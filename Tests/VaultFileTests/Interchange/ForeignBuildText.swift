@@ -54,8 +54,8 @@ enum ForeignBuildText {
         return plan.decide() ? plan : nil
     }
 
-    /// What `plan` gives the item at `index` (its number, and whether an exact title pushed it aside).
-    static func planned(_ plan: ForeignNaming.Plan, _ item: ForeignItem, at index: Int) -> (number: UInt32, yielded: Bool)? {
+    /// What `plan` gives the item at `index` (its number, and why it is numbered).
+    static func planned(_ plan: ForeignNaming.Plan, _ item: ForeignItem, at index: Int) -> (number: UInt32, reason: ImportRenaming.Reason)? {
         let base = ForeignNaming.base(of: item, prefix: [])
         return plan.number(of: item, at: index, base: base.named.name, exact: base.exact)
     }

@@ -112,7 +112,7 @@ import Testing
 
             let plan = try #require(ForeignBuildText.decidedPlan(items))
             let numbers = items.enumerated().map { ForeignBuildText.planned(plan, $1, at: $0) }
-            #expect(numbers.map { $0?.number } == [2, 0, 0, 0] && numbers.map { $0?.yielded } == [true, false, false, false])
+            #expect(numbers.map { $0?.number } == [2, 0, 0, 0] && numbers.map { $0?.reason == .yieldedToExactTitle } == [true, false, false, false])
             // An item whose exactness changed between the reads is not the one the plan read.
             let changed = item("db", value: value)
             #expect(plan.number(of: changed, at: 0, base: "db", exact: .whole) == nil)
@@ -225,9 +225,11 @@ import Testing
             let (named, renamings) = ForeignNaming.names(of: items, prefix: [])
             let byValue = Dictionary(uniqueKeysWithValues: zip(items, named).map { (String(decoding: $0.0.value, as: UTF8.self), $0.1.name) })
             #expect(byValue == ["whole": "Email-Web/db", "title": "Email-Web/db (2)", "folders": "Email-Web/db (3)", "neither": "Email-Web/db (4)"], "\(order)")
-            // Only a cleaned title yields to an exact one; the exact title in a cleaned folder is numbered by account.
+            // A cleaned title yields to an exact one; the exact title in a cleaned folder yields to the
+            // exact folder, and says so (att62 F2), not the usernames.
             let reasons = Dictionary(uniqueKeysWithValues: renamings.map { ($0.name, $0.reasons) })
-            #expect(reasons["Email-Web/db (2)"]?.contains(.numberedByAccount) == true)
+            #expect(reasons["Email-Web/db (2)"]?.contains(.yieldedToExactFolders) == true)
+            #expect(reasons["Email-Web/db (2)"]?.contains(.numberedByAccount) == false)
             #expect(reasons["Email-Web/db (3)"]?.contains(.yieldedToExactTitle) == true && reasons["Email-Web/db (4)"]?.contains(.yieldedToExactTitle) == true)
         }
         // No exact title: the exact folder first, whatever the usernames; no line says an exact title keeps it.
@@ -236,6 +238,7 @@ import Testing
             let (named, renamings) = ForeignNaming.names(of: items, prefix: [])
             #expect(zip(items, named).first { $0.0.value == Array("2".utf8) }?.1.name == "Email-Web/db")
             #expect(renamings.allSatisfy { !$0.reasons.contains(.yieldedToExactTitle) })
+            #expect(renamings.first { $0.name == "Email-Web/db (2)" }?.reasons.contains(.yieldedToExactFolders) == true)
         }
     }
 
@@ -343,6 +346,26 @@ import Testing
             let byValue = Dictionary(uniqueKeysWithValues: zip(read.items, named).map { (String(decoding: $0.0.value, as: UTF8.self), $0.1.name) })
             let expected = Dictionary(uniqueKeysWithValues: entries.map { ($0.1, $0.0) })
             #expect(byValue == expected, "\(entries.map(\.0))")
+        }
+    }
+
+    /// att62 F2: exact folders against folders cleaned to the same text, titles alike: every
+    /// build path numbers the cleaned one second and says why (`yieldedToExactFolders`).
+    @Test func test_buildPaths_sayExactFoldersDecided() throws {
+        let scattered = [item("db", folders: ["Email/Web"], user: "a", value: "REAL"), item("zz", value: "o"),
+                         item("db", folders: ["Email-Web"], user: "z", value: "OTHER")]
+        let ordered = [scattered[1], scattered[0], scattered[2]].sorted { $0.title < $1.title }
+        let plain = try reference(scattered)
+        let planned = try #require(try streamed(scattered, holding: false))
+        guard case .built(let grouped) = try ForeignBuildText.grouped(ordered), let grouped else {
+            Issue.record("not built in one read")
+            return
+        }
+        for imported in [plain, planned, grouped] {
+            #expect(namesByValue(imported)["OTHER"] == "Email-Web/db" && namesByValue(imported)["REAL"] == "Email-Web/db (2)")
+            let reasons = imported.renamings.first { $0.name == "Email-Web/db (2)" }?.reasons ?? []
+            #expect(reasons.contains(.yieldedToExactFolders) && !reasons.contains(.numberedByAccount), "\(reasons)")
+            #expect(reasons.flatMap(\.jsonNames).contains("yields_to_exact_folders"))
         }
     }
 }

@@ -107,4 +107,28 @@ import Testing
         #expect(ForeignNaming.explains(long, leaf: String(repeating: "k", count: 64)), "a title cut short beside long folders")
         #expect(!ForeignNaming.explains(long, leaf: "kk") && !ForeignNaming.explains("GitHub", leaf: "Git"))
     }
+
+    /// att62 F3: a non-ASCII prefix (300 `é`, 600 bytes) and emoji folders: the folder cut counts
+    /// bytes, so it ends whole and the build succeeds (the entries path: the streamed ones write
+    /// ASCII names only); cut folders are said
+    /// (`foldersCut`), and the title the cut left whole is neither kept in `title` nor cleaned (F8).
+    @Test func test_names_nonASCIIPrefixCutsFoldersByBytes() throws {
+        let prefix = [String(repeating: "\u{E9}", count: 300)]
+        let items = [item("db", folders: [String(repeating: "\u{1F600}", count: 101), String(repeating: "\u{1F600}", count: 200)], value: "1"),
+                     item("ok", value: "2"), item("a", value: "3"), item("a", value: "4")]
+        let built = try builds(items, prefix: prefix)
+        #expect(built.count == 1, "the entries path builds")
+        for imported in built {
+            let names = namesByValue(imported)
+            let name = try #require(names["1"])
+            #expect(Set([names["3"], names["4"]]) == [prefix[0] + "/a", prefix[0] + "/a (2)"])
+            #expect(name.hasPrefix(prefix[0] + "/\u{1F600}") && name.hasSuffix("/db") && name.utf8.count <= ForeignNaming.maxBaseLength, "\(name.utf8.count)")
+            #expect(EntryName.isValid(name) && names["2"] == prefix[0] + "/ok")
+            let reasons = imported.renamings.first { $0.name == name }?.reasons ?? []
+            #expect(reasons.contains(.shortened) && reasons.contains(.foldersCut) && !reasons.contains(.titleKept), "\(reasons)")
+            #expect(fieldsByValue(imported, "title")["1"] == "")
+        }
+        let base = ForeignNaming.base(of: items[0], prefix: prefix)
+        #expect(base.exact.title && !base.exact.folders && base.named.title == nil)
+    }
 }

@@ -64,9 +64,9 @@ extension ForeignBuilder {
             }
             let count = state.held.count
             let numbers = count > 1 ? ForeignNaming.numbersWithinGroup(state.held.items, exact: state.bases.map(\.exact)) : []
-            // When an exact title keeps the name (the first in order, when any is exact), each
-            // cleaned title says so (`yieldedToExactTitle`).
-            let exactFirst = count > 1 && state.bases.contains(where: \.exact.title)
+            // The first in order has the highest exactness: when its title or folders are exact,
+            // each cleaned one says so (`numberingReason`).
+            let first = state.bases.map(\.exact).max { $1.ranksBefore($0) } ?? .whole
             for index in 0..<count {
                 // A local of its own (not an element read where it lies, which each call copied).
                 var item = state.held.moveOut(index)
@@ -76,7 +76,7 @@ extension ForeignBuilder {
                 if number > 0 {
                     let name = ForeignNaming.numberedName(state.name, number)
                     if let next, !Self.precedes(name, next) { return false }
-                    ForeignNaming.numbered(&base, name, title: item.title, yielded: exactFirst && !base.exact.title)
+                    ForeignNaming.numbered(&base, name, title: item.title, reason: ForeignNaming.numberingReason(first: first, base.exact))
                 }
                 // An item without a title, named after its site or username, is listed too (`Base.isListed`).
                 if base.isListed(sourceHasNoTitles: item.sourceHasNoTitles) {

@@ -156,7 +156,7 @@ enum ForeignBuilder {
             if hasPlan {
                 guard let found = planned.number(of: item, at: state.index, base: unnumbered, exact: base.exact) else { return false }
                 number = found.number
-                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title, yielded: found.yielded) }
+                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title, reason: found.reason) }
             }
             state.index += 1
             // A plan's names are distinct (`Plan.decide`): no name check while they come, and the

@@ -44,9 +44,9 @@ extension ForeignNaming {
         private var given: Set<String> = []
         /// Each item's number (0: its name as it is); empty when no name is numbered.
         private var numbers: [UInt32] = []
-        /// The numbered items whose title is not exact while an item of their name whose title is keeps it
-        /// (`ImportRenaming.Reason.yieldedToExactTitle`), by index.
-        private var yielded: Set<UInt32> = []
+        /// The numbered items that an exact title or exact folders pushed aside, and why
+        /// (`numberingReason(first:_:)`), by index.
+        private var yielded: [UInt32: ImportRenaming.Reason] = [:]
         /// Whether a row could not be kept (an arena past 32-bit offsets): `decide` then refuses.
         private var overflowed = false
 
@@ -128,7 +128,7 @@ extension ForeignNaming {
             for index in names.indices.dropFirst() where names[index] == names[index - 1] { repeated.insert(names[index]) }
             names = []
             guard !repeated.isEmpty else { return true }
-            var rows = self.rows, numbers: [UInt32] = [], yielded: Set<UInt32> = []
+            var rows = self.rows, numbers: [UInt32] = [], yielded: [UInt32: ImportRenaming.Reason] = [:]
             let ties = self.ties
             self.rows = []
             rows.removeAll { !repeated.contains($0.name) }  // in place: no second array of rows
@@ -157,11 +157,12 @@ extension ForeignNaming {
                         if numbers.isEmpty { numbers = [UInt32](repeating: 0, count: hashes.count) }
                         let base = given.isEmpty ? nil : String(decoding: name(rows[first]), as: UTF8.self)
                         var number = 2
-                        let exactFirst = rows[first].exact.title
+                        let exactFirst = rows[first].exact
                         for row in rows[(first + 1)..<end] {
                             while let base, given.contains("\(base) (\(number))") { number += 1 }
                             numbers[Int(row.index)] = UInt32(number)
-                            if exactFirst && !row.exact.title { yielded.insert(row.index) }
+                            let reason = numberingReason(first: exactFirst, row.exact)
+                            if reason != .numberedByAccount { yielded[row.index] = reason }
                             number += 1
                         }
                     }
@@ -174,11 +175,11 @@ extension ForeignNaming {
         }
 
         /// The build's read: the number of `item`, at `index`, named `base`, `exact` its exact
-        /// parts (0: not numbered), and whether an item of its name whose title is exact keeps the
-        /// name while this one's is not; nil when it is not the item the plan's read had there.
-        func number(of item: ForeignItem, at index: Int, base: String, exact: Exactness) -> (number: UInt32, yielded: Bool)? {
+        /// parts (0: not numbered), and why it is numbered (`numberingReason(first:_:)`); nil when
+        /// it is not the item the plan's read had there.
+        func number(of item: ForeignItem, at index: Int, base: String, exact: Exactness) -> (number: UInt32, reason: ImportRenaming.Reason)? {
             guard index < hashes.count, hashes[index] == check(item, name: Self.hash(base, seed: seed), exact: exact) else { return nil }
-            return numbers.isEmpty ? (0, false) : (numbers[index], yielded.contains(UInt32(index)))
+            return numbers.isEmpty ? (0, .numberedByAccount) : (numbers[index], yielded[UInt32(index)] ?? .numberedByAccount)
         }
     }
 }

@@ -24,7 +24,17 @@ extension ForeignNaming {
 
     /// Whether the renaming of `base` says which account it is: a name numbered among others.
     static func saysAccount(_ base: Base) -> Bool {
-        base.reasons.contains { $0 == .numberedByAccount || $0 == .yieldedToExactTitle }
+        base.reasons.contains { $0 == .numberedByAccount || $0 == .yieldedToExactTitle || $0 == .yieldedToExactFolders }
+    }
+
+    /// Why an item of exactness `exact` is numbered after `first`, the item that keeps their name:
+    /// an exact title against a cleaned one (`yieldedToExactTitle`); equally exact titles, exact
+    /// folders against cleaned ones (`yieldedToExactFolders`: two source folders met, att62 F2);
+    /// else the accounts' order (`numberedByAccount`). Every build path asks this.
+    static func numberingReason(first: Exactness, _ exact: Exactness) -> ImportRenaming.Reason {
+        if first.title && !exact.title { return .yieldedToExactTitle }
+        if first.title == exact.title && first.folders && !exact.folders { return .yieldedToExactFolders }
+        return .numberedByAccount
     }
 
     /// Which account a numbered item is: `user USERNAME, HOST` (either alone when the other is

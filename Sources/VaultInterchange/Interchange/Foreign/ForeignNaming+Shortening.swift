@@ -66,15 +66,20 @@ extension ForeignNaming {
     /// Cut folders made whole again: no '/', space or tab at the end, no `.` or `..` last part
     /// (dropped), never shorter than the prefix's `prefixBytes`.
     private static func trimmedFolders(_ folders: String, keeping prefixBytes: Int) -> String {
+        // Bytes against bytes: a scalar count against the prefix's bytes stopped early under a
+        // non-ASCII prefix, leaving a `/` at the end and failing the import (att62 F3).
         var scalars = Substring(folders).unicodeScalars
-        while scalars.count > prefixBytes {
+        var bytes = folders.utf8.count
+        while bytes > prefixBytes {
             if let last = scalars.last, last == "/" || last == " " || last == "\t" {
                 scalars = scalars.dropLast()
+                bytes -= 1
                 continue
             }
             let part = scalars.split(separator: "/", omittingEmptySubsequences: false).last.map { String(String.UnicodeScalarView($0)) } ?? ""
             guard part == "." || part == ".." else { break }
             scalars = scalars.dropLast(part.unicodeScalars.count)
+            bytes -= part.utf8.count
         }
         return String(String.UnicodeScalarView(scalars))
     }
@@ -102,5 +107,20 @@ extension ForeignNaming {
     /// the whole title back).
     static func isShortened(_ base: String, to leaf: Substring) -> Bool {
         leaf.utf8.count >= minShortenedTitle / 2 && leaf.utf8.count < base.utf8.count && base.utf8.starts(with: leaf.utf8)
+    }
+
+    /// The last part of `name` (after its last '/', found by bytes: a part may begin with a
+    /// combining mark), the whole name without one.
+    static func leaf(of name: String) -> Substring {
+        let bytes = name.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return Substring(name) }
+        return name[bytes.index(after: slash)...]
+    }
+
+    /// FNV-1a, 64 bits: a fixed hash (never seeded per process), so the order is the same in every run.
+    static func fnv1a(_ bytes: some Sequence<UInt8>, from start: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
+        var hash = start
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
     }
 }

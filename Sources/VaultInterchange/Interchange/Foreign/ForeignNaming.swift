@@ -62,6 +62,8 @@ enum ForeignNaming {
 
         /// Whether the title is exactly what the source held.
         var title: Bool { rank & 2 != 0 }
+        /// Whether every folder is exactly what the source held.
+        var folders: Bool { rank & 1 != 0 }
 
         /// Whether an item of this exactness ranks before one of `other`'s: an exact title first,
         /// then, among equal titles, exact folders.
@@ -135,13 +137,13 @@ enum ForeignNaming {
         var why: [ImportRenaming.Reason] = []
         if !derived && !sameUTF8(cleaned, original(given, folders: folders, prefix: prefix)) { why.append(.cleaned) }
         if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
-        // A name too long for a number to follow is cut (title first, then folders), the title
-        // kept in `title`, and neither cut part is exact (att60 F6).
+        // A name too long for a number to follow is cut (title first, then folders), a cut title
+        // kept in `title`, and no cut part is exact (att60 F6); folders cut are said (att62 F3, F8).
         var cut: (title: Bool, folders: Bool) = (false, false)
         if base.utf8.count > maxBaseLength, let short = shortened(base, prefixBytes: prefixBytes(prefix)) {
+            cut = (!sameUTF8(String(leaf(of: short.name)), String(leaf(of: base))), short.folders)
             base = short.name
-            cut = (true, short.folders)
-            why.append(.shortened)
+            why += short.folders ? [.shortened, .foldersCut] : [.shortened]
         }
         // The title is kept when the name ends in it (up to NFC); else the field `title` holds it.
         // A plain title (most) is its own cleaned and NFC form: nothing to compute.
@@ -150,7 +152,7 @@ enum ForeignNaming {
             && (isPlain(given) || sameUTF8(EntryName.normalized(ImportedNameCleaner.entryName(fromParts: [title])), EntryName.normalized(given)))
         if !keptTitle { why.append(.titleKept) }
         var exact = derived || !why.isEmpty ? exactness(of: item, derived: derived) : .whole
-        if cut.title { exact = Exactness(title: false, folders: exact.rank & 1 != 0 && !cut.folders) }
+        if cut.title || cut.folders { exact = Exactness(title: exact.title && !cut.title, folders: exact.folders && !cut.folders) }
         return Base(named: Named(name: base, title: keptTitle ? nil : given),
                     derived: derived, reasons: why, afterSite: afterSite, exact: exact)
     }
@@ -211,11 +213,10 @@ enum ForeignNaming {
             let keys = Dictionary(uniqueKeysWithValues: indices.map { ($0, SortKey(items[$0], exact: bases[$0].exact, ties: ties)) })
             let ordered = indices.sorted { keys[$0]!.precedes(keys[$1]!, $0, $1, ties: ties) }
             ties.wipe()
-            // When an exact name keeps the name, each cleaned one says so (`yieldedToExactTitle`).
-            let exactFirst = bases[ordered[0]].exact.title
+            // When an exact title or folders keep the name, each cleaned one says so (`numberingReason`).
+            let first = bases[ordered[0]].exact
             var number = 2
             for index in ordered.dropFirst() {
-                let yielded = exactFirst && !bases[index].exact.title
                 var candidate = "\(base) (\(number))"
                 while taken.contains(candidate) || given[candidate] != nil {
                     number += 1
@@ -223,17 +224,17 @@ enum ForeignNaming {
                 }
                 taken.insert(candidate)
                 number += 1
-                numbered(&bases[index], candidate, title: items[index].title, yielded: yielded)
+                numbered(&bases[index], candidate, title: items[index].title, reason: numberingReason(first: first, bases[index].exact))
             }
         }
     }
 
     /// `base` named `candidate`, its numbered name (`TITLE (n)`); the item's `title` kept when the
     /// name was its title (KeePass and Bitwarden allow a title twice: exports give it back).
-    /// `yielded`: `base`'s title is not exact and an item of its name whose title is keeps the name (the renaming says so).
-    static func numbered(_ base: inout Base, _ candidate: String, title: String, yielded: Bool = false) {
+    /// `reason`: why it is numbered (`numberingReason(first:_:)`: what decided, which the renaming says).
+    static func numbered(_ base: inout Base, _ candidate: String, title: String, reason: ImportRenaming.Reason = .numberedByAccount) {
         base.named.name = candidate
-        base.reasons.append(yielded ? .yieldedToExactTitle : .numberedByAccount)
+        base.reasons.append(reason)
         if !base.derived, base.named.title == nil {
             base.named.title = title
             base.reasons.append(.titleKept)
@@ -302,13 +303,6 @@ enum ForeignNaming {
             if order != 0 { return order < 0 }
             return index < otherIndex
         }
-    }
-
-    /// FNV-1a, 64 bits: a fixed hash (never seeded per process), so the order is the same in every run.
-    static func fnv1a(_ bytes: some Sequence<UInt8>, from start: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
-        var hash = start
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
     }
 
     // MARK: The title an export gives back

@@ -178,7 +178,7 @@ final class PackedRenamings: @unchecked Sendable {
         case .titleKept: return 5
         case .yieldedToExactTitle: return 6
         case .vaultHoldsAnotherAccount: return 7
-        case .shortened: return 0  // no code: a row of it is kept as text (`Builder.add`)
+        case .shortened, .foldersCut, .yieldedToExactFolders: return 0  // no code: a row of it is kept as text (`Builder.add`)
         }
     }
 
@@ -233,7 +233,7 @@ final class PackedRenamings: @unchecked Sendable {
             let previous = rows.last
             var packed: UInt16 = 0
             for (slot, reason) in reasons.enumerated() where slot < PackedRenamings.maxReasons { packed |= PackedRenamings.code(of: reason) << (3 * slot) }
-            if reasons.count <= PackedRenamings.maxReasons, rows.count < Int32.max, !reasons.contains(.shortened),
+            if reasons.count <= PackedRenamings.maxReasons, rows.count < Int32.max, !reasons.contains(.shortened), !reasons.contains(.yieldedToExactFolders),
                let originalSpan = span(original, reusing: previous?.original, previous?.base),
                let baseSpan = span(base, reusing: originalSpan, previous?.base),
                let userSpan = span(user ?? "", reusing: nil, nil),

@@ -227,17 +227,48 @@ struct AccountSkips {
 
     /// The number an import gave `name` (`3` of `Twitter (3)`), nil for none.
     static func number(of name: String) -> Int? {
-        let title = title(of: name)
-        guard title.utf8.count < name.utf8.count else { return nil }
-        return Int(name.dropFirst(title.count + 2).dropLast())
+        guard let open = numberOpening(name) else { return nil }
+        let bytes = Array(name.utf8)
+        return Int(String(decoding: bytes[(open + 1)..<(bytes.count - 1)], as: UTF8.self))
     }
 
     /// `name` without a number an import gave it: `Twitter` of `Twitter (3)`.
     static func title(of name: String) -> String {
-        guard name.hasSuffix(")"), let open = name.lastIndex(of: "("), open > name.startIndex,
-              name[name.index(before: open)] == " " else { return name }
-        let digits = name[name.index(after: open)..<name.index(before: name.endIndex)]
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return name }
-        return String(name[..<name.index(before: open)])
+        guard let open = numberOpening(name) else { return name }
+        return String(decoding: Array(name.utf8)[..<(open - 1)], as: UTF8.self)
+    }
+
+    /// The byte offset of the `(` of `name`'s ` (n)` ending, nil without one. By bytes, as an
+    /// import numbers (`ForeignNaming.explains`), never by Characters: after a Prepend character
+    /// (U+0D4E) the space joins it in one grapheme, and the number went unseen (att62 F4).
+    private static func numberOpening(_ name: String) -> Int? {
+        let bytes = Array(name.utf8)
+        guard bytes.last == UInt8(ascii: ")"), let open = bytes.lastIndex(of: UInt8(ascii: "(")), open > 0,
+              bytes[open - 1] == 0x20, open + 1 < bytes.count - 1 else { return nil }
+        guard bytes[(open + 1)..<(bytes.count - 1)].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return open
+    }
+}
+
+// MARK: - --overwrite of another manager's export
+
+extension VaultfileCommand.Import {
+    /// A warning for each of `replaced` (the vault's names that `entries` replace, `--overwrite`)
+    /// whose entry held another account than the file's item of that name: usernames both given
+    /// and different (case-folded), or URL hosts both given and different (`ImportedAccount.Key`).
+    /// `--overwrite` replaces by name (docs/INTERCHANGE.md); when a shared title gained an account
+    /// the numbers move, and `Bank` would go to the new account with only `replace Bank` said (att62 F7).
+    static func otherAccountsReplaced(_ replaced: [String], by entries: ImportedEntries, in vault: Vault) -> [ImportWarning] {
+        let names = Set(replaced.map { Array($0.utf8) })
+        var warnings: [ImportWarning] = []
+        for (name, incoming) in entries.entries where names.contains(Array(name.utf8)) {
+            guard let held = vault.entry(name) else { continue }
+            let old = ImportedAccount(held), new = ImportedAccount(incoming)
+            let (a, b) = (old.key, new.key)
+            let users = a.username != nil && b.username != nil && a.username != b.username
+            let hosts = a.host != nil && b.host != nil && a.host != b.host
+            if users || hosts { warnings.append(.replacedOtherAccount(name: name, existing: old.brief, incoming: new.brief)) }
+        }
+        return warnings
     }
 }

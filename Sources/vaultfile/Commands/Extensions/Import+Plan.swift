@@ -42,7 +42,11 @@ extension VaultfileCommand.Import {
         // whose names cannot be checked so (`Vault.clashes(with:)`).
         if imported.isOnDisk, vault.count > 0, !dryRun, !skipExisting, let clashes = try imported.clashes(in: vault) {
             if clashes.count > 0 && !overwrite { throw refusal(count: clashes.count, first: clashes.first.map(\.name)) }
-            return ImportPlan(entries: imported, replaced: [], skipped: [], warnings: [], clashes: clashes)
+            // Another manager's entries that replace some are brought into memory below, so that
+            // each replaced entry's account is compared with its replacement's (att62 F7).
+            if clashes.count == 0 || !imported.fromForeign {
+                return ImportPlan(entries: imported, replaced: [], skipped: [], warnings: [], clashes: clashes)
+            }
         }
         var entries = imported.isOnDisk && (vault.count > 0 || dryRun) ? try imported.inMemory() : imported
         // The names as strings only where a check needs them: an import into an empty vault
@@ -78,6 +82,7 @@ extension VaultfileCommand.Import {
             existing = []
         }
         if !existing.isEmpty && !overwrite { throw refusal(count: existing.count, first: Array(existing.prefix(5))) }
+        if !existing.isEmpty && entries.fromForeign { warnings += Self.otherAccountsReplaced(existing, by: entries, in: vault) }
         // Every name passed the rules of all names (Interchange.read); what is left is the
         // format characters of new names, which an ASCII name cannot hold.
         for name in names where name.utf8.contains(where: { $0 >= 0x80 }) {
@@ -206,6 +211,17 @@ extension VaultfileCommand.Import {
                 line.append(contentsOf: AccountSkips.title(of: renaming.name))
                 escape(from: start)
                 line.append("' hold other accounts: numbered after them")
+                return
+            }
+            if reason == .yieldedToExactFolders {
+                // The folders the exact item is in (the unnumbered name's, the prefix's included):
+                // two different source folders met there (att62 F2).
+                line.append("another item in '")
+                let start = line.count
+                let unnumbered = AccountSkips.title(of: renaming.name)
+                line.append(contentsOf: unnumbered.lastIndex(of: "/").map { String(unnumbered[..<$0]) } ?? unnumbered)
+                escape(from: start)
+                line.append("' has its folders exactly as its source named them: it keeps that name; this item's folders were cleaned to the same text (two different source folders met on one name)")
                 return
             }
             guard reason == .yieldedToExactTitle else { return line.append(reason.explanation) }
