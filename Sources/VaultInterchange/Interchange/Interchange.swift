@@ -93,6 +93,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// 1pux dates (`count`) that are no date 1Password shows (beyond the year 9999, not whole
     /// seconds, a month past 12), in `itemCount` items, the first of them `items`: kept as written.
     case datesKeptAsWritten(count: Int, items: [String], itemCount: Int)
+    /// Custom fields (`count`) beyond the fields an entry holds, kept as `label: value` lines of
+    /// the entry's notes, in `itemCount` items, the first of them `items` (ForeignBuilder.swift).
+    case fieldsKeptInNotes(count: Int, items: [String], itemCount: Int)
 
     public var description: String {
         switch self {
@@ -102,6 +105,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .datesKeptAsWritten(let count, let items, let itemCount):
             return "\(count == 1 ? "1 date" : "\(count) dates") of 1Password \(count == 1 ? "is" : "are") no date it shows (beyond the year 9999, not whole seconds, "
                 + "or a month past 12): kept as written, in \(itemCount == 1 ? "1 item" : "\(itemCount) items") (\(Self.named(items, count: itemCount))); check \(count == 1 ? "it" : "them") in 1Password"
+        case .fieldsKeptInNotes(let count, let items, let itemCount):
+            return "\(count == 1 ? "1 field" : "\(count) fields") beyond the \(VaultLimits.maxFieldsPerEntry) an entry holds \(count == 1 ? "is" : "are") kept as "
+                + "'label: value' lines of the entry's notes, in \(itemCount == 1 ? "1 entry" : "\(itemCount) entries") (\(Self.named(items, count: itemCount)))"
         case .unprotectedStringsNotKept(let items, let count):
             return "not kept: \(KeePassXMLReader.unprotectedMark), in \(count == 1 ? "1 item" : "\(count) items") (\(Self.named(items, count: count)))"
         case .attachmentDataMissing(let items, let count):
@@ -168,6 +174,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .dangerousVariable: return "dangerous_variable"
         case .notKept, .attachmentDataMissing, .unprotectedStringsNotKept, .referencesUnresolved: return "not_kept"
         case .datesKeptAsWritten: return "kept_as_written"
+        case .fieldsKeptInNotes: return "fields_in_notes"
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"
