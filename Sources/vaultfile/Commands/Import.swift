@@ -120,8 +120,8 @@ extension VaultfileCommand {
             // Every name an import makes is put in Unicode NFC: a prefix typed otherwise (decomposed,
             // NFD) would be changed in every entry, each said as a renaming (recheck62 N4).
             if let composed = EntryName.normalizedIfDifferent(folder) {
-                throw CLIError.invalidArgument("\(shown) is not in Unicode NFC (composed characters), which an import puts every name it makes in; "
-                    + "give it composed: --prefix '\(composed)/'")
+                throw CLIError.invalidArgument("\(shown) is not in Unicode NFC (it holds decomposed characters), the form an import gives every name it makes; "
+                    + "type it composed: --prefix '\(composed)/'")
             }
             let folders = folder.split(separator: "/").map(String.init)
             if let blank = folders.first(where: { $0.hasPrefix(" ") || $0.hasSuffix(" ") }) {

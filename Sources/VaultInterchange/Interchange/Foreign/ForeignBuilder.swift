@@ -298,15 +298,20 @@ enum ForeignBuilder {
     static func customFieldsKept(_ fields: [ForeignField], names: [Int: String] = [:], notes: String?, entry: String,
                                  in set: inout FieldSet, tally: inout FieldRenamingTally) -> Int? {
         let limit = VaultLimits.maxFieldsPerEntry
-        guard fields.count > limit - 1 - set.count else {  // most items: they fit whatever the labels
+        // Most items: they fit whatever the labels; counted only when they may not.
+        let filled = fields.count > limit - 1 - set.count ? fields.reduce(0) { $0 + ($1.value.isEmpty ? 0 : 1) } : 0
+        guard filled > limit - 1 - set.count else {
             set.putCustomFields(fields, names: names, entry: entry, tally: &tally)
             return nil
         }
-        var all = set, allTally = tally
-        all.putCustomFields(fields, names: names, entry: entry, tally: &allTally)
-        guard all.countWithLabels > limit else {
-            (set, tally) = (all, allTally)
-            return nil
+        // Exactly the entry's fields: they fit when no label needs `labels`, which only putting them tells.
+        if filled == limit - set.count {
+            var all = set, allTally = tally
+            all.putCustomFields(fields, names: names, entry: entry, tally: &allTally)
+            if all.countWithLabels <= limit {
+                (set, tally) = (all, allTally)
+                return nil
+            }
         }
         var room = limit - 1 - set.count - (notes?.isEmpty ?? true ? 1 : 0)
         room = max(room, 0)
