@@ -107,13 +107,13 @@ enum DotEnv {
         }
         // Ciphertext is never a secret (cold60 H1): sops's dotenv form, an Ansible Vault value.
         let encrypted = value.withBytes(in: UnsafeRawBufferPointer(bytes)) { FormatSniffer.encryptedValue($0.assumingMemoryBound(to: UInt8.self)) }
-        let sopsMetadata = bytes[keyRange].elementsEqual("sops_mac".utf8) || bytes[keyRange].elementsEqual("sops_version".utf8)
-        if encrypted != nil || sopsMetadata {
+        // sops's metadata (`sops_mac=ENC[…]`) is such a value; a key called `sops_version` alone is no sops file (recheck62 N7).
+        if let encrypted {
             if case .owned(var unescaped) = value {
                 value = .input(0..<0)
                 SecureMemory.wipe(&unescaped)
             }
-            throw encryptedValueError(encrypted ?? .sops, line: lineNumber)
+            throw encryptedValueError(encrypted, line: lineNumber)
         }
         var noFields: [ImportField] = []
         if !declined {
@@ -128,17 +128,11 @@ enum DotEnv {
         return .read
     }
 
-    /// The error of a value that is ciphertext (`FormatSniffer.encryptedValue`) or of sops's
-    /// metadata line, on line `line`: what it is and how to decrypt it.
+    /// The error of a value that is ciphertext (`FormatSniffer.encryptedValue`) on line `line`:
+    /// what it is, said as the sniffer says it (`EncryptedLines.refusal`: the command's hint,
+    /// how to decrypt it, follows it as it follows the sniffer's).
     static func encryptedValueError(_ kind: FormatSniffer.EncryptedLines, line: Int) -> VaultError {
-        switch kind {
-        case .sops:
-            return .malformedInput("line \(line): this is a sops-encrypted dotenv file (ENC[AES256_GCM,…] values, sops_… metadata), "
-                                   + "and its ciphertext is no secret to import; decrypt it first: sops -d FILE | vaultfile import --format dotenv")
-        case .ansibleVault:
-            return .malformedInput("line \(line): the value is Ansible Vault ciphertext ($ANSIBLE_VAULT;…), no secret to import; "
-                                   + "decrypt it with ansible-vault first")
-        }
+        .malformedInput("line \(line): this is \(kind.refusal)")
     }
 
     /// `isVariableName(_:)` of the bytes `range` of `bytes`: the ASCII case (most) without a string.

@@ -101,6 +101,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// items, the first named): no date, so left out, the item's other time or the import's
     /// taken instead (cold62 L2).
     case timesReplaced(count: Int, items: [String], itemCount: Int)
+    /// Custom fields (`count`) beyond the fields an entry holds, kept as `label: value` lines of
+    /// the entry's notes, in `itemCount` items, the first of them `items` (ForeignBuilder.swift).
+    case fieldsKeptInNotes(count: Int, items: [String], itemCount: Int)
 
     public var description: String {
         switch self {
@@ -114,6 +117,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
             return "\(count == 1 ? "1 item time" : "\(count) item times") of 1Password \(count == 1 ? "is" : "are") past the year 9999 "
                 + "(milliseconds written as seconds?): not kept, the item's other time or the import's taken instead, "
                 + "in \(itemCount == 1 ? "1 item" : "\(itemCount) items") (\(Self.named(items, count: itemCount))); check \(count == 1 ? "it" : "them") in 1Password"
+        case .fieldsKeptInNotes(let count, let items, let itemCount):
+            return "\(count == 1 ? "1 field" : "\(count) fields") beyond the \(VaultLimits.maxFieldsPerEntry) an entry holds \(count == 1 ? "is" : "are") kept as "
+                + "'label: value' lines of the entry's notes, in \(itemCount == 1 ? "1 entry" : "\(itemCount) entries") (\(Self.named(items, count: itemCount)))"
         case .unprotectedStringsNotKept(let items, let count):
             return "not kept: \(KeePassXMLReader.unprotectedMark), in \(count == 1 ? "1 item" : "\(count) items") (\(Self.named(items, count: count)))"
         case .attachmentDataMissing(let items, let count):
@@ -184,6 +190,7 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
         case .notKept, .attachmentDataMissing, .unprotectedStringsNotKept, .referencesUnresolved: return "not_kept"
         case .datesKeptAsWritten: return "kept_as_written"
         case .timesReplaced: return "time_replaced"
+        case .fieldsKeptInNotes: return "fields_in_notes"
         case .fieldRenamed: return "field_renamed"
         case .totpUnusable: return "totp_unusable"
         case .historyNotKept: return "history_not_kept"

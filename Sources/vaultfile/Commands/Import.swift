@@ -118,6 +118,12 @@ extension VaultfileCommand {
                 throw CLIError.invalidArgument("\(shown): \(error.description); an import leaves them out of every name it makes "
                     + "(--allow-format-characters does not apply to --prefix)")
             }
+            // Every name an import makes is put in Unicode NFC: a prefix typed otherwise (decomposed,
+            // NFD) would be changed in every entry, each said as a renaming (recheck62 N4).
+            if let composed = EntryName.normalizedIfDifferent(folder) {
+                throw CLIError.invalidArgument("\(shown) is not in Unicode NFC (it holds decomposed characters), the form an import gives every name it makes; "
+                    + "type it composed: --prefix '\(composed)/'")
+            }
             let folders = folder.split(separator: "/").map(String.init)
             if let blank = folders.first(where: { $0.hasPrefix(" ") || $0.hasSuffix(" ") }) {
                 let why = blank.allSatisfy { $0 == " " } ? "is only spaces" : "begins or ends with a space"
@@ -212,7 +218,7 @@ extension VaultfileCommand {
             // A regular file is read a window at a time when its format allows (the CSVs, enpass-json and dotenv:
             // issue 44's memory rule); only its head is read here, which tells the format as the whole file would.
             var (bytes, windows) = try file.map { try Input.importFile($0, head: FormatSniffer.window) }
-                ?? (Input.readAll(STDIN_FILENO, what: "standard input"), nil)
+                ?? (Input.readAll(STDIN_FILENO, what: "stdin"), nil)
             defer { wipe(&bytes) }
             // KEY=value lines holding ciphertext (sops's dotenv form, Ansible Vault values) are
             // refused under every --format: read as dotenv, the ciphertext became the secrets and
@@ -285,7 +291,8 @@ extension VaultfileCommand {
                     : why.contains("is not UTF-8")
                     ? "convert it to UTF-8 first (WINDOWS-1252 is what most Windows programs write), then import that file and delete both: "
                         + "iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))"
-                    : rowOfValues ? headerlessHint : nil
+                    : rowOfValues ? headerlessHint
+                    : FormatSniffer.EncryptedLines.named(in: why).map(encryptedLinesHint)  // past the sniffer's lines (recheck62 N7)
                 throw CLIError.importUnreadable(source: source, format: chosen.rawValue, why: why, hint: hint)
             }
         }
@@ -354,18 +361,18 @@ extension VaultfileCommand {
         /// The refusal of KEY=value lines holding ciphertext (`FormatSniffer.encryptedLines`), with
         /// the command that decrypts them.
         private func encryptedLinesRefusal(_ kind: FormatSniffer.EncryptedLines, source: String) -> CLIError {
-            let name = file.map(shellWord) ?? "FILE"
+            let what = kind == .sops ? "is" : "holds"
+            return .refused("\(source) \(what) \(kind.refusal); nothing was imported", hint: encryptedLinesHint(kind))
+        }
+
+        /// How to decrypt KEY=value lines holding ciphertext: the hint of their refusal wherever it is found.
+        private func encryptedLinesHint(_ kind: FormatSniffer.EncryptedLines) -> String {
             switch kind {
             case .sops:
-                return .refused("\(source) is a sops-encrypted dotenv file (ENC[AES256_GCM,…] values, sops_… metadata lines): "
-                                + "import does not read sops's dotenv form, and imports no ciphertext as a secret; nothing was imported",
-                                hint: "decrypt it with sops and import the plain lines: sops -d \(name) | vaultfile import --format dotenv "
-                                    + "(add --input-type dotenv --output-type dotenv to sops -d when the name does not end in .env)")
+                return "decrypt it with sops and import the plain lines: sops -d \(file.map(shellWord) ?? "FILE") | vaultfile import --format dotenv "
+                    + "(add --input-type dotenv --output-type dotenv to sops -d when the name does not end in .env)"
             case .ansibleVault:
-                return .refused("\(source) holds Ansible Vault ciphertext in KEY=value lines ($ANSIBLE_VAULT;… values): "
-                                + "import reads Ansible Vault files and YAML with !vault values, not these, and imports no ciphertext "
-                                + "as a secret; nothing was imported",
-                                hint: "decrypt the values with ansible-vault and import the plain KEY=value lines with --format dotenv")
+                return "decrypt the values with ansible-vault and import the plain KEY=value lines with --format dotenv"
             }
         }
 

@@ -16,6 +16,8 @@ struct FieldSet {
 
     /// The number of fields put so far.
     var count: Int { importFields.count }
+    /// `count` with the field `labels` that `putLabels()` would add.
+    var countWithLabels: Int { count + (labels.isEmpty ? 0 : 1) }
 
     /// The fields by name, for an `Entry`.
     var values: [String: [UInt8]] {
@@ -167,6 +169,13 @@ struct FieldSet {
         }
         if !sameUTF8(field, label) { labels.append("\(field)\t\(ImportedLabels.storable(label))") }
         importFields.append(ImportField(name: .string(field), value: .owned(value)))
+    }
+
+    /// Sets the field `notes` to `text`, in place of the notes put before (`putOwn`) if any.
+    mutating func putNotes(_ text: String) {
+        guard !text.isEmpty else { return }
+        let notes = ImportField(name: .literal("notes"), value: .string(text))
+        if let index = importFields.firstIndex(where: { Self.isCalled($0, "notes") }) { importFields[index] = notes } else { importFields.append(notes) }
     }
 
     /// Puts the field `labels` when a label was not kept as its field's name.

@@ -213,6 +213,8 @@ enum ForeignBuilder {
         var largeAttachmentsLost = 0, crowdedAttachmentsLost = 0
         /// The entry names of the first items each reader's warning names (`ForeignItem.warned`).
         var warnedNames = WarnedNames()
+        /// Custom fields beyond an entry's fields, kept as lines of its notes (`customFieldsKept`).
+        var fieldsInNotes = NamedCount()
 
         /// Zeroes the values and fields of the versions in `history` where they lie (`wipeShared`),
         /// for an outcome given up whose versions nothing else holds (a streamed build's: each
@@ -256,7 +258,13 @@ enum ForeignBuilder {
         fields.putURLLabels(item.urlLabels)
         // The reader's facts (`tags`, `favorite`…) before the custom fields, whose names give way to them.
         for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
-        fields.putCustomFields(item.fields, names: item.fieldNames, entry: name, tally: &outcome.fieldRenamings)
+        if let cut = customFieldsKept(item.fields, names: item.fieldNames, notes: item.notes, entry: name, in: &fields, tally: &outcome.fieldRenamings) {
+            // More custom fields than an entry holds: the first ones are fields, the rest `label: value` lines of the notes.
+            fields.putCustomFields(Array(item.fields[..<cut]), names: item.fieldNames.filter { $0.key < cut }, entry: name, tally: &outcome.fieldRenamings)
+            let moved = item.fields[cut...].filter { !$0.value.isEmpty }
+            fields.putNotes(Self.notes(item.notes, with: moved))
+            outcome.fieldsInNotes.add(name, count: moved.count)
+        }
         for attachment in item.attachments {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.
@@ -286,6 +294,52 @@ enum ForeignBuilder {
         return true
     }
 
+    /// Puts an item's (or a version's) custom `fields` in `set` when they fit in an entry with
+    /// the fields put before them and `labels` (nil then); else puts none and returns where they
+    /// stop being fields: the index of the first one moved to the notes, room kept for `labels`
+    /// and for `notes` when there are none yet. An empty value takes no field.
+    static func customFieldsKept(_ fields: [ForeignField], names: [Int: String] = [:], notes: String?, entry: String,
+                                 in set: inout FieldSet, tally: inout FieldRenamingTally) -> Int? {
+        let limit = VaultLimits.maxFieldsPerEntry
+        // Most items: they fit whatever the labels; counted only when they may not.
+        let filled = fields.count > limit - 1 - set.count ? fields.reduce(0) { $0 + ($1.value.isEmpty ? 0 : 1) } : 0
+        guard filled > limit - 1 - set.count else {
+            set.putCustomFields(fields, names: names, entry: entry, tally: &tally)
+            return nil
+        }
+        // Exactly the entry's fields: they fit when no label needs `labels`, which only putting them tells.
+        if filled == limit - set.count {
+            var all = set, allTally = tally
+            all.putCustomFields(fields, names: names, entry: entry, tally: &allTally)
+            if all.countWithLabels <= limit {
+                (set, tally) = (all, allTally)
+                return nil
+            }
+        }
+        var room = limit - 1 - set.count - (notes?.isEmpty ?? true ? 1 : 0)
+        room = max(room, 0)
+        var kept = 0
+        for (index, field) in fields.enumerated() where !field.value.isEmpty {
+            if kept == room { return index }
+            kept += 1
+        }
+        set.putCustomFields(fields, names: names, entry: entry, tally: &tally)  // not reached: they did not fit
+        return nil
+    }
+
+    /// The item's notes followed by one `label: value` line per field in `moved` (a value's
+    /// further lines indented by two spaces). Field values are text (every reader makes them of
+    /// a string), so nothing is lost in the lines.
+    static func notes(_ notes: String?, with moved: [ForeignField]) -> String {
+        var text = notes ?? ""
+        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+        for field in moved {
+            let value = String(decoding: field.value, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+            text += "\(field.label): \(value)\n"
+        }
+        return text
+    }
+
     /// The checked entries with the builder's warnings first, their history, and the mark of a foreign import.
     static func finish(_ checked: ImportedEntries, _ outcome: Outcome, source: ForeignImport) -> ImportedEntries {
         var imported = checked
@@ -299,6 +353,9 @@ enum ForeignBuilder {
         warnings += outcome.fieldRenamings.warnings
         warnings += outcome.totpWarnings
         if outcome.versionsLost > 0 { warnings.append(.historyNotKept(versions: outcome.versionsLost, entries: outcome.entriesLost)) }
+        if outcome.fieldsInNotes.items > 0 {
+            warnings.append(.fieldsKeptInNotes(count: outcome.fieldsInNotes.count, items: outcome.fieldsInNotes.names, itemCount: outcome.fieldsInNotes.items))
+        }
         imported.warnings = warnings + imported.warnings
         if !outcome.history.isEmpty { imported.history = outcome.history }
         imported.fromForeign = true
@@ -331,7 +388,10 @@ enum ForeignBuilder {
             set.putURLLabels(version.urlLabels)
             var untallied = FieldRenamingTally()
             for extra in version.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
-            set.putCustomFields(version.fields, entry: name, tally: &untallied)
+            if let cut = customFieldsKept(version.fields, notes: version.notes, entry: name, in: &set, tally: &untallied) {
+                set.putCustomFields(Array(version.fields[..<cut]), entry: name, tally: &untallied)
+                set.putNotes(notes(version.notes, with: version.fields[cut...].filter { !$0.value.isEmpty }))
+            }
             for attachment in version.attachments
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
                 set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
@@ -341,5 +401,22 @@ enum ForeignBuilder {
             versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))
         }
         return versions.reversed()
+    }
+}
+
+// MARK: - Items counted by name
+
+/// A count of things in how many items, with the names of the first few (a warning's).
+struct NamedCount {
+    /// How many names are kept.
+    static let namedItems = 3
+    private(set) var count = 0, items = 0
+    private(set) var names: [String] = []
+
+    /// Counts `count` things of the item called `name`.
+    mutating func add(_ name: String, count: Int) {
+        self.count += count
+        items += 1
+        if names.count < Self.namedItems { names.append(name) }
     }
 }

@@ -66,11 +66,29 @@ public enum FormatSniffer {
         case sops
         /// A value that is Ansible Vault ciphertext (`$ANSIBLE_VAULT;…`).
         case ansibleVault
+
+        /// What such lines are, as every refusal of them says it (the sniffer's, and the dotenv
+        /// reader's of a line past the sniffer's window).
+        public var refusal: String {
+            switch self {
+            case .sops:
+                return "a sops-encrypted dotenv file (ENC[AES256_GCM,…] values, sops_… metadata lines): "
+                    + "import does not read sops's dotenv form, and imports no ciphertext as a secret"
+            case .ansibleVault:
+                return "Ansible Vault ciphertext in KEY=value lines ($ANSIBLE_VAULT;… values): "
+                    + "import reads Ansible Vault files and YAML with !vault values, not these, and imports no ciphertext as a secret"
+            }
+        }
+
+        /// The kind a reader's refusal `why` names (its `refusal`), if any.
+        public static func named(in why: String) -> EncryptedLines? {
+            [.sops, .ansibleVault].first { why.contains($0.refusal) }
+        }
     }
 
     /// The ciphertext held by `bytes` when the sniffer recognises them as KEY=value lines: sops's
-    /// dotenv form (a `sops_mac=` or `sops_version=` line, or a value starting `ENC[AES256_GCM,`)
-    /// or an Ansible Vault value (`$ANSIBLE_VAULT;…`); a value may be quoted. Nil for any other
+    /// dotenv form (a value starting `ENC[AES256_GCM,`, which its `sops_mac=` line holds too: a
+    /// plain `sops_version=` key alone is no sops file, recheck62 N7) or an Ansible Vault value (`$ANSIBLE_VAULT;…`); a value may be quoted. Nil for any other
     /// file. Read in place over the lines `sniff` reads (the dotenv reader refuses such a value
     /// anywhere in the file, `DotEnv.encryptedValue`): no format reads these as they are, and
     /// the dotenv reader would import the ciphertext as the secrets.
@@ -82,9 +100,7 @@ public enum FormatSniffer {
             var found: EncryptedLines?
             eachLine(head) { line in
                 let body = starts(line, with: "export ") ? UnsafeBufferPointer(rebasing: line.dropFirst(7)) : line
-                if starts(body, with: "sops_mac=") || starts(body, with: "sops_version=") {
-                    found = .sops
-                } else if let equals = body.firstIndex(of: UInt8(ascii: "=")) {
+                if let equals = body.firstIndex(of: UInt8(ascii: "=")) {
                     switch encryptedValue(UnsafeBufferPointer(rebasing: body[(equals + 1)...])) {
                     case .sops?: found = .sops
                     case .ansibleVault?: found = found ?? .ansibleVault

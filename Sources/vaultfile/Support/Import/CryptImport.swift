@@ -39,7 +39,7 @@ enum CryptImport {
     /// The items of an ansible-vault or sops file already read (`bytes`), from `file` (nil or `-`: stdin).
     static func read(_ bytes: [UInt8], format: InterchangeFormat, file: String?, sourcePassword: SourcePasswordOptions) throws -> ForeignImport {
         let path = file ?? Input.standardInputName
-        let shown = path == Input.standardInputName ? "standard input" : path
+        let shown = path == Input.standardInputName ? "stdin" : path  // as every import message names it (recheck62 N7)
         switch format {
         case .ansibleVault:
             // A file with no vault value holds nothing a password opens: said before one is asked for,

@@ -19,10 +19,10 @@ enum KDBXImport {
         return try KDBXReader.entries(taking: &bytes, file: shown, credentials: credentials, limits: limits, options: build)
     }
 
-    /// How messages name `file` (nil or `-`: standard input).
+    /// How messages name `file` (nil or `-`: standard input, "stdin" as in every import message).
     private static func shown(_ file: String?) -> String {
         let path = file ?? Input.standardInputName
-        return path == Input.standardInputName ? "standard input" : path
+        return path == Input.standardInputName ? "stdin" : path
     }
 
     /// The password and key file's key that `options` give. With a key file and no password file,

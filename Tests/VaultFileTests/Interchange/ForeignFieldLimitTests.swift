@@ -1,0 +1,78 @@
+import Testing
+@testable import VaultInterchange
+@testable import VaultModel
+
+/// An item with more custom fields than an entry holds (recheck62 N1): the first are fields, the
+/// rest `label: value` lines of the entry's notes, said in one warning naming the items; never a
+/// failed import. The record path and the plain reference (`build(asEntries:)`) agree.
+@Suite struct ForeignFieldLimitTests {
+    private func item(_ title: String, fields count: Int, notes: String? = nil, username: String? = nil) -> ForeignItem {
+        var item = ForeignItem(title: title)
+        item.value = Array("pw-\(title)".utf8)
+        item.notes = notes
+        item.username = username
+        item.fields = (0..<count).map { ForeignField(label: "k\($0)", value: Array("v\($0)".utf8)) }
+        return item
+    }
+
+    private func source(_ items: [ForeignItem]) -> ForeignImport {
+        var source = ForeignImport(format: "test")
+        source.items = items
+        return source
+    }
+
+    private func text(_ bytes: [UInt8]?) -> String { bytes.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+
+    @Test func test_build_fieldsBeyondAnEntrysAreKeptInItsNotes() throws {
+        let items = [item("many", fields: 100, notes: "first line"), item("bare", fields: 70), item("fits", fields: 61, username: "u"),
+                     item("exact", fields: 64)]
+        for asEntries in [false, true] {
+            let built = asEntries ? try ForeignBuilder.build(asEntries: source(items), now: 1, options: ForeignBuildOptions())
+                : try ForeignBuilder.build(source(items), now: 1, options: ForeignBuildOptions())
+            let many = try #require(built.entries.first { $0.name == "many" }?.entry)
+            // The notes and 62 custom fields (room kept for `labels`); the other 38 lines of the notes, in order.
+            #expect(many.fields.count == 63, "\(many.fields.count)")
+            #expect(many.fields["k61"] != nil && many.fields["k62"] == nil)
+            let notes = text(many.fields["notes"])
+            #expect(notes == "first line\n" + (62..<100).map { "k\($0): v\($0)\n" }.joined(), "\(notes)")
+            // Nothing lost: each value once, as a field or a line.
+            for index in 0..<100 { #expect((many.fields["k\(index)"] != nil) != notes.contains("k\(index): v\(index)\n")) }
+            // Without notes of its own: the notes take one of the fields.
+            let bare = try #require(built.entries.first { $0.name == "bare" }?.entry)
+            #expect(bare.fields.count == 63 && bare.fields["k61"] != nil && bare.fields["k62"] == nil, "\(bare.fields.count)")
+            #expect(text(bare.fields["notes"]) == (62..<70).map { "k\($0): v\($0)\n" }.joined())
+            // Items that fit are as they were: every field a field, no notes; 64 when no label needs `labels`.
+            let fits = try #require(built.entries.first { $0.name == "fits" }?.entry)
+            #expect(fits.fields.count == 62 && fits.fields["notes"] == nil && fits.fields["k60"] != nil)
+            let exact = try #require(built.entries.first { $0.name == "exact" }?.entry)
+            #expect(exact.fields.count == VaultLimits.maxFieldsPerEntry && exact.fields["notes"] == nil && exact.fields["k63"] != nil)
+            let warned = built.warnings.compactMap { warning -> String? in
+                if case .fieldsKeptInNotes = warning { return warning.description } else { return nil }
+            }
+            #expect(warned == ["46 fields beyond the 64 an entry holds are kept as 'label: value' lines of the entry's notes, in 2 entries ('many', 'bare')"],
+                    "\(warned)")
+            #expect(built.warnings.contains { $0.kind == "fields_in_notes" })
+        }
+    }
+
+    @Test func test_notes_multilineValueIsIndented() {
+        let moved = [ForeignField(label: "codes", value: Array("a\nb".utf8)), ForeignField(label: "x", value: Array("1".utf8))]
+        #expect(ForeignBuilder.notes("n", with: moved) == "n\ncodes: a\n  b\nx: 1\n")
+        #expect(ForeignBuilder.notes(nil, with: moved) == "codes: a\n  b\nx: 1\n")
+    }
+
+    @Test func test_customFieldsKept_emptyValuesTakeNoField() {
+        // 70 fields, 10 of them empty: the 60 filled fit, and are put.
+        var fields = (0..<70).map { ForeignField(label: "k\($0)", value: Array("v".utf8)) }
+        for index in 0..<10 { fields[index].value = [] }
+        var set = FieldSet(), tally = FieldRenamingTally()
+        #expect(ForeignBuilder.customFieldsKept(fields, notes: nil, entry: "e", in: &set, tally: &tally) == nil)
+        #expect(set.count == 60)
+        // All 70 filled, no notes: 62 kept (one field for `labels`, one for the notes), none put yet.
+        for index in 0..<10 { fields[index].value = Array("v".utf8) }
+        var none = FieldSet()
+        #expect(ForeignBuilder.customFieldsKept(fields, notes: nil, entry: "e", in: &none, tally: &tally) == 62)
+        #expect(none.count == 0)
+        #expect(ForeignBuilder.customFieldsKept(fields, notes: "n", entry: "e", in: &none, tally: &tally) == 63)
+    }
+}
