@@ -294,52 +294,6 @@ enum ForeignBuilder {
         return true
     }
 
-    /// Puts an item's (or a version's) custom `fields` in `set` when they fit in an entry with
-    /// the fields put before them and `labels` (nil then); else puts none and returns where they
-    /// stop being fields: the index of the first one moved to the notes, room kept for `labels`
-    /// and for `notes` when there are none yet. An empty value takes no field.
-    static func customFieldsKept(_ fields: [ForeignField], names: [Int: String] = [:], notes: String?, entry: String,
-                                 in set: inout FieldSet, tally: inout FieldRenamingTally) -> Int? {
-        let limit = VaultLimits.maxFieldsPerEntry
-        // Most items: they fit whatever the labels; counted only when they may not.
-        let filled = fields.count > limit - 1 - set.count ? fields.reduce(0) { $0 + ($1.value.isEmpty ? 0 : 1) } : 0
-        guard filled > limit - 1 - set.count else {
-            set.putCustomFields(fields, names: names, entry: entry, tally: &tally)
-            return nil
-        }
-        // Exactly the entry's fields: they fit when no label needs `labels`, which only putting them tells.
-        if filled == limit - set.count {
-            var all = set, allTally = tally
-            all.putCustomFields(fields, names: names, entry: entry, tally: &allTally)
-            if all.countWithLabels <= limit {
-                (set, tally) = (all, allTally)
-                return nil
-            }
-        }
-        var room = limit - 1 - set.count - (notes?.isEmpty ?? true ? 1 : 0)
-        room = max(room, 0)
-        var kept = 0
-        for (index, field) in fields.enumerated() where !field.value.isEmpty {
-            if kept == room { return index }
-            kept += 1
-        }
-        set.putCustomFields(fields, names: names, entry: entry, tally: &tally)  // not reached: they did not fit
-        return nil
-    }
-
-    /// The item's notes followed by one `label: value` line per field in `moved` (a value's
-    /// further lines indented by two spaces). Field values are text (every reader makes them of
-    /// a string), so nothing is lost in the lines.
-    static func notes(_ notes: String?, with moved: [ForeignField]) -> String {
-        var text = notes ?? ""
-        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
-        for field in moved {
-            let value = String(decoding: field.value, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
-            text += "\(field.label): \(value)\n"
-        }
-        return text
-    }
-
     /// The checked entries with the builder's warnings first, their history, and the mark of a foreign import.
     static func finish(_ checked: ImportedEntries, _ outcome: Outcome, source: ForeignImport) -> ImportedEntries {
         var imported = checked
@@ -401,22 +355,5 @@ enum ForeignBuilder {
             versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))
         }
         return versions.reversed()
-    }
-}
-
-// MARK: - Items counted by name
-
-/// A count of things in how many items, with the names of the first few (a warning's).
-struct NamedCount {
-    /// How many names are kept.
-    static let namedItems = 3
-    private(set) var count = 0, items = 0
-    private(set) var names: [String] = []
-
-    /// Counts `count` things of the item called `name`.
-    mutating func add(_ name: String, count: Int) {
-        self.count += count
-        items += 1
-        if names.count < Self.namedItems { names.append(name) }
     }
 }
