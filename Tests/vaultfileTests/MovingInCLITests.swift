@@ -267,7 +267,7 @@ extension ExternalTools {
             }
             #expect(!xml.stderr.contains("other KeePass entry elements"), "\(xml.stderr)")
             if !xmlText.contains("<Binaries>") {  // KeePassXC 2.7 leaves the attachments' data out of its XML
-                #expect(xml.stderr.contains("not kept: KeePass attachments whose data the XML does not hold, in 1 item ('Email/Mail'); "), "\(xml.stderr)")
+                #expect(xml.stderr.contains("not kept: KeePass attachments whose data the XML does not hold, in 1 item ('xml/Email/Mail'); "), "\(xml.stderr)")
             }
             let attachments = xml.stderr.split(separator: "\n").filter { $0.contains("attachments whose data") }
             #expect(attachments.count == 1 && !attachments[0].contains("has no place for it"), "\(xml.stderr)")
