@@ -81,14 +81,6 @@ extension VaultMerge {
     static func parkingName(_ stored: String, _ suffix: String) -> String {
         let room = VaultLimits.maxNameLength - suffix.utf8.count
         guard stored.utf8.count > room else { return stored + suffix }
-        var end = stored.startIndex, used = 0
-        for index in stored.indices {
-            let next = stored.index(after: index)
-            let length = stored.utf8.distance(from: index, to: next)
-            guard used + length <= room else { break }
-            used += length
-            end = next
-        }
-        return String(stored[..<end]) + suffix
+        return String(EntryName.prefix(of: stored, fittingIn: room)) + suffix
     }
 }

@@ -111,6 +111,22 @@ public enum EntryName {
         return isValidComponent(bytes, componentStart..<bytes.count)
     }
 
+    /// The longest start of `text` that ends at a character (grapheme) boundary and takes at most
+    /// `limit` UTF-8 bytes: how a name is cut to fit the name limit (a merge's parking name, an
+    /// import's name too long) without splitting a character. Empty when the first character is
+    /// longer than `limit`.
+    public static func prefix(of text: String, fittingIn limit: Int) -> Substring {
+        var end = text.startIndex, used = 0
+        for index in text.indices {
+            let next = text.index(after: index)
+            let length = text.utf8.distance(from: index, to: next)
+            guard used + length <= limit else { break }
+            used += length
+            end = next
+        }
+        return text[..<end]
+    }
+
     // MARK: Field names
 
     /// Checks a field name: 1…64 characters from `A–Z a–z 0–9 _ . -`.

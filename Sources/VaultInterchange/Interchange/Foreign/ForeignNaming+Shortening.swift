@@ -40,18 +40,10 @@ extension ForeignNaming {
     /// end dropped (cleaning leaves none at a part's end).
     static func cut(_ text: String, to limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
-        var end = text.startIndex, used = 0
-        for index in text.indices {
-            let next = text.index(after: index)
-            let length = text.utf8.distance(from: index, to: next)
-            guard used + length <= limit else { break }
-            used += length
-            end = next
-        }
-        var kept = Substring(text[..<end])
+        var kept = EntryName.prefix(of: text, fittingIn: limit)
         if kept.isEmpty {
             var scalars = String.UnicodeScalarView()
-            used = 0
+            var used = 0
             for scalar in text.unicodeScalars {
                 guard used + UTF8.width(scalar) <= limit else { break }
                 used += UTF8.width(scalar)
