@@ -33,21 +33,6 @@ enum GPGEncryption {
             SignalCleanup.withdrawChild()
             throw .cannotRun(command: "gpg", errno: EIO)
         }
-        // SIGPIPE blocked while gpg's stdin is written: gpg that stops reading (a refused key)
-        // makes write fail with EPIPE, not end vaultfile; a SIGPIPE raised here is taken back.
-        var pipeSignal = sigset_t(), previous = sigset_t(), pending = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        sigpending(&pending)
-        let alreadyPending = sigismember(&pending, SIGPIPE) == 1
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        defer {
-            if !alreadyPending {
-                var none = timespec(tv_sec: 0, tv_nsec: 0)
-                while sigtimedwait(&pipeSignal, nil, &none) < 0 && errno == EINTR {}
-            }
-            pthread_sigmask(SIG_SETMASK, &previous, nil)
-        }
         _ = fcntl(input, F_SETFL, fcntl(input, F_GETFL) | O_NONBLOCK)
         var ciphertext: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -59,7 +44,9 @@ enum GPGEncryption {
             if inputOpen { polls.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0)) }
             guard poll(&polls, nfds_t(polls.count), -1) >= 0 || errno == EINTR else { break }
             if inputOpen, polls.count > 1, polls[1].revents != 0 {
-                let count = plaintext.withUnsafeBytes { write(input, $0.baseAddress! + written, min($0.count - written, 1 << 16)) }
+                // SIGPIPE blocked for the write: gpg that stops reading (a refused key) makes it fail
+                // with EPIPE, not end vaultfile (`withoutSIGPIPE`).
+                let count = withoutSIGPIPE { plaintext.withUnsafeBytes { write(input, $0.baseAddress! + written, min($0.count - written, 1 << 16)) } }
                 if count > 0 { written += count }
                 if written == plaintext.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
                     close(input)
