@@ -123,6 +123,10 @@ PC
 fi
 
 flags+=(-Xlinker -L"$deps")
+# OpenSSL's ChaCha20 core, which BulkChaCha calls without EVP (CLibCrypto/chacha_shim.h): the C side
+# refers to it weakly (the shared libcrypto does not export it), and a weak reference alone does not
+# take an object out of an archive; this makes it a strong one here.
+flags+=(-Xlinker --undefined=ChaCha20_ctr32)
 # The build links again only when its inputs or flags change; a newer order file is neither.
 linked="$(PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
 if [ -n "$text_order" ] && [ -f "$text_order" ] && [ "$text_order" -nt "$linked" ]; then rm -f "$linked"; fi
@@ -130,6 +134,10 @@ PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" >&2
 bin="$(PKG_CONFIG_PATH="$deps" "$SWIFT" build "${flags[@]}" --show-bin-path)/vaultfile"
 if ldd "$bin" | grep -E 'libsodium|libargon2|libcrypto|libz\.so|libstdc\+\+|libswift' >&2; then
   echo "build-release: $bin still needs the shared libraries above" >&2
+  exit 1
+fi
+if ! nm "$bin" 2>/dev/null | grep -E ' [Tt] ChaCha20_ctr32$' >/dev/null; then
+  echo "build-release: $bin lacks OpenSSL's ChaCha20 core (ChaCha20_ctr32): the keystream would go through EVP" >&2
   exit 1
 fi
 echo "$bin"

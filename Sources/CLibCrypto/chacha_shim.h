@@ -1,5 +1,6 @@
 #ifndef VAULTFILE_CHACHA_SHIM_H
 #define VAULTFILE_CHACHA_SHIM_H
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,6 +12,45 @@
  * one context a thread, set up once (`vaultfile_chacha20_setup`, `vaultfile_aead_setup`) and
  * keyed again per chunk; EVP_CIPHER_CTX_free cleanses the key it holds. Every function returns
  * 1 on success and 0 when OpenSSL refuses (or, for `open`, when the tag does not verify). */
+
+/* OpenSSL's ChaCha20 core: the assembly (AVX2, AVX-512, SSSE3, or plain x86-64, chosen at run
+ * time from the processor's features) that EVP_chacha20 itself runs, called directly. libcrypto.a
+ * exports it (the static release build forces it in: scripts/build-release.sh); the shared
+ * libcrypto does not, hence weak: where it is absent (SHARED_LIBS=1, the debug build) the keystream
+ * goes through EVP as before. Why: EVP's first use builds OpenSSL's provider and name tables
+ * (about 1.4 MB of heap and code at run time), which nothing else of a `set` or an `import` needs. */
+extern void ChaCha20_ctr32(unsigned char *out, const unsigned char *in, size_t length,
+                           const unsigned int key[8], const unsigned int counter[4]) __attribute__((weak));
+
+/* 1 when `vaultfile_chacha20_xor_core` can run (OpenSSL's core is linked in). */
+static inline int vaultfile_chacha20_core_available(void) {
+    return ChaCha20_ctr32 != NULL;
+}
+
+/* `length` bytes of `in` XORed with the ChaCha20 keystream of `key` and the 12-byte `nonce` from
+ * block `counter` on, into `out` (`in` and `out` may be the same), as `vaultfile_chacha20_xor`, by
+ * OpenSSL's core without EVP. 0 when the core is absent, or when the keystream would run past
+ * block 2^32 − 1 (the core's counter is 32 bits and does not carry into the nonce, and RFC 8439
+ * gives no block after it). */
+static inline int vaultfile_chacha20_xor_core(unsigned char *out, const unsigned char *in, size_t length,
+                                              const unsigned char key[32], const unsigned char nonce[12], uint32_t counter) {
+    unsigned int words[8], block[4];
+    if (ChaCha20_ctr32 == NULL) return 0;
+    if ((uint64_t)counter + ((uint64_t)length + 63) / 64 > UINT64_C(0x100000000)) return 0;
+    if (length == 0) return 1;
+    for (int word = 0; word < 8; word++) {
+        const unsigned char *at = key + 4 * word;
+        words[word] = (unsigned int)at[0] | (unsigned int)at[1] << 8 | (unsigned int)at[2] << 16 | (unsigned int)at[3] << 24;
+    }
+    block[0] = counter;
+    for (int word = 0; word < 3; word++) {
+        const unsigned char *at = nonce + 4 * word;
+        block[word + 1] = (unsigned int)at[0] | (unsigned int)at[1] << 8 | (unsigned int)at[2] << 16 | (unsigned int)at[3] << 24;
+    }
+    ChaCha20_ctr32(out, in, length, words, block);
+    OPENSSL_cleanse(words, sizeof words);
+    return 1;
+}
 
 /* A context for `vaultfile_chacha20_xor`. */
 static inline int vaultfile_chacha20_setup(EVP_CIPHER_CTX *context) {

@@ -25,10 +25,20 @@ final class BulkChaCha {
 
     private let context: OpaquePointer?
     private let mode: Mode
+    /// Whether the keystream comes from OpenSSL's ChaCha20 core without EVP
+    /// (`vaultfile_chacha20_xor_core`): no EVP context is made then, so that a command whose only
+    /// use of libcrypto is the keystream (a `set`, an `import`) never builds EVP's provider and name
+    /// tables (docs/PERFORMANCE.md, "ChaCha20 without EVP").
+    private let core: Bool
 
     /// A context for `mode`; one that OpenSSL refused makes every call return false.
     init(_ mode: Mode) {
         self.mode = mode
+        core = mode == .keystream && vaultfile_chacha20_core_available() == 1
+        guard !core else {
+            context = nil
+            return
+        }
         var made = EVP_CIPHER_CTX_new()
         if let context = made, !Self.setUp(context, for: mode) {
             EVP_CIPHER_CTX_free(context)
@@ -42,7 +52,11 @@ final class BulkChaCha {
     init(refused mode: Mode) {
         self.mode = mode
         context = nil
+        core = false
     }
+
+    /// Whether this context's keystream comes from OpenSSL's core without EVP (for the tests).
+    var usesCore: Bool { core }
 
     deinit { if let context { EVP_CIPHER_CTX_free(context) } }
 
@@ -70,6 +84,10 @@ final class BulkChaCha {
     func xor(into output: UnsafeMutableRawPointer, _ input: UnsafeRawBufferPointer, key: UnsafeRawPointer,
              nonce: UnsafeRawPointer, counter: UInt32) -> Bool {
         precondition(mode == .keystream, "a keystream context")
+        if core {
+            return vaultfile_chacha20_xor_core(output.assumingMemoryBound(to: UInt8.self), Self.bytes(input), input.count,
+                                               key.assumingMemoryBound(to: UInt8.self), nonce.assumingMemoryBound(to: UInt8.self), counter) == 1
+        }
         guard let context else { return false }
         return vaultfile_chacha20_xor(context, output.assumingMemoryBound(to: UInt8.self), Self.bytes(input), input.count,
                                       key.assumingMemoryBound(to: UInt8.self), nonce.assumingMemoryBound(to: UInt8.self), counter) == 1
