@@ -64,6 +64,7 @@ import Testing
             ("set", VaultfileCommand.Set.quickGrammar, []), ("list", VaultfileCommand.List.quickGrammar, []),
             ("ls", VaultfileCommand.Ls.quickGrammar, []), ("init", VaultfileCommand.Init.quickGrammar, []),
             ("rm", VaultfileCommand.Rm.quickGrammar, []), ("verify", VaultfileCommand.Verify.quickGrammar, []),
+            ("import", VaultfileCommand.Import.quickGrammar, []),
             ("batch", VaultfileCommand.Batch.Table.grammar.adding(UnlockOptions.quickGrammar), ["z"]),
         ]
         for (verb, grammar, shortOnly) in verbs {

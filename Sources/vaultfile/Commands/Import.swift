@@ -70,17 +70,17 @@ extension VaultfileCommand {
                 """)
 
         @OptionGroup var unlock: UnlockOptions
-        @Option(name: .customLong("format"),
+        @Option(name: Table.format.long,
                 help: ArgumentHelp("The input's format (see above); auto, the default, tells it from the content.", valueName: "format"))
         var format: ImportFormatChoice = .auto
         @Argument(help: "The file or store folder to import (default: stdin).", completion: .file()) var file: String?
-        @Flag(name: .customLong("overwrite"), help: "Replace entries whose names exist already (without it, such a clash imports nothing).") var overwrite = false
-        @Flag(name: .customLong("skip-existing"), help: "Add only names not yet in the vault; leave existing entries as they are.") var skipExisting = false
-        @Option(name: .customLong("prefix"),
+        @Flag(name: Table.overwrite.long, help: "Replace entries whose names exist already (without it, such a clash imports nothing).") var overwrite = false
+        @Flag(name: Table.skipExisting.long, help: "Add only names not yet in the vault; leave existing entries as they are.") var skipExisting = false
+        @Option(name: Table.prefix.long,
                 help: ArgumentHelp("Place every imported entry under this folder (unlike export/exec --prefix, which select).", valueName: "folder"))
         var prefix: String?
-        @Flag(name: .customLong("dry-run"), help: "Print what would be imported, replaced, skipped, renamed and lost; change nothing.") var dryRun = false
-        @Flag(name: .customLong("json"), help: "Print a summary as JSON on stdout, renamed entries and warnings included (docs/JSON.md).") var json = false
+        @Flag(name: Table.dryRun.long, help: "Print what would be imported, replaced, skipped, renamed and lost; change nothing.") var dryRun = false
+        @Flag(name: Table.json.long, help: "Print a summary as JSON on stdout, renamed entries and warnings included (docs/JSON.md).") var json = false
         @OptionGroup var formatCharacters: FormatCharacterOption
         @OptionGroup(title: "The imported file's own password (ansible-vault)") var sourcePassword: SourcePasswordOptions
         @OptionGroup(title: "The KeePass database's password and key file (kdbx)") var kdbxSource: KDBXSourceOptions

@@ -5,17 +5,17 @@ import ArgumentParser
 /// `import --format kdbx`'s own credentials: the database's password and/or key file, never the
 /// vault's (which `--password-file` and the other unlock sources give).
 struct KDBXSourceOptions: ParsableArguments {
-    @Option(name: .customLong("kdbx-password-file"), help: ArgumentHelp(
+    @Option(name: Table.passwordFile.long, help: ArgumentHelp(
         "kdbx: read the KeePass database's password from this file (one trailing newline is removed); - is stdin.", valueName: "file"),
             completion: .file())
     var passwordFile: String?
 
-    @Option(name: .customLong("kdbx-keyfile"), help: ArgumentHelp(
+    @Option(name: Table.keyFile.long, help: ArgumentHelp(
         "kdbx: the database's key file (KeePass XML key file 1.0/2.0, 32 raw bytes, 64 hex digits, or any file, hashed).", valueName: "file"),
             completion: .file())
     var keyFile: String?
 
-    @Flag(name: .customLong("kdbx-no-password"), help: "kdbx: the database has a key file and no password; ask for none.")
+    @Flag(name: Table.noPassword.long, help: "kdbx: the database has a key file and no password; ask for none.")
     var noPassword = false
 
     func validate() throws {
@@ -29,5 +29,39 @@ struct KDBXSourceOptions: ParsableArguments {
     /// The options given, by name (`--kdbx-password-file`…), for a refusal that names them.
     var given: [String] {
         (passwordFile != nil ? ["--kdbx-password-file"] : []) + (keyFile != nil ? ["--kdbx-keyfile"] : []) + (noPassword ? ["--kdbx-no-password"] : [])
+    }
+}
+
+extension KDBXSourceOptions {
+    /// The options of `KDBXSourceOptions`: named by their declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case passwordFile = "kdbx-password-file", keyFile = "kdbx-keyfile", noPassword = "kdbx-no-password"
+
+        var kind: OptionKind {
+            switch self {
+            case .passwordFile, .keyFile: .option
+            case .noPassword: .flag
+            }
+        }
+
+        func read(from arguments: inout QuickArguments, into options: inout KDBXSourceOptions) {
+            switch self {
+            case .passwordFile: options.passwordFile = arguments.string(self)
+            case .keyFile: options.keyFile = arguments.string(self)
+            case .noPassword: options.noPassword = arguments.flag(self)
+            }
+        }
+    }
+
+    /// What these options add to a verb's quick grammar (QuickArguments.swift).
+    static let quickGrammar = Table.grammar
+
+    /// These options read from a plain command line (QuickArguments.swift); their checks
+    /// (`validate()`) run with the verb's.
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var options = Self()
+        try arguments.read(Table.self, into: &options)
+        try QuickArguments.validate(options)
+        return options
     }
 }

@@ -11,17 +11,17 @@ import SecureMemory
 /// ansible's repeated `--vault-id`): every password given is tried on every value, files first,
 /// then descriptors, then commands, each kind in the order given.
 struct SourcePasswordOptions: ParsableArguments {
-    @Option(name: .customLong("source-password-file"), help: ArgumentHelp(
+    @Option(name: Table.files.long, help: ArgumentHelp(
         "ansible-vault: read a vault password of the imported file from this file (one trailing newline is removed); "
             + "repeat for several vault ids.", valueName: "file"),
             completion: .file())
     var files: [String] = []
 
-    @Option(name: .customLong("source-password-fd"), help: ArgumentHelp(
+    @Option(name: Table.descriptors.long, help: ArgumentHelp(
         "ansible-vault: read a vault password of the imported file from this open descriptor; repeatable.", valueName: "n"))
     var descriptors: [Int32] = []
 
-    @Option(name: .customLong("source-password-command"), help: ArgumentHelp(
+    @Option(name: Table.commands.long, help: ArgumentHelp(
         "ansible-vault: run this command with 'sh -c'; its standard output is a vault password of the imported file; repeatable.",
         valueName: "command"))
     var commands: [String] = []
@@ -56,5 +56,39 @@ struct SourcePasswordOptions: ParsableArguments {
             passwords.append(password)
         }
         return passwords
+    }
+}
+
+extension SourcePasswordOptions {
+    /// The options of `SourcePasswordOptions`: named by their declarations and by the quick reading.
+    enum Table: String, QuickOptionTable {
+        case files = "source-password-file", descriptors = "source-password-fd", commands = "source-password-command"
+
+        var kind: OptionKind { .repeatable }
+
+        func read(from arguments: inout QuickArguments, into options: inout SourcePasswordOptions) throws(QuickArguments.Declined) {
+            switch self {
+            case .files: options.files = arguments.strings(self)
+            case .descriptors:
+                // Each value read as ArgumentParser reads an `Int32`; one it does not read declines.
+                var descriptors: [Int32] = []
+                for text in arguments.strings(self) {
+                    guard let descriptor = Int32(argument: text) else { throw QuickArguments.Declined() }
+                    descriptors.append(descriptor)
+                }
+                options.descriptors = descriptors
+            case .commands: options.commands = arguments.strings(self)
+            }
+        }
+    }
+
+    /// What these options add to a verb's quick grammar (QuickArguments.swift).
+    static let quickGrammar = Table.grammar
+
+    /// These options read from a plain command line (QuickArguments.swift).
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var options = Self()
+        try arguments.read(Table.self, into: &options)
+        return options
     }
 }

@@ -39,7 +39,7 @@ extension OptionTable {
 
 // MARK: - The quick reading of a plain command line
 
-/// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`) read without
+/// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`, `import`) read without
 /// swift-argument-parser, when it is plain: long options the verb knows, each given once
 /// (repeatable ones aside), as `--name value` or `--name=value` (not empty) with a value that does
 /// not start with `-` (or is `-` alone), and the positional arguments the verb takes (its optional
@@ -254,6 +254,8 @@ enum QuickCommand {
             return try? VaultfileCommand.Rm.quick(rest)
         case "verify":
             return try? VaultfileCommand.Verify.quick(rest)
+        case "import":
+            return try? VaultfileCommand.Import.quick(rest)
         case "git" where rest.first == "credential":
             return try? VaultfileCommand.Git.Credential.quick(rest.dropFirst())
         default:
