@@ -117,6 +117,7 @@ enum ForeignBuilder {
             var plan = ForeignNaming.Plan()
         }
         let box = Box()
+        box.plan.prefixBytes = ForeignNaming.prefixBytes(prefix)
         let noting = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             let base = ForeignNaming.base(of: item, prefix: prefix)
@@ -147,16 +148,21 @@ enum ForeignBuilder {
         if let plan { state.renamings.reserve(plan.count) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
         // Read in place by the sink (binding an optional plan at each item copied its arrays).
-        let planned = plan ?? ForeignNaming.Plan(), hasPlan = plan != nil
+        let planned = plan ?? ForeignNaming.Plan(), hasPlan = plan != nil, prefixBytes = ForeignNaming.prefixBytes(options.prefix)
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             var base = ForeignNaming.base(of: item, prefix: options.prefix)
-            let unnumbered = base.named.name
+            var unnumbered = base.named.name
             var number: UInt32 = 0
             if hasPlan {
                 guard let found = planned.number(of: item, at: state.index, base: unnumbered, exact: base.exact) else { return false }
                 number = found.number
-                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title, reason: found.reason) }
+                if number > 0 {
+                    // Cut only when the name and its number pass the limit; the number follows what is left.
+                    let fitted = ForeignNaming.numberedFitting(unnumbered, number, prefixBytes: prefixBytes)
+                    ForeignNaming.numbered(&base, fitted.name, cut: fitted.cut, item: item, reason: found.reason)
+                    unnumbered = fitted.base
+                }
             }
             state.index += 1
             // A plan's names are distinct (`Plan.decide`): no name check while they come, and the
@@ -255,6 +261,8 @@ enum ForeignBuilder {
             outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
         }
         fields.put("title", named.title)
+        // Folders cut short to make the name: the source's own kept (cold62 L1), as a cut title is.
+        fields.put("folder", named.folders)
         fields.putURLLabels(item.urlLabels)
         // The reader's facts (`tags`, `favorite`…) before the custom fields, whose names give way to them.
         for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
@@ -339,6 +347,7 @@ enum ForeignBuilder {
             var set = FieldSet()
             _ = set.putOwn(username: version.username, urls: version.urls, notes: version.notes, totp: version.totp, name: name)
             set.put("title", version.title ?? named.title)
+            set.put("folder", named.folders)
             set.putURLLabels(version.urlLabels)
             var untallied = FieldRenamingTally()
             for extra in version.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }

@@ -3,21 +3,24 @@ import VaultModel
 // MARK: - Names too long to be names
 
 extension ForeignNaming {
-    /// The most bytes of an item's name before numbering: room left for ` (n)` of any `UInt32` n
-    /// (13 bytes), so that a numbered name is never past the name limit (`VaultLimits.maxNameLength`)
-    /// on any build path — each numbers the name `base(of:prefix:)` gave (att60 F6).
-    static let maxBaseLength = VaultLimits.maxNameLength - 13
+    /// The most bytes of an item's name: the name limit (`VaultLimits.maxNameLength`). A name is
+    /// cut only when it is longer (`shortened`); a numbered one (`TITLE (n)`) only when it and its
+    /// number are (`numberedFitting`), on every build path — a title of 1,012 to 1,024 bytes was cut
+    /// though it fit, room kept for a number it never got (att62 F8, cold62 L1).
+    static let maxBaseLength = VaultLimits.maxNameLength
+
+    /// The most bytes ` (n)` takes, n a `UInt32`: the room a prefix leaves for numbered names.
+    static let maxNumberBytes = 13
 
     /// The bytes a shortened title keeps at least when its folders must be shortened too.
     static let minShortenedTitle = 64
 
     /// `name` (a cleaned name in NFC: prefix, folders and title joined with '/') cut to at most
-    /// `maxBaseLength` bytes at character boundaries (never inside a UTF-8 sequence): the title
+    /// `room` bytes at character boundaries (never inside a UTF-8 sequence): the title
     /// first, then, when the folders alone leave it less than `minShortenedTitle` bytes, the
     /// folders, never the first `prefixBytes` (the user's `--prefix`). `folders` says the folders
     /// were cut. Nil when the prefix leaves no room: the name is then refused as it is.
-    static func shortened(_ name: String, prefixBytes: Int) -> (name: String, folders: Bool)? {
-        let room = maxBaseLength
+    static func shortened(_ name: String, prefixBytes: Int, room: Int = maxBaseLength) -> (name: String, folders: Bool)? {
         guard let slash = name.lastIndex(of: "/") else { return finished(cut(name, to: room), room: room).map { ($0, false) } }
         var folders = String(name[..<slash])
         var title = String(name[name.index(after: slash)...])
@@ -33,6 +36,21 @@ extension ForeignNaming {
         }
         let joined = folders.isEmpty ? title : folders + "/" + title
         return finished(joined, room: room).map { ($0, foldersCut) }
+    }
+
+    /// `TITLE (n)`: the numbered name of an item named `base` before numbering, `number` its
+    /// number, cut (`shortened`: the title first, never the prefix's `prefixBytes`) only when the
+    /// name and its number pass the name limit, and only as much as they pass it. `base` is what
+    /// the number follows (the cut name, or `base` itself); `cut` says what was cut, nil for nothing.
+    static func numberedFitting(_ base: String, _ number: UInt32, prefixBytes: Int)
+        -> (base: String, name: String, cut: (title: Bool, folders: Bool)?) {
+        let suffix = 3 + String(number).utf8.count
+        guard base.utf8.count + suffix > VaultLimits.maxNameLength,
+              let short = shortened(base, prefixBytes: prefixBytes, room: VaultLimits.maxNameLength - suffix) else {
+            return (base, numberedName(base, number), nil)
+        }
+        let title = !sameUTF8(String(leaf(of: short.name)), String(leaf(of: base)))
+        return (short.name, numberedName(short.name, number), (title, short.folders))
     }
 
     /// `text` cut to at most `limit` bytes: at a grapheme boundary, else (one grapheme longer than

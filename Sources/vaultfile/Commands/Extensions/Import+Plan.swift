@@ -58,7 +58,7 @@ extension VaultfileCommand.Import {
         var warnings: [ImportWarning] = []
         if skipExisting && vault.count > 0 && entries.fromForeign {
             // Another manager's titles are numbered by account: skipped by account, not by name.
-            let skips = AccountSkips(entries.entries, in: vault)
+            let skips = AccountSkips(entries.entries, in: vault, prefix: try prefixFolders())
             let left = skips.left
             if !left.isEmpty {
                 entries = try entries.keeping { !left.contains(Array($0.utf8)) }
