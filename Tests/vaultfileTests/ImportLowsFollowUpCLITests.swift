@@ -43,4 +43,41 @@ import Testing
         #expect(again.status == 0 && again.stderr.contains("(0 new, 0 replaced, 4 skipped)"), "\(again.stderr.suffix(300))")
         #expect(!again.stderr.contains("renamed"))
     }
+
+    /// A `gpg` that "decrypts" by copying its stdin (the store's file), in `bin/` of the test's folder.
+    private func fakeGPG(_ cli: CLI) throws -> [String: String] {
+        try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
+        try cli.write("bin/gpg", bytes("#!/bin/sh\ncat\n"), mode: 0o700)
+        return ["PATH": cli.path("bin") + ":/usr/bin:/bin"]
+    }
+
+    /// A pass store `folder` holding `files` (name → text), as the fake gpg reads them.
+    private func store(_ cli: CLI, _ folder: String, _ files: [String: String]) throws {
+        try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)
+        try cli.write("\(folder)/.gpg-id", bytes("K\n"))
+        for (name, text) in files { try cli.write("\(folder)/\(name).gpg", bytes(text)) }
+    }
+
+    // MARK: - More URLs than an entry holds; many field renamings of one item
+
+    @Test func test_importPass_manyURLsAreKeptInTheNotesAndManyRenamingsAreOneLine() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let path = try fakeGPG(cli)
+        let urls = (1...80).map { "url: https://u\($0).example\n" }.joined()
+        let odd = (1...10).map { "a b\($0): v\($0)\n" }.joined()
+        try store(cli, "st", ["many": "pw\n" + urls, "odd": "pw2\n" + odd, "fine": "ok\n"])
+        let result = try cli.run(["import", "--json", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try names(cli) == ["fine", "many", "odd"])
+        let notes = try field(cli, "many", "notes").text
+        #expect(notes.contains("url80: https://u80.example") && !notes.contains("u1.example"), "\(notes)")
+        #expect(try field(cli, "many", "url").text == "https://u1.example")
+        #expect(result.stderr.contains("fields beyond the 64 an entry holds are kept as 'label: value' lines of the entry's notes, in 1 entry ('many')"),
+                "\(result.stderr)")
+        // Ten renamings of one item: one line of text, each in --json.
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("stored as") || $0.contains("stored under") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("vaultfile: warning: entry 'odd': 10 custom fields stored under other names"), "\(lines)")
+        let warnings = try jsonObject(result.stdout)["warnings"] as? [[String: Any]] ?? []
+        #expect(warnings.filter { $0["kind"] as? String == "field_renamed" }.count == 10, "\(warnings)")
+    }
 }

@@ -267,7 +267,8 @@ extension VaultfileCommand.Import {
             }
         }
         lines.flush()
-        for warning in warnings { Messages.warning(warning.description) }
+        // An entry's many field renamings in one line (`ImportWarning.lines`); `--json` keeps each.
+        for line in ImportWarning.lines(warnings) { Messages.warning(line) }
         // A pass or passage store read from its default folder is named as that folder.
         let read = file ?? CryptImport.defaultStore(for: self.format.name)
         // `info` keeps newlines (a message of several lines): a newline in the file's name is
