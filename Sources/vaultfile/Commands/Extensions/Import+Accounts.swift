@@ -63,12 +63,15 @@ struct SkippedItem {
     var differs: Bool { valueDiffers != nil || !fieldsDiffering.isEmpty }
     /// Whether it was matched by its name (`--overwrite` would then replace that very entry).
     let byName: Bool
+    /// The file's item's account (`ImportedAccount.brief`: username and host, never a secret).
+    let account: String
 
     /// The item compared with `existing`: the value (called `valueWord`) and each field but `title`, by name.
     init(name: String, matched: String, byName: Bool, incoming: Entry, existing: Entry, valueWord: String) {
         self.name = name
         self.matched = matched
         self.byName = byName
+        account = ImportedAccount(incoming).brief
         valueDiffers = incoming.value == existing.value ? nil : valueWord
         // `title` is the import's own record of a title it numbered or cleaned (`Twitter` in
         // `Twitter (2)`): a matter of naming, not of the account.
