@@ -80,4 +80,23 @@ import Testing
         let warnings = try jsonObject(result.stdout)["warnings"] as? [[String: Any]] ?? []
         #expect(warnings.filter { $0["kind"] as? String == "field_renamed" }.count == 10, "\(warnings)")
     }
+
+    // MARK: - recheck62 N6: a pass file is its path's entry
+
+    @Test func test_importPassSkipExisting_aChangedFileBesideALookAlikeIsHeldBackByItsPath() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let path = try fakeGPG(cli)
+        try store(cli, "st", ["db": "REAL\n", "db ": "other\n"])
+        #expect(try cli.run(["import", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path).status == 0)
+        try store(cli, "st2", ["db": "REAL-NEW\n", "db ": "other\n"])
+        for _ in 0..<2 {
+            let again = try cli.run(["import", "--skip-existing", "--format", "pass", cli.path("st2")] + cli.unlock(), extra: path)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("warning: skipped 'db': the file's password differs, and --skip-existing keeps the vault's entry: not taken"),
+                    "\(again.stderr)")
+            #expect(again.stderr.contains("(0 new, 0 replaced, 2 skipped (1 with changes))") && !again.stderr.contains("db (3)"), "\(again.stderr)")
+        }
+        #expect(try names(cli) == ["db", "db (2)"])
+        #expect(try cli.run(["get", "db"] + cli.unlock()).text == "REAL")
+    }
 }

@@ -132,7 +132,12 @@ struct AccountSkips {
     /// decoded (and its account key made) once for all the title's items and let go before the
     /// next title's: an item was once matched by decoding its title's entries anew, ten times over
     /// for a site of ten accounts. What is found is kept in file order.
-    init(_ entries: [(name: String, entry: Entry)], in vault: Vault, prefix: [String] = []) {
+    ///
+    /// `byPath`: the names of items that are their source's path exactly (a pass or passage file
+    /// not renamed): each is the vault's entry of that name when there is one, whatever its
+    /// account or value, and is skipped by name (recheck62 N6: a changed `db.gpg` beside a
+    /// look-alike `db .gpg` was added again as `db (3)`, another number at each change).
+    init(_ entries: [(name: String, entry: Entry)], in vault: Vault, prefix: [String] = [], byPath: Set<[UInt8]> = []) {
         // The vault's entries by title: `Twitter` and `Twitter (2)` under `Twitter`; one pass over its
         // names. A title so long that its numbered names were cut to fit is grouped by the bytes
         // every such cut keeps (`ImportRenaming.numberingKey`).
@@ -155,6 +160,10 @@ struct AccountSkips {
             var group = TitleGroup(vault: vault, siblings: titles[title] ?? [])
             for index in items {
                 let (name, entry) = entries[index]
+                if !byPath.isEmpty, byPath.contains(Array(name.utf8)), let existing = group.decoded(name)?.entry {
+                    skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
+                    continue
+                }
                 if Self.number(of: name) == nil, items.count == 1, group.siblings == [name], let existing = group.decoded(name)?.entry {
                     // The one item of its title, the vault's one entry of that name: the same entry.
                     skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
