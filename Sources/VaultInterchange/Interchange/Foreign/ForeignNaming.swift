@@ -236,52 +236,6 @@ enum ForeignNaming {
         }
     }
 
-    /// `base` named `candidate`, its numbered name (`TITLE (n)`, `numberedFitting`), of `item`; the
-    /// item's `title` kept when the name was its title (KeePass and Bitwarden allow a title twice:
-    /// exports give it back). `cut`: what the number's room cut (said `shortened`, cut folders kept
-    /// in `folder` and said `folders_cut`). `reason`: why it is numbered (`numberingReason(first:_:)`:
-    /// what decided, which the renaming says).
-    static func numbered(_ base: inout Base, _ candidate: String, cut: (title: Bool, folders: Bool)? = nil, item: ForeignItem,
-                         reason: ImportRenaming.Reason = .numberedByAccount) {
-        base.named.name = candidate
-        base.reasons.append(reason)
-        if let cut {
-            if !base.reasons.contains(.shortened) { base.reasons.append(.shortened) }
-            if cut.folders {
-                if !base.reasons.contains(.foldersCut) { base.reasons.append(.foldersCut) }
-                if base.named.folders == nil { base.named.folders = item.folders.joined(separator: "/") }
-            }
-        }
-        if !base.derived, base.named.title == nil {
-            base.named.title = item.title
-            base.reasons.append(.titleKept)
-        }
-    }
-
-    /// `"\(base) (\(number))"`, made from the bytes (an export whose titles repeat numbers most of its items).
-    static func numberedName(_ base: String, _ number: UInt32) -> String {
-        var base = base
-        return base.withUTF8 { bytes in
-            String(unsafeUninitializedCapacity: bytes.count + 13) { out in
-                var count = bytes.count
-                if count > 0 { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: bytes.baseAddress!, byteCount: count) }
-                out[count] = 0x20
-                out[count + 1] = UInt8(ascii: "(")
-                count += 2
-                var digits = 1, rest = number / 10
-                while rest > 0 { digits += 1; rest /= 10 }
-                var value = number
-                for position in stride(from: count + digits - 1, through: count, by: -1) {
-                    out[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                count += digits
-                out[count] = UInt8(ascii: ")")
-                return count + 1
-            }
-        }
-    }
-
     /// What orders the items of one name: an exact title before a cleaned one, then exact folders
     /// before cleaned ones (`Exactness`), then username, then first URL (their bytes), then a hash
     /// of the value, which lies in a `TieHashes` (the key holds only where). Exactness comes first
