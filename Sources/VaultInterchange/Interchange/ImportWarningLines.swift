@@ -4,7 +4,7 @@ import VaultModel
 
 extension ImportWarning {
     /// How many field renamings of one entry are said one a line; more are said in one line.
-    public static let fieldRenamingsPerEntryShown = 3
+    static let fieldRenamingsPerEntryShown = 3
 
     /// The most renamings one entry's line lists (then `and N more`), and the most bytes of it.
     static let renamingsListed = 8
