@@ -166,5 +166,14 @@ import Testing
             #expect(fieldsByValue(imported, "title")["4"] == twin && fieldsByValue(imported, "title")["3"] == "")
         }
         #expect(built.dropFirst().allSatisfy { namesByValue($0) == namesByValue(built[0]) }, "every path gives the same names")
+        // Under a prefix: the cut never reaches it, and every path agrees.
+        let prefixed = try builds([item(twin, user: "a", value: "1"), item(twin, user: "b", value: "2"), item(twin, user: "c", value: "3")], prefix: ["pre"])
+        #expect(prefixed.count == 3)
+        for imported in prefixed {
+            let names = namesByValue(imported)
+            #expect(names["1"] == "pre/" + String(repeating: "C", count: 1020), "cut to the limit: \(names.mapValues(\.utf8.count))")
+            #expect(names["2"] == "pre/" + String(repeating: "C", count: 1016) + " (2)" && names["3"] == "pre/" + String(repeating: "C", count: 1016) + " (3)")
+        }
+        #expect(prefixed.dropFirst().allSatisfy { namesByValue($0) == namesByValue(prefixed[0]) })
     }
 }

@@ -116,6 +116,9 @@ extension ForeignNaming {
         /// Numbered names of two groups never meet (`B (n)` and `C (m)` differ when B and C do:
         /// both in NFC, and what follows the last " (" is digits), and one group's numbers
         /// increase: only the names given as they are need looking up, and only when one ends in `)`.
+        /// A name cut to fit its number (`numberedFitting`: a name near the limit) may meet
+        /// another group's: when a group's name is that long (rare), every numbered name is kept
+        /// and looked up too.
         mutating func decide() -> Bool {
             defer {
                 SecureMemory.wipe(&arena)
