@@ -58,14 +58,16 @@ import Testing
         #expect(imported.status == 0, "\(imported.stderr)")
         let all = try names(cli)
         #expect(all.count == 6 && all.allSatisfy { $0.utf8.count <= 1024 }, "\(all.map(\.utf8.count))")
-        let cut = String(repeating: "L", count: 1011)
+        // Cut to the name limit; a numbered name only as far as its number needs (att62 F8).
+        let cut = String(repeating: "L", count: 1024)
         #expect(try cli.run(["get", cut] + cli.unlock()).text == "pw-long")
         #expect(try field(cli, cut, "title").text == long, "the title stays in the field 'title'")
-        #expect(try cli.run(["get", String(repeating: "T", count: 1011) + " (2)"] + cli.unlock()).text == "pw-twin2")
+        #expect(try cli.run(["get", twin] + cli.unlock()).text == "pw-twin1", "1,022 bytes fit: not cut")
+        #expect(try cli.run(["get", String(repeating: "T", count: 1020) + " (2)"] + cli.unlock()).text == "pw-twin2")
         #expect(all.contains { $0.hasPrefix(folder + "/GGG") })
         let json = try jsonObject(imported.stdout)
         let renamed = json["renamed"] as? [[String: Any]] ?? []
-        #expect(renamed.filter { ($0["reasons"] as? [String] ?? []).contains("shortened") }.count == 4, "\(renamed.map { $0["reasons"] ?? "" })")
+        #expect(renamed.filter { ($0["reasons"] as? [String] ?? []).contains("shortened") }.count == 3, "\(renamed.map { $0["reasons"] ?? "" })")
         #expect(imported.stderr.contains("too long for a name: cut short"), "\(imported.stderr)")
         // Exported again, the whole title comes back.
         let written = try cli.run(["export", "--format", "bitwarden-json", "--out", "-", "--force"] + cli.unlock())

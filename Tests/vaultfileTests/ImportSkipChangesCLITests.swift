@@ -39,7 +39,7 @@ import Testing
 
         let result = try cli.run(["import", "--skip-existing", "--json", cli.path("t2.csv")] + cli.unlock())
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("warning: skipped 'Twitter (2)' (the vault's 'Twitter': the same account): the file's password differs, "
+        #expect(result.stderr.contains("warning: skipped 'Twitter' (user tw_b, t.example; the vault's 'Twitter': the same account): the file's password differs, "
                                        + "and --skip-existing keeps the vault's entry: not taken"), "\(result.stderr)")
         #expect(result.stderr.contains("imported 1 entry from \(cli.path("t2.csv")) (1 new, 0 replaced, 2 skipped (1 with changes))"), "\(result.stderr)")
         #expect(!result.text.contains("pb-NEW") && !result.stderr.contains("pb-NEW"), "a value is never printed")

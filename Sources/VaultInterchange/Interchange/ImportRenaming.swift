@@ -33,13 +33,13 @@ public struct ImportRenaming: Sendable {
         /// The title could not be the name as it is (a URL, a '/', spaces at an end…): the
         /// original title is kept in the field `title` (imports of other password managers).
         case titleKept
-        /// The name was too long to be a name with room for a number (`VaultLimits.maxNameLength`
-        /// less 13 bytes): the title, then if need be its folders, were cut at a character
-        /// boundary, the title kept in the field `title` (att60 F6).
+        /// The name, or the name and its number (` (n)`), passed the name limit
+        /// (`VaultLimits.maxNameLength`): the title, then if need be its folders, were cut at a
+        /// character boundary as far as the limit needs, the title kept in the field `title` (att60 F6, att62 F8).
         case shortened
         /// With `shortened`: the folders were cut too (at a character boundary, a part at their end
         /// dropped when the cut left it empty, `.` or `..`), so the item stands in the folder the cut
-        /// left, not its own (att62 F3).
+        /// left, not its own (att62 F3); the source's folders are kept in the field `folder` (cold62 L1).
         case foldersCut
         /// `import --skip-existing`: the vault's entry of the name holds another account, so this
         /// new one was numbered after the vault's entries of its title (cold60 M2 d).
@@ -80,7 +80,7 @@ public struct ImportRenaming: Sendable {
             case .yieldedToExactFolders: return "another item's folders are exactly that name's: it keeps the name; this item's folders were cleaned to the same text"
             case .titleKept: return "the original title is kept in the field 'title'"
             case .shortened: return "too long for a name: cut short"
-            case .foldersCut: return "its folders were cut short too: it stands in the folder the cut left, not its own"
+            case .foldersCut: return "its folders were cut short too: it stands in the folder the cut left, not its own; its folders are kept in the field 'folder'"
             case .vaultHoldsAnotherAccount: return "the vault's entries of that title hold other accounts: numbered after them"
             }
         }
@@ -89,6 +89,23 @@ public struct ImportRenaming: Sendable {
     /// The host of `url` as a renaming's `account` names it when the URL has no scheme, and as
     /// `--skip-existing` tells accounts apart (`ForeignNaming.accountHost(of:)`): one spelling in both (cold60 L9).
     public static func accountHost(of url: String?) -> String? { ForeignNaming.accountHost(of: url) }
+
+    /// `TITLE (n)`: `title` (an imported name without its number) numbered `number`, cut at a
+    /// character boundary only when the name and its number pass the name limit, never in the
+    /// `prefix` (`ForeignNaming.numberedFitting`): what `--skip-existing` numbers a new account
+    /// by, as the import numbers its items.
+    public static func numbered(_ title: String, _ number: Int, prefix: [String]) -> String {
+        ForeignNaming.numberedFitting(title, UInt32(clamping: number), prefixBytes: ForeignNaming.prefixBytes(prefix)).name
+    }
+
+    /// The key that groups an imported name without its number (`title`) with the names the
+    /// import numbered after it: itself, or for a name so long that its numbered names were cut
+    /// to fit (`numbered`), its first bytes that every such cut keeps (the limit less the longest
+    /// number, at a character boundary). `--skip-existing` matches accounts within one key.
+    public static func numberingKey(of title: String) -> String {
+        let room = VaultLimits.maxNameLength - ForeignNaming.maxNumberBytes
+        return title.utf8.count <= room ? title : ForeignNaming.cut(title, to: room)
+    }
 
     /// The name as the file held it (folders and title joined with '/').
     public var original: String {

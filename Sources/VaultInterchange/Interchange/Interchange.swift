@@ -73,7 +73,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
     /// `import --skip-existing` left out the item named `name` as the vault's entry `matched`
     /// holds it (by name, `byName`, or by account), while the file's item differs from that entry
     /// (`change`: "the file's password differs", never a value): the file's version is not taken.
-    case changeNotTaken(name: String, matched: String, change: String, byName: Bool)
+    /// Matched by account, `name` is the item's title (its name without the file's number, which
+    /// may be another item's name in the same run: recheck62 N3) and `account` its account.
+    case changeNotTaken(name: String, matched: String, change: String, byName: Bool, account: String = "")
     /// `import --overwrite` of another manager's export replaces the vault's entry `name`, which
     /// held another account (`existing`: "user bob, bank.example", never a secret) than the file's
     /// item (`incoming`): by name, as documented, but said (att62 F7).
@@ -129,8 +131,9 @@ public enum ImportWarning: Equatable, Sendable, CustomStringConvertible {
                 + "'keepassxc-cli attachment-export DATABASE ENTRY NAME FILE', or import the database itself with --format kdbx"
         case .sshKeyNotServed(let item, let why):
             return "item '\(EntryName.escapingFormatCharacters(item))' is an SSH key stored as an ordinary entry, which the agent does not serve: \(why)"
-        case .changeNotTaken(let name, let matched, let change, let byName):
-            let item = byName ? "'\(EntryName.escapingFormatCharacters(name))'" : "'\(EntryName.escapingFormatCharacters(name))' (the vault's '\(EntryName.escapingFormatCharacters(matched))': the same account)"
+        case .changeNotTaken(let name, let matched, let change, let byName, let account):
+            let item = byName ? "'\(EntryName.escapingFormatCharacters(name))'"
+                : "'\(EntryName.escapingFormatCharacters(name))' (\(account.isEmpty ? "" : EntryName.escapingFormatCharacters(account) + "; ")the vault's '\(EntryName.escapingFormatCharacters(matched))': the same account)"
             return "skipped \(item): \(change), and --skip-existing keeps the vault's entry: not taken — "
                 + (byName ? "use --overwrite to take it (it replaces every entry of the file's names), or change it with 'vaultfile set'"
                           : "change it with 'vaultfile set' ('--overwrite' replaces by name, not by account)")

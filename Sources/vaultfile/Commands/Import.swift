@@ -157,12 +157,12 @@ extension VaultfileCommand {
             // on every way out, once the plan and the vault that share them are done.
             defer { imported.wipeHistory() }
             if dryRun {
-                let plan = try planned(imported, in: unlock.open().vault)
+                let plan = try planned(imported, in: unlock.open().vault, format: formatName)
                 try report(plan, imported: imported, format: formatName)
                 return
             }
             let plan = try unlock.update { unlocked -> ImportPlan in
-                let plan = try planned(imported, in: unlocked.vault)
+                let plan = try planned(imported, in: unlocked.vault, format: formatName)
                 try unlocked.vault.put(contentsOf: plan.entries, clashes: plan.clashes, now: currentTimeMilliseconds())
                 for (name, versions) in plan.entries.history ?? [] { try unlocked.vault.importHistory(versions, for: name) }
                 return plan

@@ -75,4 +75,49 @@ import Testing
         #expect(none.count == 0)
         #expect(ForeignBuilder.customFieldsKept(fields, notes: "n", entry: "e", in: &none, tally: &tally) == 63)
     }
+
+    /// More URLs, or reader's facts (passkey members, tags), than an entry holds: the first URL,
+    /// the facts and as many further URLs as fit are fields, the rest `label: value` lines of the
+    /// notes, counted in the one warning; custom fields then go to the notes too. Never a failed
+    /// import, on the record path and the reference alike; a version of the item's history too.
+    @Test func test_build_urlsAndFactsBeyondAnEntrysAreKeptInItsNotes() throws {
+        var urls = item("urls", fields: 10, notes: "n")
+        urls.urls = (1...100).map { "https://u\($0).example" }
+        urls.urlLabels = [99: "KP2A_URL_99"]
+        var facts = item("facts", fields: 2)
+        facts.urls = ["https://a.example", "https://b.example"]
+        facts.extras = (0..<70).map { (label: "passkey.\($0).rpId", value: "r\($0)") }
+        var history = urls
+        history.title = "history"
+        var version = ForeignVersion(value: Array("old".utf8), modified: 1)
+        version.urls = urls.urls
+        version.wholeItem = true
+        history.history = [version]
+        for asEntries in [false, true] {
+            let options = ForeignBuildOptions(keepsHistory: true)
+            let built = asEntries ? try ForeignBuilder.build(asEntries: source([urls, facts, history]), now: 5, options: options)
+                : try ForeignBuilder.build(source([urls, facts, history]), now: 5, options: options)
+            let entry = try #require(built.entries.first { $0.name == "urls" }?.entry)
+            #expect(entry.fields.count <= VaultLimits.maxFieldsPerEntry)
+            let notes = text(entry.fields["notes"])
+            // Every URL once, as a field or a line; a line under the source's own label when it had one.
+            for position in 1..<100 {
+                let field = position == 1 ? "url" : "url\(position)"
+                let line = (position == 100 ? "KP2A_URL_99" : field) + ": https://u\(position).example\n"
+                #expect((entry.fields[field] != nil) != notes.contains(line), "\(position)")
+            }
+            #expect(notes.hasPrefix("n\n") && notes.contains("KP2A_URL_99: https://u100.example\n"))
+            // The custom fields take what room is left, the rest lines too.
+            #expect(entry.fields["k0"] != nil && entry.fields["k9"] == nil && notes.contains("k9: v9\n"), "\(notes)")
+            let other = try #require(built.entries.first { $0.name == "facts" }?.entry)
+            // The facts first: the second URL is a line.
+            let lines = text(other.fields["notes"])
+            #expect(other.fields.count <= VaultLimits.maxFieldsPerEntry && other.fields["url"] != nil && other.fields["url2"] == nil)
+            #expect(lines.contains("url2: https://b.example\n") && other.fields["k1"] != nil, "\(lines)")
+            for index in 0..<70 { #expect((other.fields["passkey.\(index).rpId"] != nil) != lines.contains("passkey.\(index).rpId: r\(index)\n")) }
+            #expect(built.warnings.contains { $0.kind == "fields_in_notes" && $0.description.contains("'urls', 'facts'") }, "\(built.warnings)")
+            let versions = try #require(built.history?.first { $0.name == "history" }?.versions)
+            #expect(versions.count == 1 && versions[0].entry.fields.count <= VaultLimits.maxFieldsPerEntry)
+        }
+    }
 }

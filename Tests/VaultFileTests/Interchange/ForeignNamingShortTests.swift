@@ -52,27 +52,29 @@ import Testing
             #expect(names.values.allSatisfy { $0.utf8.count <= VaultLimits.maxNameLength && EntryName.isValid($0) }, "\(names.mapValues(\.utf8.count))")
             #expect(Set(names.values).count == items.count)
             #expect(names["1"] == "a" && names["3"] == "b")
-            #expect(names["2"] == String(repeating: "t", count: ForeignNaming.maxBaseLength))
+            #expect(names["2"] == String(repeating: "t", count: VaultLimits.maxNameLength))
+            #expect(names["5"] == twin && names["6"] == String(repeating: "d", count: 1020) + " (2)", "only the numbered twin is cut, as far as its number needs")
             #expect(names["4"]!.hasPrefix(String(repeating: "f", count: 600) + "/ggg"))
             let titles = fieldsByValue(imported, "title")
             #expect(titles["2"] == long && titles["7"]?.utf8.count == 2000 && titles["1"] == "")
             let shortened = imported.renamings.filter { $0.reasons.contains(.shortened) }
-            #expect(shortened.count == 5, "\(imported.renamings.map { ($0.name.utf8.count, $0.reasons) })")
+            #expect(shortened.count == 4, "\(imported.renamings.map { ($0.name.utf8.count, $0.reasons) })")
             #expect(shortened.allSatisfy { $0.reasons.contains(.titleKept) && $0.reasons.map(\.name).contains("shortened") })
         }
         #expect(built.dropFirst().allSatisfy { namesByValue($0) == namesByValue(built[0]) }, "every path gives the same names")
     }
 
     @Test func test_names_sameFirstBytesNeverCollideAndTheExactTitleKeepsItsName() throws {
-        let head = String(repeating: "p", count: ForeignNaming.maxBaseLength)
-        // Two long titles alike in their first 1,011 bytes, and an exact title of just those bytes.
+        let head = String(repeating: "p", count: VaultLimits.maxNameLength)
+        // Two long titles alike in their first 1,024 bytes, and an exact title of just those bytes.
         let items = [item(head + "ONE", user: "a", value: "long1"), item(head, user: "z", value: "exact"), item(head + "TWO", user: "b", value: "long2")]
         let built = try builds(items)
         #expect(built.count == 3)
         for imported in built {
             let names = namesByValue(imported)
             #expect(names["exact"] == head, "the exact title keeps its name: a shortened one is not exact")
-            #expect(Set([names["long1"], names["long2"]]) == [head + " (2)", head + " (3)"])
+            let numbered = String(repeating: "p", count: 1020)
+            #expect(Set([names["long1"], names["long2"]]) == [numbered + " (2)", numbered + " (3)"])
             #expect(imported.renamings.filter { $0.reasons.contains(.yieldedToExactTitle) }.count == 2)
         }
         #expect(built.dropFirst().allSatisfy { namesByValue($0) == namesByValue(built[0]) })
@@ -127,8 +129,51 @@ import Testing
             let reasons = imported.renamings.first { $0.name == name }?.reasons ?? []
             #expect(reasons.contains(.shortened) && reasons.contains(.foldersCut) && !reasons.contains(.titleKept), "\(reasons)")
             #expect(fieldsByValue(imported, "title")["1"] == "")
+            // The folders the cut left out are kept (cold62 L1): the source's, without the prefix.
+            #expect(fieldsByValue(imported, "folder")["1"] == items[0].folders.joined(separator: "/"))
+            #expect(fieldsByValue(imported, "folder")["2"] == "")
         }
         let base = ForeignNaming.base(of: items[0], prefix: prefix)
         #expect(base.exact.title && !base.exact.folders && base.named.title == nil)
+    }
+
+    /// att62 F8, cold62 L1: a name of 1,012 to 1,024 bytes fits and is not cut; a numbered one is
+    /// cut only as far as its number needs, skipping a name another item holds as it is, on every
+    /// build path; a name the file held as it is is never listed as renamed.
+    @Test func test_names_cutOnlyAsFarAsTheNumberNeeds() throws {
+        let literal = String(repeating: "A", count: 1009) + " (2)"  // 1,013 bytes, a title of its own
+        let full = String(repeating: "B", count: 1024)
+        let twin = String(repeating: "C", count: 1022)
+        let other = String(repeating: "D", count: 1022)
+        let taken = String(repeating: "D", count: 1020) + " (2)"  // what the second `other` would be
+        let items = [item(literal, value: "1"), item(full, value: "2"), item(twin, user: "a", value: "3"), item(twin, user: "b", value: "4"),
+                     item(String(repeating: "A", count: 1009), user: "x", value: "5"), item(String(repeating: "A", count: 1009), user: "y", value: "6"),
+                     item(other, user: "a", value: "7"), item(other, user: "b", value: "8"), item(taken, value: "9")]
+        let built = try builds(items)
+        #expect(built.count == 3, "every path builds")
+        for imported in built {
+            let names = namesByValue(imported)
+            #expect(names["1"] == literal && names["2"] == full && names["3"] == twin && names["7"] == other && names["9"] == taken, "fits: not cut")
+            #expect(names["4"] == String(repeating: "C", count: 1020) + " (2)")
+            #expect(names["5"] == String(repeating: "A", count: 1009) && names["6"] == String(repeating: "A", count: 1009) + " (3)", "a literal `(2)` keeps its name")
+            #expect(names["8"] == String(repeating: "D", count: 1020) + " (3)", "a cut numbered name skips a name given")
+            #expect(names.values.allSatisfy { $0.utf8.count <= VaultLimits.maxNameLength })
+            let listed = Set(imported.renamings.map(\.name))
+            #expect(listed == [names["4"]!, names["6"]!, names["8"]!], "\(imported.renamings.map { ($0.name.utf8.count, $0.reasons) })")
+            #expect(imported.renamings.allSatisfy { !sameUTF8($0.original, $0.name) })
+            let four = imported.renamings.first { $0.name == names["4"] }
+            #expect(four?.reasons.contains(.shortened) == true && four?.reasons.contains(.titleKept) == true)
+            #expect(fieldsByValue(imported, "title")["4"] == twin && fieldsByValue(imported, "title")["3"] == "")
+        }
+        #expect(built.dropFirst().allSatisfy { namesByValue($0) == namesByValue(built[0]) }, "every path gives the same names")
+        // Under a prefix: the cut never reaches it, and every path agrees.
+        let prefixed = try builds([item(twin, user: "a", value: "1"), item(twin, user: "b", value: "2"), item(twin, user: "c", value: "3")], prefix: ["pre"])
+        #expect(prefixed.count == 3)
+        for imported in prefixed {
+            let names = namesByValue(imported)
+            #expect(names["1"] == "pre/" + String(repeating: "C", count: 1020), "cut to the limit: \(names.mapValues(\.utf8.count))")
+            #expect(names["2"] == "pre/" + String(repeating: "C", count: 1016) + " (2)" && names["3"] == "pre/" + String(repeating: "C", count: 1016) + " (3)")
+        }
+        #expect(prefixed.dropFirst().allSatisfy { namesByValue($0) == namesByValue(prefixed[0]) })
     }
 }

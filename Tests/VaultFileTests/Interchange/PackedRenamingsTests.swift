@@ -63,7 +63,7 @@ import Testing
             let unnumbered = base.named.name
             // Every third item numbered, as a plan numbers repeated names.
             let number: UInt32 = round % 3 == 0 ? UInt32(2 + generator.next() % 40) : 0
-            if number > 0 { ForeignNaming.numbered(&base, "\(unnumbered) (\(number))", title: item.title) }
+            if number > 0 { ForeignNaming.numbered(&base, "\(unnumbered) (\(number))", item: item) }
             guard !base.reasons.isEmpty else { continue }
             expected.append(text(ForeignNaming.renaming(of: item, base, prefix: prefix)))
             ForeignNaming.addRenaming(of: item, base, unnumbered: unnumbered, number: number, prefix: prefix, to: &builder)

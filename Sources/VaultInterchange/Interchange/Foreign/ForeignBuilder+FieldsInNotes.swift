@@ -36,6 +36,32 @@ extension ForeignBuilder {
         return nil
     }
 
+    /// The builder's own fields an entry always has room for: `username`, `url`, `notes`, `totp`,
+    /// `title`, `folder` and `labels`.
+    static let ownFields = 7
+
+    /// The URLs and reader's facts (`extras`: tags, passkey members…) of an item (or a version)
+    /// that fit in an entry beside the builder's own fields (`ownFields`): the first URL always,
+    /// then the facts, then the further URLs, as many as the entry's fields leave room for; the
+    /// rest `moved`, as fields to become `label: value` lines of the notes (`notes(_:with:)`): a
+    /// further URL labelled as the source named it (`urlLabels`), else `url3`, `url4`… as an export
+    /// names it. Most items: all of them, nothing moved.
+    static func ownFieldsKept(urls: [String], urlLabels: [Int: String], extras: [(label: String, value: String)])
+        -> (urls: [String], extras: [(label: String, value: String)], moved: [ForeignField]) {
+        let spare = VaultLimits.maxFieldsPerEntry - ownFields
+        guard max(urls.count - 1, 0) + extras.count > spare else { return (urls, extras, []) }
+        let keptExtras = min(extras.count, spare)
+        let keptURLs = min(urls.count, 1 + spare - keptExtras)
+        var moved: [ForeignField] = []
+        for extra in extras[keptExtras...] where !extra.value.isEmpty {
+            moved.append(ForeignField(label: extra.label, value: Array(extra.value.utf8), protected: false))
+        }
+        for position in keptURLs..<urls.count where !urls[position].isEmpty {
+            moved.append(ForeignField(label: urlLabels[position] ?? "url\(position + 1)", value: Array(urls[position].utf8), protected: false))
+        }
+        return (Array(urls[..<keptURLs]), Array(extras[..<keptExtras]), moved)
+    }
+
     /// The item's notes followed by one `label: value` line per field in `moved` (a value's
     /// further lines indented by two spaces). Field values are text (every reader makes them of
     /// a string), so nothing is lost in the lines.

@@ -54,6 +54,7 @@ extension ForeignBuilder {
         // Most items of such an export may be renamed: room for a row each (a row grown by copies left holes in the heap).
         state.renamings.reserve(capacity / 64)
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
+        let prefixBytes = ForeignNaming.prefixBytes(options.prefix)
 
         /// Builds the held items (one name's), numbered when several, each moved out and wiped as
         /// it is built; false when declined. `next`: the name of the item that follows them, nil after the last.
@@ -74,9 +75,12 @@ extension ForeignBuilder {
                 var base = state.bases[index]
                 let number = count > 1 ? numbers[index] : 0
                 if number > 0 {
-                    let name = ForeignNaming.numberedName(state.name, number)
-                    if let next, !Self.precedes(name, next) { return false }
-                    ForeignNaming.numbered(&base, name, title: item.title, reason: ForeignNaming.numberingReason(first: first, base.exact))
+                    // A name cut to fit its number may fall before its group's name, among names
+                    // built already: the plan's reads number it (`.outOfOrder`).
+                    let fitted = ForeignNaming.numberedFitting(state.name, number, prefixBytes: prefixBytes)
+                    guard fitted.cut == nil else { return false }
+                    if let next, !Self.precedes(fitted.name, next) { return false }
+                    ForeignNaming.numbered(&base, fitted.name, item: item, reason: ForeignNaming.numberingReason(first: first, base.exact))
                 }
                 // An item without a title, named after its site or username, is listed too (`Base.isListed`).
                 if base.isListed(sourceHasNoTitles: item.sourceHasNoTitles) {

@@ -117,6 +117,7 @@ enum ForeignBuilder {
             var plan = ForeignNaming.Plan()
         }
         let box = Box()
+        box.plan.prefixBytes = ForeignNaming.prefixBytes(prefix)
         let noting = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             let base = ForeignNaming.base(of: item, prefix: prefix)
@@ -147,16 +148,21 @@ enum ForeignBuilder {
         if let plan { state.renamings.reserve(plan.count) }
         let none = UnsafeRawBufferPointer(start: nil, count: 0)  // no field is a range of an input
         // Read in place by the sink (binding an optional plan at each item copied its arrays).
-        let planned = plan ?? ForeignNaming.Plan(), hasPlan = plan != nil
+        let planned = plan ?? ForeignNaming.Plan(), hasPlan = plan != nil, prefixBytes = ForeignNaming.prefixBytes(options.prefix)
         let sink = ForeignItemSink { item in
             defer { item.wipeSecrets() }
             var base = ForeignNaming.base(of: item, prefix: options.prefix)
-            let unnumbered = base.named.name
+            var unnumbered = base.named.name
             var number: UInt32 = 0
             if hasPlan {
                 guard let found = planned.number(of: item, at: state.index, base: unnumbered, exact: base.exact) else { return false }
                 number = found.number
-                if number > 0 { ForeignNaming.numbered(&base, ForeignNaming.numberedName(unnumbered, number), title: item.title, reason: found.reason) }
+                if number > 0 {
+                    // Cut only when the name and its number pass the limit; the number follows what is left.
+                    let fitted = ForeignNaming.numberedFitting(unnumbered, number, prefixBytes: prefixBytes)
+                    ForeignNaming.numbered(&base, fitted.name, cut: fitted.cut, item: item, reason: found.reason)
+                    unnumbered = fitted.base
+                }
             }
             state.index += 1
             // A plan's names are distinct (`Plan.decide`): no name check while they come, and the
@@ -250,20 +256,31 @@ enum ForeignBuilder {
         if !item.warned.isEmpty { outcome.warnedNames.note(item.warned, name: name) }
         var fields = FieldSet()
         // Room for the builder's own fields and the item's: the array never grows by copies.
-        fields.importFields.reserveCapacity(5 + item.urls.count + item.extras.count + item.fields.count + item.attachments.count)
-        if let why = fields.putOwn(username: item.username, urls: item.urls, notes: item.notes, totp: item.totp, name: name) {
+        // URLs and reader's facts past an entry's fields (a hostile but valid file: 100 URLs, 40
+        // passkeys) become `label: value` lines of the notes too, never a failed import.
+        let own = ownFieldsKept(urls: item.urls, urlLabels: item.urlLabels, extras: item.extras)
+        fields.importFields.reserveCapacity(6 + own.urls.count + own.extras.count + item.fields.count + item.attachments.count)
+        if let why = fields.putOwn(username: item.username, urls: own.urls, notes: item.notes, totp: item.totp, name: name) {
             outcome.totpWarnings.append(.totpUnusable(name: name, why: why))
         }
         fields.put("title", named.title)
+        // Folders cut short to make the name: the source's own kept (cold62 L1), as a cut title is.
+        fields.put("folder", named.folders)
         fields.putURLLabels(item.urlLabels)
         // The reader's facts (`tags`, `favorite`…) before the custom fields, whose names give way to them.
-        for extra in item.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
-        if let cut = customFieldsKept(item.fields, names: item.fieldNames, notes: item.notes, entry: name, in: &fields, tally: &outcome.fieldRenamings) {
+        for extra in own.extras { fields.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &outcome.fieldRenamings) }
+        // The notes' field taken now when lines go to them, so that the custom fields leave it room.
+        if !own.moved.isEmpty { fields.putNotes(" ") }
+        let notesGiven = own.moved.isEmpty ? item.notes : " "
+        if let cut = customFieldsKept(item.fields, names: item.fieldNames, notes: notesGiven, entry: name, in: &fields, tally: &outcome.fieldRenamings) {
             // More custom fields than an entry holds: the first ones are fields, the rest `label: value` lines of the notes.
             fields.putCustomFields(Array(item.fields[..<cut]), names: item.fieldNames.filter { $0.key < cut }, entry: name, tally: &outcome.fieldRenamings)
-            let moved = item.fields[cut...].filter { !$0.value.isEmpty }
+            let moved = own.moved + item.fields[cut...].filter { !$0.value.isEmpty }
             fields.putNotes(Self.notes(item.notes, with: moved))
             outcome.fieldsInNotes.add(name, count: moved.count)
+        } else if !own.moved.isEmpty {
+            fields.putNotes(Self.notes(item.notes, with: own.moved))
+            outcome.fieldsInNotes.add(name, count: own.moved.count)
         }
         for attachment in item.attachments {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
@@ -337,14 +354,19 @@ enum ForeignBuilder {
                 continue
             }
             var set = FieldSet()
-            _ = set.putOwn(username: version.username, urls: version.urls, notes: version.notes, totp: version.totp, name: name)
+            let own = ownFieldsKept(urls: version.urls, urlLabels: version.urlLabels, extras: version.extras)
+            _ = set.putOwn(username: version.username, urls: own.urls, notes: version.notes, totp: version.totp, name: name)
             set.put("title", version.title ?? named.title)
+            set.put("folder", named.folders)
             set.putURLLabels(version.urlLabels)
             var untallied = FieldRenamingTally()
-            for extra in version.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
-            if let cut = customFieldsKept(version.fields, notes: version.notes, entry: name, in: &set, tally: &untallied) {
+            for extra in own.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
+            if !own.moved.isEmpty { set.putNotes(" ") }
+            if let cut = customFieldsKept(version.fields, notes: own.moved.isEmpty ? version.notes : " ", entry: name, in: &set, tally: &untallied) {
                 set.putCustomFields(Array(version.fields[..<cut]), entry: name, tally: &untallied)
-                set.putNotes(notes(version.notes, with: version.fields[cut...].filter { !$0.value.isEmpty }))
+                set.putNotes(notes(version.notes, with: own.moved + version.fields[cut...].filter { !$0.value.isEmpty }))
+            } else if !own.moved.isEmpty {
+                set.putNotes(notes(version.notes, with: own.moved))
             }
             for attachment in version.attachments
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {

@@ -298,9 +298,9 @@ public struct ForeignBuildOptions: Sendable {
     public var prefix: [String]
 
     /// The most bytes of a `--prefix` (its folders joined with '/'): room is left after it for a
-    /// '/' and a title of `ForeignNaming.minShortenedTitle` bytes before numbering, so that a long
-    /// name is shortened rather than refused as the file's fault (cold62 L1).
-    public static let maxPrefixBytes = ForeignNaming.maxBaseLength - 1 - ForeignNaming.minShortenedTitle
+    /// '/', a title of `ForeignNaming.minShortenedTitle` bytes and the longest number (` (n)`), so
+    /// that a long name is shortened rather than refused as the file's fault (cold62 L1).
+    public static let maxPrefixBytes = ForeignNaming.maxBaseLength - ForeignNaming.maxNumberBytes - 1 - ForeignNaming.minShortenedTitle
 
     /// Creates options.
     public init(keepsHistory: Bool = false, prefix: [String] = []) {

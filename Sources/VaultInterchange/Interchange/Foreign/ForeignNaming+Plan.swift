@@ -50,6 +50,10 @@ extension ForeignNaming {
         /// Whether a row could not be kept (an arena past 32-bit offsets): `decide` then refuses.
         private var overflowed = false
 
+        /// The bytes the `--prefix` takes in a name (`prefixBytes(_:)`): a numbered name cut to fit
+        /// the limit never cuts it (`numberedFitting`).
+        var prefixBytes = 0
+
         /// The number of items the read handed over.
         var count: Int { hashes.count }
         /// How many values' hashes the plan holds (none once `decide` ran).
@@ -112,6 +116,9 @@ extension ForeignNaming {
         /// Numbered names of two groups never meet (`B (n)` and `C (m)` differ when B and C do:
         /// both in NFC, and what follows the last " (" is digits), and one group's numbers
         /// increase: only the names given as they are need looking up, and only when one ends in `)`.
+        /// A name cut to fit its number (`numberedFitting`: a name near the limit) may meet
+        /// another group's: when a group's name is that long (rare), every numbered name is kept
+        /// and looked up too.
         mutating func decide() -> Bool {
             defer {
                 SecureMemory.wipe(&arena)
@@ -129,7 +136,11 @@ extension ForeignNaming {
             names = []
             guard !repeated.isEmpty else { return true }
             var rows = self.rows, numbers: [UInt32] = [], yielded: [UInt32: ImportRenaming.Reason] = [:]
-            let ties = self.ties
+            let ties = self.ties, prefixBytes = self.prefixBytes
+            // A name whose number may pass the name limit is cut to fit (`numberedFitting`), and a
+            // cut one may meet another group's numbered name: then (rare) every numbered name is kept.
+            let anyLong = rows.contains { Int($0.nameCount) + maxNumberBytes > VaultLimits.maxNameLength }
+            var taken: Set<String> = []
             self.rows = []
             rows.removeAll { !repeated.contains($0.name) }  // in place: no second array of rows
             arena.withUnsafeBytes { arena in
@@ -155,11 +166,18 @@ extension ForeignNaming {
                     while end < rows.count, compareBytes(name(rows[end]), name(rows[first])) == 0 { end += 1 }
                     if end - first > 1 {
                         if numbers.isEmpty { numbers = [UInt32](repeating: 0, count: hashes.count) }
-                        let base = given.isEmpty ? nil : String(decoding: name(rows[first]), as: UTF8.self)
+                        let base = given.isEmpty && !anyLong ? nil : String(decoding: name(rows[first]), as: UTF8.self)
                         var number = 2
                         let exactFirst = rows[first].exact
                         for row in rows[(first + 1)..<end] {
-                            while let base, given.contains("\(base) (\(number))") { number += 1 }
+                            while let base {
+                                let candidate = numberedFitting(base, UInt32(number), prefixBytes: prefixBytes).name
+                                guard given.contains(candidate) || taken.contains(candidate) else {
+                                    if anyLong { taken.insert(candidate) }
+                                    break
+                                }
+                                number += 1
+                            }
                             numbers[Int(row.index)] = UInt32(number)
                             let reason = numberingReason(first: exactFirst, row.exact)
                             if reason != .numberedByAccount { yielded[row.index] = reason }

@@ -16,8 +16,11 @@ extension ForeignNaming {
     /// numbered), added to `renamings` as its facts (`PackedRenamings`): the texts are made when printed.
     static func addRenaming(of item: ForeignItem, _ base: Base, unnumbered: String, number: UInt32, prefix: [String],
                             to renamings: inout PackedRenamings.Builder) {
+        let original = original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix)
+        // A name that is what the file held is no renaming (att62 F8: `renamed 'X (4)' to 'X (4)'`).
+        guard base.derived || !sameUTF8(original, base.named.name) else { return }
         let site = renamings.site(of: item.urls.first), says = saysAccount(base)
-        renamings.add(original: original(base.derived ? "" : item.title, folders: item.folders, prefix: prefix), base: unnumbered, number: number,
+        renamings.add(original: original, base: unnumbered, number: number,
                       reasons: base.reasons, user: item.username.flatMap { $0.isEmpty ? nil : $0 }, site: site,
                       host: says && site == nil ? accountHost(of: item.urls.first) : nil, account: says, derived: base.derived)
     }

@@ -3,21 +3,24 @@ import VaultModel
 // MARK: - Names too long to be names
 
 extension ForeignNaming {
-    /// The most bytes of an item's name before numbering: room left for ` (n)` of any `UInt32` n
-    /// (13 bytes), so that a numbered name is never past the name limit (`VaultLimits.maxNameLength`)
-    /// on any build path — each numbers the name `base(of:prefix:)` gave (att60 F6).
-    static let maxBaseLength = VaultLimits.maxNameLength - 13
+    /// The most bytes of an item's name: the name limit (`VaultLimits.maxNameLength`). A name is
+    /// cut only when it is longer (`shortened`); a numbered one (`TITLE (n)`) only when it and its
+    /// number are (`numberedFitting`), on every build path — a title of 1,012 to 1,024 bytes was cut
+    /// though it fit, room kept for a number it never got (att62 F8, cold62 L1).
+    static let maxBaseLength = VaultLimits.maxNameLength
+
+    /// The most bytes ` (n)` takes, n a `UInt32`: the room a prefix leaves for numbered names.
+    static let maxNumberBytes = 13
 
     /// The bytes a shortened title keeps at least when its folders must be shortened too.
     static let minShortenedTitle = 64
 
     /// `name` (a cleaned name in NFC: prefix, folders and title joined with '/') cut to at most
-    /// `maxBaseLength` bytes at character boundaries (never inside a UTF-8 sequence): the title
+    /// `room` bytes at character boundaries (never inside a UTF-8 sequence): the title
     /// first, then, when the folders alone leave it less than `minShortenedTitle` bytes, the
     /// folders, never the first `prefixBytes` (the user's `--prefix`). `folders` says the folders
     /// were cut. Nil when the prefix leaves no room: the name is then refused as it is.
-    static func shortened(_ name: String, prefixBytes: Int) -> (name: String, folders: Bool)? {
-        let room = maxBaseLength
+    static func shortened(_ name: String, prefixBytes: Int, room: Int = maxBaseLength) -> (name: String, folders: Bool)? {
         guard let slash = name.lastIndex(of: "/") else { return finished(cut(name, to: room), room: room).map { ($0, false) } }
         var folders = String(name[..<slash])
         var title = String(name[name.index(after: slash)...])
@@ -33,6 +36,21 @@ extension ForeignNaming {
         }
         let joined = folders.isEmpty ? title : folders + "/" + title
         return finished(joined, room: room).map { ($0, foldersCut) }
+    }
+
+    /// `TITLE (n)`: the numbered name of an item named `base` before numbering, `number` its
+    /// number, cut (`shortened`: the title first, never the prefix's `prefixBytes`) only when the
+    /// name and its number pass the name limit, and only as much as they pass it. `base` is what
+    /// the number follows (the cut name, or `base` itself); `cut` says what was cut, nil for nothing.
+    static func numberedFitting(_ base: String, _ number: UInt32, prefixBytes: Int)
+        -> (base: String, name: String, cut: (title: Bool, folders: Bool)?) {
+        let suffix = 3 + String(number).utf8.count
+        guard base.utf8.count + suffix > VaultLimits.maxNameLength,
+              let short = shortened(base, prefixBytes: prefixBytes, room: VaultLimits.maxNameLength - suffix) else {
+            return (base, numberedName(base, number), nil)
+        }
+        let title = !sameUTF8(String(leaf(of: short.name)), String(leaf(of: base)))
+        return (short.name, numberedName(short.name, number), (title, short.folders))
     }
 
     /// `text` cut to at most `limit` bytes: at a grapheme boundary, else (one grapheme longer than
@@ -114,5 +132,53 @@ extension ForeignNaming {
         var hash = start
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return hash
+    }
+
+    // MARK: Numbered names
+
+    /// `base` named `candidate`, its numbered name (`TITLE (n)`, `numberedFitting`), of `item`; the
+    /// item's `title` kept when the name was its title (KeePass and Bitwarden allow a title twice:
+    /// exports give it back). `cut`: what the number's room cut (said `shortened`, cut folders kept
+    /// in `folder` and said `folders_cut`). `reason`: why it is numbered (`numberingReason(first:_:)`:
+    /// what decided, which the renaming says).
+    static func numbered(_ base: inout Base, _ candidate: String, cut: (title: Bool, folders: Bool)? = nil, item: ForeignItem,
+                         reason: ImportRenaming.Reason = .numberedByAccount) {
+        base.named.name = candidate
+        base.reasons.append(reason)
+        if let cut {
+            if !base.reasons.contains(.shortened) { base.reasons.append(.shortened) }
+            if cut.folders {
+                if !base.reasons.contains(.foldersCut) { base.reasons.append(.foldersCut) }
+                if base.named.folders == nil { base.named.folders = item.folders.joined(separator: "/") }
+            }
+        }
+        if !base.derived, base.named.title == nil {
+            base.named.title = item.title
+            base.reasons.append(.titleKept)
+        }
+    }
+
+    /// `"\(base) (\(number))"`, made from the bytes (an export whose titles repeat numbers most of its items).
+    static func numberedName(_ base: String, _ number: UInt32) -> String {
+        var base = base
+        return base.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count + 13) { out in
+                var count = bytes.count
+                if count > 0 { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+                out[count] = 0x20
+                out[count + 1] = UInt8(ascii: "(")
+                count += 2
+                var digits = 1, rest = number / 10
+                while rest > 0 { digits += 1; rest /= 10 }
+                var value = number
+                for position in stride(from: count + digits - 1, through: count, by: -1) {
+                    out[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                count += digits
+                out[count] = UInt8(ascii: ")")
+                return count + 1
+            }
+        }
     }
 }

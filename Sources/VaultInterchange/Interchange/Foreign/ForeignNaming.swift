@@ -18,6 +18,9 @@ enum ForeignNaming {
         var name: String
         /// The original title, to be kept in the field `title`; nil when the name keeps it.
         var title: String?
+        /// The item's folders as the source named them, joined by '/', to be kept in the field
+        /// `folder` when the name's were cut short (`ImportRenaming.Reason.foldersCut`); nil otherwise.
+        var folders: String? = nil
     }
 
     /// One item's name before numbering: its folders and title cleaned and put in NFC, whether the
@@ -87,11 +90,13 @@ enum ForeignNaming {
             if !hashes.insert(base.named.name) { repeated = true }
             bases.append(base)
         }
-        if repeated { number(&bases, items: items) }
+        if repeated { number(&bases, items: items, prefixBytes: prefixBytes(prefix)) }
         var renamings: [ImportRenaming] = []
         // An item without a title, named after its site or username, is listed too (`Base.isListed`).
         for index in bases.indices where bases[index].isListed(sourceHasNoTitles: items[index].sourceHasNoTitles) {
-            renamings.append(renaming(of: items[index], bases[index], prefix: prefix))
+            let renaming = renaming(of: items[index], bases[index], prefix: prefix)
+            // A name that is what the file held is no renaming (att62 F8: `renamed 'X (4)' to 'X (4)'`).
+            if bases[index].derived || !sameUTF8(renaming.original, renaming.name) { renamings.append(renaming) }
         }
         return (bases.map(\.named), renamings)
     }
@@ -137,8 +142,9 @@ enum ForeignNaming {
         var why: [ImportRenaming.Reason] = []
         if !derived && !sameUTF8(cleaned, original(given, folders: folders, prefix: prefix)) { why.append(.cleaned) }
         if !sameUTF8(base, cleaned) && !cleaned.isEmpty { why.append(.normalized) }
-        // A name too long for a number to follow is cut (title first, then folders), a cut title
-        // kept in `title`, and no cut part is exact (att60 F6); folders cut are said (att62 F3, F8).
+        // A name past the name limit is cut (title first, then folders), a cut title kept in
+        // `title`, cut folders in `folder`, and no cut part is exact (att60 F6); folders cut are
+        // said (att62 F3, F8). Room for a number is made only when one is given (`numberedFitting`).
         var cut: (title: Bool, folders: Bool) = (false, false)
         if base.utf8.count > maxBaseLength, let short = shortened(base, prefixBytes: prefixBytes(prefix)) {
             cut = (!sameUTF8(String(leaf(of: short.name)), String(leaf(of: base))), short.folders)
@@ -153,7 +159,7 @@ enum ForeignNaming {
         if !keptTitle { why.append(.titleKept) }
         var exact = derived || !why.isEmpty ? exactness(of: item, derived: derived) : .whole
         if cut.title || cut.folders { exact = Exactness(title: exact.title && !cut.title, folders: exact.folders && !cut.folders) }
-        return Base(named: Named(name: base, title: keptTitle ? nil : given),
+        return Base(named: Named(name: base, title: keptTitle ? nil : given, folders: cut.folders ? item.folders.joined(separator: "/") : nil),
                     derived: derived, reasons: why, afterSite: afterSite, exact: exact)
     }
 
@@ -188,7 +194,7 @@ enum ForeignNaming {
 
     /// Numbers each name that several items share, in `SortKey`'s order (an exact title first). A
     /// numbered name skips every name some item has as given (each one's first item in `given`).
-    private static func number(_ bases: inout [Base], items: [ForeignItem]) {
+    private static func number(_ bases: inout [Base], items: [ForeignItem], prefixBytes: Int) {
         // Each name's first item; the items of a name given more than once (few: no array per name).
         var given: [String: Int] = [:]
         given.reserveCapacity(bases.count)
@@ -217,50 +223,15 @@ enum ForeignNaming {
             let first = bases[ordered[0]].exact
             var number = 2
             for index in ordered.dropFirst() {
-                var candidate = "\(base) (\(number))"
-                while taken.contains(candidate) || given[candidate] != nil {
+                // Cut only when the name and its number pass the limit: a cut one may meet any name.
+                var candidate = numberedFitting(base, UInt32(number), prefixBytes: prefixBytes)
+                while taken.contains(candidate.name) || given[candidate.name] != nil {
                     number += 1
-                    candidate = "\(base) (\(number))"
+                    candidate = numberedFitting(base, UInt32(number), prefixBytes: prefixBytes)
                 }
-                taken.insert(candidate)
+                taken.insert(candidate.name)
                 number += 1
-                numbered(&bases[index], candidate, title: items[index].title, reason: numberingReason(first: first, bases[index].exact))
-            }
-        }
-    }
-
-    /// `base` named `candidate`, its numbered name (`TITLE (n)`); the item's `title` kept when the
-    /// name was its title (KeePass and Bitwarden allow a title twice: exports give it back).
-    /// `reason`: why it is numbered (`numberingReason(first:_:)`: what decided, which the renaming says).
-    static func numbered(_ base: inout Base, _ candidate: String, title: String, reason: ImportRenaming.Reason = .numberedByAccount) {
-        base.named.name = candidate
-        base.reasons.append(reason)
-        if !base.derived, base.named.title == nil {
-            base.named.title = title
-            base.reasons.append(.titleKept)
-        }
-    }
-
-    /// `"\(base) (\(number))"`, made from the bytes (an export whose titles repeat numbers most of its items).
-    static func numberedName(_ base: String, _ number: UInt32) -> String {
-        var base = base
-        return base.withUTF8 { bytes in
-            String(unsafeUninitializedCapacity: bytes.count + 13) { out in
-                var count = bytes.count
-                if count > 0 { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: bytes.baseAddress!, byteCount: count) }
-                out[count] = 0x20
-                out[count + 1] = UInt8(ascii: "(")
-                count += 2
-                var digits = 1, rest = number / 10
-                while rest > 0 { digits += 1; rest /= 10 }
-                var value = number
-                for position in stride(from: count + digits - 1, through: count, by: -1) {
-                    out[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                count += digits
-                out[count] = UInt8(ascii: ")")
-                return count + 1
+                numbered(&bases[index], candidate.name, cut: candidate.cut, item: items[index], reason: numberingReason(first: first, bases[index].exact))
             }
         }
     }

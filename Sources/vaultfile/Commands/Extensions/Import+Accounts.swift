@@ -63,12 +63,15 @@ struct SkippedItem {
     var differs: Bool { valueDiffers != nil || !fieldsDiffering.isEmpty }
     /// Whether it was matched by its name (`--overwrite` would then replace that very entry).
     let byName: Bool
+    /// The file's item's account (`ImportedAccount.brief`: username and host, never a secret).
+    let account: String
 
     /// The item compared with `existing`: the value (called `valueWord`) and each field but `title`, by name.
     init(name: String, matched: String, byName: Bool, incoming: Entry, existing: Entry, valueWord: String) {
         self.name = name
         self.matched = matched
         self.byName = byName
+        account = ImportedAccount(incoming).brief
         valueDiffers = incoming.value == existing.value ? nil : valueWord
         // `title` is the import's own record of a title it numbered or cleaned (`Twitter` in
         // `Twitter (2)`): a matter of naming, not of the account.
@@ -129,15 +132,22 @@ struct AccountSkips {
     /// decoded (and its account key made) once for all the title's items and let go before the
     /// next title's: an item was once matched by decoding its title's entries anew, ten times over
     /// for a site of ten accounts. What is found is kept in file order.
-    init(_ entries: [(name: String, entry: Entry)], in vault: Vault) {
-        // The vault's entries by title: `Twitter` and `Twitter (2)` under `Twitter`; one pass over its names.
+    ///
+    /// `byPath`: the names of items that are their source's path exactly (a pass or passage file
+    /// not renamed): each is the vault's entry of that name when there is one, whatever its
+    /// account or value, and is skipped by name (recheck62 N6: a changed `db.gpg` beside a
+    /// look-alike `db .gpg` was added again as `db (3)`, another number at each change).
+    init(_ entries: [(name: String, entry: Entry)], in vault: Vault, prefix: [String] = [], byPath: Set<[UInt8]> = []) {
+        // The vault's entries by title: `Twitter` and `Twitter (2)` under `Twitter`; one pass over its
+        // names. A title so long that its numbered names were cut to fit is grouped by the bytes
+        // every such cut keeps (`ImportRenaming.numberingKey`).
         var titles: [String: [String]] = [:]
-        for name in vault.names { titles[Self.title(of: name), default: []].append(name) }
+        for name in vault.names { titles[Self.key(of: name), default: []].append(name) }
         // The file's items by title (their indices, in file order), the titles in the order they come.
         var itemsOf: [String: [Int]] = [:]
         var order: [String] = []
         for index in entries.indices {
-            let title = Self.title(of: entries[index].name)
+            let title = Self.key(of: entries[index].name)
             if itemsOf[title]?.append(index) == nil {
                 itemsOf[title] = [index]
                 order.append(title)
@@ -150,7 +160,11 @@ struct AccountSkips {
             var group = TitleGroup(vault: vault, siblings: titles[title] ?? [])
             for index in items {
                 let (name, entry) = entries[index]
-                if name == title, items.count == 1, group.siblings == [name], let existing = group.decoded(name)?.entry {
+                if !byPath.isEmpty, byPath.contains(Array(name.utf8)), let existing = group.decoded(name)?.entry {
+                    skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
+                    continue
+                }
+                if Self.number(of: name) == nil, items.count == 1, group.siblings == [name], let existing = group.decoded(name)?.entry {
                     // The one item of its title, the vault's one entry of that name: the same entry.
                     skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
                     continue
@@ -188,18 +202,22 @@ struct AccountSkips {
         let left = Set(skipped.map(\.name))
         var highestWritten: [String: Int] = [:]
         for (name, _) in entries where !left.contains(name) {
-            let title = Self.title(of: name)
+            let title = Self.key(of: name)
             highestWritten[title] = max(highestWritten[title] ?? 1, Self.number(of: name) ?? 1)
         }
         var given: [String: Int] = [:]
         for index in heldAt.sorted() {
             let (name, entry) = entries[index]
-            let title = Self.title(of: name)
-            let highest = given[title] ?? (titles[title] ?? []).reduce(highestWritten[title] ?? 1) { max($0, Self.number(of: $1) ?? 1) }
-            given[title] = highest + 1
-            renumbered.append((name, "\(title) (\(highest + 1))", ImportedAccount(entry)))
+            let key = Self.key(of: name)
+            let highest = given[key] ?? (titles[key] ?? []).reduce(highestWritten[key] ?? 1) { max($0, Self.number(of: $1) ?? 1) }
+            given[key] = highest + 1
+            // Cut to fit as the import cuts a numbered name, only when its number passes the limit.
+            renumbered.append((name, ImportRenaming.numbered(Self.title(of: name), highest + 1, prefix: prefix), ImportedAccount(entry)))
         }
     }
+
+    /// The group of `name` (`title(of:)`, its numbering key: `ImportRenaming.numberingKey`).
+    static func key(of name: String) -> String { ImportRenaming.numberingKey(of: title(of: name)) }
 
     /// The vault's entries of one title, each decoded from the vault (with its account key) the
     /// first time an item of that title asks for it, and kept for the title's other items.

@@ -36,7 +36,8 @@ struct ImportPlan {
 extension VaultfileCommand.Import {
     /// What importing `imported` does to `vault`, checked as the import is: clashes, names in
     /// another Unicode form, format characters, history. Throws what the import would throw.
-    func planned(_ imported: ImportedEntries, in vault: Vault) throws -> ImportPlan {
+    /// `format`: the format read (`pass` and `passage` name an entry by its file's path).
+    func planned(_ imported: ImportedEntries, in vault: Vault, format: String = "") throws -> ImportPlan {
         // Records in runs on disk go into the vault as they are, checked against its names in one
         // pass; a dry run's list and --skip-existing's choice need them in memory, as does a vault
         // whose names cannot be checked so (`Vault.clashes(with:)`).
@@ -58,7 +59,11 @@ extension VaultfileCommand.Import {
         var warnings: [ImportWarning] = []
         if skipExisting && vault.count > 0 && entries.fromForeign {
             // Another manager's titles are numbered by account: skipped by account, not by name.
-            let skips = AccountSkips(entries.entries, in: vault)
+            // A pass or passage file is the vault's entry of its very path, the name an earlier
+            // import gave it when it is not renamed (recheck62 N6): matched by that path first.
+            let byPath: Set<[UInt8]> = format == "pass" || format == "passage"
+                ? Set(entries.names.map { Array($0.utf8) }).subtracting(entries.renamings.map { Array($0.name.utf8) }) : []
+            let skips = AccountSkips(entries.entries, in: vault, prefix: try prefixFolders(), byPath: byPath)
             let left = skips.left
             if !left.isEmpty {
                 entries = try entries.keeping { !left.contains(Array($0.utf8)) }
@@ -119,7 +124,10 @@ extension VaultfileCommand.Import {
         // Each skipped item the file holds otherwise is said, never its value (cold60 M2 a).
         for item in skipped {
             guard let change = item.change else { continue }
-            warnings.append(.changeNotTaken(name: item.name, matched: item.matched, change: change, byName: item.byName))
+            // Matched by account, the item is named by its title and account, not by its number in
+            // the file, which may be another item's name in this run (recheck62 N3).
+            warnings.append(.changeNotTaken(name: item.byName ? item.name : AccountSkips.title(of: item.name), matched: item.matched, change: change,
+                                            byName: item.byName, account: item.account))
         }
         return ImportPlan(entries: entries, replaced: existing, skipped: skipped, notImported: notImported, warnings: warnings, historyLost: historyLost)
     }
@@ -267,7 +275,8 @@ extension VaultfileCommand.Import {
             }
         }
         lines.flush()
-        for warning in warnings { Messages.warning(warning.description) }
+        // An entry's many field renamings in one line (`ImportWarning.lines`); `--json` keeps each.
+        for line in ImportWarning.lines(warnings) { Messages.warning(line) }
         // A pass or passage store read from its default folder is named as that folder.
         let read = file ?? CryptImport.defaultStore(for: self.format.name)
         // `info` keeps newlines (a message of several lines): a newline in the file's name is
