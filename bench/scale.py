@@ -24,8 +24,12 @@ its own verdict:
   2.3 MB of relocations and symbols that every start reads), ~0.8 MB more of its RW segment (the
   3 MB `.rodata` lies there, read here and there), under 1 MB of heap and anonymous pages, 20 KiB
   mlocked (sodium_malloc's guarded keys), and Argon2's 1 MiB, which an import runs after its read
-  (docs/PERFORMANCE.md, "1pux: the fixed part"). It also moves with the page cache and with where
-  address randomization puts the 64 KiB windows: `--version` alone ranges 8.3–9.3 MB in 15 runs.
+  (docs/PERFORMANCE.md, "1pux: the fixed part"). It also moves with where address randomization
+  puts the 64 KiB windows, and with how the binary lies in the page cache: the kernel maps its code
+  from cached pages only, as much as the cached block around a fault holds, 64 KiB for pages read in
+  by running the binary and up to 1 MiB for a file read whole (`--version` 7.9–8.0 MB against 11.3
+  MB). Before the peaks, the binary is dropped from the page cache and put back in one known state,
+  by one run of each row (`--page-cache run`, the default) or by reading it whole (`--page-cache read`).
 - growth per input byte: (peak at the largest size − peak at ten times fewer entries) ÷ (input at
   the largest − input at the smaller): what the input itself costs, the fixed part cancelled.
   When the smaller size is not among --sizes, its inputs are written and its imports' peaks
@@ -63,6 +67,8 @@ def parse_args(argv=None):
     parser.add_argument("--runs", type=int)
     parser.add_argument("--only", help="comma-separated row labels to run (for profiling one verb)")
     parser.add_argument("--markdown")
+    parser.add_argument("--page-cache", choices=("run", "read"), default="run",
+                        help="the binary's pages before the peaks: faulted in by one run of each row (run), or read whole (read)")
     return parser.parse_args(argv)
 
 
@@ -95,21 +101,35 @@ def execute(cmd, stdin=None, setup=None):
     return elapsed, cpu
 
 
-def warm(path):
-    """Reads the file at `path` whole, so that it lies in the page cache: the kernel maps a binary's
-    code around each page a command touches only from pages already cached (fault-around), so a
-    binary partly evicted between runs shows less resident code, and a peak moves with the page
-    cache's state rather than the command (measured: `--version` 8.0-8.4 MB after other work
-    evicted part of the binary, 8.5-8.9 MB cached)."""
-    with open(path, "rb") as f:
-        while f.read(1 << 20):
-            pass
+def settle_page_cache(binary, mode, rows):
+    """Puts the binary's pages in the page cache in one known state before peaks are measured, as
+    a peak moves with that state rather than with the command: the kernel maps a binary's code from
+    the page cache only, and as many pages at once as the cached block holds (measured with
+    /proc/PID/pagemap, kernel 6.18: `--version` 7.9-8.0 MB after runs, 8.9 MB right after the
+    build wrote the file, 11.3 MB after a whole read). First the file is dropped from the cache
+    (posix_fadvise DONTNEED; pages a running process maps stay). Then:
+    - "run" (the default; a binary as the system loads it when it is run, as after a reboot): every
+      row runs once, unmeasured, so that each command's faults read its pages in, a read-around
+      window at a time, and a fault maps the 64 KiB around it;
+    - "read": the file is read whole, as a copy, backup or checksum reads it; the page cache then
+      holds it in blocks of up to 1 MiB (large folios), and a fault maps the whole block."""
+    fd = os.open(binary, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    if mode == "read":
+        with open(binary, "rb") as f:
+            while f.read(1 << 20):
+                pass
+        return
+    execute([binary, "--version"])
+    for cmd, stdin, setup in rows:
+        execute(cmd, stdin, setup)
 
 
 def peak_kib(work, cmd, stdin=None, setup=None):
     report = f"{work}/time.out"
-    if os.path.isfile(cmd[0]):
-        warm(cmd[0])
     execute(["/usr/bin/time", "-f", "%M", "-o", report] + cmd, stdin, setup)
     with open(report) as f:
         return int(f.read().split()[-1])
@@ -359,6 +379,7 @@ def run(args, out):
         load_before = os.getloadavg()
         medians, cpus = measure({label: row[1:] for label, row in rows.items()}, runs, budget)
         load_after = os.getloadavg()
+        settle_page_cache(vf, args.page_cache, [row[1:] for label, row in rows.items() if not label.startswith(("ansible", "sops", "keepassxc"))])
         peaks = {label: (median_peak_kib if is_import(label) else peak_kib)(work, *row[1:]) for label, row in rows.items()
                  if not label.startswith(("ansible", "sops", "keepassxc"))}
         results[n] = {"rows": rows, "medians": medians, "cpu": cpus, "peaks": peaks, "file": os.path.getsize(f"{work}/vf-{n}.vault"),
