@@ -265,7 +265,7 @@ enum ForeignBuilder {
             fields.putNotes(Self.notes(item.notes, with: moved))
             outcome.fieldsInNotes.add(name, count: moved.count)
         }
-        for attachment in item.attachments {
+        for attachment in inNumberingOrder(item.attachments) {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.
             if attachment.bytes.count > VaultLimits.maxValueLength {
@@ -346,7 +346,7 @@ enum ForeignBuilder {
                 set.putCustomFields(Array(version.fields[..<cut]), entry: name, tally: &untallied)
                 set.putNotes(notes(version.notes, with: version.fields[cut...].filter { !$0.value.isEmpty }))
             }
-            for attachment in version.attachments
+            for attachment in inNumberingOrder(version.attachments)
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
                 set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
             }
