@@ -107,6 +107,14 @@ public final class ChildProcess: @unchecked Sendable {
         return info._sifields._sigchld.si_pid == 0
     }
 
+    /// Whether process `pid` (any, not only a child of this one: a tool a child started) has ended:
+    /// no such process, or a zombie no one has reaped yet.
+    public static func hasEnded(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(close, offsetBy: 2)] == "Z"
+    }
+
     /// Waits for the child to end and its pipes to close, and returns what it produced. Call once.
     public func finish() -> Output {
         var status: Int32 = 0

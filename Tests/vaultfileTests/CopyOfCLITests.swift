@@ -55,7 +55,7 @@ import Testing
         let stale = try cli.run(["set", "web/token"] + cli.unlock("a.vault"), stdin: Array("x".utf8))
         #expect(stale.status == 7, "\(stale.stderr)")
         #expect(stale.stderr.contains("copies of one vault, from cp, git or a backup, share its vault id"), "\(stale.stderr)")
-        #expect(stale.stderr.contains("'vaultfile init --copy-of \(cli.path("a.vault")) --vault NEW.vault' (a new vault id)"), "\(stale.stderr)")
+        #expect(stale.stderr.contains("'vaultfile init --copy-of COPY --vault NEW.vault' (a new vault id)"), "\(stale.stderr)")
         // The way out it names: one --allow-rollback, then the copy made independent writes alongside.
         #expect(try cli.run(["set", "web/token", "--allow-rollback"] + cli.unlock("a.vault"), stdin: Array("x".utf8)).status == 0)
         #expect(try cli.run(["init", "--copy-of", cli.path("c.vault"), "--vault", cli.path("d.vault"), "--password-file", cli.path("pw")]).status == 0)

@@ -13,6 +13,15 @@ extension ExternalTools {
         static let hasAnsibleVault = has("ansible-vault")
         static let fixtures = ProjectPaths.fixtures.appendingPathComponent("import")
 
+        /// `gpg --batch --gen-key`'s parameters of a throw-away ed25519/cv25519 key for
+        /// throwaway@example.invalid, with `passphrase` (nil: none).
+        static func throwawayKey(passphrase: String?) -> String {
+            (passphrase == nil ? "%no-protection\n" : "")
+                + "Key-Type: eddsa\nKey-Curve: ed25519\nSubkey-Type: ecdh\nSubkey-Curve: cv25519\n"
+                + "Name-Real: Throwaway\nName-Email: throwaway@example.invalid\nExpire-Date: 0\n"
+                + (passphrase.map { "Passphrase: \($0)\n" } ?? "") + "%commit\n"
+        }
+
         /// Runs `script` with `sh -c` in the test's folder, with `environment`; fails the test on a non-zero exit.
         @discardableResult
         func sh(_ cli: CLI, _ script: String, _ environment: [String: String], stdin: String = "") throws -> String {
@@ -40,18 +49,7 @@ extension ExternalTools {
             let home = cli.path("gnupg")
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let environment = ["GNUPGHOME": home, "PASSWORD_STORE_DIR": cli.path("store")]
-            try sh(cli, "gpg --batch --quiet --gen-key", environment, stdin: """
-                %no-protection
-                Key-Type: eddsa
-                Key-Curve: ed25519
-                Subkey-Type: ecdh
-                Subkey-Curve: cv25519
-                Name-Real: Throwaway
-                Name-Email: throwaway@example.invalid
-                Expire-Date: 0
-                %commit
-
-                """)
+            try sh(cli, "gpg --batch --quiet --gen-key", environment, stdin: Self.throwawayKey(passphrase: nil))
             try sh(cli, "pass init throwaway@example.invalid >/dev/null", environment)
             try sh(cli, "pass insert -m web/example.com >/dev/null", environment,
                    stdin: "hunter2\nlogin: alice\nurl: https://example.com/login\notpauth://totp/Ex:alice?secret=JBSWY3DPEHPK3PXP&issuer=Ex\ncomments: first\nsecond\n")

@@ -185,19 +185,22 @@ import VaultModel
     // MARK: - The older copy's hint
 
     /// An older copy may have changes of its own that --allow-rollback would drop with the newer
-    /// copy's: the hint offers `merge --both` first, and the rollback only for a copy with none.
+    /// copy's: the hint offers the merge first, and the rollback only for a copy with none; the
+    /// merge's command comes last, to paste.
     @Test func test_hint_olderCopyOffersMergeBeforeRollback() throws {
         func hint(_ newerPath: String) throws -> String {
             let newer = SeenRecord(generation: 12, headerHash: [UInt8](repeating: 7, count: 32), seen: 1_780_000_000, path: newerPath)
             return try #require(ErrorReport(VaultError.staleCopy(path: "/v/stick.vault", generation: 11, newer: newer))?.hint)
         }
         let known = try hint("/v/home.vault")
-        #expect(known.hasPrefix("to keep both copies' changes, combine them with 'vaultfile merge --both /v/stick.vault /v/home.vault'"), "\(known)")
-        #expect(known.contains("if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest)"))
+        #expect(known.hasPrefix("to keep both copies' changes, combine them, which writes the result to both ("), "\(known)")
+        #expect(known.contains("if this copy has no changes to keep, run the command again with --allow-rollback instead (it then becomes the newest)"))
         // A copy meant as a separate vault (issue 47): the way to make it one.
-        #expect(known.hasSuffix("make that one independent: 'vaultfile init --copy-of /v/stick.vault --vault NEW.vault' (a new vault id)"), "\(known)")
+        #expect(known.contains("make that one independent with 'vaultfile init --copy-of COPY --vault NEW.vault' (a new vault id)"), "\(known)")
+        #expect(known.hasSuffix("(a new vault id)): vaultfile merge --both /v/stick.vault /v/home.vault"), "\(known)")
         let samePath = try hint("/v/stick.vault")
-        #expect(samePath.contains("find the newer copy (generation 12)") && samePath.contains("'vaultfile merge --both OURS THEIRS'"), "\(samePath)")
-        #expect(samePath.range(of: "merge --both")!.lowerBound < samePath.range(of: "--allow-rollback")!.lowerBound)
+        #expect(samePath.contains("find the newer copy (generation 12) and combine them") && samePath.hasSuffix(": vaultfile merge --both OURS THEIRS"),
+                "\(samePath)")
+        #expect(samePath.range(of: "combine them")!.lowerBound < samePath.range(of: "--allow-rollback")!.lowerBound)
     }
 }

@@ -25,13 +25,6 @@ extension ExternalTools {
             return cli
         }
 
-        /// Whether process `pid` has ended (no such process, or a zombie no one has reaped yet).
-        private func hasEnded(_ pid: pid_t) -> Bool {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return true }
-            return stat[stat.index(close, offsetBy: 2)] == "Z"
-        }
-
         // MARK: - One deadline for all (att60 F5)
 
         /// Four tools that ignore SIGTERM: vaultfile gives them two seconds together, then SIGKILL,
@@ -56,7 +49,7 @@ extension ExternalTools {
             var started: [pid_t] = []
             defer {
                 if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() }
-                for pid in started where !hasEnded(pid) { kill(pid, SIGKILL) }
+                for pid in started where !ChildProcess.hasEnded(pid) { kill(pid, SIGKILL) }
             }
             let marks = { (try? FileManager.default.contentsOfDirectory(atPath: cli.path("marks"))) ?? [] }
             let deadline = Date().addingTimeInterval(20)
@@ -73,7 +66,7 @@ extension ExternalTools {
             #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
             #expect(took >= 1.8, "the tools were not given their two seconds: \(took) s")
             #expect(took < 3.5, "one grace for all, not one each: \(took) s")
-            #expect(started.allSatisfy(hasEnded), "left running: \(started.filter { !hasEnded($0) })")
+            #expect(started.allSatisfy(ChildProcess.hasEnded), "left running: \(started.filter { !ChildProcess.hasEnded($0) })")
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
@@ -100,12 +93,8 @@ extension ExternalTools {
                 """)
             defer { cli.directory.remove() }
             try cli.write("store/a.gpg", Array("secret\n".utf8))
-            let terminal = try ShellTerminal(cli, shell: .bash); defer { terminal.stop() }
-            terminal.type("export PATH=\(cli.path("bin")):$PATH ANSWER=\(cli.path("answer")) VAULTFILE_STATE_DIR=\(cli.stateDirectory) "
-                          + "VAULTFILE_NO_AGENT=1 VAULTFILE_QUIET_WEAK_PASSWORD=1 XDG_CONFIG_HOME=\(cli.configDirectory)")
-            terminal.type("clear; '\(CLI.binary)' import --format pass store --vault t.vault --password-file pw &")
-            let screen = { (try? terminal.tmux("capture-pane -p -S -100").text) ?? "" }
-            let waiting = "vaultfile: gpg is waiting for the terminal: bring the import to the foreground (fg)"
+            let terminal = try ShellTerminal.backgroundPassImport(cli); defer { terminal.stop() }
+            let screen = terminal.scrollback, waiting = ShellTerminal.toolWaiting
             try #require(CLI.waitFor(20) { screen().contains(waiting) }, "no word of the stopped tool: \(screen())")
             usleep(300_000)
             #expect(screen().components(separatedBy: waiting).count == 2, "said once: \(screen())")

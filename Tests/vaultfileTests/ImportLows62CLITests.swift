@@ -8,7 +8,8 @@ import VaultFormat
 /// The low findings of cold62 on `import` (issue 44), through the built binary: a `--prefix` too
 /// long for the names under it refused as the prefix's fault (L1 c); 1pux item times past 9999
 /// left out and said, and exports that never write a year of five digits (L2); a TOTP compared
-/// by what computes its codes in `--skip-existing` (L3); `share --field`'s note (L4); warnings
+/// by what computes its codes in `--skip-existing`, and fields of one label numbered the same in
+/// any order (L3); `share --field`'s note (L4); warnings
 /// that name entries by their vault names (L5); Ctrl-C at the identities prompt (L7).
 @Suite struct ImportLows62CLITests {
     private static let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
@@ -76,6 +77,29 @@ import VaultFormat
         try cli.write("c.json", bytes(Self.bitwarden(user: "alice", secret: "GEZDGNBVGY3TQOJQ")))
         let rotated = try cli.run(["import", "--skip-existing", "--dry-run", cli.path("c.json")] + cli.unlock())
         #expect(rotated.stderr.contains("the file's field 'totp' differs"), "\(rotated.stderr)")
+    }
+
+    /// L3 b: a newer export that lists an item's two `API_Key` fields in the other order changes
+    /// nothing: `--skip-existing` sees no field differ, `--overwrite` keeps each value's name.
+    @Test func test_import_fieldsOfOneLabelKeepTheirNamesInAnotherExportOrder() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        func export(_ values: [String]) -> [UInt8] {
+            let fields = values.map { #"{"name": "API_Key", "value": "\#($0)", "type": 1}"# }.joined(separator: ", ")
+            return bytes(#"{"encrypted": false, "folders": [], "items": [{"id": "1", "type": 1, "name": "Svc", "login": {"password": "pw"}, "fields": ["#
+                         + fields + "]}]}")
+        }
+        try cli.write("a.json", export(["zz-second", "aa-first", "mm-middle"]))
+        try cli.write("b.json", export(["mm-middle", "aa-first", "zz-second"]))
+        #expect(try cli.run(["import", cli.path("a.json")] + cli.unlock()).status == 0)
+        func values() throws -> [String] {
+            try ["API_Key", "API_Key_2", "API_Key_3"].map { try cli.run(["get", "Svc", "--field", $0] + cli.unlock()).text }
+        }
+        #expect(try values() == ["aa-first", "mm-middle", "zz-second"])
+        let skipped = try cli.run(["import", "--skip-existing", "--dry-run", cli.path("b.json")] + cli.unlock())
+        #expect(skipped.status == 0 && skipped.stderr.contains("(0 new, 0 replaced, 1 skipped)") && !skipped.stderr.contains("differ"), "\(skipped.stderr)")
+        let overwritten = try cli.run(["import", "--overwrite", cli.path("b.json")] + cli.unlock())
+        #expect(overwritten.status == 0, "\(overwritten.stderr)")
+        #expect(try values() == ["aa-first", "mm-middle", "zz-second"])
     }
 
     // MARK: - L4: share --field's note

@@ -79,13 +79,6 @@ extension ExternalTools {
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
-        /// Whether process `pid` has ended (no such process, or a zombie no one has reaped yet).
-        private func hasEnded(_ pid: pid_t) -> Bool {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return true }
-            return stat[stat.index(close, offsetBy: 2)] == "Z"
-        }
-
         /// A gpg that is a wrapper script, with a child of its own (here a `sleep` it waits for):
         /// on SIGTERM vaultfile ends the wrapper's whole process group, so the child does not
         /// outlive the import (recheck58 N6; before, the `sleep` ran on for its 60 s). vaultfile
@@ -111,7 +104,7 @@ extension ExternalTools {
             var started: [pid_t] = []
             defer {
                 if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() }
-                for pid in started where !hasEnded(pid) { kill(pid, SIGKILL) }
+                for pid in started where !ChildProcess.hasEnded(pid) { kill(pid, SIGKILL) }
             }
             let deadline = Date().addingTimeInterval(20)
             while !FileManager.default.fileExists(atPath: pids) && importing.isRunning && Date() < deadline { usleep(10_000) }
@@ -126,8 +119,8 @@ extension ExternalTools {
             let result = importing.finish()
             #expect(!result.endedBySignal && result.status == 128 + SIGTERM, "\(result.status): \(result.stderr)")
             // The wrapper's `sleep` is reaped by init once its parent is gone: give that a moment.
-            while started.contains(where: { !hasEnded($0) }) && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
-            #expect(started.allSatisfy(hasEnded), "left running: \(started.filter { !hasEnded($0) })")
+            while started.contains(where: { !ChildProcess.hasEnded($0) }) && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
+            #expect(started.allSatisfy(ChildProcess.hasEnded), "left running: \(started.filter { !ChildProcess.hasEnded($0) })")
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
@@ -224,18 +217,8 @@ extension ExternalTools {
 
                 """.utf8), mode: 0o700)
             try cli.write("gnupg/gpg-agent.conf", Array("pinentry-program \(cli.path("slow-pinentry"))\n".utf8))
-            try sh(cli, "gpg --batch --quiet --pinentry-mode loopback --gen-key", environment, stdin: """
-                Key-Type: eddsa
-                Key-Curve: ed25519
-                Subkey-Type: ecdh
-                Subkey-Curve: cv25519
-                Name-Real: Throwaway
-                Name-Email: throwaway@example.invalid
-                Expire-Date: 0
-                Passphrase: passphrase-of-test
-                %commit
-
-                """)
+            try sh(cli, "gpg --batch --quiet --pinentry-mode loopback --gen-key", environment,
+                   stdin: CryptImportCLITests.throwawayKey(passphrase: "passphrase-of-test"))
             // The agent that cached the passphrase while making the key is ended: decrypting asks the pinentry.
             try sh(cli, "mkdir -p store/web && printf 'secret\\n' | gpg --batch --quiet -e -r throwaway@example.invalid -o store/web/a.gpg"
                    + " && cp store/web/a.gpg store/web/b.gpg && gpgconf --kill gpg-agent", environment)

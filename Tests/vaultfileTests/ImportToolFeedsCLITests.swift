@@ -9,13 +9,6 @@ import Testing
 /// shown for the last one only. Fake tools are shell scripts on PATH; every wait is bounded.
 extension ExternalTools {
     @Suite struct ImportToolFeedsCLITests {
-        /// Whether process `pid` has ended (no such process, or a zombie no one has reaped yet).
-        private func hasEnded(_ pid: pid_t) -> Bool {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return true }
-            return stat[stat.index(close, offsetBy: 2)] == "Z"
-        }
-
         // MARK: - F5: a signal while identities wait to be written
 
         /// PASSAGE_IDENTITIES_FILE a pipe of 200 KB (more than a pipe holds) and an age that never
@@ -36,7 +29,7 @@ extension ExternalTools {
             var tool: pid_t = 0
             defer {
                 if importing.isRunning { kill(importing.pid, SIGKILL); _ = importing.finish() }
-                if tool > 0 && !hasEnded(tool) { kill(tool, SIGKILL) }
+                if tool > 0 && !ChildProcess.hasEnded(tool) { kill(tool, SIGKILL) }
             }
             let deadline = Date().addingTimeInterval(20)
             while !FileManager.default.fileExists(atPath: mark) && importing.isRunning && Date() < deadline { usleep(10_000) }
@@ -50,8 +43,8 @@ extension ExternalTools {
             #expect(Date().timeIntervalSince(sent) < 5, "the signal waited")
             let result = importing.finish()
             #expect(!result.endedBySignal && result.status == 128 + signal, "\(result.status): \(result.stderr)")
-            while !hasEnded(tool) && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
-            #expect(hasEnded(tool), "the age was left running")
+            while !ChildProcess.hasEnded(tool) && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
+            #expect(ChildProcess.hasEnded(tool), "the age was left running")
             #expect(try cli.read("t.vault") == before, "the vault was written")
         }
 
@@ -98,13 +91,9 @@ extension ExternalTools {
             try cli.write("store/.gpg-id", Array("K\n".utf8))
             try cli.write("store/a.gpg", Array("secret-a\n".utf8))
             try cli.write("store/b.gpg", Array("secret-b\n".utf8))
-            let terminal = try ShellTerminal(cli, shell: .bash); defer { terminal.stop() }
-            terminal.type("export PATH=\(cli.path("bin")):$PATH ANSWER=\(cli.path("answer")) VAULTFILE_STATE_DIR=\(cli.stateDirectory) "
-                          + "VAULTFILE_NO_AGENT=1 VAULTFILE_QUIET_WEAK_PASSWORD=1 VAULTFILE_IMPORT_JOBS=2 XDG_CONFIG_HOME=\(cli.configDirectory)")
-            terminal.type("clear; '\(CLI.binary)' import --format pass store --vault t.vault --password-file pw &")
-            let screen = { (try? terminal.tmux("capture-pane -p -S -100").text) ?? "" }
+            let terminal = try ShellTerminal.backgroundPassImport(cli, environment: "VAULTFILE_IMPORT_JOBS=2"); defer { terminal.stop() }
+            let screen = terminal.scrollback, waiting = ShellTerminal.toolWaiting
             let prompts = { screen().components(separatedBy: "PIN for the card:").count - 1 }
-            let waiting = "vaultfile: gpg is waiting for the terminal: bring the import to the foreground (fg)"
             try #require(CLI.waitFor(20) { screen().contains(waiting) && prompts() == 2 }, "the two tools did not stop: \(screen())")
             usleep(300_000)
             terminal.type("fg; echo import-status=$?")

@@ -22,14 +22,14 @@ import VaultModel
     ]
 
     /// Runs `command` as pasted into bash (locale `locale`) in a new empty folder of `cli`, with
-    /// vaultfile, gpg, age, iconv and chmod replaced by functions that record their words: those
+    /// vaultfile, gpg, age, iconv, chmod and git replaced by functions that record their words: those
     /// words (each program's name first), and the names in the folder afterwards.
     private func paste(_ command: String, _ cli: CLI, locale: String = "C") throws -> (words: [[UInt8]], created: Set<String>, stderr: String) {
         let folder = "paste-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)
         try cli.write(folder + "/uri.txt", [])
         let stubs = "record() { printf '%s\\0' \"$@\" >&3; }; "
-            + ["vaultfile", "gpg", "age", "iconv", "chmod"].map { "\($0)() { record \($0) \"$@\"; }; " }.joined()
+            + ["vaultfile", "gpg", "age", "iconv", "chmod", "git"].map { "\($0)() { record \($0) \"$@\"; }; " }.joined()
         let script = "cd \(folder) || exit 9\nexec 3>../\(folder).words\n" + stubs + "\n" + command + "\n"
         let result = try cli.run(["-c", script], extra: ["LANG": locale, "LC_ALL": locale], executable: "/bin/bash")
         let recorded = try cli.read(folder + ".words")
@@ -106,6 +106,42 @@ import VaultModel
         }
     }
 
+    /// The hints of copies of a vault (a stick, a planted copy) and the others that name a path the
+    /// user gave, or an entry: each command comes last and pastes with each path as one word (before,
+    /// `'vaultfile merge --both PATH PATH'` and `'vaultfile trust --vault PATH'` put the paths in
+    /// the command's own quotes).
+    @Test func test_hints_copyAndPathCommandsComeLastAndPasteWithThePathAsOneWord() throws {
+        let cli = try CLI(); defer { cli.directory.remove() }
+        let merge = "vaultfile merge --both "
+        for name in Self.hostile {
+            let other = name + ".other"
+            let seen = SeenRecord(generation: 12, headerHash: [1], seen: 0, path: other)
+            let cases: [(hint: String?, marker: String, words: [String])] = [
+                (ErrorReport.hint(for: VaultError.staleCopy(path: name, generation: 11, newer: seen)), "(a new vault id)): ",
+                 ["vaultfile", "merge", "--both", name, other]),
+                (ErrorReport.hint(for: VaultError.divergedCopy(path: name, generation: 12, other: seen)), "to both: ",
+                 ["vaultfile", "merge", "--both", name, other]),
+                (ErrorReport.hint(for: VaultError.implausibleGeneration(path: name, generation: 1 << 62, seen: seen)), "seen here: ",
+                 ["vaultfile", "merge", "--both", other, name]),
+                (ErrorReport.trustHint(path: name, why: [.unknownSigner(fingerprint: "x25519:ab")]), "genuine copy back: ",
+                 ["git", "checkout", "HEAD", "--", name]),
+                (ErrorReport.trustHint(path: "THEIRS (the other copy) at " + name, why: [.untracedSlot(slot: 1, label: "l", fingerprint: "f", previous: nil)]),
+                 "and asks: ", ["vaultfile", "trust", "--vault", name]),
+                (ErrorReport.trustHint(path: name, why: [.unsignedAfterSigned(firstSigned: 3)]), "in git: ", ["git", "checkout", "HEAD", "--", name]),
+                (GitCredentialHelper.lineBreakHint(name, field: name), "(no newline): ", ["vaultfile", "set", name, "--field", name]),
+            ]
+            for (hint, marker, words) in cases {
+                let text = try #require(hint, "no hint for \(words)")
+                #expect(!text.contains("'" + merge) && !text.contains("'vaultfile trust --vault "), "a command in quotes of its own: \(text)")
+                let command = try command(in: text, after: marker)
+                try expectPastes(command, words, cli)
+            }
+        }
+        // One path for both copies: placeholders, still last.
+        let same = try #require(ErrorReport.hint(for: VaultError.divergedCopy(path: "/v/a", generation: 1, other: SeenRecord(generation: 1, headerHash: [], seen: 0, path: "/v/a"))))
+        #expect(same.hasSuffix(": vaultfile merge --both OURS THEIRS"), "\(same)")
+    }
+
     // MARK: - Through the binary
 
     /// A pass store shared in git, a file encrypted to a key the victim lacks and named to break
@@ -130,6 +166,23 @@ import VaultModel
             let hint = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("vaultfile: hint: ") }.map(String.init), "\(result.stderr)")
             try expectPastes(try command(in: hint, after: "available): "), ["gpg", "--decrypt", cli.path(store + "/" + name + ".gpg")], cli)
         }
+    }
+
+    /// `keygen --keyfile` to a path chosen to break out, and `age-identity` of an entry so named:
+    /// the `slot add keyfile` and `--lend` commands paste as that path and that entry.
+    @Test func test_keygenAndAgeIdentity_commandsOfAHostileNamePasteAsThatName() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let file = "key'\u{301};touch PWNED;: '\u{301}.bin"
+        let made = try cli.run(["keygen", "--keyfile", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        try expectPastes(try command(in: made.stderr, after: "add it with: ").trimmingCharacters(in: .newlines),
+                         ["vaultfile", "slot", "add", "keyfile", file], cli)
+        let entry = "id'\u{301};touch PWNED;: '\u{301}"
+        #expect(try cli.run(["set", entry] + cli.unlock(), stdin: bytes("AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX\n")).status == 0)
+        let unlent = try cli.run(["age-identity", entry] + cli.unlock())
+        #expect(unlent.status != 0, "\(unlent.stderr)")
+        let hint = try #require(unlent.stderr.split(separator: "\n").first { $0.hasPrefix("vaultfile: hint: ") }.map(String.init), "\(unlent.stderr)")
+        try expectPastes(try command(in: hint, after: "its identity: "), ["vaultfile", "age-identity", entry, "--lend"], cli)
     }
 
     /// A mailed export imported with the wrong --format: the hint's `vaultfile import` pastes as

@@ -117,7 +117,8 @@ import Testing
             environment["VAULTFILE_STATE_DIR"] = cli.path("bob-state")
             let set = try cli.run(["set", "k"] + arguments + unlock, stdin: Array("v".utf8), extra: environment)
             #expect(set.status == 7, "\(set.stderr)")
-            #expect(set.stderr.contains("vaultfile trust --vault \(vault)'") && !set.stderr.contains("--vault /"), "\(set.stderr)")
+            // The path as given, in the command to paste (the way back to the genuine copy).
+            #expect(set.stderr.contains("git checkout HEAD -- \(vault)\n") && !set.stderr.contains("-- /"), "\(set.stderr)")
         }
     }
 

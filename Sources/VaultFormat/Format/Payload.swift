@@ -244,9 +244,21 @@ package enum Payload {
 
 // MARK: - Where the ciphertext comes from
 
+#if compiler(>=6.2)
+/// A type whose metatype may be used from another thread (SE-0470's `SendableMetatype`): a generic
+/// function called in a `DispatchQueue.concurrentPerform` block uses its type parameter's there.
+package typealias ConcurrentMetatype = SendableMetatype
+#else
+/// Before Swift 6.2 every metatype may be used from another thread: no constraint.
+package typealias ConcurrentMetatype = Any
+#endif
+
 /// The payload's ciphertext as `Payload.open` reads it, one chunk at a time: the file's bytes
 /// already in memory, or the vault file itself, so that a large vault is never held twice.
-package protocol CiphertextSource {
+/// A source's type is used on the second thread of a two-thread read (`Payload.authenticate`
+/// calls its generic reader there): its metatype must be safe to share (`ConcurrentMetatype`),
+/// as the metatype of every type whose conformance is not isolated to an actor is.
+package protocol CiphertextSource: ConcurrentMetatype {
     /// The length of the ciphertext, in bytes.
     var count: Int { get }
     /// Calls `body` with ciphertext bytes `range`, which lies within `count`. Ranges usually come

@@ -177,11 +177,11 @@ extension UnlockOptions {
             switch finding {
             case .olderCopy(let path, _, let newer):
                 // Merge first: --allow-rollback would drop the newer copy's changes, or this one's if it has any.
-                Messages.warning("\(finding); a write to it is refused (exit 7): if it holds changes of its own, combine them with "
-                    + "\(ErrorReport.mergeCommand(path, newer.path)), else --allow-rollback makes this copy the newest (without the newer one's changes)")
+                Messages.warning("\(finding); a write to it is refused (exit 7): if it holds changes of its own, combine them (else "
+                    + "--allow-rollback makes this copy the newest, without the newer one's changes): \(ErrorReport.mergeCommand(path, newer.path))")
             case .diverged(let path, _, let other):
                 // Never --allow-rollback: it would leave the other copy's changes behind.
-                Messages.warning("\(finding); combine them with \(ErrorReport.mergeCommand(path, other.path))")
+                Messages.warning("\(finding); combine them with: \(ErrorReport.mergeCommand(path, other.path))")
             case .implausible:
                 Messages.warning("\(finding); a write to it is refused (exit 7) unless --allow-rollback, which ignores its generation")
             case .retiredKey:

@@ -51,7 +51,7 @@ extension VaultfileCommand {
                 let stored = unlocked.vault.existingName(for: name) ?? name
                 try Self.checkLendable(stored)
                 guard let key = try Self.lendKey(in: unlocked.vault, name: stored) else {
-                    throw CLIError.refused("'\(Messages.escaped(stored))' is not lent to age", hint: "'vaultfile age-identity \(stored) --lend' lends it and prints its identity")
+                    throw CLIError.refused("'\(Messages.escaped(stored))' is not lent to age", hint: "this lends it and prints its identity: vaultfile age-identity \(shellWord(stored)) --lend")
                 }
                 try StandardOutput.write(Array(try Self.identityFile(vaultID: unlocked.header.vaultID, name: stored, lendKey: key, identities: identities).utf8))
             }
@@ -101,7 +101,7 @@ extension VaultfileCommand {
                     }
                     throw CLIError.refused("\(String(describing: error)); age-identity lends an entry whose value is an age identity "
                                            + "(AGE-SECRET-KEY-1…, or an age-keygen file)",
-                                           hint: "store one with 'age-keygen | vaultfile set \(name)'")
+                                           hint: "store one with: age-keygen | vaultfile set \(shellWord(name))")
                 }
             }
         }
@@ -120,7 +120,7 @@ extension VaultfileCommand {
                 return try vault.withValue(of: name, part: EntryPart(field: VaultfilePluginIdentity.lentField)) { raw in
                     guard let key = VaultfilePluginIdentity.lendKey(fromField: Array(raw)) else {
                         throw CLIError.invalidArgument("the field '\(VaultfilePluginIdentity.lentField)' of '\(Messages.escaped(name))' is not "
-                                                       + "a lend key (64 hex digits); 'vaultfile age-identity \(name) --unlend' removes it")
+                                                       + "a lend key (64 hex digits); this removes it: vaultfile age-identity \(shellWord(name)) --unlend")
                     }
                     return key
                 }

@@ -256,16 +256,24 @@ extension InterchangeTests {
     /// vaultfile CSV read as records and as entries, on random files (above): the same names,
     /// entries, warnings and errors, and the same vault or error once put into each kind of vault.
     @Test func test_importRecords_csvMatchesTheEntryPath() throws {
-        var generator = SplitMix(seed: 137)
+        try Self.expectRecordsMatchTheEntryPath(.csv, seed: 137, random: Self.randomNativeCSV, atLeast: (taken: 60, onDisk: 10, failed: 50))
+    }
+
+    /// `format` read as records and as entries, on 600 random files of `random`: the same names,
+    /// entries, warnings and errors, and the same vault or error once put into each kind of vault;
+    /// more than `atLeast` of them taken as records, written as runs, and failed.
+    private static func expectRecordsMatchTheEntryPath(_ format: InterchangeFormat, seed: UInt64, random: (() -> UInt8) -> [UInt8],
+                                                       atLeast: (taken: Int, onDisk: Int, failed: Int)) throws {
+        var generator = SplitMix(seed: seed)
         func byte() -> UInt8 { generator.nextByte() }
         let bases = try Self.baseVaults()
         var taken = 0, onDisk = 0, failed = 0
         for _ in 0..<600 {
-            let bytes = Self.randomNativeCSV(byte)
-            let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .csv, now: 42, asRecords: true) }
-            let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .csv, now: 42, asRecords: false) }
+            let bytes = random(byte)
+            let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 42, asRecords: true) }
+            let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: format, now: 42, asRecords: false) }
             #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
-            if Self.checkSpilled(bytes, .csv, against: plain, plainImport, bases: bases) { onDisk += 1 }
+            if Self.checkSpilled(bytes, format, against: plain, plainImport, bases: bases) { onDisk += 1 }
             guard let fastImport, let plainImport else { failed += 1; continue }
             if fastImport.records != nil { taken += 1 }
             #expect(plainImport.records == nil)
@@ -273,9 +281,9 @@ extension InterchangeTests {
                 #expect(Self.putInto(base, fastImport) == Self.putInto(base, plainImport), "base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
             }
         }
-        #expect(taken > 60, "\(taken) taken as records")
-        #expect(onDisk > 10, "\(onDisk) written as runs")
-        #expect(failed > 50, "\(failed) failed")
+        #expect(taken > atLeast.taken, "\(taken) taken as records")
+        #expect(onDisk > atLeast.onDisk, "\(onDisk) written as runs")
+        #expect(failed > atLeast.failed, "\(failed) failed")
     }
 
     /// A random dotenv file: plain, exported, quoted (both kinds, escapes, several lines), commented
@@ -300,26 +308,7 @@ extension InterchangeTests {
     /// dotenv read as records and as entries, on random files (above): the same names, entries,
     /// warnings and errors, and the same vault or error once put into each kind of vault.
     @Test func test_importRecords_dotenvMatchesTheEntryPath() throws {
-        var generator = SplitMix(seed: 4417)
-        func byte() -> UInt8 { generator.nextByte() }
-        let bases = try Self.baseVaults()
-        var taken = 0, onDisk = 0, failed = 0
-        for _ in 0..<600 {
-            let bytes = Self.randomDotEnv(byte)
-            let (fast, fastImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 42, asRecords: true) }
-            let (plain, plainImport) = Self.described { () throws(VaultError) in try Interchange.read(bytes, format: .dotenv, now: 42, asRecords: false) }
-            #expect(fast == plain, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
-            if Self.checkSpilled(bytes, .dotenv, against: plain, plainImport, bases: bases) { onDisk += 1 }
-            guard let fastImport, let plainImport else { failed += 1; continue }
-            if fastImport.records != nil { taken += 1 }
-            #expect(plainImport.records == nil)
-            for (index, base) in bases.enumerated() {
-                #expect(Self.putInto(base, fastImport) == Self.putInto(base, plainImport), "base \(index) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
-            }
-        }
-        #expect(taken > 60, "\(taken) taken as records")
-        #expect(onDisk > 40, "\(onDisk) written as runs")
-        #expect(failed > 30, "\(failed) failed")
+        try Self.expectRecordsMatchTheEntryPath(.dotenv, seed: 4417, random: Self.randomDotEnv, atLeast: (taken: 60, onDisk: 40, failed: 30))
     }
 
     /// The fixtures of the two foreign formats read as records and as entries: the same entries.

@@ -111,3 +111,28 @@ struct ShellTerminal {
 
     private func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }
+
+// MARK: - An import in the background
+
+extension ShellTerminal {
+    /// What vaultfile says once of a tool stopped reading the terminal while the import runs in
+    /// the background.
+    static let toolWaiting = "vaultfile: gpg is waiting for the terminal: bring the import to the foreground (fg)"
+
+    /// An interactive bash in which `vaultfile import --format pass store` into `cli`'s vault
+    /// `t.vault` runs in the background (`&`): `cli`'s `bin` first on PATH (its fake tools),
+    /// ANSWER the file `answer`, the state and configuration folders `cli`'s, no agent, and the
+    /// variables `more` (`VAULTFILE_IMPORT_JOBS=2`). The caller stops it (`stop()`).
+    static func backgroundPassImport(_ cli: CLI, environment more: String = "") throws -> ShellTerminal {
+        let terminal = try ShellTerminal(cli, shell: .bash)
+        terminal.type("export PATH=\(cli.path("bin")):$PATH ANSWER=\(cli.path("answer")) VAULTFILE_STATE_DIR=\(cli.stateDirectory) "
+                      + "VAULTFILE_NO_AGENT=1 VAULTFILE_QUIET_WEAK_PASSWORD=1 \(more.isEmpty ? "" : more + " ")XDG_CONFIG_HOME=\(cli.configDirectory)")
+        terminal.type("clear; '\(CLI.binary)' import --format pass store --vault t.vault --password-file pw &")
+        return terminal
+    }
+
+    /// The screen and up to 100 lines above it ("" when tmux does not answer).
+    func scrollback() -> String {
+        (try? tmux("capture-pane -p -S -100").text) ?? ""
+    }
+}

@@ -117,13 +117,18 @@ struct FieldSet {
     /// that `a_b` stays `a_b` beside `a b` (`a_b_2`) in either order: a field is reached by the name
     /// it had in the source whenever that name was one. A field the reader named (`names`: by
     /// position, `ForeignItem.fieldNames`) is put under that name, numbered when taken, its
-    /// label kept in `labels`.
+    /// label kept in `labels`. Fields that would take one name are put in the order of
+    /// `ForeignBuilder.numberingOrder`, never the file's, so that the same fields in another order
+    /// get the same numbers (cold62 L3).
     mutating func putCustomFields(_ list: [ForeignField], names: [Int: String] = [:], entry: String, tally: inout FieldRenamingTally) {
+        // Each field's name before numbering (the reader's, else its label cleaned), made once.
+        let cleaned = list.indices.map { names[$0] ?? ImportedNameCleaner.fieldName(fromLabel: list[$0].label) }
+        let order = ForeignBuilder.numberingOrder(names: cleaned) { ForeignField.numberedBefore(list[$0], list[$1]) }
         var renamed: [Int] = []
-        for (index, field) in list.enumerated() {
-            guard names.isEmpty || names[index] == nil,
-                  sameUTF8(ImportedNameCleaner.fieldName(fromLabel: field.label), field.label),
-                  ForeignBuilder.reservedMeaning(of: field.label) == nil else {
+        for position in list.indices {
+            let index = order?[position] ?? position
+            let field = list[index]
+            guard names[index] == nil, sameUTF8(cleaned[index], field.label), ForeignBuilder.reservedMeaning(of: field.label) == nil else {
                 renamed.append(index)
                 continue
             }
@@ -131,7 +136,7 @@ struct FieldSet {
         }
         for index in renamed {
             // A name the reader chose is one of the builder's own (`username`): taken, so numbered, never reserved-renamed.
-            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: names[index])
+            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: cleaned[index])
         }
     }
 
@@ -182,6 +187,69 @@ struct FieldSet {
     mutating func putLabels() {
         guard !labels.isEmpty else { return }
         importFields.append(ImportField(name: .string(ForeignBuilder.labelsField), value: .owned(Array((labels.joined(separator: "\n") + "\n").utf8))))
+    }
+}
+
+// MARK: - The order of the fields that would take one name
+
+extension ForeignBuilder {
+    /// The positions `0..<names.count` in the order their fields are put and numbered: the file's,
+    /// except that the positions of the fields that would take one name (`names`, before
+    /// numbering) are filled again with those fields sorted by `before`, so that `API_Key` and
+    /// `API_Key_2` hold the same values whatever order the file lists them in (cold62 L3; titles
+    /// are numbered by account for the same reason, `ForeignNaming`). Nil when no two names are
+    /// equal (most items: then the file's order, and no array is made).
+    static func numberingOrder(names: [String], before: (Int, Int) -> Bool) -> [Int]? {
+        guard names.count > 1 else { return nil }
+        if names.count <= 16 {
+            // A few fields: compared in pairs, with no dictionary made.
+            var repeated = false
+            for first in names.indices where !repeated {
+                repeated = names[(first + 1)...].contains(names[first])
+            }
+            guard repeated else { return nil }
+        }
+        var groups: [String: [Int]] = [:]
+        for (index, name) in names.enumerated() { groups[name, default: []].append(index) }
+        guard groups.count < names.count else { return nil }
+        var order = Array(names.indices)
+        for positions in groups.values where positions.count > 1 {
+            for (position, index) in zip(positions, positions.sorted(by: before)) { order[position] = index }
+        }
+        return order
+    }
+
+    /// `attachments` in the order they are put and numbered (`numberingOrder`): two that would
+    /// take one field name (`attachment.a.txt`, `attachment.a.txt_2`) by name, then bytes.
+    static func inNumberingOrder(_ attachments: [ForeignAttachment]) -> [ForeignAttachment] {
+        guard attachments.count > 1 else { return attachments }
+        let names = attachments.map { ImportedNameCleaner.fieldName(fromLabel: attachmentPrefix + $0.name) }
+        let order = numberingOrder(names: names) { ForeignAttachment.numberedBefore(attachments[$0], attachments[$1]) }
+        return order.map { $0.map { attachments[$0] } } ?? attachments
+    }
+}
+
+extension ForeignField {
+    /// Whether `first` is numbered before `second` when both would take one name: by label (two
+    /// labels can be cleaned to one name), then section (`section`: a 1pux section's title, an
+    /// Enpass heading), then value, then protected mark, each compared by bytes; never by the
+    /// file's order. Equal fields are interchangeable: either order stores the same.
+    static func numberedBefore(_ first: ForeignField, _ second: ForeignField) -> Bool {
+        let label = compareUTF8(first.label, second.label)
+        if label != 0 { return label < 0 }
+        let section = compareUTF8(first.section ?? "", second.section ?? "")
+        if section != 0 { return section < 0 }
+        if first.value != second.value { return first.value.lexicographicallyPrecedes(second.value) }
+        return !first.protected && second.protected
+    }
+}
+
+extension ForeignAttachment {
+    /// Whether `first` is numbered before `second` when both would take one field name: by name,
+    /// then bytes, never by the file's order (`ForeignField.numberedBefore`).
+    static func numberedBefore(_ first: ForeignAttachment, _ second: ForeignAttachment) -> Bool {
+        let name = compareUTF8(first.name, second.name)
+        return name != 0 ? name < 0 : first.bytes.lexicographicallyPrecedes(second.bytes)
     }
 }
 

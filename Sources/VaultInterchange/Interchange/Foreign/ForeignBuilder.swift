@@ -282,7 +282,7 @@ enum ForeignBuilder {
             fields.putNotes(Self.notes(item.notes, with: own.moved))
             outcome.fieldsInNotes.add(name, count: own.moved.count)
         }
-        for attachment in item.attachments {
+        for attachment in inNumberingOrder(item.attachments) {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
             // kept for `labels`): an attachment beyond either is counted, never a failed import.
             if attachment.bytes.count > VaultLimits.maxValueLength {
@@ -368,7 +368,7 @@ enum ForeignBuilder {
             } else if !own.moved.isEmpty {
                 set.putNotes(notes(version.notes, with: own.moved))
             }
-            for attachment in version.attachments
+            for attachment in inNumberingOrder(version.attachments)
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
                 set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
             }

@@ -141,6 +141,10 @@ public struct ForeignField: Sendable {
     public var value: [UInt8]
     /// Whether the source marked it protected (hidden, concealed).
     public var protected: Bool
+    /// The heading the source files it under (a 1pux section's title, an Enpass section heading),
+    /// when it has one. Not stored (the readers say the headings are lost): it orders the fields
+    /// of one label for their numbers (`ForeignField.numberedBefore`).
+    public var section: String?
     /// For a field that names another item of the import (a 1pux `reference`): that item's index
     /// in the import's items, whose entry name the build writes as the value (`ForeignBuilder`);
     /// `unresolved` while the reader has not yet found it. Nil for any other field.
@@ -149,10 +153,11 @@ public struct ForeignField: Sendable {
     public static let unresolved = -1
 
     /// Creates a field.
-    public init(label: String, value: [UInt8], protected: Bool = false) {
+    public init(label: String, value: [UInt8], protected: Bool = false, section: String? = nil) {
         self.label = label
         self.value = value
         self.protected = protected
+        self.section = section
     }
 }
 

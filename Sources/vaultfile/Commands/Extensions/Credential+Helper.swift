@@ -131,10 +131,10 @@ struct GitCredentialHelper {
     // MARK: store and erase
 
     /// How to store a value again without the line break `echo` adds.
-    private static func lineBreakHint(_ name: String, field: String?) -> String {
-        let option = field.map { " --field \($0)" } ?? ""
-        return "was it stored with echo, which adds a newline? store it again with 'vaultfile set \(name)\(option)' "
-            + "at the prompt, or with printf '%s' (no newline)"
+    static func lineBreakHint(_ name: String, field: String?) -> String {
+        let option = field.map { " --field \(shellWord($0))" } ?? ""
+        return "was it stored with echo, which adds a newline? store it again with this, typed at the prompt or piped from "
+            + "printf '%s' (no newline): vaultfile set \(shellWord(name))\(option)"
     }
 
     /// Keeps a credential git says worked: nothing when it is there already (no write at all); one

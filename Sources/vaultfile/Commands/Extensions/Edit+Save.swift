@@ -79,8 +79,8 @@ extension VaultfileCommand.Edit {
             let what = parts.map { $0.fieldName.map { "field '\($0)'" } ?? "the value" }.joined(separator: ", ")
             Messages.error("'\(name)' was changed differently while the editor ran (\(what)); that change stays in '\(name)' "
                            + "and your edit was stored as '\(parked)'",
-                           hint: "compare the two with 'vaultfile get', then keep yours with 'vaultfile mv --force \(parked) \(name)' "
-                               + "or drop it with 'vaultfile rm \(parked)'")
+                           hint: "compare the two with 'vaultfile get', then drop yours ('vaultfile rm' of its name) or keep it in place "
+                               + "of the other with: vaultfile mv --force \(shellWord(parked)) \(shellWord(name))")
             throw ExitCode(.conflicts)
         }
     }

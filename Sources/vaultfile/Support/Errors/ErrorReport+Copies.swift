@@ -5,33 +5,36 @@ import VaultModel
 
 extension ErrorReport {
     /// The command that merges the copy at `ours` with the one at `theirs` and writes the result
-    /// to both, as a hint says it (`vaultfile merge --both`); with placeholders when one path names both.
+    /// to both (`vaultfile merge --both`), each path a `shellWord`, for the end of a hint; with
+    /// placeholders when one path names both.
     static func mergeCommand(_ ours: String, _ theirs: String) -> String {
-        ours == theirs ? "'vaultfile merge --both OURS THEIRS'" : "'vaultfile merge --both \(ours) \(theirs)'"
+        ours == theirs ? "vaultfile merge --both OURS THEIRS" : "vaultfile merge --both \(shellWord(ours)) \(shellWord(theirs))"
     }
 
     /// What to do with a copy this machine does not trust (`TrustFinding`), after a refused write or
     /// beside the warning of a read: the merge for a diverged one, else `vaultfile trust` after checking
-    /// the fingerprints with a member, or `--allow-untrusted` for one command.
+    /// the fingerprints with a member, or `--allow-untrusted` for one command. The command to paste
+    /// comes last, each path a `shellWord`.
     static func trustHint(path named: String, why: [TrustFinding]) -> String {
         // A merge names a side as "ROLE at PATH": 'vaultfile trust' takes the path.
-        let path = trustPath(named)
+        let path = shellWord(trustPath(named))
         let allow = "run the command again with --allow-untrusted (for this command only, nothing is pinned)"
         if why.contains(where: { if case .unsignedAfterSigned = $0 { return true } else { return false } }) {
             // `vaultfile trust` cannot pin an unsigned copy: the way back is the members' signed copy.
             return "this machine has seen the vault signed, and an unsigned copy cannot be pinned: take the members' signed copy back "
-                + "(in git: 'git checkout HEAD -- \(path)', or the copy you trust); or \(allow)"
+                + "(the copy you trust; or \(allow)); in git: git checkout HEAD -- \(path)"
         }
         if why.contains(where: \.namesAnOutsider) {
+            // The safe way back is the command to paste; pinning is for a member's word only.
             return "this copy may have been planted by someone who was removed, whose key was replaced, or who is no member: take the "
-                + "genuine copy back (in git: 'git checkout HEAD -- \(path)', or the copy you trust); only if a member confirms that it is "
-                + "theirs, \(allow), or pin it with 'vaultfile trust --vault \(path)' after comparing its fingerprints with theirs"
+                + "genuine copy back (the copy you trust); only if a member confirms that it is theirs, \(allow), or pin it with "
+                + "'vaultfile trust --vault' and its path after comparing its fingerprints with theirs; in git, this takes the genuine copy "
+                + "back: git checkout HEAD -- \(path)"
         }
         if why.allSatisfy({ if case .diverged = $0 { return true } else { return false } }) {
-            return "combine it with the copy seen here with \(mergeCommand(path, path)); or \(allow)"
+            return "combine it with the copy seen here (or \(allow)): \(mergeCommand(named, named))"
         }
-        return "if a member confirms the fingerprints ('vaultfile trust --vault \(path)' shows them), pin this copy with 'vaultfile trust "
-            + "--vault \(path)'; or \(allow)"
+        return "if a member confirms the fingerprints, pin this copy (or \(allow)); this shows them and asks: vaultfile trust --vault \(path)"
     }
 
     /// The path `vaultfile trust --vault` takes, from a path as the user gave it or a merge side named

@@ -185,20 +185,21 @@ struct ErrorReport: Equatable {
                 + "else strengthen it on that branch with 'vaultfile passwd'"
         case .staleCopy(let path, _, let newer):
             // Merge first: --allow-rollback would leave the newer copy's changes behind, and this copy may have its own.
-            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback (it then becomes the newest); "
-                + "if one of the two was meant as a separate vault (a cp to start another), keep both with --allow-rollback once and "
-                + "make that one independent: 'vaultfile init --copy-of \(path) --vault NEW.vault' (a new vault id)"
+            // The merge is offered first and pasted last (`mergeCommand`); the others need no path.
+            let rollback = "if this copy has no changes to keep, run the command again with --allow-rollback instead (it then becomes "
+                + "the newest); if one of the two was meant as a separate vault (a cp to start another), keep both with --allow-rollback "
+                + "once and make that one independent with 'vaultfile init --copy-of COPY --vault NEW.vault' (a new vault id)"
             guard !newer.path.isEmpty, newer.path != path else {
-                return "to keep both copies' changes, find the newer copy (generation \(newer.generation)) and combine them with "
-                    + "\(mergeCommand(path, path)), which writes the result to both; \(rollback)"
+                return "to keep both copies' changes, find the newer copy (generation \(newer.generation)) and combine them, which writes "
+                    + "the result to both (\(rollback)): \(mergeCommand(path, path))"
             }
-            return "to keep both copies' changes, combine them with \(mergeCommand(path, newer.path)), which writes the result to both; \(rollback)"
+            return "to keep both copies' changes, combine them, which writes the result to both (\(rollback)): \(mergeCommand(path, newer.path))"
         case .divergedCopy(let path, _, let other):
             // Never --allow-rollback here: it would leave the other copy's changes behind.
-            return "combine the two copies with \(mergeCommand(path, other.path)), which writes the result to both"
+            return "combine the two copies, which writes the result to both: \(mergeCommand(path, other.path))"
         case .implausibleGeneration(let path, _, let seen):
             let next = Generations.successorBase(of: [], record: seen) + 1
-            let merge = seen.map { "; or merge it into the copy seen here with \(mergeCommand($0.path, path))" } ?? ""
+            let merge = seen.map { "; or merge it into the copy seen here: \(mergeCommand($0.path, path))" } ?? ""
             return "if this copy is the one to keep, run the command again with --allow-rollback: its generation is then ignored "
                 + "and the write gets generation \(next)\(merge)"
         case .sealedUnderRetiredKey:

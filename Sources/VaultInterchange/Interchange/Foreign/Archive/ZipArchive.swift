@@ -56,50 +56,23 @@ struct ZipArchive {
         self.source = source
         self.what = what
         func bad(_ why: String) -> VaultError { .malformedInput("\(what) is not a ZIP archive vaultfile reads (\(why))") }
-        // The end-of-central-directory record: 22 bytes and a comment of at most 65,535.
-        guard source.count >= 22 else { throw bad("it is too short") }
-        let tailStart = max(0, source.count - 22 - 65_535)
-        let (end, disk, cdDisk, count, cdSize, cdOffset) = try source.withBytes(tailStart..<source.count) {
-            (tail) throws(VaultError) -> (Int, Int, Int, Int, Int, Int) in
-            var end = -1
-            var index = tail.count - 22
-            while index >= 0 {
-                if Self.u32(tail, index) == 0x0605_4B50 { end = index; break }
-                index -= 1
+        // The end record and the central directory, walked through bounds (`ZipDirectory`, which the sniffer's `ZipNames` walks too).
+        let tailStart = max(0, source.count - ZipDirectory.tailLength)
+        let directory = try source.withBytes(tailStart..<source.count) { (tail) throws(VaultError) -> ZipDirectory in
+            do throws(ZipDirectory.Damage) { return try ZipDirectory(tail: tail, at: tailStart) } catch { throw bad(error.reason) }
+        }
+        let cdOffset = directory.offset
+        var entries = try source.withBytes(cdOffset..<directory.end) { (bytes) throws(VaultError) -> [Entry] in
+            var walk = directory.walk(bytes)
+            func next() throws(VaultError) -> ZipDirectory.Record? {
+                do throws(ZipDirectory.Damage) { return try walk.next() } catch { throw bad(error.reason) }
             }
-            guard end >= 0 else { throw bad("no end-of-central-directory record") }
-            return (tailStart + end, Self.u16(tail, end + 4), Self.u16(tail, end + 6), Self.u16(tail, end + 10),
-                    Int(Self.u32(tail, end + 12)), Int(Self.u32(tail, end + 16)))
-        }
-        guard disk == 0, cdDisk == 0 else { throw bad("it spans several disks") }
-        guard count != 0xFFFF, cdSize != 0xFFFF_FFFF, cdOffset != 0xFFFF_FFFF else {
-            // Those values say "in the ZIP64 record", whose locator a ZIP64 archive puts just before
-            // the end record; without it the end record is only damaged (att62 F8).
-            let locator = end >= 20 ? try source.withBytes((end - 20)..<(end - 16)) { (bytes) throws(VaultError) -> Bool in
-                Self.u32(bytes, 0) == 0x0706_4B50
-            } : false
-            throw bad(locator ? "a ZIP64 archive"
-                              : "its end record says 65,535 entries or 4 GiB, the values that point to a ZIP64 record, and there is none: "
-                                + "its central directory does not hold together")
-        }
-        guard cdOffset <= end, cdSize <= end - cdOffset else { throw bad("its central directory lies outside the file") }
-        // The central directory, from its offset to the end record (positions relative to `cdOffset`).
-        var entries = try source.withBytes(cdOffset..<end) { (directory) throws(VaultError) -> [Entry] in
-            let end = directory.count
             var entries: [Entry] = []
             var names: Set<String> = []
-            var position = 0, total = 0
-            for _ in 0..<count {
-                guard end - position >= 46, Self.u32(directory, position) == 0x0201_4B50 else { throw bad("a damaged central directory") }
-                let flags = Self.u16(directory, position + 8), method = Self.u16(directory, position + 10)
-                let crc = Self.u32(directory, position + 16)
-                let compressed = Int(Self.u32(directory, position + 20)), size = Int(Self.u32(directory, position + 24))
-                let nameLength = Self.u16(directory, position + 28), extra = Self.u16(directory, position + 30)
-                let comment = Self.u16(directory, position + 32)
-                let local = Int(Self.u32(directory, position + 42))
-                guard end - position - 46 >= nameLength + extra + comment else { throw bad("a damaged central directory") }
-                let name = String(decoding: directory[position + 46..<position + 46 + nameLength], as: UTF8.self)
-                guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, local != 0xFFFF_FFFF else { throw bad("a ZIP64 entry") }
+            var total = 0
+            while let record = try next() {
+                let name = String(decoding: record.name, as: UTF8.self)
+                let (compressed, size) = (record.compressedSize, record.size)
                 guard entries.count < Self.maxEntries else { throw .limitExceeded("\(what) has more than \(Self.maxEntries) files") }
                 // Two files of one name: which one a tool reads differs (the first, the last), so
                 // what vaultfile imports could differ from what the user checked with unzip.
@@ -114,12 +87,9 @@ struct ZipArchive {
                     throw .limitExceeded("\(what): '\(name.prefix(80))' would inflate \(size / max(compressed, 1)) times over (a ZIP bomb?); "
                                          + "refused before inflating (the limit is \(Self.maxRatio) times)")
                 }
-                entries.append(Entry(name: name, nameLength: nameLength, method: method, flags: flags, crc: crc, compressedSize: compressed, size: size, localHeader: local))
-                position += 46 + nameLength + extra + comment
+                entries.append(Entry(name: name, nameLength: record.name.count, method: record.method, flags: record.flags, crc: record.crc,
+                                     compressedSize: compressed, size: size, localHeader: record.localHeader))
             }
-            // The end record's count must be the directory's: a lowered count hid the last files
-            // from vaultfile while unzip lists them (att58 F8).
-            guard position == cdSize else { throw bad("its end record says \(count == 1 ? "1 file" : "\(count) files") and its central directory holds another number") }
             return entries
         }
         // Every entry's local header and data inside the file, before the central directory, and
@@ -134,10 +104,10 @@ struct ZipArchive {
             let expected = entries[index].nameLength
             let read = min(expected, cdOffset - start - 30)
             let (signature, sameName, names) = try source.withBytes(start..<start + 30 + read) { (header) throws(VaultError) -> (UInt32, Bool, Int) in
-                let nameLength = Self.u16(header, 26)
+                let nameLength = ZipDirectory.u16(header, 26)
                 let sameName = nameLength == expected && read == expected
                     && String(decoding: UnsafeRawBufferPointer(rebasing: header[30..<30 + read]), as: UTF8.self) == entries[index].name
-                return (Self.u32(header, 0), sameName, nameLength + Self.u16(header, 28))
+                return (ZipDirectory.u32(header, 0), sameName, nameLength + ZipDirectory.u16(header, 28))
             }
             guard signature == 0x0403_4B50 else { throw bad("a damaged local header") }
             // The local header names the file as the central directory does, as unzip and Python
@@ -188,11 +158,6 @@ struct ZipArchive {
             throw .malformedInput("\(label) is damaged (its CRC-32 does not match)")
         }
         return output
-    }
-
-    private static func u16(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-    private static func u32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-        UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
     }
 }
 

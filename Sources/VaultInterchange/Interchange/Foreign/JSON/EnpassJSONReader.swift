@@ -197,6 +197,8 @@ enum EnpassJSONReader {
         item.created = tape.integer(createdAt).map { $0 * 1000 }
         item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
         var email: (text: String, field: Int)?, passwordSeen = false
+        // The heading over the fields that follow it: it orders fields of one label for their numbers.
+        var heading: String?
         tape.forEachElement(fields) { field in
             var typeNode: Int?, labelNode: Int?, valueNode: Int?, deleted: Int?, historyNode: Int?, sensitive: Int?
             tape.forEachMember(field) { key, value in
@@ -213,7 +215,8 @@ enum EnpassJSONReader {
             func label() -> String { tape.string(labelNode) ?? tape.string(typeNode) ?? "text" }
             guard type != .section else {
                 // A heading over the fields after it: the fields are kept, its words are not.
-                if let heading = tape.string(labelNode), !heading.isEmpty { result.notKeep("Enpass's section headings") }
+                heading = tape.string(labelNode)
+                if let heading, !heading.isEmpty { result.notKeep("Enpass's section headings") }
                 return
             }
             // A username, URL or TOTP is kept as text: read as one straight from the tape (no
@@ -250,10 +253,10 @@ enum EnpassJSONReader {
             case .username where item.username == nil: item.username = String(decoding: value, as: UTF8.self)
             case .email where email == nil:
                 email = (String(decoding: value, as: UTF8.self), item.fields.count)
-                item.fields.append(ForeignField(label: label(), value: value))
+                item.fields.append(ForeignField(label: label(), value: value, section: heading))
             case .url, .android: item.urls.append(String(decoding: value, as: UTF8.self))
             case .totp where item.totp == nil: item.totp = String(decoding: value, as: UTF8.self)
-            default: item.fields.append(ForeignField(label: label(), value: value, protected: tape.flag(sensitive)))
+            default: item.fields.append(ForeignField(label: label(), value: value, protected: tape.flag(sensitive), section: heading))
             }
         }
         item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }

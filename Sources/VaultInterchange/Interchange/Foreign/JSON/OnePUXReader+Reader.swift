@@ -146,9 +146,12 @@ extension OnePUXReader {
             item.notes = tape.string(notesPlain).flatMap { $0.isEmpty ? nil : $0 }
             for section in tape.elements(sections) {
                 // A section's title heads its fields: the fields are kept, the title is not.
-                if let title = tape.string(tape.member(section, "title")), !title.isEmpty { result.notKeep("1Password's section titles") }
+                let title = tape.string(tape.member(section, "title")) ?? ""
+                if !title.isEmpty { result.notKeep("1Password's section titles") }
+                // Its title (else its name, 1Password's id of it) orders fields of one label for their numbers.
+                let heading = title.isEmpty ? tape.string(tape.member(section, "name")) : title
                 for field in tape.elements(tape.member(section, "fields")) {
-                    try sectionField(field, in: tape, into: &item, result: &result)
+                    try sectionField(field, in: tape, section: heading, into: &item, result: &result)
                 }
             }
             // Earlier passwords, oldest first. Each was replaced at its own `time` (1Password shows
@@ -175,15 +178,16 @@ extension OnePUXReader {
         /// Lets go of the files inflated: the items hold them now, and wipe them (`ForeignImport.wipe`).
         mutating func dropInflated() { inflated = [:] }
 
-        /// One field of a section: its value object names its kind.
-        private mutating func sectionField(_ field: Int, in tape: JSONTape, into item: inout ForeignItem, result: inout ForeignImport) throws(VaultError) {
+        /// One field of the section `section` (its title or name): its value object names its kind.
+        private mutating func sectionField(_ field: Int, in tape: JSONTape, section: String?, into item: inout ForeignItem,
+                                           result: inout ForeignImport) throws(VaultError) {
             let label = tape.string(tape.member(field, "title")).flatMap { $0.isEmpty ? nil : $0 } ?? tape.string(tape.member(field, "id")) ?? "field"
             guard let value = tape.member(field, "value"), let (kind, content) = tape.members(value).first else { return }
             if kind == "file" { try attach(content, in: tape, to: &item, result: &result); return }
             if kind == "totp", item.totp == nil, let totp = tape.string(content), !totp.isEmpty { item.totp = totp; return }
             if kind == "reference", let id = tape.string(content), !id.isEmpty {
                 // Another item's uuid: its entry's name once the build has named it (`resolveReferences`).
-                var field = ForeignField(label: label, value: Array(id.utf8))
+                var field = ForeignField(label: label, value: Array(id.utf8), section: section)
                 field.reference = ForeignField.unresolved
                 item.fields.append(field)
                 lastHasReference = true
@@ -218,7 +222,7 @@ extension OnePUXReader {
                 }
             }
             guard !text.isEmpty else { return }
-            item.fields.append(ForeignField(label: label, value: Array(text.utf8), protected: kind == "concealed" || kind == "sshKey"))
+            item.fields.append(ForeignField(label: label, value: Array(text.utf8), protected: kind == "concealed" || kind == "sshKey", section: section))
         }
 
         /// Counts a date of `item` kept as written (`oddDates`).
