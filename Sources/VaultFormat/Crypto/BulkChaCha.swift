@@ -28,7 +28,7 @@ final class BulkChaCha {
     /// Whether the keystream comes from OpenSSL's ChaCha20 core without EVP
     /// (`vaultfile_chacha20_xor_core`): no EVP context is made then, so that a command whose only
     /// use of libcrypto is the keystream (a `set`, an `import`) never builds EVP's provider and name
-    /// tables (docs/PERFORMANCE.md, "ChaCha20 without EVP").
+    /// tables (docs/PERFORMANCE.md, "1pux: an import without ArgumentParser or EVP").
     private let core: Bool
 
     /// A context for `mode`; one that OpenSSL refused makes every call return false.

@@ -35,8 +35,8 @@ extension VaultfileCommand.Import {
     /// `import` read from a plain command line (the arguments after the verb), as ArgumentParser
     /// reads it; declines (throws) for any other. Why an import has one: ArgumentParser's reflection
     /// over its option groups is code and data no other part of an import touches, 1.5 MB of a
-    /// `set`'s peak memory when it goes through ArgumentParser (docs/PERFORMANCE.md, "import read
-    /// without ArgumentParser").
+    /// `set`'s peak memory when it goes through ArgumentParser (docs/PERFORMANCE.md, "1pux:
+    /// an import without ArgumentParser or EVP").
     static func quick(_ line: ArraySlice<String>) throws(QuickArguments.Declined) -> Self {
         try QuickArguments.read(line, grammar: quickGrammar) { (arguments) throws(QuickArguments.Declined) in
             var command = Self()
