@@ -127,6 +127,7 @@ struct VaultfileCommand: ParsableCommand {
                 exit()
             }
             if let unknown = Usage.unknownVerb(in: arguments, root: Self.self) { throw unknown }
+            if let empty = Usage.emptyInlineValue(in: arguments) { throw empty }
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch {

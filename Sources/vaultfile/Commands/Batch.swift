@@ -133,6 +133,7 @@ enum BatchScript {
             guard verbs.contains(tokens[0]) else {
                 throw CLIError.invalidArgument("line \(index + 1): '\(tokens[0])' is not a batch command; batch runs \(verbList)")
             }
+            if let empty = Usage.emptyInlineValue(in: tokens) { throw CLIError.invalidArgument("line \(index + 1): \(empty.description)") }
             let command: ParsableCommand
             do {
                 command = try BatchLine.parseAsRoot(tokens)

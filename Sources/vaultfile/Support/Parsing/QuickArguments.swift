@@ -117,7 +117,8 @@ struct QuickArguments {
             if let equals = name.firstIndex(of: "=") {
                 value = String(name[name.index(after: equals)...])
                 name = name[..<equals]
-                // ArgumentParser refuses `--name=` with nothing after it (`--name ""` is an empty value).
+                // `--name=` with nothing after it: declined, and refused before ArgumentParser
+                // reads the line (`Usage.emptyInlineValue`); `--name ""` is an empty value.
                 guard value?.isEmpty == false else { return nil }
             }
             let key = String(name)

@@ -39,6 +39,21 @@ enum Usage {
         return nil
     }
 
+    /// `--NAME=` with nothing after the `=`, before any `--`: a usage error naming it. The quick
+    /// reading declines such a line, and swift-argument-parser 1.8 then takes the NEXT argument as
+    /// the value (its issue 958): `import --prefix= export.csv` placed stdin's entries under
+    /// `export.csv/` (cold63 F1). An empty value is given as `--NAME ''`.
+    static func emptyInlineValue(in arguments: [String]) -> CLIError? {
+        for argument in arguments {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("--"), argument.hasSuffix("="), argument.utf8.count > 3,
+                  argument.utf8.firstIndex(of: UInt8(ascii: "=")) == argument.utf8.index(before: argument.utf8.endIndex) else { continue }
+            let name = String(argument.dropLast())
+            return .invalidArgument("\(name)= has no value after the '='; give one (\(name)=VALUE, or \(name) VALUE; an empty one as \(name) '')")
+        }
+        return nil
+    }
+
     /// `arguments` with the global options given before the verb (`--vault PATH`, `--vault=PATH`,
     /// `--no-agent`) moved to just after the verb's words (`--vault X slot add K` reads as
     /// `slot add --vault X K`), where the verb's parser takes them; unchanged when the first word is
