@@ -142,6 +142,10 @@ extension VaultfileCommand {
 
         func run() throws {
             let options = ForeignBuildOptions(keepsHistory: true, prefix: try prefixFolders())
+            // A first import before `init` is told so, with init's hint, before the source is read: not
+            // after a KeePass password, gpg's prompts or a store's decryption (cold63 F3).
+            var status = stat()
+            if stat(unlock.location.path, &status) != 0, errno == ENOENT { throw VaultError.vaultMissing(path: unlock.location.path) }
             // Ctrl-C at a prompt (the identities' passphrase, the vault's password) is said as at any other time of an import.
             Terminal.sayWhenInterrupted("nothing was imported")
             // Past 512 KiB of records, an import writes them as encrypted runs beside the vault (`ImportRuns`), merged
