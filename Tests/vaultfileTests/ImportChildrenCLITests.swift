@@ -123,7 +123,7 @@ extension ExternalTools {
             let result = try cli.run(["import", "--format", "pass", cli.path("store")] + cli.unlock(), extra: ["PATH": cli.path("bin") + ":/usr/bin:/bin"])
             #expect(result.status == 3, "\(result.stderr)")
             let hint = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("vaultfile: hint: ") }.map(String.init), "\(result.stderr)")
-            #expect(!hint.contains("\u{1B}") && hint.contains("\\x1B[2J x\\'\\xE2\\x80\\xAE.gpg' > /dev/null"), "\(hint)")
+            #expect(!hint.contains("\u{1B}") && hint.contains("\\x1B[2J x\\x27\\xE2\\x80\\xAE.gpg' > /dev/null"), "\(hint)")
             let command = try #require(hint.range(of: "gpg --decrypt ").map { String(hint[$0.upperBound...]) }, "\(hint)")
             let word = try #require(command.components(separatedBy: " > /dev/null").first)
             let echoed = try cli.run(["-c", "printf %s " + word], executable: "/bin/bash")
@@ -133,7 +133,7 @@ extension ExternalTools {
         /// `shellWord` of names a shell reads back as they were, with the escapes messages show.
         @Test func test_shellWord_escapedCharactersAreWrittenAsAShellReadsThem() throws {
             let cases: [(String, String)] = [("plain/path.gpg", "plain/path.gpg"), ("with space", "'with space'"), ("it's", "'it'\\''s'"),
-                                             ("e\u{1B}x", "$'e\\x1Bx'"), ("b\u{202E}\\'", "$'b\\xE2\\x80\\xAE\\\\\\''"),
+                                             ("e\u{1B}x", "$'e\\x1Bx'"), ("b\u{202E}\\'", "$'b\\xE2\\x80\\xAE\\\\\\x27'"),
                                              ("t\u{E0041}", "$'t\\xF3\\xA0\\x81\\x81'"), ("café", "'café'"), ("a'\u{301}b", "'a'\\''\u{301}b'")]
             for (text, expected) in cases {
                 #expect(shellWord(text) == expected)

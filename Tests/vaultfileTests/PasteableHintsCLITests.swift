@@ -69,6 +69,14 @@ import VaultModel
         }
         #expect(shellWord("a'\u{301}b") == "'a'\\''\u{301}b'")
         #expect(shellWord("e\u{202E}") == "$'e\\xE2\\x80\\xAE'")
+        // In `$'…'`, a quote is written `\x27`: a shell without `$'…'` (dash) sees no unquoted text in
+        // the word, and nothing after it runs (att63 F4); a leading '=' is quoted for zsh (att63 F5).
+        #expect(shellWord("e\u{202E}'$(touch PWNED)") == "$'e\\xE2\\x80\\xAE\\x27$(touch PWNED)'")
+        #expect(shellWord("=ls") == "'=ls'" && shellWord("a=b") == "a=b")
+        let dash = try CLI().run(["-c", "printf %s " + shellWord("e\u{202E}'$(touch \(cli.path("PWNED")))")], extra: ["LANG": "C"], executable: "/bin/dash")
+        // The word is whole to dash too (the `\'` form left a quote open: a syntax error, or, typed
+        // in and closed by the user, the command ran).
+        #expect(dash.status == 0 && !FileManager.default.fileExists(atPath: cli.path("PWNED")), "dash: \(dash.status) \(dash.stderr)")
     }
 
     // MARK: - Every hint that shows a command

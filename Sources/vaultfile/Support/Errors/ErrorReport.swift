@@ -330,10 +330,12 @@ struct ErrorReport: Equatable {
 /// `text` as one word for a POSIX shell, in a message the user may paste from: as it is when it
 /// holds only characters no shell treats specially; else in single quotes (a quote inside written
 /// as '\''); and as `$'…'` (bash, zsh, ksh) when it holds a character messages show escaped
-/// (`Messages.escaped`: a control, a bidi or zero-width mark…). There each such character is
-/// written as its UTF-8 bytes, `\xHH` each, which every shell reads back as those bytes whatever
-/// its locale (`\u202E` is read back only under a UTF-8 locale), so what the line shows pastes as
-/// the name it stands for (att60 F8: a quoted `\x1B` stayed four characters).
+/// (`Messages.escaped`: a control, a bidi or zero-width mark…). There each such character, and
+/// `'` itself, is written as its UTF-8 bytes, `\xHH` each, which every shell with `$'…'` reads
+/// back as those bytes whatever its locale (`\u202E` is read back only under a UTF-8 locale), so
+/// what the line shows pastes as the name it stands for (att60 F8: a quoted `\x1B` stayed four
+/// characters); a `\'` there ended the word in a shell without `$'…'` (dash), and what followed
+/// ran once the user closed the quote (att63 F4).
 ///
 /// The text is walked by Unicode scalars, never by Characters: a shell sees bytes, and a `'`
 /// followed by a combining mark is one Character that is not `'` (att62 F1: such a quote was
@@ -341,7 +343,8 @@ struct ErrorReport: Equatable {
 /// shows a command builds each word of it with this function, and never puts the command itself
 /// in quotes (a quoted word inside would nest them).
 func shellWord(_ text: String) -> String {
-    let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+    // A leading '=' is zsh's command-path expansion (`=ls` → /usr/bin/ls): quoted (att63 F5).
+    let plain = !text.isEmpty && !text.hasPrefix("=") && text.unicodeScalars.allSatisfy { scalar in
         scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
     }
     guard !plain else { return text }
@@ -355,7 +358,7 @@ func shellWord(_ text: String) -> String {
     var quoted = "$'"
     for scalar in text.unicodeScalars {
         switch scalar {
-        case "'": quoted += "\\'"
+        case "'": quoted += "\\x27"
         case "\\": quoted += "\\\\"
         case _ where !Messages.needsEscape(scalar): quoted.unicodeScalars.append(scalar)
         default: quoted += String(scalar).utf8.map { "\\x" + hexDigits(UInt32($0), width: 2) }.joined()
