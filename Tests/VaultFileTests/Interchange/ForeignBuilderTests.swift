@@ -128,7 +128,7 @@ import Testing
         // More fields than the builder searches as a list (a set then): each numbered from where the
         // last one of its label stopped, the same names as searching from 2 each time.
         var crowded = item("site")
-        // Values whose bytes sort as the file lists them (`v00`…`v19`): fields of one label are numbered by value.
+        // Values `v00`…`v19` in the file's order, the order fields of one label and section are numbered in.
         crowded.fields = (0..<20).map { ForeignField(label: "a", value: Array("v\($0 < 10 ? "0" : "")\($0)".utf8)) }
             + [ForeignField(label: "a_5", value: Array("five".utf8)), ForeignField(label: "x", value: [1])]
         let entry = try #require(found(try build([crowded]), "site"))
@@ -137,35 +137,40 @@ import Testing
         #expect(text(entry.fields["a_5_2"]) == "five" && entry.fields["x"] == [1])
     }
 
-    /// cold62 L3: fields of one label, and attachments of one name, get the same numbers in any
-    /// order of the file: by label, section, value and protected mark, each by bytes.
-    @Test func test_entries_numberFieldsOfOneNameBySectionThenValueNeverByFileOrder() throws {
-        func field(_ label: String, _ value: String, _ section: String? = nil, protected: Bool = false) -> ForeignField {
-            ForeignField(label: label, value: Array(value.utf8), protected: protected, section: section)
+    /// cold62 L3 and att63 F2: fields of one label get the same numbers in any order of their
+    /// sections and whatever their values: by label, then section, then the file's order; a value
+    /// rotated never moves another field's name. Attachments of one name keep the file's order.
+    @Test func test_entries_numberFieldsOfOneNameBySectionThenFileOrderNeverByValue() throws {
+        func field(_ label: String, _ value: String, _ section: String? = nil) -> ForeignField {
+            ForeignField(label: label, value: Array(value.utf8), section: section)
         }
-        let fields = [field("API_Key", "abc", "Prod"), field("API Key", "def"), field("API_Key", "xyz", "Dev"), field("API_Key", "aaa", "Prod"),
-                      field("Other", "o"), field("API_Key", "aaa", "Prod", protected: true), field("API/Key", "ghi")]
-        let attachments = [ForeignAttachment(name: "a.txt", bytes: [2]), ForeignAttachment(name: "b.txt", bytes: [9]), ForeignAttachment(name: "a.txt", bytes: [1])]
-        var seen: Set<[String: String]> = []
-        var labels: Set<String?> = []
-        for order in [[0, 1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1, 0], [3, 6, 0, 5, 2, 4, 1], [5, 3, 0, 2, 1, 6, 4]] {
+        func stored(_ fields: [ForeignField], _ attachments: [ForeignAttachment] = []) throws -> [String: String] {
             var site = item("site")
-            site.fields = order.map { fields[$0] }
-            site.attachments = order.first! == 0 ? attachments : attachments.reversed()
+            site.fields = fields
+            site.attachments = attachments
             let entry = try #require(found(try build([site]), "site"))
-            seen.insert(entry.fields.compactMapValues { String(decoding: $0, as: UTF8.self) })
-            labels.insert(text(entry.fields["labels"]))
+            return entry.fields.compactMapValues { String(decoding: $0, as: UTF8.self) }
         }
-        #expect(seen.count == 1 && labels.count == 1, "\(seen)")
-        let stored = try #require(seen.first)
-        // The label that is a field name first (Dev before Prod, then by value), then the cleaned ones by label.
-        #expect(stored["API_Key"] == "xyz" && stored["API_Key_2"] == "aaa" && stored["API_Key_3"] == "aaa" && stored["API_Key_4"] == "abc")
-        #expect(stored["API_Key_5"] == "def" && stored["API_Key_6"] == "ghi" && stored["Other"] == "o")
-        #expect(stored["attachment.a.txt"] == "\u{1}" && stored["attachment.a.txt_2"] == "\u{2}" && stored["attachment.b.txt"] == "\u{9}")
+        let fields = [field("API_Key", "abc", "Prod"), field("API Key", "def"), field("API_Key", "xyz", "Dev"), field("Other", "o"), field("API/Key", "ghi")]
+        var seen: Set<[String: String]> = []
+        for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 4, 0, 3, 1], [3, 0, 1, 4, 2]] { seen.insert(try stored(order.map { fields[$0] })) }
+        #expect(seen.count == 1, "\(seen)")
+        let first = try #require(seen.first)
+        // The label that is a field name first (Dev before Prod), then the cleaned ones by label.
+        #expect(first["API_Key"] == "xyz" && first["API_Key_2"] == "abc" && first["API_Key_3"] == "def" && first["API_Key_4"] == "ghi")
+        // Rotated values: every name stays where it was.
+        let rotated = try stored([field("API_Key", "000", "Prod"), field("API Key", "def"), field("API_Key", "zzz", "Dev"), field("Other", "o"), field("API/Key", "ghi")])
+        #expect(rotated["API_Key"] == "zzz" && rotated["API_Key_2"] == "000" && rotated["API_Key_3"] == "def")
+        // One label in one section, and attachments of one name: the file's order, whatever the values.
+        let same = try stored([field("k", "zz", "S"), field("k", "aa", "S")],
+                              [ForeignAttachment(name: "a.txt", bytes: [2]), ForeignAttachment(name: "b.txt", bytes: [9]), ForeignAttachment(name: "a.txt", bytes: [1])])
+        #expect(same["k"] == "zz" && same["k_2"] == "aa")
+        #expect(same["attachment.a.txt"] == "\u{2}" && same["attachment.a.txt_2"] == "\u{1}" && same["attachment.b.txt"] == "\u{9}")
     }
 
-    /// Two 1pux exports of one item whose sections hold fields of one label, listed in other
-    /// orders: each name holds the same value (the section's title, else its name, orders them).
+    /// Two 1pux exports of one item whose sections hold fields of one label, the sections listed in
+    /// other orders: each name holds the same value (the section's title, else its name, orders
+    /// them; within a section, the file's order).
     @Test func test_entries_numberA1puxItemsFieldsOfOneLabelTheSameInAnyOrder() throws {
         func export(_ sections: [String]) -> [UInt8] {
             ForeignJSONStreamTests.onePUX(#"{"accounts": [{"vaults": [{"attrs": {"name": "V"}, "items": [{"uuid": "1", "overview": {"title": "Svc"}, "#
@@ -181,7 +186,7 @@ import Testing
             let entry = try #require(found(imported, "Svc"))
             seen.insert(entry.fields.filter { $0.key.hasPrefix("API_Key") }.mapValues { String(decoding: $0, as: UTF8.self) })
         }
-        #expect(seen == [["API_Key": "d1", "API_Key_2": "p0", "API_Key_3": "p1", "API_Key_4": "b1"]], "\(seen)")
+        #expect(seen == [["API_Key": "d1", "API_Key_2": "p1", "API_Key_3": "p0", "API_Key_4": "b1"]], "\(seen)")
     }
 
     @Test func test_entries_keepAnItemOfThousandsOfFieldsOfOneLabelAtOnce() throws {

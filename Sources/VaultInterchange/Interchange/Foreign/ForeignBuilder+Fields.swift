@@ -214,7 +214,9 @@ extension ForeignBuilder {
         guard groups.count < names.count else { return nil }
         var order = Array(names.indices)
         for positions in groups.values where positions.count > 1 {
-            for (position, index) in zip(positions, positions.sorted(by: before)) { order[position] = index }
+            // Equal by `before`: the file's order (a stable sort, said rather than assumed).
+            let sorted = positions.sorted { before($0, $1) || (!before($1, $0) && $0 < $1) }
+            for (position, index) in zip(positions, sorted) { order[position] = index }
         }
         return order
     }
@@ -232,24 +234,22 @@ extension ForeignBuilder {
 extension ForeignField {
     /// Whether `first` is numbered before `second` when both would take one name: by label (two
     /// labels can be cleaned to one name), then section (`section`: a 1pux section's title, an
-    /// Enpass heading), then value, then protected mark, each compared by bytes; never by the
-    /// file's order. Equal fields are interchangeable: either order stores the same.
+    /// Enpass heading), each compared by bytes; fields equal in both keep the file's order
+    /// (`numberingOrder`). Never by value: then a changed value could move its neighbour's name
+    /// (att63 F2: rotating the dev key moved the unchanged prod key from `API_Key_2` to
+    /// `API_Key`), and a secret rotated is far likelier than an export reordered.
     static func numberedBefore(_ first: ForeignField, _ second: ForeignField) -> Bool {
         let label = compareUTF8(first.label, second.label)
         if label != 0 { return label < 0 }
-        let section = compareUTF8(first.section ?? "", second.section ?? "")
-        if section != 0 { return section < 0 }
-        if first.value != second.value { return first.value.lexicographicallyPrecedes(second.value) }
-        return !first.protected && second.protected
+        return compareUTF8(first.section ?? "", second.section ?? "") < 0
     }
 }
 
 extension ForeignAttachment {
-    /// Whether `first` is numbered before `second` when both would take one field name: by name,
-    /// then bytes, never by the file's order (`ForeignField.numberedBefore`).
+    /// Whether `first` is numbered before `second` when both would take one field name: by name;
+    /// equal names keep the file's order, never their bytes' (`ForeignField.numberedBefore`).
     static func numberedBefore(_ first: ForeignAttachment, _ second: ForeignAttachment) -> Bool {
-        let name = compareUTF8(first.name, second.name)
-        return name != 0 ? name < 0 : first.bytes.lexicographicallyPrecedes(second.bytes)
+        compareUTF8(first.name, second.name) < 0
     }
 }
 
