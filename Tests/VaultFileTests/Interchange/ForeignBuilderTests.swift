@@ -164,6 +164,22 @@ import Testing
         #expect(stored["attachment.a.txt"] == "\u{1}" && stored["attachment.a.txt_2"] == "\u{2}" && stored["attachment.b.txt"] == "\u{9}")
     }
 
+    /// cold63 F2: the lines of `labels` come in the order of their field names, never the
+    /// file's, so that an export listing an item's renamed fields in another order gives the
+    /// same `labels` (before, `--skip-existing` said it differed).
+    @Test func test_entries_writeLabelsInFieldNameOrderNeverFileOrder() throws {
+        let fields = [ForeignField(label: "Пин", value: Array("1".utf8)), ForeignField(label: "username", value: Array("c".utf8)),
+                      ForeignField(label: "API Key", value: Array("k1".utf8)), ForeignField(label: "API Key", value: Array("k2".utf8)),
+                      ForeignField(label: "API_Key", value: Array("k0".utf8))]
+        var seen: Set<String?> = []
+        for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]] {
+            var site = item("site", user: "alice")
+            site.fields = order.map { fields[$0] }
+            seen.insert(text(try #require(found(try build([site]), "site")).fields["labels"]))
+        }
+        #expect(seen == ["API_Key_2\tAPI Key\nAPI_Key_3\tAPI Key\nusername_2\tusername\nxn--r0a4cp\tПин\n"], "\(seen)")
+    }
+
     /// Two 1pux exports of one item whose sections hold fields of one label, listed in other
     /// orders: each name holds the same value (the section's title, else its name, orders them).
     @Test func test_entries_numberA1puxItemsFieldsOfOneLabelTheSameInAnyOrder() throws {

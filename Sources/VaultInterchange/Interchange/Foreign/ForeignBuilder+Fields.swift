@@ -183,9 +183,14 @@ struct FieldSet {
         if let index = importFields.firstIndex(where: { Self.isCalled($0, "notes") }) { importFields[index] = notes } else { importFields.append(notes) }
     }
 
-    /// Puts the field `labels` when a label was not kept as its field's name.
+    /// Puts the field `labels` when a label was not kept as its field's name: its lines in the
+    /// order of their field names' bytes (each name once, and a tab before any name character, so
+    /// the lines' own bytes), never the file's, so that an export listing the same fields in
+    /// another order gives the same `labels` and `--skip-existing` or `--overwrite` sees no change
+    /// (cold63 F2).
     mutating func putLabels() {
         guard !labels.isEmpty else { return }
+        if labels.count > 1 { labels.sort { compareUTF8($0, $1) < 0 } }
         importFields.append(ImportField(name: .string(ForeignBuilder.labelsField), value: .owned(Array((labels.joined(separator: "\n") + "\n").utf8))))
     }
 }

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// The findings of cold63 on `import` (issue 44), through the built binary: an export whose
+/// renamed fields come in another order is no change (F2).
+@Suite struct ImportCold63CLITests {
+    // MARK: - F2: `labels` in an order of its own
+
+    /// One Bitwarden item of renamed fields (`API Key` twice beside `API_Key`, a custom
+    /// `username`, `Пин`), listed in `order`.
+    private static func bitwarden(_ order: [Int]) -> [UInt8] {
+        let fields = [#"{"name": "API Key", "value": "abc", "type": 1}"#, #"{"name": "API_Key", "value": "zzz", "type": 1}"#,
+                      #"{"name": "API Key", "value": "xyz", "type": 1}"#, #"{"name": "username", "value": "custom", "type": 0}"#,
+                      #"{"name": "Пин", "value": "1234", "type": 1}"#]
+        return bytes(#"{"encrypted": false, "folders": [], "items": [{"id": "1", "type": 1, "name": "db01", "login": {"username": "u", "#
+                     + #""password": "pw"}, "fields": ["# + order.map { fields[$0] }.joined(separator: ", ") + "]}]}")
+    }
+
+    @Test func test_import_anExportOfRenamedFieldsInAnotherOrderIsNoChange() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("a.json", Self.bitwarden([0, 1, 2, 3, 4]))
+        try cli.write("b.json", Self.bitwarden([4, 3, 2, 1, 0]))
+        #expect(try cli.run(["import", cli.path("a.json")] + cli.unlock()).status == 0)
+        let labels = try cli.run(["get", "db01", "--field", "labels"] + cli.unlock())
+        #expect(labels.text == "API_Key_2\tAPI Key\nAPI_Key_3\tAPI Key\nusername_2\tusername\nxn--r0a4cp\tПин\n", "\(labels.text)")
+        let skipped = try cli.run(["import", "--skip-existing", cli.path("b.json")] + cli.unlock())
+        #expect(skipped.status == 0 && skipped.stderr.contains("(0 new, 0 replaced, 1 skipped)") && !skipped.stderr.contains("differs"),
+                "\(skipped.stderr)")
+        let overwritten = try cli.run(["import", "--overwrite", cli.path("b.json")] + cli.unlock())
+        #expect(overwritten.status == 0, "\(overwritten.stderr)")
+        let history = try cli.run(["history", "db01"] + cli.unlock())
+        #expect(!history.text.contains("changed: labels"), "\(history.text)")
+    }
+}
