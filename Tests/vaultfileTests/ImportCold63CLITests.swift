@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The findings of cold63 on `import` (issue 44), through the built binary: an export whose
-/// renamed fields come in another order is no change (F2).
+/// renamed fields come in another order is no change (F2); an item of more fields than an entry
+/// holds keeps the same ones in any order, and no notes line carries a kept field's name (F4).
 @Suite struct ImportCold63CLITests {
     // MARK: - F2: `labels` in an order of its own
 
@@ -30,5 +31,29 @@ import Testing
         #expect(overwritten.status == 0, "\(overwritten.stderr)")
         let history = try cli.run(["history", "db01"] + cli.unlock())
         #expect(!history.text.contains("changed: labels"), "\(history.text)")
+    }
+
+    // MARK: - F4: more fields than an entry holds
+
+    @Test func test_import_fieldsPastTheLimitAreChosenByLabelAndTheirLinesNameNoKeptField() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let fillers = (0..<60).map { #"{"name": "A\#($0 < 10 ? "0" : "")\#($0)", "value": "f\#($0)", "type": 0}"# }
+        let named = [#"{"name": "API Key", "value": "k1", "type": 1}"#, #"{"name": "API_Key", "value": "k2", "type": 1}"#,
+                     #"{"name": "username", "value": "custom", "type": 0}"#]
+        func export(_ fields: [String]) -> [UInt8] {
+            bytes(#"{"encrypted": false, "folders": [], "items": [{"id": "1", "type": 1, "name": "db01", "login": {"username": "u", "#
+                  + #""password": "pw"}, "fields": ["# + fields.joined(separator: ", ") + "]}]}")
+        }
+        try cli.write("a.json", export(fillers + named))
+        try cli.write("b.json", export(named.reversed() + fillers.reversed()))
+        let imported = try cli.run(["import", cli.path("a.json")] + cli.unlock())
+        #expect(imported.status == 0 && imported.stderr.contains("2 fields beyond the 64"), "\(imported.stderr)")
+        #expect(try cli.run(["get", "db01", "--field", "API_Key"] + cli.unlock()).text == "k1")
+        let notes = try cli.run(["get", "db01", "--field", "notes"] + cli.unlock()).text
+        #expect(notes == "API_Key (not kept as a field): k2\nusername (not kept as a field): custom\n", "\(notes)")
+        // The same item in the other order: the same fields, so nothing to take.
+        let skipped = try cli.run(["import", "--skip-existing", cli.path("b.json")] + cli.unlock())
+        #expect(skipped.status == 0 && skipped.stderr.contains("(0 new, 0 replaced, 1 skipped)") && !skipped.stderr.contains("differs"),
+                "\(skipped.stderr)")
     }
 }

@@ -48,6 +48,12 @@ struct FieldSet {
         return indexed.contains(name)
     }
 
+    /// Whether a field is called `name` (a label, compared by its bytes: never a name, ASCII, that
+    /// differs from it only by canonical equivalence).
+    mutating func holds(_ name: String) -> Bool {
+        name.utf8.allSatisfy { $0 < 0x80 } && has(name)
+    }
+
     /// Whether `field` is called `name`.
     private static func isCalled(_ field: ImportField, _ name: String) -> Bool {
         switch field.name {
