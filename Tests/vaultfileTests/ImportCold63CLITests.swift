@@ -3,7 +3,8 @@ import Testing
 
 /// The findings of cold63 on `import` (issue 44), through the built binary: an export whose
 /// renamed fields come in another order is no change (F2); an item of more fields than an entry
-/// holds keeps the same ones in any order, and no notes line carries a kept field's name (F4).
+/// holds keeps the same ones in any order, and no notes line carries a kept field's name (F4);
+/// 1pux fields of one name in sections of different titles are told apart by their labels (F6).
 @Suite struct ImportCold63CLITests {
     // MARK: - F2: `labels` in an order of its own
 
@@ -55,5 +56,31 @@ import Testing
         let skipped = try cli.run(["import", "--skip-existing", cli.path("b.json")] + cli.unlock())
         #expect(skipped.status == 0 && skipped.stderr.contains("(0 new, 0 replaced, 1 skipped)") && !skipped.stderr.contains("differs"),
                 "\(skipped.stderr)")
+    }
+
+    // MARK: - F6: 1pux section titles
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 is not installed: skipped"))
+    func test_import_1puxFieldsOfOneNameKeepTheirSectionTitlesInTheirLabels() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let item = """
+            {"uuid": "S1", "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "001", \
+            "overview": {"title": "Svc"}, "details": {"loginFields": [], "password": "pw", "sections": [\
+            {"title": "Prod", "fields": [{"title": "API_Key", "value": {"concealed": "abc"}}]}, \
+            {"title": "Dev", "fields": [{"title": "API_Key", "value": {"concealed": "xyz"}}]}, \
+            {"title": "Misc", "fields": [{"title": "Note", "value": {"string": "n"}}]}]}}
+            """
+        try ImportLows60CLITests().writeOnePUX(cli, "s.1pux", export: ImportLows60CLITests.export([item]))
+        let imported = try cli.run(["import", cli.path("s.1pux")] + cli.unlock())
+        #expect(imported.status == 0, "\(imported.stderr)")
+        // Three titled sections of one item: one item.
+        #expect(imported.stderr.contains("not kept: 1Password's section titles (the fields under them are kept; a title only where it tells apart "
+                                         + "fields of one name, in their labels in the field 'labels'), in 1 item"), "\(imported.stderr)")
+        #expect(try cli.run(["get", "Svc", "--field", "Prod / API_Key"] + cli.unlock()).text == "abc")
+        #expect(try cli.run(["get", "Svc", "--field", "Dev / API_Key"] + cli.unlock()).text == "xyz")
+        #expect(try cli.run(["get", "Svc", "--field", "API_Key"] + cli.unlock()).text == "xyz")
+        // An export to another manager gives each field its section with its label.
+        let exported = try cli.run(["export", "--format", "bitwarden-json", "--out", "-", "--force"] + cli.unlock())
+        #expect(exported.text.contains("\"Prod / API_Key\"") && exported.text.contains("\"Dev / API_Key\""), "\(exported.text)")
     }
 }

@@ -200,6 +200,30 @@ import Testing
         #expect(seen == [["API_Key": "d1", "API_Key_2": "p0", "API_Key_3": "p1", "API_Key_4": "b1"]], "\(seen)")
     }
 
+    /// cold63 F6: fields of one name under different section titles keep the title in their
+    /// label (`labels`), so `API_Key` of "Prod" and of "Dev" are told apart; an untitled section's
+    /// id is never shown; fields of one name under one title keep their plain labels; the loss
+    /// of section titles is counted by item, not by section.
+    @Test func test_entries_keepTheSectionTitleOfFieldsOfOneNameInTheirLabels() throws {
+        func export(_ sections: [String]) -> [UInt8] {
+            ForeignJSONStreamTests.onePUX(#"{"accounts": [{"vaults": [{"attrs": {"name": "V"}, "items": [{"uuid": "1", "overview": {"title": "Svc"}, "#
+                + #""details": {"password": "p", "sections": ["# + sections.joined(separator: ", ") + "]}}]}]}]}")
+        }
+        let prod = #"{"title": "Prod", "fields": [{"title": "API_Key", "value": {"concealed": "abc"}}, {"title": "Host", "value": {"string": "h1"}}]}"#
+        let dev = #"{"title": "Dev", "fields": [{"title": "API_Key", "value": {"concealed": "xyz"}}, {"title": "Host", "value": {"string": "h1"}}]}"#
+        let untitled = #"{"name": "Section_b", "fields": [{"title": "API_Key", "value": {"string": "b1"}}]}"#
+        let same = #"{"title": "Prod", "fields": [{"title": "Port", "value": {"string": "1"}}, {"title": "Port", "value": {"string": "2"}}]}"#
+        for sections in [[prod, dev, untitled, same], [same, untitled, dev, prod]] {
+            let read = try OnePUXReader.read(export(sections), now: 0)
+            #expect(read.notKept[OnePUXReader.sectionTitles] == 1, "one item, however many titled sections: \(read.notKept)")
+            let entry = try #require(found(try read.entries(now: 0, options: ForeignBuildOptions(keepsHistory: false, prefix: [])), "Svc"))
+            #expect(text(entry.fields["API_Key"]) == "xyz" && text(entry.fields["API_Key_2"]) == "abc" && text(entry.fields["API_Key_3"]) == "b1")
+            // Host twice with one value: equal fields, either order; Port twice under one title: no title needed.
+            #expect(text(entry.fields["labels"]) == "API_Key\tDev / API_Key\nAPI_Key_2\tProd / API_Key\nAPI_Key_3\tAPI_Key\nHost\tDev / Host\nHost_2\tProd / Host\n"
+                    + "Port_2\tPort\n", "\(text(entry.fields["labels"]) ?? "")")
+        }
+    }
+
     @Test func test_entries_keepAnItemOfThousandsOfFieldsOfOneLabelAtOnce() throws {
         // att60 F2: 20,000 fields `r` in one 53 KB 1pux item were numbered in cubic time (over 11
         // minutes) before the field limit refused the item; now the first are fields, each one

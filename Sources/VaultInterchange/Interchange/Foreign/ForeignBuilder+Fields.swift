@@ -130,6 +130,8 @@ struct FieldSet {
         // Each field's name before numbering (the reader's, else its label cleaned), made once.
         let cleaned = list.indices.map { names[$0] ?? ImportedNameCleaner.fieldName(fromLabel: list[$0].label) }
         let order = ForeignBuilder.numberingOrder(names: cleaned) { ForeignField.numberedBefore(list[$0], list[$1]) }
+        // Fields of one name under different headings: each heading kept in its label (cold63 F6).
+        let sectioned = order == nil ? [:] : ForeignBuilder.sectionedLabels(list, names: cleaned)
         var renamed: [Int] = []
         for position in list.indices {
             let index = order?[position] ?? position
@@ -138,11 +140,12 @@ struct FieldSet {
                 renamed.append(index)
                 continue
             }
-            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true, cleaned: field.label)
+            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true, cleaned: field.label, kept: sectioned[index])
         }
         for index in renamed {
             // A name the reader chose is one of the builder's own (`username`): taken, so numbered, never reserved-renamed.
-            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: cleaned[index])
+            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: cleaned[index],
+                      kept: sectioned[index])
         }
     }
 
@@ -151,8 +154,9 @@ struct FieldSet {
     /// as more than a field (`ForeignBuilder.reservedMeaning`) is numbered too. An empty value puts
     /// nothing unless `keepEmpty` (an attachment). `cleaned`: the label made a field name, when the
     /// caller already made it (`putCustomFields`), so that it is not made twice per field.
+    /// `kept`: the label `labels` keeps in place of `label` (`SECTION / LABEL`), whatever the name.
     mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally, keepEmpty: Bool = false,
-                            custom: Bool = false, cleaned given: String? = nil) {
+                            custom: Bool = false, cleaned given: String? = nil, kept: String? = nil) {
         guard keepEmpty || !value.isEmpty else { return }
         let cleaned = given ?? ImportedNameCleaner.fieldName(fromLabel: label)
         var field = cleaned
@@ -178,7 +182,11 @@ struct FieldSet {
         } else if !sameUTF8(field, label) {
             tally.add(label: label, field: field, entry: entry, reason: .cleaned)
         }
-        if !sameUTF8(field, label) { labels.append("\(field)\t\(ImportedLabels.storable(label))") }
+        if let kept {
+            labels.append("\(field)\t\(ImportedLabels.storable(kept))")
+        } else if !sameUTF8(field, label) {
+            labels.append("\(field)\t\(ImportedLabels.storable(label))")
+        }
         importFields.append(ImportField(name: .string(field), value: .owned(value)))
     }
 
@@ -228,6 +236,32 @@ extension ForeignBuilder {
             for (position, index) in zip(positions, positions.sorted(by: before)) { order[position] = index }
         }
         return order
+    }
+
+    /// The labels `labels` keeps for fields (by position in `list`) that would take one name
+    /// (`names`, before numbering) under different headings: `SECTION / LABEL` for each such
+    /// field under a heading a person wrote (a 1pux section's title, an Enpass heading; never a
+    /// 1pux section's id), so that `API_Key` of "Prod" and of "Dev" are told apart, found by
+    /// `get --field 'Prod / API_Key'`, and exported under those labels (cold63 F6). Empty when no
+    /// such group (most items: no dictionary made).
+    static func sectionedLabels(_ list: [ForeignField], names: [String]) -> [Int: String] {
+        func heading(_ field: ForeignField) -> String? {
+            guard !field.sectionUntitled, let section = field.section, !section.isEmpty else { return nil }
+            return section
+        }
+        guard list.contains(where: { heading($0) != nil }) else { return [:] }
+        var groups: [String: [Int]] = [:]
+        for (index, name) in names.enumerated() { groups[name, default: []].append(index) }
+        var kept: [Int: String] = [:]
+        for positions in groups.values where positions.count > 1 {
+            // Headings compared by bytes (`Set<String>` would take canonically equal ones as one).
+            let first = heading(list[positions[0]]) ?? ""
+            guard positions.contains(where: { !sameUTF8(heading(list[$0]) ?? "", first) }) else { continue }
+            for index in positions {
+                if let section = heading(list[index]) { kept[index] = "\(section) / \(list[index].label)" }
+            }
+        }
+        return kept
     }
 
     /// `attachments` in the order they are put and numbered (`numberingOrder`): two that would
