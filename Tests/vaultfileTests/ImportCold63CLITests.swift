@@ -4,7 +4,8 @@ import Testing
 /// The findings of cold63 on `import` (issue 44), through the built binary: an export whose
 /// renamed fields come in another order is no change (F2); an item of more fields than an entry
 /// holds keeps the same ones in any order, and no notes line carries a kept field's name (F4);
-/// 1pux fields of one name in sections of different titles are told apart by their labels (F6).
+/// 1pux fields of one name in sections of different titles are told apart by their labels (F6);
+/// a wrong-format hint names a file that starts with `-` so that it pastes and runs (F7).
 @Suite struct ImportCold63CLITests {
     // MARK: - F2: `labels` in an order of its own
 
@@ -82,5 +83,21 @@ import Testing
         // An export to another manager gives each field its section with its label.
         let exported = try cli.run(["export", "--format", "bitwarden-json", "--out", "-", "--force"] + cli.unlock())
         #expect(exported.text.contains("\"Prod / API_Key\"") && exported.text.contains("\"Dev / API_Key\""), "\(exported.text)")
+    }
+
+    // MARK: - F7: a hint's file that starts with `-`
+
+    @Test func test_import_aWrongFormatHintForAFileNamedWithADashPastesAndRuns() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("-x.csv", bytes("name,url,username,password,note\nSite,https://s.example,u,p,\n"))
+        let refused = try cli.run(["import", "--dry-run", "--format", "firefox-csv"] + cli.unlock() + ["--", "-x.csv"])
+        #expect(refused.status != 0, "\(refused.stderr)")
+        let marker = "hint: import it with: "
+        let line = try #require(refused.stderr.split(separator: "\n").first { $0.contains(marker) }, "\(refused.stderr)")
+        let command = String(line[line.range(of: marker)!.upperBound...])
+        #expect(command == "vaultfile import --format chrome-csv ./-x.csv", "\(command)")
+        // Pasted as it is (the binary in place of `vaultfile`), in the folder the name was given in.
+        let pasted = try cli.shell("\"$VF\"" + command.dropFirst("vaultfile".count) + " " + cli.unlock().joined(separator: " "))
+        #expect(pasted.status == 0 && pasted.stderr.contains("imported 1 entry"), "\(pasted.stderr)")
     }
 }
