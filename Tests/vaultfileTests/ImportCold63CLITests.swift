@@ -5,7 +5,8 @@ import Testing
 /// renamed fields come in another order is no change (F2); an item of more fields than an entry
 /// holds keeps the same ones in any order, and no notes line carries a kept field's name (F4);
 /// 1pux fields of one name in sections of different titles are told apart by their labels (F6);
-/// a wrong-format hint names a file that starts with `-` so that it pastes and runs (F7).
+/// a wrong-format hint names a file that starts with `-` so that it pastes and runs (F7); `--json`
+/// gives an item without a title the reason `untitled` (F11).
 @Suite struct ImportCold63CLITests {
     // MARK: - F2: `labels` in an order of its own
 
@@ -99,5 +100,21 @@ import Testing
         // Pasted as it is (the binary in place of `vaultfile`), in the folder the name was given in.
         let pasted = try cli.shell("\"$VF\"" + command.dropFirst("vaultfile".count) + " " + cli.unlock().joined(separator: " "))
         #expect(pasted.status == 0 && pasted.stderr.contains("imported 1 entry"), "\(pasted.stderr)")
+    }
+
+    // MARK: - F11: an item without a title in --json
+
+    @Test func test_importJSON_anItemWithoutATitleHasTheReasonUntitled() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("c.csv", bytes("name,url,username,password,note\n,https://github.com/login,u,p,\nSite,https://s.example,v,q,\n"))
+        for prefix in [[], ["--prefix", "imp"]] {
+            let result = try cli.run(["import", "--dry-run", "--json", "--format", "chrome-csv"] + prefix + [cli.path("c.csv")] + cli.unlock())
+            #expect(result.status == 0, "\(result.stderr)")
+            let renamed = try jsonObject(result.stdout)["renamed"] as? [[String: Any]] ?? []
+            #expect(renamed.count == 1, "\(result.text)")
+            #expect(renamed.first?["reasons"] as? [String] == ["untitled"] && renamed.first?["named_after"] as? String == "its site github.com/login",
+                    "\(result.text)")
+            #expect(renamed.first?["from"] as? String == (prefix.isEmpty ? "" : "imp/"), "as docs/JSON.md says: \(result.text)")
+        }
     }
 }
