@@ -6,7 +6,8 @@ import Testing
 /// holds keeps the same ones in any order, and no notes line carries a kept field's name (F4);
 /// 1pux fields of one name in sections of different titles are told apart by their labels (F6);
 /// a wrong-format hint names a file that starts with `-` so that it pastes and runs (F7); `--json`
-/// gives an item without a title the reason `untitled` (F11).
+/// gives an item without a title the reason `untitled` (F11); `--skip-existing` warns of renamed
+/// fields and fields in notes only for the items it imports (F10).
 @Suite struct ImportCold63CLITests {
     // MARK: - F2: `labels` in an order of its own
 
@@ -115,6 +116,37 @@ import Testing
             #expect(renamed.first?["reasons"] as? [String] == ["untitled"] && renamed.first?["named_after"] as? String == "its site github.com/login",
                     "\(result.text)")
             #expect(renamed.first?["from"] as? String == (prefix.isEmpty ? "" : "imp/"), "as docs/JSON.md says: \(result.text)")
+        }
+    }
+
+    // MARK: - F10: warnings of skipped items
+
+    @Test func test_skipExisting_warnsOfFieldsOnlyForTheItemsItImports() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        func item(_ id: String, _ name: String, _ fields: [(String, String)]) -> String {
+            let list = fields.map { #"{"name": "\#($0.0)", "value": "\#($0.1)", "type": 0}"# }.joined(separator: ", ")
+            return #"{"id": "\#(id)", "type": 1, "name": "\#(name)", "login": {"username": "u\#(id)", "password": "pw"}, "fields": [\#(list)]}"#
+        }
+        func export(_ items: [String]) -> [UInt8] {
+            bytes(#"{"encrypted": false, "folders": [], "items": ["# + items.joined(separator: ", ") + "]}")
+        }
+        // Skipme: a cleaned label of its own, one it shares with Newone, and more fields than an entry holds.
+        let skipme = item("1", "Skipme", [("a b", "1"), ("x y", "2")] + (0..<66).map { ("k\($0)", "v") })
+        let newone = item("2", "Newone", [("c d", "3"), ("x y", "4")])
+        try cli.write("a.json", export([skipme]))
+        try cli.write("b.json", export([skipme, newone]))
+        let first = try cli.run(["import", cli.path("a.json")] + cli.unlock())
+        #expect(first.status == 0 && first.stderr.contains("'a b'") && first.stderr.contains("fields beyond the 64"), "\(first.stderr)")
+        for dryRun in [["--dry-run"], []] {
+            let skipped = try cli.run(["import", "--skip-existing", "--json"] + dryRun + [cli.path("b.json")] + cli.unlock())
+            #expect(skipped.status == 0 && skipped.stderr.contains("(1 new, 0 replaced, 1 skipped)"), "\(skipped.stderr)")
+            #expect(!skipped.stderr.contains("'a b'") && !skipped.stderr.contains("fields beyond the 64") && !skipped.stderr.contains("Skipme'"),
+                    "only Newone's: \(skipped.stderr)")
+            #expect(skipped.stderr.contains("field 'c d' stored as 'c_d' in entry 'Newone'"), "\(skipped.stderr)")
+            #expect(skipped.stderr.contains("field 'x y' stored as 'x_y' in entry 'Newone'"), "one entry, Newone: \(skipped.stderr)")
+            let warnings = try jsonObject(skipped.stdout)["warnings"] as? [[String: Any]] ?? []
+            let kinds = warnings.compactMap { $0["kind"] as? String }
+            #expect(kinds.filter { $0 == "field_renamed" }.count == 2 && !kinds.contains("fields_in_notes"), "\(kinds)")
         }
     }
 }

@@ -301,31 +301,76 @@ extension ForeignAttachment {
 // MARK: - Field renamings, counted
 
 /// Field renamings of one import, counted by label, field and reason, in the order first seen:
-/// one warning each, however many entries had it.
-struct FieldRenamingTally {
-    private struct Key: Hashable {
+/// one warning each, however many entries had it. Each renaming's entries are kept (a name
+/// shared, not copied), so that `--skip-existing` can leave out the entries it skips (cold63 F10).
+struct FieldRenamingTally: Sendable {
+    private struct Key: Hashable, Sendable {
         var label: [UInt8]
         var field: String
         var reason: ForeignFieldRenaming
     }
 
     private var order: [Key] = []
-    private var counts: [Key: (label: String, count: Int, example: String)] = [:]
+    private var found: [Key: (label: String, entries: [String])] = [:]
 
     mutating func add(label: String, field: String, entry: String, reason: ForeignFieldRenaming) {
         let key = Key(label: Array(label.utf8), field: field, reason: reason)
-        if let found = counts[key] {
-            counts[key] = (found.label, found.count + 1, found.example)
+        if found[key] != nil {
+            found[key]!.entries.append(entry)
         } else {
             order.append(key)
-            counts[key] = (label, 1, entry)
+            found[key] = (label, [entry])
         }
     }
 
-    var warnings: [ImportWarning] {
-        order.map { key in
-            let found = counts[key]!
-            return .fieldRenamed(label: found.label, field: key.field, count: found.count, example: found.example, reason: key.reason)
+    /// Whether no field was renamed.
+    var isEmpty: Bool { order.isEmpty }
+
+    var warnings: [ImportWarning] { warnings(keeping: { _ in true }, renaming: { $0 }) }
+
+    /// The warnings of the entries `isKept` keeps, each named as `rename` names it; a renaming
+    /// none of them had gives none.
+    func warnings(keeping isKept: (String) -> Bool, renaming rename: (String) -> String) -> [ImportWarning] {
+        order.compactMap { key in
+            let (label, entries) = found[key]!
+            let kept = entries.filter(isKept)
+            guard let example = kept.first else { return nil }
+            return .fieldRenamed(label: label, field: key.field, count: kept.count, example: rename(example), reason: key.reason)
         }
+    }
+}
+
+// MARK: - The warnings about single entries, for entries left out
+
+/// What the builder's warnings about single entries were made of (`ForeignBuilder.finish`): the
+/// field renamings, the unusable TOTPs, and the fields kept in notes, each with its entries, so
+/// that `import --skip-existing` says them only for the entries it imports (cold63 F10: before,
+/// it warned of renamed fields of items it then skipped).
+struct EntryWarningSources: Sendable {
+    var fieldRenamings = FieldRenamingTally()
+    /// Entries with fields kept as lines of their notes, and how many.
+    var fieldsInNotes: [(name: String, count: Int)] = []
+
+    /// `warnings` with those about single entries made again for the entries `isKept` keeps,
+    /// named as `rename` names them, in the places the first of their kind held.
+    func narrowed(_ warnings: [ImportWarning], keeping isKept: (String) -> Bool, renaming rename: (String) -> String) -> [ImportWarning] {
+        var result: [ImportWarning] = []
+        var renamingsPlaced = false
+        for warning in warnings {
+            switch warning {
+            case .fieldRenamed:
+                if !renamingsPlaced { result += fieldRenamings.warnings(keeping: isKept, renaming: rename) }
+                renamingsPlaced = true
+            case .totpUnusable(let name, let why):
+                if isKept(name) { result.append(.totpUnusable(name: rename(name), why: why)) }
+            case .fieldsKeptInNotes:
+                var kept = NamedCount()
+                for (name, count) in fieldsInNotes where isKept(name) { kept.add(rename(name), count: count) }
+                if kept.items > 0 { result.append(.fieldsKeptInNotes(count: kept.count, items: kept.names, itemCount: kept.items)) }
+            default:
+                result.append(warning)
+            }
+        }
+        return result
     }
 }

@@ -221,6 +221,8 @@ enum ForeignBuilder {
         var warnedNames = WarnedNames()
         /// Custom fields beyond an entry's fields, kept as lines of its notes (`customFieldsKept`).
         var fieldsInNotes = NamedCount()
+        /// The same, each entry with its count (`EntryWarningSources`).
+        var fieldsInNotesByEntry: [(name: String, count: Int)] = []
 
         /// Zeroes the values and fields of the versions in `history` where they lie (`wipeShared`),
         /// for an outcome given up whose versions nothing else holds (a streamed build's: each
@@ -296,6 +298,7 @@ enum ForeignBuilder {
             // Last, when every field has its name: a line never reads as a field's (cold63 F4).
             fields.putNotes(Self.notes(item.notes, with: moved, beside: &fields))
             outcome.fieldsInNotes.add(name, count: moved.count)
+            outcome.fieldsInNotesByEntry.append((name, moved.count))
         }
         let created = item.created ?? item.modified ?? now
         let modified = item.modified ?? created
@@ -329,6 +332,9 @@ enum ForeignBuilder {
             warnings.append(.fieldsKeptInNotes(count: outcome.fieldsInNotes.count, items: outcome.fieldsInNotes.names, itemCount: outcome.fieldsInNotes.items))
         }
         imported.warnings = warnings + imported.warnings
+        if !outcome.fieldRenamings.isEmpty || !outcome.totpWarnings.isEmpty || !outcome.fieldsInNotesByEntry.isEmpty {
+            imported.entryWarningSources = EntryWarningSources(fieldRenamings: outcome.fieldRenamings, fieldsInNotes: outcome.fieldsInNotesByEntry)
+        }
         if !outcome.history.isEmpty { imported.history = outcome.history }
         imported.fromForeign = true
         return imported
