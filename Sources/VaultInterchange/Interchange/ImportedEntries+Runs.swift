@@ -50,6 +50,7 @@ extension ImportedEntries {
         copy.warnings = warnings
         copy.history = history
         copy.fromForeign = fromForeign
+        copy.entryWarningSources = entryWarningSources
         return copy
     }
 }

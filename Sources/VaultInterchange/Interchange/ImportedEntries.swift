@@ -53,6 +53,9 @@ public struct ImportedEntries: Sendable {
     /// their history (KeePass, 1Password) is then dropped with a warning when the vault keeps none,
     /// where a vaultfile export with history is refused.
     public internal(set) var fromForeign = false
+    /// What the builder's warnings about single entries were made of, for another manager's
+    /// entries that have such warnings: `keeping` makes them again for the entries it keeps.
+    var entryWarningSources: EntryWarningSources?
     /// The entries' names in byte order, as the check sorted them (nil from the one-by-one check, and
     /// for records whose names increase):
     /// `Vault.put(contentsOf:now:)` merges by it without sorting again.

@@ -294,7 +294,7 @@ extension VaultfileCommand {
                     ? "it holds NUL bytes: binary data, not a text export; 'vaultfile import FILE' (--format auto) tells an export's format from its content"
                     : why.contains("is not UTF-8")
                     ? "convert it to UTF-8 first (WINDOWS-1252 is what most Windows programs write), then import that file and delete both: "
-                        + "iconv -f WINDOWS-1252 -t UTF-8 \(shellWord(file ?? "FILE")) > \(shellWord((file ?? "FILE") + ".utf8"))"
+                        + "iconv -f WINDOWS-1252 -t UTF-8 \(shellPath(file ?? "FILE")) > \(shellPath((file ?? "FILE") + ".utf8"))"
                     : rowOfValues ? headerlessHint
                     : FormatSniffer.EncryptedLines.named(in: why).map(encryptedLinesHint)  // past the sniffer's lines (recheck62 N7)
                 throw CLIError.importUnreadable(source: source, format: chosen.rawValue, why: why, hint: hint)
@@ -359,7 +359,7 @@ extension VaultfileCommand {
         /// The hint for a CSV without a header line any tool writes: Dashlane's older credentials export.
         private var headerlessHint: String {
             "if it is Dashlane's older credentials export (no header line; rows of title, url, login, password, note), "
-                + "import it with: vaultfile import --format dashlane-csv" + (file.map { " \(shellWord($0))" } ?? " < FILE")
+                + "import it with: vaultfile import --format dashlane-csv" + (file.map { " \(shellPath($0))" } ?? " < FILE")
         }
 
         /// The refusal of KEY=value lines holding ciphertext (`FormatSniffer.encryptedLines`), with
@@ -373,7 +373,7 @@ extension VaultfileCommand {
         private func encryptedLinesHint(_ kind: FormatSniffer.EncryptedLines) -> String {
             switch kind {
             case .sops:
-                return "decrypt it with sops and import the plain lines: sops -d \(file.map(shellWord) ?? "FILE") | vaultfile import --format dotenv "
+                return "decrypt it with sops and import the plain lines: sops -d \(file.map(shellPath) ?? "FILE") | vaultfile import --format dotenv "
                     + "(add --input-type dotenv --output-type dotenv to sops -d when the name does not end in .env)"
             case .ansibleVault:
                 return "decrypt the values with ansible-vault and import the plain KEY=value lines with --format dotenv"
@@ -384,7 +384,7 @@ extension VaultfileCommand {
         private func mismatch(_ sniffed: SniffedFormat, source: String, given: String) -> CLIError {
             let hint: String
             if let name = sniffed.format, InterchangeFormat(rawValue: name) != nil || DirectoryImportReaders.reader(for: name) != nil {
-                hint = "import it with: vaultfile import --format \(name)" + (file.map { " \(shellWord($0))" } ?? " < FILE")
+                hint = "import it with: vaultfile import --format \(name)" + (file.map { " \(shellPath($0))" } ?? " < FILE")
             } else if let advice = sniffed.advice {
                 hint = advice
             } else {

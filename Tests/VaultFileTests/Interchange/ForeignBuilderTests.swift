@@ -168,6 +168,22 @@ import Testing
         #expect(same["attachment.a.txt"] == "\u{2}" && same["attachment.a.txt_2"] == "\u{1}" && same["attachment.b.txt"] == "\u{9}")
     }
 
+    /// cold63 F2: the lines of `labels` come in the order of their field names, never the
+    /// file's, so that an export listing an item's renamed fields in another order gives the
+    /// same `labels` (before, `--skip-existing` said it differed).
+    @Test func test_entries_writeLabelsInFieldNameOrderNeverFileOrder() throws {
+        let fields = [ForeignField(label: "Пин", value: Array("1".utf8)), ForeignField(label: "username", value: Array("c".utf8)),
+                      ForeignField(label: "API Key", value: Array("k1".utf8)), ForeignField(label: "API Key", value: Array("k2".utf8)),
+                      ForeignField(label: "API_Key", value: Array("k0".utf8))]
+        var seen: Set<String?> = []
+        for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]] {
+            var site = item("site", user: "alice")
+            site.fields = order.map { fields[$0] }
+            seen.insert(text(try #require(found(try build([site]), "site")).fields["labels"]))
+        }
+        #expect(seen == ["API_Key_2\tAPI Key\nAPI_Key_3\tAPI Key\nusername_2\tusername\nxn--r0a4cp\tПин\n"], "\(seen)")
+    }
+
     /// Two 1pux exports of one item whose sections hold fields of one label, the sections listed in
     /// other orders: each name holds the same value (the section's title, else its name, orders
     /// them; within a section, the file's order).
@@ -189,6 +205,30 @@ import Testing
         #expect(seen == [["API_Key": "d1", "API_Key_2": "p1", "API_Key_3": "p0", "API_Key_4": "b1"]], "\(seen)")
     }
 
+    /// cold63 F6: fields of one name under different section titles keep the title in their
+    /// label (`labels`), so `API_Key` of "Prod" and of "Dev" are told apart; an untitled section's
+    /// id is never shown; fields of one name under one title keep their plain labels; the loss
+    /// of section titles is counted by item, not by section.
+    @Test func test_entries_keepTheSectionTitleOfFieldsOfOneNameInTheirLabels() throws {
+        func export(_ sections: [String]) -> [UInt8] {
+            ForeignJSONStreamTests.onePUX(#"{"accounts": [{"vaults": [{"attrs": {"name": "V"}, "items": [{"uuid": "1", "overview": {"title": "Svc"}, "#
+                + #""details": {"password": "p", "sections": ["# + sections.joined(separator: ", ") + "]}}]}]}]}")
+        }
+        let prod = #"{"title": "Prod", "fields": [{"title": "API_Key", "value": {"concealed": "abc"}}, {"title": "Host", "value": {"string": "h1"}}]}"#
+        let dev = #"{"title": "Dev", "fields": [{"title": "API_Key", "value": {"concealed": "xyz"}}, {"title": "Host", "value": {"string": "h1"}}]}"#
+        let untitled = #"{"name": "Section_b", "fields": [{"title": "API_Key", "value": {"string": "b1"}}]}"#
+        let same = #"{"title": "Prod", "fields": [{"title": "Port", "value": {"string": "1"}}, {"title": "Port", "value": {"string": "2"}}]}"#
+        for sections in [[prod, dev, untitled, same], [same, untitled, dev, prod]] {
+            let read = try OnePUXReader.read(export(sections), now: 0)
+            #expect(read.notKept[OnePUXReader.sectionTitles] == 1, "one item, however many titled sections: \(read.notKept)")
+            let entry = try #require(found(try read.entries(now: 0, options: ForeignBuildOptions(keepsHistory: false, prefix: [])), "Svc"))
+            #expect(text(entry.fields["API_Key"]) == "xyz" && text(entry.fields["API_Key_2"]) == "abc" && text(entry.fields["API_Key_3"]) == "b1")
+            // Host twice with one value: equal fields, either order; Port twice under one title: no title needed.
+            #expect(text(entry.fields["labels"]) == "API_Key\tDev / API_Key\nAPI_Key_2\tProd / API_Key\nAPI_Key_3\tAPI_Key\nHost\tDev / Host\nHost_2\tProd / Host\n"
+                    + "Port_2\tPort\n", "\(text(entry.fields["labels"]) ?? "")")
+        }
+    }
+
     @Test func test_entries_keepAnItemOfThousandsOfFieldsOfOneLabelAtOnce() throws {
         // att60 F2: 20,000 fields `r` in one 53 KB 1pux item were numbered in cubic time (over 11
         // minutes) before the field limit refused the item; now the first are fields, each one
@@ -199,7 +239,8 @@ import Testing
         let entry = try #require(found(imported, "x"))
         #expect(entry.fields.count == VaultLimits.maxFieldsPerEntry, "the notes, `labels` and 62 fields")
         let lines = text(entry.fields["notes"])?.split(separator: "\n") ?? []
-        #expect(lines.count == 20_000 - 62 && lines.allSatisfy { $0 == "r: \u{1}" })
+        // Each line's label is the kept field `r`'s name: marked, so it never reads as that field's (cold63 F4).
+        #expect(lines.count == 20_000 - 62 && lines.allSatisfy { $0 == "r (not kept as a field): \u{1}" })
     }
 
     @Test func test_entries_cleanNonASCIILabelsAndKeepThemInLabels() throws {
@@ -300,8 +341,10 @@ import Testing
         var crowded = item("x")
         crowded.fields = (0..<70).map { ForeignField(label: "f\($0)", value: [1]) }
         let entry = try #require(found(try build([crowded]), "x"))
-        #expect(entry.fields.count == 63 && entry.fields["f61"] == [1] && entry.fields["f62"] == nil)
-        #expect(text(entry.fields["notes"]) == (62..<70).map { "f\($0): \u{1}\n" }.joined())
+        // The first 62 by label (`f0`, `f1`, `f10`…: cold63 F4), the rest lines in that order.
+        let byLabel = (0..<70).sorted { "f\($0)" < "f\($1)" }
+        #expect(entry.fields.count == 63 && entry.fields["f\(byLabel[61])"] == [1] && entry.fields["f\(byLabel[62])"] == nil)
+        #expect(text(entry.fields["notes"]) == byLabel[62...].map { "f\($0): \u{1}\n" }.joined())
     }
 
     @Test func test_entries_ofNoItemsAreEmpty() throws {

@@ -30,17 +30,20 @@ import Testing
             let built = asEntries ? try ForeignBuilder.build(asEntries: source(items), now: 1, options: ForeignBuildOptions())
                 : try ForeignBuilder.build(source(items), now: 1, options: ForeignBuildOptions())
             let many = try #require(built.entries.first { $0.name == "many" }?.entry)
-            // The notes and 62 custom fields (room kept for `labels`); the other 38 lines of the notes, in order.
+            // The notes and 62 custom fields (room kept for `labels`): the first by label (cold63
+            // F4: `k0`, `k1`, `k10`…, by bytes, never the file's order); the other 38 lines of the notes, in that order.
+            let byLabel = (0..<100).sorted { "k\($0)" < "k\($1)" }
             #expect(many.fields.count == 63, "\(many.fields.count)")
-            #expect(many.fields["k61"] != nil && many.fields["k62"] == nil)
+            #expect(byLabel[..<62].allSatisfy { many.fields["k\($0)"] != nil } && byLabel[62...].allSatisfy { many.fields["k\($0)"] == nil })
             let notes = text(many.fields["notes"])
-            #expect(notes == "first line\n" + (62..<100).map { "k\($0): v\($0)\n" }.joined(), "\(notes)")
+            #expect(notes == "first line\n" + byLabel[62...].map { "k\($0): v\($0)\n" }.joined(), "\(notes)")
             // Nothing lost: each value once, as a field or a line.
             for index in 0..<100 { #expect((many.fields["k\(index)"] != nil) != notes.contains("k\(index): v\(index)\n")) }
             // Without notes of its own: the notes take one of the fields.
             let bare = try #require(built.entries.first { $0.name == "bare" }?.entry)
-            #expect(bare.fields.count == 63 && bare.fields["k61"] != nil && bare.fields["k62"] == nil, "\(bare.fields.count)")
-            #expect(text(bare.fields["notes"]) == (62..<70).map { "k\($0): v\($0)\n" }.joined())
+            let bareByLabel = (0..<70).sorted { "k\($0)" < "k\($1)" }
+            #expect(bare.fields.count == 63 && bareByLabel[..<62].allSatisfy { bare.fields["k\($0)"] != nil }, "\(bare.fields.count)")
+            #expect(text(bare.fields["notes"]) == bareByLabel[62...].map { "k\($0): v\($0)\n" }.joined())
             // Items that fit are as they were: every field a field, no notes; 64 when no label needs `labels`.
             let fits = try #require(built.entries.first { $0.name == "fits" }?.entry)
             #expect(fits.fields.count == 62 && fits.fields["notes"] == nil && fits.fields["k60"] != nil)
@@ -55,10 +58,36 @@ import Testing
         }
     }
 
+    /// cold63 F4: which custom fields stay fields follows their labels, never the file's order,
+    /// and a line whose label is a name a kept field holds (`API Key` kept as `API_Key`, the
+    /// login's `username`) is marked, so no line reads as that field's.
+    @Test func test_build_fieldsKeptAreChosenByLabelAndNoLineCarriesAKeptName() throws {
+        let fillers = (0..<60).map { ForeignField(label: "A\($0 < 10 ? "0" : "")\($0)", value: Array("f\($0)".utf8)) }
+        let named = [ForeignField(label: "API Key", value: Array("k1".utf8)), ForeignField(label: "API_Key", value: Array("k2".utf8)),
+                     ForeignField(label: "username", value: Array("custom".utf8))]
+        var seen: Set<[String: [UInt8]]> = []
+        for fields in [fillers + named, named.reversed() + fillers.reversed()] {
+            var crowded = item("crowded", fields: 0, username: "alice")
+            crowded.fields = fields
+            let entry = try #require(try ForeignBuilder.build(source([crowded]), now: 1, options: ForeignBuildOptions()).entries.first?.entry)
+            seen.insert(entry.fields)
+            // 60 fillers and `API Key` (as `API_Key`): the 61 a `username` and `labels` leave room for.
+            #expect(text(entry.fields["API_Key"]) == "k1" && text(entry.fields["username"]) == "alice" && entry.fields["A59"] != nil)
+            #expect(text(entry.fields["notes"]) == "API_Key (not kept as a field): k2\nusername (not kept as a field): custom\n",
+                    "\(text(entry.fields["notes"]))")
+        }
+        #expect(seen.count == 1, "the same entry in either order")
+    }
+
     @Test func test_notes_multilineValueIsIndented() {
         let moved = [ForeignField(label: "codes", value: Array("a\nb".utf8)), ForeignField(label: "x", value: Array("1".utf8))]
-        #expect(ForeignBuilder.notes("n", with: moved) == "n\ncodes: a\n  b\nx: 1\n")
-        #expect(ForeignBuilder.notes(nil, with: moved) == "codes: a\n  b\nx: 1\n")
+        var set = FieldSet()
+        #expect(ForeignBuilder.notes("n", with: moved, beside: &set) == "n\ncodes: a\n  b\nx: 1\n")
+        #expect(ForeignBuilder.notes(nil, with: moved, beside: &set) == "codes: a\n  b\nx: 1\n")
+        // cold63 F4: a label that is one of the entry's field names is marked.
+        set.put("username", "alice")
+        #expect(ForeignBuilder.notes(nil, with: [ForeignField(label: "username", value: Array("u2".utf8))], beside: &set)
+                == "username (not kept as a field): u2\n")
     }
 
     @Test func test_customFieldsKept_emptyValuesTakeNoField() {
@@ -68,12 +97,14 @@ import Testing
         var set = FieldSet(), tally = FieldRenamingTally()
         #expect(ForeignBuilder.customFieldsKept(fields, notes: nil, entry: "e", in: &set, tally: &tally) == nil)
         #expect(set.count == 60)
-        // All 70 filled, no notes: 62 kept (one field for `labels`, one for the notes), none put yet.
+        // All 70 filled, no notes: 62 kept and put (one field for `labels`, one for the notes), 8 moved.
         for index in 0..<10 { fields[index].value = Array("v".utf8) }
-        var none = FieldSet()
-        #expect(ForeignBuilder.customFieldsKept(fields, notes: nil, entry: "e", in: &none, tally: &tally) == 62)
-        #expect(none.count == 0)
-        #expect(ForeignBuilder.customFieldsKept(fields, notes: "n", entry: "e", in: &none, tally: &tally) == 63)
+        var some = FieldSet()
+        #expect(ForeignBuilder.customFieldsKept(fields, notes: nil, entry: "e", in: &some, tally: &tally)?.count == 8)
+        #expect(some.count == 62)
+        var more = FieldSet()
+        #expect(ForeignBuilder.customFieldsKept(fields, notes: "n", entry: "e", in: &more, tally: &tally)?.count == 7)
+        #expect(more.count == 63)
     }
 
     /// More URLs, or reader's facts (passkey members, tags), than an entry holds: the first URL,

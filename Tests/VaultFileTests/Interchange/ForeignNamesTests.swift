@@ -133,6 +133,25 @@ import Testing
         #expect(!out.contains("<Key>labels</Key>"))
     }
 
+    /// cold63 F5: KeePassXC writes an entry's strings sorted by key (`KP2A_URL_10` before
+    /// `KP2A_URL_2`); the further URLs are taken by their number, so `url3` is `KP2A_URL_2`.
+    @Test func test_keepassXML_furtherURLsAreTakenByTheirNumberNotTheirKeysOrder() throws {
+        let keys = ["KP2A_URL_1", "KP2A_URL_10", "KP2A_URL_11", "KP2A_URL_2", "KP2A_URL_3", "KP2A_URL_9", "KP2A_URL"]
+        let strings = keys.map { "<String><Key>\($0)</Key><Value>https://\($0).example</Value></String>" }.joined()
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?><KeePassFile><Root><Group><Name>Root</Name><Entry>
+            <String><Key>Title</Key><Value>Bank</Value></String><String><Key>URL</Key><Value>https://one.example</Value></String>
+            \(strings)</Entry></Group></Root></KeePassFile>
+            """
+        let imported = try KeePassXMLReader.read(Array(xml.utf8), now: 0).entries(now: 0, options: ForeignBuildOptions())
+        let bank = try #require(entry(imported, "Bank"))
+        let urls = (2...8).map { text(bank.fields["url\($0)"]) }
+        let inOrder = ["KP2A_URL", "KP2A_URL_1", "KP2A_URL_2", "KP2A_URL_3", "KP2A_URL_9", "KP2A_URL_10", "KP2A_URL_11"]
+        #expect(urls == inOrder.map { "https://\($0).example" }, "\(urls)")
+        // Only the ones the export would not name so are labelled.
+        #expect(text(bank.fields["labels"]) == "url6\tKP2A_URL_9\nurl7\tKP2A_URL_10\nurl8\tKP2A_URL_11\n")
+    }
+
     // MARK: - pass
 
     @Test func test_passStore_titlesTagsAndCustomReservedFieldsReadBackAsTheyWere() throws {

@@ -48,6 +48,12 @@ struct FieldSet {
         return indexed.contains(name)
     }
 
+    /// Whether a field is called `name` (a label, compared by its bytes: never a name, ASCII, that
+    /// differs from it only by canonical equivalence).
+    mutating func holds(_ name: String) -> Bool {
+        name.utf8.allSatisfy { $0 < 0x80 } && has(name)
+    }
+
     /// Whether `field` is called `name`.
     private static func isCalled(_ field: ImportField, _ name: String) -> Bool {
         switch field.name {
@@ -124,6 +130,8 @@ struct FieldSet {
         // Each field's name before numbering (the reader's, else its label cleaned), made once.
         let cleaned = list.indices.map { names[$0] ?? ImportedNameCleaner.fieldName(fromLabel: list[$0].label) }
         let order = ForeignBuilder.numberingOrder(names: cleaned) { ForeignField.numberedBefore(list[$0], list[$1]) }
+        // Fields of one name under different headings: each heading kept in its label (cold63 F6).
+        let sectioned = order == nil ? [:] : ForeignBuilder.sectionedLabels(list, names: cleaned)
         var renamed: [Int] = []
         for position in list.indices {
             let index = order?[position] ?? position
@@ -132,11 +140,12 @@ struct FieldSet {
                 renamed.append(index)
                 continue
             }
-            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true, cleaned: field.label)
+            putCustom(label: field.label, field.value, entry: entry, tally: &tally, custom: true, cleaned: field.label, kept: sectioned[index])
         }
         for index in renamed {
             // A name the reader chose is one of the builder's own (`username`): taken, so numbered, never reserved-renamed.
-            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: cleaned[index])
+            putCustom(label: list[index].label, list[index].value, entry: entry, tally: &tally, custom: names[index] == nil, cleaned: cleaned[index],
+                      kept: sectioned[index])
         }
     }
 
@@ -145,8 +154,9 @@ struct FieldSet {
     /// as more than a field (`ForeignBuilder.reservedMeaning`) is numbered too. An empty value puts
     /// nothing unless `keepEmpty` (an attachment). `cleaned`: the label made a field name, when the
     /// caller already made it (`putCustomFields`), so that it is not made twice per field.
+    /// `kept`: the label `labels` keeps in place of `label` (`SECTION / LABEL`), whatever the name.
     mutating func putCustom(label: String, _ value: [UInt8], entry: String, tally: inout FieldRenamingTally, keepEmpty: Bool = false,
-                            custom: Bool = false, cleaned given: String? = nil) {
+                            custom: Bool = false, cleaned given: String? = nil, kept: String? = nil) {
         guard keepEmpty || !value.isEmpty else { return }
         let cleaned = given ?? ImportedNameCleaner.fieldName(fromLabel: label)
         var field = cleaned
@@ -172,7 +182,11 @@ struct FieldSet {
         } else if !sameUTF8(field, label) {
             tally.add(label: label, field: field, entry: entry, reason: .cleaned)
         }
-        if !sameUTF8(field, label) { labels.append("\(field)\t\(ImportedLabels.storable(label))") }
+        if let kept {
+            labels.append("\(field)\t\(ImportedLabels.storable(kept))")
+        } else if !sameUTF8(field, label) {
+            labels.append("\(field)\t\(ImportedLabels.storable(label))")
+        }
         importFields.append(ImportField(name: .string(field), value: .owned(value)))
     }
 
@@ -183,9 +197,14 @@ struct FieldSet {
         if let index = importFields.firstIndex(where: { Self.isCalled($0, "notes") }) { importFields[index] = notes } else { importFields.append(notes) }
     }
 
-    /// Puts the field `labels` when a label was not kept as its field's name.
+    /// Puts the field `labels` when a label was not kept as its field's name: its lines in the
+    /// order of their field names' bytes (each name once, and a tab before any name character, so
+    /// the lines' own bytes), never the file's, so that an export listing the same fields in
+    /// another order gives the same `labels` and `--skip-existing` or `--overwrite` sees no change
+    /// (cold63 F2).
     mutating func putLabels() {
         guard !labels.isEmpty else { return }
+        if labels.count > 1 { labels.sort { compareUTF8($0, $1) < 0 } }
         importFields.append(ImportField(name: .string(ForeignBuilder.labelsField), value: .owned(Array((labels.joined(separator: "\n") + "\n").utf8))))
     }
 }
@@ -219,6 +238,32 @@ extension ForeignBuilder {
             for (position, index) in zip(positions, sorted) { order[position] = index }
         }
         return order
+    }
+
+    /// The labels `labels` keeps for fields (by position in `list`) that would take one name
+    /// (`names`, before numbering) under different headings: `SECTION / LABEL` for each such
+    /// field under a heading a person wrote (a 1pux section's title, an Enpass heading; never a
+    /// 1pux section's id), so that `API_Key` of "Prod" and of "Dev" are told apart, found by
+    /// `get --field 'Prod / API_Key'`, and exported under those labels (cold63 F6). Empty when no
+    /// such group (most items: no dictionary made).
+    static func sectionedLabels(_ list: [ForeignField], names: [String]) -> [Int: String] {
+        func heading(_ field: ForeignField) -> String? {
+            guard !field.sectionUntitled, let section = field.section, !section.isEmpty else { return nil }
+            return section
+        }
+        guard list.contains(where: { heading($0) != nil }) else { return [:] }
+        var groups: [String: [Int]] = [:]
+        for (index, name) in names.enumerated() { groups[name, default: []].append(index) }
+        var kept: [Int: String] = [:]
+        for positions in groups.values where positions.count > 1 {
+            // Headings compared by bytes (`Set<String>` would take canonically equal ones as one).
+            let first = heading(list[positions[0]]) ?? ""
+            guard positions.contains(where: { !sameUTF8(heading(list[$0]) ?? "", first) }) else { continue }
+            for index in positions {
+                if let section = heading(list[index]) { kept[index] = "\(section) / \(list[index].label)" }
+            }
+        }
+        return kept
     }
 
     /// `attachments` in the order they are put and numbered (`numberingOrder`): two that would
@@ -256,31 +301,76 @@ extension ForeignAttachment {
 // MARK: - Field renamings, counted
 
 /// Field renamings of one import, counted by label, field and reason, in the order first seen:
-/// one warning each, however many entries had it.
-struct FieldRenamingTally {
-    private struct Key: Hashable {
+/// one warning each, however many entries had it. Each renaming's entries are kept (a name
+/// shared, not copied), so that `--skip-existing` can leave out the entries it skips (cold63 F10).
+struct FieldRenamingTally: Sendable {
+    private struct Key: Hashable, Sendable {
         var label: [UInt8]
         var field: String
         var reason: ForeignFieldRenaming
     }
 
     private var order: [Key] = []
-    private var counts: [Key: (label: String, count: Int, example: String)] = [:]
+    private var found: [Key: (label: String, entries: [String])] = [:]
 
     mutating func add(label: String, field: String, entry: String, reason: ForeignFieldRenaming) {
         let key = Key(label: Array(label.utf8), field: field, reason: reason)
-        if let found = counts[key] {
-            counts[key] = (found.label, found.count + 1, found.example)
+        if found[key] != nil {
+            found[key]!.entries.append(entry)
         } else {
             order.append(key)
-            counts[key] = (label, 1, entry)
+            found[key] = (label, [entry])
         }
     }
 
-    var warnings: [ImportWarning] {
-        order.map { key in
-            let found = counts[key]!
-            return .fieldRenamed(label: found.label, field: key.field, count: found.count, example: found.example, reason: key.reason)
+    /// Whether no field was renamed.
+    var isEmpty: Bool { order.isEmpty }
+
+    var warnings: [ImportWarning] { warnings(keeping: { _ in true }, renaming: { $0 }) }
+
+    /// The warnings of the entries `isKept` keeps, each named as `rename` names it; a renaming
+    /// none of them had gives none.
+    func warnings(keeping isKept: (String) -> Bool, renaming rename: (String) -> String) -> [ImportWarning] {
+        order.compactMap { key in
+            let (label, entries) = found[key]!
+            let kept = entries.filter(isKept)
+            guard let example = kept.first else { return nil }
+            return .fieldRenamed(label: label, field: key.field, count: kept.count, example: rename(example), reason: key.reason)
         }
+    }
+}
+
+// MARK: - The warnings about single entries, for entries left out
+
+/// What the builder's warnings about single entries were made of (`ForeignBuilder.finish`): the
+/// field renamings, the unusable TOTPs, and the fields kept in notes, each with its entries, so
+/// that `import --skip-existing` says them only for the entries it imports (cold63 F10: before,
+/// it warned of renamed fields of items it then skipped).
+struct EntryWarningSources: Sendable {
+    var fieldRenamings = FieldRenamingTally()
+    /// Entries with fields kept as lines of their notes, and how many.
+    var fieldsInNotes: [(name: String, count: Int)] = []
+
+    /// `warnings` with those about single entries made again for the entries `isKept` keeps,
+    /// named as `rename` names them, in the places the first of their kind held.
+    func narrowed(_ warnings: [ImportWarning], keeping isKept: (String) -> Bool, renaming rename: (String) -> String) -> [ImportWarning] {
+        var result: [ImportWarning] = []
+        var renamingsPlaced = false
+        for warning in warnings {
+            switch warning {
+            case .fieldRenamed:
+                if !renamingsPlaced { result += fieldRenamings.warnings(keeping: isKept, renaming: rename) }
+                renamingsPlaced = true
+            case .totpUnusable(let name, let why):
+                if isKept(name) { result.append(.totpUnusable(name: rename(name), why: why)) }
+            case .fieldsKeptInNotes:
+                var kept = NamedCount()
+                for (name, count) in fieldsInNotes where isKept(name) { kept.add(rename(name), count: count) }
+                if kept.items > 0 { result.append(.fieldsKeptInNotes(count: kept.count, items: kept.names, itemCount: kept.items)) }
+            default:
+                result.append(warning)
+            }
+        }
+        return result
     }
 }

@@ -4,11 +4,14 @@ import VaultModel
 
 extension ForeignBuilder {
     /// Puts an item's (or a version's) custom `fields` in `set` when they fit in an entry with
-    /// the fields put before them and `labels` (nil then); else puts none and returns where they
-    /// stop being fields: the index of the first one moved to the notes, room kept for `labels`
-    /// and for `notes` when there are none yet. An empty value takes no field.
+    /// the fields put before them and `labels` (nil then); else puts as many as fit, room kept
+    /// for `labels` and for `notes` when there are none yet, and returns the others, to become
+    /// lines of the notes. Which ones stay fields follows their content, never the file's order
+    /// (`ForeignField.numberedBefore`: by label, then section; then the file's order), so that an
+    /// export listing them in another order keeps the same fields (cold63 F4); the moved ones
+    /// come in that order too. An empty value takes no field and is no line.
     static func customFieldsKept(_ fields: [ForeignField], names: [Int: String] = [:], notes: String?, entry: String,
-                                 in set: inout FieldSet, tally: inout FieldRenamingTally) -> Int? {
+                                 in set: inout FieldSet, tally: inout FieldRenamingTally) -> [ForeignField]? {
         let limit = VaultLimits.maxFieldsPerEntry
         // Most items: they fit whatever the labels; counted only when they may not.
         let filled = fields.count > limit - 1 - set.count ? fields.reduce(0) { $0 + ($1.value.isEmpty ? 0 : 1) } : 0
@@ -25,15 +28,16 @@ extension ForeignBuilder {
                 return nil
             }
         }
-        var room = limit - 1 - set.count - (notes?.isEmpty ?? true ? 1 : 0)
-        room = max(room, 0)
-        var kept = 0
-        for (index, field) in fields.enumerated() where !field.value.isEmpty {
-            if kept == room { return index }
-            kept += 1
+        let room = max(limit - 1 - set.count - (notes?.isEmpty ?? true ? 1 : 0), 0)
+        // Ties (equal fields) in file order: either order stores the same.
+        let order = fields.indices.filter { !fields[$0].value.isEmpty }.sorted { first, second in
+            ForeignField.numberedBefore(fields[first], fields[second]) || (!ForeignField.numberedBefore(fields[second], fields[first]) && first < second)
         }
-        set.putCustomFields(fields, names: names, entry: entry, tally: &tally)  // not reached: they did not fit
-        return nil
+        let kept = order.prefix(room)
+        var keptNames: [Int: String] = [:]
+        for (position, index) in kept.enumerated() { if let name = names[index] { keptNames[position] = name } }
+        set.putCustomFields(kept.map { fields[$0] }, names: keptNames, entry: entry, tally: &tally)
+        return order.dropFirst(room).map { fields[$0] }
     }
 
     /// The builder's own fields an entry always has room for: `username`, `url`, `notes`, `totp`,
@@ -64,16 +68,22 @@ extension ForeignBuilder {
 
     /// The item's notes followed by one `label: value` line per field in `moved` (a value's
     /// further lines indented by two spaces). Field values are text (every reader makes them of
-    /// a string), so nothing is lost in the lines.
-    static func notes(_ notes: String?, with moved: [ForeignField]) -> String {
+    /// a string), so nothing is lost in the lines. A label that is the name of a field the entry
+    /// holds (`set`: a kept `API_Key` that another label was cleaned to, the login's `username`)
+    /// is marked `LABEL (not kept as a field): value`, so that no line reads as that field's
+    /// value (cold63 F4).
+    static func notes(_ notes: String?, with moved: [ForeignField], beside set: inout FieldSet) -> String {
         var text = notes ?? ""
         if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
         for field in moved {
             let value = String(decoding: field.value, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
-            text += "\(field.label): \(value)\n"
+            text += set.holds(field.label) ? "\(field.label)\(Self.notAFieldMark): \(value)\n" : "\(field.label): \(value)\n"
         }
         return text
     }
+
+    /// What follows a notes line's label that is also the name of one of the entry's fields.
+    static let notAFieldMark = " (not kept as a field)"
 }
 
 // MARK: - Items counted by name

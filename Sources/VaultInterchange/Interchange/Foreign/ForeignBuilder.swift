@@ -221,6 +221,8 @@ enum ForeignBuilder {
         var warnedNames = WarnedNames()
         /// Custom fields beyond an entry's fields, kept as lines of its notes (`customFieldsKept`).
         var fieldsInNotes = NamedCount()
+        /// The same, each entry with its count (`EntryWarningSources`).
+        var fieldsInNotesByEntry: [(name: String, count: Int)] = []
 
         /// Zeroes the values and fields of the versions in `history` where they lie (`wipeShared`),
         /// for an outcome given up whose versions nothing else holds (a streamed build's: each
@@ -272,15 +274,11 @@ enum ForeignBuilder {
         // The notes' field taken now when lines go to them, so that the custom fields leave it room.
         if !own.moved.isEmpty { fields.putNotes(" ") }
         let notesGiven = own.moved.isEmpty ? item.notes : " "
-        if let cut = customFieldsKept(item.fields, names: item.fieldNames, notes: notesGiven, entry: name, in: &fields, tally: &outcome.fieldRenamings) {
-            // More custom fields than an entry holds: the first ones are fields, the rest `label: value` lines of the notes.
-            fields.putCustomFields(Array(item.fields[..<cut]), names: item.fieldNames.filter { $0.key < cut }, entry: name, tally: &outcome.fieldRenamings)
-            let moved = own.moved + item.fields[cut...].filter { !$0.value.isEmpty }
-            fields.putNotes(Self.notes(item.notes, with: moved))
-            outcome.fieldsInNotes.add(name, count: moved.count)
-        } else if !own.moved.isEmpty {
-            fields.putNotes(Self.notes(item.notes, with: own.moved))
-            outcome.fieldsInNotes.add(name, count: own.moved.count)
+        var moved = own.moved
+        if let custom = customFieldsKept(item.fields, names: item.fieldNames, notes: notesGiven, entry: name, in: &fields, tally: &outcome.fieldRenamings) {
+            // More custom fields than an entry holds: some are fields, the rest `label: value` lines of the notes.
+            moved += custom
+            fields.putNotes(" ")  // the notes' place, kept from the attachments; the lines are written last
         }
         for attachment in inNumberingOrder(item.attachments) {
             // A field holds at most maxValueLength bytes, an entry maxFieldsPerEntry fields (one
@@ -296,6 +294,12 @@ enum ForeignBuilder {
             }
         }
         fields.putLabels()
+        if !moved.isEmpty {
+            // Last, when every field has its name: a line never reads as a field's (cold63 F4).
+            fields.putNotes(Self.notes(item.notes, with: moved, beside: &fields))
+            outcome.fieldsInNotes.add(name, count: moved.count)
+            outcome.fieldsInNotesByEntry.append((name, moved.count))
+        }
         let created = item.created ?? item.modified ?? now
         let modified = item.modified ?? created
         // The fields of an earlier version the source keeps as a password only (`ForeignVersion.wholeItem`).
@@ -328,6 +332,9 @@ enum ForeignBuilder {
             warnings.append(.fieldsKeptInNotes(count: outcome.fieldsInNotes.count, items: outcome.fieldsInNotes.names, itemCount: outcome.fieldsInNotes.items))
         }
         imported.warnings = warnings + imported.warnings
+        if !outcome.fieldRenamings.isEmpty || !outcome.totpWarnings.isEmpty || !outcome.fieldsInNotesByEntry.isEmpty {
+            imported.entryWarningSources = EntryWarningSources(fieldRenamings: outcome.fieldRenamings, fieldsInNotes: outcome.fieldsInNotesByEntry)
+        }
         if !outcome.history.isEmpty { imported.history = outcome.history }
         imported.fromForeign = true
         return imported
@@ -362,17 +369,17 @@ enum ForeignBuilder {
             var untallied = FieldRenamingTally()
             for extra in own.extras { set.putCustom(label: extra.label, Array(extra.value.utf8), entry: name, tally: &untallied) }
             if !own.moved.isEmpty { set.putNotes(" ") }
-            if let cut = customFieldsKept(version.fields, notes: own.moved.isEmpty ? version.notes : " ", entry: name, in: &set, tally: &untallied) {
-                set.putCustomFields(Array(version.fields[..<cut]), entry: name, tally: &untallied)
-                set.putNotes(notes(version.notes, with: own.moved + version.fields[cut...].filter { !$0.value.isEmpty }))
-            } else if !own.moved.isEmpty {
-                set.putNotes(notes(version.notes, with: own.moved))
+            var moved = own.moved
+            if let custom = customFieldsKept(version.fields, notes: own.moved.isEmpty ? version.notes : " ", entry: name, in: &set, tally: &untallied) {
+                moved += custom
+                set.putNotes(" ")
             }
             for attachment in inNumberingOrder(version.attachments)
             where attachment.bytes.count <= VaultLimits.maxValueLength && set.count < VaultLimits.maxFieldsPerEntry - 1 {
                 set.putCustom(label: attachmentPrefix + attachment.name, attachment.bytes, entry: name, tally: &untallied, keepEmpty: true)
             }
             set.putLabels()
+            if !moved.isEmpty { set.putNotes(notes(version.notes, with: moved, beside: &set)) }
             let fields = set.values
             versions.append(EntryVersion(entry: Entry(value: version.value, fields: fields, created: time, modified: time), replaced: max(replaced, time)))
         }

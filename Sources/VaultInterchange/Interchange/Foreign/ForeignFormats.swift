@@ -195,7 +195,13 @@ extension ImportedEntries {
         }
         var result = try ImportedEntries(kept.map { (rename($0.name), $0.entry) }, renamings: moved)
         // The dangerous-variable warnings are found again for the new names; the others stay.
-        result.warnings = warnings.filter { if case .dangerousVariable = $0 { return false } else { return true } } + result.warnings
+        var others = warnings.filter { if case .dangerousVariable = $0 { return false } else { return true } }
+        // Those about single entries, for the entries kept (cold63 F10: not for the ones --skip-existing skips).
+        if let sources = entryWarningSources {
+            if kept.count < count { others = sources.narrowed(others, keeping: { keptNames.contains(Array($0.utf8)) }, renaming: rename) }
+            result.entryWarningSources = sources
+        }
+        result.warnings = others + result.warnings
         result.history = history.map { $0.filter { keptNames.contains(Array($0.name.utf8)) }.map { (rename($0.name), $0.versions) } }
         result.fromForeign = fromForeign
         return result

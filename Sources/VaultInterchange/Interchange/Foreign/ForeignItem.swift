@@ -142,9 +142,13 @@ public struct ForeignField: Sendable {
     /// Whether the source marked it protected (hidden, concealed).
     public var protected: Bool
     /// The heading the source files it under (a 1pux section's title, an Enpass section heading),
-    /// when it has one. Not stored (the readers say the headings are lost): it orders the fields
-    /// of one label for their numbers (`ForeignField.numberedBefore`).
+    /// when it has one. It orders the fields of one label for their numbers
+    /// (`ForeignField.numberedBefore`), and is kept in the label `labels` keeps of fields of one
+    /// name under different headings (`ForeignBuilder.sectionedLabels`); otherwise not stored.
     public var section: String?
+    /// Whether `section` is only 1Password's name (id) of a section without a title: it orders
+    /// fields, but is no heading a person wrote, so it is never shown in `labels`.
+    public var sectionUntitled = false
     /// For a field that names another item of the import (a 1pux `reference`): that item's index
     /// in the import's items, whose entry name the build writes as the value (`ForeignBuilder`);
     /// `unresolved` while the reader has not yet found it. Nil for any other field.

@@ -305,7 +305,9 @@ extension VaultfileCommand.Import {
             ("dry_run", .bool(dryRun)),
             ("renamed", .array(entries.renamings.map { renaming in
                 .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
-                         ("reasons", .array(renaming.reasons.flatMap { $0.jsonNames.map(JSON.string) }))]
+                         // An item without a title says so first (cold63 F11: its reasons were `[]`).
+                         ("reasons", .array((renaming.madeOf == nil ? [] : [JSON.string("untitled")])
+                                            + renaming.reasons.flatMap { $0.jsonNames.map(JSON.string) }))]
                          + (renaming.account.map { [("account", JSON.string($0))] } ?? [])
                          + (renaming.madeOf.map { [("named_after", JSON.string($0))] } ?? []))
             })),

@@ -342,6 +342,7 @@ struct ErrorReport: Equatable {
 /// written raw, ended the quoted word, and the pasted hint ran what followed). Every hint that
 /// shows a command builds each word of it with this function, and never puts the command itself
 /// in quotes (a quoted word inside would nest them).
+/// A file operand takes `shellPath` instead: a leading `-` would make it an option.
 func shellWord(_ text: String) -> String {
     // A leading '=' is zsh's command-path expansion (`=ls` → /usr/bin/ls): quoted (att63 F5).
     let plain = !text.isEmpty && !text.hasPrefix("=") && text.unicodeScalars.allSatisfy { scalar in
@@ -371,4 +372,12 @@ func shellWord(_ text: String) -> String {
 private func hexDigits(_ value: UInt32, width: Int) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, width - digits.count)) + digits
+}
+
+/// `path` as one word for a POSIX shell where a pasted command takes it as an operand (a file or
+/// folder to read): `shellWord`, with `./` before a relative path that starts with `-` (not `-`
+/// itself, stdin), which the command would take for an option (cold63 F7: `vaultfile import
+/// --format chrome-csv -x.csv` failed with "Unknown option '-x.csv'").
+func shellPath(_ path: String) -> String {
+    shellWord(path.hasPrefix("-") && path != "-" ? "./" + path : path)
 }

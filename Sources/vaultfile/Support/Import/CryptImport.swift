@@ -124,7 +124,7 @@ enum CryptImport {
             guard try StoreWalk(root: root, suffix: suffix).files.isEmpty,
                   let found = try? StoreWalk(root: root, suffix: otherSuffix), !found.files.isEmpty else { return }
             throw CLIError.importFormatMismatch(source: root, given: format, looksLike: kind,
-                                               hint: "import it with: vaultfile import --format \(other) \(shellWord(root))")
+                                               hint: "import it with: vaultfile import --format \(other) \(shellPath(root))")
         }
     }
 
@@ -138,7 +138,7 @@ enum CryptImport {
         if format == "passage", DirectoryImportReaders.isDirectory(inner), access(root + "/identities", F_OK) == 0 {
             throw CLIError.importFormatMismatch(source: root, given: format,
                                                looksLike: "passage's own folder (its identities and the store folder 'store')",
-                                               hint: "import the store inside it: vaultfile import --format passage \(shellWord(inner))")
+                                               hint: "import the store inside it: vaultfile import --format passage \(shellPath(inner))")
         }
         guard try StoreWalk(root: root, suffix: suffix).files.isEmpty else { return }
         throw CLIError.importFormatMismatch(source: root, given: format,

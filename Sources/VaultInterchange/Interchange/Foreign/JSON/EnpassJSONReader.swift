@@ -15,6 +15,10 @@ import VaultModel
 /// field's history becomes the item's history. Items in the trash (`trashed`) are not imported:
 /// they are counted, as every source's trash is.
 enum EnpassJSONReader {
+    /// The loss of an item's section headings, counted by item (`statedInText`: it says what is kept).
+    static let sectionHeadings = "Enpass's section headings (the fields under them are kept; a heading only where it tells apart "
+        + "fields of one name, in their labels in the field 'labels')"
+
     /// Every item of the export `bytes`, and what it holds that no item keeps (`notKept`).
     /// With a `sink`, each item is handed to it as read (`streamed`); anything the stream cannot
     /// read declines the sink, and the import is read again without one.
@@ -198,7 +202,7 @@ enum EnpassJSONReader {
         item.modified = tape.integer(updatedAt).map { $0 * 1000 } ?? item.created
         var email: (text: String, field: Int)?, passwordSeen = false
         // The heading over the fields that follow it: it orders fields of one label for their numbers.
-        var heading: String?
+        var heading: String?, headed = false
         tape.forEachElement(fields) { field in
             var typeNode: Int?, labelNode: Int?, valueNode: Int?, deleted: Int?, historyNode: Int?, sensitive: Int?
             tape.forEachMember(field) { key, value in
@@ -216,7 +220,7 @@ enum EnpassJSONReader {
             guard type != .section else {
                 // A heading over the fields after it: the fields are kept, its words are not.
                 heading = tape.string(labelNode)
-                if let heading, !heading.isEmpty { result.notKeep("Enpass's section headings") }
+                headed = headed || !(heading ?? "").isEmpty
                 return
             }
             // A username, URL or TOTP is kept as text: read as one straight from the tape (no
@@ -259,6 +263,8 @@ enum EnpassJSONReader {
             default: item.fields.append(ForeignField(label: label(), value: value, protected: tape.flag(sensitive), section: heading))
             }
         }
+        // Counted by item, as the warning says (cold63 F6: before, by heading).
+        if headed { result.notKeep(EnpassJSONReader.sectionHeadings, reason: .statedInText) }
         item.history.sort { ($0.modified ?? .min) < ($1.modified ?? .min) }
         // An item with an e-mail field and no username field logs in with the e-mail.
         if item.username == nil, let email {

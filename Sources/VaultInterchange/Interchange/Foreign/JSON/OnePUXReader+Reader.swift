@@ -144,16 +144,22 @@ extension OnePUXReader {
             }
             if item.value.isEmpty, let password = tape.stringBytes(password) { item.value = password }
             item.notes = tape.string(notesPlain).flatMap { $0.isEmpty ? nil : $0 }
+            var titled = false
             for section in tape.elements(sections) {
-                // A section's title heads its fields: the fields are kept, the title is not.
+                // A section's title heads its fields: the fields are kept, the title only where it
+                // tells apart fields of one name (`ForeignBuilder.sectionedLabels`).
                 let title = tape.string(tape.member(section, "title")) ?? ""
-                if !title.isEmpty { result.notKeep("1Password's section titles") }
+                titled = titled || !title.isEmpty
                 // Its title (else its name, 1Password's id of it) orders fields of one label for their numbers.
                 let heading = title.isEmpty ? tape.string(tape.member(section, "name")) : title
+                let first = item.fields.count
                 for field in tape.elements(tape.member(section, "fields")) {
                     try sectionField(field, in: tape, section: heading, into: &item, result: &result)
                 }
+                if title.isEmpty { for index in first..<item.fields.count { item.fields[index].sectionUntitled = true } }
             }
+            // Counted by item, as the warning says (cold63 F6: before, by section).
+            if titled { result.notKeep(OnePUXReader.sectionTitles, reason: .statedInText) }
             // Earlier passwords, oldest first. Each was replaced at its own `time` (1Password shows
             // it beside the password, as Bitwarden's `lastUsedDate`), and set when the one before
             // it was replaced (the oldest: when the item was created); before, each version took

@@ -16,6 +16,10 @@ enum OnePUXReader {
     /// What each item starts from.
     static let emptyItem = ForeignItem()
 
+    /// The loss of an item's section titles, counted by item (`statedInText`: it says what is kept).
+    static let sectionTitles = "1Password's section titles (the fields under them are kept; a title only where it tells apart "
+        + "fields of one name, in their labels in the field 'labels')"
+
     /// The bytes of `export.data` inflated into the stream's window at a time: 64 KiB (256 KiB
     /// were a tenth of the import's peak above start-up at 100,000 items, for no time gained).
     static let windowLength = 1 << 16

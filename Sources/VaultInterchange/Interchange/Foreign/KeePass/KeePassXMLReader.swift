@@ -269,21 +269,27 @@ enum KeePassXMLReader {
         item.notes = notesText
         item.totp = totp?.totp
         if let urlText { item.urls.append(urlText) }
+        var furtherURLs: [Int] = []
         for index in entry.strings.indices {
             let kind = entry.strings[index].kind
             // The standard keys are the item's own; the keys the TOTP was made from are no fields.
             if kind.isStandard { continue }
             if kind == .totp, let totp, totp.keys.contains(entry.strings[index].key) { continue }
             if kind == .kp2aURL, !entry.strings[index].value.isEmpty {
-                // The export names `url2`, `url3`… KP2A_URL, KP2A_URL_1…: another name is kept.
-                let position = item.urls.count
-                let key = entry.strings[index].key
-                if position > 0, key != (position == 1 ? "KP2A_URL" : "KP2A_URL_\(position - 1)") { item.urlLabels[position] = key }
-                item.urls.append(String(decoding: entry.strings[index].value, as: UTF8.self))
+                furtherURLs.append(index)
             } else {
                 item.fields.append(ForeignField(label: entry.strings[index].key, value: taken(&entry.strings[index].value),
                                                 protected: entry.strings[index].protected))
             }
+        }
+        // In KeePassXC's order, by number (it writes the strings sorted by key: `KP2A_URL_10`
+        // before `KP2A_URL_2`), so that `url3` is the second further URL (cold63 F5).
+        for index in Self.inURLOrder(furtherURLs, of: entry.strings) {
+            // The export names `url2`, `url3`… KP2A_URL, KP2A_URL_1…: another name is kept.
+            let position = item.urls.count
+            let key = entry.strings[index].key
+            if position > 0, key != (position == 1 ? "KP2A_URL" : "KP2A_URL_\(position - 1)") { item.urlLabels[position] = key }
+            item.urls.append(String(decoding: entry.strings[index].value, as: UTF8.self))
         }
         item.created = entry.times.created
         item.modified = entry.times.modified ?? entry.times.created
@@ -326,6 +332,22 @@ enum KeePassXMLReader {
             let what = Self.otherElementPrefix + "<\(element.prefix(64))>"
             lost(losses.notKept[what] != nil || known < Self.maxOtherElementNames ? what : "other KeePass entry elements", true)
         }
+    }
+
+    /// The positions `indices` of the `KP2A_URL*` strings in `strings` in KeePassXC's order:
+    /// `KP2A_URL` first, then `KP2A_URL_n` by n, then any other (a key spelt otherwise, a number
+    /// too long for an `Int`) as the file lists them.
+    static func inURLOrder(_ indices: [Int], of strings: [KeePassString]) -> [Int] {
+        guard indices.count > 1 else { return indices }
+        func rank(_ key: String) -> Int {
+            if key == "KP2A_URL" { return 0 }
+            guard key.hasPrefix("KP2A_URL_") else { return Int.max }
+            let digits = key.utf8.dropFirst(9)
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return Int.max }
+            return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } + 1
+        }
+        // Ranked with their place in the file: a stable sort, and equal numbers (`_7`, `_07`) in file order.
+        return indices.map { (rank(strings[$0].key), $0) }.sorted { $0 < $1 }.map { $0.1 }
     }
 
     /// What is not kept of an entry with a custom string that is not protected.
