@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// att63's naming findings on `import`, through the built binary: `--skip-existing` takes two
+/// items for one title only when their whole titles are equal, never by the first bytes a cut
+/// name keeps (F1).
+@Suite struct ImportLows63CLITests {
+    private static let header = "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
+
+    /// A Bitwarden CSV of `rows` (title, username, password), each with the URI https://x.example.
+    private func csv(_ cli: CLI, _ file: String, _ rows: [(String, String, String)]) throws {
+        try cli.write(file, bytes(Self.header + rows.map { ",,login,\($0.0),,,0,https://x.example,\($0.1),\($0.2),\n" }.joined()))
+    }
+
+    private func importing(_ cli: CLI, _ file: String, _ options: [String] = []) throws -> CLI.Result {
+        try cli.run(["import", "--format", "bitwarden-csv"] + options + [cli.path(file)] + cli.unlock())
+    }
+
+    private func get(_ cli: CLI, _ name: String, field: String? = nil) throws -> String {
+        try cli.run(["get", name] + (field.map { ["--field", $0] } ?? []) + cli.unlock()).text
+    }
+
+    // MARK: - F1: titles that share their first 1,011 bytes are other titles
+
+    @Test func test_importSkipExisting_aTitleSharingALongPrefixIsANewTitle() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let b = String(repeating: "B", count: 1011)
+        try csv(cli, "first.csv", [(b + "X", "u1", "px"), (b + "Y", "u1", "py")])
+        #expect(try importing(cli, "first.csv").status == 0)
+        // Two new titles, one with another password, one with the same as B…X's: both added.
+        try csv(cli, "new.csv", [(b + "Z", "u1", "pz"), (b + "W", "u1", "px")])
+        let result = try importing(cli, "new.csv", ["--skip-existing"])
+        #expect(result.status == 0, "\(result.stderr.suffix(400))")
+        #expect(result.stderr.contains("(2 new, 0 replaced)") && !result.stderr.contains("skipped"), "\(result.stderr.suffix(400))")
+        #expect(try get(cli, b + "Z") == "pz" && get(cli, b + "W") == "px" && get(cli, b + "X") == "px")
+        #expect(try names(cli).count == 4)
+        // Imported again: each is its own entry.
+        let again = try importing(cli, "new.csv", ["--skip-existing"])
+        #expect(again.status == 0 && again.stderr.contains("(0 new, 0 replaced, 2 skipped)") && !again.stderr.contains("warning"),
+                "\(again.stderr.suffix(400))")
+    }
+
+    @Test func test_importSkipExisting_aCutNumberedNameIsMatchedByItsOwnTitle() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let a = String(repeating: "A", count: 1023), stem = String(repeating: "A", count: 1020)
+        try csv(cli, "first.csv", [(a + "1", "u1", "p1"), (a + "2", "u1", "p2a"), (a + "2", "u2", "p2b")])
+        #expect(try importing(cli, "first.csv").status == 0)
+        #expect(try get(cli, stem + " (2)") == "p2b" && get(cli, stem + " (2)", field: "title") == a + "2")
+        // A new account of A…1, which the file numbers `A… (2)`: A…2's entry of that name is another title.
+        try csv(cli, "second.csv", [(a + "1", "u1", "p1"), (a + "1", "u2", "NEWACCOUNT")])
+        let result = try importing(cli, "second.csv", ["--skip-existing"])
+        #expect(result.status == 0, "\(result.stderr.suffix(400))")
+        #expect(result.stderr.contains("(1 new, 0 replaced, 1 skipped)") && !result.stderr.contains("warning: skipped"), "\(result.stderr.suffix(400))")
+        #expect(try get(cli, stem + " (2)") == "p2b", "A…2's entry is kept")
+        #expect(try get(cli, stem + " (3)") == "NEWACCOUNT" && get(cli, stem + " (3)", field: "title") == a + "1")
+        // Again: each item is its own title's entry; nothing said, nothing added.
+        let again = try importing(cli, "second.csv", ["--skip-existing"])
+        #expect(again.status == 0 && again.stderr.contains("(0 new, 0 replaced, 2 skipped)") && !again.stderr.contains("warning"),
+                "\(again.stderr.suffix(400))")
+        // --overwrite replaces by name: the entry of another title is said with both titles.
+        let overwrite = try importing(cli, "second.csv", ["--overwrite"])
+        #expect(overwrite.status == 0, "\(overwrite.stderr.suffix(400))")
+        #expect(overwrite.stderr.contains("' held another account (title '\(a)2', user u2, x.example) than the file's item that replaces it (title '\(a)1', user u2, x.example)"),
+                "\(overwrite.stderr.suffix(600))")
+    }
+
+    @Test func test_importSkipExisting_aNewAccountCutByItsNumberKeepsItsTitle() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let a = String(repeating: "A", count: 1023), stem = String(repeating: "A", count: 1020)
+        try csv(cli, "first.csv", [(a + "1", "u2", "p2"), (a + "1", "u3", "p3")])
+        #expect(try importing(cli, "first.csv").status == 0)
+        // u1 comes first by username: the file names it `A…1`, which the vault holds for u2; its
+        // number cuts the name, which keeps the title in `title`.
+        try csv(cli, "second.csv", [(a + "1", "u1", "NEW")])
+        let result = try importing(cli, "second.csv", ["--skip-existing"])
+        #expect(result.status == 0 && result.stderr.contains("(1 new, 0 replaced)"), "\(result.stderr.suffix(400))")
+        #expect(try get(cli, stem + " (3)") == "NEW" && get(cli, stem + " (3)", field: "title") == a + "1")
+        let again = try importing(cli, "second.csv", ["--skip-existing"])
+        #expect(again.status == 0 && again.stderr.contains("(0 new, 0 replaced, 1 skipped)") && !again.stderr.contains("warning"),
+                "\(again.stderr.suffix(400))")
+        #expect(try Set(names(cli)) == [a + "1", stem + " (2)", stem + " (3)"])
+    }
+}
