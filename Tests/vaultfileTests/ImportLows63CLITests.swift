@@ -5,7 +5,8 @@ import Testing
 /// att63's naming findings on `import`, through the built binary: `--skip-existing` takes two
 /// items for one title only when their whole titles are equal, never by the first bytes a cut
 /// name keeps (F1); a pass look-alike is matched to its own entry, not to the name it cleans to
-/// (F3).
+/// (F3); and the text slips of F7 (a reason said twice, a cut stem named as the vault's, an empty
+/// collapsed line of field renamings).
 @Suite struct ImportLows63CLITests {
     private static let header = "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
 
@@ -50,11 +51,17 @@ import Testing
         #expect(try get(cli, stem + " (2)") == "p2b" && get(cli, stem + " (2)", field: "title") == a + "2")
         // A new account of A…1, which the file numbers `A… (2)`: A…2's entry of that name is another title.
         try csv(cli, "second.csv", [(a + "1", "u1", "p1"), (a + "1", "u2", "NEWACCOUNT")])
-        let result = try importing(cli, "second.csv", ["--skip-existing"])
+        let result = try importing(cli, "second.csv", ["--skip-existing", "--json"])
         #expect(result.status == 0, "\(result.stderr.suffix(400))")
         #expect(result.stderr.contains("(1 new, 0 replaced, 1 skipped)") && !result.stderr.contains("warning: skipped"), "\(result.stderr.suffix(400))")
         #expect(try get(cli, stem + " (2)") == "p2b", "A…2's entry is kept")
         #expect(try get(cli, stem + " (3)") == "NEWACCOUNT" && get(cli, stem + " (3)", field: "title") == a + "1")
+        // Its numbering names the title, not the cut stem, which is no entry (F7), and says `numbered` once.
+        #expect(result.stderr.contains("the vault's entries of the title '\(a)1' hold other accounts") && !result.stderr.contains("entries of '\(stem)'"),
+                "\(result.stderr.suffix(600))")
+        let renamed = try jsonObject(result.stdout)["renamed"] as? [[String: Any]] ?? []
+        let reasons = renamed.first { $0["to"] as? String == stem + " (3)" }?["reasons"] as? [String] ?? []
+        #expect(reasons == ["numbered", "shortened", "title_kept", "vault_holds_another_account"], "\(reasons)")
         // Again: each item is its own title's entry; nothing said, nothing added.
         let again = try importing(cli, "second.csv", ["--skip-existing"])
         #expect(again.status == 0 && again.stderr.contains("(0 new, 0 replaced, 2 skipped)") && !again.stderr.contains("warning"),
@@ -120,5 +127,32 @@ import Testing
         #expect(overwrite.status == 0 && overwrite.stderr.contains("'db' held another account (title 'db', user alice) than the file's item that replaces it (title 'db ', user alice)"),
                 "\(overwrite.stderr)")
         #expect(try get(cli, "db") == "pw1" && get(cli, "db (2)") == "pw2")
+    }
+
+    // MARK: - F7: text slips
+
+    @Test func test_importSkipExisting_jsonSaysNumberedOnce() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        try cli.write("t1.csv", bytes(Self.header + "Work,,login,Twitter,,,0,https://t.example,a,pa,\nWork,,login,Twitter,,,0,https://t.example,b,pb,\n"))
+        #expect(try importing(cli, "t1.csv").status == 0)
+        try cli.write("t2.csv", bytes(Self.header + "Work,,login,Twitter,,,0,https://t.example,a,pa,\nWork,,login,Twitter,,,0,https://t.example,c,pc,\n"))
+        let result = try importing(cli, "t2.csv", ["--skip-existing", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let renamed = try jsonObject(result.stdout)["renamed"] as? [[String: Any]] ?? []
+        #expect(renamed.count == 1 && renamed.first?["to"] as? String == "Work/Twitter (3)", "\(renamed)")
+        #expect(renamed.first?["reasons"] as? [String] == ["numbered", "title_kept", "vault_holds_another_account"], "\(renamed)")
+    }
+
+    @Test func test_import_aLongFirstLabelIsListedCut() throws {
+        let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
+        let long = String(repeating: "x", count: 700)
+        let fields = (0..<5).map { "L\($0) \(long): v\($0)" }.joined(separator: "\n")
+        try cli.write("ll.csv", bytes(Self.header + ",,login,longlabels,,\"\(fields)\",0,,,pw,\n"))
+        let result = try importing(cli, "ll.csv")
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("custom fields stored under other names") })
+        #expect(line.contains("(the labels are kept in the field 'labels'): 'L0 xxx") && line.contains("…' as '"), "\(line.prefix(200))")
+        #expect(line.hasSuffix(", and 4 more (each in --json)") && !line.contains("): , and"), "\(line.suffix(200))")
+        #expect(line.utf8.count < 900, "cut to the bound: \(line.utf8.count) bytes")
     }
 }
