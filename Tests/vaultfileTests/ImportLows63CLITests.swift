@@ -92,32 +92,18 @@ import Testing
 
     // MARK: - F3: a pass look-alike is its own entry
 
-    /// A `gpg` that "decrypts" by copying its stdin (the store's file), in `bin/` of the test's folder.
-    private func fakeGPG(_ cli: CLI) throws -> [String: String] {
-        try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
-        try cli.write("bin/gpg", bytes("#!/bin/sh\ncat\n"), mode: 0o700)
-        return ["PATH": cli.path("bin") + ":/usr/bin:/bin"]
-    }
-
-    /// A pass store `folder` holding `files` (name → text), as the fake gpg reads them.
-    private func store(_ cli: CLI, _ folder: String, _ files: [String: String]) throws {
-        try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)
-        try cli.write("\(folder)/.gpg-id", bytes("K\n"))
-        for (name, text) in files { try cli.write("\(folder)/\(name).gpg", bytes(text)) }
-    }
-
     @Test func test_importPassSkipExisting_aLookAlikeIsItsOwnEntryOnceTheExactFileIsGone() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         let path = try fakeGPG(cli)
-        try store(cli, "st", ["db": "pw1\nuser: alice\n", "db ": "pw2\nuser: alice\n"])
+        try passStore(cli, "st", ["db": "pw1\nuser: alice\n", "db ": "pw2\nuser: alice\n"])
         #expect(try cli.run(["import", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path).status == 0)
         #expect(try names(cli) == ["db", "db (2)"])
         // db.gpg removed, `db .gpg` unchanged: it is the vault's `db (2)`, nothing differs.
-        try store(cli, "st2", ["db ": "pw2\nuser: alice\n"])
+        try passStore(cli, "st2", ["db ": "pw2\nuser: alice\n"])
         let same = try cli.run(["import", "--skip-existing", "--format", "pass", cli.path("st2")] + cli.unlock(), extra: path)
         #expect(same.status == 0 && same.stderr.contains("(0 new, 0 replaced, 1 skipped)") && !same.stderr.contains("warning: skipped"), "\(same.stderr)")
         // Changed: said against its own entry, never as a change of `db`'s password.
-        try store(cli, "st3", ["db ": "pw3\nuser: alice\n"])
+        try passStore(cli, "st3", ["db ": "pw3\nuser: alice\n"])
         let changed = try cli.run(["import", "--skip-existing", "--format", "pass", cli.path("st3")] + cli.unlock(), extra: path)
         #expect(changed.status == 0, "\(changed.stderr)")
         #expect(changed.stderr.contains("warning: skipped 'db' (user alice; the vault's 'db (2)': the same account): the file's password differs"),
