@@ -66,6 +66,11 @@ import Testing
         let again = try importing(cli, "second.csv", ["--skip-existing"])
         #expect(again.status == 0 && again.stderr.contains("(0 new, 0 replaced, 2 skipped)") && !again.stderr.contains("warning"),
                 "\(again.stderr.suffix(400))")
+        // Its password changed: the skip names it by its whole title, not the cut stem (F7).
+        try csv(cli, "changed.csv", [(a + "1", "u1", "p1"), (a + "1", "u2", "CHANGED")])
+        let changed = try importing(cli, "changed.csv", ["--skip-existing"])
+        #expect(changed.status == 0 && changed.stderr.contains("warning: skipped '\(a)1' (user u2, x.example; the vault's '\(stem) (3)': the same account)"),
+                "\(changed.stderr.suffix(600))")
         // --overwrite replaces by name: the entry of another title is said with both titles.
         let overwrite = try importing(cli, "second.csv", ["--overwrite"])
         #expect(overwrite.status == 0, "\(overwrite.stderr.suffix(400))")

@@ -65,6 +65,10 @@ struct SkippedItem {
     let byName: Bool
     /// The file's item's account (`ImportedAccount.brief`: username and host, never a secret).
     let account: String
+    /// The item's title, as a skip matched by account names it: its name without its number
+    /// (folders included), or for a name cut to fit its number, whose cut stem is no entry's
+    /// name, its folders and whole title (its `title` field: att63 F7).
+    let title: String
 
     /// The item compared with `existing`: the value (called `valueWord`) and each field but `title`, by name.
     init(name: String, matched: String, byName: Bool, incoming: Entry, existing: Entry, valueWord: String) {
@@ -72,6 +76,17 @@ struct SkippedItem {
         self.matched = matched
         self.byName = byName
         account = ImportedAccount(incoming).brief
+        let stem = AccountSkips.title(of: name)
+        let slash = stem.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let leaf = slash.map { Array(stem.utf8[stem.utf8.index(after: $0)...]) } ?? Array(stem.utf8)
+        let whole = ImportRenaming.importedTitle(of: incoming, name: name)
+        // Cut: past the room a number leaves (`numberingKey`), the whole title going on where it stops.
+        if ImportRenaming.numberingKey(of: stem) != stem, whole.count > leaf.count, whole.starts(with: leaf),
+           let text = String(validating: whole, as: UTF8.self) {
+            title = slash.map { String(stem[..<$0]) + "/" + text } ?? text
+        } else {
+            title = stem
+        }
         valueDiffers = incoming.value == existing.value ? nil : valueWord
         // `title` is the import's own record of a title it numbered or cleaned (`Twitter` in
         // `Twitter (2)`): a matter of naming, not of the account.

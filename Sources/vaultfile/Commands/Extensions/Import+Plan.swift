@@ -126,7 +126,7 @@ extension VaultfileCommand.Import {
             guard let change = item.change else { continue }
             // Matched by account, the item is named by its title and account, not by its number in
             // the file, which may be another item's name in this run (recheck62 N3).
-            warnings.append(.changeNotTaken(name: item.byName ? item.name : AccountSkips.title(of: item.name), matched: item.matched, change: change,
+            warnings.append(.changeNotTaken(name: item.byName ? item.name : item.title, matched: item.matched, change: change,
                                             byName: item.byName, account: item.account))
         }
         return ImportPlan(entries: entries, replaced: existing, skipped: skipped, notImported: notImported, warnings: warnings, historyLost: historyLost)
