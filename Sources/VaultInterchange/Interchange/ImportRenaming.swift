@@ -112,7 +112,7 @@ public struct ImportRenaming: Sendable {
     /// cleaned, numbered or cut title kept whole), else the name's last part, which is then the
     /// title as it was.
     public static func importedTitle(of entry: Entry, name: String) -> [UInt8] {
-        ForeignNaming.title(of: entry, leaf: String(ForeignNaming.leaf(of: name))) ?? Array(ForeignNaming.leaf(of: name).utf8)
+        keptTitle(of: entry, name: name) ?? Array(ForeignNaming.leaf(of: name).utf8)
     }
 
     /// How the vault's entry `name` is of the title `title` (an item's `importedTitle`).
@@ -124,13 +124,20 @@ public struct ImportRenaming: Sendable {
         case loose
     }
 
-    /// Whether the vault's entry `name` (its entry `entry`) is of the title `title`: nil when it
-    /// is of another title. `--skip-existing` takes an item for an entry only of its own title,
-    /// exact ones first: never one of another title that shares the first bytes a cut name keeps
-    /// (att63 F1), nor another file's entry that a look-alike's cleaned name equals (att63 F3).
-    public static func titleMatch(_ title: [UInt8], entry: Entry, name: String) -> TitleMatch? {
+    /// The title the vault's entry `name` keeps (`entry`'s `title` field when it is the title
+    /// its name's last part was made of: `ForeignNaming.title(of:leaf:)`), nil when it keeps none.
+    public static func keptTitle(of entry: Entry, name: String) -> [UInt8]? {
+        ForeignNaming.title(of: entry, leaf: String(ForeignNaming.leaf(of: name)))
+    }
+
+    /// Whether the vault's entry `name` (the title it keeps, `kept`: `keptTitle`) is of the title
+    /// `title`: nil when it is of another title. `--skip-existing` takes an item for an entry only
+    /// of its own title, exact ones first: never one of another title that shares the first
+    /// bytes a cut name keeps (att63 F1), nor another file's entry that a look-alike's cleaned
+    /// name equals (att63 F3).
+    public static func titleMatch(_ title: [UInt8], kept: [UInt8]?, name: String) -> TitleMatch? {
+        if let kept { return kept == title ? .exact : nil }
         let leaf = ForeignNaming.leaf(of: name)
-        if let kept = ForeignNaming.title(of: entry, leaf: String(leaf)) { return kept == title ? .exact : nil }
         if leaf.utf8.elementsEqual(title) { return .exact }
         guard let text = String(validating: title, as: UTF8.self), ForeignNaming.explains(text, leaf: String(leaf)) else { return nil }
         return .loose

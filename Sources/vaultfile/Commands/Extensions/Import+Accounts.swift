@@ -181,7 +181,7 @@ struct AccountSkips {
                 }
                 let title = ImportRenaming.importedTitle(of: entry, name: name), folders = ImportedFolders(entry, name: name)
                 if Self.number(of: name) == nil, items.count == 1, group.siblings == [name], let existing = group.decoded(name),
-                   Self.match(title: title, folders: folders, held: (existing.entry, existing.folders), name: name) == .exact {
+                   Self.match(title: title, folders: folders, held: (existing.title, existing.folders), name: name) == .exact {
                     let existing = existing.entry
                     // The one item of its title, the vault's one entry of that name: the same entry.
                     skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
@@ -204,7 +204,7 @@ struct AccountSkips {
                     // Of the same title, whole (att63 F1: not two titles that share the bytes a
                     // cut keeps; att63 F3: not a look-alike cleaned to another file's name); an
                     // entry whose title is not kept (made by hand) only when no other is.
-                    switch Self.match(title: title, folders: folders, held: (existing.entry, existing.folders), name: candidate) {
+                    switch Self.match(title: title, folders: folders, held: (existing.title, existing.folders), name: candidate) {
                     case .exact?: matched = (candidate, existing.entry)
                     case .loose?: if loose == nil { loose = (candidate, existing.entry) }
                     case nil: break
@@ -253,20 +253,20 @@ struct AccountSkips {
         let vault: Vault
         /// The vault's names of the title.
         let siblings: [String]
-        /// Each name asked for, by its bytes (as the vault finds it) → its entry, account key and
-        /// folders, or nil when the vault has none.
-        private var cache: [[UInt8]: (entry: Entry, key: ImportedAccount.Key, folders: ImportedFolders)?] = [:]
+        /// Each name asked for, by its bytes (as the vault finds it) → its entry, account key, kept
+        /// title and folders, or nil when the vault has none.
+        private var cache: [[UInt8]: (entry: Entry, key: ImportedAccount.Key, title: [UInt8]?, folders: ImportedFolders)?] = [:]
 
         init(vault: Vault, siblings: [String]) {
             self.vault = vault
             self.siblings = siblings
         }
 
-        /// The vault's entry `name`, with its account key and folders; nil when there is none.
-        mutating func decoded(_ name: String) -> (entry: Entry, key: ImportedAccount.Key, folders: ImportedFolders)? {
+        /// The vault's entry `name`, with its account key, kept title and folders (each made once); nil when there is none.
+        mutating func decoded(_ name: String) -> (entry: Entry, key: ImportedAccount.Key, title: [UInt8]?, folders: ImportedFolders)? {
             let bytes = Array(name.utf8)
             if let cached = cache[bytes] { return cached }
-            let found = vault.entry(name).map { (entry: $0, key: ImportedAccount($0).key, folders: ImportedFolders($0, name: name)) }
+            let found = vault.entry(name).map { (entry: $0, key: ImportedAccount($0).key, title: ImportRenaming.keptTitle(of: $0, name: name), folders: ImportedFolders($0, name: name)) }
             cache[bytes] = found
             return found
         }
@@ -299,12 +299,13 @@ struct AccountSkips {
         }
     }
 
-    /// How the vault's entry `name` (`held`) is of the title `title` in the folders `folders`
-    /// (an item's, `ImportRenaming.importedTitle`): `ImportRenaming.titleMatch`, nil when its
-    /// title or folders are others.
-    static func match(title: [UInt8], folders: ImportedFolders, held: (entry: Entry, folders: ImportedFolders), name: String) -> ImportRenaming.TitleMatch? {
+    /// How the vault's entry `name` (the title it keeps, `held.title`: `ImportRenaming.keptTitle`,
+    /// and its folders) is of the title `title` in the folders `folders` (an item's,
+    /// `ImportRenaming.importedTitle`): `ImportRenaming.titleMatch`, nil when its title or
+    /// folders are others.
+    static func match(title: [UInt8], folders: ImportedFolders, held: (title: [UInt8]?, folders: ImportedFolders), name: String) -> ImportRenaming.TitleMatch? {
         guard folders.mayBe(held.folders) else { return nil }
-        return ImportRenaming.titleMatch(title, entry: held.entry, name: name)
+        return ImportRenaming.titleMatch(title, kept: held.title, name: name)
     }
 
     /// The number an import gave `name` (`3` of `Twitter (3)`), nil for none.
@@ -355,7 +356,7 @@ extension VaultfileCommand.Import {
             // replaced by the new account of `A{1023}1`): said with both titles.
             let newTitle = ImportRenaming.importedTitle(of: incoming, name: name)
             // (An entry without a kept title is of the title its name ends in, unless numbered.)
-            let match = ImportRenaming.titleMatch(newTitle, entry: held, name: name)
+            let match = ImportRenaming.titleMatch(newTitle, kept: ImportRenaming.keptTitle(of: held, name: name), name: name)
             if match == nil || match == .loose && AccountSkips.number(of: name) == nil {
                 let heldTitle = ImportRenaming.importedTitle(of: held, name: name)
                 let titled = { (title: [UInt8], brief: String) in "title '\(EntryName.escapingFormatCharacters(String(decoding: title, as: UTF8.self)))', \(brief)" }
