@@ -10,13 +10,6 @@ import Testing
 /// folder). And recheck58 N1 for KeePassXC CSV: a title of only format characters under `--prefix`
 /// never names the prefix itself.
 @Suite struct ImportLookAlikeCLITests {
-    /// A `gpg` that "decrypts" by copying its stdin (the store's file), in `bin/` of the test's folder.
-    private func fakeGPG(_ cli: CLI) throws -> [String: String] {
-        try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
-        try cli.write("bin/gpg", bytes("#!/bin/sh\ncat\n"), mode: 0o700)
-        return ["PATH": cli.path("bin") + ":/usr/bin:/bin"]
-    }
-
     /// A pass store `folder` (its `.gpg-id`) holding `db.gpg` (`real`) and `db .gpg` (`lookAlike`), as the fake gpg reads them.
     private func store(_ cli: CLI, _ folder: String, real: String, lookAlike: String) throws {
         try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)

@@ -44,20 +44,6 @@ import Testing
         #expect(!again.stderr.contains("renamed"))
     }
 
-    /// A `gpg` that "decrypts" by copying its stdin (the store's file), in `bin/` of the test's folder.
-    private func fakeGPG(_ cli: CLI) throws -> [String: String] {
-        try FileManager.default.createDirectory(atPath: cli.path("bin"), withIntermediateDirectories: true)
-        try cli.write("bin/gpg", bytes("#!/bin/sh\ncat\n"), mode: 0o700)
-        return ["PATH": cli.path("bin") + ":/usr/bin:/bin"]
-    }
-
-    /// A pass store `folder` holding `files` (name → text), as the fake gpg reads them.
-    private func store(_ cli: CLI, _ folder: String, _ files: [String: String]) throws {
-        try FileManager.default.createDirectory(atPath: cli.path(folder), withIntermediateDirectories: true)
-        try cli.write("\(folder)/.gpg-id", bytes("K\n"))
-        for (name, text) in files { try cli.write("\(folder)/\(name).gpg", bytes(text)) }
-    }
-
     // MARK: - More URLs than an entry holds; many field renamings of one item
 
     @Test func test_importPass_manyURLsAreKeptInTheNotesAndManyRenamingsAreOneLine() throws {
@@ -65,7 +51,7 @@ import Testing
         let path = try fakeGPG(cli)
         let urls = (1...80).map { "url: https://u\($0).example\n" }.joined()
         let odd = (1...10).map { "a b\($0): v\($0)\n" }.joined()
-        try store(cli, "st", ["many": "pw\n" + urls, "odd": "pw2\n" + odd, "fine": "ok\n"])
+        try passStore(cli, "st", ["many": "pw\n" + urls, "odd": "pw2\n" + odd, "fine": "ok\n"])
         let result = try cli.run(["import", "--json", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try names(cli) == ["fine", "many", "odd"])
@@ -86,9 +72,9 @@ import Testing
     @Test func test_importPassSkipExisting_aChangedFileBesideALookAlikeIsHeldBackByItsPath() throws {
         let cli = try CLI.withVault([:]); defer { cli.directory.remove() }
         let path = try fakeGPG(cli)
-        try store(cli, "st", ["db": "REAL\n", "db ": "other\n"])
+        try passStore(cli, "st", ["db": "REAL\n", "db ": "other\n"])
         #expect(try cli.run(["import", "--format", "pass", cli.path("st")] + cli.unlock(), extra: path).status == 0)
-        try store(cli, "st2", ["db": "REAL-NEW\n", "db ": "other\n"])
+        try passStore(cli, "st2", ["db": "REAL-NEW\n", "db ": "other\n"])
         for _ in 0..<2 {
             let again = try cli.run(["import", "--skip-existing", "--format", "pass", cli.path("st2")] + cli.unlock(), extra: path)
             #expect(again.status == 0, "\(again.stderr)")

@@ -107,6 +107,42 @@ public struct ImportRenaming: Sendable {
         return title.utf8.count <= room ? title : ForeignNaming.cut(title, to: room)
     }
 
+    /// The title an import made `name` of (an item of this import): the entry's `title` field
+    /// when it is the title the name's last part was made of (`ForeignNaming.title(of:leaf:)`: a
+    /// cleaned, numbered or cut title kept whole), else the name's last part, which is then the
+    /// title as it was.
+    public static func importedTitle(of entry: Entry, name: String) -> [UInt8] {
+        keptTitle(of: entry, name: name) ?? Array(ForeignNaming.leaf(of: name).utf8)
+    }
+
+    /// How the vault's entry `name` is of the title `title` (an item's `importedTitle`).
+    public enum TitleMatch: Sendable {
+        /// Its kept `title` field, or its name's last part without one, is `title`.
+        case exact
+        /// It has no kept `title` field (made by hand, or by an earlier release) and its name's
+        /// last part is `title` cleaned, numbered or cut as an import does: perhaps that title.
+        case loose
+    }
+
+    /// The title the vault's entry `name` keeps (`entry`'s `title` field when it is the title
+    /// its name's last part was made of: `ForeignNaming.title(of:leaf:)`), nil when it keeps none.
+    public static func keptTitle(of entry: Entry, name: String) -> [UInt8]? {
+        ForeignNaming.title(of: entry, leaf: String(ForeignNaming.leaf(of: name)))
+    }
+
+    /// Whether the vault's entry `name` (the title it keeps, `kept`: `keptTitle`) is of the title
+    /// `title`: nil when it is of another title. `--skip-existing` takes an item for an entry only
+    /// of its own title, exact ones first: never one of another title that shares the first
+    /// bytes a cut name keeps (att63 F1), nor another file's entry that a look-alike's cleaned
+    /// name equals (att63 F3).
+    public static func titleMatch(_ title: [UInt8], kept: [UInt8]?, name: String) -> TitleMatch? {
+        if let kept { return kept == title ? .exact : nil }
+        let leaf = ForeignNaming.leaf(of: name)
+        if leaf.utf8.elementsEqual(title) { return .exact }
+        guard let text = String(validating: title, as: UTF8.self), ForeignNaming.explains(text, leaf: String(leaf)) else { return nil }
+        return .loose
+    }
+
     /// The name as the file held it (folders and title joined with '/').
     public var original: String {
         get { switch storage { case .given(let given): given.original; case .packed(let packed, let index): packed.original(at: Int(index)) } }

@@ -36,6 +36,18 @@ extension ImportWarning {
         return lines
     }
 
+    /// `label`'s first characters, format characters escaped, within `limit` bytes (none when it
+    /// is less than one character's).
+    private static func cutLabel(_ label: String, toBytes limit: Int) -> String {
+        var kept = ""
+        for character in label {
+            let shown = EntryName.escapingFormatCharacters(String(character))
+            guard kept.utf8.count + shown.utf8.count <= limit else { break }
+            kept += shown
+        }
+        return kept
+    }
+
     /// One line for the field renamings of `entry`: how many, then the first ones, `'LABEL' as
     /// 'FIELD'` with why in a word, within `renamingsListed` and `listedBytes`.
     private static func collapsed(entry: String, _ renamings: [(label: String, field: String, reason: ForeignFieldRenaming)]) -> String {
@@ -48,8 +60,15 @@ extension ImportWarning {
             case .taken: why = "name taken"
             case .reserved: why = "a name vaultfile reads"
             }
-            let text = "'\(EntryName.escapingFormatCharacters(renaming.label))' as '\(renaming.field)' (\(why))"
-            guard listed.count < renamingsListed, bytes + text.utf8.count <= listedBytes else { break }
+            let rest = "' as '\(renaming.field)' (\(why))"
+            var text = "'\(EntryName.escapingFormatCharacters(renaming.label))" + rest
+            guard listed.count < renamingsListed else { break }
+            if bytes + text.utf8.count > listedBytes {
+                // The first is always listed, its label cut to fit (att63 F7: a first label past
+                // the bound listed none: `'labels'): , and 5 more`).
+                guard listed.isEmpty else { break }
+                text = "'" + cutLabel(renaming.label, toBytes: listedBytes - rest.utf8.count - 4) + "…" + rest
+            }
             listed.append(text)
             bytes += text.utf8.count + 2
         }

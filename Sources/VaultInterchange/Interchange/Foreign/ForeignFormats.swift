@@ -170,30 +170,44 @@ extension ImportedEntries {
     /// a renaming with the reason `vaultHoldsAnotherAccount` and its account; the others unchanged.
     public func renumbered(_ moves: [String: (to: String, account: String)]) throws(VaultError) -> ImportedEntries {
         guard !moves.isEmpty else { return self }
-        var result = try rebuilt(renaming: { moves[$0]?.to ?? $0 }, keeping: { _ in true })
+        // A name whose title it ends in (no `title` field) and whose number cut that title to fit
+        // keeps its title in the field `title` (`shortened`, `titleKept`), as the import keeps a title it cut: the next
+        // --skip-existing tells it from the other titles the cut name shares (att63 F1).
+        var titled = Set<String>()
+        var result = try rebuilt(renaming: { moves[$0]?.to ?? $0 }, keeping: { _ in true }, retitling: { name, entry in
+            guard let move = moves[name], entry.fields["title"] == nil, !move.to.utf8.starts(with: name.utf8) else { return entry }
+            var entry = entry
+            entry.fields["title"] = Array(ForeignNaming.leaf(of: name).utf8)
+            titled.insert(name)
+            return entry
+        })
         // rebuilt renamed the renamings' originals too: an original is what the file held.
         var said = Set<String>()
         result.renamings = renamings.map { renaming in
             guard let move = moves[renaming.name] else { return renaming }
             said.insert(renaming.name)
-            return ImportRenaming(original: renaming.original, name: move.to, reasons: renaming.reasons + [.vaultHoldsAnotherAccount],
+            return ImportRenaming(original: renaming.original, name: move.to,
+                                  reasons: renaming.reasons + [.vaultHoldsAnotherAccount]
+                                      + (titled.contains(renaming.name) ? [.shortened, .titleKept].filter { !renaming.reasons.contains($0) } : []),
                                   account: move.account, madeOf: renaming.madeOf)
         }
         for (name, _) in entries where !said.contains(name) {
             guard let move = moves[name] else { continue }
-            result.renamings.append(ImportRenaming(original: name, name: move.to, reasons: [.vaultHoldsAnotherAccount], account: move.account))
+            result.renamings.append(ImportRenaming(original: name, name: move.to,
+                                                   reasons: [.vaultHoldsAnotherAccount] + (titled.contains(name) ? [.shortened, .titleKept] : []), account: move.account))
         }
         return result
     }
 
-    private func rebuilt(renaming rename: (String) -> String, keeping isKept: (String) -> Bool) throws(VaultError) -> ImportedEntries {
-        if isOnDisk { return try inMemory().rebuilt(renaming: rename, keeping: isKept) }
+    private func rebuilt(renaming rename: (String) -> String, keeping isKept: (String) -> Bool,
+                         retitling retitle: (String, Entry) -> Entry = { $1 }) throws(VaultError) -> ImportedEntries {
+        if isOnDisk { return try inMemory().rebuilt(renaming: rename, keeping: isKept, retitling: retitle) }
         let kept = entries.filter { isKept($0.name) }
         let keptNames = Set(kept.map { Array($0.name.utf8) })
         let moved = renamings.filter { keptNames.contains(Array($0.name.utf8)) }.map {
             ImportRenaming(original: rename($0.original), name: rename($0.name), reasons: $0.reasons, account: $0.account, madeOf: $0.madeOf)
         }
-        var result = try ImportedEntries(kept.map { (rename($0.name), $0.entry) }, renamings: moved)
+        var result = try ImportedEntries(kept.map { (rename($0.name), retitle($0.name, $0.entry)) }, renamings: moved)
         // The dangerous-variable warnings are found again for the new names; the others stay.
         var others = warnings.filter { if case .dangerousVariable = $0 { return false } else { return true } }
         // Those about single entries, for the entries kept (cold63 F10: not for the ones --skip-existing skips).

@@ -65,6 +65,10 @@ struct SkippedItem {
     let byName: Bool
     /// The file's item's account (`ImportedAccount.brief`: username and host, never a secret).
     let account: String
+    /// The item's title, as a skip matched by account names it: its name without its number
+    /// (folders included), or for a name cut to fit its number, whose cut stem is no entry's
+    /// name, its folders and whole title (its `title` field: att63 F7).
+    let title: String
 
     /// The item compared with `existing`: the value (called `valueWord`) and each field but `title`, by name.
     init(name: String, matched: String, byName: Bool, incoming: Entry, existing: Entry, valueWord: String) {
@@ -72,6 +76,17 @@ struct SkippedItem {
         self.matched = matched
         self.byName = byName
         account = ImportedAccount(incoming).brief
+        let stem = AccountSkips.title(of: name)
+        let slash = stem.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let leaf = slash.map { Array(stem.utf8[stem.utf8.index(after: $0)...]) } ?? Array(stem.utf8)
+        let whole = ImportRenaming.importedTitle(of: incoming, name: name)
+        // Cut: past the room a number leaves (`numberingKey`), the whole title going on where it stops.
+        if ImportRenaming.numberingKey(of: stem) != stem, whole.count > leaf.count, whole.starts(with: leaf),
+           let text = String(validating: whole, as: UTF8.self) {
+            title = slash.map { String(stem[..<$0]) + "/" + text } ?? text
+        } else {
+            title = stem
+        }
         valueDiffers = incoming.value == existing.value ? nil : valueWord
         // `title` is the import's own record of a title it numbered or cleaned (`Twitter` in
         // `Twitter (2)`): a matter of naming, not of the account.
@@ -164,7 +179,10 @@ struct AccountSkips {
                     skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
                     continue
                 }
-                if Self.number(of: name) == nil, items.count == 1, group.siblings == [name], let existing = group.decoded(name)?.entry {
+                let title = ImportRenaming.importedTitle(of: entry, name: name), folders = ImportedFolders(entry, name: name)
+                if Self.number(of: name) == nil, items.count == 1, group.siblings == [name], let existing = group.decoded(name),
+                   Self.match(title: title, folders: folders, held: (existing.title, existing.folders), name: name) == .exact {
+                    let existing = existing.entry
                     // The one item of its title, the vault's one entry of that name: the same entry.
                     skippedAt.append((index, SkippedItem(name: name, matched: name, byName: true, incoming: entry, existing: existing, valueWord: "password")))
                     continue
@@ -176,14 +194,24 @@ struct AccountSkips {
                 let account = ImportedAccount(entry)
                 let key = account.key
                 var matched: (name: String, entry: Entry)?
+                var loose: (name: String, entry: Entry)?
                 for candidate in candidates {
                     // The same username and URL host; for items with neither, which an import
                     // numbers by their values, the same value (recheck58 N2: a new password-only
                     // item skipped as another one).
-                    guard let existing = group.decoded(candidate), existing.key == key, account.isKnown || entry.value == existing.entry.value else { continue }
-                    matched = (candidate, existing.entry)
-                    break
+                    guard let existing = group.decoded(candidate), existing.key == key,
+                          account.isKnown || entry.value == existing.entry.value else { continue }
+                    // Of the same title, whole (att63 F1: not two titles that share the bytes a
+                    // cut keeps; att63 F3: not a look-alike cleaned to another file's name); an
+                    // entry whose title is not kept (made by hand) only when no other is.
+                    switch Self.match(title: title, folders: folders, held: (existing.title, existing.folders), name: candidate) {
+                    case .exact?: matched = (candidate, existing.entry)
+                    case .loose?: if loose == nil { loose = (candidate, existing.entry) }
+                    case nil: break
+                    }
+                    if matched != nil { break }
                 }
+                matched = matched ?? loose
                 if let matched {
                     skippedAt.append((index, SkippedItem(name: name, matched: matched.name, byName: matched.name == name, incoming: entry,
                                                          existing: matched.entry, valueWord: "password")))
@@ -225,22 +253,59 @@ struct AccountSkips {
         let vault: Vault
         /// The vault's names of the title.
         let siblings: [String]
-        /// Each name asked for, by its bytes (as the vault finds it) → its entry and account key, or nil when the vault has none.
-        private var cache: [[UInt8]: (entry: Entry, key: ImportedAccount.Key)?] = [:]
+        /// Each name asked for, by its bytes (as the vault finds it) → its entry, account key, kept
+        /// title and folders, or nil when the vault has none.
+        private var cache: [[UInt8]: (entry: Entry, key: ImportedAccount.Key, title: [UInt8]?, folders: ImportedFolders)?] = [:]
 
         init(vault: Vault, siblings: [String]) {
             self.vault = vault
             self.siblings = siblings
         }
 
-        /// The vault's entry `name`, with its account key; nil when there is none.
-        mutating func decoded(_ name: String) -> (entry: Entry, key: ImportedAccount.Key)? {
+        /// The vault's entry `name`, with its account key, kept title and folders (each made once); nil when there is none.
+        mutating func decoded(_ name: String) -> (entry: Entry, key: ImportedAccount.Key, title: [UInt8]?, folders: ImportedFolders)? {
             let bytes = Array(name.utf8)
             if let cached = cache[bytes] { return cached }
-            let found = vault.entry(name).map { (entry: $0, key: ImportedAccount($0).key) }
+            let found = vault.entry(name).map { (entry: $0, key: ImportedAccount($0).key, title: ImportRenaming.keptTitle(of: $0, name: name), folders: ImportedFolders($0, name: name)) }
             cache[bytes] = found
             return found
         }
+    }
+
+    /// The folders an imported name was made of, as `--skip-existing` tells one title from
+    /// another within a group (`key(of:)`, which a cut name shares with every title and folders
+    /// of the same first bytes): the kept `folder` field of a name whose folders were cut, else
+    /// the name's own.
+    struct ImportedFolders {
+        /// The `folder` field, nil when the folders were not cut.
+        let kept: [UInt8]?
+        /// The name's folders (without its title), the prefix's included.
+        let named: Substring
+
+        init(_ entry: Entry, name: String) {
+            kept = entry.fields["folder"]
+            let unnumbered = AccountSkips.title(of: name)
+            named = unnumbered.lastIndex(of: "/").map { unnumbered[..<$0] } ?? ""
+        }
+
+        /// Whether `other` may be the same folders: the kept ones compared when both were cut,
+        /// the names' when neither was.
+        func mayBe(_ other: ImportedFolders) -> Bool {
+            switch (kept, other.kept) {
+            case (let one?, let two?): return one == two
+            case (nil, nil): return named.utf8.elementsEqual(other.named.utf8)
+            default: return true
+            }
+        }
+    }
+
+    /// How the vault's entry `name` (the title it keeps, `held.title`: `ImportRenaming.keptTitle`,
+    /// and its folders) is of the title `title` in the folders `folders` (an item's,
+    /// `ImportRenaming.importedTitle`): `ImportRenaming.titleMatch`, nil when its title or
+    /// folders are others.
+    static func match(title: [UInt8], folders: ImportedFolders, held: (title: [UInt8]?, folders: ImportedFolders), name: String) -> ImportRenaming.TitleMatch? {
+        guard folders.mayBe(held.folders) else { return nil }
+        return ImportRenaming.titleMatch(title, kept: held.title, name: name)
     }
 
     /// The number an import gave `name` (`3` of `Twitter (3)`), nil for none.
@@ -276,6 +341,8 @@ extension VaultfileCommand.Import {
     /// and different (case-folded), or URL hosts both given and different (`ImportedAccount.Key`).
     /// `--overwrite` replaces by name (docs/INTERCHANGE.md); when a shared title gained an account
     /// the numbers move, and `Bank` would go to the new account with only `replace Bank` said (att62 F7).
+    /// An entry of another title (a cut numbered name that two long titles share) is said too, with
+    /// both titles (att63 F1).
     static func otherAccountsReplaced(_ replaced: [String], by entries: ImportedEntries, in vault: Vault) -> [ImportWarning] {
         let names = Set(replaced.map { Array($0.utf8) })
         var warnings: [ImportWarning] = []
@@ -285,7 +352,18 @@ extension VaultfileCommand.Import {
             let (a, b) = (old.key, new.key)
             let users = a.username != nil && b.username != nil && a.username != b.username
             let hosts = a.host != nil && b.host != nil && a.host != b.host
-            if users || hosts { warnings.append(.replacedOtherAccount(name: name, existing: old.brief, incoming: new.brief)) }
+            // Another title that a cut numbered name shares (att63 F1: `A{1020} (2)` of `A{1023}2`
+            // replaced by the new account of `A{1023}1`): said with both titles.
+            let newTitle = ImportRenaming.importedTitle(of: incoming, name: name)
+            // (An entry without a kept title is of the title its name ends in, unless numbered.)
+            let match = ImportRenaming.titleMatch(newTitle, kept: ImportRenaming.keptTitle(of: held, name: name), name: name)
+            if match == nil || match == .loose && AccountSkips.number(of: name) == nil {
+                let heldTitle = ImportRenaming.importedTitle(of: held, name: name)
+                let titled = { (title: [UInt8], brief: String) in "title '\(EntryName.escapingFormatCharacters(String(decoding: title, as: UTF8.self)))', \(brief)" }
+                warnings.append(.replacedOtherAccount(name: name, existing: titled(heldTitle, old.brief), incoming: titled(newTitle, new.brief)))
+            } else if users || hosts {
+                warnings.append(.replacedOtherAccount(name: name, existing: old.brief, incoming: new.brief))
+            }
         }
         return warnings
     }

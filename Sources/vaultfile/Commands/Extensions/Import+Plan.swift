@@ -126,7 +126,7 @@ extension VaultfileCommand.Import {
             guard let change = item.change else { continue }
             // Matched by account, the item is named by its title and account, not by its number in
             // the file, which may be another item's name in this run (recheck62 N3).
-            warnings.append(.changeNotTaken(name: item.byName ? item.name : AccountSkips.title(of: item.name), matched: item.matched, change: change,
+            warnings.append(.changeNotTaken(name: item.byName ? item.name : item.title, matched: item.matched, change: change,
                                             byName: item.byName, account: item.account))
         }
         return ImportPlan(entries: entries, replaced: existing, skipped: skipped, notImported: notImported, warnings: warnings, historyLost: historyLost)
@@ -213,10 +213,13 @@ extension VaultfileCommand.Import {
             if !first { line.append("; ") }
             first = false
             if reason == .vaultHoldsAnotherAccount {
-                // The vault's name said, as the exact title's is.
-                line.append("the vault's entries of '")
+                // The vault's name said, as the exact title's is; for a name cut to fit its number,
+                // whose cut stem is no entry's name, the title as the file held it (att63 F7).
+                var shortened = false
+                renaming.forEachReason { if $0 == .shortened { shortened = true } }
+                line.append(shortened ? "the vault's entries of the title '" : "the vault's entries of '")
                 let start = line.count
-                line.append(contentsOf: AccountSkips.title(of: renaming.name))
+                if shortened { renaming.appendOriginal(to: &line) } else { line.append(contentsOf: AccountSkips.title(of: renaming.name)) }
                 escape(from: start)
                 line.append("' hold other accounts: numbered after them")
                 return
@@ -255,6 +258,16 @@ extension VaultfileCommand.Import {
 
     /// Says what the import did (or would do, `--dry-run`): renamings and warnings on stderr, a
     /// summary, the plan's lines on stdout for a dry run, and `--json`'s object.
+    /// The reasons of `renaming` in `import --json` (`Reason.jsonNames`), each once: a name
+    /// numbered in the file and again after the vault's entries said `numbered` twice (att63 F7).
+    static func jsonReasons(of renaming: ImportRenaming) -> [String] {
+        var said: [String] = []
+        renaming.forEachReason { reason in
+            for name in reason.jsonNames where !said.contains(name) { said.append(name) }
+        }
+        return said
+    }
+
     func report(_ plan: ImportPlan, imported: ImportedEntries, format: String) throws {
         let entries = plan.entries
         let warnings = entries.warnings + plan.warnings
@@ -305,9 +318,8 @@ extension VaultfileCommand.Import {
             ("dry_run", .bool(dryRun)),
             ("renamed", .array(entries.renamings.map { renaming in
                 .object([("from", .string(renaming.original)), ("to", .string(renaming.name)),
-                         // An item without a title says so first (cold63 F11: its reasons were `[]`).
-                         ("reasons", .array((renaming.madeOf == nil ? [] : [JSON.string("untitled")])
-                                            + renaming.reasons.flatMap { $0.jsonNames.map(JSON.string) }))]
+                         // An item without a title says so first (cold63 F11: its reasons were `[]`); each reason once (att63 F7).
+                         ("reasons", .array((renaming.madeOf == nil ? [] : [JSON.string("untitled")]) + Self.jsonReasons(of: renaming).map(JSON.string)))]
                          + (renaming.account.map { [("account", JSON.string($0))] } ?? [])
                          + (renaming.madeOf.map { [("named_after", JSON.string($0))] } ?? []))
             })),
