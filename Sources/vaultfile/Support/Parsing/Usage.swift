@@ -49,7 +49,8 @@ enum Usage {
             guard argument.hasPrefix("--"), argument.hasSuffix("="), argument.utf8.count > 3,
                   argument.utf8.firstIndex(of: UInt8(ascii: "=")) == argument.utf8.index(before: argument.utf8.endIndex) else { continue }
             let name = String(argument.dropLast())
-            return .invalidArgument("\(name)= has no value after the '='; give one (\(name)=VALUE, or \(name) VALUE; an empty one as \(name) '')")
+            return .invalidArgument("\(name)= has no value after the '=': an option takes its value there or as the next word "
+                + "(\(name)=VALUE, \(name) VALUE; an empty one as \(name) ''), a flag none (\(name))")
         }
         return nil
     }
