@@ -28,7 +28,7 @@ struct HistoryOptions: ParsableArguments {
 
 // MARK: - The option table and the quick reading (QuickArguments.swift)
 
-extension HistoryOptions {
+extension HistoryOptions: QuickOptionGroup {
     /// The options of `HistoryOptions`: named by its declarations and by the quick reading.
     enum Table: String, QuickOptionTable {
         case keepHistory = "keep-history", historyBytes = "history-bytes"
@@ -41,17 +41,5 @@ extension HistoryOptions {
             case .historyBytes: options.historyBytes = arguments.string(self)
             }
         }
-    }
-
-    /// What these options add to a verb's quick grammar.
-    static let quickGrammar = Table.grammar
-
-    /// These options read from a plain command line, as ArgumentParser reads them; declines when
-    /// a value does not read or `validate()` fails.
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        try arguments.read(Table.self, into: &options)
-        try QuickArguments.validate(options)
-        return options
     }
 }

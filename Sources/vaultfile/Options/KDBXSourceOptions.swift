@@ -32,7 +32,7 @@ struct KDBXSourceOptions: ParsableArguments {
     }
 }
 
-extension KDBXSourceOptions {
+extension KDBXSourceOptions: QuickOptionGroup {
     /// The options of `KDBXSourceOptions`: named by their declarations and by the quick reading.
     enum Table: String, QuickOptionTable {
         case passwordFile = "kdbx-password-file", keyFile = "kdbx-keyfile", noPassword = "kdbx-no-password"
@@ -51,17 +51,5 @@ extension KDBXSourceOptions {
             case .noPassword: options.noPassword = arguments.flag(self)
             }
         }
-    }
-
-    /// What these options add to a verb's quick grammar (QuickArguments.swift).
-    static let quickGrammar = Table.grammar
-
-    /// These options read from a plain command line (QuickArguments.swift); their checks
-    /// (`validate()`) run with the verb's.
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        try arguments.read(Table.self, into: &options)
-        try QuickArguments.validate(options)
-        return options
     }
 }

@@ -49,7 +49,7 @@ struct KDFOptions: ParsableArguments {
 
 // MARK: - The option table and the quick reading (QuickArguments.swift)
 
-extension KDFOptions {
+extension KDFOptions: QuickOptionGroup {
     /// The options of `KDFOptions`: named by its declarations and by the quick reading.
     enum Table: String, QuickOptionTable {
         case kdf, memory = "kdf-memory", iterations = "kdf-iterations", parallelism = "kdf-parallelism", time = "kdf-time"
@@ -72,17 +72,5 @@ extension KDFOptions {
             case .allowWeak: options.allowWeak = arguments.flag(self)
             }
         }
-    }
-
-    /// What these options add to a verb's quick grammar.
-    static let quickGrammar = Table.grammar
-
-    /// These options read from a plain command line, as ArgumentParser reads them; declines when
-    /// a value does not read or `validate()` fails.
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        try arguments.read(Table.self, into: &options)
-        try QuickArguments.validate(options)
-        return options
     }
 }

@@ -47,7 +47,7 @@ struct KeySourceOptions: ParsableArguments {
 
 // MARK: - The option table and the quick reading (QuickArguments.swift)
 
-extension KeySourceOptions {
+extension KeySourceOptions: QuickOptionGroup {
     /// The options of `KeySourceOptions`: named by its declarations and by the quick reading.
     enum Table: String, QuickOptionTable {
         case identity, keyfile, recovery, recoveryFile = "recovery-file"
@@ -71,14 +71,5 @@ extension KeySourceOptions {
             case .identityPassphraseFD: options.identityPassphraseFD = try arguments.value(self)
             }
         }
-    }
-
-    static let quickGrammar = Table.grammar
-
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        try arguments.read(Table.self, into: &options)
-        try QuickArguments.validate(options)
-        return options
     }
 }

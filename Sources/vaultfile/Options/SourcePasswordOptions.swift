@@ -59,7 +59,7 @@ struct SourcePasswordOptions: ParsableArguments {
     }
 }
 
-extension SourcePasswordOptions {
+extension SourcePasswordOptions: QuickOptionGroup {
     /// The options of `SourcePasswordOptions`: named by their declarations and by the quick reading.
     enum Table: String, QuickOptionTable {
         case files = "source-password-file", descriptors = "source-password-fd", commands = "source-password-command"
@@ -80,15 +80,5 @@ extension SourcePasswordOptions {
             case .commands: options.commands = arguments.strings(self)
             }
         }
-    }
-
-    /// What these options add to a verb's quick grammar (QuickArguments.swift).
-    static let quickGrammar = Table.grammar
-
-    /// These options read from a plain command line (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        try arguments.read(Table.self, into: &options)
-        return options
     }
 }

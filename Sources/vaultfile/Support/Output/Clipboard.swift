@@ -181,7 +181,7 @@ struct ClipboardOptions: ParsableArguments {
     var clearAfter: String?
 }
 
-extension ClipboardOptions {
+extension ClipboardOptions: QuickOptionGroup {
     /// The options of `ClipboardOptions`: named by its declarations and by the quick reading.
     enum Table: String, QuickOptionTable {
         case clip, clearAfter = "clear-after"
@@ -199,14 +199,5 @@ extension ClipboardOptions {
             case .clearAfter: options.clearAfter = arguments.string(self)
             }
         }
-    }
-
-    static let quickGrammar = Table.grammar
-
-    /// The quick reading of these options (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var options = Self()
-        try arguments.read(Table.self, into: &options)
-        return options
     }
 }

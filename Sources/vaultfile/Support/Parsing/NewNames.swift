@@ -25,7 +25,7 @@ struct FormatCharacterOption: ParsableArguments {
     var allowFormatCharacters = false
 }
 
-extension FormatCharacterOption {
+extension FormatCharacterOption: QuickOptionGroup {
     /// The option of `FormatCharacterOption`: named by its declaration and by the quick reading.
     enum Table: String, QuickOptionTable {
         case allowFormatCharacters = "allow-format-characters"
@@ -37,15 +37,5 @@ extension FormatCharacterOption {
             case .allowFormatCharacters: option.allowFormatCharacters = arguments.flag(self)
             }
         }
-    }
-
-    /// What this option adds to a verb's quick grammar (QuickArguments.swift).
-    static let quickGrammar = Table.grammar
-
-    /// This option read from a plain command line (QuickArguments.swift).
-    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
-        var option = Self()
-        try arguments.read(Table.self, into: &option)
-        return option
     }
 }

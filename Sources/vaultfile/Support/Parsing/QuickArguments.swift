@@ -37,6 +37,28 @@ extension OptionTable {
     static var grammar: QuickArguments.Grammar { QuickArguments.Grammar(allCases) }
 }
 
+/// An option group whose options are one table (`Table`): its quick grammar is the table's, and
+/// its quick reading fills the table's options, then runs the group's checks (`validate()`, empty
+/// when it has none), as ArgumentParser reads a group.
+protocol QuickOptionGroup: ParsableArguments {
+    /// The group's options.
+    associatedtype Table: QuickOptionTable where Table.Owner == Self
+}
+
+extension QuickOptionGroup {
+    /// What these options add to a verb's quick grammar.
+    static var quickGrammar: QuickArguments.Grammar { Table.grammar }
+
+    /// These options read from a plain command line, as ArgumentParser reads them; declines when
+    /// a value does not read or `validate()` fails.
+    static func quick(_ arguments: inout QuickArguments) throws(QuickArguments.Declined) -> Self {
+        var group = Self()
+        try arguments.read(Table.self, into: &group)
+        try QuickArguments.validate(group)
+        return group
+    }
+}
+
 // MARK: - The quick reading of a plain command line
 
 /// The command line of a hot verb (`get`, `set`, `list`, `ls`, `init`, `rm`, `verify`, `import`) read without
