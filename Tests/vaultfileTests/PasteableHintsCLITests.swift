@@ -185,6 +185,11 @@ import VaultModel
         #expect(made.status == 0, "\(made.stderr)")
         try expectPastes(try command(in: made.stderr, after: "add it with: ").trimmingCharacters(in: .newlines),
                          ["vaultfile", "slot", "add", "keyfile", file], cli)
+        // A key file whose name starts with '-': written `./-k.bin`, not taken for an option (recheck63b N4).
+        let dashed = try cli.run(["keygen", "--keyfile=-k.bin"])
+        #expect(dashed.status == 0, "\(dashed.stderr)")
+        try expectPastes(try command(in: dashed.stderr, after: "add it with: ").trimmingCharacters(in: .newlines),
+                         ["vaultfile", "slot", "add", "keyfile", "./-k.bin"], cli)
         let entry = "id'\u{301};touch PWNED;: '\u{301}"
         #expect(try cli.run(["set", entry] + cli.unlock(), stdin: bytes("AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX\n")).status == 0)
         let unlent = try cli.run(["age-identity", entry] + cli.unlock())

@@ -93,7 +93,7 @@ enum DefaultIdentity {
                              + "whoever owns it can change it: keep your identities in files of your own")
         } else if mode & 0o077 != 0 {
             Messages.warning("the default identity \(path) can be read or changed by other users (mode \(octal(mode))); "
-                             + "it holds a secret key: chmod 600 \(shellWord(path))")
+                             + "it holds a secret key: chmod 600 \(shellPath(path))")
         }
     }
 

@@ -179,7 +179,7 @@ extension VaultfileCommand {
                 let readOnly = slots.filter { switch $0.slot { case .postQuantum, .plugin: true; default: false } }.count
                 let losing = readOnly == 0 ? "" : "; its \(readOnly) post-quantum or plugin slot\(readOnly == 1 ? "" : "s") cannot sign, "
                     + "so \(readOnly == 1 ? "its holder" : "their holders") could then read but no longer write"
-                let rekey = "vaultfile rekey --sign --vault \(shellWord(store.path))"
+                let rekey = "vaultfile rekey --sign --vault \(shellPath(store.path))"
                 Messages.info(signs ? "vaultfile: hint: to have its writes signed, run this with one of its identities (--identity FILE)"
                     + "\(losing): \(rekey)"
                     : "vaultfile: hint: its post-quantum and plugin slots cannot sign seals, so every member can write it; to have its "

@@ -49,7 +49,7 @@ extension VaultfileCommand {
                 var bytes = Keyfile.generate()
                 defer { wipe(&bytes) }
                 try Self.createPrivately(keyfile, bytes)
-                Messages.info("wrote a keyfile to \(keyfile); add it with: vaultfile slot add keyfile \(shellWord(keyfile))")
+                Messages.info("wrote a keyfile to \(keyfile); add it with: vaultfile slot add keyfile \(shellPath(keyfile))")
                 return
             }
             let recipient: String, secret: String
@@ -100,7 +100,7 @@ extension VaultfileCommand {
             guard let file = DefaultIdentity.file, let folder = DefaultIdentity.folder, sameFile(path, file) else { return "choose another path" }
             return "that is the default identity file; to keep a second identity, append its line to it ('vaultfile keygen >>' and "
                 + "its path: one identity a line), or write it to \(folder)/NAME, which every command tries too, as in: "
-                + "vaultfile keygen --pq -o \(shellWord(folder + "/pq.txt"))"
+                + "vaultfile keygen --pq -o \(shellPath(folder + "/pq.txt"))"
         }
 
         /// Whether two paths name the same existing file (their device and inode).

@@ -59,7 +59,7 @@ struct GitCredentialHelper {
     /// helper was given it (git from an IDE or cron may not see the user's VAULTFILE_PATH).
     static func lockedHint(path: String, vaultOption: String?) -> String {
         "unlock once, and the agent then answers git without a prompt (the helper itself never asks for the vault's password "
-            + "when git cannot show a prompt): vaultfile unlock\(vaultOption == nil ? "" : " --vault " + shellWord(path))"
+            + "when git cannot show a prompt): vaultfile unlock\(vaultOption == nil ? "" : " --vault " + shellPath(path))"
     }
 
     /// The URL of `request` as the confirm command sees it: `PROTOCOL://[USER@]HOST[/PATH]`, with

@@ -8,7 +8,7 @@ extension ErrorReport {
     /// to both (`vaultfile merge --both`), each path a `shellWord`, for the end of a hint; with
     /// placeholders when one path names both.
     static func mergeCommand(_ ours: String, _ theirs: String) -> String {
-        ours == theirs ? "vaultfile merge --both OURS THEIRS" : "vaultfile merge --both \(shellWord(ours)) \(shellWord(theirs))"
+        ours == theirs ? "vaultfile merge --both OURS THEIRS" : "vaultfile merge --both \(shellPath(ours)) \(shellPath(theirs))"
     }
 
     /// What to do with a copy this machine does not trust (`TrustFinding`), after a refused write or
@@ -17,7 +17,7 @@ extension ErrorReport {
     /// comes last, each path a `shellWord`.
     static func trustHint(path named: String, why: [TrustFinding]) -> String {
         // A merge names a side as "ROLE at PATH": 'vaultfile trust' takes the path.
-        let path = shellWord(trustPath(named))
+        let path = shellPath(trustPath(named))
         let allow = "run the command again with --allow-untrusted (for this command only, nothing is pinned)"
         if why.contains(where: { if case .unsignedAfterSigned = $0 { return true } else { return false } }) {
             // `vaultfile trust` cannot pin an unsigned copy: the way back is the members' signed copy.

@@ -144,7 +144,7 @@ struct ErrorReport: Equatable {
         case .vaultMissing(let path):
             // The command names the path, so that it creates this vault whichever way the path was given.
             return "name another vault with --vault or VAULTFILE_PATH, or create this one (missing folders are made): "
-                + "vaultfile init --vault \(shellWord(path))"
+                + "vaultfile init --vault \(shellPath(path))"
         case .vaultExists: return "choose another path, or remove the file first"
         case .busy: return "wait for the other process, or raise the wait with --lock-timeout"
         case .changedOnDisk: return "run the command again"
@@ -262,13 +262,13 @@ struct ErrorReport: Equatable {
         case .sourceDecryptionFailed(let tool, let file, let status, _):
             guard status != nil else { return "a store's files hold passwords and notes; decrypt this one by hand to see what it holds" }
             return tool == "gpg"
-                ? "check that gpg decrypts it by hand (the secret key and gpg-agent must be available): gpg --decrypt \(shellWord(file)) > /dev/null"
+                ? "check that gpg decrypts it by hand (the secret key and gpg-agent must be available): gpg --decrypt \(shellPath(file)) > /dev/null"
                 : "check the age identities (IDENTITIES: PASSAGE_IDENTITIES_FILE, SOPS_AGE_KEY_FILE or the documented default file): "
-                    + "age --decrypt -i IDENTITIES \(shellWord(file)) > /dev/null"
+                    + "age --decrypt -i IDENTITIES \(shellPath(file)) > /dev/null"
         case .identitiesFileNoTerminal:
             return "run the import on a terminal: the passphrase is asked once there, and the identities stay in memory"
         case .identitiesFilePassphraseWrong(let file, _):
-            return "this asks for it and fails only when it is wrong (the identities never reach the terminal): age --decrypt \(shellWord(file)) > /dev/null"
+            return "this asks for it and fails only when it is wrong (the identities never reach the terminal): age --decrypt \(shellPath(file)) > /dev/null"
         case .sopsDataKeyNotOpened:
             return "name the file of the age identity the sops file was encrypted to with SOPS_AGE_KEY_FILE "
                 + "(else $XDG_CONFIG_HOME/sops/age/keys.txt is read); 'sops --decrypt' with the same file shows whether it opens"
@@ -280,11 +280,11 @@ struct ErrorReport: Equatable {
             return "'vaultfile agent status' shows the agent; 'vaultfile agent stop' ends it; --no-agent or VAULTFILE_NO_AGENT=1 skips it"
         case .agentHoldsOtherKeys(let path):
             return "its file key changed since it was unlocked (or this is another vault with the same id): "
-                + "forget the old keys, then unlock again: vaultfile lock --vault \(shellWord(path))"
+                + "forget the old keys, then unlock again: vaultfile lock --vault \(shellPath(path))"
         case .agentChangeDenied:
             return "the confirm command the agent holds for this vault (the one the last accepted unlock set) decides such changes; "
                 + "'vaultfile lock' then 'vaultfile unlock' starts afresh"
-        case .agentCannotSign(let path, let reason): return SigningAdvice.throughAgent(path: shellWord(path), reason: reason)
+        case .agentCannotSign(let path, let reason): return SigningAdvice.throughAgent(path: shellPath(path), reason: reason)
         case .agentSignDenied:
             return "the confirm command the agent holds for this vault decides each signature; --no-agent writes with a slot's secret"
         case .noMatch(_, let searchedValues, let caseSensitive):
@@ -374,10 +374,11 @@ private func hexDigits(_ value: UInt32, width: Int) -> String {
     return String(repeating: "0", count: max(0, width - digits.count)) + digits
 }
 
-/// `path` as one word for a POSIX shell where a pasted command takes it as an operand (a file or
-/// folder to read): `shellWord`, with `./` before a relative path that starts with `-` (not `-`
-/// itself, stdin), which the command would take for an option (cold63 F7: `vaultfile import
-/// --format chrome-csv -x.csv` failed with "Unknown option '-x.csv'").
+/// `path` as one word for a POSIX shell where a pasted command takes it as a file or folder (an
+/// operand, or an option's value such as `--vault`'s): `shellWord`, with `./` before a relative
+/// path that starts with `-` (not `-` itself, stdin), which the command would take for an option
+/// (cold63 F7: `vaultfile import --format chrome-csv -x.csv` failed with "Unknown option
+/// '-x.csv'"; recheck63b N4: `slot add keyfile -k.bin`). Every hint's path goes through it.
 func shellPath(_ path: String) -> String {
     shellWord(path.hasPrefix("-") && path != "-" ? "./" + path : path)
 }
