@@ -55,9 +55,6 @@ final class BulkChaCha {
         core = false
     }
 
-    /// Whether this context's keystream comes from OpenSSL's core without EVP (for the tests).
-    var usesCore: Bool { core }
-
     deinit { if let context { EVP_CIPHER_CTX_free(context) } }
 
     /// Cleanses the key the context holds (OpenSSL keeps the last one given until the next call or

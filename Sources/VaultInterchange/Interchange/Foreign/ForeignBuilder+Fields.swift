@@ -267,7 +267,7 @@ extension ForeignBuilder {
     }
 
     /// `attachments` in the order they are put and numbered (`numberingOrder`): two that would
-    /// take one field name (`attachment.a.txt`, `attachment.a.txt_2`) by name, then bytes.
+    /// take one field name (`attachment.a.txt`, `attachment.a.txt_2`) by name, then the file's order.
     static func inNumberingOrder(_ attachments: [ForeignAttachment]) -> [ForeignAttachment] {
         guard attachments.count > 1 else { return attachments }
         let names = attachments.map { ImportedNameCleaner.fieldName(fromLabel: attachmentPrefix + $0.name) }
